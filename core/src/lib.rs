@@ -1,0 +1,29 @@
+//! # hcq-core
+//!
+//! The heart of hcq: everything needed to drive an AMD GPU's command processors that does not
+//! need an operating system. PM4 (compute) and SDMA (copy) packet encoders and decoders,
+//! patchable command lists, ring producer/consumer state machines, timelines, the
+//! `amd_signal_t` / dispatch packet / kernel descriptor layouts, AMDGPU code-object parsing and
+//! the KFD ioctl ABI.
+//!
+//! The crate is `#![no_std]`, allocation-free and `#![forbid(unsafe_code)]`: every function is a
+//! value in, value out, or a write into a caller-provided buffer, and no input can make it panic.
+#![no_std]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![deny(missing_debug_implementations)]
+
+#[macro_use]
+pub mod bitfield;
+
+pub mod arch;
+pub mod cmd;
+pub mod codeobj;
+pub mod hsa;
+pub mod kfd;
+pub mod pm4;
+pub mod ring;
+pub mod sdma;
+pub mod signal;
+pub mod sync;
+pub mod timeline;

@@ -1,0 +1,42 @@
+//! Sub-command dispatch. Each sub-command lives in its own module and returns
+//! `Result<(), String>`; the error is printed as one line and the exit code is 1 (2 for usage).
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: hcq <command> [options]
+
+commands:
+  info      list GPUs (real /dev/kfd, or the simulator when there is none; --sim forces it)
+  demo      run the end-to-end workload (allocate, copy in, launch, copy out, verify, time)
+  encode    read a JSON command script on stdin, print PM4/SDMA dwords (--engine pm4|sdma)
+  decode    read dwords on stdin, print one decoded packet per line (--engine pm4|sdma)
+  inspect   show an AMDGPU code object's target and kernels (--json)
+  bench     measure the hot paths (--json)
+";
+
+/// Runs the CLI with `args` (without the program name).
+pub fn main(args: &[String]) -> ExitCode {
+    let Some((cmd, rest)) = args.split_first() else {
+        eprint!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let result: Result<(), String> = match cmd.as_str() {
+        "-h" | "--help" | "help" => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        _ => {
+            eprintln!("hcq: unknown command `{cmd}`\n");
+            eprint!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("hcq {cmd}: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

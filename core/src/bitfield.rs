@@ -187,7 +187,10 @@ mod tests {
 
     #[test]
     fn set_get_mask() {
-        let w = W::zeroed().with(W::LO, 0x1f).with(W::TOP, 3).with_flag(W::B, true);
+        let w = W::zeroed()
+            .with(W::LO, 0x1f)
+            .with(W::TOP, 3)
+            .with_flag(W::B, true);
         assert_eq!(w.raw(), 0xC000_001F);
         assert_eq!(w.get(W::LO), 0xf);
         assert_eq!(w.get(W::TOP), 3);

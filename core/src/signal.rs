@@ -75,7 +75,11 @@ impl SignalRef {
     /// A signal without a KFD event.
     #[must_use]
     pub const fn new(addr: u64) -> Self {
-        Self { addr, event_mailbox_ptr: 0, event_id: 0 }
+        Self {
+            addr,
+            event_mailbox_ptr: 0,
+            event_id: 0,
+        }
     }
 
     /// Address of `value` (what waits and signals target).

@@ -43,6 +43,24 @@ for src in "$SRC"/*.cl; do
   done
 done
 
+# e_flags for every processor LLVM knows (pins core::codeobj's EF_AMDGPU_MACH table):
+# a trivial kernel per processor, code object v5 (v6 for the generic targets).
+echo '__kernel void k(__global uint *p) { p[0] = 1; }' > "$TMP/mach.cl"
+: > "$TMP/machs.txt"
+for gfx in gfx600 gfx601 gfx602 gfx700 gfx701 gfx702 gfx703 gfx704 gfx705 gfx801 gfx802 gfx803 \
+           gfx805 gfx810 gfx900 gfx902 gfx904 gfx906 gfx908 gfx909 gfx90a gfx90c gfx940 gfx941 \
+           gfx942 gfx950 gfx1010 gfx1011 gfx1012 gfx1013 gfx1030 gfx1031 gfx1032 gfx1033 gfx1034 \
+           gfx1035 gfx1036 gfx1100 gfx1101 gfx1102 gfx1103 gfx1150 gfx1151 gfx1152 gfx1153 \
+           gfx1200 gfx1201 gfx9-generic gfx9-4-generic gfx10-1-generic gfx10-3-generic \
+           gfx11-generic gfx12-generic; do
+  cov=5; case "$gfx" in *-generic) cov=6;; esac
+  if "$CLANG" -x cl -target amdgcn-amd-amdhsa -mcpu="$gfx" -nogpulib -O2 \
+       -mcode-object-version=$cov "${LINK[@]}" -o "$TMP/mach.co" "$TMP/mach.cl" 2>/dev/null; then
+    echo "$gfx $("$READOBJ" --elf-output-style=JSON --file-headers "$TMP/mach.co" |
+      python3 -c 'import json,sys; h=json.load(sys.stdin)[0]["ElfHeader"]; print(h["Flags"]["Value"], h["Ident"]["ABIVersion"])')" >> "$TMP/machs.txt"
+  fi
+done
+
 python3 - "$OUT" "$TMP" <<'PY'
 import json, os, re, sys, yaml
 
@@ -107,8 +125,13 @@ for co in sorted(f for f in os.listdir(out) if f.endswith(".co")):
         "kernels": kernels,
     })
 
+machs = []
+for line in open(os.path.join(tmp, "machs.txt")):
+    name, flags, abi = line.split()
+    machs.append({"name": name, "e_flags": int(flags), "abi_version": int(abi)})
+
 with open(os.path.join(out, "manifest.json"), "w") as f:
-    json.dump({"generated_by": "scripts/build-kernels.sh", "objects": objects}, f, indent=1)
+    json.dump({"generated_by": "scripts/build-kernels.sh", "llvm_machs": machs, "objects": objects}, f, indent=1)
     f.write("\n")
 print(f"wrote manifest.json ({len(objects)} objects)")
 PY

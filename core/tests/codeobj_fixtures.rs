@@ -279,3 +279,25 @@ fn multi_kernel_object_lists_all_in_symbol_order() {
     let k = co.kernel("scale_f32").unwrap();
     assert_eq!((k.kernarg_size(), k.wavefront_size()), (16, 64));
 }
+
+#[test]
+fn mach_table_matches_llvm() {
+    let text = std::fs::read_to_string(dir().join("manifest.json")).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let machs = v["llvm_machs"].as_array().unwrap();
+    assert!(machs.len() >= 45, "{}", machs.len());
+    for m in machs {
+        let name = m["name"].as_str().unwrap();
+        let flags = u(&m["e_flags"]) as u32;
+        let t = MachTarget::from_mach(flags & hcq_core::codeobj::EF_AMDGPU_MACH)
+            .unwrap_or_else(|| panic!("{name}: mach {flags:#x} unknown"));
+        assert_eq!(t.name, name);
+        assert_eq!(MachTarget::from_name(name), Some(t));
+        assert_eq!(t.is_generic(), u(&m["abi_version"]) == 4, "{name}");
+        assert_eq!(
+            flags >> 24,
+            u32::from(t.is_generic()),
+            "{name}: generic version 1"
+        );
+    }
+}

@@ -978,6 +978,10 @@ impl<'a> CodeObject<'a> {
     /// The first problem found, as a [`CodeObjectError`] naming the offending value.
     pub fn parse(data: &'a [u8]) -> Result<Self, CodeObjectError> {
         let file_len = len64(data.len());
+        // A short file that is not ELF at all says so, rather than "too short".
+        if let Some(magic) = data.first_chunk::<4>().filter(|m| **m != ELFMAG) {
+            return Err(CodeObjectError::BadMagic { magic: *magic });
+        }
         let hdr_bytes = region(data, Region::ElfHeader, 0, 64)?;
         let (h, _) = pod::from_bytes::<FileHeader64<LE>>(hdr_bytes).map_err(|()| {
             CodeObjectError::OutOfBounds {
@@ -1532,8 +1536,9 @@ mod tests {
 
     #[test]
     fn empty_and_short_inputs_are_out_of_bounds() {
+        let mut data = [0u8; 64];
+        data[..4].copy_from_slice(&ELFMAG);
         for n in [0usize, 1, 4, 63] {
-            let data = [0u8; 64];
             assert!(matches!(
                 CodeObject::parse(&data[..n]),
                 Err(CodeObjectError::OutOfBounds {

@@ -28,6 +28,7 @@
 //! |---|---|
 //! | the queues (type, ring base/size, rptr/wptr VAs, doorbell id, EOP/CWSR, `active`) | [`SimKfd::queues`], [`SimKfd::queue`] → [`QueueInfo`] |
 //! | GPU memory with translation and faults | [`SimKfd::gpu_read`], [`SimKfd::gpu_write`], `gpu_read_u32/u64`, `gpu_write_u32/u64` (atomic when aligned) |
+//! | lock-free access to a queue's own buffers (ring, rptr/wptr page) | [`SimKfd::gpu_span`] → [`GpuSpan`] |
 //! | doorbell value | [`SimKfd::doorbell`]`(gpu_id, doorbell_id)` |
 //! | wptr / publish rptr | [`SimKfd::read_wptr`], [`SimKfd::write_rptr`] (u64; PM4 dwords, SDMA bytes) |
 //! | completion interrupt (RELEASE_MEM int_sel, SDMA TRAP) after writing `event_id` to the mailbox | [`SimKfd::signal_interrupt`]`(gpu_id, context_id)` |
@@ -60,6 +61,6 @@ mod mem;
 mod state;
 
 pub use config::{GpuConfig, QueueBufferRules, SimConfig, SimMode};
-pub use gpu::{FaultReason, GpuFault};
+pub use gpu::{FaultReason, GpuFault, GpuSpan};
 pub use kfd::{Engine, LiveObjects, Persistence, SimError, SimKfd, node_dir};
 pub use state::{QueueInfo, QueueKind};

@@ -124,7 +124,7 @@ fn seed_bring_up_and_teardown() {
     let live = p.sim.live_objects();
     assert_eq!(live.queues, 4);
     assert_eq!(live.events, 4);
-    assert_eq!(live.bos, 2 + 2 * 8);
+    assert_eq!((live.bos, live.event_page_bo), (1 + 2 * 8, true));
 
     // Teardown in reverse.
     for d in devs {
@@ -157,7 +157,9 @@ fn seed_bring_up_and_teardown() {
             live.queues,
             live.events
         ),
-        (1, 0, 0, 0, 0),
-        "only the event page BO remains"
+        (0, 0, 0, 0, 0),
+        "nothing but the event page BO remains"
     );
+    assert!(live.event_page_bo);
+    assert!(live.nothing_leaked());
 }

@@ -52,6 +52,14 @@
 //!
 //! ## Leaks
 //! [`SimKfd::live_objects`] counts live buffers, GPU and CPU mappings, queues, events and files.
+//!
+//! ## Not simulated (yet)
+//! AQL queues (CREATE_QUEUE answers EINVAL), XGMI SDMA engines (ENOMEM), SVM, DMA-buf, IPC,
+//! CRIU, GWS, CU masks, the debugger API, SET_SCRATCH_BACKING_VA / GET_TILE_CONFIG /
+//! SET_TRAP_HANDLER / UPDATE_QUEUE (in the ioctl table, answer EINVAL), the double mapping of
+//! `AQL_QUEUE_MEM` buffers, APUs (VRAM is never turned into GTT), DRM ioctls on render nodes
+//! (ENOTTY), and process teardown when `/dev/kfd` is closed (objects live until the `SimKfd`
+//! drops). DRM mmap offsets are exact: mapping from the middle of a BO is EINVAL.
 #![deny(missing_docs)]
 
 mod config;

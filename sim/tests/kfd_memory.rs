@@ -473,3 +473,21 @@ fn gpu_spans() {
     p.release(ro, &[gpu]);
     assert!(p.sim.live_objects().nothing_leaked());
 }
+
+#[test]
+fn big_buffers_are_sparse() {
+    let p = Proc::one();
+    let gpu = p.gpu();
+    let size = 16u64 << 30;
+    let b = p.alloc(size, VRAM_FLAGS);
+    p.sim.gpu_write_u64(gpu, b.va + size - 8, 0x55).unwrap();
+    assert_eq!(cpu_read::<u64>(b.va + size - 8), 0x55);
+    assert_eq!(cpu_read::<u64>(b.va), 0);
+    let mut m = GetAvailableMemoryArgs {
+        gpu_id: gpu,
+        ..Default::default()
+    };
+    p.ioctl(AMDKFD_IOC_AVAILABLE_MEMORY, &mut m).unwrap();
+    assert_eq!(m.available, 8 << 30);
+    p.release(b, &[gpu]);
+}

@@ -1160,6 +1160,10 @@ impl<'a> CodeObject<'a> {
                 .push(seg)
                 .map_err(|_| CodeObjectError::TooManySegments { count: loads })?;
         }
+        if segments.iter().all(|s: &LoadSegment| s.mem_size == 0) {
+            // Only empty PT_LOADs: nothing to load either.
+            return Err(CodeObjectError::NoLoadSegments);
+        }
         let size = round_up(end, IMAGE_PAGE).unwrap_or(u64::MAX);
         Ok((segments, base, size))
     }

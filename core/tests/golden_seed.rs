@@ -243,15 +243,13 @@ fn run_sdma(i: usize, case: &Value) {
     assert_eq!(l.packet_sizes(), &sizes[..], "case {i} packet sizes");
     let mut re = vec![0u32; want.len()];
     let mut at = 0;
-    let mut n = 0;
-    for r in sdma::decode(&want) {
+    for (n, r) in sdma::decode(&want).enumerate() {
         let (off, p) = r.unwrap_or_else(|e| panic!("case {i}: {e}"));
         assert_eq!(off, at);
         assert_eq!(
             usize::from(sizes[n]),
             sdma::packet_len(&want[off..]).unwrap()
         );
-        n += 1;
         at += reencode_sdma(&p, &mut re[at..]);
         assert!(!p.to_string().is_empty());
     }

@@ -5,7 +5,9 @@
 use std::path::Path;
 
 fn replay(target: &str, f: fn(&[u8])) -> usize {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus").join(target);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus")
+        .join(target);
     let mut n = 0;
     for e in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
         let p = e.unwrap().path();
@@ -45,9 +47,11 @@ fn patching_corpus() {
 
 #[test]
 fn codeobj_corpus() {
-    assert!(replay("codeobj", |d| {
-        hcq_fuzz::codeobj::run(d);
-        hcq_fuzz::codeobj::run_patched(d);
-    }) >= 3);
+    assert!(
+        replay("codeobj", |d| {
+            hcq_fuzz::codeobj::run(d);
+            hcq_fuzz::codeobj::run_patched(d);
+        }) >= 3
+    );
     random_inputs(hcq_fuzz::codeobj::run, 2000);
 }

@@ -6,7 +6,7 @@ use hcq_core::arch::{GFX11, GpuVa};
 use hcq_core::cmd::Pm4List;
 use hcq_core::pm4::{self, Program};
 use hcq_core::signal::SignalRef;
-use std::hint::black_box;
+use core::hint::black_box;
 
 fn prog() -> Program {
     Program {

@@ -155,9 +155,23 @@ fn build_pm4(ops: &[FOp]) -> Option<(Box<P4>, Vec<H>)> {
     for o in ops {
         hs.push(match o {
             FOp::Barrier => l.memory_barrier().ok().map(|_| H::O)?,
-            FOp::Exec { addrs, regs, dp, kernargs, global, local } => {
-                H::E(l.exec(&program(*addrs, *regs, *dp), GpuVa(*kernargs), w3(*global), w3(*local)).ok()?.0)
-            }
+            FOp::Exec {
+                addrs,
+                regs,
+                dp,
+                kernargs,
+                global,
+                local,
+            } => H::E(
+                l.exec(
+                    &program(*addrs, *regs, *dp),
+                    GpuVa(*kernargs),
+                    w3(*global),
+                    w3(*local),
+                )
+                .ok()?
+                .0,
+            ),
             FOp::Wait(s, v) => H::W(l.wait(&s.get(), *v).ok()?),
             FOp::Signal(s, v) => H::S(l.signal(&s.get(), *v).ok()?),
             FOp::Timestamp(s) => l.timestamp(&s.get()).ok().map(|_| H::O)?,
@@ -176,10 +190,19 @@ fn build_sdma(ops: &[FOp]) -> Option<(Box<Sd>, Vec<H>)> {
     for o in ops {
         hs.push(match o {
             FOp::Barrier | FOp::Timestamp(_) => {
-                let s = if let FOp::Timestamp(s) = o { s.get() } else { SignalRef::new(0x1000) };
+                let s = if let FOp::Timestamp(s) = o {
+                    s.get()
+                } else {
+                    SignalRef::new(0x1000)
+                };
                 l.timestamp(&s).ok().map(|_| H::O)?
             }
-            FOp::Exec { addrs, kernargs, global, .. } => {
+            FOp::Exec {
+                addrs,
+                kernargs,
+                global,
+                ..
+            } => {
                 let size = copy_size(*global);
                 let src = addrs[0].min(u64::MAX - size);
                 let dst = kernargs.min(&(u64::MAX - size)).to_owned();
@@ -194,18 +217,23 @@ fn build_sdma(ops: &[FOp]) -> Option<(Box<Sd>, Vec<H>)> {
 
 /// Patching harness.
 pub fn patching(data: &[u8]) {
-    let Ok(input) = PatchInput::arbitrary(&mut Unstructured::new(data)) else { return };
+    let Ok(input) = PatchInput::arbitrary(&mut Unstructured::new(data)) else {
+        return;
+    };
     if input.ops.is_empty() || input.ops.len() > 48 {
         return;
     }
     let mut fresh = input.ops.clone();
     if input.sdma {
-        let Some((mut l, hs)) = build_sdma(&input.ops) else { return };
+        let Some((mut l, hs)) = build_sdma(&input.ops) else {
+            return;
+        };
         for (i, p) in &input.patches {
             let i = usize::from(*i) % fresh.len();
             match (p, hs[i], &mut fresh[i]) {
                 (FPatch::Wait(s, v), H::W(h), FOp::Wait(fs, fv)) => {
-                    l.update_wait(&h, s.map(FSig::get).as_ref(), *v).expect("wait patch");
+                    l.update_wait(&h, s.map(FSig::get).as_ref(), *v)
+                        .expect("wait patch");
                     if let Some(s) = s {
                         fs.addr = s.addr;
                     }
@@ -215,7 +243,8 @@ pub fn patching(data: &[u8]) {
                 }
                 (FPatch::Signal(s, v), H::S(h), FOp::Signal(fs, fv)) => {
                     let v32 = v.map(|v| v as u32);
-                    l.update_signal(&h, s.map(FSig::get).as_ref(), v32).expect("signal patch");
+                    l.update_signal(&h, s.map(FSig::get).as_ref(), v32)
+                        .expect("signal patch");
                     // SDMA update_signal rewrites only the value FENCE (as the seed).
                     if let Some(s) = s {
                         fs.addr = s.addr;
@@ -227,7 +256,10 @@ pub fn patching(data: &[u8]) {
                 (_, H::O, _) | (_, H::E(_), _) => {}
                 (FPatch::Wait(_, v), H::S(h), _) => {
                     let before = l.as_dwords().to_vec();
-                    let w = WaitCmd { offset: h.offset, engine: hcq_core::cmd::Engine::Sdma };
+                    let w = WaitCmd {
+                        offset: h.offset,
+                        engine: hcq_core::cmd::Engine::Sdma,
+                    };
                     assert!(l.update_wait(&w, None, *v).is_err());
                     assert_eq!(l.as_dwords(), &before[..]);
                 }
@@ -242,7 +274,9 @@ pub fn patching(data: &[u8]) {
         }
         return;
     }
-    let Some((mut l, hs)) = build_pm4(&input.ops) else { return };
+    let Some((mut l, hs)) = build_pm4(&input.ops) else {
+        return;
+    };
     let mem: Vec<AtomicU32> = l.as_dwords().iter().map(|&d| AtomicU32::new(d)).collect();
     let mut view: &[AtomicU32] = &mem;
     for (i, p) in &input.patches {
@@ -250,7 +284,8 @@ pub fn patching(data: &[u8]) {
         match (p, hs[i], &mut fresh[i]) {
             (FPatch::Exec(g, lo), H::E(h), FOp::Exec { global, local, .. }) => {
                 let a = l.update_exec(&h, w3(*g), w3(*lo)).expect("exec patch");
-                let b = patch::update_exec(&mut view, &h, w3(*g), w3(*lo)).expect("exec patch (view)");
+                let b =
+                    patch::update_exec(&mut view, &h, w3(*g), w3(*lo)).expect("exec patch (view)");
                 assert_eq!(a, b);
                 *global = *g;
                 *local = *lo;
@@ -281,9 +316,17 @@ pub fn patching(data: &[u8]) {
                 patch::update_signal(&mut view, &h, s.as_ref(), *v).expect("signal patch (view)");
                 if let Some(s) = s {
                     *fs = if had {
-                        FSig { addr: s.addr, mailbox: Some(s.event_mailbox_ptr), event_id: s.event_id }
+                        FSig {
+                            addr: s.addr,
+                            mailbox: Some(s.event_mailbox_ptr),
+                            event_id: s.event_id,
+                        }
                     } else {
-                        FSig { addr: s.addr, mailbox: None, event_id: 0 }
+                        FSig {
+                            addr: s.addr,
+                            mailbox: None,
+                            event_id: 0,
+                        }
                     };
                 }
                 if let Some(v) = v {
@@ -301,21 +344,37 @@ pub fn patching(data: &[u8]) {
                 let r = match p {
                     FPatch::Exec(g, lo) => l
                         .update_exec(
-                            &ExecCmd { offset: off, layout: pm4::exec_layout(&GFX11, false), dispatch: None },
+                            &ExecCmd {
+                                offset: off,
+                                layout: pm4::exec_layout(&GFX11, false),
+                                dispatch: None,
+                            },
                             w3(*g),
                             w3(*lo),
                         )
                         .map(|_| ()),
-                    FPatch::Wait(_, v) => {
-                        l.update_wait(&WaitCmd { offset: off, engine: hcq_core::cmd::Engine::Pm4 }, None, *v)
-                    }
+                    FPatch::Wait(_, v) => l.update_wait(
+                        &WaitCmd {
+                            offset: off,
+                            engine: hcq_core::cmd::Engine::Pm4,
+                        },
+                        None,
+                        *v,
+                    ),
                     FPatch::Signal(_, v) => l.update_signal(
-                        &SignalCmd { offset: off, dwords: 8, engine: hcq_core::cmd::Engine::Pm4 },
+                        &SignalCmd {
+                            offset: off,
+                            dwords: 8,
+                            engine: hcq_core::cmd::Engine::Pm4,
+                        },
                         None,
                         *v,
                     ),
                 };
-                assert!(r.is_err(), "a patch of the wrong command kind must be refused");
+                assert!(
+                    r.is_err(),
+                    "a patch of the wrong command kind must be refused"
+                );
                 assert_eq!(l.as_dwords(), &before[..]);
             }
         }

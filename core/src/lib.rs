@@ -28,3 +28,8 @@ pub mod sdma;
 pub mod signal;
 pub mod sync;
 pub mod timeline;
+
+// The README's example is compiled and run as a doctest.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -63,6 +63,7 @@ pub const fn hi32(v: u64) -> u32 {
 #[must_use]
 #[inline(always)]
 pub const fn join64(lo: u32, hi: u32) -> u64 {
+    // CAST: u32 -> u64 is lossless (`From` is not const).
     (hi as u64) << 32 | lo as u64
 }
 
@@ -205,6 +206,7 @@ impl GfxTarget {
             char::from(b).to_digit(16).ok_or(TargetError::BadName)
         };
         let (major, rest) = match digits.len() {
+            // PANIC: none; the arm's length guarantees the indices below exist.
             3 => (hex(digits[0])?, &digits[1..]),
             4 => {
                 let d0 = char::from(digits[0])

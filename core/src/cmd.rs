@@ -643,6 +643,8 @@ impl<const N: usize, const C: usize> Pm4List<N, C> {
     }
 }
 
+const _: () = assert!(sdma::POLL_REGMEM_DWORDS == 6 && sdma::TIMESTAMP_DWORDS == 3);
+
 /// An SDMA command list of at most `N` dwords, `C` commands and `P` packets; it records each
 /// packet's size so a ring never splits a packet.
 #[derive(Clone)]
@@ -760,6 +762,7 @@ impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
         if chunks > P {
             return Err(CmdError::TooManyCommands { capacity: P });
         }
+        // CAST: packet sizes are small constants (5 and 7).
         let g = sdma::GCR_REQ_DWORDS as u16;
         let c = sdma::COPY_LINEAR_DWORDS as u16;
         let sizes = core::iter::once(g)
@@ -777,6 +780,7 @@ impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
     /// The seed's `signal` (FENCE, plus mailbox FENCE + TRAP when the signal has an event).
     pub fn signal(&mut self, signal: &SignalRef, value: u32) -> Result<SignalCmd, CmdError> {
         let arch = self.arch;
+        // CAST: packet sizes are small constants (4 and 2).
         let f = sdma::FENCE_DWORDS as u16;
         let t = sdma::TRAP_DWORDS as u16;
         let offset = if signal.has_event() {
@@ -798,9 +802,7 @@ impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
 
     /// The seed's `wait`.
     pub fn wait(&mut self, signal: &SignalRef, value: u32) -> Result<WaitCmd, CmdError> {
-        let offset = self.push_cmd(core::iter::once(sdma::POLL_REGMEM_DWORDS as u16), |b| {
-            sdma::wait(b, signal, value)
-        })?;
+        let offset = self.push_cmd(core::iter::once(6u16), |b| sdma::wait(b, signal, value))?;
         Ok(WaitCmd {
             offset,
             engine: Engine::Sdma,
@@ -809,9 +811,7 @@ impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
 
     /// The seed's `timestamp`.
     pub fn timestamp(&mut self, signal: &SignalRef) -> Result<TimestampCmd, CmdError> {
-        let offset = self.push_cmd(core::iter::once(sdma::TIMESTAMP_DWORDS as u16), |b| {
-            sdma::timestamp(b, signal)
-        })?;
+        let offset = self.push_cmd(core::iter::once(3u16), |b| sdma::timestamp(b, signal))?;
         Ok(TimestampCmd {
             offset,
             engine: Engine::Sdma,

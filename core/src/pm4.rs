@@ -10,7 +10,7 @@ use core::fmt;
 use crate::arch::{AcquireMemLayout, ArchInfo, GpuVa, hi32, join64, lo32};
 use crate::hsa::DispatchPacket;
 use crate::packet::{
-    DecodeError, DecodeErrorKind, EncodeError, check_max, head, room, write_fields,
+    DecodeError, DecodeErrorKind, EncodeError, check_max, head, len64, room, write_fields,
 };
 use crate::signal::SignalRef;
 
@@ -529,8 +529,8 @@ fn set_reg(
 ) -> Result<usize, EncodeError> {
     check_max(
         "register count",
-        values.len() as u64,
-        (MAX_BODY_DWORDS - 1) as u64,
+        len64(values.len()),
+        len64(MAX_BODY_DWORDS - 1),
     )?;
     if values.is_empty() {
         return Err(EncodeError::ValueTooLarge {
@@ -573,8 +573,8 @@ pub fn write_data(
 ) -> Result<usize, EncodeError> {
     check_max(
         "write_data length",
-        data.len() as u64,
-        (MAX_BODY_DWORDS - 3) as u64,
+        len64(data.len()),
+        len64(MAX_BODY_DWORDS - 3),
     )?;
     if data.is_empty() {
         return Err(EncodeError::ValueTooLarge {
@@ -602,7 +602,7 @@ pub fn write_data(
 /// Encodes a NOP of exactly `dwords` dwords (>= 1): 1 is the header-only NOP, more is
 /// `PACKET3(NOP, dwords-2)` plus zero filler.
 pub fn nop(buf: &mut [u32], dwords: usize) -> Result<usize, EncodeError> {
-    check_max("nop length", dwords as u64, (MAX_BODY_DWORDS) as u64)?;
+    check_max("nop length", len64(dwords), len64(MAX_BODY_DWORDS))?;
     let out = room(buf, dwords)?;
     let Some((h, rest)) = out.split_first_mut() else {
         return Err(EncodeError::ValueTooLarge {
@@ -863,6 +863,7 @@ pub const fn mailbox_packet(arch: &ArchInfo, signal: &SignalRef) -> ReleaseMem {
         1,
         2,
         GpuVa(signal.event_mailbox_ptr),
+        // CAST: u32 -> u64 is lossless (`From` is not const).
         signal.event_id as u64,
         signal.event_id,
         true,

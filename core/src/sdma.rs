@@ -9,7 +9,7 @@ use core::fmt;
 
 use crate::arch::{ArchInfo, GpuVa, hi32, join64, lo32};
 use crate::packet::{
-    DecodeError, DecodeErrorKind, EncodeError, check_max, head, room, write_fields,
+    DecodeError, DecodeErrorKind, EncodeError, check_max, head, len64, room, write_fields,
 };
 use crate::pm4::{GcrCntl, func};
 use crate::signal::SignalRef;
@@ -344,7 +344,7 @@ pub const INDIRECT_DWORDS: usize = 6;
 
 /// Encodes a NOP of `dwords` dwords (>= 1): `[0]` for one, else a count-form NOP plus zeros.
 pub fn nop(buf: &mut [u32], dwords: usize) -> Result<usize, EncodeError> {
-    check_max("sdma nop length", dwords as u64, 0x4000)?;
+    check_max("sdma nop length", len64(dwords), 0x4000)?;
     let out = room(buf, dwords)?;
     let Some((h, rest)) = out.split_first_mut() else {
         return Err(EncodeError::ValueTooLarge {
@@ -502,7 +502,7 @@ pub fn write(buf: &mut [u32], dst: GpuVa, data: &[u32]) -> Result<usize, EncodeE
     }
     check_max(
         "sdma write length",
-        data.len() as u64,
+        len64(data.len()),
         u64::from(MAX_COUNT20) + 1,
     )?;
     let n = data.len() + 4;
@@ -621,6 +621,7 @@ pub const fn copy_gcr(gcr: GcrCntl, placement: GcrPlacement) -> GcrReq {
     match placement {
         GcrPlacement::Seed => GcrReq {
             sub_op: sub_op::GCR_REQ,
+            // CAST: u32 -> u64 is lossless.
             base_va: ((gcr.raw() & 0xffff) as u64) << 32,
             limit_va: 0,
             gcr: GcrCntl::zeroed(),
@@ -646,6 +647,7 @@ pub const fn copy_chunks(size: u64, max: u64) -> u64 {
 #[must_use]
 pub const fn copy_dwords(size: u64, max: u64) -> Option<usize> {
     let n = copy_chunks(size, max);
+    // CAST: small usize constants and the usize::MAX comparison are lossless on 32/64-bit.
     match n.checked_mul(COPY_LINEAR_DWORDS as u64) {
         Some(d) => match d.checked_add(2 * GCR_REQ_DWORDS as u64) {
             Some(t) if t <= usize::MAX as u64 => Some(t as usize),
@@ -689,7 +691,7 @@ pub fn copy_with(
     let total = copy_dwords(size, max).ok_or(EncodeError::ValueTooLarge {
         field: "copy size",
         value: size,
-        max: usize::MAX as u64,
+        max: len64(usize::MAX),
     })?;
     let out = room(buf, total)?;
     let too_small = EncodeError::BufferTooSmall {

@@ -7,6 +7,8 @@
 //!   place and through an `&[AtomicU32]` view) must equal the list built fresh with the patched
 //!   parameters, and must decode cleanly.
 
+pub mod codeobj;
+
 use arbitrary::{Arbitrary, Unstructured};
 use core::sync::atomic::{AtomicU32, Ordering};
 use hcq_core::arch::{GFX11, GpuVa};

@@ -44,3 +44,14 @@ fn patching_corpus() {
     assert!(replay("patching", hcq_fuzz::patching) >= 3);
     random_inputs(hcq_fuzz::patching, 3000);
 }
+
+#[test]
+fn codeobj_corpus() {
+    assert!(
+        replay("codeobj", |d| {
+            hcq_fuzz::codeobj::run(d);
+            hcq_fuzz::codeobj::run_patched(d);
+        }) >= 3
+    );
+    random_inputs(hcq_fuzz::codeobj::run, 2000);
+}

@@ -43,6 +43,14 @@ fn bench(c: &mut Criterion) {
             black_box(l.as_dwords().len())
         })
     });
+    let src = [0x1234_5678u32; 105];
+    let mut dst = [0u32; 105];
+    c.bench_function("baseline: copy 105 dwords", |b| {
+        b.iter(|| {
+            dst.copy_from_slice(black_box(&src));
+            black_box(&mut dst);
+        })
+    });
     l.clear();
     let w = l.wait(&s, 5).unwrap();
     l.memory_barrier().unwrap();

@@ -14,24 +14,28 @@ pub struct GpuVa(pub u64);
 impl GpuVa {
     /// The raw address.
     #[must_use]
+    #[inline]
     pub const fn get(self) -> u64 {
         self.0
     }
 
     /// Low 32 bits.
     #[must_use]
+    #[inline]
     pub const fn lo(self) -> u32 {
         lo32(self.0)
     }
 
     /// High 32 bits.
     #[must_use]
+    #[inline]
     pub const fn hi(self) -> u32 {
         hi32(self.0)
     }
 
     /// The address plus `bytes`, wrapping (the GPU's 64-bit arithmetic).
     #[must_use]
+    #[inline]
     pub const fn offset(self, bytes: u64) -> Self {
         Self(self.0.wrapping_add(bytes))
     }
@@ -83,6 +87,7 @@ pub enum Family {
 impl Family {
     /// The hardware table for this family.
     #[must_use]
+    #[inline]
     pub const fn info(self) -> &'static ArchInfo {
         match self {
             Family::Gfx9 => &GFX9,
@@ -143,6 +148,7 @@ impl core::error::Error for TargetError {}
 
 impl GfxTarget {
     /// From KFD's `gfx_target_version` (`110000` -> gfx1100, `90010` -> gfx90a).
+    #[inline]
     pub const fn from_kfd_version(v: u32) -> Result<Self, TargetError> {
         let major = v / 10000;
         let minor = (v / 100) % 100;
@@ -154,6 +160,7 @@ impl GfxTarget {
     }
 
     /// From its parts; only families hcq drives are accepted.
+    #[inline]
     pub const fn new(major: u32, minor: u32, stepping: u32) -> Result<Self, TargetError> {
         if minor >= 16 || stepping >= 16 {
             return Err(TargetError::BadVersion(
@@ -174,12 +181,14 @@ impl GfxTarget {
 
     /// KFD's `gfx_target_version` of this target.
     #[must_use]
+    #[inline]
     pub const fn kfd_version(self) -> u32 {
         self.major * 10000 + self.minor * 100 + self.stepping
     }
 
     /// The family.
     #[must_use]
+    #[inline]
     pub const fn family(self) -> Family {
         match self.major {
             9 => Family::Gfx9,
@@ -192,11 +201,13 @@ impl GfxTarget {
 
     /// The family's hardware table.
     #[must_use]
+    #[inline]
     pub const fn info(self) -> &'static ArchInfo {
         self.family().info()
     }
 
     /// Parses `"gfx1100"`, `"gfx90a"`, `"gfx942"` (case-insensitive hex digits).
+    #[inline]
     pub fn parse(s: &str) -> Result<Self, TargetError> {
         let digits = s
             .strip_prefix("gfx")
@@ -278,6 +289,7 @@ pub enum AcquireMemLayout {
 impl AcquireMemLayout {
     /// Total dwords of the packet, header included.
     #[must_use]
+    #[inline]
     pub const fn dwords(self) -> usize {
         match self {
             AcquireMemLayout::CoherCntl => 7,

@@ -343,6 +343,7 @@ pub const CONST_FILL_DWORDS: usize = 5;
 pub const INDIRECT_DWORDS: usize = 6;
 
 /// Encodes a NOP of `dwords` dwords (>= 1): `[0]` for one, else a count-form NOP plus zeros.
+#[inline]
 pub fn nop(buf: &mut [u32], dwords: usize) -> Result<usize, EncodeError> {
     check_max("sdma nop length", len64(dwords), 0x4000)?;
     let out = room(buf, dwords)?;
@@ -432,6 +433,7 @@ pub fn timestamp_to(buf: &mut [u32], addr: GpuVa) -> Result<usize, EncodeError> 
 }
 
 /// Encodes a GCR_REQ.
+#[inline]
 pub fn gcr_req(buf: &mut [u32], p: &GcrReq) -> Result<usize, EncodeError> {
     check_max("gcr_req base_va", p.base_va, (1 << 48) - 1)?;
     check_max("gcr_req limit_va", p.limit_va, (1 << 48) - 1)?;
@@ -451,6 +453,7 @@ pub fn gcr_req(buf: &mut [u32], p: &GcrReq) -> Result<usize, EncodeError> {
 }
 
 /// Encodes a CONST_FILL.
+#[inline]
 pub fn const_fill_raw(buf: &mut [u32], p: &ConstFill) -> Result<usize, EncodeError> {
     check_max("const_fill count", p.count.into(), MAX_COUNT.into())?;
     let out = head::<CONST_FILL_DWORDS>(buf)?;
@@ -465,6 +468,7 @@ pub fn const_fill_raw(buf: &mut [u32], p: &ConstFill) -> Result<usize, EncodeErr
 }
 
 /// Fills `bytes` (1..=2^30, a multiple of 4) at `dst` with the dword `data`.
+#[inline]
 pub fn const_fill(
     buf: &mut [u32],
     dst: GpuVa,
@@ -492,6 +496,7 @@ pub fn const_fill(
 }
 
 /// Encodes a linear WRITE of `data` (1..=2^20 dwords) to `dst`.
+#[inline]
 pub fn write(buf: &mut [u32], dst: GpuVa, data: &[u32]) -> Result<usize, EncodeError> {
     if data.is_empty() {
         return Err(EncodeError::ValueTooLarge {
@@ -522,6 +527,7 @@ pub fn write(buf: &mut [u32], dst: GpuVa, data: &[u32]) -> Result<usize, EncodeE
 
 /// Encodes an INDIRECT (the IB must be 32-byte aligned; the packet must end on an 8-dword
 /// boundary in the ring, which is the ring's business).
+#[inline]
 pub fn indirect(buf: &mut [u32], p: &Indirect) -> Result<usize, EncodeError> {
     check_max(
         "indirect size_dwords",
@@ -543,6 +549,7 @@ pub fn indirect(buf: &mut [u32], p: &Indirect) -> Result<usize, EncodeError> {
 /// The HDP flush POLL_REGMEM (kernel `sdma_v6_0_ring_emit_hdp_flush`): write REQ, poll DONE
 /// until `(DONE & ref_and_mask) == ref_and_mask`.
 #[must_use]
+#[inline]
 pub const fn hdp_flush_packet(arch: &ArchInfo, ref_and_mask: u32) -> PollRegmem {
     PollRegmem {
         header: PollRegmemHeader::zeroed()
@@ -558,6 +565,7 @@ pub const fn hdp_flush_packet(arch: &ArchInfo, ref_and_mask: u32) -> PollRegmem 
 }
 
 /// Encodes the HDP flush POLL_REGMEM.
+#[inline]
 pub fn hdp_flush(
     buf: &mut [u32],
     arch: &ArchInfo,
@@ -592,6 +600,7 @@ pub struct CopyOptions {
 impl CopyOptions {
     /// The seed's behaviour on `arch`.
     #[must_use]
+    #[inline]
     pub const fn seed(arch: &ArchInfo) -> Self {
         Self {
             gcr: GcrPlacement::Seed,
@@ -617,6 +626,7 @@ pub const COPY_GCR_WRITEBACK: GcrCntl = GcrCntl::zeroed()
 
 /// The GCR_REQ [`copy`] emits for `gcr` under `placement`.
 #[must_use]
+#[inline]
 pub const fn copy_gcr(gcr: GcrCntl, placement: GcrPlacement) -> GcrReq {
     match placement {
         GcrPlacement::Seed => GcrReq {
@@ -639,12 +649,14 @@ pub const fn copy_gcr(gcr: GcrCntl, placement: GcrPlacement) -> GcrReq {
 
 /// Number of COPY_LINEAR packets for `size` bytes at `max` bytes each.
 #[must_use]
+#[inline]
 pub const fn copy_chunks(size: u64, max: u64) -> u64 {
     if max == 0 { 0 } else { size.div_ceil(max) }
 }
 
 /// Dwords of [`copy`] for `size` bytes (`None` when it would not fit in `usize`).
 #[must_use]
+#[inline]
 pub const fn copy_dwords(size: u64, max: u64) -> Option<usize> {
     let n = copy_chunks(size, max);
     // CAST: small usize constants and the usize::MAX comparison are lossless on 32/64-bit.
@@ -659,6 +671,7 @@ pub const fn copy_dwords(size: u64, max: u64) -> Option<usize> {
 
 /// The seed's `copy(dst, src, size)`: GCR invalidate, COPY_LINEAR per 4 MiB, GCR write-back.
 /// Packet sizes are `[5, 7, 7, ..., 5]`.
+#[inline]
 pub fn copy(
     buf: &mut [u32],
     arch: &ArchInfo,
@@ -670,6 +683,7 @@ pub fn copy(
 }
 
 /// [`copy`] with explicit options.
+#[inline]
 pub fn copy_with(
     buf: &mut [u32],
     opts: &CopyOptions,
@@ -733,6 +747,7 @@ pub fn copy_with(
 
 /// The FENCE header the seed uses on `arch` (mtype 3 = uncached on gfx10+).
 #[must_use]
+#[inline]
 pub const fn fence_header(arch: &ArchInfo) -> FenceHeader {
     FenceHeader::zeroed().with(
         FenceHeader::MTYPE,
@@ -742,6 +757,7 @@ pub const fn fence_header(arch: &ArchInfo) -> FenceHeader {
 
 /// Dwords of [`signal`]: 4, or 10 (FENCE, mailbox FENCE, TRAP) when the signal has an event.
 #[must_use]
+#[inline]
 pub const fn signal_dwords(signal: &SignalRef) -> usize {
     if signal.has_event() {
         2 * FENCE_DWORDS + TRAP_DWORDS
@@ -752,6 +768,7 @@ pub const fn signal_dwords(signal: &SignalRef) -> usize {
 
 /// The seed's `signal(signal, value)`: FENCE of `value`, plus mailbox FENCE + TRAP when the
 /// signal has a KFD event. Packet sizes `[4]` or `[4, 4, 2]`.
+#[inline]
 pub fn signal(
     buf: &mut [u32],
     arch: &ArchInfo,
@@ -791,6 +808,7 @@ pub fn signal(
 
 /// The POLL_REGMEM of [`wait`].
 #[must_use]
+#[inline]
 pub const fn wait_packet(value_addr: GpuVa, value: u32) -> PollRegmem {
     PollRegmem {
         header: PollRegmemHeader::zeroed()
@@ -823,6 +841,7 @@ pub fn timestamp(buf: &mut [u32], signal: &SignalRef) -> Result<usize, EncodeErr
 /// Total dwords of the SDMA packet at the start of `dwords`. Needs the header, and for WRITE
 /// also dword 3; when those are missing the error is `Truncated { needed, .. }` with how many
 /// dwords are needed to know the length.
+#[inline]
 pub fn packet_len(dwords: &[u32]) -> Result<usize, DecodeErrorKind> {
     let Some(&h) = dwords.first() else {
         return Err(DecodeErrorKind::Truncated {
@@ -877,6 +896,7 @@ fn at0(kind: DecodeErrorKind) -> DecodeError {
 }
 
 /// Decodes the packet at the start of `dwords`: the packet and its length.
+#[inline]
 pub fn decode_one(dwords: &[u32]) -> Result<(SdmaPacket<'_>, usize), DecodeError> {
     let len = packet_len(dwords).map_err(at0)?;
     let pkt = dwords.get(..len).ok_or(at0(DecodeErrorKind::Truncated {
@@ -1031,6 +1051,7 @@ impl<'a> Iterator for Decoder<'a> {
 
 /// Decodes a whole SDMA stream.
 #[must_use]
+#[inline]
 pub fn decode(dwords: &[u32]) -> Decoder<'_> {
     Decoder {
         dwords,

@@ -390,7 +390,7 @@ pub const GFX10: ArchInfo = ArchInfo {
     ..GFX11
 };
 
-/// gfx12 (RDNA4): gc_12_0_0 uses the same SH offsets; TMPRING wavesize is [29:12].
+/// gfx12 (RDNA4): gc_12_0_0 uses the same SH offsets; TMPRING wavesize is bits 29:12.
 pub const GFX12: ArchInfo = ArchInfo {
     family: Family::Gfx12,
     tmpring_wavesize_hi: 29,

@@ -1,12 +1,12 @@
 //! Hot-path costs of the packet layer: building one kernel launch (wait + memory_barrier + exec
 //! + signal, 105 dwords), one patch, and decoding the launch.
 
+use core::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use hcq_core::arch::{GFX11, GpuVa};
 use hcq_core::cmd::Pm4List;
 use hcq_core::pm4::{self, Program};
 use hcq_core::signal::SignalRef;
-use core::hint::black_box;
 
 fn prog() -> Program {
     Program {
@@ -41,6 +41,14 @@ fn bench(c: &mut Criterion) {
             .unwrap();
             l.signal(black_box(&s), black_box(6)).unwrap();
             black_box(l.as_dwords().len())
+        })
+    });
+    let src = [0x1234_5678u32; 105];
+    let mut dst = [0u32; 105];
+    c.bench_function("baseline: copy 105 dwords", |b| {
+        b.iter(|| {
+            dst.copy_from_slice(black_box(&src));
+            black_box(&mut dst);
         })
     });
     l.clear();

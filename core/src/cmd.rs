@@ -287,6 +287,7 @@ pub mod patch {
 
     /// The seed's `update_exec`: new launch dims into NUM_THREAD_X..Z and DISPATCH_DIRECT.
     /// Returns the dispatch packet to write into kernargs when the kernel has one.
+    #[inline]
     pub fn update_exec<T: PatchTarget + ?Sized>(
         mem: &mut T,
         h: &ExecCmd,
@@ -312,6 +313,7 @@ pub mod patch {
     }
 
     /// The seed's `update_wait`: new signal address and/or value (PM4 or SDMA).
+    #[inline]
     pub fn update_wait<T: PatchTarget + ?Sized>(
         mem: &mut T,
         h: &WaitCmd,
@@ -345,6 +347,7 @@ pub mod patch {
     /// The seed's `update_signal`: new signal address (PM4: also the mailbox part when the
     /// command has one) and/or value. PM4 writes 64-bit values; SDMA FENCE takes the low 32
     /// bits (an SDMA value above `u32::MAX` is refused).
+    #[inline]
     pub fn update_signal<T: PatchTarget + ?Sized>(
         mem: &mut T,
         h: &SignalCmd,
@@ -470,6 +473,7 @@ impl<const N: usize, const C: usize> fmt::Debug for Pm4List<N, C> {
 impl<const N: usize, const C: usize> Pm4List<N, C> {
     /// An empty list for `arch`.
     #[must_use]
+    #[inline]
     pub const fn new(arch: &'static ArchInfo) -> Self {
         Self {
             arch,
@@ -479,35 +483,41 @@ impl<const N: usize, const C: usize> Pm4List<N, C> {
 
     /// The family table the list encodes for.
     #[must_use]
+    #[inline]
     pub const fn arch(&self) -> &'static ArchInfo {
         self.arch
     }
 
     /// The encoded dwords (what to copy into the ring or an IB).
     #[must_use]
+    #[inline]
     pub fn as_dwords(&self) -> &[u32] {
         self.s.dwords()
     }
 
     /// Dword offset of each command.
     #[must_use]
+    #[inline]
     pub fn cmd_offsets(&self) -> &[u32] {
         &self.s.cmds
     }
 
     /// Number of commands.
     #[must_use]
+    #[inline]
     pub fn len(&self) -> usize {
         self.s.cmds.len()
     }
 
     /// Whether the list is empty.
     #[must_use]
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.s.cmds.is_empty()
     }
 
     /// Forgets every command.
+    #[inline]
     pub fn clear(&mut self) {
         self.s.len = 0;
         self.s.cmds.clear();
@@ -574,6 +584,7 @@ impl<const N: usize, const C: usize> Pm4List<N, C> {
     }
 
     /// The seed's `timestamp`.
+    #[inline]
     pub fn timestamp(&mut self, signal: &SignalRef) -> Result<TimestampCmd, CmdError> {
         let arch = self.arch;
         let offset = self.s.push(|b| pm4::timestamp(b, arch, signal))?;
@@ -584,6 +595,7 @@ impl<const N: usize, const C: usize> Pm4List<N, C> {
     }
 
     /// An INDIRECT_BUFFER to `size_dwords` dwords at `addr`.
+    #[inline]
     pub fn indirect_buffer(&mut self, addr: GpuVa, size_dwords: u32) -> Result<IbCmd, CmdError> {
         let offset = self
             .s
@@ -643,6 +655,8 @@ impl<const N: usize, const C: usize> Pm4List<N, C> {
     }
 }
 
+const _: () = assert!(sdma::POLL_REGMEM_DWORDS == 6 && sdma::TIMESTAMP_DWORDS == 3);
+
 /// An SDMA command list of at most `N` dwords, `C` commands and `P` packets; it records each
 /// packet's size so a ring never splits a packet.
 #[derive(Clone)]
@@ -666,6 +680,7 @@ impl<const N: usize, const C: usize, const P: usize> fmt::Debug for SdmaList<N, 
 impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
     /// An empty list for `arch`.
     #[must_use]
+    #[inline]
     pub const fn new(arch: &'static ArchInfo) -> Self {
         Self {
             arch,
@@ -676,23 +691,27 @@ impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
 
     /// The encoded dwords.
     #[must_use]
+    #[inline]
     pub fn as_dwords(&self) -> &[u32] {
         self.s.dwords()
     }
 
     /// Dword offset of each command.
     #[must_use]
+    #[inline]
     pub fn cmd_offsets(&self) -> &[u32] {
         &self.s.cmds
     }
 
     /// Size in dwords of every packet, in order (sums to `as_dwords().len()`).
     #[must_use]
+    #[inline]
     pub fn packet_sizes(&self) -> &[u16] {
         &self.sizes
     }
 
     /// Iterator over the packets as dword slices.
+    #[inline]
     pub fn packets(&self) -> impl Iterator<Item = &[u32]> + '_ {
         let mut rest = self.as_dwords();
         self.sizes.iter().map(move |&n| {
@@ -704,17 +723,20 @@ impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
 
     /// Number of commands.
     #[must_use]
+    #[inline]
     pub fn len(&self) -> usize {
         self.s.cmds.len()
     }
 
     /// Whether the list is empty.
     #[must_use]
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.s.cmds.is_empty()
     }
 
     /// Forgets every command.
+    #[inline]
     pub fn clear(&mut self) {
         self.s.len = 0;
         self.s.cmds.clear();
@@ -743,11 +765,13 @@ impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
 
     /// The seed's `copy` (GCR invalidate, COPY_LINEAR per `arch.sdma_max_copy_bytes`, GCR
     /// write-back).
+    #[inline]
     pub fn copy(&mut self, dst: GpuVa, src: GpuVa, size: u64) -> Result<CopyCmd, CmdError> {
         self.copy_with(&sdma::CopyOptions::seed(self.arch), dst, src, size)
     }
 
     /// `copy` with explicit options.
+    #[inline]
     pub fn copy_with(
         &mut self,
         opts: &sdma::CopyOptions,
@@ -760,6 +784,7 @@ impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
         if chunks > P {
             return Err(CmdError::TooManyCommands { capacity: P });
         }
+        // CAST: packet sizes are small constants (5 and 7).
         let g = sdma::GCR_REQ_DWORDS as u16;
         let c = sdma::COPY_LINEAR_DWORDS as u16;
         let sizes = core::iter::once(g)
@@ -775,8 +800,10 @@ impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
     }
 
     /// The seed's `signal` (FENCE, plus mailbox FENCE + TRAP when the signal has an event).
+    #[inline]
     pub fn signal(&mut self, signal: &SignalRef, value: u32) -> Result<SignalCmd, CmdError> {
         let arch = self.arch;
+        // CAST: packet sizes are small constants (4 and 2).
         let f = sdma::FENCE_DWORDS as u16;
         let t = sdma::TRAP_DWORDS as u16;
         let offset = if signal.has_event() {
@@ -797,10 +824,9 @@ impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
     }
 
     /// The seed's `wait`.
+    #[inline]
     pub fn wait(&mut self, signal: &SignalRef, value: u32) -> Result<WaitCmd, CmdError> {
-        let offset = self.push_cmd(core::iter::once(sdma::POLL_REGMEM_DWORDS as u16), |b| {
-            sdma::wait(b, signal, value)
-        })?;
+        let offset = self.push_cmd(core::iter::once(6u16), |b| sdma::wait(b, signal, value))?;
         Ok(WaitCmd {
             offset,
             engine: Engine::Sdma,
@@ -808,10 +834,9 @@ impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
     }
 
     /// The seed's `timestamp`.
+    #[inline]
     pub fn timestamp(&mut self, signal: &SignalRef) -> Result<TimestampCmd, CmdError> {
-        let offset = self.push_cmd(core::iter::once(sdma::TIMESTAMP_DWORDS as u16), |b| {
-            sdma::timestamp(b, signal)
-        })?;
+        let offset = self.push_cmd(core::iter::once(3u16), |b| sdma::timestamp(b, signal))?;
         Ok(TimestampCmd {
             offset,
             engine: Engine::Sdma,
@@ -819,6 +844,7 @@ impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
     }
 
     /// [`patch::update_wait`] on this list.
+    #[inline]
     pub fn update_wait(
         &mut self,
         h: &WaitCmd,
@@ -835,6 +861,7 @@ impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
     }
 
     /// [`patch::update_signal`] on this list (value must fit in 32 bits).
+    #[inline]
     pub fn update_signal(
         &mut self,
         h: &SignalCmd,

@@ -478,7 +478,12 @@ pub mod fixtures {
     /// # Errors
     /// VM faults.
     pub fn vector_add(wg: &mut KernelCtx<'_>) -> Result<(), KernelError> {
-        let (a, b, c, n) = (wg.arg_u64(0)?, wg.arg_u64(8)?, wg.arg_u64(16)?, wg.arg_u32(24)?);
+        let (a, b, c, n) = (
+            wg.arg_u64(0)?,
+            wg.arg_u64(8)?,
+            wg.arg_u64(16)?,
+            wg.arg_u32(24)?,
+        );
         for i in items(wg).filter(|&i| i < u64::from(n)) {
             let v = wg.read_u32(at(a, i))?.wrapping_add(wg.read_u32(at(b, i))?);
             wg.write_u32(at(c, i), v)?;
@@ -512,9 +517,12 @@ pub mod fixtures {
         }
         let lds = wg.lds();
         for (l, v) in vals.iter().enumerate() {
-            let slot = lds
-                .get_mut(l * 4..l * 4 + 4)
-                .ok_or_else(|| KernelError::Failed(format!("LDS access at byte {} beyond the group segment", l * 4)))?;
+            let slot = lds.get_mut(l * 4..l * 4 + 4).ok_or_else(|| {
+                KernelError::Failed(format!(
+                    "LDS access at byte {} beyond the group segment",
+                    l * 4
+                ))
+            })?;
             slot.copy_from_slice(&v.to_le_bytes());
         }
         let lds: Vec<u8> = wg.lds().to_vec();
@@ -528,7 +536,9 @@ pub mod fixtures {
                 .get(o..o.saturating_add(4))
                 .and_then(|s| <[u8; 4]>::try_from(s).ok())
                 .map(u32::from_le_bytes)
-                .ok_or_else(|| KernelError::Failed(format!("LDS access at byte {o} beyond the group segment")))?;
+                .ok_or_else(|| {
+                    KernelError::Failed(format!("LDS access at byte {o} beyond the group segment"))
+                })?;
             wg.write_u32(at(buf, g * 64 + l), v)?;
         }
         Ok(())
@@ -552,7 +562,12 @@ pub mod fixtures {
     /// # Errors
     /// VM faults.
     pub fn vector_add_f32(wg: &mut KernelCtx<'_>) -> Result<(), KernelError> {
-        let (a, b, c, n) = (wg.arg_u64(0)?, wg.arg_u64(8)?, wg.arg_u64(16)?, wg.arg_u32(24)?);
+        let (a, b, c, n) = (
+            wg.arg_u64(0)?,
+            wg.arg_u64(8)?,
+            wg.arg_u64(16)?,
+            wg.arg_u32(24)?,
+        );
         for i in items(wg).filter(|&i| i < u64::from(n)) {
             let v = wg.read_f32(at(a, i))? + wg.read_f32(at(b, i))?;
             wg.write_f32(at(c, i), v)?;

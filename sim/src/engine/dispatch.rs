@@ -147,7 +147,9 @@ pub(crate) fn run(
     }
     let start = [sh(r.start_x), sh(r.start_x + 1), sh(r.start_x + 2)];
     if start != [0; 3] {
-        return hw(format!("COMPUTE_START {start:?} is not supported (must be 0)"));
+        return hw(format!(
+            "COMPUTE_START {start:?} is not supported (must be 0)"
+        ));
     }
     if desc.arch.has_cs_w32_en {
         let w32 = d.initiator.get(DispatchInitiator::CS_W32_EN) != 0;
@@ -167,8 +169,16 @@ pub(crate) fn run(
         let waves = tmpring & 0xfff;
         let bits = desc.arch.tmpring_wavesize_hi - 12 + 1;
         let wavesize = (tmpring >> 12) & ((1u32 << bits) - 1);
-        let unit = if desc.arch.family == Family::Gfx9 { 1024 } else { 256 };
-        let lanes = if on(KernelCodeProperties::ENABLE_WAVEFRONT_SIZE32) { 32 } else { 64 };
+        let unit = if desc.arch.family == Family::Gfx9 {
+            1024
+        } else {
+            256
+        };
+        let lanes = if on(KernelCodeProperties::ENABLE_WAVEFRONT_SIZE32) {
+            32
+        } else {
+            64
+        };
         let need = u64::from(private) * lanes;
         if waves == 0 || u64::from(wavesize) * unit < need {
             return hw(format!(
@@ -208,9 +218,7 @@ pub(crate) fn run(
                     Ok(()) => {}
                     Err(KernelError::Vm(v)) => return Err(Cause::Vm(v)),
                     Err(e) => {
-                        return hw(format!(
-                            "kernel {name} workgroup [{x}, {y}, {z}]: {e}"
-                        ));
+                        return hw(format!("kernel {name} workgroup [{x}, {y}, {z}]: {e}"));
                     }
                 }
             }

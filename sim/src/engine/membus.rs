@@ -53,7 +53,10 @@ impl Region {
             let Some(first) = usize::try_from(off / 4).ok() else {
                 return false;
             };
-            let words = self.words.get(first..first + buf.len() / 4).unwrap_or_default();
+            let words = self
+                .words
+                .get(first..first + buf.len() / 4)
+                .unwrap_or_default();
             for (dst, w) in buf.chunks_exact_mut(4).zip(words) {
                 dst.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
             }
@@ -84,7 +87,10 @@ impl Region {
             let Some(first) = usize::try_from(off / 4).ok() else {
                 return false;
             };
-            let words = self.words.get(first..first + data.len() / 4).unwrap_or_default();
+            let words = self
+                .words
+                .get(first..first + data.len() / 4)
+                .unwrap_or_default();
             for (src, w) in data.chunks_exact(4).zip(words) {
                 let v = u32::from_le_bytes(src.try_into().unwrap_or_default());
                 w.store(v, Ordering::Relaxed);
@@ -118,7 +124,9 @@ impl Region {
         if off % 4 != 0 {
             return false;
         }
-        self.word(off).map(|w| w.store(v, Ordering::Release)).is_some()
+        self.word(off)
+            .map(|w| w.store(v, Ordering::Release))
+            .is_some()
     }
 }
 

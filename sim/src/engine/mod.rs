@@ -317,7 +317,7 @@ impl Inner {
         let mut i = 0;
         while i < delayed.len() {
             if delayed.get(i).is_some_and(|d| d.due <= now) {
-                let d = delayed.swap_remove(i);
+                let d = delayed.remove(i);
                 d.bus.interrupt(d.context);
                 progressed = true;
             } else {
@@ -511,7 +511,11 @@ impl Engines {
             .any(|q| matches!(q.state, QueueState::Faulted(_)))
     }
 
-    fn with_queue<R>(&self, id: QueueId, f: impl FnOnce(&mut Queue) -> R) -> Result<R, EngineError> {
+    fn with_queue<R>(
+        &self,
+        id: QueueId,
+        f: impl FnOnce(&mut Queue) -> R,
+    ) -> Result<R, EngineError> {
         self.lock()
             .queues
             .get_mut(&id)

@@ -1,8 +1,8 @@
 //! PM4 packet execution (the MEC's compute queue).
 
+use super::QueueDesc;
 use super::WaitInfo;
 use super::queue::{Cause, Env, Exec, Regs};
-use super::QueueDesc;
 use hcq_core::arch::AcquireMemLayout;
 use hcq_core::pm4::{
     EventWriteCntl, IbControl, Pm4Packet, ReleaseMemDataCntl, ReleaseMemEventCntl, WaitRegMemCtl,
@@ -171,7 +171,9 @@ pub(crate) fn exec(
             if !EVENT_TYPES.contains(&t) {
                 return hw(format!("EVENT_WRITE event type {t:#x} is not supported"));
             }
-            if t == desc.arch.events.cs_partial_flush && i != desc.arch.events.cs_partial_flush_index {
+            if t == desc.arch.events.cs_partial_flush
+                && i != desc.arch.events.cs_partial_flush_index
+            {
                 return hw(format!(
                     "EVENT_WRITE CS_PARTIAL_FLUSH with EVENT_INDEX {i} (must be {})",
                     desc.arch.events.cs_partial_flush_index
@@ -189,7 +191,9 @@ pub(crate) fn exec(
             let dc = r.data_cntl;
             let dst = dc.get(ReleaseMemDataCntl::DST_SEL);
             if dst > 1 {
-                return hw(format!("RELEASE_MEM DST_SEL {dst} is not supported (memory: 0, 1)"));
+                return hw(format!(
+                    "RELEASE_MEM DST_SEL {dst} is not supported (memory: 0, 1)"
+                ));
             }
             let a = r.addr.get();
             let data_sel = dc.get(ReleaseMemDataCntl::DATA_SEL);

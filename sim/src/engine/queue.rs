@@ -4,11 +4,13 @@
 use super::bus::{Access, GpuBus, VmFault};
 use super::trace::{Site, Trace, TraceEntry, TraceEvent, head_dwords};
 use super::{
-    Clock, InterruptPolicy, QueueDesc, QueueFault, QueueFaultKind, QueueId, QueueKind,
-    QueueState, WaitInfo,
+    Clock, InterruptPolicy, QueueDesc, QueueFault, QueueFaultKind, QueueId, QueueKind, QueueState,
+    WaitInfo,
 };
 use crate::kernels::{KernelMem, KernelRegistry};
-use hcq_core::kfd::{HsaHwExceptionData, KFD_HW_EXCEPTION_GPU_HANG, KFD_HW_EXCEPTION_PER_ENGINE_RESET};
+use hcq_core::kfd::{
+    HsaHwExceptionData, KFD_HW_EXCEPTION_GPU_HANG, KFD_HW_EXCEPTION_PER_ENGINE_RESET,
+};
 use hcq_core::packet::{DecodeError, DecodeErrorKind};
 use hcq_core::pm4::Pm4Packet;
 use hcq_core::sdma::SdmaPacket;
@@ -35,11 +37,7 @@ impl Env<'_> {
     fn injected(&self, va: u64, len: usize, access: Access) -> Result<(), VmFault> {
         // CAST: usize -> u64 widens.
         let len = len as u64;
-        match self
-            .faults
-            .iter()
-            .find(|&&f| f.wrapping_sub(va) < len)
-        {
+        match self.faults.iter().find(|&&f| f.wrapping_sub(va) < len) {
             Some(&f) => Err(VmFault {
                 va: f,
                 access,
@@ -221,7 +219,9 @@ impl Queue {
         trace_cap: usize,
     ) -> Self {
         let gpu_id = bus.gpu_id();
-        let stale = bus.doorbell(desc.doorbell_offset).filter(|&d| d != desc.start);
+        let stale = bus
+            .doorbell(desc.doorbell_offset)
+            .filter(|&d| d != desc.start);
         Self {
             id,
             desc,
@@ -415,7 +415,9 @@ impl Queue {
         if self.publish(env, seq) {
             res.progressed = true;
         }
-        if res.executed > 0 && !matches!(self.state, QueueState::Faulted(_) | QueueState::Waiting(_)) {
+        if res.executed > 0
+            && !matches!(self.state, QueueState::Faulted(_) | QueueState::Waiting(_))
+        {
             self.state = QueueState::Idle;
         }
         res
@@ -423,7 +425,8 @@ impl Queue {
 
     fn step_ring(&mut self, env: &Env<'_>, irqs: &mut Vec<u32>, seq: &mut u64) -> Flow {
         let upd = self.upd();
-        let mut cursor = usize::try_from((self.rptr.wrapping_sub(self.buf_ptr)) / upd).unwrap_or(usize::MAX);
+        let mut cursor =
+            usize::try_from((self.rptr.wrapping_sub(self.buf_ptr)) / upd).unwrap_or(usize::MAX);
         if cursor >= self.buf_len {
             match self.refill(env, 0) {
                 Ok(0) => {
@@ -499,7 +502,14 @@ impl Queue {
         let len32 = len as u32;
         match outcome {
             Ok(Exec::Done) => {
-                self.trace(seq, site, TraceEvent::Packet { dwords: pkt_dwords, len: len32 });
+                self.trace(
+                    seq,
+                    site,
+                    TraceEvent::Packet {
+                        dwords: pkt_dwords,
+                        len: len32,
+                    },
+                );
                 // CAST: usize -> u64 widens.
                 self.rptr = self.rptr.wrapping_add(len as u64 * upd);
                 env.clock.tick();
@@ -513,7 +523,14 @@ impl Queue {
                 Flow::Stop
             }
             Ok(Exec::Ib { base, dwords, .. }) => {
-                self.trace(seq, site, TraceEvent::Packet { dwords: pkt_dwords, len: len32 });
+                self.trace(
+                    seq,
+                    site,
+                    TraceEvent::Packet {
+                        dwords: pkt_dwords,
+                        len: len32,
+                    },
+                );
                 env.clock.tick();
                 // CAST: usize -> u64 widens.
                 match self.push_ib(env, base, dwords, len as u64 * upd) {
@@ -531,7 +548,13 @@ impl Queue {
         }
     }
 
-    fn push_ib(&mut self, env: &Env<'_>, base: u64, dwords: u32, ring_len: u64) -> Result<(), Cause> {
+    fn push_ib(
+        &mut self,
+        env: &Env<'_>,
+        base: u64,
+        dwords: u32,
+        ring_len: u64,
+    ) -> Result<(), Cause> {
         if self.ibs.len() >= MAX_IB_DEPTH {
             return Err(Cause::Hw(format!(
                 "indirect buffer at {base:#x} nested deeper than {MAX_IB_DEPTH} levels"
@@ -605,7 +628,10 @@ impl Queue {
             depth,
         );
         // CAST: packet lengths fit u32.
-        let ev = TraceEvent::Packet { dwords: dw, len: len as u32 };
+        let ev = TraceEvent::Packet {
+            dwords: dw,
+            len: len as u32,
+        };
         match r {
             Ok(Exec::Done) => {
                 self.trace(seq, site, ev);
@@ -622,7 +648,11 @@ impl Queue {
                 self.state = QueueState::Waiting(w);
                 Flow::Stop
             }
-            Ok(Exec::Ib { base, dwords, chain }) => {
+            Ok(Exec::Ib {
+                base,
+                dwords,
+                chain,
+            }) => {
                 self.trace(seq, site, ev);
                 env.clock.tick();
                 let ring_len = if chain {

@@ -40,7 +40,13 @@ pub(crate) fn exec(
     match pkt {
         SdmaPacket::Nop { .. } | SdmaPacket::GcrReq(_) => Ok(Exec::Done),
         SdmaPacket::CopyLinear(c) => {
-            copy(env, scratch, c.src.get(), c.dst.get(), u64::from(c.count) + 1)?;
+            copy(
+                env,
+                scratch,
+                c.src.get(),
+                c.dst.get(),
+                u64::from(c.count) + 1,
+            )?;
             Ok(Exec::Done)
         }
         SdmaPacket::Write { dst, data, .. } => {
@@ -57,7 +63,9 @@ pub(crate) fn exec(
             }
             let a = i.ib.get();
             if a % 32 != 0 {
-                return hw(format!("INDIRECT buffer address {a:#x} is not 32-byte aligned"));
+                return hw(format!(
+                    "INDIRECT buffer address {a:#x} is not 32-byte aligned"
+                ));
             }
             Ok(Exec::Ib {
                 base: a,

@@ -86,11 +86,19 @@ impl fmt::Display for TraceEntry {
                 match self.kind {
                     QueueKind::Pm4 => match hcq_core::pm4::decode_one(d) {
                         Ok((p, _)) => write!(f, "{p}"),
-                        Err(_) => write!(f, "PM4 packet of {len} dwords, header {:#010x}", d.first().copied().unwrap_or(0)),
+                        Err(_) => write!(
+                            f,
+                            "PM4 packet of {len} dwords, header {:#010x}",
+                            d.first().copied().unwrap_or(0)
+                        ),
                     },
                     QueueKind::Sdma => match hcq_core::sdma::decode_one(d) {
                         Ok((p, _)) => write!(f, "{p}"),
-                        Err(_) => write!(f, "SDMA packet of {len} dwords, header {:#010x}", d.first().copied().unwrap_or(0)),
+                        Err(_) => write!(
+                            f,
+                            "SDMA packet of {len} dwords, header {:#010x}",
+                            d.first().copied().unwrap_or(0)
+                        ),
                     },
                 }
             }

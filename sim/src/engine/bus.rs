@@ -166,4 +166,10 @@ pub trait GpuBus: Send + Sync {
 
     /// A queue hang/reset on this GPU: KFD sets every HW_EXCEPTION event with `data`.
     fn hw_exception(&self, data: &HsaHwExceptionData);
+
+    /// The GPU clock (100 MHz) when the bus owns one (so timestamps agree with KFD's
+    /// GET_CLOCK_COUNTERS); `None` lets the engines use their own clock.
+    fn clock(&self) -> Option<u64> {
+        None
+    }
 }

@@ -20,6 +20,7 @@
 
 pub mod bus;
 mod dispatch;
+pub mod kfd;
 pub mod membus;
 mod pm4;
 mod queue;
@@ -529,6 +530,15 @@ impl Engines {
     /// [`EngineError::NoQueue`].
     pub fn hang(&self, id: QueueId, hung: bool) -> Result<(), EngineError> {
         self.with_queue(id, |q| q.inj.hang = hung)
+    }
+
+    /// Scheduling: a suspended queue does not run (KFD made it inactive or evicted its GPU's
+    /// queues). Unlike [`Engines::hang`], this is the driver's state, not fault injection.
+    ///
+    /// # Errors
+    /// [`EngineError::NoQueue`].
+    pub fn suspend(&self, id: QueueId, suspended: bool) -> Result<(), EngineError> {
+        self.with_queue(id, |q| q.suspended = suspended)
     }
 
     /// Fault injection: the queue keeps executing but does not write its read pointer back

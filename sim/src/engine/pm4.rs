@@ -219,7 +219,7 @@ pub(crate) fn exec(
                 }
                 3 | 4 => {
                     align(8)?;
-                    env.store_u64(a, env.clock.now())?;
+                    env.store_u64(a, env.now())?;
                 }
                 s => return hw(format!("RELEASE_MEM DATA_SEL {s} is not supported")),
             }

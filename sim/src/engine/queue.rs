@@ -47,6 +47,11 @@ impl Env<'_> {
         }
     }
 
+    /// The GPU clock: the bus's, else the engines'.
+    pub(crate) fn now(&self) -> u64 {
+        self.bus.clock().unwrap_or_else(|| self.clock.now())
+    }
+
     pub(crate) fn read(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault> {
         self.injected(va, buf.len(), access)?;
         self.bus.read(va, buf, access)
@@ -171,6 +176,7 @@ pub(crate) struct Queue {
     stale_doorbell: Option<u64>,
     pub(crate) state: QueueState,
     pub(crate) inj: Injection,
+    pub(crate) suspended: bool,
     buf: Vec<u32>,
     buf_ptr: u64,
     buf_len: usize,
@@ -231,6 +237,7 @@ impl Queue {
             stale_doorbell: stale,
             state: QueueState::Idle,
             inj: Injection::default(),
+            suspended: false,
             buf: Vec::new(),
             buf_ptr: desc.start,
             buf_len: 0,
@@ -391,7 +398,7 @@ impl Queue {
         budget: usize,
     ) -> StepResult {
         let mut res = StepResult::default();
-        if self.inj.hang || matches!(self.state, QueueState::Faulted(_)) {
+        if self.inj.hang || self.suspended || matches!(self.state, QueueState::Faulted(_)) {
             return res;
         }
         while res.executed < budget {

@@ -151,7 +151,7 @@ pub(crate) fn exec(
             if a % 8 != 0 {
                 return hw(format!("TIMESTAMP address {a:#x} is not 8-byte aligned"));
             }
-            env.store_u64(a, env.clock.now())?;
+            env.store_u64(a, env.now())?;
             Ok(Exec::Done)
         }
         other => hw(format!("SDMA packet not supported by the engine: {other}")),

@@ -4,3 +4,11 @@
 //! queues, code-object programs, copies and graph replay. With the `sim` feature (default) the
 //! same API runs on `hcq-sim`'s simulated GPU.
 #![deny(missing_docs)]
+
+pub mod error;
+#[allow(dead_code, reason = "used by the device layer, landing next")]
+mod mem;
+#[allow(dead_code, reason = "used by the device layer, landing next")]
+mod sys;
+
+pub use error::{Error, MemoryKind, QueueState, Result, WaitReport};

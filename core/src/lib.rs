@@ -21,6 +21,7 @@ pub mod cmd;
 pub mod codeobj;
 pub mod hsa;
 pub mod kfd;
+pub mod packet;
 pub mod pm4;
 pub mod ring;
 pub mod sdma;

@@ -7,8 +7,7 @@
 mod imp {
     pub use core::sync::atomic;
 
-    /// `UnsafeCell`-like slot with loom's closure API; on a normal build, a plain `Cell`-free
-    /// wrapper is not needed in core (core forbids unsafe), so only the atomics are re-exported.
+    /// A spin lock (`spin`), for the rare state that atomics alone cannot protect.
     pub use spin::Mutex;
 
     /// Hint to the CPU that we are spinning.

@@ -3,6 +3,8 @@
 
 use std::process::ExitCode;
 
+mod inspect;
+
 const USAGE: &str = "\
 usage: hcq <command> [options]
 
@@ -22,6 +24,7 @@ pub fn main(args: &[String]) -> ExitCode {
         return ExitCode::from(2);
     };
     let result: Result<(), String> = match cmd.as_str() {
+        "inspect" => inspect::run(rest),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");
             Ok(())

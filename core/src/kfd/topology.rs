@@ -1,0 +1,560 @@
+//! KFD sysfs topology: `/sys/devices/virtual/kfd/kfd/topology/nodes/N/{gpu_id,properties}`,
+//! parsed without allocation, and the sizes derived from a node's properties:
+//! the runtime's scratch area and `COMPUTE_TMPRING_SIZE` ([`ScratchSizing`], as tinygrad's
+//! `AMDDevice.__init__` computes them) and the kernel's CWSR / control-stack / EOP sizes that
+//! CREATE_QUEUE validates ([`CwsrSizes`], `kfd_queue_ctx_save_restore_size` in kfd_queue.c).
+//!
+//! A `properties` file is `key value` lines, one integer per key, for example
+//! `simd_count 192`. Node 0 is the CPU (`gpu_id` 0); GPUs follow.
+
+use core::fmt;
+
+/// Root of the KFD topology in sysfs.
+pub const TOPOLOGY_NODES_DIR: &str = "/sys/devices/virtual/kfd/kfd/topology/nodes";
+
+/// Why a `properties` or `gpu_id` file could not be parsed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PropertiesError {
+    /// A key every GPU node has (and the runtime needs) is missing.
+    MissingKey(&'static str),
+    /// A known key's value is not a decimal integer that fits its field.
+    BadValue {
+        /// The key.
+        key: &'static str,
+    },
+    /// A line is not `key value` (1-based line number).
+    BadLine {
+        /// Line number, from 1.
+        line: usize,
+    },
+    /// The `gpu_id` file is not a decimal integer that fits in 32 bits.
+    BadGpuId,
+}
+
+impl fmt::Display for PropertiesError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::MissingKey(k) => write!(f, "topology properties lack the key `{k}`"),
+            Self::BadValue { key } => {
+                write!(f, "topology property `{key}` is not an integer that fits")
+            }
+            Self::BadLine { line } => {
+                write!(f, "topology properties line {line} is not `key value`")
+            }
+            Self::BadGpuId => write!(f, "topology gpu_id is not a 32-bit decimal integer"),
+        }
+    }
+}
+
+impl core::error::Error for PropertiesError {}
+
+/// Parses the contents of a node's `gpu_id` file (decimal, trailing newline allowed).
+///
+/// # Errors
+/// [`PropertiesError::BadGpuId`] when it is not a decimal u32.
+pub fn parse_gpu_id(text: &str) -> Result<u32, PropertiesError> {
+    text.trim()
+        .parse::<u32>()
+        .map_err(|_| PropertiesError::BadGpuId)
+}
+
+macro_rules! node_properties {
+    (
+        required { $($(#[$rm:meta])* $rk:ident : $rt:ty),* $(,)? }
+        optional { $($(#[$om:meta])* $ok:ident : $ot:ty = $od:expr),* $(,)? }
+    ) => {
+        /// The properties of one topology node that hcq reads (other keys are ignored).
+        /// Required keys are those every node prints and the runtime needs; optional ones
+        /// appeared in later kernels or only on GPU nodes and have the documented default.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct NodeProperties {
+            $( $(#[$rm])* pub $rk: $rt, )*
+            $( $(#[$om])* #[doc = concat!("Default when absent: `", stringify!($od), "`.")] pub $ok: $ot, )*
+        }
+
+        impl NodeProperties {
+            /// Keys that must be present, in the order the kernel prints them.
+            pub const REQUIRED_KEYS: &'static [&'static str] = &[$(stringify!($rk)),*];
+            /// Keys that may be absent.
+            pub const OPTIONAL_KEYS: &'static [&'static str] = &[$(stringify!($ok)),*];
+
+            /// Parses a `properties` file: `key value` lines; unknown keys are ignored.
+            ///
+            /// # Errors
+            /// A required key missing (named), a known key with a value that is not a decimal
+            /// integer fitting its field, or a non-empty line without a value.
+            pub fn parse(text: &str) -> Result<Self, PropertiesError> {
+                $( let mut $rk: Option<$rt> = None; )*
+                $( let mut $ok: $ot = $od; )*
+                for (i, raw) in text.split('\n').enumerate() {
+                    let line = raw.trim();
+                    if line.is_empty() {
+                        continue;
+                    }
+                    let Some((key, value)) = line.split_once(|c: char| c.is_ascii_whitespace()) else {
+                        return Err(PropertiesError::BadLine { line: i + 1 });
+                    };
+                    let value = value.trim();
+                    match key {
+                        $( stringify!($rk) => {
+                            $rk = Some(value.parse::<$rt>().map_err(|_| PropertiesError::BadValue { key: stringify!($rk) })?);
+                        } )*
+                        $( stringify!($ok) => {
+                            $ok = value.parse::<$ot>().map_err(|_| PropertiesError::BadValue { key: stringify!($ok) })?;
+                        } )*
+                        _ => {}
+                    }
+                }
+                Ok(Self {
+                    $( $rk: $rk.ok_or(PropertiesError::MissingKey(stringify!($rk)))?, )*
+                    $( $ok, )*
+                })
+            }
+
+            /// Writes the properties as the kernel prints them (`key value\n`, required keys
+            /// first): what the simulator serves and what [`Self::parse`] reads back.
+            ///
+            /// # Errors
+            /// Only the writer's.
+            pub fn write_to(&self, w: &mut dyn fmt::Write) -> fmt::Result {
+                $( writeln!(w, "{} {}", stringify!($rk), self.$rk)?; )*
+                $( writeln!(w, "{} {}", stringify!($ok), self.$ok)?; )*
+                Ok(())
+            }
+        }
+    };
+}
+
+node_properties! {
+    required {
+        /// CPU cores (0 on a GPU node).
+        cpu_cores_count: u32,
+        /// SIMDs on the node (0 on a CPU node). CUs = `simd_count / simd_per_cu`.
+        simd_count: u32,
+        /// Maximum waves per SIMD.
+        max_waves_per_simd: u32,
+        /// LDS per work-group processor, KiB.
+        lds_size_in_kb: u32,
+        /// Shader arrays (SEs x SAs per SE).
+        array_count: u32,
+        /// Shader arrays per engine (SE).
+        simd_arrays_per_engine: u32,
+        /// CUs per shader array.
+        cu_per_simd_array: u32,
+        /// SIMDs per CU.
+        simd_per_cu: u32,
+        /// Scratch wave slots per CU.
+        max_slots_scratch_cu: u32,
+        /// `major*10000 + minor*100 + stepping` (gfx1100 = 110000); 0 on a CPU node.
+        gfx_target_version: u32,
+        /// Minor number of the node's render device (`/dev/dri/renderD<minor>`).
+        drm_render_minor: u32,
+    }
+    optional {
+        /// PCI vendor id.
+        vendor_id: u32 = 0,
+        /// PCI device id.
+        device_id: u32 = 0,
+        /// PCI location id (bus << 8 | devfn).
+        location_id: u32 = 0,
+        /// PCI domain.
+        domain: u32 = 0,
+        /// Wavefront size reported by the kernel.
+        wave_front_size: u32 = 64,
+        /// SDMA engines usable by user queues.
+        num_sdma_engines: u32 = 0,
+        /// XGMI SDMA engines.
+        num_sdma_xgmi_engines: u32 = 0,
+        /// SDMA queues per engine.
+        num_sdma_queues_per_engine: u32 = 0,
+        /// Compute queues the CP exposes.
+        num_cp_queues: u32 = 0,
+        /// Maximum compute engine clock, MHz (GPU nodes only).
+        max_engine_clk_fcompute: u32 = 0,
+        /// VRAM bytes as the node reports them (0 on many kernels: see mem_banks).
+        local_mem_size: u64 = 0,
+        /// XCCs (compute dies) on the node (absent before ~6.5: 1).
+        num_xcc: u32 = 1,
+        /// Stable unique id of the GPU.
+        unique_id: u64 = 0,
+    }
+}
+
+impl NodeProperties {
+    /// Whether this is a GPU node (has SIMDs).
+    #[must_use]
+    pub const fn is_gpu(&self) -> bool {
+        self.simd_count != 0
+    }
+
+    /// Compute units: `simd_count / simd_per_cu` (0 when `simd_per_cu` is 0).
+    #[must_use]
+    pub const fn cu_count(&self) -> u32 {
+        match self.simd_count.checked_div(self.simd_per_cu) {
+            Some(v) => v,
+            None => 0,
+        }
+    }
+
+    /// The gfx target as `(major, minor, stepping)` (gfx1100 = `(11, 0, 0)`).
+    #[must_use]
+    pub const fn gfx_version(&self) -> (u32, u32, u32) {
+        let v = self.gfx_target_version;
+        (v / 10000, (v / 100) % 100, v % 100)
+    }
+}
+
+/// Why a size could not be derived from a node's properties.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SizingError {
+    /// A property the formula divides by is 0.
+    ZeroProperty(&'static str),
+    /// The result does not fit (in u32, or in its register field).
+    Overflow(&'static str),
+}
+
+impl fmt::Display for SizingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::ZeroProperty(k) => write!(f, "topology property `{k}` is 0; cannot size"),
+            Self::Overflow(what) => write!(f, "{what} overflows"),
+        }
+    }
+}
+
+impl core::error::Error for SizingError {}
+
+fn nz(v: u32, key: &'static str) -> Result<u64, SizingError> {
+    if v == 0 {
+        Err(SizingError::ZeroProperty(key))
+    } else {
+        Ok(u64::from(v))
+    }
+}
+
+const fn align_up(v: u64, a: u64) -> Option<u64> {
+    match v.checked_add(a - 1) {
+        Some(s) => Some(s / a * a),
+        None => None,
+    }
+}
+
+/// The runtime's scratch (private segment) area and `COMPUTE_TMPRING_SIZE`, as tinygrad's
+/// `AMDDevice.__init__` (seed 000) computes them:
+/// `wave_scratch_len = round_up(waves_per_cu * max_private_segment_size, 256)`,
+/// `scratch_len = cus * max_slots_scratch_cu * wave_scratch_len`,
+/// `engines = array_count / simd_arrays_per_engine`,
+/// `tmpring_size = (wave_scratch_len / 256) << 12 | scratch_len / (wave_scratch_len * engines)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScratchSizing {
+    /// Private bytes per lane the scratch is sized for (4096).
+    pub max_private_segment_size: u32,
+    /// Bytes of scratch per wave slot (256-byte aligned, gfx11 requirement).
+    pub wave_scratch_len: u64,
+    /// Bytes of the whole scratch buffer (allocated in VRAM).
+    pub scratch_len: u64,
+    /// Shader engines.
+    pub engines: u32,
+    /// `COMPUTE_TMPRING_SIZE`: WAVESIZE (units of 256 B) in bits 26:12, WAVES in bits 11:0.
+    pub tmpring_size: u32,
+}
+
+impl ScratchSizing {
+    /// Private segment bytes tinygrad sizes scratch for.
+    pub const MAX_PRIVATE_SEGMENT_SIZE: u32 = 4096;
+
+    /// Sizes the scratch area of a GPU node.
+    ///
+    /// # Errors
+    /// A divisor property is 0, or a result overflows (its register field included).
+    pub fn for_node(p: &NodeProperties) -> Result<Self, SizingError> {
+        let simd_per_cu = nz(p.simd_per_cu, "simd_per_cu")?;
+        let cus = u64::from(p.simd_count) / simd_per_cu;
+        if cus == 0 {
+            return Err(SizingError::ZeroProperty("simd_count"));
+        }
+        let waves = u64::from(p.max_waves_per_simd) * simd_per_cu;
+        if waves == 0 {
+            return Err(SizingError::ZeroProperty("max_waves_per_simd"));
+        }
+        let seg = u64::from(Self::MAX_PRIVATE_SEGMENT_SIZE);
+        let wave_scratch_len = waves
+            .checked_mul(seg)
+            .and_then(|v| align_up(v, 256))
+            .ok_or(SizingError::Overflow("wave scratch length"))?;
+        let slots = nz(p.max_slots_scratch_cu, "max_slots_scratch_cu")?;
+        let scratch_len = cus
+            .checked_mul(slots)
+            .and_then(|v| v.checked_mul(wave_scratch_len))
+            .ok_or(SizingError::Overflow("scratch length"))?;
+        let engines =
+            u64::from(p.array_count) / nz(p.simd_arrays_per_engine, "simd_arrays_per_engine")?;
+        if engines == 0 {
+            return Err(SizingError::ZeroProperty("array_count"));
+        }
+        let wavesize = wave_scratch_len / 256;
+        let tmp_waves = scratch_len / (wave_scratch_len * engines);
+        if wavesize >= 1 << 15 || tmp_waves >= 1 << 12 {
+            return Err(SizingError::Overflow("COMPUTE_TMPRING_SIZE field"));
+        }
+        // CAST: both fields were checked to fit (15 and 12 bits).
+        let tmpring_size = ((wavesize as u32) << 12) | tmp_waves as u32;
+        Ok(Self {
+            max_private_segment_size: Self::MAX_PRIVATE_SEGMENT_SIZE,
+            wave_scratch_len,
+            scratch_len,
+            // CAST: engines <= array_count, a u32.
+            engines: engines as u32,
+            tmpring_size,
+        })
+    }
+}
+
+/// Page size the kernel aligns queue buffers to.
+pub const PAGE_SIZE: u64 = 4096;
+
+/// The kernel's per-node queue buffer sizes (`kfd_queue_ctx_save_restore_size`), which
+/// CREATE_QUEUE checks against (reference/kfd_validation.md §7, §13).
+///
+/// A compute queue needs: an EOP buffer of exactly `eop_buffer_size` bytes, `ctl_stack_size`
+/// passed as is, `ctx_save_restore_size >= cwsr_size` (pass `cwsr_size`) and a CWSR BO whose
+/// GPU mapping is exactly [`CwsrSizes::cwsr_mapping_size`]`(ctx_save_restore_size)`, i.e. it
+/// includes `debug_memory_size` per XCC. (tinygrad's old seed passed the mapping size
+/// 0x2C02000 as `ctx_save_restore_size`, which kernels since 6.12 reject.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CwsrSizes {
+    /// Control stack bytes (page-aligned; capped at 0x7000 on gfx10).
+    pub ctl_stack_size: u32,
+    /// Minimum `ctx_save_restore_size`: control stack + per-CU work-group context data.
+    pub cwsr_size: u32,
+    /// Debugger memory after each XCC's save area (`waves * 32`, 64-byte aligned).
+    pub debug_memory_size: u32,
+    /// EOP buffer bytes (4096; 0x8000 on Tonga).
+    pub eop_buffer_size: u32,
+    /// XCCs the save area is replicated for.
+    pub num_xcc: u32,
+}
+
+impl CwsrSizes {
+    /// The sizes of a node; all zero before gfx 8.0.1 (no CWSR).
+    ///
+    /// # Errors
+    /// A divisor property is 0, or a size overflows u32.
+    pub fn for_node(p: &NodeProperties) -> Result<Self, SizingError> {
+        let gfxv = p.gfx_target_version;
+        let num_xcc = nz(p.num_xcc, "num_xcc")?;
+        if gfxv < 80001 {
+            return Ok(Self {
+                ctl_stack_size: 0,
+                cwsr_size: 0,
+                debug_memory_size: 0,
+                eop_buffer_size: 0,
+                // CAST: num_xcc came from a u32.
+                num_xcc: num_xcc as u32,
+            });
+        }
+        let cu = u64::from(p.simd_count) / nz(p.simd_per_cu, "simd_per_cu")? / num_xcc;
+        let is_gfx125 = (120500..120600).contains(&gfxv);
+        let waves = if gfxv < 100100 {
+            let per_engine = u64::from(p.array_count)
+                / nz(p.simd_arrays_per_engine, "simd_arrays_per_engine")?
+                * 512;
+            (cu * 40).min(per_engine)
+        } else if is_gfx125 {
+            cu * 64
+        } else {
+            cu * 32
+        };
+        let vgpr: u64 =
+            if matches!(gfxv, 90008 | 90010 | 90500) || (90400..90500).contains(&gfxv) || is_gfx125
+            {
+                0x80000
+            } else if matches!(gfxv, 110000 | 110001 | 110501 | 120000 | 120001) {
+                0x60000
+            } else {
+                0x40000
+            };
+        let sgpr: u64 = if is_gfx125 { 0x8000 } else { 0x4000 };
+        let lds: u64 = if gfxv == 90500 || is_gfx125 {
+            u64::from(p.lds_size_in_kb) << 10
+        } else {
+            0x10000
+        };
+        let hwreg: u64 = if is_gfx125 { 0x8000 } else { 0x1000 };
+        let wg = align_up(cu * (vgpr + sgpr + lds + hwreg), PAGE_SIZE)
+            .ok_or(SizingError::Overflow("CWSR work-group data"))?;
+        let per_wave: u64 = if gfxv >= 100100 { 12 } else { 8 };
+        let mut ctl = align_up(40 + waves * per_wave + 8, PAGE_SIZE)
+            .ok_or(SizingError::Overflow("control stack"))?;
+        if gfxv / 10000 == 10 {
+            ctl = ctl.min(0x7000);
+        }
+        let debug = align_up(waves * 32, 64).ok_or(SizingError::Overflow("debug memory size"))?;
+        let eop = if gfxv == 80002 { 0x8000 } else { 4096 };
+        let to32 =
+            |v: u64, what: &'static str| u32::try_from(v).map_err(|_| SizingError::Overflow(what));
+        Ok(Self {
+            ctl_stack_size: to32(ctl, "control stack")?,
+            cwsr_size: to32(ctl + wg, "CWSR size")?,
+            debug_memory_size: to32(debug, "debug memory size")?,
+            eop_buffer_size: eop,
+            // CAST: num_xcc came from a u32.
+            num_xcc: num_xcc as u32,
+        })
+    }
+
+    /// Bytes of the GPU mapping the kernel requires for a CWSR area declared with
+    /// `ctx_save_restore_size`: `ALIGN((ctx_save_restore_size + debug_memory_size) * num_xcc, 4K)`.
+    /// `None` when that overflows u32 (the kernel returns EINVAL).
+    #[must_use]
+    pub fn cwsr_mapping_size(&self, ctx_save_restore_size: u32) -> Option<u64> {
+        let total = (u64::from(ctx_save_restore_size) + u64::from(self.debug_memory_size))
+            * u64::from(self.num_xcc);
+        let aligned = align_up(total, PAGE_SIZE)?;
+        if aligned > u64::from(u32::MAX) {
+            None
+        } else {
+            Some(aligned)
+        }
+    }
+
+    /// The mapping size for the minimum `ctx_save_restore_size` (`cwsr_size`): what a runtime
+    /// allocates (gfx1100 with 96 CUs: 0x2C02000).
+    #[must_use]
+    pub fn min_cwsr_mapping_size(&self) -> Option<u64> {
+        self.cwsr_mapping_size(self.cwsr_size)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const XTX: &str = "cpu_cores_count 0\nsimd_count 192\nmem_banks_count 1\ncaches_count 206\n\
+        max_waves_per_simd 16\nlds_size_in_kb 64\nwave_front_size 32\narray_count 12\n\
+        simd_arrays_per_engine 2\ncu_per_simd_array 8\nsimd_per_cu 2\nmax_slots_scratch_cu 32\n\
+        gfx_target_version 110000\nvendor_id 4098\ndevice_id 29772\ndrm_render_minor 128\n\
+        num_sdma_engines 2\nnum_sdma_xgmi_engines 0\nmax_engine_clk_fcompute 2482\n\
+        local_mem_size 25753026560\nnum_xcc 1\n";
+
+    #[test]
+    fn parse_7900xtx() {
+        let p = NodeProperties::parse(XTX).unwrap();
+        assert_eq!(p.simd_count, 192);
+        assert_eq!(p.cu_count(), 96);
+        assert_eq!(p.gfx_version(), (11, 0, 0));
+        assert_eq!(p.drm_render_minor, 128);
+        assert_eq!(p.local_mem_size, 25_753_026_560);
+        assert_eq!(p.num_sdma_engines, 2);
+        assert_eq!(p.wave_front_size, 32);
+        assert_eq!(p.unique_id, 0);
+        assert!(p.is_gpu());
+    }
+
+    #[test]
+    fn parse_errors_name_the_key() {
+        let no_minor = XTX.replace("drm_render_minor 128\n", "");
+        assert_eq!(
+            NodeProperties::parse(&no_minor),
+            Err(PropertiesError::MissingKey("drm_render_minor"))
+        );
+        let bad = XTX.replace("simd_count 192", "simd_count x");
+        assert_eq!(
+            NodeProperties::parse(&bad),
+            Err(PropertiesError::BadValue { key: "simd_count" })
+        );
+        let too_big = XTX.replace("num_xcc 1", "num_xcc 4294967296");
+        assert_eq!(
+            NodeProperties::parse(&too_big),
+            Err(PropertiesError::BadValue { key: "num_xcc" })
+        );
+        assert_eq!(
+            NodeProperties::parse("simd_count\n"),
+            Err(PropertiesError::BadLine { line: 1 })
+        );
+        assert_eq!(parse_gpu_id("48362\n"), Ok(48362));
+        assert_eq!(parse_gpu_id("-1"), Err(PropertiesError::BadGpuId));
+    }
+
+    #[test]
+    fn round_trip() {
+        let p = NodeProperties::parse(XTX).unwrap();
+        let mut s = heapless::String::<2048>::new();
+        p.write_to(&mut s).unwrap();
+        assert_eq!(NodeProperties::parse(&s), Ok(p));
+    }
+
+    #[test]
+    fn seed_scratch_for_7900xtx() {
+        let s = ScratchSizing::for_node(&NodeProperties::parse(XTX).unwrap()).unwrap();
+        assert_eq!(s.wave_scratch_len, 0x2_0000);
+        assert_eq!(s.scratch_len, 96 * 32 * 0x2_0000);
+        assert_eq!(s.engines, 6);
+        assert_eq!(s.tmpring_size, (0x200 << 12) | 0x200);
+    }
+
+    fn props(gfx: u32, cus: u32, arrays: u32) -> NodeProperties {
+        let mut p = NodeProperties::parse(XTX).unwrap();
+        p.gfx_target_version = gfx;
+        p.simd_count = cus * 2;
+        p.array_count = arrays;
+        p
+    }
+
+    #[test]
+    fn cwsr_table() {
+        // (gfx, CUs, ctl_stack, cwsr_size, debug, mapping) from kfd_validation.md §13.
+        let table = [
+            (110000, 96, 0xA000, 0x2BEA000, 0x18000, 0x2C02000),
+            (110002, 32, 0x4000, 0xAA4000, 0x8000, 0xAAC000),
+            (120001, 64, 0x7000, 0x1D47000, 0x10000, 0x1D57000),
+            (100102, 20, 0x2000, 0x6A6000, 0x5000, 0x6AB000),
+        ];
+        for (gfx, cus, ctl, cwsr, dbg, map) in table {
+            let s = CwsrSizes::for_node(&props(gfx, cus, 4)).unwrap();
+            assert_eq!(s.ctl_stack_size, ctl, "gfx {gfx}");
+            assert_eq!(s.cwsr_size, cwsr, "gfx {gfx}");
+            assert_eq!(s.debug_memory_size, dbg, "gfx {gfx}");
+            assert_eq!(s.eop_buffer_size, 4096, "gfx {gfx}");
+            assert_eq!(s.min_cwsr_mapping_size(), Some(map), "gfx {gfx}");
+        }
+    }
+
+    #[test]
+    fn cwsr_edges() {
+        assert_eq!(
+            CwsrSizes::for_node(&props(80000, 8, 4)).unwrap().cwsr_size,
+            0
+        );
+        assert_eq!(
+            CwsrSizes::for_node(&props(80002, 8, 4))
+                .unwrap()
+                .eop_buffer_size,
+            0x8000
+        );
+        // gfx10.1 with many CUs: control stack capped at 0x7000.
+        assert_eq!(
+            CwsrSizes::for_node(&props(100100, 80, 4))
+                .unwrap()
+                .ctl_stack_size,
+            0x7000
+        );
+        // gfx9: waves = min(cu*40, arrays/arrays_per_engine*512), 8 bytes per wave.
+        let g9 = CwsrSizes::for_node(&props(90000, 64, 4)).unwrap();
+        assert_eq!(g9.ctl_stack_size, 0x3000); // 40 + 1024*8 + 8 -> 0x3000
+        let mut zero = props(110000, 96, 12);
+        zero.simd_per_cu = 0;
+        assert_eq!(
+            CwsrSizes::for_node(&zero),
+            Err(SizingError::ZeroProperty("simd_per_cu"))
+        );
+        assert_eq!(
+            ScratchSizing::for_node(&zero),
+            Err(SizingError::ZeroProperty("simd_per_cu"))
+        );
+        let s = CwsrSizes::for_node(&props(110000, 96, 12)).unwrap();
+        assert_eq!(s.cwsr_mapping_size(u32::MAX), None);
+    }
+}

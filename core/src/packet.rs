@@ -1,0 +1,180 @@
+//! What PM4 and SDMA encoders and decoders share: their error values and the "one bounds check,
+//! then plain stores" helper encoders use.
+
+use core::fmt;
+
+/// Why an encoder wrote nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EncodeError {
+    /// The caller's buffer is shorter than the packet.
+    BufferTooSmall {
+        /// Dwords the packet needs.
+        needed: usize,
+        /// Dwords the buffer has.
+        available: usize,
+    },
+    /// A parameter does not fit the field that carries it.
+    ValueTooLarge {
+        /// Which parameter.
+        field: &'static str,
+        /// The value given.
+        value: u64,
+        /// The largest value the field holds.
+        max: u64,
+    },
+}
+
+impl fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EncodeError::BufferTooSmall { needed, available } => write!(
+                f,
+                "packet needs {needed} dwords but the buffer has room for {available}"
+            ),
+            EncodeError::ValueTooLarge { field, value, max } => {
+                write!(f, "{field} = {value:#x} does not fit (max {max:#x})")
+            }
+        }
+    }
+}
+
+impl core::error::Error for EncodeError {}
+
+/// Checks `value <= max`, naming `field` otherwise.
+#[inline(always)]
+pub(crate) const fn check_max(
+    field: &'static str,
+    value: u64,
+    max: u64,
+) -> Result<(), EncodeError> {
+    if value <= max {
+        Ok(())
+    } else {
+        Err(EncodeError::ValueTooLarge { field, value, max })
+    }
+}
+
+/// The first `N` dwords of `buf` as an array (one bounds check), or `BufferTooSmall`.
+#[inline(always)]
+pub(crate) fn head<const N: usize>(buf: &mut [u32]) -> Result<&mut [u32; N], EncodeError> {
+    let available = buf.len();
+    buf.first_chunk_mut::<N>()
+        .ok_or(EncodeError::BufferTooSmall {
+            needed: N,
+            available,
+        })
+}
+
+/// Checks that `buf` holds `needed` dwords.
+#[inline(always)]
+pub(crate) fn room(buf: &mut [u32], needed: usize) -> Result<&mut [u32], EncodeError> {
+    let available = buf.len();
+    buf.get_mut(..needed)
+        .ok_or(EncodeError::BufferTooSmall { needed, available })
+}
+
+/// What is wrong with a packet stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DecodeErrorKind {
+    /// A PM4 header that is not type 3.
+    NotType3 {
+        /// The header dword.
+        header: u32,
+    },
+    /// An opcode the decoder does not know.
+    UnknownOpcode {
+        /// The opcode.
+        opcode: u32,
+        /// The sub-opcode (SDMA; 0 for PM4).
+        sub_op: u32,
+    },
+    /// A known packet with a body length it never has.
+    BadCount {
+        /// The opcode.
+        opcode: u32,
+        /// Body dwords the header claims.
+        body_dwords: usize,
+    },
+    /// The stream ends inside a packet.
+    Truncated {
+        /// Dwords the packet (or, for SDMA, the part that tells its length) needs.
+        needed: usize,
+        /// Dwords left in the stream.
+        available: usize,
+    },
+    /// A field holds a value the packet never has (e.g. an SDMA NOP whose count disagrees).
+    BadField {
+        /// Which field.
+        field: &'static str,
+        /// Its value.
+        value: u32,
+    },
+}
+
+/// A decode failure at dword `at` (the index of the packet's first dword in the stream).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DecodeError {
+    /// Index of the failing packet's first dword.
+    pub at: usize,
+    /// What is wrong.
+    pub kind: DecodeErrorKind,
+}
+
+impl DecodeError {
+    /// The same error `base` dwords later in a larger stream.
+    #[must_use]
+    pub const fn shifted(self, base: usize) -> Self {
+        Self {
+            at: self.at.saturating_add(base),
+            kind: self.kind,
+        }
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "dword {}: ", self.at)?;
+        match self.kind {
+            DecodeErrorKind::NotType3 { header } => {
+                write!(f, "header {header:#010x} is not a PM4 type-3 packet")
+            }
+            DecodeErrorKind::UnknownOpcode { opcode, sub_op } => {
+                write!(f, "unknown opcode {opcode:#x} (sub-op {sub_op:#x})")
+            }
+            DecodeErrorKind::BadCount {
+                opcode,
+                body_dwords,
+            } => write!(f, "opcode {opcode:#x} never has {body_dwords} body dwords"),
+            DecodeErrorKind::Truncated { needed, available } => write!(
+                f,
+                "truncated packet: needs {needed} dwords, {available} left"
+            ),
+            DecodeErrorKind::BadField { field, value } => {
+                write!(f, "field {field} has impossible value {value:#x}")
+            }
+        }
+    }
+}
+
+impl core::error::Error for DecodeError {}
+
+/// Writes ` name=value` for every field of a bitfield word (names lowercased, umr style).
+pub(crate) fn write_fields(
+    f: &mut fmt::Formatter<'_>,
+    fields: &[(&str, crate::bitfield::Field)],
+    raw: u32,
+) -> fmt::Result {
+    use fmt::Write as _;
+    for (name, field) in fields {
+        f.write_char(' ')?;
+        for c in name.chars() {
+            f.write_char(c.to_ascii_lowercase())?;
+        }
+        // CAST: the mask keeps at most 32 bits of a u32.
+        let v = (u64::from(raw) >> field.lo) & field.mask64();
+        write!(f, "={v:#x}")?;
+    }
+    Ok(())
+}

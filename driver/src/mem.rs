@@ -107,11 +107,6 @@ impl Mapping {
         self.addr
     }
 
-    /// Length in bytes.
-    pub(crate) fn len(&self) -> u64 {
-        self.len
-    }
-
     fn accessible(&self) -> bool {
         self.prot == Prot::READ_WRITE
     }
@@ -145,6 +140,10 @@ impl Mapping {
     }
 
     /// The 32-bit atomic at byte offset `off` (4-byte aligned, inside the mapping).
+    #[cfg_attr(
+        not(test),
+        expect(dead_code, reason = "bound command lists will be patched through it")
+    )]
     pub(crate) fn u32_at(&self, off: u64) -> Option<&AtomicU32> {
         if off % 4 != 0 {
             return None;
@@ -189,6 +188,7 @@ impl Mapping {
         Ok(())
     }
 
+    #[cfg(test)]
     /// Fills `[off, off + len)` with `byte` (same contract as [`Mapping::write_bytes`]).
     pub(crate) fn fill(&self, off: u64, len: usize, byte: u8) -> Result<()> {
         self.check_range(off, len)?;
@@ -218,6 +218,46 @@ impl Drop for Mapping {
     }
 }
 
+/// A ring's memory lent to core's ring producer: the granted dwords as `&mut [u32]`.
+///
+/// Only the queue that owns the ring creates this, under its producer lock, and nothing else
+/// holds a view of the ring's memory meanwhile; the GPU reads only dwords that were published
+/// (below the write pointer), and a grant covers only free space (behind the read pointer).
+pub(crate) struct RingView<'a>(pub(crate) &'a Mapping);
+
+impl hcq_core::ring::RingMemory for RingView<'_> {
+    fn slices_mut(
+        &mut self,
+        head: core::ops::Range<usize>,
+        tail: core::ops::Range<usize>,
+    ) -> Option<(&mut [u32], &mut [u32])> {
+        let m = self.0;
+        if !m.accessible() {
+            return None;
+        }
+        // CAST: `len` fits usize (Mapping invariant).
+        let n = (m.len / 4) as usize;
+        let head_len = head.end.checked_sub(head.start)?;
+        let tail_len = tail.end.checked_sub(tail.start)?;
+        if head.end > n || tail.end > head.start {
+            return None;
+        }
+        let base = m.base_ptr().cast::<u32>();
+        // SAFETY: both ranges are inside the read-write mapping (checked: `head.end <= n`) and
+        // disjoint (`tail.end <= head.start`); the mapping is page aligned so the u32s are
+        // aligned; the ring is lent only here, under the queue's producer lock (type docs), and
+        // the granted space is free (the engine has consumed it and will not read it before the
+        // write pointer is published), so nothing else reads or writes these dwords while the
+        // slices live. The borrow of `self` bounds their lifetime.
+        unsafe {
+            Some((
+                core::slice::from_raw_parts_mut(base.add(head.start), head_len),
+                core::slice::from_raw_parts_mut(base.add(tail.start), tail_len),
+            ))
+        }
+    }
+}
+
 /// A 64-bit doorbell inside a mapped doorbell page.
 #[derive(Debug)]
 pub(crate) struct Doorbell {
@@ -240,6 +280,7 @@ impl Doorbell {
         }
     }
 
+    #[cfg(test)]
     /// The last value written (for diagnostics).
     pub(crate) fn last(&self) -> u64 {
         self.page

@@ -19,7 +19,7 @@ commands:
 
 /// Runs the CLI with `args` (without the program name).
 pub fn main(args: &[String]) -> ExitCode {
-    let Some((cmd, _rest)) = args.split_first() else {
+    let Some((cmd, rest)) = args.split_first() else {
         eprint!("{USAGE}");
         return ExitCode::from(2);
     };

@@ -1,0 +1,200 @@
+//! A growable submission built from core's PM4/SDMA encoders, with the packet lengths the SDMA
+//! ring needs to wrap between packets.
+
+use crate::error::{Error, Result};
+use crate::queue::QueueType;
+use hcq_core::arch::{ArchInfo, GpuVa};
+use hcq_core::packet::EncodeError;
+use hcq_core::signal::SignalRef;
+use hcq_core::{pm4, sdma};
+
+fn enc(e: EncodeError) -> Error {
+    Error::InvalidArgument(format!("encoding a packet: {e}"))
+}
+
+/// Dwords and packet lengths of one submission for one queue type.
+#[derive(Debug)]
+pub struct Cmds {
+    ty: QueueType,
+    arch: &'static ArchInfo,
+    buf: Vec<u32>,
+    lens: Vec<usize>,
+}
+
+impl Cmds {
+    pub(crate) fn new(ty: QueueType, arch: &'static ArchInfo) -> Self {
+        Self {
+            ty,
+            arch,
+            buf: Vec::with_capacity(256),
+            lens: Vec::with_capacity(16),
+        }
+    }
+
+    /// The dwords so far.
+    #[must_use]
+    pub fn dwords(&self) -> &[u32] {
+        &self.buf
+    }
+
+    /// The packet lengths so far.
+    #[must_use]
+    pub fn packet_lens(&self) -> &[usize] {
+        &self.lens
+    }
+
+    /// The architecture table packets are encoded for.
+    #[must_use]
+    pub fn arch(&self) -> &'static ArchInfo {
+        self.arch
+    }
+
+    /// Appends `max` dwords' room, lets `f` encode into it, keeps what it wrote and records the
+    /// packet lengths (SDMA: split by the decoder's packet lengths; PM4: one entry).
+    fn push(
+        &mut self,
+        max: usize,
+        f: impl FnOnce(&mut [u32]) -> core::result::Result<usize, EncodeError>,
+    ) -> Result<()> {
+        let start = self.buf.len();
+        self.buf.resize(start + max, 0);
+        let n = match self.buf.get_mut(start..) {
+            Some(room) => f(room).map_err(enc),
+            None => Err(Error::Protocol("encode buffer".into())),
+        };
+        let n = match n {
+            Ok(n) if n <= max => n,
+            Ok(_) => Err(Error::Protocol("encoder wrote past its room".into()))?,
+            Err(e) => {
+                self.buf.truncate(start);
+                return Err(e);
+            }
+        };
+        self.buf.truncate(start + n);
+        self.record(start)
+    }
+
+    fn record(&mut self, start: usize) -> Result<()> {
+        match self.ty {
+            QueueType::Compute => {
+                let n = self.buf.len() - start;
+                if n > 0 {
+                    self.lens.push(n);
+                }
+            }
+            QueueType::Sdma => {
+                let mut at = start;
+                while let Some(rest) = self.buf.get(at..).filter(|r| !r.is_empty()) {
+                    let n = sdma::packet_len(rest)
+                        .map_err(|e| Error::Protocol(format!("SDMA packet length: {e:?}")))?;
+                    self.lens.push(n);
+                    at += n;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Raw dwords (whole packets).
+    ///
+    /// # Errors
+    /// For SDMA, dwords that do not decode as whole packets.
+    pub fn raw(&mut self, dwords: &[u32]) -> Result<()> {
+        let start = self.buf.len();
+        self.buf.extend_from_slice(dwords);
+        let r = self.record(start);
+        if r.is_err() {
+            self.buf.truncate(start);
+        }
+        r
+    }
+
+    /// Waits until `signal >= value` (32-bit compare).
+    ///
+    /// # Errors
+    /// Encoder errors.
+    pub fn wait(&mut self, signal: &SignalRef, value: u32) -> Result<()> {
+        match self.ty {
+            QueueType::Compute => self.push(16, |b| pm4::wait(b, signal, value)),
+            QueueType::Sdma => self.push(16, |b| sdma::wait(b, signal, value)),
+        }
+    }
+
+    /// Writes `value` to `signal` (and its event mailbox + interrupt, if it has one).
+    ///
+    /// # Errors
+    /// Encoder errors.
+    pub fn signal(&mut self, signal: &SignalRef, value: u32) -> Result<()> {
+        let arch = self.arch;
+        match self.ty {
+            QueueType::Compute => self.push(32, |b| pm4::signal(b, arch, signal, u64::from(value))),
+            QueueType::Sdma => self.push(16, |b| sdma::signal(b, arch, signal, value)),
+        }
+    }
+
+    /// Writes the GPU clock to `signal`'s `start_ts`.
+    ///
+    /// # Errors
+    /// Encoder errors.
+    pub fn timestamp(&mut self, signal: &SignalRef) -> Result<()> {
+        let arch = self.arch;
+        match self.ty {
+            QueueType::Compute => self.push(16, |b| pm4::timestamp(b, arch, signal)),
+            QueueType::Sdma => self.push(16, |b| sdma::timestamp(b, signal)),
+        }
+    }
+
+    /// PM4 only: HDP flush + cache invalidate, so CPU writes are visible to what follows.
+    ///
+    /// # Errors
+    /// On the copy queue, or encoder errors.
+    pub fn memory_barrier(&mut self) -> Result<()> {
+        let arch = self.arch;
+        match self.ty {
+            QueueType::Compute => self.push(64, |b| pm4::memory_barrier(b, arch)),
+            QueueType::Sdma => Err(Error::InvalidArgument(
+                "memory_barrier is a compute-queue command".into(),
+            )),
+        }
+    }
+
+    /// SDMA only: copies `size` bytes from `src` to `dst` (chunked per the arch's maximum).
+    ///
+    /// # Errors
+    /// On the compute queue, or encoder errors.
+    pub fn copy(&mut self, dst: u64, src: u64, size: u64) -> Result<()> {
+        let arch = self.arch;
+        if self.ty != QueueType::Sdma {
+            return Err(Error::InvalidArgument(
+                "copy is a copy-queue command".into(),
+            ));
+        }
+        let n = sdma::copy_dwords(size, arch.sdma_max_copy_bytes).ok_or_else(|| {
+            Error::InvalidArgument(format!("copy of {size} bytes is too large to encode"))
+        })?;
+        self.push(n, |b| sdma::copy(b, arch, GpuVa(dst), GpuVa(src), size))
+    }
+
+    /// PM4 only: one kernel dispatch.
+    ///
+    /// # Errors
+    /// On the copy queue, or encoder errors (sizes out of range).
+    pub fn exec(
+        &mut self,
+        prog: &pm4::Program,
+        kernargs: u64,
+        global: [u32; 3],
+        local: [u32; 3],
+    ) -> Result<()> {
+        let arch = self.arch;
+        if self.ty != QueueType::Compute {
+            return Err(Error::InvalidArgument(
+                "exec is a compute-queue command".into(),
+            ));
+        }
+        let n = pm4::exec_dwords(arch, prog);
+        self.push(n, |b| {
+            pm4::exec(b, arch, prog, GpuVa(kernargs), global, local)
+        })
+    }
+}

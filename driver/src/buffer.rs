@@ -150,6 +150,11 @@ impl Bo {
         self.mapping.as_ref().map_or(0, Mapping::addr)
     }
 
+    /// Never FREE this BO (KFD refuses once it is the registered event page).
+    pub(crate) fn set_keep(&mut self) {
+        self.keep = true;
+    }
+
     /// KFD's handle.
     pub(crate) fn handle(&self) -> u64 {
         self.handle

@@ -137,6 +137,8 @@ pub(crate) struct DeviceInner {
     pub(crate) staging: Mutex<Option<crate::copy::Staging>>,
     pub(crate) profile: Mutex<crate::launch::Profile>,
     pub(crate) scratch_bo: Bo,
+    /// Decoded submissions, when tracing is on.
+    trace: Mutex<Option<Vec<String>>>,
     _doorbells: Mutex<Option<Arc<Mapping>>>,
 }
 
@@ -273,6 +275,7 @@ impl Device {
                 staging: Mutex::new(None),
                 profile: Mutex::new(crate::launch::Profile::default()),
                 scratch_bo,
+                trace: Mutex::new(None),
                 _doorbells: doorbells,
             }),
         })
@@ -288,6 +291,12 @@ impl Device {
     #[must_use]
     pub fn info(&self) -> &GpuInfo {
         &self.inner.info
+    }
+
+    /// The architecture table command lists for this GPU are encoded with.
+    #[must_use]
+    pub fn arch(&self) -> &'static ArchInfo {
+        self.inner.arch
     }
 
     /// The node's properties.
@@ -483,6 +492,21 @@ impl Device {
     pub fn queue_states(&self) -> Vec<QueueState> {
         self.inner.queue_states()
     }
+
+    /// Turns tracing on or off: while on, every submission is decoded (one line per packet,
+    /// prefixed with the queue and timeline value) and kept for [`Device::take_trace`].
+    pub fn set_trace(&self, on: bool) {
+        *lock(&self.inner.trace) = on.then(Vec::new);
+    }
+
+    /// The decoded packets traced since the last call.
+    #[must_use]
+    pub fn take_trace(&self) -> Vec<String> {
+        lock(&self.inner.trace)
+            .as_mut()
+            .map(core::mem::take)
+            .unwrap_or_default()
+    }
 }
 
 impl DeviceInner {
@@ -590,11 +614,40 @@ impl DeviceInner {
         let others = || self.queue_states();
         let timeout = self.kfd.wait_timeout();
         let (buf, lens) = (s.cmds.dwords(), s.cmds.packet_lens());
+        if let Some(t) = lock(&self.trace).as_mut() {
+            trace_submission(t, ty, value.get(), buf);
+        }
         match ty {
             QueueType::Compute => self
                 .compute
                 .submit(buf, lens, &self.pages, timeout, &others),
             QueueType::Sdma => self.sdma.submit(buf, lens, &self.pages, timeout, &others),
+        }
+    }
+}
+
+fn trace_submission(out: &mut Vec<String>, ty: QueueType, value: u64, dwords: &[u32]) {
+    let q = match ty {
+        QueueType::Compute => "pm4",
+        QueueType::Sdma => "sdma",
+    };
+    let mut push = |at: usize, text: String| out.push(format!("[{q} t={value} +{at}] {text}"));
+    match ty {
+        QueueType::Compute => {
+            for p in hcq_core::pm4::decode(dwords) {
+                match p {
+                    Ok((at, p)) => push(at, p.to_string()),
+                    Err(e) => push(0, format!("decode error: {e}")),
+                }
+            }
+        }
+        QueueType::Sdma => {
+            for p in hcq_core::sdma::decode(dwords) {
+                match p {
+                    Ok((at, p)) => push(at, p.to_string()),
+                    Err(e) => push(0, format!("decode error: {e}")),
+                }
+            }
         }
     }
 }

@@ -175,6 +175,19 @@ impl Cmds {
         self.push(n, |b| sdma::copy(b, arch, GpuVa(dst), GpuVa(src), size))
     }
 
+    /// PM4 only: runs `size_dwords` dwords of commands at `addr` (an indirect buffer).
+    ///
+    /// # Errors
+    /// On the copy queue, or encoder errors.
+    pub fn indirect_buffer(&mut self, addr: u64, size_dwords: u32) -> Result<()> {
+        if self.ty != QueueType::Compute {
+            return Err(Error::InvalidArgument(
+                "indirect buffers are compute-queue commands here".into(),
+            ));
+        }
+        self.push(8, |b| pm4::indirect_buffer(b, GpuVa(addr), size_dwords))
+    }
+
     /// PM4 only: one kernel dispatch.
     ///
     /// # Errors

@@ -9,11 +9,13 @@
 //! cannot check what a GPU kernel does with its arguments).
 #![deny(missing_docs)]
 
+pub mod bind;
 mod buffer;
 mod copy;
 pub mod device;
 pub mod encode;
 pub mod error;
+pub mod kernels;
 pub mod kfd;
 pub mod launch;
 mod mem;
@@ -21,6 +23,7 @@ mod queue;
 pub mod signal;
 mod sys;
 
+pub use bind::BoundList;
 pub use device::{BufferKind, Device, DeviceOptions, GpuBuffer};
 pub use error::{Error, MemoryKind, QueueState, Result, WaitReport};
 pub use kfd::{GpuInfo, Kfd};

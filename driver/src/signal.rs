@@ -106,17 +106,11 @@ impl SignalPages {
             MemoryKind::Gtt,
             uncached,
         )?;
-        let events = core.alloc(
-            gpu_id,
-            abi::KFD_EVENT_PAGE_SIZE,
-            MemoryKind::Gtt,
-            BoOptions {
-                keep: true,
-                ..uncached
-            },
-        )?;
-        // The first signal event registers the event page (its handle in event_page_offset).
+        let mut events = core.alloc(gpu_id, abi::KFD_EVENT_PAGE_SIZE, MemoryKind::Gtt, uncached)?;
+        // The first signal event registers the event page (its handle in event_page_offset);
+        // from then on KFD refuses to free it (EPERM): it goes with the process.
         let first = Event::create(core, abi::KFD_IOC_EVENT_SIGNAL, events.handle())?;
+        events.set_keep();
         let memory_event = Event::create(core, abi::KFD_IOC_EVENT_MEMORY, 0)?;
         let hw_event = Event::create(core, abi::KFD_IOC_EVENT_HW_EXCEPTION, 0)?;
         let pool = SignalPool::new(signals.va(), SIGNAL_COUNT)

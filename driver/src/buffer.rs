@@ -223,7 +223,7 @@ impl Drop for Bo {
                 n_devices: gpus.len() as u32,
                 n_success: 0,
             };
-            if let Err(e) = self.kfd.ioctl(
+            if let Err(e) = self.kfd.ioctl_teardown(
                 "UNMAP_MEMORY_FROM_GPU",
                 abi::AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU,
                 &mut args,
@@ -246,7 +246,7 @@ impl Drop for Bo {
         let mut args = abi::FreeMemoryOfGpuArgs {
             handle: self.handle,
         };
-        if let Err(e) = self.kfd.ioctl(
+        if let Err(e) = self.kfd.ioctl_teardown(
             "FREE_MEMORY_OF_GPU",
             abi::AMDKFD_IOC_FREE_MEMORY_OF_GPU,
             &mut args,

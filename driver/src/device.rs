@@ -626,6 +626,18 @@ impl DeviceInner {
     }
 }
 
+impl Drop for DeviceInner {
+    fn drop(&mut self) {
+        // Queues are destroyed and buffers freed right after this: let the GPU finish first.
+        if let Err(e) = self.synchronize() {
+            log::error!(
+                "gpu {:#x} dropped with work outstanding ({e}); destroying its queues anyway",
+                self.info.gpu_id
+            );
+        }
+    }
+}
+
 fn trace_submission(out: &mut Vec<String>, ty: QueueType, value: u64, dwords: &[u32]) {
     let q = match ty {
         QueueType::Compute => "pm4",

@@ -99,6 +99,25 @@ impl KfdCore {
         r
     }
 
+    /// A teardown ioctl (UNMAP, FREE, DESTROY_*), retried once: teardown runs in `Drop`, where
+    /// a transient failure (EINTR, EAGAIN, an injected fault) would otherwise leak the object.
+    pub(crate) fn ioctl_teardown<T: Pod>(
+        &self,
+        name: &'static str,
+        request: u32,
+        arg: &mut T,
+    ) -> Result<(), Errno> {
+        // The kernel writes the arguments back even on failure (UNMAP's n_success says where
+        // a retry resumes), so the retry reuses them as they came back.
+        match self.ioctl(name, request, arg) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                log::warn!("{name} failed ({e}); retrying once");
+                self.ioctl(name, request, arg)
+            }
+        }
+    }
+
     /// The render-node fd of `gpu`, opening it and acquiring the VM the first time.
     pub(crate) fn acquire_vm(&self, gpu: &GpuInfo) -> Result<Fd> {
         let mut fds = lock(&self.render_fds);

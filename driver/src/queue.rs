@@ -333,7 +333,7 @@ impl Drop for DestroyGuard<'_> {
 
 fn destroy_queue(core: &KfdCore, queue_id: u32) {
     let mut args = abi::DestroyQueueArgs { queue_id, pad: 0 };
-    if let Err(e) = core.ioctl("DESTROY_QUEUE", abi::AMDKFD_IOC_DESTROY_QUEUE, &mut args) {
+    if let Err(e) = core.ioctl_teardown("DESTROY_QUEUE", abi::AMDKFD_IOC_DESTROY_QUEUE, &mut args) {
         log::error!("DESTROY_QUEUE {queue_id} failed: {e}");
     }
 }

@@ -63,9 +63,9 @@ impl Drop for Event {
             event_id: self.id,
             pad: 0,
         };
-        if let Err(e) = self
-            .core
-            .ioctl("DESTROY_EVENT", abi::AMDKFD_IOC_DESTROY_EVENT, &mut args)
+        if let Err(e) =
+            self.core
+                .ioctl_teardown("DESTROY_EVENT", abi::AMDKFD_IOC_DESTROY_EVENT, &mut args)
         {
             log::error!("DESTROY_EVENT {} failed: {e}", self.id);
         }

@@ -1,11 +1,11 @@
 //! Kfd, Device, GpuBuffer and signals on the simulator's ioctl side: setup, memory, teardown,
 //! errors, and every ioctl failure the simulator can inject.
 
+use core::time::Duration;
 use hcq_core::kfd::Errno;
 use hcq_driver::{BufferKind, Device, Error, MemoryKind};
 use hcq_sim::{LiveObjects, Persistence};
 use hcq_tests::Rig;
-use core::time::Duration;
 
 /// What survives a fully dropped driver: the registered event page (KFD refuses to free it,
 /// EPERM; it goes with the process).
@@ -223,4 +223,72 @@ fn injected_wait_events_failure_surfaces() {
         }
         other => panic!("expected the WAIT_EVENTS error, got {other:?}"),
     }
+}
+
+/// Teardown ioctls (UNMAP, FREE, DESTROY_QUEUE, DESTROY_EVENT) run in `Drop`: a single
+/// injected failure is retried, so nothing leaks.
+#[test]
+fn injected_teardown_failures_leak_nothing() {
+    for (nr, name) in [
+        (0x19u8, "UNMAP_MEMORY_FROM_GPU"),
+        (0x17, "FREE_MEMORY_OF_GPU"),
+        (0x03, "DESTROY_QUEUE"),
+        (0x09, "DESTROY_EVENT"),
+    ] {
+        let rig = Rig::new(1, Duration::from_millis(100));
+        let dev = Device::open(&rig.kfd, 0).unwrap();
+        let buf = dev.alloc(4096, BufferKind::Vram).unwrap();
+        let sig = dev.new_event_signal(0).unwrap();
+        rig.sim.fail_ioctl(nr, Errno::EINTR, Persistence::Once);
+        drop(buf);
+        drop(sig);
+        drop(dev);
+        let sim = rig.sim.clone();
+        drop(rig);
+        assert_eq!(sim.live_objects(), AFTER_DROP, "{name}");
+    }
+}
+
+/// Failures of the ioctls a running device issues are errors, and the device keeps working.
+#[test]
+fn injected_runtime_failures_are_errors() {
+    let rig = Rig::new(2, Duration::from_millis(100));
+    let d0 = Device::open(&rig.kfd, 0).unwrap();
+    let d1 = Device::open(&rig.kfd, 1).unwrap();
+    rig.sim.fail_ioctl(0x16, Errno::ENOMEM, Persistence::Once);
+    assert!(matches!(
+        d0.alloc(4096, BufferKind::Gtt),
+        Err(Error::OutOfMemory {
+            requested: 4096,
+            kind: MemoryKind::Gtt,
+            ..
+        })
+    ));
+    let buf = d0.alloc(4096, BufferKind::Gtt).unwrap();
+    rig.sim.fail_ioctl(0x18, Errno::EINVAL, Persistence::Once);
+    assert!(matches!(
+        buf.map_to(&d1),
+        Err(Error::Sys {
+            op: "MAP_MEMORY_TO_GPU",
+            ..
+        })
+    ));
+    buf.map_to(&d1).unwrap();
+    rig.sim.fail_ioctl(0x05, Errno::EIO, Persistence::Once);
+    assert!(matches!(
+        d0.clock_counters(),
+        Err(Error::Sys {
+            op: "GET_CLOCK_COUNTERS",
+            ..
+        })
+    ));
+    let (gpu, cpu) = d0.clock_counters().unwrap();
+    assert!(cpu > 0 || gpu > 0);
+    rig.sim.fail_ioctl(0x08, Errno::ENOSPC, Persistence::Once);
+    assert!(matches!(d0.new_event_signal(0), Err(Error::Exhausted(_))));
+    drop(buf);
+    drop((d0, d1));
+    let sim = rig.sim.clone();
+    drop(rig);
+    assert_eq!(sim.live_objects(), AFTER_DROP);
 }

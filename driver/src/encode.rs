@@ -71,10 +71,23 @@ impl Cmds {
             }
         };
         self.buf.truncate(start + n);
-        self.record(start)
+        let r = self.record(start);
+        if r.is_err() {
+            self.buf.truncate(start);
+        }
+        r
     }
 
     fn record(&mut self, start: usize) -> Result<()> {
+        let lens_before = self.lens.len();
+        let r = self.record_lens(start);
+        if r.is_err() {
+            self.lens.truncate(lens_before);
+        }
+        r
+    }
+
+    fn record_lens(&mut self, start: usize) -> Result<()> {
         match self.ty {
             QueueType::Compute => {
                 let n = self.buf.len() - start;
@@ -86,7 +99,13 @@ impl Cmds {
                 let mut at = start;
                 while let Some(rest) = self.buf.get(at..).filter(|r| !r.is_empty()) {
                     let n = sdma::packet_len(rest)
-                        .map_err(|e| Error::Protocol(format!("SDMA packet length: {e:?}")))?;
+                        .map_err(|e| Error::InvalidArgument(format!("SDMA packet: {e:?}")))?;
+                    if n == 0 || n > rest.len() {
+                        return Err(Error::InvalidArgument(format!(
+                            "SDMA packet of {n} dwords with {} left",
+                            rest.len()
+                        )));
+                    }
                     self.lens.push(n);
                     at += n;
                 }
@@ -209,5 +228,57 @@ impl Cmds {
         self.push(n, |b| {
             pm4::exec(b, arch, prog, GpuVa(kernargs), global, local)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hcq_core::arch::GfxTarget;
+
+    fn arch() -> &'static ArchInfo {
+        GfxTarget::parse("gfx1100").unwrap().info()
+    }
+
+    #[test]
+    fn sdma_packet_lengths_follow_the_packets() {
+        let mut c = Cmds::new(QueueType::Sdma, arch());
+        let with_event = SignalRef {
+            addr: 0x1000,
+            event_mailbox_ptr: 0x2000,
+            event_id: 7,
+        };
+        c.wait(&SignalRef::new(0x1000), 3).unwrap();
+        c.copy(0x10_0000, 0x20_0000, (4 << 20) + 8).unwrap();
+        c.signal(&with_event, 4).unwrap();
+        // POLL_REGMEM 6; GCR 5, two COPY_LINEAR 7, GCR 5; FENCE 4, FENCE 4, TRAP 2.
+        assert_eq!(c.packet_lens(), &[6, 5, 7, 7, 5, 4, 4, 2]);
+        assert_eq!(c.dwords().len(), 40);
+        assert!(c.memory_barrier().is_err());
+        assert!(c.indirect_buffer(0x1000, 4).is_err());
+    }
+
+    #[test]
+    fn raw_sdma_must_be_whole_packets() {
+        let mut c = Cmds::new(QueueType::Sdma, arch());
+        let mut one = Cmds::new(QueueType::Sdma, arch());
+        one.signal(&SignalRef::new(0x40), 1).unwrap();
+        c.raw(one.dwords()).unwrap();
+        assert_eq!(c.packet_lens(), &[4]);
+        // A truncated FENCE is refused and leaves the list unchanged.
+        assert!(c.raw(&one.dwords()[..2]).is_err());
+        assert_eq!(c.dwords().len(), 4);
+    }
+
+    #[test]
+    fn pm4_commands_record_one_length_each() {
+        let mut c = Cmds::new(QueueType::Compute, arch());
+        c.wait(&SignalRef::new(0x1000), 1).unwrap();
+        c.memory_barrier().unwrap();
+        c.signal(&SignalRef::new(0x1000), 2).unwrap();
+        c.indirect_buffer(0x4000, 16).unwrap();
+        assert_eq!(c.packet_lens().len(), 4);
+        assert_eq!(c.packet_lens().iter().sum::<usize>(), c.dwords().len());
+        assert!(c.copy(0, 0, 4).is_err());
     }
 }

@@ -1,10 +1,10 @@
 //! End-to-end tests of hcq-driver on hcq-sim live in `tests/`. This library holds their shared
 //! setup: a simulator with the test kernels registered, opened through the driver.
 
+use core::time::Duration;
 use hcq_driver::Kfd;
 use hcq_sim::{SimConfig, SimKfd};
 use std::sync::Arc;
-use core::time::Duration;
 
 /// A simulator and the driver's KFD on it.
 pub struct Rig {

@@ -4,7 +4,9 @@
 use std::process::ExitCode;
 
 mod decode;
+mod demo;
 mod encode;
+mod info;
 mod inspect;
 
 const USAGE: &str = "\
@@ -29,6 +31,8 @@ pub fn main(args: &[String]) -> ExitCode {
         "inspect" => inspect::run(rest),
         "encode" => encode::run(rest),
         "decode" => decode::run(rest),
+        "info" => info::run(rest),
+        "demo" => demo::run(rest),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");
             Ok(())

@@ -263,6 +263,7 @@ pub mod patch {
 
     /// The seed's `update_exec`: new launch dims into NUM_THREAD_X..Z and DISPATCH_DIRECT.
     /// Returns the dispatch packet to write into kernargs when the kernel has one.
+    #[inline]
     pub fn update_exec<T: PatchTarget + ?Sized>(
         mem: &mut T,
         h: &ExecCmd,
@@ -325,6 +326,7 @@ pub mod patch {
     /// The seed's `update_signal`: new signal address (PM4: also the mailbox part when the
     /// command has one) and/or value. PM4 writes 64-bit values; SDMA FENCE takes the low 32
     /// bits (an SDMA value above `u32::MAX` is refused).
+    #[inline]
     pub fn update_signal<T: PatchTarget + ?Sized>(
         mem: &mut T,
         h: &SignalCmd,

@@ -180,12 +180,12 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
 
     let mut build = work::BuildLaunch::new()?;
     let build_launch_ns = ns(p, || {
-        let _ = black_box(build.run());
+        black_box(build.run().is_ok());
     });
 
     let mut submit = work::RingSubmit::new()?;
     let ring_submit_ns = ns(p, || {
-        let _ = black_box(submit.run());
+        black_box(submit.run().is_ok());
     });
 
     let mut copy = work::Memcpy105::new()?;
@@ -195,23 +195,23 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
 
     let mut patch = work::PatchLaunch::new()?;
     let update_exec_ns = ns(p, || {
-        let _ = black_box(patch.update_exec());
+        black_box(patch.update_exec().is_ok());
     });
     let update_wait_ns = ns(p, || {
-        let _ = black_box(patch.update_wait());
+        black_box(patch.update_wait().is_ok());
     });
     let update_signal_ns = ns(p, || {
-        let _ = black_box(patch.update_signal());
+        black_box(patch.update_signal().is_ok());
     });
 
     let mut sdma = work::SdmaCopy::new()?;
     let sdma_ns = ns(p, || {
-        let _ = black_box(sdma.run());
+        black_box(sdma.run().is_ok());
     });
 
     let decode = work::Decode::new()?;
     let decode_stream_ns = ns(p, || {
-        black_box(decode.run());
+        black_box(decode.run().is_some());
     });
     // CAST: the stream is ~27k dwords.
     let decode_dwords = decode.dwords() as f64;
@@ -219,7 +219,7 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
 
     let mut arena = work::ArenaAlloc::new()?;
     let arena_ns = ns(p, || {
-        let _ = black_box(arena.run());
+        black_box(arena.run().is_ok());
     });
 
     // The simulator's engines and the driver's launch and graph paths have not landed yet.

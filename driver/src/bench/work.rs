@@ -304,9 +304,8 @@ impl PatchLaunch {
     #[inline]
     pub fn update_exec(&mut self) -> Result<u32, CmdError> {
         self.i = self.i.wrapping_add(1);
-        let g = black_box([self.i, 1, 1]);
-        let l = black_box(LOCAL);
-        self.list.update_exec(&self.exec, g, l)?;
+        self.list
+            .update_exec(&self.exec, [black_box(self.i), 1, 1], LOCAL)?;
         Ok(self.i)
     }
 

@@ -4,6 +4,8 @@
 use std::process::ExitCode;
 
 mod bench;
+mod decode;
+mod encode;
 mod inspect;
 
 const USAGE: &str = "\
@@ -26,6 +28,8 @@ pub fn main(args: &[String]) -> ExitCode {
     };
     let result: Result<(), String> = match cmd.as_str() {
         "inspect" => inspect::run(rest),
+        "encode" => encode::run(rest),
+        "decode" => decode::run(rest),
         "bench" => bench::run(rest),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");

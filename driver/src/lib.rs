@@ -51,3 +51,4 @@ pub use error::{Error, MemoryKind, QueueState, Result, WaitReport};
 pub use kfd::{GpuInfo, Kfd};
 pub use launch::{LaunchRecord, Program};
 pub use signal::Signal;
+pub mod bench;

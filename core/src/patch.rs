@@ -443,9 +443,6 @@ struct VarInfo {
     limits: DimLimits,
     /// Dims: whether a dispatch packet carries it (local <= u16, grid <= u32).
     packet: bool,
-    /// Entries `start..end` after sealing.
-    start: u32,
-    end: u32,
 }
 
 /// A patch table of at most `V` variables, `E` entries and `T` target memories.
@@ -453,6 +450,8 @@ struct VarInfo {
 pub struct PatchTable<const V: usize, const E: usize, const T: usize = 4> {
     vars: heapless::Vec<VarInfo, V>,
     prev: heapless::Vec<Value, V>,
+    /// Each variable's entries `start..end` (valid when sealed).
+    ranges: heapless::Vec<(u32, u32), V>,
     entries: heapless::Vec<Entry, E>,
     /// Dwords each target must have.
     need: [usize; T],
@@ -595,6 +594,7 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
         Self {
             vars: heapless::Vec::new(),
             prev: heapless::Vec::new(),
+            ranges: heapless::Vec::new(),
             entries: heapless::Vec::new(),
             need: [0; T],
             sealed: true,
@@ -615,14 +615,13 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
                 max_threads: u32::MAX,
             },
             packet: false,
-            start: 0,
-            end: 0,
         };
         self.vars
             .push(info)
             .map_err(|_| PatchError::TooManyVars { capacity: V })?;
-        if self.prev.push(initial).is_err() {
+        if self.prev.push(initial).is_err() || self.ranges.push((0, 0)).is_err() {
             self.vars.pop();
+            self.prev.truncate(n);
             return Err(PatchError::TooManyVars { capacity: V });
         }
         Ok(VarId(id))
@@ -1150,9 +1149,8 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
         }
         self.entries
             .sort_unstable_by_key(|e| (e.var, e.target, e.dword));
-        for v in self.vars.iter_mut() {
-            v.start = 0;
-            v.end = 0;
+        for r in self.ranges.iter_mut() {
+            *r = (0, 0);
         }
         let mut i = 0usize;
         while let Some(e) = self.entries.get(i) {
@@ -1161,10 +1159,9 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
             while self.entries.get(i).is_some_and(|x| x.var == var) {
                 i += 1;
             }
-            if let Some(info) = self.vars.get_mut(var.index()) {
+            if let Some(r) = self.ranges.get_mut(var.index()) {
                 // CAST: E entries fit in u32 (heapless capacities are far smaller).
-                info.start = start as u32;
-                info.end = i as u32;
+                *r = (start as u32, i as u32);
             }
         }
         self.sealed = true;
@@ -1235,15 +1232,21 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
             }
         }
         // Pass 1: every value present and acceptable; changed ones remembered.
+        let n = self.prev.len();
+        let given = values.get(..n).unwrap_or_default();
+        if given.len() < n {
+            // CAST: n <= V and declare() refused ids beyond u16.
+            return Err(PatchError::MissingVar(VarId(given.len() as u16)));
+        }
         let mut changed: heapless::Vec<u16, V> = heapless::Vec::new();
-        for (i, (info, prev)) in self.vars.iter().zip(self.prev.iter()).enumerate() {
+        for (i, (v, prev)) in given.iter().zip(self.prev.iter()).enumerate() {
             // CAST: i < V and declare() refused ids beyond u16.
             let var = VarId(i as u16);
-            let v = values
-                .get(i)
-                .and_then(Option::as_ref)
-                .ok_or(PatchError::MissingVar(var))?;
+            let Some(v) = v else {
+                return Err(PatchError::MissingVar(var));
+            };
             if v != prev {
+                let info = self.vars.get(i).ok_or(PatchError::UnknownVar(var))?;
                 self.check(var, info, v)?;
                 // PANIC-free: at most V variables, so at most V changed.
                 let _ = changed.push(var.0);
@@ -1253,14 +1256,13 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
         let mut written = 0usize;
         for &i in &changed {
             let i = usize::from(i);
-            let (Some(info), Some(v)) = (self.vars.get(i), values.get(i).and_then(Option::as_ref))
-            else {
+            let (Some(&(start, end)), Some(Some(v))) = (self.ranges.get(i), given.get(i)) else {
                 continue;
             };
             // CAST: u32 -> usize lossless.
             let es = self
                 .entries
-                .get(info.start as usize..info.end as usize)
+                .get(start as usize..end as usize)
                 .unwrap_or_default();
             for e in es {
                 written += write_entry(e, v, targets);

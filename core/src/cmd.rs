@@ -94,6 +94,16 @@ pub trait PatchTarget {
     fn load(&self, i: usize) -> Option<u32>;
     /// Stores `v` at `i`; `None` when `i` is out of range.
     fn store(&mut self, i: usize, v: u32) -> Option<()>;
+    /// Stores `vals` from `at` on; `None` (having stored nothing) when they do not all fit.
+    fn store_all(&mut self, at: usize, vals: &[u32]) -> Option<()> {
+        if at.checked_add(vals.len())? > self.dword_len() {
+            return None;
+        }
+        for (i, v) in vals.iter().enumerate() {
+            self.store(at + i, *v)?;
+        }
+        Some(())
+    }
 }
 
 impl PatchTarget for [u32] {
@@ -108,6 +118,12 @@ impl PatchTarget for [u32] {
     #[inline(always)]
     fn store(&mut self, i: usize, v: u32) -> Option<()> {
         *self.get_mut(i)? = v;
+        Some(())
+    }
+    #[inline(always)]
+    fn store_all(&mut self, at: usize, vals: &[u32]) -> Option<()> {
+        self.get_mut(at..at.checked_add(vals.len())?)?
+            .copy_from_slice(vals);
         Some(())
     }
 }
@@ -246,9 +262,17 @@ pub mod patch {
         }
     }
 
+    #[inline(always)]
     fn put<T: PatchTarget + ?Sized>(mem: &mut T, i: usize, v: u32) -> Result<(), CmdError> {
         let len = mem.dword_len();
         mem.store(i, v)
+            .ok_or(CmdError::OutOfRange { offset: i, len })
+    }
+
+    #[inline(always)]
+    fn put_all<T: PatchTarget + ?Sized>(mem: &mut T, i: usize, v: &[u32]) -> Result<(), CmdError> {
+        let len = mem.dword_len();
+        mem.store_all(i, v)
             .ok_or(CmdError::OutOfRange { offset: i, len })
     }
 
@@ -282,11 +306,8 @@ pub mod patch {
             }),
             None => None,
         };
-        let l = idx(h.offset, h.layout.local_at);
-        for i in 0..3 {
-            put(mem, l + i, local[i])?;
-            put(mem, d + 1 + i, global[i])?;
-        }
+        put_all(mem, idx(h.offset, h.layout.local_at), &local)?;
+        put_all(mem, d + 1, &global)?;
         Ok(dw)
     }
 
@@ -313,8 +334,7 @@ pub mod patch {
         };
         if let Some(s) = signal {
             let a = s.value_addr();
-            put(mem, addr_at, lo32(a))?;
-            put(mem, addr_at + 1, hi32(a))?;
+            put_all(mem, addr_at, &[lo32(a), hi32(a)])?;
         }
         if let Some(v) = value {
             put(mem, value_at, v)?;
@@ -344,19 +364,14 @@ pub mod patch {
                 }
                 if let Some(s) = signal {
                     let a = s.value_addr();
-                    put(mem, o + 3, lo32(a))?;
-                    put(mem, o + 4, hi32(a))?;
+                    put_all(mem, o + 3, &[lo32(a), hi32(a)])?;
                     if mailbox {
-                        put(mem, o + 11, lo32(s.event_mailbox_ptr))?;
-                        put(mem, o + 12, hi32(s.event_mailbox_ptr))?;
-                        put(mem, o + 13, s.event_id)?;
-                        put(mem, o + 14, 0)?;
-                        put(mem, o + 15, s.event_id)?;
+                        let m = s.event_mailbox_ptr;
+                        put_all(mem, o + 11, &[lo32(m), hi32(m), s.event_id, 0, s.event_id])?;
                     }
                 }
                 if let Some(v) = value {
-                    put(mem, o + 5, lo32(v))?;
-                    put(mem, o + 6, hi32(v))?;
+                    put_all(mem, o + 5, &[lo32(v), hi32(v)])?;
                 }
             }
             Engine::Sdma => {
@@ -375,8 +390,7 @@ pub mod patch {
                 };
                 if let Some(s) = signal {
                     let a = s.value_addr();
-                    put(mem, o + 1, lo32(a))?;
-                    put(mem, o + 2, hi32(a))?;
+                    put_all(mem, o + 1, &[lo32(a), hi32(a)])?;
                 }
                 if let Some(v) = v32 {
                     put(mem, o + 3, v)?;

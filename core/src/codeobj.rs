@@ -223,6 +223,13 @@ impl MachTarget {
             .any(|(g, members)| *g == self.name && members.contains(&device))
     }
 
+    /// The concrete [`GfxTarget`](crate::arch::GfxTarget) (`None` for generic targets and
+    /// families hcq does not drive).
+    #[must_use]
+    pub fn gfx_target(self) -> Option<crate::arch::GfxTarget> {
+        crate::arch::GfxTarget::parse(self.name).ok()
+    }
+
     /// Whether the target is a gfx9 part (wave64 only; no wave32).
     #[must_use]
     pub fn is_gfx9(self) -> bool {
@@ -1160,6 +1167,10 @@ impl<'a> CodeObject<'a> {
                 .push(seg)
                 .map_err(|_| CodeObjectError::TooManySegments { count: loads })?;
         }
+        if segments.iter().all(|s: &LoadSegment| s.mem_size == 0) {
+            // Only empty PT_LOADs: nothing to load either.
+            return Err(CodeObjectError::NoLoadSegments);
+        }
         let size = round_up(end, IMAGE_PAGE).unwrap_or(u64::MAX);
         Ok((segments, base, size))
     }
@@ -1274,6 +1285,17 @@ impl<'a> CodeObject<'a> {
                 device: short_name(device),
             })
         }
+    }
+
+    /// [`CodeObject::check_target`] for a device's [`GfxTarget`](crate::arch::GfxTarget).
+    ///
+    /// # Errors
+    /// [`CodeObjectError::TargetMismatch`] naming both processors.
+    pub fn check_device(&self, device: crate::arch::GfxTarget) -> Result<(), CodeObjectError> {
+        let mut name = Name::new();
+        // A GfxTarget prints as at most "gfx" + 2 + 2 digits: always fits in 64 bytes.
+        let _ = fmt::write(&mut name, format_args!("{device}"));
+        self.check_target(&name)
     }
 
     /// Refuses an object that requires xnack on (off) on a device with it off (on).

@@ -429,6 +429,10 @@ impl<T: PatchTarget + ?Sized> PatchTarget for &mut T {
     fn store(&mut self, i: usize, v: u32) -> Option<()> {
         (**self).store(i, v)
     }
+    #[inline(always)]
+    fn store_all(&mut self, at: usize, vals: &[u32]) -> Option<()> {
+        (**self).store_all(at, vals)
+    }
 }
 
 /// Per-variable facts.
@@ -1336,15 +1340,12 @@ fn write_entry<M: PatchTarget>(e: &Entry, v: &Value, targets: &mut [M]) -> usize
             Value::Dims(d),
         ) => {
             let src = if *f == 0 { &d.global } else { &d.local };
-            let _ = mem.store(at, src[0]);
-            let _ = mem.store(at + 1, src[1]);
-            let _ = mem.store(at + 2, src[2]);
+            let _ = mem.store_all(at, src);
             3
         }
         (Op::Split64 { add }, _) => {
             let s = scalar_of(v).wrapping_add(*add);
-            let _ = mem.store(at, lo32(s));
-            let _ = mem.store(at + 1, hi32(s));
+            let _ = mem.store_all(at, &[lo32(s), hi32(s)]);
             2
         }
         (op, _) => {

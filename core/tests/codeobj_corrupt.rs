@@ -324,6 +324,17 @@ fn corrupted_headers_give_the_expected_error() {
             E::NoLoadSegments,
         ),
         (
+            "only empty PT_LOADs",
+            |d| {
+                for i in load_indices(d) {
+                    let p = ph(d, i);
+                    wr64(d, p + 32, 0);
+                    wr64(d, p + 40, 0);
+                }
+            },
+            E::NoLoadSegments,
+        ),
+        (
             "section overlapping the header",
             |d| {
                 let s = sh(d, 1);

@@ -208,6 +208,21 @@ fn gfx90a_object_refused_on_gfx1100() {
     let msg = err.to_string();
     assert!(msg.contains("gfx90a") && msg.contains("gfx1100"), "{msg}");
     assert!(co.check_target("gfx942").is_err());
+    let gfx1100 = hcq_core::arch::GfxTarget::from_kfd_version(110000).unwrap();
+    assert_eq!(
+        co.check_device(gfx1100),
+        Err(CodeObjectError::TargetMismatch {
+            object: "gfx90a",
+            device: "gfx1100".try_into().unwrap()
+        })
+    );
+    let gfx90a = hcq_core::arch::GfxTarget::from_kfd_version(90010).unwrap();
+    co.check_device(gfx90a).unwrap();
+    assert_eq!(co.target().mach.gfx_target(), Some(gfx90a));
+    assert_eq!(
+        MachTarget::from_name("gfx11-generic").unwrap().gfx_target(),
+        None
+    );
     // xnack "any": either device mode is fine.
     co.check_xnack(true).unwrap();
     co.check_xnack(false).unwrap();

@@ -1,4 +1,74 @@
 //! # hcq-sim
 //!
 //! A simulated amdkfd and AMD GPU that the real driver cannot tell from hardware.
+//!
+//! [`SimKfd`] implements core's [`KfdSys`](hcq_core::kfd::KfdSys) port: `open("/dev/kfd")`,
+//! `open("/dev/dri/renderD<minor>")`, the KFD ioctls (same numbers, same struct bytes, the
+//! kernel's checks and errnos, per `reference/kfd_validation.md`), `mmap` of buffer objects,
+//! doorbells and the event page, and the sysfs topology
+//! (`/sys/devices/virtual/kfd/kfd/topology/nodes/N/{gpu_id,properties}`; node 0 is the CPU).
+//!
+//! ## Memory
+//! VRAM and GTT buffers are memfds. The driver reserves address space (`MapKind::Reserve`),
+//! allocates with that `va_addr`, then mmaps the BO through the render node at `mmap_offset`
+//! with `fixed_addr = va_addr`: the sim maps the memfd `MAP_FIXED | MAP_SHARED` there, so CPU and
+//! simulated GPU see the same bytes at the same address. The sim keeps its own mapping of every
+//! memfd, and a page table per GPU filled by MAP_MEMORY_TO_GPU: every GPU access goes through
+//! that table and faults ([`GpuFault`]) outside memory mapped to that GPU (or on a write to a
+//! buffer without `WRITABLE`). USERPTR buffers are the process's own memory, accessed through
+//! `/proc/self/mem` so that freed memory is a fault, not a crash. The doorbell slice of each GPU
+//! (8 KiB) is sim memory mapped by a DOORBELL mmap of `/dev/kfd`.
+//!
+//! ## Interface for the engine (sim/src/engine)
+//! The engine implements [`Engine`] (`fn run(&self, sim: &SimKfd) -> bool`: advance every runnable
+//! queue as far as possible, return whether anything changed) and is installed with
+//! [`SimKfd::set_engine`]. It uses only these `SimKfd` methods:
+//!
+//! | need | method |
+//! |---|---|
+//! | the queues (type, ring base/size, rptr/wptr VAs, doorbell id, EOP/CWSR, `active`) | [`SimKfd::queues`], [`SimKfd::queue`] → [`QueueInfo`] |
+//! | GPU memory with translation and faults | [`SimKfd::gpu_read`], [`SimKfd::gpu_write`], `gpu_read_u32/u64`, `gpu_write_u32/u64` (atomic when aligned) |
+//! | lock-free access to a queue's own buffers (ring, rptr/wptr page) | [`SimKfd::gpu_span`] → [`GpuSpan`] |
+//! | doorbell value | [`SimKfd::doorbell`]`(gpu_id, doorbell_id)` |
+//! | wptr / publish rptr | [`SimKfd::read_wptr`], [`SimKfd::write_rptr`] (u64; PM4 dwords, SDMA bytes) |
+//! | completion interrupt (RELEASE_MEM int_sel, SDMA TRAP) after writing `event_id` to the mailbox | [`SimKfd::signal_interrupt`]`(gpu_id, context_id)` |
+//! | VM fault: evicts the GPU's queues, sets MEMORY events | [`SimKfd::raise_memory_fault`]`(&GpuFault)` |
+//! | hang / reset: sets HW_EXCEPTION events | [`SimKfd::raise_hw_exception`] |
+//! | timestamps (100 MHz) | [`SimKfd::gpu_clock`], [`SimKfd::advance_gpu_clock`] |
+//! | topology facts | [`SimKfd::properties`], [`SimKfd::queue_sizes`] |
+//!
+//! Deterministic mode ([`SimMode::Deterministic`], the default): engines advance only inside
+//! WAIT_EVENTS (which calls [`SimKfd::run_queues`] until the wait is satisfied or nothing
+//! progresses; an unsatisfiable wait returns TIMEOUT at once) and in explicit
+//! [`SimKfd::step`] / [`SimKfd::run_until_idle`]. Threaded mode ([`SimMode::Threaded`]):
+//! WAIT_EVENTS blocks up to its timeout and is woken by SET_EVENT and interrupts; running the
+//! engine on its own thread (watching doorbells) is the engine's job.
+//!
+//! ## Fault injection
+//! [`SimKfd::fail_ioctl`] (an errno for ioctl number `nr`, once or always),
+//! [`SimKfd::set_vram_limit`] (ENOMEM past it), [`SimKfd::drop_interrupts`],
+//! [`SimKfd::delay_interrupts`]. Queue hangs, stalled rptr and faulting addresses are the
+//! engine's to add.
+//!
+//! ## Leaks
+//! [`SimKfd::live_objects`] counts live buffers, GPU and CPU mappings, queues, events and files.
+//!
+//! ## Not simulated (yet)
+//! AQL queues (CREATE_QUEUE answers EINVAL), XGMI SDMA engines (ENOMEM), SVM, DMA-buf, IPC,
+//! CRIU, GWS, CU masks, the debugger API, SET_SCRATCH_BACKING_VA / GET_TILE_CONFIG /
+//! SET_TRAP_HANDLER / UPDATE_QUEUE (in the ioctl table, answer EINVAL), the double mapping of
+//! `AQL_QUEUE_MEM` buffers, APUs (VRAM is never turned into GTT), DRM ioctls on render nodes
+//! (ENOTTY), and process teardown when `/dev/kfd` is closed (objects live until the `SimKfd`
+//! drops). DRM mmap offsets are exact: mapping from the middle of a BO is EINVAL.
 #![deny(missing_docs)]
+
+mod config;
+mod gpu;
+mod kfd;
+mod mem;
+mod state;
+
+pub use config::{GpuConfig, QueueBufferRules, SimConfig, SimMode};
+pub use gpu::{FaultReason, GpuFault, GpuSpan};
+pub use kfd::{Engine, LiveObjects, Persistence, SimError, SimKfd, node_dir};
+pub use state::{QueueInfo, QueueKind};

@@ -100,7 +100,7 @@ struct Stretch {
 /// assert_eq!(b.offset, 0);
 /// # Ok::<(), ArenaError>(())
 /// ```
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct TimelineArena<const N: usize> {
     capacity: u64,
     head: u64,

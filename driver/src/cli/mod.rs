@@ -3,6 +3,8 @@
 
 use std::process::ExitCode;
 
+mod decode;
+mod encode;
 mod inspect;
 
 const USAGE: &str = "\
@@ -25,6 +27,8 @@ pub fn main(args: &[String]) -> ExitCode {
     };
     let result: Result<(), String> = match cmd.as_str() {
         "inspect" => inspect::run(rest),
+        "encode" => encode::run(rest),
+        "decode" => decode::run(rest),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");
             Ok(())

@@ -1,0 +1,406 @@
+//! `hcq encode --engine pm4|sdma [--arch gfx1100]`: reads a command script on stdin (one JSON
+//! object per line), prints one JSON object per command after all input is read:
+//! `{"cmd": i, "op": "...", "dwords": [...]}` (plus `"dispatch_packet": [64 bytes]` for an exec
+//! whose kernel takes a dispatch pointer). Patch lines (`update_exec`, `update_wait`,
+//! `update_signal`) print nothing and change command `cmd` (counted from 0 in input order).
+
+use std::io::Read as _;
+
+use hcq_core::arch::{ArchInfo, GfxTarget, GpuVa};
+use hcq_core::cmd::{ExecCmd, Pm4List, SdmaList, SignalCmd, WaitCmd};
+use hcq_core::pm4::{DispatchInfo, Program};
+use hcq_core::signal::SignalRef;
+use serde_json::{Map, Value, json};
+
+const USAGE: &str = "usage: hcq encode --engine pm4|sdma [--arch gfxNNNN] < script.jsonl";
+
+/// Which queue the script is for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EngineArg {
+    Pm4,
+    Sdma,
+}
+
+/// Parses `--engine` and `--arch` (shared with `decode`).
+pub(crate) fn parse_args(
+    args: &[String],
+    usage: &str,
+) -> Result<(EngineArg, &'static ArchInfo), String> {
+    let mut engine = None;
+    let mut arch = GfxTarget::parse("gfx1100").map_err(|e| e.to_string())?;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--engine" => {
+                engine = Some(match it.next().map(String::as_str) {
+                    Some("pm4") => EngineArg::Pm4,
+                    Some("sdma") => EngineArg::Sdma,
+                    Some(other) => {
+                        return Err(format!(
+                            "--engine must be pm4 or sdma, not `{other}` ({usage})"
+                        ));
+                    }
+                    None => return Err(format!("--engine needs a value ({usage})")),
+                })
+            }
+            "--arch" => {
+                let v = it
+                    .next()
+                    .ok_or_else(|| format!("--arch needs a value ({usage})"))?;
+                arch = GfxTarget::parse(v).map_err(|e| format!("--arch `{v}`: {e}"))?;
+            }
+            other => return Err(format!("unknown argument `{other}` ({usage})")),
+        }
+    }
+    let engine = engine.ok_or_else(|| format!("--engine is required ({usage})"))?;
+    Ok((engine, arch.info()))
+}
+
+/// Runs `hcq encode`.
+pub fn run(args: &[String]) -> Result<(), String> {
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!("{USAGE}");
+        return Ok(());
+    }
+    let (engine, arch) = parse_args(args, USAGE)?;
+    let mut input = String::new();
+    std::io::stdin()
+        .read_to_string(&mut input)
+        .map_err(|e| format!("cannot read stdin: {e}"))?;
+    for line in encode_script(&input, engine, arch)? {
+        println!("{line}");
+    }
+    Ok(())
+}
+
+/// A field error on one input line.
+fn err(line: usize, field: &str, what: impl core::fmt::Display) -> String {
+    format!("line {line}: field `{field}`: {what}")
+}
+
+struct Line<'a> {
+    n: usize,
+    obj: &'a Map<String, Value>,
+}
+
+impl<'a> Line<'a> {
+    fn get(&self, k: &str) -> Result<&'a Value, String> {
+        self.obj.get(k).ok_or_else(|| err(self.n, k, "missing"))
+    }
+    fn u64_of(&self, k: &str, v: &Value) -> Result<u64, String> {
+        v.as_u64().ok_or_else(|| {
+            err(
+                self.n,
+                k,
+                format!("{v} is not a non-negative integer below 2^64"),
+            )
+        })
+    }
+    fn u64(&self, k: &str) -> Result<u64, String> {
+        self.u64_of(k, self.get(k)?)
+    }
+    fn u32_of(&self, k: &str, v: &Value) -> Result<u32, String> {
+        let x = self.u64_of(k, v)?;
+        u32::try_from(x).map_err(|_| err(self.n, k, format!("{x} does not fit in 32 bits")))
+    }
+    fn u32(&self, k: &str) -> Result<u32, String> {
+        self.u32_of(k, self.get(k)?)
+    }
+    fn opt<T>(
+        &self,
+        k: &str,
+        f: impl Fn(&Self, &str) -> Result<T, String>,
+    ) -> Result<Option<T>, String> {
+        if self.obj.contains_key(k) {
+            f(self, k).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+    fn dims(&self, k: &str) -> Result<[u32; 3], String> {
+        let a = self
+            .get(k)?
+            .as_array()
+            .filter(|a| a.len() == 3)
+            .ok_or_else(|| err(self.n, k, "must be an array of 3 integers"))?;
+        Ok([
+            self.u32_of(k, &a[0])?,
+            self.u32_of(k, &a[1])?,
+            self.u32_of(k, &a[2])?,
+        ])
+    }
+    fn sub(&self, k: &str) -> Result<Line<'a>, String> {
+        let obj = self
+            .get(k)?
+            .as_object()
+            .ok_or_else(|| err(self.n, k, "must be an object"))?;
+        Ok(Line { n: self.n, obj })
+    }
+    fn only(&self, keys: &[&str], ctx: &str) -> Result<(), String> {
+        for k in self.obj.keys() {
+            if !keys.contains(&k.as_str()) {
+                return Err(err(
+                    self.n,
+                    k,
+                    format!("unknown field for {ctx} (allowed: {})", keys.join(", ")),
+                ));
+            }
+        }
+        Ok(())
+    }
+    fn signal(&self, k: &str) -> Result<SignalRef, String> {
+        let s = self.sub(k)?;
+        s.only(&["addr", "event_mailbox_ptr", "event_id"], "a signal")?;
+        Ok(SignalRef {
+            addr: s.u64("addr")?,
+            event_mailbox_ptr: s.opt("event_mailbox_ptr", Self::u64)?.unwrap_or(0),
+            event_id: s.opt("event_id", Self::u32)?.unwrap_or(0),
+        })
+    }
+    fn program(&self, k: &str) -> Result<Program, String> {
+        let p = self.sub(k)?;
+        p.only(
+            &[
+                "prog_addr",
+                "scratch_addr",
+                "tmpring_size",
+                "rsrc1",
+                "rsrc2",
+                "dispatch_packet_offset",
+                "group_segment_size",
+                "private_segment_size",
+            ],
+            "a program",
+        )?;
+        let dispatch = match p.opt("dispatch_packet_offset", Self::u64)? {
+            Some(off) => Some(DispatchInfo {
+                packet_offset: off,
+                group_segment_size: p.opt("group_segment_size", Self::u32)?.unwrap_or(0),
+                private_segment_size: p.opt("private_segment_size", Self::u32)?.unwrap_or(0),
+            }),
+            None => None,
+        };
+        Ok(Program {
+            prog_addr: GpuVa(p.u64("prog_addr")?),
+            scratch_addr: GpuVa(p.u64("scratch_addr")?),
+            tmpring_size: p.u32("tmpring_size")?,
+            rsrc1: p.u32("rsrc1")?,
+            rsrc2: p.u32("rsrc2")?,
+            dispatch,
+        })
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Handle {
+    Exec(ExecCmd),
+    Wait(WaitCmd),
+    Signal(SignalCmd),
+    Other,
+}
+
+type Pm4 = Pm4List<{ 1 << 16 }, 4096>;
+type Sdma = SdmaList<{ 1 << 18 }, 4096, { 1 << 15 }>;
+
+/// Encodes a whole script; returns the output lines.
+pub(crate) fn encode_script(
+    input: &str,
+    engine: EngineArg,
+    arch: &'static ArchInfo,
+) -> Result<Vec<String>, String> {
+    let mut pm4 = Box::new(Pm4::new(arch));
+    let mut sdma = Box::new(Sdma::new(arch));
+    let mut ops: Vec<(String, Handle)> = Vec::new();
+    let mut dps: Vec<Option<[u8; 64]>> = Vec::new();
+    for (i, text) in input.lines().enumerate() {
+        let n = i + 1;
+        if text.trim().is_empty() {
+            continue;
+        }
+        let v: Value =
+            serde_json::from_str(text).map_err(|e| format!("line {n}: not JSON: {e}"))?;
+        let obj = v
+            .as_object()
+            .ok_or_else(|| format!("line {n}: must be a JSON object"))?;
+        let l = Line { n, obj };
+        let op = l
+            .get("op")?
+            .as_str()
+            .ok_or_else(|| err(n, "op", "must be a string"))?
+            .to_string();
+        let cmd_err = |e: hcq_core::cmd::CmdError| format!("line {n}: {op}: {e}");
+        let handle = |l: &Line<'_>| -> Result<(usize, Handle), String> {
+            let c = l.u64("cmd")?;
+            let idx = usize::try_from(c)
+                .ok()
+                .filter(|&c| c < ops.len())
+                .ok_or_else(|| {
+                    err(
+                        n,
+                        "cmd",
+                        format!(
+                            "{c} is not a command index (there are {} commands so far)",
+                            ops.len()
+                        ),
+                    )
+                })?;
+            Ok((idx, ops[idx].1))
+        };
+        let h = match (engine, op.as_str()) {
+            (EngineArg::Pm4, "memory_barrier") => {
+                l.only(&["op"], "memory_barrier")?;
+                pm4.memory_barrier().map_err(cmd_err)?;
+                Handle::Other
+            }
+            (EngineArg::Pm4, "indirect_buffer") => {
+                l.only(&["op", "addr", "size_dwords"], "indirect_buffer")?;
+                pm4.indirect_buffer(GpuVa(l.u64("addr")?), l.u32("size_dwords")?)
+                    .map_err(cmd_err)?;
+                Handle::Other
+            }
+            (EngineArg::Pm4, "exec") => {
+                l.only(&["op", "program", "kernargs", "global", "local"], "exec")?;
+                let prog = l.program("program")?;
+                let (h, dw) = pm4
+                    .exec(
+                        &prog,
+                        GpuVa(l.u64("kernargs")?),
+                        l.dims("global")?,
+                        l.dims("local")?,
+                    )
+                    .map_err(cmd_err)?;
+                dps.resize(ops.len() + 1, None);
+                if let (Some(dw), Some(slot)) = (dw, dps.last_mut()) {
+                    *slot = Some(dw.packet.to_bytes());
+                }
+                Handle::Exec(h)
+            }
+            (EngineArg::Sdma, "copy") => {
+                l.only(&["op", "dst", "src", "size"], "copy")?;
+                sdma.copy(GpuVa(l.u64("dst")?), GpuVa(l.u64("src")?), l.u64("size")?)
+                    .map_err(cmd_err)?;
+                Handle::Other
+            }
+            (_, "wait") => {
+                l.only(&["op", "signal", "value"], "wait")?;
+                let s = l.signal("signal")?;
+                let v = l.u32("value")?;
+                Handle::Wait(
+                    match engine {
+                        EngineArg::Pm4 => pm4.wait(&s, v),
+                        EngineArg::Sdma => sdma.wait(&s, v),
+                    }
+                    .map_err(cmd_err)?,
+                )
+            }
+            (_, "signal") => {
+                l.only(&["op", "signal", "value"], "signal")?;
+                let s = l.signal("signal")?;
+                Handle::Signal(
+                    match engine {
+                        EngineArg::Pm4 => pm4.signal(&s, l.u64("value")?),
+                        EngineArg::Sdma => sdma.signal(&s, l.u32("value")?),
+                    }
+                    .map_err(cmd_err)?,
+                )
+            }
+            (_, "timestamp") => {
+                l.only(&["op", "signal"], "timestamp")?;
+                let s = l.signal("signal")?;
+                match engine {
+                    EngineArg::Pm4 => pm4.timestamp(&s).map(|_| ()),
+                    EngineArg::Sdma => sdma.timestamp(&s).map(|_| ()),
+                }
+                .map_err(cmd_err)?;
+                Handle::Other
+            }
+            (EngineArg::Pm4, "update_exec") => {
+                l.only(&["op", "cmd", "global", "local"], "update_exec")?;
+                let (idx, h) = handle(&l)?;
+                let Handle::Exec(h) = h else {
+                    return Err(err(
+                        n,
+                        "cmd",
+                        format!("command {idx} is a {}, not an exec", ops[idx].0),
+                    ));
+                };
+                let dw = pm4
+                    .update_exec(&h, l.dims("global")?, l.dims("local")?)
+                    .map_err(cmd_err)?;
+                if let (Some(dw), Some(slot)) = (dw, dps.get_mut(idx)) {
+                    *slot = Some(dw.packet.to_bytes());
+                }
+                continue;
+            }
+            (_, "update_wait") => {
+                l.only(&["op", "cmd", "signal", "value"], "update_wait")?;
+                let (idx, h) = handle(&l)?;
+                let Handle::Wait(h) = h else {
+                    return Err(err(
+                        n,
+                        "cmd",
+                        format!("command {idx} is a {}, not a wait", ops[idx].0),
+                    ));
+                };
+                let s = l.opt("signal", Line::signal)?;
+                let v = l.opt("value", Line::u32)?;
+                match engine {
+                    EngineArg::Pm4 => pm4.update_wait(&h, s.as_ref(), v),
+                    EngineArg::Sdma => sdma.update_wait(&h, s.as_ref(), v),
+                }
+                .map_err(cmd_err)?;
+                continue;
+            }
+            (_, "update_signal") => {
+                l.only(&["op", "cmd", "signal", "value"], "update_signal")?;
+                let (idx, h) = handle(&l)?;
+                let Handle::Signal(h) = h else {
+                    return Err(err(
+                        n,
+                        "cmd",
+                        format!("command {idx} is a {}, not a signal", ops[idx].0),
+                    ));
+                };
+                let s = l.opt("signal", Line::signal)?;
+                match engine {
+                    EngineArg::Pm4 => pm4.update_signal(&h, s.as_ref(), l.opt("value", Line::u64)?),
+                    EngineArg::Sdma => {
+                        sdma.update_signal(&h, s.as_ref(), l.opt("value", Line::u32)?)
+                    }
+                }
+                .map_err(cmd_err)?;
+                continue;
+            }
+            (e, other) => {
+                let eng = if e == EngineArg::Pm4 { "pm4" } else { "sdma" };
+                return Err(err(
+                    n,
+                    "op",
+                    format!("`{other}` is not an op of the {eng} engine"),
+                ));
+            }
+        };
+        ops.push((op, h));
+    }
+    let (dwords, offsets) = match engine {
+        EngineArg::Pm4 => (pm4.as_dwords(), pm4.cmd_offsets()),
+        EngineArg::Sdma => (sdma.as_dwords(), sdma.cmd_offsets()),
+    };
+    let mut out = Vec::with_capacity(ops.len());
+    for (i, (op, _)) in ops.iter().enumerate() {
+        let start = offsets.get(i).map_or(0, |&o| o as usize);
+        let end = offsets.get(i + 1).map_or(dwords.len(), |&o| o as usize);
+        // Built by hand so the keys keep the documented order (cmd, op, dwords, dispatch_packet).
+        let mut line = format!(
+            "{{\"cmd\":{i},\"op\":{},\"dwords\":{}",
+            json!(op),
+            json!(dwords.get(start..end).unwrap_or_default())
+        );
+        if let Some(Some(dp)) = dps.get(i) {
+            line.push_str(&format!(",\"dispatch_packet\":{}", json!(dp.to_vec())));
+        }
+        line.push('}');
+        out.push(line);
+    }
+    Ok(out)
+}

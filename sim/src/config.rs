@@ -1,0 +1,179 @@
+//! What the simulated machine looks like: GPUs, KFD version, execution mode, kernel rules.
+
+use hcq_core::kfd::topology::NodeProperties;
+
+/// One simulated GPU.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GpuConfig {
+    /// `gfx_target_version` (gfx1100 = 110000).
+    pub gfx_target_version: u32,
+    /// Compute units.
+    pub cu_count: u32,
+    /// SIMDs per CU.
+    pub simd_per_cu: u32,
+    /// Waves per SIMD.
+    pub max_waves_per_simd: u32,
+    /// Scratch wave slots per CU.
+    pub max_slots_scratch_cu: u32,
+    /// Shader arrays.
+    pub array_count: u32,
+    /// Shader arrays per engine.
+    pub simd_arrays_per_engine: u32,
+    /// LDS per workgroup processor, KiB.
+    pub lds_size_in_kb: u32,
+    /// VRAM bytes (ALLOC of VRAM past this is ENOMEM).
+    pub vram_size: u64,
+    /// SDMA engines.
+    pub num_sdma_engines: u32,
+    /// SDMA queues per engine.
+    pub num_sdma_queues_per_engine: u32,
+    /// XCCs.
+    pub num_xcc: u32,
+    /// PCI device id.
+    pub device_id: u32,
+    /// Maximum compute clock, MHz.
+    pub max_engine_clk_fcompute: u32,
+    /// Whole VRAM CPU-visible (large BAR): VRAM|PUBLIC allowed, peers can map VRAM.
+    pub large_bar: bool,
+}
+
+impl GpuConfig {
+    /// A Radeon RX 7900 XTX (gfx1100, 96 CUs, 24 GiB).
+    #[must_use]
+    pub fn gfx1100() -> Self {
+        Self {
+            gfx_target_version: 110000,
+            cu_count: 96,
+            simd_per_cu: 2,
+            max_waves_per_simd: 16,
+            max_slots_scratch_cu: 32,
+            array_count: 12,
+            simd_arrays_per_engine: 2,
+            lds_size_in_kb: 64,
+            vram_size: 24 << 30,
+            num_sdma_engines: 2,
+            num_sdma_queues_per_engine: 6,
+            num_xcc: 1,
+            device_id: 0x744C,
+            max_engine_clk_fcompute: 2482,
+            large_bar: true,
+        }
+    }
+
+    /// The node's `properties` as the sim serves them (`index`: GPU index, from 0).
+    #[must_use]
+    pub fn properties(&self, index: u32) -> NodeProperties {
+        NodeProperties {
+            cpu_cores_count: 0,
+            simd_count: self.cu_count.saturating_mul(self.simd_per_cu),
+            max_waves_per_simd: self.max_waves_per_simd,
+            lds_size_in_kb: self.lds_size_in_kb,
+            array_count: self.array_count,
+            simd_arrays_per_engine: self.simd_arrays_per_engine,
+            cu_per_simd_array: self.cu_count.checked_div(self.array_count).unwrap_or(0),
+            simd_per_cu: self.simd_per_cu,
+            max_slots_scratch_cu: self.max_slots_scratch_cu,
+            gfx_target_version: self.gfx_target_version,
+            drm_render_minor: 128 + index,
+            vendor_id: 0x1002,
+            device_id: self.device_id,
+            location_id: (index + 3) << 8,
+            domain: 0,
+            wave_front_size: if self.gfx_target_version >= 100000 {
+                32
+            } else {
+                64
+            },
+            num_sdma_engines: self.num_sdma_engines,
+            num_sdma_xgmi_engines: 0,
+            num_sdma_queues_per_engine: self.num_sdma_queues_per_engine,
+            num_cp_queues: 8,
+            max_engine_clk_fcompute: self.max_engine_clk_fcompute,
+            local_mem_size: self.vram_size,
+            num_xcc: self.num_xcc,
+            unique_id: 0x5151_0000_0000_0000 | u64::from(index),
+        }
+    }
+}
+
+/// How engines advance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SimMode {
+    /// Engines run only inside WAIT_EVENTS and explicit [`crate::SimKfd::step`] /
+    /// [`crate::SimKfd::run_until_idle`]; a wait that cannot be satisfied once engines are idle
+    /// returns TIMEOUT at once, and the GPU clock is virtual. Reproducible.
+    #[default]
+    Deterministic,
+    /// Engines run on their own thread (the engine's business); WAIT_EVENTS blocks up to its
+    /// timeout, woken by SET_EVENT and interrupts. The GPU clock follows real time.
+    Threaded,
+}
+
+/// Which version of CREATE_QUEUE's buffer-size rules to apply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum QueueBufferRules {
+    /// Linux 6.12 as merged: `ctx_save_restore_size == cwsr_size`, `eop_buffer_size ==`
+    /// node size, mappings of exactly those sizes.
+    Strict612,
+    /// After "relax checks for over allocation of save area" (stable): sizes may be larger
+    /// (`>=`), and each mapping must be exactly the size derived from the size passed.
+    #[default]
+    Relaxed,
+}
+
+/// The simulated machine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimConfig {
+    /// GPUs (topology nodes 1..).
+    pub gpus: Vec<GpuConfig>,
+    /// `minor_version` GET_VERSION reports (major is 1).
+    pub kfd_minor_version: u32,
+    /// Execution mode.
+    pub mode: SimMode,
+    /// CREATE_QUEUE buffer validation flavour.
+    pub queue_buffer_rules: QueueBufferRules,
+    /// GTT bytes the process may allocate (ENOMEM past it).
+    pub gtt_size: u64,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self {
+            gpus: vec![GpuConfig::gfx1100()],
+            kfd_minor_version: 14,
+            mode: SimMode::Deterministic,
+            queue_buffer_rules: QueueBufferRules::Relaxed,
+            gtt_size: 64 << 30,
+        }
+    }
+}
+
+impl SimConfig {
+    /// `n` identical gfx1100 GPUs.
+    #[must_use]
+    pub fn with_gpus(n: usize) -> Self {
+        Self {
+            gpus: vec![GpuConfig::gfx1100(); n],
+            ..Self::default()
+        }
+    }
+}
+
+/// A stable nonzero 16-bit gpu_id for GPU `index` (KFD hashes device facts the same way),
+/// distinct from `taken`.
+pub(crate) fn gpu_id_for(index: u32, cfg: &GpuConfig, taken: &[u32]) -> u32 {
+    let mut h: u32 = 0x811C_9DC5;
+    for b in index
+        .to_le_bytes()
+        .into_iter()
+        .chain(cfg.device_id.to_le_bytes())
+        .chain(cfg.gfx_target_version.to_le_bytes())
+    {
+        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+    }
+    let mut id = (h ^ (h >> 16)) & 0xFFFF;
+    while id == 0 || taken.contains(&id) {
+        id = (id.wrapping_mul(31).wrapping_add(7)) & 0xFFFF;
+    }
+    id
+}

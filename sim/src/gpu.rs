@@ -1,0 +1,557 @@
+//! The interface engines use: GPU memory through the per-GPU page tables, doorbells, queue
+//! pointers, completion interrupts, VM faults and HW exceptions, and the GPU clock.
+
+use crate::kfd::{Engine, SimKfd};
+use crate::mem::{self, SharedMem};
+use crate::state::{Backing, QueueInfo, State};
+use core::fmt;
+use core::sync::atomic::Ordering;
+use hcq_core::kfd::{
+    HsaHwExceptionData, HsaMemoryExceptionData, KFD_DOORBELL_SIZE, KFD_EVENT_SLOT_SIZE,
+    KFD_EVENT_SLOT_UNSIGNALED, KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE, KFD_IOC_EVENT_HW_EXCEPTION,
+    KFD_IOC_EVENT_MEMORY, MemoryExceptionFailure,
+};
+use std::sync::{Arc, PoisonError};
+
+/// Why a GPU memory access faulted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FaultReason {
+    /// No mapping of that address on that GPU.
+    NotMapped,
+    /// A write to a buffer allocated without `WRITABLE`.
+    ReadOnly,
+}
+
+/// A GPU VM fault: what the page walk found instead of memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GpuFault {
+    /// The GPU whose VM faulted.
+    pub gpu_id: u32,
+    /// The first faulting address.
+    pub va: u64,
+    /// Whether the access was a write.
+    pub write: bool,
+    /// What was wrong.
+    pub reason: FaultReason,
+}
+
+impl fmt::Display for GpuFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.reason {
+            FaultReason::NotMapped => "not mapped",
+            FaultReason::ReadOnly => "read-only",
+        };
+        write!(
+            f,
+            "GPU {:#x} VM fault: {} at {:#x} ({what})",
+            self.gpu_id,
+            if self.write { "write" } else { "read" },
+            self.va
+        )
+    }
+}
+
+impl core::error::Error for GpuFault {}
+
+/// One contiguous piece of a translated access.
+enum Target {
+    Shared(Arc<SharedMem>, u64),
+    User(u64),
+}
+
+impl SimKfd {
+    /// Translates `va` on `gpu_id`: where its bytes are and how many follow in that mapping.
+    fn translate(&self, gpu_id: u32, va: u64, write: bool) -> Result<(Target, u64), GpuFault> {
+        let fault = |reason| GpuFault {
+            gpu_id,
+            va,
+            write,
+            reason,
+        };
+        let st = self.lock();
+        let g = st.gpu_by_id(gpu_id).ok_or(fault(FaultReason::NotMapped))?;
+        let (start, e) = st.lookup(g, va).ok_or(fault(FaultReason::NotMapped))?;
+        let bo = st.bos.get(&e.handle).ok_or(fault(FaultReason::NotMapped))?;
+        if write && bo.flags & KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE == 0 {
+            return Err(fault(FaultReason::ReadOnly));
+        }
+        let off = va - start;
+        let avail = e.end - va;
+        Ok(match &bo.backing {
+            Backing::Shared(m) => (Target::Shared(Arc::clone(m), off), avail),
+            Backing::User(host) => (Target::User(host.wrapping_add(off)), avail),
+        })
+    }
+
+    /// Reads `buf.len()` bytes at GPU VA `va` through `gpu_id`'s page table.
+    ///
+    /// # Errors
+    /// The first address not mapped on that GPU (or USERPTR memory the process unmapped).
+    pub fn gpu_read(&self, gpu_id: u32, va: u64, buf: &mut [u8]) -> Result<(), GpuFault> {
+        let mut done = 0usize;
+        while done < buf.len() {
+            // CAST: usize fits u64.
+            let cur = va.wrapping_add(done as u64);
+            let (t, avail) = self.translate(gpu_id, cur, false)?;
+            let n = usize::try_from(avail)
+                .unwrap_or(usize::MAX)
+                .min(buf.len() - done);
+            let chunk = buf.get_mut(done..done + n).unwrap_or_default();
+            let ok = match t {
+                Target::Shared(m, off) => m.read(off, chunk),
+                Target::User(host) => mem::copy_from_user(host, chunk).is_ok(),
+            };
+            if !ok {
+                return Err(GpuFault {
+                    gpu_id,
+                    va: cur,
+                    write: false,
+                    reason: FaultReason::NotMapped,
+                });
+            }
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Writes `data` at GPU VA `va` through `gpu_id`'s page table.
+    ///
+    /// # Errors
+    /// The first address not mapped, or mapped without `WRITABLE`.
+    pub fn gpu_write(&self, gpu_id: u32, va: u64, data: &[u8]) -> Result<(), GpuFault> {
+        let mut done = 0usize;
+        while done < data.len() {
+            // CAST: usize fits u64.
+            let cur = va.wrapping_add(done as u64);
+            let (t, avail) = self.translate(gpu_id, cur, true)?;
+            let n = usize::try_from(avail)
+                .unwrap_or(usize::MAX)
+                .min(data.len() - done);
+            let chunk = data.get(done..done + n).unwrap_or_default();
+            let ok = match t {
+                Target::Shared(m, off) => m.write(off, chunk),
+                Target::User(host) => mem::copy_to_user(host, chunk).is_ok(),
+            };
+            if !ok {
+                return Err(GpuFault {
+                    gpu_id,
+                    va: cur,
+                    write: true,
+                    reason: FaultReason::NotMapped,
+                });
+            }
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Reads a u32 (an acquire load when aligned in sim memory).
+    ///
+    /// # Errors
+    /// As [`SimKfd::gpu_read`].
+    pub fn gpu_read_u32(&self, gpu_id: u32, va: u64) -> Result<u32, GpuFault> {
+        if let (Target::Shared(m, off), avail) = self.translate(gpu_id, va, false)?
+            && avail >= 4
+            && let Some(v) = m.load_u32(off)
+        {
+            return Ok(v);
+        }
+        let mut b = [0u8; 4];
+        self.gpu_read(gpu_id, va, &mut b)?;
+        Ok(u32::from_le_bytes(b))
+    }
+
+    /// Reads a u64 (an acquire load when aligned in sim memory).
+    ///
+    /// # Errors
+    /// As [`SimKfd::gpu_read`].
+    pub fn gpu_read_u64(&self, gpu_id: u32, va: u64) -> Result<u64, GpuFault> {
+        if let (Target::Shared(m, off), avail) = self.translate(gpu_id, va, false)?
+            && avail >= 8
+            && let Some(v) = m.load_u64(off)
+        {
+            return Ok(v);
+        }
+        let mut b = [0u8; 8];
+        self.gpu_read(gpu_id, va, &mut b)?;
+        Ok(u64::from_le_bytes(b))
+    }
+
+    /// Writes a u32 (a release store when aligned in sim memory).
+    ///
+    /// # Errors
+    /// As [`SimKfd::gpu_write`].
+    pub fn gpu_write_u32(&self, gpu_id: u32, va: u64, v: u32) -> Result<(), GpuFault> {
+        if let (Target::Shared(m, off), avail) = self.translate(gpu_id, va, true)?
+            && avail >= 4
+            && off % 4 == 0
+            && m.store_u32(off, v)
+        {
+            return Ok(());
+        }
+        self.gpu_write(gpu_id, va, &v.to_le_bytes())
+    }
+
+    /// Writes a u64 (a release store when aligned in sim memory).
+    ///
+    /// # Errors
+    /// As [`SimKfd::gpu_write`].
+    pub fn gpu_write_u64(&self, gpu_id: u32, va: u64, v: u64) -> Result<(), GpuFault> {
+        if let (Target::Shared(m, off), avail) = self.translate(gpu_id, va, true)?
+            && avail >= 8
+            && off % 8 == 0
+            && m.store_u64(off, v)
+        {
+            return Ok(());
+        }
+        self.gpu_write(gpu_id, va, &v.to_le_bytes())
+    }
+
+    /// Every live queue, in queue-id order (`active` already accounts for eviction).
+    #[must_use]
+    pub fn queues(&self) -> Vec<QueueInfo> {
+        let st = self.lock();
+        st.queues
+            .values()
+            .map(|q| {
+                let mut info = q.info;
+                let evicted = st.gpus.get(q.gpu).is_some_and(|g| g.evicted);
+                info.active = info.percentage > 0 && !evicted;
+                info
+            })
+            .collect()
+    }
+
+    /// One queue by id.
+    #[must_use]
+    pub fn queue(&self, queue_id: u32) -> Option<QueueInfo> {
+        self.queues().into_iter().find(|q| q.queue_id == queue_id)
+    }
+
+    /// The 64-bit value last written to doorbell `doorbell_id` of `gpu_id`.
+    #[must_use]
+    pub fn doorbell(&self, gpu_id: u32, doorbell_id: u32) -> Option<u64> {
+        let st = self.lock();
+        let g = st.gpus.get(st.gpu_by_id(gpu_id)?)?;
+        g.doorbells
+            .load_u64(u64::from(doorbell_id) * KFD_DOORBELL_SIZE)
+    }
+
+    /// Reads a queue's write pointer (the driver's 64-bit value: dwords for PM4, bytes for SDMA).
+    ///
+    /// # Errors
+    /// The wptr page is no longer mapped.
+    pub fn read_wptr(&self, q: &QueueInfo) -> Result<u64, GpuFault> {
+        self.gpu_read_u64(q.gpu_id, q.wptr_addr)
+    }
+
+    /// Publishes a queue's read pointer (64-bit, same unit as wptr).
+    ///
+    /// # Errors
+    /// The rptr page is no longer mapped or not writable.
+    pub fn write_rptr(&self, q: &QueueInfo, rptr: u64) -> Result<(), GpuFault> {
+        self.gpu_write_u64(q.gpu_id, q.rptr_addr, rptr)
+    }
+
+    /// A completion interrupt from `gpu_id` with `context_id` (RELEASE_MEM int_ctxid, SDMA TRAP
+    /// int_context), as `kfd_signal_event_interrupt`: if the slot of event `context_id` is
+    /// signaled (not `~0`) that event is set and its slot reset; otherwise every signaled slot
+    /// is scanned. Honours [`SimKfd::drop_interrupts`] and [`SimKfd::delay_interrupts`].
+    pub fn signal_interrupt(&self, gpu_id: u32, context_id: u32) {
+        let mut st = self.lock();
+        if st.drop_interrupts > 0 {
+            st.drop_interrupts -= 1;
+            return;
+        }
+        if st.delay_interrupts > 0 {
+            let due = st.steps + u64::from(st.delay_interrupts);
+            st.pending_interrupts.push((due, gpu_id, context_id));
+            return;
+        }
+        deliver_interrupt(&mut st, context_id);
+        drop(st);
+        self.cond.notify_all();
+    }
+
+    /// A GPU VM fault (`kfd_set_dbg_ev_from_interrupt`): the process's queues on that GPU are
+    /// evicted (no longer `active`) and every MEMORY event is set with
+    /// `{gpu_id, va page, NotPresent, ReadOnly = write}`.
+    pub fn raise_memory_fault(&self, fault: &GpuFault) {
+        let mut st = self.lock();
+        if let Some(g) = st.gpu_by_id(fault.gpu_id).and_then(|i| st.gpus.get_mut(i)) {
+            g.evicted = true;
+        }
+        let data = HsaMemoryExceptionData {
+            failure: MemoryExceptionFailure {
+                not_present: u32::from(fault.reason == FaultReason::NotMapped),
+                read_only: u32::from(fault.write),
+                no_execute: 0,
+                imprecise: 0,
+            },
+            va: fault.va & !0xFFF,
+            gpu_id: fault.gpu_id,
+            error_type: 0,
+        };
+        let ids: Vec<u32> = st
+            .events
+            .iter()
+            .filter(|(_, e)| e.ty == KFD_IOC_EVENT_MEMORY)
+            .map(|(&id, _)| id)
+            .collect();
+        for id in ids {
+            if let Some(e) = st.events.get_mut(&id) {
+                e.mem = data;
+            }
+            Self::set_event_locked(&mut st, id);
+        }
+        drop(st);
+        self.cond.notify_all();
+    }
+
+    /// A GPU reset (`kfd_signal_reset_event`): queues on that GPU are evicted and every
+    /// HW_EXCEPTION event is set with `{reset_type 0, reset_cause, memory_lost, gpu_id}`.
+    pub fn raise_hw_exception(&self, gpu_id: u32, reset_cause: u32, memory_lost: bool) {
+        let mut st = self.lock();
+        if let Some(g) = st.gpu_by_id(gpu_id).and_then(|i| st.gpus.get_mut(i)) {
+            g.evicted = true;
+        }
+        let data = HsaHwExceptionData {
+            reset_type: 0,
+            reset_cause,
+            memory_lost: u32::from(memory_lost),
+            gpu_id,
+        };
+        let ids: Vec<u32> = st
+            .events
+            .iter()
+            .filter(|(_, e)| e.ty == KFD_IOC_EVENT_HW_EXCEPTION)
+            .map(|(&id, _)| id)
+            .collect();
+        for id in ids {
+            if let Some(e) = st.events.get_mut(&id) {
+                e.hw = data;
+            }
+            Self::set_event_locked(&mut st, id);
+        }
+        drop(st);
+        self.cond.notify_all();
+    }
+
+    /// The GPU timestamp counter (100 MHz): virtual in deterministic mode (each read advances
+    /// it by one tick, [`SimKfd::advance_gpu_clock`] by more), real time in threaded mode.
+    #[must_use]
+    pub fn gpu_clock(&self) -> u64 {
+        match self.cfg.mode {
+            crate::SimMode::Deterministic => self.virtual_clock.fetch_add(1, Ordering::Relaxed) + 1,
+            // CAST: u128 ticks since start fit u64 for 5800 years.
+            crate::SimMode::Threaded => (self.epoch.elapsed().as_nanos() / 10) as u64,
+        }
+    }
+
+    /// Advances the virtual GPU clock (deterministic mode; time an engine spent).
+    pub fn advance_gpu_clock(&self, ticks: u64) {
+        self.virtual_clock.fetch_add(ticks, Ordering::Relaxed);
+    }
+
+    /// The value in event `event_id`'s slot of the event page (`~0` = not signaled).
+    #[must_use]
+    pub fn event_slot(&self, event_id: u32) -> Option<u64> {
+        let st = self.lock();
+        let page = st.event_page.as_ref()?;
+        page.mem.load_u64(u64::from(event_id) * KFD_EVENT_SLOT_SIZE)
+    }
+
+    /// Installs the engine that [`SimKfd::run_queues`] drives.
+    pub fn set_engine(&self, engine: Arc<dyn Engine>) {
+        *self.engine.lock().unwrap_or_else(PoisonError::into_inner) = Some(engine);
+    }
+
+    /// One engine round: delivers delayed interrupts that are due, then lets the engine run
+    /// every queue as far as it can. Returns whether anything progressed. Called by
+    /// WAIT_EVENTS in deterministic mode; call it directly to step.
+    pub fn run_queues(&self) -> bool {
+        let delivered = {
+            let mut st = self.lock();
+            st.steps += 1;
+            let now = st.steps;
+            let due: Vec<(u64, u32, u32)> = st
+                .pending_interrupts
+                .iter()
+                .copied()
+                .filter(|&(d, _, _)| d <= now)
+                .collect();
+            st.pending_interrupts.retain(|&(d, _, _)| d > now);
+            for &(_, _, ctx) in &due {
+                deliver_interrupt(&mut st, ctx);
+            }
+            !due.is_empty() || !st.pending_interrupts.is_empty()
+        };
+        if delivered {
+            self.cond.notify_all();
+        }
+        let engine = self
+            .engine
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let ran = engine.is_some_and(|e| e.run(self));
+        ran || delivered
+    }
+
+    /// Same as [`SimKfd::run_queues`].
+    pub fn step(&self) -> bool {
+        self.run_queues()
+    }
+
+    /// Runs engine rounds until nothing progresses (at most `max_rounds`); returns the rounds
+    /// that progressed.
+    pub fn run_until_idle(&self, max_rounds: u64) -> u64 {
+        let mut n = 0;
+        while n < max_rounds && self.run_queues() {
+            n += 1;
+        }
+        n
+    }
+}
+
+/// `kfd_signal_event_interrupt` on the locked state.
+fn deliver_interrupt(st: &mut State, context_id: u32) {
+    let Some(page) = st.event_page.as_ref() else {
+        return;
+    };
+    let mem = Arc::clone(&page.mem);
+    let slots = page.mapped_size / KFD_EVENT_SLOT_SIZE;
+    let slot_of = |id: u32| u64::from(id) * KFD_EVENT_SLOT_SIZE;
+    let direct = u64::from(context_id) < slots
+        && mem.load_u64(slot_of(context_id)) != Some(KFD_EVENT_SLOT_UNSIGNALED)
+        && st.events.get(&context_id).is_some_and(|e| e.has_slot);
+    let ids: Vec<u32> = if direct {
+        vec![context_id]
+    } else {
+        st.events
+            .iter()
+            .filter(|(id, e)| {
+                e.has_slot
+                    && u64::from(**id) < slots
+                    && mem.load_u64(slot_of(**id)) != Some(KFD_EVENT_SLOT_UNSIGNALED)
+            })
+            .map(|(&id, _)| id)
+            .collect()
+    };
+    for id in ids {
+        let _ = mem.store_u64(slot_of(id), KFD_EVENT_SLOT_UNSIGNALED);
+        SimKfd::set_event_locked(st, id);
+    }
+}
+
+/// A translated, contiguous piece of GPU memory the engine can access without going through
+/// the page table again (no lock): the fast path for rings.
+///
+/// A span keeps the memory alive but does not see later UNMAP/FREE. Cache spans only of buffers
+/// a live queue holds: the ring, rptr/wptr page, EOP and CWSR areas (the kernel refuses to UNMAP
+/// those with EBUSY until DESTROY_QUEUE), and re-translate everything else per access.
+#[derive(Clone, Debug)]
+pub struct GpuSpan {
+    mem: Arc<SharedMem>,
+    off: u64,
+    len: u64,
+    va: u64,
+}
+
+impl GpuSpan {
+    /// GPU VA of the first byte.
+    #[must_use]
+    pub fn va(&self) -> u64 {
+        self.va
+    }
+
+    /// Bytes in the span.
+    #[must_use]
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the span is empty.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn inside(&self, rel: u64, n: usize) -> Option<u64> {
+        // CAST: usize fits u64.
+        let end = rel.checked_add(n as u64)?;
+        (end <= self.len).then(|| self.off + rel)
+    }
+
+    /// Copies `buf.len()` bytes at `rel` (offset from [`GpuSpan::va`]); false when outside.
+    pub fn read(&self, rel: u64, buf: &mut [u8]) -> bool {
+        self.inside(rel, buf.len())
+            .is_some_and(|o| self.mem.read(o, buf))
+    }
+
+    /// Copies `data` to `rel`; false when outside.
+    pub fn write(&self, rel: u64, data: &[u8]) -> bool {
+        self.inside(rel, data.len())
+            .is_some_and(|o| self.mem.write(o, data))
+    }
+
+    /// Acquire-load of the u32 at `rel`.
+    #[must_use]
+    pub fn load_u32(&self, rel: u64) -> Option<u32> {
+        self.inside(rel, 4).and_then(|o| self.mem.load_u32(o))
+    }
+
+    /// Acquire-load of the u64 at `rel`.
+    #[must_use]
+    pub fn load_u64(&self, rel: u64) -> Option<u64> {
+        self.inside(rel, 8).and_then(|o| self.mem.load_u64(o))
+    }
+
+    /// Release-store of a u32 at `rel`; false when outside.
+    pub fn store_u32(&self, rel: u64, v: u32) -> bool {
+        self.inside(rel, 4)
+            .is_some_and(|o| self.mem.store_u32(o, v))
+    }
+
+    /// Release-store of a u64 at `rel`; false when outside.
+    pub fn store_u64(&self, rel: u64, v: u64) -> bool {
+        self.inside(rel, 8)
+            .is_some_and(|o| self.mem.store_u64(o, v))
+    }
+}
+
+impl SimKfd {
+    /// Translates `[va, va + len)` on `gpu_id` into one [`GpuSpan`]: it must lie inside a single
+    /// mapping of sim-owned memory (VRAM, GTT, doorbell); USERPTR memory has no span (use
+    /// [`SimKfd::gpu_read`]).
+    ///
+    /// # Errors
+    /// The first address that is unmapped, read-only for a `write` span, or not in the same
+    /// mapping (reported as not mapped); a USERPTR mapping is reported at `va`.
+    pub fn gpu_span(
+        &self,
+        gpu_id: u32,
+        va: u64,
+        len: u64,
+        write: bool,
+    ) -> Result<GpuSpan, GpuFault> {
+        let (t, avail) = self.translate(gpu_id, va, write)?;
+        if avail < len {
+            return Err(GpuFault {
+                gpu_id,
+                va: va.saturating_add(avail),
+                write,
+                reason: FaultReason::NotMapped,
+            });
+        }
+        match t {
+            Target::Shared(mem, off) => Ok(GpuSpan { mem, off, len, va }),
+            Target::User(_) => Err(GpuFault {
+                gpu_id,
+                va,
+                write,
+                reason: FaultReason::NotMapped,
+            }),
+        }
+    }
+}

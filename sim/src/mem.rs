@@ -1,0 +1,357 @@
+//! Host memory: memfd-backed shared memory (BOs, doorbell slices, event pages), mappings into
+//! the process at the driver's addresses, and copies to/from arbitrary user addresses.
+//!
+//! This is the only module of the simulator with `unsafe`. Memory here is shared with the
+//! driver (and, in threaded mode, with engine threads) while both run, exactly as GPU memory is
+//! shared with a real GPU, so it is never turned into a Rust reference: every access is a raw
+//! copy or an atomic on a raw pointer into a mapping this module owns.
+//!
+//! User addresses the sim does not own (ioctl argument arrays, USERPTR buffers) are accessed
+//! through `/proc/self/mem`, which fails with EIO on an unmapped address instead of crashing:
+//! that is how the sim returns EFAULT, and how a GPU access to freed USERPTR memory becomes a
+//! fault instead of a segfault.
+
+use core::ffi::c_void;
+use core::ptr::NonNull;
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use hcq_core::kfd::{Errno, Prot};
+use rustix::fd::{AsFd, OwnedFd};
+use rustix::fs::{MemfdFlags, ftruncate, memfd_create};
+use rustix::mm::{MapFlags, ProtFlags};
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::sync::OnceLock;
+
+fn errno(e: rustix::io::Errno) -> Errno {
+    Errno(e.raw_os_error())
+}
+
+fn to_usize(v: u64) -> Result<usize, Errno> {
+    usize::try_from(v).map_err(|_| Errno::EINVAL)
+}
+
+/// rustix protection flags from the port's.
+fn prot_flags(p: Prot) -> ProtFlags {
+    let mut f = ProtFlags::empty();
+    if p.0 & Prot::READ.0 != 0 {
+        f |= ProtFlags::READ;
+    }
+    if p.0 & Prot::WRITE.0 != 0 {
+        f |= ProtFlags::WRITE;
+    }
+    f
+}
+
+/// A memfd and the simulator's own read-write mapping of all of it.
+///
+/// Invariant: `ptr .. ptr + len` is a live `MAP_SHARED` mapping of `fd` owned by this value,
+/// unmapped only in `Drop`.
+#[derive(Debug)]
+pub(crate) struct SharedMem {
+    fd: OwnedFd,
+    ptr: NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: the mapping is plain shared memory owned by this value; all access goes through raw
+// copies and atomics (no references), which are valid from any thread.
+unsafe impl Send for SharedMem {}
+// SAFETY: as above; `&SharedMem` only allows raw copies and atomic accesses.
+unsafe impl Sync for SharedMem {}
+
+impl SharedMem {
+    /// A zero-filled memfd of `len` bytes (sparse until touched), mapped read-write.
+    pub(crate) fn new(name: &str, len: u64) -> Result<Self, Errno> {
+        let ulen = to_usize(len)?;
+        if ulen == 0 {
+            return Err(Errno::EINVAL);
+        }
+        let fd = memfd_create(name, MemfdFlags::CLOEXEC).map_err(errno)?;
+        ftruncate(&fd, len).map_err(errno)?;
+        // SAFETY: a fresh shared mapping of our own memfd at an address the kernel picks; it
+        // aliases no Rust object.
+        let p = unsafe {
+            rustix::mm::mmap(
+                core::ptr::null_mut(),
+                ulen,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::SHARED,
+                &fd,
+                0,
+            )
+        }
+        .map_err(|e| {
+            if e == rustix::io::Errno::NOMEM {
+                Errno::ENOMEM
+            } else {
+                errno(e)
+            }
+        })?;
+        let ptr = NonNull::new(p.cast::<u8>()).ok_or(Errno::ENOMEM)?;
+        Ok(Self { fd, ptr, len: ulen })
+    }
+
+    /// Size in bytes.
+    pub(crate) fn len(&self) -> u64 {
+        // CAST: usize is 64 bits on every supported target.
+        self.len as u64
+    }
+
+    fn range(&self, off: u64, n: usize) -> Option<usize> {
+        let off = usize::try_from(off).ok()?;
+        let end = off.checked_add(n)?;
+        (end <= self.len).then_some(off)
+    }
+
+    /// Copies `buf.len()` bytes at `off` into `buf`; `false` when out of bounds.
+    pub(crate) fn read(&self, off: u64, buf: &mut [u8]) -> bool {
+        let Some(off) = self.range(off, buf.len()) else {
+            return false;
+        };
+        // SAFETY: `off + buf.len() <= len` (checked above), so the source lies inside our live
+        // mapping; the destination is a distinct Rust buffer. Concurrent writers (driver, GPU)
+        // may race as with real shared GPU memory; no reference to the mapping is formed.
+        unsafe {
+            core::ptr::copy_nonoverlapping(self.ptr.as_ptr().add(off), buf.as_mut_ptr(), buf.len());
+        }
+        true
+    }
+
+    /// Copies `data` to `off`; `false` when out of bounds.
+    pub(crate) fn write(&self, off: u64, data: &[u8]) -> bool {
+        let Some(off) = self.range(off, data.len()) else {
+            return false;
+        };
+        // SAFETY: the destination range is inside our live mapping (checked above) and does
+        // not overlap `data`, a Rust buffer outside it.
+        unsafe {
+            core::ptr::copy_nonoverlapping(data.as_ptr(), self.ptr.as_ptr().add(off), data.len());
+        }
+        true
+    }
+
+    /// Fills `n` bytes at `off` with `byte`; `false` when out of bounds.
+    pub(crate) fn fill(&self, off: u64, n: u64, byte: u8) -> bool {
+        let Ok(n) = usize::try_from(n) else {
+            return false;
+        };
+        let Some(off) = self.range(off, n) else {
+            return false;
+        };
+        // SAFETY: the range is inside our live mapping (checked above).
+        unsafe { core::ptr::write_bytes(self.ptr.as_ptr().add(off), byte, n) };
+        true
+    }
+
+    fn atomic64(&self, off: u64) -> Option<&AtomicU64> {
+        let o = self.range(off, 8)?;
+        if o % 8 != 0 {
+            return None;
+        }
+        // SAFETY: in bounds (checked), 8-byte aligned (mapping is page-aligned and `o % 8 == 0`),
+        // and the mapping outlives `&self`. Every access to shared words goes through atomics
+        // or raw copies, never through a non-atomic reference.
+        Some(unsafe { AtomicU64::from_ptr(self.ptr.as_ptr().add(o).cast::<u64>()) })
+    }
+
+    fn atomic32(&self, off: u64) -> Option<&AtomicU32> {
+        let o = self.range(off, 4)?;
+        if o % 4 != 0 {
+            return None;
+        }
+        // SAFETY: in bounds, 4-byte aligned, mapping outlives `&self` (as in `atomic64`).
+        Some(unsafe { AtomicU32::from_ptr(self.ptr.as_ptr().add(o).cast::<u32>()) })
+    }
+
+    /// Acquire-load of an aligned u64, or a plain copy when unaligned; `None` out of bounds.
+    pub(crate) fn load_u64(&self, off: u64) -> Option<u64> {
+        if let Some(a) = self.atomic64(off) {
+            return Some(a.load(Ordering::Acquire));
+        }
+        let mut b = [0u8; 8];
+        self.read(off, &mut b).then(|| u64::from_le_bytes(b))
+    }
+
+    /// Release-store of an aligned u64, or a plain copy when unaligned; `false` out of bounds.
+    pub(crate) fn store_u64(&self, off: u64, v: u64) -> bool {
+        if let Some(a) = self.atomic64(off) {
+            a.store(v, Ordering::Release);
+            return true;
+        }
+        self.write(off, &v.to_le_bytes())
+    }
+
+    /// Acquire-load of an aligned u32, or a plain copy when unaligned; `None` out of bounds.
+    pub(crate) fn load_u32(&self, off: u64) -> Option<u32> {
+        if let Some(a) = self.atomic32(off) {
+            return Some(a.load(Ordering::Acquire));
+        }
+        let mut b = [0u8; 4];
+        self.read(off, &mut b).then(|| u32::from_le_bytes(b))
+    }
+
+    /// Release-store of an aligned u32, or a plain copy when unaligned; `false` out of bounds.
+    pub(crate) fn store_u32(&self, off: u64, v: u32) -> bool {
+        if let Some(a) = self.atomic32(off) {
+            a.store(v, Ordering::Release);
+            return true;
+        }
+        self.write(off, &v.to_le_bytes())
+    }
+
+    /// Maps `len` bytes of the memfd (from offset 0) into the process for the driver, shared,
+    /// at `fixed` (`MAP_FIXED`, replacing what is there, e.g. a PROT_NONE reservation) or where
+    /// the kernel chooses. Returns the address.
+    pub(crate) fn map_into_process(
+        &self,
+        fixed: Option<u64>,
+        len: u64,
+        prot: Prot,
+    ) -> Result<u64, Errno> {
+        if len == 0 || len > self.len() {
+            return Err(Errno::EINVAL);
+        }
+        map_fd(self.fd.as_fd(), fixed, len, prot)
+    }
+}
+
+impl Drop for SharedMem {
+    fn drop(&mut self) {
+        // SAFETY: `ptr..ptr+len` is our own mapping (type invariant) and no reference into it
+        // exists; it is unmapped exactly once, here.
+        let _ = unsafe { rustix::mm::munmap(self.ptr.as_ptr().cast::<c_void>(), self.len) };
+    }
+}
+
+fn map_fd(
+    fd: rustix::fd::BorrowedFd<'_>,
+    fixed: Option<u64>,
+    len: u64,
+    prot: Prot,
+) -> Result<u64, Errno> {
+    let ulen = to_usize(len)?;
+    let (addr, flags) = match fixed {
+        Some(a) if a % 4096 != 0 => return Err(Errno::EINVAL),
+        Some(a) => (a as *mut c_void, MapFlags::SHARED | MapFlags::FIXED),
+        None => (core::ptr::null_mut(), MapFlags::SHARED),
+    };
+    // SAFETY: MAP_FIXED at a driver-chosen address replaces whatever the process had there; the
+    // driver asked for exactly that (it is the `mmap(2)` contract the port exposes, and the
+    // driver only passes addresses it reserved). Without `fixed` the kernel picks free space.
+    let p =
+        unsafe { rustix::mm::mmap(addr, ulen, prot_flags(prot), flags, fd, 0) }.map_err(errno)?;
+    Ok(p as u64)
+}
+
+/// Reserves address space (`PROT_NONE`, private, anonymous, `MAP_NORESERVE`).
+pub(crate) fn map_reserve(fixed: Option<u64>, len: u64) -> Result<u64, Errno> {
+    map_anon(
+        fixed,
+        len,
+        Prot::NONE,
+        MapFlags::PRIVATE | MapFlags::NORESERVE,
+    )
+}
+
+/// Maps anonymous shared memory (USERPTR buffers).
+pub(crate) fn map_anon_shared(fixed: Option<u64>, len: u64, prot: Prot) -> Result<u64, Errno> {
+    map_anon(fixed, len, prot, MapFlags::SHARED)
+}
+
+fn map_anon(fixed: Option<u64>, len: u64, prot: Prot, flags: MapFlags) -> Result<u64, Errno> {
+    let ulen = to_usize(len)?;
+    if ulen == 0 {
+        return Err(Errno::EINVAL);
+    }
+    let (addr, flags) = match fixed {
+        Some(a) if a % 4096 != 0 => return Err(Errno::EINVAL),
+        Some(a) => (a as *mut c_void, flags | MapFlags::FIXED),
+        None => (core::ptr::null_mut(), flags),
+    };
+    // SAFETY: as `map_fd`: anonymous memory at a driver-chosen (reserved) address or anywhere.
+    let p = unsafe { rustix::mm::mmap_anonymous(addr, ulen, prot_flags(prot), flags) }
+        .map_err(errno)?;
+    Ok(p as u64)
+}
+
+/// Unmaps `[addr, addr + len)` of the process (the port's `munmap(2)`).
+pub(crate) fn unmap(addr: u64, len: u64) -> Result<(), Errno> {
+    let ulen = to_usize(len)?;
+    // SAFETY: the caller (the driver, through the `KfdSys` port) owns this range and holds no
+    // references into it; this is `munmap(2)` with its usual contract. The simulator's own
+    // mappings are separate (`SharedMem`) and are not affected.
+    unsafe { rustix::mm::munmap(addr as *mut c_void, ulen) }.map_err(errno)
+}
+
+fn proc_mem() -> Result<&'static File, Errno> {
+    static MEM: OnceLock<Option<File>> = OnceLock::new();
+    MEM.get_or_init(|| {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/proc/self/mem")
+            .ok()
+    })
+    .as_ref()
+    .ok_or(Errno::EFAULT)
+}
+
+/// `copy_from_user`: reads process memory at `addr`; EFAULT when any byte is unmapped.
+pub(crate) fn copy_from_user(addr: u64, buf: &mut [u8]) -> Result<(), Errno> {
+    if buf.is_empty() {
+        return Ok(());
+    }
+    if addr == 0 {
+        return Err(Errno::EFAULT);
+    }
+    proc_mem()?
+        .read_exact_at(buf, addr)
+        .map_err(|_| Errno::EFAULT)
+}
+
+/// `copy_to_user`: writes process memory at `addr`; EFAULT when any byte is unmapped.
+pub(crate) fn copy_to_user(addr: u64, data: &[u8]) -> Result<(), Errno> {
+    if data.is_empty() {
+        return Ok(());
+    }
+    if addr == 0 {
+        return Err(Errno::EFAULT);
+    }
+    proc_mem()?
+        .write_all_at(data, addr)
+        .map_err(|_| Errno::EFAULT)
+}
+
+/// Whether every byte of `[addr, addr + len)` is mapped readable and writable in this process
+/// (what pinning USERPTR pages needs), from `/proc/self/maps`.
+pub(crate) fn range_is_rw_mapped(addr: u64, len: u64) -> bool {
+    let Some(end) = addr.checked_add(len) else {
+        return false;
+    };
+    let Ok(maps) = std::fs::read_to_string("/proc/self/maps") else {
+        return false;
+    };
+    let mut cursor = addr;
+    for line in maps.lines() {
+        let mut it = line.split_whitespace();
+        let (Some(range), Some(perms)) = (it.next(), it.next()) else {
+            continue;
+        };
+        let Some((a, b)) = range.split_once('-') else {
+            continue;
+        };
+        let (Ok(a), Ok(b)) = (u64::from_str_radix(a, 16), u64::from_str_radix(b, 16)) else {
+            continue;
+        };
+        if a <= cursor && cursor < b {
+            if !perms.starts_with("rw") {
+                return false;
+            }
+            cursor = b;
+            if cursor >= end {
+                return true;
+            }
+        }
+    }
+    cursor >= end
+}

@@ -1,0 +1,251 @@
+//! The simulated kernel's bookkeeping: GPUs, buffer objects, GPU page tables, queues, events,
+//! open files, CPU mappings and fault injections. Everything here lives behind one mutex in
+//! [`crate::SimKfd`].
+
+use crate::config::GpuConfig;
+use crate::mem::SharedMem;
+use hcq_core::kfd::topology::{CwsrSizes, NodeProperties};
+use hcq_core::kfd::{Errno, HsaHwExceptionData, HsaMemoryExceptionData};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+/// What an open sim file is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FdKind {
+    /// `/dev/kfd`.
+    Kfd,
+    /// `/dev/dri/renderD<minor>` of GPU `gpu` (index).
+    Render { gpu: usize },
+}
+
+/// One GPU VM page-table entry: `[start, end)` maps buffer `handle`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PtEntry {
+    pub end: u64,
+    pub handle: u64,
+}
+
+/// One simulated GPU.
+#[derive(Debug)]
+pub(crate) struct Gpu {
+    pub gpu_id: u32,
+    pub cfg: GpuConfig,
+    pub props: NodeProperties,
+    pub sizes: CwsrSizes,
+    /// Render fd whose DRM VM became this process's compute VM (ACQUIRE_VM).
+    pub vm_file: Option<i32>,
+    pub vram_used: u64,
+    pub vram_limit: u64,
+    /// Used buffer ids (the per-device IDR).
+    pub idr: BTreeSet<u32>,
+    /// GPU VM: start VA -> entry.
+    pub page_table: BTreeMap<u64, PtEntry>,
+    /// The process doorbell slice (8 KiB).
+    pub doorbells: Arc<SharedMem>,
+    /// The HDP-flush MMIO remap page (4 KiB).
+    pub mmio: Arc<SharedMem>,
+    /// Doorbell ids in use.
+    pub doorbell_ids: BTreeSet<u32>,
+    /// SDMA queue slots in use (bit index: engine = i % engines, queue = i / engines).
+    pub sdma_slots: BTreeSet<u32>,
+    pub queue_count: u32,
+    /// Queues were evicted by a VM fault or reset: nothing on this GPU runs any more.
+    pub evicted: bool,
+    /// Next DRM fake mmap offset handed out for a BO on this GPU.
+    pub drm_offset_next: u64,
+}
+
+/// Memory type of a buffer object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BoKind {
+    Vram,
+    Gtt,
+    Userptr,
+    Doorbell,
+    MmioRemap,
+}
+
+/// Where a buffer's bytes are.
+#[derive(Clone, Debug)]
+pub(crate) enum Backing {
+    /// Sim-owned shared memory (VRAM/GTT memfd, a GPU's doorbell slice or MMIO page).
+    Shared(Arc<SharedMem>),
+    /// The process's own memory at this host address (USERPTR).
+    User(u64),
+}
+
+/// A buffer object.
+#[derive(Debug)]
+pub(crate) struct Bo {
+    pub gpu: usize,
+    pub va: u64,
+    pub size: u64,
+    pub flags: u32,
+    pub kind: BoKind,
+    pub backing: Backing,
+    pub drm_offset: u64,
+    /// GPUs (index) it is mapped on -> live queues using it there.
+    pub mapped: BTreeMap<usize, u32>,
+}
+
+/// The kind of a queue, as the engine sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum QueueKind {
+    /// PM4 compute queue: rptr/wptr count dwords.
+    Compute,
+    /// SDMA queue: rptr/wptr count bytes.
+    Sdma,
+}
+
+/// Everything an engine needs to run a queue (a snapshot; see [`crate::SimKfd::queues`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueueInfo {
+    /// KFD queue id (0..1023).
+    pub queue_id: u32,
+    /// The GPU it runs on.
+    pub gpu_id: u32,
+    /// PM4 or SDMA.
+    pub kind: QueueKind,
+    /// GPU VA of the ring.
+    pub ring_base: u64,
+    /// Ring bytes (power of two, >= 1024).
+    pub ring_size: u32,
+    /// GPU VA of the 64-bit read pointer the engine publishes.
+    pub rptr_addr: u64,
+    /// GPU VA of the 64-bit write pointer the driver publishes.
+    pub wptr_addr: u64,
+    /// Doorbell index in the GPU's doorbell slice (byte offset = 8 x id).
+    pub doorbell_id: u32,
+    /// The `doorbell_offset` CREATE_QUEUE returned.
+    pub doorbell_offset: u64,
+    /// EOP buffer VA (compute) or 0.
+    pub eop_addr: u64,
+    /// EOP buffer bytes.
+    pub eop_size: u64,
+    /// CWSR area VA (compute) or 0.
+    pub ctx_save_restore_addr: u64,
+    /// CWSR size as passed.
+    pub ctx_save_restore_size: u32,
+    /// 0..=15.
+    pub priority: u32,
+    /// 0..=100; 0 = created but not scheduled.
+    pub percentage: u32,
+    /// SDMA engine and queue on it (SDMA queues).
+    pub sdma_engine: Option<(u32, u32)>,
+    /// Scheduled: percentage > 0 and the GPU's queues are not evicted.
+    pub active: bool,
+}
+
+/// A live queue and the buffer references it holds.
+#[derive(Debug)]
+pub(crate) struct Queue {
+    pub info: QueueInfo,
+    pub gpu: usize,
+    /// (gpu index, handle) per acquired buffer (rptr, wptr, ring, EOP, CWSR).
+    pub refs: Vec<(usize, u64)>,
+    pub sdma_slot: Option<u32>,
+}
+
+/// An event.
+#[derive(Debug)]
+pub(crate) struct Event {
+    pub ty: u32,
+    pub auto_reset: bool,
+    pub signaled: bool,
+    /// Incremented by every set (wraps to 2); waiters are woken by its change.
+    pub age: u64,
+    /// Has an event-page slot (signal and debug events; slot index = id).
+    pub has_slot: bool,
+    /// Waiters currently registered (not activated at wait start).
+    pub waiters: u32,
+    pub mem: HsaMemoryExceptionData,
+    pub hw: HsaHwExceptionData,
+}
+
+/// The signal/event page.
+#[derive(Debug)]
+pub(crate) struct EventPage {
+    /// The BO handle it came from (FREE of it is EPERM), or None for the kernel's own page.
+    pub handle: Option<u64>,
+    pub mem: Arc<SharedMem>,
+    /// Bytes of slots in use (`signal_mapped_size`).
+    pub mapped_size: u64,
+}
+
+/// A forced ioctl failure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Injection {
+    pub errno: Errno,
+    pub once: bool,
+}
+
+/// The whole simulated kernel state.
+#[derive(Debug, Default)]
+pub(crate) struct State {
+    pub gpus: Vec<Gpu>,
+    pub bos: BTreeMap<u64, Bo>,
+    pub gtt_used: u64,
+    pub queues: BTreeMap<u32, Queue>,
+    pub events: BTreeMap<u32, Event>,
+    pub event_page: Option<EventPage>,
+    /// Signal events incl. the reserved id 0.
+    pub signal_event_count: u32,
+    pub runtime_enabled: bool,
+    pub xnack: bool,
+    pub fds: BTreeMap<i32, FdKind>,
+    pub next_fd: i32,
+    /// CPU mappings made through sim files: address -> length.
+    pub cpu_maps: BTreeMap<u64, u64>,
+    pub injections: BTreeMap<u8, Injection>,
+    pub drop_interrupts: u32,
+    pub delay_interrupts: u32,
+    /// Delayed interrupts: (deliver at step, gpu_id, context id).
+    pub pending_interrupts: Vec<(u64, u32, u32)>,
+    pub steps: u64,
+}
+
+impl State {
+    /// `kfd_process_device_data_by_id`: gpu_id 0 never matches.
+    pub(crate) fn gpu_by_id(&self, gpu_id: u32) -> Option<usize> {
+        if gpu_id == 0 {
+            return None;
+        }
+        self.gpus.iter().position(|g| g.gpu_id == gpu_id)
+    }
+
+    /// The page-table entry on GPU `gpu` containing `va`: (start, entry).
+    pub(crate) fn lookup(&self, gpu: usize, va: u64) -> Option<(u64, PtEntry)> {
+        let g = self.gpus.get(gpu)?;
+        let (&start, &e) = g.page_table.range(..=va).next_back()?;
+        (va < e.end).then_some((start, e))
+    }
+
+    /// Total GPU (BO, device) mappings.
+    pub(crate) fn gpu_mapping_count(&self) -> usize {
+        self.bos.values().map(|b| b.mapped.len()).sum()
+    }
+}
+
+/// Lowest integer in `[lo, hi)` not in `used`.
+pub(crate) fn lowest_free(used: &BTreeSet<u32>, lo: u32, hi: u32) -> Option<u32> {
+    let mut want = lo;
+    for &u in used.range(lo..hi) {
+        if u != want {
+            break;
+        }
+        want = want.checked_add(1)?;
+    }
+    (want < hi).then_some(want)
+}
+
+/// Lowest key in `[lo, hi)` of a map not present.
+pub(crate) fn lowest_free_key<V>(used: &BTreeMap<u32, V>, lo: u32, hi: u32) -> Option<u32> {
+    let mut want = lo;
+    for &u in used.range(lo..hi).map(|(k, _)| k) {
+        if u != want {
+            break;
+        }
+        want = want.checked_add(1)?;
+    }
+    (want < hi).then_some(want)
+}

@@ -1,0 +1,493 @@
+//! ALLOC / FREE / MAP / UNMAP, CPU mappings, the GPU read/write path, USERPTR, two GPUs.
+
+mod common;
+
+use common::{GTT_FLAGS, Proc, VRAM_FLAGS, cpu_read, cpu_write};
+use hcq_core::kfd::*;
+use hcq_sim::{FaultReason, GpuConfig, GpuFault, SimConfig};
+
+fn alloc_args(p: &Proc, va: u64, size: u64, flags: u32) -> AllocMemoryOfGpuArgs {
+    AllocMemoryOfGpuArgs {
+        va_addr: va,
+        size,
+        gpu_id: p.gpu(),
+        flags,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn alloc_errors() {
+    let p = Proc::one();
+    let va = 0x7000_0000_0000;
+    let mut a = alloc_args(&p, va, 0, VRAM_FLAGS);
+    assert_eq!(
+        p.ioctl(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut a),
+        Err(Errno::EINVAL)
+    );
+    let mut a = alloc_args(&p, va, 4096, VRAM_FLAGS);
+    a.gpu_id = 0;
+    assert_eq!(
+        p.ioctl(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut a),
+        Err(Errno::EINVAL)
+    );
+    let mut a = alloc_args(&p, va, 4096, KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE);
+    assert_eq!(
+        p.ioctl(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut a),
+        Err(Errno::EINVAL),
+        "no type"
+    );
+    let mut a = alloc_args(&p, va, 4096, KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL);
+    assert_eq!(
+        p.ioctl(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut a),
+        Err(Errno::EINVAL),
+        "doorbell size"
+    );
+    let mut a = alloc_args(&p, va, 8192, KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP);
+    assert_eq!(
+        p.ioctl(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut a),
+        Err(Errno::EINVAL),
+        "mmio size"
+    );
+    let mut a = alloc_args(&p, va, 4096, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR);
+    assert_eq!(
+        p.ioctl(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut a),
+        Err(Errno::EINVAL),
+        "userptr at 0"
+    );
+    a.mmap_offset = 0x10; // not mapped memory
+    assert_eq!(
+        p.ioctl(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut a),
+        Err(Errno::EFAULT),
+        "userptr unpinnable"
+    );
+    // Without ACQUIRE_VM: ENODEV.
+    let sim = hcq_sim::SimKfd::gfx1100().unwrap();
+    let kfd = sim.open("/dev/kfd").unwrap();
+    let mut a = alloc_args(&p, va, 4096, VRAM_FLAGS);
+    a.gpu_id = sim.gpu_ids()[0];
+    assert_eq!(
+        sim.ioctl(
+            kfd,
+            AMDKFD_IOC_ALLOC_MEMORY_OF_GPU,
+            bytemuck::bytes_of_mut(&mut a)
+        ),
+        Err(Errno::ENODEV)
+    );
+    // VRAM|PUBLIC on a small-BAR GPU.
+    let small = Proc::new(SimConfig {
+        gpus: vec![GpuConfig {
+            large_bar: false,
+            ..GpuConfig::gfx1100()
+        }],
+        ..SimConfig::default()
+    });
+    let mut a = alloc_args(
+        &small,
+        va,
+        4096,
+        VRAM_FLAGS | KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC,
+    );
+    assert_eq!(
+        small.ioctl(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut a),
+        Err(Errno::EINVAL)
+    );
+    assert!(p.sim.live_objects().nothing_leaked());
+}
+
+#[test]
+fn handles_offsets_and_vram_limit() {
+    let p = Proc::one();
+    let gpu = p.gpu();
+    let a = p.alloc_at(0, 100, GTT_FLAGS).unwrap(); // page-aligned to 4096
+    let b = p.alloc_at(0, 8192, VRAM_FLAGS).unwrap();
+    assert_eq!(a.handle, u64::from(gpu) << 32);
+    assert_eq!(b.handle, (u64::from(gpu) << 32) | 1);
+    p.release(a, &[]);
+    let c = p.alloc_at(0, 4096, VRAM_FLAGS).unwrap();
+    assert_eq!(c.handle, u64::from(gpu) << 32, "lowest free id reused");
+    // MMIO remap: a /dev/kfd MMIO offset, not a DRM one.
+    let mut m = alloc_args(
+        &p,
+        0x7100_0000_0000,
+        4096,
+        KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP,
+    );
+    p.ioctl(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut m).unwrap();
+    assert_eq!(m.mmap_offset, u64::from(gpu) << 46);
+    p.free_raw(m.handle).unwrap();
+
+    assert!(p.sim.set_vram_limit(gpu, 64 << 10));
+    assert_eq!(
+        p.alloc_at(0, 64 << 10, VRAM_FLAGS).unwrap_err(),
+        Errno::ENOMEM
+    );
+    let d = p.alloc_at(0, 52 << 10, VRAM_FLAGS).unwrap(); // 12 KiB used before: now full
+    assert_eq!(p.alloc_at(0, 4096, VRAM_FLAGS).unwrap_err(), Errno::ENOMEM);
+    let e = p.alloc_at(0, 4096, GTT_FLAGS).unwrap(); // GTT is not VRAM
+    for x in [b, c, d, e] {
+        p.release(x, &[]);
+    }
+    assert_eq!(p.free_raw(b.handle), Err(Errno::EINVAL), "double free");
+    assert_eq!(
+        p.free_raw(0x1234 << 32),
+        Err(Errno::EINVAL),
+        "unknown gpu in handle"
+    );
+    assert!(p.sim.live_objects().nothing_leaked());
+}
+
+#[test]
+fn cpu_and_gpu_see_the_same_bytes() {
+    let p = Proc::one();
+    let gpu = p.gpu();
+    let b = p.alloc(2 * 4096, VRAM_FLAGS);
+    assert_eq!(p.sim.live_objects().cpu_mappings, 1);
+    // CPU writes through its mapping at the VA...
+    cpu_write::<u32>(b.va, 0xDEAD_BEEF);
+    cpu_write::<u32>(b.va + 4100, 0x1234_5678);
+    // ...the GPU reads them through its page table.
+    assert_eq!(p.sim.gpu_read_u32(gpu, b.va).unwrap(), 0xDEAD_BEEF);
+    assert_eq!(p.sim.gpu_read_u32(gpu, b.va + 4100).unwrap(), 0x1234_5678);
+    // The GPU writes, the CPU sees.
+    p.sim
+        .gpu_write_u64(gpu, b.va + 8, 0xAABB_CCDD_EEFF_0011)
+        .unwrap();
+    assert_eq!(
+        (cpu_read::<u32>(b.va + 8), cpu_read::<u32>(b.va + 12)),
+        (0xEEFF_0011, 0xAABB_CCDD)
+    );
+    let mut buf = [0u8; 16];
+    p.sim.gpu_read(gpu, b.va + 8192 - 8, &mut buf[..8]).unwrap();
+    // Past the end: fault at the first unmapped byte.
+    assert_eq!(
+        p.sim.gpu_read(gpu, b.va + 8192 - 8, &mut buf),
+        Err(GpuFault {
+            gpu_id: gpu,
+            va: b.va + 8192,
+            write: false,
+            reason: FaultReason::NotMapped
+        })
+    );
+    p.release(b, &[gpu]);
+    // Unmapped from the GPU: any access faults.
+    assert_eq!(
+        p.sim.gpu_read_u32(gpu, b.va).unwrap_err().reason,
+        FaultReason::NotMapped
+    );
+    assert!(p.sim.live_objects().nothing_leaked());
+}
+
+#[test]
+fn read_only_buffers_fault_on_gpu_write() {
+    let p = Proc::one();
+    let gpu = p.gpu();
+    let b = p.alloc(4096, KFD_IOC_ALLOC_MEM_FLAGS_GTT);
+    assert_eq!(p.sim.gpu_read_u32(gpu, b.va).unwrap(), 0);
+    let f = p.sim.gpu_write_u32(gpu, b.va, 1).unwrap_err();
+    assert_eq!(
+        (f.reason, f.write, f.va),
+        (FaultReason::ReadOnly, true, b.va)
+    );
+    p.release(b, &[gpu]);
+}
+
+#[test]
+fn mmap_rules() {
+    let p = Proc::one();
+    let b = p.alloc_at(0, 8192, GTT_FLAGS).unwrap();
+    let mut a = alloc_args(&p, 0x7200_0000_0000, 8192, GTT_FLAGS);
+    p.ioctl(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut a).unwrap();
+    let file = |fd, offset| MapKind::File { fd, offset };
+    // Longer than the BO: EINVAL; unknown offset: EINVAL.
+    assert_eq!(
+        p.sim.mmap(
+            None,
+            3 * 4096,
+            Prot::READ_WRITE,
+            file(p.render[0], a.mmap_offset)
+        ),
+        Err(Errno::EINVAL)
+    );
+    assert_eq!(
+        p.sim
+            .mmap(None, 4096, Prot::READ_WRITE, file(p.render[0], 0x1234_5000)),
+        Err(Errno::EINVAL)
+    );
+    // Through another open file of the same node (not the VM's DRM file): EACCES.
+    let other = p.sim.open("/dev/dri/renderD128").unwrap();
+    assert_eq!(
+        p.sim
+            .mmap(None, 4096, Prot::READ_WRITE, file(other, a.mmap_offset)),
+        Err(Errno::EACCES)
+    );
+    // A second view anywhere sees the same memory.
+    let view = p
+        .sim
+        .mmap(
+            None,
+            8192,
+            Prot::READ_WRITE,
+            file(p.render[0], a.mmap_offset),
+        )
+        .unwrap();
+    let fixed = p
+        .sim
+        .mmap(
+            Some(0x7200_0000_0000),
+            8192,
+            Prot::READ_WRITE,
+            file(p.render[0], a.mmap_offset),
+        )
+        .unwrap();
+    assert_eq!(fixed, 0x7200_0000_0000);
+    cpu_write::<u64>(view, 77);
+    assert_eq!(cpu_read::<u64>(fixed), 77);
+    assert_eq!(p.sim.live_objects().cpu_mappings, 3);
+    p.sim.munmap(view, 8192).unwrap();
+    p.sim.munmap(fixed, 8192).unwrap();
+    p.free_raw(a.handle).unwrap();
+    p.release(b, &[]);
+    p.sim.close(other).unwrap();
+    assert!(p.sim.live_objects().nothing_leaked());
+}
+
+#[test]
+fn userptr_is_the_process_memory() {
+    let p = Proc::one();
+    let gpu = p.gpu();
+    let size = 3 * 4096;
+    let host = p
+        .sim
+        .mmap(None, size, Prot::READ_WRITE, MapKind::Anonymous)
+        .unwrap();
+    let va = p
+        .sim
+        .mmap(None, size, Prot::NONE, MapKind::Reserve)
+        .unwrap();
+    let mut a = AllocMemoryOfGpuArgs {
+        va_addr: va,
+        size,
+        mmap_offset: host,
+        gpu_id: gpu,
+        flags: KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE,
+        ..Default::default()
+    };
+    p.ioctl(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut a).unwrap();
+    assert_ne!(a.mmap_offset, host, "mmap_offset becomes a DRM offset");
+    // A USERPTR BO cannot be mmapped through DRM.
+    assert_eq!(
+        p.sim.mmap(
+            None,
+            4096,
+            Prot::READ_WRITE,
+            MapKind::File {
+                fd: p.render[0],
+                offset: a.mmap_offset
+            }
+        ),
+        Err(Errno::EPERM)
+    );
+    p.map(a.handle, &[gpu]).unwrap();
+    cpu_write::<u8>(host + 5000, 0x5A);
+    let mut one = [0u8; 1];
+    p.sim.gpu_read(gpu, va + 5000, &mut one).unwrap();
+    assert_eq!(one[0], 0x5A);
+    p.sim.gpu_write(gpu, va + 2 * 4096, &[1, 2, 3]).unwrap();
+    assert_eq!(cpu_read::<[u8; 3]>(host + 8192), [1, 2, 3]);
+    // The process frees the memory under the GPU: a fault, not a crash.
+    p.sim.munmap(host, size).unwrap();
+    assert_eq!(
+        p.sim.gpu_read(gpu, va + 4096, &mut one).unwrap_err().va,
+        va + 4096
+    );
+    p.unmap(a.handle, &[gpu]).unwrap();
+    p.free_raw(a.handle).unwrap();
+    p.sim.munmap(va, size).unwrap();
+    assert!(p.sim.live_objects().nothing_leaked());
+}
+
+#[test]
+fn map_unmap_rules() {
+    let p = Proc::new(SimConfig::with_gpus(2));
+    let (g0, g1) = (p.gpus[0], p.gpus[1]);
+    let b = p.alloc_at(0, 4096, VRAM_FLAGS).unwrap();
+    let ids = [g0, g1];
+    let mut a = MapMemoryToGpuArgs {
+        handle: b.handle,
+        device_ids_array_ptr: ids.as_ptr() as u64,
+        n_devices: 0,
+        n_success: 0,
+    };
+    assert_eq!(
+        p.ioctl(AMDKFD_IOC_MAP_MEMORY_TO_GPU, &mut a),
+        Err(Errno::EINVAL),
+        "n_devices 0"
+    );
+    a.n_devices = 1;
+    a.n_success = 2;
+    assert_eq!(
+        p.ioctl(AMDKFD_IOC_MAP_MEMORY_TO_GPU, &mut a),
+        Err(Errno::EINVAL),
+        "n_success > n"
+    );
+    a.n_success = 0;
+    a.device_ids_array_ptr = 16;
+    assert_eq!(
+        p.ioctl(AMDKFD_IOC_MAP_MEMORY_TO_GPU, &mut a),
+        Err(Errno::EFAULT)
+    );
+    a.device_ids_array_ptr = ids.as_ptr() as u64;
+    a.handle = (u64::from(g0) << 32) | 99;
+    assert_eq!(
+        p.ioctl(AMDKFD_IOC_MAP_MEMORY_TO_GPU, &mut a),
+        Err(Errno::ENOMEM),
+        "IDR miss"
+    );
+    a.handle = 0x4242 << 32;
+    assert_eq!(
+        p.ioctl(AMDKFD_IOC_MAP_MEMORY_TO_GPU, &mut a),
+        Err(Errno::EINVAL),
+        "unknown gpu"
+    );
+    // Partial success: second id unknown, n_success = 1, retry resumes there.
+    let bad = [g0, 0x4242];
+    let mut a = MapMemoryToGpuArgs {
+        handle: b.handle,
+        device_ids_array_ptr: bad.as_ptr() as u64,
+        n_devices: 2,
+        n_success: 0,
+    };
+    assert_eq!(
+        p.ioctl(AMDKFD_IOC_MAP_MEMORY_TO_GPU, &mut a),
+        Err(Errno::EINVAL)
+    );
+    assert_eq!(a.n_success, 1);
+    assert_eq!(p.sim.live_objects().gpu_mappings, 1);
+    // Mapping again is a no-op; both GPUs now.
+    assert_eq!(p.map(b.handle, &[g0, g1]).unwrap(), 2);
+    assert_eq!(p.sim.live_objects().gpu_mappings, 2);
+    // Both GPUs see the bytes at the same VA.
+    p.sim.gpu_write_u32(g1, b.va + 64, 0xC0FFEE).unwrap();
+    assert_eq!(p.sim.gpu_read_u32(g0, b.va + 64).unwrap(), 0xC0FFEE);
+    assert_eq!(cpu_read::<u32>(b.va + 64), 0xC0FFEE);
+    // FREE while mapped: EBUSY, handle stays valid.
+    assert_eq!(p.free_raw(b.handle), Err(Errno::EBUSY));
+    // Overlapping VA on the same GPU: EINVAL.
+    let mut o = AllocMemoryOfGpuArgs {
+        va_addr: b.va,
+        size: 4096,
+        gpu_id: g0,
+        flags: GTT_FLAGS,
+        ..Default::default()
+    };
+    p.ioctl(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut o).unwrap();
+    assert_eq!(p.map(o.handle, &[g0]), Err(Errno::EINVAL));
+    // Unaligned VA: EINVAL at MAP (ALLOC does not check).
+    let mut u = AllocMemoryOfGpuArgs {
+        va_addr: 0x7300_0000_0010,
+        size: 4096,
+        gpu_id: g0,
+        flags: GTT_FLAGS,
+        ..Default::default()
+    };
+    p.ioctl(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut u).unwrap();
+    assert_eq!(p.map(u.handle, &[g0]), Err(Errno::EINVAL));
+    // Beyond the 47-bit GPU VM: EINVAL.
+    let mut h = AllocMemoryOfGpuArgs {
+        va_addr: 1 << 47,
+        size: 4096,
+        gpu_id: g0,
+        flags: GTT_FLAGS,
+        ..Default::default()
+    };
+    p.ioctl(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut h).unwrap();
+    assert_eq!(p.map(h.handle, &[g0]), Err(Errno::EINVAL));
+    for x in [o.handle, u.handle, h.handle] {
+        p.free_raw(x).unwrap();
+    }
+    // UNMAP from a GPU it is not mapped on: EINVAL, after the first succeeded.
+    p.unmap(b.handle, &[g1]).unwrap();
+    let mut un = UnmapMemoryFromGpuArgs {
+        handle: b.handle,
+        device_ids_array_ptr: ids.as_ptr() as u64,
+        n_devices: 2,
+        n_success: 0,
+    };
+    assert_eq!(
+        p.ioctl(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, &mut un),
+        Err(Errno::EINVAL)
+    );
+    assert_eq!(un.n_success, 1);
+    assert_eq!(p.sim.live_objects().gpu_mappings, 0);
+    p.release(b, &[]);
+    assert!(p.sim.live_objects().nothing_leaked());
+}
+
+#[test]
+fn peer_vram_needs_large_bar() {
+    let mut cfg = SimConfig::with_gpus(2);
+    cfg.gpus[1].large_bar = false;
+    let p = Proc::new(cfg);
+    let b = p.alloc_at(0, 4096, VRAM_FLAGS).unwrap();
+    assert_eq!(p.map(b.handle, &[p.gpus[0], p.gpus[1]]), Err(Errno::EINVAL));
+    let g = p.alloc_at(0, 4096, GTT_FLAGS).unwrap();
+    assert_eq!(
+        p.map(g.handle, &[p.gpus[0], p.gpus[1]]).unwrap(),
+        2,
+        "GTT is reachable"
+    );
+    p.unmap(b.handle, &[p.gpus[0]]).unwrap();
+    p.release(b, &[]);
+    p.release(g, &[p.gpus[0], p.gpus[1]]);
+    assert!(p.sim.live_objects().nothing_leaked());
+}
+
+#[test]
+fn gpu_spans() {
+    let p = Proc::one();
+    let gpu = p.gpu();
+    let b = p.alloc(8192, GTT_FLAGS);
+    let s = p.sim.gpu_span(gpu, b.va + 4096, 4096, true).unwrap();
+    assert_eq!((s.va(), s.len()), (b.va + 4096, 4096));
+    cpu_write::<u32>(b.va + 4096 + 16, 0xABCD);
+    assert_eq!(s.load_u32(16), Some(0xABCD));
+    assert!(s.store_u64(24, 7));
+    assert_eq!(cpu_read::<u64>(b.va + 4096 + 24), 7);
+    assert_eq!(s.load_u32(4094), None, "past the span");
+    assert!(!s.write(4090, &[0; 8]));
+    let mut r = [0u8; 2];
+    assert!(s.read(16, &mut r));
+    assert_eq!(r, [0xCD, 0xAB]);
+    // Past the mapping: fault at its end.
+    let f = p.sim.gpu_span(gpu, b.va + 4096, 8192, false).unwrap_err();
+    assert_eq!((f.va, f.reason), (b.va + 8192, FaultReason::NotMapped));
+    // Read-only buffer: a write span faults.
+    let ro = p.alloc(4096, KFD_IOC_ALLOC_MEM_FLAGS_GTT);
+    assert!(p.sim.gpu_span(gpu, ro.va, 4096, false).is_ok());
+    assert_eq!(
+        p.sim.gpu_span(gpu, ro.va, 4096, true).unwrap_err().reason,
+        FaultReason::ReadOnly
+    );
+    p.release(b, &[gpu]);
+    p.release(ro, &[gpu]);
+    assert!(p.sim.live_objects().nothing_leaked());
+}
+
+#[test]
+fn big_buffers_are_sparse() {
+    let p = Proc::one();
+    let gpu = p.gpu();
+    let size = 16u64 << 30;
+    let b = p.alloc(size, VRAM_FLAGS);
+    p.sim.gpu_write_u64(gpu, b.va + size - 8, 0x55).unwrap();
+    assert_eq!(cpu_read::<u64>(b.va + size - 8), 0x55);
+    assert_eq!(cpu_read::<u64>(b.va), 0);
+    let mut m = GetAvailableMemoryArgs {
+        gpu_id: gpu,
+        ..Default::default()
+    };
+    p.ioctl(AMDKFD_IOC_AVAILABLE_MEMORY, &mut m).unwrap();
+    assert_eq!(m.available, 8 << 30);
+    p.release(b, &[gpu]);
+}

@@ -170,16 +170,14 @@ pub enum Op {
     /// `dword + 1` (the address or scalar plus a byte offset: a copy chunk, a signal's value
     /// field).
     Split64 {
-        /// Added (wrapping) to the value.
-        add: u64,
+        /// Added (wrapping) to the value: a byte offset below 4 GiB.
+        add: u32,
     },
-    /// A masked field of one dword: `d = (d & !mask) | ((((v + add) >> shift) as u32) << pos
-    /// & mask)`; covers one half of a 64-bit value that is not stored as a lo/hi pair, and
-    /// sub-dword fields.
+    /// A masked field of one dword: `d = (d & !mask) | (((v >> shift) as u32) << pos & mask)`;
+    /// covers one half of a 64-bit value that is not stored as a lo/hi pair, and sub-dword
+    /// fields.
     Field {
-        /// Added (wrapping) to the value.
-        add: u64,
-        /// Right shift of the sum.
+        /// Right shift of the value.
         shift: u8,
         /// Left shift into the dword.
         pos: u8,
@@ -227,6 +225,9 @@ pub struct Entry {
     /// What is written.
     pub op: Op,
 }
+
+// Entries are streamed on every apply: keep them to 16 bytes.
+const _: () = assert!(size_of::<Entry>() == 16);
 
 /// Why a table refused to record or to apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -329,10 +330,12 @@ pub enum PatchError {
         /// The largest value every field holds.
         max: u64,
     },
-    /// A binding at an unaligned kernargs byte offset (patches write whole dwords).
-    Unaligned {
-        /// The byte offset.
-        byte_offset: u64,
+    /// A binding at a byte offset from its variable of 4 GiB or more.
+    OffsetTooLarge {
+        /// The variable.
+        var: VarId,
+        /// The offset.
+        offset: u64,
     },
 }
 
@@ -400,9 +403,10 @@ impl fmt::Display for PatchError {
                 f,
                 "{var}: {value:#x} does not fit the fields it patches (max {max:#x})"
             ),
-            PatchError::Unaligned { byte_offset } => {
-                write!(f, "kernargs byte offset {byte_offset} is not dword aligned")
-            }
+            PatchError::OffsetTooLarge { var, offset } => write!(
+                f,
+                "{var}: offset {offset:#x} from the variable is 4 GiB or more"
+            ),
         }
     }
 }
@@ -534,19 +538,11 @@ fn sdma_op(h: u32) -> (u32, u32) {
 fn produce(op: &Op, v: &Value, k: usize, old: u32) -> u32 {
     match (op, v) {
         (Op::Split64 { add }, _) => {
-            let s = scalar_of(v).wrapping_add(*add);
+            let s = scalar_of(v).wrapping_add(u64::from(*add));
             if k == 0 { lo32(s) } else { hi32(s) }
         }
-        (
-            Op::Field {
-                add,
-                shift,
-                pos,
-                mask,
-            },
-            _,
-        ) => {
-            let s = scalar_of(v).wrapping_add(*add);
+        (Op::Field { shift, pos, mask }, _) => {
+            let s = scalar_of(v);
             // CAST: a field takes the low 32 bits of the shifted value by definition.
             let f = (s.checked_shr(u32::from(*shift)).unwrap_or(0) as u32)
                 .checked_shl(u32::from(*pos))
@@ -781,6 +777,8 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
                 found: Kind::Scalar,
             });
         }
+        let add =
+            u32::try_from(add).map_err(|_| PatchError::OffsetTooLarge { var, offset: add })?;
         self.push(
             mem,
             Entry {
@@ -821,7 +819,6 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
         target: u8,
         mem: Option<&M>,
         dword: u32,
-        add: u64,
         shift: u8,
         pos: u8,
         mask: u32,
@@ -839,12 +836,7 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
                 var,
                 target,
                 dword,
-                op: Op::Field {
-                    add,
-                    shift,
-                    pos,
-                    mask,
-                },
+                op: Op::Field { shift, pos, mask },
             },
         )
     }
@@ -1123,15 +1115,18 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
                 for (var, dw) in [(src, at + 3), (dst, at + 5)] {
                     if let Some((v, a0, _)) = var {
                         let rec = join64(rd(dw), rd(dw + 1));
+                        let off = rec.wrapping_sub(a0);
+                        let add = u32::try_from(off).map_err(|_| PatchError::OffsetTooLarge {
+                            var: v,
+                            offset: off,
+                        })?;
                         self.push(
                             Some(list),
                             Entry {
                                 var: v,
                                 target,
                                 dword: to_u32(dw)?,
-                                op: Op::Split64 {
-                                    add: rec.wrapping_sub(a0),
-                                },
+                                op: Op::Split64 { add },
                             },
                         )?;
                     }
@@ -1237,11 +1232,10 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
         }
         // Pass 1: every value present and acceptable; changed ones remembered.
         let n = self.prev.len();
-        let given = values.get(..n).unwrap_or_default();
-        if given.len() < n {
-            // CAST: n <= V and declare() refused ids beyond u16.
-            return Err(PatchError::MissingVar(VarId(given.len() as u16)));
-        }
+        let Some(given) = values.get(..n) else {
+            // CAST: values.len() < n <= V, and declare() refused ids beyond u16.
+            return Err(PatchError::MissingVar(VarId(values.len() as u16)));
+        };
         let mut changed: heapless::Vec<u16, V> = heapless::Vec::new();
         for (i, (v, prev)) in given.iter().zip(self.prev.iter()).enumerate() {
             // CAST: i < V and declare() refused ids beyond u16.
@@ -1344,7 +1338,7 @@ fn write_entry<M: PatchTarget>(e: &Entry, v: &Value, targets: &mut [M]) -> usize
             3
         }
         (Op::Split64 { add }, _) => {
-            let s = scalar_of(v).wrapping_add(*add);
+            let s = scalar_of(v).wrapping_add(u64::from(*add));
             let _ = mem.store_all(at, &[lo32(s), hi32(s)]);
             2
         }

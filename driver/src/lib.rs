@@ -4,3 +4,4 @@
 //! queues, code-object programs, copies and graph replay. With the `sim` feature (default) the
 //! same API runs on `hcq-sim`'s simulated GPU.
 #![deny(missing_docs)]
+pub mod graph;

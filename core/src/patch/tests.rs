@@ -561,13 +561,25 @@ fn field_op_masks() {
     let mut mem = [0xAAAA_0000u32, 0, 0xFFFF_FFFF];
     let mut t: PatchTable<1, 4, 1> = PatchTable::new();
     let v = t.declare(Value::Scalar(0)).unwrap();
-    t.bind_field::<[u32]>(v, 0, None, 0, 0, 8, 0, 0x0000_FFFF)
+    t.bind_field::<[u32]>(v, 0, None, 0, 8, 0, 0x0000_FFFF)
         .unwrap();
-    t.bind_field::<[u32]>(v, 0, None, 2, 0, 32, 4, 0x0000_0FF0)
+    t.bind_field::<[u32]>(v, 0, None, 2, 32, 4, 0x0000_0FF0)
         .unwrap();
     let n = t
         .apply(&[Some(Value::Scalar(0x12_3456_7800))], &mut [&mut mem[..]])
         .unwrap();
     assert_eq!(n, 2);
     assert_eq!(mem, [0xAAAA_5678, 0, 0xFFFF_F12F]);
+}
+
+#[test]
+fn short_values_name_the_first_missing() {
+    let r = record(&V0);
+    let (mut t, ids) = build(&r);
+    let (mut a, mut b, mut k) = copies(&r);
+    let v = values(&ids, &V0);
+    assert_eq!(
+        t.apply(&v[..4], &mut [&mut a[..], &mut b[..], &mut k[..]]),
+        Err(PatchError::MissingVar(VarId(4)))
+    );
 }

@@ -41,9 +41,12 @@ pub const TARGET_SDMA: u8 = 1;
 /// Patch target index of the kernargs region.
 pub const TARGET_KERNARGS: u8 = 2;
 
-/// Alignment of each launch's kernel arguments in the graph's region (the dispatch packet
-/// lives inside it and wants 64).
-pub const KERNARG_ALIGN: u64 = 64;
+/// Alignment of each launch's kernel arguments in the graph's region (tinygrad's graph uses
+/// 16 too).
+pub const KERNARG_ALIGN: u64 = 16;
+/// Alignment of the arguments of a launch with a dispatch packet (the packet is 64-byte
+/// aligned, as an AQL packet).
+pub const KERNARG_ALIGN_DISPATCH: u64 = 64;
 
 /// Why recording or replaying a graph failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -354,7 +357,11 @@ impl GraphBuilder {
             }
             None => end,
         };
-        let ka_offset = self.ka_bytes;
+        let ka_offset = if prog.dispatch.is_some() {
+            self.ka_bytes.next_multiple_of(KERNARG_ALIGN_DISPATCH)
+        } else {
+            self.ka_bytes
+        };
         self.ka_bytes = (ka_offset + end.max(1)).next_multiple_of(KERNARG_ALIGN);
         self.ops.push(Op::Launch {
             prog: *prog,

@@ -243,7 +243,7 @@ fn copies_waits_signals_and_timeline_variables() {
         g
     };
     let g = rec(0x1000, 10, 0x1_0000_0000);
-    assert_eq!(g.kernargs_bytes(), 64);
+    assert_eq!(g.kernargs_bytes(), 16);
     let mut enc = g.encode(KA).unwrap();
     let ib = enc.sdma_ib();
     assert_eq!(ib.len() % 8, 0);
@@ -333,4 +333,10 @@ fn bench_fixture_patches() {
     // 1000 kernels * 6 dims dwords + 1000 input pointers * 2.
     assert_eq!(p.patch_once().unwrap(), 8000);
     assert_eq!(p.patch_once().unwrap(), 8000);
+}
+
+#[test]
+fn bench_function_reports_a_time() {
+    let ns = bench::graph_patch_1000_ns(2, 2).unwrap();
+    assert!(ns.is_finite() && ns > 0.0, "{ns}");
 }

@@ -1202,6 +1202,39 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
         }
     }
 
+    /// Checks `values` as [`Self::apply`] would, without writing: every variable present and
+    /// acceptable. Returns how many changed since the last apply.
+    pub fn validate(&self, values: &[Option<Value>]) -> Result<usize, PatchError> {
+        let mut n = 0usize;
+        self.check_all(values, |_| n += 1)?;
+        Ok(n)
+    }
+
+    fn check_all<'v>(
+        &self,
+        values: &'v [Option<Value>],
+        mut on_changed: impl FnMut(u16),
+    ) -> Result<&'v [Option<Value>], PatchError> {
+        let n = self.prev.len();
+        let Some(given) = values.get(..n) else {
+            // CAST: values.len() < n <= V, and declare() refused ids beyond u16.
+            return Err(PatchError::MissingVar(VarId(values.len() as u16)));
+        };
+        for (i, (v, prev)) in given.iter().zip(self.prev.iter()).enumerate() {
+            // CAST: i < V and declare() refused ids beyond u16.
+            let var = VarId(i as u16);
+            let Some(v) = v else {
+                return Err(PatchError::MissingVar(var));
+            };
+            if v != prev {
+                let info = self.vars.get(i).ok_or(PatchError::UnknownVar(var))?;
+                self.check(var, info, v)?;
+                on_changed(var.0);
+            }
+        }
+        Ok(given)
+    }
+
     /// Checks `values` (one per declared variable, in declaration order) and, when all are
     /// acceptable, writes the entries of every variable whose value changed since the last
     /// apply (or since recording). `targets[i]` is the memory of target `i`. Returns the
@@ -1231,25 +1264,11 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
             }
         }
         // Pass 1: every value present and acceptable; changed ones remembered.
-        let n = self.prev.len();
-        let Some(given) = values.get(..n) else {
-            // CAST: values.len() < n <= V, and declare() refused ids beyond u16.
-            return Err(PatchError::MissingVar(VarId(values.len() as u16)));
-        };
         let mut changed: heapless::Vec<u16, V> = heapless::Vec::new();
-        for (i, (v, prev)) in given.iter().zip(self.prev.iter()).enumerate() {
-            // CAST: i < V and declare() refused ids beyond u16.
-            let var = VarId(i as u16);
-            let Some(v) = v else {
-                return Err(PatchError::MissingVar(var));
-            };
-            if v != prev {
-                let info = self.vars.get(i).ok_or(PatchError::UnknownVar(var))?;
-                self.check(var, info, v)?;
-                // PANIC-free: at most V variables, so at most V changed.
-                let _ = changed.push(var.0);
-            }
-        }
+        let given = self.check_all(values, |i| {
+            // PANIC-free: at most V variables, so at most V changed.
+            let _ = changed.push(i);
+        })?;
         // Pass 2: write.
         let mut written = 0usize;
         for &i in &changed {

@@ -689,6 +689,12 @@ impl Encoded {
         ib
     }
 
+    /// Checks `values` without writing (see [`Encoded::apply`]); returns how many variables
+    /// changed since the last apply.
+    pub fn validate(&self, values: &[Option<Value>]) -> Result<usize, GraphError> {
+        Ok(self.table.validate(values)?)
+    }
+
     /// Checks `values` (one per declared variable) and writes what changed into the three
     /// targets (`pm4`, `sdma`, `kernargs`: the bound copies or plain memory). Returns the
     /// dwords written; on error nothing was written.

@@ -583,3 +583,26 @@ fn short_values_name_the_first_missing() {
         Err(PatchError::MissingVar(VarId(4)))
     );
 }
+
+#[test]
+fn validate_counts_changes_and_writes_nothing() {
+    let r = record(&V0);
+    let (t, ids) = build(&r);
+    assert_eq!(t.validate(&values(&ids, &V0)), Ok(0));
+    let v1 = Vals {
+        scale: 2,
+        wait_v: 9,
+        ..V0
+    };
+    assert_eq!(t.validate(&values(&ids, &v1)), Ok(2));
+    let mut v = values(&ids, &v1);
+    v[ids.inp.index()] = Some(Value::Addr {
+        addr: GpuVa(0x1000),
+        bytes: 1,
+    });
+    assert!(matches!(
+        t.validate(&v),
+        Err(PatchError::BufferTooSmall { .. })
+    ));
+    assert_eq!(t.current()[ids.scale.index()], Value::Scalar(9));
+}

@@ -340,3 +340,128 @@ fn bench_function_reports_a_time() {
     let ns = bench::graph_patch_1000_ns(2, 2).unwrap();
     assert!(ns.is_finite() && ns > 0.0, "{ns}");
 }
+
+/// Two GPUs: GPU 0 computes into its buffer and signals a shared signal with the replay's
+/// kickoff value; GPU 1 waits for it, copies the peer buffer in and computes. Each device's
+/// graph is its own recording; the kickoff value and both timeline signals are variables.
+#[test]
+fn two_gpu_graph_replays() {
+    const SHARED: SignalRef = SignalRef {
+        addr: 0x7f00_0000,
+        event_mailbox_ptr: 0,
+        event_id: 0,
+    };
+    let rec = |kick: u64, tl: [u64; 2], inp: u64| {
+        let mut g0 = GraphBuilder::new(&GFX11);
+        let k0 = g0.scalar(kick).unwrap();
+        let t0 = g0.signal_var(GpuVa(tl[0])).unwrap();
+        let i0 = g0.buffer(GpuVa(inp), 0x1000).unwrap();
+        g0.launch(
+            &prog(false),
+            DimLimits::AMD,
+            &[
+                Arg::Buf(BufArg::var(i0, 0x1000)),
+                Arg::Buf(BufArg::Fixed(GpuVa(0xA_0000_0000))),
+            ],
+            DimsArg::Fixed(Dims {
+                global: [16, 1, 1],
+                local: [64, 1, 1],
+            }),
+        )
+        .unwrap();
+        g0.signal(Queue::Compute, SigArg::Fixed(SHARED), ScalarArg::Var(k0));
+        g0.signal(
+            Queue::Compute,
+            SigArg::Var {
+                var: t0,
+                event_mailbox_ptr: 0,
+                event_id: 0,
+            },
+            ScalarArg::Var(k0),
+        );
+        let mut g1 = GraphBuilder::new(&GFX11);
+        let k1 = g1.scalar(kick).unwrap();
+        let t1 = g1.signal_var(GpuVa(tl[1])).unwrap();
+        g1.wait(Queue::Copy, SigArg::Fixed(SHARED), ScalarArg::Var(k1));
+        g1.copy(
+            BufArg::Fixed(GpuVa(0xB_0000_0000)),
+            BufArg::Fixed(GpuVa(0xA_0000_0000)),
+            0x1000,
+        );
+        g1.signal(
+            Queue::Copy,
+            SigArg::Var {
+                var: t1,
+                event_mailbox_ptr: 0,
+                event_id: 0,
+            },
+            ScalarArg::Var(k1),
+        );
+        g1.wait(
+            Queue::Compute,
+            SigArg::Var {
+                var: t1,
+                event_mailbox_ptr: 0,
+                event_id: 0,
+            },
+            ScalarArg::Var(k1),
+        );
+        g1.launch(
+            &prog(false),
+            DimLimits::AMD,
+            &[Arg::Buf(BufArg::Fixed(GpuVa(0xB_0000_0000)))],
+            DimsArg::Fixed(Dims {
+                global: [16, 1, 1],
+                local: [64, 1, 1],
+            }),
+        )
+        .unwrap();
+        (g0, g1)
+    };
+    let (g0, g1) = rec(1, [0x1000, 0x2000], 0x1_0000_0000);
+    let mut e0 = g0.encode(KA).unwrap();
+    let mut e1 = g1.encode(KA.offset(0x1000)).unwrap();
+    let mem = |e: &Encoded| {
+        (
+            e.pm4.as_dwords().to_vec(),
+            e.sdma.as_dwords().to_vec(),
+            e.kernargs.clone(),
+        )
+    };
+    let (mut a0, mut b0, mut k0) = mem(&e0);
+    let (mut a1, mut b1, mut k1) = mem(&e1);
+    for replay in 2..40u64 {
+        // GPU 1's timeline wraps onto its shadow signal at replay 20.
+        let tl = [0x1000, if replay < 20 { 0x2000 } else { 0x3000 }];
+        let inp = 0x1_0000_0000 + 0x1000 * (replay % 3);
+        let v0 = [
+            Some(Value::Scalar(replay)),
+            Some(Value::Addr {
+                addr: GpuVa(tl[0]),
+                bytes: 64,
+            }),
+            Some(Value::Addr {
+                addr: GpuVa(inp),
+                bytes: 0x1000,
+            }),
+        ];
+        let v1 = [
+            Some(Value::Scalar(replay)),
+            Some(Value::Addr {
+                addr: GpuVa(tl[1]),
+                bytes: 64,
+            }),
+        ];
+        e0.apply(&v0, &mut [&mut a0[..], &mut b0[..], &mut k0[..]])
+            .unwrap();
+        e1.apply(&v1, &mut [&mut a1[..], &mut b1[..], &mut k1[..]])
+            .unwrap();
+        let (f0, f1) = rec(replay, tl, inp);
+        let (f0, f1) = (
+            f0.encode(KA).unwrap(),
+            f1.encode(KA.offset(0x1000)).unwrap(),
+        );
+        assert_eq!((&a0, &b0, &k0), (&mem(&f0).0, &mem(&f0).1, &mem(&f0).2));
+        assert_eq!((&a1, &b1, &k1), (&mem(&f1).0, &mem(&f1).1, &mem(&f1).2));
+    }
+}

@@ -52,3 +52,4 @@ pub use kfd::{GpuInfo, Kfd};
 pub use launch::{LaunchRecord, Program};
 pub use signal::Signal;
 pub mod bench;
+pub mod graph;

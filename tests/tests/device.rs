@@ -10,7 +10,8 @@ use hcq_tests::Rig;
 /// What survives a fully dropped driver: the registered event page (KFD refuses to free it,
 /// EPERM; it goes with the process).
 const AFTER_DROP: LiveObjects = LiveObjects {
-    bos: 1,
+    bos: 0,
+    event_page_bo: true,
     gpu_mappings: 0,
     cpu_mappings: 0,
     queues: 0,
@@ -38,8 +39,9 @@ fn open_device_and_drop_leaks_nothing() {
         let live = rig.sim.live_objects();
         assert_eq!(live.queues, 2);
         // Signal page, event page, scratch, kernargs, and per queue: ring + pointers (+ EOP and
-        // CWSR for compute).
-        assert_eq!(live.bos, 10);
+        // CWSR for compute); the registered event page is counted apart.
+        assert_eq!(live.bos, 9);
+        assert!(live.event_page_bo);
         // Timeline + shadow signal events, plus memory and HW-exception events.
         assert_eq!(live.events, 4);
     }
@@ -201,7 +203,7 @@ fn every_injected_setup_failure_is_an_error_and_leaks_nothing() {
                 live == AFTER_DROP
                     || live
                         == LiveObjects {
-                            bos: 0,
+                            event_page_bo: false,
                             ..AFTER_DROP
                         },
                 "{name} failing with {errno}: {live:?}"

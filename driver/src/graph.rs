@@ -818,5 +818,8 @@ pub mod bench {
     }
 }
 
+mod device;
+pub use device::{DeviceGraph, graph_replay_submit_ns};
+
 #[cfg(test)]
 mod tests;

@@ -222,9 +222,21 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
         black_box(arena.run().is_ok());
     });
 
-    // The simulator's engines and the driver's launch and graph paths have not landed yet.
+    // Patching the recorded 1000-kernel graph (every launch's dims and one input buffer change).
+    let graph_patch_1000_ns = match crate::graph::bench::Patch1000::new(&hcq_core::arch::GFX11) {
+        Ok(mut g) => ns(p, || {
+            black_box(g.patch_once().is_ok());
+        }),
+        Err(_) => None,
+    };
+
+    // The simulator's engines and the driver's launch path have not landed yet; the graph's
+    // submit cost is `crate::graph::graph_replay_submit_ns(device, 1000, rounds)` on a device.
     let sim = SimMetrics::default();
-    let drv = DriverMetrics::default();
+    let drv = DriverMetrics {
+        graph_patch_1000_ns,
+        ..DriverMetrics::default()
+    };
 
     let m = |key, value, unit, budget, what| Metric {
         key,

@@ -819,7 +819,7 @@ pub mod bench {
 }
 
 mod device;
-pub use device::{DeviceGraph, graph_replay_submit_ns};
+pub use device::{Dep, DeviceGraph, MultiGraph, graph_replay_submit_ns};
 
 #[cfg(test)]
 mod tests;

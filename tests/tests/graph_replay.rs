@@ -7,8 +7,8 @@ use core::time::Duration;
 use hcq_core::arch::GpuVa;
 use hcq_core::pm4;
 use hcq_driver::graph::{
-    Arg, BufArg, DeviceGraph, DimLimits, Dims, DimsArg, GraphBuilder, ScalarArg, SigArg, Value,
-    VarId,
+    Arg, BufArg, Dep, DeviceGraph, DimLimits, Dims, DimsArg, GraphBuilder, MultiGraph, ScalarArg,
+    SigArg, Value, VarId,
 };
 use hcq_driver::kernels::{FillArgs, VectorAddArgs};
 use hcq_driver::{BufferKind, Device, GpuBuffer, Kfd, Program};
@@ -433,23 +433,49 @@ fn two_gpu_graph() {
         )
         .unwrap();
     }
-    let mut gr0 = DeviceGraph::new(&d0, &g0).unwrap();
-    let mut gr1 = DeviceGraph::new(&d1, &g1).unwrap();
+    let gr0 = DeviceGraph::new(&d0, &g0).unwrap();
+    let gr1 = DeviceGraph::new(&d1, &g1).unwrap();
+    let mut multi = MultiGraph::new(vec![
+        (gr0, vec![]),
+        (
+            gr1,
+            vec![Dep {
+                on: 0,
+                signal: tl_sig,
+                value: tl_val,
+            }],
+        ),
+    ])
+    .unwrap();
     d0.set_timeline_value((1 << 31) - 3).unwrap();
     let input = input_bytes(9);
+    let mut signals = std::collections::BTreeSet::new();
     for replay in 1..=8u32 {
         let v = val_for(replay);
-        let t0 = gr0.replay(&[Some(Value::Scalar(v.into()))]).unwrap();
-        let (sig, gv) = d0.timeline_target(t0).unwrap();
-        let t1 = gr1
-            .replay(&[
-                Some(Value::Addr {
-                    addr: GpuVa(sig.addr),
-                    bytes: 64,
-                }),
-                Some(Value::Scalar(gv.into())),
-            ])
-            .unwrap();
+        // GPU 1's dependency variables are filled in by the multi-graph.
+        let mut vals = vec![vec![Some(Value::Scalar(v.into()))], vec![None, None]];
+        // Hold GPU 0's compute queue: GPU 1 must sit in its wait until GPU 0's replay is done.
+        let q0 = r
+            .gpu
+            .engines()
+            .queues()
+            .into_iter()
+            .find(|q| q.gpu_id == d0.gpu_id() && q.kind == hcq_sim::engine::QueueKind::Pm4)
+            .unwrap()
+            .id;
+        r.gpu.engines().hang(q0, true).unwrap();
+        let t = multi.replay(&mut vals).unwrap();
+        let (t0, t1) = (t[0], t[1]);
+        std::thread::sleep(Duration::from_millis(20));
+        let q1 = &d1.queue_states()[0];
+        assert_ne!(
+            q1.rptr, q1.wptr,
+            "replay {replay}: GPU 1 ran before GPU 0 finished"
+        );
+        r.gpu.engines().hang(q0, false).unwrap();
+        if let Some((s, _)) = d0.timeline_target(t0) {
+            signals.insert(s.addr);
+        }
         d1.wait_value(t1).unwrap();
         let got = read(&out);
         for k in 0..(N * SLOT as usize) {
@@ -465,6 +491,11 @@ fn two_gpu_graph() {
         // GPU 0's timeline wraps (both devices idle) between replays 3 and 4.
         d0.synchronize().unwrap();
     }
+    assert_eq!(
+        signals.len(),
+        2,
+        "GPU 1 waited on both of GPU 0's timeline signals"
+    );
 }
 
 /// A buffer too small for what the graph recorded, a launch dim beyond the kernel's limits and

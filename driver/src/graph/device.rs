@@ -200,3 +200,114 @@ pub fn graph_replay_submit_ns(device: &Device, kernels: usize, rounds: usize) ->
     times.sort_by(f64::total_cmp);
     Ok(times.get(times.len() / 2).copied().unwrap_or(f64::NAN))
 }
+
+/// A dependency of one graph of a [`MultiGraph`] on an earlier one (usually on another
+/// device): the waiting graph recorded a wait whose signal address and value are the
+/// variables `signal` and `value`; each replay points them at the timeline value that
+/// completes graph `on`'s replay (its signal changes when that device's timeline wraps).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dep {
+    /// Index of the graph waited for (earlier in the list).
+    pub on: usize,
+    /// The waiting graph's signal-address variable.
+    pub signal: super::VarId,
+    /// The waiting graph's 32-bit wait-value variable.
+    pub value: super::VarId,
+}
+
+/// Graphs on several devices replayed together, in order, each waiting on the GPU for the
+/// replays it depends on (tinygrad's multi-GPU graphs: per-device queues, signals between
+/// them). The host never waits for a device between the submissions.
+#[derive(Debug)]
+pub struct MultiGraph {
+    parts: Vec<(DeviceGraph, Vec<Dep>)>,
+}
+
+impl MultiGraph {
+    /// The graphs in replay order with their dependencies.
+    ///
+    /// # Errors
+    /// A dependency on a later graph (or itself).
+    pub fn new(parts: Vec<(DeviceGraph, Vec<Dep>)>) -> Result<Self> {
+        for (i, (_, deps)) in parts.iter().enumerate() {
+            if let Some(d) = deps.iter().find(|d| d.on >= i) {
+                return Err(Error::InvalidArgument(format!(
+                    "graph {i} depends on graph {}, which does not run before it",
+                    d.on
+                )));
+            }
+        }
+        Ok(Self { parts })
+    }
+
+    /// The graphs.
+    pub fn graphs(&self) -> impl Iterator<Item = &DeviceGraph> {
+        self.parts.iter().map(|(g, _)| g)
+    }
+
+    /// Replays every graph with its values (`values[i]` for graph `i`; the dependency
+    /// variables in it are overwritten). Returns each graph's timeline value.
+    ///
+    /// # Errors
+    /// As [`DeviceGraph::replay`]; missing values for a graph.
+    pub fn replay(&mut self, values: &mut [Vec<Option<Value>>]) -> Result<Vec<u64>> {
+        if values.len() < self.parts.len() {
+            return Err(Error::InvalidArgument(format!(
+                "values for {} graphs, the multi-graph has {}",
+                values.len(),
+                self.parts.len()
+            )));
+        }
+        // Check everything before submitting anything (dependency variables aside).
+        for ((graph, deps), vals) in self.parts.iter().zip(values.iter_mut()) {
+            for d in deps {
+                set_dep(graph, vals, d, None)?;
+            }
+            graph.enc.validate(vals).map_err(graph_err)?;
+        }
+        let mut done: Vec<(Device, u64)> = Vec::with_capacity(self.parts.len());
+        for ((graph, deps), vals) in self.parts.iter_mut().zip(values.iter_mut()) {
+            for d in deps.iter() {
+                let target = done.get(d.on).and_then(|(dev, v)| dev.timeline_target(*v));
+                set_dep(graph, vals, d, target)?;
+            }
+            let v = graph.replay(vals)?;
+            done.push((graph.device.clone(), v));
+        }
+        Ok(done.into_iter().map(|(_, v)| v).collect())
+    }
+}
+
+/// Points a dependency's variables at `target` (signal, 32-bit value); `None` (complete by
+/// construction, or only checking) waits for 0 on the signal the variable names now.
+fn set_dep(
+    graph: &DeviceGraph,
+    vals: &mut [Option<Value>],
+    d: &Dep,
+    target: Option<(hcq_core::signal::SignalRef, u32)>,
+) -> Result<()> {
+    let cur = graph
+        .enc
+        .table
+        .current()
+        .get(d.signal.index())
+        .copied()
+        .ok_or_else(|| Error::InvalidArgument(format!("{} was not declared", d.signal)))?;
+    let (sig, value) = match target {
+        Some((s, v)) => (
+            Value::Addr {
+                addr: GpuVa(s.addr),
+                bytes: 64,
+            },
+            v,
+        ),
+        None => (cur, 0),
+    };
+    for (var, v) in [(d.signal, sig), (d.value, Value::Scalar(value.into()))] {
+        let slot = vals
+            .get_mut(var.index())
+            .ok_or_else(|| Error::InvalidArgument(format!("no value slot for dependency {var}")))?;
+        *slot = Some(v);
+    }
+    Ok(())
+}

@@ -224,8 +224,18 @@ pub struct CopyCmd {
 pub struct DispatchWrite {
     /// Where the packet lives (`kernargs + packet_offset`).
     pub addr: GpuVa,
-    /// The packet.
-    pub packet: DispatchPacket,
+    /// The packet's 64 bytes, ready to copy into kernargs memory (bytes, not the 64-byte
+    /// aligned struct, so returning one stays cheap on the patch path).
+    pub bytes: [u8; 64],
+}
+
+impl DispatchWrite {
+    /// The packet as its typed struct.
+    #[inline]
+    #[must_use]
+    pub fn packet(&self) -> DispatchPacket {
+        DispatchPacket::from_bytes(&self.bytes)
+    }
 }
 
 /// Patch operations on any [`PatchTarget`] (a list's own storage or its copy in GPU memory).
@@ -276,6 +286,21 @@ pub mod patch {
             .ok_or(CmdError::OutOfRange { offset: i, len })
     }
 
+    /// The new dispatch packet; kept out of line so the common patch (no dispatch pointer) stays
+    /// small enough to inline.
+    #[inline(never)]
+    pub(super) fn dispatch_write(
+        info: &DispatchInfo,
+        kernargs: GpuVa,
+        global: [u32; 3],
+        local: [u32; 3],
+    ) -> Result<DispatchWrite, CmdError> {
+        Ok(DispatchWrite {
+            addr: kernargs.offset(info.packet_offset),
+            bytes: pm4::dispatch_packet(info, kernargs, global, local)?.to_bytes(),
+        })
+    }
+
     const WAIT_HDR: u32 = Pm4Header::packet3(pm4::op::WAIT_REG_MEM, 6).raw();
     const RELEASE_HDR: u32 = Pm4Header::packet3(pm4::op::RELEASE_MEM, 7).raw();
     const DISPATCH_HDR: u32 = Pm4Header::packet3(pm4::op::DISPATCH_DIRECT, 4).raw();
@@ -301,10 +326,7 @@ pub mod patch {
             x == START_HDR
         })?;
         let dw = match &h.dispatch {
-            Some((kernargs, info)) => Some(DispatchWrite {
-                addr: kernargs.offset(info.packet_offset),
-                packet: pm4::dispatch_packet(info, *kernargs, global, local)?,
-            }),
+            Some((kernargs, info)) => Some(dispatch_write(info, *kernargs, global, local)?),
             None => None,
         };
         put_all(mem, idx(h.offset, h.layout.local_at), &local)?;
@@ -542,10 +564,7 @@ impl<const N: usize, const C: usize> Pm4List<N, C> {
         local: [u32; 3],
     ) -> Result<(ExecCmd, Option<DispatchWrite>), CmdError> {
         let dw = match &prog.dispatch {
-            Some(info) => Some(DispatchWrite {
-                addr: kernargs.offset(info.packet_offset),
-                packet: pm4::dispatch_packet(info, kernargs, global, local)?,
-            }),
+            Some(info) => Some(patch::dispatch_write(info, kernargs, global, local)?),
             None => None,
         };
         let arch = self.arch;
@@ -993,11 +1012,11 @@ mod tests {
         let (e, dw) = l.exec(&p, GpuVa(0x10_0000), [2, 3, 4], [8, 1, 1]).unwrap();
         let dw = dw.unwrap();
         assert_eq!(dw.addr, GpuVa(0x10_0040));
-        assert_eq!((dw.packet.grid_size_x, dw.packet.grid_size_y), (16, 3));
-        assert_eq!(dw.packet.kernarg_address, 0x10_0000);
+        assert_eq!((dw.packet().grid_size_x, dw.packet().grid_size_y), (16, 3));
+        assert_eq!(dw.packet().kernarg_address, 0x10_0000);
         let dw2 = l.update_exec(&e, [5, 5, 5], [2, 2, 2]).unwrap().unwrap();
         assert_eq!(
-            (dw2.packet.grid_size_z, dw2.packet.workgroup_size_z),
+            (dw2.packet().grid_size_z, dw2.packet().workgroup_size_z),
             (10, 2)
         );
         assert_eq!(l.as_dwords()[e.layout.dispatch_at + 1], 5);

@@ -340,8 +340,12 @@ pub mod patch {
             Some((kernargs, info)) => Some(dispatch_write(info, *kernargs, global, local)?),
             None => None,
         };
-        put_all(mem, idx(h.offset, h.layout.local_at), &local)?;
-        put_all(mem, d + 1, &global)?;
+        // Fresh arrays: `local` and `global` may live in memory (their address goes to
+        // `dispatch_packet`), and a copy straight from there reads them with wider loads than
+        // they were written with, which stalls on store forwarding.
+        let ([lx, ly, lz], [gx, gy, gz]) = (local, global);
+        put_all(mem, idx(h.offset, h.layout.local_at), &[lx, ly, lz])?;
+        put_all(mem, d + 1, &[gx, gy, gz])?;
         Ok(dw)
     }
 

@@ -55,3 +55,15 @@ fn codeobj_corpus() {
     );
     random_inputs(hcq_fuzz::codeobj::run, 2000);
 }
+
+#[test]
+fn ring_wrap_corpus() {
+    assert!(replay("ring_wrap", hcq_fuzz::ring::ring_wrap) >= 3);
+    random_inputs(hcq_fuzz::ring::ring_wrap, 3000);
+}
+
+#[test]
+fn arena_corpus() {
+    assert!(replay("arena", hcq_fuzz::ring::arena) >= 3);
+    random_inputs(hcq_fuzz::ring::arena, 3000);
+}

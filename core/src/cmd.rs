@@ -235,18 +235,8 @@ pub struct CopyCmd {
 pub struct DispatchWrite {
     /// Where the packet lives (`kernargs + packet_offset`).
     pub addr: GpuVa,
-    /// The packet's 64 bytes, ready to copy into kernargs memory (bytes, not the 64-byte
-    /// aligned struct, so returning one stays cheap on the patch path).
-    pub bytes: [u8; 64],
-}
-
-impl DispatchWrite {
-    /// The packet as its typed struct.
-    #[inline]
-    #[must_use]
-    pub fn packet(&self) -> DispatchPacket {
-        DispatchPacket::from_bytes(&self.bytes)
-    }
+    /// The packet.
+    pub packet: DispatchPacket,
 }
 
 /// Patch operations on any [`PatchTarget`] (a list's own storage or its copy in GPU memory).
@@ -308,7 +298,7 @@ pub mod patch {
     ) -> Result<DispatchWrite, CmdError> {
         Ok(DispatchWrite {
             addr: kernargs.offset(info.packet_offset),
-            bytes: pm4::dispatch_packet(info, kernargs, global, local)?.to_bytes(),
+            packet: pm4::dispatch_packet(info, kernargs, global, local)?,
         })
     }
 
@@ -1035,11 +1025,11 @@ mod tests {
         let (e, dw) = l.exec(&p, GpuVa(0x10_0000), [2, 3, 4], [8, 1, 1]).unwrap();
         let dw = dw.unwrap();
         assert_eq!(dw.addr, GpuVa(0x10_0040));
-        assert_eq!((dw.packet().grid_size_x, dw.packet().grid_size_y), (16, 3));
-        assert_eq!(dw.packet().kernarg_address, 0x10_0000);
+        assert_eq!((dw.packet.grid_size_x, dw.packet.grid_size_y), (16, 3));
+        assert_eq!(dw.packet.kernarg_address, 0x10_0000);
         let dw2 = l.update_exec(&e, [5, 5, 5], [2, 2, 2]).unwrap().unwrap();
         assert_eq!(
-            (dw2.packet().grid_size_z, dw2.packet().workgroup_size_z),
+            (dw2.packet.grid_size_z, dw2.packet.workgroup_size_z),
             (10, 2)
         );
         assert_eq!(l.as_dwords()[e.layout.dispatch_at + 1], 5);

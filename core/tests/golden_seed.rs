@@ -92,7 +92,7 @@ fn run_pm4(i: usize, case: &Value) {
                     )
                     .unwrap();
                 if let Some(dp) = dp {
-                    dps.insert(hs.len(), dp.bytes.to_vec());
+                    dps.insert(hs.len(), dp.packet.to_bytes().to_vec());
                 }
                 hs.push(H::Exec(h));
             }
@@ -112,7 +112,7 @@ fn run_pm4(i: usize, case: &Value) {
                 };
                 let dp = l.update_exec(h, u3(op, "global"), u3(op, "local")).unwrap();
                 if let Some(dp) = dp {
-                    dps.insert(u(op, "cmd") as usize, dp.bytes.to_vec());
+                    dps.insert(u(op, "cmd") as usize, dp.packet.to_bytes().to_vec());
                 }
             }
             "update_wait" => {

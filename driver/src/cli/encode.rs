@@ -271,7 +271,7 @@ pub(crate) fn encode_script(
                     .map_err(cmd_err)?;
                 dps.resize(ops.len() + 1, None);
                 if let (Some(dw), Some(slot)) = (dw, dps.last_mut()) {
-                    *slot = Some(dw.bytes);
+                    *slot = Some(dw.packet.to_bytes());
                 }
                 Handle::Exec(h)
             }
@@ -328,7 +328,7 @@ pub(crate) fn encode_script(
                     .update_exec(&h, l.dims("global")?, l.dims("local")?)
                     .map_err(cmd_err)?;
                 if let (Some(dw), Some(slot)) = (dw, dps.get_mut(idx)) {
-                    *slot = Some(dw.bytes);
+                    *slot = Some(dw.packet.to_bytes());
                 }
                 continue;
             }

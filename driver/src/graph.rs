@@ -8,7 +8,7 @@
 //! launch's kernel arguments (plus its dispatch packet) in a graph-owned kernargs region, and
 //! [`GraphBuilder::encode`]s them for that region's GPU address into a PM4 list (compute), an
 //! SDMA list (copies) and the kernargs dwords, together with core's
-//! [`PatchTable`](hcq_core::patch::PatchTable) (every dword each variable lands in).
+//! [`PatchTable`] (every dword each variable lands in).
 //!
 //! A replay ([`Encoded::apply`]) checks all values first (every variable present, buffers
 //! large enough, dims within the kernels' limits) and then writes only what changed, into

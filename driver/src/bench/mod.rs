@@ -3,9 +3,11 @@
 //! file `core/benches/packets.rs` runs under criterion).
 //!
 //! Every metric is a median unless its name says otherwise. A metric whose code has not landed
-//! (the simulator's engines, the driver's launch path, graph replay) is `None` (JSON `null`).
+//! (launches through the driver on the simulator, graph submission) is `None` (JSON `null`).
 
 pub mod measure;
+#[cfg(feature = "sim")]
+pub mod sim;
 pub mod work;
 
 use core::hint::black_box;
@@ -222,9 +224,22 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
         black_box(arena.run().is_ok());
     });
 
-    // The simulator's engines and the driver's launch and graph paths have not landed yet.
+    #[cfg(feature = "sim")]
+    let sim = sim::run(quick)?;
+    #[cfg(not(feature = "sim"))]
     let sim = SimMetrics::default();
-    let drv = DriverMetrics::default();
+    let mut graph = crate::graph::bench::Patch1000::new(work::ARCH)
+        .map_err(|e| WorkError::Sim(format!("graph: {e}")))?;
+    let graph_patch_ns = ns(p, || {
+        black_box(graph.patch_once().is_ok());
+    });
+    // Launches through the driver on the simulator and graph submission: the driver's
+    // simulator integration (engines attached to SimKfd, fixture kernels) and graph binding
+    // to a device have not landed.
+    let drv = DriverMetrics {
+        graph_patch_1000_ns: graph_patch_ns,
+        ..DriverMetrics::default()
+    };
 
     let m = |key, value, unit, budget, what| Metric {
         key,
@@ -316,7 +331,7 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
             sim.sdma_copy_gb_per_s,
             "GB/s",
             Budget::None,
-            "sim SDMA engine executing COPY_LINEAR",
+            "sim SDMA engine: one 4 MiB COPY_LINEAR (GCR before and after)",
         ),
         m(
             "sim_roundtrip_ns_p50",

@@ -5,6 +5,7 @@
 //! Every metric is a median unless its name says otherwise. A metric whose code has not landed
 //! (launches through the driver on the simulator, graph submission) is `None` (JSON `null`).
 
+pub mod graph;
 pub mod measure;
 #[cfg(feature = "sim")]
 pub mod sim;
@@ -233,11 +234,16 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
     let graph_patch_ns = ns(p, || {
         black_box(graph.patch_once().is_ok());
     });
+    let mut tl = graph::TimelinePatch::new()?;
+    let graph_timeline_ns = ns(p, || {
+        black_box(tl.run().is_ok());
+    });
     // Launches through the driver on the simulator and graph submission: the driver's
     // simulator integration (engines attached to SimKfd, fixture kernels) and graph binding
     // to a device have not landed.
     let drv = DriverMetrics {
         graph_patch_1000_ns: graph_patch_ns,
+        graph_patch_1000_timeline_ns: graph_timeline_ns,
         ..DriverMetrics::default()
     };
 
@@ -359,7 +365,14 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
             drv.graph_patch_1000_ns,
             "ns",
             Budget::AtMost(3000.0),
-            "patch a 1000-kernel graph for replay",
+            "1000-kernel graph replay patch, every kernel's dims + input buffer change",
+        ),
+        m(
+            "graph_patch_1000_timeline_ns",
+            drv.graph_patch_1000_timeline_ns,
+            "ns",
+            Budget::AtMost(3000.0),
+            "1000-kernel graph replay patch, kickoff + timeline values change (typical)",
         ),
         m(
             "graph_replay_submit_ns",
@@ -394,8 +407,10 @@ pub struct SimMetrics {
 pub struct DriverMetrics {
     /// Launches per second through the full API.
     pub launches_per_s: Option<f64>,
-    /// Patching a 1000-kernel graph.
+    /// Patching a 1000-kernel graph where every kernel's dims and the input buffer change.
     pub graph_patch_1000_ns: Option<f64>,
+    /// Patching a 1000-kernel graph where only the kickoff and timeline values change.
+    pub graph_patch_1000_timeline_ns: Option<f64>,
     /// Submitting it.
     pub graph_replay_submit_ns: Option<f64>,
 }
@@ -416,6 +431,7 @@ pub const KEYS: &[&str] = &[
     "sim_roundtrip_ns_p99",
     "driver_launches_per_s",
     "graph_patch_1000_ns",
+    "graph_patch_1000_timeline_ns",
     "graph_replay_submit_ns",
     "memcpy_105_dwords_ns",
     "ring_submit_over_memcpy",

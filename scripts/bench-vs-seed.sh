@@ -22,7 +22,7 @@ while [ $# -gt 0 ]; do
     --venv) venv="${2:?--venv needs a directory}"; shift 2 ;;
     --quick) quick=(--quick); shift ;;
     --json) json_out="${2:?--json needs a file}"; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "bench-vs-seed.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done

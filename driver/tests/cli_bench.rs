@@ -43,6 +43,7 @@ const CORE: &[&str] = &[
     "sim_roundtrip_ns_p99",
     "graph_patch_1000_ns",
     "graph_patch_1000_timeline_ns",
+    "driver_launches_per_s",
 ];
 
 fn bench(args: &[&str]) -> std::process::Output {

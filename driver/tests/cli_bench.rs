@@ -44,6 +44,7 @@ const CORE: &[&str] = &[
     "graph_patch_1000_ns",
     "graph_patch_1000_timeline_ns",
     "driver_launches_per_s",
+    "graph_replay_submit_ns",
 ];
 
 fn bench(args: &[&str]) -> std::process::Output {

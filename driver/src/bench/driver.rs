@@ -117,7 +117,7 @@ fn graph_submit_ns(dev: &Device, fill: &Program, out: u64, quick: bool) -> Resul
     let bound = dev
         .bind_pm4(&enc.pm4)
         .map_err(|e| sim_err("binding the graph", e))?;
-    let (batch, batches) = if quick { (4, 3) } else { (8, 7) };
+    let (batch, batches) = if quick { (2, 2) } else { (8, 7) };
     let mut per = Vec::with_capacity(batches);
     for i in 0..=batches {
         let t = Instant::now();

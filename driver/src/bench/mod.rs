@@ -396,7 +396,7 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
     })
 }
 
-/// The simulator's numbers (all `None` until its engines land).
+/// The simulator's numbers (`None` in a build without the `sim` feature).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SimMetrics {
     /// PM4 engine throughput.
@@ -409,7 +409,8 @@ pub struct SimMetrics {
     pub roundtrip_ns_p99: Option<f64>,
 }
 
-/// The driver's numbers on the simulator (all `None` until its launch and graph paths land).
+/// The driver's numbers: launches and graph submission on the simulator (`None` without the
+/// `sim` feature), graph patching.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct DriverMetrics {
     /// Launches per second through the full API.

@@ -1,12 +1,12 @@
 //! Hot-path costs of the packet layer: building one kernel launch (wait + memory_barrier + exec
 //! + signal, 105 dwords), one patch, and decoding the launch.
 
+use core::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use hcq_core::arch::{GFX11, GpuVa};
 use hcq_core::cmd::Pm4List;
 use hcq_core::pm4::{self, Program};
 use hcq_core::signal::SignalRef;
-use core::hint::black_box;
 
 fn prog() -> Program {
     Program {

@@ -11,7 +11,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use hcq_core::ring::{Pm4, Producer, RingLayout, RingPtr, SharedProducer};
 use hcq_core::sync::atomic::{AtomicU64, Ordering};
 use hcq_core::timeline::{TimelineArena, TimelineValue};
-use std::time::Duration;
+use core::time::Duration;
 
 const RING_BYTES: u64 = 1 << 20;
 const LAUNCH: usize = 105;

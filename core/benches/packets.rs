@@ -1,70 +1,70 @@
-//! Hot-path costs of the packet layer: building one kernel launch (wait + memory_barrier + exec
-//! + signal, 105 dwords), one patch, and decoding the launch.
+//! Criterion benches of the hot paths in DESIGN.md's performance budgets: building a launch,
+//! submitting it to a ring, patching it, building a 64 MiB SDMA copy, decoding, and the
+//! kernargs arena. `cargo bench -p hcq-core --bench packets`.
+//!
+//! The workloads are the ones `hcq bench` times (driver/src/bench/work.rs, included here), so
+//! the two report the same work; `hcq bench` uses its own short loop, criterion gives
+//! confidence intervals and change detection.
 
 use core::hint::black_box;
-use criterion::{Criterion, criterion_group, criterion_main};
-use hcq_core::arch::{GFX11, GpuVa};
-use hcq_core::cmd::Pm4List;
-use hcq_core::pm4::{self, Program};
-use hcq_core::signal::SignalRef;
 
-fn prog() -> Program {
-    Program {
-        prog_addr: GpuVa(0x7f00_0000_1000),
-        scratch_addr: GpuVa(0x7e00_0000_0000),
-        tmpring_size: 0x1234,
-        rsrc1: 0x11,
-        rsrc2: 0x22,
-        dispatch: None,
-    }
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+#[path = "../../driver/src/bench/work.rs"]
+#[expect(dead_code, reason = "hcq bench uses items these benches do not")]
+mod work;
+
+fn launch(c: &mut Criterion) {
+    let mut g = c.benchmark_group("launch");
+    let mut build = work::BuildLaunch::new().unwrap();
+    g.bench_function("build_launch", |b| {
+        b.iter(|| black_box(build.run().is_ok()))
+    });
+    let mut submit = work::RingSubmit::new().unwrap();
+    g.bench_function("ring_submit", |b| {
+        b.iter(|| black_box(submit.run().is_ok()))
+    });
+    let mut copy = work::Memcpy105::new().unwrap();
+    g.bench_function("memcpy_105_dwords", |b| b.iter(|| black_box(copy.run())));
+    g.finish();
 }
 
-fn bench(c: &mut Criterion) {
-    let s = SignalRef {
-        addr: 0x1000,
-        event_mailbox_ptr: 0x2000,
-        event_id: 3,
-    };
-    let p = prog();
-    let mut l: Box<Pm4List<512, 16>> = Box::new(Pm4List::new(&GFX11));
-    c.bench_function("build launch (wait+barrier+exec+signal, 105 dwords)", |b| {
-        b.iter(|| {
-            l.clear();
-            l.wait(black_box(&s), black_box(5)).unwrap();
-            l.memory_barrier().unwrap();
-            l.exec(
-                black_box(&p),
-                GpuVa(0x3000),
-                black_box([4, 1, 1]),
-                black_box([32, 1, 1]),
-            )
-            .unwrap();
-            l.signal(black_box(&s), black_box(6)).unwrap();
-            black_box(l.as_dwords().len())
-        })
+fn patch(c: &mut Criterion) {
+    let mut g = c.benchmark_group("patch");
+    let mut p = work::PatchLaunch::new().unwrap();
+    g.bench_function("update_exec", |b| {
+        b.iter(|| black_box(p.update_exec().is_ok()))
     });
-    l.clear();
-    let w = l.wait(&s, 5).unwrap();
-    l.memory_barrier().unwrap();
-    let (e, _) = l.exec(&p, GpuVa(0x3000), [4, 1, 1], [32, 1, 1]).unwrap();
-    let sg = l.signal(&s, 6).unwrap();
-    c.bench_function("patch wait value", |b| {
-        b.iter(|| l.update_wait(&w, None, Some(black_box(7))).unwrap())
+    g.bench_function("update_wait", |b| {
+        b.iter(|| black_box(p.update_wait().is_ok()))
     });
-    c.bench_function("patch signal value", |b| {
-        b.iter(|| l.update_signal(&sg, None, Some(black_box(7))).unwrap())
+    g.bench_function("update_signal", |b| {
+        b.iter(|| black_box(p.update_signal().is_ok()))
     });
-    c.bench_function("patch launch dims", |b| {
-        b.iter(|| {
-            l.update_exec(&e, black_box([8, 1, 1]), black_box([64, 1, 1]))
-                .unwrap()
-        })
-    });
-    let d = l.as_dwords().to_vec();
-    c.bench_function("decode launch (15 packets)", |b| {
-        b.iter(|| pm4::decode(black_box(&d)).count())
+    g.finish();
+}
+
+fn sdma(c: &mut Criterion) {
+    let mut s = work::SdmaCopy::new().unwrap();
+    c.bench_function("sdma_copy_64mib_build", |b| {
+        b.iter(|| black_box(s.run().is_ok()))
     });
 }
 
-criterion_group!(benches, bench);
+fn decode(c: &mut Criterion) {
+    let d = work::Decode::new().unwrap();
+    let mut g = c.benchmark_group("decode");
+    g.throughput(Throughput::Elements(u64::try_from(d.dwords()).unwrap()));
+    g.bench_function("pm4_launch_stream", |b| {
+        b.iter(|| black_box(d.run().is_some()))
+    });
+    g.finish();
+}
+
+fn arena(c: &mut Criterion) {
+    let mut a = work::ArenaAlloc::new().unwrap();
+    c.bench_function("arena_alloc", |b| b.iter(|| black_box(a.run().is_ok())));
+}
+
+criterion_group!(benches, launch, patch, sdma, decode, arena);
 criterion_main!(benches);

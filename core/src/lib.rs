@@ -22,6 +22,7 @@ pub mod codeobj;
 pub mod hsa;
 pub mod kfd;
 pub mod packet;
+pub mod patch;
 pub mod pm4;
 pub mod ring;
 pub mod sdma;

@@ -63,7 +63,9 @@
 #![deny(missing_docs)]
 
 mod config;
+pub mod engine;
 mod gpu;
+pub mod kernels;
 mod kfd;
 mod mem;
 mod state;

@@ -1,0 +1,175 @@
+//! The engines' view of one GPU: checked access to its virtual memory, its doorbells, and the
+//! interrupt/exception lines into the kernel driver.
+//!
+//! The engines are written against [`GpuBus`] only, so they run on the simulated KFD's page
+//! tables (`SimKfd`) and on the standalone [`MemBus`](super::membus::MemBus) (tests, benches,
+//! fuzzing) alike.
+
+use core::fmt;
+use hcq_core::kfd::{HsaHwExceptionData, HsaMemoryExceptionData, MemoryExceptionFailure};
+
+/// What a GPU access wanted to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// Load.
+    Read,
+    /// Store.
+    Write,
+    /// Instruction fetch (the program address of a dispatch).
+    Execute,
+}
+
+impl fmt::Display for Access {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Access::Read => "read",
+            Access::Write => "write",
+            Access::Execute => "execute",
+        })
+    }
+}
+
+/// Why the GPU's page table refused an access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VmFaultKind {
+    /// No mapping for this GPU at the address.
+    NotPresent,
+    /// A write to a mapping without write permission.
+    ReadOnly,
+    /// An instruction fetch from a mapping without execute permission.
+    NoExecute,
+    /// The address was marked faulting by fault injection.
+    Injected,
+}
+
+/// A GPU page fault: the first byte address the access could not reach.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct VmFault {
+    /// The exact faulting address.
+    pub va: u64,
+    /// What the access wanted.
+    pub access: Access,
+    /// Why it failed.
+    pub kind: VmFaultKind,
+}
+
+/// GPU page size used for the fault address KFD reports.
+pub const GPU_PAGE_SIZE: u64 = 4096;
+
+impl VmFault {
+    /// The KFD `memory_exception_data` for this fault on GPU `gpu_id`, laid out as
+    /// `kfd_set_dbg_ev_from_interrupt` does (kfd_validation.md §10): the page address,
+    /// `NotPresent` for a missing mapping, `ReadOnly` when the access was a write.
+    #[must_use]
+    pub fn memory_exception(&self, gpu_id: u32) -> HsaMemoryExceptionData {
+        HsaMemoryExceptionData {
+            failure: MemoryExceptionFailure {
+                not_present: u32::from(matches!(
+                    self.kind,
+                    VmFaultKind::NotPresent | VmFaultKind::Injected
+                )),
+                read_only: u32::from(self.access == Access::Write),
+                no_execute: u32::from(self.kind == VmFaultKind::NoExecute),
+                imprecise: 0,
+            },
+            va: self.va & !(GPU_PAGE_SIZE - 1),
+            gpu_id,
+            error_type: 0,
+        }
+    }
+}
+
+impl fmt::Display for VmFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let why = match self.kind {
+            VmFaultKind::NotPresent => "no GPU mapping",
+            VmFaultKind::ReadOnly => "mapping is read-only",
+            VmFaultKind::NoExecute => "mapping is not executable",
+            VmFaultKind::Injected => "address marked faulting (fault injection)",
+        };
+        write!(f, "GPU VM fault: {} at {:#x}: {why}", self.access, self.va)
+    }
+}
+
+impl core::error::Error for VmFault {}
+
+/// One GPU as its command processors see it.
+///
+/// Every memory access is checked against this GPU's page table; an access outside memory
+/// mapped to this GPU returns a [`VmFault`] and touches nothing of the host. Implementations
+/// must be usable from an engine thread while the host runs (threaded mode), so memory is
+/// accessed with atomics or raw copies, never through references.
+pub trait GpuBus: Send + Sync {
+    /// KFD's `gpu_id` of this GPU (reported in exception data).
+    fn gpu_id(&self) -> u32;
+
+    /// Copies `buf.len()` bytes at `va` into `buf`. `access` is [`Access::Read`] or
+    /// [`Access::Execute`] (which also needs an executable mapping).
+    ///
+    /// # Errors
+    /// The first byte that is not accessible.
+    fn read(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault>;
+
+    /// Copies `data` to `va`.
+    ///
+    /// # Errors
+    /// The first byte that is not writable (bytes before it may have been written, as on
+    /// hardware).
+    fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault>;
+
+    /// Acquire-load of the u32 at `va` (what WAIT_REG_MEM / POLL_REGMEM poll).
+    ///
+    /// # Errors
+    /// As [`GpuBus::read`].
+    fn load_u32(&self, va: u64) -> Result<u32, VmFault> {
+        let mut b = [0u8; 4];
+        self.read(va, &mut b, Access::Read)?;
+        Ok(u32::from_le_bytes(b))
+    }
+
+    /// Acquire-load of the u64 at `va`.
+    ///
+    /// # Errors
+    /// As [`GpuBus::read`].
+    fn load_u64(&self, va: u64) -> Result<u64, VmFault> {
+        let mut b = [0u8; 8];
+        self.read(va, &mut b, Access::Read)?;
+        Ok(u64::from_le_bytes(b))
+    }
+
+    /// Release-store of a u32 (RELEASE_MEM 32-bit, FENCE).
+    ///
+    /// # Errors
+    /// As [`GpuBus::write`].
+    fn store_u32(&self, va: u64, v: u32) -> Result<(), VmFault> {
+        self.write(va, &v.to_le_bytes())
+    }
+
+    /// Release-store of a u64 (RELEASE_MEM 64-bit, timestamps, rptr write-back).
+    ///
+    /// # Errors
+    /// As [`GpuBus::write`].
+    fn store_u64(&self, va: u64, v: u64) -> Result<(), VmFault> {
+        self.write(va, &v.to_le_bytes())
+    }
+
+    /// Acquire-load of the 64-bit doorbell at byte `offset` of the process's doorbell slice
+    /// (the offset part of CREATE_QUEUE's `doorbell_offset`); `None` when there is none.
+    fn doorbell(&self, offset: u64) -> Option<u64>;
+
+    /// The CP/SDMA end-of-pipe interrupt with context id `context_id` (RELEASE_MEM
+    /// `int_ctxid`, SDMA TRAP `int_context`): KFD's `kfd_signal_event_interrupt`.
+    fn interrupt(&self, context_id: u32);
+
+    /// A VM fault on this GPU: KFD sets every MEMORY event with `data`.
+    fn memory_exception(&self, data: &HsaMemoryExceptionData);
+
+    /// A queue hang/reset on this GPU: KFD sets every HW_EXCEPTION event with `data`.
+    fn hw_exception(&self, data: &HsaHwExceptionData);
+
+    /// The GPU clock (100 MHz) when the bus owns one (so timestamps agree with KFD's
+    /// GET_CLOCK_COUNTERS); `None` lets the engines use their own clock.
+    fn clock(&self) -> Option<u64> {
+        None
+    }
+}

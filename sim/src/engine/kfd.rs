@@ -1,0 +1,325 @@
+//! The engines wired into [`SimKfd`]: a [`GpuBus`] per simulated GPU over the simulated
+//! kernel driver's page tables, doorbells, interrupts and exception events, and the
+//! [`Engine`] that `SimKfd::run_queues` (WAIT_EVENTS, `step`, `run_until_idle`) drives.
+//!
+//! ```no_run
+//! # use std::sync::Arc;
+//! use hcq_sim::{SimKfd, engine::kfd::SimGpu};
+//! let sim = Arc::new(SimKfd::gfx1100()?);
+//! let gpu = SimGpu::attach(&sim); // engines now run inside WAIT_EVENTS (or on a thread)
+//! let co = std::fs::read("vector_add-gfx1100.co")?;
+//! gpu.engines().with_kernels(|k| k.register_fixture(&co))?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use super::bus::{Access, GpuBus, VmFault, VmFaultKind};
+use super::{Engines, Mode, QueueDesc, QueueId, QueueKind};
+use crate::gpu::{FaultReason, GpuFault};
+use crate::kfd::{Engine, SimKfd};
+use crate::state::{QueueInfo as KfdQueue, QueueKind as KfdQueueKind};
+use core::sync::atomic::{AtomicBool, Ordering};
+use core::time::Duration;
+use hcq_core::arch::{GFX11, GfxTarget};
+use hcq_core::kfd::{HsaHwExceptionData, HsaMemoryExceptionData};
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+
+/// One simulated GPU as its engines see it: `SimKfd`'s page table for `gpu_id`.
+#[derive(Debug)]
+pub struct KfdBus {
+    sim: Weak<SimKfd>,
+    gpu_id: u32,
+}
+
+impl KfdBus {
+    /// The bus of GPU `gpu_id` of `sim`.
+    #[must_use]
+    pub fn new(sim: &Arc<SimKfd>, gpu_id: u32) -> Self {
+        Self {
+            sim: Arc::downgrade(sim),
+            gpu_id,
+        }
+    }
+
+    fn vm(f: GpuFault, access: Access) -> VmFault {
+        VmFault {
+            va: f.va,
+            access,
+            kind: match f.reason {
+                FaultReason::NotMapped => VmFaultKind::NotPresent,
+                FaultReason::ReadOnly => VmFaultKind::ReadOnly,
+            },
+        }
+    }
+
+    fn gone(&self, va: u64, access: Access) -> VmFault {
+        VmFault {
+            va,
+            access,
+            kind: VmFaultKind::NotPresent,
+        }
+    }
+}
+
+impl GpuBus for KfdBus {
+    fn gpu_id(&self) -> u32 {
+        self.gpu_id
+    }
+
+    // KFD buffers carry no execute permission the page table records (every runtime maps with
+    // EXECUTABLE), so an instruction fetch is checked as a read.
+    fn read(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault> {
+        let sim = self.sim.upgrade().ok_or_else(|| self.gone(va, access))?;
+        sim.gpu_read(self.gpu_id, va, buf)
+            .map_err(|f| Self::vm(f, access))
+    }
+
+    fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
+        let sim = self
+            .sim
+            .upgrade()
+            .ok_or_else(|| self.gone(va, Access::Write))?;
+        sim.gpu_write(self.gpu_id, va, data)
+            .map_err(|f| Self::vm(f, Access::Write))
+    }
+
+    fn load_u32(&self, va: u64) -> Result<u32, VmFault> {
+        let sim = self
+            .sim
+            .upgrade()
+            .ok_or_else(|| self.gone(va, Access::Read))?;
+        sim.gpu_read_u32(self.gpu_id, va)
+            .map_err(|f| Self::vm(f, Access::Read))
+    }
+
+    fn load_u64(&self, va: u64) -> Result<u64, VmFault> {
+        let sim = self
+            .sim
+            .upgrade()
+            .ok_or_else(|| self.gone(va, Access::Read))?;
+        sim.gpu_read_u64(self.gpu_id, va)
+            .map_err(|f| Self::vm(f, Access::Read))
+    }
+
+    fn store_u32(&self, va: u64, v: u32) -> Result<(), VmFault> {
+        let sim = self
+            .sim
+            .upgrade()
+            .ok_or_else(|| self.gone(va, Access::Write))?;
+        sim.gpu_write_u32(self.gpu_id, va, v)
+            .map_err(|f| Self::vm(f, Access::Write))
+    }
+
+    fn store_u64(&self, va: u64, v: u64) -> Result<(), VmFault> {
+        let sim = self
+            .sim
+            .upgrade()
+            .ok_or_else(|| self.gone(va, Access::Write))?;
+        sim.gpu_write_u64(self.gpu_id, va, v)
+            .map_err(|f| Self::vm(f, Access::Write))
+    }
+
+    fn doorbell(&self, offset: u64) -> Option<u64> {
+        let sim = self.sim.upgrade()?;
+        let id = u32::try_from(offset / 8).ok()?;
+        sim.doorbell(self.gpu_id, id)
+    }
+
+    fn interrupt(&self, context_id: u32) {
+        if let Some(sim) = self.sim.upgrade() {
+            sim.signal_interrupt(self.gpu_id, context_id);
+        }
+    }
+
+    fn memory_exception(&self, data: &HsaMemoryExceptionData) {
+        if let Some(sim) = self.sim.upgrade() {
+            let write = data.failure.read_only != 0;
+            sim.raise_memory_fault(&GpuFault {
+                gpu_id: self.gpu_id,
+                va: data.va,
+                write,
+                reason: if data.failure.not_present == 0 && write {
+                    FaultReason::ReadOnly
+                } else {
+                    FaultReason::NotMapped
+                },
+            });
+        }
+    }
+
+    fn hw_exception(&self, data: &HsaHwExceptionData) {
+        if let Some(sim) = self.sim.upgrade() {
+            sim.raise_hw_exception(self.gpu_id, data.reset_cause, data.memory_lost != 0);
+        }
+    }
+
+    fn clock(&self) -> Option<u64> {
+        self.sim.upgrade().map(|s| s.gpu_clock())
+    }
+}
+
+/// The [`Engine`] installed in a `SimKfd`: keeps one engine per live queue (added on
+/// CREATE_QUEUE, removed on DESTROY_QUEUE, suspended while KFD has the queue inactive or its
+/// GPU's queues evicted after a fault) and runs one round per `run`.
+pub struct KfdEngine {
+    sim: Weak<SimKfd>,
+    engines: Engines,
+    known: Mutex<BTreeSet<u32>>,
+}
+
+impl core::fmt::Debug for KfdEngine {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("KfdEngine")
+            .field("engines", &self.engines)
+            .finish_non_exhaustive()
+    }
+}
+
+fn desc_of(sim: &SimKfd, q: &KfdQueue) -> QueueDesc {
+    let arch = sim
+        .properties(q.gpu_id)
+        .and_then(|p| GfxTarget::from_kfd_version(p.gfx_target_version).ok())
+        .map_or(&GFX11, GfxTarget::info);
+    QueueDesc {
+        kind: match q.kind {
+            KfdQueueKind::Compute => QueueKind::Pm4,
+            KfdQueueKind::Sdma => QueueKind::Sdma,
+        },
+        arch,
+        ring_base: q.ring_base,
+        ring_size: u64::from(q.ring_size),
+        rptr_addr: q.rptr_addr,
+        wptr_addr: q.wptr_addr,
+        doorbell_offset: u64::from(q.doorbell_id) * 8,
+        // The HQD starts empty at the driver's write pointer (hqd_load reads *wptr).
+        start: sim.read_wptr(q).unwrap_or(0),
+    }
+}
+
+impl KfdEngine {
+    /// Brings the engine set in line with KFD's queues.
+    fn sync(&self, sim: &Arc<SimKfd>) {
+        let live = sim.queues();
+        let mut known = self.known.lock().unwrap_or_else(PoisonError::into_inner);
+        let ids: BTreeSet<u32> = live.iter().map(|q| q.queue_id).collect();
+        for gone in known.difference(&ids).copied().collect::<Vec<_>>() {
+            let _ = self.engines.remove_queue(QueueId(gone));
+            known.remove(&gone);
+        }
+        for q in &live {
+            if known.insert(q.queue_id) {
+                let bus: Arc<dyn GpuBus> = Arc::new(KfdBus::new(sim, q.gpu_id));
+                if self
+                    .engines
+                    .add_queue(QueueId(q.queue_id), desc_of(sim, q), bus)
+                    .is_err()
+                {
+                    // KFD validated the ring; an engine that cannot take it stays absent.
+                    known.remove(&q.queue_id);
+                    continue;
+                }
+            }
+            let _ = self.engines.suspend(QueueId(q.queue_id), !q.active);
+        }
+    }
+
+    /// The engines (trace, fault injection, kernel registry).
+    #[must_use]
+    pub fn engines(&self) -> &Engines {
+        &self.engines
+    }
+}
+
+impl Engine for KfdEngine {
+    fn run(&self, _sim: &SimKfd) -> bool {
+        let Some(sim) = self.sim.upgrade() else {
+            return false;
+        };
+        self.sync(&sim);
+        self.engines.step()
+    }
+}
+
+/// The engines attached to a `SimKfd`; in threaded mode also the engine thread, stopped and
+/// joined on drop.
+#[derive(Debug)]
+pub struct SimGpu {
+    engine: Arc<KfdEngine>,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl SimGpu {
+    /// Installs engines in `sim` (`SimKfd::set_engine`). In `SimMode::Threaded` a thread runs
+    /// the queues, watching doorbells while the host races it.
+    #[must_use]
+    pub fn attach(sim: &Arc<SimKfd>) -> Self {
+        let engine = Arc::new(KfdEngine {
+            sim: Arc::downgrade(sim),
+            engines: Engines::new(Mode::Deterministic),
+            known: Mutex::new(BTreeSet::new()),
+        });
+        sim.set_engine(Arc::clone(&engine) as Arc<dyn Engine>);
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = match sim.config().mode {
+            crate::SimMode::Deterministic => None,
+            crate::SimMode::Threaded => {
+                let weak = Arc::downgrade(sim);
+                let stop = Arc::clone(&stop);
+                std::thread::Builder::new()
+                    .name("hcq-sim-gpu".into())
+                    .spawn(move || engine_thread(&weak, &stop))
+                    .ok()
+            }
+        };
+        Self {
+            engine,
+            stop,
+            thread,
+        }
+    }
+
+    /// The engines (trace, fault injection, kernel registry).
+    #[must_use]
+    pub fn engines(&self) -> &Engines {
+        self.engine.engines()
+    }
+
+    /// Wakes the engine thread (threaded mode) if it is sleeping.
+    pub fn kick(&self) {
+        if let Some(t) = &self.thread {
+            t.thread().unpark();
+        }
+    }
+}
+
+fn engine_thread(sim: &Weak<SimKfd>, stop: &AtomicBool) {
+    let mut idle: u32 = 0;
+    while !stop.load(Ordering::Acquire) {
+        let Some(s) = sim.upgrade() else { return };
+        let progressed = s.run_queues();
+        drop(s);
+        if progressed {
+            idle = 0;
+        } else {
+            idle = idle.saturating_add(1);
+            if idle < 64 {
+                core::hint::spin_loop();
+            } else if idle < 2048 {
+                std::thread::yield_now();
+            } else {
+                std::thread::park_timeout(Duration::from_micros(50));
+            }
+        }
+    }
+}
+
+impl Drop for SimGpu {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(t) = self.thread.take() {
+            t.thread().unpark();
+            let _ = t.join();
+        }
+    }
+}

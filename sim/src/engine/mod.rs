@@ -1,0 +1,655 @@
+//! The simulated GPU's command processors: one engine per queue, executing PM4 (compute) and
+//! SDMA (copy) rings.
+//!
+//! An engine reads its ring from the read pointer to the write pointer announced by the queue's
+//! doorbell (monotonic pointers: PM4 in dwords, SDMA in bytes; the ring is indexed modulo its
+//! size), decodes each packet in place with core's decoders (`hcq_core::pm4::decode_one`,
+//! `hcq_core::sdma::decode_one`) and executes it against a [`GpuBus`] (this GPU's page table,
+//! doorbells and interrupt lines). The read pointer is written back to the queue's
+//! `read_pointer_address` after each batch. Unknown or malformed packets and any access outside
+//! GPU-mapped memory stop the queue and raise the KFD HW-exception or memory-exception event;
+//! nothing is skipped, nothing panics, the host is never touched outside mapped memory.
+//!
+//! Two ways to run ([`Mode`]): **deterministic** (engines advance only in [`Engines::step`] /
+//! [`Engines::run_until_idle`], which `SimKfd` calls from WAIT_EVENTS; the GPU clock is virtual,
+//! so the same inputs give the same trace) and **threaded** (a thread steps all engines,
+//! polling doorbells with acquire loads while the host races it, and stops on drop).
+//!
+//! Fault injection ([`Engines::hang`], [`Engines::stall_rptr`], [`Engines::set_interrupts`],
+//! [`Engines::fault_address`]) and a bounded trace ([`Engines::trace`]) serve tests and the CLI.
+
+pub mod bus;
+mod dispatch;
+pub mod kfd;
+pub mod membus;
+mod pm4;
+mod queue;
+mod sdma;
+pub mod trace;
+
+pub use bus::{Access, GPU_PAGE_SIZE, GpuBus, VmFault, VmFaultKind};
+pub use dispatch::{LDS_LIMIT, MAX_WORKGROUP_SIZE, MAX_WORKGROUPS};
+pub use trace::{DEFAULT_TRACE_CAPACITY, Site, TRACE_PACKET_DWORDS, TraceEntry, TraceEvent};
+
+use crate::kernels::KernelRegistry;
+use core::fmt;
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use core::time::Duration;
+use hcq_core::arch::ArchInfo;
+use queue::{Env, Queue};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
+
+/// Which command processor a queue feeds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum QueueKind {
+    /// PM4 compute queue (MEC): pointers in dwords, packets may cross the ring end.
+    Pm4,
+    /// SDMA copy queue: pointers in bytes, a packet crossing the ring end is a fault.
+    Sdma,
+}
+
+impl fmt::Display for QueueKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            QueueKind::Pm4 => "PM4",
+            QueueKind::Sdma => "SDMA",
+        })
+    }
+}
+
+/// An engine's queue: where its ring, pointers and doorbell are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueueDesc {
+    /// PM4 or SDMA.
+    pub kind: QueueKind,
+    /// The GPU family's facts (register offsets, packet layouts, HDP registers).
+    pub arch: &'static ArchInfo,
+    /// GPU VA of the ring.
+    pub ring_base: u64,
+    /// Ring size in bytes (a power of two, at least 64).
+    pub ring_size: u64,
+    /// GPU VA where the engine writes the read pointer back (64-bit, monotonic, queue units).
+    pub rptr_addr: u64,
+    /// GPU VA of the write pointer the driver maintains (informational: the engine follows the
+    /// doorbell, as gfx9+ hardware does).
+    pub wptr_addr: u64,
+    /// Byte offset of the queue's 64-bit doorbell in the process doorbell slice.
+    pub doorbell_offset: u64,
+    /// Initial read pointer (queue units; usually 0).
+    pub start: u64,
+}
+
+/// Identifies a queue in an [`Engines`] (the caller chooses it, e.g. KFD's queue id).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct QueueId(pub u32);
+
+/// What a blocked WAIT_REG_MEM / POLL_REGMEM is waiting for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WaitInfo {
+    /// Polled address.
+    pub addr: u64,
+    /// Compare function (0 always, 1 <, 2 <=, 3 ==, 4 !=, 5 >=, 6 >).
+    pub function: u32,
+    /// Reference value.
+    pub reference: u32,
+    /// Mask applied to the memory value.
+    pub mask: u32,
+    /// Memory value at the last poll.
+    pub seen: u32,
+}
+
+/// Why a queue stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueFaultKind {
+    /// A GPU memory access outside GPU-mapped memory (MEMORY event).
+    Vm(VmFault),
+    /// An unknown or malformed packet, a bad pointer, or a kernel failure (HW_EXCEPTION event).
+    Hw,
+}
+
+/// A stopped queue: where and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueueFault {
+    /// The packet's place (ring pointer, or IB address and dword index).
+    pub site: Site,
+    /// The kind.
+    pub kind: QueueFaultKind,
+    /// The message (names the queue, the place and the decoder's or checker's complaint).
+    pub message: String,
+}
+
+/// A queue's state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum QueueState {
+    /// Runnable (nothing to do or more to do).
+    Idle,
+    /// Blocked on a memory wait.
+    Waiting(WaitInfo),
+    /// Stopped for good.
+    Faulted(QueueFault),
+}
+
+/// A snapshot of one queue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueueInfo {
+    /// The queue.
+    pub id: QueueId,
+    /// Its GPU.
+    pub gpu_id: u32,
+    /// PM4 or SDMA.
+    pub kind: QueueKind,
+    /// Read pointer (queue units).
+    pub rptr: u64,
+    /// Doorbell value (queue units), if the bus has the doorbell.
+    pub doorbell: Option<u64>,
+    /// State.
+    pub state: QueueState,
+    /// Hung by fault injection.
+    pub hung: bool,
+    /// Packets executed so far.
+    pub executed: u64,
+}
+
+/// What happens to the interrupts a queue raises (fault injection).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum InterruptPolicy {
+    /// Delivered at once.
+    #[default]
+    Deliver,
+    /// Delivered after this many further [`Engines::step`] rounds.
+    Delay(u32),
+    /// Never delivered.
+    Drop,
+}
+
+/// How engines advance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Only inside [`Engines::step`] / [`Engines::run_until_idle`]; virtual GPU clock.
+    Deterministic,
+    /// On an engine thread, concurrently with the host; real-time GPU clock.
+    Threaded,
+}
+
+/// Why a queue could not be added.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EngineError {
+    /// A queue with this id exists.
+    Exists(QueueId),
+    /// The ring size is not a power of two of at least 64 bytes.
+    BadRingSize(u64),
+    /// The ring base is not 256-byte aligned.
+    BadRingBase(u64),
+    /// No such queue.
+    NoQueue(QueueId),
+}
+
+impl fmt::Display for EngineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EngineError::Exists(q) => write!(f, "queue {} already has an engine", q.0),
+            EngineError::BadRingSize(s) => write!(
+                f,
+                "ring size {s:#x} is not a power of two of at least 64 bytes"
+            ),
+            EngineError::BadRingBase(b) => {
+                write!(f, "ring base {b:#x} is not 256-byte aligned")
+            }
+            EngineError::NoQueue(q) => write!(f, "no engine for queue {}", q.0),
+        }
+    }
+}
+
+impl core::error::Error for EngineError {}
+
+/// The GPU clock (100 MHz): virtual (ticks per executed packet) or real time.
+#[derive(Debug)]
+pub(crate) struct Clock {
+    virtual_ticks: Option<AtomicU64>,
+    origin: Instant,
+}
+
+/// GPU clock frequency (Hz): `timestamp_divider` 100 in tinygrad.
+pub const GPU_CLOCK_HZ: u64 = 100_000_000;
+
+impl Clock {
+    fn new(mode: Mode) -> Self {
+        Self {
+            virtual_ticks: match mode {
+                Mode::Deterministic => Some(AtomicU64::new(0)),
+                Mode::Threaded => None,
+            },
+            origin: Instant::now(),
+        }
+    }
+
+    /// Current GPU clock value.
+    pub(crate) fn now(&self) -> u64 {
+        match &self.virtual_ticks {
+            Some(t) => t.load(Ordering::Relaxed),
+            None => {
+                let ns = self.origin.elapsed().as_nanos();
+                // CAST: 10 ns per tick; u64 covers 5800 years.
+                (ns / 10) as u64
+            }
+        }
+    }
+
+    /// One packet's worth of virtual time.
+    pub(crate) fn tick(&self) {
+        if let Some(t) = &self.virtual_ticks {
+            t.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+struct Delayed {
+    due: u64,
+    bus: Arc<dyn GpuBus>,
+    context: u32,
+}
+
+struct Inner {
+    queues: BTreeMap<QueueId, Queue>,
+    registry: KernelRegistry,
+    faults: Vec<u64>,
+    seq: u64,
+    round: u64,
+    delayed: Vec<Delayed>,
+    irqs: Vec<u32>,
+    trace_cap: usize,
+    budget: usize,
+}
+
+/// Packets one queue executes per round before the next queue gets its turn.
+pub const DEFAULT_BUDGET: usize = 4096;
+
+/// Upper bound on rounds of [`Engines::run_until_idle`] (a stream that never stops
+/// progressing, e.g. an IB that calls itself forever, is cut off here).
+pub const MAX_IDLE_ROUNDS: u64 = 1 << 20;
+
+impl Inner {
+    fn step(&mut self, clock: &Clock) -> bool {
+        self.round += 1;
+        let mut progressed = false;
+        let Inner {
+            queues,
+            registry,
+            faults,
+            seq,
+            irqs,
+            delayed,
+            round,
+            budget,
+            ..
+        } = self;
+        for q in queues.values_mut() {
+            let bus = Arc::clone(&q.bus);
+            let env = Env {
+                bus: &*bus,
+                faults,
+                registry,
+                clock,
+            };
+            irqs.clear();
+            let r = q.step(&env, irqs, seq, *budget);
+            progressed |= r.progressed;
+            for &ctx in irqs.iter() {
+                match q.inj.interrupts {
+                    InterruptPolicy::Deliver => {
+                        q.bus.interrupt(ctx);
+                        trace_irq(q, seq, TraceEvent::Interrupt(ctx));
+                    }
+                    InterruptPolicy::Delay(n) => delayed.push(Delayed {
+                        due: *round + u64::from(n),
+                        bus: Arc::clone(&q.bus),
+                        context: ctx,
+                    }),
+                    InterruptPolicy::Drop => {
+                        trace_irq(q, seq, TraceEvent::InterruptDropped(ctx));
+                    }
+                }
+            }
+        }
+        let now = *round;
+        let mut i = 0;
+        while i < delayed.len() {
+            if delayed.get(i).is_some_and(|d| d.due <= now) {
+                let d = delayed.remove(i);
+                d.bus.interrupt(d.context);
+                progressed = true;
+            } else {
+                i += 1;
+            }
+        }
+        progressed || !delayed.is_empty()
+    }
+}
+
+fn trace_irq(q: &mut Queue, seq: &mut u64, ev: TraceEvent) {
+    *seq += 1;
+    let site = Site::Ring(q.rptr);
+    q.trace.push(TraceEntry {
+        seq: *seq,
+        gpu_id: q.gpu_id,
+        queue: q.id,
+        kind: q.desc.kind,
+        site,
+        event: ev,
+    });
+}
+
+struct Shared {
+    inner: Mutex<Inner>,
+    clock: Clock,
+    stop: AtomicBool,
+}
+
+/// All engines of a simulated machine (every queue of every GPU).
+pub struct Engines {
+    shared: Arc<Shared>,
+    mode: Mode,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl fmt::Debug for Engines {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Engines")
+            .field("mode", &self.mode)
+            .field("queues", &self.lock().queues.len())
+            .finish()
+    }
+}
+
+impl Engines {
+    /// Engines with no queues; [`Mode::Threaded`] starts the engine thread.
+    #[must_use]
+    pub fn new(mode: Mode) -> Self {
+        let shared = Arc::new(Shared {
+            inner: Mutex::new(Inner {
+                queues: BTreeMap::new(),
+                registry: KernelRegistry::new(),
+                faults: Vec::new(),
+                seq: 0,
+                round: 0,
+                delayed: Vec::new(),
+                irqs: Vec::new(),
+                trace_cap: DEFAULT_TRACE_CAPACITY,
+                budget: DEFAULT_BUDGET,
+            }),
+            clock: Clock::new(mode),
+            stop: AtomicBool::new(false),
+        });
+        let thread = match mode {
+            Mode::Deterministic => None,
+            Mode::Threaded => {
+                let s = Arc::clone(&shared);
+                std::thread::Builder::new()
+                    .name("hcq-sim-engines".into())
+                    .spawn(move || run_thread(&s))
+                    .ok()
+            }
+        };
+        Self {
+            shared,
+            mode,
+            thread,
+        }
+    }
+
+    /// The mode.
+    #[must_use]
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.shared
+            .inner
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Adds an engine for queue `id` on the GPU behind `bus`.
+    ///
+    /// # Errors
+    /// [`EngineError`] for a duplicate id or a bad ring.
+    pub fn add_queue(
+        &self,
+        id: QueueId,
+        desc: QueueDesc,
+        bus: Arc<dyn GpuBus>,
+    ) -> Result<(), EngineError> {
+        if !desc.ring_size.is_power_of_two() || desc.ring_size < 64 {
+            return Err(EngineError::BadRingSize(desc.ring_size));
+        }
+        if desc.ring_base % 256 != 0 {
+            return Err(EngineError::BadRingBase(desc.ring_base));
+        }
+        let mut g = self.lock();
+        if g.queues.contains_key(&id) {
+            return Err(EngineError::Exists(id));
+        }
+        let cap = g.trace_cap;
+        g.queues.insert(id, Queue::new(id, desc, bus, cap));
+        Ok(())
+    }
+
+    /// Removes queue `id`'s engine (DESTROY_QUEUE); its trace goes with it.
+    ///
+    /// # Errors
+    /// [`EngineError::NoQueue`].
+    pub fn remove_queue(&self, id: QueueId) -> Result<(), EngineError> {
+        self.lock()
+            .queues
+            .remove(&id)
+            .map(|_| ())
+            .ok_or(EngineError::NoQueue(id))
+    }
+
+    /// Runs `f` on the kernel registry (to register host kernels).
+    pub fn with_kernels<R>(&self, f: impl FnOnce(&mut KernelRegistry) -> R) -> R {
+        f(&mut self.lock().registry)
+    }
+
+    /// One round: every queue runs up to its budget of packets; delayed interrupts that are
+    /// due are delivered. Returns whether anything happened (or is still pending).
+    pub fn step(&self) -> bool {
+        let mut g = self.lock();
+        g.step(&self.shared.clock)
+    }
+
+    /// Steps until no queue can make progress (every ring drained, blocked or faulted) and no
+    /// delayed interrupt is pending. Returns the rounds run.
+    pub fn run_until_idle(&self) -> u64 {
+        let mut g = self.lock();
+        let mut rounds = 0;
+        while rounds < MAX_IDLE_ROUNDS && g.step(&self.shared.clock) {
+            rounds += 1;
+        }
+        rounds
+    }
+
+    /// The GPU clock (100 MHz ticks): virtual in deterministic mode, real time otherwise.
+    #[must_use]
+    pub fn gpu_clock(&self) -> u64 {
+        self.shared.clock.now()
+    }
+
+    /// A snapshot of queue `id`.
+    #[must_use]
+    pub fn queue(&self, id: QueueId) -> Option<QueueInfo> {
+        let g = self.lock();
+        let q = g.queues.get(&id)?;
+        Some(QueueInfo {
+            id,
+            gpu_id: q.gpu_id,
+            kind: q.desc.kind,
+            rptr: q.rptr,
+            doorbell: q.bus.doorbell(q.desc.doorbell_offset),
+            state: q.state.clone(),
+            hung: q.inj.hang,
+            executed: q.executed,
+        })
+    }
+
+    /// Snapshots of every queue, in id order.
+    #[must_use]
+    pub fn queues(&self) -> Vec<QueueInfo> {
+        let ids: Vec<QueueId> = self.lock().queues.keys().copied().collect();
+        ids.into_iter().filter_map(|id| self.queue(id)).collect()
+    }
+
+    /// Whether any queue has faulted.
+    #[must_use]
+    pub fn any_faulted(&self) -> bool {
+        self.lock()
+            .queues
+            .values()
+            .any(|q| matches!(q.state, QueueState::Faulted(_)))
+    }
+
+    fn with_queue<R>(
+        &self,
+        id: QueueId,
+        f: impl FnOnce(&mut Queue) -> R,
+    ) -> Result<R, EngineError> {
+        self.lock()
+            .queues
+            .get_mut(&id)
+            .map(f)
+            .ok_or(EngineError::NoQueue(id))
+    }
+
+    /// Fault injection: a hung queue stops consuming its ring (until un-hung).
+    ///
+    /// # Errors
+    /// [`EngineError::NoQueue`].
+    pub fn hang(&self, id: QueueId, hung: bool) -> Result<(), EngineError> {
+        self.with_queue(id, |q| q.inj.hang = hung)
+    }
+
+    /// Scheduling: a suspended queue does not run (KFD made it inactive or evicted its GPU's
+    /// queues). Unlike [`Engines::hang`], this is the driver's state, not fault injection.
+    ///
+    /// # Errors
+    /// [`EngineError::NoQueue`].
+    pub fn suspend(&self, id: QueueId, suspended: bool) -> Result<(), EngineError> {
+        self.with_queue(id, |q| q.suspended = suspended)
+    }
+
+    /// Fault injection: the queue keeps executing but does not write its read pointer back
+    /// (the producer sees the ring fill up) until un-stalled.
+    ///
+    /// # Errors
+    /// [`EngineError::NoQueue`].
+    pub fn stall_rptr(&self, id: QueueId, stalled: bool) -> Result<(), EngineError> {
+        self.with_queue(id, |q| q.inj.stall_rptr = stalled)
+    }
+
+    /// Fault injection: what happens to the queue's interrupts.
+    ///
+    /// # Errors
+    /// [`EngineError::NoQueue`].
+    pub fn set_interrupts(&self, id: QueueId, policy: InterruptPolicy) -> Result<(), EngineError> {
+        self.with_queue(id, |q| q.inj.interrupts = policy)
+    }
+
+    /// Fault injection: every GPU access that covers byte `va` faults (on every GPU).
+    pub fn fault_address(&self, va: u64) {
+        let mut g = self.lock();
+        if !g.faults.contains(&va) {
+            g.faults.push(va);
+        }
+    }
+
+    /// Removes every injected fault address.
+    pub fn clear_fault_addresses(&self) {
+        self.lock().faults.clear();
+    }
+
+    /// Entries kept per queue from now on (existing traces keep their size until cleared).
+    pub fn set_trace_capacity(&self, cap: usize) {
+        self.lock().trace_cap = cap;
+    }
+
+    /// Packets a queue runs per round (at least 1).
+    pub fn set_budget(&self, packets: usize) {
+        self.lock().budget = packets.max(1);
+    }
+
+    /// Every queue's trace, merged in execution order.
+    #[must_use]
+    pub fn trace(&self) -> Vec<TraceEntry> {
+        let g = self.lock();
+        let mut all: Vec<TraceEntry> = g
+            .queues
+            .values()
+            .flat_map(|q| q.trace.entries().cloned())
+            .collect();
+        all.sort_by_key(|e| e.seq);
+        all
+    }
+
+    /// The trace as text, one line per entry.
+    #[must_use]
+    pub fn trace_text(&self) -> String {
+        let mut s = String::new();
+        for e in self.trace() {
+            s.push_str(&e.to_string());
+            s.push('\n');
+        }
+        s
+    }
+
+    /// Clears every trace.
+    pub fn clear_trace(&self) {
+        for q in self.lock().queues.values_mut() {
+            q.trace.clear();
+        }
+    }
+}
+
+fn run_thread(s: &Shared) {
+    let mut idle: u32 = 0;
+    while !s.stop.load(Ordering::Acquire) {
+        let progressed = {
+            let mut g = s.inner.lock().unwrap_or_else(PoisonError::into_inner);
+            g.step(&s.clock)
+        };
+        if progressed {
+            idle = 0;
+        } else {
+            idle = idle.saturating_add(1);
+            if idle < 256 {
+                core::hint::spin_loop();
+            } else if idle < 4096 {
+                std::thread::yield_now();
+            } else {
+                std::thread::park_timeout(Duration::from_micros(50));
+            }
+        }
+    }
+}
+
+impl Engines {
+    /// Wakes the engine thread (threaded mode) if it is sleeping, e.g. after a doorbell.
+    pub fn kick(&self) {
+        if let Some(t) = &self.thread {
+            t.thread().unpark();
+        }
+    }
+}
+
+impl Drop for Engines {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::Release);
+        if let Some(t) = self.thread.take() {
+            t.thread().unpark();
+            let _ = t.join();
+        }
+    }
+}

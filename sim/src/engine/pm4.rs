@@ -1,0 +1,262 @@
+//! PM4 packet execution (the MEC's compute queue).
+
+use super::QueueDesc;
+use super::WaitInfo;
+use super::queue::{Cause, Env, Exec, Regs};
+use hcq_core::arch::AcquireMemLayout;
+use hcq_core::pm4::{
+    EventWriteCntl, IbControl, Pm4Packet, ReleaseMemDataCntl, ReleaseMemEventCntl, WaitRegMemCtl,
+    WriteDataCntl,
+};
+
+fn hw<T>(msg: String) -> Result<T, Cause> {
+    Err(Cause::Hw(msg))
+}
+
+/// `(value & mask) FUNCTION reference` with the WAIT_REG_MEM/POLL_REGMEM function codes;
+/// `None` for the reserved code 7.
+pub(crate) fn compare(function: u32, value: u32, mask: u32, reference: u32) -> Option<bool> {
+    let v = value & mask;
+    Some(match function {
+        0 => true,
+        1 => v < reference,
+        2 => v <= reference,
+        3 => v == reference,
+        4 => v != reference,
+        5 => v >= reference,
+        6 => v > reference,
+        _ => return None,
+    })
+}
+
+/// Event types EVENT_WRITE may carry (VGT_EVENT_TYPE): CACHE_FLUSH_TS, CACHE_FLUSH,
+/// CS_PARTIAL_FLUSH, CACHE_FLUSH_AND_INV_TS_EVENT, CACHE_FLUSH_AND_INV_EVENT,
+/// BOTTOM_OF_PIPE_TS, CS_DONE.
+const EVENT_TYPES: [u32; 7] = [0x04, 0x06, 0x07, 0x14, 0x16, 0x28, 0x2F];
+
+fn set_regs(file: &mut [u32], name: &str, off: u32, values: &[u32]) -> Result<Exec, Cause> {
+    let start = usize::try_from(off).unwrap_or(usize::MAX);
+    let end = start.saturating_add(values.len());
+    match file.get_mut(start..end) {
+        Some(dst) => {
+            dst.copy_from_slice(values);
+            Ok(Exec::Done)
+        }
+        None => hw(format!(
+            "{name} writes {} registers from offset {off:#x}, past the end of the window ({:#x} registers)",
+            values.len(),
+            file.len()
+        )),
+    }
+}
+
+pub(crate) fn exec(
+    regs: &mut Regs,
+    scratch: &mut Vec<u8>,
+    desc: &QueueDesc,
+    env: &Env<'_>,
+    irqs: &mut Vec<u32>,
+    pkt: &Pm4Packet<'_>,
+) -> Result<Exec, Cause> {
+    match pkt {
+        Pm4Packet::Nop { .. } => Ok(Exec::Done),
+        Pm4Packet::SetShReg { reg_offset, values } => {
+            set_regs(&mut regs.sh, "SET_SH_REG", *reg_offset, values)
+        }
+        Pm4Packet::SetUconfigReg { reg_offset, values } => {
+            set_regs(&mut regs.uconfig, "SET_UCONFIG_REG", *reg_offset, values)
+        }
+        Pm4Packet::DispatchDirect(d) => super::dispatch::run(regs, scratch, desc, env, d),
+        Pm4Packet::WriteData {
+            control,
+            addr,
+            data,
+        } => {
+            let dst = control.get(WriteDataCntl::DST_SEL);
+            if !matches!(dst, 1 | 2 | 5) {
+                return hw(format!(
+                    "WRITE_DATA DST_SEL {dst} is not supported (only memory: 1, 2, 5)"
+                ));
+            }
+            let a = addr.get();
+            if a % 4 != 0 {
+                return hw(format!("WRITE_DATA address {a:#x} is not dword aligned"));
+            }
+            if control.get(WriteDataCntl::WR_ONE_ADDR) != 0 {
+                for &v in *data {
+                    env.store_u32(a, v)?;
+                }
+            } else {
+                env.write(a, bytemuck::cast_slice(data))?;
+            }
+            Ok(Exec::Done)
+        }
+        Pm4Packet::WaitRegMem(w) => {
+            let c = w.control;
+            let function = c.get(WaitRegMemCtl::FUNCTION);
+            let op = c.get(WaitRegMemCtl::OPERATION);
+            match c.get(WaitRegMemCtl::MEM_SPACE) {
+                1 => {
+                    if op != 0 {
+                        return hw(format!(
+                            "memory WAIT_REG_MEM with OPERATION {op} (only 0, wait, is supported)"
+                        ));
+                    }
+                    let a = w.addr().get();
+                    if a % 4 != 0 {
+                        return hw(format!("WAIT_REG_MEM address {a:#x} is not dword aligned"));
+                    }
+                    let v = env.load_u32(a)?;
+                    match compare(function, v, w.mask, w.reference) {
+                        None => hw("WAIT_REG_MEM FUNCTION 7 is reserved".into()),
+                        Some(true) => Ok(Exec::Done),
+                        Some(false) => Ok(Exec::Wait(WaitInfo {
+                            addr: a,
+                            function,
+                            reference: w.reference,
+                            mask: w.mask,
+                            seen: v,
+                        })),
+                    }
+                }
+                0 => {
+                    let arch = desc.arch;
+                    if op == 1
+                        && w.addr_lo == arch.hdp_flush_req
+                        && w.addr_hi == arch.hdp_flush_done
+                        && function != 7
+                    {
+                        // The HDP flush: write REQ, wait for DONE; the simulated HDP is always
+                        // flushed.
+                        Ok(Exec::Done)
+                    } else {
+                        hw(format!(
+                            "register WAIT_REG_MEM (reg {:#x}/{:#x}, OPERATION {op}) is not the HDP flush ({:#x}/{:#x}, OPERATION 1), the only register form supported",
+                            w.addr_lo, w.addr_hi, arch.hdp_flush_req, arch.hdp_flush_done
+                        ))
+                    }
+                }
+                m => hw(format!("WAIT_REG_MEM MEM_SPACE {m} is not supported")),
+            }
+        }
+        Pm4Packet::IndirectBuffer(ib) => {
+            let a = ib.addr.get();
+            if a % 4 != 0 || a >> 48 != 0 {
+                return hw(format!(
+                    "INDIRECT_BUFFER address {a:#x} is not a dword-aligned 48-bit address"
+                ));
+            }
+            let c = ib.control;
+            if c.get(IbControl::VALID) == 0 {
+                return hw("INDIRECT_BUFFER without VALID".into());
+            }
+            Ok(Exec::Ib {
+                base: a,
+                dwords: c.get(IbControl::IB_SIZE),
+                chain: c.get(IbControl::CHAIN) != 0,
+            })
+        }
+        Pm4Packet::EventWrite(e) => {
+            let t = e.get(EventWriteCntl::EVENT_TYPE);
+            let i = e.get(EventWriteCntl::EVENT_INDEX);
+            let known = EventWriteCntl::zeroed()
+                .with(EventWriteCntl::EVENT_TYPE, t)
+                .with(EventWriteCntl::EVENT_INDEX, i);
+            if known.raw() != e.raw() {
+                return hw(format!(
+                    "EVENT_WRITE control {:#x} sets bits outside EVENT_TYPE/EVENT_INDEX",
+                    e.raw()
+                ));
+            }
+            if !EVENT_TYPES.contains(&t) {
+                return hw(format!("EVENT_WRITE event type {t:#x} is not supported"));
+            }
+            if t == desc.arch.events.cs_partial_flush
+                && i != desc.arch.events.cs_partial_flush_index
+            {
+                return hw(format!(
+                    "EVENT_WRITE CS_PARTIAL_FLUSH with EVENT_INDEX {i} (must be {})",
+                    desc.arch.events.cs_partial_flush_index
+                ));
+            }
+            Ok(Exec::Done)
+        }
+        Pm4Packet::ReleaseMem(r) => {
+            let idx = r.event.get(ReleaseMemEventCntl::EVENT_INDEX);
+            if !matches!(idx, 5 | 6) {
+                return hw(format!(
+                    "RELEASE_MEM EVENT_INDEX {idx} (must be 5, end of pipe, or 6, shader done)"
+                ));
+            }
+            let dc = r.data_cntl;
+            let dst = dc.get(ReleaseMemDataCntl::DST_SEL);
+            if dst > 1 {
+                return hw(format!(
+                    "RELEASE_MEM DST_SEL {dst} is not supported (memory: 0, 1)"
+                ));
+            }
+            let a = r.addr.get();
+            let data_sel = dc.get(ReleaseMemDataCntl::DATA_SEL);
+            let align = |n: u64| {
+                if a % n == 0 {
+                    Ok(())
+                } else {
+                    hw(format!(
+                        "RELEASE_MEM DATA_SEL {data_sel} address {a:#x} is not {n}-byte aligned"
+                    ))
+                }
+            };
+            match data_sel {
+                0 => {}
+                1 => {
+                    align(4)?;
+                    // CAST: 32-bit data is the low half.
+                    env.store_u32(a, r.data as u32)?;
+                }
+                2 => {
+                    align(8)?;
+                    env.store_u64(a, r.data)?;
+                }
+                3 | 4 => {
+                    align(8)?;
+                    env.store_u64(a, env.now())?;
+                }
+                s => return hw(format!("RELEASE_MEM DATA_SEL {s} is not supported")),
+            }
+            match dc.get(ReleaseMemDataCntl::INT_SEL) {
+                0 => {}
+                1..=3 => irqs.push(r.int_ctxid),
+                s => return hw(format!("RELEASE_MEM INT_SEL {s} is not supported")),
+            }
+            Ok(Exec::Done)
+        }
+        Pm4Packet::AcquireMem(a) => {
+            match (desc.arch.acquire_mem, a.gcr_cntl) {
+                (AcquireMemLayout::GcrCntl, Some(g)) => {
+                    if a.coher_cntl != 0 {
+                        return hw(format!(
+                            "ACQUIRE_MEM CP_COHER_CNTL {:#x} must be 0 on this GPU (cache actions go in GCR_CNTL)",
+                            a.coher_cntl
+                        ));
+                    }
+                    if g.raw() >> 19 != 0 {
+                        return hw(format!(
+                            "ACQUIRE_MEM GCR_CNTL {:#x} sets bits above 18",
+                            g.raw()
+                        ));
+                    }
+                }
+                (AcquireMemLayout::CoherCntl, None) => {}
+                (layout, _) => {
+                    return hw(format!(
+                        "ACQUIRE_MEM of {} dwords on a GPU whose ACQUIRE_MEM has {}",
+                        if a.gcr_cntl.is_some() { 8 } else { 7 },
+                        layout.dwords()
+                    ));
+                }
+            }
+            Ok(Exec::Done)
+        }
+        other => hw(format!("PM4 packet not supported by the engine: {other}")),
+    }
+}

@@ -1,0 +1,726 @@
+//! One queue's engine: fetch from the ring (and indirect buffers), decode in place with core's
+//! decoders, execute, write the read pointer back.
+
+use super::bus::{Access, GpuBus, VmFault};
+use super::trace::{Site, Trace, TraceEntry, TraceEvent, head_dwords};
+use super::{
+    Clock, InterruptPolicy, QueueDesc, QueueFault, QueueFaultKind, QueueId, QueueKind, QueueState,
+    WaitInfo,
+};
+use crate::kernels::{KernelMem, KernelRegistry};
+use hcq_core::kfd::{
+    HsaHwExceptionData, KFD_HW_EXCEPTION_GPU_HANG, KFD_HW_EXCEPTION_PER_ENGINE_RESET,
+};
+use hcq_core::packet::{DecodeError, DecodeErrorKind};
+use hcq_core::pm4::Pm4Packet;
+use hcq_core::sdma::SdmaPacket;
+use std::sync::Arc;
+
+/// Dwords fetched from the ring per read (larger packets are fetched whole).
+const FETCH_DWORDS: usize = 8192;
+/// Deepest indirect-buffer nesting (PM4: IB1 and IB2, as the CP has; SDMA: one level).
+pub(crate) const MAX_IB_DEPTH: usize = 2;
+/// SH register window (SET_SH_REG offsets 0..0x400).
+pub(crate) const SH_REGS: usize = 0x400;
+/// UCONFIG register window (SET_UCONFIG_REG offsets 0..0x4000).
+pub(crate) const UCONFIG_REGS: usize = 0x4000;
+
+/// Everything an executing packet may touch besides its queue's own state.
+pub(crate) struct Env<'a> {
+    pub(crate) bus: &'a dyn GpuBus,
+    pub(crate) faults: &'a [u64],
+    pub(crate) registry: &'a KernelRegistry,
+    pub(crate) clock: &'a Clock,
+}
+
+impl Env<'_> {
+    fn injected(&self, va: u64, len: usize, access: Access) -> Result<(), VmFault> {
+        // CAST: usize -> u64 widens.
+        let len = len as u64;
+        match self.faults.iter().find(|&&f| f.wrapping_sub(va) < len) {
+            Some(&f) => Err(VmFault {
+                va: f,
+                access,
+                kind: super::bus::VmFaultKind::Injected,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// The GPU clock: the bus's, else the engines'.
+    pub(crate) fn now(&self) -> u64 {
+        self.bus.clock().unwrap_or_else(|| self.clock.now())
+    }
+
+    pub(crate) fn read(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault> {
+        self.injected(va, buf.len(), access)?;
+        self.bus.read(va, buf, access)
+    }
+
+    pub(crate) fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
+        self.injected(va, data.len(), Access::Write)?;
+        self.bus.write(va, data)
+    }
+
+    pub(crate) fn load_u32(&self, va: u64) -> Result<u32, VmFault> {
+        self.injected(va, 4, Access::Read)?;
+        self.bus.load_u32(va)
+    }
+
+    pub(crate) fn store_u32(&self, va: u64, v: u32) -> Result<(), VmFault> {
+        self.injected(va, 4, Access::Write)?;
+        self.bus.store_u32(va, v)
+    }
+
+    pub(crate) fn store_u64(&self, va: u64, v: u64) -> Result<(), VmFault> {
+        self.injected(va, 8, Access::Write)?;
+        self.bus.store_u64(va, v)
+    }
+}
+
+impl KernelMem for Env<'_> {
+    fn read(&self, va: u64, buf: &mut [u8]) -> Result<(), VmFault> {
+        Env::read(self, va, buf, Access::Read)
+    }
+    fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
+        Env::write(self, va, data)
+    }
+}
+
+/// Why a packet could not complete.
+#[derive(Debug)]
+pub(crate) enum Cause {
+    /// A GPU memory access faulted.
+    Vm(VmFault),
+    /// The packet is unknown, malformed or unsupported; a kernel failed.
+    Hw(String),
+}
+
+impl From<VmFault> for Cause {
+    fn from(v: VmFault) -> Self {
+        Cause::Vm(v)
+    }
+}
+
+/// What executing one packet did.
+#[derive(Debug)]
+pub(crate) enum Exec {
+    /// Completed.
+    Done,
+    /// Blocked on memory; retried on the next step.
+    Wait(WaitInfo),
+    /// Run the indirect buffer at `base` (`dwords` long); `chain` replaces the current IB.
+    Ib { base: u64, dwords: u32, chain: bool },
+}
+
+/// The queue's registers (PM4 register file; SDMA has none).
+pub(crate) struct Regs {
+    pub(crate) sh: Box<[u32]>,
+    pub(crate) uconfig: Box<[u32]>,
+}
+
+impl Regs {
+    fn new(kind: QueueKind) -> Self {
+        let (sh, uc) = match kind {
+            QueueKind::Pm4 => (SH_REGS, UCONFIG_REGS),
+            QueueKind::Sdma => (0, 0),
+        };
+        Self {
+            sh: vec![0; sh].into_boxed_slice(),
+            uconfig: vec![0; uc].into_boxed_slice(),
+        }
+    }
+
+    /// The SH register at SET_SH_REG offset `off` (0 outside the window).
+    pub(crate) fn sh(&self, off: u32) -> u32 {
+        usize::try_from(off)
+            .ok()
+            .and_then(|o| self.sh.get(o))
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
+struct IbFrame {
+    base: u64,
+    dwords: Vec<u32>,
+    pos: usize,
+    /// Ring units to advance when the whole IB stack has completed (set on the depth-1 frame).
+    ring_len: u64,
+}
+
+/// Fault injection state of one queue.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Injection {
+    pub(crate) hang: bool,
+    pub(crate) stall_rptr: bool,
+    pub(crate) interrupts: InterruptPolicy,
+}
+
+/// What a step did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct StepResult {
+    /// Packets completed.
+    pub(crate) executed: usize,
+    /// Anything changed (packets, rptr, state).
+    pub(crate) progressed: bool,
+}
+
+pub(crate) struct Queue {
+    pub(crate) id: QueueId,
+    pub(crate) desc: QueueDesc,
+    pub(crate) bus: Arc<dyn GpuBus>,
+    pub(crate) gpu_id: u32,
+    pub(crate) rptr: u64,
+    published: u64,
+    stale_doorbell: Option<u64>,
+    pub(crate) state: QueueState,
+    pub(crate) inj: Injection,
+    pub(crate) suspended: bool,
+    buf: Vec<u32>,
+    buf_ptr: u64,
+    buf_len: usize,
+    /// SDMA: buffer index where the ring wraps (a packet may not cross it).
+    ring_end_at: usize,
+    ibs: Vec<IbFrame>,
+    ib_pool: Vec<Vec<u32>>,
+    pub(crate) regs: Regs,
+    pub(crate) scratch: Vec<u8>,
+    pub(crate) trace: Trace,
+    pub(crate) executed: u64,
+}
+
+fn units_per_dword(kind: QueueKind) -> u64 {
+    match kind {
+        QueueKind::Pm4 => 1,
+        QueueKind::Sdma => 4,
+    }
+}
+
+enum Decoded<'a> {
+    Pm4(Pm4Packet<'a>),
+    Sdma(SdmaPacket<'a>),
+}
+
+fn decode(kind: QueueKind, d: &[u32]) -> Result<(Decoded<'_>, usize), DecodeError> {
+    match kind {
+        QueueKind::Pm4 => hcq_core::pm4::decode_one(d).map(|(p, n)| (Decoded::Pm4(p), n)),
+        QueueKind::Sdma => hcq_core::sdma::decode_one(d).map(|(p, n)| (Decoded::Sdma(p), n)),
+    }
+}
+
+/// Stop reasons inside the fetch loop.
+enum Flow {
+    /// Executed one packet (or entered/left an IB); keep going.
+    Next,
+    /// Nothing more to do now (empty ring, incomplete packet, blocked, faulted).
+    Stop,
+}
+
+impl Queue {
+    pub(crate) fn new(
+        id: QueueId,
+        desc: QueueDesc,
+        bus: Arc<dyn GpuBus>,
+        trace_cap: usize,
+    ) -> Self {
+        let gpu_id = bus.gpu_id();
+        let stale = bus
+            .doorbell(desc.doorbell_offset)
+            .filter(|&d| d != desc.start);
+        Self {
+            id,
+            desc,
+            gpu_id,
+            rptr: desc.start,
+            published: desc.start,
+            stale_doorbell: stale,
+            state: QueueState::Idle,
+            inj: Injection::default(),
+            suspended: false,
+            buf: Vec::new(),
+            buf_ptr: desc.start,
+            buf_len: 0,
+            ring_end_at: usize::MAX,
+            ibs: Vec::new(),
+            ib_pool: Vec::new(),
+            regs: Regs::new(desc.kind),
+            scratch: Vec::new(),
+            trace: Trace::new(trace_cap),
+            executed: 0,
+            bus,
+        }
+    }
+
+    fn upd(&self) -> u64 {
+        units_per_dword(self.desc.kind)
+    }
+
+    fn size_dw(&self) -> u64 {
+        self.desc.ring_size / 4
+    }
+
+    /// The write pointer the doorbell announces (`None`: no new work announced).
+    pub(crate) fn wptr(&mut self) -> Option<u64> {
+        let d = self.bus.doorbell(self.desc.doorbell_offset)?;
+        if let Some(s) = self.stale_doorbell {
+            if s == d {
+                return None;
+            }
+            self.stale_doorbell = None;
+        }
+        Some(d)
+    }
+
+    fn site_ring(&self) -> Site {
+        Site::Ring(self.rptr)
+    }
+
+    fn trace(&mut self, seq: &mut u64, site: Site, event: TraceEvent) {
+        *seq += 1;
+        self.trace.push(TraceEntry {
+            seq: *seq,
+            gpu_id: self.gpu_id,
+            queue: self.id,
+            kind: self.desc.kind,
+            site,
+            event,
+        });
+    }
+
+    /// Stops the queue and raises the exception event.
+    pub(crate) fn fault(&mut self, seq: &mut u64, site: Site, cause: Cause) {
+        let (kind, message) = match cause {
+            Cause::Vm(v) => {
+                self.bus.memory_exception(&v.memory_exception(self.gpu_id));
+                (QueueFaultKind::Vm(v), v.to_string())
+            }
+            Cause::Hw(m) => {
+                self.bus.hw_exception(&HsaHwExceptionData {
+                    reset_type: KFD_HW_EXCEPTION_PER_ENGINE_RESET,
+                    reset_cause: KFD_HW_EXCEPTION_GPU_HANG,
+                    memory_lost: 0,
+                    gpu_id: self.gpu_id,
+                });
+                (QueueFaultKind::Hw, m)
+            }
+        };
+        let text = format!(
+            "{} queue {} at {site}: {message}",
+            self.desc.kind, self.id.0
+        );
+        self.trace(seq, site, TraceEvent::Fault(text.clone()));
+        self.state = QueueState::Faulted(QueueFault {
+            site,
+            kind,
+            message: text,
+        });
+        self.ibs.clear();
+    }
+
+    /// Fetches ring dwords from `rptr` (at least `min_dw` if published). Returns how many
+    /// dwords are now buffered from `rptr`.
+    fn refill(&mut self, env: &Env<'_>, min_dw: usize) -> Result<usize, Cause> {
+        let Some(wptr) = self.wptr() else {
+            return Ok(0);
+        };
+        let upd = self.upd();
+        let avail = wptr.wrapping_sub(self.rptr);
+        if avail > self.desc.ring_size / 4 * upd {
+            return Err(Cause::Hw(format!(
+                "write pointer {wptr:#x} is not within one ring ({:#x} {}) of the read pointer {:#x}",
+                self.desc.ring_size / 4 * upd,
+                if upd == 1 { "dwords" } else { "bytes" },
+                self.rptr
+            )));
+        }
+        if avail % upd != 0 {
+            return Err(Cause::Hw(format!(
+                "SDMA write pointer {wptr:#x} is not a multiple of 4 bytes"
+            )));
+        }
+        let avail_dw = usize::try_from(avail / upd).unwrap_or(usize::MAX);
+        if avail_dw == 0 {
+            return Ok(0);
+        }
+        let n = avail_dw.min(FETCH_DWORDS.max(min_dw));
+        if self.buf.len() < n {
+            self.buf.resize(n, 0);
+        }
+        let size_dw = self.size_dw();
+        let idx = (self.rptr / upd) & (size_dw - 1);
+        let first = usize::try_from(size_dw - idx).unwrap_or(usize::MAX).min(n);
+        let base = self.desc.ring_base;
+        let (a, b) = self.buf.split_at_mut(first);
+        env.read(
+            base.wrapping_add(idx * 4),
+            bytemuck::cast_slice_mut(a),
+            Access::Read,
+        )?;
+        if let Some(rest) = b.get_mut(..n - first) {
+            if !rest.is_empty() {
+                env.read(base, bytemuck::cast_slice_mut(rest), Access::Read)?;
+            }
+        }
+        self.ring_end_at = match self.desc.kind {
+            QueueKind::Sdma => first,
+            QueueKind::Pm4 => usize::MAX,
+        };
+        self.buf_ptr = self.rptr;
+        self.buf_len = n;
+        Ok(n)
+    }
+
+    /// Writes the read pointer back (unless stalled). Returns whether it wrote.
+    fn publish(&mut self, env: &Env<'_>, seq: &mut u64) -> bool {
+        if self.inj.stall_rptr || self.published == self.rptr {
+            return false;
+        }
+        match env.store_u64(self.desc.rptr_addr, self.rptr) {
+            Ok(()) => {
+                self.published = self.rptr;
+                true
+            }
+            Err(v) => {
+                let site = self.site_ring();
+                self.fault(seq, site, Cause::Vm(v));
+                true
+            }
+        }
+    }
+
+    /// Runs up to `budget` packets. Interrupts raised are appended to `irqs`.
+    pub(crate) fn step(
+        &mut self,
+        env: &Env<'_>,
+        irqs: &mut Vec<u32>,
+        seq: &mut u64,
+        budget: usize,
+    ) -> StepResult {
+        let mut res = StepResult::default();
+        if self.inj.hang || self.suspended || matches!(self.state, QueueState::Faulted(_)) {
+            return res;
+        }
+        while res.executed < budget {
+            let flow = if self.ibs.is_empty() {
+                self.step_ring(env, irqs, seq)
+            } else {
+                self.step_ib(env, irqs, seq)
+            };
+            match flow {
+                Flow::Next => res.executed += 1,
+                Flow::Stop => break,
+            }
+        }
+        if res.executed > 0 {
+            res.progressed = true;
+            self.executed += res.executed as u64;
+            if matches!(self.state, QueueState::Waiting(_)) {
+                // Waiting is set by the packet that stopped the loop; keep it.
+            }
+        }
+        if self.publish(env, seq) {
+            res.progressed = true;
+        }
+        if res.executed > 0
+            && !matches!(self.state, QueueState::Faulted(_) | QueueState::Waiting(_))
+        {
+            self.state = QueueState::Idle;
+        }
+        res
+    }
+
+    fn step_ring(&mut self, env: &Env<'_>, irqs: &mut Vec<u32>, seq: &mut u64) -> Flow {
+        let upd = self.upd();
+        let mut cursor =
+            usize::try_from((self.rptr.wrapping_sub(self.buf_ptr)) / upd).unwrap_or(usize::MAX);
+        if cursor >= self.buf_len {
+            match self.refill(env, 0) {
+                Ok(0) => {
+                    if matches!(self.state, QueueState::Waiting(_)) {
+                        self.state = QueueState::Idle;
+                    }
+                    return Flow::Stop;
+                }
+                Ok(_) => cursor = 0,
+                Err(c) => {
+                    let site = self.site_ring();
+                    self.fault(seq, site, c);
+                    return Flow::Stop;
+                }
+            }
+        }
+        let site = self.site_ring();
+        let kind = self.desc.kind;
+        let avail = self.buf.get(cursor..self.buf_len).unwrap_or_default();
+        let (len, outcome) = match decode(kind, avail) {
+            Ok((pkt, len)) => {
+                // CAST: usize -> u64 widens.
+                if cursor < self.ring_end_at && cursor + len > self.ring_end_at {
+                    let msg = format!(
+                        "SDMA packet of {len} dwords at dword {} crosses the end of the ring ({} dwords): the engine would read it wrong",
+                        self.rptr / upd % self.size_dw(),
+                        self.size_dw()
+                    );
+                    self.fault(seq, site, Cause::Hw(msg));
+                    return Flow::Stop;
+                }
+                let r = run_packet(
+                    &mut self.regs,
+                    &mut self.scratch,
+                    &self.desc,
+                    env,
+                    irqs,
+                    &pkt,
+                    0,
+                );
+                (len, r)
+            }
+            Err(DecodeError {
+                kind: DecodeErrorKind::Truncated { needed, .. },
+                ..
+            }) => {
+                // The packet is not fully fetched: fetch more if it is published, else wait.
+                if cursor != 0 || self.buf_len < needed {
+                    match self.refill(env, needed) {
+                        Ok(n) if n >= needed => return Flow::Next.retry(),
+                        Ok(_) => return Flow::Stop,
+                        Err(c) => {
+                            self.fault(seq, site, c);
+                            return Flow::Stop;
+                        }
+                    }
+                }
+                return Flow::Stop;
+            }
+            Err(e) => {
+                let at = self.rptr / upd;
+                let msg = format!("ring dword {at:#x}: {}", strip_at(&e));
+                self.fault(seq, site, Cause::Hw(msg));
+                return Flow::Stop;
+            }
+        };
+        let pkt_dwords = self
+            .buf
+            .get(cursor..cursor + len)
+            .map(head_dwords)
+            .unwrap_or_default();
+        // CAST: len <= buffer length, u32 fits any packet (<= 2^20 + 5 dwords).
+        let len32 = len as u32;
+        match outcome {
+            Ok(Exec::Done) => {
+                self.trace(
+                    seq,
+                    site,
+                    TraceEvent::Packet {
+                        dwords: pkt_dwords,
+                        len: len32,
+                    },
+                );
+                // CAST: usize -> u64 widens.
+                self.rptr = self.rptr.wrapping_add(len as u64 * upd);
+                env.clock.tick();
+                if matches!(self.state, QueueState::Waiting(_)) {
+                    self.state = QueueState::Idle;
+                }
+                Flow::Next
+            }
+            Ok(Exec::Wait(w)) => {
+                self.state = QueueState::Waiting(w);
+                Flow::Stop
+            }
+            Ok(Exec::Ib { base, dwords, .. }) => {
+                self.trace(
+                    seq,
+                    site,
+                    TraceEvent::Packet {
+                        dwords: pkt_dwords,
+                        len: len32,
+                    },
+                );
+                env.clock.tick();
+                // CAST: usize -> u64 widens.
+                match self.push_ib(env, base, dwords, len as u64 * upd) {
+                    Ok(()) => Flow::Next,
+                    Err(c) => {
+                        self.fault(seq, site, c);
+                        Flow::Stop
+                    }
+                }
+            }
+            Err(c) => {
+                self.fault(seq, site, c);
+                Flow::Stop
+            }
+        }
+    }
+
+    fn push_ib(
+        &mut self,
+        env: &Env<'_>,
+        base: u64,
+        dwords: u32,
+        ring_len: u64,
+    ) -> Result<(), Cause> {
+        if self.ibs.len() >= MAX_IB_DEPTH {
+            return Err(Cause::Hw(format!(
+                "indirect buffer at {base:#x} nested deeper than {MAX_IB_DEPTH} levels"
+            )));
+        }
+        let mut v = self.ib_pool.pop().unwrap_or_default();
+        // CAST: u32 -> usize widens.
+        v.clear();
+        v.resize(dwords as usize, 0);
+        if let Err(e) = env.read(base, bytemuck::cast_slice_mut(&mut v), Access::Read) {
+            self.ib_pool.push(v);
+            return Err(Cause::Vm(e));
+        }
+        self.ibs.push(IbFrame {
+            base,
+            dwords: v,
+            pos: 0,
+            ring_len,
+        });
+        Ok(())
+    }
+
+    fn pop_ib(&mut self) {
+        if let Some(f) = self.ibs.pop() {
+            if self.ibs.is_empty() {
+                self.rptr = self.rptr.wrapping_add(f.ring_len);
+            }
+            self.ib_pool.push(f.dwords);
+        }
+    }
+
+    fn step_ib(&mut self, env: &Env<'_>, irqs: &mut Vec<u32>, seq: &mut u64) -> Flow {
+        let depth = self.ibs.len();
+        let kind = self.desc.kind;
+        let Some(top) = self.ibs.last() else {
+            return Flow::Next;
+        };
+        if top.pos >= top.dwords.len() {
+            self.pop_ib();
+            return Flow::Next.retry();
+        }
+        // CAST: positions are below 2^20.
+        let site = Site::Ib {
+            base: top.base,
+            index: top.pos as u32,
+            // CAST: depth <= MAX_IB_DEPTH.
+            depth: depth as u8,
+        };
+        let rest = top.dwords.get(top.pos..).unwrap_or_default();
+        let (pkt, len) = match decode(kind, rest) {
+            Ok(x) => x,
+            Err(e) => {
+                let msg = match e.kind {
+                    DecodeErrorKind::Truncated { needed, available } => format!(
+                        "indirect buffer ends inside a packet (needs {needed} dwords, {available} left)"
+                    ),
+                    _ => strip_at(&e),
+                };
+                self.fault(seq, site, Cause::Hw(msg));
+                return Flow::Stop;
+            }
+        };
+        let dw = rest.get(..len).map(head_dwords).unwrap_or_default();
+        let r = run_packet(
+            &mut self.regs,
+            &mut self.scratch,
+            &self.desc,
+            env,
+            irqs,
+            &pkt,
+            depth,
+        );
+        // CAST: packet lengths fit u32.
+        let ev = TraceEvent::Packet {
+            dwords: dw,
+            len: len as u32,
+        };
+        match r {
+            Ok(Exec::Done) => {
+                self.trace(seq, site, ev);
+                env.clock.tick();
+                if let Some(t) = self.ibs.last_mut() {
+                    t.pos += len;
+                }
+                if matches!(self.state, QueueState::Waiting(_)) {
+                    self.state = QueueState::Idle;
+                }
+                Flow::Next
+            }
+            Ok(Exec::Wait(w)) => {
+                self.state = QueueState::Waiting(w);
+                Flow::Stop
+            }
+            Ok(Exec::Ib {
+                base,
+                dwords,
+                chain,
+            }) => {
+                self.trace(seq, site, ev);
+                env.clock.tick();
+                let ring_len = if chain {
+                    // The chained IB replaces this one.
+                    let f = self.ibs.pop();
+                    let rl = f.as_ref().map_or(0, |f| f.ring_len);
+                    if let Some(f) = f {
+                        self.ib_pool.push(f.dwords);
+                    }
+                    rl
+                } else {
+                    if let Some(t) = self.ibs.last_mut() {
+                        t.pos += len;
+                    }
+                    0
+                };
+                let ring_len = if self.ibs.is_empty() { ring_len } else { 0 };
+                match self.push_ib(env, base, dwords, ring_len) {
+                    Ok(()) => Flow::Next,
+                    Err(c) => {
+                        self.fault(seq, site, c);
+                        Flow::Stop
+                    }
+                }
+            }
+            Err(c) => {
+                self.fault(seq, site, c);
+                Flow::Stop
+            }
+        }
+    }
+}
+
+impl Flow {
+    /// A control step that is not a packet (refetch, IB pop): count it as progress so the
+    /// budget still bounds the loop.
+    fn retry(self) -> Self {
+        self
+    }
+}
+
+/// The decoder's message without its "dword N:" prefix (the caller names the place).
+fn strip_at(e: &DecodeError) -> String {
+    let s = e.to_string();
+    match s.split_once(": ") {
+        Some((_, rest)) => rest.to_string(),
+        None => s,
+    }
+}
+
+fn run_packet(
+    regs: &mut Regs,
+    scratch: &mut Vec<u8>,
+    desc: &QueueDesc,
+    env: &Env<'_>,
+    irqs: &mut Vec<u32>,
+    pkt: &Decoded<'_>,
+    depth: usize,
+) -> Result<Exec, Cause> {
+    match pkt {
+        Decoded::Pm4(p) => super::pm4::exec(regs, scratch, desc, env, irqs, p),
+        Decoded::Sdma(p) => super::sdma::exec(scratch, env, irqs, p, depth),
+    }
+}

@@ -1,0 +1,159 @@
+//! SDMA packet execution (the copy engine).
+
+use super::WaitInfo;
+use super::bus::Access;
+use super::queue::{Cause, Env, Exec};
+use hcq_core::sdma::{ConstFillHeader, PollRegmemHeader, SdmaPacket};
+
+/// Bytes moved per chunk of a copy or fill.
+const CHUNK: usize = 1 << 20;
+
+fn hw<T>(msg: String) -> Result<T, Cause> {
+    Err(Cause::Hw(msg))
+}
+
+/// memmove of `n` bytes from `src` to `dst` through GPU memory, in chunks (backwards when the
+/// destination overlaps the source from above).
+fn copy(env: &Env<'_>, scratch: &mut Vec<u8>, src: u64, dst: u64, n: u64) -> Result<(), Cause> {
+    let backwards = dst > src && dst - src < n;
+    let mut done = 0u64;
+    while done < n {
+        // CAST: the chunk is at most CHUNK bytes.
+        let step = (n - done).min(CHUNK as u64);
+        let off = if backwards { n - done - step } else { done };
+        // CAST: step <= CHUNK.
+        scratch.resize(step as usize, 0);
+        env.read(src.wrapping_add(off), scratch, Access::Read)?;
+        env.write(dst.wrapping_add(off), scratch)?;
+        done += step;
+    }
+    Ok(())
+}
+
+pub(crate) fn exec(
+    scratch: &mut Vec<u8>,
+    env: &Env<'_>,
+    irqs: &mut Vec<u32>,
+    pkt: &SdmaPacket<'_>,
+    depth: usize,
+) -> Result<Exec, Cause> {
+    match pkt {
+        SdmaPacket::Nop { .. } | SdmaPacket::GcrReq(_) => Ok(Exec::Done),
+        SdmaPacket::CopyLinear(c) => {
+            copy(
+                env,
+                scratch,
+                c.src.get(),
+                c.dst.get(),
+                u64::from(c.count) + 1,
+            )?;
+            Ok(Exec::Done)
+        }
+        SdmaPacket::Write { dst, data, .. } => {
+            let a = dst.get();
+            if a % 4 != 0 {
+                return hw(format!("WRITE destination {a:#x} is not dword aligned"));
+            }
+            env.write(a, bytemuck::cast_slice(data))?;
+            Ok(Exec::Done)
+        }
+        SdmaPacket::Indirect(i) => {
+            if depth > 0 {
+                return hw("INDIRECT inside an indirect buffer (SDMA IBs do not nest)".into());
+            }
+            let a = i.ib.get();
+            if a % 32 != 0 {
+                return hw(format!(
+                    "INDIRECT buffer address {a:#x} is not 32-byte aligned"
+                ));
+            }
+            Ok(Exec::Ib {
+                base: a,
+                dwords: i.size_dwords,
+                chain: false,
+            })
+        }
+        SdmaPacket::Fence(f) => {
+            let a = f.addr.get();
+            if a % 4 != 0 {
+                return hw(format!("FENCE address {a:#x} is not dword aligned"));
+            }
+            env.store_u32(a, f.data)?;
+            Ok(Exec::Done)
+        }
+        SdmaPacket::Trap { int_context } => {
+            irqs.push(*int_context);
+            Ok(Exec::Done)
+        }
+        SdmaPacket::PollRegmem(p) => {
+            let h = p.header;
+            let function = h.get(PollRegmemHeader::FUNC);
+            if function == 7 {
+                return hw("POLL_REGMEM FUNC 7 is reserved".into());
+            }
+            if h.get(PollRegmemHeader::HDP_FLUSH) != 0 {
+                if h.get(PollRegmemHeader::MEM_POLL) != 0 {
+                    return hw("POLL_REGMEM with both HDP_FLUSH and MEM_POLL".into());
+                }
+                // The simulated HDP is always flushed.
+                return Ok(Exec::Done);
+            }
+            if h.get(PollRegmemHeader::MEM_POLL) == 0 {
+                return hw(format!(
+                    "register POLL_REGMEM (reg {:#x}) is not supported (only memory polls and the HDP flush)",
+                    p.addr.get()
+                ));
+            }
+            let a = p.addr.get();
+            if a % 4 != 0 {
+                return hw(format!("POLL_REGMEM address {a:#x} is not dword aligned"));
+            }
+            let v = env.load_u32(a)?;
+            match super::pm4::compare(function, v, p.mask, p.value) {
+                Some(true) => Ok(Exec::Done),
+                _ => Ok(Exec::Wait(WaitInfo {
+                    addr: a,
+                    function,
+                    reference: p.value,
+                    mask: p.mask,
+                    seen: v,
+                })),
+            }
+        }
+        SdmaPacket::ConstFill(c) => {
+            let fs = c.header.get(ConstFillHeader::FILLSIZE);
+            if fs != 2 {
+                return hw(format!(
+                    "CONST_FILL FILLSIZE {fs} is not supported (only 2, dwords)"
+                ));
+            }
+            let a = c.dst.get();
+            let n = u64::from(c.count) + 1;
+            if a % 4 != 0 || n % 4 != 0 {
+                return hw(format!(
+                    "CONST_FILL of {n} bytes at {a:#x}: address and size must be dword multiples"
+                ));
+            }
+            let mut done = 0u64;
+            while done < n {
+                // CAST: at most CHUNK.
+                let step = (n - done).min(CHUNK as u64) as usize;
+                scratch.clear();
+                scratch.extend(c.data.to_le_bytes().iter().cycle().take(step));
+                env.write(a.wrapping_add(done), scratch)?;
+                // CAST: usize -> u64 widens.
+                done += step as u64;
+            }
+            Ok(Exec::Done)
+        }
+        SdmaPacket::Timestamp { addr } => {
+            let a = addr.get();
+            if a % 8 != 0 {
+                return hw(format!("TIMESTAMP address {a:#x} is not 8-byte aligned"));
+            }
+            env.store_u64(a, env.now())?;
+            Ok(Exec::Done)
+        }
+        other => hw(format!("SDMA packet not supported by the engine: {other}")),
+    }
+}

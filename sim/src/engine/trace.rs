@@ -1,0 +1,162 @@
+//! What the engines did: a bounded per-queue record of executed packets (kept raw, formatted
+//! with the core decoder's text only when printed) and of faults and interrupts.
+
+use super::{QueueId, QueueKind};
+use core::fmt;
+use std::collections::VecDeque;
+
+/// Dwords of a packet kept in a trace entry; longer packets are summarised.
+pub const TRACE_PACKET_DWORDS: usize = 16;
+
+/// Default number of entries kept per queue (older entries are dropped first).
+pub const DEFAULT_TRACE_CAPACITY: usize = 4096;
+
+/// Where a packet came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Site {
+    /// The ring, at this monotonic ring pointer (queue units: PM4 dwords, SDMA bytes).
+    Ring(u64),
+    /// An indirect buffer at `base`, dword `index` inside it, `depth` levels below the ring.
+    Ib {
+        /// IB base address.
+        base: u64,
+        /// Dword index inside the IB.
+        index: u32,
+        /// Nesting depth (1 = called from the ring).
+        depth: u8,
+    },
+}
+
+impl fmt::Display for Site {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Site::Ring(p) => write!(f, "ring@{p:#x}"),
+            Site::Ib { base, index, depth } => write!(f, "ib{depth}@{base:#x}+dw{index}"),
+        }
+    }
+}
+
+/// What happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TraceEvent {
+    /// A packet was executed (its first dwords and its total length).
+    Packet {
+        /// First dwords of the packet.
+        dwords: [u32; TRACE_PACKET_DWORDS],
+        /// Total dwords.
+        len: u32,
+    },
+    /// An interrupt was raised with this context id.
+    Interrupt(u32),
+    /// An interrupt was dropped by fault injection.
+    InterruptDropped(u32),
+    /// The queue faulted.
+    Fault(String),
+}
+
+/// One trace record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceEntry {
+    /// Global sequence number (orders entries across queues).
+    pub seq: u64,
+    /// GPU of the queue.
+    pub gpu_id: u32,
+    /// The queue.
+    pub queue: QueueId,
+    /// Its kind (selects the decoder).
+    pub kind: QueueKind,
+    /// Where.
+    pub site: Site,
+    /// What.
+    pub event: TraceEvent,
+}
+
+impl fmt::Display for TraceEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "#{} gpu {:#x} q{} {} {}: ",
+            self.seq, self.gpu_id, self.queue.0, self.kind, self.site
+        )?;
+        match &self.event {
+            TraceEvent::Packet { dwords, len } => {
+                // CAST: u32 -> usize widens.
+                let n = (*len as usize).min(TRACE_PACKET_DWORDS);
+                let d = dwords.get(..n).unwrap_or_default();
+                match self.kind {
+                    QueueKind::Pm4 => match hcq_core::pm4::decode_one(d) {
+                        Ok((p, _)) => write!(f, "{p}"),
+                        Err(_) => write!(
+                            f,
+                            "PM4 packet of {len} dwords, header {:#010x}",
+                            d.first().copied().unwrap_or(0)
+                        ),
+                    },
+                    QueueKind::Sdma => match hcq_core::sdma::decode_one(d) {
+                        Ok((p, _)) => write!(f, "{p}"),
+                        Err(_) => write!(
+                            f,
+                            "SDMA packet of {len} dwords, header {:#010x}",
+                            d.first().copied().unwrap_or(0)
+                        ),
+                    },
+                }
+            }
+            TraceEvent::Interrupt(c) => write!(f, "interrupt context {c:#x}"),
+            TraceEvent::InterruptDropped(c) => {
+                write!(f, "interrupt context {c:#x} DROPPED (fault injection)")
+            }
+            TraceEvent::Fault(m) => write!(f, "FAULT {m}"),
+        }
+    }
+}
+
+/// A bounded trace of one queue.
+#[derive(Clone, Debug)]
+pub(crate) struct Trace {
+    entries: VecDeque<TraceEntry>,
+    cap: usize,
+    /// Entries dropped because the trace was full.
+    pub(crate) dropped: u64,
+}
+
+impl Trace {
+    pub(crate) fn new(cap: usize) -> Self {
+        Self {
+            entries: VecDeque::with_capacity(cap.min(DEFAULT_TRACE_CAPACITY)),
+            cap,
+            dropped: 0,
+        }
+    }
+
+    pub(crate) fn push(&mut self, e: TraceEntry) {
+        if self.cap == 0 {
+            self.dropped += 1;
+            return;
+        }
+        if self.entries.len() >= self.cap {
+            self.entries.pop_front();
+            self.dropped += 1;
+        }
+        self.entries.push_back(e);
+    }
+
+    pub(crate) fn entries(&self) -> impl Iterator<Item = &TraceEntry> {
+        self.entries.iter()
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.entries.clear();
+        self.dropped = 0;
+    }
+}
+
+/// The first [`TRACE_PACKET_DWORDS`] dwords of `pkt`, zero padded.
+pub(crate) fn head_dwords(pkt: &[u32]) -> [u32; TRACE_PACKET_DWORDS] {
+    let mut out = [0u32; TRACE_PACKET_DWORDS];
+    let n = pkt.len().min(TRACE_PACKET_DWORDS);
+    if let (Some(d), Some(s)) = (out.get_mut(..n), pkt.get(..n)) {
+        d.copy_from_slice(s);
+    }
+    out
+}

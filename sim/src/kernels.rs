@@ -1,0 +1,615 @@
+//! Host-side kernels: the simulator's stand-in for shader execution.
+//!
+//! A dispatch runs the [`HostKernel`] registered for the machine code at the dispatch's
+//! program address: the engine reads [`KEY_BYTES`] bytes there through the GPU's page table
+//! (as an instruction fetch) and looks up their hash. A kernel the driver loaded wrongly
+//! (wrong bytes, wrong address, not executable) is therefore not found and faults the queue.
+//!
+//! Ready-made implementations of the repository's fixture kernels (`kernels/README.md`) follow
+//! their exact kernarg layouts; [`KernelRegistry::register_fixture`] registers every kernel of a
+//! fixture code object.
+
+use crate::engine::bus::VmFault;
+use core::fmt;
+use hcq_core::codeobj::CodeObject;
+use hcq_core::hsa::{DispatchPacket, KernelDescriptor};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Bytes of machine code at the entry point that identify a kernel.
+pub const KEY_BYTES: usize = 256;
+
+/// FNV-1a (64-bit) of `bytes`: the registry key of a kernel's first [`KEY_BYTES`] bytes.
+#[must_use]
+pub fn code_key(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// Why a host kernel stopped; it faults the queue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KernelError {
+    /// A memory access outside GPU-mapped memory (raised as a VM fault).
+    Vm(VmFault),
+    /// Anything else (raised as a HW exception with this message).
+    Failed(String),
+}
+
+impl fmt::Display for KernelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KernelError::Vm(v) => write!(f, "{v}"),
+            KernelError::Failed(m) => f.write_str(m),
+        }
+    }
+}
+
+impl core::error::Error for KernelError {}
+
+impl From<VmFault> for KernelError {
+    fn from(v: VmFault) -> Self {
+        KernelError::Vm(v)
+    }
+}
+
+/// Checked GPU memory as a kernel sees it.
+pub(crate) trait KernelMem {
+    fn read(&self, va: u64, buf: &mut [u8]) -> Result<(), VmFault>;
+    fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault>;
+}
+
+/// What one workgroup of a dispatch sees.
+pub struct KernelCtx<'a> {
+    pub(crate) mem: &'a dyn KernelMem,
+    pub(crate) kernarg: &'a [u8],
+    pub(crate) workgroup_id: [u32; 3],
+    pub(crate) local_size: [u32; 3],
+    pub(crate) num_workgroups: [u32; 3],
+    pub(crate) dispatch: Option<&'a DispatchPacket>,
+    pub(crate) lds: &'a mut [u8],
+}
+
+impl fmt::Debug for KernelCtx<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("KernelCtx")
+            .field("workgroup_id", &self.workgroup_id)
+            .field("local_size", &self.local_size)
+            .field("num_workgroups", &self.num_workgroups)
+            .field("kernarg_len", &self.kernarg.len())
+            .finish_non_exhaustive()
+    }
+}
+
+fn arg_err(off: usize, n: usize, len: usize) -> KernelError {
+    KernelError::Failed(format!(
+        "kernarg read of {n} bytes at offset {off} is beyond the {len}-byte kernarg segment"
+    ))
+}
+
+impl KernelCtx<'_> {
+    /// This workgroup's id (x, y, z).
+    #[must_use]
+    pub fn workgroup_id(&self) -> [u32; 3] {
+        self.workgroup_id
+    }
+
+    /// Work-items per workgroup (COMPUTE_NUM_THREAD_X/Y/Z).
+    #[must_use]
+    pub fn local_size(&self) -> [u32; 3] {
+        self.local_size
+    }
+
+    /// Workgroups in the dispatch (DISPATCH_DIRECT dims).
+    #[must_use]
+    pub fn num_workgroups(&self) -> [u32; 3] {
+        self.num_workgroups
+    }
+
+    /// Work-items in the dispatch per dimension (workgroups x local size).
+    #[must_use]
+    pub fn grid_size(&self) -> [u64; 3] {
+        let g = |i: usize| {
+            u64::from(self.num_workgroups.get(i).copied().unwrap_or(0))
+                * u64::from(self.local_size.get(i).copied().unwrap_or(0))
+        };
+        [g(0), g(1), g(2)]
+    }
+
+    /// The kernarg segment (the descriptor's `kernarg_size` bytes at the kernarg pointer).
+    #[must_use]
+    pub fn kernarg(&self) -> &[u8] {
+        self.kernarg
+    }
+
+    fn arg<const N: usize>(&self, off: usize) -> Result<[u8; N], KernelError> {
+        off.checked_add(N)
+            .and_then(|end| self.kernarg.get(off..end))
+            .and_then(|s| <[u8; N]>::try_from(s).ok())
+            .ok_or_else(|| arg_err(off, N, self.kernarg.len()))
+    }
+
+    /// The u32 kernel argument at byte `off`.
+    ///
+    /// # Errors
+    /// An offset beyond the kernarg segment.
+    pub fn arg_u32(&self, off: usize) -> Result<u32, KernelError> {
+        self.arg::<4>(off).map(u32::from_le_bytes)
+    }
+
+    /// The u64 (pointer) kernel argument at byte `off`.
+    ///
+    /// # Errors
+    /// An offset beyond the kernarg segment.
+    pub fn arg_u64(&self, off: usize) -> Result<u64, KernelError> {
+        self.arg::<8>(off).map(u64::from_le_bytes)
+    }
+
+    /// The f32 kernel argument at byte `off`.
+    ///
+    /// # Errors
+    /// An offset beyond the kernarg segment.
+    pub fn arg_f32(&self, off: usize) -> Result<f32, KernelError> {
+        self.arg::<4>(off).map(f32::from_le_bytes)
+    }
+
+    /// The dispatch packet the dispatch pointer points to.
+    ///
+    /// # Errors
+    /// The kernel's descriptor does not enable the dispatch pointer.
+    pub fn dispatch_packet(&self) -> Result<&DispatchPacket, KernelError> {
+        self.dispatch.ok_or_else(|| {
+            KernelError::Failed(
+                "kernel reads the dispatch packet but its descriptor does not enable ENABLE_SGPR_DISPATCH_PTR".into(),
+            )
+        })
+    }
+
+    /// The workgroup's LDS (group segment), zeroed at workgroup start.
+    pub fn lds(&mut self) -> &mut [u8] {
+        self.lds
+    }
+
+    /// Reads bytes of GPU memory.
+    ///
+    /// # Errors
+    /// A VM fault.
+    pub fn read_bytes(&self, va: u64, buf: &mut [u8]) -> Result<(), KernelError> {
+        Ok(self.mem.read(va, buf)?)
+    }
+
+    /// Writes bytes of GPU memory.
+    ///
+    /// # Errors
+    /// A VM fault.
+    pub fn write_bytes(&self, va: u64, data: &[u8]) -> Result<(), KernelError> {
+        Ok(self.mem.write(va, data)?)
+    }
+
+    /// Reads the u32 at `va`.
+    ///
+    /// # Errors
+    /// A VM fault.
+    pub fn read_u32(&self, va: u64) -> Result<u32, KernelError> {
+        let mut b = [0u8; 4];
+        self.read_bytes(va, &mut b)?;
+        Ok(u32::from_le_bytes(b))
+    }
+
+    /// Writes the u32 at `va`.
+    ///
+    /// # Errors
+    /// A VM fault.
+    pub fn write_u32(&self, va: u64, v: u32) -> Result<(), KernelError> {
+        self.write_bytes(va, &v.to_le_bytes())
+    }
+
+    /// Reads the f32 at `va`.
+    ///
+    /// # Errors
+    /// A VM fault.
+    pub fn read_f32(&self, va: u64) -> Result<f32, KernelError> {
+        self.read_u32(va).map(f32::from_bits)
+    }
+
+    /// Writes the f32 at `va`.
+    ///
+    /// # Errors
+    /// A VM fault.
+    pub fn write_f32(&self, va: u64, v: f32) -> Result<(), KernelError> {
+        self.write_u32(va, v.to_bits())
+    }
+
+    /// Reads `out.len()` consecutive u32 from `va`.
+    ///
+    /// # Errors
+    /// A VM fault.
+    pub fn read_u32s(&self, va: u64, out: &mut [u32]) -> Result<(), KernelError> {
+        self.read_bytes(va, bytemuck::cast_slice_mut(out))
+    }
+
+    /// Writes consecutive u32 to `va`.
+    ///
+    /// # Errors
+    /// A VM fault.
+    pub fn write_u32s(&self, va: u64, data: &[u32]) -> Result<(), KernelError> {
+        self.write_bytes(va, bytemuck::cast_slice(data))
+    }
+}
+
+/// A host implementation of a GPU kernel, run once per workgroup.
+pub trait HostKernel: Send + Sync {
+    /// Runs one workgroup.
+    ///
+    /// # Errors
+    /// Any error faults the queue (a VM fault as a memory exception, anything else as a HW
+    /// exception).
+    fn run(&self, wg: &mut KernelCtx<'_>) -> Result<(), KernelError>;
+}
+
+impl<F> HostKernel for F
+where
+    F: Fn(&mut KernelCtx<'_>) -> Result<(), KernelError> + Send + Sync,
+{
+    fn run(&self, wg: &mut KernelCtx<'_>) -> Result<(), KernelError> {
+        self(wg)
+    }
+}
+
+/// A kernel the registry knows.
+#[derive(Clone)]
+pub struct RegisteredKernel {
+    /// Kernel name (for messages and traces).
+    pub name: String,
+    /// Its descriptor as the code object holds it (the loaded one must match byte for byte).
+    pub descriptor: KernelDescriptor,
+    /// The implementation.
+    pub kernel: Arc<dyn HostKernel>,
+}
+
+impl fmt::Debug for RegisteredKernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RegisteredKernel")
+            .field("name", &self.name)
+            .field("descriptor", &self.descriptor)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a kernel could not be registered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// The code object is invalid.
+    CodeObject(String),
+    /// Fewer than [`KEY_BYTES`] bytes of machine code at the entry point.
+    ShortCode {
+        /// Kernel name.
+        name: String,
+        /// Bytes available.
+        have: usize,
+    },
+    /// No ready-made implementation for a fixture kernel of this name.
+    NoImplementation(String),
+    /// The code object has no kernel of this name.
+    NoSuchKernel(String),
+}
+
+impl fmt::Display for RegistryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RegistryError::CodeObject(e) => write!(f, "invalid code object: {e}"),
+            RegistryError::ShortCode { name, have } => write!(
+                f,
+                "kernel {name}: only {have} bytes of machine code at the entry point, the registry needs {KEY_BYTES}"
+            ),
+            RegistryError::NoImplementation(n) => write!(
+                f,
+                "no ready-made host implementation for kernel {n} (register one with KernelRegistry::register)"
+            ),
+            RegistryError::NoSuchKernel(n) => write!(f, "the code object has no kernel {n}"),
+        }
+    }
+}
+
+impl core::error::Error for RegistryError {}
+
+/// Host implementations keyed by the hash of their machine code.
+#[derive(Clone, Default)]
+pub struct KernelRegistry {
+    by_key: HashMap<u64, RegisteredKernel>,
+}
+
+impl fmt::Debug for KernelRegistry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map()
+            .entries(self.by_key.iter().map(|(k, v)| (k, &v.name)))
+            .finish()
+    }
+}
+
+impl KernelRegistry {
+    /// An empty registry.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers `kernel` for the machine code whose first [`KEY_BYTES`] bytes are
+    /// `code[..KEY_BYTES]`, with the descriptor the loaded code object must carry. Replaces
+    /// an earlier registration with the same key. Returns the key.
+    ///
+    /// # Errors
+    /// [`RegistryError::ShortCode`] when `code` is shorter than [`KEY_BYTES`].
+    pub fn register(
+        &mut self,
+        code: &[u8],
+        name: &str,
+        descriptor: KernelDescriptor,
+        kernel: Arc<dyn HostKernel>,
+    ) -> Result<u64, RegistryError> {
+        let key_bytes = code.get(..KEY_BYTES).ok_or(RegistryError::ShortCode {
+            name: name.into(),
+            have: code.len(),
+        })?;
+        let key = code_key(key_bytes);
+        self.by_key.insert(
+            key,
+            RegisteredKernel {
+                name: name.into(),
+                descriptor,
+                kernel,
+            },
+        );
+        Ok(key)
+    }
+
+    /// Registers `kernel` for the kernel `name` of the code object `co` (its machine code as
+    /// [`CodeObject::load_into`] lays it out).
+    ///
+    /// # Errors
+    /// An invalid object, no such kernel, or too little code.
+    pub fn register_from_code_object(
+        &mut self,
+        co: &[u8],
+        name: &str,
+        kernel: Arc<dyn HostKernel>,
+    ) -> Result<u64, RegistryError> {
+        let obj = CodeObject::parse(co).map_err(|e| RegistryError::CodeObject(e.to_string()))?;
+        let image = load_image(&obj)?;
+        let k = obj
+            .kernel(name)
+            .map_err(|_| RegistryError::NoSuchKernel(name.into()))?;
+        let code = usize::try_from(k.entry_offset)
+            .ok()
+            .and_then(|o| image.get(o..))
+            .unwrap_or_default();
+        self.register(code, k.name, k.descriptor, kernel)
+    }
+
+    /// Registers every kernel of a fixture code object (`core/tests/fixtures/kernels/*.co`)
+    /// with its ready-made implementation from [`fixtures`]. Returns how many.
+    ///
+    /// # Errors
+    /// An invalid object, or a kernel without a ready-made implementation.
+    pub fn register_fixture(&mut self, co: &[u8]) -> Result<usize, RegistryError> {
+        let obj = CodeObject::parse(co).map_err(|e| RegistryError::CodeObject(e.to_string()))?;
+        let image = load_image(&obj)?;
+        let mut n = 0;
+        for k in obj.kernels() {
+            let imp = fixtures::for_name(k.name)
+                .ok_or_else(|| RegistryError::NoImplementation(k.name.into()))?;
+            let code = usize::try_from(k.entry_offset)
+                .ok()
+                .and_then(|o| image.get(o..))
+                .unwrap_or_default();
+            self.register(code, k.name, k.descriptor, imp)?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// The kernel registered under `key`.
+    #[must_use]
+    pub fn lookup(&self, key: u64) -> Option<&RegisteredKernel> {
+        self.by_key.get(&key)
+    }
+
+    /// Number of registered kernels.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.by_key.len()
+    }
+
+    /// Whether nothing is registered.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.by_key.is_empty()
+    }
+}
+
+fn load_image(obj: &CodeObject<'_>) -> Result<Vec<u8>, RegistryError> {
+    let size = usize::try_from(obj.image_size())
+        .map_err(|_| RegistryError::CodeObject("image too large".into()))?;
+    let mut image = vec![0u8; size];
+    obj.load_into(&mut image)
+        .map_err(|e| RegistryError::CodeObject(e.to_string()))?;
+    Ok(image)
+}
+
+/// Ready-made implementations of the fixture kernels (`kernels/README.md`): work-item
+/// `i = group_id_x * 64 + local_id_x` for `local_id_x < local_size_x`, 1-D.
+pub mod fixtures {
+    use super::{HostKernel, KernelCtx, KernelError};
+    use std::sync::Arc;
+
+    /// The implementation for the fixture kernel `name`, if there is one.
+    #[must_use]
+    pub fn for_name(name: &str) -> Option<Arc<dyn HostKernel>> {
+        Some(match name {
+            "vector_add" => Arc::new(vector_add),
+            "fill" => Arc::new(fill),
+            "lds_reverse" => Arc::new(lds_reverse),
+            "grid_size" => Arc::new(grid_size),
+            "vector_add_f32" => Arc::new(vector_add_f32),
+            "scale_f32" => Arc::new(scale_f32),
+            "copy_u32" => Arc::new(copy_u32),
+            "scratch_sum" => Arc::new(scratch_sum),
+            _ => return None,
+        })
+    }
+
+    /// Work-items of this workgroup (global index of each, for `l < local_size_x`).
+    fn items(wg: &KernelCtx<'_>) -> impl Iterator<Item = u64> + use<> {
+        let g = u64::from(wg.workgroup_id()[0]);
+        (0..u64::from(wg.local_size()[0])).map(move |l| g * 64 + l)
+    }
+
+    fn at(base: u64, i: u64) -> u64 {
+        base.wrapping_add(i.wrapping_mul(4))
+    }
+
+    /// `vector_add(u32* a @0, u32* b @8, u32* c @16, u32 n @24)`: `c[i] = a[i] + b[i]`.
+    ///
+    /// # Errors
+    /// VM faults.
+    pub fn vector_add(wg: &mut KernelCtx<'_>) -> Result<(), KernelError> {
+        let (a, b, c, n) = (
+            wg.arg_u64(0)?,
+            wg.arg_u64(8)?,
+            wg.arg_u64(16)?,
+            wg.arg_u32(24)?,
+        );
+        for i in items(wg).filter(|&i| i < u64::from(n)) {
+            let v = wg.read_u32(at(a, i))?.wrapping_add(wg.read_u32(at(b, i))?);
+            wg.write_u32(at(c, i), v)?;
+        }
+        Ok(())
+    }
+
+    /// `fill(u32* buf @0, u32 value @8, u32 n @12)`: `buf[i] = value`.
+    ///
+    /// # Errors
+    /// VM faults.
+    pub fn fill(wg: &mut KernelCtx<'_>) -> Result<(), KernelError> {
+        let (buf, value, n) = (wg.arg_u64(0)?, wg.arg_u32(8)?, wg.arg_u32(12)?);
+        for i in items(wg).filter(|&i| i < u64::from(n)) {
+            wg.write_u32(at(buf, i), value)?;
+        }
+        Ok(())
+    }
+
+    /// `lds_reverse(u32* buf @0)`: each block of 64 reversed in place through LDS.
+    ///
+    /// # Errors
+    /// VM faults, or less than 256 bytes of LDS.
+    pub fn lds_reverse(wg: &mut KernelCtx<'_>) -> Result<(), KernelError> {
+        let buf = wg.arg_u64(0)?;
+        let g = u64::from(wg.workgroup_id()[0]);
+        let local = wg.local_size()[0];
+        let mut vals = Vec::new();
+        for l in 0..u64::from(local) {
+            vals.push(wg.read_u32(at(buf, g * 64 + l))?);
+        }
+        let lds = wg.lds();
+        for (l, v) in vals.iter().enumerate() {
+            let slot = lds.get_mut(l * 4..l * 4 + 4).ok_or_else(|| {
+                KernelError::Failed(format!(
+                    "LDS access at byte {} beyond the group segment",
+                    l * 4
+                ))
+            })?;
+            slot.copy_from_slice(&v.to_le_bytes());
+        }
+        let lds: Vec<u8> = wg.lds().to_vec();
+        for l in 0..u64::from(local) {
+            // Work-item l reads LDS slot 63 - l (the kernel's fixed size).
+            let src = 63u64.checked_sub(l).ok_or_else(|| {
+                KernelError::Failed(format!("local id {l} beyond the kernel's 64 work-items"))
+            })?;
+            let o = usize::try_from(src * 4).unwrap_or(usize::MAX);
+            let v = lds
+                .get(o..o.saturating_add(4))
+                .and_then(|s| <[u8; 4]>::try_from(s).ok())
+                .map(u32::from_le_bytes)
+                .ok_or_else(|| {
+                    KernelError::Failed(format!("LDS access at byte {o} beyond the group segment"))
+                })?;
+            wg.write_u32(at(buf, g * 64 + l), v)?;
+        }
+        Ok(())
+    }
+
+    /// `grid_size(u32* out @0)`, dispatch pointer: `out[i] = grid_size_x` for `i < grid_size_x`.
+    ///
+    /// # Errors
+    /// VM faults, or no dispatch packet.
+    pub fn grid_size(wg: &mut KernelCtx<'_>) -> Result<(), KernelError> {
+        let out = wg.arg_u64(0)?;
+        let gsx = wg.dispatch_packet()?.grid_size_x;
+        for i in items(wg).filter(|&i| i < u64::from(gsx)) {
+            wg.write_u32(at(out, i), gsx)?;
+        }
+        Ok(())
+    }
+
+    /// `vector_add_f32(f32* a @0, f32* b @8, f32* c @16, u32 n @24)`.
+    ///
+    /// # Errors
+    /// VM faults.
+    pub fn vector_add_f32(wg: &mut KernelCtx<'_>) -> Result<(), KernelError> {
+        let (a, b, c, n) = (
+            wg.arg_u64(0)?,
+            wg.arg_u64(8)?,
+            wg.arg_u64(16)?,
+            wg.arg_u32(24)?,
+        );
+        for i in items(wg).filter(|&i| i < u64::from(n)) {
+            let v = wg.read_f32(at(a, i))? + wg.read_f32(at(b, i))?;
+            wg.write_f32(at(c, i), v)?;
+        }
+        Ok(())
+    }
+
+    /// `scale_f32(f32* buf @0, f32 s @8, u32 n @12)`: `buf[i] *= s`.
+    ///
+    /// # Errors
+    /// VM faults.
+    pub fn scale_f32(wg: &mut KernelCtx<'_>) -> Result<(), KernelError> {
+        let (buf, s, n) = (wg.arg_u64(0)?, wg.arg_f32(8)?, wg.arg_u32(12)?);
+        for i in items(wg).filter(|&i| i < u64::from(n)) {
+            let v = wg.read_f32(at(buf, i))? * s;
+            wg.write_f32(at(buf, i), v)?;
+        }
+        Ok(())
+    }
+
+    /// `copy_u32(u32* dst @0, u32* src @8, u32 n @16)`.
+    ///
+    /// # Errors
+    /// VM faults.
+    pub fn copy_u32(wg: &mut KernelCtx<'_>) -> Result<(), KernelError> {
+        let (dst, src, n) = (wg.arg_u64(0)?, wg.arg_u64(8)?, wg.arg_u32(16)?);
+        for i in items(wg).filter(|&i| i < u64::from(n)) {
+            let v = wg.read_u32(at(src, i))?;
+            wg.write_u32(at(dst, i), v)?;
+        }
+        Ok(())
+    }
+
+    /// `scratch_sum(u32* out @0, u32 k @8)`: `out[i] = k * 120` for every work-item.
+    ///
+    /// # Errors
+    /// VM faults.
+    pub fn scratch_sum(wg: &mut KernelCtx<'_>) -> Result<(), KernelError> {
+        let (out, k) = (wg.arg_u64(0)?, wg.arg_u32(8)?);
+        for i in items(wg) {
+            wg.write_u32(at(out, i), k.wrapping_mul(120))?;
+        }
+        Ok(())
+    }
+}

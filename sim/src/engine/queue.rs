@@ -173,7 +173,6 @@ pub(crate) struct Queue {
     pub(crate) gpu_id: u32,
     pub(crate) rptr: u64,
     published: u64,
-    stale_doorbell: Option<u64>,
     pub(crate) state: QueueState,
     pub(crate) inj: Injection,
     pub(crate) suspended: bool,
@@ -225,16 +224,12 @@ impl Queue {
         trace_cap: usize,
     ) -> Self {
         let gpu_id = bus.gpu_id();
-        let stale = bus
-            .doorbell(desc.doorbell_offset)
-            .filter(|&d| d != desc.start);
         Self {
             id,
             desc,
             gpu_id,
             rptr: desc.start,
             published: desc.start,
-            stale_doorbell: stale,
             state: QueueState::Idle,
             inj: Injection::default(),
             suspended: false,
@@ -260,16 +255,9 @@ impl Queue {
         self.desc.ring_size / 4
     }
 
-    /// The write pointer the doorbell announces (`None`: no new work announced).
-    pub(crate) fn wptr(&mut self) -> Option<u64> {
-        let d = self.bus.doorbell(self.desc.doorbell_offset)?;
-        if let Some(s) = self.stale_doorbell {
-            if s == d {
-                return None;
-            }
-            self.stale_doorbell = None;
-        }
-        Some(d)
+    /// The write pointer the doorbell announces (`None`: the bus has no such doorbell).
+    pub(crate) fn wptr(&self) -> Option<u64> {
+        self.bus.doorbell(self.desc.doorbell_offset)
     }
 
     fn site_ring(&self) -> Site {
@@ -401,6 +389,7 @@ impl Queue {
         if self.inj.hang || self.suspended || matches!(self.state, QueueState::Faulted(_)) {
             return res;
         }
+        let before = self.state.clone();
         while res.executed < budget {
             let flow = if self.ibs.is_empty() {
                 self.step_ring(env, irqs, seq)
@@ -420,6 +409,9 @@ impl Queue {
             }
         }
         if self.publish(env, seq) {
+            res.progressed = true;
+        }
+        if self.state != before {
             res.progressed = true;
         }
         if res.executed > 0

@@ -253,6 +253,19 @@ impl Device {
         let compute =
             HwQueue::<Pm4>::create(&params(QueueType::Compute, options.compute_ring_size))?;
         let sdma = HwQueue::<Sdma>::create(&params(QueueType::Sdma, options.sdma_ring_size))?;
+        // Poll the fault events once: a GPU that is already faulted fails here rather than at
+        // the first wait (and a simulator syncs its engines with the new queues).
+        if let Some(f) = pages.sleep(None, 0)? {
+            return Err(Error::DeviceFault(Box::new(crate::error::WaitReport {
+                signal_addr: 0,
+                expected: 0,
+                seen: 0,
+                waited_ms: 0,
+                queues: vec![compute.state(), sdma.state()],
+                fault_addr: f.addr,
+                fault: Some(f.what),
+            })));
+        }
         debug!(
             "device gpu {:#x} ({}) open: {} CUs",
             info.gpu_id,
@@ -485,6 +498,12 @@ impl Device {
     /// [`Error::Timeout`] or [`Error::DeviceFault`].
     pub fn wait_value(&self, value: u64) -> Result<()> {
         self.inner.wait_value(TimelineValue::new(value))
+    }
+
+    /// KFD's ids of the compute and the copy queue.
+    #[must_use]
+    pub fn queue_ids(&self) -> (u32, u32) {
+        (self.inner.compute.queue_id(), self.inner.sdma.queue_id())
     }
 
     /// The queues' read and write pointers.

@@ -194,6 +194,11 @@ impl<K: RingKind> HwQueue<K> {
         self.ptrs.mapping().u64_at(off)
     }
 
+    /// KFD's id of the queue.
+    pub(crate) fn queue_id(&self) -> u32 {
+        self.queue_id
+    }
+
     /// The read pointer the engine published.
     pub(crate) fn rptr(&self) -> u64 {
         self.ptr(RPTR_OFFSET)

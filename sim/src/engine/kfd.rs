@@ -191,8 +191,10 @@ fn desc_of(sim: &SimKfd, q: &KfdQueue) -> QueueDesc {
         rptr_addr: q.rptr_addr,
         wptr_addr: q.wptr_addr,
         doorbell_offset: u64::from(q.doorbell_id) * 8,
-        // The HQD starts empty at the driver's write pointer (hqd_load reads *wptr).
-        start: sim.read_wptr(q).unwrap_or(0),
+        // The HQD starts at the queue's read pointer (what the CP consumed: 0 for a new queue).
+        // Not at *wptr: engines sync with KFD's queues lazily (at their next run), and by then
+        // the driver may already have submitted work, which would be skipped.
+        start: sim.gpu_read_u64(q.gpu_id, q.rptr_addr).unwrap_or(0),
     }
 }
 

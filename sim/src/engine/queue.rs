@@ -225,9 +225,12 @@ impl Queue {
         trace_cap: usize,
     ) -> Self {
         let gpu_id = bus.gpu_id();
+        // A doorbell behind the start cannot announce work (left over from an earlier queue);
+        // one ahead of it announces work the driver wrote before this engine attached (engines
+        // attach to KFD's queues lazily), which must run, not be skipped.
         let stale = bus
             .doorbell(desc.doorbell_offset)
-            .filter(|&d| d != desc.start);
+            .filter(|&d| d.wrapping_sub(desc.start) > desc.ring_size);
         Self {
             id,
             desc,

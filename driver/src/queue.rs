@@ -239,13 +239,19 @@ impl<K: RingKind> HwQueue<K> {
         let mut progress_at = Instant::now();
         loop {
             let mut producer = lock(&self.producer);
-            let Some(read) = self.ptr(RPTR_OFFSET) else {
+            let Some(raw_read) = self.ptr(RPTR_OFFSET) else {
                 return Err(Error::Protocol(format!(
                     "{}: pointer page unmapped",
                     self.name
                 )));
             };
-            match producer.reserve_packets(dwords.len(), packets.iter().copied(), read) {
+            let size = producer.layout().size();
+            let read = AtomicU64::new(monotonic_rptr(
+                raw_read.load(Ordering::Acquire),
+                producer.write_pointer().get(),
+                size,
+            ));
+            match producer.reserve_packets(dwords.len(), packets.iter().copied(), &read) {
                 Ok(grant) => {
                     let (head, tail) = grant.ranges();
                     let mut view = RingView(self.ring.mapping());
@@ -322,6 +328,18 @@ impl<K: RingKind> HwQueue<K> {
     }
 }
 
+/// The engine's read pointer as the monotonic counter core's producer expects. gfx9+ SDMA
+/// engines report a monotonic 64-bit pointer; a CP may report its read position wrapped to the
+/// ring (a dword index), which is rebuilt against our write pointer as ROCR does
+/// (`commit - WrapIntoRing(commit - hw_rptr)`).
+fn monotonic_rptr(raw: u64, write: u64, size: u64) -> u64 {
+    if raw <= write && write - raw <= size {
+        return raw;
+    }
+    let mask = size.wrapping_sub(1);
+    write.wrapping_sub(write.wrapping_sub(raw & mask) & mask)
+}
+
 struct DestroyGuard<'a> {
     core: &'a Arc<KfdCore>,
     queue_id: u32,
@@ -346,5 +364,23 @@ fn destroy_queue(core: &KfdCore, queue_id: u32) {
 impl<K: RingKind> Drop for HwQueue<K> {
     fn drop(&mut self) {
         destroy_queue(&self.core, self.queue_id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::monotonic_rptr;
+
+    #[test]
+    fn rptr_is_monotonic_or_rebuilt_from_a_wrapped_index() {
+        // Already monotonic: unchanged (empty, partly used, exactly full).
+        assert_eq!(monotonic_rptr(100, 100, 256), 100);
+        assert_eq!(monotonic_rptr(90, 100, 256), 90);
+        assert_eq!(monotonic_rptr(0, 256, 256), 0);
+        // Wrapped index: write 1000 (index 232 in a 256 ring), engine at index 200 -> 968.
+        assert_eq!(monotonic_rptr(200, 1000, 256), 968);
+        // Engine caught up (index 232) -> 1000; index just past the wrap (10) -> 778.
+        assert_eq!(monotonic_rptr(232, 1000, 256), 1000);
+        assert_eq!(monotonic_rptr(10, 1000, 256), 778);
     }
 }

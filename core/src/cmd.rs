@@ -32,6 +32,13 @@ pub enum CmdError {
         /// Its capacity.
         capacity: usize,
     },
+    /// An SDMA list cannot record this many packets (a copy splits into one per 4 MiB).
+    TooManyPackets {
+        /// Packets the list would hold with this command.
+        needed: usize,
+        /// Its packet capacity.
+        capacity: usize,
+    },
     /// The handle's offset is outside the patched memory.
     OutOfRange {
         /// Dword offset the patch needs.
@@ -60,6 +67,10 @@ impl fmt::Display for CmdError {
                     "command list already holds its capacity of {capacity} entries"
                 )
             }
+            CmdError::TooManyPackets { needed, capacity } => write!(
+                f,
+                "SDMA list would hold {needed} packets but records at most {capacity}"
+            ),
             CmdError::OutOfRange { offset, len } => {
                 write!(
                     f,
@@ -276,6 +287,21 @@ pub mod patch {
             .ok_or(CmdError::OutOfRange { offset: i, len })
     }
 
+    /// The new dispatch packet; kept out of line so the common patch (no dispatch pointer) stays
+    /// small enough to inline.
+    #[inline(never)]
+    pub(super) fn dispatch_write(
+        info: &DispatchInfo,
+        kernargs: GpuVa,
+        global: [u32; 3],
+        local: [u32; 3],
+    ) -> Result<DispatchWrite, CmdError> {
+        Ok(DispatchWrite {
+            addr: kernargs.offset(info.packet_offset),
+            packet: pm4::dispatch_packet(info, kernargs, global, local)?,
+        })
+    }
+
     const WAIT_HDR: u32 = Pm4Header::packet3(pm4::op::WAIT_REG_MEM, 6).raw();
     const RELEASE_HDR: u32 = Pm4Header::packet3(pm4::op::RELEASE_MEM, 7).raw();
     const DISPATCH_HDR: u32 = Pm4Header::packet3(pm4::op::DISPATCH_DIRECT, 4).raw();
@@ -301,10 +327,7 @@ pub mod patch {
             x == START_HDR
         })?;
         let dw = match &h.dispatch {
-            Some((kernargs, info)) => Some(DispatchWrite {
-                addr: kernargs.offset(info.packet_offset),
-                packet: pm4::dispatch_packet(info, *kernargs, global, local)?,
-            }),
+            Some((kernargs, info)) => Some(dispatch_write(info, *kernargs, global, local)?),
             None => None,
         };
         // Fresh arrays: `local` and `global` may live in memory (their address goes to
@@ -546,10 +569,7 @@ impl<const N: usize, const C: usize> Pm4List<N, C> {
         local: [u32; 3],
     ) -> Result<(ExecCmd, Option<DispatchWrite>), CmdError> {
         let dw = match &prog.dispatch {
-            Some(info) => Some(DispatchWrite {
-                addr: kernargs.offset(info.packet_offset),
-                packet: pm4::dispatch_packet(info, kernargs, global, local)?,
-            }),
+            Some(info) => Some(patch::dispatch_write(info, kernargs, global, local)?),
             None => None,
         };
         let arch = self.arch;
@@ -754,15 +774,20 @@ impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
         enc: impl FnOnce(&mut [u32]) -> Result<usize, EncodeError>,
     ) -> Result<u32, CmdError> {
         let count = sizes.clone().count();
-        if self.sizes.len() + count > P {
-            return Err(CmdError::TooManyCommands { capacity: P });
+        let needed = self.sizes.len().saturating_add(count);
+        if needed > P {
+            return Err(CmdError::TooManyPackets {
+                needed,
+                capacity: P,
+            });
         }
         let off = self.s.push(enc)?;
         for sz in sizes {
             // PANIC-free: capacity checked above; an error here cannot happen.
-            self.sizes
-                .push(sz)
-                .map_err(|_| CmdError::TooManyCommands { capacity: P })?;
+            self.sizes.push(sz).map_err(|_| CmdError::TooManyPackets {
+                needed,
+                capacity: P,
+            })?;
         }
         Ok(off)
     }
@@ -786,7 +811,10 @@ impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
         let chunks = sdma::copy_chunks(size, opts.max_copy_bytes);
         let chunks = usize::try_from(chunks).unwrap_or(usize::MAX);
         if chunks > P {
-            return Err(CmdError::TooManyCommands { capacity: P });
+            return Err(CmdError::TooManyPackets {
+                needed: self.sizes.len().saturating_add(chunks).saturating_add(2),
+                capacity: P,
+            });
         }
         // CAST: packet sizes are small constants (5 and 7).
         let g = sdma::GCR_REQ_DWORDS as u16;
@@ -1041,7 +1069,10 @@ mod tests {
         let mut tiny: SdmaList<128, 8, 3> = SdmaList::new(&GFX11);
         assert_eq!(
             tiny.copy(GpuVa(0), GpuVa(0), 0x80_0000),
-            Err(CmdError::TooManyCommands { capacity: 3 })
+            Err(CmdError::TooManyPackets {
+                needed: 4,
+                capacity: 3
+            })
         );
         assert!(tiny.is_empty());
     }

@@ -567,3 +567,53 @@ fn four_threads_submit_at_once() {
         }
     });
 }
+
+/// A VM fault injected at a mapped buffer's address (the simulator's fault injection) surfaces
+/// from the next wait, within the deadline, naming the address; so does an SDMA copy touching it.
+#[test]
+fn injected_vm_fault_surfaces_from_the_wait() {
+    let rig = Rig::new(1, Duration::from_secs(5));
+    let dev = Device::open(&rig.kfd, 0).unwrap();
+    let src = dev.alloc(1 << 16, BufferKind::Vram).unwrap();
+    let dst = dev.alloc(1 << 16, BufferKind::Vram).unwrap();
+    let poisoned = dst.va() + 0x2000;
+    rig.gpu.engines().fault_address(poisoned);
+    dev.copy(&dst, &src).unwrap();
+    let t = std::time::Instant::now();
+    let err = dev.synchronize().unwrap_err();
+    assert!(t.elapsed() < Duration::from_secs(5));
+    let Error::DeviceFault(r) = &err else {
+        panic!("expected a device fault, got {err:?}");
+    };
+    assert_eq!(r.fault_addr.map(|a| a & !0xfff), Some(poisoned));
+    assert_eq!(r.queues.len(), 2);
+}
+
+/// A hung queue (injected) is a timeout after the deadline, with both queues' pointers.
+#[test]
+fn hung_queue_is_a_timeout_with_the_queue_state() {
+    let rig = Rig::new(1, Duration::from_millis(300));
+    let dev = Device::open(&rig.kfd, 0).unwrap();
+    let (cq, _) = dev.queue_ids();
+    rig.gpu
+        .engines()
+        .hang(hcq_sim::engine::QueueId(cq), true)
+        .unwrap();
+    let sig = dev.new_signal(0).unwrap();
+    let mut c = P4::new(dev.arch());
+    c.signal(&sig.signal_ref(), 1).unwrap();
+    let v = dev.submit_pm4(&c).unwrap();
+    let err = dev.wait_value(v).unwrap_err();
+    let Error::Timeout(r) = &err else {
+        panic!("expected a timeout, got {err:?}");
+    };
+    assert_eq!(r.expected, v);
+    assert!(r.queues[0].wptr > r.queues[0].rptr, "{err}");
+    assert!(r.waited_ms >= 300);
+    rig.gpu
+        .engines()
+        .hang(hcq_sim::engine::QueueId(cq), false)
+        .unwrap();
+    rig.kfd.set_wait_timeout(LONG);
+    dev.wait(&sig, 1).unwrap();
+}

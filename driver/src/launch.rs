@@ -215,6 +215,7 @@ impl Program {
             group_segment_size: k.group_segment_size(),
             private_segment_size: k.private_segment_size(),
         });
+        // CAST: the 64-byte packet size fits u64.
         let alloc_size = dispatch.map_or(kernarg_size, |d| {
             d.packet_offset + size_of::<DispatchPacket>() as u64
         });
@@ -357,6 +358,7 @@ impl Program {
         local: [u32; 3],
         timed: bool,
     ) -> Result<(u64, Option<Duration>)> {
+        // CAST: usize -> u64 is lossless on 64-bit hosts.
         if args.len() as u64 != self.kernarg_size {
             return Err(Error::InvalidArgument(format!(
                 "kernel {} takes {} bytes of arguments, got {}",

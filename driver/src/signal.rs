@@ -78,6 +78,7 @@ pub(crate) struct SignalPages {
     core: Arc<KfdCore>,
     signals: Bo,
     events: Bo,
+    // CAST: a small constant.
     pool: SignalPool<{ SIGNAL_COUNT as usize / 64 }>,
     /// The event registered together with the event page, handed to the first signal event.
     spare: Mutex<Option<Event>>,
@@ -102,6 +103,7 @@ impl SignalPages {
         };
         let signals = core.alloc(
             gpu_id,
+            // CAST: SIGNAL_SIZE is 64.
             u64::from(SIGNAL_COUNT) * SIGNAL_SIZE as u64,
             MemoryKind::Gtt,
             uncached,
@@ -210,6 +212,7 @@ impl SignalPages {
     fn cell(&self, slot: u32, field: u64) -> Option<&AtomicU64> {
         self.signals
             .mapping()
+            // CAST: SIGNAL_SIZE is 64.
             .u64_at(u64::from(slot) * SIGNAL_SIZE as u64 + field)
     }
 }

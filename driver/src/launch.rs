@@ -164,10 +164,24 @@ impl Device {
 pub struct Program {
     device: Device,
     name: String,
-    _image: Arc<Bo>,
+    image: Arc<Bo>,
     prog: pm4::Program,
     kernarg_size: u64,
     alloc_size: u64,
+}
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        // The image must outlive every launch of it: wait for the device's work so far.
+        let dev = &self.device.inner;
+        if let Err(e) = dev.wait_value(dev.last_value()) {
+            log::error!(
+                "program {} dropped while its GPU is not idle ({e}); leaking its code",
+                self.name
+            );
+            core::mem::forget(Arc::clone(&self.image));
+        }
+    }
 }
 
 impl Program {
@@ -241,7 +255,7 @@ impl Program {
         Ok(Self {
             device: device.clone(),
             name: kernel_name.to_owned(),
-            _image: Arc::new(bo),
+            image: Arc::new(bo),
             prog,
             kernarg_size,
             alloc_size,

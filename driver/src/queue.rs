@@ -70,6 +70,14 @@ impl<K: RingKind> HwQueue<K> {
     pub(crate) fn create(p: &QueueParams<'_>) -> Result<Self> {
         let layout = RingLayout::<K>::new(p.ring_size)
             .map_err(|e| Error::InvalidArgument(format!("{} ring: {e}", K::NAME)))?;
+        if p.ring_size < u64::from(abi::KFD_MIN_QUEUE_RING_SIZE) {
+            return Err(Error::InvalidArgument(format!(
+                "{} ring of {} bytes: KFD needs at least {} (it would read past a smaller ring)",
+                K::NAME,
+                p.ring_size,
+                abi::KFD_MIN_QUEUE_RING_SIZE
+            )));
+        }
         let ring_size = u32::try_from(p.ring_size).map_err(|_| {
             Error::InvalidArgument(format!("ring size {:#x} does not fit 32 bits", p.ring_size))
         })?;
@@ -126,6 +134,13 @@ impl<K: RingKind> HwQueue<K> {
         p.core
             .ioctl("CREATE_QUEUE", abi::AMDKFD_IOC_CREATE_QUEUE, &mut args)
             .map_err(|e| Error::sys("CREATE_QUEUE", e))?;
+        if args.ring_size != ring_size {
+            destroy_queue(p.core, args.queue_id);
+            return Err(Error::Protocol(format!(
+                "CREATE_QUEUE changed the ring size from {ring_size} to {} bytes",
+                args.ring_size
+            )));
+        }
         let name = format!(
             "{} queue {} (gpu {:#x})",
             match p.ty {

@@ -8,6 +8,7 @@
 //!   parameters, and must decode cleanly.
 
 pub mod codeobj;
+pub mod sim_exec;
 
 use arbitrary::{Arbitrary, Unstructured};
 use core::sync::atomic::{AtomicU32, Ordering};

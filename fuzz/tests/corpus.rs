@@ -55,3 +55,9 @@ fn codeobj_corpus() {
     );
     random_inputs(hcq_fuzz::codeobj::run, 2000);
 }
+
+#[test]
+fn sim_exec_corpus() {
+    assert!(replay("sim_exec", hcq_fuzz::sim_exec::run) >= 3);
+    random_inputs(hcq_fuzz::sim_exec::run, 3000);
+}

@@ -14,24 +14,28 @@ pub struct GpuVa(pub u64);
 impl GpuVa {
     /// The raw address.
     #[must_use]
+    #[inline]
     pub const fn get(self) -> u64 {
         self.0
     }
 
     /// Low 32 bits.
     #[must_use]
+    #[inline]
     pub const fn lo(self) -> u32 {
         lo32(self.0)
     }
 
     /// High 32 bits.
     #[must_use]
+    #[inline]
     pub const fn hi(self) -> u32 {
         hi32(self.0)
     }
 
     /// The address plus `bytes`, wrapping (the GPU's 64-bit arithmetic).
     #[must_use]
+    #[inline]
     pub const fn offset(self, bytes: u64) -> Self {
         Self(self.0.wrapping_add(bytes))
     }
@@ -63,6 +67,7 @@ pub const fn hi32(v: u64) -> u32 {
 #[must_use]
 #[inline(always)]
 pub const fn join64(lo: u32, hi: u32) -> u64 {
+    // CAST: u32 -> u64 is lossless (`From` is not const).
     (hi as u64) << 32 | lo as u64
 }
 
@@ -82,6 +87,7 @@ pub enum Family {
 impl Family {
     /// The hardware table for this family.
     #[must_use]
+    #[inline]
     pub const fn info(self) -> &'static ArchInfo {
         match self {
             Family::Gfx9 => &GFX9,
@@ -142,6 +148,7 @@ impl core::error::Error for TargetError {}
 
 impl GfxTarget {
     /// From KFD's `gfx_target_version` (`110000` -> gfx1100, `90010` -> gfx90a).
+    #[inline]
     pub const fn from_kfd_version(v: u32) -> Result<Self, TargetError> {
         let major = v / 10000;
         let minor = (v / 100) % 100;
@@ -153,6 +160,7 @@ impl GfxTarget {
     }
 
     /// From its parts; only families hcq drives are accepted.
+    #[inline]
     pub const fn new(major: u32, minor: u32, stepping: u32) -> Result<Self, TargetError> {
         if minor >= 16 || stepping >= 16 {
             return Err(TargetError::BadVersion(
@@ -173,12 +181,14 @@ impl GfxTarget {
 
     /// KFD's `gfx_target_version` of this target.
     #[must_use]
+    #[inline]
     pub const fn kfd_version(self) -> u32 {
         self.major * 10000 + self.minor * 100 + self.stepping
     }
 
     /// The family.
     #[must_use]
+    #[inline]
     pub const fn family(self) -> Family {
         match self.major {
             9 => Family::Gfx9,
@@ -191,11 +201,13 @@ impl GfxTarget {
 
     /// The family's hardware table.
     #[must_use]
+    #[inline]
     pub const fn info(self) -> &'static ArchInfo {
         self.family().info()
     }
 
     /// Parses `"gfx1100"`, `"gfx90a"`, `"gfx942"` (case-insensitive hex digits).
+    #[inline]
     pub fn parse(s: &str) -> Result<Self, TargetError> {
         let digits = s
             .strip_prefix("gfx")
@@ -205,6 +217,7 @@ impl GfxTarget {
             char::from(b).to_digit(16).ok_or(TargetError::BadName)
         };
         let (major, rest) = match digits.len() {
+            // PANIC: none; the arm's length guarantees the indices below exist.
             3 => (hex(digits[0])?, &digits[1..]),
             4 => {
                 let d0 = char::from(digits[0])
@@ -276,6 +289,7 @@ pub enum AcquireMemLayout {
 impl AcquireMemLayout {
     /// Total dwords of the packet, header included.
     #[must_use]
+    #[inline]
     pub const fn dwords(self) -> usize {
         match self {
             AcquireMemLayout::CoherCntl => 7,
@@ -376,7 +390,7 @@ pub const GFX10: ArchInfo = ArchInfo {
     ..GFX11
 };
 
-/// gfx12 (RDNA4): gc_12_0_0 uses the same SH offsets; TMPRING wavesize is [29:12].
+/// gfx12 (RDNA4): gc_12_0_0 uses the same SH offsets; TMPRING wavesize is bits 29:12.
 pub const GFX12: ArchInfo = ArchInfo {
     family: Family::Gfx12,
     tmpring_wavesize_hi: 29,

@@ -94,24 +94,28 @@ macro_rules! bitfield {
 
             /// The word with every bit clear.
             #[must_use]
+            #[inline]
             pub const fn zeroed() -> Self {
                 Self(0)
             }
 
             /// The word from its raw bits.
             #[must_use]
+            #[inline]
             pub const fn from_raw(raw: $t) -> Self {
                 Self(raw)
             }
 
             /// The raw bits.
             #[must_use]
+            #[inline]
             pub const fn raw(self) -> $t {
                 self.0
             }
 
             /// The value of `field`.
             #[must_use]
+            #[inline]
             pub const fn get(self, field: $crate::bitfield::Field) -> $t {
                 // CAST: the mask is at most the word's width, so the value fits in $t.
                 ((self.0 >> field.lo) as u64 & field.mask64()) as $t
@@ -119,6 +123,7 @@ macro_rules! bitfield {
 
             /// `field` set to `value`, masked to the field's width.
             #[must_use]
+            #[inline]
             pub const fn with(self, field: $crate::bitfield::Field, value: $t) -> Self {
                 // CAST: the mask is at most the word's width, so it fits in $t.
                 let mask = (field.mask64() as $t) << field.lo;
@@ -127,18 +132,21 @@ macro_rules! bitfield {
 
             /// `field` set to a boolean.
             #[must_use]
+            #[inline]
             pub const fn with_flag(self, field: $crate::bitfield::Field, on: bool) -> Self {
                 self.with(field, on as $t)
             }
 
             /// Whether `value` fits in `field`.
             #[must_use]
+            #[inline]
             pub const fn fits(field: $crate::bitfield::Field, value: $t) -> bool {
                 (value as u64) <= field.mask64()
             }
 
             /// `field` set to `value`, or `None` when `value` does not fit in the field.
             #[must_use]
+            #[inline]
             pub const fn try_with(self, field: $crate::bitfield::Field, value: $t) -> Option<Self> {
                 if Self::fits(field, value) {
                     Some(self.with(field, value))
@@ -149,6 +157,7 @@ macro_rules! bitfield {
 
             /// A zeroed word with one field set, or `None` when `value` does not fit.
             #[must_use]
+            #[inline]
             pub const fn try_zeroed_with(field: $crate::bitfield::Field, value: $t) -> Option<Self> {
                 Self::zeroed().try_with(field, value)
             }

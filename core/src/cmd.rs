@@ -32,6 +32,13 @@ pub enum CmdError {
         /// Its capacity.
         capacity: usize,
     },
+    /// An SDMA list cannot record this many packets (a copy splits into one per 4 MiB).
+    TooManyPackets {
+        /// Packets the list would hold with this command.
+        needed: usize,
+        /// Its packet capacity.
+        capacity: usize,
+    },
     /// The handle's offset is outside the patched memory.
     OutOfRange {
         /// Dword offset the patch needs.
@@ -60,6 +67,10 @@ impl fmt::Display for CmdError {
                     "command list already holds its capacity of {capacity} entries"
                 )
             }
+            CmdError::TooManyPackets { needed, capacity } => write!(
+                f,
+                "SDMA list would hold {needed} packets but records at most {capacity}"
+            ),
             CmdError::OutOfRange { offset, len } => {
                 write!(
                     f,
@@ -94,6 +105,16 @@ pub trait PatchTarget {
     fn load(&self, i: usize) -> Option<u32>;
     /// Stores `v` at `i`; `None` when `i` is out of range.
     fn store(&mut self, i: usize, v: u32) -> Option<()>;
+    /// Stores `vals` from `at` on; `None` (having stored nothing) when they do not all fit.
+    fn store_all(&mut self, at: usize, vals: &[u32]) -> Option<()> {
+        if at.checked_add(vals.len())? > self.dword_len() {
+            return None;
+        }
+        for (i, v) in vals.iter().enumerate() {
+            self.store(at + i, *v)?;
+        }
+        Some(())
+    }
 }
 
 impl PatchTarget for [u32] {
@@ -108,6 +129,12 @@ impl PatchTarget for [u32] {
     #[inline(always)]
     fn store(&mut self, i: usize, v: u32) -> Option<()> {
         *self.get_mut(i)? = v;
+        Some(())
+    }
+    #[inline(always)]
+    fn store_all(&mut self, at: usize, vals: &[u32]) -> Option<()> {
+        self.get_mut(at..at.checked_add(vals.len())?)?
+            .copy_from_slice(vals);
         Some(())
     }
 }
@@ -246,10 +273,33 @@ pub mod patch {
         }
     }
 
+    #[inline(always)]
     fn put<T: PatchTarget + ?Sized>(mem: &mut T, i: usize, v: u32) -> Result<(), CmdError> {
         let len = mem.dword_len();
         mem.store(i, v)
             .ok_or(CmdError::OutOfRange { offset: i, len })
+    }
+
+    #[inline(always)]
+    fn put_all<T: PatchTarget + ?Sized>(mem: &mut T, i: usize, v: &[u32]) -> Result<(), CmdError> {
+        let len = mem.dword_len();
+        mem.store_all(i, v)
+            .ok_or(CmdError::OutOfRange { offset: i, len })
+    }
+
+    /// The new dispatch packet; kept out of line so the common patch (no dispatch pointer) stays
+    /// small enough to inline.
+    #[inline(never)]
+    pub(super) fn dispatch_write(
+        info: &DispatchInfo,
+        kernargs: GpuVa,
+        global: [u32; 3],
+        local: [u32; 3],
+    ) -> Result<DispatchWrite, CmdError> {
+        Ok(DispatchWrite {
+            addr: kernargs.offset(info.packet_offset),
+            packet: pm4::dispatch_packet(info, kernargs, global, local)?,
+        })
     }
 
     const WAIT_HDR: u32 = Pm4Header::packet3(pm4::op::WAIT_REG_MEM, 6).raw();
@@ -263,6 +313,7 @@ pub mod patch {
 
     /// The seed's `update_exec`: new launch dims into NUM_THREAD_X..Z and DISPATCH_DIRECT.
     /// Returns the dispatch packet to write into kernargs when the kernel has one.
+    #[inline]
     pub fn update_exec<T: PatchTarget + ?Sized>(
         mem: &mut T,
         h: &ExecCmd,
@@ -276,21 +327,20 @@ pub mod patch {
             x == START_HDR
         })?;
         let dw = match &h.dispatch {
-            Some((kernargs, info)) => Some(DispatchWrite {
-                addr: kernargs.offset(info.packet_offset),
-                packet: pm4::dispatch_packet(info, *kernargs, global, local)?,
-            }),
+            Some((kernargs, info)) => Some(dispatch_write(info, *kernargs, global, local)?),
             None => None,
         };
-        let l = idx(h.offset, h.layout.local_at);
-        for i in 0..3 {
-            put(mem, l + i, local[i])?;
-            put(mem, d + 1 + i, global[i])?;
-        }
+        // Fresh arrays: `local` and `global` may live in memory (their address goes to
+        // `dispatch_packet`), and a copy straight from there reads them with wider loads than
+        // they were written with, which stalls on store forwarding.
+        let ([lx, ly, lz], [gx, gy, gz]) = (local, global);
+        put_all(mem, idx(h.offset, h.layout.local_at), &[lx, ly, lz])?;
+        put_all(mem, d + 1, &[gx, gy, gz])?;
         Ok(dw)
     }
 
     /// The seed's `update_wait`: new signal address and/or value (PM4 or SDMA).
+    #[inline]
     pub fn update_wait<T: PatchTarget + ?Sized>(
         mem: &mut T,
         h: &WaitCmd,
@@ -313,8 +363,7 @@ pub mod patch {
         };
         if let Some(s) = signal {
             let a = s.value_addr();
-            put(mem, addr_at, lo32(a))?;
-            put(mem, addr_at + 1, hi32(a))?;
+            put_all(mem, addr_at, &[lo32(a), hi32(a)])?;
         }
         if let Some(v) = value {
             put(mem, value_at, v)?;
@@ -325,6 +374,7 @@ pub mod patch {
     /// The seed's `update_signal`: new signal address (PM4: also the mailbox part when the
     /// command has one) and/or value. PM4 writes 64-bit values; SDMA FENCE takes the low 32
     /// bits (an SDMA value above `u32::MAX` is refused).
+    #[inline]
     pub fn update_signal<T: PatchTarget + ?Sized>(
         mem: &mut T,
         h: &SignalCmd,
@@ -344,19 +394,14 @@ pub mod patch {
                 }
                 if let Some(s) = signal {
                     let a = s.value_addr();
-                    put(mem, o + 3, lo32(a))?;
-                    put(mem, o + 4, hi32(a))?;
+                    put_all(mem, o + 3, &[lo32(a), hi32(a)])?;
                     if mailbox {
-                        put(mem, o + 11, lo32(s.event_mailbox_ptr))?;
-                        put(mem, o + 12, hi32(s.event_mailbox_ptr))?;
-                        put(mem, o + 13, s.event_id)?;
-                        put(mem, o + 14, 0)?;
-                        put(mem, o + 15, s.event_id)?;
+                        let m = s.event_mailbox_ptr;
+                        put_all(mem, o + 11, &[lo32(m), hi32(m), s.event_id, 0, s.event_id])?;
                     }
                 }
                 if let Some(v) = value {
-                    put(mem, o + 5, lo32(v))?;
-                    put(mem, o + 6, hi32(v))?;
+                    put_all(mem, o + 5, &[lo32(v), hi32(v)])?;
                 }
             }
             Engine::Sdma => {
@@ -375,8 +420,7 @@ pub mod patch {
                 };
                 if let Some(s) = signal {
                     let a = s.value_addr();
-                    put(mem, o + 1, lo32(a))?;
-                    put(mem, o + 2, hi32(a))?;
+                    put_all(mem, o + 1, &[lo32(a), hi32(a)])?;
                 }
                 if let Some(v) = v32 {
                     put(mem, o + 3, v)?;
@@ -456,6 +500,7 @@ impl<const N: usize, const C: usize> fmt::Debug for Pm4List<N, C> {
 impl<const N: usize, const C: usize> Pm4List<N, C> {
     /// An empty list for `arch`.
     #[must_use]
+    #[inline]
     pub const fn new(arch: &'static ArchInfo) -> Self {
         Self {
             arch,
@@ -465,35 +510,41 @@ impl<const N: usize, const C: usize> Pm4List<N, C> {
 
     /// The family table the list encodes for.
     #[must_use]
+    #[inline]
     pub const fn arch(&self) -> &'static ArchInfo {
         self.arch
     }
 
     /// The encoded dwords (what to copy into the ring or an IB).
     #[must_use]
+    #[inline]
     pub fn as_dwords(&self) -> &[u32] {
         self.s.dwords()
     }
 
     /// Dword offset of each command.
     #[must_use]
+    #[inline]
     pub fn cmd_offsets(&self) -> &[u32] {
         &self.s.cmds
     }
 
     /// Number of commands.
     #[must_use]
+    #[inline]
     pub fn len(&self) -> usize {
         self.s.cmds.len()
     }
 
     /// Whether the list is empty.
     #[must_use]
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.s.cmds.is_empty()
     }
 
     /// Forgets every command.
+    #[inline]
     pub fn clear(&mut self) {
         self.s.len = 0;
         self.s.cmds.clear();
@@ -518,10 +569,7 @@ impl<const N: usize, const C: usize> Pm4List<N, C> {
         local: [u32; 3],
     ) -> Result<(ExecCmd, Option<DispatchWrite>), CmdError> {
         let dw = match &prog.dispatch {
-            Some(info) => Some(DispatchWrite {
-                addr: kernargs.offset(info.packet_offset),
-                packet: pm4::dispatch_packet(info, kernargs, global, local)?,
-            }),
+            Some(info) => Some(patch::dispatch_write(info, kernargs, global, local)?),
             None => None,
         };
         let arch = self.arch;
@@ -560,6 +608,7 @@ impl<const N: usize, const C: usize> Pm4List<N, C> {
     }
 
     /// The seed's `timestamp`.
+    #[inline]
     pub fn timestamp(&mut self, signal: &SignalRef) -> Result<TimestampCmd, CmdError> {
         let arch = self.arch;
         let offset = self.s.push(|b| pm4::timestamp(b, arch, signal))?;
@@ -570,6 +619,7 @@ impl<const N: usize, const C: usize> Pm4List<N, C> {
     }
 
     /// An INDIRECT_BUFFER to `size_dwords` dwords at `addr`.
+    #[inline]
     pub fn indirect_buffer(&mut self, addr: GpuVa, size_dwords: u32) -> Result<IbCmd, CmdError> {
         let offset = self
             .s
@@ -629,6 +679,8 @@ impl<const N: usize, const C: usize> Pm4List<N, C> {
     }
 }
 
+const _: () = assert!(sdma::POLL_REGMEM_DWORDS == 6 && sdma::TIMESTAMP_DWORDS == 3);
+
 /// An SDMA command list of at most `N` dwords, `C` commands and `P` packets; it records each
 /// packet's size so a ring never splits a packet.
 #[derive(Clone)]
@@ -652,6 +704,7 @@ impl<const N: usize, const C: usize, const P: usize> fmt::Debug for SdmaList<N, 
 impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
     /// An empty list for `arch`.
     #[must_use]
+    #[inline]
     pub const fn new(arch: &'static ArchInfo) -> Self {
         Self {
             arch,
@@ -662,23 +715,27 @@ impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
 
     /// The encoded dwords.
     #[must_use]
+    #[inline]
     pub fn as_dwords(&self) -> &[u32] {
         self.s.dwords()
     }
 
     /// Dword offset of each command.
     #[must_use]
+    #[inline]
     pub fn cmd_offsets(&self) -> &[u32] {
         &self.s.cmds
     }
 
     /// Size in dwords of every packet, in order (sums to `as_dwords().len()`).
     #[must_use]
+    #[inline]
     pub fn packet_sizes(&self) -> &[u16] {
         &self.sizes
     }
 
     /// Iterator over the packets as dword slices.
+    #[inline]
     pub fn packets(&self) -> impl Iterator<Item = &[u32]> + '_ {
         let mut rest = self.as_dwords();
         self.sizes.iter().map(move |&n| {
@@ -690,17 +747,20 @@ impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
 
     /// Number of commands.
     #[must_use]
+    #[inline]
     pub fn len(&self) -> usize {
         self.s.cmds.len()
     }
 
     /// Whether the list is empty.
     #[must_use]
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.s.cmds.is_empty()
     }
 
     /// Forgets every command.
+    #[inline]
     pub fn clear(&mut self) {
         self.s.len = 0;
         self.s.cmds.clear();
@@ -714,26 +774,33 @@ impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
         enc: impl FnOnce(&mut [u32]) -> Result<usize, EncodeError>,
     ) -> Result<u32, CmdError> {
         let count = sizes.clone().count();
-        if self.sizes.len() + count > P {
-            return Err(CmdError::TooManyCommands { capacity: P });
+        let needed = self.sizes.len().saturating_add(count);
+        if needed > P {
+            return Err(CmdError::TooManyPackets {
+                needed,
+                capacity: P,
+            });
         }
         let off = self.s.push(enc)?;
         for sz in sizes {
             // PANIC-free: capacity checked above; an error here cannot happen.
-            self.sizes
-                .push(sz)
-                .map_err(|_| CmdError::TooManyCommands { capacity: P })?;
+            self.sizes.push(sz).map_err(|_| CmdError::TooManyPackets {
+                needed,
+                capacity: P,
+            })?;
         }
         Ok(off)
     }
 
     /// The seed's `copy` (GCR invalidate, COPY_LINEAR per `arch.sdma_max_copy_bytes`, GCR
     /// write-back).
+    #[inline]
     pub fn copy(&mut self, dst: GpuVa, src: GpuVa, size: u64) -> Result<CopyCmd, CmdError> {
         self.copy_with(&sdma::CopyOptions::seed(self.arch), dst, src, size)
     }
 
     /// `copy` with explicit options.
+    #[inline]
     pub fn copy_with(
         &mut self,
         opts: &sdma::CopyOptions,
@@ -744,8 +811,12 @@ impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
         let chunks = sdma::copy_chunks(size, opts.max_copy_bytes);
         let chunks = usize::try_from(chunks).unwrap_or(usize::MAX);
         if chunks > P {
-            return Err(CmdError::TooManyCommands { capacity: P });
+            return Err(CmdError::TooManyPackets {
+                needed: self.sizes.len().saturating_add(chunks).saturating_add(2),
+                capacity: P,
+            });
         }
+        // CAST: packet sizes are small constants (5 and 7).
         let g = sdma::GCR_REQ_DWORDS as u16;
         let c = sdma::COPY_LINEAR_DWORDS as u16;
         let sizes = core::iter::once(g)
@@ -761,8 +832,10 @@ impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
     }
 
     /// The seed's `signal` (FENCE, plus mailbox FENCE + TRAP when the signal has an event).
+    #[inline]
     pub fn signal(&mut self, signal: &SignalRef, value: u32) -> Result<SignalCmd, CmdError> {
         let arch = self.arch;
+        // CAST: packet sizes are small constants (4 and 2).
         let f = sdma::FENCE_DWORDS as u16;
         let t = sdma::TRAP_DWORDS as u16;
         let offset = if signal.has_event() {
@@ -783,10 +856,9 @@ impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
     }
 
     /// The seed's `wait`.
+    #[inline]
     pub fn wait(&mut self, signal: &SignalRef, value: u32) -> Result<WaitCmd, CmdError> {
-        let offset = self.push_cmd(core::iter::once(sdma::POLL_REGMEM_DWORDS as u16), |b| {
-            sdma::wait(b, signal, value)
-        })?;
+        let offset = self.push_cmd(core::iter::once(6u16), |b| sdma::wait(b, signal, value))?;
         Ok(WaitCmd {
             offset,
             engine: Engine::Sdma,
@@ -794,10 +866,9 @@ impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
     }
 
     /// The seed's `timestamp`.
+    #[inline]
     pub fn timestamp(&mut self, signal: &SignalRef) -> Result<TimestampCmd, CmdError> {
-        let offset = self.push_cmd(core::iter::once(sdma::TIMESTAMP_DWORDS as u16), |b| {
-            sdma::timestamp(b, signal)
-        })?;
+        let offset = self.push_cmd(core::iter::once(3u16), |b| sdma::timestamp(b, signal))?;
         Ok(TimestampCmd {
             offset,
             engine: Engine::Sdma,
@@ -805,6 +876,7 @@ impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
     }
 
     /// [`patch::update_wait`] on this list.
+    #[inline]
     pub fn update_wait(
         &mut self,
         h: &WaitCmd,
@@ -821,6 +893,7 @@ impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
     }
 
     /// [`patch::update_signal`] on this list (value must fit in 32 bits).
+    #[inline]
     pub fn update_signal(
         &mut self,
         h: &SignalCmd,
@@ -996,7 +1069,10 @@ mod tests {
         let mut tiny: SdmaList<128, 8, 3> = SdmaList::new(&GFX11);
         assert_eq!(
             tiny.copy(GpuVa(0), GpuVa(0), 0x80_0000),
-            Err(CmdError::TooManyCommands { capacity: 3 })
+            Err(CmdError::TooManyPackets {
+                needed: 4,
+                capacity: 3
+            })
         );
         assert!(tiny.is_empty());
     }

@@ -22,9 +22,15 @@ pub mod codeobj;
 pub mod hsa;
 pub mod kfd;
 pub mod packet;
+pub mod patch;
 pub mod pm4;
 pub mod ring;
 pub mod sdma;
 pub mod signal;
 pub mod sync;
 pub mod timeline;
+
+// The README's example is compiled and run as a doctest.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

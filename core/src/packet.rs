@@ -41,6 +41,12 @@ impl fmt::Display for EncodeError {
 
 impl core::error::Error for EncodeError {}
 
+/// A length as u64 (lossless on every target hcq supports; saturates otherwise).
+#[inline(always)]
+pub(crate) fn len64(n: usize) -> u64 {
+    u64::try_from(n).unwrap_or(u64::MAX)
+}
+
 /// Checks `value <= max`, naming `field` otherwise.
 #[inline(always)]
 pub(crate) const fn check_max(

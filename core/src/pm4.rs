@@ -10,7 +10,7 @@ use core::fmt;
 use crate::arch::{AcquireMemLayout, ArchInfo, GpuVa, hi32, join64, lo32};
 use crate::hsa::DispatchPacket;
 use crate::packet::{
-    DecodeError, DecodeErrorKind, EncodeError, check_max, head, room, write_fields,
+    DecodeError, DecodeErrorKind, EncodeError, check_max, head, len64, room, write_fields,
 };
 use crate::signal::SignalRef;
 
@@ -66,6 +66,7 @@ bitfield! {
 impl Pm4Header {
     /// `PACKET3(opcode, body_dwords - 1)` as a const (`body_dwords` in 1..=0x4000).
     #[must_use]
+    #[inline]
     pub const fn packet3(opcode: u32, body_dwords: u32) -> Self {
         Self::zeroed()
             .with(Self::TYPE, 3)
@@ -302,6 +303,7 @@ pub struct WaitRegMem {
 impl WaitRegMem {
     /// The memory address (meaningful when MEM_SPACE is 1).
     #[must_use]
+    #[inline]
     pub const fn addr(&self) -> GpuVa {
         GpuVa(join64(self.addr_lo, self.addr_hi))
     }
@@ -483,6 +485,7 @@ pub fn indirect_buffer_raw(buf: &mut [u32], p: &IndirectBuffer) -> Result<usize,
 }
 
 /// The seed's INDIRECT_BUFFER: `size_dwords | VALID`.
+#[inline]
 pub fn indirect_buffer(
     buf: &mut [u32],
     addr: GpuVa,
@@ -529,8 +532,8 @@ fn set_reg(
 ) -> Result<usize, EncodeError> {
     check_max(
         "register count",
-        values.len() as u64,
-        (MAX_BODY_DWORDS - 1) as u64,
+        len64(values.len()),
+        len64(MAX_BODY_DWORDS - 1),
     )?;
     if values.is_empty() {
         return Err(EncodeError::ValueTooLarge {
@@ -551,11 +554,13 @@ fn set_reg(
 }
 
 /// Encodes SET_SH_REG writing `values` from register offset `reg_offset` (1..=0x3FFE values).
+#[inline]
 pub fn set_sh_reg(buf: &mut [u32], reg_offset: u32, values: &[u32]) -> Result<usize, EncodeError> {
     set_reg(buf, op::SET_SH_REG, reg_offset, values)
 }
 
 /// Encodes SET_UCONFIG_REG.
+#[inline]
 pub fn set_uconfig_reg(
     buf: &mut [u32],
     reg_offset: u32,
@@ -565,6 +570,7 @@ pub fn set_uconfig_reg(
 }
 
 /// Encodes WRITE_DATA of `data` (1..=0x3FFC dwords) to `addr`.
+#[inline]
 pub fn write_data(
     buf: &mut [u32],
     control: WriteDataCntl,
@@ -573,8 +579,8 @@ pub fn write_data(
 ) -> Result<usize, EncodeError> {
     check_max(
         "write_data length",
-        data.len() as u64,
-        (MAX_BODY_DWORDS - 3) as u64,
+        len64(data.len()),
+        len64(MAX_BODY_DWORDS - 3),
     )?;
     if data.is_empty() {
         return Err(EncodeError::ValueTooLarge {
@@ -601,8 +607,9 @@ pub fn write_data(
 
 /// Encodes a NOP of exactly `dwords` dwords (>= 1): 1 is the header-only NOP, more is
 /// `PACKET3(NOP, dwords-2)` plus zero filler.
+#[inline]
 pub fn nop(buf: &mut [u32], dwords: usize) -> Result<usize, EncodeError> {
-    check_max("nop length", dwords as u64, (MAX_BODY_DWORDS) as u64)?;
+    check_max("nop length", len64(dwords), len64(MAX_BODY_DWORDS))?;
     let out = room(buf, dwords)?;
     let Some((h, rest)) = out.split_first_mut() else {
         return Err(EncodeError::ValueTooLarge {
@@ -654,6 +661,7 @@ impl CacheInvalidate {
 
     /// The GCR_CNTL word.
     #[must_use]
+    #[inline]
     pub const fn gcr(self) -> GcrCntl {
         GcrCntl::zeroed()
             .with(GcrCntl::GLI_INV, self.gli)
@@ -669,6 +677,7 @@ impl CacheInvalidate {
 
     /// The ACQUIRE_MEM packet for `arch` over `[addr, addr+size)`.
     #[must_use]
+    #[inline]
     pub const fn acquire(self, arch: &ArchInfo, addr: u64, size: u64) -> AcquireMem {
         match arch.acquire_mem {
             AcquireMemLayout::GcrCntl => AcquireMem {
@@ -696,6 +705,7 @@ impl CacheInvalidate {
 }
 
 /// The seed's `_invalidate_cache(addr, sz, ...)`: one ACQUIRE_MEM (`arch.acquire_mem.dwords()`).
+#[inline]
 pub fn invalidate_cache(
     buf: &mut [u32],
     arch: &ArchInfo,
@@ -708,12 +718,14 @@ pub fn invalidate_cache(
 
 /// Dwords of [`memory_barrier`].
 #[must_use]
+#[inline]
 pub const fn memory_barrier_dwords(arch: &ArchInfo) -> usize {
     WAIT_REG_MEM_DWORDS + arch.acquire_mem.dwords()
 }
 
 /// The HDP-flush WAIT_REG_MEM (write REQ, wait for DONE == 0xffffffff) of `memory_barrier`.
 #[must_use]
+#[inline]
 pub const fn hdp_flush_wait(arch: &ArchInfo) -> WaitRegMem {
     WaitRegMem {
         control: WaitRegMemCtl::zeroed()
@@ -750,6 +762,7 @@ pub const WAIT_DWORDS: usize = WAIT_REG_MEM_DWORDS;
 
 /// The WAIT_REG_MEM of [`wait`].
 #[must_use]
+#[inline]
 pub const fn wait_packet(value_addr: GpuVa, value: u32) -> WaitRegMem {
     WaitRegMem {
         control: WaitRegMemCtl::zeroed()
@@ -773,6 +786,7 @@ pub fn wait(buf: &mut [u32], signal: &SignalRef, value: u32) -> Result<usize, En
 
 /// The RELEASE_MEM the seed's `_release_mem` builds.
 #[must_use]
+#[inline]
 pub const fn release_packet(
     arch: &ArchInfo,
     data_sel: u32,
@@ -825,6 +839,7 @@ pub fn timestamp(
 
 /// Dwords of [`signal`]: 8, or 16 when the signal has a KFD event mailbox.
 #[must_use]
+#[inline]
 pub const fn signal_dwords(signal: &SignalRef) -> usize {
     if signal.has_event() {
         2 * RELEASE_MEM_DWORDS
@@ -857,12 +872,14 @@ pub fn signal(
 
 /// The mailbox RELEASE_MEM of [`signal`].
 #[must_use]
+#[inline]
 pub const fn mailbox_packet(arch: &ArchInfo, signal: &SignalRef) -> ReleaseMem {
     release_packet(
         arch,
         1,
         2,
         GpuVa(signal.event_mailbox_ptr),
+        // CAST: u32 -> u64 is lossless (`From` is not const).
         signal.event_id as u64,
         signal.event_id,
         true,
@@ -917,6 +934,7 @@ const EXEC_TAIL: usize = 20;
 
 /// The layout of [`exec`] on `arch`, with or without a dispatch pointer.
 #[must_use]
+#[inline]
 pub const fn exec_layout(arch: &ArchInfo, dispatch_ptr: bool) -> ExecLayout {
     let user = if dispatch_ptr { 6 } else { 4 };
     let start_at = arch.acquire_mem.dwords() + EXEC_MID + user;
@@ -930,6 +948,7 @@ pub const fn exec_layout(arch: &ArchInfo, dispatch_ptr: bool) -> ExecLayout {
 
 /// The DISPATCH_INITIATOR the seed uses: compute shader, start at 0, wave32 where it exists.
 #[must_use]
+#[inline]
 pub const fn dispatch_initiator(arch: &ArchInfo) -> DispatchInitiator {
     DispatchInitiator::zeroed()
         .with(DispatchInitiator::COMPUTE_SHADER_EN, 1)
@@ -940,6 +959,7 @@ pub const fn dispatch_initiator(arch: &ArchInfo) -> DispatchInitiator {
 /// The dispatch packet the seed writes at `kernargs + packet_offset` for a kernel with a
 /// dispatch pointer (other fields zero). Errors when a local size exceeds u16 or a grid size
 /// (global * local) exceeds u32.
+#[inline]
 pub fn dispatch_packet(
     info: &DispatchInfo,
     kernargs: GpuVa,
@@ -978,6 +998,7 @@ pub fn dispatch_packet(
 
 /// Dwords of [`exec`].
 #[must_use]
+#[inline]
 pub const fn exec_dwords(arch: &ArchInfo, prog: &Program) -> usize {
     exec_layout(arch, prog.dispatch.is_some()).dwords
 }
@@ -988,6 +1009,7 @@ pub const fn exec_dwords(arch: &ArchInfo, prog: &Program) -> usize {
 ///
 /// The dispatch packet itself (for kernels with a dispatch pointer) lives in kernargs memory:
 /// get it from [`dispatch_packet`] and write it at `kernargs + packet_offset`.
+#[inline]
 pub fn exec(
     buf: &mut [u32],
     arch: &ArchInfo,
@@ -1103,6 +1125,7 @@ pub fn exec(
 
 /// Total dwords of the packet starting with `header`, or why it is not a packet the decoder
 /// accepts (not type 3, unknown opcode, a body length the packet never has).
+#[inline]
 pub const fn packet_len(header: u32) -> Result<usize, DecodeErrorKind> {
     let h = Pm4Header(header);
     if h.get(Pm4Header::TYPE) != 3 {
@@ -1144,6 +1167,7 @@ fn at0(kind: DecodeErrorKind) -> DecodeError {
 }
 
 /// Decodes the packet at the start of `dwords`: the packet and its length in dwords.
+#[inline]
 pub fn decode_one(dwords: &[u32]) -> Result<(Pm4Packet<'_>, usize), DecodeError> {
     let Some(&header) = dwords.first() else {
         return Err(at0(DecodeErrorKind::Truncated {
@@ -1283,6 +1307,7 @@ impl<'a> Iterator for Decoder<'a> {
 
 /// Decodes a whole PM4 stream.
 #[must_use]
+#[inline]
 pub fn decode(dwords: &[u32]) -> Decoder<'_> {
     Decoder {
         dwords,

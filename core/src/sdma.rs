@@ -9,7 +9,7 @@ use core::fmt;
 
 use crate::arch::{ArchInfo, GpuVa, hi32, join64, lo32};
 use crate::packet::{
-    DecodeError, DecodeErrorKind, EncodeError, check_max, head, room, write_fields,
+    DecodeError, DecodeErrorKind, EncodeError, check_max, head, len64, room, write_fields,
 };
 use crate::pm4::{GcrCntl, func};
 use crate::signal::SignalRef;
@@ -343,8 +343,9 @@ pub const CONST_FILL_DWORDS: usize = 5;
 pub const INDIRECT_DWORDS: usize = 6;
 
 /// Encodes a NOP of `dwords` dwords (>= 1): `[0]` for one, else a count-form NOP plus zeros.
+#[inline]
 pub fn nop(buf: &mut [u32], dwords: usize) -> Result<usize, EncodeError> {
-    check_max("sdma nop length", dwords as u64, 0x4000)?;
+    check_max("sdma nop length", len64(dwords), 0x4000)?;
     let out = room(buf, dwords)?;
     let Some((h, rest)) = out.split_first_mut() else {
         return Err(EncodeError::ValueTooLarge {
@@ -432,6 +433,7 @@ pub fn timestamp_to(buf: &mut [u32], addr: GpuVa) -> Result<usize, EncodeError> 
 }
 
 /// Encodes a GCR_REQ.
+#[inline]
 pub fn gcr_req(buf: &mut [u32], p: &GcrReq) -> Result<usize, EncodeError> {
     check_max("gcr_req base_va", p.base_va, (1 << 48) - 1)?;
     check_max("gcr_req limit_va", p.limit_va, (1 << 48) - 1)?;
@@ -451,6 +453,7 @@ pub fn gcr_req(buf: &mut [u32], p: &GcrReq) -> Result<usize, EncodeError> {
 }
 
 /// Encodes a CONST_FILL.
+#[inline]
 pub fn const_fill_raw(buf: &mut [u32], p: &ConstFill) -> Result<usize, EncodeError> {
     check_max("const_fill count", p.count.into(), MAX_COUNT.into())?;
     let out = head::<CONST_FILL_DWORDS>(buf)?;
@@ -465,6 +468,7 @@ pub fn const_fill_raw(buf: &mut [u32], p: &ConstFill) -> Result<usize, EncodeErr
 }
 
 /// Fills `bytes` (1..=2^30, a multiple of 4) at `dst` with the dword `data`.
+#[inline]
 pub fn const_fill(
     buf: &mut [u32],
     dst: GpuVa,
@@ -492,6 +496,7 @@ pub fn const_fill(
 }
 
 /// Encodes a linear WRITE of `data` (1..=2^20 dwords) to `dst`.
+#[inline]
 pub fn write(buf: &mut [u32], dst: GpuVa, data: &[u32]) -> Result<usize, EncodeError> {
     if data.is_empty() {
         return Err(EncodeError::ValueTooLarge {
@@ -502,7 +507,7 @@ pub fn write(buf: &mut [u32], dst: GpuVa, data: &[u32]) -> Result<usize, EncodeE
     }
     check_max(
         "sdma write length",
-        data.len() as u64,
+        len64(data.len()),
         u64::from(MAX_COUNT20) + 1,
     )?;
     let n = data.len() + 4;
@@ -522,6 +527,7 @@ pub fn write(buf: &mut [u32], dst: GpuVa, data: &[u32]) -> Result<usize, EncodeE
 
 /// Encodes an INDIRECT (the IB must be 32-byte aligned; the packet must end on an 8-dword
 /// boundary in the ring, which is the ring's business).
+#[inline]
 pub fn indirect(buf: &mut [u32], p: &Indirect) -> Result<usize, EncodeError> {
     check_max(
         "indirect size_dwords",
@@ -543,6 +549,7 @@ pub fn indirect(buf: &mut [u32], p: &Indirect) -> Result<usize, EncodeError> {
 /// The HDP flush POLL_REGMEM (kernel `sdma_v6_0_ring_emit_hdp_flush`): write REQ, poll DONE
 /// until `(DONE & ref_and_mask) == ref_and_mask`.
 #[must_use]
+#[inline]
 pub const fn hdp_flush_packet(arch: &ArchInfo, ref_and_mask: u32) -> PollRegmem {
     PollRegmem {
         header: PollRegmemHeader::zeroed()
@@ -558,6 +565,7 @@ pub const fn hdp_flush_packet(arch: &ArchInfo, ref_and_mask: u32) -> PollRegmem 
 }
 
 /// Encodes the HDP flush POLL_REGMEM.
+#[inline]
 pub fn hdp_flush(
     buf: &mut [u32],
     arch: &ArchInfo,
@@ -592,6 +600,7 @@ pub struct CopyOptions {
 impl CopyOptions {
     /// The seed's behaviour on `arch`.
     #[must_use]
+    #[inline]
     pub const fn seed(arch: &ArchInfo) -> Self {
         Self {
             gcr: GcrPlacement::Seed,
@@ -617,10 +626,12 @@ pub const COPY_GCR_WRITEBACK: GcrCntl = GcrCntl::zeroed()
 
 /// The GCR_REQ [`copy`] emits for `gcr` under `placement`.
 #[must_use]
+#[inline]
 pub const fn copy_gcr(gcr: GcrCntl, placement: GcrPlacement) -> GcrReq {
     match placement {
         GcrPlacement::Seed => GcrReq {
             sub_op: sub_op::GCR_REQ,
+            // CAST: u32 -> u64 is lossless.
             base_va: ((gcr.raw() & 0xffff) as u64) << 32,
             limit_va: 0,
             gcr: GcrCntl::zeroed(),
@@ -638,14 +649,17 @@ pub const fn copy_gcr(gcr: GcrCntl, placement: GcrPlacement) -> GcrReq {
 
 /// Number of COPY_LINEAR packets for `size` bytes at `max` bytes each.
 #[must_use]
+#[inline]
 pub const fn copy_chunks(size: u64, max: u64) -> u64 {
     if max == 0 { 0 } else { size.div_ceil(max) }
 }
 
 /// Dwords of [`copy`] for `size` bytes (`None` when it would not fit in `usize`).
 #[must_use]
+#[inline]
 pub const fn copy_dwords(size: u64, max: u64) -> Option<usize> {
     let n = copy_chunks(size, max);
+    // CAST: small usize constants and the usize::MAX comparison are lossless on 32/64-bit.
     match n.checked_mul(COPY_LINEAR_DWORDS as u64) {
         Some(d) => match d.checked_add(2 * GCR_REQ_DWORDS as u64) {
             Some(t) if t <= usize::MAX as u64 => Some(t as usize),
@@ -657,6 +671,7 @@ pub const fn copy_dwords(size: u64, max: u64) -> Option<usize> {
 
 /// The seed's `copy(dst, src, size)`: GCR invalidate, COPY_LINEAR per 4 MiB, GCR write-back.
 /// Packet sizes are `[5, 7, 7, ..., 5]`.
+#[inline]
 pub fn copy(
     buf: &mut [u32],
     arch: &ArchInfo,
@@ -668,6 +683,7 @@ pub fn copy(
 }
 
 /// [`copy`] with explicit options.
+#[inline]
 pub fn copy_with(
     buf: &mut [u32],
     opts: &CopyOptions,
@@ -689,7 +705,7 @@ pub fn copy_with(
     let total = copy_dwords(size, max).ok_or(EncodeError::ValueTooLarge {
         field: "copy size",
         value: size,
-        max: usize::MAX as u64,
+        max: len64(usize::MAX),
     })?;
     let out = room(buf, total)?;
     let too_small = EncodeError::BufferTooSmall {
@@ -731,6 +747,7 @@ pub fn copy_with(
 
 /// The FENCE header the seed uses on `arch` (mtype 3 = uncached on gfx10+).
 #[must_use]
+#[inline]
 pub const fn fence_header(arch: &ArchInfo) -> FenceHeader {
     FenceHeader::zeroed().with(
         FenceHeader::MTYPE,
@@ -740,6 +757,7 @@ pub const fn fence_header(arch: &ArchInfo) -> FenceHeader {
 
 /// Dwords of [`signal`]: 4, or 10 (FENCE, mailbox FENCE, TRAP) when the signal has an event.
 #[must_use]
+#[inline]
 pub const fn signal_dwords(signal: &SignalRef) -> usize {
     if signal.has_event() {
         2 * FENCE_DWORDS + TRAP_DWORDS
@@ -750,6 +768,7 @@ pub const fn signal_dwords(signal: &SignalRef) -> usize {
 
 /// The seed's `signal(signal, value)`: FENCE of `value`, plus mailbox FENCE + TRAP when the
 /// signal has a KFD event. Packet sizes `[4]` or `[4, 4, 2]`.
+#[inline]
 pub fn signal(
     buf: &mut [u32],
     arch: &ArchInfo,
@@ -789,6 +808,7 @@ pub fn signal(
 
 /// The POLL_REGMEM of [`wait`].
 #[must_use]
+#[inline]
 pub const fn wait_packet(value_addr: GpuVa, value: u32) -> PollRegmem {
     PollRegmem {
         header: PollRegmemHeader::zeroed()
@@ -821,6 +841,7 @@ pub fn timestamp(buf: &mut [u32], signal: &SignalRef) -> Result<usize, EncodeErr
 /// Total dwords of the SDMA packet at the start of `dwords`. Needs the header, and for WRITE
 /// also dword 3; when those are missing the error is `Truncated { needed, .. }` with how many
 /// dwords are needed to know the length.
+#[inline]
 pub fn packet_len(dwords: &[u32]) -> Result<usize, DecodeErrorKind> {
     let Some(&h) = dwords.first() else {
         return Err(DecodeErrorKind::Truncated {
@@ -875,6 +896,7 @@ fn at0(kind: DecodeErrorKind) -> DecodeError {
 }
 
 /// Decodes the packet at the start of `dwords`: the packet and its length.
+#[inline]
 pub fn decode_one(dwords: &[u32]) -> Result<(SdmaPacket<'_>, usize), DecodeError> {
     let len = packet_len(dwords).map_err(at0)?;
     let pkt = dwords.get(..len).ok_or(at0(DecodeErrorKind::Truncated {
@@ -1029,6 +1051,7 @@ impl<'a> Iterator for Decoder<'a> {
 
 /// Decodes a whole SDMA stream.
 #[must_use]
+#[inline]
 pub fn decode(dwords: &[u32]) -> Decoder<'_> {
     Decoder {
         dwords,

@@ -74,6 +74,7 @@ pub struct SignalRef {
 impl SignalRef {
     /// A signal without a KFD event.
     #[must_use]
+    #[inline]
     pub const fn new(addr: u64) -> Self {
         Self {
             addr,
@@ -84,24 +85,28 @@ impl SignalRef {
 
     /// Address of `value` (what waits and signals target).
     #[must_use]
+    #[inline]
     pub const fn value_addr(&self) -> u64 {
         self.addr.wrapping_add(VALUE_OFFSET)
     }
 
     /// Address of `start_ts`.
     #[must_use]
+    #[inline]
     pub const fn start_ts_addr(&self) -> u64 {
         self.addr.wrapping_add(START_TS_OFFSET)
     }
 
     /// Address of `end_ts`.
     #[must_use]
+    #[inline]
     pub const fn end_ts_addr(&self) -> u64 {
         self.addr.wrapping_add(END_TS_OFFSET)
     }
 
     /// Whether completing this signal must also write its KFD event mailbox and interrupt.
     #[must_use]
+    #[inline]
     pub const fn has_event(&self) -> bool {
         self.event_mailbox_ptr != 0
     }

@@ -224,3 +224,18 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #[test]
+    fn gfx_target_roundtrips(major in 9u32..=12, minor in 0u32..16, stepping in 0u32..16, junk in ".{0,8}", v in any::<u32>()) {
+        use hcq_core::arch::GfxTarget;
+        let t = GfxTarget::new(major, minor, stepping).unwrap();
+        prop_assert_eq!(GfxTarget::parse(&t.to_string()), Ok(t));
+        prop_assert_eq!(GfxTarget::from_kfd_version(t.kfd_version()), Ok(t));
+        let _ = GfxTarget::parse(&junk);
+        let _ = GfxTarget::parse(&format!("gfx{junk}"));
+        if let Ok(t) = GfxTarget::from_kfd_version(v) {
+            prop_assert_eq!(t.kfd_version(), v);
+        }
+    }
+}

@@ -3,4 +3,53 @@
 //! Binds `hcq-core` to Linux's `/dev/kfd` through rustix: devices, GPU buffers, compute and copy
 //! queues, code-object programs, copies and graph replay. With the `sim` feature (default) the
 //! same API runs on `hcq-sim`'s simulated GPU.
+//!
+//! Levels, cudarc style: `hcq_core::kfd` is the raw ABI; [`Kfd`], [`Device`], [`GpuBuffer`]
+//! turn every ioctl into a [`Result`]; [`Program::launch`] is the one `unsafe` call (Rust
+//! cannot check what a GPU kernel does with its arguments).
+//!
+//! ```no_run
+//! use hcq_driver::{kernels, BufferKind, Device, Kfd, Program};
+//! # fn main() -> hcq_driver::Result<()> {
+//! let kfd = Kfd::open()?; // or Kfd::with_sys(Arc::new(hcq_sim::SimKfd::gfx1100()?))
+//! let dev = Device::open(&kfd, 0)?;
+//! let buf = dev.alloc(1024 * 4, BufferKind::Vram)?;
+//! let fill = Program::load(&dev, kernels::fill(&dev.target_name()).unwrap(), "fill")?;
+//! let args = kernels::FillArgs { buf: buf.va(), value: 7, n: 1024 };
+//! // SAFETY: `buf` holds 1024 u32s and outlives the launch (copy_out below waits for it).
+//! unsafe { fill.launch_pod(&args, [16, 1, 1], [64, 1, 1])? };
+//! let mut out = vec![0u8; 4096];
+//! dev.copy_out(&buf, &mut out)?;
+//! # Ok(()) }
+//! ```
+//!
+//! Every mapping is an owning type that unmaps on drop; `unsafe` lives only in the Linux port
+//! (`sys`: ioctl, mmap) and where mapped memory becomes atomics, ring slices or a doorbell
+//! store (`mem`). Buffers are freed only after the GPUs they are mapped to finished the work
+//! submitted before the drop; kernel arguments come from a `TimelineArena`, so the GPU never
+//! reads arguments that were overwritten; the rings refuse to overwrite what the GPU has not
+//! read and the driver waits (with a deadline) instead.
 #![deny(missing_docs)]
+
+pub mod bind;
+mod buffer;
+mod copy;
+pub mod device;
+pub mod encode;
+pub mod error;
+pub mod kernels;
+pub mod kfd;
+pub mod launch;
+mod mem;
+mod queue;
+pub mod signal;
+mod sys;
+
+pub use bind::BoundList;
+pub use device::{BufferKind, Device, DeviceOptions, GpuBuffer};
+pub use error::{Error, MemoryKind, QueueState, Result, WaitReport};
+pub use kfd::{GpuInfo, Kfd};
+pub use launch::{LaunchRecord, Program};
+pub use signal::Signal;
+pub mod bench;
+pub mod graph;

@@ -6,8 +6,10 @@
 //! * [`patching`]: a random command list plus random patches; the patched list (patched in
 //!   place and through an `&[AtomicU32]` view) must equal the list built fresh with the patched
 //!   parameters, and must decode cleanly.
+//! * [`ring::ring_wrap`], [`ring::arena`]: ring and timeline-arena operations against models.
 
 pub mod codeobj;
+pub mod ring;
 pub mod sim_exec;
 
 use arbitrary::{Arbitrary, Unstructured};

@@ -41,8 +41,11 @@ const FIRST_FD: i32 = 0x4000;
 /// everything, all are zero (except the files it still has open).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LiveObjects {
-    /// Buffer objects (ALLOC without FREE).
+    /// Buffer objects (ALLOC without FREE), not counting the event page.
     pub bos: usize,
+    /// The BO registered as the event page by CREATE_EVENT is still allocated. The kernel never
+    /// lets the process free it (FREE is EPERM); it goes with the process, so it is not a leak.
+    pub event_page_bo: bool,
     /// (buffer, GPU) mappings (MAP without UNMAP).
     pub gpu_mappings: usize,
     /// CPU mappings made through sim files (mmap without munmap).
@@ -301,8 +304,14 @@ impl SimKfd {
     #[must_use]
     pub fn live_objects(&self) -> LiveObjects {
         let st = self.lock();
+        let event_page_bo = st
+            .event_page
+            .as_ref()
+            .and_then(|p| p.handle)
+            .is_some_and(|h| st.bos.contains_key(&h));
         LiveObjects {
-            bos: st.bos.len(),
+            bos: st.bos.len() - usize::from(event_page_bo),
+            event_page_bo,
             gpu_mappings: st.gpu_mapping_count(),
             cpu_mappings: st.cpu_maps.len(),
             queues: st.queues.len(),

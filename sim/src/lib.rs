@@ -28,6 +28,7 @@
 //! |---|---|
 //! | the queues (type, ring base/size, rptr/wptr VAs, doorbell id, EOP/CWSR, `active`) | [`SimKfd::queues`], [`SimKfd::queue`] → [`QueueInfo`] |
 //! | GPU memory with translation and faults | [`SimKfd::gpu_read`], [`SimKfd::gpu_write`], `gpu_read_u32/u64`, `gpu_write_u32/u64` (atomic when aligned) |
+//! | lock-free access to a queue's own buffers (ring, rptr/wptr page) | [`SimKfd::gpu_span`] → [`GpuSpan`] |
 //! | doorbell value | [`SimKfd::doorbell`]`(gpu_id, doorbell_id)` |
 //! | wptr / publish rptr | [`SimKfd::read_wptr`], [`SimKfd::write_rptr`] (u64; PM4 dwords, SDMA bytes) |
 //! | completion interrupt (RELEASE_MEM int_sel, SDMA TRAP) after writing `event_id` to the mailbox | [`SimKfd::signal_interrupt`]`(gpu_id, context_id)` |
@@ -51,6 +52,14 @@
 //!
 //! ## Leaks
 //! [`SimKfd::live_objects`] counts live buffers, GPU and CPU mappings, queues, events and files.
+//!
+//! ## Not simulated (yet)
+//! AQL queues (CREATE_QUEUE answers EINVAL), XGMI SDMA engines (ENOMEM), SVM, DMA-buf, IPC,
+//! CRIU, GWS, CU masks, the debugger API, SET_SCRATCH_BACKING_VA / GET_TILE_CONFIG /
+//! SET_TRAP_HANDLER / UPDATE_QUEUE (in the ioctl table, answer EINVAL), the double mapping of
+//! `AQL_QUEUE_MEM` buffers, APUs (VRAM is never turned into GTT), DRM ioctls on render nodes
+//! (ENOTTY), and process teardown when `/dev/kfd` is closed (objects live until the `SimKfd`
+//! drops). DRM mmap offsets are exact: mapping from the middle of a BO is EINVAL.
 #![deny(missing_docs)]
 
 mod config;
@@ -62,6 +71,6 @@ mod mem;
 mod state;
 
 pub use config::{GpuConfig, QueueBufferRules, SimConfig, SimMode};
-pub use gpu::{FaultReason, GpuFault};
+pub use gpu::{FaultReason, GpuFault, GpuSpan};
 pub use kfd::{Engine, LiveObjects, Persistence, SimError, SimKfd, node_dir};
 pub use state::{QueueInfo, QueueKind};

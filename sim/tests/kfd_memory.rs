@@ -442,3 +442,52 @@ fn peer_vram_needs_large_bar() {
     p.release(g, &[p.gpus[0], p.gpus[1]]);
     assert!(p.sim.live_objects().nothing_leaked());
 }
+
+#[test]
+fn gpu_spans() {
+    let p = Proc::one();
+    let gpu = p.gpu();
+    let b = p.alloc(8192, GTT_FLAGS);
+    let s = p.sim.gpu_span(gpu, b.va + 4096, 4096, true).unwrap();
+    assert_eq!((s.va(), s.len()), (b.va + 4096, 4096));
+    cpu_write::<u32>(b.va + 4096 + 16, 0xABCD);
+    assert_eq!(s.load_u32(16), Some(0xABCD));
+    assert!(s.store_u64(24, 7));
+    assert_eq!(cpu_read::<u64>(b.va + 4096 + 24), 7);
+    assert_eq!(s.load_u32(4094), None, "past the span");
+    assert!(!s.write(4090, &[0; 8]));
+    let mut r = [0u8; 2];
+    assert!(s.read(16, &mut r));
+    assert_eq!(r, [0xCD, 0xAB]);
+    // Past the mapping: fault at its end.
+    let f = p.sim.gpu_span(gpu, b.va + 4096, 8192, false).unwrap_err();
+    assert_eq!((f.va, f.reason), (b.va + 8192, FaultReason::NotMapped));
+    // Read-only buffer: a write span faults.
+    let ro = p.alloc(4096, KFD_IOC_ALLOC_MEM_FLAGS_GTT);
+    assert!(p.sim.gpu_span(gpu, ro.va, 4096, false).is_ok());
+    assert_eq!(
+        p.sim.gpu_span(gpu, ro.va, 4096, true).unwrap_err().reason,
+        FaultReason::ReadOnly
+    );
+    p.release(b, &[gpu]);
+    p.release(ro, &[gpu]);
+    assert!(p.sim.live_objects().nothing_leaked());
+}
+
+#[test]
+fn big_buffers_are_sparse() {
+    let p = Proc::one();
+    let gpu = p.gpu();
+    let size = 16u64 << 30;
+    let b = p.alloc(size, VRAM_FLAGS);
+    p.sim.gpu_write_u64(gpu, b.va + size - 8, 0x55).unwrap();
+    assert_eq!(cpu_read::<u64>(b.va + size - 8), 0x55);
+    assert_eq!(cpu_read::<u64>(b.va), 0);
+    let mut m = GetAvailableMemoryArgs {
+        gpu_id: gpu,
+        ..Default::default()
+    };
+    p.ioctl(AMDKFD_IOC_AVAILABLE_MEMORY, &mut m).unwrap();
+    assert_eq!(m.available, 8 << 30);
+    p.release(b, &[gpu]);
+}

@@ -387,3 +387,27 @@ fn queue_ids_and_doorbells_are_reused() {
     release(&p, b);
     assert!(p.sim.live_objects().nothing_leaked());
 }
+
+#[test]
+fn per_device_queue_limit_is_enospc() {
+    let p = Proc::one();
+    let b = bufs(&p, 4096, true);
+    let mut made = Vec::new();
+    let err = loop {
+        // Queues may share buffers: each one takes another reference.
+        let mut a = args(&p, &b, KFD_IOC_QUEUE_TYPE_COMPUTE);
+        match create(&p, &mut a) {
+            Ok(()) => made.push(a.queue_id),
+            Err(e) => break e,
+        }
+    };
+    assert_eq!((err, made.len()), (Errno::ENOSPC, 127));
+    // Compute doorbells: 0, 8, 16, ... in the slice.
+    let q5 = p.sim.queue(5).unwrap();
+    assert_eq!(doorbell_in_slice(q5.doorbell_offset), 5 * 8);
+    for id in made {
+        destroy(&p, id).unwrap();
+    }
+    release(&p, b);
+    assert!(p.sim.live_objects().nothing_leaked());
+}

@@ -1,1 +1,40 @@
-//! End-to-end tests of hcq-driver on hcq-sim live in `tests/`.
+//! End-to-end tests of hcq-driver on hcq-sim live in `tests/`. This library holds their shared
+//! setup: a simulator with the test kernels registered, opened through the driver.
+
+use core::time::Duration;
+use hcq_driver::Kfd;
+use hcq_sim::{SimConfig, SimKfd};
+use std::sync::Arc;
+
+/// A simulator and the driver's KFD on it.
+pub struct Rig {
+    /// The simulator (fault injection, leak accounting).
+    pub sim: Arc<SimKfd>,
+    /// KFD opened on it.
+    pub kfd: Kfd,
+}
+
+impl Rig {
+    /// `gpus` simulated gfx1100s (deterministic), with the test kernels registered and a wait
+    /// deadline of `timeout`.
+    ///
+    /// # Panics
+    /// If the simulator or KFD cannot start (a test failure).
+    #[must_use]
+    pub fn new(gpus: usize, timeout: Duration) -> Self {
+        Self::with_config(SimConfig::with_gpus(gpus), timeout)
+    }
+
+    /// A rig for `cfg`.
+    ///
+    /// # Panics
+    /// If the simulator or KFD cannot start (a test failure).
+    #[must_use]
+    pub fn with_config(cfg: SimConfig, timeout: Duration) -> Self {
+        let sim = Arc::new(SimKfd::new(cfg).expect("simulator"));
+        hcq_driver::kernels::register_sim(&sim);
+        let kfd = Kfd::with_sys(Arc::clone(&sim) as Arc<dyn hcq_core::kfd::KfdSys>).expect("kfd");
+        kfd.set_wait_timeout(timeout);
+        Self { sim, kfd }
+    }
+}

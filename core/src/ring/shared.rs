@@ -78,24 +78,23 @@ impl<K: RingKind> SharedProducer<K> {
         if !K::SPLITS_PACKETS {
             super::check_packets(packets.clone(), len)?;
         }
-        let mut cur = self.reserved.load(Ordering::Relaxed);
         loop {
-            // The read pointer is loaded after `cur`; it only grows, so a stale value is
-            // conservative (less free space), never wrong.
+            // Read pointer first, then the reservation index: the consumer's read pointer was
+            // published after the write pointer it read, which was stored after that space was
+            // reserved, so (by coherence) this load of `reserved` sees at least as far as the
+            // read pointer. The other order can pair a stale `reserved` with a fresh read
+            // pointer that is ahead of it (loom found exactly that).
             let r = read.load(Ordering::Acquire);
+            let cur = self.reserved.load(Ordering::Relaxed);
             let grant = self.layout.plan(cur, r, len, packets.clone())?;
-            match self.reserved.compare_exchange_weak(
-                cur,
-                grant.end.get(),
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => return Ok(grant),
-                Err(now) => {
-                    cur = now;
-                    spin_loop();
-                }
+            if self
+                .reserved
+                .compare_exchange_weak(cur, grant.end.get(), Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+            {
+                return Ok(grant);
             }
+            spin_loop();
         }
     }
 

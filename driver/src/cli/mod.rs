@@ -3,8 +3,11 @@
 
 use std::process::ExitCode;
 
+mod bench;
 mod decode;
+mod demo;
 mod encode;
+mod info;
 mod inspect;
 
 const USAGE: &str = "\
@@ -16,7 +19,7 @@ commands:
   encode    read a JSON command script on stdin, print PM4/SDMA dwords (--engine pm4|sdma)
   decode    read dwords on stdin, print one decoded packet per line (--engine pm4|sdma)
   inspect   show an AMDGPU code object's target and kernels (--json)
-  bench     measure the hot paths (--json)
+  bench     measure the hot paths (--json, --quick)
 ";
 
 /// Runs the CLI with `args` (without the program name).
@@ -29,6 +32,9 @@ pub fn main(args: &[String]) -> ExitCode {
         "inspect" => inspect::run(rest),
         "encode" => encode::run(rest),
         "decode" => decode::run(rest),
+        "info" => info::run(rest),
+        "demo" => demo::run(rest),
+        "bench" => bench::run(rest),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");
             Ok(())

@@ -1,0 +1,608 @@
+use super::*;
+use crate::arch::GFX11;
+use crate::cmd::{Pm4List, SdmaList};
+use crate::hsa::DispatchPacket;
+use crate::pm4::{DispatchInfo, Program};
+use crate::signal::SignalRef;
+use crate::sync::atomic::{AtomicU32, Ordering};
+
+/// Everything a small graph depends on.
+#[derive(Clone, Copy, Debug)]
+struct Vals {
+    tl_sig: u64,
+    wait_v: u32,
+    signal_v: u64,
+    dims: Dims,
+    inp: (u64, u64),
+    scale: u32,
+}
+
+const KA: u64 = 0x7000_0000;
+const MAILBOX: u64 = 0x7fff_0000_0010;
+
+fn prog() -> Program {
+    Program {
+        prog_addr: GpuVa(0x1000_0000),
+        scratch_addr: GpuVa(0x2000_0000),
+        tmpring_size: 1,
+        rsrc1: 2,
+        rsrc2: 3,
+        dispatch: Some(DispatchInfo {
+            packet_offset: 64,
+            group_segment_size: 0,
+            private_segment_size: 0,
+        }),
+    }
+}
+
+struct Rec {
+    pm4: Pm4List<512, 16>,
+    sdma: SdmaList<256, 16, 64>,
+    ka: [u32; 32],
+    exec: ExecCmd,
+    wait: WaitCmd,
+    sig: SignalCmd,
+    copy: CopyCmd,
+    swait: WaitCmd,
+    ssig: SignalCmd,
+}
+
+/// Records the graph with `v`, the way a fresh encode with those values looks.
+fn record(v: &Vals) -> Rec {
+    let mut pm4: Pm4List<512, 16> = Pm4List::new(&GFX11);
+    let tl = SignalRef {
+        addr: v.tl_sig,
+        event_mailbox_ptr: MAILBOX,
+        event_id: 7,
+    };
+    let wait = pm4.wait(&tl, v.wait_v).unwrap();
+    pm4.memory_barrier().unwrap();
+    let (exec, dw) = pm4
+        .exec(&prog(), GpuVa(KA), v.dims.global, v.dims.local)
+        .unwrap();
+    let sig = pm4.signal(&tl, v.signal_v).unwrap();
+    // Kernargs: [ptr to inp + 0x40 (u64), scale (u32), pad], dispatch packet at byte 64.
+    let mut ka = [0u32; 32];
+    let p = v.inp.0 + 0x40;
+    ka[0] = lo32(p);
+    ka[1] = hi32(p);
+    ka[2] = v.scale;
+    let pkt = dw.unwrap().packet.to_bytes();
+    for (i, c) in pkt.chunks_exact(4).enumerate() {
+        ka[16 + i] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+    }
+    let mut sdma: SdmaList<256, 16, 64> = SdmaList::new(&GFX11);
+    let swait = sdma.wait(&tl, v.wait_v).unwrap();
+    // Two chunks with a 0x10-byte offset into the input buffer.
+    let opts = sdma::CopyOptions {
+        max_copy_bytes: 0x100,
+        ..sdma::CopyOptions::seed(&GFX11)
+    };
+    let copy = sdma
+        .copy_with(&opts, GpuVa(0x9000_0000), GpuVa(v.inp.0 + 0x10), 0x180)
+        .unwrap();
+    let ssig = sdma.signal(&tl, v.wait_v).unwrap();
+    Rec {
+        pm4,
+        sdma,
+        ka,
+        exec,
+        wait,
+        sig,
+        copy,
+        swait,
+        ssig,
+    }
+}
+
+const V0: Vals = Vals {
+    tl_sig: 0x5000,
+    wait_v: 3,
+    signal_v: 4,
+    dims: Dims {
+        global: [4, 2, 1],
+        local: [64, 1, 1],
+    },
+    inp: (0x8000_0000, 0x400),
+    scale: 9,
+};
+
+struct Ids {
+    tl: VarId,
+    wait_v: VarId,
+    signal_v: VarId,
+    dims: VarId,
+    inp: VarId,
+    scale: VarId,
+}
+
+fn values(ids: &Ids, v: &Vals) -> [Option<Value>; 6] {
+    let mut out = [None; 6];
+    out[ids.tl.index()] = Some(Value::Addr {
+        addr: GpuVa(v.tl_sig),
+        bytes: 64,
+    });
+    out[ids.wait_v.index()] = Some(Value::Scalar(v.wait_v.into()));
+    out[ids.signal_v.index()] = Some(Value::Scalar(v.signal_v));
+    out[ids.dims.index()] = Some(Value::Dims(v.dims));
+    out[ids.inp.index()] = Some(Value::Addr {
+        addr: GpuVa(v.inp.0),
+        bytes: v.inp.1,
+    });
+    out[ids.scale.index()] = Some(Value::Scalar(v.scale.into()));
+    out
+}
+
+fn build(r: &Rec) -> (PatchTable<8, 64, 3>, Ids) {
+    let mut t: PatchTable<8, 64, 3> = PatchTable::new();
+    let tl = t
+        .declare(Value::Addr {
+            addr: GpuVa(V0.tl_sig),
+            bytes: 64,
+        })
+        .unwrap();
+    let wait_v = t.declare(Value::Scalar(V0.wait_v.into())).unwrap();
+    let signal_v = t.declare(Value::Scalar(V0.signal_v)).unwrap();
+    let dims = t.declare(Value::Dims(V0.dims)).unwrap();
+    let inp = t
+        .declare(Value::Addr {
+            addr: GpuVa(V0.inp.0),
+            bytes: V0.inp.1,
+        })
+        .unwrap();
+    let scale = t.declare(Value::Scalar(V0.scale.into())).unwrap();
+    let pm4 = r.pm4.as_dwords();
+    let sd = r.sdma.as_dwords();
+    t.bind_wait_signal(tl, 0, pm4, &r.wait).unwrap();
+    t.bind_wait_value(wait_v, 0, pm4, &r.wait).unwrap();
+    t.bind_exec(dims, 0, pm4, &r.exec, DimLimits::AMD, Some((2, 16)))
+        .unwrap();
+    t.bind_signal_addr(tl, 0, pm4, &r.sig).unwrap();
+    t.bind_signal_value(signal_v, 0, pm4, &r.sig).unwrap();
+    t.bind_u64(inp, 2, Some(&r.ka[..]), 0, 0x40).unwrap();
+    t.require_bytes(inp, 0x100).unwrap();
+    t.bind_u32(scale, 2, Some(&r.ka[..]), 2).unwrap();
+    t.bind_wait_signal(tl, 1, sd, &r.swait).unwrap();
+    t.bind_wait_value(wait_v, 1, sd, &r.swait).unwrap();
+    t.bind_copy(Some(inp), None, 1, sd, &r.copy).unwrap();
+    t.bind_signal_addr(tl, 1, sd, &r.ssig).unwrap();
+    t.bind_signal_value(wait_v, 1, sd, &r.ssig).unwrap();
+    (
+        t,
+        Ids {
+            tl,
+            wait_v,
+            signal_v,
+            dims,
+            inp,
+            scale,
+        },
+    )
+}
+
+fn copies(r: &Rec) -> ([u32; 512], [u32; 256], [u32; 32]) {
+    let mut a = [0u32; 512];
+    let mut b = [0u32; 256];
+    a[..r.pm4.as_dwords().len()].copy_from_slice(r.pm4.as_dwords());
+    b[..r.sdma.as_dwords().len()].copy_from_slice(r.sdma.as_dwords());
+    (a, b, r.ka)
+}
+
+#[test]
+fn patched_equals_fresh_encode() {
+    let r = record(&V0);
+    let (mut t, ids) = build(&r);
+    let (mut a, mut b, mut k) = copies(&r);
+    let (na, nb) = (r.pm4.as_dwords().len(), r.sdma.as_dwords().len());
+    // Up to the last patched dword: the signals' values (the mailbox parts are fixed).
+    let (sa, sb) = (r.sig.offset as usize, r.ssig.offset as usize);
+    assert_eq!(t.needed_dwords(), &[sa + 7, sb + 4, 16 + 6]);
+    assert_eq!(t.required_bytes(ids.inp).unwrap(), 0x190);
+
+    let v1 = Vals {
+        tl_sig: 0xA000,
+        wait_v: 77,
+        signal_v: 0x1_0000_0078,
+        dims: Dims {
+            global: [9, 3, 2],
+            local: [16, 4, 2],
+        },
+        inp: (0x1_2345_0000, 0x1000),
+        scale: 0xdead,
+    };
+    let n = t
+        .apply(
+            &values(&ids, &v1),
+            &mut [&mut a[..na], &mut b[..nb], &mut k[..]],
+        )
+        .unwrap();
+    // tl: 2 pm4 + 2 sdma (x2 dwords); wait_v: pm4 1 + sdma 2; signal_v 2; dims 6 + 2 + 3;
+    // inp: ka 2 + 2 chunks * 2; scale 1.
+    assert_eq!(n, 8 + 3 + 2 + 11 + 6 + 1);
+    let f = record(&v1);
+    assert_eq!(&a[..na], f.pm4.as_dwords());
+    assert_eq!(&b[..nb], f.sdma.as_dwords());
+    assert_eq!(k, f.ka);
+    // The decoders see the same packets.
+    assert!(pm4::decode(&a[..na]).eq(pm4::decode(f.pm4.as_dwords())));
+    assert!(sdma::decode(&b[..nb]).eq(sdma::decode(f.sdma.as_dwords())));
+    let pkt_bytes: [u8; 64] = core::array::from_fn(|i| k[16 + i / 4].to_le_bytes()[i % 4]);
+    let pkt = DispatchPacket::from_bytes(&pkt_bytes);
+    assert_eq!(
+        (pkt.grid_size_x, pkt.grid_size_y, pkt.grid_size_z),
+        (144, 12, 4)
+    );
+    assert_eq!(
+        (
+            pkt.workgroup_size_x,
+            pkt.workgroup_size_y,
+            pkt.workgroup_size_z
+        ),
+        (16, 4, 2)
+    );
+
+    // Same values again: nothing written.
+    let n = t
+        .apply(
+            &values(&ids, &v1),
+            &mut [&mut a[..na], &mut b[..nb], &mut k[..]],
+        )
+        .unwrap();
+    assert_eq!(n, 0);
+    // One scalar: one dword.
+    let v2 = Vals { scale: 1, ..v1 };
+    let n = t
+        .apply(
+            &values(&ids, &v2),
+            &mut [&mut a[..na], &mut b[..nb], &mut k[..]],
+        )
+        .unwrap();
+    assert_eq!(n, 1);
+    assert_eq!(k[2], 1);
+}
+
+#[test]
+fn errors_patch_nothing() {
+    let r = record(&V0);
+    let (mut t, ids) = build(&r);
+    let (mut a, mut b, mut k) = copies(&r);
+    let (na, nb) = (r.pm4.as_dwords().len(), r.sdma.as_dwords().len());
+    let before = (a, b, k);
+    let good = Vals {
+        wait_v: 5,
+        dims: Dims {
+            global: [1, 1, 1],
+            local: [1, 1, 1],
+        },
+        ..V0
+    };
+
+    let mut run =
+        |vals: [Option<Value>; 6]| t.apply(&vals, &mut [&mut a[..na], &mut b[..nb], &mut k[..]]);
+    let mut v = values(&ids, &good);
+    v[ids.scale.index()] = None;
+    assert_eq!(run(v), Err(PatchError::MissingVar(ids.scale)));
+    assert_eq!(
+        run(values(
+            &ids,
+            &Vals {
+                inp: (0x8000_0000, 0x18f),
+                ..good
+            }
+        )),
+        Err(PatchError::BufferTooSmall {
+            var: ids.inp,
+            bytes: 0x18f,
+            needed: 0x190
+        })
+    );
+    assert_eq!(
+        run(values(
+            &ids,
+            &Vals {
+                dims: Dims {
+                    global: [1, 1, 1],
+                    local: [64, 32, 1]
+                },
+                ..good
+            }
+        )),
+        Err(PatchError::BadDim {
+            var: ids.dims,
+            what: "local (threads per workgroup)",
+            axis: 3,
+            value: 2048,
+            max: 1024
+        })
+    );
+    assert_eq!(
+        run(values(
+            &ids,
+            &Vals {
+                dims: Dims {
+                    global: [0x0100_0000, 1, 1],
+                    local: [1024, 1, 1]
+                },
+                ..good
+            }
+        )),
+        Err(PatchError::BadDim {
+            var: ids.dims,
+            what: "grid (global*local)",
+            axis: 0,
+            value: 0x4_0000_0000,
+            max: u32::MAX.into()
+        })
+    );
+    assert!(matches!(
+        run(values(
+            &ids,
+            &Vals {
+                dims: Dims {
+                    global: [1, 0, 1],
+                    local: [1, 1, 1]
+                },
+                ..good
+            }
+        )),
+        Err(PatchError::BadDim {
+            what: "global",
+            axis: 1,
+            value: 0,
+            ..
+        })
+    ));
+    let mut v = values(&ids, &good);
+    v[ids.wait_v.index()] = Some(Value::Scalar(1 << 32));
+    assert_eq!(
+        run(v),
+        Err(PatchError::ScalarTooLarge {
+            var: ids.wait_v,
+            value: 1 << 32,
+            max: u32::MAX.into()
+        })
+    );
+    let mut v = values(&ids, &good);
+    v[ids.dims.index()] = Some(Value::Scalar(3));
+    assert_eq!(
+        run(v),
+        Err(PatchError::WrongKind {
+            var: ids.dims,
+            expected: Kind::Dims,
+            found: Kind::Scalar
+        })
+    );
+    assert_eq!(
+        t.apply(
+            &values(&ids, &good),
+            &mut [&mut a[..na], &mut b[..nb - 7], &mut k[..]]
+        ),
+        Err(PatchError::TargetTooShort {
+            target: 1,
+            len: nb - 7,
+            needed: nb - 6
+        })
+    );
+    assert_eq!(
+        t.apply(&values(&ids, &good), &mut [&mut a[..na], &mut b[..nb]]),
+        Err(PatchError::MissingTarget { target: 2 })
+    );
+    assert_eq!((a, b, k), before);
+    // The good values go through, and the messages name the value.
+    t.apply(
+        &values(&ids, &good),
+        &mut [&mut a[..na], &mut b[..nb], &mut k[..]],
+    )
+    .unwrap();
+    assert_ne!((a, b, k), before);
+    let msg = PatchError::BufferTooSmall {
+        var: ids.inp,
+        bytes: 3,
+        needed: 4,
+    };
+    let mut s: heapless::String<128> = heapless::String::new();
+    core::fmt::write(&mut s, format_args!("{msg}")).unwrap();
+    assert_eq!(
+        s.as_str(),
+        "variable 4: buffer of 3 bytes, the graph recorded uses of 4 bytes"
+    );
+}
+
+#[test]
+fn bindings_are_verified() {
+    let r = record(&V0);
+    let pm4 = r.pm4.as_dwords();
+    let mut t: PatchTable<8, 64, 3> = PatchTable::new();
+    // A variable whose record-time value is not what the list holds.
+    let wrong = t.declare(Value::Scalar(4)).unwrap();
+    assert!(matches!(
+        t.bind_wait_value(wrong, 0, pm4, &r.wait),
+        Err(PatchError::Mismatch {
+            found: 3,
+            expected: 4,
+            ..
+        })
+    ));
+    // A handle pointing at another packet.
+    let s = t.declare(Value::Scalar(3)).unwrap();
+    let bad = WaitCmd {
+        offset: r.exec.offset,
+        engine: Engine::Pm4,
+    };
+    assert!(matches!(
+        t.bind_wait_value(s, 0, pm4, &bad),
+        Err(PatchError::Cmd(CmdError::WrongPacket { .. }))
+    ));
+    // Kind checks, unknown ids and targets.
+    assert!(matches!(
+        t.bind_exec(s, 0, pm4, &r.exec, DimLimits::AMD, Some((2, 16))),
+        Err(PatchError::WrongKind { .. })
+    ));
+    assert_eq!(
+        t.bind_u32::<[u32]>(VarId(9), 0, None, 0),
+        Err(PatchError::UnknownVar(VarId(9)))
+    );
+    assert_eq!(
+        t.bind_u32::<[u32]>(s, 3, None, 0),
+        Err(PatchError::BadTarget {
+            target: 3,
+            capacity: 3
+        })
+    );
+    // An exec with a dispatch pointer needs its packet location.
+    let d = t.declare(Value::Dims(V0.dims)).unwrap();
+    assert!(
+        t.bind_exec(d, 0, pm4, &r.exec, DimLimits::AMD, None)
+            .is_err()
+    );
+    // A copy from a buffer declared smaller than the copy reads.
+    let small = t
+        .declare(Value::Addr {
+            addr: GpuVa(V0.inp.0),
+            bytes: 0x100,
+        })
+        .unwrap();
+    assert_eq!(
+        t.bind_copy(Some(small), None, 1, r.sdma.as_dwords(), &r.copy),
+        Err(PatchError::BufferTooSmall {
+            var: small,
+            bytes: 0x100,
+            needed: 0x190
+        })
+    );
+    // Failed bindings add nothing.
+    assert!(t.entries().is_empty());
+    // Capacity.
+    let mut tiny: PatchTable<1, 1, 1> = PatchTable::new();
+    let a = tiny.declare(Value::Scalar(3)).unwrap();
+    assert_eq!(
+        tiny.declare(Value::Scalar(0)),
+        Err(PatchError::TooManyVars { capacity: 1 })
+    );
+    tiny.bind_wait_value(a, 0, pm4, &r.wait).unwrap();
+    assert_eq!(
+        tiny.bind_wait_value(a, 0, pm4, &r.wait),
+        Err(PatchError::TooManyEntries { capacity: 1 })
+    );
+}
+
+#[test]
+fn shared_dims_keep_the_tightest_limits() {
+    let mut l: Pm4List<512, 8> = Pm4List::new(&GFX11);
+    let p = Program::default();
+    let d0 = Dims {
+        global: [2, 2, 2],
+        local: [8, 8, 1],
+    };
+    let (e1, _) = l.exec(&p, GpuVa(0x1000), d0.global, d0.local).unwrap();
+    let (e2, _) = l.exec(&p, GpuVa(0x2000), d0.global, d0.local).unwrap();
+    let mut t: PatchTable<2, 8, 1> = PatchTable::new();
+    let d = t.declare(Value::Dims(d0)).unwrap();
+    t.bind_exec(d, 0, l.as_dwords(), &e1, DimLimits::AMD, None)
+        .unwrap();
+    let tight = DimLimits {
+        max_threads: 128,
+        ..DimLimits::AMD
+    };
+    t.bind_exec(d, 0, l.as_dwords(), &e2, tight, None).unwrap();
+    let mut mem = [0u32; 512];
+    let n = l.as_dwords().len();
+    mem[..n].copy_from_slice(l.as_dwords());
+    let big = Dims {
+        global: [1, 1, 1],
+        local: [16, 16, 1],
+    };
+    assert!(matches!(
+        t.apply(&[Some(Value::Dims(big))], &mut [&mut mem[..n]]),
+        Err(PatchError::BadDim { max: 128, .. })
+    ));
+    let ok = Dims {
+        global: [5, 6, 7],
+        local: [16, 8, 1],
+    };
+    assert_eq!(
+        t.apply(&[Some(Value::Dims(ok))], &mut [&mut mem[..n]]),
+        Ok(12)
+    );
+    let mut f: Pm4List<512, 8> = Pm4List::new(&GFX11);
+    f.exec(&p, GpuVa(0x1000), ok.global, ok.local).unwrap();
+    f.exec(&p, GpuVa(0x2000), ok.global, ok.local).unwrap();
+    assert_eq!(&mem[..n], f.as_dwords());
+}
+
+#[test]
+fn patches_gpu_memory_views() {
+    let r = record(&V0);
+    let (mut t, ids) = build(&r);
+    let to_atomic = |d: &[u32]| -> heapless::Vec<AtomicU32, 512> {
+        d.iter().map(|&x| AtomicU32::new(x)).collect()
+    };
+    let a = to_atomic(r.pm4.as_dwords());
+    let b = to_atomic(r.sdma.as_dwords());
+    let k = to_atomic(&r.ka);
+    let v1 = Vals {
+        tl_sig: 0xB000,
+        wait_v: 8,
+        ..V0
+    };
+    let mut targets: [&[AtomicU32]; 3] = [&a, &b, &k];
+    t.apply(&values(&ids, &v1), &mut targets).unwrap();
+    let f = record(&v1);
+    let back = |m: &[AtomicU32]| -> heapless::Vec<u32, 512> {
+        m.iter().map(|x| x.load(Ordering::Relaxed)).collect()
+    };
+    assert_eq!(&back(&a)[..], f.pm4.as_dwords());
+    assert_eq!(&back(&b)[..], f.sdma.as_dwords());
+}
+
+#[test]
+fn field_op_masks() {
+    // A 64-bit address stored as `addr >> 8` in two non-adjacent fields.
+    let mut mem = [0xAAAA_0000u32, 0, 0xFFFF_FFFF];
+    let mut t: PatchTable<1, 4, 1> = PatchTable::new();
+    let v = t.declare(Value::Scalar(0)).unwrap();
+    t.bind_field::<[u32]>(v, 0, None, 0, 8, 0, 0x0000_FFFF)
+        .unwrap();
+    t.bind_field::<[u32]>(v, 0, None, 2, 32, 4, 0x0000_0FF0)
+        .unwrap();
+    let n = t
+        .apply(&[Some(Value::Scalar(0x12_3456_7800))], &mut [&mut mem[..]])
+        .unwrap();
+    assert_eq!(n, 2);
+    assert_eq!(mem, [0xAAAA_5678, 0, 0xFFFF_F12F]);
+}
+
+#[test]
+fn short_values_name_the_first_missing() {
+    let r = record(&V0);
+    let (mut t, ids) = build(&r);
+    let (mut a, mut b, mut k) = copies(&r);
+    let v = values(&ids, &V0);
+    assert_eq!(
+        t.apply(&v[..4], &mut [&mut a[..], &mut b[..], &mut k[..]]),
+        Err(PatchError::MissingVar(VarId(4)))
+    );
+}
+
+#[test]
+fn validate_counts_changes_and_writes_nothing() {
+    let r = record(&V0);
+    let (t, ids) = build(&r);
+    assert_eq!(t.validate(&values(&ids, &V0)), Ok(0));
+    let v1 = Vals {
+        scale: 2,
+        wait_v: 9,
+        ..V0
+    };
+    assert_eq!(t.validate(&values(&ids, &v1)), Ok(2));
+    let mut v = values(&ids, &v1);
+    v[ids.inp.index()] = Some(Value::Addr {
+        addr: GpuVa(0x1000),
+        bytes: 1,
+    });
+    assert!(matches!(
+        t.validate(&v),
+        Err(PatchError::BufferTooSmall { .. })
+    ));
+    assert_eq!(t.current()[ids.scale.index()], Value::Scalar(9));
+}

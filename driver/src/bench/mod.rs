@@ -1,0 +1,511 @@
+//! `hcq bench`: the hot paths of DESIGN.md's performance budgets, measured with a plain
+//! [`Instant`](std::time::Instant) loop ([`measure`]) over the workloads in [`work`] (the same
+//! file `core/benches/packets.rs` runs under criterion).
+//!
+//! Every metric is a median unless its name says otherwise. A metric whose code is not in the
+//! build (the simulator's, without the `sim` feature) is `None` (JSON `null`).
+
+#[cfg(feature = "sim")]
+pub mod driver;
+pub mod graph;
+pub mod measure;
+#[cfg(feature = "sim")]
+pub mod sim;
+pub mod work;
+
+use core::hint::black_box;
+
+use measure::Plan;
+use work::WorkError;
+
+/// Which way a budget goes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Budget {
+    /// No budget for this metric.
+    None,
+    /// The value must be at most this.
+    AtMost(f64),
+    /// The value must be at least this.
+    AtLeast(f64),
+}
+
+impl Budget {
+    /// Whether `v` meets the budget (`None` when there is no budget).
+    #[must_use]
+    pub fn met(self, v: f64) -> Option<bool> {
+        match self {
+            Budget::None => None,
+            Budget::AtMost(b) => Some(v <= b),
+            Budget::AtLeast(b) => Some(v >= b),
+        }
+    }
+}
+
+/// One line of the report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Metric {
+    /// JSON key.
+    pub key: &'static str,
+    /// The value, or `None` when the code it measures has not landed.
+    pub value: Option<f64>,
+    /// Unit for the table.
+    pub unit: &'static str,
+    /// DESIGN.md's budget.
+    pub budget: Budget,
+    /// One-line description for the table.
+    pub what: &'static str,
+}
+
+/// Everything `hcq bench` measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    /// CPU model (`model name` in /proc/cpuinfo).
+    pub cpu: String,
+    /// Whether this was a `--quick` run.
+    pub quick: bool,
+    /// The metrics, in table order.
+    pub metrics: Vec<Metric>,
+}
+
+impl Report {
+    /// The value of `key`, if measured.
+    #[must_use]
+    pub fn get(&self, key: &str) -> Option<f64> {
+        self.metrics
+            .iter()
+            .find(|m| m.key == key)
+            .and_then(|m| m.value)
+    }
+
+    /// The report as one JSON object: `cpu`, `quick`, then every metric (number or null).
+    #[must_use]
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut m = serde_json::Map::new();
+        m.insert("cpu".into(), self.cpu.clone().into());
+        m.insert("quick".into(), self.quick.into());
+        for x in &self.metrics {
+            let v = x
+                .value
+                .filter(|v| v.is_finite())
+                .and_then(serde_json::Number::from_f64)
+                .map_or(serde_json::Value::Null, serde_json::Value::Number);
+            m.insert(x.key.into(), v);
+        }
+        serde_json::Value::Object(m)
+    }
+
+    /// The report as a text table.
+    #[must_use]
+    pub fn to_table(&self) -> String {
+        let mut s = format!(
+            "cpu: {}{}\n",
+            self.cpu,
+            if self.quick {
+                " (--quick: rough numbers)"
+            } else {
+                ""
+            }
+        );
+        s.push_str(&format!(
+            "{:<28} {:>14} {:<9} {:>14}  {}\n",
+            "metric", "value", "unit", "budget", "what"
+        ));
+        for m in &self.metrics {
+            let v = m.value.map_or_else(|| "-".to_string(), fmt_num);
+            let b = match m.budget {
+                Budget::None => String::new(),
+                Budget::AtMost(b) => format!("<= {}", fmt_num(b)),
+                Budget::AtLeast(b) => format!(">= {}", fmt_num(b)),
+            };
+            let flag = match m.value.and_then(|v| m.budget.met(v)) {
+                Some(false) => " MISSED",
+                _ => "",
+            };
+            s.push_str(&format!(
+                "{:<28} {:>14} {:<9} {:>14}{flag}  {}\n",
+                m.key, v, m.unit, b, m.what
+            ));
+        }
+        s
+    }
+}
+
+/// A number with 3 significant digits, or in engineering notation when large.
+#[must_use]
+pub fn fmt_num(v: f64) -> String {
+    if !v.is_finite() {
+        return "-".into();
+    }
+    let a = v.abs();
+    if a >= 1e9 {
+        format!("{:.3}e9", v / 1e9)
+    } else if a >= 1e6 {
+        format!("{:.3}e6", v / 1e6)
+    } else if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// The CPU model from /proc/cpuinfo (`"unknown"` if it cannot be read).
+#[must_use]
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn ns(plan: &Plan, f: impl FnMut()) -> Option<f64> {
+    Some(measure::run(plan, f).median())
+}
+
+fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+        _ => None,
+    }
+}
+
+/// Runs every benchmark.
+///
+/// # Errors
+/// If a workload cannot be set up (a bug: the inputs are fixed).
+pub fn run(quick: bool) -> Result<Report, WorkError> {
+    let plan = if quick { Plan::QUICK } else { Plan::FULL };
+    let p = &plan;
+
+    let mut build = work::BuildLaunch::new()?;
+    let build_launch_ns = ns(p, || {
+        black_box(build.run().is_ok());
+    });
+
+    let mut submit = work::RingSubmit::new()?;
+    let ring_submit_ns = ns(p, || {
+        black_box(submit.run().is_ok());
+    });
+
+    let mut copy = work::Memcpy105::new()?;
+    let memcpy_ns = ns(p, || {
+        black_box(copy.run());
+    });
+
+    let mut patch = work::PatchLaunch::new()?;
+    let update_exec_ns = ns(p, || {
+        black_box(patch.update_exec().is_ok());
+    });
+    let update_wait_ns = ns(p, || {
+        black_box(patch.update_wait().is_ok());
+    });
+    let update_signal_ns = ns(p, || {
+        black_box(patch.update_signal().is_ok());
+    });
+
+    let mut sdma = work::SdmaCopy::new()?;
+    let sdma_ns = ns(p, || {
+        black_box(sdma.run().is_ok());
+    });
+
+    let decode = work::Decode::new()?;
+    let decode_stream_ns = ns(p, || {
+        black_box(decode.run().is_some());
+    });
+    // CAST: the stream is ~27k dwords.
+    let decode_dwords = decode.dwords() as f64;
+    let decode_dwords_per_s = decode_stream_ns.map(|t| decode_dwords / t * 1e9);
+
+    let mut arena = work::ArenaAlloc::new()?;
+    let arena_ns = ns(p, || {
+        black_box(arena.run().is_ok());
+    });
+
+    #[cfg(feature = "sim")]
+    let sim = sim::run(quick)?;
+    #[cfg(not(feature = "sim"))]
+    let sim = SimMetrics::default();
+    let mut graph = crate::graph::bench::Patch1000::new(work::ARCH)
+        .map_err(|e| WorkError::Sim(format!("graph: {e}")))?;
+    let graph_patch_ns = ns(p, || {
+        black_box(graph.patch_once().is_ok());
+    });
+    let mut tl = graph::TimelinePatch::new()?;
+    let graph_timeline_ns = ns(p, || {
+        black_box(tl.run().is_ok());
+    });
+    #[cfg(feature = "sim")]
+    let (launches, submit) = {
+        let (l, s) = driver::run(quick)?;
+        (Some(l), Some(s))
+    };
+    #[cfg(not(feature = "sim"))]
+    let (launches, submit) = (None, None);
+    let drv = DriverMetrics {
+        launches_per_s: launches,
+        graph_patch_1000_ns: graph_patch_ns,
+        graph_patch_1000_timeline_ns: graph_timeline_ns,
+        graph_replay_submit_ns: submit,
+    };
+
+    let m = |key, value, unit, budget, what| Metric {
+        key,
+        value,
+        unit,
+        budget,
+        what,
+    };
+    let metrics = vec![
+        m(
+            "build_launch_ns",
+            build_launch_ns,
+            "ns",
+            Budget::AtMost(20.0),
+            "wait + barrier + exec + signal (105 dwords) into a Pm4List",
+        ),
+        m(
+            "ring_submit_ns",
+            ring_submit_ns,
+            "ns",
+            Budget::AtMost(15.0),
+            "reserve + copy + publish 105 dwords into a 1 MiB PM4 ring, doorbell store",
+        ),
+        m(
+            "memcpy_105_dwords_ns",
+            memcpy_ns,
+            "ns",
+            Budget::None,
+            "floor: bare copy of the same 105 dwords into the same ring",
+        ),
+        m(
+            "ring_submit_over_memcpy",
+            ratio(ring_submit_ns, memcpy_ns),
+            "x",
+            Budget::None,
+            "ring_submit_ns / memcpy_105_dwords_ns",
+        ),
+        m(
+            "update_exec_ns",
+            update_exec_ns,
+            "ns",
+            Budget::AtMost(3.0),
+            "patch launch dims (verifies DISPATCH_DIRECT and START headers)",
+        ),
+        m(
+            "update_wait_ns",
+            update_wait_ns,
+            "ns",
+            Budget::AtMost(3.0),
+            "patch a wait value (verifies WAIT_REG_MEM header)",
+        ),
+        m(
+            "update_signal_ns",
+            update_signal_ns,
+            "ns",
+            Budget::AtMost(3.0),
+            "patch a signal value (verifies both RELEASE_MEM headers)",
+        ),
+        m(
+            "sdma_copy_64mib_build_ns",
+            sdma_ns,
+            "ns",
+            Budget::None,
+            "64 MiB SDMA copy into an SdmaList (GCR + 16 COPY_LINEAR + GCR)",
+        ),
+        m(
+            "decode_dwords_per_s",
+            decode_dwords_per_s,
+            "dw/s",
+            Budget::None,
+            "PM4 decoder over a stream of 256 launches",
+        ),
+        m(
+            "arena_alloc_ns",
+            arena_ns,
+            "ns",
+            Budget::None,
+            "TimelineArena alloc of 256 B kernargs, completion 32 values behind",
+        ),
+        m(
+            "sim_pm4_dwords_per_s",
+            sim.pm4_dwords_per_s,
+            "dw/s",
+            Budget::AtLeast(100e6),
+            "sim engine over a long PM4 stream of waits/signals/NOPs",
+        ),
+        m(
+            "sim_sdma_copy_gb_per_s",
+            sim.sdma_copy_gb_per_s,
+            "GB/s",
+            Budget::None,
+            "sim SDMA engine: one 4 MiB COPY_LINEAR (GCR before and after)",
+        ),
+        m(
+            "sim_roundtrip_ns_p50",
+            sim.roundtrip_ns_p50,
+            "ns",
+            Budget::AtMost(2000.0),
+            "threaded sim: host submit -> host-observed completion, median",
+        ),
+        m(
+            "sim_roundtrip_ns_p99",
+            sim.roundtrip_ns_p99,
+            "ns",
+            Budget::None,
+            "threaded sim round trip, 99th percentile",
+        ),
+        m(
+            "driver_launches_per_s",
+            drv.launches_per_s,
+            "1/s",
+            Budget::None,
+            "fill launches through the driver API on the deterministic sim, batches of 500 + synchronize",
+        ),
+        m(
+            "graph_patch_1000_ns",
+            drv.graph_patch_1000_ns,
+            "ns",
+            Budget::AtMost(3000.0),
+            "1000-kernel graph replay patch, every kernel's dims + input buffer change",
+        ),
+        m(
+            "graph_patch_1000_timeline_ns",
+            drv.graph_patch_1000_timeline_ns,
+            "ns",
+            Budget::AtMost(3000.0),
+            "1000-kernel graph replay patch, kickoff + timeline values change (typical)",
+        ),
+        m(
+            "graph_replay_submit_ns",
+            drv.graph_replay_submit_ns,
+            "ns",
+            Budget::None,
+            "submit a bound 1000-kernel graph (timeline wait + IB + signal + doorbell) on the sim",
+        ),
+    ];
+    Ok(Report {
+        cpu: cpu_model(),
+        quick,
+        metrics,
+    })
+}
+
+/// The simulator's numbers (`None` in a build without the `sim` feature).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SimMetrics {
+    /// PM4 engine throughput.
+    pub pm4_dwords_per_s: Option<f64>,
+    /// SDMA engine copy bandwidth.
+    pub sdma_copy_gb_per_s: Option<f64>,
+    /// Threaded round trip, median.
+    pub roundtrip_ns_p50: Option<f64>,
+    /// Threaded round trip, 99th percentile.
+    pub roundtrip_ns_p99: Option<f64>,
+}
+
+/// The driver's numbers: launches and graph submission on the simulator (`None` without the
+/// `sim` feature), graph patching.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DriverMetrics {
+    /// Launches per second through the full API.
+    pub launches_per_s: Option<f64>,
+    /// Patching a 1000-kernel graph where every kernel's dims and the input buffer change.
+    pub graph_patch_1000_ns: Option<f64>,
+    /// Patching a 1000-kernel graph where only the kickoff and timeline values change.
+    pub graph_patch_1000_timeline_ns: Option<f64>,
+    /// Submitting it.
+    pub graph_replay_submit_ns: Option<f64>,
+}
+
+/// The JSON keys `hcq bench --json` always prints with a number or null (besides `cpu`).
+pub const KEYS: &[&str] = &[
+    "build_launch_ns",
+    "ring_submit_ns",
+    "update_exec_ns",
+    "update_wait_ns",
+    "update_signal_ns",
+    "sdma_copy_64mib_build_ns",
+    "decode_dwords_per_s",
+    "arena_alloc_ns",
+    "sim_pm4_dwords_per_s",
+    "sim_sdma_copy_gb_per_s",
+    "sim_roundtrip_ns_p50",
+    "sim_roundtrip_ns_p99",
+    "driver_launches_per_s",
+    "graph_patch_1000_ns",
+    "graph_patch_1000_timeline_ns",
+    "graph_replay_submit_ns",
+    "memcpy_105_dwords_ns",
+    "ring_submit_over_memcpy",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workloads_set_up() {
+        let b = work::BuildLaunch::new().unwrap();
+        assert_eq!(b.dwords().len(), work::LAUNCH_DWORDS);
+        let mut r = work::RingSubmit::new().unwrap();
+        // Enough submits to wrap the 1 MiB ring twice: the consumer model keeps up.
+        let per = u64::try_from(work::LAUNCH_DWORDS).unwrap();
+        let n = 2 * r.ring_dwords() / work::LAUNCH_DWORDS + 3;
+        let mut last = 0;
+        for _ in 0..n {
+            last = r.run().unwrap();
+        }
+        assert_eq!(last, (u64::try_from(n).unwrap() + 1) * per);
+        let mut p = work::PatchLaunch::new().unwrap();
+        assert_eq!(p.update_exec().unwrap(), 4);
+        assert_eq!(p.update_wait().unwrap(), 5);
+        assert_eq!(p.update_signal().unwrap(), 6);
+        let mut s = work::SdmaCopy::new().unwrap();
+        assert_eq!(s.run().unwrap(), 5 + 16 * 7 + 5);
+        let d = work::Decode::new().unwrap();
+        assert_eq!(d.dwords(), work::LAUNCH_DWORDS * work::DECODE_LAUNCHES);
+        let mut a = work::ArenaAlloc::new().unwrap();
+        assert_eq!(a.run().unwrap(), 256);
+        for _ in 0..100_000 {
+            a.run().unwrap();
+        }
+        let mut m = work::Memcpy105::new().unwrap();
+        assert_eq!(m.run(), 0);
+        assert_eq!(m.run(), 105);
+    }
+
+    #[test]
+    fn every_key_is_reported() {
+        let metrics = KEYS
+            .iter()
+            .map(|&key| Metric {
+                key,
+                value: None,
+                unit: "",
+                budget: Budget::None,
+                what: "",
+            })
+            .collect();
+        let r = Report {
+            cpu: "x".into(),
+            quick: true,
+            metrics,
+        };
+        let j = r.to_json();
+        for k in KEYS {
+            assert_eq!(j[k], serde_json::Value::Null, "{k}");
+        }
+        assert_eq!(j["cpu"], "x");
+        assert_eq!(Budget::AtMost(3.0).met(3.0), Some(true));
+        assert_eq!(Budget::AtLeast(3.0).met(2.0), Some(false));
+        assert_eq!(fmt_num(8.456), "8.46");
+        assert_eq!(fmt_num(123.4), "123");
+        assert_eq!(fmt_num(2.5e8), "250.000e6");
+    }
+}

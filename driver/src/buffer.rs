@@ -1,0 +1,260 @@
+//! Buffer objects: KFD allocations mapped at one virtual address for the CPU and every GPU.
+
+use crate::error::{Error, MemoryKind, Result};
+use crate::kfd::{KfdCore, lock};
+use crate::mem::Mapping;
+use hcq_core::kfd::{self as abi, Errno, Fd, MapKind, Prot};
+use log::debug;
+use std::sync::{Arc, Mutex};
+
+/// Page size buffer sizes round up to.
+pub(crate) const PAGE: u64 = 4096;
+
+/// Allocation attributes beyond the memory kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct BoOptions {
+    /// COHERENT | UNCACHED (rings, signals, rptr/wptr pages).
+    pub uncached: bool,
+    /// PUBLIC: CPU-visible VRAM.
+    pub public: bool,
+    /// Do not FREE on drop (the event page: the kernel refuses with EPERM; it goes with the fd).
+    pub keep: bool,
+}
+
+/// One KFD allocation: ALLOC at a reserved VA, the BO mmapped there, mapped to GPUs.
+///
+/// Dropping unmaps it from every GPU, unmaps the CPU view and frees it, in that order.
+pub(crate) struct Bo {
+    kfd: Arc<KfdCore>,
+    handle: u64,
+    size: u64,
+    kind: MemoryKind,
+    keep: bool,
+    /// The CPU mapping (taken in Drop so it is unmapped before FREE).
+    mapping: Option<Mapping>,
+    /// GPUs it is mapped to.
+    gpus: Mutex<Vec<u32>>,
+}
+
+impl core::fmt::Debug for Bo {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Bo")
+            .field("handle", &format_args!("{:#x}", self.handle))
+            .field("va", &format_args!("{:#x}", self.va()))
+            .field("size", &self.size)
+            .field("kind", &self.kind)
+            .finish_non_exhaustive()
+    }
+}
+
+fn round_up_page(size: u64) -> Option<u64> {
+    size.checked_add(PAGE - 1).map(|s| s / PAGE * PAGE)
+}
+
+impl Bo {
+    pub(crate) fn alloc(
+        kfd: &Arc<KfdCore>,
+        gpu_id: u32,
+        render_fd: Fd,
+        size: u64,
+        kind: MemoryKind,
+        opts: BoOptions,
+    ) -> Result<Self> {
+        let size = match round_up_page(size) {
+            Some(s) if s > 0 => s,
+            _ => {
+                return Err(Error::InvalidArgument(format!(
+                    "buffer size {size} (must be 1 ..= {} bytes)",
+                    u64::MAX - PAGE
+                )));
+            }
+        };
+        let mut flags = abi::KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE
+            | abi::KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE
+            | abi::KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE;
+        flags |= match kind {
+            MemoryKind::Vram => abi::KFD_IOC_ALLOC_MEM_FLAGS_VRAM,
+            MemoryKind::Gtt => abi::KFD_IOC_ALLOC_MEM_FLAGS_GTT,
+            MemoryKind::Host => abi::KFD_IOC_ALLOC_MEM_FLAGS_USERPTR,
+            MemoryKind::AddressSpace => {
+                return Err(Error::InvalidArgument(
+                    "cannot allocate bare address space as a buffer".into(),
+                ));
+            }
+        };
+        if opts.uncached {
+            flags |= abi::KFD_IOC_ALLOC_MEM_FLAGS_COHERENT | abi::KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED;
+        }
+        if opts.public || kind == MemoryKind::Host {
+            flags |= abi::KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC;
+        }
+        let oom = |e: Error| match e {
+            Error::Sys { errno, .. } if errno == Errno::ENOMEM => Error::OutOfMemory {
+                requested: size,
+                kind: MemoryKind::AddressSpace,
+                errno,
+            },
+            e => e,
+        };
+        let mut mapping = if kind == MemoryKind::Host {
+            Mapping::new(
+                &kfd.sys,
+                "mmap host buffer",
+                size,
+                Prot::READ_WRITE,
+                MapKind::Anonymous,
+            )
+            .map_err(oom)?
+        } else {
+            Mapping::reserve(&kfd.sys, size).map_err(oom)?
+        };
+        let va = mapping.addr();
+        let mut args = abi::AllocMemoryOfGpuArgs {
+            va_addr: va,
+            size,
+            handle: 0,
+            mmap_offset: if kind == MemoryKind::Host { va } else { 0 },
+            gpu_id,
+            flags,
+        };
+        kfd.ioctl(
+            "ALLOC_MEMORY_OF_GPU",
+            abi::AMDKFD_IOC_ALLOC_MEMORY_OF_GPU,
+            &mut args,
+        )
+        .map_err(|e| Error::alloc("ALLOC_MEMORY_OF_GPU", e, size, kind))?;
+        debug!(
+            "ALLOC {kind} {size:#x} B at {va:#x} on gpu {gpu_id:#x}: handle {:#x} flags {flags:#x}",
+            args.handle
+        );
+        // From here on, a failure must FREE the handle: build the owner first.
+        let mut bo = Self {
+            kfd: Arc::clone(kfd),
+            handle: args.handle,
+            size,
+            kind,
+            keep: opts.keep,
+            mapping: None,
+            gpus: Mutex::new(Vec::new()),
+        };
+        if kind != MemoryKind::Host {
+            mapping.overlay_file("mmap buffer object", render_fd, args.mmap_offset)?;
+        }
+        bo.mapping = Some(mapping);
+        bo.map_to(gpu_id)?;
+        Ok(bo)
+    }
+
+    /// GPU (and CPU) virtual address.
+    pub(crate) fn va(&self) -> u64 {
+        self.mapping.as_ref().map_or(0, Mapping::addr)
+    }
+
+    /// Never FREE this BO (KFD refuses once it is the registered event page).
+    pub(crate) fn set_keep(&mut self) {
+        self.keep = true;
+    }
+
+    /// KFD's handle.
+    pub(crate) fn handle(&self) -> u64 {
+        self.handle
+    }
+
+    /// Size in bytes (page multiple).
+    pub(crate) fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The CPU view.
+    pub(crate) fn mapping(&self) -> &Mapping {
+        // PANIC: `mapping` is Some from the end of `alloc` until Drop takes it.
+        self.mapping
+            .as_ref()
+            .expect("Bo mapping present until drop")
+    }
+
+    /// Maps the BO into `gpu_id`'s VM (no-op when already mapped there).
+    pub(crate) fn map_to(&self, gpu_id: u32) -> Result<()> {
+        let mut gpus = lock(&self.gpus);
+        if gpus.contains(&gpu_id) {
+            return Ok(());
+        }
+        let ids = [gpu_id];
+        let mut args = abi::MapMemoryToGpuArgs {
+            handle: self.handle,
+            // CAST: a pointer to a live local array; the kernel reads `n_devices` u32s from it.
+            device_ids_array_ptr: ids.as_ptr() as u64,
+            n_devices: 1,
+            n_success: 0,
+        };
+        self.kfd
+            .ioctl(
+                "MAP_MEMORY_TO_GPU",
+                abi::AMDKFD_IOC_MAP_MEMORY_TO_GPU,
+                &mut args,
+            )
+            .map_err(|e| Error::alloc("MAP_MEMORY_TO_GPU", e, self.size, self.kind))?;
+        if args.n_success != 1 {
+            return Err(Error::Protocol(format!(
+                "MAP_MEMORY_TO_GPU mapped {} of 1 devices",
+                args.n_success
+            )));
+        }
+        gpus.push(gpu_id);
+        Ok(())
+    }
+
+    /// GPUs the BO is mapped to.
+    pub(crate) fn mapped_gpus(&self) -> Vec<u32> {
+        lock(&self.gpus).clone()
+    }
+}
+
+impl Drop for Bo {
+    fn drop(&mut self) {
+        let gpus = core::mem::take(&mut *lock(&self.gpus));
+        let mut unmapped_all = true;
+        if !gpus.is_empty() {
+            let mut args = abi::MapMemoryToGpuArgs {
+                handle: self.handle,
+                // CAST: pointer to the live `gpus` vector's u32s.
+                device_ids_array_ptr: gpus.as_ptr() as u64,
+                // CAST: a BO is mapped to at most a handful of GPUs.
+                n_devices: gpus.len() as u32,
+                n_success: 0,
+            };
+            if let Err(e) = self.kfd.ioctl_teardown(
+                "UNMAP_MEMORY_FROM_GPU",
+                abi::AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU,
+                &mut args,
+            ) {
+                log::error!(
+                    "UNMAP_MEMORY_FROM_GPU of handle {:#x} failed: {e}",
+                    self.handle
+                );
+                unmapped_all = false;
+            }
+        }
+        drop(self.mapping.take());
+        if self.keep {
+            return;
+        }
+        if !unmapped_all {
+            // FREE would fail with EBUSY; the handle goes when /dev/kfd closes.
+            return;
+        }
+        let mut args = abi::FreeMemoryOfGpuArgs {
+            handle: self.handle,
+        };
+        if let Err(e) = self.kfd.ioctl_teardown(
+            "FREE_MEMORY_OF_GPU",
+            abi::AMDKFD_IOC_FREE_MEMORY_OF_GPU,
+            &mut args,
+        ) {
+            log::error!(
+                "FREE_MEMORY_OF_GPU of handle {:#x} failed: {e}",
+                self.handle
+            );
+        }
+    }
+}

@@ -1,0 +1,277 @@
+//! `hcq demo`: a real workload end to end: allocate, copy in, run `vector_add` (and a chain of
+//! kernels) over it, copy out, verify every element, and report launch times, copy bandwidth
+//! and the timeline. On the simulator when there is no /dev/kfd (or with `--sim`).
+
+use hcq_driver::kernels::{self, FillArgs, VectorAddArgs};
+use hcq_driver::{BufferKind, Device, Kfd, Program};
+use std::io::Write as _;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Where the demo runs.
+pub enum Backend {
+    /// The machine's /dev/kfd.
+    Real(Kfd),
+    /// The embedded simulator.
+    #[cfg(feature = "sim")]
+    Sim {
+        /// KFD on the simulator.
+        kfd: Kfd,
+        /// Why the simulator is used.
+        reason: String,
+    },
+}
+
+impl Backend {
+    /// The KFD handle.
+    pub fn kfd(&self) -> &Kfd {
+        match self {
+            Self::Real(k) => k,
+            #[cfg(feature = "sim")]
+            Self::Sim { kfd, .. } => kfd,
+        }
+    }
+
+    /// A line saying the simulator is in use, and why.
+    pub fn note(&self) -> Option<String> {
+        match self {
+            Self::Real(_) => None,
+            #[cfg(feature = "sim")]
+            Self::Sim { reason, .. } => Some(reason.clone()),
+        }
+    }
+}
+
+/// Opens the real KFD, or the simulator when there is none (or when `force_sim`).
+pub fn open_backend(force_sim: bool) -> Result<Backend, String> {
+    let real_err = if force_sim {
+        None
+    } else {
+        match Kfd::open() {
+            Ok(k) if !k.gpus().is_empty() => return Ok(Backend::Real(k)),
+            Ok(_) => Some("/dev/kfd has no usable GPU".to_owned()),
+            Err(e) => Some(format!("no usable /dev/kfd ({e})")),
+        }
+    };
+    #[cfg(feature = "sim")]
+    {
+        let sim = Arc::new(
+            hcq_sim::SimKfd::gfx1100().map_err(|e| format!("starting the simulator: {e}"))?,
+        );
+        kernels::register_sim(&sim);
+        let kfd = Kfd::with_sys(Arc::clone(&sim) as Arc<dyn hcq_core::kfd::KfdSys>)
+            .map_err(|e| format!("opening the simulated KFD: {e}"))?;
+        let reason = match real_err {
+            Some(e) => format!("{e}: using the simulated GPU (hcq-sim)"),
+            None => "--sim: using the simulated GPU (hcq-sim)".to_owned(),
+        };
+        Ok(Backend::Sim { kfd, reason })
+    }
+    #[cfg(not(feature = "sim"))]
+    {
+        Err(real_err.unwrap_or_else(|| "built without the simulator (feature `sim`)".to_owned()))
+    }
+}
+
+struct Opts {
+    sim: bool,
+    trace: bool,
+    mib: u64,
+    chain: u32,
+}
+
+fn parse(args: &[String]) -> Result<Opts, String> {
+    let mut o = Opts {
+        sim: false,
+        trace: false,
+        mib: 64,
+        chain: 4,
+    };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--sim" => o.sim = true,
+            "--trace" => o.trace = true,
+            "--mib" => {
+                let v = it.next().ok_or("--mib needs a value")?;
+                o.mib = v
+                    .parse()
+                    .ok()
+                    .filter(|&m| (1..=4096).contains(&m))
+                    .ok_or_else(|| format!("--mib {v}: expected 1..=4096"))?;
+            }
+            "--chain" => {
+                let v = it.next().ok_or("--chain needs a value")?;
+                o.chain = v
+                    .parse()
+                    .ok()
+                    .filter(|&c| (1..=1000).contains(&c))
+                    .ok_or_else(|| format!("--chain {v}: expected 1..=1000"))?;
+            }
+            other => {
+                return Err(format!(
+                    "unknown option `{other}` (usage: hcq demo [--sim] [--trace] [--mib N] [--chain N])"
+                ));
+            }
+        }
+    }
+    Ok(o)
+}
+
+fn progress(msg: &str) {
+    eprint!("\r\x1b[2K{msg}");
+    let _ = std::io::stderr().flush();
+}
+
+fn mib_per_s(bytes: u64, secs: f64) -> f64 {
+    // CAST: display only.
+    (bytes as f64 / (1 << 20) as f64) / secs.max(1e-9)
+}
+
+/// Runs `hcq demo`.
+pub fn run(args: &[String]) -> Result<(), String> {
+    let o = parse(args)?;
+    let backend = open_backend(o.sim)?;
+    if let Some(note) = backend.note() {
+        println!("{note}");
+    }
+    let dev = Device::open(backend.kfd(), 0).map_err(|e| format!("opening GPU 0: {e}"))?;
+    let target = dev.target_name();
+    println!(
+        "device: gpu_id {:#x} {target}, {} CUs",
+        dev.gpu_id(),
+        dev.properties().cu_count()
+    );
+    let add_co = kernels::vector_add(&target).ok_or_else(|| {
+        format!(
+            "no vector_add build for {target} (have {:?})",
+            kernels::TARGETS
+        )
+    })?;
+    let fill_co = kernels::fill(&target).ok_or_else(|| format!("no fill build for {target}"))?;
+    let add = Program::load(&dev, add_co, "vector_add").map_err(|e| e.to_string())?;
+    let fill = Program::load(&dev, fill_co, "fill").map_err(|e| e.to_string())?;
+    dev.set_trace(o.trace);
+    dev.set_profiling(true);
+
+    let bytes = o.mib << 20;
+    let n = bytes / 4;
+    let n32 = u32::try_from(n).map_err(|_| "too many elements")?;
+    let groups = n32.div_ceil(64);
+    let err = |e: hcq_driver::Error| e.to_string();
+    let a = dev.alloc(bytes, BufferKind::Vram).map_err(err)?;
+    let b = dev.alloc(bytes, BufferKind::Vram).map_err(err)?;
+    let c = dev.alloc(bytes, BufferKind::Vram).map_err(err)?;
+    let ones = dev.alloc(bytes, BufferKind::Vram).map_err(err)?;
+
+    let host_a: Vec<u8> = (0..n32).flat_map(|i| i.to_le_bytes()).collect();
+    let host_b: Vec<u8> = (0..n32)
+        .flat_map(|i| i.wrapping_mul(3).wrapping_add(7).to_le_bytes())
+        .collect();
+    progress(&format!("copy in 2 x {} MiB ...", o.mib));
+    let t = Instant::now();
+    dev.copy_in(&a, &host_a).map_err(err)?;
+    dev.copy_in(&b, &host_b).map_err(err)?;
+    dev.synchronize().map_err(err)?;
+    let copy_in_s = t.elapsed().as_secs_f64();
+    progress("");
+    println!(
+        "copy in: {} MiB in {:.1} ms ({:.0} MiB/s)",
+        2 * o.mib,
+        copy_in_s * 1e3,
+        mib_per_s(2 * bytes, copy_in_s)
+    );
+
+    // The chain: ones = 1; c = a + b; then `chain` times c = c + ones.
+    let t = Instant::now();
+    let fill_args = FillArgs {
+        buf: ones.va(),
+        value: 1,
+        n: n32,
+    };
+    // SAFETY: `ones` holds n u32s, stays alive until the synchronize below.
+    unsafe { fill.launch_pod(&fill_args, [groups, 1, 1], [64, 1, 1]) }.map_err(err)?;
+    let first = VectorAddArgs {
+        a: a.va(),
+        b: b.va(),
+        c: c.va(),
+        n: n32,
+    };
+    // SAFETY: a, b, c hold n u32s each and outlive the synchronize below.
+    unsafe { add.launch_pod(&first, [groups, 1, 1], [64, 1, 1]) }.map_err(err)?;
+    for i in 0..o.chain {
+        progress(&format!("launch {}/{} ...", i + 1, o.chain));
+        let step = VectorAddArgs {
+            a: c.va(),
+            b: ones.va(),
+            c: c.va(),
+            n: n32,
+        };
+        // SAFETY: as above; in-place c = c + 1 reads and writes each element in one thread.
+        unsafe { add.launch_pod(&step, [groups, 1, 1], [64, 1, 1]) }.map_err(err)?;
+    }
+    dev.synchronize().map_err(err)?;
+    let run_s = t.elapsed().as_secs_f64();
+    progress("");
+    let records = dev.take_profile().map_err(err)?;
+    for r in &records {
+        println!(
+            "launch {:<10} {:>10.1} us GPU",
+            r.name,
+            r.duration().as_secs_f64() * 1e6
+        );
+    }
+    println!(
+        "{} launches over {n} elements in {:.1} ms host time",
+        records.len(),
+        run_s * 1e3
+    );
+
+    progress(&format!("copy out {} MiB ...", o.mib));
+    let t = Instant::now();
+    let mut out = vec![0u8; host_a.len()];
+    dev.copy_out(&c, &mut out).map_err(err)?;
+    let copy_out_s = t.elapsed().as_secs_f64();
+    progress("");
+    println!(
+        "copy out: {} MiB in {:.1} ms ({:.0} MiB/s)",
+        o.mib,
+        copy_out_s * 1e3,
+        mib_per_s(bytes, copy_out_s)
+    );
+
+    let mut bad = 0u64;
+    let mut first_bad = None;
+    for (i, w) in out.chunks_exact(4).enumerate() {
+        let got = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+        // CAST: i < n <= u32::MAX.
+        let i = i as u32;
+        let want = i
+            .wrapping_add(i.wrapping_mul(3).wrapping_add(7))
+            .wrapping_add(o.chain);
+        if got != want {
+            bad += 1;
+            first_bad.get_or_insert((i, got, want));
+        }
+    }
+    println!(
+        "timeline: last submitted {}, completed {}",
+        dev.last_value(),
+        dev.completed_value()
+    );
+    if o.trace {
+        for line in dev.take_trace() {
+            println!("{line}");
+        }
+    }
+    if let Some((i, got, want)) = first_bad {
+        return Err(format!(
+            "verification failed: {bad} of {n} elements wrong, first at {i}: {got} != {want}"
+        ));
+    }
+    println!(
+        "verified all {n} elements: c[i] = a[i] + b[i] + {}",
+        o.chain
+    );
+    Ok(())
+}

@@ -1,0 +1,241 @@
+//! Copies: host to GPU and back through two staging buffers and the SDMA queue (chunked, double
+//! buffered), GPU to GPU on one device, and transfers between devices.
+
+use crate::buffer::{Bo, BoOptions};
+use crate::device::{Device, DeviceInner, GpuBuffer};
+use crate::error::{Error, MemoryKind, Result};
+use crate::kfd::lock;
+use hcq_core::timeline::TimelineValue;
+
+/// Two staging buffers and the timeline value (with generation) that last used each.
+#[derive(Debug)]
+pub(crate) struct Staging {
+    bufs: [Bo; 2],
+    last: [u64; 2],
+    next: usize,
+}
+
+impl Staging {
+    fn new(dev: &DeviceInner) -> Result<Self> {
+        let alloc = || {
+            dev.kfd.core.alloc(
+                dev.info.gpu_id,
+                dev.options.staging_size,
+                MemoryKind::Gtt,
+                BoOptions::default(),
+            )
+        };
+        Ok(Self {
+            bufs: [alloc()?, alloc()?],
+            last: [0; 2],
+            next: 0,
+        })
+    }
+}
+
+fn check_range(buf: &GpuBuffer, len: usize, what: &str) -> Result<u64> {
+    let n = u64::try_from(len).unwrap_or(u64::MAX);
+    if n > buf.len() {
+        return Err(Error::InvalidArgument(format!(
+            "{what} of {n} bytes does not fit the {}-byte buffer",
+            buf.len()
+        )));
+    }
+    Ok(n)
+}
+
+impl Device {
+    fn check_owner(&self, buf: &GpuBuffer) -> Result<()> {
+        if !std::sync::Arc::ptr_eq(&buf.owner, &self.inner)
+            && !buf.bo.mapped_gpus().contains(&self.gpu_id())
+        {
+            return Err(Error::InvalidArgument(format!(
+                "buffer at {:#x} is not mapped to gpu {:#x} (use map_to)",
+                buf.va(),
+                self.gpu_id()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Copies `data` into the start of `dst` through the staging buffers and the copy queue;
+    /// returns when the data is queued (staging buffers are reused only after their copy
+    /// completed). Later work on this device is ordered after it by the timeline.
+    ///
+    /// # Errors
+    /// `data` longer than `dst`, ring or wait failures.
+    pub fn copy_in(&self, dst: &GpuBuffer, data: &[u8]) -> Result<()> {
+        self.check_owner(dst)?;
+        check_range(dst, data.len(), "copy_in")?;
+        let dev = &self.inner;
+        let mut guard = lock(&dev.staging);
+        if guard.is_none() {
+            *guard = Some(Staging::new(dev)?);
+        }
+        let Some(st) = guard.as_mut() else {
+            return Err(Error::Protocol("staging buffers".into()));
+        };
+        let chunk = usize::try_from(st.bufs[0].size()).unwrap_or(usize::MAX);
+        for (i, piece) in data.chunks(chunk).enumerate() {
+            let b = st.next;
+            st.next ^= 1;
+            dev.wait_value(TimelineValue::new(st.last[b]))?;
+            let Some(bo) = st.bufs.get(b) else { continue };
+            bo.mapping().write_bytes(0, piece)?;
+            let off = (i * chunk) as u64;
+            let (src, n) = (bo.va(), piece.len() as u64);
+            let value = dev.submit_copy(|s| s.cmds.copy(dst.va() + off, src, n))?;
+            if let Some(l) = st.last.get_mut(b) {
+                *l = value;
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies the start of `src` into `out` through the staging buffers; returns when `out` is
+    /// filled (after all earlier work on this device).
+    ///
+    /// # Errors
+    /// `out` longer than `src`, ring or wait failures.
+    pub fn copy_out(&self, src: &GpuBuffer, out: &mut [u8]) -> Result<()> {
+        self.check_owner(src)?;
+        check_range(src, out.len(), "copy_out")?;
+        let dev = &self.inner;
+        let mut guard = lock(&dev.staging);
+        if guard.is_none() {
+            *guard = Some(Staging::new(dev)?);
+        }
+        let Some(st) = guard.as_mut() else {
+            return Err(Error::Protocol("staging buffers".into()));
+        };
+        let chunk = usize::try_from(st.bufs[0].size()).unwrap_or(usize::MAX);
+        let n_chunks = out.len().div_ceil(chunk);
+        // Pipelined: the copy of chunk i+1 is queued before chunk i is read back.
+        let mut queued: Option<(usize, usize, u64)> = None; // (chunk index, staging, value)
+        let total = out.len();
+        let submit = |i: usize, b: usize, st: &mut Staging| -> Result<u64> {
+            dev.wait_value(TimelineValue::new(st.last[b]))?;
+            let off = i * chunk;
+            let n = chunk.min(total - off) as u64;
+            let dstva = st.bufs[b].va();
+            let value = dev.submit_copy(|s| s.cmds.copy(dstva, src.va() + off as u64, n))?;
+            st.last[b] = value;
+            Ok(value)
+        };
+        for i in 0..n_chunks {
+            let b = st.next;
+            st.next ^= 1;
+            let value = submit(i, b, st)?;
+            if let Some((pi, pb, pv)) = queued.replace((i, b, value)) {
+                self.read_back(st, pi, pb, pv, chunk, out)?;
+            }
+        }
+        if let Some((pi, pb, pv)) = queued {
+            self.read_back(st, pi, pb, pv, chunk, out)?;
+        }
+        Ok(())
+    }
+
+    fn read_back(
+        &self,
+        st: &Staging,
+        i: usize,
+        b: usize,
+        value: u64,
+        chunk: usize,
+        out: &mut [u8],
+    ) -> Result<()> {
+        let dev = &self.inner;
+        let _ = st;
+        dev.wait_value(TimelineValue::new(value))?;
+        let off = i * chunk;
+        let end = (off + chunk).min(out.len());
+        let Some(dst) = out.get_mut(off..end) else {
+            return Err(Error::Protocol("copy_out chunk".into()));
+        };
+        st.bufs[b].mapping().read_bytes(0, dst)
+    }
+
+    /// Copies all of `src` into the start of `dst` on this device's copy queue; returns the
+    /// timeline value that completes it.
+    ///
+    /// # Errors
+    /// `src` larger than `dst`, buffers not mapped here, ring failures.
+    pub fn copy(&self, dst: &GpuBuffer, src: &GpuBuffer) -> Result<u64> {
+        self.check_owner(dst)?;
+        self.check_owner(src)?;
+        let n = src.len();
+        if n > dst.len() {
+            return Err(Error::InvalidArgument(format!(
+                "copy of {n} bytes into a {}-byte buffer",
+                dst.len()
+            )));
+        }
+        self.inner
+            .submit_copy(|s| s.cmds.copy(dst.va(), src.va(), n))
+    }
+
+    /// Copies `size` bytes from `src` + `src_off` to `dst` + `dst_off` on this device's copy
+    /// queue.
+    ///
+    /// # Errors
+    /// Ranges outside the buffers, buffers not mapped here, ring failures.
+    pub fn copy_range(
+        &self,
+        dst: &GpuBuffer,
+        dst_off: u64,
+        src: &GpuBuffer,
+        src_off: u64,
+        size: u64,
+    ) -> Result<u64> {
+        self.check_owner(dst)?;
+        self.check_owner(src)?;
+        let fits = |b: &GpuBuffer, off: u64| off.checked_add(size).is_some_and(|e| e <= b.len());
+        if !fits(dst, dst_off) || !fits(src, src_off) {
+            return Err(Error::InvalidArgument(format!(
+                "copy of {size} bytes from offset {src_off} of {} B to offset {dst_off} of {} B",
+                src.len(),
+                dst.len()
+            )));
+        }
+        self.inner
+            .submit_copy(|s| s.cmds.copy(dst.va() + dst_off, src.va() + src_off, size))
+    }
+
+    /// Copies all of `src` (on `src_dev`) into `dst` (on `dst_dev`) with `src_dev`'s copy
+    /// queue, as the seed does: `dst` is mapped to `src_dev`, the copy waits for both devices'
+    /// earlier work, and `dst_dev`'s compute queue waits for the copy, so later work on either
+    /// device sees the data.
+    ///
+    /// # Errors
+    /// Mapping the buffer to the peer, sizes, ring failures.
+    pub fn transfer(
+        dst_dev: &Device,
+        dst: &GpuBuffer,
+        src_dev: &Device,
+        src: &GpuBuffer,
+    ) -> Result<()> {
+        src_dev.check_owner(src)?;
+        dst.map_to(src_dev)?;
+        let n = src.len();
+        if n > dst.len() {
+            return Err(Error::InvalidArgument(format!(
+                "transfer of {n} bytes into a {}-byte buffer",
+                dst.len()
+            )));
+        }
+        // The copy waits for the destination device's work so far (it may still use `dst`).
+        let dst_wait = dst_dev.timeline_target(dst_dev.last_value());
+        let value = src_dev.inner.submit_copy(|s| {
+            if let Some((sig, v)) = &dst_wait {
+                s.cmds.wait(sig, *v)?;
+            }
+            s.cmds.copy(dst.va(), src.va(), n)
+        })?;
+        // And the destination's later work waits for the copy.
+        if let Some((sig, v)) = src_dev.timeline_target(value) {
+            dst_dev.inner.submit_compute(|s| s.cmds.wait(&sig, v))?;
+        }
+        Ok(())
+    }
+}

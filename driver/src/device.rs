@@ -1,0 +1,780 @@
+//! [`Device`]: one GPU (its VM, queues, timeline, kernargs, scratch) and [`GpuBuffer`].
+
+use crate::buffer::{Bo, BoOptions};
+use crate::encode::Cmds;
+use crate::error::{Error, MemoryKind, QueueState, Result};
+use crate::kfd::{GpuInfo, Kfd, KfdInner, lock};
+use crate::mem::Mapping;
+use crate::queue::{HwQueue, QueueParams, QueueType};
+use crate::signal::{Signal, SignalPages};
+use core::time::Duration;
+use hcq_core::arch::{ArchInfo, GfxTarget};
+use hcq_core::kfd::topology::{CwsrSizes, NodeProperties, ScratchSizing};
+use hcq_core::ring::{Pm4, Sdma};
+use hcq_core::signal::SignalRef;
+use hcq_core::timeline::{Timeline, TimelineValue, Which};
+use log::debug;
+use std::sync::{Arc, Mutex};
+
+/// Timeline values above this are wrapped (reset through the shadow signal) at the next
+/// [`Device::synchronize`]: the GPU compares and writes 32-bit values.
+pub const TIMELINE_WRAP: u64 = hcq_core::timeline::WRAP_THRESHOLD;
+
+/// Sizes a [`Device`] is opened with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceOptions {
+    /// Compute (PM4) ring bytes (power of two).
+    pub compute_ring_size: u64,
+    /// SDMA ring bytes (power of two).
+    pub sdma_ring_size: u64,
+    /// Kernel-argument arena bytes.
+    pub kernargs_size: u64,
+    /// Bytes of each of the two staging buffers used by `copy_in`/`copy_out`.
+    pub staging_size: u64,
+}
+
+impl Default for DeviceOptions {
+    fn default() -> Self {
+        Self {
+            compute_ring_size: 1 << 20,
+            sdma_ring_size: 1 << 20,
+            kernargs_size: 1 << 24,
+            staging_size: 4 << 20,
+        }
+    }
+}
+
+/// Which memory a [`GpuBuffer`] lives in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BufferKind {
+    /// Device memory, GPU only (the CPU reaches it through copies).
+    Vram,
+    /// Device memory the CPU can also map (large BAR).
+    VramCpuVisible,
+    /// System memory through the GART, cached.
+    Gtt,
+    /// System memory through the GART, uncached and coherent.
+    GttUncached,
+    /// The process's own memory registered with the GPU (USERPTR).
+    Host,
+}
+
+/// The timeline (core's state machine) and its two signals.
+#[derive(Debug)]
+pub(crate) struct TimelineState {
+    pub(crate) tl: Timeline,
+    /// Primary and shadow signals, indexed by [`Which`].
+    pub(crate) signals: [Arc<Signal>; 2],
+}
+
+impl TimelineState {
+    pub(crate) fn signal_of(&self, w: Which) -> &Arc<Signal> {
+        match w {
+            Which::Primary => &self.signals[0],
+            Which::Shadow => &self.signals[1],
+        }
+    }
+
+    pub(crate) fn active(&self) -> &Arc<Signal> {
+        self.signal_of(self.tl.active())
+    }
+
+    /// The host value the GPU has completed.
+    pub(crate) fn done(&self) -> TimelineValue {
+        // CAST: the GPU writes only the low 32 bits of the value.
+        self.tl.completed(self.active().value() as u32)
+    }
+
+    /// The signal and 32-bit value to wait for to see `v`, or `None` when `v` is complete by
+    /// construction (before the last wrap).
+    pub(crate) fn target(&self, v: TimelineValue) -> Option<(Arc<Signal>, u32)> {
+        let g = self.tl.gpu_value(v)?;
+        Some((Arc::clone(self.signal_of(g.signal)), g.value))
+    }
+}
+
+/// One submission being built: its timeline value and commands, under the timeline lock.
+pub(crate) struct Submit<'a> {
+    /// The timeline value this submission signals.
+    pub(crate) value: TimelineValue,
+    /// The commands between the driver's wait and signal.
+    pub(crate) cmds: Cmds,
+    state: &'a TimelineState,
+    dev: &'a DeviceInner,
+}
+
+impl Submit<'_> {
+    /// The value the GPU has completed.
+    pub(crate) fn done(&self) -> TimelineValue {
+        self.state.done()
+    }
+
+    /// Waits (keeping the timeline lock, which the wait does not need) until `v` completed.
+    pub(crate) fn wait_done(&self, v: TimelineValue) -> Result<()> {
+        match self.state.target(v) {
+            None => Ok(()),
+            Some((sig, val)) => sig.wait_with(u64::from(val), self.dev.kfd.wait_timeout(), &|| {
+                self.dev.queue_states()
+            }),
+        }
+    }
+}
+
+pub(crate) struct DeviceInner {
+    pub(crate) kfd: Arc<KfdInner>,
+    pub(crate) info: GpuInfo,
+    pub(crate) arch: &'static ArchInfo,
+    pub(crate) pages: Arc<SignalPages>,
+    pub(crate) scratch: ScratchSizing,
+    pub(crate) cwsr: CwsrSizes,
+    pub(crate) options: DeviceOptions,
+    /// Held while a submission takes its timeline value and writes the ring, so the order of
+    /// values on the GPU is the order of submissions.
+    pub(crate) timeline: Mutex<TimelineState>,
+    pub(crate) compute: HwQueue<Pm4>,
+    pub(crate) sdma: HwQueue<Sdma>,
+    pub(crate) kernargs: Mutex<crate::launch::Kernargs>,
+    pub(crate) staging: Mutex<Option<crate::copy::Staging>>,
+    pub(crate) profile: Mutex<crate::launch::Profile>,
+    pub(crate) scratch_bo: Bo,
+    /// Decoded submissions, when tracing is on.
+    trace: Mutex<Option<Vec<String>>>,
+    _doorbells: Mutex<Option<Arc<Mapping>>>,
+}
+
+impl core::fmt::Debug for DeviceInner {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Device")
+            .field("gpu_id", &format_args!("{:#x}", self.info.gpu_id))
+            .field("target", &self.info.target_name())
+            .field("compute", &self.compute)
+            .field("sdma", &self.sdma)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One GPU, ready to run work: its VM acquired, a compute (PM4) and a copy (SDMA) queue, a
+/// timeline, a kernel-argument arena and scratch.
+///
+/// `Device` is `Send + Sync` and cheap to clone: several threads may build and submit work at
+/// once (a submission takes the timeline value and writes the ring under one lock).
+#[derive(Clone, Debug)]
+pub struct Device {
+    pub(crate) inner: Arc<DeviceInner>,
+}
+
+impl Device {
+    /// Opens the `index`-th usable GPU with default sizes.
+    ///
+    /// # Errors
+    /// [`Error::NoSuchDevice`], or any failure setting the GPU up (ACQUIRE_VM, allocations,
+    /// CREATE_QUEUE, ...).
+    pub fn open(kfd: &Kfd, index: usize) -> Result<Self> {
+        Self::open_with(kfd, index, DeviceOptions::default())
+    }
+
+    /// Opens the GPU whose KFD id is `gpu_id`.
+    ///
+    /// # Errors
+    /// As [`Device::open`].
+    pub fn open_gpu_id(kfd: &Kfd, gpu_id: u32, options: DeviceOptions) -> Result<Self> {
+        let index = kfd
+            .gpus()
+            .iter()
+            .position(|g| g.gpu_id == gpu_id)
+            .ok_or_else(|| Error::NoSuchDevice {
+                wanted: format!("with gpu_id {gpu_id:#x}"),
+                available: kfd.gpus().len(),
+            })?;
+        Self::open_with(kfd, index, options)
+    }
+
+    /// Opens the `index`-th usable GPU with `options`.
+    ///
+    /// # Errors
+    /// As [`Device::open`].
+    pub fn open_with(kfd: &Kfd, index: usize, options: DeviceOptions) -> Result<Self> {
+        let kfdi = &kfd.inner;
+        let info = kfdi
+            .gpus()
+            .get(index)
+            .cloned()
+            .ok_or_else(|| Error::NoSuchDevice {
+                wanted: format!("#{index}"),
+                available: kfdi.gpus().len(),
+            })?;
+        let core = &kfdi.core;
+        let props = &info.properties;
+        let scratch = ScratchSizing::for_node(props)
+            .map_err(|e| Error::Protocol(format!("gpu {:#x} scratch: {e}", info.gpu_id)))?;
+        let cwsr = CwsrSizes::for_node(props)
+            .map_err(|e| Error::Protocol(format!("gpu {:#x} CWSR: {e}", info.gpu_id)))?;
+        let arch = GfxTarget::from_kfd_version(props.gfx_target_version)
+            .map_err(|e| {
+                Error::Protocol(format!(
+                    "gpu {:#x}: gfx_target_version {}: {e}",
+                    info.gpu_id, props.gfx_target_version
+                ))
+            })?
+            .info();
+        core.acquire_vm(&info)?;
+        let pages = kfdi.pages_for(info.gpu_id)?;
+        let timeline = TimelineState {
+            tl: Timeline::new(),
+            signals: [
+                Arc::new(Signal::new(&pages, 0, Some(pages.signal_event()?))?),
+                Arc::new(Signal::new(&pages, 0, Some(pages.signal_event()?))?),
+            ],
+        };
+        let scratch_bo = core.alloc(
+            info.gpu_id,
+            scratch.scratch_len,
+            MemoryKind::Vram,
+            BoOptions::default(),
+        )?;
+        let kernargs = crate::launch::Kernargs::new(core.alloc(
+            info.gpu_id,
+            options.kernargs_size,
+            MemoryKind::Vram,
+            BoOptions {
+                public: true,
+                ..BoOptions::default()
+            },
+        )?)?;
+        let doorbells = Mutex::new(None);
+        let params = |ty, ring_size| QueueParams {
+            core,
+            gpu_id: info.gpu_id,
+            ty,
+            ring_size,
+            cwsr: Some(&cwsr),
+            doorbells: &doorbells,
+        };
+        let compute =
+            HwQueue::<Pm4>::create(&params(QueueType::Compute, options.compute_ring_size))?;
+        let sdma = HwQueue::<Sdma>::create(&params(QueueType::Sdma, options.sdma_ring_size))?;
+        debug!(
+            "device gpu {:#x} ({}) open: {} CUs",
+            info.gpu_id,
+            info.target_name(),
+            props.cu_count()
+        );
+        Ok(Self {
+            inner: Arc::new(DeviceInner {
+                kfd: Arc::clone(kfdi),
+                info,
+                arch,
+                pages,
+                scratch,
+                cwsr,
+                options,
+                timeline: Mutex::new(timeline),
+                compute,
+                sdma,
+                kernargs: Mutex::new(kernargs),
+                staging: Mutex::new(None),
+                profile: Mutex::new(crate::launch::Profile::default()),
+                scratch_bo,
+                trace: Mutex::new(None),
+                _doorbells: doorbells,
+            }),
+        })
+    }
+
+    /// KFD's id of this GPU.
+    #[must_use]
+    pub fn gpu_id(&self) -> u32 {
+        self.inner.info.gpu_id
+    }
+
+    /// The topology entry (node, gpu_id, properties).
+    #[must_use]
+    pub fn info(&self) -> &GpuInfo {
+        &self.inner.info
+    }
+
+    /// The architecture table command lists for this GPU are encoded with.
+    #[must_use]
+    pub fn arch(&self) -> &'static ArchInfo {
+        self.inner.arch
+    }
+
+    /// The node's properties.
+    #[must_use]
+    pub fn properties(&self) -> &NodeProperties {
+        &self.inner.info.properties
+    }
+
+    /// The gfx target name (`gfx1100`).
+    #[must_use]
+    pub fn target_name(&self) -> String {
+        self.inner.info.target_name()
+    }
+
+    /// The scratch sizing (and `COMPUTE_TMPRING_SIZE`) of this GPU.
+    #[must_use]
+    pub fn scratch(&self) -> &ScratchSizing {
+        &self.inner.scratch
+    }
+
+    /// The CWSR/EOP sizes the compute queue was created with.
+    #[must_use]
+    pub fn cwsr(&self) -> &CwsrSizes {
+        &self.inner.cwsr
+    }
+
+    /// The deadline of this device's waits (process-wide, see [`Kfd::set_wait_timeout`]).
+    #[must_use]
+    pub fn wait_timeout(&self) -> Duration {
+        self.inner.kfd.wait_timeout()
+    }
+
+    /// Allocates `size` bytes of `kind` memory, mapped for the CPU and this GPU at one address.
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] when the pool cannot hold it; [`Error::InvalidArgument`] for size 0.
+    pub fn alloc(&self, size: u64, kind: BufferKind) -> Result<GpuBuffer> {
+        if size == 0 {
+            return Err(Error::InvalidArgument("buffer size 0".into()));
+        }
+        let (mk, opts) = match kind {
+            BufferKind::Vram => (MemoryKind::Vram, BoOptions::default()),
+            BufferKind::VramCpuVisible => (
+                MemoryKind::Vram,
+                BoOptions {
+                    public: true,
+                    ..BoOptions::default()
+                },
+            ),
+            BufferKind::Gtt => (MemoryKind::Gtt, BoOptions::default()),
+            BufferKind::GttUncached => (
+                MemoryKind::Gtt,
+                BoOptions {
+                    uncached: true,
+                    ..BoOptions::default()
+                },
+            ),
+            BufferKind::Host => (MemoryKind::Host, BoOptions::default()),
+        };
+        let bo = self.inner.kfd.core.alloc(self.gpu_id(), size, mk, opts)?;
+        Ok(GpuBuffer {
+            bo: Arc::new(bo),
+            len: size,
+            kind,
+            owner: Arc::clone(&self.inner),
+            peers: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// A new signal (no KFD event: waits on it poll) with initial `value`.
+    ///
+    /// # Errors
+    /// [`Error::Exhausted`] when the signal page is full.
+    pub fn new_signal(&self, value: u64) -> Result<Signal> {
+        Signal::new(&self.inner.pages, value, None)
+    }
+
+    /// A new signal with its own KFD event: the GPU interrupts host waiters when it writes it.
+    ///
+    /// # Errors
+    /// [`Error::Exhausted`] when the signal page or the event slots are full.
+    pub fn new_event_signal(&self, value: u64) -> Result<Signal> {
+        let event = self.inner.pages.signal_event()?;
+        Signal::new(&self.inner.pages, value, Some(event))
+    }
+
+    /// Waits until `signal` reaches `value` (deadline: [`Device::wait_timeout`]).
+    ///
+    /// # Errors
+    /// [`Error::Timeout`] or [`Error::DeviceFault`] with the queues' pointers.
+    pub fn wait(&self, signal: &Signal, value: u64) -> Result<()> {
+        let inner = &self.inner;
+        signal.wait_with(value, inner.kfd.wait_timeout(), &|| inner.queue_states())
+    }
+
+    /// The last timeline value submitted (host value: monotonic across wraps).
+    #[must_use]
+    pub fn last_value(&self) -> u64 {
+        lock(&self.inner.timeline).tl.last_signaled().get()
+    }
+
+    /// The timeline value the GPU has completed.
+    #[must_use]
+    pub fn completed_value(&self) -> u64 {
+        lock(&self.inner.timeline).done().get()
+    }
+
+    /// What another queue waits for to see timeline value `value` of this device: the signal
+    /// and the 32-bit value, or `None` when it completed before the last wrap.
+    #[must_use]
+    pub fn timeline_target(&self, value: u64) -> Option<(SignalRef, u32)> {
+        lock(&self.inner.timeline)
+            .target(TimelineValue::new(value))
+            .map(|(s, v)| (s.signal_ref(), v))
+    }
+
+    /// Restarts the timeline so the next submission signals GPU value `next` (tests: start
+    /// near the 32-bit wrap, as tinygrad's rollover test). Waits for everything submitted
+    /// first; `next` may not be below the next value now.
+    ///
+    /// # Errors
+    /// As [`Device::synchronize`]; [`Error::InvalidArgument`] for a value that goes backwards
+    /// or does not fit 32 bits.
+    pub fn set_timeline_value(&self, next: u64) -> Result<()> {
+        self.synchronize()?;
+        let mut st = lock(&self.inner.timeline);
+        let cur = st.tl.next_value().get();
+        let n32 = u32::try_from(next).ok().filter(|&n| n >= 1 && next >= cur);
+        let Some(n32) = n32 else {
+            return Err(Error::InvalidArgument(format!(
+                "timeline value {next} (must be {cur} ..= 2^32 - 1)"
+            )));
+        };
+        st.tl = Timeline::starting_at(n32);
+        st.signals[0].set(u64::from(n32 - 1));
+        Ok(())
+    }
+
+    /// Waits until every submission so far has completed, then wraps the timeline if it passed
+    /// 2^31.
+    ///
+    /// # Errors
+    /// [`Error::Timeout`] or [`Error::DeviceFault`].
+    pub fn synchronize(&self) -> Result<()> {
+        self.inner.synchronize()
+    }
+
+    /// Submits raw PM4 dwords on the compute queue, wrapped in a wait for the previous timeline
+    /// value and a signal of the next one; returns that value.
+    ///
+    /// # Errors
+    /// Ring errors, a submission too large for the ring, faults while waiting for space.
+    pub fn submit_compute_raw(&self, dwords: &[u32]) -> Result<u64> {
+        self.inner.submit_compute(|s| s.cmds.raw(dwords))
+    }
+
+    /// Submits raw SDMA dwords (whole packets) on the copy queue, wrapped like
+    /// [`Device::submit_compute_raw`].
+    ///
+    /// # Errors
+    /// As [`Device::submit_compute_raw`].
+    pub fn submit_copy_raw(&self, dwords: &[u32]) -> Result<u64> {
+        self.inner.submit_copy(|s| s.cmds.raw(dwords))
+    }
+
+    /// Builds one compute submission with `body` (between the timeline wait and signal, which
+    /// the driver adds) and submits it; returns its timeline value.
+    ///
+    /// # Errors
+    /// Encoder errors from `body`, ring errors, faults while waiting for ring space.
+    pub fn submit_compute(&self, body: impl FnOnce(&mut Cmds) -> Result<()>) -> Result<u64> {
+        self.inner.submit_compute(|s| body(&mut s.cmds))
+    }
+
+    /// Builds one copy submission with `body`, like [`Device::submit_compute`].
+    ///
+    /// # Errors
+    /// As [`Device::submit_compute`].
+    pub fn submit_copy(&self, body: impl FnOnce(&mut Cmds) -> Result<()>) -> Result<u64> {
+        self.inner.submit_copy(|s| body(&mut s.cmds))
+    }
+
+    /// Waits until the submission that got timeline `value` (from a submit call) completed.
+    ///
+    /// # Errors
+    /// [`Error::Timeout`] or [`Error::DeviceFault`].
+    pub fn wait_value(&self, value: u64) -> Result<()> {
+        self.inner.wait_value(TimelineValue::new(value))
+    }
+
+    /// The queues' read and write pointers.
+    #[must_use]
+    pub fn queue_states(&self) -> Vec<QueueState> {
+        self.inner.queue_states()
+    }
+
+    /// Turns tracing on or off: while on, every submission is decoded (one line per packet,
+    /// prefixed with the queue and timeline value) and kept for [`Device::take_trace`].
+    pub fn set_trace(&self, on: bool) {
+        *lock(&self.inner.trace) = on.then(Vec::new);
+    }
+
+    /// The decoded packets traced since the last call.
+    #[must_use]
+    pub fn take_trace(&self) -> Vec<String> {
+        lock(&self.inner.trace)
+            .as_mut()
+            .map(core::mem::take)
+            .unwrap_or_default()
+    }
+}
+
+impl DeviceInner {
+    pub(crate) fn queue_states(&self) -> Vec<QueueState> {
+        vec![self.compute.state(), self.sdma.state()]
+    }
+
+    /// The last value submitted.
+    pub(crate) fn last_value(&self) -> TimelineValue {
+        lock(&self.timeline).tl.last_signaled()
+    }
+
+    /// Waits until timeline value `v` completed.
+    pub(crate) fn wait_value(&self, v: TimelineValue) -> Result<()> {
+        // Do not hold the lock while waiting: other threads keep submitting. A wrap meanwhile
+        // (only after everything completed) leaves this signal at its final value.
+        let target = lock(&self.timeline).target(v);
+        let Some((signal, value)) = target else {
+            return Ok(());
+        };
+        signal.wait_with(u64::from(value), self.kfd.wait_timeout(), &|| {
+            self.queue_states()
+        })
+    }
+
+    pub(crate) fn synchronize(&self) -> Result<()> {
+        let st = lock(&self.timeline);
+        let last = st.tl.last_signaled();
+        if let Some((signal, value)) = st.target(last) {
+            signal.wait_with(u64::from(value), self.kfd.wait_timeout(), &|| {
+                self.queue_states()
+            })?;
+        }
+        let mut st = st;
+        if st.tl.needs_wrap() {
+            // CAST: the GPU writes only the low 32 bits.
+            let observed = st.active().value() as u32;
+            let to = st
+                .tl
+                .wrap(observed)
+                .map_err(|e| Error::Protocol(format!("timeline wrap: {e}")))?;
+            st.signal_of(to.signal).set(u64::from(to.reset_to));
+            debug!("gpu {:#x}: timeline wrapped", self.info.gpu_id);
+        }
+        Ok(())
+    }
+
+    /// Builds and submits one compute submission: `[wait timeline >= v-1] body [signal v]`.
+    pub(crate) fn submit_compute(
+        &self,
+        body: impl FnOnce(&mut Submit<'_>) -> Result<()>,
+    ) -> Result<u64> {
+        self.submit(QueueType::Compute, body)
+    }
+
+    /// Builds and submits one copy submission, like [`DeviceInner::submit_compute`].
+    pub(crate) fn submit_copy(
+        &self,
+        body: impl FnOnce(&mut Submit<'_>) -> Result<()>,
+    ) -> Result<u64> {
+        self.submit(QueueType::Sdma, body)
+    }
+
+    fn submit(
+        &self,
+        ty: QueueType,
+        body: impl FnOnce(&mut Submit<'_>) -> Result<()>,
+    ) -> Result<u64> {
+        let mut st = lock(&self.timeline);
+        // The value is taken before the ring is written (tinygrad #9550); the timeline is put
+        // back only if nothing reached the ring.
+        let saved = st.tl;
+        let value = st
+            .tl
+            .signal()
+            .map_err(|e| Error::InvalidArgument(format!("{e} (call synchronize)")))?;
+        let r = self.submit_locked(&st, ty, value, body);
+        if r.is_err() {
+            st.tl = saved;
+        }
+        r.map(|()| value.get())
+    }
+
+    fn submit_locked(
+        &self,
+        st: &TimelineState,
+        ty: QueueType,
+        value: TimelineValue,
+        body: impl FnOnce(&mut Submit<'_>) -> Result<()>,
+    ) -> Result<()> {
+        let g = st.tl.gpu_value(value).ok_or_else(|| {
+            Error::Protocol(format!("timeline value {} has no GPU value", value.get()))
+        })?;
+        let sig = st.signal_of(g.signal).signal_ref();
+        let mut s = Submit {
+            value,
+            cmds: Cmds::new(ty, self.arch),
+            state: st,
+            dev: self,
+        };
+        // The previous value lives on the same signal (a wrap resets it to 0 and hands out 1).
+        s.cmds.wait(&sig, g.value.wrapping_sub(1))?;
+        body(&mut s)?;
+        s.cmds.signal(&sig, g.value)?;
+        let others = || self.queue_states();
+        let timeout = self.kfd.wait_timeout();
+        let (buf, lens) = (s.cmds.dwords(), s.cmds.packet_lens());
+        if let Some(t) = lock(&self.trace).as_mut() {
+            trace_submission(t, ty, value.get(), buf);
+        }
+        match ty {
+            QueueType::Compute => self
+                .compute
+                .submit(buf, lens, &self.pages, timeout, &others),
+            QueueType::Sdma => self.sdma.submit(buf, lens, &self.pages, timeout, &others),
+        }
+    }
+}
+
+impl Drop for DeviceInner {
+    fn drop(&mut self) {
+        // Queues are destroyed and buffers freed right after this: let the GPU finish first.
+        if let Err(e) = self.synchronize() {
+            log::error!(
+                "gpu {:#x} dropped with work outstanding ({e}); destroying its queues anyway",
+                self.info.gpu_id
+            );
+        }
+    }
+}
+
+fn trace_submission(out: &mut Vec<String>, ty: QueueType, value: u64, dwords: &[u32]) {
+    let q = match ty {
+        QueueType::Compute => "pm4",
+        QueueType::Sdma => "sdma",
+    };
+    let mut push = |at: usize, text: String| out.push(format!("[{q} t={value} +{at}] {text}"));
+    match ty {
+        QueueType::Compute => {
+            for p in hcq_core::pm4::decode(dwords) {
+                match p {
+                    Ok((at, p)) => push(at, p.to_string()),
+                    Err(e) => push(0, format!("decode error: {e}")),
+                }
+            }
+        }
+        QueueType::Sdma => {
+            for p in hcq_core::sdma::decode(dwords) {
+                match p {
+                    Ok((at, p)) => push(at, p.to_string()),
+                    Err(e) => push(0, format!("decode error: {e}")),
+                }
+            }
+        }
+    }
+}
+
+/// GPU memory mapped at one virtual address for the CPU and every GPU it is mapped to.
+///
+/// Dropping it waits until the GPUs it is mapped to have finished the work submitted so far
+/// (so nothing frees memory a queue may still use), then unmaps and frees it. If that wait
+/// fails (the GPU hung), the memory is leaked rather than freed under the GPU.
+#[derive(Debug)]
+pub struct GpuBuffer {
+    pub(crate) bo: Arc<Bo>,
+    len: u64,
+    kind: BufferKind,
+    pub(crate) owner: Arc<DeviceInner>,
+    peers: Mutex<Vec<Arc<DeviceInner>>>,
+}
+
+impl GpuBuffer {
+    /// GPU (and CPU) virtual address.
+    #[must_use]
+    pub fn va(&self) -> u64 {
+        self.bo.va()
+    }
+
+    /// Size asked for, in bytes.
+    #[must_use]
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the buffer is empty (never: size 0 is refused).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The memory kind.
+    #[must_use]
+    pub fn kind(&self) -> BufferKind {
+        self.kind
+    }
+
+    /// Maps the buffer into `other`'s VM (same address), for peer access and transfers.
+    ///
+    /// # Errors
+    /// MAP_MEMORY_TO_GPU failing (a peer that cannot reach this memory).
+    pub fn map_to(&self, other: &Device) -> Result<()> {
+        self.bo.map_to(other.gpu_id())?;
+        let mut peers = lock(&self.peers);
+        if !Arc::ptr_eq(&other.inner, &self.owner)
+            && !peers.iter().any(|p| Arc::ptr_eq(p, &other.inner))
+        {
+            peers.push(Arc::clone(&other.inner));
+        }
+        Ok(())
+    }
+
+    /// Writes `data` at byte `offset` from the CPU, after waiting for the GPUs' work so far.
+    /// Only for CPU-visible kinds (everything but [`BufferKind::Vram`]).
+    ///
+    /// # Errors
+    /// Out-of-range writes, a non-CPU-visible buffer, or a failed wait.
+    pub fn write(&self, offset: u64, data: &[u8]) -> Result<()> {
+        self.check_cpu(offset, data.len())?;
+        self.quiesce()?;
+        self.bo.mapping().write_bytes(offset, data)
+    }
+
+    /// Reads bytes at `offset` into `out` from the CPU, after waiting for the GPUs' work so far.
+    ///
+    /// # Errors
+    /// As [`GpuBuffer::write`].
+    pub fn read(&self, offset: u64, out: &mut [u8]) -> Result<()> {
+        self.check_cpu(offset, out.len())?;
+        self.quiesce()?;
+        self.bo.mapping().read_bytes(offset, out)
+    }
+
+    fn check_cpu(&self, offset: u64, len: usize) -> Result<()> {
+        if self.kind == BufferKind::Vram {
+            return Err(Error::InvalidArgument(
+                "buffer is VRAM without CPU access: use copy_in/copy_out".into(),
+            ));
+        }
+        let end = u64::try_from(len).ok().and_then(|l| offset.checked_add(l));
+        if end.is_none_or(|e| e > self.len) {
+            return Err(Error::InvalidArgument(format!(
+                "{len} bytes at offset {offset} exceed the {}-byte buffer",
+                self.len
+            )));
+        }
+        Ok(())
+    }
+
+    /// Waits until every device this buffer is mapped to has finished its submitted work.
+    pub(crate) fn quiesce(&self) -> Result<()> {
+        let mut devs = vec![Arc::clone(&self.owner)];
+        devs.extend(lock(&self.peers).iter().cloned());
+        for d in devs {
+            let last = d.last_value();
+            d.wait_value(last)?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for GpuBuffer {
+    fn drop(&mut self) {
+        if let Err(e) = self.quiesce() {
+            log::error!(
+                "buffer at {:#x} dropped while its GPU is not idle ({e}); leaking it",
+                self.va()
+            );
+            core::mem::forget(Arc::clone(&self.bo));
+        }
+    }
+}

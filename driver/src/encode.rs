@@ -1,0 +1,284 @@
+//! A growable submission built from core's PM4/SDMA encoders, with the packet lengths the SDMA
+//! ring needs to wrap between packets.
+
+use crate::error::{Error, Result};
+use crate::queue::QueueType;
+use hcq_core::arch::{ArchInfo, GpuVa};
+use hcq_core::packet::EncodeError;
+use hcq_core::signal::SignalRef;
+use hcq_core::{pm4, sdma};
+
+fn enc(e: EncodeError) -> Error {
+    Error::InvalidArgument(format!("encoding a packet: {e}"))
+}
+
+/// Dwords and packet lengths of one submission for one queue type.
+#[derive(Debug)]
+pub struct Cmds {
+    ty: QueueType,
+    arch: &'static ArchInfo,
+    buf: Vec<u32>,
+    lens: Vec<usize>,
+}
+
+impl Cmds {
+    pub(crate) fn new(ty: QueueType, arch: &'static ArchInfo) -> Self {
+        Self {
+            ty,
+            arch,
+            buf: Vec::with_capacity(256),
+            lens: Vec::with_capacity(16),
+        }
+    }
+
+    /// The dwords so far.
+    #[must_use]
+    pub fn dwords(&self) -> &[u32] {
+        &self.buf
+    }
+
+    /// The packet lengths so far.
+    #[must_use]
+    pub fn packet_lens(&self) -> &[usize] {
+        &self.lens
+    }
+
+    /// The architecture table packets are encoded for.
+    #[must_use]
+    pub fn arch(&self) -> &'static ArchInfo {
+        self.arch
+    }
+
+    /// Appends `max` dwords' room, lets `f` encode into it, keeps what it wrote and records the
+    /// packet lengths (SDMA: split by the decoder's packet lengths; PM4: one entry).
+    fn push(
+        &mut self,
+        max: usize,
+        f: impl FnOnce(&mut [u32]) -> core::result::Result<usize, EncodeError>,
+    ) -> Result<()> {
+        let start = self.buf.len();
+        self.buf.resize(start + max, 0);
+        let n = match self.buf.get_mut(start..) {
+            Some(room) => f(room).map_err(enc),
+            None => Err(Error::Protocol("encode buffer".into())),
+        };
+        let n = match n {
+            Ok(n) if n <= max => n,
+            Ok(_) => Err(Error::Protocol("encoder wrote past its room".into()))?,
+            Err(e) => {
+                self.buf.truncate(start);
+                return Err(e);
+            }
+        };
+        self.buf.truncate(start + n);
+        let r = self.record(start);
+        if r.is_err() {
+            self.buf.truncate(start);
+        }
+        r
+    }
+
+    fn record(&mut self, start: usize) -> Result<()> {
+        let lens_before = self.lens.len();
+        let r = self.record_lens(start);
+        if r.is_err() {
+            self.lens.truncate(lens_before);
+        }
+        r
+    }
+
+    fn record_lens(&mut self, start: usize) -> Result<()> {
+        match self.ty {
+            QueueType::Compute => {
+                let n = self.buf.len() - start;
+                if n > 0 {
+                    self.lens.push(n);
+                }
+            }
+            QueueType::Sdma => {
+                let mut at = start;
+                while let Some(rest) = self.buf.get(at..).filter(|r| !r.is_empty()) {
+                    let n = sdma::packet_len(rest)
+                        .map_err(|e| Error::InvalidArgument(format!("SDMA packet: {e:?}")))?;
+                    if n == 0 || n > rest.len() {
+                        return Err(Error::InvalidArgument(format!(
+                            "SDMA packet of {n} dwords with {} left",
+                            rest.len()
+                        )));
+                    }
+                    self.lens.push(n);
+                    at += n;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Raw dwords (whole packets).
+    ///
+    /// # Errors
+    /// For SDMA, dwords that do not decode as whole packets.
+    pub fn raw(&mut self, dwords: &[u32]) -> Result<()> {
+        let start = self.buf.len();
+        self.buf.extend_from_slice(dwords);
+        let r = self.record(start);
+        if r.is_err() {
+            self.buf.truncate(start);
+        }
+        r
+    }
+
+    /// Waits until `signal >= value` (32-bit compare).
+    ///
+    /// # Errors
+    /// Encoder errors.
+    pub fn wait(&mut self, signal: &SignalRef, value: u32) -> Result<()> {
+        match self.ty {
+            QueueType::Compute => self.push(16, |b| pm4::wait(b, signal, value)),
+            QueueType::Sdma => self.push(16, |b| sdma::wait(b, signal, value)),
+        }
+    }
+
+    /// Writes `value` to `signal` (and its event mailbox + interrupt, if it has one).
+    ///
+    /// # Errors
+    /// Encoder errors.
+    pub fn signal(&mut self, signal: &SignalRef, value: u32) -> Result<()> {
+        let arch = self.arch;
+        match self.ty {
+            QueueType::Compute => self.push(32, |b| pm4::signal(b, arch, signal, u64::from(value))),
+            QueueType::Sdma => self.push(16, |b| sdma::signal(b, arch, signal, value)),
+        }
+    }
+
+    /// Writes the GPU clock to `signal`'s `start_ts`.
+    ///
+    /// # Errors
+    /// Encoder errors.
+    pub fn timestamp(&mut self, signal: &SignalRef) -> Result<()> {
+        let arch = self.arch;
+        match self.ty {
+            QueueType::Compute => self.push(16, |b| pm4::timestamp(b, arch, signal)),
+            QueueType::Sdma => self.push(16, |b| sdma::timestamp(b, signal)),
+        }
+    }
+
+    /// PM4 only: HDP flush + cache invalidate, so CPU writes are visible to what follows.
+    ///
+    /// # Errors
+    /// On the copy queue, or encoder errors.
+    pub fn memory_barrier(&mut self) -> Result<()> {
+        let arch = self.arch;
+        match self.ty {
+            QueueType::Compute => self.push(64, |b| pm4::memory_barrier(b, arch)),
+            QueueType::Sdma => Err(Error::InvalidArgument(
+                "memory_barrier is a compute-queue command".into(),
+            )),
+        }
+    }
+
+    /// SDMA only: copies `size` bytes from `src` to `dst` (chunked per the arch's maximum).
+    ///
+    /// # Errors
+    /// On the compute queue, or encoder errors.
+    pub fn copy(&mut self, dst: u64, src: u64, size: u64) -> Result<()> {
+        let arch = self.arch;
+        if self.ty != QueueType::Sdma {
+            return Err(Error::InvalidArgument(
+                "copy is a copy-queue command".into(),
+            ));
+        }
+        let n = sdma::copy_dwords(size, arch.sdma_max_copy_bytes).ok_or_else(|| {
+            Error::InvalidArgument(format!("copy of {size} bytes is too large to encode"))
+        })?;
+        self.push(n, |b| sdma::copy(b, arch, GpuVa(dst), GpuVa(src), size))
+    }
+
+    /// PM4 only: runs `size_dwords` dwords of commands at `addr` (an indirect buffer).
+    ///
+    /// # Errors
+    /// On the copy queue, or encoder errors.
+    pub fn indirect_buffer(&mut self, addr: u64, size_dwords: u32) -> Result<()> {
+        if self.ty != QueueType::Compute {
+            return Err(Error::InvalidArgument(
+                "indirect buffers are compute-queue commands here".into(),
+            ));
+        }
+        self.push(8, |b| pm4::indirect_buffer(b, GpuVa(addr), size_dwords))
+    }
+
+    /// PM4 only: one kernel dispatch.
+    ///
+    /// # Errors
+    /// On the copy queue, or encoder errors (sizes out of range).
+    pub fn exec(
+        &mut self,
+        prog: &pm4::Program,
+        kernargs: u64,
+        global: [u32; 3],
+        local: [u32; 3],
+    ) -> Result<()> {
+        let arch = self.arch;
+        if self.ty != QueueType::Compute {
+            return Err(Error::InvalidArgument(
+                "exec is a compute-queue command".into(),
+            ));
+        }
+        let n = pm4::exec_dwords(arch, prog);
+        self.push(n, |b| {
+            pm4::exec(b, arch, prog, GpuVa(kernargs), global, local)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hcq_core::arch::GfxTarget;
+
+    fn arch() -> &'static ArchInfo {
+        GfxTarget::parse("gfx1100").unwrap().info()
+    }
+
+    #[test]
+    fn sdma_packet_lengths_follow_the_packets() {
+        let mut c = Cmds::new(QueueType::Sdma, arch());
+        let with_event = SignalRef {
+            addr: 0x1000,
+            event_mailbox_ptr: 0x2000,
+            event_id: 7,
+        };
+        c.wait(&SignalRef::new(0x1000), 3).unwrap();
+        c.copy(0x10_0000, 0x20_0000, (4 << 20) + 8).unwrap();
+        c.signal(&with_event, 4).unwrap();
+        // POLL_REGMEM 6; GCR 5, two COPY_LINEAR 7, GCR 5; FENCE 4, FENCE 4, TRAP 2.
+        assert_eq!(c.packet_lens(), &[6, 5, 7, 7, 5, 4, 4, 2]);
+        assert_eq!(c.dwords().len(), 40);
+        assert!(c.memory_barrier().is_err());
+        assert!(c.indirect_buffer(0x1000, 4).is_err());
+    }
+
+    #[test]
+    fn raw_sdma_must_be_whole_packets() {
+        let mut c = Cmds::new(QueueType::Sdma, arch());
+        let mut one = Cmds::new(QueueType::Sdma, arch());
+        one.signal(&SignalRef::new(0x40), 1).unwrap();
+        c.raw(one.dwords()).unwrap();
+        assert_eq!(c.packet_lens(), &[4]);
+        // A truncated FENCE is refused and leaves the list unchanged.
+        assert!(c.raw(&one.dwords()[..2]).is_err());
+        assert_eq!(c.dwords().len(), 4);
+    }
+
+    #[test]
+    fn pm4_commands_record_one_length_each() {
+        let mut c = Cmds::new(QueueType::Compute, arch());
+        c.wait(&SignalRef::new(0x1000), 1).unwrap();
+        c.memory_barrier().unwrap();
+        c.signal(&SignalRef::new(0x1000), 2).unwrap();
+        c.indirect_buffer(0x4000, 16).unwrap();
+        assert_eq!(c.packet_lens().len(), 4);
+        assert_eq!(c.packet_lens().iter().sum::<usize>(), c.dwords().len());
+        assert!(c.copy(0, 0, 4).is_err());
+    }
+}

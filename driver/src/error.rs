@@ -1,0 +1,231 @@
+//! The driver's error type: every failure is a value whose message names what was wrong.
+
+use core::fmt;
+use hcq_core::kfd::Errno;
+
+/// Result with the driver's [`Error`].
+pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+/// Which memory pool an allocation asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MemoryKind {
+    /// Device memory (VRAM).
+    Vram,
+    /// System memory the GPU reaches through the GART (GTT).
+    Gtt,
+    /// Host memory registered with the GPU (USERPTR).
+    Host,
+    /// Virtual address space (the reservation a buffer is placed in).
+    AddressSpace,
+}
+
+impl fmt::Display for MemoryKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Vram => "VRAM",
+            Self::Gtt => "GTT",
+            Self::Host => "host memory",
+            Self::AddressSpace => "virtual address space",
+        })
+    }
+}
+
+/// Where one queue's pointers stood when a wait failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueueState {
+    /// Queue name (`compute`, `sdma`) and the device's gpu_id.
+    pub name: String,
+    /// Read pointer the GPU last published (queue units: PM4 dwords, SDMA bytes).
+    pub rptr: u64,
+    /// Write pointer the driver last published (same unit).
+    pub wptr: u64,
+}
+
+/// What a failed wait saw: enough to tell a slow GPU from a hung or faulted one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WaitReport {
+    /// The signal's GPU address.
+    pub signal_addr: u64,
+    /// The value waited for.
+    pub expected: u64,
+    /// The last value read.
+    pub seen: u64,
+    /// How long the wait lasted, in milliseconds.
+    pub waited_ms: u64,
+    /// Every queue of the device, at the time of the failure.
+    pub queues: Vec<QueueState>,
+    /// The faulting GPU virtual address, when KFD reported a memory fault.
+    pub fault_addr: Option<u64>,
+    /// A KFD hardware-exception or fault description, when there was one.
+    pub fault: Option<String>,
+}
+
+impl fmt::Display for WaitReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "signal at {:#x} expected >= {} but is {} after {} ms",
+            self.signal_addr, self.expected, self.seen, self.waited_ms
+        )?;
+        if let Some(addr) = self.fault_addr {
+            write!(f, "; GPU memory fault at {addr:#x}")?;
+        }
+        if let Some(fault) = &self.fault {
+            write!(f, "; {fault}")?;
+        }
+        for q in &self.queues {
+            write!(f, "; {} rptr {} wptr {}", q.name, q.rptr, q.wptr)?;
+        }
+        Ok(())
+    }
+}
+
+/// Everything that can go wrong in the driver.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// A system call (ioctl, mmap, open, ...) failed.
+    Sys {
+        /// What was being done (`"ALLOC_MEMORY_OF_GPU"`, `"mmap doorbells"`, ...).
+        op: &'static str,
+        /// The kernel's error.
+        errno: Errno,
+    },
+    /// An allocation did not fit.
+    OutOfMemory {
+        /// Bytes asked for.
+        requested: u64,
+        /// Which pool.
+        kind: MemoryKind,
+        /// The kernel's error (ENOMEM / ENOSPC).
+        errno: Errno,
+    },
+    /// No usable GPU with that index or gpu_id.
+    NoSuchDevice {
+        /// What was asked for.
+        wanted: String,
+        /// How many usable GPUs there are.
+        available: usize,
+    },
+    /// The kernel or the topology answered something the driver cannot use.
+    Protocol(String),
+    /// An argument was out of range (sizes, launch dimensions, kernel name, ...).
+    InvalidArgument(String),
+    /// A code object could not be loaded.
+    CodeObject(String),
+    /// A wait passed its deadline.
+    Timeout(Box<WaitReport>),
+    /// The GPU faulted (memory fault or hardware exception) while the driver waited.
+    DeviceFault(Box<WaitReport>),
+    /// A resource the driver needs is exhausted (signal slots, KFD events, ...).
+    Exhausted(&'static str),
+}
+
+impl Error {
+    /// A failed system call.
+    #[must_use]
+    pub const fn sys(op: &'static str, errno: Errno) -> Self {
+        Self::Sys { op, errno }
+    }
+
+    /// An allocation failure: ENOMEM/ENOSPC become [`Error::OutOfMemory`], other errnos stay
+    /// [`Error::Sys`].
+    #[must_use]
+    pub fn alloc(op: &'static str, errno: Errno, requested: u64, kind: MemoryKind) -> Self {
+        if errno == Errno::ENOMEM || errno == Errno::ENOSPC {
+            Self::OutOfMemory {
+                requested,
+                kind,
+                errno,
+            }
+        } else {
+            Self::Sys { op, errno }
+        }
+    }
+
+    /// The wait report, for [`Error::Timeout`] and [`Error::DeviceFault`].
+    #[must_use]
+    pub fn wait_report(&self) -> Option<&WaitReport> {
+        match self {
+            Self::Timeout(r) | Self::DeviceFault(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Sys { op, errno } => write!(f, "{op} failed: {errno}"),
+            Self::OutOfMemory {
+                requested,
+                kind,
+                errno,
+            } => write!(f, "out of {kind}: {requested} bytes requested ({errno})"),
+            Self::NoSuchDevice { wanted, available } => {
+                write!(f, "no usable GPU {wanted} ({available} available)")
+            }
+            Self::Protocol(m) => write!(f, "unexpected reply from the kernel: {m}"),
+            Self::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
+            Self::CodeObject(m) => write!(f, "code object: {m}"),
+            Self::Timeout(r) => write!(f, "wait timed out: {r}"),
+            Self::DeviceFault(r) => write!(f, "device fault: {r}"),
+            Self::Exhausted(what) => write!(f, "out of {what}"),
+        }
+    }
+}
+
+impl core::error::Error for Error {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            Self::Sys { errno, .. } | Self::OutOfMemory { errno, .. } => Some(errno),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alloc_maps_enomem_to_out_of_memory() {
+        let e = Error::alloc("ALLOC", Errno::ENOMEM, 4096, MemoryKind::Vram);
+        assert!(matches!(
+            e,
+            Error::OutOfMemory {
+                requested: 4096,
+                kind: MemoryKind::Vram,
+                ..
+            }
+        ));
+        assert_eq!(
+            e.to_string(),
+            "out of VRAM: 4096 bytes requested (ENOMEM (12))"
+        );
+        let e = Error::alloc("ALLOC", Errno::EINVAL, 4096, MemoryKind::Vram);
+        assert_eq!(e.to_string(), "ALLOC failed: EINVAL (22)");
+    }
+
+    #[test]
+    fn wait_report_names_everything() {
+        let r = WaitReport {
+            signal_addr: 0x1000,
+            expected: 5,
+            seen: 4,
+            waited_ms: 30,
+            queues: vec![QueueState {
+                name: "compute gpu 1".into(),
+                rptr: 10,
+                wptr: 20,
+            }],
+            fault_addr: Some(0xdead_bee1),
+            fault: None,
+        };
+        assert_eq!(
+            Error::DeviceFault(Box::new(r)).to_string(),
+            "device fault: signal at 0x1000 expected >= 5 but is 4 after 30 ms; \
+             GPU memory fault at 0xdeadbee1; compute gpu 1 rptr 10 wptr 20"
+        );
+    }
+}

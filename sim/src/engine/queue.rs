@@ -210,7 +210,8 @@ fn decode(kind: QueueKind, d: &[u32]) -> Result<(Decoded<'_>, usize), DecodeErro
 
 /// Stop reasons inside the fetch loop.
 enum Flow {
-    /// Executed one packet (or entered/left an IB); keep going.
+    /// Executed one packet, entered or left an IB, or fetched more of a packet; keep going
+    /// (counted against the budget, which bounds the loop).
     Next,
     /// Nothing more to do now (empty ring, incomplete packet, blocked, faulted).
     Stop,
@@ -465,18 +466,26 @@ impl Queue {
                 kind: DecodeErrorKind::Truncated { needed, .. },
                 ..
             }) => {
-                // The packet is not fully fetched: fetch more if it is published, else wait.
-                if cursor != 0 || self.buf_len < needed {
-                    match self.refill(env, needed) {
-                        Ok(n) if n >= needed => return Flow::Next.retry(),
-                        Ok(_) => return Flow::Stop,
-                        Err(c) => {
-                            self.fault(seq, site, c);
-                            return Flow::Stop;
-                        }
-                    }
+                // CAST: usize -> u64 widens.
+                if needed as u64 > self.size_dw() {
+                    let msg = format!(
+                        "ring dword {:#x}: a packet of {needed} dwords is longer than the ring ({} dwords)",
+                        self.rptr / upd,
+                        self.size_dw()
+                    );
+                    self.fault(seq, site, Cause::Hw(msg));
+                    return Flow::Stop;
                 }
-                return Flow::Stop;
+                // The packet is not fully fetched: fetch more if it is published, else wait for
+                // the producer to publish the rest.
+                return match self.refill(env, needed) {
+                    Ok(n) if n >= needed => Flow::Next,
+                    Ok(_) => Flow::Stop,
+                    Err(c) => {
+                        self.fault(seq, site, c);
+                        Flow::Stop
+                    }
+                };
             }
             Err(e) => {
                 let at = self.rptr / upd;
@@ -578,7 +587,7 @@ impl Queue {
         };
         if top.pos >= top.dwords.len() {
             self.pop_ib();
-            return Flow::Next.retry();
+            return Flow::Next;
         }
         // CAST: positions are below 2^20.
         let site = Site::Ib {
@@ -661,14 +670,6 @@ impl Queue {
                 Flow::Stop
             }
         }
-    }
-}
-
-impl Flow {
-    /// A control step that is not a packet (refetch, IB pop): count it as progress so the
-    /// budget still bounds the loop.
-    fn retry(self) -> Self {
-        self
     }
 }
 

@@ -397,10 +397,8 @@ impl Queue {
         }
         if res.executed > 0 {
             res.progressed = true;
+            // CAST: usize -> u64 widens.
             self.executed += res.executed as u64;
-            if matches!(self.state, QueueState::Waiting(_)) {
-                // Waiting is set by the packet that stopped the loop; keep it.
-            }
         }
         if self.publish(env, seq) {
             res.progressed = true;
@@ -545,8 +543,8 @@ impl Queue {
             )));
         }
         let mut v = self.ib_pool.pop().unwrap_or_default();
-        // CAST: u32 -> usize widens.
         v.clear();
+        // CAST: u32 -> usize widens.
         v.resize(dwords as usize, 0);
         if let Err(e) = env.read(base, bytemuck::cast_slice_mut(&mut v), Access::Read) {
             self.ib_pool.push(v);
@@ -589,9 +587,9 @@ impl Queue {
             self.pop_ib();
             return Flow::Next;
         }
-        // CAST: positions are below 2^20.
         let site = Site::Ib {
             base: top.base,
+            // CAST: positions are below 2^20 (IB_SIZE is 20 bits).
             index: top.pos as u32,
             // CAST: depth <= MAX_IB_DEPTH.
             depth: depth as u8,

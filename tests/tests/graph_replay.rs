@@ -410,7 +410,8 @@ fn two_gpu_graph() {
             event_id: 0,
         },
         ScalarArg::Var(tl_val),
-    );
+    )
+    .unwrap();
     for i in 0..N {
         g1.launch(
             &p1.add.pm4_program(),
@@ -594,7 +595,8 @@ fn graph_with_copies_then_kernels() {
             bytes: SLOT_BYTES,
         },
         SLOT_BYTES,
-    );
+    )
+    .unwrap();
     let whole = Dims {
         global: [4, 1, 1],
         local: LOCAL,

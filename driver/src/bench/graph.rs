@@ -61,7 +61,8 @@ impl TimelinePatch {
                 event_id: 0,
             },
             ScalarArg::Var(kick_v),
-        );
+        )
+        .map_err(|e| WorkError::Sim(format!("graph: {e}")))?;
         g.barrier();
         for i in 0..KERNELS {
             // CAST: i < 1000.
@@ -88,7 +89,8 @@ impl TimelinePatch {
                 event_id: 9,
             },
             ScalarArg::Var(tl_v),
-        );
+        )
+        .map_err(|e| WorkError::Sim(format!("graph: {e}")))?;
         let enc = g.encode(GpuVa(0x2_0000_0000)).map_err(gerr)?;
         let atom = |d: &[u32]| d.iter().map(|&x| AtomicU32::new(x)).collect::<Vec<_>>();
         let mut s = Self {

@@ -38,11 +38,18 @@ fn copies_into(rig: &Rig, dst: &GpuBuffer) -> Vec<(u64, u64, u64)> {
 fn copy_case(rig: &Rig, dev: &Device, n: u64, off: u64) {
     let guard = 4096;
     let a = dev.alloc(n, BufferKind::Vram).unwrap();
-    let b = dev.alloc(off + n + guard, BufferKind::Vram).unwrap();
+    let b = dev
+        .alloc(off + n + guard, BufferKind::VramCpuVisible)
+        .unwrap();
     let data = pattern(n as usize, n as u32);
-    let old = pattern((off + n + guard) as usize, 0xdead);
+    // Only the bytes around the destination get old values (CPU writes; the middle is 0).
+    let mut old = vec![0u8; (off + n + guard) as usize];
+    let (o, e) = (off as usize, (off + n) as usize);
+    old[..o].copy_from_slice(&pattern(o, 0xdead));
+    old[e..].copy_from_slice(&pattern(guard as usize, 0xbeef));
+    b.write(0, &old[..o]).unwrap();
+    b.write(off + n, &old[e..]).unwrap();
     dev.copy_in(&a, &data).unwrap();
-    dev.copy_in(&b, &old).unwrap();
     dev.synchronize().unwrap();
     rig.gpu.engines().clear_trace();
     let v = dev.copy_range(&b, off, &a, 0, n).unwrap();

@@ -12,7 +12,7 @@ fn four_threads(mode: SimMode) {
     let (fill, add) = programs(&dev);
     let before = dev.last_value();
     let rounds = 25u32;
-    let subs = std::sync::atomic::AtomicU64::new(0);
+    let subs = core::sync::atomic::AtomicU64::new(0);
     std::thread::scope(|s| {
         for t in 0..4u32 {
             let (dev, fill, add, subs) = (dev.clone(), &fill, &add, &subs);
@@ -68,7 +68,7 @@ fn four_threads(mode: SimMode) {
                     );
                     mine += 1;
                 }
-                subs.fetch_add(mine, std::sync::atomic::Ordering::Relaxed);
+                subs.fetch_add(mine, core::sync::atomic::Ordering::Relaxed);
             });
         }
     });

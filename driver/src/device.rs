@@ -65,6 +65,9 @@ pub(crate) struct TimelineState {
     pub(crate) tl: Timeline,
     /// Primary and shadow signals, indexed by [`Which`].
     pub(crate) signals: [Arc<Signal>; 2],
+    /// Command storage reused by submissions (they run under this lock): no allocation per
+    /// submission once warm.
+    pub(crate) scratch: Vec<Cmds>,
 }
 
 impl TimelineState {
@@ -220,6 +223,7 @@ impl Device {
         core.acquire_vm(&info)?;
         let pages = kfdi.pages_for(info.gpu_id)?;
         let timeline = TimelineState {
+            scratch: Vec::new(),
             tl: Timeline::new(),
             signals: [
                 Arc::new(Signal::new(&pages, 0, Some(pages.signal_event()?))?),
@@ -602,7 +606,14 @@ impl DeviceInner {
             .tl
             .signal()
             .map_err(|e| Error::InvalidArgument(format!("{e} (call synchronize)")))?;
-        let r = self.submit_locked(&st, ty, value, body);
+        let pos = st.scratch.iter().position(|c| c.queue_type() == ty);
+        let mut cmds = match pos {
+            Some(i) => st.scratch.swap_remove(i),
+            None => Cmds::new(ty, self.arch),
+        };
+        cmds.clear();
+        let r = self.submit_locked(&st, &mut cmds, value, body);
+        st.scratch.push(cmds);
         if r.is_err() {
             st.tl = saved;
         }
@@ -612,17 +623,18 @@ impl DeviceInner {
     fn submit_locked(
         &self,
         st: &TimelineState,
-        ty: QueueType,
+        cmds: &mut Cmds,
         value: TimelineValue,
         body: impl FnOnce(&mut Submit<'_>) -> Result<()>,
     ) -> Result<()> {
+        let ty = cmds.queue_type();
         let g = st.tl.gpu_value(value).ok_or_else(|| {
             Error::Protocol(format!("timeline value {} has no GPU value", value.get()))
         })?;
         let sig = st.signal_of(g.signal).signal_ref();
         let mut s = Submit {
             value,
-            cmds: Cmds::new(ty, self.arch),
+            cmds: core::mem::replace(cmds, Cmds::empty(ty, self.arch)),
             state: st,
             dev: self,
         };

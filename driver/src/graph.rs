@@ -8,13 +8,22 @@
 //! launch's kernel arguments (plus its dispatch packet) in a graph-owned kernargs region, and
 //! [`GraphBuilder::encode`]s them for that region's GPU address into a PM4 list (compute), an
 //! SDMA list (copies) and the kernargs dwords, together with core's
-//! [`PatchTable`](hcq_core::patch::PatchTable): every dword each variable lands in.
+//! [`PatchTable`] (every dword each variable lands in).
 //!
 //! A replay ([`Encoded::apply`]) checks all values first (every variable present, buffers
 //! large enough, dims within the kernels' limits) and then writes only what changed, into
-//! plain memory or the `&[AtomicU32]` views of the bound GPU copies. Binding to a device
-//! (copying the lists into GPU memory, waiting for the previous replay of the same graph
-//! before patching, submitting the INDIRECT_BUFFER / SDMA INDIRECT) is the device layer's part.
+//! plain memory or the `&[AtomicU32]` views of the bound GPU copies.
+//!
+//! [`DeviceGraph`] binds an encoded graph to a device: kernargs, the PM4 list and the SDMA list
+//! (padded to 8 dwords) live in GPU memory; [`DeviceGraph::replay`] validates, waits until the
+//! previous replay of the same graph completed (so it never patches bytes the GPU may read),
+//! patches in place and submits the copy IB (SDMA INDIRECT) then the compute IB
+//! (INDIRECT_BUFFER), each between the driver's timeline wait and signal: the submission is the
+//! same few ring dwords whatever the graph's size. Within one device the copy queue's commands
+//! therefore run before the compute queue's. [`MultiGraph`] replays graphs of several devices
+//! in order; a graph waits on the GPU for the replays it depends on through a recorded wait
+//! whose signal address and value are variables ([`Dep`]), set each replay to the other
+//! device's timeline value (and its shadow signal after a wrap).
 
 use core::fmt;
 
@@ -817,6 +826,9 @@ pub mod bench {
         Ok(times.get(times.len() / 2).copied().unwrap_or(f64::NAN))
     }
 }
+
+mod device;
+pub use device::{Dep, DeviceGraph, MultiGraph, graph_replay_submit_ns};
 
 #[cfg(test)]
 mod tests;

@@ -36,6 +36,8 @@ pub(crate) struct HwQueue<K: RingKind> {
     core: Arc<KfdCore>,
     queue_id: u32,
     producer: Mutex<Producer<K>>,
+    /// The engine's read pointer as last seen, monotonic (what the producer checks against).
+    rptr_seen: AtomicU64,
     doorbell: Doorbell,
     // Buffers last: they are freed after DESTROY_QUEUE (Drop below runs first).
     ring: Bo,
@@ -70,6 +72,14 @@ impl<K: RingKind> HwQueue<K> {
     pub(crate) fn create(p: &QueueParams<'_>) -> Result<Self> {
         let layout = RingLayout::<K>::new(p.ring_size)
             .map_err(|e| Error::InvalidArgument(format!("{} ring: {e}", K::NAME)))?;
+        if p.ring_size < u64::from(abi::KFD_MIN_QUEUE_RING_SIZE) {
+            return Err(Error::InvalidArgument(format!(
+                "{} ring of {} bytes: KFD needs at least {} (it would read past a smaller ring)",
+                K::NAME,
+                p.ring_size,
+                abi::KFD_MIN_QUEUE_RING_SIZE
+            )));
+        }
         let ring_size = u32::try_from(p.ring_size).map_err(|_| {
             Error::InvalidArgument(format!("ring size {:#x} does not fit 32 bits", p.ring_size))
         })?;
@@ -126,6 +136,13 @@ impl<K: RingKind> HwQueue<K> {
         p.core
             .ioctl("CREATE_QUEUE", abi::AMDKFD_IOC_CREATE_QUEUE, &mut args)
             .map_err(|e| Error::sys("CREATE_QUEUE", e))?;
+        if args.ring_size != ring_size {
+            destroy_queue(p.core, args.queue_id);
+            return Err(Error::Protocol(format!(
+                "CREATE_QUEUE changed the ring size from {ring_size} to {} bytes",
+                args.ring_size
+            )));
+        }
         let name = format!(
             "{} queue {} (gpu {:#x})",
             match p.ty {
@@ -182,6 +199,7 @@ impl<K: RingKind> HwQueue<K> {
             core: Arc::clone(p.core),
             queue_id: args.queue_id,
             producer: Mutex::new(producer),
+            rptr_seen: AtomicU64::new(start),
             doorbell,
             ring,
             ptrs,
@@ -235,23 +253,25 @@ impl<K: RingKind> HwQueue<K> {
         if dwords.is_empty() {
             return Ok(());
         }
-        let mut last_rptr = self.rptr();
+        let mut last_rptr = None;
         let mut progress_at = Instant::now();
         loop {
             let mut producer = lock(&self.producer);
-            let Some(raw_read) = self.ptr(RPTR_OFFSET) else {
-                return Err(Error::Protocol(format!(
-                    "{}: pointer page unmapped",
-                    self.name
-                )));
-            };
-            let size = producer.layout().size();
-            let read = AtomicU64::new(monotonic_rptr(
-                raw_read.load(Ordering::Acquire),
-                producer.write_pointer().get(),
-                size,
-            ));
-            match producer.reserve_packets(dwords.len(), packets.iter().copied(), &read) {
+            // The producer reads `rptr_seen` only when its cached read pointer says the ring is
+            // full; then refresh it from the engine's pointer and try once more before sleeping.
+            let mut attempt =
+                producer.reserve_packets(dwords.len(), packets.iter().copied(), &self.rptr_seen);
+            if matches!(attempt, Err(RingError::WouldOverrun { .. })) {
+                let size = producer.layout().size();
+                let fresh = monotonic_rptr(self.rptr(), producer.write_pointer().get(), size);
+                self.rptr_seen.store(fresh, Ordering::Relaxed);
+                attempt = producer.reserve_packets(
+                    dwords.len(),
+                    packets.iter().copied(),
+                    &self.rptr_seen,
+                );
+            }
+            match attempt {
                 Ok(grant) => {
                     let (head, tail) = grant.ranges();
                     let mut view = RingView(self.ring.mapping());
@@ -291,8 +311,8 @@ impl<K: RingKind> HwQueue<K> {
                         )));
                     }
                     let r = self.rptr();
-                    if r != last_rptr {
-                        last_rptr = r;
+                    if last_rptr != Some(r) {
+                        last_rptr = Some(r);
                         progress_at = Instant::now();
                     } else if progress_at.elapsed() >= timeout {
                         return Err(Error::Timeout(self.report(0, progress_at, others, None)));

@@ -16,7 +16,7 @@ use std::time::Instant;
 pub const SIGNAL_COUNT: u32 = 1024;
 
 /// How long a wait spins before it sleeps in WAIT_EVENTS.
-const SPIN_FOR: Duration = Duration::from_micros(20);
+const SPIN_FOR: Duration = Duration::from_micros(2);
 /// Longest single WAIT_EVENTS sleep on a signal with an event.
 const SLEEP_WITH_EVENT_MS: u32 = 50;
 /// WAIT_EVENTS sleep for a signal without an event (it polls the fault events meanwhile).
@@ -352,13 +352,29 @@ pub(crate) fn wait_for(
     queues: &dyn Fn() -> Vec<QueueState>,
 ) -> Result<()> {
     let start = Instant::now();
+    let pages = &signal.pages;
+    if signal.value() >= target {
+        return Ok(());
+    }
+    // One non-blocking poll first: it reports a fault at once (and lets a deterministic
+    // simulator run its engines), then a short spin before sleeping.
+    if let Some(f) = pages.sleep(None, 0)? {
+        return Err(Error::DeviceFault(Box::new(WaitReport {
+            signal_addr: signal.addr(),
+            expected: target,
+            seen: signal.value(),
+            waited_ms: 0,
+            queues: queues(),
+            fault_addr: f.addr,
+            fault: Some(f.what),
+        })));
+    }
     while start.elapsed() < SPIN_FOR {
         if signal.value() >= target {
             return Ok(());
         }
         core::hint::spin_loop();
     }
-    let pages = &signal.pages;
     let mut seen = signal.value();
     let mut progress_at = Instant::now();
     loop {

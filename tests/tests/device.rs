@@ -289,3 +289,24 @@ fn injected_runtime_failures_are_errors() {
     drop(rig);
     assert_eq!(sim.live_objects(), AFTER_DROP);
 }
+
+#[test]
+fn rings_below_the_kfd_minimum_are_refused() {
+    let rig = Rig::new(1, Duration::from_millis(100));
+    let opts = hcq_driver::DeviceOptions {
+        compute_ring_size: 512,
+        ..hcq_driver::DeviceOptions::default()
+    };
+    match Device::open_with(&rig.kfd, 0, opts) {
+        Err(Error::InvalidArgument(m)) => assert!(m.contains("512 bytes"), "{m}"),
+        other => panic!("expected InvalidArgument, got {other:?}"),
+    }
+    let opts = hcq_driver::DeviceOptions {
+        sdma_ring_size: 3000,
+        ..hcq_driver::DeviceOptions::default()
+    };
+    assert!(matches!(
+        Device::open_with(&rig.kfd, 0, opts),
+        Err(Error::InvalidArgument(_))
+    ));
+}

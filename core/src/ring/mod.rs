@@ -588,8 +588,13 @@ impl<K: RingKind> Grant<K> {
         }
         let (dst, pad) = head.split_at_mut(self.split);
         dst.copy_from_slice(first);
-        pad.fill(0);
-        tail.copy_from_slice(rest);
+        // The common case is one contiguous copy: skip the empty memset/memcpy calls.
+        if !pad.is_empty() {
+            pad.fill(0);
+        }
+        if !rest.is_empty() {
+            tail.copy_from_slice(rest);
+        }
         Ok(())
     }
 }

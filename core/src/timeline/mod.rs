@@ -168,9 +168,11 @@ impl Timeline {
     }
 
     /// A timeline whose next GPU value is `next` on the primary signal (which must then hold
-    /// `next - 1`); tinygrad's rollover test starts at `2^32 - 20`.
+    /// `next - 1`); tinygrad's rollover test starts at `2^32 - 20`. `0` is taken as `1` (the
+    /// signal cannot hold `-1`).
     #[must_use]
     pub const fn starting_at(next: u32) -> Self {
+        let next = if next == 0 { 1 } else { next };
         Self {
             // CAST: u32 -> u64 widens (`From` is not const).
             next: next as u64,

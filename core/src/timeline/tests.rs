@@ -134,6 +134,7 @@ fn fresh_timeline() {
     assert!(t.is_complete(t.last_signaled(), 0));
     assert_eq!(t.signal().unwrap().get(), 1);
     assert!(!t.is_complete(TimelineValue::new(1), 0));
+    assert_eq!(Timeline::starting_at(0), Timeline::new());
     let sig = AtomicU64::new(0xdead_0000_0000_0001);
     assert_eq!(observe(&sig), 1);
 }

@@ -5,7 +5,7 @@
 use hcq_driver::kernels::{self, FillArgs, VectorAddArgs};
 use hcq_driver::{BufferKind, Device, Kfd, Program};
 use std::io::{IsTerminal as _, Write as _};
-use std::sync::Arc;
+
 use std::time::Instant;
 
 /// Where the demo runs.
@@ -57,12 +57,13 @@ pub fn open_backend(force_sim: bool) -> Result<Backend, String> {
     };
     #[cfg(feature = "sim")]
     {
-        let sim = Arc::new(
+        let sim = std::sync::Arc::new(
             hcq_sim::SimKfd::gfx1100().map_err(|e| format!("starting the simulator: {e}"))?,
         );
         let gpu = kernels::attach_sim(&sim)?;
-        let kfd = Kfd::with_sys(Arc::clone(&sim) as Arc<dyn hcq_core::kfd::KfdSys>)
-            .map_err(|e| format!("opening the simulated KFD: {e}"))?;
+        let kfd =
+            Kfd::with_sys(std::sync::Arc::clone(&sim) as std::sync::Arc<dyn hcq_core::kfd::KfdSys>)
+                .map_err(|e| format!("opening the simulated KFD: {e}"))?;
         let reason = match real_err {
             Some(e) => format!("{e}: using the simulated GPU (hcq-sim)"),
             None => "--sim: using the simulated GPU (hcq-sim)".to_owned(),

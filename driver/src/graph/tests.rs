@@ -330,7 +330,9 @@ fn record_time_errors() {
 #[test]
 fn bench_fixture_patches() {
     let mut p = bench::Patch1000::new(&GFX11).unwrap();
-    // 1000 kernels * 6 dims dwords + 1000 input pointers * 2.
+    // First from the recorded values: only the grids (local stays 32) + 1000 input pointers.
+    assert_eq!(p.patch_once().unwrap(), 5000);
+    // Then both halves of every kernel's dims alternate: 1000 * 6 + 1000 * 2.
     assert_eq!(p.patch_once().unwrap(), 8000);
     assert_eq!(p.patch_once().unwrap(), 8000);
 }

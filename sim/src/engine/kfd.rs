@@ -191,9 +191,9 @@ fn desc_of(sim: &SimKfd, q: &KfdQueue) -> QueueDesc {
         rptr_addr: q.rptr_addr,
         wptr_addr: q.wptr_addr,
         doorbell_offset: u64::from(q.doorbell_id) * 8,
-        // The HQD starts at the queue's read pointer (what the CP consumed: 0 for a new queue).
-        // Not at *wptr: engines sync with KFD's queues lazily (at their next run), and by then
-        // the driver may already have submitted work, which would be skipped.
+        // The engine may first see the queue after the driver has already submitted, so it
+        // starts at the read pointer the driver initialised (where the CP reports it), not at
+        // the current write pointer.
         start: sim.gpu_read_u64(q.gpu_id, q.rptr_addr).unwrap_or(0),
     }
 }

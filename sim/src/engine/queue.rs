@@ -2,7 +2,7 @@
 //! decoders, execute, write the read pointer back.
 
 use super::bus::{Access, GpuBus, VmFault};
-use super::trace::{Site, Trace, TraceEntry, TraceEvent, head_dwords};
+use super::trace::{Site, Trace, TraceEvent};
 use super::{
     Clock, InterruptPolicy, QueueDesc, QueueFault, QueueFaultKind, QueueId, QueueKind, QueueState,
     WaitInfo,
@@ -173,7 +173,6 @@ pub(crate) struct Queue {
     pub(crate) gpu_id: u32,
     pub(crate) rptr: u64,
     published: u64,
-    stale_doorbell: Option<u64>,
     pub(crate) state: QueueState,
     pub(crate) inj: Injection,
     pub(crate) suspended: bool,
@@ -225,19 +224,12 @@ impl Queue {
         trace_cap: usize,
     ) -> Self {
         let gpu_id = bus.gpu_id();
-        // A doorbell behind the start cannot announce work (left over from an earlier queue);
-        // one ahead of it announces work the driver wrote before this engine attached (engines
-        // attach to KFD's queues lazily), which must run, not be skipped.
-        let stale = bus
-            .doorbell(desc.doorbell_offset)
-            .filter(|&d| d.wrapping_sub(desc.start) > desc.ring_size);
         Self {
             id,
             desc,
             gpu_id,
             rptr: desc.start,
             published: desc.start,
-            stale_doorbell: stale,
             state: QueueState::Idle,
             inj: Injection::default(),
             suspended: false,
@@ -263,16 +255,9 @@ impl Queue {
         self.desc.ring_size / 4
     }
 
-    /// The write pointer the doorbell announces (`None`: no new work announced).
-    pub(crate) fn wptr(&mut self) -> Option<u64> {
-        let d = self.bus.doorbell(self.desc.doorbell_offset)?;
-        if let Some(s) = self.stale_doorbell {
-            if s == d {
-                return None;
-            }
-            self.stale_doorbell = None;
-        }
-        Some(d)
+    /// The write pointer the doorbell announces (`None`: the bus has no such doorbell).
+    pub(crate) fn wptr(&self) -> Option<u64> {
+        self.bus.doorbell(self.desc.doorbell_offset)
     }
 
     fn site_ring(&self) -> Site {
@@ -281,14 +266,7 @@ impl Queue {
 
     fn trace(&mut self, seq: &mut u64, site: Site, event: TraceEvent) {
         *seq += 1;
-        self.trace.push(TraceEntry {
-            seq: *seq,
-            gpu_id: self.gpu_id,
-            queue: self.id,
-            kind: self.desc.kind,
-            site,
-            event,
-        });
+        self.trace.event(*seq, site, event);
     }
 
     /// Stops the queue and raises the exception event.
@@ -404,6 +382,7 @@ impl Queue {
         if self.inj.hang || self.suspended || matches!(self.state, QueueState::Faulted(_)) {
             return res;
         }
+        let before = self.state.clone();
         while res.executed < budget {
             let flow = if self.ibs.is_empty() {
                 self.step_ring(env, irqs, seq)
@@ -423,6 +402,9 @@ impl Queue {
             }
         }
         if self.publish(env, seq) {
+            res.progressed = true;
+        }
+        if self.state != before {
             res.progressed = true;
         }
         if res.executed > 0
@@ -503,23 +485,11 @@ impl Queue {
                 return Flow::Stop;
             }
         };
-        let pkt_dwords = self
-            .buf
-            .get(cursor..cursor + len)
-            .map(head_dwords)
-            .unwrap_or_default();
-        // CAST: len <= buffer length, u32 fits any packet (<= 2^20 + 5 dwords).
-        let len32 = len as u32;
         match outcome {
             Ok(Exec::Done) => {
-                self.trace(
-                    seq,
-                    site,
-                    TraceEvent::Packet {
-                        dwords: pkt_dwords,
-                        len: len32,
-                    },
-                );
+                *seq += 1;
+                let window = self.buf.get(cursor..self.buf_len).unwrap_or_default();
+                self.trace.packet(*seq, site, window, len);
                 // CAST: usize -> u64 widens.
                 self.rptr = self.rptr.wrapping_add(len as u64 * upd);
                 env.clock.tick();
@@ -533,14 +503,9 @@ impl Queue {
                 Flow::Stop
             }
             Ok(Exec::Ib { base, dwords, .. }) => {
-                self.trace(
-                    seq,
-                    site,
-                    TraceEvent::Packet {
-                        dwords: pkt_dwords,
-                        len: len32,
-                    },
-                );
+                *seq += 1;
+                let window = self.buf.get(cursor..self.buf_len).unwrap_or_default();
+                self.trace.packet(*seq, site, window, len);
                 env.clock.tick();
                 // CAST: usize -> u64 widens.
                 match self.push_ib(env, base, dwords, len as u64 * upd) {
@@ -596,6 +561,15 @@ impl Queue {
         }
     }
 
+    /// Records the packet of `len` dwords at the top IB's position.
+    fn record_ib(&mut self, seq: &mut u64, site: Site, len: usize) {
+        *seq += 1;
+        if let Some(t) = self.ibs.last() {
+            let window = t.dwords.get(t.pos..).unwrap_or_default();
+            self.trace.packet(*seq, site, window, len);
+        }
+    }
+
     fn step_ib(&mut self, env: &Env<'_>, irqs: &mut Vec<u32>, seq: &mut u64) -> Flow {
         let depth = self.ibs.len();
         let kind = self.desc.kind;
@@ -627,7 +601,6 @@ impl Queue {
                 return Flow::Stop;
             }
         };
-        let dw = rest.get(..len).map(head_dwords).unwrap_or_default();
         let r = run_packet(
             &mut self.regs,
             &mut self.scratch,
@@ -637,14 +610,9 @@ impl Queue {
             &pkt,
             depth,
         );
-        // CAST: packet lengths fit u32.
-        let ev = TraceEvent::Packet {
-            dwords: dw,
-            len: len as u32,
-        };
         match r {
             Ok(Exec::Done) => {
-                self.trace(seq, site, ev);
+                self.record_ib(seq, site, len);
                 env.clock.tick();
                 if let Some(t) = self.ibs.last_mut() {
                     t.pos += len;
@@ -663,7 +631,7 @@ impl Queue {
                 dwords,
                 chain,
             }) => {
-                self.trace(seq, site, ev);
+                self.record_ib(seq, site, len);
                 env.clock.tick();
                 let ring_len = if chain {
                     // The chained IB replaces this one.

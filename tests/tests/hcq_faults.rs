@@ -44,6 +44,19 @@ fn kernel_vm_fault_names_the_address(mode: SimMode) {
     let msg = err.to_string();
     assert!(msg.contains("GPU memory fault at 0x7eadbee01000"), "{msg}");
     assert!(msg.contains("page not present"), "{msg}");
+    // The fault sticks: later waits on the device fail the same way, at once.
+    for _ in 0..2 {
+        let err = dev.synchronize().unwrap_err();
+        assert_eq!(err.wait_report().unwrap().fault_addr, Some(bad), "{err}");
+        assert!(matches!(err, Error::DeviceFault(_)), "{err}");
+    }
+    let sig = dev.new_signal(0).unwrap();
+    let mut l = P4::new(dev.arch());
+    l.signal(&sig.signal_ref(), 1).unwrap();
+    dev.submit_pm4(&l).unwrap();
+    let err = dev.wait(&sig, 1).unwrap_err();
+    assert!(matches!(err, Error::DeviceFault(_)), "{err}");
+    assert_eq!(sig.value(), 0);
 }
 
 /// An injected fault on a mapped page hit by an SDMA copy: a device fault naming the first

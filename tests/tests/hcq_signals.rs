@@ -248,3 +248,43 @@ both_modes!(
     late_set_times_out_then_completes,
     late_set_blocks_until_the_host_sets,
 );
+
+/// submit_empty_queues: empty lists on both queues still get the driver's timeline wait and
+/// signal; each completes with its own timeline value.
+fn empty_submissions(mode: SimMode) {
+    let (_rig, dev) = one(mode);
+    let first = dev.last_value() + 1;
+    for i in 0..20u64 {
+        let v = if i % 2 == 0 {
+            dev.submit_pm4(&P4::new(dev.arch())).unwrap()
+        } else {
+            dev.submit_sdma(&Sd::new(dev.arch())).unwrap()
+        };
+        assert_eq!(v, first + i);
+        dev.wait_value(v).unwrap();
+        assert_eq!(dev.completed_value(), v);
+    }
+}
+
+/// Submissions on one device run in submission order across its two queues (each waits for
+/// the timeline value before it): a copy-queue submission blocked on a host gate holds back
+/// the compute submission queued after it, until the gate opens.
+fn submission_order_spans_both_queues(mode: SimMode) {
+    let (rig, dev) = one(mode);
+    let gate = dev.new_signal(0).unwrap();
+    let a = dev.new_signal(0).unwrap();
+    let b = dev.new_signal(0).unwrap();
+    let va = submit(&dev, Q::Copy, &[(&gate, 1)], &[(&a, 1)]);
+    let vb = submit(&dev, Q::Compute, &[], &[(&b, 1)]);
+    assert_eq!(vb, va + 1);
+    rig.kfd.set_wait_timeout(Duration::from_millis(50));
+    assert!(matches!(dev.wait(&b, 1), Err(Error::Timeout(_))));
+    blocked_on(&rig, &dev, Q::Copy, &gate);
+    assert_eq!((a.value(), b.value()), (0, 0));
+    gate.set(1);
+    rig.kfd.set_wait_timeout(LONG);
+    dev.wait(&b, 1).unwrap();
+    assert_eq!((a.value(), b.value()), (1, 1));
+}
+
+both_modes!(empty_submissions, submission_order_spans_both_queues);

@@ -8,7 +8,7 @@ use hcq_driver::BufferKind;
 use hcq_driver::kernels::{FillArgs, VectorAddArgs};
 
 fn four_threads(mode: SimMode) {
-    let (_rig, dev) = one(mode);
+    let (rig, dev) = one(mode);
     let (fill, add) = programs(&dev);
     let before = dev.last_value();
     let rounds = 25u32;
@@ -78,8 +78,7 @@ fn four_threads(mode: SimMode) {
     // Per round: copy_in, fill, add, copy_out, copy, PM4 list, SDMA list, copy_out: one
     // timeline value each, none lost or doubled across threads.
     assert_eq!(dev.last_value() - before, 4 * u64::from(rounds) * 8);
-    let st = dev.queue_states();
-    assert_eq!((st[0].rptr, st[1].rptr), (st[0].wptr, st[1].wptr));
+    hcq_common::settled(&rig, &dev);
 }
 
 both_modes!(four_threads);

@@ -85,19 +85,16 @@ pub fn pattern(n: usize, seed: u32) -> Vec<u8> {
     out
 }
 
-/// The simulator's view of one queue.
-pub fn sim_queue(rig: &Rig, id: u32) -> QueueInfo {
-    rig.gpu.engines().queue(QueueId(id)).unwrap()
-}
-
 /// Polls (yielding) until `pred` holds for the simulator's view of queue `id`; panics after
-/// `LONG` (a hang, not a threshold).
+/// `LONG` (a hang, not a threshold). In deterministic mode engines only run inside waits:
+/// call this after one.
 pub fn until_queue(rig: &Rig, id: u32, pred: impl Fn(&QueueInfo) -> bool) -> QueueInfo {
     let start = std::time::Instant::now();
     loop {
-        let q = sim_queue(rig, id);
-        if pred(&q) {
-            return q;
+        // None: the engine thread has not attached the queue yet.
+        let q = rig.gpu.engines().queue(QueueId(id));
+        if let Some(q) = q.as_ref().filter(|q| pred(q)) {
+            return q.clone();
         }
         assert!(
             start.elapsed() < LONG,
@@ -143,6 +140,27 @@ pub fn engine_knows(rig: &Rig, id: u32) {
             "the engines never attached queue {id}"
         );
         rig.gpu.kick();
+        std::thread::yield_now();
+    }
+}
+
+/// Waits until both queues' read pointers (as the driver sees them) reached their write
+/// pointers, and returns the states. A completed signal does not mean the engine already
+/// wrote its read pointer back (it does so after the packet), so this polls, up to `LONG`.
+pub fn settled(rig: &Rig, dev: &Device) -> Vec<hcq_driver::QueueState> {
+    let start = std::time::Instant::now();
+    loop {
+        let st = dev.queue_states();
+        if st.iter().all(|q| q.rptr == q.wptr) {
+            return st;
+        }
+        assert!(
+            start.elapsed() < LONG,
+            "read pointers never caught up: {st:?}"
+        );
+        rig.gpu.kick();
+        // Deterministic mode: engines run (and publish) inside a wait.
+        dev.synchronize().unwrap();
         std::thread::yield_now();
     }
 }

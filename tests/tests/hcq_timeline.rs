@@ -94,3 +94,56 @@ fn rollover(mode: SimMode) {
 }
 
 both_modes!(rollover);
+
+/// The wrap at 2^31 while 4 threads submit on both queues and synchronize: every thread's
+/// own signal ends at its last value, no timeline value is lost or doubled, and the GPU
+/// value of the last submission is on the signal the driver names for it.
+fn wrap_while_four_threads_submit(mode: SimMode) {
+    let (rig, dev) = one(mode);
+    let start = (1u64 << 31) - 100;
+    dev.set_timeline_value(start).unwrap();
+    let rounds = 60u32;
+    std::thread::scope(|s| {
+        for t in 0..4u32 {
+            let dev = dev.clone();
+            s.spawn(move || {
+                let sig = dev.new_signal(0).unwrap();
+                for r in 1..=rounds {
+                    let v = t * 1000 + r;
+                    if (r + t) % 2 == 0 {
+                        let mut l = P4::new(dev.arch());
+                        l.signal(&sig.signal_ref(), u64::from(v)).unwrap();
+                        dev.submit_pm4(&l).unwrap();
+                    } else {
+                        let mut l = Sd::new(dev.arch());
+                        l.signal(&sig.signal_ref(), v).unwrap();
+                        dev.submit_sdma(&l).unwrap();
+                    }
+                    if r % 7 == 0 {
+                        dev.synchronize().unwrap();
+                        assert_eq!(sig.value(), u64::from(v), "thread {t} round {r}");
+                    }
+                }
+                dev.synchronize().unwrap();
+                assert_eq!(sig.value(), u64::from(t * 1000 + rounds), "thread {t}");
+            });
+        }
+    });
+    dev.synchronize().unwrap();
+    let last = dev.last_value();
+    assert_eq!(last, start - 1 + 4 * u64::from(rounds));
+    assert_eq!(dev.completed_value(), last);
+    // 240 submissions from 2^31 - 100: the wrap happened (at a synchronize past 2^31), so
+    // the last value's GPU value is small and sits in the signal the driver names.
+    let (sig, gv) = dev.timeline_target(last).unwrap();
+    assert!(
+        u64::from(gv) < 4 * u64::from(rounds),
+        "no wrap: GPU value {gv}"
+    );
+    assert_eq!(
+        gpu_u64(&rig.sim, dev.gpu_id(), sig.value_addr()),
+        u64::from(gv)
+    );
+}
+
+both_modes!(wrap_while_four_threads_submit);

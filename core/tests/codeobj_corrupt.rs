@@ -105,6 +105,10 @@ fn base_fixture_layout_is_what_the_table_assumes() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "thousands of parses: minutes under miri; the prefix logic runs in the other tests"
+)]
 fn every_prefix_is_refused_as_out_of_bounds() {
     let d = base();
     let ph_end = ph(&d, rd16(&d, 0x38).into());
@@ -565,6 +569,10 @@ fn stripped_symtab_falls_back_to_dynsym() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "a sweep of thousands of parses: over 6 minutes under miri; the fuzz target covers it"
+)]
 fn garbage_never_panics() {
     // A cheap deterministic sweep (the fuzz target goes further): xorshift bytes, and the
     // fixture with one byte changed at every offset of the headers.

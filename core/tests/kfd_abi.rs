@@ -417,6 +417,10 @@ fn pinned_numbers_match_reference_table() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "runs gcc on the kernel header: miri cannot spawn processes"
+)]
 fn abi_matches_kernel_header() {
     let path = header_path();
     let header = std::fs::read_to_string(&path).unwrap_or_else(|e| {

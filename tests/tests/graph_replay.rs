@@ -54,12 +54,7 @@ fn rig_with_trace(gpus: usize, trace: usize) -> Rig {
 }
 
 fn open(r: &Rig, i: usize) -> Device {
-    let d = Device::open(&r.kfd, i).unwrap();
-    // Workaround: without this pause the threaded engine sometimes never runs the queue's
-    // first submissions (rptr stays 0 while wptr moved; seen on main at ad5219f). Let the
-    // engine thread pick up the new queues before the first doorbell.
-    std::thread::sleep(Duration::from_millis(50));
-    d
+    Device::open(&r.kfd, i).unwrap()
 }
 
 struct Progs {

@@ -210,7 +210,8 @@ fn decode(kind: QueueKind, d: &[u32]) -> Result<(Decoded<'_>, usize), DecodeErro
 
 /// Stop reasons inside the fetch loop.
 enum Flow {
-    /// Executed one packet (or entered/left an IB); keep going.
+    /// Executed one packet, entered or left an IB, or fetched more of a packet; keep going
+    /// (counted against the budget, which bounds the loop).
     Next,
     /// Nothing more to do now (empty ring, incomplete packet, blocked, faulted).
     Stop,
@@ -396,10 +397,8 @@ impl Queue {
         }
         if res.executed > 0 {
             res.progressed = true;
+            // CAST: usize -> u64 widens.
             self.executed += res.executed as u64;
-            if matches!(self.state, QueueState::Waiting(_)) {
-                // Waiting is set by the packet that stopped the loop; keep it.
-            }
         }
         if self.publish(env, seq) {
             res.progressed = true;
@@ -465,18 +464,26 @@ impl Queue {
                 kind: DecodeErrorKind::Truncated { needed, .. },
                 ..
             }) => {
-                // The packet is not fully fetched: fetch more if it is published, else wait.
-                if cursor != 0 || self.buf_len < needed {
-                    match self.refill(env, needed) {
-                        Ok(n) if n >= needed => return Flow::Next.retry(),
-                        Ok(_) => return Flow::Stop,
-                        Err(c) => {
-                            self.fault(seq, site, c);
-                            return Flow::Stop;
-                        }
-                    }
+                // CAST: usize -> u64 widens.
+                if needed as u64 > self.size_dw() {
+                    let msg = format!(
+                        "ring dword {:#x}: a packet of {needed} dwords is longer than the ring ({} dwords)",
+                        self.rptr / upd,
+                        self.size_dw()
+                    );
+                    self.fault(seq, site, Cause::Hw(msg));
+                    return Flow::Stop;
                 }
-                return Flow::Stop;
+                // The packet is not fully fetched: fetch more if it is published, else wait for
+                // the producer to publish the rest.
+                return match self.refill(env, needed) {
+                    Ok(n) if n >= needed => Flow::Next,
+                    Ok(_) => Flow::Stop,
+                    Err(c) => {
+                        self.fault(seq, site, c);
+                        Flow::Stop
+                    }
+                };
             }
             Err(e) => {
                 let at = self.rptr / upd;
@@ -536,8 +543,8 @@ impl Queue {
             )));
         }
         let mut v = self.ib_pool.pop().unwrap_or_default();
-        // CAST: u32 -> usize widens.
         v.clear();
+        // CAST: u32 -> usize widens.
         v.resize(dwords as usize, 0);
         if let Err(e) = env.read(base, bytemuck::cast_slice_mut(&mut v), Access::Read) {
             self.ib_pool.push(v);
@@ -578,11 +585,11 @@ impl Queue {
         };
         if top.pos >= top.dwords.len() {
             self.pop_ib();
-            return Flow::Next.retry();
+            return Flow::Next;
         }
-        // CAST: positions are below 2^20.
         let site = Site::Ib {
             base: top.base,
+            // CAST: positions are below 2^20 (IB_SIZE is 20 bits).
             index: top.pos as u32,
             // CAST: depth <= MAX_IB_DEPTH.
             depth: depth as u8,
@@ -661,14 +668,6 @@ impl Queue {
                 Flow::Stop
             }
         }
-    }
-}
-
-impl Flow {
-    /// A control step that is not a packet (refetch, IB pop): count it as progress so the
-    /// budget still bounds the loop.
-    fn retry(self) -> Self {
-        self
     }
 }
 

@@ -166,10 +166,10 @@ impl Trace {
             Some(w) => *w,
             None => head_dwords(window.get(..len).unwrap_or(window)),
         };
-        // CAST: packets are at most 2^20 + 5 dwords.
         let rec = PacketRec {
             seq,
             site,
+            // CAST: packets are at most 2^20 + 5 dwords.
             len: len as u32,
             dwords,
         };

@@ -458,3 +458,47 @@ both_modes!(
     out_of_memory,
     every_injected_ioctl_failure,
 );
+
+/// Dropping everything while the compute queue is hung with a launch in flight: the drops
+/// return (each buffer the launch may still read waits out the deadline), queues and events
+/// are destroyed, and the two buffers the hung launch may still read (its output and the
+/// program's code) are deliberately not freed, so the GPU never reads freed memory; they
+/// keep the KFD and render-node files open. Pinned here so a change is a decision.
+fn dropping_a_hung_device(mode: SimMode) {
+    let r = rig(mode, 1, Duration::from_millis(100));
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let (fill, add) = programs(&dev);
+    drop(add);
+    let buf = dev.alloc(4096, BufferKind::Vram).unwrap();
+    let idle = dev.alloc(4096, BufferKind::Vram).unwrap();
+    drop(idle);
+    let (cq, _) = dev.queue_ids();
+    engine_knows(&r, cq);
+    r.gpu.engines().hang(QueueId(cq), true).unwrap();
+    let args = FillArgs {
+        buf: buf.va(),
+        value: 1,
+        n: 64,
+    };
+    // SAFETY: buf holds 64 u32s; the launch never runs (hung queue), and the driver keeps
+    // buf's memory allocated while the launch may still run.
+    unsafe { fill.launch_pod(&args, [1, 1, 1], [64, 1, 1]) }.unwrap();
+    drop((buf, fill, dev));
+    let hcq_tests::Rig { sim, kfd, gpu } = r;
+    drop((kfd, gpu));
+    let live = sim.live_objects();
+    assert_eq!(
+        live,
+        hcq_sim::LiveObjects {
+            bos: 2,
+            event_page_bo: true,
+            gpu_mappings: 2,
+            cpu_mappings: 2,
+            queues: 0,
+            events: 0,
+            open_files: 2,
+        }
+    );
+}
+
+both_modes!(dropping_a_hung_device);

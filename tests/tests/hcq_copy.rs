@@ -206,3 +206,57 @@ fn copy_1000_times(mode: SimMode) {
 }
 
 both_modes!(copy_1000_times);
+
+/// Edges: zero-byte copies and transfers complete; 1-byte buffers round-trip; ranges past a
+/// buffer, a source larger than the destination and a buffer of another GPU are refused with
+/// messages naming the sizes, offsets and address, before anything reaches the queue.
+fn copy_edges_and_refusals(mode: SimMode) {
+    let r = hcq_common::rig(mode, 2, hcq_common::LONG);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let d1 = Device::open(&r.kfd, 1).unwrap();
+    let a = dev.alloc(1, BufferKind::Vram).unwrap();
+    let b = dev.alloc(1, BufferKind::Vram).unwrap();
+    let v = dev.copy_range(&b, 0, &a, 0, 0).unwrap();
+    dev.wait_value(v).unwrap();
+    dev.copy_in(&b, &[]).unwrap();
+    dev.copy_out(&b, &mut []).unwrap();
+    dev.copy_in(&a, &[7]).unwrap();
+    dev.copy(&b, &a).unwrap();
+    let mut o = [0u8; 1];
+    dev.copy_out(&b, &mut o).unwrap();
+    assert_eq!(o, [7]);
+    let last = dev.last_value();
+    let msg = |e: hcq_driver::Error| {
+        assert!(matches!(e, hcq_driver::Error::InvalidArgument(_)), "{e:?}");
+        e.to_string()
+    };
+    assert_eq!(
+        msg(dev.copy_range(&b, u64::MAX, &a, 0, 1).unwrap_err()),
+        format!(
+            "invalid argument: copy of 1 bytes from offset 0 of 1 B to offset {} of 1 B",
+            u64::MAX
+        )
+    );
+    let two = dev.alloc(2, BufferKind::Vram).unwrap();
+    assert_eq!(
+        msg(dev.copy(&a, &two).unwrap_err()),
+        "invalid argument: copy of 2 bytes into a 1-byte buffer"
+    );
+    let foreign = d1.alloc(16, BufferKind::Vram).unwrap();
+    assert_eq!(
+        msg(dev.copy(&foreign, &a).unwrap_err()),
+        format!(
+            "invalid argument: buffer at {:#x} is not mapped to gpu {:#x} (use map_to)",
+            foreign.va(),
+            dev.gpu_id()
+        )
+    );
+    assert_eq!(
+        dev.last_value(),
+        last,
+        "a refused copy took a timeline value"
+    );
+    dev.synchronize().unwrap();
+}
+
+both_modes!(copy_edges_and_refusals);

@@ -155,7 +155,40 @@ fn small_transfers_from_a_host_buffer(mode: SimMode) {
     assert_eq!(out, want);
 }
 
+/// GPU 1 follows GPU 0's timeline across GPU 0's wrap (from 2^32 - 10): each round GPU 1's
+/// copy queue waits for the signal and 32-bit value GPU 0 names for its latest submission,
+/// gated by the host so the wait is real, then signals its own value.
+fn waits_on_another_timeline_across_its_wrap(mode: SimMode) {
+    let (_rig, d0, d1) = two(mode);
+    d0.set_timeline_value((1 << 32) - 10).unwrap();
+    let done = d1.new_signal(0).unwrap();
+    let mut wrapped = false;
+    for round in 1..=30u32 {
+        let gate = d0.new_signal(0).unwrap();
+        let mut l = P4::new(d0.arch());
+        l.wait(&gate.signal_ref(), 1).unwrap();
+        let v0 = d0.submit_pm4(&l).unwrap();
+        let (sig, gv) = d0.timeline_target(v0).unwrap();
+        wrapped |= u64::from(gv) != v0;
+        let mut w = Sd::new(d1.arch());
+        w.wait(&sig, gv).unwrap();
+        w.signal(&done.signal_ref(), round).unwrap();
+        let v1 = d1.submit_sdma(&w).unwrap();
+        gate.set(1);
+        d1.wait_value(v1).unwrap();
+        assert_eq!(done.value(), u64::from(round));
+        if round % 3 == 0 {
+            d0.synchronize().unwrap();
+        }
+    }
+    assert!(wrapped, "GPU 0's timeline never wrapped");
+    assert_eq!(d0.last_value(), (1 << 32) - 10 + 29);
+    d0.synchronize().unwrap();
+    d1.synchronize().unwrap();
+}
+
 both_modes!(
+    waits_on_another_timeline_across_its_wrap,
     one_gpu_waits_on_a_signal_written_by_another,
     one_gpu_waits_on_another_timeline,
     peer_transfer,

@@ -6,7 +6,7 @@
     python bench_seed.py markdown RUN.json             # README table from bench-vs-seed.sh --json
 
 `seed` needs tinygrad 0.9.1 importable (only its autogen `amd_gpu` tables are used). The seed file
-(/work/shared/seeds/000_*.txt, tinygrad's ops_amd.py of that era; $HCQ_SEED overrides) is not
+(shared/seeds/000_*.txt beside the repository, tinygrad's ops_amd.py of that era; $HCQ_SEED overrides) is not
 imported as a module: its constants and HWQueue/HWPM4Queue/HWCopyQueue classes are cut out of the
 text and exec'd against small stubs (the approach of core/tests/golden/gen_golden.py): a ctypes
 shim whose addressof() returns a fake signal's address, an hsa shim with the amd_signal_t offsets,
@@ -20,7 +20,8 @@ update_exec / update_wait / update_signal on that launch; one 64 MiB HWCopyQueue
 import array, json, os, statistics, sys, time, types
 from typing import Any, List, Tuple
 
-SEED = os.environ.get("HCQ_SEED", "/work/shared/seeds/000_26ef7b2ddb07d990.txt")
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+SEED = os.environ.get("HCQ_SEED", os.path.join(REPO, "..", "shared", "seeds", "000_26ef7b2ddb07d990.txt"))
 
 # Same inputs as driver/src/bench/work.rs.
 PROG_ADDR, SCRATCH, TMPRING, RSRC1, RSRC2 = 0x7f00_1000_0000, 0x7f00_2000_0000, 0x0020_0010, 0x0060_00c1, 0x0000_0090

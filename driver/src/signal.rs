@@ -173,7 +173,11 @@ impl SignalPages {
         if let Some(m) = events.get(mem_idx).map(abi::EventData::memory_exception)
             && (m.gpu_id != 0 || m.va != 0)
         {
-            let kind = if m.failure.read_only != 0 {
+            // KFD sets ReadOnly for every faulting write (`prot_write`), NotPresent for a page
+            // that is not mapped: a write to an unmapped page has both.
+            let kind = if m.failure.not_present != 0 {
+                "page not present"
+            } else if m.failure.read_only != 0 {
                 "write to read-only page"
             } else if m.failure.no_execute != 0 {
                 "execute of no-execute page"

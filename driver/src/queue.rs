@@ -12,6 +12,7 @@ use core::time::Duration;
 use hcq_core::kfd::topology::CwsrSizes;
 use hcq_core::kfd::{self as abi};
 use hcq_core::ring::{Producer, RingError, RingKind, RingLayout, RingMemory, RingPtr};
+use hcq_core::sdma;
 use log::{debug, trace};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -253,10 +254,23 @@ impl<K: RingKind> HwQueue<K> {
         if dwords.is_empty() {
             return Ok(());
         }
+        let has_indirect = !K::SPLITS_PACKETS && has_sdma_indirect(dwords, packets);
+        let (original, original_packets) = (dwords, packets);
         let mut last_rptr = None;
         let mut progress_at = Instant::now();
         loop {
             let mut producer = lock(&self.producer);
+            // Where the submission lands is only known under the lock: NOP-pad INDIRECTs for it.
+            let aligned;
+            let (dwords, packets) = if has_indirect {
+                let size_dw = producer.layout().size() / K::UNITS_PER_DWORD;
+                let idx = producer.write_pointer().get() / K::UNITS_PER_DWORD % size_dw;
+                aligned = align_sdma_indirects(original, original_packets, idx, size_dw)
+                    .map_err(|e| Error::InvalidArgument(format!("{}: {e}", self.name)))?;
+                (aligned.0.as_slice(), aligned.1.as_slice())
+            } else {
+                (original, original_packets)
+            };
             // The producer reads `rptr_seen` only when its cached read pointer says the ring is
             // full; then refresh it from the engine's pointer and try once more before sleeping.
             let mut attempt =
@@ -348,6 +362,81 @@ impl<K: RingKind> HwQueue<K> {
     }
 }
 
+/// Whether an SDMA submission holds an INDIRECT packet.
+fn has_sdma_indirect(dwords: &[u32], packets: &[usize]) -> bool {
+    let mut off = 0usize;
+    packets.iter().any(|&len| {
+        let is = dwords
+            .get(off)
+            .is_some_and(|h| h & 0xff == sdma::op::INDIRECT);
+        off = off.saturating_add(len);
+        is
+    })
+}
+
+/// Rebuilds an SDMA submission that will start at ring dword `idx` of a `size_dw`-dword ring so
+/// that every INDIRECT ends on an 8-dword boundary, as real engines need (Linux `sdma_v6_0` and
+/// ROCR pad `(2 - wptr) & 7` 1-dword NOPs before it; the simulator checks it too).
+///
+/// Packets are placed as core's producer places them: the whole submission before the end of
+/// the ring when it fits, else the packets that fit, zero padding (NOPs, which keeps 8-dword
+/// alignment since the ring size is a multiple of 8) and the rest from dword 0. Each INDIRECT
+/// and its NOPs form one packet, so the wrap never separates them. Returns the dwords and
+/// their packet lengths.
+fn align_sdma_indirects(
+    dwords: &[u32],
+    packets: &[usize],
+    idx: u64,
+    size_dw: u64,
+) -> core::result::Result<(Vec<u32>, Vec<usize>), String> {
+    let mut out = Vec::with_capacity(dwords.len() + 8);
+    let mut lens = Vec::with_capacity(packets.len());
+    let mut pos = idx;
+    let mut wrapped = false;
+    let mut off = 0usize;
+    for &len in packets {
+        let pkt = off
+            .checked_add(len)
+            .and_then(|end| dwords.get(off..end))
+            .ok_or_else(|| {
+                format!(
+                    "packet lengths {packets:?} do not fit the {} dwords submitted",
+                    dwords.len()
+                )
+            })?;
+        off += len;
+        let indirect = pkt.first().is_some_and(|h| h & 0xff == sdma::op::INDIRECT);
+        let nops = |at: u64| {
+            if indirect {
+                2u64.wrapping_sub(at) & 7
+            } else {
+                0
+            }
+        };
+        // CAST: usize -> u64 widens.
+        let len64 = len as u64;
+        let mut pad = nops(pos);
+        if !wrapped && pos + pad + len64 > size_dw {
+            wrapped = true;
+            pos = 0;
+            pad = nops(0);
+        }
+        // CAST: pad < 8.
+        out.extend(core::iter::repeat_n(0u32, pad as usize));
+        out.extend_from_slice(pkt);
+        // CAST: pad < 8.
+        lens.push(pad as usize + len);
+        pos += pad + len64;
+    }
+    if off != dwords.len() {
+        return Err(format!(
+            "packet lengths {packets:?} add up to {off}, not the {} dwords submitted",
+            dwords.len()
+        ));
+    }
+    Ok((out, lens))
+}
+
 /// The engine's read pointer as the monotonic counter core's producer expects. gfx9+ SDMA
 /// engines report a monotonic 64-bit pointer; a CP may report its read position wrapped to the
 /// ring (a dword index), which is rebuilt against our write pointer as ROCR does
@@ -389,7 +478,59 @@ impl<K: RingKind> Drop for HwQueue<K> {
 
 #[cfg(test)]
 mod tests {
-    use super::monotonic_rptr;
+    use super::{align_sdma_indirects, monotonic_rptr};
+    use core::sync::atomic::AtomicU64;
+    use hcq_core::ring::{Producer, RingLayout, RingPtr, Sdma};
+
+    /// At every start dword of a 64-dword ring (wrapping or not), every INDIRECT of the padded
+    /// submission lands whole and ends at a ring dword = 7 mod 8, where core's producer puts it.
+    #[test]
+    fn indirects_end_on_8_dword_boundaries_wherever_the_grant_lands() {
+        const IND: [u32; 6] = [4, 0x100, 0, 8, 0, 0];
+        let nop3 = [2u32 << 16, 0, 0];
+        let cases: [(Vec<u32>, Vec<usize>); 3] = [
+            (IND.to_vec(), vec![6]),
+            ([&nop3[..], &IND, &nop3, &IND].concat(), vec![3, 6, 3, 6]),
+            ([&IND[..], &[0], &IND, &nop3].concat(), vec![6, 1, 6, 3]),
+        ];
+        for (dwords, packets) in &cases {
+            for idx in 0..64u64 {
+                let (out, lens) = align_sdma_indirects(dwords, packets, idx, 64).unwrap();
+                assert_eq!(lens.iter().sum::<usize>(), out.len());
+                let mut p =
+                    Producer::new(RingLayout::<Sdma>::new(256).unwrap(), RingPtr::new(idx * 4))
+                        .unwrap();
+                let read = AtomicU64::new(idx * 4);
+                let g = p
+                    .reserve_packets(out.len(), lens.iter().copied(), &read)
+                    .unwrap();
+                let (head, _) = g.ranges();
+                let at = |j: usize| {
+                    if j < g.split() {
+                        head.start + j
+                    } else {
+                        j - g.split()
+                    }
+                };
+                let mut off = 0;
+                let mut seen = 0;
+                for &len in &lens {
+                    let start = (off + len).saturating_sub(6);
+                    if len >= 6 && out[start] == 4 {
+                        seen += 1;
+                        assert_eq!(&out[start..off + len], &IND, "idx {idx}");
+                        assert!(out[off..start].iter().all(|&d| d == 0), "NOPs before it");
+                        assert!(start + 5 < g.split() || start >= g.split(), "idx {idx}");
+                        assert_eq!(at(start + 5) % 8, 7, "idx {idx}: {out:?} {lens:?}");
+                    }
+                    off += len;
+                }
+                assert_eq!(seen, dwords.iter().filter(|&&d| d == 4).count());
+            }
+        }
+        assert!(align_sdma_indirects(&IND, &[5], 0, 64).is_err());
+        assert!(align_sdma_indirects(&IND, &[7], 0, 64).is_err());
+    }
 
     #[test]
     fn rptr_is_monotonic_or_rebuilt_from_a_wrapped_index() {

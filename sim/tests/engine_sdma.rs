@@ -110,24 +110,72 @@ fn indirect_runs_an_ib_and_does_not_nest() {
             )
         })
     };
-    rig.submit(&mut q, &ind(ib, 4));
+    // Two NOPs first: a ring INDIRECT must end on an 8-dword boundary.
+    let padded = |v: Vec<u32>| [vec![0, 0], v].concat();
+    rig.submit(&mut q, &padded(ind(ib, 4)));
     rig.engines.run_until_idle();
     assert_eq!(rig.r32(DATA_VA + 0x208), 8);
-    assert_eq!(rig.rptr(&q), 24);
+    assert_eq!(rig.rptr(&q), 32);
     let t = rig.engines.trace();
-    assert!(matches!(t[1].site, Site::Ib { base, index: 0, depth: 1 } if base == ib));
+    assert!(matches!(t[3].site, Site::Ib { base, index: 0, depth: 1 } if base == ib));
     // Nested: fault. Misaligned: fault.
     let ib2 = DATA_VA + 0x7000;
     rig.write_words(ib2, &ind(ib, 4));
-    rig.submit(&mut q, &ind(ib2, 6));
+    rig.submit(&mut q, &padded(ind(ib2, 6)));
     let mut q2 = rig.queue(0, QueueKind::Sdma, 4096);
-    rig.submit(&mut q2, &ind(ib + 4, 4));
+    rig.submit(&mut q2, &padded(ind(ib + 4, 4)));
     rig.engines.run_until_idle();
     for (q, want) in [(&q, "do not nest"), (&q2, "not 32-byte aligned")] {
         let QueueState::Faulted(f) = rig.engines.queue(q.id).unwrap().state else {
             panic!()
         };
         assert!(f.message.contains(want), "{}", f.message);
+    }
+}
+
+/// A ring INDIRECT must end at a dword = 7 mod 8 (Linux pads `(2 - wptr) & 7` NOPs before
+/// it); one starting at any of the other residues faults the queue, and the IB does not run.
+#[test]
+fn ring_indirect_must_end_on_an_8_dword_boundary() {
+    let ib = DATA_VA + 0x6000;
+    let body = pm4(|b| sdma::signal(b, &GFX11, &sig(0x200, None), 9));
+    let ind = pm4(|b| {
+        sdma::indirect(
+            b,
+            &Indirect {
+                header: IndirectHeader::zeroed(),
+                ib: GpuVa(ib),
+                size_dwords: 4,
+                csa: GpuVa(0),
+            },
+        )
+    });
+    for nops in 0..8u32 {
+        let mut rig = Rig::new(Mode::Deterministic);
+        let mut q = rig.queue(0, QueueKind::Sdma, 4096);
+        rig.write_words(ib, &body);
+        let mut s = vec![0u32; nops as usize];
+        s.extend(&ind);
+        rig.submit(&mut q, &s);
+        rig.engines.run_until_idle();
+        let state = rig.engines.queue(q.id).unwrap().state.clone();
+        if nops == 2 {
+            assert_eq!(state, QueueState::Idle);
+            assert_eq!(rig.r32(DATA_VA + 0x208), 9);
+            assert_eq!(rig.rptr(&q), 32);
+        } else {
+            let QueueState::Faulted(f) = state else {
+                panic!("{nops} NOPs: {state:?}")
+            };
+            let want = format!(
+                "SDMA INDIRECT at ring dword {nops} ends at dword {}, not on an 8-dword boundary",
+                nops + 5
+            );
+            assert!(f.message.contains(&want), "{}", f.message);
+            assert_eq!(f.kind, QueueFaultKind::Hw);
+            assert_eq!(rig.r32(DATA_VA + 0x208), 0, "the IB did not run");
+            assert_eq!(rig.rptr(&q), u64::from(nops) * 4, "stopped at the INDIRECT");
+        }
     }
 }
 

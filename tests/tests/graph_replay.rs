@@ -649,3 +649,77 @@ fn graph_with_copies_then_kernels() {
         }
     }
 }
+
+/// A copy-only graph replayed 200 times on a 1 KiB SDMA ring, each replay after 0 to 7 3-dword
+/// TIMESTAMPs: the replay's INDIRECT starts at every ring residue mod 8 and across many ring
+/// wraps, and the driver's NOP padding makes each one end on an 8-dword boundary (the simulator
+/// faults the queue otherwise, as hardware would misbehave), so every replay completes.
+#[test]
+fn sdma_indirects_at_every_ring_offset_and_across_wraps() {
+    use hcq_core::cmd::SdmaList;
+    let r = rig(1);
+    let opts = hcq_driver::DeviceOptions {
+        sdma_ring_size: 1024,
+        ..hcq_driver::DeviceOptions::default()
+    };
+    let dev = Device::open_with(&r.kfd, 0, opts).unwrap();
+    let srcs: Vec<GpuBuffer> = (0..2)
+        .map(|s| {
+            let b = dev.alloc(SLOT_BYTES, BufferKind::Gtt).unwrap();
+            b.write(0, &input_bytes(s + 40)[..SLOT_BYTES as usize])
+                .unwrap();
+            b
+        })
+        .collect();
+    let dst = dev.alloc(SLOT_BYTES, BufferKind::Gtt).unwrap();
+    let mut g = GraphBuilder::new(&hcq_core::arch::GFX11);
+    let vs = g.buffer(GpuVa(srcs[0].va()), SLOT_BYTES).unwrap();
+    g.copy(
+        BufArg::Fixed(GpuVa(dst.va())),
+        BufArg::Var {
+            var: vs,
+            offset: 0,
+            bytes: SLOT_BYTES,
+        },
+        SLOT_BYTES,
+    )
+    .unwrap();
+    let mut graph = DeviceGraph::new(&dev, &g).unwrap();
+    let ts = dev.new_signal(0).unwrap();
+    let mut residues = [0u32; 8];
+    let mut last_wptr = 0;
+    for i in 0..200u32 {
+        let stamps = i % 8;
+        if stamps > 0 {
+            let mut l = SdmaList::<64, 8, 8>::new(dev.arch());
+            for _ in 0..stamps {
+                l.timestamp(&ts.signal_ref()).unwrap();
+            }
+            dev.submit_sdma(&l).unwrap();
+        }
+        let wptr = dev.queue_states()[1].wptr;
+        residues[(wptr / 4 % 8) as usize] += 1;
+        let k = (i % 2) as usize;
+        let t = graph
+            .replay(&[Some(Value::Addr {
+                addr: GpuVa(srcs[k].va()),
+                bytes: SLOT_BYTES,
+            })])
+            .unwrap();
+        dev.wait_value(t).unwrap();
+        assert_eq!(
+            read(&dst),
+            input_bytes(k as u32 + 40)[..SLOT_BYTES as usize],
+            "replay {i}"
+        );
+        last_wptr = dev.queue_states()[1].wptr;
+    }
+    assert!(
+        residues.iter().all(|&n| n > 0),
+        "replays started at ring dword residues {residues:?}"
+    );
+    assert!(
+        last_wptr > 20 * 1024,
+        "the ring wrapped only {last_wptr} bytes"
+    );
+}

@@ -449,6 +449,20 @@ impl Queue {
                     self.fault(seq, site, Cause::Hw(msg));
                     return Flow::Stop;
                 }
+                if let Decoded::Sdma(SdmaPacket::Indirect(_)) = pkt {
+                    // Real engines (Linux sdma_v6_0 pads `(2 - wptr) & 7` NOPs before it) need a
+                    // ring INDIRECT to end on an 8-dword boundary.
+                    // CAST: usize -> u64 widens.
+                    let end = (self.rptr / upd + len as u64 - 1) % self.size_dw();
+                    if end % 8 != 7 {
+                        let msg = format!(
+                            "SDMA INDIRECT at ring dword {} ends at dword {end}, not on an 8-dword boundary (pad it with NOPs to end at a dword = 7 mod 8)",
+                            self.rptr / upd % self.size_dw()
+                        );
+                        self.fault(seq, site, Cause::Hw(msg));
+                        return Flow::Stop;
+                    }
+                }
                 let r = run_packet(
                     &mut self.regs,
                     &mut self.scratch,

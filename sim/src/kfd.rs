@@ -84,6 +84,13 @@ pub trait Engine: Send + Sync {
     /// Advances every runnable queue as far as it can without waiting; returns whether anything
     /// changed (a packet executed, rptr moved, an interrupt was raised).
     fn run(&self, sim: &SimKfd) -> bool;
+
+    /// Called after CREATE_QUEUE or DESTROY_QUEUE succeeded (no `SimKfd` lock held), so the
+    /// engine knows the new queue set before the ioctl returns (fault injection by queue id
+    /// right after CREATE_QUEUE finds the queue). The default does nothing.
+    fn queues_changed(&self, sim: &SimKfd) {
+        let _ = sim;
+    }
 }
 
 /// The simulated amdkfd (and, through [`Engine`], GPU). Implements [`KfdSys`].
@@ -569,8 +576,8 @@ impl SimKfd {
         }
         match op {
             Op::GetVersion => with!(GetVersionArgs, get_version),
-            Op::CreateQueue => with!(CreateQueueArgs, create_queue),
-            Op::DestroyQueue => with!(DestroyQueueArgs, destroy_queue),
+            Op::CreateQueue => self.queues_changed(with!(CreateQueueArgs, create_queue)),
+            Op::DestroyQueue => self.queues_changed(with!(DestroyQueueArgs, destroy_queue)),
             Op::SetMemoryPolicy => self.set_memory_policy(kbuf),
             Op::GetClockCounters => with!(GetClockCountersArgs, get_clock_counters),
             Op::CreateEvent => with!(CreateEventArgs, create_event),
@@ -590,6 +597,21 @@ impl SimKfd {
             Op::RuntimeEnable => with!(RuntimeEnableArgs, runtime_enable),
             Op::NotSimulated => Err(Errno::EINVAL),
         }
+    }
+
+    /// Tells the engine (if any) that the queue set changed when `r` is a success; returns `r`.
+    fn queues_changed(&self, r: Result<(), Errno>) -> Result<(), Errno> {
+        if r.is_ok() {
+            let engine = self
+                .engine
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone();
+            if let Some(e) = engine {
+                e.queues_changed(self);
+            }
+        }
+        r
     }
 
     fn get_version(&self, a: &mut GetVersionArgs) -> Result<(), Errno> {

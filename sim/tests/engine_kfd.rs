@@ -611,3 +611,44 @@ fn threaded_engines_race_the_host() {
     assert_eq!(w.rptr(&q), q.wptr);
     drop(w);
 }
+
+/// Threaded mode: the engines know a queue as soon as CREATE_QUEUE returns (fault injection by
+/// its id works at once, no polling) and forget it as soon as DESTROY_QUEUE returns.
+#[test]
+fn threaded_engines_know_queues_when_create_queue_returns() {
+    let mut w = world(SimConfig {
+        mode: SimMode::Threaded,
+        ..SimConfig::default()
+    });
+    for (i, sdma) in [false, true].into_iter().enumerate() {
+        let mut q = w.queue(0, sdma, 1024);
+        w.gpu.engines().hang(QueueId(q.id), true).unwrap();
+        let (id, ev) = w.signal_event();
+        let s = SignalRef::new(w.data.va + 0x400 + 0x40 * i as u64);
+        let mut pkt = if sdma {
+            buf(|b| sdma::signal(b, &GFX11, &s, 7))
+        } else {
+            buf(|b| pm4::signal(b, &GFX11, &s, 7))
+        };
+        pkt.extend(if sdma {
+            buf(|b| sdma::signal(b, &GFX11, &ev, 1))
+        } else {
+            buf(|b| pm4::signal(b, &GFX11, &ev, 1))
+        });
+        w.submit(&mut q, &pkt);
+        assert_eq!(w.wait(id, 50).0, TIMEOUT, "a hung queue ran");
+        assert_eq!(cpu_read::<u32>(s.value_addr()), 0);
+        assert_eq!(w.rptr(&q), 0);
+        w.gpu.engines().hang(QueueId(q.id), false).unwrap();
+        w.gpu.kick();
+        assert_eq!(w.wait(id, 60_000).0, COMPLETE);
+        assert_eq!(cpu_read::<u32>(s.value_addr()), 7);
+        let mut d = DestroyQueueArgs {
+            queue_id: q.id,
+            pad: 0,
+        };
+        w.p.ioctl(AMDKFD_IOC_DESTROY_QUEUE, &mut d).unwrap();
+        assert!(w.gpu.engines().queue(QueueId(q.id)).is_none());
+        assert!(w.gpu.engines().hang(QueueId(q.id), true).is_err());
+    }
+}

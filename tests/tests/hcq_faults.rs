@@ -6,7 +6,7 @@
 mod hcq_common;
 
 use core::time::Duration;
-use hcq_common::{LONG, P4, Sd, SimMode, both_modes, engine_knows, one, programs, rig};
+use hcq_common::{LONG, P4, Sd, SimMode, both_modes, one, programs, rig};
 use hcq_core::kfd::{Errno, Fd, KfdSys, MapKind, Prot};
 use hcq_driver::kernels::{self, FillArgs};
 use hcq_driver::{BufferKind, Device, Error, GpuBuffer, Kfd, MemoryKind, Program, Signal};
@@ -84,7 +84,6 @@ fn hung_queue_times_out_then_recovers(mode: SimMode) {
     let dev = Device::open(&r.kfd, 0).unwrap();
     let (cq, sq) = dev.queue_ids();
     for (q, idx) in [(cq, 0usize), (sq, 1)] {
-        engine_knows(&r, q);
         r.gpu.engines().hang(QueueId(q), true).unwrap();
         let sig = dev.new_signal(0).unwrap();
         let v = if idx == 0 {
@@ -473,7 +472,6 @@ fn dropping_a_hung_device(mode: SimMode) {
     let idle = dev.alloc(4096, BufferKind::Vram).unwrap();
     drop(idle);
     let (cq, _) = dev.queue_ids();
-    engine_knows(&r, cq);
     r.gpu.engines().hang(QueueId(cq), true).unwrap();
     let args = FillArgs {
         buf: buf.va(),

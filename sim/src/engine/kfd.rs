@@ -159,7 +159,7 @@ impl GpuBus for KfdBus {
 }
 
 /// The [`Engine`] installed in a `SimKfd`: keeps one engine per live queue (added on
-/// CREATE_QUEUE, removed on DESTROY_QUEUE, suspended while KFD has the queue inactive or its
+/// CREATE_QUEUE, removed on DESTROY_QUEUE, both before the ioctl returns, suspended while KFD has the queue inactive or its
 /// GPU's queues evicted after a fault) and runs one round per `run`.
 pub struct KfdEngine {
     sim: Weak<SimKfd>,
@@ -239,6 +239,12 @@ impl Engine for KfdEngine {
         };
         self.sync(&sim);
         self.engines.step()
+    }
+
+    fn queues_changed(&self, _sim: &SimKfd) {
+        if let Some(sim) = self.sim.upgrade() {
+            self.sync(&sim);
+        }
     }
 }
 

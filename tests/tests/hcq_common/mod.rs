@@ -129,21 +129,6 @@ macro_rules! both_modes {
 }
 pub(crate) use both_modes;
 
-/// Waits until the simulator's engines know queue `id`. In threaded mode the engine thread
-/// picks up queues KFD created on its next round, so fault injection right after
-/// `Device::open` can otherwise answer `NoQueue`.
-pub fn engine_knows(rig: &Rig, id: u32) {
-    let start = std::time::Instant::now();
-    while rig.gpu.engines().queue(QueueId(id)).is_none() {
-        assert!(
-            start.elapsed() < LONG,
-            "the engines never attached queue {id}"
-        );
-        rig.gpu.kick();
-        std::thread::yield_now();
-    }
-}
-
 /// Waits until both queues' read pointers (as the driver sees them) reached their write
 /// pointers, and returns the states. A completed signal does not mean the engine already
 /// wrote its read pointer back (it does so after the packet), so this polls, up to `LONG`.

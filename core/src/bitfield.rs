@@ -35,7 +35,7 @@ pub struct Field {
 }
 
 impl Field {
-    /// A field covering bits `hi..=lo`. Use through [`bitfield!`], which checks the range at
+    /// A field covering bits `hi..=lo`. Use through [`bitfield!`](crate::bitfield!), which checks the range at
     /// compile time.
     #[must_use]
     pub const fn new(hi: u32, lo: u32) -> Self {
@@ -60,7 +60,7 @@ impl Field {
 }
 
 /// Declares a transparent newtype over `u32` (or `u16`, `u8`, `u64`) with named bit fields.
-/// See the [module documentation](crate::bitfield).
+/// See the [module documentation](mod@crate::bitfield).
 #[macro_export]
 macro_rules! bitfield {
     (

@@ -13,8 +13,13 @@ pub const PACKET_TYPE_KERNEL_DISPATCH: u16 = 2;
 
 /// `hsa_kernel_dispatch_packet_t`: what a kernel that asks for the dispatch pointer
 /// (ENABLE_SGPR_DISPATCH_PTR) reads through its first user SGPRs.
+///
+/// The type has its fields' natural alignment (8), not the 64 bytes an AQL ring slot has: where
+/// the packet lives in GPU memory is the writer's business (`hcq` places it 64-byte aligned in
+/// kernargs), and a 64-byte-aligned Rust type would force every stack frame that carries one by
+/// value (a patch result, say) to realign.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
-#[repr(C, align(64))]
+#[repr(C)]
 pub struct DispatchPacket {
     /// Packet header (type, barrier, fence scopes).
     pub header: u16,
@@ -49,6 +54,7 @@ pub struct DispatchPacket {
 }
 
 const _: () = assert!(size_of::<DispatchPacket>() == 64);
+const _: () = assert!(core::mem::align_of::<DispatchPacket>() == 8);
 const _: () = assert!(offset_of!(DispatchPacket, setup) == 2);
 const _: () = assert!(offset_of!(DispatchPacket, workgroup_size_x) == 4);
 const _: () = assert!(offset_of!(DispatchPacket, workgroup_size_z) == 8);

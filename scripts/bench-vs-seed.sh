@@ -9,7 +9,8 @@
 #              throwaway venv is created in a temporary directory (pip install tinygrad==0.9.1)
 #              and removed at exit.
 # --quick      CI-sized runs on both sides (rough numbers).
-# --json OUT   also write {"seed": {...}, "hcq": {...}} to OUT.
+# --json OUT   also write {"seed": {...}, "hcq": {...}} to OUT (then
+#              `python3 scripts/bench_seed.py markdown OUT` prints the README table).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -3,9 +3,10 @@
 
     python bench_seed.py seed [--quick]          # time the seed's Python, print one JSON object
     python bench_seed.py compare SEED.json HCQ.json
+    python bench_seed.py markdown RUN.json             # README table from bench-vs-seed.sh --json
 
 `seed` needs tinygrad 0.9.1 importable (only its autogen `amd_gpu` tables are used). The seed file
-(/work/shared/seeds/000_*.txt, tinygrad's ops_amd.py of that era; $HCQ_SEED overrides) is not
+(shared/seeds/000_*.txt beside the repository, tinygrad's ops_amd.py of that era; $HCQ_SEED overrides) is not
 imported as a module: its constants and HWQueue/HWPM4Queue/HWCopyQueue classes are cut out of the
 text and exec'd against small stubs (the approach of core/tests/golden/gen_golden.py): a ctypes
 shim whose addressof() returns a fake signal's address, an hsa shim with the amd_signal_t offsets,
@@ -19,7 +20,8 @@ update_exec / update_wait / update_signal on that launch; one 64 MiB HWCopyQueue
 import array, json, os, statistics, sys, time, types
 from typing import Any, List, Tuple
 
-SEED = os.environ.get("HCQ_SEED", "/work/shared/seeds/000_26ef7b2ddb07d990.txt")
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+SEED = os.environ.get("HCQ_SEED", os.path.join(REPO, "..", "shared", "seeds", "000_26ef7b2ddb07d990.txt"))
 
 # Same inputs as driver/src/bench/work.rs.
 PROG_ADDR, SCRATCH, TMPRING, RSRC1, RSRC2 = 0x7f00_1000_0000, 0x7f00_2000_0000, 0x0020_0010, 0x0060_00c1, 0x0000_0090
@@ -152,8 +154,9 @@ ROWS = [
 def fmt_ns(v):
   if v is None: return "-"
   if v >= 1e6: return f"{v / 1e6:.2f} ms"
-  if v >= 1e3: return f"{v / 1e3:.2f} us"
-  return f"{v:.1f} ns"
+  if v >= 1e3: return f"{v / 1e3:.2f} µs"
+  if v >= 10: return f"{v:.1f} ns"
+  return f"{v:.2f} ns"
 
 
 def compare(seed, hcq):
@@ -176,9 +179,60 @@ def compare(seed, hcq):
   return "\n".join(lines), ratios
 
 
+def fmt_rate(v, unit):
+  if v is None: return "not landed"
+  if v >= 1e6: return f"{v / 1e6:.0f} M {unit}"
+  if v >= 1e3: return f"{v / 1e3:.0f} k {unit}"
+  return f"{v:.1f} {unit}"
+
+
+def budget(v, op, limit, shown):
+  if v is None: return f"{op} {shown}"
+  ok = v <= limit if op == "<=" else v >= limit
+  return f"{op} {shown}: {'met' if ok else '**missed**'}"
+
+
+def markdown(run):
+  """The README's Performance table from one `bench-vs-seed.sh --json` run."""
+  s, h = run["seed"], run["hcq"]
+  sp = lambda k: (f"{s[k] / h[k]:.0f}x" if s.get(k) and h.get(k) else "")
+  g = h.get
+  rt50, rt99 = g("sim_roundtrip_ns_p50"), g("sim_roundtrip_ns_p99")
+  rows = [
+    ("build one launch (wait + barrier + exec + signal, 105 dwords)", fmt_ns(s.get("build_launch_ns")), fmt_ns(g("build_launch_ns")),
+     sp("build_launch_ns"), budget(g("build_launch_ns"), "<=", 20, "20 ns")),
+    ("submit it to a 1 MiB PM4 ring (reserve + copy + publish + doorbell)", fmt_ns(s.get("ring_submit_ns")), fmt_ns(g("ring_submit_ns")),
+     sp("ring_submit_ns"), budget(g("ring_submit_ns"), "<=", 15, "15 ns") +
+     (f"; {g('ring_submit_over_memcpy'):.2f}x a bare memcpy of the 105 dwords ({fmt_ns(g('memcpy_105_dwords_ns'))})" if g("ring_submit_over_memcpy") else "")),
+    ("`update_exec` (launch dims)", fmt_ns(s.get("update_exec_ns")), fmt_ns(g("update_exec_ns")), sp("update_exec_ns"), budget(g("update_exec_ns"), "<=", 3, "3 ns")),
+    ("`update_wait` (value)", fmt_ns(s.get("update_wait_ns")), fmt_ns(g("update_wait_ns")), sp("update_wait_ns"), budget(g("update_wait_ns"), "<=", 3, "3 ns")),
+    ("`update_signal` (value)", fmt_ns(s.get("update_signal_ns")), fmt_ns(g("update_signal_ns")), sp("update_signal_ns"), budget(g("update_signal_ns"), "<=", 3, "3 ns")),
+    ("64 MiB SDMA copy into a command list (GCR + 16 COPY_LINEAR + GCR)", fmt_ns(s.get("sdma_copy_64mib_build_ns")), fmt_ns(g("sdma_copy_64mib_build_ns")),
+     sp("sdma_copy_64mib_build_ns"), ""),
+    ("PM4 decode", "", fmt_rate(g("decode_dwords_per_s"), "dwords/s"), "", ""),
+    ("kernargs `TimelineArena` alloc", "", fmt_ns(g("arena_alloc_ns")), "", ""),
+    ("graph replay patch, 1000 kernels, kickoff + timeline values change", "", fmt_ns(g("graph_patch_1000_timeline_ns")), "",
+     budget(g("graph_patch_1000_timeline_ns"), "<=", 3000, "3 µs")),
+    ("graph replay patch, 1000 kernels, every kernel's dims + input buffer change", "", fmt_ns(g("graph_patch_1000_ns")), "",
+     budget(g("graph_patch_1000_ns"), "<=", 3000, "3 µs")),
+    ("sim PM4 engine (waits, signals with interrupts, NOPs)", "", fmt_rate(g("sim_pm4_dwords_per_s"), "dwords/s"), "",
+     budget(g("sim_pm4_dwords_per_s"), ">=", 100e6, "100 M dwords/s")),
+    ("sim SDMA engine, 4 MiB COPY_LINEAR", "", fmt_rate(g("sim_sdma_copy_gb_per_s"), "GB/s"), "", ""),
+    ("threaded sim: host submit -> host-observed completion, p50 / p99", "",
+     f"{fmt_ns(rt50)} / {fmt_ns(rt99)}" if rt50 is not None else "not landed", "", budget(rt50, "<=", 2000, "2 µs") + " (p50)"),
+    ("`fill` launches through the driver API on the sim (batches + synchronize)", "", fmt_rate(g("driver_launches_per_s"), "launches/s"), "", ""),
+    ("submit a bound 1000-kernel graph (timeline wait + IB + signal + doorbell)", "", fmt_ns(g("graph_replay_submit_ns")) if g("graph_replay_submit_ns") else "not landed", "", ""),
+  ]
+  out = ["| work | seed (Python) | hcq | speedup | budget |", "|---|---:|---:|---:|---|"]
+  out += [f"| {a} | {b} | {c} | {d} | {e} |" for a, b, c, d, e in rows]
+  return "\n".join(out)
+
+
 def main(argv):
   if len(argv) >= 1 and argv[0] == "seed":
     print(json.dumps(run_seed("--quick" in argv[1:])))
+  elif len(argv) == 2 and argv[0] == "markdown":
+    print(markdown(json.load(open(argv[1]))))
   elif len(argv) == 3 and argv[0] == "compare":
     seed, hcq = (json.load(open(p)) for p in argv[1:3])
     text, _ = compare(seed, hcq)

@@ -1237,7 +1237,8 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
 
     /// Checks `values` (one per declared variable, in declaration order) and, when all are
     /// acceptable, writes the entries of every variable whose value changed since the last
-    /// apply (or since recording). `targets[i]` is the memory of target `i`. Returns the
+    /// apply (or since recording); of launch dims, only the half (global or local) that
+    /// changed. `targets[i]` is the memory of target `i`. Returns the
     /// dwords written. On error nothing was written.
     pub fn apply<M: PatchTarget>(
         &mut self,
@@ -1281,8 +1282,29 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
                 .entries
                 .get(start as usize..end as usize)
                 .unwrap_or_default();
+            // Launch dims: entries that carry only the unchanged half (global or local) are
+            // skipped, so a replay that changes only the grid writes only the grid.
+            let (same_global, same_local) = match (v, self.prev.get(i)) {
+                (Value::Dims(n), Some(Value::Dims(o))) => {
+                    (n.global == o.global, n.local == o.local)
+                }
+                _ => (false, false),
+            };
             for e in es {
-                written += write_entry(e, v, targets);
+                let skip = match e.op {
+                    Op::Dwords { first, .. } if matches!(v, Value::Dims(_)) => {
+                        if first < 3 {
+                            same_global
+                        } else {
+                            same_local
+                        }
+                    }
+                    Op::Workgroup => same_local,
+                    _ => false,
+                };
+                if !skip {
+                    written += write_entry(e, v, targets);
+                }
             }
             if let Some(p) = self.prev.get_mut(i) {
                 *p = *v;

@@ -17,8 +17,6 @@ pub(crate) struct BoOptions {
     pub uncached: bool,
     /// PUBLIC: CPU-visible VRAM.
     pub public: bool,
-    /// Do not FREE on drop (the event page: the kernel refuses with EPERM; it goes with the fd).
-    pub keep: bool,
 }
 
 /// One KFD allocation: ALLOC at a reserved VA, the BO mmapped there, mapped to GPUs.
@@ -133,7 +131,7 @@ impl Bo {
             handle: args.handle,
             size,
             kind,
-            keep: opts.keep,
+            keep: false,
             mapping: None,
             gpus: Mutex::new(Vec::new()),
         };

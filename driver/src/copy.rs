@@ -75,14 +75,18 @@ impl Device {
         let Some(st) = guard.as_mut() else {
             return Err(Error::Protocol("staging buffers".into()));
         };
-        let chunk = usize::try_from(st.bufs[0].size()).unwrap_or(usize::MAX);
+        let [first, _] = &st.bufs;
+        let chunk = usize::try_from(first.size()).unwrap_or(usize::MAX);
         for (i, piece) in data.chunks(chunk).enumerate() {
             let b = st.next;
             st.next ^= 1;
+            // PANIC: `b` is `next`, which only ever holds 0 or 1 (toggled with `^= 1`).
             dev.wait_value(TimelineValue::new(st.last[b]))?;
             let Some(bo) = st.bufs.get(b) else { continue };
             bo.mapping().write_bytes(0, piece)?;
+            // CAST: usize -> u64 is lossless on the 64-bit hosts KFD runs on.
             let off = (i * chunk) as u64;
+            // CAST: as above.
             let (src, n) = (bo.va(), piece.len() as u64);
             let value = dev.submit_copy(|s| s.cmds.copy(dst.va() + off, src, n))?;
             if let Some(l) = st.last.get_mut(b) {
@@ -108,17 +112,23 @@ impl Device {
         let Some(st) = guard.as_mut() else {
             return Err(Error::Protocol("staging buffers".into()));
         };
-        let chunk = usize::try_from(st.bufs[0].size()).unwrap_or(usize::MAX);
+        let [first, _] = &st.bufs;
+        let chunk = usize::try_from(first.size()).unwrap_or(usize::MAX);
         let n_chunks = out.len().div_ceil(chunk);
         // Pipelined: the copy of chunk i+1 is queued before chunk i is read back.
         let mut queued: Option<(usize, usize, u64)> = None; // (chunk index, staging, value)
         let total = out.len();
         let submit = |i: usize, b: usize, st: &mut Staging| -> Result<u64> {
+            // PANIC: `b` is `next`, which only ever holds 0 or 1 (toggled with `^= 1`).
             dev.wait_value(TimelineValue::new(st.last[b]))?;
             let off = i * chunk;
+            // CAST: usize -> u64 is lossless on 64-bit hosts.
             let n = chunk.min(total - off) as u64;
+            // PANIC: as above, `b` is 0 or 1.
             let dstva = st.bufs[b].va();
+            // CAST: usize -> u64 is lossless on 64-bit hosts.
             let value = dev.submit_copy(|s| s.cmds.copy(dstva, src.va() + off as u64, n))?;
+            // PANIC: as above.
             st.last[b] = value;
             Ok(value)
         };
@@ -153,7 +163,10 @@ impl Device {
         let Some(dst) = out.get_mut(off..end) else {
             return Err(Error::Protocol("copy_out chunk".into()));
         };
-        st.bufs[b].mapping().read_bytes(0, dst)
+        let Some(bo) = st.bufs.get(b) else {
+            return Err(Error::Protocol("staging buffer index".into()));
+        };
+        bo.mapping().read_bytes(0, dst)
     }
 
     /// Copies all of `src` into the start of `dst` on this device's copy queue; returns the

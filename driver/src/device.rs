@@ -65,6 +65,9 @@ pub(crate) struct TimelineState {
     pub(crate) tl: Timeline,
     /// Primary and shadow signals, indexed by [`Which`].
     pub(crate) signals: [Arc<Signal>; 2],
+    /// Command storage reused by submissions (they run under this lock): no allocation per
+    /// submission once warm.
+    pub(crate) scratch: Vec<Cmds>,
 }
 
 impl TimelineState {
@@ -220,6 +223,7 @@ impl Device {
         core.acquire_vm(&info)?;
         let pages = kfdi.pages_for(info.gpu_id)?;
         let timeline = TimelineState {
+            scratch: Vec::new(),
             tl: Timeline::new(),
             signals: [
                 Arc::new(Signal::new(&pages, 0, Some(pages.signal_event()?))?),
@@ -253,6 +257,19 @@ impl Device {
         let compute =
             HwQueue::<Pm4>::create(&params(QueueType::Compute, options.compute_ring_size))?;
         let sdma = HwQueue::<Sdma>::create(&params(QueueType::Sdma, options.sdma_ring_size))?;
+        // Poll the fault events once: a GPU that is already faulted fails here rather than at
+        // the first wait (and a simulator syncs its engines with the new queues).
+        if let Some(f) = pages.sleep(None, 0)? {
+            return Err(Error::DeviceFault(Box::new(crate::error::WaitReport {
+                signal_addr: 0,
+                expected: 0,
+                seen: 0,
+                waited_ms: 0,
+                queues: vec![compute.state(), sdma.state()],
+                fault_addr: f.addr,
+                fault: Some(f.what),
+            })));
+        }
         debug!(
             "device gpu {:#x} ({}) open: {} CUs",
             info.gpu_id,
@@ -487,6 +504,12 @@ impl Device {
         self.inner.wait_value(TimelineValue::new(value))
     }
 
+    /// KFD's ids of the compute and the copy queue.
+    #[must_use]
+    pub fn queue_ids(&self) -> (u32, u32) {
+        (self.inner.compute.queue_id(), self.inner.sdma.queue_id())
+    }
+
     /// The queues' read and write pointers.
     #[must_use]
     pub fn queue_states(&self) -> Vec<QueueState> {
@@ -583,7 +606,14 @@ impl DeviceInner {
             .tl
             .signal()
             .map_err(|e| Error::InvalidArgument(format!("{e} (call synchronize)")))?;
-        let r = self.submit_locked(&st, ty, value, body);
+        let pos = st.scratch.iter().position(|c| c.queue_type() == ty);
+        let mut cmds = match pos {
+            Some(i) => st.scratch.swap_remove(i),
+            None => Cmds::new(ty, self.arch),
+        };
+        cmds.clear();
+        let r = self.submit_locked(&st, &mut cmds, value, body);
+        st.scratch.push(cmds);
         if r.is_err() {
             st.tl = saved;
         }
@@ -593,17 +623,18 @@ impl DeviceInner {
     fn submit_locked(
         &self,
         st: &TimelineState,
-        ty: QueueType,
+        cmds: &mut Cmds,
         value: TimelineValue,
         body: impl FnOnce(&mut Submit<'_>) -> Result<()>,
     ) -> Result<()> {
+        let ty = cmds.queue_type();
         let g = st.tl.gpu_value(value).ok_or_else(|| {
             Error::Protocol(format!("timeline value {} has no GPU value", value.get()))
         })?;
         let sig = st.signal_of(g.signal).signal_ref();
         let mut s = Submit {
             value,
-            cmds: Cmds::new(ty, self.arch),
+            cmds: core::mem::replace(cmds, Cmds::empty(ty, self.arch)),
             state: st,
             dev: self,
         };

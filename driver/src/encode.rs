@@ -22,6 +22,16 @@ pub struct Cmds {
 }
 
 impl Cmds {
+    /// A list without storage (a placeholder while the real one is lent out).
+    pub(crate) const fn empty(ty: QueueType, arch: &'static ArchInfo) -> Self {
+        Self {
+            ty,
+            arch,
+            buf: Vec::new(),
+            lens: Vec::new(),
+        }
+    }
+
     pub(crate) fn new(ty: QueueType, arch: &'static ArchInfo) -> Self {
         Self {
             ty,
@@ -29,6 +39,17 @@ impl Cmds {
             buf: Vec::with_capacity(256),
             lens: Vec::with_capacity(16),
         }
+    }
+
+    /// Empties the list, keeping its storage (and its queue type and architecture).
+    pub(crate) fn clear(&mut self) {
+        self.buf.clear();
+        self.lens.clear();
+    }
+
+    /// The queue type the list is for.
+    pub(crate) fn queue_type(&self) -> QueueType {
+        self.ty
     }
 
     /// The dwords so far.

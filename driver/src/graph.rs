@@ -8,13 +8,23 @@
 //! launch's kernel arguments (plus its dispatch packet) in a graph-owned kernargs region, and
 //! [`GraphBuilder::encode`]s them for that region's GPU address into a PM4 list (compute), an
 //! SDMA list (copies) and the kernargs dwords, together with core's
-//! [`PatchTable`](hcq_core::patch::PatchTable): every dword each variable lands in.
+//! [`PatchTable`] (every dword each variable lands in).
 //!
 //! A replay ([`Encoded::apply`]) checks all values first (every variable present, buffers
 //! large enough, dims within the kernels' limits) and then writes only what changed, into
-//! plain memory or the `&[AtomicU32]` views of the bound GPU copies. Binding to a device
-//! (copying the lists into GPU memory, waiting for the previous replay of the same graph
-//! before patching, submitting the INDIRECT_BUFFER / SDMA INDIRECT) is the device layer's part.
+//! plain memory or the `&[AtomicU32]` views of the bound GPU copies.
+//!
+//! [`DeviceGraph`] binds an encoded graph to a device: kernargs, the PM4 list and the SDMA list
+//! (padded to 8 dwords) live in GPU memory; [`DeviceGraph::replay`] validates, waits until the
+//! previous replay of the same graph completed (so it never patches bytes the GPU may read),
+//! patches in place and submits the copy IB (SDMA INDIRECT) then the compute IB
+//! (INDIRECT_BUFFER), each between the driver's timeline wait and signal: the submission is the
+//! same few ring dwords whatever the graph's size. Within one device the copy queue's commands
+//! therefore run before the compute queue's, and recording copy-queue work after compute-queue
+//! work is refused ([`GraphError::CopyAfterCompute`]) rather than silently reordered. [`MultiGraph`] replays graphs of several devices
+//! in order; a graph waits on the GPU for the replays it depends on through a recorded wait
+//! whose signal address and value are variables ([`Dep`]), set each replay to the other
+//! device's timeline value (and its shadow signal after a wrap).
 
 use core::fmt;
 
@@ -58,6 +68,13 @@ pub enum GraphError {
     Cmd(CmdError),
     /// A variable used as the wrong kind, or an argument the graph cannot take.
     Invalid(String),
+    /// A copy-queue operation recorded after a compute-queue one. On one device a replay runs
+    /// the whole copy IB before the compute IB, so this order cannot be kept: record the
+    /// copies first, or split the work into two graphs.
+    CopyAfterCompute {
+        /// Index of the offending operation.
+        op: usize,
+    },
 }
 
 impl fmt::Display for GraphError {
@@ -66,6 +83,12 @@ impl fmt::Display for GraphError {
             GraphError::Patch(e) => write!(f, "graph: {e}"),
             GraphError::Cmd(e) => write!(f, "graph: {e}"),
             GraphError::Invalid(s) => write!(f, "graph: {s}"),
+            GraphError::CopyAfterCompute { op } => write!(
+                f,
+                "graph: operation {op} is on the copy queue but follows compute work; a replay \
+                 runs all copies before the kernels on a device, so record copies first or use \
+                 two graphs"
+            ),
         }
     }
 }
@@ -203,6 +226,8 @@ pub struct GraphBuilder {
     vars: Vec<Value>,
     ops: Vec<Op>,
     ka_bytes: u64,
+    /// Whether a compute-queue operation was recorded (copy-queue ones may not follow).
+    compute_recorded: bool,
 }
 
 /// A recorded graph encoded for one kernargs address: the lists, the kernargs, the patch
@@ -279,6 +304,7 @@ impl GraphBuilder {
             vars: Vec::new(),
             ops: Vec::new(),
             ka_bytes: 0,
+            compute_recorded: false,
         }
     }
 
@@ -363,6 +389,7 @@ impl GraphBuilder {
             self.ka_bytes
         };
         self.ka_bytes = (ka_offset + end.max(1)).next_multiple_of(KERNARG_ALIGN);
+        self.compute_recorded = true;
         self.ops.push(Op::Launch {
             prog: *prog,
             limits,
@@ -373,23 +400,57 @@ impl GraphBuilder {
         Ok(())
     }
 
+    /// Records that the next operation runs on `queue`: copy-queue work may not follow
+    /// compute-queue work (a replay runs the copy IB before the compute IB).
+    fn on_queue(&mut self, queue: Queue) -> Result<(), GraphError> {
+        match queue {
+            Queue::Compute => self.compute_recorded = true,
+            Queue::Copy if self.compute_recorded => {
+                return Err(GraphError::CopyAfterCompute { op: self.ops.len() });
+            }
+            Queue::Copy => {}
+        }
+        Ok(())
+    }
+
     /// A copy of `size` bytes (copy queue).
-    pub fn copy(&mut self, dst: BufArg, src: BufArg, size: u64) {
+    ///
+    /// # Errors
+    /// [`GraphError::CopyAfterCompute`] after a launch, barrier or compute wait/signal.
+    pub fn copy(&mut self, dst: BufArg, src: BufArg, size: u64) -> Result<(), GraphError> {
+        self.on_queue(Queue::Copy)?;
         self.ops.push(Op::Copy { dst, src, size });
+        Ok(())
     }
 
     /// A wait on `queue` until `sig >= value`.
-    pub fn wait(&mut self, queue: Queue, sig: SigArg, value: ScalarArg) {
+    ///
+    /// # Errors
+    /// [`GraphError::CopyAfterCompute`] for a copy-queue wait after compute work.
+    pub fn wait(&mut self, queue: Queue, sig: SigArg, value: ScalarArg) -> Result<(), GraphError> {
+        self.on_queue(queue)?;
         self.ops.push(Op::Wait { queue, sig, value });
+        Ok(())
     }
 
     /// A signal of `value` into `sig` from `queue`.
-    pub fn signal(&mut self, queue: Queue, sig: SigArg, value: ScalarArg) {
+    ///
+    /// # Errors
+    /// [`GraphError::CopyAfterCompute`] for a copy-queue signal after compute work.
+    pub fn signal(
+        &mut self,
+        queue: Queue,
+        sig: SigArg,
+        value: ScalarArg,
+    ) -> Result<(), GraphError> {
+        self.on_queue(queue)?;
         self.ops.push(Op::Signal { queue, sig, value });
+        Ok(())
     }
 
     /// A memory barrier on the compute queue.
     pub fn barrier(&mut self) {
+        self.compute_recorded = true;
         self.ops.push(Op::Barrier);
     }
 
@@ -817,6 +878,9 @@ pub mod bench {
         Ok(times.get(times.len() / 2).copied().unwrap_or(f64::NAN))
     }
 }
+
+mod device;
+pub use device::{Dep, DeviceGraph, MultiGraph, graph_replay_submit_ns};
 
 #[cfg(test)]
 mod tests;

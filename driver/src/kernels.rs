@@ -84,9 +84,29 @@ pub struct FillArgs {
 
 const _: () = assert!(size_of::<FillArgs>() == 16);
 
-/// Registers host-side implementations of `vector_add` and `fill` with the simulator, keyed by
-/// their machine code, so dispatches of these kernels run on the simulated GPU.
+/// Attaches the simulator's engines to `sim` and registers host-side implementations of the
+/// fixture kernels (`vector_add`, `fill`, `grid_size`, for every target), keyed by their
+/// machine code, so dispatches of them run on the simulated GPU. Keep the returned handle: in
+/// threaded mode it owns the engine thread.
+///
+/// # Errors
+/// A fixture the simulator's registry refuses (a message naming it).
 #[cfg(feature = "sim")]
-pub fn register_sim(sim: &hcq_sim::SimKfd) {
-    let _ = sim;
+pub fn attach_sim(
+    sim: &std::sync::Arc<hcq_sim::SimKfd>,
+) -> Result<hcq_sim::engine::kfd::SimGpu, String> {
+    let gpu = hcq_sim::engine::kfd::SimGpu::attach(sim);
+    gpu.engines().with_kernels(|k| {
+        for t in TARGETS {
+            for co in [vector_add(t), fill(t), dispatch_ptr(t)]
+                .into_iter()
+                .flatten()
+            {
+                k.register_fixture(co)
+                    .map_err(|e| format!("registering a {t} fixture kernel: {e}"))?;
+            }
+        }
+        Ok::<(), String>(())
+    })?;
+    Ok(gpu)
 }

@@ -164,10 +164,24 @@ impl Device {
 pub struct Program {
     device: Device,
     name: String,
-    _image: Arc<Bo>,
+    image: Arc<Bo>,
     prog: pm4::Program,
     kernarg_size: u64,
     alloc_size: u64,
+}
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        // The image must outlive every launch of it: wait for the device's work so far.
+        let dev = &self.device.inner;
+        if let Err(e) = dev.wait_value(dev.last_value()) {
+            log::error!(
+                "program {} dropped while its GPU is not idle ({e}); leaking its code",
+                self.name
+            );
+            core::mem::forget(Arc::clone(&self.image));
+        }
+    }
 }
 
 impl Program {
@@ -215,6 +229,7 @@ impl Program {
             group_segment_size: k.group_segment_size(),
             private_segment_size: k.private_segment_size(),
         });
+        // CAST: the 64-byte packet size fits u64.
         let alloc_size = dispatch.map_or(kernarg_size, |d| {
             d.packet_offset + size_of::<DispatchPacket>() as u64
         });
@@ -240,7 +255,7 @@ impl Program {
         Ok(Self {
             device: device.clone(),
             name: kernel_name.to_owned(),
-            _image: Arc::new(bo),
+            image: Arc::new(bo),
             prog,
             kernarg_size,
             alloc_size,
@@ -357,6 +372,7 @@ impl Program {
         local: [u32; 3],
         timed: bool,
     ) -> Result<(u64, Option<Duration>)> {
+        // CAST: usize -> u64 is lossless on 64-bit hosts.
         if args.len() as u64 != self.kernarg_size {
             return Err(Error::InvalidArgument(format!(
                 "kernel {} takes {} bytes of arguments, got {}",

@@ -53,3 +53,8 @@ pub use launch::{LaunchRecord, Program};
 pub use signal::Signal;
 pub mod bench;
 pub mod graph;
+
+// The README's example is compiled and run as a doctest (on the simulator).
+#[cfg(all(doctest, feature = "sim"))]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -5,7 +5,7 @@
 //! (the GPU may write at any time; see Asahi's note in STYLE.md). Every [`Mapping`] unmaps on drop.
 
 use crate::error::{Error, Result};
-use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 use hcq_core::kfd::{Fd, KfdSys, MapKind, Prot};
 use std::sync::Arc;
 
@@ -129,76 +129,107 @@ impl Mapping {
         unsafe { core::slice::from_raw_parts(self.base_ptr().cast::<AtomicU32>(), n) }
     }
 
+    /// The mapping as 64-bit atomics (empty when not accessible).
+    pub(crate) fn u64s(&self) -> &[AtomicU64] {
+        if !self.accessible() {
+            return &[];
+        }
+        // CAST: `len` fits usize (checked in `new`).
+        let n = (self.len / 8) as usize;
+        // SAFETY: as in `u32s`; page alignment covers the 8-byte alignment of AtomicU64.
+        unsafe { core::slice::from_raw_parts(self.base_ptr().cast::<AtomicU64>(), n) }
+    }
+
+    /// The mapping as byte atomics (empty when not accessible).
+    fn u8s(&self) -> &[AtomicU8] {
+        if !self.accessible() {
+            return &[];
+        }
+        // CAST: `len` fits usize (checked in `new`).
+        let n = self.len as usize;
+        // SAFETY: as in `u32s`; AtomicU8 needs no alignment.
+        unsafe { core::slice::from_raw_parts(self.base_ptr().cast::<AtomicU8>(), n) }
+    }
+
     /// The 64-bit atomic at byte offset `off` (8-byte aligned, inside the mapping).
     pub(crate) fn u64_at(&self, off: u64) -> Option<&AtomicU64> {
-        if !self.accessible() || off % 8 != 0 || off.checked_add(8)? > self.len {
+        if off % 8 != 0 {
             return None;
         }
-        // SAFETY: in bounds and 8-byte aligned (checked above; base is page aligned), mapped
-        // read-write for the life of `self`; atomics tolerate concurrent GPU writes.
-        Some(unsafe { AtomicU64::from_ptr(self.base_ptr().add(off as usize).cast()) })
+        self.u64s().get(usize::try_from(off / 8).ok()?)
     }
 
     /// The 32-bit atomic at byte offset `off` (4-byte aligned, inside the mapping).
-    #[cfg_attr(
-        not(test),
-        expect(dead_code, reason = "bound command lists will be patched through it")
-    )]
+    #[cfg(test)]
     pub(crate) fn u32_at(&self, off: u64) -> Option<&AtomicU32> {
         if off % 4 != 0 {
             return None;
         }
-        // CAST: off < len, which fits usize.
         self.u32s().get(usize::try_from(off / 4).ok()?)
     }
 
-    /// Copies `data` into the mapping at byte offset `off`.
+    /// Copies `data` into the mapping at byte offset `off`, through relaxed atomic stores
+    /// (8 bytes at a time where aligned), then a release fence: memory the GPU shares is never
+    /// written through plain references.
     ///
-    /// Callers use this only on memory no engine is reading or writing at that time (staging
-    /// buffers whose timeline value has completed, code objects before their first launch).
+    /// Callers use this on memory no engine is using at that time (staging buffers whose
+    /// timeline value has completed, code objects before their first launch).
     pub(crate) fn write_bytes(&self, off: u64, data: &[u8]) -> Result<()> {
-        self.check_range(off, data.len())?;
-        // SAFETY: `[off, off + len)` is inside the read-write mapping (checked); `data` is a
-        // Rust slice, which cannot overlap mapped-but-unborrowed GPU memory we own exclusively
-        // here; no engine accesses the range (caller contract above), so this is no data race.
-        unsafe {
-            core::ptr::copy_nonoverlapping(
-                data.as_ptr(),
-                self.base_ptr().add(off as usize),
-                data.len(),
-            );
+        let start = self.check_range(off, data.len())?;
+        let (bytes, words) = (self.u8s(), self.u64s());
+        let mut i = 0;
+        while i < data.len() {
+            let at = start + i;
+            let rest = data.get(i..).unwrap_or_default();
+            match (at % 8, rest.first_chunk::<8>()) {
+                (0, Some(chunk)) => {
+                    if let Some(w) = words.get(at / 8) {
+                        w.store(u64::from_le_bytes(*chunk), Ordering::Relaxed);
+                    }
+                    i += 8;
+                }
+                _ => {
+                    if let (Some(b), Some(&v)) = (bytes.get(at), rest.first()) {
+                        b.store(v, Ordering::Relaxed);
+                    }
+                    i += 1;
+                }
+            }
         }
         core::sync::atomic::fence(Ordering::Release);
         Ok(())
     }
 
-    /// Copies bytes out of the mapping at byte offset `off` into `out` (same caller contract as
-    /// [`Mapping::write_bytes`]: the range is quiescent, e.g. after its timeline value completed).
+    /// Copies bytes out of the mapping at byte offset `off` into `out` (an acquire fence, then
+    /// relaxed atomic loads; same caller contract as [`Mapping::write_bytes`]).
     pub(crate) fn read_bytes(&self, off: u64, out: &mut [u8]) -> Result<()> {
-        self.check_range(off, out.len())?;
+        let start = self.check_range(off, out.len())?;
         core::sync::atomic::fence(Ordering::Acquire);
-        // SAFETY: as in `write_bytes`, reading instead of writing.
-        unsafe {
-            core::ptr::copy_nonoverlapping(
-                self.base_ptr().add(off as usize),
-                out.as_mut_ptr(),
-                out.len(),
-            );
+        let (bytes, words) = (self.u8s(), self.u64s());
+        let mut i = 0;
+        while i < out.len() {
+            let at = start + i;
+            let rest = out.get_mut(i..).unwrap_or_default();
+            match (at % 8, rest.first_chunk_mut::<8>()) {
+                (0, Some(chunk)) => {
+                    if let Some(w) = words.get(at / 8) {
+                        *chunk = w.load(Ordering::Relaxed).to_le_bytes();
+                    }
+                    i += 8;
+                }
+                _ => {
+                    if let (Some(b), Some(v)) = (bytes.get(at), rest.first_mut()) {
+                        *v = b.load(Ordering::Relaxed);
+                    }
+                    i += 1;
+                }
+            }
         }
         Ok(())
     }
 
-    #[cfg(test)]
-    /// Fills `[off, off + len)` with `byte` (same contract as [`Mapping::write_bytes`]).
-    pub(crate) fn fill(&self, off: u64, len: usize, byte: u8) -> Result<()> {
-        self.check_range(off, len)?;
-        // SAFETY: in bounds of the read-write mapping, quiescent (caller contract).
-        unsafe { core::ptr::write_bytes(self.base_ptr().add(off as usize), byte, len) };
-        core::sync::atomic::fence(Ordering::Release);
-        Ok(())
-    }
-
-    fn check_range(&self, off: u64, len: usize) -> Result<()> {
+    /// Checks `[off, off + len)` is inside the accessible mapping; returns `off` as usize.
+    fn check_range(&self, off: u64, len: usize) -> Result<usize> {
         let end = u64::try_from(len).ok().and_then(|l| off.checked_add(l));
         if !self.accessible() || end.is_none_or(|e| e > self.len) {
             return Err(Error::InvalidArgument(format!(
@@ -206,7 +237,8 @@ impl Mapping {
                 self.len
             )));
         }
-        Ok(())
+        // PANIC: none; off < len, which fits usize (checked in `new`).
+        usize::try_from(off).map_err(|_| Error::InvalidArgument(format!("offset {off:#x}")))
     }
 }
 
@@ -316,8 +348,14 @@ mod tests {
         );
         assert!(m.u64_at(8188).is_none());
         assert!(m.u64_at(8192).is_none());
-        m.fill(0, 16, 0xff).unwrap();
+        m.write_bytes(0, &[0xff; 16]).unwrap();
         assert_eq!(m.u32_at(12).unwrap().load(Ordering::Relaxed), u32::MAX);
+        // Unaligned head and tail around aligned words round-trip.
+        let data: Vec<u8> = (0..=40u8).collect();
+        m.write_bytes(3, &data).unwrap();
+        let mut back = vec![0u8; data.len()];
+        m.read_bytes(3, &mut back).unwrap();
+        assert_eq!(back, data);
     }
 
     #[test]

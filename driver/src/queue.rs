@@ -36,6 +36,8 @@ pub(crate) struct HwQueue<K: RingKind> {
     core: Arc<KfdCore>,
     queue_id: u32,
     producer: Mutex<Producer<K>>,
+    /// The engine's read pointer as last seen, monotonic (what the producer checks against).
+    rptr_seen: AtomicU64,
     doorbell: Doorbell,
     // Buffers last: they are freed after DESTROY_QUEUE (Drop below runs first).
     ring: Bo,
@@ -70,6 +72,14 @@ impl<K: RingKind> HwQueue<K> {
     pub(crate) fn create(p: &QueueParams<'_>) -> Result<Self> {
         let layout = RingLayout::<K>::new(p.ring_size)
             .map_err(|e| Error::InvalidArgument(format!("{} ring: {e}", K::NAME)))?;
+        if p.ring_size < u64::from(abi::KFD_MIN_QUEUE_RING_SIZE) {
+            return Err(Error::InvalidArgument(format!(
+                "{} ring of {} bytes: KFD needs at least {} (it would read past a smaller ring)",
+                K::NAME,
+                p.ring_size,
+                abi::KFD_MIN_QUEUE_RING_SIZE
+            )));
+        }
         let ring_size = u32::try_from(p.ring_size).map_err(|_| {
             Error::InvalidArgument(format!("ring size {:#x} does not fit 32 bits", p.ring_size))
         })?;
@@ -126,6 +136,13 @@ impl<K: RingKind> HwQueue<K> {
         p.core
             .ioctl("CREATE_QUEUE", abi::AMDKFD_IOC_CREATE_QUEUE, &mut args)
             .map_err(|e| Error::sys("CREATE_QUEUE", e))?;
+        if args.ring_size != ring_size {
+            destroy_queue(p.core, args.queue_id);
+            return Err(Error::Protocol(format!(
+                "CREATE_QUEUE changed the ring size from {ring_size} to {} bytes",
+                args.ring_size
+            )));
+        }
         let name = format!(
             "{} queue {} (gpu {:#x})",
             match p.ty {
@@ -182,6 +199,7 @@ impl<K: RingKind> HwQueue<K> {
             core: Arc::clone(p.core),
             queue_id: args.queue_id,
             producer: Mutex::new(producer),
+            rptr_seen: AtomicU64::new(start),
             doorbell,
             ring,
             ptrs,
@@ -192,6 +210,11 @@ impl<K: RingKind> HwQueue<K> {
 
     fn ptr(&self, off: u64) -> Option<&AtomicU64> {
         self.ptrs.mapping().u64_at(off)
+    }
+
+    /// KFD's id of the queue.
+    pub(crate) fn queue_id(&self) -> u32 {
+        self.queue_id
     }
 
     /// The read pointer the engine published.
@@ -230,17 +253,25 @@ impl<K: RingKind> HwQueue<K> {
         if dwords.is_empty() {
             return Ok(());
         }
-        let mut last_rptr = self.rptr();
+        let mut last_rptr = None;
         let mut progress_at = Instant::now();
         loop {
             let mut producer = lock(&self.producer);
-            let Some(read) = self.ptr(RPTR_OFFSET) else {
-                return Err(Error::Protocol(format!(
-                    "{}: pointer page unmapped",
-                    self.name
-                )));
-            };
-            match producer.reserve_packets(dwords.len(), packets.iter().copied(), read) {
+            // The producer reads `rptr_seen` only when its cached read pointer says the ring is
+            // full; then refresh it from the engine's pointer and try once more before sleeping.
+            let mut attempt =
+                producer.reserve_packets(dwords.len(), packets.iter().copied(), &self.rptr_seen);
+            if matches!(attempt, Err(RingError::WouldOverrun { .. })) {
+                let size = producer.layout().size();
+                let fresh = monotonic_rptr(self.rptr(), producer.write_pointer().get(), size);
+                self.rptr_seen.store(fresh, Ordering::Relaxed);
+                attempt = producer.reserve_packets(
+                    dwords.len(),
+                    packets.iter().copied(),
+                    &self.rptr_seen,
+                );
+            }
+            match attempt {
                 Ok(grant) => {
                     let (head, tail) = grant.ranges();
                     let mut view = RingView(self.ring.mapping());
@@ -280,8 +311,8 @@ impl<K: RingKind> HwQueue<K> {
                         )));
                     }
                     let r = self.rptr();
-                    if r != last_rptr {
-                        last_rptr = r;
+                    if last_rptr != Some(r) {
+                        last_rptr = Some(r);
                         progress_at = Instant::now();
                     } else if progress_at.elapsed() >= timeout {
                         return Err(Error::Timeout(self.report(0, progress_at, others, None)));
@@ -317,6 +348,18 @@ impl<K: RingKind> HwQueue<K> {
     }
 }
 
+/// The engine's read pointer as the monotonic counter core's producer expects. gfx9+ SDMA
+/// engines report a monotonic 64-bit pointer; a CP may report its read position wrapped to the
+/// ring (a dword index), which is rebuilt against our write pointer as ROCR does
+/// (`commit - WrapIntoRing(commit - hw_rptr)`).
+fn monotonic_rptr(raw: u64, write: u64, size: u64) -> u64 {
+    if raw <= write && write - raw <= size {
+        return raw;
+    }
+    let mask = size.wrapping_sub(1);
+    write.wrapping_sub(write.wrapping_sub(raw & mask) & mask)
+}
+
 struct DestroyGuard<'a> {
     core: &'a Arc<KfdCore>,
     queue_id: u32,
@@ -341,5 +384,23 @@ fn destroy_queue(core: &KfdCore, queue_id: u32) {
 impl<K: RingKind> Drop for HwQueue<K> {
     fn drop(&mut self) {
         destroy_queue(&self.core, self.queue_id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::monotonic_rptr;
+
+    #[test]
+    fn rptr_is_monotonic_or_rebuilt_from_a_wrapped_index() {
+        // Already monotonic: unchanged (empty, partly used, exactly full).
+        assert_eq!(monotonic_rptr(100, 100, 256), 100);
+        assert_eq!(monotonic_rptr(90, 100, 256), 90);
+        assert_eq!(monotonic_rptr(0, 256, 256), 0);
+        // Wrapped index: write 1000 (index 232 in a 256 ring), engine at index 200 -> 968.
+        assert_eq!(monotonic_rptr(200, 1000, 256), 968);
+        // Engine caught up (index 232) -> 1000; index just past the wrap (10) -> 778.
+        assert_eq!(monotonic_rptr(232, 1000, 256), 1000);
+        assert_eq!(monotonic_rptr(10, 1000, 256), 778);
     }
 }

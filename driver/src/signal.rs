@@ -16,7 +16,7 @@ use std::time::Instant;
 pub const SIGNAL_COUNT: u32 = 1024;
 
 /// How long a wait spins before it sleeps in WAIT_EVENTS.
-const SPIN_FOR: Duration = Duration::from_micros(20);
+const SPIN_FOR: Duration = Duration::from_micros(2);
 /// Longest single WAIT_EVENTS sleep on a signal with an event.
 const SLEEP_WITH_EVENT_MS: u32 = 50;
 /// WAIT_EVENTS sleep for a signal without an event (it polls the fault events meanwhile).
@@ -78,6 +78,7 @@ pub(crate) struct SignalPages {
     core: Arc<KfdCore>,
     signals: Bo,
     events: Bo,
+    // CAST: a small constant.
     pool: SignalPool<{ SIGNAL_COUNT as usize / 64 }>,
     /// The event registered together with the event page, handed to the first signal event.
     spare: Mutex<Option<Event>>,
@@ -102,6 +103,7 @@ impl SignalPages {
         };
         let signals = core.alloc(
             gpu_id,
+            // CAST: SIGNAL_SIZE is 64.
             u64::from(SIGNAL_COUNT) * SIGNAL_SIZE as u64,
             MemoryKind::Gtt,
             uncached,
@@ -171,7 +173,11 @@ impl SignalPages {
         if let Some(m) = events.get(mem_idx).map(abi::EventData::memory_exception)
             && (m.gpu_id != 0 || m.va != 0)
         {
-            let kind = if m.failure.read_only != 0 {
+            // KFD sets ReadOnly for every faulting write (`prot_write`), NotPresent for a page
+            // that is not mapped: a write to an unmapped page has both.
+            let kind = if m.failure.not_present != 0 {
+                "page not present"
+            } else if m.failure.read_only != 0 {
                 "write to read-only page"
             } else if m.failure.no_execute != 0 {
                 "execute of no-execute page"
@@ -210,6 +216,7 @@ impl SignalPages {
     fn cell(&self, slot: u32, field: u64) -> Option<&AtomicU64> {
         self.signals
             .mapping()
+            // CAST: SIGNAL_SIZE is 64.
             .u64_at(u64::from(slot) * SIGNAL_SIZE as u64 + field)
     }
 }
@@ -345,13 +352,29 @@ pub(crate) fn wait_for(
     queues: &dyn Fn() -> Vec<QueueState>,
 ) -> Result<()> {
     let start = Instant::now();
+    let pages = &signal.pages;
+    if signal.value() >= target {
+        return Ok(());
+    }
+    // One non-blocking poll first: it reports a fault at once (and lets a deterministic
+    // simulator run its engines), then a short spin before sleeping.
+    if let Some(f) = pages.sleep(None, 0)? {
+        return Err(Error::DeviceFault(Box::new(WaitReport {
+            signal_addr: signal.addr(),
+            expected: target,
+            seen: signal.value(),
+            waited_ms: 0,
+            queues: queues(),
+            fault_addr: f.addr,
+            fault: Some(f.what),
+        })));
+    }
     while start.elapsed() < SPIN_FOR {
         if signal.value() >= target {
             return Ok(());
         }
         core::hint::spin_loop();
     }
-    let pages = &signal.pages;
     let mut seen = signal.value();
     let mut progress_at = Instant::now();
     loop {

@@ -19,12 +19,13 @@ const KEYS: &[&str] = &[
     "sim_roundtrip_ns_p99",
     "driver_launches_per_s",
     "graph_patch_1000_ns",
+    "graph_patch_1000_timeline_ns",
     "graph_replay_submit_ns",
     "memcpy_105_dwords_ns",
     "ring_submit_over_memcpy",
 ];
 
-/// Metrics whose code is in core: always measured.
+/// Metrics measured in every build.
 const CORE: &[&str] = &[
     "build_launch_ns",
     "ring_submit_ns",
@@ -36,6 +37,18 @@ const CORE: &[&str] = &[
     "arena_alloc_ns",
     "memcpy_105_dwords_ns",
     "ring_submit_over_memcpy",
+    "graph_patch_1000_ns",
+    "graph_patch_1000_timeline_ns",
+];
+
+/// Metrics measured on the simulator (feature `sim`, on by default).
+const SIM: &[&str] = &[
+    "sim_pm4_dwords_per_s",
+    "sim_sdma_copy_gb_per_s",
+    "sim_roundtrip_ns_p50",
+    "sim_roundtrip_ns_p99",
+    "driver_launches_per_s",
+    "graph_replay_submit_ns",
 ];
 
 fn bench(args: &[&str]) -> std::process::Output {
@@ -64,7 +77,8 @@ fn json_quick_has_every_key() {
             .unwrap_or_else(|| panic!("missing key {k} in {out}"));
         assert!(x.is_number() || x.is_null(), "{k} is {x}");
     }
-    for k in CORE {
+    let sim: &[&str] = if cfg!(feature = "sim") { SIM } else { &[] };
+    for k in CORE.iter().chain(sim) {
         let x = obj[*k]
             .as_f64()
             .unwrap_or_else(|| panic!("{k} is not measured: {out}"));

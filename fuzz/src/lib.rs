@@ -10,6 +10,7 @@
 
 pub mod codeobj;
 pub mod ring;
+pub mod sim_exec;
 
 use arbitrary::{Arbitrary, Unstructured};
 use core::sync::atomic::{AtomicU32, Ordering};

@@ -57,6 +57,12 @@ fn codeobj_corpus() {
 }
 
 #[test]
+fn sim_exec_corpus() {
+    assert!(replay("sim_exec", hcq_fuzz::sim_exec::run) >= 3);
+    random_inputs(hcq_fuzz::sim_exec::run, 3000);
+}
+
+#[test]
 fn ring_wrap_corpus() {
     assert!(replay("ring_wrap", hcq_fuzz::ring::ring_wrap) >= 3);
     random_inputs(hcq_fuzz::ring::ring_wrap, 3000);

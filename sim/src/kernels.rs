@@ -463,14 +463,37 @@ pub mod fixtures {
         })
     }
 
-    /// Work-items of this workgroup (global index of each, for `l < local_size_x`).
-    fn items(wg: &KernelCtx<'_>) -> impl Iterator<Item = u64> + use<> {
-        let g = u64::from(wg.workgroup_id()[0]);
-        (0..u64::from(wg.local_size()[0])).map(move |l| g * 64 + l)
+    /// This workgroup's work-items below `n`: (first global index, count). Memory is accessed
+    /// a workgroup at a time (one checked access per array, not per element).
+    fn span(wg: &KernelCtx<'_>, n: u64) -> (u64, usize) {
+        let first = u64::from(wg.workgroup_id()[0]) * 64;
+        let end = (first + u64::from(wg.local_size()[0])).min(n);
+        // CAST: at most 1024 work-items per workgroup.
+        (first, end.saturating_sub(first) as usize)
     }
 
     fn at(base: u64, i: u64) -> u64 {
         base.wrapping_add(i.wrapping_mul(4))
+    }
+
+    fn read(
+        wg: &KernelCtx<'_>,
+        base: u64,
+        first: u64,
+        count: usize,
+    ) -> Result<Vec<u32>, KernelError> {
+        let mut v = vec![0u32; count];
+        if count > 0 {
+            wg.read_u32s(at(base, first), &mut v)?;
+        }
+        Ok(v)
+    }
+
+    fn write(wg: &KernelCtx<'_>, base: u64, first: u64, v: &[u32]) -> Result<(), KernelError> {
+        if v.is_empty() {
+            return Ok(());
+        }
+        wg.write_u32s(at(base, first), v)
     }
 
     /// `vector_add(u32* a @0, u32* b @8, u32* c @16, u32 n @24)`: `c[i] = a[i] + b[i]`.
@@ -484,11 +507,13 @@ pub mod fixtures {
             wg.arg_u64(16)?,
             wg.arg_u32(24)?,
         );
-        for i in items(wg).filter(|&i| i < u64::from(n)) {
-            let v = wg.read_u32(at(a, i))?.wrapping_add(wg.read_u32(at(b, i))?);
-            wg.write_u32(at(c, i), v)?;
+        let (first, count) = span(wg, u64::from(n));
+        let mut x = read(wg, a, first, count)?;
+        let y = read(wg, b, first, count)?;
+        for (x, y) in x.iter_mut().zip(&y) {
+            *x = x.wrapping_add(*y);
         }
-        Ok(())
+        write(wg, c, first, &x)
     }
 
     /// `fill(u32* buf @0, u32 value @8, u32 n @12)`: `buf[i] = value`.
@@ -497,10 +522,8 @@ pub mod fixtures {
     /// VM faults.
     pub fn fill(wg: &mut KernelCtx<'_>) -> Result<(), KernelError> {
         let (buf, value, n) = (wg.arg_u64(0)?, wg.arg_u32(8)?, wg.arg_u32(12)?);
-        for i in items(wg).filter(|&i| i < u64::from(n)) {
-            wg.write_u32(at(buf, i), value)?;
-        }
-        Ok(())
+        let (first, count) = span(wg, u64::from(n));
+        write(wg, buf, first, &vec![value; count])
     }
 
     /// `lds_reverse(u32* buf @0)`: each block of 64 reversed in place through LDS.
@@ -551,10 +574,8 @@ pub mod fixtures {
     pub fn grid_size(wg: &mut KernelCtx<'_>) -> Result<(), KernelError> {
         let out = wg.arg_u64(0)?;
         let gsx = wg.dispatch_packet()?.grid_size_x;
-        for i in items(wg).filter(|&i| i < u64::from(gsx)) {
-            wg.write_u32(at(out, i), gsx)?;
-        }
-        Ok(())
+        let (first, count) = span(wg, u64::from(gsx));
+        write(wg, out, first, &vec![gsx; count])
     }
 
     /// `vector_add_f32(f32* a @0, f32* b @8, f32* c @16, u32 n @24)`.
@@ -568,11 +589,13 @@ pub mod fixtures {
             wg.arg_u64(16)?,
             wg.arg_u32(24)?,
         );
-        for i in items(wg).filter(|&i| i < u64::from(n)) {
-            let v = wg.read_f32(at(a, i))? + wg.read_f32(at(b, i))?;
-            wg.write_f32(at(c, i), v)?;
+        let (first, count) = span(wg, u64::from(n));
+        let mut x = read(wg, a, first, count)?;
+        let y = read(wg, b, first, count)?;
+        for (x, y) in x.iter_mut().zip(&y) {
+            *x = (f32::from_bits(*x) + f32::from_bits(*y)).to_bits();
         }
-        Ok(())
+        write(wg, c, first, &x)
     }
 
     /// `scale_f32(f32* buf @0, f32 s @8, u32 n @12)`: `buf[i] *= s`.
@@ -581,11 +604,12 @@ pub mod fixtures {
     /// VM faults.
     pub fn scale_f32(wg: &mut KernelCtx<'_>) -> Result<(), KernelError> {
         let (buf, s, n) = (wg.arg_u64(0)?, wg.arg_f32(8)?, wg.arg_u32(12)?);
-        for i in items(wg).filter(|&i| i < u64::from(n)) {
-            let v = wg.read_f32(at(buf, i))? * s;
-            wg.write_f32(at(buf, i), v)?;
+        let (first, count) = span(wg, u64::from(n));
+        let mut x = read(wg, buf, first, count)?;
+        for x in &mut x {
+            *x = (f32::from_bits(*x) * s).to_bits();
         }
-        Ok(())
+        write(wg, buf, first, &x)
     }
 
     /// `copy_u32(u32* dst @0, u32* src @8, u32 n @16)`.
@@ -594,11 +618,9 @@ pub mod fixtures {
     /// VM faults.
     pub fn copy_u32(wg: &mut KernelCtx<'_>) -> Result<(), KernelError> {
         let (dst, src, n) = (wg.arg_u64(0)?, wg.arg_u64(8)?, wg.arg_u32(16)?);
-        for i in items(wg).filter(|&i| i < u64::from(n)) {
-            let v = wg.read_u32(at(src, i))?;
-            wg.write_u32(at(dst, i), v)?;
-        }
-        Ok(())
+        let (first, count) = span(wg, u64::from(n));
+        let x = read(wg, src, first, count)?;
+        write(wg, dst, first, &x)
     }
 
     /// `scratch_sum(u32* out @0, u32 k @8)`: `out[i] = k * 120` for every work-item.
@@ -607,9 +629,7 @@ pub mod fixtures {
     /// VM faults.
     pub fn scratch_sum(wg: &mut KernelCtx<'_>) -> Result<(), KernelError> {
         let (out, k) = (wg.arg_u64(0)?, wg.arg_u32(8)?);
-        for i in items(wg) {
-            wg.write_u32(at(out, i), k.wrapping_mul(120))?;
-        }
-        Ok(())
+        let (first, count) = span(wg, u64::MAX);
+        write(wg, out, first, &vec![k.wrapping_mul(120); count])
     }
 }

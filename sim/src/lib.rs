@@ -74,3 +74,8 @@ pub use config::{GpuConfig, QueueBufferRules, SimConfig, SimMode};
 pub use gpu::{FaultReason, GpuFault, GpuSpan};
 pub use kfd::{Engine, LiveObjects, Persistence, SimError, SimKfd, node_dir};
 pub use state::{QueueInfo, QueueKind};
+
+// The README's example is compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

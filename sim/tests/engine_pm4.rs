@@ -505,3 +505,25 @@ fn same_scenario_gives_identical_traces() {
     assert_eq!(v1, 39);
     assert!(t1.lines().count() > 200);
 }
+
+#[test]
+fn packet_longer_than_the_ring_faults_and_a_partial_one_waits() {
+    let mut rig = Rig::new(Mode::Deterministic);
+    let mut q = rig.queue(0, QueueKind::Pm4, 1024);
+    // The first 3 dwords of an 8-dword RELEASE_MEM: the engine waits for the rest.
+    let full = pm4(|b| pm4::signal(b, &GFX11, &sig(0x100, None), 5));
+    rig.submit(&mut q, &full[..3]);
+    rig.engines.run_until_idle();
+    assert_eq!(rig.engines.queue(q.id).unwrap().state, QueueState::Idle);
+    assert_eq!(rig.rptr(&q), 0);
+    rig.submit(&mut q, &full[3..]);
+    rig.engines.run_until_idle();
+    assert_eq!(rig.r32(DATA_VA + 0x108), 5);
+    // A NOP claiming 1000 dwords in a 256-dword ring can never be published whole.
+    rig.submit(&mut q, &[Pm4Header::packet3(0x10, 999).raw(), 0]);
+    rig.engines.run_until_idle();
+    let QueueState::Faulted(f) = rig.engines.queue(q.id).unwrap().state else {
+        panic!()
+    };
+    assert!(f.message.contains("longer than the ring"), "{}", f.message);
+}

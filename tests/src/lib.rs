@@ -3,6 +3,7 @@
 
 use core::time::Duration;
 use hcq_driver::Kfd;
+use hcq_sim::engine::kfd::SimGpu;
 use hcq_sim::{SimConfig, SimKfd};
 use std::sync::Arc;
 
@@ -12,6 +13,8 @@ pub struct Rig {
     pub sim: Arc<SimKfd>,
     /// KFD opened on it.
     pub kfd: Kfd,
+    /// The engines attached to it (fault injection, trace, kernel registry).
+    pub gpu: SimGpu,
 }
 
 impl Rig {
@@ -32,9 +35,9 @@ impl Rig {
     #[must_use]
     pub fn with_config(cfg: SimConfig, timeout: Duration) -> Self {
         let sim = Arc::new(SimKfd::new(cfg).expect("simulator"));
-        hcq_driver::kernels::register_sim(&sim);
+        let gpu = hcq_driver::kernels::attach_sim(&sim).expect("engines");
         let kfd = Kfd::with_sys(Arc::clone(&sim) as Arc<dyn hcq_core::kfd::KfdSys>).expect("kfd");
         kfd.set_wait_timeout(timeout);
-        Self { sim, kfd }
+        Self { sim, kfd, gpu }
     }
 }

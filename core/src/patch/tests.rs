@@ -606,3 +606,39 @@ fn validate_counts_changes_and_writes_nothing() {
     ));
     assert_eq!(t.current()[ids.scale.index()], Value::Scalar(9));
 }
+
+#[test]
+fn dims_write_only_the_half_that_changed() {
+    let r = record(&V0);
+    let (mut t, ids) = build(&r);
+    let (mut a, mut b, mut k) = copies(&r);
+    let (na, nb) = (r.pm4.as_dwords().len(), r.sdma.as_dwords().len());
+    let mut run = |v: &Vals| {
+        t.apply(
+            &values(&ids, v),
+            &mut [&mut a[..na], &mut b[..nb], &mut k[..]],
+        )
+        .unwrap()
+    };
+    // Global only: DISPATCH_DIRECT (3) + the packet's grid (3).
+    let g = Vals {
+        dims: Dims {
+            global: [7, 7, 7],
+            local: V0.dims.local,
+        },
+        ..V0
+    };
+    assert_eq!(run(&g), 6);
+    // Local only: NUM_THREAD (3) + workgroup sizes (2) + grid (3).
+    let l = Vals {
+        dims: Dims {
+            global: [7, 7, 7],
+            local: [8, 8, 2],
+        },
+        ..V0
+    };
+    assert_eq!(run(&l), 8);
+    let f = record(&l);
+    assert_eq!(&a[..na], f.pm4.as_dwords());
+    assert_eq!(k, f.ka);
+}

@@ -3,9 +3,11 @@
 
 Run with tinygrad 0.9.1's venv (only its autogen amd_gpu tables are used):
 
-    /tmp/tgvenv/bin/python core/tests/golden/gen_golden.py
+    python -m venv /tmp/tg && /tmp/tg/bin/pip install tinygrad==0.9.1
+    /tmp/tg/bin/python core/tests/golden/gen_golden.py
 
-The seed file (/work/shared/seeds/000_*.txt, tinygrad's ops_amd.py) is not imported as a module:
+The seed file (shared/seeds/000_*.txt beside the repository, tinygrad's ops_amd.py; $HCQ_SEED
+overrides) is not imported as a module:
 its constants and the HWQueue/HWPM4Queue/HWCopyQueue classes are cut out of the text and exec'd
 against small stubs (a ctypes shim whose addressof() returns a fake signal's address, an hsa shim
 with the amd_signal_t offsets and a real 64-byte dispatch-packet struct). Every case is a list of
@@ -18,7 +20,8 @@ from typing import Tuple, List, Any
 import tinygrad.runtime.autogen.amd_gpu as amd_gpu
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SEED = os.environ.get("HCQ_SEED", "/work/shared/seeds/000_26ef7b2ddb07d990.txt")
+REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+SEED = os.environ.get("HCQ_SEED", os.path.join(REPO, "..", "shared", "seeds", "000_26ef7b2ddb07d990.txt"))
 
 
 class FakeSignal:

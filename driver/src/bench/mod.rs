@@ -2,10 +2,15 @@
 //! [`Instant`](std::time::Instant) loop ([`measure`]) over the workloads in [`work`] (the same
 //! file `core/benches/packets.rs` runs under criterion).
 //!
-//! Every metric is a median unless its name says otherwise. A metric whose code has not landed
-//! (the simulator's engines, the driver's launch path, graph replay) is `None` (JSON `null`).
+//! Every metric is a median unless its name says otherwise. A metric whose code is not in the
+//! build (the simulator's, without the `sim` feature) is `None` (JSON `null`).
 
+#[cfg(feature = "sim")]
+pub mod driver;
+pub mod graph;
 pub mod measure;
+#[cfg(feature = "sim")]
+pub mod sim;
 pub mod work;
 
 use core::hint::black_box;
@@ -222,9 +227,32 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
         black_box(arena.run().is_ok());
     });
 
-    // The simulator's engines and the driver's launch and graph paths have not landed yet.
+    #[cfg(feature = "sim")]
+    let sim = sim::run(quick)?;
+    #[cfg(not(feature = "sim"))]
     let sim = SimMetrics::default();
-    let drv = DriverMetrics::default();
+    let mut graph = crate::graph::bench::Patch1000::new(work::ARCH)
+        .map_err(|e| WorkError::Sim(format!("graph: {e}")))?;
+    let graph_patch_ns = ns(p, || {
+        black_box(graph.patch_once().is_ok());
+    });
+    let mut tl = graph::TimelinePatch::new()?;
+    let graph_timeline_ns = ns(p, || {
+        black_box(tl.run().is_ok());
+    });
+    #[cfg(feature = "sim")]
+    let (launches, submit) = {
+        let (l, s) = driver::run(quick)?;
+        (Some(l), Some(s))
+    };
+    #[cfg(not(feature = "sim"))]
+    let (launches, submit) = (None, None);
+    let drv = DriverMetrics {
+        launches_per_s: launches,
+        graph_patch_1000_ns: graph_patch_ns,
+        graph_patch_1000_timeline_ns: graph_timeline_ns,
+        graph_replay_submit_ns: submit,
+    };
 
     let m = |key, value, unit, budget, what| Metric {
         key,
@@ -316,7 +344,7 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
             sim.sdma_copy_gb_per_s,
             "GB/s",
             Budget::None,
-            "sim SDMA engine executing COPY_LINEAR",
+            "sim SDMA engine: one 4 MiB COPY_LINEAR (GCR before and after)",
         ),
         m(
             "sim_roundtrip_ns_p50",
@@ -337,21 +365,28 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
             drv.launches_per_s,
             "1/s",
             Budget::None,
-            "launches through the driver API on the sim",
+            "fill launches through the driver API on the deterministic sim, batches of 500 + synchronize",
         ),
         m(
             "graph_patch_1000_ns",
             drv.graph_patch_1000_ns,
             "ns",
             Budget::AtMost(3000.0),
-            "patch a 1000-kernel graph for replay",
+            "1000-kernel graph replay patch, every kernel's dims + input buffer change",
+        ),
+        m(
+            "graph_patch_1000_timeline_ns",
+            drv.graph_patch_1000_timeline_ns,
+            "ns",
+            Budget::AtMost(3000.0),
+            "1000-kernel graph replay patch, kickoff + timeline values change (typical)",
         ),
         m(
             "graph_replay_submit_ns",
             drv.graph_replay_submit_ns,
             "ns",
             Budget::None,
-            "submit a patched 1000-kernel graph",
+            "submit a bound 1000-kernel graph (timeline wait + IB + signal + doorbell) on the sim",
         ),
     ];
     Ok(Report {
@@ -361,7 +396,7 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
     })
 }
 
-/// The simulator's numbers (all `None` until its engines land).
+/// The simulator's numbers (`None` in a build without the `sim` feature).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SimMetrics {
     /// PM4 engine throughput.
@@ -374,13 +409,16 @@ pub struct SimMetrics {
     pub roundtrip_ns_p99: Option<f64>,
 }
 
-/// The driver's numbers on the simulator (all `None` until its launch and graph paths land).
+/// The driver's numbers: launches and graph submission on the simulator (`None` without the
+/// `sim` feature), graph patching.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct DriverMetrics {
     /// Launches per second through the full API.
     pub launches_per_s: Option<f64>,
-    /// Patching a 1000-kernel graph.
+    /// Patching a 1000-kernel graph where every kernel's dims and the input buffer change.
     pub graph_patch_1000_ns: Option<f64>,
+    /// Patching a 1000-kernel graph where only the kickoff and timeline values change.
+    pub graph_patch_1000_timeline_ns: Option<f64>,
     /// Submitting it.
     pub graph_replay_submit_ns: Option<f64>,
 }
@@ -401,6 +439,7 @@ pub const KEYS: &[&str] = &[
     "sim_roundtrip_ns_p99",
     "driver_launches_per_s",
     "graph_patch_1000_ns",
+    "graph_patch_1000_timeline_ns",
     "graph_replay_submit_ns",
     "memcpy_105_dwords_ns",
     "ring_submit_over_memcpy",

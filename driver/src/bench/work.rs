@@ -41,6 +41,8 @@ pub enum WorkError {
     Arena(ArenaError),
     /// The launch is not the expected size, or a decode failed.
     Unexpected(&'static str),
+    /// The simulator refused or faulted (its message).
+    Sim(String),
 }
 
 impl core::fmt::Display for WorkError {
@@ -50,6 +52,7 @@ impl core::fmt::Display for WorkError {
             WorkError::Ring(e) => write!(f, "ring: {e}"),
             WorkError::Arena(e) => write!(f, "arena: {e}"),
             WorkError::Unexpected(what) => write!(f, "benchmark setup: {what}"),
+            WorkError::Sim(msg) => write!(f, "simulator: {msg}"),
         }
     }
 }

@@ -4,8 +4,8 @@
 
 use hcq_driver::kernels::{self, FillArgs, VectorAddArgs};
 use hcq_driver::{BufferKind, Device, Kfd, Program};
-use std::io::Write as _;
-use std::sync::Arc;
+use std::io::{IsTerminal as _, Write as _};
+
 use std::time::Instant;
 
 /// Where the demo runs.
@@ -19,6 +19,8 @@ pub enum Backend {
         kfd: Kfd,
         /// Why the simulator is used.
         reason: String,
+        /// The simulator's engines (kept alive for the run).
+        _gpu: hcq_sim::engine::kfd::SimGpu,
     },
 }
 
@@ -55,17 +57,22 @@ pub fn open_backend(force_sim: bool) -> Result<Backend, String> {
     };
     #[cfg(feature = "sim")]
     {
-        let sim = Arc::new(
+        let sim = std::sync::Arc::new(
             hcq_sim::SimKfd::gfx1100().map_err(|e| format!("starting the simulator: {e}"))?,
         );
-        kernels::register_sim(&sim);
-        let kfd = Kfd::with_sys(Arc::clone(&sim) as Arc<dyn hcq_core::kfd::KfdSys>)
-            .map_err(|e| format!("opening the simulated KFD: {e}"))?;
+        let gpu = kernels::attach_sim(&sim)?;
+        let kfd =
+            Kfd::with_sys(std::sync::Arc::clone(&sim) as std::sync::Arc<dyn hcq_core::kfd::KfdSys>)
+                .map_err(|e| format!("opening the simulated KFD: {e}"))?;
         let reason = match real_err {
             Some(e) => format!("{e}: using the simulated GPU (hcq-sim)"),
             None => "--sim: using the simulated GPU (hcq-sim)".to_owned(),
         };
-        Ok(Backend::Sim { kfd, reason })
+        Ok(Backend::Sim {
+            kfd,
+            reason,
+            _gpu: gpu,
+        })
     }
     #[cfg(not(feature = "sim"))]
     {
@@ -118,9 +125,13 @@ fn parse(args: &[String]) -> Result<Opts, String> {
     Ok(o)
 }
 
+/// A progress line on a terminal (rewritten in place); nothing when stderr is not a terminal.
 fn progress(msg: &str) {
-    eprint!("\r\x1b[2K{msg}");
-    let _ = std::io::stderr().flush();
+    let mut err = std::io::stderr();
+    if err.is_terminal() {
+        let _ = write!(err, "\r\x1b[2K{msg}");
+        let _ = err.flush();
+    }
 }
 
 fn mib_per_s(bytes: u64, secs: f64) -> f64 {
@@ -214,9 +225,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let run_s = t.elapsed().as_secs_f64();
     progress("");
     let records = dev.take_profile().map_err(err)?;
+    if backend.note().is_some() {
+        println!("(GPU times below come from the simulator's virtual 100 MHz clock)");
+    }
     for r in &records {
         println!(
-            "launch {:<10} {:>10.1} us GPU",
+            "launch {:<10} {:>12.3} us GPU",
             r.name,
             r.duration().as_secs_f64() * 1e6
         );

@@ -214,7 +214,7 @@ fn copies_waits_signals_and_timeline_variables() {
             event_mailbox_ptr: 0x7fff_0000_0040,
             event_id: 5,
         };
-        g.wait(Queue::Copy, sig, ScalarArg::Var(val));
+        g.wait(Queue::Copy, sig, ScalarArg::Var(val)).unwrap();
         g.copy(
             BufArg::Fixed(GpuVa(0x9_0000_0000)),
             BufArg::Var {
@@ -223,9 +223,10 @@ fn copies_waits_signals_and_timeline_variables() {
                 bytes: 0x8_0000,
             },
             0x8_0000,
-        );
-        g.signal(Queue::Copy, sig, ScalarArg::Var(next));
-        g.wait(Queue::Compute, sig, ScalarArg::Var(next));
+        )
+        .unwrap();
+        g.signal(Queue::Copy, sig, ScalarArg::Var(next)).unwrap();
+        g.wait(Queue::Compute, sig, ScalarArg::Var(next)).unwrap();
         g.launch(
             &prog(false),
             DimLimits::AMD,
@@ -239,7 +240,7 @@ fn copies_waits_signals_and_timeline_variables() {
             }),
         )
         .unwrap();
-        g.signal(Queue::Compute, sig, ScalarArg::Var(next));
+        g.signal(Queue::Compute, sig, ScalarArg::Var(next)).unwrap();
         g
     };
     let g = rec(0x1000, 10, 0x1_0000_0000);
@@ -330,7 +331,9 @@ fn record_time_errors() {
 #[test]
 fn bench_fixture_patches() {
     let mut p = bench::Patch1000::new(&GFX11).unwrap();
-    // 1000 kernels * 6 dims dwords + 1000 input pointers * 2.
+    // First from the recorded values: only the grids (local stays 32) + 1000 input pointers.
+    assert_eq!(p.patch_once().unwrap(), 5000);
+    // Then both halves of every kernel's dims alternate: 1000 * 6 + 1000 * 2.
     assert_eq!(p.patch_once().unwrap(), 8000);
     assert_eq!(p.patch_once().unwrap(), 8000);
 }
@@ -369,7 +372,8 @@ fn two_gpu_graph_replays() {
             }),
         )
         .unwrap();
-        g0.signal(Queue::Compute, SigArg::Fixed(SHARED), ScalarArg::Var(k0));
+        g0.signal(Queue::Compute, SigArg::Fixed(SHARED), ScalarArg::Var(k0))
+            .unwrap();
         g0.signal(
             Queue::Compute,
             SigArg::Var {
@@ -378,16 +382,19 @@ fn two_gpu_graph_replays() {
                 event_id: 0,
             },
             ScalarArg::Var(k0),
-        );
+        )
+        .unwrap();
         let mut g1 = GraphBuilder::new(&GFX11);
         let k1 = g1.scalar(kick).unwrap();
         let t1 = g1.signal_var(GpuVa(tl[1])).unwrap();
-        g1.wait(Queue::Copy, SigArg::Fixed(SHARED), ScalarArg::Var(k1));
+        g1.wait(Queue::Copy, SigArg::Fixed(SHARED), ScalarArg::Var(k1))
+            .unwrap();
         g1.copy(
             BufArg::Fixed(GpuVa(0xB_0000_0000)),
             BufArg::Fixed(GpuVa(0xA_0000_0000)),
             0x1000,
-        );
+        )
+        .unwrap();
         g1.signal(
             Queue::Copy,
             SigArg::Var {
@@ -396,7 +403,8 @@ fn two_gpu_graph_replays() {
                 event_id: 0,
             },
             ScalarArg::Var(k1),
-        );
+        )
+        .unwrap();
         g1.wait(
             Queue::Compute,
             SigArg::Var {
@@ -405,7 +413,8 @@ fn two_gpu_graph_replays() {
                 event_id: 0,
             },
             ScalarArg::Var(k1),
-        );
+        )
+        .unwrap();
         g1.launch(
             &prog(false),
             DimLimits::AMD,
@@ -464,4 +473,72 @@ fn two_gpu_graph_replays() {
         assert_eq!((&a0, &b0, &k0), (&mem(&f0).0, &mem(&f0).1, &mem(&f0).2));
         assert_eq!((&a1, &b1, &k1), (&mem(&f1).0, &mem(&f1).1, &mem(&f1).2));
     }
+}
+
+#[test]
+fn copy_queue_work_after_compute_work_is_refused() {
+    let fixed = |a| BufArg::Fixed(GpuVa(a));
+    let launch = |g: &mut GraphBuilder| {
+        g.launch(
+            &prog(false),
+            DimLimits::AMD,
+            &[],
+            DimsArg::Fixed(Dims {
+                global: [1, 1, 1],
+                local: [1, 1, 1],
+            }),
+        )
+    };
+    // Copies first, then kernels: the order a replay keeps.
+    let mut g = GraphBuilder::new(&GFX11);
+    g.copy(fixed(0x1000), fixed(0x2000), 64).unwrap();
+    launch(&mut g).unwrap();
+    assert!(g.encode(KA).is_ok());
+
+    // A copy (or a copy-queue wait/signal) after a kernel would silently run first: refused,
+    // naming the operation, and nothing is recorded.
+    let sig = SigArg::Fixed(SignalRef::new(0x3000));
+    for after in [
+        |g: &mut GraphBuilder| {
+            launch_then(g, |g| {
+                g.copy(BufArg::Fixed(GpuVa(1)), BufArg::Fixed(GpuVa(2)), 4)
+            })
+        },
+        |g: &mut GraphBuilder| {
+            g.barrier();
+            g.copy(BufArg::Fixed(GpuVa(1)), BufArg::Fixed(GpuVa(2)), 4)
+        },
+    ] {
+        let mut g = GraphBuilder::new(&GFX11);
+        let err = after(&mut g).unwrap_err();
+        assert!(
+            matches!(err, GraphError::CopyAfterCompute { op: 1 }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("record copies first"));
+        assert_eq!(g.len(), 1);
+    }
+    let mut g = GraphBuilder::new(&GFX11);
+    g.wait(Queue::Compute, sig, ScalarArg::Fixed(1)).unwrap();
+    assert!(matches!(
+        g.signal(Queue::Copy, sig, ScalarArg::Fixed(2)),
+        Err(GraphError::CopyAfterCompute { op: 1 })
+    ));
+    assert!(g.wait(Queue::Compute, sig, ScalarArg::Fixed(3)).is_ok());
+}
+
+fn launch_then(
+    g: &mut GraphBuilder,
+    next: impl FnOnce(&mut GraphBuilder) -> Result<(), GraphError>,
+) -> Result<(), GraphError> {
+    g.launch(
+        &prog(false),
+        DimLimits::AMD,
+        &[],
+        DimsArg::Fixed(Dims {
+            global: [1, 1, 1],
+            local: [1, 1, 1],
+        }),
+    )?;
+    next(g)
 }

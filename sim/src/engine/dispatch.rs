@@ -192,7 +192,10 @@ pub(crate) fn run(
     }
     // Run.
     let groups = d.dim;
-    let total: u64 = groups.iter().map(|&g| u64::from(g)).product();
+    let total = groups
+        .iter()
+        .try_fold(1u64, |acc, &g| acc.checked_mul(u64::from(g)))
+        .unwrap_or(u64::MAX);
     if total > MAX_WORKGROUPS {
         return hw(format!(
             "dispatch of {groups:?} = {total} workgroups exceeds the simulator's limit of {MAX_WORKGROUPS}"

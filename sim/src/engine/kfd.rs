@@ -191,8 +191,10 @@ fn desc_of(sim: &SimKfd, q: &KfdQueue) -> QueueDesc {
         rptr_addr: q.rptr_addr,
         wptr_addr: q.wptr_addr,
         doorbell_offset: u64::from(q.doorbell_id) * 8,
-        // The HQD starts empty at the driver's write pointer (hqd_load reads *wptr).
-        start: sim.read_wptr(q).unwrap_or(0),
+        // The engine may first see the queue after the driver has already submitted, so it
+        // starts at the read pointer the driver initialised (where the CP reports it), not at
+        // the current write pointer.
+        start: sim.gpu_read_u64(q.gpu_id, q.rptr_addr).unwrap_or(0),
     }
 }
 

@@ -3,9 +3,10 @@
 //! `sim_exec` fuzz target; `SimKfd` has its own implementation over its BOs and page tables.
 
 use super::bus::{Access, GpuBus, VmFault, VmFaultKind};
+use core::sync::atomic::{AtomicBool, AtomicUsize};
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering, fence};
 use hcq_core::kfd::{HsaHwExceptionData, HsaMemoryExceptionData};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// Backing memory that can be mapped into one or more [`MemBus`]es (one per GPU).
 #[derive(Debug)]
@@ -182,6 +183,8 @@ pub enum MapError {
         /// Start of the mapping in the way.
         existing: u64,
     },
+    /// [`MAX_MAPPINGS`] mappings were made already.
+    TooMany,
 }
 
 impl core::fmt::Display for MapError {
@@ -194,6 +197,7 @@ impl core::fmt::Display for MapError {
             MapError::Overlap { existing } => {
                 write!(f, "range overlaps the mapping at {existing:#x}")
             }
+            MapError::TooMany => write!(f, "more than {MAX_MAPPINGS} mappings"),
         }
     }
 }
@@ -214,11 +218,50 @@ pub struct BusEvents {
 /// Number of 64-bit doorbells in a [`MemBus`]'s slice (one KFD doorbell slice: 8 KiB).
 pub const DOORBELLS: usize = 1024;
 
+/// Most mappings a [`MemBus`] holds over its life (unmapped slots are not reused).
+pub const MAX_MAPPINGS: usize = 256;
+
+/// Append-only mapping slots: lock-free lookups (the engines' hot path), writers serialised.
+#[derive(Debug)]
+struct Maps {
+    slots: Box<[OnceLock<Mapping>]>,
+    dead: Box<[AtomicBool]>,
+    count: AtomicUsize,
+    writer: Mutex<()>,
+}
+
+impl Maps {
+    fn new() -> Self {
+        Self {
+            slots: (0..MAX_MAPPINGS).map(|_| OnceLock::new()).collect(),
+            dead: (0..MAX_MAPPINGS).map(|_| AtomicBool::new(false)).collect(),
+            count: AtomicUsize::new(0),
+            writer: Mutex::new(()),
+        }
+    }
+
+    fn live(&self) -> impl Iterator<Item = (usize, &Mapping)> {
+        let n = self.count.load(Ordering::Acquire);
+        self.slots
+            .iter()
+            .take(n)
+            .enumerate()
+            .filter(|(i, _)| !self.dead.get(*i).is_some_and(|d| d.load(Ordering::Acquire)))
+            .filter_map(|(i, s)| s.get().map(|m| (i, m)))
+    }
+
+    fn find(&self, va: u64) -> Option<&Mapping> {
+        self.live()
+            .map(|(_, m)| m)
+            .find(|m| va.wrapping_sub(m.va) < m.len)
+    }
+}
+
 /// A standalone GPU: its mappings, doorbells, and the events it raised.
 #[derive(Debug)]
 pub struct MemBus {
     gpu_id: u32,
-    maps: RwLock<Vec<Mapping>>,
+    maps: Maps,
     doorbells: Box<[AtomicU64]>,
     events: Mutex<BusEvents>,
 }
@@ -229,7 +272,7 @@ impl MemBus {
     pub fn new(gpu_id: u32) -> Arc<Self> {
         Arc::new(Self {
             gpu_id,
-            maps: RwLock::new(Vec::new()),
+            maps: Maps::new(),
             doorbells: (0..DOORBELLS).map(|_| AtomicU64::new(0)).collect(),
             events: Mutex::new(BusEvents::default()),
         })
@@ -251,29 +294,46 @@ impl MemBus {
         if va % 4096 != 0 || len % 4096 != 0 || len == 0 || len > region.len() {
             return Err(bad);
         }
-        let mut maps = self.maps.write().unwrap_or_else(PoisonError::into_inner);
-        if let Some(m) = maps.iter().find(|m| m.va < end && va < m.va + m.len) {
+        let _w = self
+            .maps
+            .writer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, m)) = self
+            .maps
+            .live()
+            .find(|(_, m)| m.va < end && va < m.va + m.len)
+        {
             return Err(MapError::Overlap { existing: m.va });
         }
-        let at = maps.partition_point(|m| m.va < va);
-        maps.insert(
-            at,
-            Mapping {
-                va,
-                len,
-                region: Arc::clone(region),
-                perms,
-            },
-        );
+        let i = self.maps.count.load(Ordering::Acquire);
+        let slot = self.maps.slots.get(i).ok_or(MapError::TooMany)?;
+        let _ = slot.set(Mapping {
+            va,
+            len,
+            region: Arc::clone(region),
+            perms,
+        });
+        self.maps.count.store(i + 1, Ordering::Release);
         Ok(())
     }
 
     /// Removes the mapping that starts at `va`; `false` when there is none.
     pub fn unmap(&self, va: u64) -> bool {
-        let mut maps = self.maps.write().unwrap_or_else(PoisonError::into_inner);
-        let before = maps.len();
-        maps.retain(|m| m.va != va);
-        maps.len() != before
+        let _w = self
+            .maps
+            .writer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        match self.maps.live().find(|(_, m)| m.va == va) {
+            Some((i, _)) => {
+                if let Some(d) = self.maps.dead.get(i) {
+                    d.store(true, Ordering::Release);
+                }
+                true
+            }
+            None => false,
+        }
     }
 
     /// Stores `value` to the doorbell at byte `offset` (8-byte slots), as the host's 64-bit
@@ -314,7 +374,6 @@ impl MemBus {
         access: Access,
         mut f: impl FnMut(&Region, u64, core::ops::Range<usize>) -> bool,
     ) -> Result<(), VmFault> {
-        let maps = self.maps.read().unwrap_or_else(PoisonError::into_inner);
         let mut done = 0usize;
         while done < len {
             // CAST: usize -> u64 widens.
@@ -324,12 +383,7 @@ impl MemBus {
                 access,
                 kind,
             };
-            let i = maps.partition_point(|m| m.va <= cur);
-            let m = i
-                .checked_sub(1)
-                .and_then(|i| maps.get(i))
-                .filter(|m| cur - m.va < m.len)
-                .ok_or(fault(VmFaultKind::NotPresent))?;
+            let m = self.maps.find(cur).ok_or(fault(VmFaultKind::NotPresent))?;
             if access == Access::Write && !m.perms.write {
                 return Err(fault(VmFaultKind::ReadOnly));
             }

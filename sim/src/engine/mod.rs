@@ -238,10 +238,11 @@ impl Clock {
         }
     }
 
-    /// One packet's worth of virtual time.
+    /// One packet's worth of virtual time. Only the stepping thread (holding the engines'
+    /// lock) advances the clock, so a load and a store suffice (no read-modify-write).
     pub(crate) fn tick(&self) {
         if let Some(t) = &self.virtual_ticks {
-            t.fetch_add(1, Ordering::Relaxed);
+            t.store(t.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
         }
     }
 }
@@ -331,15 +332,7 @@ impl Inner {
 
 fn trace_irq(q: &mut Queue, seq: &mut u64, ev: TraceEvent) {
     *seq += 1;
-    let site = Site::Ring(q.rptr);
-    q.trace.push(TraceEntry {
-        seq: *seq,
-        gpu_id: q.gpu_id,
-        queue: q.id,
-        kind: q.desc.kind,
-        site,
-        event: ev,
-    });
+    q.trace.event(*seq, Site::Ring(q.rptr), ev);
 }
 
 struct Shared {
@@ -588,7 +581,7 @@ impl Engines {
         let mut all: Vec<TraceEntry> = g
             .queues
             .values()
-            .flat_map(|q| q.trace.entries().cloned())
+            .flat_map(|q| q.trace.entries(q.gpu_id, q.id, q.desc.kind))
             .collect();
         all.sort_by_key(|e| e.seq);
         all

@@ -2,7 +2,7 @@
 //! decoders, execute, write the read pointer back.
 
 use super::bus::{Access, GpuBus, VmFault};
-use super::trace::{Site, Trace, TraceEntry, TraceEvent, head_dwords};
+use super::trace::{Site, Trace, TraceEvent};
 use super::{
     Clock, InterruptPolicy, QueueDesc, QueueFault, QueueFaultKind, QueueId, QueueKind, QueueState,
     WaitInfo,
@@ -173,7 +173,6 @@ pub(crate) struct Queue {
     pub(crate) gpu_id: u32,
     pub(crate) rptr: u64,
     published: u64,
-    stale_doorbell: Option<u64>,
     pub(crate) state: QueueState,
     pub(crate) inj: Injection,
     pub(crate) suspended: bool,
@@ -211,7 +210,8 @@ fn decode(kind: QueueKind, d: &[u32]) -> Result<(Decoded<'_>, usize), DecodeErro
 
 /// Stop reasons inside the fetch loop.
 enum Flow {
-    /// Executed one packet (or entered/left an IB); keep going.
+    /// Executed one packet, entered or left an IB, or fetched more of a packet; keep going
+    /// (counted against the budget, which bounds the loop).
     Next,
     /// Nothing more to do now (empty ring, incomplete packet, blocked, faulted).
     Stop,
@@ -225,16 +225,12 @@ impl Queue {
         trace_cap: usize,
     ) -> Self {
         let gpu_id = bus.gpu_id();
-        let stale = bus
-            .doorbell(desc.doorbell_offset)
-            .filter(|&d| d != desc.start);
         Self {
             id,
             desc,
             gpu_id,
             rptr: desc.start,
             published: desc.start,
-            stale_doorbell: stale,
             state: QueueState::Idle,
             inj: Injection::default(),
             suspended: false,
@@ -260,16 +256,9 @@ impl Queue {
         self.desc.ring_size / 4
     }
 
-    /// The write pointer the doorbell announces (`None`: no new work announced).
-    pub(crate) fn wptr(&mut self) -> Option<u64> {
-        let d = self.bus.doorbell(self.desc.doorbell_offset)?;
-        if let Some(s) = self.stale_doorbell {
-            if s == d {
-                return None;
-            }
-            self.stale_doorbell = None;
-        }
-        Some(d)
+    /// The write pointer the doorbell announces (`None`: the bus has no such doorbell).
+    pub(crate) fn wptr(&self) -> Option<u64> {
+        self.bus.doorbell(self.desc.doorbell_offset)
     }
 
     fn site_ring(&self) -> Site {
@@ -278,14 +267,7 @@ impl Queue {
 
     fn trace(&mut self, seq: &mut u64, site: Site, event: TraceEvent) {
         *seq += 1;
-        self.trace.push(TraceEntry {
-            seq: *seq,
-            gpu_id: self.gpu_id,
-            queue: self.id,
-            kind: self.desc.kind,
-            site,
-            event,
-        });
+        self.trace.event(*seq, site, event);
     }
 
     /// Stops the queue and raises the exception event.
@@ -401,6 +383,7 @@ impl Queue {
         if self.inj.hang || self.suspended || matches!(self.state, QueueState::Faulted(_)) {
             return res;
         }
+        let before = self.state.clone();
         while res.executed < budget {
             let flow = if self.ibs.is_empty() {
                 self.step_ring(env, irqs, seq)
@@ -414,12 +397,13 @@ impl Queue {
         }
         if res.executed > 0 {
             res.progressed = true;
+            // CAST: usize -> u64 widens.
             self.executed += res.executed as u64;
-            if matches!(self.state, QueueState::Waiting(_)) {
-                // Waiting is set by the packet that stopped the loop; keep it.
-            }
         }
         if self.publish(env, seq) {
+            res.progressed = true;
+        }
+        if self.state != before {
             res.progressed = true;
         }
         if res.executed > 0
@@ -480,18 +464,26 @@ impl Queue {
                 kind: DecodeErrorKind::Truncated { needed, .. },
                 ..
             }) => {
-                // The packet is not fully fetched: fetch more if it is published, else wait.
-                if cursor != 0 || self.buf_len < needed {
-                    match self.refill(env, needed) {
-                        Ok(n) if n >= needed => return Flow::Next.retry(),
-                        Ok(_) => return Flow::Stop,
-                        Err(c) => {
-                            self.fault(seq, site, c);
-                            return Flow::Stop;
-                        }
-                    }
+                // CAST: usize -> u64 widens.
+                if needed as u64 > self.size_dw() {
+                    let msg = format!(
+                        "ring dword {:#x}: a packet of {needed} dwords is longer than the ring ({} dwords)",
+                        self.rptr / upd,
+                        self.size_dw()
+                    );
+                    self.fault(seq, site, Cause::Hw(msg));
+                    return Flow::Stop;
                 }
-                return Flow::Stop;
+                // The packet is not fully fetched: fetch more if it is published, else wait for
+                // the producer to publish the rest.
+                return match self.refill(env, needed) {
+                    Ok(n) if n >= needed => Flow::Next,
+                    Ok(_) => Flow::Stop,
+                    Err(c) => {
+                        self.fault(seq, site, c);
+                        Flow::Stop
+                    }
+                };
             }
             Err(e) => {
                 let at = self.rptr / upd;
@@ -500,23 +492,11 @@ impl Queue {
                 return Flow::Stop;
             }
         };
-        let pkt_dwords = self
-            .buf
-            .get(cursor..cursor + len)
-            .map(head_dwords)
-            .unwrap_or_default();
-        // CAST: len <= buffer length, u32 fits any packet (<= 2^20 + 5 dwords).
-        let len32 = len as u32;
         match outcome {
             Ok(Exec::Done) => {
-                self.trace(
-                    seq,
-                    site,
-                    TraceEvent::Packet {
-                        dwords: pkt_dwords,
-                        len: len32,
-                    },
-                );
+                *seq += 1;
+                let window = self.buf.get(cursor..self.buf_len).unwrap_or_default();
+                self.trace.packet(*seq, site, window, len);
                 // CAST: usize -> u64 widens.
                 self.rptr = self.rptr.wrapping_add(len as u64 * upd);
                 env.clock.tick();
@@ -530,14 +510,9 @@ impl Queue {
                 Flow::Stop
             }
             Ok(Exec::Ib { base, dwords, .. }) => {
-                self.trace(
-                    seq,
-                    site,
-                    TraceEvent::Packet {
-                        dwords: pkt_dwords,
-                        len: len32,
-                    },
-                );
+                *seq += 1;
+                let window = self.buf.get(cursor..self.buf_len).unwrap_or_default();
+                self.trace.packet(*seq, site, window, len);
                 env.clock.tick();
                 // CAST: usize -> u64 widens.
                 match self.push_ib(env, base, dwords, len as u64 * upd) {
@@ -568,8 +543,8 @@ impl Queue {
             )));
         }
         let mut v = self.ib_pool.pop().unwrap_or_default();
-        // CAST: u32 -> usize widens.
         v.clear();
+        // CAST: u32 -> usize widens.
         v.resize(dwords as usize, 0);
         if let Err(e) = env.read(base, bytemuck::cast_slice_mut(&mut v), Access::Read) {
             self.ib_pool.push(v);
@@ -593,6 +568,15 @@ impl Queue {
         }
     }
 
+    /// Records the packet of `len` dwords at the top IB's position.
+    fn record_ib(&mut self, seq: &mut u64, site: Site, len: usize) {
+        *seq += 1;
+        if let Some(t) = self.ibs.last() {
+            let window = t.dwords.get(t.pos..).unwrap_or_default();
+            self.trace.packet(*seq, site, window, len);
+        }
+    }
+
     fn step_ib(&mut self, env: &Env<'_>, irqs: &mut Vec<u32>, seq: &mut u64) -> Flow {
         let depth = self.ibs.len();
         let kind = self.desc.kind;
@@ -601,11 +585,11 @@ impl Queue {
         };
         if top.pos >= top.dwords.len() {
             self.pop_ib();
-            return Flow::Next.retry();
+            return Flow::Next;
         }
-        // CAST: positions are below 2^20.
         let site = Site::Ib {
             base: top.base,
+            // CAST: positions are below 2^20 (IB_SIZE is 20 bits).
             index: top.pos as u32,
             // CAST: depth <= MAX_IB_DEPTH.
             depth: depth as u8,
@@ -624,7 +608,6 @@ impl Queue {
                 return Flow::Stop;
             }
         };
-        let dw = rest.get(..len).map(head_dwords).unwrap_or_default();
         let r = run_packet(
             &mut self.regs,
             &mut self.scratch,
@@ -634,14 +617,9 @@ impl Queue {
             &pkt,
             depth,
         );
-        // CAST: packet lengths fit u32.
-        let ev = TraceEvent::Packet {
-            dwords: dw,
-            len: len as u32,
-        };
         match r {
             Ok(Exec::Done) => {
-                self.trace(seq, site, ev);
+                self.record_ib(seq, site, len);
                 env.clock.tick();
                 if let Some(t) = self.ibs.last_mut() {
                     t.pos += len;
@@ -660,7 +638,7 @@ impl Queue {
                 dwords,
                 chain,
             }) => {
-                self.trace(seq, site, ev);
+                self.record_ib(seq, site, len);
                 env.clock.tick();
                 let ring_len = if chain {
                     // The chained IB replaces this one.
@@ -690,14 +668,6 @@ impl Queue {
                 Flow::Stop
             }
         }
-    }
-}
-
-impl Flow {
-    /// A control step that is not a packet (refetch, IB pop): count it as progress so the
-    /// budget still bounds the loop.
-    fn retry(self) -> Self {
-        self
     }
 }
 

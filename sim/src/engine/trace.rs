@@ -41,7 +41,7 @@ impl fmt::Display for Site {
 pub enum TraceEvent {
     /// A packet was executed (its first dwords and its total length).
     Packet {
-        /// First dwords of the packet.
+        /// First dwords of the packet (entries past `len` are unspecified).
         dwords: [u32; TRACE_PACKET_DWORDS],
         /// Total dwords.
         len: u32,
@@ -111,42 +111,125 @@ impl fmt::Display for TraceEntry {
     }
 }
 
-/// A bounded trace of one queue.
+/// A packet record, kept compact and `Copy` so recording is a plain store into a ring.
+#[derive(Clone, Copy)]
+struct PacketRec {
+    seq: u64,
+    site: Site,
+    len: u32,
+    dwords: [u32; TRACE_PACKET_DWORDS],
+}
+
+/// A bounded trace of one queue: packets in a fixed ring (oldest overwritten), rarer events
+/// (faults, interrupts) in a bounded list.
 #[derive(Clone, Debug)]
 pub(crate) struct Trace {
-    entries: VecDeque<TraceEntry>,
+    packets: Vec<PacketRec>,
+    /// Next slot to write in `packets` once it is full.
+    head: usize,
+    other: VecDeque<(u64, Site, TraceEvent)>,
     cap: usize,
     /// Entries dropped because the trace was full.
     pub(crate) dropped: u64,
 }
 
+impl core::fmt::Debug for PacketRec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PacketRec")
+            .field("seq", &self.seq)
+            .field("site", &self.site)
+            .field("len", &self.len)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Trace {
     pub(crate) fn new(cap: usize) -> Self {
         Self {
-            entries: VecDeque::with_capacity(cap.min(DEFAULT_TRACE_CAPACITY)),
+            packets: Vec::with_capacity(cap.min(DEFAULT_TRACE_CAPACITY)),
+            head: 0,
+            other: VecDeque::new(),
             cap,
             dropped: 0,
         }
     }
 
-    pub(crate) fn push(&mut self, e: TraceEntry) {
+    /// Records an executed packet of `len` dwords (the hot path). `window` holds the packet
+    /// from its first dword and may run past its end (a fixed-size copy is cheaper).
+    #[inline]
+    pub(crate) fn packet(&mut self, seq: u64, site: Site, window: &[u32], len: usize) {
         if self.cap == 0 {
             self.dropped += 1;
             return;
         }
-        if self.entries.len() >= self.cap {
-            self.entries.pop_front();
+        let dwords = match window.first_chunk::<TRACE_PACKET_DWORDS>() {
+            Some(w) => *w,
+            None => head_dwords(window.get(..len).unwrap_or(window)),
+        };
+        let rec = PacketRec {
+            seq,
+            site,
+            // CAST: packets are at most 2^20 + 5 dwords.
+            len: len as u32,
+            dwords,
+        };
+        if self.packets.len() < self.cap {
+            self.packets.push(rec);
+        } else {
+            if let Some(slot) = self.packets.get_mut(self.head) {
+                *slot = rec;
+            }
+            self.head = (self.head + 1) % self.cap;
             self.dropped += 1;
         }
-        self.entries.push_back(e);
     }
 
-    pub(crate) fn entries(&self) -> impl Iterator<Item = &TraceEntry> {
-        self.entries.iter()
+    /// Records a fault or an interrupt.
+    pub(crate) fn event(&mut self, seq: u64, site: Site, ev: TraceEvent) {
+        if self.cap == 0 {
+            self.dropped += 1;
+            return;
+        }
+        if self.other.len() >= self.cap {
+            self.other.pop_front();
+            self.dropped += 1;
+        }
+        self.other.push_back((seq, site, ev));
+    }
+
+    /// Every entry, tagged with the queue's identity, in sequence order.
+    pub(crate) fn entries(&self, gpu_id: u32, queue: QueueId, kind: QueueKind) -> Vec<TraceEntry> {
+        let mut out: Vec<TraceEntry> = self
+            .packets
+            .iter()
+            .map(|r| TraceEntry {
+                seq: r.seq,
+                gpu_id,
+                queue,
+                kind,
+                site: r.site,
+                event: TraceEvent::Packet {
+                    dwords: r.dwords,
+                    len: r.len,
+                },
+            })
+            .chain(self.other.iter().map(|(seq, site, ev)| TraceEntry {
+                seq: *seq,
+                gpu_id,
+                queue,
+                kind,
+                site: *site,
+                event: ev.clone(),
+            }))
+            .collect();
+        out.sort_by_key(|e| e.seq);
+        out
     }
 
     pub(crate) fn clear(&mut self) {
-        self.entries.clear();
+        self.packets.clear();
+        self.other.clear();
+        self.head = 0;
         self.dropped = 0;
     }
 }

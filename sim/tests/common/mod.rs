@@ -5,9 +5,10 @@ use bytemuck::Pod;
 use hcq_core::kfd::topology::NodeProperties;
 use hcq_core::kfd::*;
 use hcq_sim::{SimConfig, SimKfd};
+use std::sync::Arc;
 
 pub struct Proc {
-    pub sim: SimKfd,
+    pub sim: Arc<SimKfd>,
     pub kfd: Fd,
     pub render: Vec<Fd>,
     pub gpus: Vec<u32>,
@@ -34,7 +35,7 @@ pub struct Buf {
 impl Proc {
     /// Opens /dev/kfd and every render node, acquires every VM.
     pub fn new(cfg: SimConfig) -> Self {
-        let sim = SimKfd::new(cfg).unwrap();
+        let sim = Arc::new(SimKfd::new(cfg).unwrap());
         let kfd = sim.open("/dev/kfd").unwrap();
         let mut p = Self {
             sim,

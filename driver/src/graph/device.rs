@@ -1,0 +1,313 @@
+//! A recorded graph bound to a device: its kernargs region and its command lists live in GPU
+//! memory; a replay waits for the previous replay of the same graph, patches what changed in
+//! place, and submits one INDIRECT_BUFFER (compute) and, when the graph copies, one SDMA
+//! INDIRECT (copy queue), each bracketed by the driver's timeline wait and signal.
+
+use core::sync::atomic::AtomicU32;
+
+use hcq_core::arch::GpuVa;
+use hcq_core::sdma;
+
+use super::{Encoded, GraphBuilder, GraphError, Value};
+use crate::device::{BufferKind, Device, GpuBuffer};
+use crate::error::{Error, Result};
+
+fn graph_err(e: GraphError) -> Error {
+    Error::InvalidArgument(e.to_string())
+}
+
+fn upload(dev: &Device, dwords: &[u32]) -> Result<Option<(GpuBuffer, u32)>> {
+    if dwords.is_empty() {
+        return Ok(None);
+    }
+    let n = u32::try_from(dwords.len())
+        .map_err(|_| Error::InvalidArgument("graph command list too long".into()))?;
+    let buf = dev.alloc(u64::from(n) * 4, BufferKind::GttUncached)?;
+    buf.write(0, bytemuck::cast_slice(dwords))?;
+    Ok(Some((buf, n)))
+}
+
+fn view(b: Option<&(GpuBuffer, u32)>) -> &[AtomicU32] {
+    match b {
+        // CAST: u32 -> usize widens.
+        Some((buf, n)) => buf
+            .bo
+            .mapping()
+            .u32s()
+            .get(..*n as usize)
+            .unwrap_or_default(),
+        None => &[],
+    }
+}
+
+/// A graph bound to one device.
+#[derive(Debug)]
+pub struct DeviceGraph {
+    device: Device,
+    enc: Encoded,
+    kernargs: GpuBuffer,
+    pm4: Option<(GpuBuffer, u32)>,
+    sdma: Option<(GpuBuffer, u32)>,
+    /// Timeline value of the last replay (what the next patch waits for).
+    last: Option<u64>,
+}
+
+impl DeviceGraph {
+    /// Encodes `graph` for a kernargs region allocated on `device` and copies the kernargs and
+    /// both command lists into GPU memory.
+    ///
+    /// # Errors
+    /// Recording errors (bad bindings, lists too long), allocation failures.
+    pub fn new(device: &Device, graph: &GraphBuilder) -> Result<Self> {
+        let kernargs = device.alloc(graph.kernargs_bytes().max(64), BufferKind::GttUncached)?;
+        let enc = graph.encode(GpuVa(kernargs.va())).map_err(graph_err)?;
+        kernargs.write(0, bytemuck::cast_slice(&enc.kernargs))?;
+        let pm4 = upload(device, enc.pm4.as_dwords())?;
+        let sdma = upload(device, &enc.sdma_ib())?;
+        Ok(Self {
+            device: device.clone(),
+            enc,
+            kernargs,
+            pm4,
+            sdma,
+            last: None,
+        })
+    }
+
+    /// The device.
+    #[must_use]
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// The recorded graph as encoded (lists as recorded; the bound copies carry the patches).
+    #[must_use]
+    pub fn encoded(&self) -> &Encoded {
+        &self.enc
+    }
+
+    /// GPU address and dwords of the bound PM4 list.
+    #[must_use]
+    pub fn pm4_ib(&self) -> Option<(u64, u32)> {
+        self.pm4.as_ref().map(|(b, n)| (b.va(), *n))
+    }
+
+    /// The bound PM4 list as the GPU will read it (after the patches so far).
+    #[must_use]
+    pub fn bound_pm4(&self) -> Vec<u32> {
+        view(self.pm4.as_ref())
+            .iter()
+            .map(|d| d.load(core::sync::atomic::Ordering::Relaxed))
+            .collect()
+    }
+
+    /// Timeline value of the last replay.
+    #[must_use]
+    pub fn last(&self) -> Option<u64> {
+        self.last
+    }
+
+    /// Replays the graph with `values` (one per declared variable, in declaration order):
+    /// checks them all (an error here changes nothing), waits until the previous replay of
+    /// this graph completed (the bound bytes are never patched while the GPU may read them),
+    /// writes what changed, and submits the copy IB (if any) then the compute IB. Returns the
+    /// timeline value that completes the replay.
+    ///
+    /// # Errors
+    /// A missing or unacceptable value (buffer too small, dims out of the kernels' limits);
+    /// wait and ring errors.
+    pub fn replay(&mut self, values: &[Option<Value>]) -> Result<u64> {
+        self.enc.validate(values).map_err(graph_err)?;
+        if let Some(v) = self.last {
+            self.device.wait_value(v)?;
+        }
+        let ka = self.kernargs.bo.mapping().u32s();
+        let mut targets: [&[AtomicU32]; 3] =
+            [view(self.pm4.as_ref()), view(self.sdma.as_ref()), ka];
+        self.enc.apply(values, &mut targets).map_err(graph_err)?;
+        // The driver refuses values past 2^31 until synchronize() wraps the timeline onto its
+        // shadow signal (everything submitted has completed by then).
+        let dev = &self.device;
+        if dev
+            .timeline_target(dev.last_value())
+            .is_some_and(|(_, g)| g >= 1 << 31)
+        {
+            dev.synchronize()?;
+        }
+        let mut last = None;
+        if let Some((buf, n)) = &self.sdma {
+            let mut pkt = [0u32; sdma::INDIRECT_DWORDS];
+            sdma::indirect(
+                &mut pkt,
+                &sdma::Indirect {
+                    ib: GpuVa(buf.va()),
+                    size_dwords: *n,
+                    ..sdma::Indirect::default()
+                },
+            )
+            .map_err(|e| Error::InvalidArgument(format!("SDMA INDIRECT: {e}")))?;
+            last = Some(self.device.submit_copy(|c| c.raw(&pkt))?);
+        }
+        if let Some((buf, n)) = &self.pm4 {
+            let (va, n) = (buf.va(), *n);
+            last = Some(self.device.submit_compute(|c| c.indirect_buffer(va, n))?);
+        }
+        self.last = last;
+        last.ok_or_else(|| Error::InvalidArgument("replaying an empty graph".into()))
+    }
+}
+
+/// `graph_replay_submit_ns` for `hcq bench`: the host cost of [`DeviceGraph::replay`] with
+/// unchanged values (validate, no patch, one INDIRECT_BUFFER on the ring) for a graph of
+/// `kernels` `fill` launches on `device`, median over `rounds` (each replay waited for outside
+/// the timed part). The cost does not depend on `kernels`.
+///
+/// # Errors
+/// No `fill` kernel for the device's target, allocation, recording, ring or wait errors.
+pub fn graph_replay_submit_ns(device: &Device, kernels: usize, rounds: usize) -> Result<f64> {
+    use super::{Arg, BufArg, DimLimits, Dims, DimsArg, ScalarArg};
+    let co = crate::kernels::fill(&device.target_name()).ok_or_else(|| {
+        Error::InvalidArgument(format!("no fill kernel for {}", device.target_name()))
+    })?;
+    let fill = crate::Program::load(device, co, "fill")?;
+    let buf = device.alloc(256, BufferKind::Gtt)?;
+    let mut g = GraphBuilder::new(device.arch());
+    for _ in 0..kernels.max(1) {
+        g.launch(
+            &fill.pm4_program(),
+            DimLimits::AMD,
+            &[
+                Arg::Buf(BufArg::Fixed(GpuVa(buf.va()))),
+                Arg::U32(ScalarArg::Fixed(1)),
+                Arg::U32(ScalarArg::Fixed(64)),
+            ],
+            DimsArg::Fixed(Dims {
+                global: [1, 1, 1],
+                local: [64, 1, 1],
+            }),
+        )
+        .map_err(graph_err)?;
+    }
+    let mut graph = DeviceGraph::new(device, &g)?;
+    let mut times = Vec::with_capacity(rounds.max(1));
+    for _ in 0..rounds.max(1) {
+        let t = std::time::Instant::now();
+        let v = graph.replay(&[])?;
+        // CAST: ns as f64 is exact enough for a benchmark.
+        times.push(t.elapsed().as_nanos() as f64);
+        device.wait_value(v)?;
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(times.get(times.len() / 2).copied().unwrap_or(f64::NAN))
+}
+
+/// A dependency of one graph of a [`MultiGraph`] on an earlier one (usually on another
+/// device): the waiting graph recorded a wait whose signal address and value are the
+/// variables `signal` and `value`; each replay points them at the timeline value that
+/// completes graph `on`'s replay (its signal changes when that device's timeline wraps).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dep {
+    /// Index of the graph waited for (earlier in the list).
+    pub on: usize,
+    /// The waiting graph's signal-address variable.
+    pub signal: super::VarId,
+    /// The waiting graph's 32-bit wait-value variable.
+    pub value: super::VarId,
+}
+
+/// Graphs on several devices replayed together, in order, each waiting on the GPU for the
+/// replays it depends on (tinygrad's multi-GPU graphs: per-device queues, signals between
+/// them). The host never waits for a device between the submissions.
+#[derive(Debug)]
+pub struct MultiGraph {
+    parts: Vec<(DeviceGraph, Vec<Dep>)>,
+}
+
+impl MultiGraph {
+    /// The graphs in replay order with their dependencies.
+    ///
+    /// # Errors
+    /// A dependency on a later graph (or itself).
+    pub fn new(parts: Vec<(DeviceGraph, Vec<Dep>)>) -> Result<Self> {
+        for (i, (_, deps)) in parts.iter().enumerate() {
+            if let Some(d) = deps.iter().find(|d| d.on >= i) {
+                return Err(Error::InvalidArgument(format!(
+                    "graph {i} depends on graph {}, which does not run before it",
+                    d.on
+                )));
+            }
+        }
+        Ok(Self { parts })
+    }
+
+    /// The graphs.
+    pub fn graphs(&self) -> impl Iterator<Item = &DeviceGraph> {
+        self.parts.iter().map(|(g, _)| g)
+    }
+
+    /// Replays every graph with its values (`values[i]` for graph `i`; the dependency
+    /// variables in it are overwritten). Returns each graph's timeline value.
+    ///
+    /// # Errors
+    /// As [`DeviceGraph::replay`]; missing values for a graph.
+    pub fn replay(&mut self, values: &mut [Vec<Option<Value>>]) -> Result<Vec<u64>> {
+        if values.len() < self.parts.len() {
+            return Err(Error::InvalidArgument(format!(
+                "values for {} graphs, the multi-graph has {}",
+                values.len(),
+                self.parts.len()
+            )));
+        }
+        // Check everything before submitting anything (dependency variables aside).
+        for ((graph, deps), vals) in self.parts.iter().zip(values.iter_mut()) {
+            for d in deps {
+                set_dep(graph, vals, d, None)?;
+            }
+            graph.enc.validate(vals).map_err(graph_err)?;
+        }
+        let mut done: Vec<(Device, u64)> = Vec::with_capacity(self.parts.len());
+        for ((graph, deps), vals) in self.parts.iter_mut().zip(values.iter_mut()) {
+            for d in deps.iter() {
+                let target = done.get(d.on).and_then(|(dev, v)| dev.timeline_target(*v));
+                set_dep(graph, vals, d, target)?;
+            }
+            let v = graph.replay(vals)?;
+            done.push((graph.device.clone(), v));
+        }
+        Ok(done.into_iter().map(|(_, v)| v).collect())
+    }
+}
+
+/// Points a dependency's variables at `target` (signal, 32-bit value); `None` (complete by
+/// construction, or only checking) waits for 0 on the signal the variable names now.
+fn set_dep(
+    graph: &DeviceGraph,
+    vals: &mut [Option<Value>],
+    d: &Dep,
+    target: Option<(hcq_core::signal::SignalRef, u32)>,
+) -> Result<()> {
+    let cur = graph
+        .enc
+        .table
+        .current()
+        .get(d.signal.index())
+        .copied()
+        .ok_or_else(|| Error::InvalidArgument(format!("{} was not declared", d.signal)))?;
+    let (sig, value) = match target {
+        Some((s, v)) => (
+            Value::Addr {
+                addr: GpuVa(s.addr),
+                bytes: 64,
+            },
+            v,
+        ),
+        None => (cur, 0),
+    };
+    for (var, v) in [(d.signal, sig), (d.value, Value::Scalar(value.into()))] {
+        let slot = vals
+            .get_mut(var.index())
+            .ok_or_else(|| Error::InvalidArgument(format!("no value slot for dependency {var}")))?;
+        *slot = Some(v);
+    }
+    Ok(())
+}

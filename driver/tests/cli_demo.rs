@@ -1,0 +1,59 @@
+//! `hcq info` and `hcq demo` end to end (on the embedded simulator).
+
+use std::process::Command;
+
+fn hcq(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_hcq"))
+        .args(args)
+        .output()
+        .expect("run hcq");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn info_on_the_simulator() {
+    let (ok, out, err) = hcq(&["info", "--sim"]);
+    assert!(ok, "{err}");
+    assert!(out.starts_with("--sim: using the simulated GPU"), "{out}");
+    assert!(out.contains("KFD ioctl interface 1.14, 1 GPU(s)"), "{out}");
+    assert!(out.contains("gfx1100 96 CUs"), "{out}");
+}
+
+#[test]
+fn info_rejects_unknown_options() {
+    let (ok, _, err) = hcq(&["info", "--bogus"]);
+    assert!(!ok);
+    assert!(err.contains("unknown option `--bogus`"), "{err}");
+}
+
+#[test]
+fn demo_runs_and_verifies_on_the_simulator() {
+    let (ok, out, err) = hcq(&["demo", "--sim", "--mib", "1", "--chain", "2", "--trace"]);
+    assert!(ok, "{out}\n{err}");
+    assert!(
+        out.contains("verified all 262144 elements: c[i] = a[i] + b[i] + 2"),
+        "{out}"
+    );
+    assert!(out.contains("copy in: 2 MiB"), "{out}");
+    assert!(out.contains("copy out: 1 MiB"), "{out}");
+    // fill, the first add and two chained adds.
+    assert_eq!(out.matches("launch vector_add").count(), 3, "{out}");
+    assert_eq!(out.matches("launch fill").count(), 1, "{out}");
+    assert!(out.contains("timeline: last submitted"), "{out}");
+    assert!(
+        out.contains("DISPATCH_DIRECT"),
+        "--trace prints decoded packets: {out}"
+    );
+    assert!(out.contains("SDMA_COPY_LINEAR"), "{out}");
+}
+
+#[test]
+fn demo_rejects_bad_sizes() {
+    let (ok, _, err) = hcq(&["demo", "--sim", "--mib", "0"]);
+    assert!(!ok);
+    assert!(err.contains("--mib 0: expected 1..=4096"), "{err}");
+}

@@ -1,0 +1,197 @@
+//! DISPATCH_DIRECT checks on the standalone bus: executable mapping, descriptor match,
+//! RSRC1/RSRC2, user SGPRs, LDS, wave size, workgroup shape; and the fixture kernels' results.
+
+mod engine_common;
+use engine_common::*;
+use hcq_core::arch::{GFX11, GpuVa};
+use hcq_core::codeobj::CodeObject;
+use hcq_core::pm4;
+use hcq_sim::engine::membus::{Perms, Region};
+use hcq_sim::engine::{Mode, QueueFaultKind, QueueKind, QueueState, VmFaultKind};
+
+fn fixture(name: &str) -> Vec<u8> {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/fixtures/kernels");
+    std::fs::read(dir.join(name)).unwrap()
+}
+
+/// Loads `co` at `CODE_VA` and returns (program, kernarg_size) for `kernel`.
+fn load(rig: &Rig, co: &[u8], kernel: &str) -> pm4::Program {
+    let obj = CodeObject::parse(co).unwrap();
+    let mut image = vec![0u8; obj.image_size() as usize];
+    obj.load_into(&mut image).unwrap();
+    assert!(rig.code.write(0, &image));
+    let k = obj.kernel(kernel).unwrap();
+    pm4::Program {
+        prog_addr: GpuVa(CODE_VA + k.entry_offset),
+        scratch_addr: GpuVa(0),
+        tmpring_size: 0,
+        rsrc1: k.descriptor.compute_pgm_rsrc1,
+        rsrc2: k.descriptor.compute_pgm_rsrc2 | k.lds_granules() << 15,
+        dispatch: None,
+    }
+}
+
+fn run(rig: &mut Rig, prog: &pm4::Program, kernargs: u64, groups: u32, local: u32) -> QueueState {
+    let mut q = rig.queue(0, QueueKind::Pm4, 4096);
+    let mut s = pm4(|b| {
+        pm4::exec(
+            b,
+            &GFX11,
+            prog,
+            GpuVa(kernargs),
+            [groups, 1, 1],
+            [local, 1, 1],
+        )
+    });
+    s.extend(pm4(|b| pm4::signal(b, &GFX11, &sig(0xF000, None), 1)));
+    rig.submit(&mut q, &s);
+    rig.engines.run_until_idle();
+    rig.engines.queue(q.id).unwrap().state
+}
+
+fn fault_msg(st: QueueState) -> String {
+    match st {
+        QueueState::Faulted(f) => f.message,
+        s => panic!("expected a fault, got {s:?}"),
+    }
+}
+
+fn fill_args(rig: &Rig, at: u64, buf: u64, value: u32, n: u32) {
+    rig.write_words(at, &[buf as u32, (buf >> 32) as u32, value, n]);
+}
+
+#[test]
+fn fill_runs_and_checks_hold() {
+    let mut rig = Rig::new(Mode::Deterministic);
+    let co = fixture("fill-gfx1100.co");
+    rig.engines
+        .with_kernels(|k| k.register_fixture(&co))
+        .unwrap();
+    let prog = load(&rig, &co, "fill");
+    let ka = DATA_VA + 0x8000;
+    let out = DATA_VA + 0x1_0000;
+    fill_args(&rig, ka, out, 0x5a5a, 100);
+    assert_eq!(run(&mut rig, &prog, ka, 2, 64), QueueState::Idle);
+    assert_eq!(rig.r32(out + 99 * 4), 0x5a5a);
+    assert_eq!(rig.r32(out + 100 * 4), 0);
+    assert_eq!(rig.r32(DATA_VA + 0xF008), 1);
+    let t = rig.engines.trace_text();
+    assert!(t.contains("DISPATCH_DIRECT dim_x=2"), "{t}");
+
+    // RSRC1 differs from the descriptor.
+    let bad = pm4::Program {
+        rsrc1: prog.rsrc1 ^ 1,
+        ..prog
+    };
+    assert!(fault_msg(run(&mut rig, &bad, ka, 1, 64)).contains("COMPUTE_PGM_RSRC1"));
+    // RSRC2 with another USER_SGPR_COUNT than the descriptor's.
+    let bad = pm4::Program {
+        rsrc2: prog.rsrc2 & !(0x1f << 1),
+        ..prog
+    };
+    assert!(fault_msg(run(&mut rig, &bad, ka, 1, 64)).contains("COMPUTE_PGM_RSRC2"));
+    // A program address off the entry: no registered code there.
+    let bad = pm4::Program {
+        prog_addr: GpuVa(prog.prog_addr.get() + 256),
+        ..prog
+    };
+    assert!(fault_msg(run(&mut rig, &bad, ka, 1, 64)).contains("no host kernel"));
+    // Workgroup too large.
+    assert!(fault_msg(run(&mut rig, &prog, ka, 1, 2048)).contains("COMPUTE_NUM_THREAD"));
+    // Kernargs in unmapped memory: a VM fault at that address.
+    let st = run(&mut rig, &prog, 0x7777_0000, 1, 64);
+    let QueueState::Faulted(f) = st else { panic!() };
+    assert!(matches!(f.kind, QueueFaultKind::Vm(v) if v.va == 0x7777_0000));
+    // The kernel writing outside mapped memory: a VM fault with the kernel's address.
+    fill_args(&rig, ka, 0x6000_0000, 1, 64);
+    let QueueState::Faulted(f) = run(&mut rig, &prog, ka, 1, 64) else {
+        panic!()
+    };
+    assert!(matches!(f.kind, QueueFaultKind::Vm(v) if v.va == 0x6000_0000));
+}
+
+#[test]
+fn code_in_memory_that_is_not_executable_faults() {
+    let mut rig = Rig::new(Mode::Deterministic);
+    let co = fixture("fill-gfx1100.co");
+    rig.engines
+        .with_kernels(|k| k.register_fixture(&co))
+        .unwrap();
+    let prog = load(&rig, &co, "fill");
+    // The same image in a read-write, non-executable mapping.
+    let nx = Region::new(0x4000);
+    let mut image = vec![0u8; 0x4000];
+    assert!(rig.code.read(0, &mut image));
+    assert!(nx.write(0, &image));
+    let nx_va = 0x500_0000;
+    rig.gpus[0].map(nx_va, 0x4000, &nx, Perms::RW).unwrap();
+    let p = pm4::Program {
+        prog_addr: GpuVa(prog.prog_addr.get() - CODE_VA + nx_va),
+        ..prog
+    };
+    let ka = DATA_VA + 0x8000;
+    fill_args(&rig, ka, DATA_VA, 1, 1);
+    let QueueState::Faulted(f) = run(&mut rig, &p, ka, 1, 64) else {
+        panic!()
+    };
+    match f.kind {
+        QueueFaultKind::Vm(v) => {
+            assert_eq!((v.va, v.kind), (p.prog_addr.get(), VmFaultKind::NoExecute))
+        }
+        k => panic!("{k:?}"),
+    }
+    assert_eq!(rig.gpus[0].events().memory[0].failure.no_execute, 1);
+}
+
+#[test]
+fn lds_and_wave_size_are_checked() {
+    let mut rig = Rig::new(Mode::Deterministic);
+    let co = fixture("lds_reverse-gfx1100.co");
+    rig.engines
+        .with_kernels(|k| k.register_fixture(&co))
+        .unwrap();
+    let prog = load(&rig, &co, "lds_reverse");
+    let ka = DATA_VA + 0x8000;
+    let buf = DATA_VA + 0x1_0000;
+    rig.write_words(ka, &[buf as u32, (buf >> 32) as u32]);
+    let vals: Vec<u32> = (0..64).collect();
+    rig.write_words(buf, &vals);
+    assert_eq!(run(&mut rig, &prog, ka, 1, 64), QueueState::Idle);
+    assert_eq!(rig.r32(buf), 63);
+    assert_eq!(rig.r32(buf + 63 * 4), 0);
+    // RSRC2 without the LDS granules the kernel needs.
+    let bad = pm4::Program {
+        rsrc2: prog.rsrc2 & !(0x1ff << 15),
+        ..prog
+    };
+    assert!(fault_msg(run(&mut rig, &bad, ka, 1, 64)).contains("LDS size 0 granules"));
+    // Wave64 dispatch of a wave32 kernel (gfx11's CS_W32_EN cleared).
+    let mut q = rig.queue(0, QueueKind::Pm4, 4096);
+    let mut s = pm4(|b| pm4::exec(b, &GFX11, &prog, GpuVa(ka), [1, 1, 1], [64, 1, 1]));
+    let l = pm4::exec_layout(&GFX11, false);
+    s[l.dispatch_at + 4] &= !(1 << 15);
+    rig.submit(&mut q, &s);
+    rig.engines.run_until_idle();
+    let st = rig.engines.queue(q.id).unwrap().state;
+    assert!(fault_msg(st).contains("wave32 but DISPATCH_INITIATOR.CS_W32_EN is 0"));
+}
+
+#[test]
+fn every_fixture_kernel_has_an_implementation() {
+    let mut reg = hcq_sim::kernels::KernelRegistry::new();
+    let mut n = 0;
+    for e in std::fs::read_dir(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/fixtures/kernels"),
+    )
+    .unwrap()
+    {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "co") {
+            n += reg.register_fixture(&std::fs::read(&p).unwrap()).unwrap();
+        }
+    }
+    // 8 kernels x 4 targets, each with distinct machine code.
+    assert_eq!(n, 32);
+    assert_eq!(reg.len(), 32);
+}

@@ -1,0 +1,303 @@
+//! tinygrad's exec behaviours (test_exec_one_kernel, test_exec_2_kernels_100_times,
+//! test_exec_update(_fuzz), test_bind, test_memory_barrier, run_1000_times_one_submit) on
+//! the deterministic and the threaded simulator.
+
+mod hcq_common;
+
+use hcq_common::{
+    LONG, P4, SimMode, both_modes, one, one_with, programs, read_u32s, to_bytes, to_u32s,
+    write_u32s,
+};
+use hcq_core::arch::GpuVa;
+use hcq_core::cmd::patch;
+use hcq_driver::kernels::{FillArgs, VectorAddArgs};
+use hcq_driver::{BufferKind, Device, DeviceOptions, GpuBuffer, Program};
+use hcq_sim::kernels::{KernelCtx, KernelError};
+use std::sync::Arc;
+
+/// A buffer of `n` ones (filled by the `fill` kernel).
+fn ones(dev: &Device, fill: &Program, n: u32) -> GpuBuffer {
+    let buf = dev.alloc(u64::from(n) * 4, BufferKind::Vram).unwrap();
+    let fa = FillArgs {
+        buf: buf.va(),
+        value: 1,
+        n,
+    };
+    // SAFETY: buf holds n u32s and is returned to the caller (lives past the launch, which
+    // the caller's later work is ordered after).
+    unsafe { fill.launch_pod(&fa, [n.div_ceil(64), 1, 1], [64, 1, 1]) }.unwrap();
+    buf
+}
+
+/// Kernel arguments in CPU-visible VRAM (for command lists built by hand).
+fn kernargs(dev: &Device, args: &[u8]) -> GpuBuffer {
+    let k = dev.alloc(4096, BufferKind::VramCpuVisible).unwrap();
+    k.write(0, args).unwrap();
+    k
+}
+
+/// test_exec_one_kernel: vector_add over 1000 elements (not a multiple of 64: the last
+/// workgroup is partial) gives exactly a + b and leaves the element past n untouched.
+fn exec_one_kernel(mode: SimMode) {
+    let (_rig, dev) = one(mode);
+    let (fill, add) = programs(&dev);
+    let n = 1000u32;
+    let a: Vec<u32> = (0..n).map(|i| i * 3 + 1).collect();
+    let b: Vec<u32> = (0..n).map(|i| u32::MAX - i).collect();
+    let (ba, bb) = (
+        dev.alloc(4000, BufferKind::Vram).unwrap(),
+        dev.alloc(4000, BufferKind::Vram).unwrap(),
+    );
+    let bc = dev.alloc(4004, BufferKind::Vram).unwrap();
+    write_u32s(&dev, &ba, &a);
+    write_u32s(&dev, &bb, &b);
+    write_u32s(&dev, &bc, &vec![0x5a5a_5a5a; 1001]);
+    let args = VectorAddArgs {
+        a: ba.va(),
+        b: bb.va(),
+        c: bc.va(),
+        n,
+    };
+    // SAFETY: a, b hold n u32s, c n + 1; all outlive the launch (read_u32s waits).
+    unsafe { add.launch_pod(&args, [16, 1, 1], [64, 1, 1]) }.unwrap();
+    let got = read_u32s(&dev, &bc, 1001);
+    let mut want: Vec<u32> = a.iter().zip(&b).map(|(x, y)| x.wrapping_add(*y)).collect();
+    want.push(0x5a5a_5a5a);
+    assert_eq!(got, want);
+    // And fill, on the same device.
+    let fa = FillArgs {
+        buf: bc.va(),
+        value: 0xabcd_0123,
+        n: 999,
+    };
+    // SAFETY: as above.
+    unsafe { fill.launch_pod(&fa, [16, 1, 1], [64, 1, 1]) }.unwrap();
+    let got = read_u32s(&dev, &bc, 1001);
+    assert_eq!(&got[..999], &[0xabcd_0123; 999][..]);
+    assert_eq!(&got[999..], &want[999..]);
+}
+
+/// test_exec_2_kernels_100_times: one list `wait(sig, v-1) exec exec signal(sig, v)`, the
+/// wait and signal values patched and the list resubmitted 100 times; c += 1 twice per run.
+fn exec_2_kernels_100_times(mode: SimMode) {
+    let (_rig, dev) = one(mode);
+    let (fill, add) = programs(&dev);
+    let n = 256u32;
+    let c = dev.alloc(u64::from(n) * 4, BufferKind::Vram).unwrap();
+    write_u32s(&dev, &c, &vec![0; n as usize]);
+    let one = ones(&dev, &fill, n);
+    let args = VectorAddArgs {
+        a: c.va(),
+        b: one.va(),
+        c: c.va(),
+        n,
+    };
+    let ka = kernargs(&dev, bytemuck::bytes_of(&args));
+    let sig = dev.new_signal(0).unwrap();
+    let mut list = P4::new(dev.arch());
+    let w = list.wait(&sig.signal_ref(), 0).unwrap();
+    let prog = add.pm4_program();
+    for _ in 0..2 {
+        list.exec(&prog, GpuVa(ka.va()), [n / 64, 1, 1], [64, 1, 1])
+            .unwrap();
+    }
+    let s = list.signal(&sig.signal_ref(), 0).unwrap();
+    for v in 1..=100u32 {
+        list.update_wait(&w, None, Some(v - 1)).unwrap();
+        list.update_signal(&s, None, Some(u64::from(v))).unwrap();
+        dev.submit_pm4(&list).unwrap();
+    }
+    dev.wait(&sig, 100).unwrap();
+    assert_eq!(sig.value(), 100);
+    assert_eq!(read_u32s(&dev, &c, n as usize), vec![200; n as usize]);
+}
+
+/// A host kernel standing in for `copy_u32` (multi-gfx1100.co): per workgroup, adds its
+/// work-item count to `out[0]`, 1 to `out[1]`, and 1 to `out[2 + linear workgroup id]`.
+fn count_threads(wg: &mut KernelCtx<'_>) -> Result<(), KernelError> {
+    let out = wg.arg_u64(0)?;
+    let [lx, ly, lz] = wg.local_size();
+    let [nx, ny, _] = wg.num_workgroups();
+    let [x, y, z] = wg.workgroup_id();
+    let lin = u64::from(x + nx * (y + ny * z));
+    let bump = |wg: &KernelCtx<'_>, at: u64, by: u32| -> Result<(), KernelError> {
+        let v = wg.read_u32(at)?;
+        wg.write_u32(at, v + by)
+    };
+    bump(wg, out, lx * ly * lz)?;
+    bump(wg, out + 4, 1)?;
+    bump(wg, out + 8 + 4 * lin, 1)
+}
+
+const MULTI: &[u8] = include_bytes!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../core/tests/fixtures/kernels/multi-gfx1100.co"
+));
+
+/// test_exec_update_fuzz: one exec command, its global and local sizes patched to every
+/// combination of 1..=3 per axis; each run executes exactly global x local work-items and
+/// every workgroup exactly once.
+fn exec_update_dims(mode: SimMode) {
+    let (rig, dev) = one(mode);
+    rig.gpu
+        .engines()
+        .with_kernels(|k| k.register_from_code_object(MULTI, "copy_u32", Arc::new(count_threads)))
+        .unwrap();
+    let prog = Program::load(&dev, MULTI, "copy_u32").unwrap();
+    let out = dev.alloc(4096, BufferKind::VramCpuVisible).unwrap();
+    let ka = kernargs(&dev, &out.va().to_le_bytes());
+    let mut list = P4::new(dev.arch());
+    let (h, dw) = list
+        .exec(&prog.pm4_program(), GpuVa(ka.va()), [1, 1, 1], [1, 1, 1])
+        .unwrap();
+    assert!(dw.is_none(), "copy_u32 takes no dispatch pointer");
+    let dims: Vec<[u32; 3]> = (1..=3)
+        .flat_map(|x| (1..=3).flat_map(move |y| (1..=3).map(move |z| [x, y, z])))
+        .collect();
+    let zero = vec![0u8; 4 * (2 + 27)];
+    let mut runs = 0;
+    for g in &dims {
+        for l in &dims {
+            out.write(0, &zero).unwrap();
+            assert!(list.update_exec(&h, *g, *l).unwrap().is_none());
+            dev.submit_pm4(&list).unwrap();
+            dev.synchronize().unwrap();
+            let mut back = vec![0u8; 4 * (2 + 27)];
+            out.read(0, &mut back).unwrap();
+            let got = to_u32s(&back);
+            let groups = g.iter().product::<u32>();
+            let items = groups * l.iter().product::<u32>();
+            assert_eq!(
+                (got[0], got[1]),
+                (items, groups),
+                "global {g:?} local {l:?}"
+            );
+            let mut per_group = vec![1u32; groups as usize];
+            per_group.resize(27, 0);
+            assert_eq!(&got[2..], &per_group[..], "global {g:?} local {l:?}");
+            runs += 1;
+        }
+    }
+    assert_eq!(runs, 729);
+}
+
+/// test_bind: a list (wait gate >= v, exec, signal done = v) copied to GPU memory once and run
+/// as an indirect buffer 10 times, its wait and signal patched in GPU memory between runs.
+fn bind(mode: SimMode) {
+    let (_rig, dev) = one(mode);
+    let (fill, add) = programs(&dev);
+    let n = 128u32;
+    let c = dev.alloc(u64::from(n) * 4, BufferKind::Vram).unwrap();
+    write_u32s(&dev, &c, &vec![5; n as usize]);
+    let one = ones(&dev, &fill, n);
+    let args = VectorAddArgs {
+        a: c.va(),
+        b: one.va(),
+        c: c.va(),
+        n,
+    };
+    let ka = kernargs(&dev, bytemuck::bytes_of(&args));
+    let gate = dev.new_signal(0).unwrap();
+    let done = dev.new_signal(0).unwrap();
+    let mut list = P4::new(dev.arch());
+    let w = list.wait(&gate.signal_ref(), 0).unwrap();
+    list.exec(
+        &add.pm4_program(),
+        GpuVa(ka.va()),
+        [n / 64, 1, 1],
+        [64, 1, 1],
+    )
+    .unwrap();
+    let s = list.signal(&done.signal_ref(), 0).unwrap();
+    let bound = dev.bind_pm4(&list).unwrap();
+    assert_eq!(bound.dwords() as usize, list.as_dwords().len());
+    for v in 1..=10u32 {
+        bound
+            .patch(|mem| {
+                patch::update_wait(mem, &w, None, Some(v))?;
+                patch::update_signal(mem, &s, None, Some(u64::from(v)))
+            })
+            .unwrap();
+        gate.set(u64::from(v));
+        let tv = bound.submit().unwrap();
+        dev.wait(&done, u64::from(v)).unwrap();
+        dev.wait_value(tv).unwrap();
+        assert_eq!(done.value(), u64::from(v));
+        assert_eq!(read_u32s(&dev, &c, n as usize), vec![5 + v; n as usize]);
+    }
+}
+
+/// test_memory_barrier: 256 rounds of a CPU write to CPU-visible VRAM, then
+/// `memory_barrier; exec(c = a + 0)`; the kernel sees each round's bytes.
+fn memory_barrier(mode: SimMode) {
+    let (_rig, dev) = one(mode);
+    let (_, add) = programs(&dev);
+    let a = dev.alloc(64 * 4, BufferKind::VramCpuVisible).unwrap();
+    let zero = dev.alloc(64 * 4, BufferKind::Vram).unwrap();
+    let c = dev.alloc(64 * 4, BufferKind::VramCpuVisible).unwrap();
+    write_u32s(&dev, &zero, &[0; 64]);
+    let args = VectorAddArgs {
+        a: a.va(),
+        b: zero.va(),
+        c: c.va(),
+        n: 64,
+    };
+    let ka = kernargs(&dev, bytemuck::bytes_of(&args));
+    let prog = add.pm4_program();
+    for i in 0..256u32 {
+        let vals: Vec<u32> = (0..64u32).map(|j| i * 64 + j).collect();
+        a.write(0, &to_bytes(&vals)).unwrap();
+        let v = dev
+            .submit_compute(|cmds| {
+                cmds.memory_barrier()?;
+                cmds.exec(&prog, ka.va(), [1, 1, 1], [64, 1, 1])
+            })
+            .unwrap();
+        dev.wait_value(v).unwrap();
+        let mut back = vec![0u8; 256];
+        c.read(0, &mut back).unwrap();
+        assert_eq!(to_u32s(&back), vals, "round {i}");
+    }
+}
+
+/// run_1000_times_one_submit (4000 kernels): one submission of 4000 `c += 1` dispatches.
+fn four_thousand_kernels_in_one_submission(mode: SimMode) {
+    let opts = DeviceOptions {
+        compute_ring_size: 4 << 20,
+        ..DeviceOptions::default()
+    };
+    let (_rig, dev) = one_with(mode, LONG, opts);
+    let (fill, add) = programs(&dev);
+    let c = dev.alloc(64 * 4, BufferKind::Vram).unwrap();
+    write_u32s(&dev, &c, &[7; 64]);
+    let one = ones(&dev, &fill, 64);
+    let args = VectorAddArgs {
+        a: c.va(),
+        b: one.va(),
+        c: c.va(),
+        n: 64,
+    };
+    let ka = kernargs(&dev, bytemuck::bytes_of(&args));
+    let prog = add.pm4_program();
+    let before = dev.last_value();
+    let v = dev
+        .submit_compute(|cmds| {
+            for _ in 0..4000 {
+                cmds.exec(&prog, ka.va(), [1, 1, 1], [64, 1, 1])?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(v, before + 1, "one submission, one timeline value");
+    dev.wait_value(v).unwrap();
+    assert_eq!(read_u32s(&dev, &c, 64), vec![4007; 64]);
+}
+
+both_modes!(
+    exec_one_kernel,
+    exec_2_kernels_100_times,
+    exec_update_dims,
+    bind,
+    memory_barrier,
+    four_thousand_kernels_in_one_submission,
+);

@@ -560,7 +560,7 @@ impl<K: RingKind> Grant<K> {
     /// # Errors
     /// [`RingError::Memory`] if a slice has the wrong length, [`RingError::PacketLengths`] if
     /// `data` is not exactly [`Grant::data_len`] dwords. Nothing is written then.
-    #[inline]
+    #[inline(always)]
     pub fn fill(&self, head: &mut [u32], tail: &mut [u32], data: &[u32]) -> Result<(), RingError> {
         if head.len() != self.head.len() {
             return Err(RingError::Memory {

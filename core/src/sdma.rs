@@ -607,6 +607,17 @@ impl CopyOptions {
             max_copy_bytes: arch.sdma_max_copy_bytes,
         }
     }
+
+    /// What real hardware needs on `arch`: the seed's copy, with the GCR_REQ cache-control bits
+    /// in the field the SDMA engine reads ([`GcrPlacement::Hardware`]). Same dword count.
+    #[must_use]
+    #[inline]
+    pub const fn hardware(arch: &ArchInfo) -> Self {
+        Self {
+            gcr: GcrPlacement::Hardware,
+            max_copy_bytes: arch.sdma_max_copy_bytes,
+        }
+    }
 }
 
 /// GCR bits of the seed's pre-copy invalidate: GLM_INV|GLK_INV|GLK_WB|GLV_INV|GL1_INV|GL2_WB|GL2_INV.

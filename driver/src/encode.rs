@@ -212,7 +212,12 @@ impl Cmds {
         let n = sdma::copy_dwords(size, arch.sdma_max_copy_bytes).ok_or_else(|| {
             Error::InvalidArgument(format!("copy of {size} bytes is too large to encode"))
         })?;
-        self.push(n, |b| sdma::copy(b, arch, GpuVa(dst), GpuVa(src), size))
+        // The seed's copy, with the GCR_REQ cache bits where the engine reads them (the seed's
+        // placement makes its cache invalidate/write-back no-ops on hardware).
+        let opts = sdma::CopyOptions::hardware(arch);
+        self.push(n, |b| {
+            sdma::copy_with(b, &opts, GpuVa(dst), GpuVa(src), size)
+        })
     }
 
     /// PM4 only: runs `size_dwords` dwords of commands at `addr` (an indirect buffer).
@@ -277,6 +282,35 @@ mod tests {
         assert_eq!(c.dwords().len(), 40);
         assert!(c.memory_barrier().is_err());
         assert!(c.indirect_buffer(0x1000, 4).is_err());
+    }
+
+    #[test]
+    fn copies_put_the_cache_bits_where_the_sdma_engine_reads_them() {
+        let mut c = Cmds::new(QueueType::Sdma, arch());
+        c.copy(0x10_0000, 0x20_0000, 64).unwrap();
+        let d = c.dwords();
+        let (first, n) = sdma::decode_one(d).unwrap();
+        let last = sdma::decode_one(&d[n + 7..]).unwrap().0;
+        // Not the seed's placement (bits in base_va[47:32], GCR_CNTL 0): the engine would
+        // invalidate and write back nothing.
+        assert_eq!(
+            first,
+            sdma::SdmaPacket::GcrReq(sdma::copy_gcr(
+                sdma::COPY_GCR_INVALIDATE,
+                sdma::GcrPlacement::Hardware
+            ))
+        );
+        assert_eq!(
+            last,
+            sdma::SdmaPacket::GcrReq(sdma::copy_gcr(
+                sdma::COPY_GCR_WRITEBACK,
+                sdma::GcrPlacement::Hardware
+            ))
+        );
+        if let sdma::SdmaPacket::GcrReq(g) = first {
+            assert_eq!(g.base_va, 0);
+            assert_ne!(g.gcr.raw(), 0);
+        }
     }
 
     #[test]

@@ -611,7 +611,8 @@ impl GraphBuilder {
                 }
                 Op::Copy { dst, src, size } => {
                     let (d, s) = (self.addr_of(dst)?, self.addr_of(src)?);
-                    let h = sd.copy(GpuVa(d), GpuVa(s), *size)?;
+                    let opts = sdma::CopyOptions::hardware(self.arch);
+                    let h = sd.copy_with(&opts, GpuVa(d), GpuVa(s), *size)?;
                     let var = |b: &BufArg| match b {
                         BufArg::Var { var, .. } => Some(*var),
                         BufArg::Fixed(_) => None,

@@ -184,3 +184,61 @@ pub(crate) fn write_fields(
     }
     Ok(())
 }
+
+/// A packet type that can be decoded from the front of a dword stream (PM4 or SDMA).
+pub trait DecodeOne<'a>: Sized {
+    /// Decodes the packet at the start of `dwords`: the packet and its length in dwords.
+    ///
+    /// # Errors
+    /// A malformed or truncated packet, with the dword index relative to `dwords`.
+    fn decode_one(dwords: &'a [u32]) -> Result<(Self, usize), DecodeError>;
+}
+
+/// Iterator over the packets of a stream: `(dword index, packet)`, stopping after the first
+/// error (which carries the index of the bad packet). `pm4::decode` and `sdma::decode` make one.
+#[derive(Clone, Debug)]
+pub struct Decoder<'a, P> {
+    dwords: &'a [u32],
+    pos: usize,
+    failed: bool,
+    _packet: core::marker::PhantomData<P>,
+}
+
+impl<'a, P> Decoder<'a, P> {
+    /// A decoder over `dwords`, from its first dword.
+    #[must_use]
+    #[inline]
+    pub const fn new(dwords: &'a [u32]) -> Self {
+        Self {
+            dwords,
+            pos: 0,
+            failed: false,
+            _packet: core::marker::PhantomData,
+        }
+    }
+}
+
+impl<'a, P: DecodeOne<'a>> Iterator for Decoder<'a, P> {
+    type Item = Result<(usize, P), DecodeError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        let rest = self.dwords.get(self.pos..)?;
+        if rest.is_empty() {
+            return None;
+        }
+        match P::decode_one(rest) {
+            Ok((p, n)) => {
+                let at = self.pos;
+                self.pos += n;
+                Some(Ok((at, p)))
+            }
+            Err(e) => {
+                self.failed = true;
+                Some(Err(e.shifted(self.pos)))
+            }
+        }
+    }
+}

@@ -1027,36 +1027,14 @@ pub fn decode_one(dwords: &[u32]) -> Result<(SdmaPacket<'_>, usize), DecodeError
     Ok((p, len))
 }
 
-/// Iterator over an SDMA stream's packets, `(dword index, packet)`, stopping after an error.
-#[derive(Clone, Debug)]
-pub struct Decoder<'a> {
-    dwords: &'a [u32],
-    pos: usize,
-    failed: bool,
-}
+/// Iterator over the packets of an SDMA stream: `(dword index, packet)`, stopping after
+/// the first error (which carries the index of the bad packet).
+pub type Decoder<'a> = crate::packet::Decoder<'a, SdmaPacket<'a>>;
 
-impl<'a> Iterator for Decoder<'a> {
-    type Item = Result<(usize, SdmaPacket<'a>), DecodeError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.failed {
-            return None;
-        }
-        let rest = self.dwords.get(self.pos..)?;
-        if rest.is_empty() {
-            return None;
-        }
-        match decode_one(rest) {
-            Ok((p, n)) => {
-                let at = self.pos;
-                self.pos += n;
-                Some(Ok((at, p)))
-            }
-            Err(e) => {
-                self.failed = true;
-                Some(Err(e.shifted(self.pos)))
-            }
-        }
+impl<'a> crate::packet::DecodeOne<'a> for SdmaPacket<'a> {
+    #[inline]
+    fn decode_one(dwords: &'a [u32]) -> Result<(Self, usize), DecodeError> {
+        decode_one(dwords)
     }
 }
 
@@ -1064,11 +1042,7 @@ impl<'a> Iterator for Decoder<'a> {
 #[must_use]
 #[inline]
 pub fn decode(dwords: &[u32]) -> Decoder<'_> {
-    Decoder {
-        dwords,
-        pos: 0,
-        failed: false,
-    }
+    Decoder::new(dwords)
 }
 
 impl fmt::Display for SdmaPacket<'_> {

@@ -156,6 +156,14 @@ impl PatchTarget for &[AtomicU32] {
         self.get(i)?.store(v, Ordering::Relaxed);
         Some(())
     }
+    #[inline(always)]
+    fn store_all(&mut self, at: usize, vals: &[u32]) -> Option<()> {
+        let dst = self.get(at..at.checked_add(vals.len())?)?;
+        for (d, v) in dst.iter().zip(vals) {
+            d.store(*v, Ordering::Relaxed);
+        }
+        Some(())
+    }
 }
 
 /// Which engine a command was built for.

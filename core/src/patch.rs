@@ -200,7 +200,24 @@ pub enum Op {
     Workgroup,
 }
 
+/// [`Op::fast`] codes: a dims variable's whole global or local half, a 64-bit pair, anything
+/// else.
+const FAST_GLOBAL: u8 = 0;
+const FAST_LOCAL: u8 = 1;
+const FAST_SPLIT: u8 = 2;
+const FAST_OTHER: u8 = 3;
+
 impl Op {
+    /// The write loop's code for the op: the shapes almost every entry has get their own.
+    const fn fast(&self) -> u8 {
+        match self {
+            Op::Dwords { first: 0, n: 3 } => FAST_GLOBAL,
+            Op::Dwords { first: 3, n: 3 } => FAST_LOCAL,
+            Op::Split64 { .. } => FAST_SPLIT,
+            _ => FAST_OTHER,
+        }
+    }
+
     /// Dwords the op touches from its entry's `dword`.
     #[must_use]
     pub const fn span(&self) -> usize {
@@ -220,10 +237,27 @@ pub struct Entry {
     pub var: VarId,
     /// Index of the target memory in [`PatchTable::apply`]'s `targets`.
     pub target: u8,
+    /// `op` as `apply`'s write loop dispatches on it ([`Op::fast`]), kept in what would be
+    /// padding.
+    fast: u8,
     /// First dword written, in the target.
     pub dword: u32,
     /// What is written.
     pub op: Op,
+}
+
+impl Entry {
+    /// An entry writing `var` with `op` at `dword` of target `target`.
+    #[must_use]
+    pub const fn new(var: VarId, target: u8, dword: u32, op: Op) -> Self {
+        Self {
+            var,
+            target,
+            fast: op.fast(),
+            dword,
+            op,
+        }
+    }
 }
 
 // Entries are streamed on every apply: keep them to 16 bytes.
@@ -439,27 +473,38 @@ impl<T: PatchTarget + ?Sized> PatchTarget for &mut T {
     }
 }
 
-/// Per-variable facts.
+/// Per-variable facts (kept small: `apply` reads one per changed variable).
 #[derive(Clone, Copy, Debug)]
 struct VarInfo {
     kind: Kind,
-    /// Addr: bytes the graph uses from the address.
-    min_bytes: u64,
-    /// Scalar: the largest value every field holds.
-    max: u64,
-    /// Dims: the tightest limits of the kernels using it.
-    limits: DimLimits,
     /// Dims: whether a dispatch packet carries it (local <= u16, grid <= u32).
     packet: bool,
+    /// Addr: bytes the graph uses from the address. Scalar: the largest value every field
+    /// holds.
+    bound: u64,
+    /// Entries of the variable (they follow the previous variable's once sealed).
+    count: u32,
+    /// Dims: the tightest limits of the kernels using it, `max_local` capped at `u16::MAX`
+    /// when a dispatch packet carries it.
+    limits: DimLimits,
 }
+
+const _: () = assert!(size_of::<VarInfo>() <= 48);
+
+/// Limits of a fresh dims variable (none yet).
+const NO_LIMITS: DimLimits = DimLimits {
+    max_global: [u32::MAX; 3],
+    max_local: [u32::MAX; 3],
+    max_threads: u32::MAX,
+};
 
 /// A patch table of at most `V` variables, `E` entries and `T` target memories.
 #[derive(Clone)]
 pub struct PatchTable<const V: usize, const E: usize, const T: usize = 4> {
     vars: heapless::Vec<VarInfo, V>,
     prev: heapless::Vec<Value, V>,
-    /// Each variable's entries `start..end` (valid when sealed).
-    ranges: heapless::Vec<(u32, u32), V>,
+    /// Scratch of `apply`: what changed in each variable ([`changes`]).
+    dirty: heapless::Vec<u8, V>,
     entries: heapless::Vec<Entry, E>,
     /// Dwords each target must have.
     need: [usize; T],
@@ -594,7 +639,7 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
         Self {
             vars: heapless::Vec::new(),
             prev: heapless::Vec::new(),
-            ranges: heapless::Vec::new(),
+            dirty: heapless::Vec::new(),
             entries: heapless::Vec::new(),
             need: [0; T],
             sealed: true,
@@ -605,21 +650,18 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
     pub fn declare(&mut self, initial: Value) -> Result<VarId, PatchError> {
         let n = self.vars.len();
         let id = u16::try_from(n).map_err(|_| PatchError::TooManyVars { capacity: V })?;
+        let kind = initial.kind();
         let info = VarInfo {
-            kind: initial.kind(),
-            min_bytes: 0,
-            max: u64::MAX,
-            limits: DimLimits {
-                max_global: [u32::MAX; 3],
-                max_local: [u32::MAX; 3],
-                max_threads: u32::MAX,
-            },
+            kind,
             packet: false,
+            bound: if kind == Kind::Scalar { u64::MAX } else { 0 },
+            count: 0,
+            limits: NO_LIMITS,
         };
         self.vars
             .push(info)
             .map_err(|_| PatchError::TooManyVars { capacity: V })?;
-        if self.prev.push(initial).is_err() || self.ranges.push((0, 0)).is_err() {
+        if self.prev.push(initial).is_err() || self.dirty.push(0).is_err() {
             self.vars.pop();
             self.prev.truncate(n);
             return Err(PatchError::TooManyVars { capacity: V });
@@ -653,7 +695,7 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
 
     /// Bytes an address variable must cover (the largest use the bindings recorded).
     pub fn required_bytes(&self, var: VarId) -> Result<u64, PatchError> {
-        Ok(self.info(var, Kind::Addr)?.min_bytes)
+        Ok(self.info(var, Kind::Addr)?.bound)
     }
 
     fn info(&self, var: VarId, kind: Kind) -> Result<&VarInfo, PatchError> {
@@ -742,13 +784,13 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
 
     fn need_bytes(&mut self, var: VarId, bytes: u64) -> Result<(), PatchError> {
         let i = self.info_mut(var, Kind::Addr)?;
-        i.min_bytes = i.min_bytes.max(bytes);
+        i.bound = i.bound.max(bytes);
         Ok(())
     }
 
     fn limit_scalar(&mut self, var: VarId, max: u64) -> Result<(), PatchError> {
         let i = self.info_mut(var, Kind::Scalar)?;
-        i.max = i.max.min(max);
+        i.bound = i.bound.min(max);
         Ok(())
     }
 
@@ -779,15 +821,7 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
         }
         let add =
             u32::try_from(add).map_err(|_| PatchError::OffsetTooLarge { var, offset: add })?;
-        self.push(
-            mem,
-            Entry {
-                var,
-                target,
-                dword,
-                op: Op::Split64 { add },
-            },
-        )
+        self.push(mem, Entry::new(var, target, dword, Op::Split64 { add }))
     }
 
     /// A 32-bit scalar slot (kernel argument, 32-bit timeline value) at `dword` of `target`.
@@ -802,12 +836,7 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
         self.limit_scalar(var, u32::MAX.into())?;
         self.push(
             mem,
-            Entry {
-                var,
-                target,
-                dword,
-                op: Op::Dwords { first: 0, n: 1 },
-            },
+            Entry::new(var, target, dword, Op::Dwords { first: 0, n: 1 }),
         )
     }
 
@@ -832,12 +861,7 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
         }
         self.push(
             mem,
-            Entry {
-                var,
-                target,
-                dword,
-                op: Op::Field { shift, pos, mask },
-            },
+            Entry::new(var, target, dword, Op::Field { shift, pos, mask }),
         )
     }
 
@@ -878,42 +902,24 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
         let r: Result<(), PatchError> = (|| {
             self.push(
                 Some(list),
-                Entry {
+                Entry::new(
                     var,
                     target,
-                    dword: to_u32(idx(h.offset, h.layout.local_at))?,
-                    op: Op::Dwords { first: 3, n: 3 },
-                },
+                    to_u32(idx(h.offset, h.layout.local_at))?,
+                    Op::Dwords { first: 3, n: 3 },
+                ),
             )?;
             self.push(
                 Some(list),
-                Entry {
-                    var,
-                    target,
-                    dword: to_u32(d + 1)?,
-                    op: Op::Dwords { first: 0, n: 3 },
-                },
+                Entry::new(var, target, to_u32(d + 1)?, Op::Dwords { first: 0, n: 3 }),
             )?;
             if let Some((pt, pd)) = packet {
                 // Workgroup sizes at byte 4, grid at byte 12 of the packet.
                 self.push::<M>(
                     None,
-                    Entry {
-                        var,
-                        target: pt,
-                        dword: pd.saturating_add(1),
-                        op: Op::Workgroup,
-                    },
+                    Entry::new(var, pt, pd.saturating_add(1), Op::Workgroup),
                 )?;
-                self.push::<M>(
-                    None,
-                    Entry {
-                        var,
-                        target: pt,
-                        dword: pd.saturating_add(3),
-                        op: Op::Grid,
-                    },
-                )?;
+                self.push::<M>(None, Entry::new(var, pt, pd.saturating_add(3), Op::Grid))?;
             }
             Ok(())
         })();
@@ -922,8 +928,12 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
             return Err(e);
         }
         let i = self.info_mut(var, Kind::Dims)?;
-        i.limits = i.limits.meet(limits);
         i.packet |= packet.is_some();
+        i.limits = i.limits.meet(limits);
+        if i.packet {
+            // A dispatch packet holds 16-bit workgroup sizes.
+            i.limits.max_local = i.limits.max_local.map(|m| m.min(u16::MAX.into()));
+        }
         Ok(())
     }
 
@@ -1122,12 +1132,7 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
                         })?;
                         self.push(
                             Some(list),
-                            Entry {
-                                var: v,
-                                target,
-                                dword: to_u32(dw)?,
-                                op: Op::Split64 { add },
-                            },
+                            Entry::new(v, target, to_u32(dw)?, Op::Split64 { add }),
                         )?;
                     }
                 }
@@ -1141,41 +1146,35 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
         Ok(())
     }
 
-    /// Sorts entries by variable and records each variable's range (done by `apply`).
+    /// Sorts entries by variable and counts each variable's (done by `apply`): a variable's
+    /// entries then start where the previous variable's end.
     pub fn seal(&mut self) {
         if self.sealed {
             return;
         }
         self.entries
             .sort_unstable_by_key(|e| (e.var, e.target, e.dword));
-        for r in self.ranges.iter_mut() {
-            *r = (0, 0);
+        for i in self.vars.iter_mut() {
+            i.count = 0;
         }
-        let mut i = 0usize;
-        while let Some(e) = self.entries.get(i) {
-            let var = e.var;
-            let start = i;
-            while self.entries.get(i).is_some_and(|x| x.var == var) {
-                i += 1;
-            }
-            if let Some(r) = self.ranges.get_mut(var.index()) {
-                // CAST: E entries fit in u32 (heapless capacities are far smaller).
-                *r = (start as u32, i as u32);
+        for e in &self.entries {
+            if let Some(i) = self.vars.get_mut(e.var.index()) {
+                i.count = i.count.saturating_add(1);
             }
         }
         self.sealed = true;
     }
 
     /// Checks one new value against its variable.
-    #[inline]
-    fn check(&self, var: VarId, info: &VarInfo, v: &Value) -> Result<(), PatchError> {
+    #[inline(always)]
+    fn check(var: VarId, info: &VarInfo, v: &Value) -> Result<(), PatchError> {
         match (info.kind, v) {
             (Kind::Addr, Value::Addr { addr, bytes }) => {
-                if *bytes < info.min_bytes {
+                if *bytes < info.bound {
                     return Err(PatchError::BufferTooSmall {
                         var,
                         bytes: *bytes,
-                        needed: info.min_bytes,
+                        needed: info.bound,
                     });
                 }
                 if addr.get().checked_add(*bytes).is_none() {
@@ -1184,16 +1183,22 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
                 Ok(())
             }
             (Kind::Scalar, Value::Scalar(s)) => {
-                if *s > info.max {
+                if *s > info.bound {
                     return Err(PatchError::ScalarTooLarge {
                         var,
                         value: *s,
-                        max: info.max,
+                        max: info.bound,
                     });
                 }
                 Ok(())
             }
-            (Kind::Dims, Value::Dims(d)) => check_dims(var, info, d),
+            (Kind::Dims, Value::Dims(d)) => {
+                if dims_ok(&info.limits, info.packet, d) {
+                    Ok(())
+                } else {
+                    check_dims(var, &info.limits, info.packet, d)
+                }
+            }
             (k, v) => Err(PatchError::WrongKind {
                 var,
                 expected: k,
@@ -1228,7 +1233,7 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
             };
             if v != prev {
                 let info = self.vars.get(i).ok_or(PatchError::UnknownVar(var))?;
-                self.check(var, info, v)?;
+                Self::check(var, info, v)?;
                 on_changed(var.0);
             }
         }
@@ -1264,59 +1269,184 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
                 });
             }
         }
-        // Pass 1: every value present and acceptable; changed ones remembered.
-        let mut changed: heapless::Vec<u16, V> = heapless::Vec::new();
-        let given = self.check_all(values, |i| {
-            // PANIC-free: at most V variables, so at most V changed.
-            let _ = changed.push(i);
-        })?;
-        // Pass 2: write.
-        let mut written = 0usize;
-        for &i in &changed {
-            let i = usize::from(i);
-            let (Some(&(start, end)), Some(Some(v))) = (self.ranges.get(i), given.get(i)) else {
-                continue;
+        // Pass 1: every value present and acceptable; which changed is noted. Nothing has
+        // been written if this fails.
+        let n = self.prev.len();
+        let Some(given) = values.get(..n) else {
+            // CAST: values.len() < n <= V, and declare() refused ids beyond u16.
+            return Err(PatchError::MissingVar(VarId(values.len() as u16)));
+        };
+        for (i, (((v, prev), info), dirty)) in given
+            .iter()
+            .zip(self.prev.iter())
+            .zip(self.vars.iter())
+            .zip(self.dirty.iter_mut())
+            .enumerate()
+        {
+            // CAST: i < V and declare() refused ids beyond u16.
+            let var = VarId(i as u16);
+            let Some(v) = v else {
+                return Err(PatchError::MissingVar(var));
             };
-            // CAST: u32 -> usize lossless.
-            let es = self
-                .entries
-                .get(start as usize..end as usize)
-                .unwrap_or_default();
-            // Launch dims: entries that carry only the unchanged half (global or local) are
-            // skipped, so a replay that changes only the grid writes only the grid.
-            let (same_global, same_local) = match (v, self.prev.get(i)) {
-                (Value::Dims(n), Some(Value::Dims(o))) => {
-                    (n.global == o.global, n.local == o.local)
-                }
-                _ => (false, false),
-            };
-            for e in es {
-                let skip = match e.op {
-                    Op::Dwords { first, .. } if matches!(v, Value::Dims(_)) => {
-                        if first < 3 {
-                            same_global
-                        } else {
-                            same_local
-                        }
-                    }
-                    Op::Workgroup => same_local,
-                    _ => false,
-                };
-                if !skip {
-                    written += write_entry(e, v, targets);
-                }
+            *dirty = changes(v, prev);
+            if *dirty != 0 {
+                Self::check(var, info, v)?;
             }
-            if let Some(p) = self.prev.get_mut(i) {
-                *p = *v;
+        }
+        // Pass 2: write the changed variables' entries. A variable's entries follow the
+        // previous variable's, so a running cursor finds them (no lookup between the loads and
+        // the stores).
+        let mut written = 0usize;
+        let mut end = 0usize;
+        for (((v, prev), info), dirty) in given
+            .iter()
+            .zip(self.prev.iter_mut())
+            .zip(self.vars.iter())
+            .zip(self.dirty.iter())
+        {
+            let start = end;
+            // CAST: u32 -> usize lossless.
+            end = start.saturating_add(info.count as usize);
+            if let (1.., Some(v)) = (*dirty, v) {
+                let es = self.entries.get(start..end).unwrap_or_default();
+                written += write_var(es, v, *dirty, targets);
+                *prev = *v;
             }
         }
         Ok(written)
     }
 }
 
-#[inline]
-fn check_dims(var: VarId, info: &VarInfo, d: &Dims) -> Result<(), PatchError> {
-    let l = &info.limits;
+/// [`changes`]: launch dims whose global sizes changed.
+const GLOBAL: u8 = 1;
+/// [`changes`]: launch dims whose local sizes changed.
+const LOCAL: u8 = 2;
+/// [`changes`]: any other change.
+const OTHER: u8 = 4;
+
+/// What changed from `old` to `v`: 0 for nothing, else [`GLOBAL`] | [`LOCAL`] for launch dims
+/// (only the entries of the half that changed are written), [`OTHER`] for the rest.
+#[inline(always)]
+fn changes(v: &Value, old: &Value) -> u8 {
+    match (v, old) {
+        (Value::Dims(n), Value::Dims(o)) => {
+            (u8::from(n.global != o.global) * GLOBAL) | (u8::from(n.local != o.local) * LOCAL)
+        }
+        _ => u8::from(v != old) * OTHER,
+    }
+}
+
+/// Writes the entries `es` of a variable whose value changed to `v` ([`changes`] says how);
+/// returns the dwords written.
+#[inline(always)]
+fn write_var<M: PatchTarget>(es: &[Entry], v: &Value, how: u8, targets: &mut [M]) -> usize {
+    match v {
+        Value::Dims(d) => {
+            // A dims variable recorded with other dims is rewritten whole.
+            let how = if how & OTHER != 0 {
+                GLOBAL | LOCAL
+            } else {
+                how
+            };
+            write_dims(es, d, how & GLOBAL != 0, how & LOCAL != 0, targets)
+        }
+        _ => write_scalar(es, v, targets),
+    }
+}
+
+/// Writes the entries of a dims variable; `global`/`local`: which half changed.
+#[inline(always)]
+fn write_dims<M: PatchTarget>(
+    es: &[Entry],
+    d: &Dims,
+    global: bool,
+    local: bool,
+    targets: &mut [M],
+) -> usize {
+    let halves = [(&d.global, global), (&d.local, local)];
+    let mut written = 0;
+    for e in es {
+        let Some(mem) = targets.get_mut(usize::from(e.target)) else {
+            continue;
+        };
+        // The common entries are a whole half (NUM_THREAD_X..Z, DISPATCH_DIRECT x..z).
+        let Some(&(src, changed)) = halves.get(usize::from(e.fast)) else {
+            written += write_dims_other(mem, e, d, global, local);
+            continue;
+        };
+        if changed {
+            let _ = mem.store_all(idx(e.dword, 0), src);
+            written += 3;
+        }
+    }
+    written
+}
+
+/// The dims entries that are not a whole half: single components, the dispatch packet's.
+#[inline(never)]
+fn write_dims_other<M: PatchTarget>(
+    mem: &mut M,
+    e: &Entry,
+    d: &Dims,
+    global: bool,
+    local: bool,
+) -> usize {
+    match e.op {
+        Op::Dwords { first, .. } if (first < 3 && !global) || (first >= 3 && !local) => 0,
+        Op::Workgroup if !local => 0,
+        _ => write_entry(mem, e, &Value::Dims(*d)),
+    }
+}
+
+/// Writes the entries of an address or scalar variable.
+#[inline(always)]
+fn write_scalar<M: PatchTarget>(es: &[Entry], v: &Value, targets: &mut [M]) -> usize {
+    let s = scalar_of(v);
+    let mut written = 0;
+    for e in es {
+        let Some(mem) = targets.get_mut(usize::from(e.target)) else {
+            continue;
+        };
+        written += match (e.fast, e.op) {
+            (FAST_SPLIT, Op::Split64 { add }) => {
+                let x = s.wrapping_add(u64::from(add));
+                let _ = mem.store_all(idx(e.dword, 0), &[lo32(x), hi32(x)]);
+                2
+            }
+            _ => write_entry(mem, e, v),
+        };
+    }
+    written
+}
+
+/// Whether `d` is inside the variable's limits: the common case, branch-free; [`check_dims`]
+/// says why not.
+#[inline(always)]
+fn dims_ok(l: &DimLimits, packet: bool, d: &Dims) -> bool {
+    let [g0, g1, g2] = d.global;
+    let [l0, l1, l2] = d.local;
+    // x in 1..=max  <=>  x - 1 < max (wrapping: 0 becomes u32::MAX, never below a max).
+    let in_range = |x: u32, max: u32| x.wrapping_sub(1) < max;
+    let ok = in_range(g0, l.max_global[0])
+        & in_range(g1, l.max_global[1])
+        & in_range(g2, l.max_global[2])
+        & in_range(l0, l.max_local[0])
+        & in_range(l1, l.max_local[1])
+        & in_range(l2, l.max_local[2])
+        & ((u64::from(l0) * u64::from(l1)).saturating_mul(u64::from(l2))
+            <= u64::from(l.max_threads));
+    // A dispatch packet holds 32-bit grid sizes (its 16-bit workgroup sizes are in the
+    // limits already).
+    ok && (!packet
+        || (g0.checked_mul(l0).is_some()
+            & g1.checked_mul(l1).is_some()
+            & g2.checked_mul(l2).is_some()))
+}
+
+/// Why `d` is outside the limits (`Ok` if it is not).
+#[cold]
+#[inline(never)]
+fn check_dims(var: VarId, l: &DimLimits, packet: bool, d: &Dims) -> Result<(), PatchError> {
     let bad = |what, axis: usize, value: u64, max: u64| PatchError::BadDim {
         var,
         what,
@@ -1331,22 +1461,19 @@ fn check_dims(var: VarId, info: &VarInfo, d: &Dims) -> Result<(), PatchError> {
         if g == 0 || g > mg {
             return Err(bad("global", k, g.into(), mg.into()));
         }
-        let ml = if info.packet {
-            ml.min(u16::MAX.into())
-        } else {
-            ml
-        };
         if lo == 0 || lo > ml {
             return Err(bad("local", k, lo.into(), ml.into()));
         }
-        if info.packet {
+        if packet {
             let grid = u64::from(g) * u64::from(lo);
             if grid > u32::MAX.into() {
                 return Err(bad("grid (global*local)", k, grid, u32::MAX.into()));
             }
         }
     }
-    let threads = u64::from(d.local[0]) * u64::from(d.local[1]) * u64::from(d.local[2]);
+    // Saturating: three 32-bit factors can exceed 64 bits.
+    let threads =
+        (u64::from(d.local[0]) * u64::from(d.local[1])).saturating_mul(u64::from(d.local[2]));
     if threads > u64::from(l.max_threads) {
         return Err(bad(
             "local (threads per workgroup)",
@@ -1358,43 +1485,19 @@ fn check_dims(var: VarId, info: &VarInfo, d: &Dims) -> Result<(), PatchError> {
     Ok(())
 }
 
-/// Writes one entry; returns the dwords written.
-#[inline(always)]
-fn write_entry<M: PatchTarget>(e: &Entry, v: &Value, targets: &mut [M]) -> usize {
-    let Some(mem) = targets.get_mut(usize::from(e.target)) else {
-        return 0;
-    };
+/// Writes one entry of any shape; returns the dwords written.
+#[inline(never)]
+fn write_entry<M: PatchTarget>(mem: &mut M, e: &Entry, v: &Value) -> usize {
     let at = idx(e.dword, 0);
-    match (&e.op, v) {
-        // Fast paths for the common shapes.
-        (
-            Op::Dwords {
-                first: f @ (0 | 3),
-                n: 3,
-            },
-            Value::Dims(d),
-        ) => {
-            let src = if *f == 0 { &d.global } else { &d.local };
-            let _ = mem.store_all(at, src);
-            3
-        }
-        (Op::Split64 { add }, _) => {
-            let s = scalar_of(v).wrapping_add(u64::from(*add));
-            let _ = mem.store_all(at, &[lo32(s), hi32(s)]);
-            2
-        }
-        (op, _) => {
-            let n = op.span();
-            for k in 0..n {
-                let old = match op {
-                    Op::Field { .. } | Op::Workgroup => mem.load(at + k).unwrap_or(0),
-                    _ => 0,
-                };
-                let _ = mem.store(at + k, produce(op, v, k, old));
-            }
-            n
-        }
+    let n = e.op.span();
+    for k in 0..n {
+        let old = match e.op {
+            Op::Field { .. } | Op::Workgroup => mem.load(at + k).unwrap_or(0),
+            _ => 0,
+        };
+        let _ = mem.store(at + k, produce(&e.op, v, k, old));
     }
+    n
 }
 
 #[cfg(test)]

@@ -642,3 +642,113 @@ fn dims_write_only_the_half_that_changed() {
     assert_eq!(&a[..na], f.pm4.as_dwords());
     assert_eq!(k, f.ka);
 }
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn edge() -> impl Strategy<Value = u32> {
+        prop_oneof![
+            Just(0u32),
+            Just(1),
+            Just(2),
+            Just(1024),
+            Just(1025),
+            Just(0xFFFF),
+            Just(0x1_0000),
+            Just(u32::MAX),
+            any::<u32>(),
+        ]
+    }
+
+    fn limits() -> impl Strategy<Value = DimLimits> {
+        (
+            proptest::array::uniform3(edge()),
+            proptest::array::uniform3(edge()),
+            edge(),
+        )
+            .prop_map(|(max_global, max_local, max_threads)| DimLimits {
+                max_global,
+                max_local,
+                max_threads,
+            })
+    }
+
+    fn dims() -> impl Strategy<Value = Dims> {
+        (
+            proptest::array::uniform3(edge()),
+            proptest::array::uniform3(edge()),
+        )
+            .prop_map(|(global, local)| Dims { global, local })
+    }
+
+    /// Mostly acceptable values (small dims, a big enough buffer), sometimes not.
+    fn vals() -> impl Strategy<Value = Vals> {
+        let dim = prop_oneof![9 => 1u32..40, 1 => Just(0u32)];
+        let loc = prop_oneof![19 => 1u32..9, 1 => Just(2000u32)];
+        (
+            (0u64..64).prop_map(|i| 0x1_0000 + i * 64),
+            any::<u32>(),
+            any::<u64>(),
+            proptest::array::uniform3(dim),
+            proptest::array::uniform3(loc),
+            (
+                0u64..8,
+                prop_oneof![9 => Just(0x400u64), 1 => Just(0x100u64)],
+            ),
+            any::<u32>(),
+        )
+            .prop_map(
+                |(tl_sig, wait_v, signal_v, global, local, (a, bytes), scale)| Vals {
+                    tl_sig,
+                    wait_v,
+                    signal_v,
+                    dims: Dims { global, local },
+                    inp: (0x8000_0000 + a * 0x1000, bytes),
+                    scale,
+                },
+            )
+    }
+
+    proptest! {
+        /// The branch-free acceptance test agrees with the one that explains refusals.
+        #[test]
+        fn fast_dims_check_agrees(l in limits(), packet in any::<bool>(), d in dims()) {
+            let mut l = l;
+            if packet {
+                l.max_local = l.max_local.map(|m| m.min(u16::MAX.into()));
+            }
+            prop_assert_eq!(dims_ok(&l, packet, &d), check_dims(VarId(0), &l, packet, &d).is_ok());
+        }
+
+        /// Any sequence of replays leaves exactly what a fresh record of the last accepted
+        /// values holds; a refused replay changes nothing.
+        #[test]
+        fn replays_equal_fresh_records(seq in proptest::collection::vec(vals(), 1..12)) {
+            let r = record(&V0);
+            let (mut t, ids) = build(&r);
+            let (mut a, mut b, mut k) = copies(&r);
+            let (na, nb) = (r.pm4.as_dwords().len(), r.sdma.as_dwords().len());
+            let mut last = V0;
+            for v in seq {
+                let before = (a, b, k);
+                let res = t.apply(&values(&ids, &v), &mut [&mut a[..na], &mut b[..nb], &mut k[..]]);
+                let valid = v.dims.global.iter().all(|&g| g != 0)
+                    && v.dims.local.iter().map(|&l| u64::from(l)).product::<u64>() <= 1024
+                    && v.inp.1 >= 0x190;
+                prop_assert_eq!(res.is_ok(), valid, "{:?}", res);
+                if valid {
+                    last = v;
+                    let f = record(&v);
+                    prop_assert_eq!(&a[..na], f.pm4.as_dwords());
+                    prop_assert_eq!(&b[..nb], f.sdma.as_dwords());
+                    prop_assert_eq!(k, f.ka);
+                } else {
+                    prop_assert!(before == (a, b, k));
+                }
+                let cur: [Option<Value>; 6] = core::array::from_fn(|i| t.current().get(i).copied());
+                prop_assert_eq!(cur, values(&ids, &last));
+            }
+        }
+    }
+}

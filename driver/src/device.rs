@@ -496,6 +496,29 @@ impl Device {
         self.inner.submit_copy(|s| body(&mut s.cmds))
     }
 
+    /// Builds work for both queues under ONE timeline value `v` and submits it: the copy
+    /// ring gets `[wait timeline >= v-1] copy` (no timeline signal), the compute ring
+    /// `[wait timeline >= v-1] compute [signal v]`. The two parts run side by side (they may
+    /// wait on each other through signals of their own, which two separate submissions could
+    /// not do: each would wait for the other's timeline value). `v` completes when the
+    /// compute part does: to make it cover the copy part too, end `copy` with a signal and
+    /// `compute` with a wait on it (as a [`crate::graph::Graph`] replay does). Returns `v`.
+    ///
+    /// # Errors
+    /// Encoder errors from either body and ring errors, among them [`Error::Timeout`] when the
+    /// compute ring stays too full for its part (nothing submitted, the timeline unchanged:
+    /// the compute ring's room is waited for before either ring is written);
+    /// [`Error::PartialSubmit`] if the compute ring refused its part after the copy ring took
+    /// its own (the device cannot complete `v` and must be opened again).
+    pub fn submit_pair(
+        &self,
+        copy: impl FnOnce(&mut Cmds) -> Result<()>,
+        compute: impl FnOnce(&mut Cmds) -> Result<()>,
+    ) -> Result<u64> {
+        self.inner
+            .submit_pair(|s| copy(&mut s.cmds), |s| compute(&mut s.cmds))
+    }
+
     /// Waits until the submission that got timeline `value` (from a submit call) completed.
     ///
     /// # Errors
@@ -606,13 +629,10 @@ impl DeviceInner {
             .tl
             .signal()
             .map_err(|e| Error::InvalidArgument(format!("{e} (call synchronize)")))?;
-        let pos = st.scratch.iter().position(|c| c.queue_type() == ty);
-        let mut cmds = match pos {
-            Some(i) => st.scratch.swap_remove(i),
-            None => Cmds::new(ty, self.arch),
-        };
-        cmds.clear();
-        let r = self.submit_locked(&st, &mut cmds, value, body);
+        let mut cmds = take_scratch(&mut st, ty, self.arch);
+        let r = self
+            .build(&st, &mut cmds, value, true, body)
+            .and_then(|()| self.write(&cmds, value));
         st.scratch.push(cmds);
         if r.is_err() {
             st.tl = saved;
@@ -620,14 +640,73 @@ impl DeviceInner {
         r.map(|()| value.get())
     }
 
-    fn submit_locked(
+    /// One timeline value for work on both queues: the copy ring gets
+    /// `[wait timeline >= v-1] copy`, the compute ring `[wait timeline >= v-1] compute
+    /// [signal v]`. Both start once everything before completed and run side by side; `v`
+    /// means the compute part finished, so a caller that needs `v` to cover the copy part
+    /// makes `compute` wait (on the GPU) for the end of `copy`.
+    ///
+    /// Both parts are encoded, and the compute ring is waited on for room, before either ring
+    /// is written, then the copy ring is written, then the compute ring. If writing the copy
+    /// ring fails, nothing reached a ring and the timeline is put back. If the compute ring
+    /// then fails anyway (it had room, so only a driver bug can make it), the copy ring holds
+    /// work of value `v` that nothing will ever complete: the value stays taken (the timeline
+    /// says what the rings hold: `v` submitted, never done) and the error is
+    /// [`Error::PartialSubmit`] (open the device again).
+    pub(crate) fn submit_pair(
+        &self,
+        copy: impl FnOnce(&mut Submit<'_>) -> Result<()>,
+        compute: impl FnOnce(&mut Submit<'_>) -> Result<()>,
+    ) -> Result<u64> {
+        let mut st = lock(&self.timeline);
+        let saved = st.tl;
+        let value = st
+            .tl
+            .signal()
+            .map_err(|e| Error::InvalidArgument(format!("{e} (call synchronize)")))?;
+        let mut c = take_scratch(&mut st, QueueType::Sdma, self.arch);
+        let mut k = take_scratch(&mut st, QueueType::Compute, self.arch);
+        let r = self
+            .build(&st, &mut c, value, false, copy)
+            .and_then(|()| self.build(&st, &mut k, value, true, compute))
+            .and_then(|()| {
+                let others = || self.queue_states();
+                self.compute.wait_room(
+                    k.dwords(),
+                    k.packet_lens(),
+                    &self.pages,
+                    self.kfd.wait_timeout(),
+                    &others,
+                )
+            })
+            .and_then(|()| self.write(&c, value));
+        let r = match r {
+            Err(e) => {
+                st.tl = saved;
+                Err(e)
+            }
+            Ok(()) => self.write(&k, value).map_err(|e| Error::PartialSubmit {
+                value: value.get(),
+                cause: Box::new(e),
+            }),
+        };
+        st.scratch.push(c);
+        st.scratch.push(k);
+        r.map(|()| value.get())
+    }
+
+    /// Encodes `[wait timeline >= v-1] body [signal v]` (no signal unless `signal`) into
+    /// `cmds`, which is emptied first and keeps its storage.
+    fn build(
         &self,
         st: &TimelineState,
         cmds: &mut Cmds,
         value: TimelineValue,
+        signal: bool,
         body: impl FnOnce(&mut Submit<'_>) -> Result<()>,
     ) -> Result<()> {
         let ty = cmds.queue_type();
+        cmds.clear();
         let g = st.tl.gpu_value(value).ok_or_else(|| {
             Error::Protocol(format!("timeline value {} has no GPU value", value.get()))
         })?;
@@ -639,12 +718,28 @@ impl DeviceInner {
             dev: self,
         };
         // The previous value lives on the same signal (a wrap resets it to 0 and hands out 1).
-        s.cmds.wait(&sig, g.value.wrapping_sub(1))?;
-        body(&mut s)?;
-        s.cmds.signal(&sig, g.value)?;
+        let r = s
+            .cmds
+            .wait(&sig, g.value.wrapping_sub(1))
+            .and_then(|()| body(&mut s))
+            .and_then(|()| {
+                if signal {
+                    s.cmds.signal(&sig, g.value)
+                } else {
+                    Ok(())
+                }
+            });
+        // Hand the storage back for the ring write and the next submission.
+        *cmds = s.cmds;
+        r
+    }
+
+    /// Writes `cmds` (built for timeline `value`) into its queue's ring.
+    fn write(&self, cmds: &Cmds, value: TimelineValue) -> Result<()> {
+        let ty = cmds.queue_type();
         let others = || self.queue_states();
         let timeout = self.kfd.wait_timeout();
-        let (buf, lens) = (s.cmds.dwords(), s.cmds.packet_lens());
+        let (buf, lens) = (cmds.dwords(), cmds.packet_lens());
         if let Some(t) = lock(&self.trace).as_mut() {
             trace_submission(t, ty, value.get(), buf);
         }
@@ -654,6 +749,14 @@ impl DeviceInner {
                 .submit(buf, lens, &self.pages, timeout, &others),
             QueueType::Sdma => self.sdma.submit(buf, lens, &self.pages, timeout, &others),
         }
+    }
+}
+
+/// The command storage for `ty` kept from an earlier submission, or a new one.
+fn take_scratch(st: &mut TimelineState, ty: QueueType, arch: &'static ArchInfo) -> Cmds {
+    match st.scratch.iter().position(|c| c.queue_type() == ty) {
+        Some(i) => st.scratch.swap_remove(i),
+        None => Cmds::new(ty, arch),
     }
 }
 

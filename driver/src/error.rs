@@ -119,6 +119,16 @@ pub enum Error {
     DeviceFault(Box<WaitReport>),
     /// A resource the driver needs is exhausted (signal slots, KFD events, ...).
     Exhausted(&'static str),
+    /// A two-queue submission ([`crate::Device::submit_pair`]) reached the copy ring but the
+    /// compute ring refused its part: the copy part waits for a timeline value that nothing
+    /// will complete, so `value` never completes and the device must be dropped and opened
+    /// again.
+    PartialSubmit {
+        /// The timeline value of the submission (it stays taken).
+        value: u64,
+        /// Why the compute ring refused.
+        cause: Box<Error>,
+    },
 }
 
 impl Error {
@@ -171,6 +181,12 @@ impl fmt::Display for Error {
             Self::Timeout(r) => write!(f, "wait timed out: {r}"),
             Self::DeviceFault(r) => write!(f, "device fault: {r}"),
             Self::Exhausted(what) => write!(f, "out of {what}"),
+            Self::PartialSubmit { value, cause } => write!(
+                f,
+                "submission of timeline value {value} reached the copy queue but not the \
+                 compute queue ({cause}); the value will never complete: drop the device and \
+                 open it again"
+            ),
         }
     }
 }
@@ -179,6 +195,7 @@ impl core::error::Error for Error {
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         match self {
             Self::Sys { errno, .. } | Self::OutOfMemory { errno, .. } => Some(errno),
+            Self::PartialSubmit { cause, .. } => Some(&**cause),
             _ => None,
         }
     }

@@ -10,21 +10,30 @@
 //! SDMA list (copies) and the kernargs dwords, together with core's
 //! [`PatchTable`] (every dword each variable lands in).
 //!
+//! Operations run in recorded order across both queues. Where consecutive operations change
+//! queue, the earlier queue's list signals a graph-internal signal and the later queue's list
+//! waits for it; a graph on both queues also ends its copy list with a signal that the compute
+//! list waits for before it ends. These internal signals are `amd_signal_t`s at the end of the
+//! kernargs region ([`GraphBuilder::internal_signals`]), always signaled with and waited for
+//! [`INTERNAL_SIGNAL_VALUE`] (1): they are never patched, and a replay resets them to 0 from
+//! the CPU, which is safe because it first waits for the previous replay of the same graph.
+//!
 //! A replay ([`Encoded::apply`]) checks all values first (every variable present, buffers
 //! large enough, dims within the kernels' limits) and then writes only what changed, into
 //! plain memory or the `&[AtomicU32]` views of the bound GPU copies.
 //!
-//! [`DeviceGraph`] binds an encoded graph to a device: kernargs, the PM4 list and the SDMA list
-//! (padded to 8 dwords) live in GPU memory; [`DeviceGraph::replay`] validates, waits until the
-//! previous replay of the same graph completed (so it never patches bytes the GPU may read),
-//! patches in place and submits the copy IB (SDMA INDIRECT) then the compute IB
-//! (INDIRECT_BUFFER), each between the driver's timeline wait and signal: the submission is the
-//! same few ring dwords whatever the graph's size. Within one device the copy queue's commands
-//! therefore run before the compute queue's, and recording copy-queue work after compute-queue
-//! work is refused ([`GraphError::CopyAfterCompute`]) rather than silently reordered. [`MultiGraph`] replays graphs of several devices
-//! in order; a graph waits on the GPU for the replays it depends on through a recorded wait
-//! whose signal address and value are variables ([`Dep`]), set each replay to the other
-//! device's timeline value (and its shadow signal after a wrap).
+//! [`Graph::record`] binds an encoded graph to a device: kernargs (with the internal signals),
+//! the PM4 list and the SDMA list (padded to 8 dwords) live in GPU memory; [`Graph::replay`]
+//! validates, waits until the previous replay of the same graph completed (so it never
+//! patches bytes the GPU may read), patches in place, resets the internal signals and submits
+//! the copy IB (SDMA INDIRECT) and the compute IB (INDIRECT_BUFFER) under one timeline value
+//! ([`crate::Device::submit_pair`]: both wait for the previous value, the compute part
+//! signals it after the copy list's end), or the one IB of a one-queue graph as a single
+//! submission: the submission is the same few ring dwords whatever the graph's size.
+//! [`MultiGraph`] replays graphs of several devices in order; a graph waits on the GPU for
+//! the replays it depends on through a recorded wait whose signal address and value are
+//! variables ([`Dep`]), set each replay to the other device's timeline value (and its shadow
+//! signal after a wrap).
 
 use core::fmt;
 
@@ -33,7 +42,7 @@ use hcq_core::cmd::{CmdError, PatchTarget, Pm4List, SdmaList};
 use hcq_core::patch::{PatchError, PatchTable};
 use hcq_core::pm4::Program;
 use hcq_core::sdma;
-use hcq_core::signal::SignalRef;
+use hcq_core::signal::{SIGNAL_SIZE, SignalRef, VALUE_OFFSET};
 
 pub use hcq_core::patch::{DimLimits, Dims, Value, VarId};
 
@@ -68,13 +77,6 @@ pub enum GraphError {
     Cmd(CmdError),
     /// A variable used as the wrong kind, or an argument the graph cannot take.
     Invalid(String),
-    /// A copy-queue operation recorded after a compute-queue one. On one device a replay runs
-    /// the whole copy IB before the compute IB, so this order cannot be kept: record the
-    /// copies first, or split the work into two graphs.
-    CopyAfterCompute {
-        /// Index of the offending operation.
-        op: usize,
-    },
 }
 
 impl fmt::Display for GraphError {
@@ -83,12 +85,6 @@ impl fmt::Display for GraphError {
             GraphError::Patch(e) => write!(f, "graph: {e}"),
             GraphError::Cmd(e) => write!(f, "graph: {e}"),
             GraphError::Invalid(s) => write!(f, "graph: {s}"),
-            GraphError::CopyAfterCompute { op } => write!(
-                f,
-                "graph: operation {op} is on the copy queue but follows compute work; a replay \
-                 runs all copies before the kernels on a device, so record copies first or use \
-                 two graphs"
-            ),
         }
     }
 }
@@ -219,15 +215,36 @@ enum Op {
     Barrier,
 }
 
+impl Op {
+    /// The queue the operation runs on.
+    fn queue(&self) -> Queue {
+        match self {
+            Op::Launch { .. } | Op::Barrier => Queue::Compute,
+            Op::Copy { .. } => Queue::Copy,
+            Op::Wait { queue, .. } | Op::Signal { queue, .. } => *queue,
+        }
+    }
+}
+
+/// Value every internal signal is signaled with and waited for (a replay resets them to 0
+/// first).
+pub const INTERNAL_SIGNAL_VALUE: u32 = 1;
+
+/// Alignment of the internal signals in the kernargs region (an `amd_signal_t`'s).
+const INTERNAL_SIGNAL_ALIGN: u64 = SIGNAL_SIZE as u64;
+
 /// Records a graph: variables, then operations in order.
 #[derive(Clone, Debug)]
 pub struct GraphBuilder {
     arch: &'static ArchInfo,
     vars: Vec<Value>,
     ops: Vec<Op>,
+    /// Bytes of the launches' arguments (the internal signals follow them).
     ka_bytes: u64,
-    /// Whether a compute-queue operation was recorded (copy-queue ones may not follow).
-    compute_recorded: bool,
+    /// Queue of the last operation.
+    last_queue: Option<Queue>,
+    /// How many times consecutive operations changed queue.
+    switches: usize,
 }
 
 /// A recorded graph encoded for one kernargs address: the lists, the kernargs, the patch
@@ -243,6 +260,11 @@ pub struct Encoded {
     pub table: Box<GraphTable>,
     /// The kernargs region's GPU address.
     pub kernargs_va: GpuVa,
+    /// Byte offset of the first internal signal in the kernargs region.
+    pub internal_offset: u64,
+    /// Internal signals (see [`GraphBuilder::internal_signals`]): one per queue switch, in
+    /// recorded order, then the "copy list finished" signal; 0 for a one-queue graph.
+    pub internal_signals: usize,
 }
 
 impl fmt::Debug for Encoded {
@@ -304,7 +326,8 @@ impl GraphBuilder {
             vars: Vec::new(),
             ops: Vec::new(),
             ka_bytes: 0,
-            compute_recorded: false,
+            last_queue: None,
+            switches: 0,
         }
     }
 
@@ -342,10 +365,40 @@ impl GraphBuilder {
         self.vars.iter().copied().map(Some).collect()
     }
 
-    /// Bytes of kernargs region the graph needs.
+    /// Bytes of kernargs region the graph needs: the launches' arguments, then the internal
+    /// signals.
     #[must_use]
     pub fn kernargs_bytes(&self) -> u64 {
-        self.ka_bytes
+        // CAST: usize -> u64 widens.
+        self.internal_offset() + INTERNAL_SIGNAL_ALIGN * self.internal_signals() as u64
+    }
+
+    /// Byte offset of the internal signals in the kernargs region (after the arguments,
+    /// 64-byte aligned).
+    #[must_use]
+    pub fn internal_offset(&self) -> u64 {
+        if self.internal_signals() == 0 {
+            self.ka_bytes
+        } else {
+            self.ka_bytes.next_multiple_of(INTERNAL_SIGNAL_ALIGN)
+        }
+    }
+
+    /// Number of graph-internal signals: when the graph uses both queues, one per queue
+    /// switch between consecutive operations (the queue of the earlier one signals it, the
+    /// queue of the later one waits for it) plus one the copy list signals at its end and
+    /// the compute list waits for before it ends, so the compute list's end means the whole
+    /// graph is done; 0 for a graph on one queue. They are `amd_signal_t`s in the kernargs
+    /// region (at [`Self::internal_offset`]), signaled with and waited for
+    /// [`INTERNAL_SIGNAL_VALUE`]: nothing about them is patched, and a replay resets them to 0
+    /// from the CPU once the previous replay of the same graph has completed.
+    #[must_use]
+    pub fn internal_signals(&self) -> usize {
+        if self.switches == 0 {
+            0
+        } else {
+            self.switches + 1
+        }
     }
 
     /// Number of operations.
@@ -389,7 +442,7 @@ impl GraphBuilder {
             self.ka_bytes
         };
         self.ka_bytes = (ka_offset + end.max(1)).next_multiple_of(KERNARG_ALIGN);
-        self.compute_recorded = true;
+        self.on_queue(Queue::Compute);
         self.ops.push(Op::Launch {
             prog: *prog,
             limits,
@@ -400,25 +453,23 @@ impl GraphBuilder {
         Ok(())
     }
 
-    /// Records that the next operation runs on `queue`: copy-queue work may not follow
-    /// compute-queue work (a replay runs the copy IB before the compute IB).
-    fn on_queue(&mut self, queue: Queue) -> Result<(), GraphError> {
-        match queue {
-            Queue::Compute => self.compute_recorded = true,
-            Queue::Copy if self.compute_recorded => {
-                return Err(GraphError::CopyAfterCompute { op: self.ops.len() });
-            }
-            Queue::Copy => {}
+    /// Records that the next operation runs on `queue` (counting queue switches: each one
+    /// becomes an internal signal and wait, see [`Self::internal_signals`]).
+    fn on_queue(&mut self, queue: Queue) {
+        if self.last_queue.is_some_and(|q| q != queue) {
+            self.switches += 1;
         }
-        Ok(())
+        self.last_queue = Some(queue);
     }
 
-    /// A copy of `size` bytes (copy queue).
+    /// A copy of `size` bytes (copy queue). It runs after every operation recorded before
+    /// it, on either queue, and before every later one (see [`Self::internal_signals`]).
     ///
     /// # Errors
-    /// [`GraphError::CopyAfterCompute`] after a launch, barrier or compute wait/signal.
+    /// None today: recording checks come at [`Self::encode`]; the `Result` leaves room for
+    /// checks at the call.
     pub fn copy(&mut self, dst: BufArg, src: BufArg, size: u64) -> Result<(), GraphError> {
-        self.on_queue(Queue::Copy)?;
+        self.on_queue(Queue::Copy);
         self.ops.push(Op::Copy { dst, src, size });
         Ok(())
     }
@@ -426,9 +477,9 @@ impl GraphBuilder {
     /// A wait on `queue` until `sig >= value`.
     ///
     /// # Errors
-    /// [`GraphError::CopyAfterCompute`] for a copy-queue wait after compute work.
+    /// As [`Self::copy`].
     pub fn wait(&mut self, queue: Queue, sig: SigArg, value: ScalarArg) -> Result<(), GraphError> {
-        self.on_queue(queue)?;
+        self.on_queue(queue);
         self.ops.push(Op::Wait { queue, sig, value });
         Ok(())
     }
@@ -436,21 +487,21 @@ impl GraphBuilder {
     /// A signal of `value` into `sig` from `queue`.
     ///
     /// # Errors
-    /// [`GraphError::CopyAfterCompute`] for a copy-queue signal after compute work.
+    /// As [`Self::copy`].
     pub fn signal(
         &mut self,
         queue: Queue,
         sig: SigArg,
         value: ScalarArg,
     ) -> Result<(), GraphError> {
-        self.on_queue(queue)?;
+        self.on_queue(queue);
         self.ops.push(Op::Signal { queue, sig, value });
         Ok(())
     }
 
     /// A memory barrier on the compute queue.
     pub fn barrier(&mut self) {
-        self.compute_recorded = true;
+        self.on_queue(Queue::Compute);
         self.ops.push(Op::Barrier);
     }
 
@@ -519,17 +570,50 @@ impl GraphBuilder {
     }
 
     /// Encodes the graph for a kernargs region at `kernargs_va` (of at least
-    /// [`Self::kernargs_bytes`]) and builds its patch table.
+    /// [`Self::kernargs_bytes`], 64-byte aligned when the graph has internal signals) and
+    /// builds its patch table.
+    ///
+    /// Recorded order holds across the two queues: where consecutive operations change queue,
+    /// the earlier queue's list signals the next internal signal and the later queue's list
+    /// waits for it (see [`Self::internal_signals`]); a graph on both queues also ends its
+    /// copy list with a signal the compute list waits for at its end.
     pub fn encode(&self, kernargs_va: GpuVa) -> Result<Encoded, GraphError> {
         let mut pm4 = new_pm4(self.arch);
         let mut sd = new_sdma(self.arch);
         let mut table = new_table();
+        let internal_offset = self.internal_offset();
+        let internal_signals = self.internal_signals();
+        if internal_signals > 0 && kernargs_va.get() % INTERNAL_SIGNAL_ALIGN != 0 {
+            return Err(invalid(format!(
+                "kernargs region at {:#x} is not {INTERNAL_SIGNAL_ALIGN}-byte aligned (the \
+                 graph's internal signals live in it)",
+                kernargs_va.get()
+            )));
+        }
+        let internal = |i: usize| {
+            // CAST (below): usize -> u64 widens.
+            SignalRef::new(
+                kernargs_va
+                    .offset(internal_offset + INTERNAL_SIGNAL_ALIGN * i as u64)
+                    .get(),
+            )
+        };
         // CAST: bytes / 4 of a region the host allocated.
-        let mut ka = vec![0u32; (self.ka_bytes / 4) as usize];
+        let mut ka = vec![0u32; (self.kernargs_bytes() / 4) as usize];
         for v in &self.vars {
             table.declare(*v)?;
         }
+        let mut prev: Option<Queue> = None;
+        let mut next_internal = 0usize;
         for op in &self.ops {
+            let q = op.queue();
+            if let Some(p) = prev.filter(|&p| p != q) {
+                let r = internal(next_internal);
+                next_internal += 1;
+                internal_signal(&mut pm4, &mut sd, p, &r)?;
+                internal_wait(&mut pm4, &mut sd, q, &r)?;
+            }
+            prev = Some(q);
             match op {
                 Op::Launch {
                     prog,
@@ -659,6 +743,19 @@ impl GraphBuilder {
                 }
             }
         }
+        if internal_signals > 0 {
+            // The copy list's end: the compute list (whose end the driver's timeline signal
+            // follows) waits for it, so the replay's timeline value means both lists finished.
+            let r = internal(next_internal);
+            next_internal += 1;
+            internal_signal(&mut pm4, &mut sd, Queue::Copy, &r)?;
+            internal_wait(&mut pm4, &mut sd, Queue::Compute, &r)?;
+        }
+        if next_internal != internal_signals {
+            return Err(invalid(format!(
+                "{next_internal} internal signals encoded, {internal_signals} laid out"
+            )));
+        }
         table.seal();
         Ok(Encoded {
             pm4,
@@ -666,8 +763,43 @@ impl GraphBuilder {
             kernargs: ka,
             table,
             kernargs_va,
+            internal_offset,
+            internal_signals,
         })
     }
+}
+
+/// The signal of an internal signal on `queue`.
+fn internal_signal(
+    pm4: &mut GraphPm4,
+    sd: &mut GraphSdma,
+    queue: Queue,
+    r: &SignalRef,
+) -> Result<(), GraphError> {
+    match queue {
+        Queue::Compute => pm4
+            .signal(r, INTERNAL_SIGNAL_VALUE.into())
+            .map(|_| ())
+            .map_err(GraphError::Cmd),
+        Queue::Copy => sd
+            .signal(r, INTERNAL_SIGNAL_VALUE)
+            .map(|_| ())
+            .map_err(GraphError::Cmd),
+    }
+}
+
+/// The wait for an internal signal on `queue`.
+fn internal_wait(
+    pm4: &mut GraphPm4,
+    sd: &mut GraphSdma,
+    queue: Queue,
+    r: &SignalRef,
+) -> Result<(), GraphError> {
+    match queue {
+        Queue::Compute => pm4.wait(r, INTERNAL_SIGNAL_VALUE).map(|_| ()),
+        Queue::Copy => sd.wait(r, INTERNAL_SIGNAL_VALUE).map(|_| ()),
+    }
+    .map_err(GraphError::Cmd)
 }
 
 fn put(ka: &mut [u32], at: usize, vals: &[u32]) -> Result<(), GraphError> {
@@ -737,6 +869,29 @@ fn bind_signal<M: PatchTarget + ?Sized>(
 }
 
 impl Encoded {
+    /// Internal signal `i` (see [`GraphBuilder::internal_signals`]).
+    #[must_use]
+    pub fn internal_signal(&self, i: usize) -> Option<SignalRef> {
+        (i < self.internal_signals).then(|| {
+            // CAST (below): usize -> u64 widens.
+            SignalRef::new(
+                self.kernargs_va
+                    .offset(self.internal_offset + INTERNAL_SIGNAL_ALIGN * i as u64)
+                    .get(),
+            )
+        })
+    }
+
+    /// Kernargs dword index of each internal signal's 64-bit value (low dword; the high one
+    /// follows): what a replay zeroes before it submits.
+    pub fn internal_value_dwords(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.internal_signals).map(|i| {
+            // CAST: usize -> u64 widens; the result is inside the kernargs region, whose dword
+            // count is a usize.
+            ((self.internal_offset + INTERNAL_SIGNAL_ALIGN * i as u64 + VALUE_OFFSET) / 4) as usize
+        })
+    }
+
     /// The SDMA list as an indirect buffer: padded with NOPs to a multiple of 8 dwords.
     #[must_use]
     pub fn sdma_ib(&self) -> Vec<u32> {
@@ -881,7 +1036,7 @@ pub mod bench {
 }
 
 mod device;
-pub use device::{Dep, DeviceGraph, MultiGraph, graph_replay_submit_ns};
+pub use device::{Dep, Graph, MultiGraph, graph_replay_submit_ns};
 
 #[cfg(test)]
 mod tests;

@@ -251,6 +251,35 @@ impl<K: RingKind> HwQueue<K> {
         timeout: Duration,
         others: &dyn Fn() -> Vec<QueueState>,
     ) -> Result<()> {
+        self.reserve_then(dwords, packets, pages, timeout, others, true)
+    }
+
+    /// Waits, like [`HwQueue::submit`], until the ring has room for `dwords` (packets
+    /// `packets`), and writes nothing. Room only grows until the next submission, so a
+    /// submission of these dwords right after cannot wait for room (all of a device's
+    /// submissions are made under its timeline lock).
+    pub(crate) fn wait_room(
+        &self,
+        dwords: &[u32],
+        packets: &[usize],
+        pages: &SignalPages,
+        timeout: Duration,
+        others: &dyn Fn() -> Vec<QueueState>,
+    ) -> Result<()> {
+        self.reserve_then(dwords, packets, pages, timeout, others, false)
+    }
+
+    /// Reserves room for `dwords` (waiting for the engine when the ring is full) and, when
+    /// `publish`, fills and publishes it; otherwise drops the grant (nothing written).
+    fn reserve_then(
+        &self,
+        dwords: &[u32],
+        packets: &[usize],
+        pages: &SignalPages,
+        timeout: Duration,
+        others: &dyn Fn() -> Vec<QueueState>,
+        publish: bool,
+    ) -> Result<()> {
         if dwords.is_empty() {
             return Ok(());
         }
@@ -286,6 +315,7 @@ impl<K: RingKind> HwQueue<K> {
                 );
             }
             match attempt {
+                Ok(_) if !publish => return Ok(()),
                 Ok(grant) => {
                     let (head, tail) = grant.ranges();
                     let mut view = RingView(self.ring.mapping());

@@ -1,19 +1,21 @@
 //! Graph replay on the simulator: a 1000-kernel graph replayed with new inputs and dims gives
-//! what the same launches give one by one; back-to-back replays never patch a running graph
-//! (the engines' trace of executed IB packets is exactly one replay's, never a mix); the
+//! what the same launches give one by one; so does a graph interleaving copies and kernels;
+//! back-to-back replays never patch a running graph (the engines' trace of executed IB packets
+//! is exactly one replay's, never a mix) and run the operations in recorded order across both
+//! queues; a graph ending in a copy completes its timeline value only after the copy; the
 //! timeline wraps in the middle of replays; a two-GPU graph.
 
 use core::time::Duration;
 use hcq_core::arch::GpuVa;
 use hcq_core::pm4;
 use hcq_driver::graph::{
-    Arg, BufArg, Dep, DeviceGraph, DimLimits, Dims, DimsArg, GraphBuilder, MultiGraph, ScalarArg,
-    SigArg, Value, VarId,
+    Arg, BufArg, Dep, DimLimits, Dims, DimsArg, Graph, GraphBuilder, MultiGraph, ScalarArg, SigArg,
+    Value, VarId,
 };
 use hcq_driver::kernels::{FillArgs, VectorAddArgs};
 use hcq_driver::{BufferKind, Device, GpuBuffer, Kfd, Program};
 use hcq_sim::engine::kfd::SimGpu;
-use hcq_sim::engine::trace::{Site, TraceEvent};
+use hcq_sim::engine::trace::{Site, TraceEntry, TraceEvent};
 use hcq_sim::{SimConfig, SimKfd, SimMode};
 use std::sync::Arc;
 
@@ -225,7 +227,7 @@ fn run_replays(n: usize, replays: u32) {
         .collect();
     let check = dev.alloc(n as u64 * SLOT_BYTES, BufferKind::Gtt).unwrap();
     let (g, _) = record(&p, n, 0, &inps[0], &outs[0]);
-    let mut graph = DeviceGraph::new(&dev, &g).unwrap();
+    let mut graph = Graph::record(&dev, &g).unwrap();
     let zero = vec![0u8; n * SLOT_BYTES as usize];
     for replay in 1..=replays {
         let inp = &inps[(replay % 2) as usize];
@@ -269,7 +271,7 @@ fn back_to_back_replays_never_patch_a_running_graph() {
         .collect();
     let out = dev.alloc(N as u64 * SLOT_BYTES, BufferKind::Gtt).unwrap();
     let (g, _) = record(&p, N, 0, &inps[0], &out);
-    let mut graph = DeviceGraph::new(&dev, &g).unwrap();
+    let mut graph = Graph::record(&dev, &g).unwrap();
     let (ib, ib_len) = graph.pm4_ib().unwrap();
     let ka = graph.encoded().kernargs_va;
     r.gpu.engines().clear_trace();
@@ -281,25 +283,7 @@ fn back_to_back_replays_never_patch_a_running_graph() {
             .unwrap();
     }
     dev.synchronize().unwrap();
-    // Split the IB's executed packets into runs (a run starts at dword 0).
-    let mut runs: Vec<Vec<(u32, Vec<u32>)>> = Vec::new();
-    for e in r.gpu.engines().trace() {
-        let (Site::Ib { base, index, .. }, TraceEvent::Packet { dwords, len }) = (e.site, &e.event)
-        else {
-            continue;
-        };
-        if base != ib {
-            continue;
-        }
-        if index == 0 {
-            runs.push(Vec::new());
-        }
-        if runs.is_empty() {
-            panic!("first IB packet at index {index}: {e}");
-        }
-        let n = (*len as usize).min(dwords.len());
-        runs.last_mut().unwrap().push((index, dwords[..n].to_vec()));
-    }
+    let runs = ib_runs(&r.gpu.engines().trace(), ib);
     assert_eq!(runs.len(), REPLAYS as usize, "one IB execution per replay");
     for (k, run) in runs.iter().enumerate() {
         let replay = k as u32 + 1;
@@ -308,22 +292,58 @@ fn back_to_back_replays_never_patch_a_running_graph() {
         let fresh = fg.encode(ka).unwrap();
         let want = fresh.pm4.as_dwords();
         assert_eq!(want.len() as u32, ib_len);
-        let mut covered = 0usize;
-        for (index, got) in run {
-            let at = *index as usize;
-            assert_eq!(
-                &want[at..at + got.len()],
-                &got[..],
-                "replay {replay}: packet at IB dword {at} is not this replay's"
-            );
-            covered += 1;
+        assert_run(run, want, pm4::decode(want).count(), replay);
+    }
+}
+
+/// One packet of a bound IB as the engines executed it.
+struct Executed {
+    /// Dword index in the IB.
+    index: u32,
+    /// Its first dwords (up to the trace's limit).
+    dwords: Vec<u32>,
+    /// Global order of execution (across queues).
+    seq: u64,
+}
+
+/// The executed packets of the IB at `base`, split into runs (a run starts at dword 0).
+fn ib_runs(trace: &[TraceEntry], base: u64) -> Vec<Vec<Executed>> {
+    let mut runs: Vec<Vec<Executed>> = Vec::new();
+    for e in trace {
+        let (Site::Ib { base: b, index, .. }, TraceEvent::Packet { dwords, len }) =
+            (e.site, &e.event)
+        else {
+            continue;
+        };
+        if b != base {
+            continue;
         }
+        if index == 0 {
+            runs.push(Vec::new());
+        }
+        let n = (*len as usize).min(dwords.len());
+        runs.last_mut()
+            .unwrap_or_else(|| panic!("first IB packet at index {index}: {e}"))
+            .push(Executed {
+                index,
+                dwords: dwords[..n].to_vec(),
+                seq: e.seq,
+            });
+    }
+    runs
+}
+
+/// `run` executed exactly the `packets` packets of `want` (that replay's fresh encode).
+fn assert_run(run: &[Executed], want: &[u32], packets: usize, replay: u32) {
+    for x in run {
+        let at = x.index as usize;
         assert_eq!(
-            covered,
-            pm4::decode(want).count(),
-            "replay {replay}: packets executed"
+            &want[at..at + x.dwords.len()],
+            &x.dwords[..],
+            "replay {replay}: packet at IB dword {at} is not this replay's"
         );
     }
+    assert_eq!(run.len(), packets, "replay {replay}: packets executed");
 }
 
 /// The timeline passes 2^31 and wraps onto its shadow signal in the middle of the replays.
@@ -338,7 +358,7 @@ fn timeline_wraps_in_the_middle_of_replays() {
     let out = dev.alloc(N as u64 * SLOT_BYTES, BufferKind::Gtt).unwrap();
     let check = dev.alloc(N as u64 * SLOT_BYTES, BufferKind::Gtt).unwrap();
     let (g, _) = record(&p, N, 0, &inp, &out);
-    let mut graph = DeviceGraph::new(&dev, &g).unwrap();
+    let mut graph = Graph::record(&dev, &g).unwrap();
     dev.set_timeline_value((1 << 31) - 5).unwrap();
     let first = dev.timeline_target(dev.last_value() + 1);
     let mut signals = std::collections::BTreeSet::new();
@@ -429,8 +449,8 @@ fn two_gpu_graph() {
         )
         .unwrap();
     }
-    let gr0 = DeviceGraph::new(&d0, &g0).unwrap();
-    let gr1 = DeviceGraph::new(&d1, &g1).unwrap();
+    let gr0 = Graph::record(&d0, &g0).unwrap();
+    let gr1 = Graph::record(&d1, &g1).unwrap();
     let mut multi = MultiGraph::new(vec![
         (gr0, vec![]),
         (
@@ -507,7 +527,7 @@ fn bad_replays_are_errors_before_any_patch() {
     let small = dev.alloc(6 * SLOT_BYTES - 4, BufferKind::Gtt).unwrap();
     let out = dev.alloc(N as u64 * SLOT_BYTES, BufferKind::Gtt).unwrap();
     let (g, _) = record(&p, N, 0, &inp, &out);
-    let mut graph = DeviceGraph::new(&dev, &g).unwrap();
+    let mut graph = Graph::record(&dev, &g).unwrap();
     let dims: Vec<Dims> = (0..N).map(|i| dims_for(1, i)).collect();
     graph.replay(&values(&inp, &out, 5, &dims)).unwrap();
     let before = (graph.bound_pm4(), graph.last(), dev.last_value());
@@ -546,7 +566,7 @@ fn replay_submit_is_independent_of_graph_size() {
     for n in [2usize, 200] {
         let out = dev.alloc(n as u64 * SLOT_BYTES, BufferKind::Gtt).unwrap();
         let (g, _) = record(&p, n, 0, &inp, &out);
-        let mut graph = DeviceGraph::new(&dev, &g).unwrap();
+        let mut graph = Graph::record(&dev, &g).unwrap();
         let dims: Vec<Dims> = (0..n).map(|i| dims_for(0, i)).collect();
         let vals = values(&inp, &out, val_for(0), &dims);
         dev.synchronize().unwrap();
@@ -624,7 +644,7 @@ fn graph_with_copies_then_kernels() {
         DimsArg::Fixed(whole),
     )
     .unwrap();
-    let mut graph = DeviceGraph::new(&dev, &g).unwrap();
+    let mut graph = Graph::record(&dev, &g).unwrap();
     assert_eq!(graph.encoded().sdma_ib().len() % 8, 0);
     for replay in 1..=6u32 {
         let k = (replay % 3) as usize;
@@ -684,7 +704,7 @@ fn sdma_indirects_at_every_ring_offset_and_across_wraps() {
         SLOT_BYTES,
     )
     .unwrap();
-    let mut graph = DeviceGraph::new(&dev, &g).unwrap();
+    let mut graph = Graph::record(&dev, &g).unwrap();
     let ts = dev.new_signal(0).unwrap();
     let mut residues = [0u32; 8];
     let mut last_wptr = 0;
@@ -722,4 +742,449 @@ fn sdma_indirects_at_every_ring_offset_and_across_wraps() {
         last_wptr > 20 * 1024,
         "the ring wrapped only {last_wptr} bytes"
     );
+}
+
+/// The intermediate buffers of the interleaved graph (one slot each).
+struct Steps {
+    s: GpuBuffer,
+    t: GpuBuffer,
+    u: GpuBuffer,
+    r: GpuBuffer,
+}
+
+fn steps(dev: &Device) -> Steps {
+    let b = || dev.alloc(SLOT_BYTES, BufferKind::Gtt).unwrap();
+    Steps {
+        s: b(),
+        t: b(),
+        u: b(),
+        r: b(),
+    }
+}
+
+impl Steps {
+    fn all(&self) -> [&GpuBuffer; 4] {
+        [&self.s, &self.t, &self.u, &self.r]
+    }
+}
+
+/// copy -> kernel -> copy -> kernel -> copy, recorded with the values of replay `replay`:
+/// `s = inp[block 2]; t = s + s; u = t; r = u + inp[block 5]; out = r`. Variables: the input,
+/// the output, the two kernels' dims (1 to 4 workgroups of 64, changing every replay).
+fn record_interleaved(
+    p: &Progs,
+    st: &Steps,
+    replay: u32,
+    inp: &GpuBuffer,
+    out: &GpuBuffer,
+) -> GraphBuilder {
+    let mut g = GraphBuilder::new(&hcq_core::arch::GFX11);
+    let vi = g.buffer(GpuVa(inp.va()), inp.len()).unwrap();
+    let vo = g.buffer(GpuVa(out.va()), out.len()).unwrap();
+    let d1 = g.dims(dims_for(replay, 1)).unwrap();
+    let d3 = g.dims(dims_for(replay, 3)).unwrap();
+    let at = |b: &GpuBuffer| BufArg::Fixed(GpuVa(b.va()));
+    let block = |k: u64| BufArg::Var {
+        var: vi,
+        offset: k * SLOT_BYTES,
+        bytes: SLOT_BYTES,
+    };
+    let add = |g: &mut GraphBuilder, a: BufArg, b: BufArg, c: BufArg, d: VarId| {
+        g.launch(
+            &p.add.pm4_program(),
+            DimLimits::AMD,
+            &[
+                Arg::Buf(a),
+                Arg::Buf(b),
+                Arg::Buf(c),
+                Arg::U32(ScalarArg::Fixed(SLOT)),
+            ],
+            DimsArg::Var(d),
+        )
+        .unwrap();
+    };
+    g.copy(at(&st.s), block(2), SLOT_BYTES).unwrap();
+    add(&mut g, at(&st.s), at(&st.s), at(&st.t), d1);
+    g.copy(at(&st.u), at(&st.t), SLOT_BYTES).unwrap();
+    add(&mut g, at(&st.u), block(5), at(&st.r), d3);
+    g.copy(BufArg::var(vo, SLOT_BYTES), at(&st.r), SLOT_BYTES)
+        .unwrap();
+    g
+}
+
+fn interleaved_values(inp: &GpuBuffer, out: &GpuBuffer, replay: u32) -> Vec<Option<Value>> {
+    vec![
+        Some(Value::Addr {
+            addr: GpuVa(inp.va()),
+            bytes: inp.len(),
+        }),
+        Some(Value::Addr {
+            addr: GpuVa(out.va()),
+            bytes: out.len(),
+        }),
+        Some(Value::Dims(dims_for(replay, 1))),
+        Some(Value::Dims(dims_for(replay, 3))),
+    ]
+}
+
+/// The interleaved graph's operations one by one (each its own submission).
+fn interleaved_one_by_one(
+    dev: &Device,
+    p: &Progs,
+    st: &Steps,
+    inp: &GpuBuffer,
+    out: &GpuBuffer,
+    replay: u32,
+) {
+    let add = |a: u64, b: u64, c: u64, d: Dims| {
+        let args = VectorAddArgs {
+            a,
+            b,
+            c,
+            n: SLOT as u32,
+        };
+        // SAFETY: every address is one slot inside a live buffer; the caller waits before
+        // reading or freeing them.
+        unsafe { p.add.launch_pod(&args, d.global, d.local).unwrap() };
+    };
+    dev.copy_range(&st.s, 0, inp, 2 * SLOT_BYTES, SLOT_BYTES)
+        .unwrap();
+    add(st.s.va(), st.s.va(), st.t.va(), dims_for(replay, 1));
+    dev.copy_range(&st.u, 0, &st.t, 0, SLOT_BYTES).unwrap();
+    add(
+        st.u.va(),
+        inp.va() + 5 * SLOT_BYTES,
+        st.r.va(),
+        dims_for(replay, 3),
+    );
+    dev.copy_range(out, 0, &st.r, 0, SLOT_BYTES).unwrap();
+}
+
+fn word(b: &[u8], k: usize) -> u32 {
+    u32::from_le_bytes(b[k * 4..k * 4 + 4].try_into().unwrap())
+}
+
+/// copy -> kernel -> copy -> kernel -> copy replayed 30 times with new inputs, outputs and
+/// dims gives, in every buffer it touches, the bytes the same operations give one by one.
+/// Everything is zeroed before each replay: an operation that ran before the one it reads
+/// from would see zeros.
+#[test]
+fn interleaved_copies_and_kernels_equal_one_by_one() {
+    let r = rig(1);
+    let dev = open(&r, 0);
+    let p = progs(&dev);
+    let inps: Vec<GpuBuffer> = (0..3)
+        .map(|s| {
+            let b = dev.alloc(8 * SLOT_BYTES, BufferKind::Gtt).unwrap();
+            b.write(0, &input_bytes(s + 60)).unwrap();
+            b
+        })
+        .collect();
+    let outs: Vec<GpuBuffer> = (0..2)
+        .map(|_| dev.alloc(SLOT_BYTES, BufferKind::Gtt).unwrap())
+        .collect();
+    let check_out = dev.alloc(SLOT_BYTES, BufferKind::Gtt).unwrap();
+    let (gs, cs) = (steps(&dev), steps(&dev));
+    let g = record_interleaved(&p, &gs, 0, &inps[0], &outs[0]);
+    assert_eq!(g.internal_signals(), 5);
+    let mut graph = Graph::record(&dev, &g).unwrap();
+    let zero = vec![0u8; SLOT_BYTES as usize];
+    for replay in 1..=30u32 {
+        let k = (replay % 3) as usize;
+        let (inp, out) = (&inps[k], &outs[(replay / 3 % 2) as usize]);
+        for b in gs
+            .all()
+            .into_iter()
+            .chain(cs.all())
+            .chain([out, &check_out])
+        {
+            b.write(0, &zero).unwrap();
+        }
+        let v = graph.replay(&interleaved_values(inp, out, replay)).unwrap();
+        dev.wait_value(v).unwrap();
+        interleaved_one_by_one(&dev, &p, &cs, inp, &check_out, replay);
+        dev.synchronize().unwrap();
+        for (what, a, b) in [
+            ("s", &gs.s, &cs.s),
+            ("t", &gs.t, &cs.t),
+            ("u", &gs.u, &cs.u),
+            ("r", &gs.r, &cs.r),
+            ("out", out, &check_out),
+        ] {
+            assert!(read(a) == read(b), "replay {replay}: {what} differs");
+        }
+        // Workgroup 0 of both kernels always runs: out[0] = 2 * inp[2][0] + inp[5][0].
+        let src = input_bytes(k as u32 + 60);
+        let want = word(&src, 2 * SLOT as usize)
+            .wrapping_mul(2)
+            .wrapping_add(word(&src, 5 * SLOT as usize));
+        assert_eq!(word(&read(out), 0), want, "replay {replay}");
+    }
+}
+
+/// The interleaved graph replayed back to back (no host wait in between): every execution of
+/// each bound IB is exactly that replay's commands, the copies and kernels of a replay ran in
+/// recorded order across the two queues, and a replay started only after the previous one
+/// ended (on both queues).
+#[test]
+fn back_to_back_interleaved_replays_keep_order_and_never_patch_a_running_graph() {
+    const REPLAYS: u32 = 24;
+    let r = rig_with_trace(1, 1 << 16);
+    let dev = open(&r, 0);
+    let p = progs(&dev);
+    let inps: Vec<GpuBuffer> = (0..2)
+        .map(|s| {
+            let b = dev.alloc(8 * SLOT_BYTES, BufferKind::Gtt).unwrap();
+            b.write(0, &input_bytes(s + 70)).unwrap();
+            b
+        })
+        .collect();
+    let out = dev.alloc(SLOT_BYTES, BufferKind::Gtt).unwrap();
+    let st = steps(&dev);
+    let g = record_interleaved(&p, &st, 0, &inps[0], &out);
+    let mut graph = Graph::record(&dev, &g).unwrap();
+    let (pm4_ib, pm4_len) = graph.pm4_ib().unwrap();
+    let (sdma_ib, sdma_len) = graph.sdma_ib().unwrap();
+    let ka = graph.encoded().kernargs_va;
+    r.gpu.engines().clear_trace();
+    for replay in 1..=REPLAYS {
+        let inp = &inps[(replay % 2) as usize];
+        graph
+            .replay(&interleaved_values(inp, &out, replay))
+            .unwrap();
+    }
+    dev.synchronize().unwrap();
+    let trace = r.gpu.engines().trace();
+    let (pm4_runs, sdma_runs) = (ib_runs(&trace, pm4_ib), ib_runs(&trace, sdma_ib));
+    assert_eq!(
+        pm4_runs.len(),
+        REPLAYS as usize,
+        "one PM4 IB run per replay"
+    );
+    assert_eq!(
+        sdma_runs.len(),
+        REPLAYS as usize,
+        "one SDMA IB run per replay"
+    );
+    let mut prev_end = 0u64;
+    for (k, (pr, sr)) in pm4_runs.iter().zip(&sdma_runs).enumerate() {
+        let replay = k as u32 + 1;
+        let inp = &inps[(replay % 2) as usize];
+        let fresh = record_interleaved(&p, &st, replay, inp, &out)
+            .encode(ka)
+            .unwrap();
+        let (pw, sw) = (fresh.pm4.as_dwords(), fresh.sdma_ib());
+        assert_eq!((pw.len() as u32, sw.len() as u32), (pm4_len, sdma_len));
+        assert_run(pr, pw, pm4::decode(pw).count(), replay);
+        assert_run(sr, &sw, hcq_core::sdma::decode(&sw).count(), replay);
+        // The recorded operations in the order the engines finished them.
+        let mut ops: Vec<(u64, &str)> = pr
+            .iter()
+            .filter(|x| {
+                matches!(
+                    pm4::decode_one(&pw[x.index as usize..]).unwrap().0,
+                    pm4::Pm4Packet::DispatchDirect(_)
+                )
+            })
+            .map(|x| (x.seq, "kernel"))
+            .chain(
+                sr.iter()
+                    .filter(|x| {
+                        matches!(
+                            hcq_core::sdma::decode_one(&sw[x.index as usize..])
+                                .unwrap()
+                                .0,
+                            hcq_core::sdma::SdmaPacket::CopyLinear(_)
+                        )
+                    })
+                    .map(|x| (x.seq, "copy")),
+            )
+            .collect();
+        ops.sort_unstable();
+        let order: Vec<&str> = ops.iter().map(|o| o.1).collect();
+        assert_eq!(
+            order,
+            ["copy", "kernel", "copy", "kernel", "copy"],
+            "replay {replay}"
+        );
+        let seqs = pr.iter().chain(sr).map(|x| x.seq);
+        let (first, last) = (seqs.clone().min().unwrap(), seqs.max().unwrap());
+        assert!(
+            first > prev_end,
+            "replay {replay} started (seq {first}) before replay {} ended (seq {prev_end})",
+            replay - 1
+        );
+        prev_end = last;
+    }
+    // And the last replay's result is the one-by-one result (in workgroup 0, which every
+    // replay's kernels cover: the rest of the slots keeps earlier replays' bytes).
+    let check = steps(&dev);
+    let check_out = dev.alloc(SLOT_BYTES, BufferKind::Gtt).unwrap();
+    interleaved_one_by_one(
+        &dev,
+        &p,
+        &check,
+        &inps[(REPLAYS % 2) as usize],
+        &check_out,
+        REPLAYS,
+    );
+    dev.synchronize().unwrap();
+    assert_eq!(read(&out)[..256], read(&check_out)[..256]);
+}
+
+/// A graph whose last operation is a copy: its timeline value completes only after the copy.
+/// The copy writes into a signal's memory, which the host reads right after `wait_value`
+/// without any further wait; while the copy queue is held, the value does not complete.
+#[test]
+fn graph_ending_in_a_copy_completes_after_the_copy() {
+    let r = rig(1);
+    let dev = open(&r, 0);
+    let p = progs(&dev);
+    let x = dev.alloc(SLOT_BYTES, BufferKind::Gtt).unwrap();
+    let dst = dev.new_signal(0).unwrap();
+    let mut g = GraphBuilder::new(&hcq_core::arch::GFX11);
+    let val = g.scalar(0).unwrap();
+    g.launch(
+        &p.fill.pm4_program(),
+        DimLimits::AMD,
+        &[
+            Arg::Buf(BufArg::Fixed(GpuVa(x.va()))),
+            Arg::U32(ScalarArg::Var(val)),
+            Arg::U32(ScalarArg::Fixed(SLOT)),
+        ],
+        DimsArg::Fixed(Dims {
+            global: [4, 1, 1],
+            local: LOCAL,
+        }),
+    )
+    .unwrap();
+    // The signal's 64-bit value <- x[0..2].
+    g.copy(
+        BufArg::Fixed(GpuVa(dst.signal_ref().value_addr())),
+        BufArg::Fixed(GpuVa(x.va())),
+        8,
+    )
+    .unwrap();
+    let mut graph = Graph::record(&dev, &g).unwrap();
+    let sdma_q = r
+        .gpu
+        .engines()
+        .queues()
+        .into_iter()
+        .find(|q| q.gpu_id == dev.gpu_id() && q.kind == hcq_sim::engine::QueueKind::Sdma)
+        .unwrap()
+        .id;
+    for replay in 1..=6u32 {
+        let v32 = val_for(replay) | 1;
+        let hold = replay % 2 == 1;
+        if hold {
+            r.gpu.engines().hang(sdma_q, true).unwrap();
+        }
+        let v = graph.replay(&[Some(Value::Scalar(v32.into()))]).unwrap();
+        if hold {
+            std::thread::sleep(Duration::from_millis(20));
+            assert!(
+                dev.completed_value() < v,
+                "replay {replay}: value {v} completed while the copy queue was held"
+            );
+            assert_ne!(dst.value(), u64::from(v32) * 0x1_0000_0001);
+            r.gpu.engines().hang(sdma_q, false).unwrap();
+        }
+        dev.wait_value(v).unwrap();
+        assert_eq!(
+            dst.value(),
+            u64::from(v32) * 0x1_0000_0001,
+            "replay {replay}: the copy had not landed when value {v} completed"
+        );
+    }
+}
+
+/// `submit_pair` waits for room on the compute ring before writing either ring: with the
+/// compute queue held and its ring full, it times out having written nothing (the copy part
+/// never runs, the timeline is unchanged), and the device works normally afterwards.
+#[test]
+fn submit_pair_writes_neither_ring_when_the_compute_ring_has_no_room() {
+    let r = rig(1);
+    let opts = hcq_driver::DeviceOptions {
+        compute_ring_size: 4096,
+        ..hcq_driver::DeviceOptions::default()
+    };
+    let dev = Device::open_with(&r.kfd, 0, opts).unwrap();
+    let p = progs(&dev);
+    let buf = dev.alloc(SLOT_BYTES, BufferKind::Gtt).unwrap();
+    // A compute-only graph: its IB is what every compute part below runs.
+    let mut g = GraphBuilder::new(&hcq_core::arch::GFX11);
+    g.launch(
+        &p.fill.pm4_program(),
+        DimLimits::AMD,
+        &[
+            Arg::Buf(BufArg::Fixed(GpuVa(buf.va()))),
+            Arg::U32(ScalarArg::Fixed(7)),
+            Arg::U32(ScalarArg::Fixed(SLOT)),
+        ],
+        DimsArg::Fixed(Dims {
+            global: [4, 1, 1],
+            local: LOCAL,
+        }),
+    )
+    .unwrap();
+    let graph = Graph::record(&dev, &g).unwrap();
+    let (va, n) = graph.pm4_ib().unwrap();
+    let q0 = r
+        .gpu
+        .engines()
+        .queues()
+        .into_iter()
+        .find(|q| q.gpu_id == dev.gpu_id() && q.kind == hcq_sim::engine::QueueKind::Pm4)
+        .unwrap()
+        .id;
+    dev.synchronize().unwrap();
+    r.gpu.engines().hang(q0, true).unwrap();
+    r.kfd.set_wait_timeout(Duration::from_millis(200));
+    // Fill the compute ring with submissions of the compute part's size until one no longer
+    // fits.
+    let mut filled = 0;
+    let err = loop {
+        match dev.submit_compute(|c| c.indirect_buffer(va, n)) {
+            Ok(_) => filled += 1,
+            Err(e) => break e,
+        }
+    };
+    assert!(matches!(err, hcq_driver::Error::Timeout(_)), "{err}");
+    assert!(filled > 10, "{filled} submissions filled a 4 KiB ring");
+    let (last, states) = (dev.last_value(), dev.queue_states());
+    let marker = dev.new_signal(0).unwrap();
+    let e = dev
+        .submit_pair(
+            |c| c.signal(&marker.signal_ref(), 7),
+            |c| c.indirect_buffer(va, n),
+        )
+        .unwrap_err();
+    assert!(matches!(e, hcq_driver::Error::Timeout(_)), "{e}");
+    assert_eq!(dev.last_value(), last, "the timeline was put back");
+    let after = dev.queue_states();
+    assert_eq!(
+        (after[0].wptr, after[1].wptr),
+        (states[0].wptr, states[1].wptr),
+        "neither ring was written"
+    );
+    r.kfd.set_wait_timeout(Duration::from_secs(20));
+    r.gpu.engines().hang(q0, false).unwrap();
+    dev.synchronize().unwrap();
+    assert_eq!(marker.value(), 0, "the copy part never ran");
+    // A pair that fits goes through; its compute part waits for the copy part's signal, so
+    // its value covers both.
+    let v = dev
+        .submit_pair(
+            |c| c.signal(&marker.signal_ref(), 7),
+            |c| {
+                c.wait(&marker.signal_ref(), 7)?;
+                c.indirect_buffer(va, n)
+            },
+        )
+        .unwrap();
+    assert_eq!(v, last + 1);
+    dev.wait_value(v).unwrap();
+    assert_eq!(marker.value(), 7);
+    assert_eq!(word(&read(&buf), 0), 7);
 }

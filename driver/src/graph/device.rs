@@ -1,9 +1,13 @@
-//! A recorded graph bound to a device: its kernargs region and its command lists live in GPU
-//! memory; a replay waits for the previous replay of the same graph, patches what changed in
-//! place, and submits one INDIRECT_BUFFER (compute) and, when the graph copies, one SDMA
-//! INDIRECT (copy queue), each bracketed by the driver's timeline wait and signal.
+//! A recorded graph bound to a device: its kernargs region (with the graph's internal
+//! signals) and its command lists live in GPU memory; a replay waits for the previous replay
+//! of the same graph, patches what changed in place, resets the internal signals, and submits
+//! one INDIRECT_BUFFER (compute) and/or one SDMA INDIRECT (copy queue) under one timeline
+//! value: a graph on both queues goes out through [`Device::submit_pair`] (both IBs start
+//! after the previous timeline value, run side by side, keep the recorded order through the
+//! internal signals, and the compute part signals the value once the copy list ended), a
+//! one-queue graph as one ordinary submission.
 
-use core::sync::atomic::AtomicU32;
+use core::sync::atomic::{AtomicU32, Ordering};
 
 use hcq_core::arch::GpuVa;
 use hcq_core::sdma;
@@ -40,9 +44,10 @@ fn view(b: Option<&(GpuBuffer, u32)>) -> &[AtomicU32] {
     }
 }
 
-/// A graph bound to one device.
+/// A recorded graph bound to one device ([`Graph::record`]) and replayed with new values
+/// ([`Graph::replay`]).
 #[derive(Debug)]
-pub struct DeviceGraph {
+pub struct Graph {
     device: Device,
     enc: Encoded,
     kernargs: GpuBuffer,
@@ -52,13 +57,14 @@ pub struct DeviceGraph {
     last: Option<u64>,
 }
 
-impl DeviceGraph {
-    /// Encodes `graph` for a kernargs region allocated on `device` and copies the kernargs and
-    /// both command lists into GPU memory.
+impl Graph {
+    /// Encodes `graph` for a kernargs region allocated on `device` (which also holds the
+    /// graph's internal signals) and copies the kernargs and both command lists into GPU
+    /// memory.
     ///
     /// # Errors
     /// Recording errors (bad bindings, lists too long), allocation failures.
-    pub fn new(device: &Device, graph: &GraphBuilder) -> Result<Self> {
+    pub fn record(device: &Device, graph: &GraphBuilder) -> Result<Self> {
         let kernargs = device.alloc(graph.kernargs_bytes().max(64), BufferKind::GttUncached)?;
         let enc = graph.encode(GpuVa(kernargs.va())).map_err(graph_err)?;
         kernargs.write(0, bytemuck::cast_slice(&enc.kernargs))?;
@@ -92,12 +98,18 @@ impl DeviceGraph {
         self.pm4.as_ref().map(|(b, n)| (b.va(), *n))
     }
 
+    /// GPU address and dwords of the bound SDMA list (padded to 8 dwords).
+    #[must_use]
+    pub fn sdma_ib(&self) -> Option<(u64, u32)> {
+        self.sdma.as_ref().map(|(b, n)| (b.va(), *n))
+    }
+
     /// The bound PM4 list as the GPU will read it (after the patches so far).
     #[must_use]
     pub fn bound_pm4(&self) -> Vec<u32> {
         view(self.pm4.as_ref())
             .iter()
-            .map(|d| d.load(core::sync::atomic::Ordering::Relaxed))
+            .map(|d| d.load(Ordering::Relaxed))
             .collect()
     }
 
@@ -109,9 +121,10 @@ impl DeviceGraph {
 
     /// Replays the graph with `values` (one per declared variable, in declaration order):
     /// checks them all (an error here changes nothing), waits until the previous replay of
-    /// this graph completed (the bound bytes are never patched while the GPU may read them),
-    /// writes what changed, and submits the copy IB (if any) then the compute IB. Returns the
-    /// timeline value that completes the replay.
+    /// this graph completed (the bound bytes are never patched while the GPU may read them,
+    /// and no internal signal is reset while a queue may wait on it), writes what changed,
+    /// resets the internal signals to 0 and submits the IBs under one timeline value. Returns
+    /// that value: it completes once every operation of the replay did, on both queues.
     ///
     /// # Errors
     /// A missing or unacceptable value (buffer too small, dims out of the kernels' limits);
@@ -125,6 +138,18 @@ impl DeviceGraph {
         let mut targets: [&[AtomicU32]; 3] =
             [view(self.pm4.as_ref()), view(self.sdma.as_ref()), ka];
         self.enc.apply(values, &mut targets).map_err(graph_err)?;
+        // The previous replay completed (its value covers both lists): every internal signal
+        // is 1 and nothing waits on it. Back to 0 before the queues can see them; the ring's
+        // write-pointer store (Release) orders these stores before the GPU reads the commands.
+        for at in self.enc.internal_value_dwords() {
+            for d in [at, at + 1] {
+                ka.get(d)
+                    .ok_or_else(|| {
+                        Error::Protocol(format!("internal signal dword {d} outside the kernargs"))
+                    })?
+                    .store(0, Ordering::Relaxed);
+            }
+        }
         // The driver refuses values past 2^31 until synchronize() wraps the timeline onto its
         // shadow signal (everything submitted has completed by then).
         let dev = &self.device;
@@ -134,30 +159,45 @@ impl DeviceGraph {
         {
             dev.synchronize()?;
         }
-        let mut last = None;
-        if let Some((buf, n)) = &self.sdma {
-            let mut pkt = [0u32; sdma::INDIRECT_DWORDS];
-            sdma::indirect(
-                &mut pkt,
-                &sdma::Indirect {
-                    ib: GpuVa(buf.va()),
-                    size_dwords: *n,
-                    ..sdma::Indirect::default()
-                },
-            )
-            .map_err(|e| Error::InvalidArgument(format!("SDMA INDIRECT: {e}")))?;
-            last = Some(self.device.submit_copy(|c| c.raw(&pkt))?);
-        }
-        if let Some((buf, n)) = &self.pm4 {
-            let (va, n) = (buf.va(), *n);
-            last = Some(self.device.submit_compute(|c| c.indirect_buffer(va, n))?);
-        }
-        self.last = last;
-        last.ok_or_else(|| Error::InvalidArgument("replaying an empty graph".into()))
+        let copy = match &self.sdma {
+            Some((buf, n)) => {
+                let mut pkt = [0u32; sdma::INDIRECT_DWORDS];
+                sdma::indirect(
+                    &mut pkt,
+                    &sdma::Indirect {
+                        ib: GpuVa(buf.va()),
+                        size_dwords: *n,
+                        ..sdma::Indirect::default()
+                    },
+                )
+                .map_err(|e| Error::InvalidArgument(format!("SDMA INDIRECT: {e}")))?;
+                Some(pkt)
+            }
+            None => None,
+        };
+        let compute = self.pm4.as_ref().map(|(buf, n)| (buf.va(), *n));
+        let v = match (copy, compute) {
+            (Some(pkt), Some((va, n))) => {
+                if self.enc.internal_signals == 0 {
+                    return Err(Error::Protocol(
+                        "graph on both queues without internal signals".into(),
+                    ));
+                }
+                self.device
+                    .submit_pair(|c| c.raw(&pkt), |c| c.indirect_buffer(va, n))?
+            }
+            (Some(pkt), None) => self.device.submit_copy(|c| c.raw(&pkt))?,
+            (None, Some((va, n))) => self.device.submit_compute(|c| c.indirect_buffer(va, n))?,
+            (None, None) => {
+                return Err(Error::InvalidArgument("replaying an empty graph".into()));
+            }
+        };
+        self.last = Some(v);
+        Ok(v)
     }
 }
 
-/// `graph_replay_submit_ns` for `hcq bench`: the host cost of [`DeviceGraph::replay`] with
+/// `graph_replay_submit_ns` for `hcq bench`: the host cost of [`Graph::replay`] with
 /// unchanged values (validate, no patch, one INDIRECT_BUFFER on the ring) for a graph of
 /// `kernels` `fill` launches on `device`, median over `rounds` (each replay waited for outside
 /// the timed part). The cost does not depend on `kernels`.
@@ -188,7 +228,7 @@ pub fn graph_replay_submit_ns(device: &Device, kernels: usize, rounds: usize) ->
         )
         .map_err(graph_err)?;
     }
-    let mut graph = DeviceGraph::new(device, &g)?;
+    let mut graph = Graph::record(device, &g)?;
     let mut times = Vec::with_capacity(rounds.max(1));
     for _ in 0..rounds.max(1) {
         let t = std::time::Instant::now();
@@ -220,7 +260,7 @@ pub struct Dep {
 /// them). The host never waits for a device between the submissions.
 #[derive(Debug)]
 pub struct MultiGraph {
-    parts: Vec<(DeviceGraph, Vec<Dep>)>,
+    parts: Vec<(Graph, Vec<Dep>)>,
 }
 
 impl MultiGraph {
@@ -228,7 +268,7 @@ impl MultiGraph {
     ///
     /// # Errors
     /// A dependency on a later graph (or itself).
-    pub fn new(parts: Vec<(DeviceGraph, Vec<Dep>)>) -> Result<Self> {
+    pub fn new(parts: Vec<(Graph, Vec<Dep>)>) -> Result<Self> {
         for (i, (_, deps)) in parts.iter().enumerate() {
             if let Some(d) = deps.iter().find(|d| d.on >= i) {
                 return Err(Error::InvalidArgument(format!(
@@ -241,7 +281,7 @@ impl MultiGraph {
     }
 
     /// The graphs.
-    pub fn graphs(&self) -> impl Iterator<Item = &DeviceGraph> {
+    pub fn graphs(&self) -> impl Iterator<Item = &Graph> {
         self.parts.iter().map(|(g, _)| g)
     }
 
@@ -249,7 +289,7 @@ impl MultiGraph {
     /// variables in it are overwritten). Returns each graph's timeline value.
     ///
     /// # Errors
-    /// As [`DeviceGraph::replay`]; missing values for a graph.
+    /// As [`Graph::replay`]; missing values for a graph.
     pub fn replay(&mut self, values: &mut [Vec<Option<Value>>]) -> Result<Vec<u64>> {
         if values.len() < self.parts.len() {
             return Err(Error::InvalidArgument(format!(
@@ -281,7 +321,7 @@ impl MultiGraph {
 /// Points a dependency's variables at `target` (signal, 32-bit value); `None` (complete by
 /// construction, or only checking) waits for 0 on the signal the variable names now.
 fn set_dep(
-    graph: &DeviceGraph,
+    graph: &Graph,
     vals: &mut [Option<Value>],
     d: &Dep,
     target: Option<(hcq_core::signal::SignalRef, u32)>,

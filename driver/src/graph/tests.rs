@@ -244,7 +244,10 @@ fn copies_waits_signals_and_timeline_variables() {
         g
     };
     let g = rec(0x1000, 10, 0x1_0000_0000);
-    assert_eq!(g.kernargs_bytes(), 16);
+    // 16 argument bytes, then the internal signals of the one queue switch and of the copy
+    // list's end.
+    assert_eq!(g.internal_signals(), 2);
+    assert_eq!(g.kernargs_bytes(), 64 + 2 * 64);
     let mut enc = g.encode(KA).unwrap();
     let ib = enc.sdma_ib();
     assert_eq!(ib.len() % 8, 0);
@@ -475,70 +478,241 @@ fn two_gpu_graph_replays() {
     }
 }
 
-#[test]
-fn copy_queue_work_after_compute_work_is_refused() {
-    let fixed = |a| BufArg::Fixed(GpuVa(a));
-    let launch = |g: &mut GraphBuilder| {
-        g.launch(
-            &prog(false),
-            DimLimits::AMD,
-            &[],
-            DimsArg::Fixed(Dims {
-                global: [1, 1, 1],
-                local: [1, 1, 1],
-            }),
-        )
-    };
-    // Copies first, then kernels: the order a replay keeps.
-    let mut g = GraphBuilder::new(&GFX11);
-    g.copy(fixed(0x1000), fixed(0x2000), 64).unwrap();
-    launch(&mut g).unwrap();
-    assert!(g.encode(KA).is_ok());
-
-    // A copy (or a copy-queue wait/signal) after a kernel would silently run first: refused,
-    // naming the operation, and nothing is recorded.
-    let sig = SigArg::Fixed(SignalRef::new(0x3000));
-    for after in [
-        |g: &mut GraphBuilder| {
-            launch_then(g, |g| {
-                g.copy(BufArg::Fixed(GpuVa(1)), BufArg::Fixed(GpuVa(2)), 4)
-            })
-        },
-        |g: &mut GraphBuilder| {
-            g.barrier();
-            g.copy(BufArg::Fixed(GpuVa(1)), BufArg::Fixed(GpuVa(2)), 4)
-        },
-    ] {
-        let mut g = GraphBuilder::new(&GFX11);
-        let err = after(&mut g).unwrap_err();
-        assert!(
-            matches!(err, GraphError::CopyAfterCompute { op: 1 }),
-            "{err}"
-        );
-        assert!(err.to_string().contains("record copies first"));
-        assert_eq!(g.len(), 1);
-    }
-    let mut g = GraphBuilder::new(&GFX11);
-    g.wait(Queue::Compute, sig, ScalarArg::Fixed(1)).unwrap();
-    assert!(matches!(
-        g.signal(Queue::Copy, sig, ScalarArg::Fixed(2)),
-        Err(GraphError::CopyAfterCompute { op: 1 })
-    ));
-    assert!(g.wait(Queue::Compute, sig, ScalarArg::Fixed(3)).is_ok());
+/// One step of a decoded list, as far as ordering goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    /// A DISPATCH_DIRECT.
+    Dispatch,
+    /// A COPY_LINEAR from, to.
+    Copy(u64, u64),
+    /// A wait (WAIT_REG_MEM / POLL_REGMEM) for `>= value` at a signal's value address.
+    Wait(u64, u32),
+    /// A signal (RELEASE_MEM / FENCE) of a value into a signal's value address.
+    Signal(u64, u64),
 }
 
-fn launch_then(
-    g: &mut GraphBuilder,
-    next: impl FnOnce(&mut GraphBuilder) -> Result<(), GraphError>,
-) -> Result<(), GraphError> {
+/// The PM4 list's dispatches, memory waits and signals (cache and register packets left out).
+fn pm4_steps(d: &[u32]) -> Vec<Step> {
+    pm4::decode(d)
+        .filter_map(|p| match p.unwrap().1 {
+            pm4::Pm4Packet::DispatchDirect(_) => Some(Step::Dispatch),
+            // Register waits (the barrier's HDP flush) are left out.
+            pm4::Pm4Packet::WaitRegMem(w) if w.control.get(pm4::WaitRegMemCtl::MEM_SPACE) == 1 => {
+                // Every memory wait here is a wait for >= (the seed's `wait`).
+                assert_eq!(w, pm4::wait_packet(w.addr(), w.reference));
+                Some(Step::Wait(w.addr().get(), w.reference))
+            }
+            pm4::Pm4Packet::ReleaseMem(r) => {
+                // With the cache flush: what the kernels wrote is in memory for the copy queue.
+                assert_eq!(
+                    r,
+                    pm4::release_packet(&GFX11, 1, 2, r.addr, r.data, 0, true)
+                );
+                Some(Step::Signal(r.addr.get(), r.data))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The SDMA list's copies, waits and signals (GCR_REQ and NOP left out).
+fn sdma_steps(d: &[u32]) -> Vec<Step> {
+    sdma::decode(d)
+        .filter_map(|p| match p.unwrap().1 {
+            sdma::SdmaPacket::CopyLinear(c) => Some(Step::Copy(c.src.get(), c.dst.get())),
+            sdma::SdmaPacket::PollRegmem(w) => {
+                assert_eq!(w, sdma::wait_packet(w.addr, w.value));
+                Some(Step::Wait(w.addr.get(), w.value))
+            }
+            sdma::SdmaPacket::Fence(f) => Some(Step::Signal(f.addr.get(), f.data.into())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn launch_fixed(g: &mut GraphBuilder, args: &[Arg]) {
     g.launch(
         &prog(false),
         DimLimits::AMD,
-        &[],
+        args,
         DimsArg::Fixed(Dims {
             global: [1, 1, 1],
-            local: [1, 1, 1],
+            local: [64, 1, 1],
         }),
-    )?;
-    next(g)
+    )
+    .unwrap();
+}
+
+/// copy -> kernel -> copy -> kernel: every queue switch is a signal on the queue left and a
+/// wait on the queue entered (value 1, internal signals at the end of the kernargs region),
+/// and the copy list's end is a signal the compute list waits for last.
+#[test]
+fn interleaved_lists_carry_internal_waits_and_signals() {
+    let fixed = |a| BufArg::Fixed(GpuVa(a));
+    let rec = |inp: u64| {
+        let mut g = GraphBuilder::new(&GFX11);
+        let vi = g.buffer(GpuVa(inp), 0x1000).unwrap();
+        g.copy(fixed(0xA000), BufArg::var(vi, 0x100), 0x100)
+            .unwrap();
+        launch_fixed(&mut g, &[Arg::Buf(fixed(0xA000)), Arg::Buf(fixed(0xB000))]);
+        g.copy(fixed(0xC000), fixed(0xB000), 0x100).unwrap();
+        launch_fixed(
+            &mut g,
+            &[Arg::Buf(fixed(0xC000)), Arg::Buf(BufArg::var(vi, 0x1000))],
+        );
+        g
+    };
+    let g = rec(0x1_0000_0000);
+    assert_eq!(
+        g.internal_signals(),
+        4,
+        "three switches and the copy list's end"
+    );
+    // Two launches of 16 argument bytes, then four 64-byte signals.
+    assert_eq!(g.internal_offset(), 64);
+    assert_eq!(g.kernargs_bytes(), 64 + 4 * 64);
+    let mut enc = g.encode(KA).unwrap();
+    assert_eq!(enc.internal_signals, 4);
+    let s: Vec<u64> = (0..4)
+        .map(|i| enc.internal_signal(i).unwrap().value_addr())
+        .collect();
+    assert_eq!(s, [0x40, 0x80, 0xC0, 0x100].map(|o| KA.get() + o + 8));
+    assert_eq!(enc.internal_signal(4), None);
+    assert_eq!(
+        enc.internal_value_dwords().collect::<Vec<_>>(),
+        [18, 34, 50, 66]
+    );
+    assert_eq!(enc.kernargs.len(), 80);
+    assert!(enc.kernargs[16..].iter().all(|&d| d == 0));
+    use Step::*;
+    assert_eq!(
+        sdma_steps(enc.sdma.as_dwords()),
+        [
+            Copy(0x1_0000_0000, 0xA000),
+            Signal(s[0], 1),
+            Wait(s[1], 1),
+            Copy(0xB000, 0xC000),
+            Signal(s[2], 1),
+            Signal(s[3], 1),
+        ]
+    );
+    assert_eq!(
+        pm4_steps(enc.pm4.as_dwords()),
+        [
+            Wait(s[0], 1),
+            Dispatch,
+            Signal(s[1], 1),
+            Wait(s[2], 1),
+            Dispatch,
+            Wait(s[3], 1),
+        ]
+    );
+    // Copies keep the hardware GCR placement: GCR_REQ, COPY_LINEAR, GCR_REQ per copy.
+    let opts = sdma::CopyOptions::hardware(&GFX11);
+    let mut one = [0u32; 64];
+    let n = sdma::copy_with(&mut one, &opts, GpuVa(0xA000), GpuVa(0x1_0000_0000), 0x100).unwrap();
+    assert_eq!(&enc.sdma.as_dwords()[..n], &one[..n]);
+    // Patching the input moves the copy's source and the kernel argument, nothing else.
+    let mut a = enc.pm4.as_dwords().to_vec();
+    let mut b = enc.sdma.as_dwords().to_vec();
+    let mut k = enc.kernargs.clone();
+    let vals = [Some(Value::Addr {
+        addr: GpuVa(0x7_0000_0000),
+        bytes: 0x1000,
+    })];
+    enc.apply(&vals, &mut [&mut a[..], &mut b[..], &mut k[..]])
+        .unwrap();
+    let f = rec(0x7_0000_0000).encode(KA).unwrap();
+    assert_eq!(&a[..], f.pm4.as_dwords());
+    assert_eq!(&b[..], f.sdma.as_dwords());
+    assert_eq!(k, f.kernargs);
+    assert_eq!(sdma_steps(&b)[0], Copy(0x7_0000_0000, 0xA000));
+}
+
+/// kernel -> copy (the graph starts on the compute queue and ends with a copy): the copy list
+/// first waits for the kernel; the compute list ends waiting for the copy list's end.
+#[test]
+fn compute_first_graph_ending_in_a_copy() {
+    let mut g = GraphBuilder::new(&GFX11);
+    launch_fixed(&mut g, &[Arg::U32(ScalarArg::Fixed(1))]);
+    g.barrier();
+    let sig = SigArg::Fixed(SignalRef::new(0x9000));
+    g.signal(Queue::Compute, sig, ScalarArg::Fixed(5)).unwrap();
+    g.wait(Queue::Copy, sig, ScalarArg::Fixed(5)).unwrap();
+    g.copy(
+        BufArg::Fixed(GpuVa(0xD000)),
+        BufArg::Fixed(GpuVa(0xE000)),
+        64,
+    )
+    .unwrap();
+    assert_eq!(g.internal_signals(), 2);
+    assert_eq!(g.kernargs_bytes(), 64 + 2 * 64);
+    let enc = g.encode(KA).unwrap();
+    let s: Vec<u64> = (0..2)
+        .map(|i| enc.internal_signal(i).unwrap().value_addr())
+        .collect();
+    use Step::*;
+    assert_eq!(
+        pm4_steps(enc.pm4.as_dwords()),
+        [Dispatch, Signal(0x9008, 5), Signal(s[0], 1), Wait(s[1], 1)]
+    );
+    assert_eq!(
+        sdma_steps(enc.sdma.as_dwords()),
+        [
+            Wait(s[0], 1),
+            Wait(0x9008, 5),
+            Copy(0xE000, 0xD000),
+            Signal(s[1], 1),
+        ]
+    );
+    // The internal signals need a 64-byte aligned region.
+    let e = g.encode(KA.offset(16)).unwrap_err();
+    assert!(e.to_string().contains("not 64-byte aligned"), "{e}");
+}
+
+/// A graph on one queue has no internal signal and no extra command.
+#[test]
+fn one_queue_graphs_have_no_internal_signals() {
+    let mut g = GraphBuilder::new(&GFX11);
+    g.copy(
+        BufArg::Fixed(GpuVa(0x1000)),
+        BufArg::Fixed(GpuVa(0x2000)),
+        64,
+    )
+    .unwrap();
+    g.wait(
+        Queue::Copy,
+        SigArg::Fixed(SignalRef::new(0x3000)),
+        ScalarArg::Fixed(1),
+    )
+    .unwrap();
+    g.copy(
+        BufArg::Fixed(GpuVa(0x4000)),
+        BufArg::Fixed(GpuVa(0x5000)),
+        64,
+    )
+    .unwrap();
+    assert_eq!((g.internal_signals(), g.kernargs_bytes()), (0, 0));
+    let enc = g.encode(KA.offset(4)).unwrap();
+    assert!(enc.pm4.is_empty());
+    assert_eq!(
+        sdma_steps(enc.sdma.as_dwords()),
+        [
+            Step::Copy(0x2000, 0x1000),
+            Step::Wait(0x3008, 1),
+            Step::Copy(0x5000, 0x4000)
+        ]
+    );
+    let mut g = GraphBuilder::new(&GFX11);
+    launch_fixed(&mut g, &[Arg::U32(ScalarArg::Fixed(1))]);
+    g.barrier();
+    launch_fixed(&mut g, &[Arg::U32(ScalarArg::Fixed(2))]);
+    assert_eq!((g.internal_signals(), g.kernargs_bytes()), (0, 32));
+    let enc = g.encode(KA).unwrap();
+    assert!(enc.sdma.is_empty());
+    assert_eq!(enc.internal_value_dwords().count(), 0);
+    assert_eq!(
+        pm4_steps(enc.pm4.as_dwords()),
+        [Step::Dispatch, Step::Dispatch]
+    );
 }

@@ -810,7 +810,9 @@ fn put(ka: &mut [u32], at: usize, vals: &[u32]) -> Result<(), GraphError> {
 }
 
 fn check_fixed_dims(d: &Dims, l: &DimLimits) -> Result<(), GraphError> {
-    let threads = u64::from(d.local[0]) * u64::from(d.local[1]) * u64::from(d.local[2]);
+    // Saturating: three 32-bit factors can exceed 64 bits.
+    let threads =
+        (u64::from(d.local[0]) * u64::from(d.local[1])).saturating_mul(u64::from(d.local[2]));
     for k in 0..3 {
         if d.global[k] == 0 || d.global[k] > l.max_global[k] || d.local[k] == 0 {
             return Err(invalid(format!(
@@ -939,6 +941,8 @@ pub mod bench {
         ka: Vec<AtomicU32>,
         sets: [Vec<Option<Value>>; 2],
         flip: usize,
+        /// Every dword the patch writes, per target, for [`Patch1000::store_floor_once`].
+        floor: [Vec<u32>; 3],
     }
 
     impl fmt::Debug for Patch1000 {
@@ -997,6 +1001,16 @@ pub mod bench {
             }
             let enc = g.encode(GpuVa(0x2_0000_0000))?;
             let atom = |d: &[u32]| d.iter().map(|&x| AtomicU32::new(x)).collect::<Vec<_>>();
+            let mut floor: [Vec<u32>; 3] = Default::default();
+            for e in enc.table.entries() {
+                if let Some(f) = floor.get_mut(usize::from(e.target)) {
+                    // CAST: an op spans at most 3 dwords.
+                    f.extend((0..e.op.span() as u32).map(|k| e.dword + k));
+                }
+            }
+            for f in &mut floor {
+                f.sort_unstable();
+            }
             Ok(Self {
                 ib: atom(enc.pm4.as_dwords()),
                 sdma: atom(enc.sdma.as_dwords()),
@@ -1004,6 +1018,7 @@ pub mod bench {
                 enc,
                 sets: [values(1), values(2)],
                 flip: 0,
+                floor,
             })
         }
 
@@ -1014,6 +1029,28 @@ pub mod bench {
             let set = self.sets.get(self.flip).map_or(&[][..], |s| &s[..]);
             let mut t: [&[AtomicU32]; 3] = [&self.ib, &self.sdma, &self.ka];
             self.enc.apply(set, &mut t)
+        }
+
+        /// The floor under [`Self::patch_once`]: plain stores of every dword it writes, at the
+        /// same places, with no values to check or compute (`graph_patch_1000_floor_ns`).
+        /// Returns the dwords written.
+        pub fn store_floor_once(&mut self) -> usize {
+            self.flip ^= 1;
+            // CAST: a benchmark counter.
+            let v = self.flip as u32;
+            let mut n = 0;
+            for (mem, idx) in [&self.ib, &self.sdma, &self.ka]
+                .into_iter()
+                .zip(&self.floor)
+            {
+                for &i in idx {
+                    if let Some(w) = mem.get(i as usize) {
+                        w.store(v, core::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+                n += idx.len();
+            }
+            n
         }
     }
 

@@ -236,6 +236,9 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
     let graph_patch_ns = ns(p, || {
         black_box(graph.patch_once().is_ok());
     });
+    let graph_floor_ns = ns(p, || {
+        black_box(graph.store_floor_once());
+    });
     let mut tl = graph::TimelinePatch::new()?;
     let graph_timeline_ns = ns(p, || {
         black_box(tl.run().is_ok());
@@ -250,6 +253,7 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
     let drv = DriverMetrics {
         launches_per_s: launches,
         graph_patch_1000_ns: graph_patch_ns,
+        graph_patch_1000_floor_ns: graph_floor_ns,
         graph_patch_1000_timeline_ns: graph_timeline_ns,
         graph_replay_submit_ns: submit,
     };
@@ -375,6 +379,22 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
             "1000-kernel graph replay patch, every kernel's dims + input buffer change",
         ),
         m(
+            "graph_patch_1000_floor_ns",
+            drv.graph_patch_1000_floor_ns,
+            "ns",
+            Budget::None,
+            "plain stores of the dwords graph_patch_1000_ns writes, same places (its floor)",
+        ),
+        m(
+            "graph_patch_1000_over_floor",
+            drv.graph_patch_1000_ns
+                .zip(drv.graph_patch_1000_floor_ns)
+                .map(|(a, b)| a / b),
+            "x",
+            Budget::None,
+            "graph_patch_1000_ns / graph_patch_1000_floor_ns, measured in one run",
+        ),
+        m(
             "graph_patch_1000_timeline_ns",
             drv.graph_patch_1000_timeline_ns,
             "ns",
@@ -417,6 +437,8 @@ pub struct DriverMetrics {
     pub launches_per_s: Option<f64>,
     /// Patching a 1000-kernel graph where every kernel's dims and the input buffer change.
     pub graph_patch_1000_ns: Option<f64>,
+    /// Plain stores of the dwords that patch writes (its floor).
+    pub graph_patch_1000_floor_ns: Option<f64>,
     /// Patching a 1000-kernel graph where only the kickoff and timeline values change.
     pub graph_patch_1000_timeline_ns: Option<f64>,
     /// Submitting it.
@@ -439,6 +461,8 @@ pub const KEYS: &[&str] = &[
     "sim_roundtrip_ns_p99",
     "driver_launches_per_s",
     "graph_patch_1000_ns",
+    "graph_patch_1000_floor_ns",
+    "graph_patch_1000_over_floor",
     "graph_patch_1000_timeline_ns",
     "graph_replay_submit_ns",
     "memcpy_105_dwords_ns",

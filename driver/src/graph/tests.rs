@@ -339,6 +339,8 @@ fn bench_fixture_patches() {
     // Then both halves of every kernel's dims alternate: 1000 * 6 + 1000 * 2.
     assert_eq!(p.patch_once().unwrap(), 8000);
     assert_eq!(p.patch_once().unwrap(), 8000);
+    // The floor stores exactly the dwords a full patch writes.
+    assert_eq!(p.store_floor_once(), 8000);
 }
 
 #[test]

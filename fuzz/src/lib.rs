@@ -6,9 +6,12 @@
 //! * [`patching`]: a random command list plus random patches; the patched list (patched in
 //!   place and through an `&[AtomicU32]` view) must equal the list built fresh with the patched
 //!   parameters, and must decode cleanly.
+//! * [`patch_table::run`]: graph patch tables: replays with arbitrary (some unacceptable)
+//!   values against fresh records and a model of what is acceptable.
 //! * [`ring::ring_wrap`], [`ring::arena`]: ring and timeline-arena operations against models.
 
 pub mod codeobj;
+pub mod patch_table;
 pub mod ring;
 pub mod sim_exec;
 

@@ -46,6 +46,12 @@ fn patching_corpus() {
 }
 
 #[test]
+fn patch_table_corpus() {
+    assert!(replay("patch_table", hcq_fuzz::patch_table::run) >= 3);
+    random_inputs(hcq_fuzz::patch_table::run, 3000);
+}
+
+#[test]
 fn codeobj_corpus() {
     assert!(
         replay("codeobj", |d| {

@@ -7,6 +7,8 @@
 
 use core::fmt;
 
+use crate::rsrc::ScratchRsrcFormat;
+
 /// A GPU virtual address (what packets carry), as opposed to a host pointer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct GpuVa(pub u64);
@@ -337,6 +339,9 @@ pub struct ArchInfo {
     pub sdma_fence_mtype_uc: bool,
     /// Event numbers.
     pub events: Events,
+    /// How the private segment buffer (scratch V#) is built; `None` on families with
+    /// architected flat scratch, whose kernels never ask for one.
+    pub scratch_rsrc: Option<ScratchRsrcFormat>,
 }
 
 const EVENTS: Events = Events {
@@ -381,12 +386,14 @@ pub const GFX11: ArchInfo = ArchInfo {
     has_cs_w32_en: true,
     sdma_fence_mtype_uc: true,
     events: EVENTS,
+    scratch_rsrc: None,
 };
 
 /// gfx10 (RDNA1/2): same register offsets and packets as gfx11 (reference doc §3).
 pub const GFX10: ArchInfo = ArchInfo {
     family: Family::Gfx10,
     tmpring_wavesize_hi: 25,
+    scratch_rsrc: Some(crate::rsrc::SCRATCH_GFX10),
     ..GFX11
 };
 
@@ -413,6 +420,7 @@ pub const GFX9: ArchInfo = ArchInfo {
     has_cs_w32_en: false,
     sdma_fence_mtype_uc: false,
     events: EVENTS,
+    scratch_rsrc: Some(crate::rsrc::SCRATCH_GFX9),
 };
 
 #[cfg(test)]

@@ -586,7 +586,7 @@ impl<const N: usize, const C: usize> Pm4List<N, C> {
             .push(|b| pm4::exec(b, arch, prog, kernargs, global, local))?;
         let h = ExecCmd {
             offset,
-            layout: pm4::exec_layout(arch, prog.dispatch.is_some()),
+            layout: pm4::exec_layout(arch, prog),
             dispatch: prog.dispatch.map(|d| (kernargs, d)),
         };
         Ok((h, dw))
@@ -921,7 +921,8 @@ impl<const N: usize, const C: usize, const P: usize> SdmaList<N, C, P> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arch::GFX11;
+    use crate::arch::{GFX9, GFX11};
+    use crate::rsrc::ScratchRsrc;
 
     fn sig(a: u64, mailbox: bool) -> SignalRef {
         SignalRef {
@@ -939,6 +940,8 @@ mod tests {
             rsrc1: 2,
             rsrc2: 3,
             dispatch: None,
+            private_segment_buffer: None,
+            flat_scratch_init: None,
         }
     }
 
@@ -1041,6 +1044,67 @@ mod tests {
             (10, 2)
         );
         assert_eq!(l.as_dwords()[e.layout.dispatch_at + 1], 5);
+    }
+
+    /// A gfx9 launch with the private segment buffer, dispatch pointer and flat scratch init:
+    /// the handle's layout follows the 10 USER_DATA values, so patching the dims (checked
+    /// against the START and DISPATCH_DIRECT headers) hits NUM_THREAD and DISPATCH_DIRECT.
+    #[test]
+    fn exec_with_scratch_user_sgprs_patches() {
+        let v = ScratchRsrc::new(&GFX9, GpuVa(0x3000_0000), 0x1_0000, false).unwrap();
+        let p = Program {
+            dispatch: Some(DispatchInfo {
+                packet_offset: 0x40,
+                group_segment_size: 0,
+                private_segment_size: 68,
+            }),
+            private_segment_buffer: Some(v),
+            flat_scratch_init: Some(GpuVa(0x3000_0000)),
+            ..prog()
+        };
+        let mut l: Pm4List<256, 4> = Pm4List::new(&GFX9);
+        l.memory_barrier().unwrap();
+        let (e, dw) = l.exec(&p, GpuVa(0x10_0000), [2, 3, 4], [64, 1, 1]).unwrap();
+        assert!(dw.is_some());
+        assert_eq!(e.layout, pm4::exec_layout(&GFX9, &p));
+        let d = l.as_dwords();
+        let at = e.offset as usize;
+        assert_eq!(d.len(), at + e.layout.dwords);
+        assert_eq!(
+            d[at + e.layout.local_at..at + e.layout.local_at + 3],
+            [64, 1, 1]
+        );
+        assert_eq!(
+            d[at + e.layout.dispatch_at + 1..at + e.layout.dispatch_at + 4],
+            [2, 3, 4]
+        );
+        let dw2 = l.update_exec(&e, [7, 8, 9], [32, 2, 1]).unwrap().unwrap();
+        assert_eq!(dw2.packet.grid_size_x, 7 * 32);
+        let d = l.as_dwords();
+        assert_eq!(
+            d[at + e.layout.local_at..at + e.layout.local_at + 3],
+            [32, 2, 1]
+        );
+        assert_eq!(
+            d[at + e.layout.dispatch_at + 1..at + e.layout.dispatch_at + 4],
+            [7, 8, 9]
+        );
+        // The USER_DATA block is untouched by the patch: V#, dispatch ptr, kernargs, FSI.
+        let ud = at + 7 + 35;
+        assert_eq!(d[ud + 1], GFX9.regs.user_data_0);
+        assert_eq!(d[ud + 2..ud + 6], v.words());
+        assert_eq!(
+            d[ud + 6..ud + 12],
+            [0x10_0040, 0, 0x10_0000, 0, 0x3000_0000, 0]
+        );
+        // A handle with the layout of a program without the scratch SGPRs points at the wrong
+        // dwords: the header check refuses it instead of corrupting the list.
+        let wrong = ExecCmd {
+            layout: pm4::exec_layout(&GFX9, &Program::default()),
+            dispatch: None,
+            ..e
+        };
+        assert!(l.update_exec(&wrong, [1; 3], [1; 3]).is_err());
     }
 
     #[test]

@@ -25,6 +25,7 @@ pub mod packet;
 pub mod patch;
 pub mod pm4;
 pub mod ring;
+pub mod rsrc;
 pub mod sdma;
 pub mod signal;
 pub mod sync;

@@ -12,6 +12,7 @@ use crate::hsa::DispatchPacket;
 use crate::packet::{
     DecodeError, DecodeErrorKind, EncodeError, check_max, head, len64, room, write_fields,
 };
+use crate::rsrc::ScratchRsrc;
 use crate::signal::SignalRef;
 
 /// PM4 opcodes (IT_OPCODE).
@@ -887,6 +888,13 @@ pub const fn mailbox_packet(arch: &ArchInfo, signal: &SignalRef) -> ReleaseMem {
 }
 
 /// A compiled kernel as the seed's `exec` sees it.
+///
+/// `exec` fills the kernel's user SGPRs (`COMPUTE_USER_DATA_0..`) in the order the hardware
+/// allocates them from `kernel_code_properties` (LLVM `AMDGPUUsage`, "Initial Kernel Execution
+/// State"): the private segment buffer (4), the dispatch pointer (2), the kernarg pointer (2),
+/// flat scratch init (2), each only when present here. A kernel that also asks for the queue
+/// pointer, the dispatch id or the private segment size SGPRs cannot be described: the runtime
+/// must refuse it (hcq's driver does, at load).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Program {
     /// Entry point address (256-byte aligned; PGM_LO/HI get `>> 8`).
@@ -901,6 +909,33 @@ pub struct Program {
     pub rsrc2: u32,
     /// Present when the kernel takes a dispatch pointer.
     pub dispatch: Option<DispatchInfo>,
+    /// The scratch V# for a kernel with `ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER` (gfx9 before
+    /// gfx940, gfx10): `USER_DATA_0..=3`, before every other input.
+    pub private_segment_buffer: Option<ScratchRsrc>,
+    /// `FLAT_SCRATCH_INIT` for a kernel with `ENABLE_SGPR_FLAT_SCRATCH_INIT`: on
+    /// absolute-flat-scratch targets the 64-bit base address of the queue's scratch (the
+    /// kernel's prologue adds its wave offset and moves it to `FLAT_SCRATCH`); 2 user SGPRs
+    /// after the kernarg pointer.
+    pub flat_scratch_init: Option<GpuVa>,
+}
+
+impl Program {
+    /// `COMPUTE_USER_DATA` registers [`exec`] writes for this program (2 to 10).
+    #[must_use]
+    #[inline]
+    pub const fn user_data_dwords(&self) -> usize {
+        let mut n = 2;
+        if self.private_segment_buffer.is_some() {
+            n += 4;
+        }
+        if self.dispatch.is_some() {
+            n += 2;
+        }
+        if self.flat_scratch_init.is_some() {
+            n += 2;
+        }
+        n
+    }
 }
 
 /// What the dispatch packet of a kernel with a dispatch pointer needs.
@@ -932,11 +967,16 @@ const EXEC_MID: usize = 35;
 /// Dwords after USER_DATA: START/NUM_THREAD (10), RESOURCE_LIMITS (3), DISPATCH (5), EVENT (2).
 const EXEC_TAIL: usize = 20;
 
-/// The layout of [`exec`] on `arch`, with or without a dispatch pointer.
+/// Most `COMPUTE_USER_DATA` values [`exec`] writes (private segment buffer 4, dispatch pointer
+/// 2, kernarg pointer 2, flat scratch init 2).
+pub const EXEC_MAX_USER_DATA: usize = 10;
+
+/// The layout of [`exec`] of `prog` on `arch` (it depends on the user SGPRs the program takes).
 #[must_use]
 #[inline]
-pub const fn exec_layout(arch: &ArchInfo, dispatch_ptr: bool) -> ExecLayout {
-    let user = if dispatch_ptr { 6 } else { 4 };
+pub const fn exec_layout(arch: &ArchInfo, prog: &Program) -> ExecLayout {
+    // SET_SH_REG header and register offset, then the values.
+    let user = 2 + prog.user_data_dwords();
     let start_at = arch.acquire_mem.dwords() + EXEC_MID + user;
     ExecLayout {
         dwords: start_at + EXEC_TAIL,
@@ -1000,12 +1040,13 @@ pub fn dispatch_packet(
 #[must_use]
 #[inline]
 pub const fn exec_dwords(arch: &ArchInfo, prog: &Program) -> usize {
-    exec_layout(arch, prog.dispatch.is_some()).dwords
+    exec_layout(arch, prog).dwords
 }
 
 /// The seed's `exec(prg, kernargs, global, local)`: ACQUIRE_MEM, PGM_LO/HI + scratch base,
-/// RSRC1/2, TMPRING, RESTART, STATIC_THREAD_MGMT SE0-7, USER_DATA (dispatch pointer if any, then
-/// kernargs), START/NUM_THREAD, RESOURCE_LIMITS, DISPATCH_DIRECT, EVENT_WRITE CS_PARTIAL_FLUSH.
+/// RSRC1/2, TMPRING, RESTART, STATIC_THREAD_MGMT SE0-7, USER_DATA (private segment buffer if
+/// any, dispatch pointer if any, kernargs, flat scratch init if any: see [`Program`]),
+/// START/NUM_THREAD, RESOURCE_LIMITS, DISPATCH_DIRECT, EVENT_WRITE CS_PARTIAL_FLUSH.
 ///
 /// The dispatch packet itself (for kernels with a dispatch pointer) lives in kernargs memory:
 /// get it from [`dispatch_packet`] and write it at `kernargs + packet_offset`.
@@ -1018,7 +1059,7 @@ pub fn exec(
     global: [u32; 3],
     local: [u32; 3],
 ) -> Result<usize, EncodeError> {
-    let layout = exec_layout(arch, prog.dispatch.is_some());
+    let layout = exec_layout(arch, prog);
     let out = room(buf, layout.dwords)?;
     let too_small = EncodeError::BufferTooSmall {
         needed: layout.dwords,
@@ -1068,8 +1109,18 @@ pub fn exec(
         0xFFFF_FFFF,
         0xFFFF_FFFF,
     ];
-    let rest = match prog.dispatch {
-        Some(d) => {
+    let rest = match (
+        prog.private_segment_buffer,
+        prog.dispatch,
+        prog.flat_scratch_init,
+    ) {
+        // The common cases as fixed-size stores (the launch hot path).
+        (None, None, None) => {
+            let (ud, rest) = rest.split_first_chunk_mut::<4>().ok_or(too_small)?;
+            *ud = [sh(2), r.user_data_0, kernargs.lo(), kernargs.hi()];
+            rest
+        }
+        (None, Some(d), None) => {
             let dp = kernargs.offset(d.packet_offset);
             let (ud, rest) = rest.split_first_chunk_mut::<6>().ok_or(too_small)?;
             *ud = [
@@ -1082,9 +1133,24 @@ pub fn exec(
             ];
             rest
         }
-        None => {
-            let (ud, rest) = rest.split_first_chunk_mut::<4>().ok_or(too_small)?;
-            *ud = [sh(2), r.user_data_0, kernargs.lo(), kernargs.hi()];
+        (psb, dispatch, fsi) => {
+            // In allocation order; `user_data_dwords` counts exactly these values.
+            let n = prog.user_data_dwords();
+            let dp = dispatch.map(|d| kernargs.offset(d.packet_offset));
+            let halves = |a: GpuVa| [a.lo(), a.hi()];
+            let values = psb
+                .map(ScratchRsrc::words)
+                .into_iter()
+                .flatten()
+                .chain(dp.into_iter().flat_map(halves))
+                .chain(halves(kernargs))
+                .chain(fsi.into_iter().flat_map(halves));
+            let (ud, rest) = rest.split_at_mut_checked(2 + n).ok_or(too_small)?;
+            // CAST: n <= EXEC_MAX_USER_DATA.
+            let head = [sh(n as u32), r.user_data_0];
+            for (slot, v) in ud.iter_mut().zip(head.into_iter().chain(values)) {
+                *slot = v;
+            }
             rest
         }
     };
@@ -1534,6 +1600,8 @@ mod tests {
             rsrc1: 0x11,
             rsrc2: 0x22,
             dispatch: None,
+            private_segment_buffer: None,
+            flat_scratch_init: None,
         };
         let mut b = [0u32; 80];
         let n = exec(
@@ -1555,7 +1623,7 @@ mod tests {
             b[8..16],
             [0xC006_7600, 0x20c, 0x0012_3456, 0x7f, 0, 0, 0, 0x7e]
         );
-        let l = exec_layout(&GFX11, false);
+        let l = exec_layout(&GFX11, &prog);
         assert_eq!((l.local_at, l.dispatch_at), (52, 60));
         let dp = Program {
             dispatch: Some(DispatchInfo {
@@ -1575,6 +1643,106 @@ mod tests {
         let pk: heapless::Vec<_, 32> = decode(&b[..69]).map(|r| r.unwrap().1).collect();
         assert_eq!(pk.len(), 13);
         assert!(matches!(pk[12], Pm4Packet::EventWrite(_)));
+    }
+
+    /// gfx90a-style programs: the private segment buffer first, then the dispatch and kernarg
+    /// pointers, then flat scratch init; every patchable offset follows the longer USER_DATA.
+    #[test]
+    fn exec_with_private_segment_buffer() {
+        let v = ScratchRsrc::new(&GFX9, GpuVa(0x7e00_0000_0000), 0x10_0000, false).unwrap();
+        let base = Program {
+            prog_addr: GpuVa(0x7f00_1234_5600),
+            scratch_addr: GpuVa(0x7e00_0000_0000),
+            private_segment_buffer: Some(v),
+            ..Program::default()
+        };
+        let dp = DispatchInfo {
+            packet_offset: 0x40,
+            group_segment_size: 0,
+            private_segment_size: 68,
+        };
+        let ka = GpuVa(0x5555_0000_1000);
+        // (program, USER_DATA values exec must write)
+        let hv = |v: &[u32]| heapless::Vec::<u32, 10>::from_slice(v).unwrap();
+        let w = v.words();
+        let cases = [
+            (base, hv(&[w[0], w[1], w[2], w[3], 0x1000, 0x5555])),
+            (
+                Program {
+                    dispatch: Some(dp),
+                    ..base
+                },
+                hv(&[w[0], w[1], w[2], w[3], 0x1040, 0x5555, 0x1000, 0x5555]),
+            ),
+            (
+                Program {
+                    flat_scratch_init: Some(GpuVa(0x7e00_0000_0000)),
+                    ..base
+                },
+                hv(&[w[0], w[1], w[2], w[3], 0x1000, 0x5555, 0, 0x7e00]),
+            ),
+            (
+                Program {
+                    dispatch: Some(dp),
+                    flat_scratch_init: Some(GpuVa(0x7e00_0000_0000)),
+                    ..base
+                },
+                hv(&[
+                    w[0], w[1], w[2], w[3], 0x1040, 0x5555, 0x1000, 0x5555, 0, 0x7e00,
+                ]),
+            ),
+            (
+                Program {
+                    private_segment_buffer: None,
+                    flat_scratch_init: Some(GpuVa(0x7e00_0000_0000)),
+                    ..base
+                },
+                hv(&[0x1000, 0x5555, 0, 0x7e00]),
+            ),
+        ];
+        for (prog, user) in cases {
+            let mut b = [0xdead_beefu32; 96];
+            let n = exec(&mut b, &GFX9, &prog, ka, [4, 5, 6], [64, 1, 1]).unwrap();
+            let l = exec_layout(&GFX9, &prog);
+            assert_eq!(n, l.dwords);
+            assert_eq!(exec_dwords(&GFX9, &prog), n);
+            assert_eq!(prog.user_data_dwords(), user.len());
+            assert!(user.len() <= EXEC_MAX_USER_DATA);
+            // 7-dword ACQUIRE_MEM, the 35-dword register block, then USER_DATA.
+            let ud = 7 + 35;
+            assert_eq!(n, ud + 2 + user.len() + 20);
+            assert_eq!(
+                b[ud],
+                Pm4Header::packet3(op::SET_SH_REG, 1 + user.len() as u32).raw()
+            );
+            assert_eq!(b[ud + 1], GFX9.regs.user_data_0);
+            assert_eq!(b[ud + 2..ud + 2 + user.len()], user[..]);
+            assert_eq!(b[n], 0xdead_beef, "exec wrote past its length");
+            // The patchable offsets land on START/NUM_THREAD and DISPATCH_DIRECT.
+            assert_eq!(b[l.start_at], Pm4Header::packet3(op::SET_SH_REG, 9).raw());
+            assert_eq!(b[l.start_at + 1], GFX9.regs.start_x);
+            assert_eq!(b[l.local_at..l.local_at + 3], [64, 1, 1]);
+            assert_eq!(b[l.dispatch_at], 0xC003_1500);
+            assert_eq!(b[l.dispatch_at + 1..l.dispatch_at + 4], [4, 5, 6]);
+            // The decoder reads it back: the USER_DATA SET_SH_REG with every value.
+            let pk: heapless::Vec<_, 32> = decode(&b[..n]).map(|r| r.unwrap().1).collect();
+            assert_eq!(pk.len(), 13);
+            let Pm4Packet::SetShReg { reg_offset, values } = pk[8] else {
+                panic!("{:?}", pk[8]);
+            };
+            assert_eq!(reg_offset, GFX9.regs.user_data_0);
+            assert_eq!(values, &user[..]);
+            assert!(matches!(pk[11], Pm4Packet::DispatchDirect(_)));
+            // A buffer one dword short is refused.
+            let mut small = [0u32; 96];
+            assert_eq!(
+                exec(&mut small[..n - 1], &GFX9, &prog, ka, [1; 3], [1; 3]),
+                Err(EncodeError::BufferTooSmall {
+                    needed: n,
+                    available: n - 1
+                })
+            );
+        }
     }
 
     #[test]

@@ -43,6 +43,8 @@ fn prog(v: &Value) -> Program {
             group_segment_size: u(v, "group_segment_size") as u32,
             private_segment_size: u(v, "private_segment_size") as u32,
         }),
+        private_segment_buffer: None,
+        flat_scratch_init: None,
     }
 }
 

@@ -56,6 +56,7 @@ fn op() -> impl Strategy<Value = Op> {
                         group_segment_size: 3,
                         private_segment_size: 4
                     }),
+                    ..Program::default()
                 },
                 k,
                 g,
@@ -168,7 +169,7 @@ proptest! {
                     // Patching the wrong kind of command is refused and changes nothing.
                     let before = l.as_dwords().to_vec();
                     let r = match (&p, h) {
-                        (Patch::Exec(g, lo), H::W(w)) => l.update_exec(&ExecCmd { offset: w.offset, layout: hcq_core::pm4::exec_layout(&GFX11, false), dispatch: None }, *g, *lo).map(|_| ()),
+                        (Patch::Exec(g, lo), H::W(w)) => l.update_exec(&ExecCmd { offset: w.offset, layout: hcq_core::pm4::exec_layout(&GFX11, &Program::default()), dispatch: None }, *g, *lo).map(|_| ()),
                         (Patch::Wait(_, v), H::S(s)) => l.update_wait(&WaitCmd { offset: s.offset, engine: hcq_core::cmd::Engine::Pm4 }, None, *v),
                         (Patch::Signal(_, v), H::W(w)) => l.update_signal(&SignalCmd { offset: w.offset, dwords: 8, engine: hcq_core::cmd::Engine::Pm4 }, None, *v),
                         _ => Err(CmdError::TooManyCommands { capacity: 0 }),

@@ -3,6 +3,7 @@
 
 use hcq_core::arch::{GFX9, GFX11, GpuVa};
 use hcq_core::pm4::{self, Pm4Packet};
+use hcq_core::rsrc::ScratchRsrc;
 use hcq_core::sdma::{self, SdmaPacket};
 use hcq_core::signal::SignalRef;
 use proptest::prelude::*;
@@ -97,7 +98,8 @@ proptest! {
     #[test]
     fn seed_commands(s in signal(), v in any::<u64>(), w in any::<u32>(), gfx9 in any::<bool>(),
                      prog_addr in va(), scratch in va(), regs in any::<[u32; 3]>(), kernargs in 0u64..(1 << 60),
-                     g in any::<[u32; 3]>(), l in any::<[u32; 3]>(), dp in any::<bool>()) {
+                     g in any::<[u32; 3]>(), l in any::<[u32; 3]>(), dp in any::<bool>(),
+                     psb in any::<bool>(), fsi in any::<bool>()) {
         let arch = if gfx9 { &GFX9 } else { &GFX11 };
         let mut b = [0u32; 128];
         let n = pm4::signal(&mut b, arch, &s, v).unwrap();
@@ -119,12 +121,23 @@ proptest! {
         let prog = pm4::Program {
             prog_addr, scratch_addr: scratch, tmpring_size: regs[0], rsrc1: regs[1], rsrc2: regs[2],
             dispatch: dp.then_some(pm4::DispatchInfo { packet_offset: 0x40, group_segment_size: 1, private_segment_size: 2 }),
+            private_segment_buffer: psb.then_some(ScratchRsrc([regs[0], regs[1], regs[2], 7])),
+            flat_scratch_init: fsi.then_some(scratch),
         };
         let n = pm4::exec(&mut b, arch, &prog, GpuVa(kernargs), g, l).unwrap();
-        let layout = pm4::exec_layout(arch, dp);
+        let layout = pm4::exec_layout(arch, &prog);
         prop_assert_eq!(n, layout.dwords);
         let pk: Vec<_> = pm4::decode(&b[..n]).map(|r| r.unwrap()).collect();
         prop_assert_eq!(pk.len(), 13);
+        // USER_DATA in allocation order: V#, dispatch pointer, kernarg pointer, flat scratch init.
+        let Pm4Packet::SetShReg { reg_offset, values } = pk[8].1 else { panic!() };
+        prop_assert_eq!(reg_offset, arch.regs.user_data_0);
+        let mut want = Vec::new();
+        if psb { want.extend([regs[0], regs[1], regs[2], 7]); }
+        if dp { want.extend([(kernargs + 0x40) as u32, ((kernargs + 0x40) >> 32) as u32]); }
+        want.extend([kernargs as u32, (kernargs >> 32) as u32]);
+        if fsi { want.extend([scratch.lo(), scratch.hi()]); }
+        prop_assert_eq!(values, &want[..]);
         let (at, d) = pk[11];
         prop_assert_eq!(at, layout.dispatch_at);
         prop_assert_eq!(d, Pm4Packet::DispatchDirect(pm4::DispatchDirect { dim: g, initiator: pm4::dispatch_initiator(arch) }));

@@ -10,10 +10,12 @@ use crate::signal::Signal;
 use bytemuck::Pod;
 use core::time::Duration;
 use hcq_core::arch::GpuVa;
-use hcq_core::codeobj::{CodeObject, DeviceLimits};
-use hcq_core::hsa::{DispatchPacket, PgmRsrc2};
+use hcq_core::bitfield::Field;
+use hcq_core::codeobj::{CodeObject, DeviceLimits, Kernel};
+use hcq_core::hsa::{DispatchPacket, KernelCodeProperties, PgmRsrc2};
 use hcq_core::kfd as abi;
 use hcq_core::pm4;
+use hcq_core::rsrc::ScratchRsrc;
 use hcq_core::timeline::{ArenaError, TimelineArena, TimelineValue};
 use log::debug;
 use std::sync::Arc;
@@ -159,6 +161,55 @@ impl Device {
     }
 }
 
+/// User SGPR inputs `pm4::exec` cannot fill: a kernel asking for one is refused at load.
+const UNSUPPORTED_USER_SGPRS: [(Field, &str); 3] = [
+    (
+        KernelCodeProperties::ENABLE_SGPR_QUEUE_PTR,
+        "the queue pointer (ENABLE_SGPR_QUEUE_PTR)",
+    ),
+    (
+        KernelCodeProperties::ENABLE_SGPR_DISPATCH_ID,
+        "the dispatch id (ENABLE_SGPR_DISPATCH_ID)",
+    ),
+    (
+        KernelCodeProperties::ENABLE_SGPR_PRIVATE_SEGMENT_SIZE,
+        "the private segment size (ENABLE_SGPR_PRIVATE_SEGMENT_SIZE)",
+    ),
+];
+
+/// The scratch inputs `kernel` takes in user SGPRs on `dev`, over the device's scratch
+/// allocation (the memory `COMPUTE_DISPATCH_SCRATCH_BASE` and `COMPUTE_TMPRING_SIZE`
+/// describe): the private segment buffer V# (gfx9 before gfx940, gfx10) and flat scratch
+/// init (its base address: absolute flat scratch, LLVM `AMDGPUUsage` "Flat Scratch").
+fn scratch_user_sgprs(
+    dev: &DeviceInner,
+    kernel: &Kernel<'_>,
+) -> Result<(Option<ScratchRsrc>, Option<GpuVa>)> {
+    let props = kernel.properties();
+    let name = kernel.name;
+    if let Some((_, what)) = UNSUPPORTED_USER_SGPRS
+        .iter()
+        .find(|(f, _)| props.get(*f) != 0)
+    {
+        return Err(Error::CodeObject(format!(
+            "kernel {name} takes {what} in user SGPRs, which hcq's dispatch does not provide"
+        )));
+    }
+    let base = GpuVa(dev.scratch_bo.va());
+    let on = |f| props.get(f) != 0;
+    let psb = if on(KernelCodeProperties::ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER) {
+        let wave32 = kernel.wavefront_size() == 32;
+        let v = ScratchRsrc::new(dev.arch, base, dev.scratch.scratch_len, wave32).map_err(|e| {
+            Error::CodeObject(format!("kernel {name}: private segment buffer: {e}"))
+        })?;
+        Some(v)
+    } else {
+        None
+    };
+    let fsi = on(KernelCodeProperties::ENABLE_SGPR_FLAT_SCRATCH_INIT).then_some(base);
+    Ok((psb, fsi))
+}
+
 /// One kernel of a code object, loaded into VRAM of one device.
 #[derive(Debug)]
 pub struct Program {
@@ -233,6 +284,7 @@ impl Program {
         let alloc_size = dispatch.map_or(kernarg_size, |d| {
             d.packet_offset + size_of::<DispatchPacket>() as u64
         });
+        let (private_segment_buffer, flat_scratch_init) = scratch_user_sgprs(dev, &k)?;
         let rsrc2 = k
             .descriptor
             .rsrc2()
@@ -245,6 +297,8 @@ impl Program {
             rsrc1: k.descriptor.rsrc1().raw(),
             rsrc2,
             dispatch,
+            private_segment_buffer,
+            flat_scratch_init,
         };
         debug!(
             "loaded {kernel_name} at {:#x} ({size} B image, {kernarg_size} B kernargs)",

@@ -150,6 +150,8 @@ fn program(addrs: [u64; 2], regs: [u32; 3], dp: bool) -> Program {
             group_segment_size: regs[1],
             private_segment_size: regs[2],
         }),
+        private_segment_buffer: None,
+        flat_scratch_init: None,
     }
 }
 
@@ -354,7 +356,7 @@ pub fn patching(data: &[u8]) {
                         .update_exec(
                             &ExecCmd {
                                 offset: off,
-                                layout: pm4::exec_layout(&GFX11, false),
+                                layout: pm4::exec_layout(&GFX11, &Program::default()),
                                 dispatch: None,
                             },
                             w3(*g),

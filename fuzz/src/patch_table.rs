@@ -155,6 +155,7 @@ fn prog(packet: bool) -> Program {
             group_segment_size: 0,
             private_segment_size: 0,
         }),
+        ..Program::default()
     }
 }
 

@@ -60,6 +60,53 @@ impl GpuConfig {
         }
     }
 
+    /// An Instinct MI210 (gfx90a, CDNA2: 104 CUs of 4 SIMDs, wave64, 64 GiB). Its code
+    /// objects use absolute flat scratch: kernels touching scratch take the private segment
+    /// buffer.
+    #[must_use]
+    pub fn gfx90a() -> Self {
+        Self {
+            gfx_target_version: 90010,
+            cu_count: 104,
+            simd_per_cu: 4,
+            max_waves_per_simd: 8,
+            max_slots_scratch_cu: 32,
+            array_count: 8,
+            simd_arrays_per_engine: 1,
+            lds_size_in_kb: 64,
+            vram_size: 64 << 30,
+            num_sdma_engines: 2,
+            num_sdma_queues_per_engine: 8,
+            num_xcc: 1,
+            device_id: 0x740F,
+            max_engine_clk_fcompute: 1700,
+            large_bar: true,
+        }
+    }
+
+    /// One CPX-mode partition of an Instinct MI300X (gfx942, CDNA3: one XCC of 38 CUs of 4
+    /// SIMDs, wave64, 24 GiB). Architected flat scratch: no private segment buffer.
+    #[must_use]
+    pub fn gfx942() -> Self {
+        Self {
+            gfx_target_version: 90402,
+            cu_count: 38,
+            simd_per_cu: 4,
+            max_waves_per_simd: 8,
+            max_slots_scratch_cu: 32,
+            array_count: 4,
+            simd_arrays_per_engine: 1,
+            lds_size_in_kb: 64,
+            vram_size: 24 << 30,
+            num_sdma_engines: 2,
+            num_sdma_queues_per_engine: 8,
+            num_xcc: 1,
+            device_id: 0x74A1,
+            max_engine_clk_fcompute: 2100,
+            large_bar: true,
+        }
+    }
+
     /// The node's `properties` as the sim serves them (`index`: GPU index, from 0).
     #[must_use]
     pub fn properties(&self, index: u32) -> NodeProperties {

@@ -29,6 +29,8 @@ fn load(rig: &Rig, co: &[u8], kernel: &str) -> pm4::Program {
         rsrc1: k.descriptor.compute_pgm_rsrc1,
         rsrc2: k.descriptor.compute_pgm_rsrc2 | k.lds_granules() << 15,
         dispatch: None,
+        private_segment_buffer: None,
+        flat_scratch_init: None,
     }
 }
 
@@ -169,7 +171,7 @@ fn lds_and_wave_size_are_checked() {
     // Wave64 dispatch of a wave32 kernel (gfx11's CS_W32_EN cleared).
     let mut q = rig.queue(0, QueueKind::Pm4, 4096);
     let mut s = pm4(|b| pm4::exec(b, &GFX11, &prog, GpuVa(ka), [1, 1, 1], [64, 1, 1]));
-    let l = pm4::exec_layout(&GFX11, false);
+    let l = pm4::exec_layout(&GFX11, &prog);
     s[l.dispatch_at + 4] &= !(1 << 15);
     rig.submit(&mut q, &s);
     rig.engines.run_until_idle();

@@ -324,6 +324,8 @@ fn launch(w: &World, q: &mut Q, base: u64, l: &Launch<'_>) -> u32 {
         rsrc1: kd.compute_pgm_rsrc1,
         rsrc2: kd.compute_pgm_rsrc2 | k.lds_granules() << 15,
         dispatch,
+        private_segment_buffer: None,
+        flat_scratch_init: None,
     };
     let (id, s) = w.signal_event();
     let mut pkt = buf(|b| {

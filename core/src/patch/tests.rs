@@ -32,6 +32,7 @@ fn prog() -> Program {
             group_segment_size: 0,
             private_segment_size: 0,
         }),
+        ..Program::default()
     }
 }
 

@@ -85,6 +85,8 @@ pub const PROGRAM: Program = Program {
     rsrc1: 0x0060_00c1,
     rsrc2: 0x0000_0090,
     dispatch: None,
+    private_segment_buffer: None,
+    flat_scratch_init: None,
 };
 /// Kernargs address of every launch.
 pub const KERNARGS: GpuVa = GpuVa(0x7f00_3000_0000);

@@ -187,6 +187,8 @@ impl<'a> Line<'a> {
             rsrc1: p.u32("rsrc1")?,
             rsrc2: p.u32("rsrc2")?,
             dispatch,
+            private_segment_buffer: None,
+            flat_scratch_init: None,
         })
     }
 }

@@ -16,6 +16,7 @@ fn prog(dispatch: bool) -> Program {
             group_segment_size: 0,
             private_segment_size: 0,
         }),
+        ..Program::default()
     }
 }
 

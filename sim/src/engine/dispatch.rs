@@ -9,6 +9,7 @@ use hcq_core::arch::{Family, join64};
 use hcq_core::codeobj::LDS_GRANULE_BYTES;
 use hcq_core::hsa::{DispatchPacket, KernelCodeProperties, KernelDescriptor, PgmRsrc2};
 use hcq_core::pm4::{DispatchDirect, DispatchInitiator};
+use hcq_core::rsrc::{BufRsrcWord1, BufRsrcWord3Gfx9, BufRsrcWord3Gfx10, ScratchRsrc};
 
 /// Most workgroups one dispatch may have in the simulator.
 pub const MAX_WORKGROUPS: u64 = 1 << 22;
@@ -84,18 +85,35 @@ pub(crate) fn run(
     // User SGPRs in allocation order.
     let on = |f| props.get(f) != 0;
     let mut at = 0u32;
-    if on(KernelCodeProperties::ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER) {
-        at += 4;
-    }
-    let dispatch_at = on(KernelCodeProperties::ENABLE_SGPR_DISPATCH_PTR).then(|| {
-        at += 2;
-        at - 2
-    });
-    if on(KernelCodeProperties::ENABLE_SGPR_QUEUE_PTR) {
-        at += 2;
-    }
-    let kernarg_at = on(KernelCodeProperties::ENABLE_SGPR_KERNARG_SEGMENT_PTR).then_some(at);
+    let mut take = |f, n: u32| {
+        on(f).then(|| {
+            at += n;
+            at - n
+        })
+    };
+    let psb_at = take(KernelCodeProperties::ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER, 4);
+    let dispatch_at = take(KernelCodeProperties::ENABLE_SGPR_DISPATCH_PTR, 2);
+    take(KernelCodeProperties::ENABLE_SGPR_QUEUE_PTR, 2);
+    let kernarg_at = take(KernelCodeProperties::ENABLE_SGPR_KERNARG_SEGMENT_PTR, 2);
+    take(KernelCodeProperties::ENABLE_SGPR_DISPATCH_ID, 2);
+    let fsi_at = take(KernelCodeProperties::ENABLE_SGPR_FLAT_SCRATCH_INIT, 2);
     let user = |i: u32| join64(sh(r.user_data_0 + i), sh(r.user_data_0 + i + 1));
+    // The queue's scratch as the runtime set it up for this dispatch.
+    let scratch_base = join64(sh(r.pgm_lo + 4), sh(r.pgm_lo + 5)) << 8;
+    let wave32 = on(KernelCodeProperties::ENABLE_WAVEFRONT_SIZE32);
+    if let Some(i) = psb_at {
+        let words = [0, 1, 2, 3].map(|k| sh(r.user_data_0 + i + k));
+        check_private_segment_buffer(desc, name, i, words, scratch_base, wave32, kd)?;
+    }
+    if let Some(i) = fsi_at {
+        let v = user(i);
+        if v != scratch_base {
+            return hw(format!(
+                "USER_DATA_{i}/{} (flat scratch init of kernel {name}) is {v:#x}, not the queue's scratch base {scratch_base:#x} (COMPUTE_DISPATCH_SCRATCH_BASE)",
+                i + 1
+            ));
+        }
+    }
     // Kernarg segment.
     let ka_size = usize::try_from(kd.kernarg_size).unwrap_or(usize::MAX);
     let kernarg = match kernarg_at {
@@ -186,7 +204,7 @@ pub(crate) fn run(
                 u64::from(wavesize) * unit
             ));
         }
-        let base = join64(sh(r.pgm_lo + 4), sh(r.pgm_lo + 5)) << 8;
+        let base = scratch_base;
         let mut probe = [0u8; 4];
         env.read(base, &mut probe, Access::Read)?;
     }
@@ -228,4 +246,81 @@ pub(crate) fn run(
         }
     }
     Ok(Exec::Done)
+}
+
+/// What a kernel that takes the private segment buffer needs in `USER_DATA_i..i+3`: a scratch V#
+/// (gfx9/gfx10 layout, `hcq_core::rsrc`) over the queue's scratch, swizzled per lane with the
+/// kernel's wave size as index stride, a valid format, and room for one wave's private segment.
+fn check_private_segment_buffer(
+    desc: &QueueDesc,
+    name: &str,
+    i: u32,
+    words: [u32; 4],
+    scratch_base: u64,
+    wave32: bool,
+    kd: &KernelDescriptor,
+) -> Result<(), Cause> {
+    let [w0, w1, w2, w3] = words;
+    let at = format!(
+        "USER_DATA_{i}..={} (private segment buffer of kernel {name}: {w0:#x} {w1:#x} {w2:#x} {w3:#x})",
+        i + 3
+    );
+    if desc.arch.scratch_rsrc.is_none() {
+        return hw(format!(
+            "kernel {name} asks for a private segment buffer, which {:?} (architected flat scratch) does not have",
+            desc.arch.family
+        ));
+    }
+    let v = ScratchRsrc::from_words(words);
+    let base = v.base().get();
+    if base != scratch_base {
+        return hw(format!(
+            "{at} has base {base:#x}, not the queue's scratch base {scratch_base:#x} (COMPUTE_DISPATCH_SCRATCH_BASE)"
+        ));
+    }
+    let lanes: u32 = if wave32 { 32 } else { 64 };
+    let need = u64::from(kd.private_segment_fixed_size) * u64::from(lanes);
+    if v.num_records() == 0 || u64::from(v.num_records()) < need {
+        return hw(format!(
+            "{at} has NUM_RECORDS {}, but one wave of the kernel needs {need} scratch bytes",
+            v.num_records()
+        ));
+    }
+    let w1 = v.word1();
+    let w3 = BufRsrcWord3Gfx9(words[3]);
+    let format_ok = if desc.arch.family == Family::Gfx9 {
+        w3.get(BufRsrcWord3Gfx9::DATA_FORMAT) != 0
+    } else {
+        BufRsrcWord3Gfx10(words[3]).get(BufRsrcWord3Gfx10::FORMAT) != 0
+    };
+    let checks = [
+        (
+            w1.get(BufRsrcWord1::SWIZZLE_ENABLE) == 1,
+            "SWIZZLE_ENABLE is clear".to_owned(),
+        ),
+        (
+            w1.get(BufRsrcWord1::STRIDE) == 0,
+            "STRIDE is not 0".to_owned(),
+        ),
+        (
+            w3.get(BufRsrcWord3Gfx9::ADD_TID_ENABLE) == 1,
+            "ADD_TID_ENABLE is clear".to_owned(),
+        ),
+        (
+            v.index_stride_lanes() == lanes,
+            format!(
+                "INDEX_STRIDE is {} lanes for a wave{lanes} kernel",
+                v.index_stride_lanes()
+            ),
+        ),
+        (
+            w3.get(BufRsrcWord3Gfx9::TYPE) == 0,
+            "TYPE is not a buffer".to_owned(),
+        ),
+        (format_ok, "its data format is invalid (0)".to_owned()),
+    ];
+    match checks.into_iter().find(|(ok, _)| !ok) {
+        Some((_, why)) => hw(format!("{at}: {why}")),
+        None => Ok(()),
+    }
 }

@@ -2,7 +2,7 @@
 //! in their own regions, a host that writes rings and rings doorbells.
 #![allow(dead_code)]
 
-use hcq_core::arch::{GFX11, GpuVa};
+use hcq_core::arch::{ArchInfo, GFX11, GpuVa};
 use hcq_core::signal::SignalRef;
 use hcq_sim::engine::membus::{MemBus, Perms, Region};
 use hcq_sim::engine::{Engines, GpuBus, Mode, QueueDesc, QueueId, QueueKind};
@@ -77,6 +77,17 @@ impl Rig {
     }
 
     pub fn queue(&mut self, gpu: usize, kind: QueueKind, size: u64) -> Q {
+        self.queue_arch(gpu, kind, size, &GFX11)
+    }
+
+    /// A queue whose engine is of `arch`'s family.
+    pub fn queue_arch(
+        &mut self,
+        gpu: usize,
+        kind: QueueKind,
+        size: u64,
+        arch: &'static ArchInfo,
+    ) -> Q {
         let i = self.next;
         self.next += 1;
         let ring = Region::new(size.max(0x1000));
@@ -88,7 +99,7 @@ impl Rig {
         let doorbell = u64::from(i) * 8;
         let desc = QueueDesc {
             kind,
-            arch: &GFX11,
+            arch,
             ring_base: ring_va,
             ring_size: size,
             rptr_addr: rptr_va,

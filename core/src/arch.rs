@@ -333,6 +333,9 @@ pub struct ArchInfo {
     pub sdma_max_copy_bytes: u64,
     /// Highest bit of COMPUTE_TMPRING_SIZE.WAVESIZE (low bit is 12).
     pub tmpring_wavesize_hi: u32,
+    /// Bytes per unit of COMPUTE_TMPRING_SIZE.WAVESIZE: 1 KiB on gfx9/gfx10, 256 B from gfx11
+    /// (ROCR's `mem_alignment_size` for the scratch SRD and TMPRING).
+    pub tmpring_wavesize_unit: u32,
     /// Whether DISPATCH_INITIATOR has CS_W32_EN (wave32 dispatch).
     pub has_cs_w32_en: bool,
     /// Whether the SDMA FENCE header carries MTYPE 3 (uncached).
@@ -383,6 +386,7 @@ pub const GFX11: ArchInfo = ArchInfo {
     hdp_flush_done: 0x0107 + 0xd20,
     sdma_max_copy_bytes: 0x40_0000,
     tmpring_wavesize_hi: 26,
+    tmpring_wavesize_unit: 256,
     has_cs_w32_en: true,
     sdma_fence_mtype_uc: true,
     events: EVENTS,
@@ -393,6 +397,7 @@ pub const GFX11: ArchInfo = ArchInfo {
 pub const GFX10: ArchInfo = ArchInfo {
     family: Family::Gfx10,
     tmpring_wavesize_hi: 25,
+    tmpring_wavesize_unit: 1024,
     scratch_rsrc: Some(crate::rsrc::SCRATCH_GFX10),
     ..GFX11
 };
@@ -401,6 +406,7 @@ pub const GFX10: ArchInfo = ArchInfo {
 pub const GFX12: ArchInfo = ArchInfo {
     family: Family::Gfx12,
     tmpring_wavesize_hi: 29,
+    tmpring_wavesize_unit: 256,
     ..GFX11
 };
 
@@ -417,6 +423,7 @@ pub const GFX9: ArchInfo = ArchInfo {
     hdp_flush_done: 0x0107 + 0xd20,
     sdma_max_copy_bytes: 0x40_0000,
     tmpring_wavesize_hi: 24,
+    tmpring_wavesize_unit: 1024,
     has_cs_w32_en: false,
     sdma_fence_mtype_uc: false,
     events: EVENTS,

@@ -213,6 +213,8 @@ pub enum SizingError {
     ZeroProperty(&'static str),
     /// The result does not fit (in u32, or in its register field).
     Overflow(&'static str),
+    /// `gfx_target_version` is not a GPU hcq supports (gfx9 to gfx12).
+    Target(u32),
 }
 
 impl fmt::Display for SizingError {
@@ -220,6 +222,10 @@ impl fmt::Display for SizingError {
         match self {
             Self::ZeroProperty(k) => write!(f, "topology property `{k}` is 0; cannot size"),
             Self::Overflow(what) => write!(f, "{what} overflows"),
+            Self::Target(v) => write!(
+                f,
+                "gfx_target_version {v} is not a gfx9..gfx12 GPU; cannot size its scratch"
+            ),
         }
     }
 }
@@ -247,17 +253,23 @@ const fn align_up(v: u64, a: u64) -> Option<u64> {
 /// `scratch_len = cus * max_slots_scratch_cu * wave_scratch_len`,
 /// `engines = array_count / simd_arrays_per_engine`,
 /// `tmpring_size = (wave_scratch_len / 256) << 12 | scratch_len / (wave_scratch_len * engines)`.
+///
+/// The seed is gfx11, where WAVESIZE counts 256-byte units; gfx9 and gfx10 count 1 KiB units
+/// ([`ArchInfo::tmpring_wavesize_unit`](crate::arch::ArchInfo::tmpring_wavesize_unit)), so
+/// there `wave_scratch_len` is rounded up to 1 KiB and WAVESIZE is `wave_scratch_len / 1024`
+/// (with 256-byte units a gfx9 GPU would space waves 4x too far apart in the scratch area).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ScratchSizing {
     /// Private bytes per lane the scratch is sized for (4096).
     pub max_private_segment_size: u32,
-    /// Bytes of scratch per wave slot (256-byte aligned, gfx11 requirement).
+    /// Bytes of scratch per wave slot (a whole number of WAVESIZE units).
     pub wave_scratch_len: u64,
     /// Bytes of the whole scratch buffer (allocated in VRAM).
     pub scratch_len: u64,
     /// Shader engines.
     pub engines: u32,
-    /// `COMPUTE_TMPRING_SIZE`: WAVESIZE (units of 256 B) in bits 26:12, WAVES in bits 11:0.
+    /// `COMPUTE_TMPRING_SIZE`: WAVESIZE (in the family's units) from bit 12, WAVES in bits
+    /// 11:0.
     pub tmpring_size: u32,
 }
 
@@ -279,10 +291,14 @@ impl ScratchSizing {
         if waves == 0 {
             return Err(SizingError::ZeroProperty("max_waves_per_simd"));
         }
+        let arch = crate::arch::GfxTarget::from_kfd_version(p.gfx_target_version)
+            .map_err(|_| SizingError::Target(p.gfx_target_version))?
+            .info();
+        let unit = u64::from(arch.tmpring_wavesize_unit);
         let seg = u64::from(Self::MAX_PRIVATE_SEGMENT_SIZE);
         let wave_scratch_len = waves
             .checked_mul(seg)
-            .and_then(|v| align_up(v, 256))
+            .and_then(|v| align_up(v, unit))
             .ok_or(SizingError::Overflow("wave scratch length"))?;
         let slots = nz(p.max_slots_scratch_cu, "max_slots_scratch_cu")?;
         let scratch_len = cus
@@ -294,12 +310,13 @@ impl ScratchSizing {
         if engines == 0 {
             return Err(SizingError::ZeroProperty("array_count"));
         }
-        let wavesize = wave_scratch_len / 256;
+        let wavesize = wave_scratch_len / unit;
         let tmp_waves = scratch_len / (wave_scratch_len * engines);
-        if wavesize >= 1 << 15 || tmp_waves >= 1 << 12 {
+        let wavesize_bits = arch.tmpring_wavesize_hi - 12 + 1;
+        if wavesize >= 1 << wavesize_bits || tmp_waves >= 1 << 12 {
             return Err(SizingError::Overflow("COMPUTE_TMPRING_SIZE field"));
         }
-        // CAST: both fields were checked to fit (15 and 12 bits).
+        // CAST: both fields were checked to fit their bits.
         let tmpring_size = ((wavesize as u32) << 12) | tmp_waves as u32;
         Ok(Self {
             max_private_segment_size: Self::MAX_PRIVATE_SEGMENT_SIZE,
@@ -484,6 +501,32 @@ mod tests {
         let mut s = heapless::String::<2048>::new();
         p.write_to(&mut s).unwrap();
         assert_eq!(NodeProperties::parse(&s), Ok(p));
+    }
+
+    #[test]
+    fn gfx9_wavesize_counts_kib() {
+        // An MI210-like node: 104 CUs, 4 SIMDs of 8 waves, 32 scratch slots per CU.
+        let mut p = props(90010, 104, 8);
+        p.simd_per_cu = 4;
+        p.simd_count = 416;
+        p.max_waves_per_simd = 8;
+        p.simd_arrays_per_engine = 1;
+        let s = ScratchSizing::for_node(&p).unwrap();
+        // 32 waves per CU * 4096 bytes per lane, in 1 KiB units.
+        assert_eq!(s.wave_scratch_len, 32 * 4096);
+        assert_eq!(s.tmpring_size >> 12, 32 * 4096 / 1024);
+        assert_eq!(
+            u64::from(s.tmpring_size & 0xfff),
+            s.scratch_len / (s.wave_scratch_len * u64::from(s.engines))
+        );
+        // The same node as gfx11 counts 256-byte units.
+        p.gfx_target_version = 110000;
+        assert_eq!(
+            ScratchSizing::for_node(&p).unwrap().tmpring_size >> 12,
+            32 * 4096 / 256
+        );
+        p.gfx_target_version = 80003;
+        assert_eq!(ScratchSizing::for_node(&p), Err(SizingError::Target(80003)));
     }
 
     #[test]

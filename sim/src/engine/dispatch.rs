@@ -187,11 +187,7 @@ pub(crate) fn run(
         let waves = tmpring & 0xfff;
         let bits = desc.arch.tmpring_wavesize_hi - 12 + 1;
         let wavesize = (tmpring >> 12) & ((1u32 << bits) - 1);
-        let unit = if desc.arch.family == Family::Gfx9 {
-            1024
-        } else {
-            256
-        };
+        let unit = u64::from(desc.arch.tmpring_wavesize_unit);
         let lanes = if on(KernelCodeProperties::ENABLE_WAVEFRONT_SIZE32) {
             32
         } else {

@@ -19,6 +19,34 @@ use hcq_sim::engine::trace::{Site, TraceEntry, TraceEvent};
 use hcq_sim::{SimConfig, SimKfd, SimMode};
 use std::sync::Arc;
 
+/// `Graph::replay` / `MultiGraph::replay` for this file's graphs. Their launches and copies
+/// read and write only buffers the tests allocated (fixed addresses and variable values inside
+/// them, sized for the recorded dims), and every test waits for its replays before reading or
+/// dropping those buffers (a `GpuBuffer` also waits on drop); replays refused for a bad value
+/// run nothing.
+trait Replay {
+    fn run(&mut self, values: &[Option<Value>]) -> hcq_driver::Result<u64>;
+}
+
+impl Replay for Graph {
+    fn run(&mut self, values: &[Option<Value>]) -> hcq_driver::Result<u64> {
+        // SAFETY: see the trait's comment.
+        unsafe { self.replay(values) }
+    }
+}
+
+/// [`Replay`] for several devices' graphs.
+trait ReplayAll {
+    fn run_all(&mut self, values: &mut [Vec<Option<Value>>]) -> hcq_driver::Result<Vec<u64>>;
+}
+
+impl ReplayAll for MultiGraph {
+    fn run_all(&mut self, values: &mut [Vec<Option<Value>>]) -> hcq_driver::Result<Vec<u64>> {
+        // SAFETY: see Replay's comment.
+        unsafe { self.replay(values) }
+    }
+}
+
 struct Rig {
     gpu: SimGpu,
     kfd: Kfd,
@@ -236,7 +264,7 @@ fn run_replays(n: usize, replays: u32) {
         let dims: Vec<Dims> = (0..n).map(|i| dims_for(replay, i)).collect();
         out.write(0, &zero).unwrap();
         check.write(0, &zero).unwrap();
-        let v = graph.replay(&values(inp, out, val, &dims)).unwrap();
+        let v = graph.run(&values(inp, out, val, &dims)).unwrap();
         dev.wait_value(v).unwrap();
         one_by_one(&p, n, inp, &check, val, &dims);
         dev.synchronize().unwrap();
@@ -279,7 +307,7 @@ fn back_to_back_replays_never_patch_a_running_graph() {
         let inp = &inps[(replay % 2) as usize];
         let dims: Vec<Dims> = (0..N).map(|i| dims_for(replay, i)).collect();
         graph
-            .replay(&values(inp, &out, val_for(replay), &dims))
+            .run(&values(inp, &out, val_for(replay), &dims))
             .unwrap();
     }
     dev.synchronize().unwrap();
@@ -366,7 +394,7 @@ fn timeline_wraps_in_the_middle_of_replays() {
         let dims: Vec<Dims> = (0..N).map(|i| dims_for(replay, i)).collect();
         out.write(0, &vec![0u8; N * SLOT_BYTES as usize]).unwrap();
         let v = graph
-            .replay(&values(&inp, &out, val_for(replay), &dims))
+            .run(&values(&inp, &out, val_for(replay), &dims))
             .unwrap();
         dev.wait_value(v).unwrap();
         if let Some((s, _)) = dev.timeline_target(v) {
@@ -480,7 +508,7 @@ fn two_gpu_graph() {
             .unwrap()
             .id;
         r.gpu.engines().hang(q0, true).unwrap();
-        let t = multi.replay(&mut vals).unwrap();
+        let t = multi.run_all(&mut vals).unwrap();
         let (t0, t1) = (t[0], t[1]);
         std::thread::sleep(Duration::from_millis(20));
         let q1 = &d1.queue_states()[0];
@@ -529,10 +557,10 @@ fn bad_replays_are_errors_before_any_patch() {
     let (g, _) = record(&p, N, 0, &inp, &out);
     let mut graph = Graph::record(&dev, &g).unwrap();
     let dims: Vec<Dims> = (0..N).map(|i| dims_for(1, i)).collect();
-    graph.replay(&values(&inp, &out, 5, &dims)).unwrap();
+    graph.run(&values(&inp, &out, 5, &dims)).unwrap();
     let before = (graph.bound_pm4(), graph.last(), dev.last_value());
     let e = graph
-        .replay(&values(&small, &out, 6, &dims))
+        .run(&values(&small, &out, 6, &dims))
         .unwrap_err()
         .to_string();
     assert!(
@@ -542,13 +570,13 @@ fn bad_replays_are_errors_before_any_patch() {
     let mut big = dims.clone();
     big[3].local = [2048, 1, 1];
     let e = graph
-        .replay(&values(&inp, &out, 6, &big))
+        .run(&values(&inp, &out, 6, &big))
         .unwrap_err()
         .to_string();
     assert!(e.contains("local[0] = 2048"), "{e}");
     let mut v = values(&inp, &out, 6, &dims);
     v.pop();
-    let e = graph.replay(&v).unwrap_err().to_string();
+    let e = graph.run(&v).unwrap_err().to_string();
     assert!(e.contains("no value given for variable 8"), "{e}");
     assert_eq!((graph.bound_pm4(), graph.last(), dev.last_value()), before);
 }
@@ -572,7 +600,7 @@ fn replay_submit_is_independent_of_graph_size() {
         dev.synchronize().unwrap();
         let w0 = dev.queue_states()[0].wptr;
         for _ in 0..3 {
-            graph.replay(&vals).unwrap();
+            graph.run(&vals).unwrap();
         }
         dev.synchronize().unwrap();
         per_replay.push((dev.queue_states()[0].wptr - w0) / 3);
@@ -650,7 +678,7 @@ fn graph_with_copies_then_kernels() {
         let k = (replay % 3) as usize;
         let v = val_for(replay);
         let t = graph
-            .replay(&[
+            .run(&[
                 Some(Value::Addr {
                     addr: GpuVa(inps[k].va()),
                     bytes: inps[k].len(),
@@ -721,7 +749,7 @@ fn sdma_indirects_at_every_ring_offset_and_across_wraps() {
         residues[(wptr / 4 % 8) as usize] += 1;
         let k = (i % 2) as usize;
         let t = graph
-            .replay(&[Some(Value::Addr {
+            .run(&[Some(Value::Addr {
                 addr: GpuVa(srcs[k].va()),
                 bytes: SLOT_BYTES,
             })])
@@ -900,7 +928,7 @@ fn interleaved_copies_and_kernels_equal_one_by_one() {
         {
             b.write(0, &zero).unwrap();
         }
-        let v = graph.replay(&interleaved_values(inp, out, replay)).unwrap();
+        let v = graph.run(&interleaved_values(inp, out, replay)).unwrap();
         dev.wait_value(v).unwrap();
         interleaved_one_by_one(&dev, &p, &cs, inp, &check_out, replay);
         dev.synchronize().unwrap();
@@ -949,9 +977,7 @@ fn back_to_back_interleaved_replays_keep_order_and_never_patch_a_running_graph()
     r.gpu.engines().clear_trace();
     for replay in 1..=REPLAYS {
         let inp = &inps[(replay % 2) as usize];
-        graph
-            .replay(&interleaved_values(inp, &out, replay))
-            .unwrap();
+        graph.run(&interleaved_values(inp, &out, replay)).unwrap();
     }
     dev.synchronize().unwrap();
     let trace = r.gpu.engines().trace();
@@ -1080,7 +1106,7 @@ fn graph_ending_in_a_copy_completes_after_the_copy() {
         if hold {
             r.gpu.engines().hang(sdma_q, true).unwrap();
         }
-        let v = graph.replay(&[Some(Value::Scalar(v32.into()))]).unwrap();
+        let v = graph.run(&[Some(Value::Scalar(v32.into()))]).unwrap();
         if hold {
             std::thread::sleep(Duration::from_millis(20));
             assert!(

@@ -305,13 +305,16 @@ fn gfx90a_graph_with_private_segment_buffer_replays() {
     {
         o1.write(0, &[0u8; 2048]).unwrap();
         o2.write(0, &[0u8; 2048]).unwrap();
-        let v = graph
-            .replay(&[
+        // SAFETY: at most 8 workgroups of 64 write one u32 each into o1 / o2 (512 u32s each),
+        // which outlive the replay (waited for right below).
+        let v = unsafe {
+            graph.replay(&[
                 Some(Value::Dims(dims(g1))),
                 Some(Value::Dims(dims(g2))),
                 Some(Value::Scalar(kv.into())),
             ])
-            .unwrap();
+        }
+        .unwrap();
         dev.wait_value(v).unwrap();
         let mut b = vec![0u8; 2048];
         o1.read(0, &mut b).unwrap();

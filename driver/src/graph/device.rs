@@ -126,10 +126,19 @@ impl Graph {
     /// resets the internal signals to 0 and submits the IBs under one timeline value. Returns
     /// that value: it completes once every operation of the replay did, on both queues.
     ///
+    /// # Safety
+    /// As [`crate::Program::launch`], for every launch and copy of the graph: each address the
+    /// replay uses (the fixed ones recorded, and those `values` gives) must point into GPU
+    /// memory mapped to this device that stays allocated until the replay completes, large
+    /// enough for every access its kernels make at their launch dims and for its copies, and
+    /// not accessed by the CPU in a conflicting way meanwhile. The graph checks what it can (a
+    /// buffer variable's size against what the graph recorded, dims against the kernels'
+    /// limits), not what a kernel does with an address.
+    ///
     /// # Errors
     /// A missing or unacceptable value (buffer too small, dims out of the kernels' limits);
     /// wait and ring errors.
-    pub fn replay(&mut self, values: &[Option<Value>]) -> Result<u64> {
+    pub unsafe fn replay(&mut self, values: &[Option<Value>]) -> Result<u64> {
         self.enc.validate(values).map_err(graph_err)?;
         if let Some(v) = self.last {
             self.device.wait_value(v)?;
@@ -232,7 +241,9 @@ pub fn graph_replay_submit_ns(device: &Device, kernels: usize, rounds: usize) ->
     let mut times = Vec::with_capacity(rounds.max(1));
     for _ in 0..rounds.max(1) {
         let t = std::time::Instant::now();
-        let v = graph.replay(&[])?;
+        // SAFETY: every launch fills 1 u32 per work-item, 64 of them, into `buf` (256 bytes),
+        // which outlives the replays (each is waited for below).
+        let v = unsafe { graph.replay(&[]) }?;
         // CAST: ns as f64 is exact enough for a benchmark.
         times.push(t.elapsed().as_nanos() as f64);
         device.wait_value(v)?;
@@ -288,9 +299,12 @@ impl MultiGraph {
     /// Replays every graph with its values (`values[i]` for graph `i`; the dependency
     /// variables in it are overwritten). Returns each graph's timeline value.
     ///
+    /// # Safety
+    /// As [`Graph::replay`], for every graph.
+    ///
     /// # Errors
     /// As [`Graph::replay`]; missing values for a graph.
-    pub fn replay(&mut self, values: &mut [Vec<Option<Value>>]) -> Result<Vec<u64>> {
+    pub unsafe fn replay(&mut self, values: &mut [Vec<Option<Value>>]) -> Result<Vec<u64>> {
         if values.len() < self.parts.len() {
             return Err(Error::InvalidArgument(format!(
                 "values for {} graphs, the multi-graph has {}",
@@ -311,7 +325,8 @@ impl MultiGraph {
                 let target = done.get(d.on).and_then(|(dev, v)| dev.timeline_target(*v));
                 set_dep(graph, vals, d, target)?;
             }
-            let v = graph.replay(vals)?;
+            // SAFETY: the caller upholds Graph::replay's contract for every graph.
+            let v = unsafe { graph.replay(vals) }?;
             done.push((graph.device.clone(), v));
         }
         Ok(done.into_iter().map(|(_, v)| v).collect())

@@ -334,17 +334,22 @@ pub mod patch {
         expect(mem, s, s + 8, "SET_SH_REG(COMPUTE_START_X)", |x| {
             x == START_HDR
         })?;
-        let dw = match &h.dispatch {
-            Some((kernargs, info)) => Some(dispatch_write(info, *kernargs, global, local)?),
-            None => None,
-        };
-        // Fresh arrays: `local` and `global` may live in memory (their address goes to
-        // `dispatch_packet`), and a copy straight from there reads them with wider loads than
-        // they were written with, which stalls on store forwarding.
+        // Checked before anything is written; the packet is built after the stores, so no
+        // value has to live across its construction.
+        if h.dispatch.is_some() {
+            pm4::check_dispatch_dims(global, local)?;
+        }
+        // In range: NUM_THREAD_X..Z sit inside the COMPUTE_START packet checked above.
+        let lo = idx(h.offset, h.layout.local_at);
+        // Fresh arrays: `local` and `global` may live in memory, and a copy straight from there
+        // reads them with wider loads than they were written with (a store-forwarding stall).
         let ([lx, ly, lz], [gx, gy, gz]) = (local, global);
-        put_all(mem, idx(h.offset, h.layout.local_at), &[lx, ly, lz])?;
+        put_all(mem, lo, &[lx, ly, lz])?;
         put_all(mem, d + 1, &[gx, gy, gz])?;
-        Ok(dw)
+        Ok(h.dispatch.as_ref().map(|(kernargs, info)| DispatchWrite {
+            addr: kernargs.offset(info.packet_offset),
+            packet: pm4::dispatch_packet_checked(info, *kernargs, global, local),
+        }))
     }
 
     /// The seed's `update_wait`: new signal address and/or value (PM4 or SDMA).
@@ -1044,6 +1049,21 @@ mod tests {
             (10, 2)
         );
         assert_eq!(l.as_dwords()[e.layout.dispatch_at + 1], 5);
+        // Dims a dispatch packet cannot carry are refused before anything is written.
+        let n = l.as_dwords().len();
+        let mut before = [0u32; 128];
+        before[..n].copy_from_slice(l.as_dwords());
+        for (g, lo) in [
+            ([1, 1, 1], [0x1_0000, 1, 1]),
+            ([0x1_0000, 1, 1], [0x1_0000, 1, 1]),
+        ] {
+            let e2 = l.update_exec(&e, g, lo).unwrap_err();
+            assert!(matches!(
+                e2,
+                CmdError::Encode(EncodeError::ValueTooLarge { .. })
+            ));
+            assert_eq!(l.as_dwords(), &before[..n]);
+        }
     }
 
     /// A gfx9 launch with the private segment buffer, dispatch pointer and flat scratch init:

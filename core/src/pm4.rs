@@ -1006,34 +1006,69 @@ pub fn dispatch_packet(
     global: [u32; 3],
     local: [u32; 3],
 ) -> Result<DispatchPacket, EncodeError> {
-    let wg = |i: usize, name| -> Result<u16, EncodeError> {
-        let l = local[i];
-        u16::try_from(l).map_err(|_| EncodeError::ValueTooLarge {
-            field: name,
-            value: l.into(),
-            max: u16::MAX.into(),
-        })
-    };
-    let grid = |i: usize, name| -> Result<u32, EncodeError> {
-        let g = u64::from(global[i]) * u64::from(local[i]);
-        u32::try_from(g).map_err(|_| EncodeError::ValueTooLarge {
-            field: name,
-            value: g,
-            max: u32::MAX.into(),
-        })
-    };
-    Ok(DispatchPacket {
-        workgroup_size_x: wg(0, "local[0] (dispatch packet workgroup_size_x)")?,
-        workgroup_size_y: wg(1, "local[1] (dispatch packet workgroup_size_y)")?,
-        workgroup_size_z: wg(2, "local[2] (dispatch packet workgroup_size_z)")?,
-        grid_size_x: grid(0, "global[0]*local[0] (dispatch packet grid_size_x)")?,
-        grid_size_y: grid(1, "global[1]*local[1] (dispatch packet grid_size_y)")?,
-        grid_size_z: grid(2, "global[2]*local[2] (dispatch packet grid_size_z)")?,
+    check_dispatch_dims(global, local)?;
+    Ok(dispatch_packet_checked(info, kernargs, global, local))
+}
+
+/// Whether `global`/`local` fit a dispatch packet: local sizes in u16, grid sizes
+/// (global * local) in u32. What [`dispatch_packet`] refuses.
+#[inline]
+pub fn check_dispatch_dims(global: [u32; 3], local: [u32; 3]) -> Result<(), EncodeError> {
+    const WG: [&str; 3] = [
+        "local[0] (dispatch packet workgroup_size_x)",
+        "local[1] (dispatch packet workgroup_size_y)",
+        "local[2] (dispatch packet workgroup_size_z)",
+    ];
+    const GRID: [&str; 3] = [
+        "global[0]*local[0] (dispatch packet grid_size_x)",
+        "global[1]*local[1] (dispatch packet grid_size_y)",
+        "global[2]*local[2] (dispatch packet grid_size_z)",
+    ];
+    for i in 0..3 {
+        let (g, l) = (global[i], local[i]);
+        if l > u16::MAX.into() {
+            return Err(EncodeError::ValueTooLarge {
+                field: WG[i],
+                value: l.into(),
+                max: u16::MAX.into(),
+            });
+        }
+        let grid = u64::from(g) * u64::from(l);
+        if grid > u32::MAX.into() {
+            return Err(EncodeError::ValueTooLarge {
+                field: GRID[i],
+                value: grid,
+                max: u32::MAX.into(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// [`dispatch_packet`] for dims [`check_dispatch_dims`] accepted (sizes that do not fit are
+/// truncated).
+#[inline]
+pub(crate) fn dispatch_packet_checked(
+    info: &DispatchInfo,
+    kernargs: GpuVa,
+    global: [u32; 3],
+    local: [u32; 3],
+) -> DispatchPacket {
+    // CAST: check_dispatch_dims keeps local sizes within u16 and grid sizes within u32.
+    let wg = |i: usize| local[i] as u16;
+    let grid = |i: usize| global[i].wrapping_mul(local[i]);
+    DispatchPacket {
+        workgroup_size_x: wg(0),
+        workgroup_size_y: wg(1),
+        workgroup_size_z: wg(2),
+        grid_size_x: grid(0),
+        grid_size_y: grid(1),
+        grid_size_z: grid(2),
         group_segment_size: info.group_segment_size,
         private_segment_size: info.private_segment_size,
         kernarg_address: kernargs.get(),
         ..DispatchPacket::default()
-    })
+    }
 }
 
 /// Dwords of [`exec`].

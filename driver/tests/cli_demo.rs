@@ -49,6 +49,19 @@ fn demo_runs_and_verifies_on_the_simulator() {
         "--trace prints decoded packets: {out}"
     );
     assert!(out.contains("SDMA_COPY_LINEAR"), "{out}");
+    // The chain as a graph, replayed with fill values 2 and 5 (2 chained adds each).
+    assert!(
+        out.contains("graph: the chain recorded once (4 launches"),
+        "{out}"
+    );
+    assert!(
+        out.contains("graph replay, value 2: ") && out.contains("c[i] = a[i] + b[i] + 4"),
+        "{out}"
+    );
+    assert!(
+        out.contains("graph replay, value 5: ") && out.contains("c[i] = a[i] + b[i] + 10"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -1,9 +1,14 @@
 //! `hcq demo`: a real workload end to end: allocate, copy in, run `vector_add` (and a chain of
 //! kernels) over it, copy out, verify every element, and report launch times, copy bandwidth
-//! and the timeline. On the simulator when there is no /dev/kfd (or with `--sim`).
+//! and the timeline; then record the same chain once as a graph and replay it with a new
+//! value, verifying again. On the simulator when there is no /dev/kfd (or with `--sim`).
 
+use hcq_core::arch::GpuVa;
+use hcq_driver::graph::{
+    Arg, BufArg, DimLimits, Dims, DimsArg, Graph, GraphBuilder, ScalarArg, Value,
+};
 use hcq_driver::kernels::{self, FillArgs, VectorAddArgs};
-use hcq_driver::{BufferKind, Device, Kfd, Program};
+use hcq_driver::{BufferKind, Device, GpuBuffer, Kfd, Program};
 use std::io::{IsTerminal as _, Write as _};
 
 use std::time::Instant;
@@ -254,20 +259,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         mib_per_s(bytes, copy_out_s)
     );
 
-    let mut bad = 0u64;
-    let mut first_bad = None;
-    for (i, w) in out.chunks_exact(4).enumerate() {
-        let got = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
-        // CAST: i < n <= u32::MAX.
-        let i = i as u32;
-        let want = i
-            .wrapping_add(i.wrapping_mul(3).wrapping_add(7))
-            .wrapping_add(o.chain);
-        if got != want {
-            bad += 1;
-            first_bad.get_or_insert((i, got, want));
-        }
-    }
+    let first_bad = check(&out, o.chain, 1);
     println!(
         "timeline: last submitted {}, completed {}",
         dev.last_value(),
@@ -278,7 +270,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             println!("{line}");
         }
     }
-    if let Some((i, got, want)) = first_bad {
+    if let Some((bad, i, got, want)) = first_bad {
         return Err(format!(
             "verification failed: {bad} of {n} elements wrong, first at {i}: {got} != {want}"
         ));
@@ -287,5 +279,116 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "verified all {n} elements: c[i] = a[i] + b[i] + {}",
         o.chain
     );
+    let chain = Chain {
+        fill: &fill,
+        add: &add,
+        a: &a,
+        b: &b,
+        c: &c,
+        ones: &ones,
+        n: n32,
+        chain: o.chain,
+    };
+    graph_replays(&dev, &chain, &mut out)
+}
+
+/// Checks `c[i] = a[i] + b[i] + chain * value` for the demo's inputs; the number of wrong
+/// elements and the first one (index, got, want).
+fn check(out: &[u8], chain: u32, value: u32) -> Option<(u64, u32, u32, u32)> {
+    let mut bad = 0u64;
+    let mut first = None;
+    for (i, w) in out.chunks_exact(4).enumerate() {
+        let got = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+        // CAST: i < n <= u32::MAX.
+        let i = i as u32;
+        let want = i
+            .wrapping_add(i.wrapping_mul(3).wrapping_add(7))
+            .wrapping_add(chain.wrapping_mul(value));
+        if got != want {
+            bad += 1;
+            first.get_or_insert((i, got, want));
+        }
+    }
+    first.map(|(i, got, want)| (bad, i, got, want))
+}
+
+/// The demo's chain: `ones = value; c = a + b; chain times c = c + ones`.
+struct Chain<'a> {
+    fill: &'a Program,
+    add: &'a Program,
+    a: &'a GpuBuffer,
+    b: &'a GpuBuffer,
+    c: &'a GpuBuffer,
+    ones: &'a GpuBuffer,
+    n: u32,
+    chain: u32,
+}
+
+/// Records the chain once as a graph whose fill value is a variable, replays it with two new
+/// values and verifies every element after each.
+fn graph_replays(dev: &Device, k: &Chain<'_>, out: &mut [u8]) -> Result<(), String> {
+    let gerr = |e: hcq_driver::graph::GraphError| format!("graph: {e}");
+    let err = |e: hcq_driver::Error| e.to_string();
+    let dims = Dims {
+        global: [k.n.div_ceil(64), 1, 1],
+        local: [64, 1, 1],
+    };
+    let buf = |b: &GpuBuffer| Arg::Buf(BufArg::Fixed(GpuVa(b.va())));
+    let n = Arg::U32(ScalarArg::Fixed(k.n.into()));
+    let mut g = GraphBuilder::new(dev.arch());
+    let value = g.scalar(1).map_err(gerr)?;
+    let fill = k.fill.pm4_program();
+    let add = k.add.pm4_program();
+    g.launch(
+        &fill,
+        DimLimits::AMD,
+        &[buf(k.ones), Arg::U32(ScalarArg::Var(value)), n],
+        DimsArg::Fixed(dims),
+    )
+    .map_err(gerr)?;
+    g.launch(
+        &add,
+        DimLimits::AMD,
+        &[buf(k.a), buf(k.b), buf(k.c), n],
+        DimsArg::Fixed(dims),
+    )
+    .map_err(gerr)?;
+    for _ in 0..k.chain {
+        g.launch(
+            &add,
+            DimLimits::AMD,
+            &[buf(k.c), buf(k.ones), buf(k.c), n],
+            DimsArg::Fixed(dims),
+        )
+        .map_err(gerr)?;
+    }
+    let mut graph = Graph::record(dev, &g).map_err(err)?;
+    let (pm4_dwords, kernargs) = (
+        graph.pm4_ib().map_or(0, |(_, d)| d),
+        graph.encoded().kernargs.len() * 4,
+    );
+    println!(
+        "graph: the chain recorded once ({} launches, {pm4_dwords}-dword IB, {kernargs} bytes of kernargs)",
+        g.len()
+    );
+    for v in [2u32, 5] {
+        let t = Instant::now();
+        // SAFETY: every launch reads and writes the first n u32s of a, b, c and ones, which
+        // hold n u32s each and outlive the wait below.
+        let done = unsafe { graph.replay(&[Some(Value::Scalar(v.into()))]) }.map_err(err)?;
+        let submit_us = t.elapsed().as_secs_f64() * 1e6;
+        dev.wait_value(done).map_err(err)?;
+        let total_ms = t.elapsed().as_secs_f64() * 1e3;
+        dev.copy_out(k.c, out).map_err(err)?;
+        if let Some((bad, i, got, want)) = check(out, k.chain, v) {
+            return Err(format!(
+                "graph replay with value {v}: {bad} elements wrong, first at {i}: {got} != {want}"
+            ));
+        }
+        println!(
+            "graph replay, value {v}: patch + submit {submit_us:.1} us, done in {total_ms:.1} ms; verified c[i] = a[i] + b[i] + {}",
+            k.chain * v
+        );
+    }
     Ok(())
 }

@@ -70,3 +70,29 @@ fn demo_rejects_bad_sizes() {
     assert!(!ok);
     assert!(err.contains("--mib 0: expected 1..=4096"), "{err}");
 }
+
+#[test]
+fn hcq_log_sets_the_stderr_log_level() {
+    let run = |level: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_hcq"));
+        c.args(["info", "--sim"]);
+        match level {
+            Some(l) => c.env("HCQ_LOG", l),
+            None => c.env_remove("HCQ_LOG"),
+        };
+        let out = c.output().expect("run hcq");
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let debug = run(Some("debug"));
+    assert!(
+        debug.contains("hcq [DEBUG hcq_driver::kfd] KFD ioctl version 1.14"),
+        "{debug}"
+    );
+    assert!(!run(None).contains("[DEBUG"));
+    let bogus = run(Some("bogus"));
+    assert!(
+        bogus.contains("HCQ_LOG=bogus is not off/error/warn/info/debug/trace; using warn"),
+        "{bogus}"
+    );
+}

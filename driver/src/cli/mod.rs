@@ -20,10 +20,44 @@ commands:
   decode    read dwords on stdin, print one decoded packet per line (--engine pm4|sdma)
   inspect   show an AMDGPU code object's target and kernels (--json)
   bench     measure the hot paths (--json, --quick)
+
+environment:
+  HCQ_LOG   log level on stderr: off, error, warn (default), info, debug, trace
 ";
+
+/// Writes `log` records at or above the chosen level to stderr, one line each.
+struct StderrLog;
+
+impl log::Log for StderrLog {
+    fn enabled(&self, m: &log::Metadata<'_>) -> bool {
+        m.level() <= log::max_level()
+    }
+    fn log(&self, r: &log::Record<'_>) {
+        if self.enabled(r.metadata()) {
+            eprintln!("hcq [{} {}] {}", r.level(), r.target(), r.args());
+        }
+    }
+    fn flush(&self) {}
+}
+
+/// Installs [`StderrLog`] at `HCQ_LOG`'s level (warn when unset; unknown values say so).
+fn init_log() {
+    static LOGGER: StderrLog = StderrLog;
+    let level = match std::env::var("HCQ_LOG") {
+        Err(_) => log::LevelFilter::Warn,
+        Ok(v) => v.parse().unwrap_or_else(|_| {
+            eprintln!("hcq: HCQ_LOG={v} is not off/error/warn/info/debug/trace; using warn");
+            log::LevelFilter::Warn
+        }),
+    };
+    if log::set_logger(&LOGGER).is_ok() {
+        log::set_max_level(level);
+    }
+}
 
 /// Runs the CLI with `args` (without the program name).
 pub fn main(args: &[String]) -> ExitCode {
+    init_log();
     let Some((cmd, rest)) = args.split_first() else {
         eprint!("{USAGE}");
         return ExitCode::from(2);

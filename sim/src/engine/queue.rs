@@ -291,6 +291,9 @@ impl Queue {
             "{} queue {} at {site}: {message}",
             self.desc.kind, self.id.0
         );
+        // What real hardware cannot tell its driver (KFD reports only the exception), the
+        // simulator logs.
+        log::warn!("simulated GPU {:#x}: {text}", self.gpu_id);
         self.trace(seq, site, TraceEvent::Fault(text.clone()));
         self.state = QueueState::Faulted(QueueFault {
             site,

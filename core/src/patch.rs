@@ -262,6 +262,8 @@ impl Entry {
 
 // Entries are streamed on every apply: keep them to 16 bytes.
 const _: () = assert!(size_of::<Entry>() == 16);
+// write_dims uses the fast codes of the halves as bits of `changes`.
+const _: () = assert!(1 << FAST_GLOBAL == GLOBAL && 1 << FAST_LOCAL == LOCAL);
 
 /// Why a table refused to record or to apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1348,33 +1350,32 @@ fn write_var<M: PatchTarget>(es: &[Entry], v: &Value, how: u8, targets: &mut [M]
             } else {
                 how
             };
-            write_dims(es, d, how & GLOBAL != 0, how & LOCAL != 0, targets)
+            write_dims(es, d, how, targets)
         }
         _ => write_scalar(es, v, targets),
     }
 }
 
-/// Writes the entries of a dims variable; `global`/`local`: which half changed.
+/// Writes the entries of a dims variable; `how`: which halves changed ([`GLOBAL`] | [`LOCAL`]).
 #[inline(always)]
-fn write_dims<M: PatchTarget>(
-    es: &[Entry],
-    d: &Dims,
-    global: bool,
-    local: bool,
-    targets: &mut [M],
-) -> usize {
-    let halves = [(&d.global, global), (&d.local, local)];
+fn write_dims<M: PatchTarget>(es: &[Entry], d: &Dims, how: u8, targets: &mut [M]) -> usize {
     let mut written = 0;
     for e in es {
         let Some(mem) = targets.get_mut(usize::from(e.target)) else {
             continue;
         };
-        // The common entries are a whole half (NUM_THREAD_X..Z, DISPATCH_DIRECT x..z).
-        let Some(&(src, changed)) = halves.get(usize::from(e.fast)) else {
-            written += write_dims_other(mem, e, d, global, local);
+        // The common entries are a whole half (NUM_THREAD_X..Z, DISPATCH_DIRECT x..z):
+        // FAST_GLOBAL (0) and FAST_LOCAL (1) are also the bit of `how` that says they changed.
+        if e.fast > FAST_LOCAL {
+            written += write_dims_other(mem, e, d, how & GLOBAL != 0, how & LOCAL != 0);
             continue;
-        };
-        if changed {
+        }
+        if (how >> e.fast) & 1 != 0 {
+            let src = if e.fast == FAST_GLOBAL {
+                &d.global
+            } else {
+                &d.local
+            };
             let _ = mem.store_all(idx(e.dword, 0), src);
             written += 3;
         }

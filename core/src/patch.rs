@@ -21,6 +21,10 @@
 //!   error nothing has been written. Then it writes the entries of the variables whose value
 //!   differs from the last applied (or recorded) one, and only those.
 //!
+//! [`PatchTable::check`] and [`PatchTable::write`] are `apply` in two halves, for a caller
+//! that must wait between checking and writing (a graph replay checks, waits until the GPU is
+//! done with the previous replay, then writes): the values are checked once.
+//!
 //! The memory written is a [`PatchTarget`]: a plain `[u32]` or a shared `&[AtomicU32]` view of
 //! GPU memory. Patching GPU memory the device may be reading is the caller's business to avoid
 //! (wait for the previous replay of the same buffers to complete, or alternate two copies).
@@ -505,8 +509,11 @@ const NO_LIMITS: DimLimits = DimLimits {
 pub struct PatchTable<const V: usize, const E: usize, const T: usize = 4> {
     vars: heapless::Vec<VarInfo, V>,
     prev: heapless::Vec<Value, V>,
-    /// Scratch of `apply`: what changed in each variable ([`changes`]).
+    /// Scratch of `check`/`write`: what changed in each variable ([`changes`]).
     dirty: heapless::Vec<u8, V>,
+    /// Bumped by every check, write and change of the table: a [`Checked`] of another
+    /// generation is checked again before it is written.
+    generation: u64,
     entries: heapless::Vec<Entry, E>,
     /// Dwords each target must have.
     need: [usize; T],
@@ -642,6 +649,7 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
             vars: heapless::Vec::new(),
             prev: heapless::Vec::new(),
             dirty: heapless::Vec::new(),
+            generation: 0,
             entries: heapless::Vec::new(),
             need: [0; T],
             sealed: true,
@@ -668,6 +676,7 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
             self.prev.truncate(n);
             return Err(PatchError::TooManyVars { capacity: V });
         }
+        self.generation = self.generation.wrapping_add(1);
         Ok(VarId(id))
     }
 
@@ -717,6 +726,8 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
 
     fn info_mut(&mut self, var: VarId, kind: Kind) -> Result<&mut VarInfo, PatchError> {
         self.info(var, kind)?;
+        // What a check accepted may no longer be acceptable.
+        self.generation = self.generation.wrapping_add(1);
         self.vars
             .get_mut(var.index())
             .ok_or(PatchError::UnknownVar(var))
@@ -781,6 +792,7 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
             .push(e)
             .map_err(|_| PatchError::TooManyEntries { capacity: E })?;
         self.sealed = false;
+        self.generation = self.generation.wrapping_add(1);
         Ok(())
     }
 
@@ -1169,7 +1181,7 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
 
     /// Checks one new value against its variable.
     #[inline(always)]
-    fn check(var: VarId, info: &VarInfo, v: &Value) -> Result<(), PatchError> {
+    fn check_value(var: VarId, info: &VarInfo, v: &Value) -> Result<(), PatchError> {
         match (info.kind, v) {
             (Kind::Addr, Value::Addr { addr, bytes }) => {
                 if *bytes < info.bound {
@@ -1235,7 +1247,7 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
             };
             if v != prev {
                 let info = self.vars.get(i).ok_or(PatchError::UnknownVar(var))?;
-                Self::check(var, info, v)?;
+                Self::check_value(var, info, v)?;
                 on_changed(var.0);
             }
         }
@@ -1247,32 +1259,25 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
     /// apply (or since recording); of launch dims, only the half (global or local) that
     /// changed. `targets[i]` is the memory of target `i`. Returns the
     /// dwords written. On error nothing was written.
+    ///
+    /// The same as [`Self::check`] then [`Self::write`]; split them to check before waiting
+    /// until the memory may be written.
     pub fn apply<M: PatchTarget>(
         &mut self,
         values: &[Option<Value>],
         targets: &mut [M],
     ) -> Result<usize, PatchError> {
+        self.check_targets(targets)?;
+        let c = self.check(values)?;
+        self.write(c, targets)
+    }
+
+    /// Checks `values` as [`Self::apply`] does and notes which changed, writing nothing: the
+    /// result is what [`Self::write`] writes. A graph replay checks, waits until the GPU is
+    /// done with the previous replay, then writes, without checking twice.
+    pub fn check<'v>(&mut self, values: &'v [Option<Value>]) -> Result<Checked<'v>, PatchError> {
         self.seal();
-        for (t, &need) in self.need.iter().enumerate() {
-            if need == 0 {
-                continue;
-            }
-            // CAST: t < T, and T targets are named by u8.
-            let target = t as u8;
-            let len = targets
-                .get(t)
-                .ok_or(PatchError::MissingTarget { target })?
-                .dword_len();
-            if len < need {
-                return Err(PatchError::TargetTooShort {
-                    target,
-                    len,
-                    needed: need,
-                });
-            }
-        }
-        // Pass 1: every value present and acceptable; which changed is noted. Nothing has
-        // been written if this fails.
+        self.generation = self.generation.wrapping_add(1);
         let n = self.prev.len();
         let Some(given) = values.get(..n) else {
             // CAST: values.len() < n <= V, and declare() refused ids beyond u16.
@@ -1292,15 +1297,36 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
             };
             *dirty = changes(v, prev);
             if *dirty != 0 {
-                Self::check(var, info, v)?;
+                Self::check_value(var, info, v)?;
             }
         }
-        // Pass 2: write the changed variables' entries. A variable's entries follow the
-        // previous variable's, so a running cursor finds them (no lookup between the loads and
-        // the stores).
+        Ok(Checked {
+            values: given,
+            generation: self.generation,
+        })
+    }
+
+    /// Writes what [`Self::check`] found changed: the entries of every changed variable (of
+    /// launch dims, only the half that changed), into `targets[i]` for target `i`. Returns the
+    /// dwords written. If the table changed since the check (another check, a new binding),
+    /// the values are checked again first. On error nothing was written.
+    pub fn write<M: PatchTarget>(
+        &mut self,
+        checked: Checked<'_>,
+        targets: &mut [M],
+    ) -> Result<usize, PatchError> {
+        self.check_targets(targets)?;
+        let checked = if checked.generation == self.generation {
+            checked
+        } else {
+            self.check(checked.values)?
+        };
+        // A variable's entries follow the previous variable's, so a running cursor finds them
+        // (no lookup between the loads and the stores).
         let mut written = 0usize;
         let mut end = 0usize;
-        for (((v, prev), info), dirty) in given
+        for (((v, prev), info), dirty) in checked
+            .values
             .iter()
             .zip(self.prev.iter_mut())
             .zip(self.vars.iter())
@@ -1315,8 +1341,43 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
                 *prev = *v;
             }
         }
+        // The notes are spent: writing the same token again re-checks (and finds nothing).
+        self.generation = self.generation.wrapping_add(1);
         Ok(written)
     }
+
+    /// Every target the table writes is given and long enough.
+    fn check_targets<M: PatchTarget>(&self, targets: &[M]) -> Result<(), PatchError> {
+        for (t, &need) in self.need.iter().enumerate() {
+            if need == 0 {
+                continue;
+            }
+            // CAST: t < T, and T targets are named by u8.
+            let target = t as u8;
+            let len = targets
+                .get(t)
+                .ok_or(PatchError::MissingTarget { target })?
+                .dword_len();
+            if len < need {
+                return Err(PatchError::TargetTooShort {
+                    target,
+                    len,
+                    needed: need,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Values [`PatchTable::check`]ed against a table, ready for [`PatchTable::write`]: they
+/// borrow the caller's values, and the table notes which changed.
+#[derive(Debug)]
+#[must_use = "checked values are written with PatchTable::write"]
+pub struct Checked<'v> {
+    values: &'v [Option<Value>],
+    /// The table's check count when these were checked.
+    generation: u64,
 }
 
 /// [`changes`]: launch dims whose global sizes changed.

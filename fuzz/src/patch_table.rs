@@ -445,7 +445,7 @@ fn body(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
         );
         // Alternate plain memory and atomic views of the same lists.
         let res = if n % 2 == 0 {
-            apply_plain(&mut t, &given, &mut pm4, &sdma, &mut ka)
+            apply_plain(&mut t, &given, &mut pm4, &sdma, &mut ka, n % 4 == 0)
         } else {
             apply_atomic(&mut t, &given, &mut pm4, &sdma, &mut ka)
         };
@@ -481,16 +481,23 @@ fn snapshot(m: &[AtomicU32]) -> Vec<u32> {
     m.iter().map(|x| x.load(Ordering::Relaxed)).collect()
 }
 
-/// `apply` on plain `[u32]` copies (the SDMA list is copied out of and back into its view).
+/// `apply` on plain `[u32]` copies (the SDMA list is copied out of and back into its view);
+/// every other time as `check` then `write`.
 fn apply_plain(
     t: &mut Table,
     given: &[Option<Value>],
     pm4: &mut [u32],
     sdma: &[AtomicU32],
     ka: &mut [u32],
+    split: bool,
 ) -> Result<usize, hcq_core::patch::PatchError> {
     let mut sd = snapshot(sdma);
-    let r = t.apply(given, &mut [pm4, &mut sd[..], ka]);
+    let r = if !split {
+        t.apply(given, &mut [pm4, &mut sd[..], ka])
+    } else {
+        t.check(given)
+            .and_then(|c| t.write(c, &mut [pm4, &mut sd[..], ka]))
+    };
     for (d, s) in sdma.iter().zip(&sd) {
         d.store(*s, Ordering::Relaxed);
     }

@@ -608,6 +608,58 @@ fn validate_counts_changes_and_writes_nothing() {
     assert_eq!(t.current()[ids.scale.index()], Value::Scalar(9));
 }
 
+/// `check` then `write` is `apply` split around a wait; a stale check is redone before writing.
+#[test]
+fn check_then_write() {
+    let r = record(&V0);
+    let (mut t, ids) = build(&r);
+    let (mut a, mut b, mut k) = copies(&r);
+    let (na, nb) = (r.pm4.as_dwords().len(), r.sdma.as_dwords().len());
+    let v1 = Vals {
+        scale: 2,
+        wait_v: 9,
+        ..V0
+    };
+    let vals1 = values(&ids, &v1);
+    let c = t.check(&vals1).unwrap();
+    // Nothing written by the check.
+    assert_eq!((a, b, k), copies(&r));
+    let n = t
+        .write(c, &mut [&mut a[..na], &mut b[..nb], &mut k[..]])
+        .unwrap();
+    // wait_v: pm4 1 + sdma 2 (wait and fence); scale 1.
+    assert_eq!(n, 4);
+    let f = record(&v1);
+    assert_eq!(&a[..na], f.pm4.as_dwords());
+    assert_eq!(k, f.ka);
+    // A token checked before another check is checked again: v2's values, not stale notes.
+    let v2 = Vals { scale: 3, ..v1 };
+    let vals2 = values(&ids, &v2);
+    let stale = t.check(&vals2).unwrap();
+    let v3 = Vals { scale: 4, ..v1 };
+    let vals3 = values(&ids, &v3);
+    let _other = t.check(&vals3).unwrap();
+    let n = t
+        .write(stale, &mut [&mut a[..na], &mut b[..nb], &mut k[..]])
+        .unwrap();
+    assert_eq!((n, k[2]), (1, 3));
+    // A binding added after the check makes the check stale too: a requirement the values
+    // no longer meet is an error at write time, with nothing written.
+    let v4 = Vals {
+        inp: (0x8800_0000, 0x400),
+        ..v1
+    };
+    let vals4 = values(&ids, &v4);
+    let c = t.check(&vals4).unwrap();
+    t.require_bytes(ids.inp, 1 << 20).unwrap();
+    let before = (a, b, k);
+    assert!(matches!(
+        t.write(c, &mut [&mut a[..na], &mut b[..nb], &mut k[..]]),
+        Err(PatchError::BufferTooSmall { .. })
+    ));
+    assert_eq!((a, b, k), before);
+}
+
 #[test]
 fn dims_write_only_the_half_that_changed() {
     let r = record(&V0);

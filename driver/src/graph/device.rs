@@ -139,14 +139,23 @@ impl Graph {
     /// A missing or unacceptable value (buffer too small, dims out of the kernels' limits);
     /// wait and ring errors.
     pub unsafe fn replay(&mut self, values: &[Option<Value>]) -> Result<u64> {
-        self.enc.validate(values).map_err(graph_err)?;
+        // Checked once, before the wait: a bad value is an error without waiting for the GPU,
+        // and the write after the wait does not check again.
+        let checked = self
+            .enc
+            .table
+            .check(values)
+            .map_err(|e| graph_err(e.into()))?;
         if let Some(v) = self.last {
             self.device.wait_value(v)?;
         }
         let ka = self.kernargs.bo.mapping().u32s();
         let mut targets: [&[AtomicU32]; 3] =
             [view(self.pm4.as_ref()), view(self.sdma.as_ref()), ka];
-        self.enc.apply(values, &mut targets).map_err(graph_err)?;
+        self.enc
+            .table
+            .write(checked, &mut targets)
+            .map_err(|e| graph_err(e.into()))?;
         // The previous replay completed (its value covers both lists): every internal signal
         // is 1 and nothing waits on it. Back to 0 before the queues can see them; the ring's
         // write-pointer store (Release) orders these stores before the GPU reads the commands.

@@ -485,6 +485,9 @@ struct VarInfo {
     kind: Kind,
     /// Dims: whether a dispatch packet carries it (local <= u16, grid <= u32).
     packet: bool,
+    /// Its current value has not been checked against what the bindings require (it was
+    /// declared, or a binding changed the requirements, since): checked even if unchanged.
+    stale: bool,
     /// Addr: bytes the graph uses from the address. Scalar: the largest value every field
     /// holds.
     bound: u64,
@@ -664,6 +667,7 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
         let info = VarInfo {
             kind,
             packet: false,
+            stale: true,
             bound: if kind == Kind::Scalar { u64::MAX } else { 0 },
             count: 0,
             limits: NO_LIMITS,
@@ -728,9 +732,12 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
         self.info(var, kind)?;
         // What a check accepted may no longer be acceptable.
         self.generation = self.generation.wrapping_add(1);
-        self.vars
+        let i = self
+            .vars
             .get_mut(var.index())
-            .ok_or(PatchError::UnknownVar(var))
+            .ok_or(PatchError::UnknownVar(var))?;
+        i.stale = true;
+        Ok(i)
     }
 
     fn initial(&self, var: VarId) -> Result<Value, PatchError> {
@@ -1239,15 +1246,22 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
             // CAST: values.len() < n <= V, and declare() refused ids beyond u16.
             return Err(PatchError::MissingVar(VarId(values.len() as u16)));
         };
-        for (i, (v, prev)) in given.iter().zip(self.prev.iter()).enumerate() {
+        for (i, ((v, prev), info)) in given
+            .iter()
+            .zip(self.prev.iter())
+            .zip(self.vars.iter())
+            .enumerate()
+        {
             // CAST: i < V and declare() refused ids beyond u16.
             let var = VarId(i as u16);
             let Some(v) = v else {
                 return Err(PatchError::MissingVar(var));
             };
-            if v != prev {
-                let info = self.vars.get(i).ok_or(PatchError::UnknownVar(var))?;
+            let changed = v != prev;
+            if changed || info.stale {
                 Self::check_value(var, info, v)?;
+            }
+            if changed {
                 on_changed(var.0);
             }
         }
@@ -1296,7 +1310,7 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
                 return Err(PatchError::MissingVar(var));
             };
             *dirty = changes(v, prev);
-            if *dirty != 0 {
+            if *dirty != 0 || info.stale {
                 Self::check_value(var, info, v)?;
             }
         }
@@ -1329,9 +1343,11 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
             .values
             .iter()
             .zip(self.prev.iter_mut())
-            .zip(self.vars.iter())
+            .zip(self.vars.iter_mut())
             .zip(self.dirty.iter())
         {
+            // The check behind `checked` covered every value.
+            info.stale = false;
             let start = end;
             // CAST: u32 -> usize lossless.
             end = start.saturating_add(info.count as usize);

@@ -658,6 +658,21 @@ fn check_then_write() {
         Err(PatchError::BufferTooSmall { .. })
     ));
     assert_eq!((a, b, k), before);
+    // An unchanged value is checked again against the new requirement too.
+    assert!(matches!(
+        t.validate(&vals3),
+        Err(PatchError::BufferTooSmall { .. })
+    ));
+    assert!(matches!(
+        t.check(&vals3),
+        Err(PatchError::BufferTooSmall { .. })
+    ));
+    let mut big = vals3;
+    big[ids.inp.index()] = Some(Value::Addr {
+        addr: GpuVa(V0.inp.0),
+        bytes: 1 << 20,
+    });
+    assert!(t.check(&big).is_ok());
 }
 
 #[test]

@@ -82,6 +82,17 @@ impl TimelineState {
         self.signal_of(self.tl.active())
     }
 
+    /// The next timeline value, and the timeline as it was before (put it back if nothing
+    /// reached a ring). The value is taken before the ring is written (tinygrad #9550).
+    pub(crate) fn take_value(&mut self) -> Result<(Timeline, TimelineValue)> {
+        let saved = self.tl;
+        let value = self
+            .tl
+            .signal()
+            .map_err(|e| Error::InvalidArgument(format!("{e} (call synchronize)")))?;
+        Ok((saved, value))
+    }
+
     /// The host value the GPU has completed.
     pub(crate) fn done(&self) -> TimelineValue {
         // CAST: the GPU writes only the low 32 bits of the value.
@@ -622,13 +633,7 @@ impl DeviceInner {
         body: impl FnOnce(&mut Submit<'_>) -> Result<()>,
     ) -> Result<u64> {
         let mut st = lock(&self.timeline);
-        // The value is taken before the ring is written (tinygrad #9550); the timeline is put
-        // back only if nothing reached the ring.
-        let saved = st.tl;
-        let value = st
-            .tl
-            .signal()
-            .map_err(|e| Error::InvalidArgument(format!("{e} (call synchronize)")))?;
+        let (saved, value) = st.take_value()?;
         let mut cmds = take_scratch(&mut st, ty, self.arch);
         let r = self
             .build(&st, &mut cmds, value, true, body)
@@ -659,11 +664,7 @@ impl DeviceInner {
         compute: impl FnOnce(&mut Submit<'_>) -> Result<()>,
     ) -> Result<u64> {
         let mut st = lock(&self.timeline);
-        let saved = st.tl;
-        let value = st
-            .tl
-            .signal()
-            .map_err(|e| Error::InvalidArgument(format!("{e} (call synchronize)")))?;
+        let (saved, value) = st.take_value()?;
         let mut c = take_scratch(&mut st, QueueType::Sdma, self.arch);
         let mut k = take_scratch(&mut st, QueueType::Compute, self.arch);
         let r = self

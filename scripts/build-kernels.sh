@@ -4,8 +4,12 @@
 # (e_flags, ABI version, and per kernel the fields of its NT_AMDGPU_METADATA note and of its
 # `.amdhsa_kernel` assembler directives). Tests read the committed files; CI does not need clang.
 #
-# Needs clang-19, ld.lld-19, llvm-readelf-19, llvm-readobj-19 (apt-get install clang-19 lld-19
-# llvm-19) and python3 with PyYAML.
+# kernels/*.hip become clang offload bundles core/tests/fixtures/kernels/<stem>-hip.bundle.
+# The manifest also keeps, per object, every kernel's metadata exactly as `llvm-readelf --notes`
+# prints it (parsed from its YAML), which core's metadata reader is tested against.
+#
+# Needs clang-19, ld.lld-19, llvm-readelf-19, llvm-readobj-19, clang-offload-bundler-19
+# (apt-get install clang-19 lld-19 llvm-19) and python3 with PyYAML.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -15,16 +19,17 @@ LLVM_VER="${LLVM_VER:-19}"
 CLANG="clang-$LLVM_VER"
 READELF="llvm-readelf-$LLVM_VER"
 READOBJ="llvm-readobj-$LLVM_VER"
+CLANG_BUNDLER="clang-offload-bundler-$LLVM_VER"
 TARGETS="${TARGETS:-gfx1100 gfx90a gfx942 gfx1201}"
 
-for tool in "$CLANG" "ld.lld-$LLVM_VER" "$READELF" "$READOBJ" python3; do
+for tool in "$CLANG" "ld.lld-$LLVM_VER" "$READELF" "$READOBJ" "$CLANG_BUNDLER" python3; do
   command -v "$tool" >/dev/null || { echo "build-kernels: $tool not found" >&2; exit 1; }
 done
 
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 mkdir -p "$OUT"
-rm -f "$OUT"/*.co "$OUT"/manifest.json
+rm -f "$OUT"/*.co "$OUT"/*.bundle "$OUT"/manifest.json
 
 # -mcode-object-version=5 is clang 19's default; spelled out so the ABI is pinned.
 # The linker is ld.lld from the same LLVM (clang finds it via -fuse-ld=lld).
@@ -39,8 +44,22 @@ for src in "$SRC"/*.cl; do
     "$CLANG" "${FLAGS[@]}" "${LINK[@]}" -mcpu="$gfx" -o "$co" "$src"
     "$CLANG" "${FLAGS[@]}" -mcpu="$gfx" -S -o "$TMP/$stem-$gfx.s" "$src"
     "$READOBJ" --elf-output-style=JSON --file-headers --notes --symbols "$co" > "$TMP/$stem-$gfx.json"
+    "$READELF" --notes "$co" > "$TMP/$stem-$gfx.notes"
     echo "built $(basename "$co") ($(stat -c %s "$co") bytes)"
   done
+done
+
+# HIP: a clang offload bundle (what `hipcc --genco` and `clang -x hip --offload-device-only`
+# write) holding one code object per target, built without HIP headers or device libraries.
+BUNDLE_ARCHS=()
+for gfx in $TARGETS; do BUNDLE_ARCHS+=("--offload-arch=$gfx"); done
+for src in "$SRC"/*.hip; do
+  stem="$(basename "$src" .hip)"
+  out="$OUT/$stem-hip.bundle"
+  "$CLANG" -x hip --offload-device-only -nogpulib -nogpuinc -O2 "${BUNDLE_ARCHS[@]}" \
+    "${LINK[@]}" -o "$out" "$src"
+  "$CLANG_BUNDLER" --list --type=o --input="$out" | sort > "$TMP/$stem-hip.targets"
+  echo "built $(basename "$out") ($(stat -c %s "$out") bytes)"
 done
 
 # e_flags for every processor LLVM knows (pins core::codeobj's EF_AMDGPU_MACH table):
@@ -80,6 +99,18 @@ def directives(asm):
             key, val = line.split(None, 1)
             cur[key[len(".amdhsa_"):]] = int(val, 0)
     return kernels
+
+def readelf_metadata(path):
+    """The YAML document `llvm-readelf --notes` prints for NT_AMDGPU_METADATA."""
+    lines, on = [], False
+    for line in open(path).read().splitlines():
+        if line.strip() == "---":
+            on = True
+        elif on and line.strip() == "...":
+            break
+        elif on:
+            lines.append(line)
+    return yaml.safe_load("\n".join(lines))
 
 objects = []
 for co in sorted(f for f in os.listdir(out) if f.endswith(".co")):
@@ -123,7 +154,14 @@ for co in sorted(f for f in os.listdir(out) if f.endswith(".co")):
         "abi_version": hdr["Ident"]["ABIVersion"],
         "size": os.path.getsize(os.path.join(out, co)),
         "kernels": kernels,
+        "readelf_metadata": readelf_metadata(os.path.join(tmp, stem + ".notes")),
     })
+
+bundles = []
+for b in sorted(f for f in os.listdir(out) if f.endswith(".bundle")):
+    stem = b[:-len(".bundle")]
+    targets = [t for t in open(os.path.join(tmp, stem + ".targets")).read().split() if t]
+    bundles.append({"file": b, "entries": targets})
 
 machs = []
 for line in open(os.path.join(tmp, "machs.txt")):
@@ -131,7 +169,8 @@ for line in open(os.path.join(tmp, "machs.txt")):
     machs.append({"name": name, "e_flags": int(flags), "abi_version": int(abi)})
 
 with open(os.path.join(out, "manifest.json"), "w") as f:
-    json.dump({"generated_by": "scripts/build-kernels.sh", "llvm_machs": machs, "objects": objects}, f, indent=1)
+    json.dump({"generated_by": "scripts/build-kernels.sh", "llvm_machs": machs, "objects": objects,
+               "bundles": bundles}, f, indent=1)
     f.write("\n")
 print(f"wrote manifest.json ({len(objects)} objects)")
 PY

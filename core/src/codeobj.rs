@@ -29,13 +29,14 @@ use core::ops::Range;
 
 use object::elf::{
     ELFCLASS64, ELFDATA2LSB, ELFMAG, EM_AMDGPU, ET_DYN, FileHeader64, PF_W, PF_X, PT_LOAD,
-    ProgramHeader64, SHN_UNDEF, SHT_DYNSYM, SHT_NOBITS, SHT_NULL, SHT_STRTAB, SHT_SYMTAB,
+    ProgramHeader64, SHN_UNDEF, SHT_DYNSYM, SHT_NOBITS, SHT_NOTE, SHT_NULL, SHT_STRTAB, SHT_SYMTAB,
     SectionHeader64, Sym64,
 };
 use object::endian::LittleEndian as LE;
 use object::pod;
 
 use crate::hsa::{KernelCodeProperties, KernelDescriptor};
+use crate::metadata::{KernelMeta, Metadata, MetadataError};
 
 /// `ELFOSABI_AMDGPU_HSA`: the OS ABI of HSA code objects (`e_ident[EI_OSABI]`).
 pub const ELFOSABI_AMDGPU_HSA: u8 = 64;
@@ -583,6 +584,24 @@ pub enum CodeObjectError {
         /// The device's limit (bytes per work-item).
         limit: u32,
     },
+    /// The `NT_AMDGPU_METADATA` note is malformed.
+    Metadata(MetadataError),
+    /// The metadata note has no entry for a kernel the symbol table has.
+    MetadataMissing {
+        /// Kernel name.
+        kernel: Name,
+    },
+    /// The metadata and the kernel descriptor disagree.
+    MetadataMismatch {
+        /// Kernel name.
+        kernel: Name,
+        /// The field (`kernarg_segment_size`, ...).
+        field: &'static str,
+        /// What the metadata says.
+        metadata: u64,
+        /// What the kernel descriptor says.
+        descriptor: u64,
+    },
     /// The buffer given to [`CodeObject::load_into`] is shorter than the image.
     ImageBufferTooSmall {
         /// [`CodeObject::image_size`].
@@ -751,6 +770,20 @@ impl fmt::Display for CodeObjectError {
                 f,
                 "kernel {kernel}: private segment {size} bytes per work-item exceeds the device's {limit}"
             ),
+            Self::Metadata(e) => write!(f, "{e}"),
+            Self::MetadataMissing { kernel } => write!(
+                f,
+                "kernel {kernel}: no entry in the NT_AMDGPU_METADATA note (symbol {kernel}.kd)"
+            ),
+            Self::MetadataMismatch {
+                kernel,
+                field,
+                metadata,
+                descriptor,
+            } => write!(
+                f,
+                "kernel {kernel}: metadata {field} is {metadata}, the kernel descriptor says {descriptor}"
+            ),
             Self::ImageBufferTooSmall { need, have } => {
                 write!(
                     f,
@@ -831,6 +864,9 @@ pub struct Kernel<'a> {
     pub descriptor: KernelDescriptor,
     /// Whether the target is gfx9 (LDS granularity, RSRC3 meaning).
     pub wave64_only: bool,
+    /// The kernel's entry of the `NT_AMDGPU_METADATA` note (checked against the descriptor),
+    /// when the object has the note.
+    pub metadata: Option<KernelMeta<'a>>,
 }
 
 impl Kernel<'_> {
@@ -916,6 +952,53 @@ impl Kernel<'_> {
         self.group_segment_size().div_ceil(LDS_GRANULE_BYTES)
     }
 
+    /// Compares the metadata with the descriptor where both say the same thing.
+    fn check_metadata(&self, m: &KernelMeta<'_>) -> Result<(), CodeObjectError> {
+        let d = &self.descriptor;
+        let props = self.properties();
+        let checks: [(&'static str, u64, u64); 5] = [
+            (
+                "kernarg_segment_size",
+                m.kernarg_segment_size.into(),
+                d.kernarg_size.into(),
+            ),
+            (
+                "group_segment_fixed_size",
+                m.group_segment_fixed_size.into(),
+                d.group_segment_fixed_size.into(),
+            ),
+            (
+                "private_segment_fixed_size",
+                m.private_segment_fixed_size.into(),
+                d.private_segment_fixed_size.into(),
+            ),
+            (
+                "wavefront_size",
+                m.wavefront_size.into(),
+                self.wavefront_size().into(),
+            ),
+            (
+                "uses_dynamic_stack",
+                m.uses_dynamic_stack.map_or(
+                    u64::from(props.get(KernelCodeProperties::USES_DYNAMIC_STACK)),
+                    u64::from,
+                ),
+                props.get(KernelCodeProperties::USES_DYNAMIC_STACK).into(),
+            ),
+        ];
+        for (field, metadata, descriptor) in checks {
+            if metadata != descriptor {
+                return Err(CodeObjectError::MetadataMismatch {
+                    kernel: short_name(self.name),
+                    field,
+                    metadata,
+                    descriptor,
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Refuses a kernel whose static LDS or scratch exceed the device's `limits`.
     ///
     /// # Errors
@@ -951,8 +1034,12 @@ pub struct CodeObject<'a> {
     image_size: u64,
     symbols: &'a [Sym64<LE>],
     strings: &'a [u8],
+    metadata: Option<Metadata<'a>>,
     kernel_count: usize,
 }
+
+/// The symbol table, its string table and the metadata note's bytes (if any).
+type Sections<'a> = (&'a [Sym64<LE>], &'a [u8], Option<&'a [u8]>);
 
 fn len64(n: usize) -> u64 {
     // CAST: usize -> u64 is lossless on every supported target (<= 64-bit).
@@ -1037,7 +1124,11 @@ impl<'a> CodeObject<'a> {
         }
 
         let (segments, image_base, image_size) = Self::parse_segments(data, h)?;
-        let (symbols, strings) = Self::parse_sections(data, h)?;
+        let (symbols, strings, note) = Self::parse_sections(data, h)?;
+        let metadata = note
+            .map(Metadata::parse)
+            .transpose()
+            .map_err(CodeObjectError::Metadata)?;
         let mut co = Self {
             data,
             target,
@@ -1046,6 +1137,7 @@ impl<'a> CodeObject<'a> {
             image_size,
             symbols,
             strings,
+            metadata,
             kernel_count: 0,
         };
         let mut count = 0;
@@ -1178,7 +1270,7 @@ impl<'a> CodeObject<'a> {
     fn parse_sections(
         data: &'a [u8],
         h: &FileHeader64<LE>,
-    ) -> Result<(&'a [Sym64<LE>], &'a [u8]), CodeObjectError> {
+    ) -> Result<Sections<'a>, CodeObjectError> {
         let shnum = h.e_shnum.get(LE);
         let shentsize = h.e_shentsize.get(LE);
         if shnum != 0 && usize::from(shentsize) != size_of::<SectionHeader64<LE>>() {
@@ -1219,6 +1311,20 @@ impl<'a> CodeObject<'a> {
                 .enumerate()
                 .find(|(_, s)| s.sh_type.get(LE) == want)
         };
+        let mut note = None;
+        for (i, sh) in shdrs.iter().enumerate() {
+            if sh.sh_type.get(LE) != SHT_NOTE || note.is_some() {
+                continue;
+            }
+            let index = u16::try_from(i).unwrap_or(u16::MAX);
+            let bytes = region(
+                data,
+                Region::Section(index),
+                sh.sh_offset.get(LE),
+                sh.sh_size.get(LE),
+            )?;
+            note = crate::metadata::find_note(bytes).map_err(CodeObjectError::Metadata)?;
+        }
         let (sym_index, symtab) = find(SHT_SYMTAB)
             .or_else(|| find(SHT_DYNSYM))
             .ok_or(CodeObjectError::NoSymbolTable)?;
@@ -1255,7 +1361,13 @@ impl<'a> CodeObject<'a> {
             strtab.sh_offset.get(LE),
             strtab.sh_size.get(LE),
         )?;
-        Ok((symbols, strings))
+        Ok((symbols, strings, note))
+    }
+
+    /// The parsed `NT_AMDGPU_METADATA` note, when the object has one.
+    #[must_use]
+    pub const fn metadata(&self) -> Option<Metadata<'a>> {
+        self.metadata
     }
 
     /// The file's bytes.
@@ -1479,12 +1591,24 @@ impl<'a> CodeObject<'a> {
                 entry_byte_offset,
             });
         }
+        let metadata = match &self.metadata {
+            None => None,
+            Some(md) => {
+                Some(
+                    md.by_symbol(full)
+                        .ok_or_else(|| CodeObjectError::MetadataMissing {
+                            kernel: short_name(name),
+                        })?,
+                )
+            }
+        };
         let kernel = Kernel {
             name,
             descriptor_offset,
             entry_offset,
             descriptor,
             wave64_only: self.target.mach.is_gfx9(),
+            metadata,
         };
         if kernel.wave64_only && kernel.wavefront_size() == 32 {
             return Err(CodeObjectError::Wave32Unsupported {
@@ -1498,6 +1622,9 @@ impl<'a> CodeObject<'a> {
                 count: kernel.user_sgpr_count(),
                 required: kernel.required_user_sgprs(),
             });
+        }
+        if let Some(m) = &metadata {
+            kernel.check_metadata(m)?;
         }
         Ok(Some(kernel))
     }

@@ -21,6 +21,7 @@ pub mod cmd;
 pub mod codeobj;
 pub mod hsa;
 pub mod kfd;
+pub mod metadata;
 pub mod packet;
 pub mod patch;
 pub mod pm4;

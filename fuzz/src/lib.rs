@@ -8,9 +8,11 @@
 //!   parameters, and must decode cleanly.
 //! * [`patch_table::run`]: graph patch tables: replays with arbitrary (some unacceptable)
 //!   values against fresh records and a model of what is acceptable.
+//! * [`metadata::run`]: NT_AMDGPU_METADATA documents, notes and hidden arguments.
 //! * [`ring::ring_wrap`], [`ring::arena`]: ring and timeline-arena operations against models.
 
 pub mod codeobj;
+pub mod metadata;
 pub mod patch_table;
 pub mod ring;
 pub mod sim_exec;

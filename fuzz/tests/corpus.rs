@@ -79,3 +79,20 @@ fn arena_corpus() {
     assert!(replay("arena", hcq_fuzz::ring::arena) >= 3);
     random_inputs(hcq_fuzz::ring::arena, 3000);
 }
+
+#[test]
+fn metadata_corpus() {
+    assert!(replay("metadata", hcq_fuzz::metadata::run) >= 3);
+    // The seeds are real documents (clang-19's), so the harness checks past the parse.
+    let seed = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/metadata/global_id_gfx1100"),
+    )
+    .unwrap();
+    assert_eq!(
+        hcq_core::metadata::Metadata::parse(&seed)
+            .unwrap()
+            .kernel_count,
+        1
+    );
+    random_inputs(hcq_fuzz::metadata::run, 3000);
+}

@@ -141,6 +141,14 @@ impl KernelCtx<'_> {
         self.arg::<4>(off).map(u32::from_le_bytes)
     }
 
+    /// The u16 kernel argument at byte `off` (hidden group sizes, remainders, grid dims).
+    ///
+    /// # Errors
+    /// An offset beyond the kernarg segment.
+    pub fn arg_u16(&self, off: usize) -> Result<u16, KernelError> {
+        self.arg::<2>(off).map(u16::from_le_bytes)
+    }
+
     /// The u64 (pointer) kernel argument at byte `off`.
     ///
     /// # Errors
@@ -459,6 +467,8 @@ pub mod fixtures {
             "scale_f32" => Arc::new(scale_f32),
             "copy_u32" => Arc::new(copy_u32),
             "scratch_sum" => Arc::new(scratch_sum),
+            "global_id" => Arc::new(global_id),
+            "scale" => Arc::new(scale),
             _ => return None,
         })
     }
@@ -621,6 +631,51 @@ pub mod fixtures {
         let (first, count) = span(wg, u64::from(n));
         let x = read(wg, src, first, count)?;
         write(wg, dst, first, &x)
+    }
+
+    /// Offset of `hidden_group_size_x` (u16) in the kernarg segment of `global_id` and `scale`:
+    /// code object v5's hidden arguments start 8-aligned after the explicit ones (at 16 for
+    /// both), block counts x/y/z (3 x u32) first, then group sizes x/y/z (u16).
+    const HIDDEN_GROUP_SIZE_X: usize = 16 + 12;
+
+    /// Like the real kernel, the work-group size comes from the hidden argument
+    /// `hidden_group_size_x`, not from the dispatch: `i = group_id_x * hidden_group_size_x +
+    /// local_id_x` for `local_id_x < local_size_x`, below `n`. A zeroed hidden argument makes
+    /// every group cover the first elements, as on the GPU.
+    fn hidden_span(wg: &KernelCtx<'_>, n: u64) -> Result<(u64, usize), KernelError> {
+        let gsx = u64::from(wg.arg_u16(HIDDEN_GROUP_SIZE_X)?);
+        let first = u64::from(wg.workgroup_id()[0]) * gsx;
+        let end = (first + u64::from(wg.local_size()[0])).min(n);
+        // CAST: at most 1024 work-items per workgroup.
+        Ok((first, end.saturating_sub(first) as usize))
+    }
+
+    /// `global_id(u32* out @0, u32 n @8)` with code object v5 hidden arguments: `out[i] = i`
+    /// for `i < n`, `i` built from `hidden_group_size_x`.
+    ///
+    /// # Errors
+    /// VM faults, or a kernarg segment without the hidden arguments.
+    pub fn global_id(wg: &mut KernelCtx<'_>) -> Result<(), KernelError> {
+        let (out, n) = (wg.arg_u64(0)?, wg.arg_u32(8)?);
+        let (first, count) = hidden_span(wg, u64::from(n))?;
+        // CAST: i < n <= u32::MAX.
+        let v: Vec<u32> = (0..count).map(|j| (first + j as u64) as u32).collect();
+        write(wg, out, first, &v)
+    }
+
+    /// HIP `scale(f32* x @0, f32 s @8, u32 n @12)` with hidden arguments: `x[i] *= s` for
+    /// `i < n`, `i` built from `hidden_group_size_x` (blockDim.x).
+    ///
+    /// # Errors
+    /// VM faults, or a kernarg segment without the hidden arguments.
+    pub fn scale(wg: &mut KernelCtx<'_>) -> Result<(), KernelError> {
+        let (x, s, n) = (wg.arg_u64(0)?, wg.arg_f32(8)?, wg.arg_u32(12)?);
+        let (first, count) = hidden_span(wg, u64::from(n))?;
+        let mut v = read(wg, x, first, count)?;
+        for e in &mut v {
+            *e = (f32::from_bits(*e) * s).to_bits();
+        }
+        write(wg, x, first, &v)
     }
 
     /// `scratch_sum(u32* out @0, u32 k @8)`: `out[i] = k * 120` for every work-item.

@@ -826,6 +826,13 @@ impl GpuBuffer {
         self.len
     }
 
+    /// Whether the buffer is mapped on `dev` (allocated there, or mapped to it as a peer).
+    #[must_use]
+    pub fn is_mapped_on(&self, dev: &Device) -> bool {
+        Arc::ptr_eq(&self.owner, &dev.inner)
+            || lock(&self.peers).iter().any(|p| Arc::ptr_eq(p, &dev.inner))
+    }
+
     /// Whether the buffer is empty (never: size 0 is refused).
     #[must_use]
     pub fn is_empty(&self) -> bool {

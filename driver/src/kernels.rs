@@ -54,6 +54,33 @@ pub fn dispatch_ptr(target: &str) -> Option<&'static [u8]> {
     per_target!("dispatch_ptr", target)
 }
 
+/// The `global_id` code object (kernel `global_id(out, n)`: `out[i] = i`, with `i` built from
+/// the hidden argument `hidden_group_size_x`; no fixed work-group size, max 256) for `target`.
+#[must_use]
+pub fn global_id(target: &str) -> Option<&'static [u8]> {
+    per_target!("global_id", target)
+}
+
+/// Arguments of `global_id` as `launch_pod` takes them (the explicit 12 bytes; the driver fills
+/// the hidden arguments after them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[repr(C, packed(4))]
+pub struct GlobalIdArgs {
+    /// Output (u32 array).
+    pub out: u64,
+    /// Element count.
+    pub n: u32,
+}
+
+const _: () = assert!(size_of::<GlobalIdArgs>() == 12);
+
+/// The HIP `scale(x, s, n)` kernel (`x[i] *= s`, `i` from `hidden_group_size_x`) as a clang
+/// offload bundle holding a code object for every target in [`TARGETS`].
+pub const SCALE_HIP_BUNDLE: &[u8] = include_bytes!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../core/tests/fixtures/kernels/scale-hip.bundle"
+));
+
 /// Arguments of `vector_add`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 #[repr(C, packed(4))]
@@ -85,7 +112,8 @@ pub struct FillArgs {
 const _: () = assert!(size_of::<FillArgs>() == 16);
 
 /// Attaches the simulator's engines to `sim` and registers host-side implementations of the
-/// fixture kernels (`vector_add`, `fill`, `grid_size`, for every target), keyed by their
+/// fixture kernels (`vector_add`, `fill`, `grid_size`, `global_id`, for every target; `scale`
+/// of the HIP bundle once bundles load), keyed by their
 /// machine code, so dispatches of them run on the simulated GPU. Keep the returned handle: in
 /// threaded mode it owns the engine thread.
 ///
@@ -98,7 +126,7 @@ pub fn attach_sim(
     let gpu = hcq_sim::engine::kfd::SimGpu::attach(sim);
     gpu.engines().with_kernels(|k| {
         for t in TARGETS {
-            for co in [vector_add(t), fill(t), dispatch_ptr(t)]
+            for co in [vector_add(t), fill(t), dispatch_ptr(t), global_id(t)]
                 .into_iter()
                 .flatten()
             {

@@ -2,7 +2,7 @@
 //! arena the GPU is never still reading, optional timestamps and profiling).
 
 use crate::buffer::{Bo, BoOptions};
-use crate::device::{Device, DeviceInner, Submit};
+use crate::device::{Device, DeviceInner, GpuBuffer, Submit};
 use crate::encode::Cmds;
 use crate::error::{Error, MemoryKind, Result};
 use crate::kfd::lock;
@@ -11,9 +11,11 @@ use bytemuck::Pod;
 use core::time::Duration;
 use hcq_core::arch::GpuVa;
 use hcq_core::bitfield::Field;
-use hcq_core::codeobj::{CodeObject, DeviceLimits, Kernel};
+use hcq_core::codeobj::{CodeObject, DeviceLimits, Kernel, LDS_GRANULE_BYTES, MAX_LDS_GRANULES};
 use hcq_core::hsa::{DispatchPacket, KernelCodeProperties, PgmRsrc2};
 use hcq_core::kfd as abi;
+use hcq_core::metadata::hidden::{self as hidden_args, LaunchShape};
+use hcq_core::metadata::{HiddenKind, KernelMeta, ValueKind};
 use hcq_core::pm4;
 use hcq_core::rsrc::ScratchRsrc;
 use hcq_core::timeline::{ArenaError, TimelineArena, TimelineValue};
@@ -219,6 +221,113 @@ pub struct Program {
     prog: pm4::Program,
     kernarg_size: u64,
     alloc_size: u64,
+    meta: Option<ProgramMeta>,
+    lds_bytes: u32,
+    group_segment_size: u32,
+}
+
+/// How an explicit kernel argument is passed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgClass {
+    /// `global_buffer`: a [`GpuBuffer`] (or a [`BufferView`] of one).
+    Buffer,
+    /// `by_value`: a plain value.
+    Value,
+    /// Any other kind (`image`, `sampler`, `pipe`, `queue`, `dynamic_shared_pointer`, ...):
+    /// hcq cannot pass it, and a launch through the builder refuses.
+    Unsupported,
+}
+
+/// One explicit kernel argument, from the code object's metadata.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgInfo {
+    /// Source name, when the metadata has one.
+    pub name: Option<String>,
+    /// Source type (`float*`, `uint`), when the metadata has one.
+    pub type_name: Option<String>,
+    /// Byte offset in the kernarg segment.
+    pub offset: u32,
+    /// Size in bytes.
+    pub size: u32,
+    /// `.value_kind` as written in the metadata.
+    pub value_kind: String,
+    /// How it is passed.
+    pub class: ArgClass,
+}
+
+impl ArgInfo {
+    /// `argument 2 (n: uint)`: how refusals name it.
+    #[must_use]
+    pub fn describe(&self, index: usize) -> String {
+        match (&self.name, &self.type_name) {
+            (Some(n), Some(t)) => format!("argument {index} ({n}: {t})"),
+            (Some(n), None) => format!("argument {index} ({n})"),
+            (None, Some(t)) => format!("argument {index} ({t})"),
+            (None, None) => format!("argument {index}"),
+        }
+    }
+}
+
+/// What a launch needs from the metadata, copied at load.
+#[derive(Clone, Debug)]
+struct ProgramMeta {
+    args: Vec<ArgInfo>,
+    /// (kind, offset, size) of every hidden argument hcq fills.
+    hidden: Vec<(HiddenKind, u32, u32)>,
+    /// The first `hidden_*` kind hcq does not know: every launch refuses, naming it.
+    unknown_hidden: Option<String>,
+    /// End of the last explicit argument.
+    explicit_end: u32,
+    /// Offset of the first hidden argument (the kernarg size when there is none).
+    hidden_start: u32,
+    max_flat_workgroup_size: u32,
+    reqd_workgroup_size: Option<[u32; 3]>,
+}
+
+impl ProgramMeta {
+    fn new(m: &KernelMeta<'_>) -> Self {
+        let mut args = Vec::new();
+        let mut hidden = Vec::new();
+        let mut unknown_hidden = None;
+        let mut explicit_end = 0;
+        let mut hidden_start = m.kernarg_segment_size;
+        for a in m.args() {
+            if a.is_hidden() {
+                hidden_start = hidden_start.min(a.offset);
+                match hidden_args::kind_of(&a) {
+                    Ok(k) => hidden.push((k, a.offset, a.size)),
+                    Err(_) => {
+                        if unknown_hidden.is_none() {
+                            unknown_hidden = Some(a.value_kind_str.to_owned());
+                        }
+                    }
+                }
+                continue;
+            }
+            explicit_end = explicit_end.max(a.offset.saturating_add(a.size));
+            args.push(ArgInfo {
+                name: a.name.map(str::to_owned),
+                type_name: a.type_name.map(str::to_owned),
+                offset: a.offset,
+                size: a.size,
+                value_kind: a.value_kind_str.to_owned(),
+                class: match a.value_kind {
+                    ValueKind::GlobalBuffer => ArgClass::Buffer,
+                    ValueKind::ByValue => ArgClass::Value,
+                    _ => ArgClass::Unsupported,
+                },
+            });
+        }
+        Self {
+            args,
+            hidden,
+            unknown_hidden,
+            explicit_end,
+            hidden_start: hidden_start.max(explicit_end),
+            max_flat_workgroup_size: m.max_flat_workgroup_size,
+            reqd_workgroup_size: m.reqd_workgroup_size,
+        }
+    }
 }
 
 impl Drop for Program {
@@ -300,6 +409,7 @@ impl Program {
             private_segment_buffer,
             flat_scratch_init,
         };
+        let meta = k.metadata.as_ref().map(ProgramMeta::new);
         debug!(
             "loaded {kernel_name} at {:#x} ({size} B image, {kernarg_size} B kernargs)",
             prog.prog_addr.get()
@@ -313,7 +423,55 @@ impl Program {
             prog,
             kernarg_size,
             alloc_size,
+            meta,
+            lds_bytes: limits.lds_bytes,
+            group_segment_size: k.group_segment_size(),
         })
+    }
+
+    /// The explicit arguments from the code object's metadata, in order (empty without
+    /// metadata).
+    #[must_use]
+    pub fn args(&self) -> &[ArgInfo] {
+        self.meta.as_ref().map_or(&[], |m| &m.args)
+    }
+
+    /// Whether the code object had an `NT_AMDGPU_METADATA` entry for the kernel (the builder
+    /// needs it).
+    #[must_use]
+    pub fn has_metadata(&self) -> bool {
+        self.meta.is_some()
+    }
+
+    /// `.max_flat_workgroup_size` (1024 without metadata).
+    #[must_use]
+    pub fn max_flat_workgroup_size(&self) -> u32 {
+        self.meta
+            .as_ref()
+            .map_or(1024, |m| m.max_flat_workgroup_size)
+    }
+
+    /// `.reqd_workgroup_size`, when the kernel has one.
+    #[must_use]
+    pub fn reqd_workgroup_size(&self) -> Option<[u32; 3]> {
+        self.meta.as_ref().and_then(|m| m.reqd_workgroup_size)
+    }
+
+    /// Dynamic LDS bytes a launch may ask for: the device's LDS minus the kernel's static LDS
+    /// (and at most what RSRC2.LDS_SIZE can describe).
+    #[must_use]
+    pub fn max_dynamic_lds(&self) -> u32 {
+        self.lds_bytes
+            .min(MAX_LDS_GRANULES * LDS_GRANULE_BYTES)
+            .saturating_sub(self.group_segment_size)
+    }
+
+    /// A checked launch: add the explicit arguments in order with [`LaunchBuilder::arg`], set
+    /// the grid, then [`LaunchBuilder::launch`]. Everything is checked against the kernel's
+    /// metadata, and the hidden arguments are filled.
+    #[must_use]
+    pub fn launch_builder(&self) -> LaunchBuilder<'_> {
+        LaunchBuilder::new(self)
     }
 
     /// Kernel name.
@@ -419,6 +577,8 @@ impl Program {
         Ok(())
     }
 
+    /// Lays out `args` (the explicit arguments' bytes, or the whole kernarg segment) with the
+    /// hidden arguments filled, and launches.
     fn launch_inner(
         &self,
         args: &[u8],
@@ -426,16 +586,106 @@ impl Program {
         local: [u32; 3],
         timed: bool,
     ) -> Result<(u64, Option<Duration>)> {
+        Self::check_dims(global, local)?;
         // CAST: usize -> u64 is lossless on 64-bit hosts.
-        if args.len() as u64 != self.kernarg_size {
+        let len = args.len() as u64;
+        let Some(meta) = &self.meta else {
+            if len != self.kernarg_size {
+                return Err(Error::InvalidArgument(format!(
+                    "kernel {} takes {} bytes of arguments, got {}",
+                    self.name, self.kernarg_size, len
+                )));
+            }
+            return self.launch_raw(args, global, local, 0, timed);
+        };
+        self.check_block(meta, local)?;
+        if len < u64::from(meta.explicit_end) || len > self.kernarg_size {
             return Err(Error::InvalidArgument(format!(
-                "kernel {} takes {} bytes of arguments, got {}",
+                "kernel {} takes {} bytes of explicit arguments (up to {} with padding, {} with its {} hidden arguments, which hcq fills), got {}",
                 self.name,
+                meta.explicit_end,
+                meta.hidden_start,
                 self.kernarg_size,
-                args.len()
+                meta.hidden.len(),
+                len
             )));
         }
-        Self::check_dims(global, local)?;
+        if meta.hidden.is_empty() && meta.unknown_hidden.is_none() && len == self.kernarg_size {
+            return self.launch_raw(args, global, local, 0, timed);
+        }
+        let mut buf = KernargBuf::new(self.kernarg_size);
+        let bytes = buf.bytes_mut();
+        if let Some(d) = bytes.get_mut(..args.len()) {
+            d.copy_from_slice(args);
+        }
+        self.fill_hidden(bytes, global, local, 0)?;
+        self.launch_raw(bytes, global, local, 0, timed)
+    }
+
+    /// Refuses a block above `.max_flat_workgroup_size` (or the hardware's 1024) or other than
+    /// `.reqd_workgroup_size`.
+    fn check_block(&self, meta: &ProgramMeta, block: [u32; 3]) -> Result<()> {
+        let threads: u64 = block.iter().map(|&b| u64::from(b)).product();
+        let max = meta.max_flat_workgroup_size.min(1024);
+        if threads > u64::from(max) {
+            return Err(Error::InvalidArgument(format!(
+                "kernel {}: block {block:?} is {threads} work-items, above {} ({})",
+                self.name,
+                max,
+                if max == meta.max_flat_workgroup_size {
+                    "the kernel's max_flat_workgroup_size"
+                } else {
+                    "the hardware's limit per work-group"
+                }
+            )));
+        }
+        if let Some(reqd) = meta.reqd_workgroup_size.filter(|r| *r != block) {
+            return Err(Error::InvalidArgument(format!(
+                "kernel {}: block {block:?} differs from the kernel's reqd_workgroup_size {reqd:?}",
+                self.name
+            )));
+        }
+        Ok(())
+    }
+
+    /// Writes every hidden argument into `kernarg` (the whole segment).
+    fn fill_hidden(
+        &self,
+        kernarg: &mut [u8],
+        groups: [u32; 3],
+        block: [u32; 3],
+        dynamic_lds: u32,
+    ) -> Result<()> {
+        let Some(meta) = &self.meta else {
+            return Ok(());
+        };
+        if let Some(kind) = &meta.unknown_hidden {
+            return Err(Error::InvalidArgument(format!(
+                "kernel {}: the kernel takes a hidden argument of kind {kind}, which hcq does not know how to fill",
+                self.name
+            )));
+        }
+        let shape = LaunchShape {
+            groups,
+            block,
+            dynamic_lds,
+        };
+        for &(kind, offset, size) in &meta.hidden {
+            hidden_args::write(kernarg, kind, offset, size, &shape)
+                .map_err(|e| Error::InvalidArgument(format!("kernel {}: {e}", self.name)))?;
+        }
+        Ok(())
+    }
+
+    /// Launches with `args` exactly the kernarg segment.
+    fn launch_raw(
+        &self,
+        args: &[u8],
+        global: [u32; 3],
+        local: [u32; 3],
+        dynamic_lds: u32,
+        timed: bool,
+    ) -> Result<(u64, Option<Duration>)> {
         let dev = &self.device.inner;
         let profiling = lock(&dev.profile).enabled;
         let stamps = if timed || profiling {
@@ -443,7 +693,20 @@ impl Program {
         } else {
             None
         };
-        let prog = self.prog;
+        let mut prog = self.prog;
+        if dynamic_lds > 0 {
+            // RSRC2.LDS_SIZE and the dispatch packet cover static plus dynamic LDS.
+            let lds = self.group_segment_size.saturating_add(dynamic_lds);
+            prog.rsrc2 = hcq_core::hsa::PgmRsrc2::from_raw(prog.rsrc2)
+                .with(
+                    PgmRsrc2::GRANULATED_LDS_SIZE,
+                    lds.div_ceil(LDS_GRANULE_BYTES),
+                )
+                .raw();
+            if let Some(d) = &mut prog.dispatch {
+                d.group_segment_size = lds;
+            }
+        }
         let alloc_size = self.alloc_size.max(1);
         let refs = stamps
             .as_ref()
@@ -485,5 +748,521 @@ impl Program {
             }
         }
         Ok((value, elapsed))
+    }
+}
+
+/// Kernarg bytes inline up to this size (no allocation per launch); larger segments use the
+/// heap.
+const INLINE_KERNARGS: usize = 512;
+
+/// A kernarg segment being laid out: zeroed, inline when small.
+#[derive(Debug)]
+struct KernargBuf {
+    inline: [u8; INLINE_KERNARGS],
+    heap: Vec<u8>,
+    len: usize,
+}
+
+impl KernargBuf {
+    fn new(size: u64) -> Self {
+        let len = usize::try_from(size).unwrap_or(usize::MAX);
+        let heap = if len > INLINE_KERNARGS {
+            vec![0; len]
+        } else {
+            Vec::new()
+        };
+        Self {
+            inline: [0; INLINE_KERNARGS],
+            heap,
+            len,
+        }
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        if self.len > INLINE_KERNARGS {
+            &mut self.heap
+        } else {
+            self.inline.get_mut(..self.len).unwrap_or_default()
+        }
+    }
+}
+
+/// A typed view of part of a [`GpuBuffer`], passed to a `global_buffer` argument as the
+/// address of its first element.
+#[derive(Clone, Copy, Debug)]
+pub struct BufferView<'a, T> {
+    buf: &'a GpuBuffer,
+    offset: u64,
+    len: u64,
+    _elem: core::marker::PhantomData<T>,
+}
+
+impl<'a, T: Pod> BufferView<'a, T> {
+    /// The whole buffer as elements of `T` (a trailing partial element is left out).
+    #[must_use]
+    pub fn new(buf: &'a GpuBuffer) -> Self {
+        // CAST: size_of::<T>() fits u64.
+        let elem = (size_of::<T>() as u64).max(1);
+        Self {
+            buf,
+            offset: 0,
+            len: buf.len() / elem,
+            _elem: core::marker::PhantomData,
+        }
+    }
+
+    /// Elements `start..start + len` of this view.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the range is outside the view.
+    pub fn slice(&self, start: u64, len: u64) -> Result<Self> {
+        let end = start.checked_add(len).filter(|&e| e <= self.len);
+        if end.is_none() {
+            return Err(Error::InvalidArgument(format!(
+                "view elements {start}..{start}+{len} are outside its {} elements",
+                self.len
+            )));
+        }
+        // CAST: size_of::<T>() fits u64.
+        let elem = size_of::<T>() as u64;
+        Ok(Self {
+            offset: self.offset + start * elem,
+            len,
+            ..*self
+        })
+    }
+
+    /// GPU address of the first element.
+    #[must_use]
+    pub fn va(&self) -> u64 {
+        self.buf.va() + self.offset
+    }
+
+    /// Elements in the view.
+    #[must_use]
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the view has no elements.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// What [`LaunchBuilder::arg`] accepts: a buffer for a `global_buffer` argument, a plain
+/// value for a `by_value` one.
+pub trait LaunchArg {
+    /// Buffer or value.
+    fn class(&self) -> ArgClass;
+    /// The bytes placed in the kernarg segment (a buffer's GPU address).
+    fn bytes(&self) -> ArgBytes;
+    /// Alignment the argument's offset must have.
+    fn align(&self) -> u32;
+    /// The buffer, for checking it is mapped on the launching device.
+    fn buffer(&self) -> Option<&GpuBuffer> {
+        None
+    }
+}
+
+/// An argument's bytes, inline (at most 64; larger structs go through [`ByValue`]'s slice).
+#[derive(Clone, Copy, Debug)]
+pub struct ArgBytes {
+    data: [u8; 64],
+    len: usize,
+}
+
+impl ArgBytes {
+    fn of(b: &[u8]) -> Self {
+        let mut data = [0; 64];
+        let len = b.len().min(64);
+        if let (Some(d), Some(s)) = (data.get_mut(..len), b.get(..len)) {
+            d.copy_from_slice(s);
+        }
+        Self { data, len: b.len() }
+    }
+
+    fn as_slice(&self) -> Option<&[u8]> {
+        self.data.get(..self.len)
+    }
+}
+
+impl LaunchArg for GpuBuffer {
+    fn class(&self) -> ArgClass {
+        ArgClass::Buffer
+    }
+    fn bytes(&self) -> ArgBytes {
+        ArgBytes::of(&self.va().to_le_bytes())
+    }
+    fn align(&self) -> u32 {
+        8
+    }
+    fn buffer(&self) -> Option<&GpuBuffer> {
+        Some(self)
+    }
+}
+
+impl<T: Pod> LaunchArg for BufferView<'_, T> {
+    fn class(&self) -> ArgClass {
+        ArgClass::Buffer
+    }
+    fn bytes(&self) -> ArgBytes {
+        ArgBytes::of(&self.va().to_le_bytes())
+    }
+    fn align(&self) -> u32 {
+        8
+    }
+    fn buffer(&self) -> Option<&GpuBuffer> {
+        Some(self.buf)
+    }
+}
+
+macro_rules! value_args {
+    ($($t:ty),*) => {$(
+        impl LaunchArg for $t {
+            fn class(&self) -> ArgClass {
+                ArgClass::Value
+            }
+            fn bytes(&self) -> ArgBytes {
+                ArgBytes::of(&self.to_le_bytes())
+            }
+            fn align(&self) -> u32 {
+                // CAST: primitive alignments are at most 16.
+                align_of::<$t>() as u32
+            }
+        }
+    )*};
+}
+
+value_args!(u8, u16, u32, u64, i8, i16, i32, i64, f32, f64);
+
+/// A `by_value` argument of any `Pod` type (a struct, a vector such as `[f32; 4]`), at most 64
+/// bytes: `builder.arg(&ByValue(my_struct))`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ByValue<T>(pub T);
+
+impl<T: Pod> LaunchArg for ByValue<T> {
+    fn class(&self) -> ArgClass {
+        ArgClass::Value
+    }
+    fn bytes(&self) -> ArgBytes {
+        ArgBytes::of(bytemuck::bytes_of(&self.0))
+    }
+    fn align(&self) -> u32 {
+        // CAST: alignments fit u32.
+        align_of::<T>() as u32
+    }
+}
+
+/// Whether an argument of `class`, `size` bytes and `align` alignment may go where `info`
+/// says; the refusal names the argument.
+fn check_arg(
+    info: &ArgInfo,
+    index: usize,
+    class: ArgClass,
+    size: u32,
+    align: u32,
+) -> core::result::Result<(), String> {
+    let what = info.describe(index);
+    match (info.class, class) {
+        (ArgClass::Unsupported, _) | (_, ArgClass::Unsupported) => {
+            return Err(format!(
+                "{what} is a {} argument, which hcq cannot pass",
+                info.value_kind
+            ));
+        }
+        (ArgClass::Buffer, ArgClass::Value) => {
+            return Err(format!(
+                "{what} is a global_buffer: pass a GpuBuffer or BufferView, not a value"
+            ));
+        }
+        (ArgClass::Value, ArgClass::Buffer) => {
+            return Err(format!(
+                "{what} is a by_value argument: pass a value, not a buffer"
+            ));
+        }
+        _ => {}
+    }
+    if size != info.size {
+        return Err(format!("{what} is {} bytes, got {size}", info.size));
+    }
+    let align = align.max(1);
+    if info.offset % align != 0 {
+        return Err(format!(
+            "{what} is at kernarg offset {}, not a multiple of the value's {align}-byte alignment",
+            info.offset
+        ));
+    }
+    Ok(())
+}
+
+/// A checked launch of a [`Program`] (see [`Program::launch_builder`]):
+///
+/// ```no_run
+/// # fn demo(dev: &hcq_driver::Device, co: &[u8]) -> hcq_driver::Result<()> {
+/// use hcq_driver::{BufferKind, Program};
+/// let prog = Program::load(dev, co, "global_id")?;
+/// let out = dev.alloc(256 * 4, BufferKind::Vram)?;
+/// // SAFETY: global_id writes n u32s at `out`, which holds 256 and outlives the launch.
+/// let done = unsafe {
+///     prog.launch_builder()
+///         .arg(&out)
+///         .arg(&256u32)
+///         .groups([4, 1, 1])
+///         .block([64, 1, 1])
+///         .dynamic_lds(0)
+///         .launch()?
+/// };
+/// dev.wait_value(done)?;
+/// # Ok(()) }
+/// ```
+///
+/// Refusals (returned by [`LaunchBuilder::launch`], the first one found, each naming the
+/// argument or limit): a kernel without metadata; too many or too few arguments; an argument
+/// whose size or alignment differs from the metadata's; a buffer where a value is expected or
+/// the other way round, or an argument kind hcq cannot pass; a buffer not mapped on the
+/// device; a zero dimension; a block above `.max_flat_workgroup_size`, the hardware's 1024, or
+/// different from `.reqd_workgroup_size`; dynamic LDS above the device's LDS minus the
+/// kernel's static LDS; a grid axis of 2^32 work-items or more; a hidden argument kind hcq does
+/// not know.
+#[derive(Debug)]
+pub struct LaunchBuilder<'p> {
+    prog: &'p Program,
+    buf: KernargBuf,
+    next: usize,
+    groups: [u32; 3],
+    block: [u32; 3],
+    dynamic_lds: u32,
+    err: Option<Error>,
+}
+
+impl<'p> LaunchBuilder<'p> {
+    fn new(prog: &'p Program) -> Self {
+        Self {
+            prog,
+            buf: KernargBuf::new(prog.kernarg_size),
+            next: 0,
+            groups: [1, 1, 1],
+            block: [1, 1, 1],
+            dynamic_lds: 0,
+            err: None,
+        }
+    }
+
+    fn refuse(&mut self, msg: String) {
+        if self.err.is_none() {
+            self.err = Some(Error::InvalidArgument(format!(
+                "kernel {}: {msg}",
+                self.prog.name
+            )));
+        }
+    }
+
+    /// Adds the next explicit argument: a [`GpuBuffer`] or [`BufferView`] for a
+    /// `global_buffer`, a number or [`ByValue`] for a `by_value`.
+    pub fn arg<A: LaunchArg + ?Sized>(&mut self, a: &A) -> &mut Self {
+        let index = self.next;
+        self.next += 1;
+        if self.err.is_some() {
+            return self;
+        }
+        let Some(meta) = &self.prog.meta else {
+            self.refuse(
+                "the code object has no NT_AMDGPU_METADATA entry for it; use launch_pod".into(),
+            );
+            return self;
+        };
+        let Some(info) = meta.args.get(index) else {
+            let n = meta.args.len();
+            self.refuse(format!(
+                "too many arguments: it takes {n}, argument {index} is one more"
+            ));
+            return self;
+        };
+        let what = info.describe(index);
+        let bytes = a.bytes();
+        // CAST: argument sizes are at most 64 here, far below u32::MAX.
+        if let Err(e) = check_arg(info, index, a.class(), bytes.len as u32, a.align()) {
+            self.refuse(e);
+            return self;
+        }
+        let (offset, size) = (info.offset, info.size);
+        if a.buffer()
+            .is_some_and(|b| !b.is_mapped_on(&self.prog.device))
+        {
+            self.refuse(format!(
+                "{what}: the buffer is not mapped on this program's device"
+            ));
+            return self;
+        }
+        let start = usize::try_from(offset).unwrap_or(usize::MAX);
+        let dst = start
+            .checked_add(bytes.len)
+            .and_then(|end| self.buf.bytes_mut().get_mut(start..end));
+        match (dst, bytes.as_slice()) {
+            (Some(d), Some(s)) => d.copy_from_slice(s),
+            _ => self.refuse(format!(
+                "{what} ({size} bytes at offset {offset}) does not fit the kernarg segment"
+            )),
+        }
+        self
+    }
+
+    /// Work-groups per axis.
+    pub fn groups(&mut self, groups: [u32; 3]) -> &mut Self {
+        self.groups = groups;
+        self
+    }
+
+    /// Work-items per work-group per axis.
+    pub fn block(&mut self, block: [u32; 3]) -> &mut Self {
+        self.block = block;
+        self
+    }
+
+    /// Dynamic LDS bytes per work-group (on top of the kernel's static LDS).
+    pub fn dynamic_lds(&mut self, bytes: u32) -> &mut Self {
+        self.dynamic_lds = bytes;
+        self
+    }
+
+    /// Every check that does not depend on an argument's value; then the hidden arguments.
+    fn finish(&mut self) -> Result<()> {
+        if let Some(e) = self.err.take() {
+            return Err(e);
+        }
+        let p = self.prog;
+        let Some(meta) = &p.meta else {
+            return Err(Error::InvalidArgument(format!(
+                "kernel {}: the code object has no NT_AMDGPU_METADATA entry for it; use launch_pod",
+                p.name
+            )));
+        };
+        if self.next != meta.args.len() {
+            return Err(Error::InvalidArgument(format!(
+                "kernel {}: takes {} arguments, got {}",
+                p.name,
+                meta.args.len(),
+                self.next
+            )));
+        }
+        let (groups, block) = (self.groups, self.block);
+        if groups.contains(&0) || block.contains(&0) {
+            return Err(Error::InvalidArgument(format!(
+                "kernel {}: groups {groups:?} block {block:?} contain 0",
+                p.name
+            )));
+        }
+        p.check_block(meta, block)?;
+        let lds_max = p.max_dynamic_lds();
+        if self.dynamic_lds > lds_max {
+            return Err(Error::InvalidArgument(format!(
+                "kernel {}: dynamic LDS {} bytes is above the {lds_max} bytes left (device LDS {} minus the kernel's static {})",
+                p.name,
+                self.dynamic_lds,
+                p.lds_bytes.min(MAX_LDS_GRANULES * LDS_GRANULE_BYTES),
+                p.group_segment_size
+            )));
+        }
+        for (i, axis) in ["x", "y", "z"].iter().enumerate() {
+            let items = u64::from(groups[i]) * u64::from(block[i]);
+            if items > u64::from(u32::MAX) {
+                return Err(Error::InvalidArgument(format!(
+                    "kernel {}: grid {axis} is {} groups x {} work-items = {items} work-items, at least 2^32",
+                    p.name, groups[i], block[i]
+                )));
+            }
+        }
+        p.fill_hidden(self.buf.bytes_mut(), groups, block, self.dynamic_lds)
+    }
+
+    /// Launches; returns the timeline value that completes it. The builder can launch again
+    /// (same arguments) after a successful launch.
+    ///
+    /// # Safety
+    /// As [`Program::launch`]: every buffer argument must stay allocated until the launch
+    /// completes, be large enough for every access the kernel makes for this grid, and not be
+    /// accessed by the CPU in a conflicting way meanwhile.
+    ///
+    /// # Errors
+    /// The refusals listed on [`LaunchBuilder`]; ring or wait failures.
+    pub unsafe fn launch(&mut self) -> Result<u64> {
+        self.finish()?;
+        let (g, b, l) = (self.groups, self.block, self.dynamic_lds);
+        self.prog
+            .launch_raw(self.buf.bytes_mut(), g, b, l, false)
+            .map(|(v, _)| v)
+    }
+
+    /// [`LaunchBuilder::launch`], then waits and returns the GPU time between timestamps taken
+    /// right before and after the dispatch.
+    ///
+    /// # Safety
+    /// As [`LaunchBuilder::launch`].
+    ///
+    /// # Errors
+    /// As [`LaunchBuilder::launch`], plus the wait's.
+    pub unsafe fn launch_wait(&mut self) -> Result<Duration> {
+        self.finish()?;
+        let (g, b, l) = (self.groups, self.block, self.dynamic_lds);
+        let (_, t) = self.prog.launch_raw(self.buf.bytes_mut(), g, b, l, true)?;
+        Ok(t.unwrap_or_default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(class: ArgClass, offset: u32, size: u32, kind: &str) -> ArgInfo {
+        ArgInfo {
+            name: Some("x".into()),
+            type_name: Some("T".into()),
+            offset,
+            size,
+            value_kind: kind.into(),
+            class,
+        }
+    }
+
+    #[test]
+    fn arg_checks_name_the_argument() {
+        let v = info(ArgClass::Value, 12, 8, "by_value");
+        assert_eq!(check_arg(&v, 1, ArgClass::Value, 8, 8), Err(
+            "argument 1 (x: T) is at kernarg offset 12, not a multiple of the value's 8-byte alignment".into()
+        ));
+        assert_eq!(check_arg(&v, 1, ArgClass::Value, 8, 4), Ok(()));
+        assert_eq!(
+            check_arg(&v, 1, ArgClass::Value, 4, 4),
+            Err("argument 1 (x: T) is 8 bytes, got 4".into())
+        );
+        assert_eq!(
+            check_arg(&v, 1, ArgClass::Buffer, 8, 8),
+            Err("argument 1 (x: T) is a by_value argument: pass a value, not a buffer".into())
+        );
+        let b = info(ArgClass::Buffer, 0, 8, "global_buffer");
+        assert_eq!(
+            check_arg(&b, 0, ArgClass::Value, 8, 8),
+            Err(
+                "argument 0 (x: T) is a global_buffer: pass a GpuBuffer or BufferView, not a value"
+                    .into()
+            )
+        );
+        let i = info(ArgClass::Unsupported, 0, 8, "image");
+        assert_eq!(
+            check_arg(&i, 0, ArgClass::Buffer, 8, 8),
+            Err("argument 0 (x: T) is a image argument, which hcq cannot pass".into())
+        );
+    }
+
+    #[test]
+    fn kernarg_buf_is_zeroed_inline_or_on_the_heap() {
+        let mut small = KernargBuf::new(272);
+        assert_eq!(small.bytes_mut().len(), 272);
+        assert!(small.bytes_mut().iter().all(|&b| b == 0));
+        let mut big = KernargBuf::new(4096);
+        assert_eq!(big.bytes_mut().len(), 4096);
+        assert!(big.bytes_mut().iter().all(|&b| b == 0));
     }
 }

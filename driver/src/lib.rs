@@ -49,7 +49,9 @@ pub use bind::BoundList;
 pub use device::{BufferKind, Device, DeviceOptions, GpuBuffer};
 pub use error::{Error, MemoryKind, QueueState, Result, WaitReport};
 pub use kfd::{GpuInfo, Kfd};
-pub use launch::{LaunchRecord, Program};
+pub use launch::{
+    ArgClass, ArgInfo, BufferView, ByValue, LaunchArg, LaunchBuilder, LaunchRecord, Program,
+};
 pub use signal::Signal;
 pub mod bench;
 pub mod graph;

@@ -17,6 +17,7 @@
 pub mod bitfield;
 
 pub mod arch;
+pub mod bundle;
 pub mod cmd;
 pub mod codeobj;
 pub mod hsa;

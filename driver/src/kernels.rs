@@ -112,8 +112,8 @@ pub struct FillArgs {
 const _: () = assert!(size_of::<FillArgs>() == 16);
 
 /// Attaches the simulator's engines to `sim` and registers host-side implementations of the
-/// fixture kernels (`vector_add`, `fill`, `grid_size`, `global_id`, for every target; `scale`
-/// of the HIP bundle once bundles load), keyed by their
+/// fixture kernels (`vector_add`, `fill`, `grid_size`, `global_id`, and the HIP bundle's
+/// `scale`, for every target), keyed by their
 /// machine code, so dispatches of them run on the simulated GPU. Keep the returned handle: in
 /// threaded mode it owns the engine thread.
 ///
@@ -133,6 +133,10 @@ pub fn attach_sim(
                 k.register_fixture(co)
                     .map_err(|e| format!("registering a {t} fixture kernel: {e}"))?;
             }
+            let co = hcq_core::bundle::code_object_for(SCALE_HIP_BUNDLE, t)
+                .map_err(|e| format!("the HIP scale bundle: {e}"))?;
+            k.register_fixture(co)
+                .map_err(|e| format!("registering the {t} HIP scale kernel: {e}"))?;
         }
         Ok::<(), String>(())
     })?;

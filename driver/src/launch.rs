@@ -345,16 +345,21 @@ impl Drop for Program {
 }
 
 impl Program {
-    /// Loads `code_object` on `device` and picks `kernel_name`.
+    /// Loads `code_object` on `device` and picks `kernel_name`. `code_object` is an AMDGPU ELF
+    /// or a clang offload bundle (`__CLANG_OFFLOAD_BUNDLE__`, what `hipcc --genco` and
+    /// `clang -x hip --offload-device-only` write), whose entry for the device's target is used.
     ///
     /// # Errors
-    /// [`Error::CodeObject`] for a malformed object, a target that does not run on the device,
-    /// an unknown kernel or one needing more LDS or scratch than the device offers; allocation
-    /// failures.
+    /// [`Error::CodeObject`] for a malformed object, a target that does not run on the device
+    /// (or a bundle without one, naming the targets it has), an unknown kernel or one needing
+    /// more LDS or scratch than the device offers; allocation failures.
     pub fn load(device: &Device, code_object: &[u8], kernel_name: &str) -> Result<Self> {
         let co_err = |e: hcq_core::codeobj::CodeObjectError| Error::CodeObject(e.to_string());
+        let target = device.target_name();
+        let code_object = hcq_core::bundle::code_object_for(code_object, &target)
+            .map_err(|e| Error::CodeObject(e.to_string()))?;
         let co = CodeObject::parse(code_object).map_err(co_err)?;
-        co.check_target(&device.target_name()).map_err(co_err)?;
+        co.check_target(&target).map_err(co_err)?;
         let k = co.kernel(kernel_name).map_err(co_err)?;
         let dev = &device.inner;
         let limits = DeviceLimits {

@@ -15,6 +15,20 @@ pub const FIXTURES: [&[u8]; 4] = [
 
 /// Parses `data` as a code object; if it parses, checks every invariant the loader relies on.
 pub fn run(data: &[u8]) {
+    // Offload bundles: every entry parsed is inside the file, and each AMDGPU entry is tried
+    // as a code object.
+    if let Ok(b) = hcq_core::bundle::Bundle::parse(data) {
+        assert_eq!(b.entries().count() as u64, b.len());
+        for e in b.entries() {
+            let inside = e.code.as_ptr() as usize >= data.as_ptr() as usize
+                && e.code.as_ptr() as usize + e.code.len() <= data.as_ptr() as usize + data.len();
+            assert!(inside);
+            if e.target().is_some() {
+                let _ = CodeObject::parse(e.code);
+            }
+        }
+        let _ = b.select("gfx1100");
+    }
     let Ok(co) = CodeObject::parse(data) else {
         return;
     };

@@ -307,3 +307,54 @@ both_modes!(
     builder_refusals,
     refusals_needing_other_objects
 );
+
+/// A HIP offload bundle loads on the device's target and its kernel (reading
+/// `hidden_group_size_x` as blockDim.x) runs through the builder; a bundle without the
+/// device's target is refused naming the targets it has.
+fn hip_bundle_loads_and_runs(mode: SimMode) {
+    let (_r, dev) = one(mode);
+    let prog = Program::load(&dev, kernels::SCALE_HIP_BUNDLE, "scale").unwrap();
+    assert_eq!(prog.max_flat_workgroup_size(), 1024);
+    let n = 300u32;
+    let x = dev.alloc(u64::from(n) * 4, BufferKind::Vram).unwrap();
+    let input: Vec<u32> = (0..n).map(|i| (i as f32).to_bits()).collect();
+    write_u32s(&dev, &x, &input);
+    // SAFETY: scale touches n f32s at `x`, which holds n; waited for below.
+    let v = unsafe {
+        prog.launch_builder()
+            .arg(&x)
+            .arg(&2.5f32)
+            .arg(&n)
+            .groups([3, 1, 1])
+            .block([128, 1, 1])
+            .launch()
+    }
+    .unwrap();
+    dev.wait_value(v).unwrap();
+    let got: Vec<f32> = read_u32s(&dev, &x, n as usize)
+        .into_iter()
+        .map(f32::from_bits)
+        .collect();
+    let want: Vec<f32> = (0..n).map(|i| i as f32 * 2.5).collect();
+    assert_eq!(got, want);
+
+    // The same bundle with only its gfx90a entry.
+    let b = hcq_core::bundle::Bundle::parse(kernels::SCALE_HIP_BUNDLE).unwrap();
+    let e = b.select("gfx90a").unwrap();
+    let mut only = Vec::new();
+    only.extend_from_slice(hcq_core::bundle::BUNDLE_MAGIC);
+    only.extend_from_slice(&1u64.to_le_bytes());
+    let at = 32 + 24 + e.id.len() as u64;
+    only.extend_from_slice(&at.to_le_bytes());
+    only.extend_from_slice(&(e.code.len() as u64).to_le_bytes());
+    only.extend_from_slice(&(e.id.len() as u64).to_le_bytes());
+    only.extend_from_slice(e.id.as_bytes());
+    only.extend_from_slice(e.code);
+    let err = Program::load(&dev, &only, "scale").unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "code object: offload bundle has no code object for gfx1100; it holds gfx90a"
+    );
+}
+
+both_modes!(hip_bundle_loads_and_runs);

@@ -969,33 +969,37 @@ fn check_arg(
     size: u32,
     align: u32,
 ) -> core::result::Result<(), String> {
-    let what = info.describe(index);
+    let what = || info.describe(index);
     match (info.class, class) {
         (ArgClass::Unsupported, _) | (_, ArgClass::Unsupported) => {
             return Err(format!(
-                "{what} is a {} argument, which hcq cannot pass",
+                "{} is a {} argument, which hcq cannot pass",
+                what(),
                 info.value_kind
             ));
         }
         (ArgClass::Buffer, ArgClass::Value) => {
             return Err(format!(
-                "{what} is a global_buffer: pass a GpuBuffer or BufferView, not a value"
+                "{} is a global_buffer: pass a GpuBuffer or BufferView, not a value",
+                what()
             ));
         }
         (ArgClass::Value, ArgClass::Buffer) => {
             return Err(format!(
-                "{what} is a by_value argument: pass a value, not a buffer"
+                "{} is a by_value argument: pass a value, not a buffer",
+                what()
             ));
         }
         _ => {}
     }
     if size != info.size {
-        return Err(format!("{what} is {} bytes, got {size}", info.size));
+        return Err(format!("{} is {} bytes, got {size}", what(), info.size));
     }
     let align = align.max(1);
     if info.offset % align != 0 {
         return Err(format!(
-            "{what} is at kernarg offset {}, not a multiple of the value's {align}-byte alignment",
+            "{} is at kernarg offset {}, not a multiple of the value's {align}-byte alignment",
+            what(),
             info.offset
         ));
     }
@@ -1085,7 +1089,6 @@ impl<'p> LaunchBuilder<'p> {
             ));
             return self;
         };
-        let what = info.describe(index);
         let bytes = a.bytes();
         // CAST: argument sizes are at most 64 here, far below u32::MAX.
         if let Err(e) = check_arg(info, index, a.class(), bytes.len as u32, a.align()) {
@@ -1096,6 +1099,7 @@ impl<'p> LaunchBuilder<'p> {
         if a.buffer()
             .is_some_and(|b| !b.is_mapped_on(&self.prog.device))
         {
+            let what = info.describe(index);
             self.refuse(format!(
                 "{what}: the buffer is not mapped on this program's device"
             ));
@@ -1107,9 +1111,12 @@ impl<'p> LaunchBuilder<'p> {
             .and_then(|end| self.buf.bytes_mut().get_mut(start..end));
         match (dst, bytes.as_slice()) {
             (Some(d), Some(s)) => d.copy_from_slice(s),
-            _ => self.refuse(format!(
-                "{what} ({size} bytes at offset {offset}) does not fit the kernarg segment"
-            )),
+            _ => {
+                let what = info.describe(index);
+                self.refuse(format!(
+                    "{what} ({size} bytes at offset {offset}) does not fit the kernarg segment"
+                ));
+            }
         }
         self
     }

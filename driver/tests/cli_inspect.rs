@@ -42,7 +42,19 @@ fn json_for_vector_add_gfx1100() {
                 "private_segment_size": 0,
                 "wavefront_size": 32,
                 "uses_dispatch_ptr": false,
-                "entry_byte_offset": 0x1100
+                "entry_byte_offset": 0x1100,
+                "args": [
+                    {"offset": 0, "size": 8, "kind": "global_buffer", "type_name": "uint*"},
+                    {"offset": 8, "size": 8, "kind": "global_buffer", "type_name": "uint*"},
+                    {"offset": 16, "size": 8, "kind": "global_buffer", "type_name": "uint*"},
+                    {"offset": 24, "size": 4, "kind": "by_value", "type_name": "uint"}
+                ],
+                "max_flat_workgroup_size": 64,
+                "sgpr_count": 18,
+                "vgpr_count": 6,
+                "agpr_count": 0,
+                "reqd_workgroup_size": [64, 1, 1],
+                "kernarg_align": 8
             }]
         })
     );
@@ -76,6 +88,42 @@ fn json_for_every_fixture_matches_the_manifest() {
             }
             let entry = w["code_address"].as_i64().unwrap() - w["kd_address"].as_i64().unwrap();
             assert_eq!(g["entry_byte_offset"].as_i64(), Some(entry));
+            // The metadata keys, as llvm-readelf --notes printed them.
+            let llvm = obj["readelf_metadata"]["amdhsa.kernels"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|k| k[".name"] == g["name"])
+                .unwrap();
+            for (key, lkey) in [
+                ("max_flat_workgroup_size", ".max_flat_workgroup_size"),
+                ("sgpr_count", ".sgpr_count"),
+                ("vgpr_count", ".vgpr_count"),
+                ("kernarg_align", ".kernarg_segment_align"),
+                ("kernarg_size", ".kernarg_segment_size"),
+            ] {
+                assert_eq!(g[key], llvm[lkey], "{} {key}", f.display());
+            }
+            assert_eq!(
+                g["agpr_count"],
+                *llvm.get(".agpr_count").unwrap_or(&0.into())
+            );
+            assert_eq!(
+                g.get("reqd_workgroup_size"),
+                llvm.get(".reqd_workgroup_size"),
+                "{}",
+                f.display()
+            );
+            let largs = llvm[".args"].as_array().unwrap();
+            let gargs = g["args"].as_array().unwrap();
+            assert_eq!(gargs.len(), largs.len());
+            for (ga, la) in gargs.iter().zip(largs) {
+                assert_eq!(ga["offset"], la[".offset"]);
+                assert_eq!(ga["size"], la[".size"]);
+                assert_eq!(ga["kind"], la[".value_kind"]);
+                assert_eq!(ga.get("name"), la.get(".name"));
+                assert_eq!(ga.get("type_name"), la.get(".type_name"));
+            }
         }
     }
 }
@@ -147,8 +195,65 @@ fn garbage_exits_nonzero_with_one_line() {
     let o = hcq(&[dir.join("does-not-exist").as_os_str()]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("cannot read"), "{}", stderr(&o));
-    let o = hcq(&[]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("usage: hcq inspect"), "{}", stderr(&o));
+    // Usage errors exit 2 with the usage; --help prints it and succeeds.
+    for args in [
+        &[][..],
+        &["--frob".as_ref()][..],
+        &["a".as_ref(), "b".as_ref()][..],
+    ] {
+        let o = hcq(args);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains("usage: hcq inspect"), "{}", stderr(&o));
+    }
+    let o = hcq(&["--help".as_ref()]);
+    assert!(o.status.success());
+    assert!(stdout(&o).starts_with("usage: hcq inspect"));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn offload_bundle_entries() {
+    let f = fixture("scale-hip.bundle");
+    for t in ["gfx1100", "gfx90a", "gfx942", "gfx1201"] {
+        let o = hcq(&[
+            "--json".as_ref(),
+            "--target".as_ref(),
+            t.as_ref(),
+            f.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        assert_eq!(v["target"], t);
+        let k = &v["kernels"][0];
+        assert_eq!(k["name"], "scale");
+        assert_eq!(k["max_flat_workgroup_size"], 1024);
+        assert_eq!(k["args"][1]["kind"], "by_value");
+        assert!(
+            k["args"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|a| a["kind"] == "hidden_group_size_x")
+        );
+    }
+    let o = hcq(&["--target".as_ref(), "gfx1100".as_ref(), f.as_os_str()]);
+    assert!(stdout(&o).contains("bundle entry hipv4-amdgcn-amd-amdhsa--gfx1100"));
+    let o = hcq(&["--target".as_ref(), "gfx1030".as_ref(), f.as_os_str()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o)
+            .contains("no code object for gfx1030; it holds gfx1100, gfx1201, gfx90a, gfx942"),
+        "{}",
+        stderr(&o)
+    );
+    // No --target and no GPU: several entries, so it asks for one.
+    if !std::path::Path::new("/dev/kfd").exists() {
+        let o = hcq(&[f.as_os_str()]);
+        assert_eq!(o.status.code(), Some(1));
+        assert!(
+            stderr(&o).contains("pick one with --target"),
+            "{}",
+            stderr(&o)
+        );
+    }
 }

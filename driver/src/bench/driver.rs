@@ -23,12 +23,22 @@ fn sim_err(what: &str, e: impl core::fmt::Display) -> WorkError {
     WorkError::Sim(format!("{what}: {e}"))
 }
 
-/// Launches per second (median of batches) and the submit of a bound 1000-kernel graph (ns,
-/// median).
+/// The driver's numbers on the simulator.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DriverRun {
+    /// Launches per second (median of batches).
+    pub launches_per_s: f64,
+    /// Submitting a bound 1000-kernel graph (ns, median).
+    pub graph_submit_ns: f64,
+    /// One launch through the checked builder, host cost only (ns, median of batches).
+    pub launch_ns: f64,
+}
+
+/// Launches per second, the submit of a bound 1000-kernel graph, and one builder launch.
 ///
 /// # Errors
 /// If the simulator, the device, a launch or the graph fails.
-pub fn run(quick: bool) -> Result<(f64, f64), WorkError> {
+pub fn run(quick: bool) -> Result<DriverRun, WorkError> {
     let sim =
         Arc::new(hcq_sim::SimKfd::gfx1100().map_err(|e| sim_err("starting the simulator", e))?);
     // The engines and host implementations of the fixture kernels.
@@ -37,7 +47,8 @@ pub fn run(quick: bool) -> Result<(f64, f64), WorkError> {
         .with_kernels(|k| {
             kernels::TARGETS
                 .iter()
-                .filter_map(|t| kernels::fill(t))
+                .flat_map(|t| [kernels::fill(t), kernels::global_id(t)])
+                .flatten()
                 .try_for_each(|co| k.register_fixture(co).map(|_| ()))
         })
         .map_err(|e| sim_err("registering the fill kernel", e))?;
@@ -82,7 +93,52 @@ pub fn run(quick: bool) -> Result<(f64, f64), WorkError> {
     rates.sort_by(f64::total_cmp);
     let launches = measure::percentile(&rates, 50.0);
     let submit = graph_submit_ns(&dev, &fill, buf.va(), quick)?;
-    Ok((launches, submit))
+    let launch_ns = builder_launch_ns(&dev, &buf, quick)?;
+    Ok(DriverRun {
+        launches_per_s: launches,
+        graph_submit_ns: submit,
+        launch_ns,
+    })
+}
+
+/// One launch of `global_id` (code object v5: 13 hidden arguments) through
+/// [`Program::launch_builder`]: the builder and its checks, the hidden arguments, the kernarg
+/// allocation, the PM4 packets, the ring and the doorbell. Host cost only: batches of launches
+/// are timed without waiting, then the simulator runs them in [`Device::synchronize`] (not
+/// timed).
+fn builder_launch_ns(dev: &Device, out: &crate::GpuBuffer, quick: bool) -> Result<f64, WorkError> {
+    let t = dev.target_name();
+    let co = kernels::global_id(&t)
+        .ok_or_else(|| WorkError::Sim(format!("no global_id kernel for {t}")))?;
+    let prog = Program::load(dev, co, "global_id").map_err(|e| sim_err("loading global_id", e))?;
+    let n = 64u32;
+    let (batch, batches) = if quick { (64u32, 3) } else { (64, 31) };
+    let mut per = Vec::with_capacity(batches);
+    for i in 0..=batches {
+        let t = Instant::now();
+        for _ in 0..batch {
+            // SAFETY: global_id writes n = 64 u32s at `out`, which holds 64 and outlives the
+            // launches (synchronize below).
+            unsafe {
+                prog.launch_builder()
+                    .arg(out)
+                    .arg(&n)
+                    .groups([1, 1, 1])
+                    .block([64, 1, 1])
+                    .launch()
+            }
+            .map_err(|e| sim_err("launching global_id", e))?;
+        }
+        let el = t.elapsed();
+        dev.synchronize()
+            .map_err(|e| sim_err("waiting for the launches", e))?;
+        if i > 0 {
+            // CAST: nanoseconds of a few dozen launches, far below 2^52.
+            per.push(el.as_nanos() as f64 / f64::from(batch));
+        }
+    }
+    per.sort_by(f64::total_cmp);
+    Ok(measure::percentile(&per, 50.0))
 }
 
 /// A graph of 1000 `fill` launches bound into GPU memory; times [`crate::BoundList::submit`]

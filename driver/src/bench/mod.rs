@@ -244,14 +244,19 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
         black_box(tl.run().is_ok());
     });
     #[cfg(feature = "sim")]
-    let (launches, submit) = {
-        let (l, s) = driver::run(quick)?;
-        (Some(l), Some(s))
+    let (launches, submit, launch_ns) = {
+        let d = driver::run(quick)?;
+        (
+            Some(d.launches_per_s),
+            Some(d.graph_submit_ns),
+            Some(d.launch_ns),
+        )
     };
     #[cfg(not(feature = "sim"))]
-    let (launches, submit) = (None, None);
+    let (launches, submit, launch_ns) = (None, None, None);
     let drv = DriverMetrics {
         launches_per_s: launches,
+        launch_ns,
         graph_patch_1000_ns: graph_patch_ns,
         graph_patch_1000_floor_ns: graph_floor_ns,
         graph_patch_1000_timeline_ns: graph_timeline_ns,
@@ -372,6 +377,13 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
             "fill launches through the driver API on the deterministic sim, batches of 500 + synchronize",
         ),
         m(
+            "driver_launch_ns",
+            drv.launch_ns,
+            "ns",
+            Budget::AtMost(200.0),
+            "one launch builder launch of a kernel with 13 hidden args: checks, hidden args, kernarg alloc, packets, ring, doorbell (host only, goal 100)",
+        ),
+        m(
             "graph_patch_1000_ns",
             drv.graph_patch_1000_ns,
             "ns",
@@ -435,6 +447,8 @@ pub struct SimMetrics {
 pub struct DriverMetrics {
     /// Launches per second through the full API.
     pub launches_per_s: Option<f64>,
+    /// One launch through the checked builder (host cost).
+    pub launch_ns: Option<f64>,
     /// Patching a 1000-kernel graph where every kernel's dims and the input buffer change.
     pub graph_patch_1000_ns: Option<f64>,
     /// Plain stores of the dwords that patch writes (its floor).
@@ -460,6 +474,7 @@ pub const KEYS: &[&str] = &[
     "sim_roundtrip_ns_p50",
     "sim_roundtrip_ns_p99",
     "driver_launches_per_s",
+    "driver_launch_ns",
     "graph_patch_1000_ns",
     "graph_patch_1000_floor_ns",
     "graph_patch_1000_over_floor",

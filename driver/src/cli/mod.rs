@@ -9,6 +9,7 @@ mod demo;
 mod encode;
 mod info;
 mod inspect;
+mod run;
 
 const USAGE: &str = "\
 usage: hcq <command> [options]
@@ -18,7 +19,8 @@ commands:
   demo      run the end-to-end workload (allocate, copy in, launch, copy out, verify, time)
   encode    read a JSON command script on stdin, print PM4/SDMA dwords (--engine pm4|sdma)
   decode    read dwords on stdin, print one decoded packet per line (--engine pm4|sdma)
-  inspect   show an AMDGPU code object's target and kernels (--json)
+  inspect   show an AMDGPU code object's (or offload bundle's) target, kernels and metadata
+  run       run one kernel of a code object with arguments from the command line
   bench     measure the hot paths (--json, --quick)
 
 environment:
@@ -63,7 +65,9 @@ pub fn main(args: &[String]) -> ExitCode {
         return ExitCode::from(2);
     };
     let result: Result<(), String> = match cmd.as_str() {
-        "inspect" => inspect::run(rest),
+        // `inspect` and `run` print their own errors and exit 2 on usage errors.
+        "inspect" => return inspect::main(rest),
+        "run" => return run::main(rest),
         "encode" => encode::run(rest),
         "decode" => decode::run(rest),
         "info" => info::run(rest),

@@ -60,3 +60,8 @@ pub mod graph;
 #[cfg(all(doctest, feature = "sim"))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+// So is the repository README's ("Your own kernels": load and launch with the builder).
+#[cfg(all(doctest, feature = "sim"))]
+#[doc = include_str!("../../README.md")]
+pub struct RepoReadmeDoctests;

@@ -272,8 +272,12 @@ impl ArgInfo {
 #[derive(Clone, Debug)]
 struct ProgramMeta {
     args: Vec<ArgInfo>,
-    /// (kind, offset, size) of every hidden argument hcq fills.
+    /// (kind, offset, size) of every hidden argument hcq fills with a value that depends on
+    /// the launch (or a constant other than 0).
     hidden: Vec<(HiddenKind, u32, u32)>,
+    /// (offset, size) of the hidden arguments that are always 0 (remainders, offsets, absent
+    /// features): written only when the buffer did not start zeroed.
+    zero_hidden: Vec<(u32, u32)>,
     /// The first `hidden_*` kind hcq does not know: every launch refuses, naming it.
     unknown_hidden: Option<String>,
     /// End of the last explicit argument.
@@ -288,6 +292,7 @@ impl ProgramMeta {
     fn new(m: &KernelMeta<'_>) -> Self {
         let mut args = Vec::new();
         let mut hidden = Vec::new();
+        let mut zero_hidden = Vec::new();
         let mut unknown_hidden = None;
         let mut explicit_end = 0;
         let mut hidden_start = m.kernarg_segment_size;
@@ -295,6 +300,7 @@ impl ProgramMeta {
             if a.is_hidden() {
                 hidden_start = hidden_start.min(a.offset);
                 match hidden_args::kind_of(&a) {
+                    Ok(k) if hidden_args::is_always_zero(k) => zero_hidden.push((a.offset, a.size)),
                     Ok(k) => hidden.push((k, a.offset, a.size)),
                     Err(_) => {
                         if unknown_hidden.is_none() {
@@ -321,6 +327,7 @@ impl ProgramMeta {
         Self {
             args,
             hidden,
+            zero_hidden,
             unknown_hidden,
             explicit_end,
             hidden_start: hidden_start.max(explicit_end),
@@ -604,6 +611,7 @@ impl Program {
             return self.launch_raw(args, global, local, 0, timed);
         };
         self.check_block(meta, local)?;
+        let hidden_count = meta.hidden.len() + meta.zero_hidden.len();
         if len < u64::from(meta.explicit_end) || len > self.kernarg_size {
             return Err(Error::InvalidArgument(format!(
                 "kernel {} takes {} bytes of explicit arguments (up to {} with padding, {} with its {} hidden arguments, which hcq fills), got {}",
@@ -611,11 +619,11 @@ impl Program {
                 meta.explicit_end,
                 meta.hidden_start,
                 self.kernarg_size,
-                meta.hidden.len(),
+                hidden_count,
                 len
             )));
         }
-        if meta.hidden.is_empty() && meta.unknown_hidden.is_none() && len == self.kernarg_size {
+        if hidden_count == 0 && meta.unknown_hidden.is_none() && len == self.kernarg_size {
             return self.launch_raw(args, global, local, 0, timed);
         }
         let mut buf = KernargBuf::new(self.kernarg_size);
@@ -623,7 +631,10 @@ impl Program {
         if let Some(d) = bytes.get_mut(..args.len()) {
             d.copy_from_slice(args);
         }
-        self.fill_hidden(bytes, global, local, 0)?;
+        // The buffer is zero past `args`: the always-zero hidden arguments need no store
+        // unless the caller's bytes cover them.
+        let zeroed = len <= u64::from(meta.hidden_start);
+        self.fill_hidden(bytes, global, local, 0, zeroed)?;
         self.launch_raw(bytes, global, local, 0, timed)
     }
 
@@ -653,13 +664,15 @@ impl Program {
         Ok(())
     }
 
-    /// Writes every hidden argument into `kernarg` (the whole segment).
+    /// Writes every hidden argument into `kernarg` (the whole segment); the always-zero ones
+    /// only when `kernarg` is not `zeroed` there already.
     fn fill_hidden(
         &self,
         kernarg: &mut [u8],
         groups: [u32; 3],
         block: [u32; 3],
         dynamic_lds: u32,
+        zeroed: bool,
     ) -> Result<()> {
         let Some(meta) = &self.meta else {
             return Ok(());
@@ -678,6 +691,15 @@ impl Program {
         for &(kind, offset, size) in &meta.hidden {
             hidden_args::write(kernarg, kind, offset, size, &shape)
                 .map_err(|e| Error::InvalidArgument(format!("kernel {}: {e}", self.name)))?;
+        }
+        if !zeroed {
+            for &(offset, size) in &meta.zero_hidden {
+                let start = usize::try_from(offset).unwrap_or(usize::MAX);
+                let end = start.saturating_add(usize::try_from(size).unwrap_or(usize::MAX));
+                if let Some(d) = kernarg.get_mut(start..end) {
+                    d.fill(0);
+                }
+            }
         }
         Ok(())
     }
@@ -1186,7 +1208,8 @@ impl<'p> LaunchBuilder<'p> {
                 )));
             }
         }
-        p.fill_hidden(self.buf.bytes_mut(), groups, block, self.dynamic_lds)
+        // Only explicit arguments were written: the hidden part is still zero.
+        p.fill_hidden(self.buf.bytes_mut(), groups, block, self.dynamic_lds, true)
     }
 
     /// Launches; returns the timeline value that completes it. The builder can launch again

@@ -177,25 +177,26 @@ impl Mapping {
     pub(crate) fn write_bytes(&self, off: u64, data: &[u8]) -> Result<()> {
         let start = self.check_range(off, data.len())?;
         let (bytes, words) = (self.u8s(), self.u64s());
-        let mut i = 0;
-        while i < data.len() {
-            let at = start + i;
-            let rest = data.get(i..).unwrap_or_default();
-            match (at % 8, rest.first_chunk::<8>()) {
-                (0, Some(chunk)) => {
-                    if let Some(w) = words.get(at / 8) {
-                        w.store(u64::from_le_bytes(*chunk), Ordering::Relaxed);
-                    }
-                    i += 8;
-                }
-                _ => {
-                    if let (Some(b), Some(&v)) = (bytes.get(at), rest.first()) {
-                        b.store(v, Ordering::Relaxed);
-                    }
-                    i += 1;
-                }
+        let store_bytes = |at: usize, src: &[u8]| {
+            let dst = bytes.get(at..).unwrap_or_default();
+            for (b, &v) in dst.iter().zip(src) {
+                b.store(v, Ordering::Relaxed);
+            }
+        };
+        // Bytes up to the first 8-byte boundary, whole words, then the tail's bytes
+        // (check_range put every one inside the mapping).
+        let head = ((8 - start % 8) % 8).min(data.len());
+        let (h, rest) = data.split_at(head);
+        store_bytes(start, h);
+        let (body, tail) = rest.split_at(rest.len() / 8 * 8);
+        let first_word = (start + head) / 8;
+        let dst = words.get(first_word..).unwrap_or_default();
+        for (w, c) in dst.iter().zip(body.chunks_exact(8)) {
+            if let Some(c) = c.first_chunk::<8>() {
+                w.store(u64::from_le_bytes(*c), Ordering::Relaxed);
             }
         }
+        store_bytes(start + head + body.len(), tail);
         core::sync::atomic::fence(Ordering::Release);
         Ok(())
     }

@@ -152,12 +152,25 @@ pub fn value(kind: HiddenKind, shape: &LaunchShape) -> Option<u64> {
     })
 }
 
-/// Writes the value of hidden argument `kind` at `offset` (`size` bytes, little endian) into
-/// `kernarg` (the whole kernarg segment).
+/// Whether CLR writes 0 for `kind` whatever the launch (remainders, offsets, absent features):
+/// a runtime whose kernarg buffer starts zeroed may skip it. `hidden_none` writes nothing.
+#[must_use]
+pub fn is_always_zero(kind: HiddenKind) -> bool {
+    let a = LaunchShape {
+        groups: [2, 3, 4],
+        block: [5, 6, 7],
+        dynamic_lds: 8,
+    };
+    value(kind, &a) == Some(0)
+}
+
+/// Writes the value of hidden argument `kind` at `offset` (`size` bytes, little endian,
+/// zero-extended) into `kernarg` (the whole kernarg segment).
 ///
 /// # Errors
 /// [`HiddenError::TooSmall`] when the value does not fit `size` bytes,
 /// [`HiddenError::OutOfBounds`] when the slot is outside `kernarg`.
+#[inline]
 pub fn write(
     kernarg: &mut [u8],
     kind: HiddenKind,
@@ -168,24 +181,45 @@ pub fn write(
     let Some(v) = value(kind, shape) else {
         return Ok(());
     };
-    let oob = HiddenError::OutOfBounds { kind, offset, size };
-    let start = usize::try_from(offset).map_err(|_| oob.clone())?;
-    let len = usize::try_from(size).map_err(|_| oob.clone())?;
-    let end = start.checked_add(len).ok_or_else(|| oob.clone())?;
-    let dst = kernarg.get_mut(start..end).ok_or(oob)?;
-    let bytes = v.to_le_bytes();
-    let n = len.min(8);
-    if n < 8 && v >> (n * 8) != 0 {
+    let oob = || HiddenError::OutOfBounds { kind, offset, size };
+    let start = usize::try_from(offset).map_err(|_| oob())?;
+    let fits = |bytes: u32| bytes >= 8 || v >> (bytes * 8) == 0;
+    if !fits(size) {
         return Err(HiddenError::TooSmall {
             kind,
             size,
             value: v,
         });
     }
-    let (head, tail) = dst.split_at_mut(n);
-    head.copy_from_slice(bytes.get(..n).unwrap_or_default());
-    tail.fill(0);
-    Ok(())
+    // The sizes LLVM emits (2, 4, 8) as single fixed-size stores; anything else byte-wise.
+    // CAST (narrowing): `fits` checked the value fits `size` bytes.
+    match size {
+        2 => put(kernarg, start, (v as u16).to_le_bytes()),
+        4 => put(kernarg, start, (v as u32).to_le_bytes()),
+        8 => put(kernarg, start, v.to_le_bytes()),
+        _ => {
+            let len = usize::try_from(size).map_err(|_| oob())?;
+            let end = start.checked_add(len).ok_or_else(oob)?;
+            let dst = kernarg.get_mut(start..end).ok_or_else(oob)?;
+            let bytes = v.to_le_bytes();
+            for (i, d) in dst.iter_mut().enumerate() {
+                *d = bytes.get(i).copied().unwrap_or(0);
+            }
+            Some(())
+        }
+    }
+    .ok_or_else(oob)
+}
+
+/// Stores `bytes` at `kernarg[start..]`; `None` when they do not fit.
+#[inline]
+fn put<const N: usize>(kernarg: &mut [u8], start: usize, bytes: [u8; N]) -> Option<()> {
+    let dst: &mut [u8; N] = kernarg
+        .get_mut(start..start.checked_add(N)?)?
+        .try_into()
+        .ok()?;
+    *dst = bytes;
+    Some(())
 }
 
 #[cfg(test)]
@@ -208,6 +242,11 @@ mod tests {
         assert_eq!(value(HiddenKind::DynamicLdsSize, &SHAPE), Some(128));
         assert_eq!(value(HiddenKind::SharedBase, &SHAPE), Some(0x1_0000));
         assert_eq!(value(HiddenKind::None, &SHAPE), None);
+        assert!(is_always_zero(HiddenKind::RemainderY));
+        assert!(is_always_zero(HiddenKind::HostcallBuffer));
+        assert!(!is_always_zero(HiddenKind::GroupSizeZ));
+        assert!(!is_always_zero(HiddenKind::SharedBase));
+        assert!(!is_always_zero(HiddenKind::None));
         let s3 = LaunchShape {
             groups: [1, 1, 2],
             ..SHAPE

@@ -197,3 +197,45 @@ fn every_fixture_kernel_has_an_implementation() {
     assert_eq!(n, 36);
     assert_eq!(reg.len(), 36);
 }
+
+/// `global_id` reads the work-group size from the hidden argument `hidden_group_size_x` (u16
+/// at kernarg byte 28), like the real kernel: with it filled every element gets its index;
+/// with the hidden arguments left zero (what a runtime ignoring them passes) every group
+/// computes `i = local_id` and the elements past the first group stay untouched.
+#[test]
+fn global_id_reads_hidden_group_size_x() {
+    let mut rig = Rig::new(Mode::Deterministic);
+    let co = fixture("global_id-gfx1100.co");
+    rig.engines
+        .with_kernels(|k| k.register_fixture(&co))
+        .unwrap();
+    let prog = load(&rig, &co, "global_id");
+    let ka = DATA_VA + 0x8000;
+    let out = DATA_VA + 0x1_0000;
+    let n = 200u32;
+    let args = |gsx: u32| {
+        let mut w = vec![0u32; 272 / 4];
+        // CAST: the low and high halves of the 64-bit address.
+        w[0] = out as u32;
+        w[1] = (out >> 32) as u32;
+        w[2] = n;
+        w[4] = 4; // hidden_block_count_x
+        w[7] = gsx; // hidden_group_size_x (low half of dword 7)
+        w
+    };
+    rig.write_words(out, &vec![u32::MAX; n as usize]);
+    rig.write_words(ka, &args(64));
+    assert_eq!(run(&mut rig, &prog, ka, 4, 64), QueueState::Idle);
+    for i in 0..n {
+        assert_eq!(rig.r32(out + u64::from(i) * 4), i, "element {i}");
+    }
+    rig.write_words(out, &vec![u32::MAX; n as usize]);
+    rig.write_words(ka, &args(0));
+    assert_eq!(run(&mut rig, &prog, ka, 4, 64), QueueState::Idle);
+    assert_eq!(rig.r32(out + 63 * 4), 63);
+    assert_eq!(
+        rig.r32(out + 64 * 4),
+        u32::MAX,
+        "zeroed hidden_group_size_x"
+    );
+}

@@ -317,6 +317,7 @@ fn hip_bundle_loads_and_runs(mode: SimMode) {
     assert_eq!(prog.max_flat_workgroup_size(), 1024);
     let n = 300u32;
     let x = dev.alloc(u64::from(n) * 4, BufferKind::Vram).unwrap();
+    // CAST: i < 300 is exact in f32.
     let input: Vec<u32> = (0..n).map(|i| (i as f32).to_bits()).collect();
     write_u32s(&dev, &x, &input);
     // SAFETY: scale touches n f32s at `x`, which holds n; waited for below.
@@ -335,6 +336,7 @@ fn hip_bundle_loads_and_runs(mode: SimMode) {
         .into_iter()
         .map(f32::from_bits)
         .collect();
+    // CAST: as above.
     let want: Vec<f32> = (0..n).map(|i| i as f32 * 2.5).collect();
     assert_eq!(got, want);
 

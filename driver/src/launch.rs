@@ -396,6 +396,11 @@ impl Program {
         )?;
         bo.mapping().write_bytes(0, &image)?;
         let kernarg_size = u64::from(k.kernarg_size());
+        if kernarg_size > MAX_KERNARG_BYTES {
+            return Err(Error::CodeObject(format!(
+                "kernel {kernel_name}: kernarg segment of {kernarg_size} bytes is larger than hcq's {MAX_KERNARG_BYTES}-byte limit"
+            )));
+        }
         let dispatch = k.uses_dispatch_ptr().then(|| pm4::DispatchInfo {
             packet_offset: kernarg_size.div_ceil(KERNARG_ALIGN) * KERNARG_ALIGN,
             group_segment_size: k.group_segment_size(),
@@ -777,6 +782,10 @@ impl Program {
         Ok((value, elapsed))
     }
 }
+
+/// Largest kernarg segment [`Program::load`] accepts (LLVM's own limit is far below; a bigger
+/// one is a lying code object).
+const MAX_KERNARG_BYTES: u64 = 1 << 20;
 
 /// Kernarg bytes inline up to this size (no allocation per launch); larger segments use the
 /// heap.

@@ -47,13 +47,27 @@ fn parse(args: &[String]) -> Result<Option<Opts>, String> {
     }))
 }
 
+/// Writes `s` to stdout; a closed pipe (`hcq ... | head`) is not an error, others are.
+fn emit(s: &str) -> Result<(), String> {
+    use std::io::Write as _;
+    let mut o = std::io::stdout().lock();
+    match o.write_all(s.as_bytes()).and_then(|()| o.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(format!("writing to stdout: {e}"))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Runs `hcq inspect` with `args` (after the sub-command name); prints errors itself.
 pub fn main(args: &[String]) -> ExitCode {
     let o = match parse(args) {
         Ok(Some(o)) => o,
         Ok(None) => {
-            print!("{USAGE}");
-            return ExitCode::SUCCESS;
+            return match emit(USAGE) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(_) => ExitCode::FAILURE,
+            };
         }
         Err(e) => {
             eprintln!("hcq inspect: {e}\n");
@@ -100,11 +114,10 @@ fn run(o: &Opts) -> Result<(), String> {
     };
     let co = CodeObject::parse(code).map_err(|e| format!("{file}: {e}"))?;
     if o.json {
-        println!("{}", to_json(&co));
+        emit(&format!("{}\n", to_json(&co)))
     } else {
-        print!("{}", to_text(file, entry.as_deref(), &co));
+        emit(&to_text(file, entry.as_deref(), &co))
     }
-    Ok(())
 }
 
 fn kernel_json(k: &Kernel<'_>) -> serde_json::Value {

@@ -635,13 +635,27 @@ fn to_text(r: &serde_json::Value) -> String {
     s
 }
 
+/// Writes `s` to stdout; a closed pipe (`hcq ... | head`) is not an error, others are.
+fn emit(s: &str) -> Result<(), String> {
+    use std::io::Write as _;
+    let mut o = std::io::stdout().lock();
+    match o.write_all(s.as_bytes()).and_then(|()| o.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(format!("writing to stdout: {e}"))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Runs `hcq run` with `args` (after the sub-command name); prints errors itself.
 pub fn main(args: &[String]) -> ExitCode {
     let o = match parse(args) {
         Ok(Some(o)) => o,
         Ok(None) => {
-            print!("{USAGE}");
-            return ExitCode::SUCCESS;
+            return match emit(USAGE) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(_) => ExitCode::FAILURE,
+            };
         }
         Err(e) => {
             eprintln!("hcq run: {e}\n");
@@ -649,15 +663,15 @@ pub fn main(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match execute(&o) {
-        Ok(r) if o.json => {
-            println!("{r}");
-            ExitCode::SUCCESS
+    let done = execute(&o).and_then(|r| {
+        if o.json {
+            emit(&format!("{r}\n"))
+        } else {
+            emit(&to_text(&r))
         }
-        Ok(r) => {
-            print!("{}", to_text(&r));
-            ExitCode::SUCCESS
-        }
+    });
+    match done {
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("hcq run: {e}");
             ExitCode::FAILURE

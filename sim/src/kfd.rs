@@ -16,6 +16,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
+/// VRAM and GTT BOs up to this size are populated at ALLOC ([`SharedMem::populate`]).
+const POPULATE_MAX: u64 = 256 << 20;
+
 /// Page size of the simulated machine.
 pub(crate) const PAGE: u64 = 4096;
 /// First DRM fake mmap offset (`DRM_FILE_PAGE_OFFSET_START` in bytes).
@@ -811,14 +814,23 @@ impl SimKfd {
             _ => {}
         }
         let backing = match kind {
-            BoKind::Vram | BoKind::Gtt => Backing::Shared(Arc::new(SharedMem::new(
-                if kind == BoKind::Vram {
-                    "kfd-vram"
-                } else {
-                    "kfd-gtt"
-                },
-                size,
-            )?)),
+            BoKind::Vram | BoKind::Gtt => {
+                let m = SharedMem::new(
+                    if kind == BoKind::Vram {
+                        "kfd-vram"
+                    } else {
+                        "kfd-gtt"
+                    },
+                    size,
+                )?;
+                // amdgpu hands out resident, cleared memory; so does the sim, up to
+                // POPULATE_MAX (larger BOs, such as a runtime's scratch area, stay sparse so
+                // every simulated device does not pin hundreds of MiB of host memory).
+                if size <= POPULATE_MAX {
+                    m.populate();
+                }
+                Backing::Shared(Arc::new(m))
+            }
             BoKind::Userptr => {
                 if !mem::range_is_rw_mapped(a.mmap_offset, size) {
                     return Err(Errno::EFAULT);

@@ -47,7 +47,7 @@ mod sys;
 
 pub use bind::BoundList;
 pub use device::{BufferKind, Device, DeviceOptions, GpuBuffer};
-pub use error::{Error, MemoryKind, QueueState, Result, WaitReport};
+pub use error::{Error, MemoryKind, QueueState, Result, WaitReport, Waited};
 pub use kfd::{GpuInfo, Kfd};
 pub use launch::{LaunchRecord, Program};
 pub use signal::Signal;

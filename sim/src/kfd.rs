@@ -1602,6 +1602,12 @@ impl KfdSys for SimKfd {
         Ok(())
     }
 
+    fn fault_reasons(&self, gpu_id: u32, each: &mut dyn FnMut(&str)) {
+        for r in self.fault_reasons_of(gpu_id) {
+            each(&r);
+        }
+    }
+
     fn read_file(&self, path: &str, buf: &mut [u8]) -> Result<usize, Errno> {
         if !path.starts_with("/sys/") {
             return Err(Errno::ENOENT);

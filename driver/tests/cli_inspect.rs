@@ -138,7 +138,12 @@ fn garbage_exits_nonzero_with_one_line() {
             assert_eq!(o.status.code(), Some(1), "{name}");
             assert!(o.stdout.is_empty(), "{name}");
             let err = stderr(&o);
-            assert_eq!(err.lines().count(), 1, "{name}: {err}");
+            // The error on one line, then what to do next.
+            assert_eq!(err.lines().count(), 2, "{name}: {err}");
+            assert!(
+                err.lines().nth(1).is_some_and(|l| l.starts_with("next: ")),
+                "{name}: {err}"
+            );
             assert!(err.starts_with("hcq inspect: "), "{name}: {err}");
             assert!(err.contains(msg), "{name}: {err}");
             assert!(!err.contains("panicked"), "{name}: {err}");
@@ -147,8 +152,9 @@ fn garbage_exits_nonzero_with_one_line() {
     let o = hcq(&[dir.join("does-not-exist").as_os_str()]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("cannot read"), "{}", stderr(&o));
+    // A missing file is a usage error: exit 2.
     let o = hcq(&[]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("usage: hcq inspect"), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -12,7 +12,7 @@ text and exec'd against small stubs (the approach of core/tests/golden/gen_golde
 shim whose addressof() returns a fake signal's address, an hsa shim with the amd_signal_t offsets,
 and a fake device whose compute queue is a 1 MiB ring in a memoryview, as the seed's own.
 
-The work is the same as `hcq bench`'s (driver/src/bench/work.rs): one launch = wait on the
+The work is the same as `hcq bench`'s (the `hcq-workloads` crate, workloads/src/lib.rs): one launch = wait on the
 timeline, memory_barrier, exec (no dispatch pointer), signal a timeline signal with a KFD event
 (105 dwords); submit = the seed's HWPM4Queue.submit into a 1 MiB ring (wptr + doorbell stores);
 update_exec / update_wait / update_signal on that launch; one 64 MiB HWCopyQueue.copy.
@@ -23,7 +23,7 @@ from typing import Any, List, Tuple
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 SEED = os.environ.get("HCQ_SEED", os.path.join(REPO, "..", "shared", "seeds", "000_26ef7b2ddb07d990.txt"))
 
-# Same inputs as driver/src/bench/work.rs.
+# Same inputs as workloads/src/lib.rs (the `hcq-workloads` crate).
 PROG_ADDR, SCRATCH, TMPRING, RSRC1, RSRC2 = 0x7f00_1000_0000, 0x7f00_2000_0000, 0x0020_0010, 0x0060_00c1, 0x0000_0090
 KERNARGS = 0x7f00_3000_0000
 GLOBAL, LOCAL = (64, 1, 1), (256, 1, 1)
@@ -223,6 +223,8 @@ def markdown(run):
      f"{fmt_ns(rt50)} / {fmt_ns(rt99)}" if rt50 is not None else "not landed", "", budget(rt50, "<=", 2000, "2 µs") + " (p50)"),
     ("`fill` launches through the driver API on the sim (batches + synchronize)", "", fmt_rate(g("driver_launches_per_s"), "launches/s"), "", ""),
     ("submit a bound 1000-kernel graph (timeline wait + IB + signal + doorbell)", "", fmt_ns(g("graph_replay_submit_ns")) if g("graph_replay_submit_ns") else "not landed", "", ""),
+    ("`hcq demo` copy in: 2 x 64 MiB host -> fresh VRAM (staging + sim SDMA)", "", fmt_rate(g("demo_copy_in_gb_per_s"), "GB/s"), "",
+     budget(g("demo_copy_in_gb_per_s"), ">=", 2, "2 GB/s")),
   ]
   out = ["| work | seed (Python) | hcq | speedup | budget |", "|---|---:|---:|---:|---|"]
   out += [f"| {a} | {b} | {c} | {d} | {e} |" for a, b, c, d, e in rows]

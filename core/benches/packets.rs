@@ -2,7 +2,7 @@
 //! submitting it to a ring, patching it, building a 64 MiB SDMA copy, decoding, and the
 //! kernargs arena. `cargo bench -p hcq-core --bench packets`.
 //!
-//! The workloads are the ones `hcq bench` times (driver/src/bench/work.rs, included here), so
+//! The workloads are the ones `hcq bench` times (the `hcq-workloads` crate), so
 //! the two report the same work; `hcq bench` uses its own short loop, criterion gives
 //! confidence intervals and change detection.
 
@@ -10,9 +10,7 @@ use core::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
-#[path = "../../driver/src/bench/work.rs"]
-#[expect(dead_code, reason = "hcq bench uses items these benches do not")]
-mod work;
+use hcq_workloads as work;
 
 fn launch(c: &mut Criterion) {
     let mut g = c.benchmark_group("launch");

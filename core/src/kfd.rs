@@ -190,6 +190,14 @@ pub trait KfdSys: Send + Sync {
     /// # Errors
     /// `ENOENT` when the file does not exist; other read errors as the OS reports them.
     fn read_file(&self, path: &str, buf: &mut [u8]) -> Result<usize, Errno>;
+
+    /// Why the GPU `gpu_id` faulted, in the port's words, most recent last: each reason is
+    /// passed to `each`. Real KFD reports only the exception (the MEMORY / HW_EXCEPTION event
+    /// data), so the Linux port says nothing (the default); a simulator names the packet or
+    /// kernel it could not run. The driver appends these to its fault reports.
+    fn fault_reasons(&self, gpu_id: u32, each: &mut dyn FnMut(&str)) {
+        let _ = (gpu_id, each);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@
 
 use core::hint::black_box;
 
-use hcq_driver::bench::work;
+use hcq_workloads as work;
 
 const ITERS: usize = 100_000;
 /// Replays of the 1000-kernel graph patch (each is ~100k instructions).

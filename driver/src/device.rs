@@ -272,6 +272,7 @@ impl Device {
         // the first wait (and a simulator syncs its engines with the new queues).
         if let Some(f) = pages.sleep(None, 0)? {
             return Err(Error::DeviceFault(Box::new(crate::error::WaitReport {
+                waited: crate::error::Waited::DeviceOpen,
                 signal_addr: 0,
                 expected: 0,
                 seen: 0,

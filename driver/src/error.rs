@@ -41,10 +41,24 @@ pub struct QueueState {
     pub wptr: u64,
 }
 
+/// What a failed wait was waiting for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Waited {
+    /// A signal's value to reach [`WaitReport::expected`] (at [`WaitReport::signal_addr`]).
+    Signal,
+    /// Room in the named queue's ring: its read pointer ([`WaitReport::seen`], whose address
+    /// is [`WaitReport::signal_addr`]) to move.
+    RingSpace(String),
+    /// Nothing: the fault was already there when the device was opened.
+    DeviceOpen,
+}
+
 /// What a failed wait saw: enough to tell a slow GPU from a hung or faulted one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WaitReport {
-    /// The signal's GPU address.
+    /// What the wait was for.
+    pub waited: Waited,
+    /// The signal's GPU address (the read pointer's for [`Waited::RingSpace`]).
     pub signal_addr: u64,
     /// The value waited for.
     pub expected: u64,
@@ -56,22 +70,53 @@ pub struct WaitReport {
     pub queues: Vec<QueueState>,
     /// The faulting GPU virtual address, when KFD reported a memory fault.
     pub fault_addr: Option<u64>,
-    /// A KFD hardware-exception or fault description, when there was one.
+    /// KFD's hardware-exception or memory-fault description, with the reason the port gave
+    /// (a simulator's), when there was a fault.
     pub fault: Option<String>,
 }
 
 impl fmt::Display for WaitReport {
+    /// A fault first (what and where), then what the wait saw, then the queues. The signal
+    /// part never claims a value is short of its target when it is not: a signal that reached
+    /// its target before the fault was found says so (the fault is in later work).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "signal at {:#x} expected >= {} but is {} after {} ms",
-            self.signal_addr, self.expected, self.seen, self.waited_ms
-        )?;
-        if let Some(addr) = self.fault_addr {
-            write!(f, "; GPU memory fault at {addr:#x}")?;
+        let faulted = self.fault_addr.is_some() || self.fault.is_some();
+        match (self.fault_addr, &self.fault) {
+            (Some(addr), Some(what)) => write!(f, "GPU memory fault at {addr:#x}: {what}")?,
+            (Some(addr), None) => write!(f, "GPU memory fault at {addr:#x}")?,
+            (None, Some(what)) => f.write_str(what)?,
+            (None, None) => {}
         }
-        if let Some(fault) = &self.fault {
-            write!(f, "; {fault}")?;
+        let sep = if faulted { "; then " } else { "" };
+        let ms = self.waited_ms;
+        match &self.waited {
+            Waited::DeviceOpen => {
+                if faulted {
+                    f.write_str("; found when the device was opened")?;
+                }
+            }
+            Waited::Signal if self.seen >= self.expected => write!(
+                f,
+                "{sep}signal at {:#x} had reached {} (waited for >= {}) after {ms} ms{}",
+                self.signal_addr,
+                self.seen,
+                self.expected,
+                if faulted {
+                    ": the work waited for completed, the fault is in work queued after it"
+                } else {
+                    ", just as the wait gave up"
+                }
+            )?,
+            Waited::Signal => write!(
+                f,
+                "{sep}signal at {:#x} expected >= {} but is {} after {ms} ms",
+                self.signal_addr, self.expected, self.seen
+            )?,
+            Waited::RingSpace(queue) => write!(
+                f,
+                "{sep}{queue} ring full: its read pointer stayed at {} for {ms} ms",
+                self.seen
+            )?,
         }
         for q in &self.queues {
             write!(f, "; {} rptr {} wptr {}", q.name, q.rptr, q.wptr)?;
@@ -224,9 +269,83 @@ mod tests {
         assert_eq!(e.to_string(), "ALLOC failed: EINVAL (22)");
     }
 
+    fn report(waited: Waited, expected: u64, seen: u64) -> WaitReport {
+        WaitReport {
+            waited,
+            signal_addr: 0x1000,
+            expected,
+            seen,
+            waited_ms: 0,
+            queues: vec![],
+            fault_addr: None,
+            fault: None,
+        }
+    }
+
+    /// The case issue 16 met: the awaited value was reached, then a later kernel faulted.
+    #[test]
+    fn a_fault_after_the_target_leads_and_does_not_contradict() {
+        let r = WaitReport {
+            fault: Some(
+                "hardware exception on gpu 0x4928: GPU hang, memory lost: false; simulator: \
+                 compute queue 1 at ring dword 88: no host kernel is registered"
+                    .into(),
+            ),
+            ..report(Waited::Signal, 2, 3)
+        };
+        let msg = Error::DeviceFault(Box::new(r)).to_string();
+        assert_eq!(
+            msg,
+            "device fault: hardware exception on gpu 0x4928: GPU hang, memory lost: false; \
+             simulator: compute queue 1 at ring dword 88: no host kernel is registered; then \
+             signal at 0x1000 had reached 3 (waited for >= 2) after 0 ms: the work waited for \
+             completed, the fault is in work queued after it"
+        );
+        assert!(!msg.contains("but is"), "{msg}");
+    }
+
+    #[test]
+    fn every_wait_kind_reads_consistently() {
+        // A timeout short of the target.
+        let msg = Error::Timeout(Box::new(report(Waited::Signal, 5, 4))).to_string();
+        assert_eq!(
+            msg,
+            "wait timed out: signal at 0x1000 expected >= 5 but is 4 after 0 ms"
+        );
+        // The value arrived as the wait gave up: no "but is".
+        let msg = Error::Timeout(Box::new(report(Waited::Signal, 5, 5))).to_string();
+        assert_eq!(
+            msg,
+            "wait timed out: signal at 0x1000 had reached 5 (waited for >= 5) after 0 ms, just \
+             as the wait gave up"
+        );
+        // A ring that stays full names the queue and the pointer, not a signal target.
+        let msg = Error::Timeout(Box::new(report(
+            Waited::RingSpace("compute gpu 0x1".into()),
+            0,
+            96,
+        )))
+        .to_string();
+        assert_eq!(
+            msg,
+            "wait timed out: compute gpu 0x1 ring full: its read pointer stayed at 96 for 0 ms"
+        );
+        // A fault found when the device was opened says so, with no signal.
+        let r = WaitReport {
+            fault: Some("hardware exception on gpu 0x1: GPU hang".into()),
+            ..report(Waited::DeviceOpen, 0, 0)
+        };
+        assert_eq!(
+            Error::DeviceFault(Box::new(r)).to_string(),
+            "device fault: hardware exception on gpu 0x1: GPU hang; found when the device was \
+             opened"
+        );
+    }
+
     #[test]
     fn wait_report_names_everything() {
         let r = WaitReport {
+            waited: Waited::Signal,
             signal_addr: 0x1000,
             expected: 5,
             seen: 4,
@@ -241,8 +360,8 @@ mod tests {
         };
         assert_eq!(
             Error::DeviceFault(Box::new(r)).to_string(),
-            "device fault: signal at 0x1000 expected >= 5 but is 4 after 30 ms; \
-             GPU memory fault at 0xdeadbee1; compute gpu 1 rptr 10 wptr 20"
+            "device fault: GPU memory fault at 0xdeadbee1; then signal at 0x1000 expected >= 5 \
+             but is 4 after 30 ms; compute gpu 1 rptr 10 wptr 20"
         );
     }
 }

@@ -1,7 +1,8 @@
 //! # hcq-driver
 //!
 //! Binds `hcq-core` to Linux's `/dev/kfd` through rustix: devices, GPU buffers, compute and copy
-//! queues, code-object programs, copies and graph replay. With the `sim` feature (default) the
+//! queues, code-object programs, copies and graph replay. With the `sim` feature (on by default
+//! through `cli`; see the README for `default-features = false`) the
 //! same API runs on `hcq-sim`'s simulated GPU.
 //!
 //! Levels, cudarc style: `hcq_core::kfd` is the raw ABI; [`Kfd`], [`Device`], [`GpuBuffer`]
@@ -44,16 +45,16 @@ mod mem;
 mod queue;
 pub mod signal;
 mod sys;
+pub mod topology;
 
 pub use bind::BoundList;
 pub use device::{BufferKind, Device, DeviceOptions, GpuBuffer};
-pub use error::{Error, MemoryKind, QueueState, Result, WaitReport};
+pub use error::{Error, MemoryKind, QueueState, Result, WaitReport, Waited};
 pub use kfd::{GpuInfo, Kfd};
 pub use launch::{
     ArgClass, ArgInfo, BufferView, ByValue, LaunchArg, LaunchBuilder, LaunchRecord, Program,
 };
 pub use signal::Signal;
-pub mod bench;
 pub mod graph;
 
 // The README's example is compiled and run as a doctest (on the simulator).

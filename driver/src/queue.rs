@@ -377,6 +377,7 @@ impl<K: RingKind> HwQueue<K> {
         let mut queues = vec![self.state()];
         queues.extend(others());
         Box::new(WaitReport {
+            waited: crate::error::Waited::RingSpace(self.name.clone()),
             signal_addr: self.ptrs.va() + RPTR_OFFSET,
             expected,
             seen: self.rptr(),
@@ -384,10 +385,7 @@ impl<K: RingKind> HwQueue<K> {
             waited_ms: since.elapsed().as_millis() as u64,
             queues,
             fault_addr: fault.as_ref().and_then(|f| f.addr),
-            fault: Some(fault.map_or_else(
-                || format!("{}: ring full, read pointer not moving", self.name),
-                |f| f.what,
-            )),
+            fault: fault.map(|f| f.what),
         })
     }
 }

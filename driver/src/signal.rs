@@ -186,7 +186,10 @@ impl SignalPages {
             };
             return Ok(Some(Fault {
                 addr: Some(m.va),
-                what: format!("MMU fault on gpu {:#x}: {kind}", m.gpu_id),
+                what: self.with_reasons(
+                    m.gpu_id,
+                    format!("MMU fault on gpu {:#x}: {kind}", m.gpu_id),
+                ),
             }));
         }
         if let Some(h) = events.get(mem_idx + 1).map(abi::EventData::hw_exception)
@@ -199,14 +202,27 @@ impl SignalPages {
             };
             return Ok(Some(Fault {
                 addr: None,
-                what: format!(
-                    "hardware exception on gpu {:#x}: {cause}, memory lost: {}",
+                what: self.with_reasons(
                     h.gpu_id,
-                    h.memory_lost != 0
+                    format!(
+                        "hardware exception on gpu {:#x}: {cause}, memory lost: {}",
+                        h.gpu_id,
+                        h.memory_lost != 0
+                    ),
                 ),
             }));
         }
         Ok(None)
+    }
+
+    /// `what`, followed by the reasons the port gave for `gpu_id`'s faults (a simulator's
+    /// `; simulator: ...`; nothing on real KFD).
+    fn with_reasons(&self, gpu_id: u32, mut what: String) -> String {
+        self.core.sys.fault_reasons(gpu_id, &mut |r| {
+            what.push_str("; simulator: ");
+            what.push_str(r);
+        });
+        what
     }
 
     fn mailbox_addr(&self, slot: u32) -> u64 {
@@ -360,6 +376,7 @@ pub(crate) fn wait_for(
     // simulator run its engines), then a short spin before sleeping.
     if let Some(f) = pages.sleep(None, 0)? {
         return Err(Error::DeviceFault(Box::new(WaitReport {
+            waited: crate::error::Waited::Signal,
             signal_addr: signal.addr(),
             expected: target,
             seen: signal.value(),
@@ -393,6 +410,7 @@ pub(crate) fn wait_for(
         let fault = pages.sleep(signal.event.as_ref().map(|e| e.id), ms)?;
         let report = |fault: Option<Fault>| {
             Box::new(WaitReport {
+                waited: crate::error::Waited::Signal,
                 signal_addr: signal.addr(),
                 expected: target,
                 seen: signal.value(),

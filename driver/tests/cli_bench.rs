@@ -18,6 +18,7 @@ const KEYS: &[&str] = &[
     "sim_roundtrip_ns_p50",
     "sim_roundtrip_ns_p99",
     "driver_launches_per_s",
+    "demo_copy_in_gb_per_s",
     "graph_patch_1000_ns",
     "graph_patch_1000_timeline_ns",
     "graph_replay_submit_ns",
@@ -48,6 +49,7 @@ const SIM: &[&str] = &[
     "sim_roundtrip_ns_p50",
     "sim_roundtrip_ns_p99",
     "driver_launches_per_s",
+    "demo_copy_in_gb_per_s",
     "graph_replay_submit_ns",
 ];
 
@@ -104,12 +106,81 @@ fn table_lists_every_key() {
 }
 
 #[test]
-fn bad_argument_is_an_error() {
+fn bad_argument_is_a_usage_error() {
     let o = bench(&["--fast"]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.starts_with("hcq bench: unknown argument `--fast`\n\nusage: hcq bench "),
+        "{err}"
+    );
+}
+
+/// `--check` fails (exit 1) when a budget is missed and names it; an impossible budget
+/// (`--budget`) makes the miss certain. The real budgets stay the defaults.
+#[test]
+fn check_fails_on_a_missed_budget_and_names_it() {
+    let o = bench(&[
+        "--quick",
+        "--check",
+        "--budget",
+        "build_launch_ns=0.0001",
+        "--budget",
+        "sim_pm4_dwords_per_s=1e30",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("hcq bench: ") && l.contains("missed"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(line.contains("budget(s) missed: "), "{line}");
+    assert!(line.contains("build_launch_ns = "), "{line}");
+    assert!(line.contains("(budget <= 1.000e-4)"), "{line}");
+    if cfg!(feature = "sim") {
+        assert!(line.contains("sim_pm4_dwords_per_s = "), "{line}");
+        assert!(line.contains("(budget >= 1.000e30)"), "{line}");
+    }
+    assert!(
+        err.trim_end().lines().last().unwrap().starts_with("next: "),
+        "{err}"
+    );
+    // The table still printed, with the misses marked.
+    assert!(
+        out.contains("build_launch_ns") && out.contains("MISSED"),
+        "{out}"
+    );
+    // Without --check the same misses exit 0.
+    let o = bench(&["--quick", "--budget", "build_launch_ns=0.0001"]);
+    assert_eq!(o.status.code(), Some(0));
+}
+
+/// `--check` passes when every budget is met (generous overrides for every budgeted metric,
+/// so the result does not depend on this machine's speed).
+#[test]
+fn check_passes_when_every_budget_is_met() {
+    let mut args = vec!["--quick", "--check"];
+    for b in [
+        "build_launch_ns=1e12",
+        "ring_submit_ns=1e12",
+        "update_exec_ns=1e12",
+        "update_wait_ns=1e12",
+        "update_signal_ns=1e12",
+        "sim_pm4_dwords_per_s=0",
+        "sim_roundtrip_ns_p50=1e12",
+        "demo_copy_in_gb_per_s=0",
+        "driver_launch_ns=1e12",
+        "graph_patch_1000_ns=1e12",
+        "graph_patch_1000_timeline_ns=1e12",
+    ] {
+        args.extend(["--budget", b]);
+    }
+    let o = bench(&args);
     assert_eq!(
-        err.trim(),
-        "hcq bench: unknown argument `--fast` (usage: hcq bench [--json] [--quick])"
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
     );
 }

@@ -20,7 +20,19 @@ fn info_on_the_simulator() {
     assert!(ok, "{err}");
     assert!(out.starts_with("--sim: using the simulated GPU"), "{out}");
     assert!(out.contains("KFD ioctl interface 1.14, 1 GPU(s)"), "{out}");
-    assert!(out.contains("gfx1100 96 CUs"), "{out}");
+    assert!(out.contains("gpu 0: AMD Radeon RX 7900 XTX"), "{out}");
+    assert!(
+        out.contains("ISA                    amdgcn-amd-amdhsa--gfx1100"),
+        "{out}"
+    );
+    assert!(
+        out.contains("96 CUs, 2 SIMDs per CU, 32 waves per CU, wave32"),
+        "{out}"
+    );
+    assert!(
+        out.contains("LDS / L1 / L2 / L3     64 KiB / 32 KiB / 6 MiB / 96 MiB"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -49,6 +61,31 @@ fn demo_runs_and_verifies_on_the_simulator() {
         "--trace prints decoded packets: {out}"
     );
     assert!(out.contains("SDMA_COPY_LINEAR"), "{out}");
+    // The simulator does not model kernel durations: no per-launch GPU time is claimed.
+    assert!(!out.contains("us GPU"), "{out}");
+    assert!(
+        out.contains("GPU time per launch: not modelled by the simulator"),
+        "{out}"
+    );
+    // The summary table: every step, with the copies' rates.
+    let summary = &out[out.find("\nsummary:\n").expect("a summary table")..];
+    for step in [
+        "open the device, load 2 kernels",
+        "allocate 4 x 1 MiB VRAM",
+        "copy in 2 x 1 MiB",
+        "4 launches, 262144 elements each",
+        "copy out 1 MiB",
+        "verify 262144 elements",
+        "record the chain as a graph (4 launches)",
+        "graph replay, value 2 (patch + run)",
+        "graph replay, value 5 (patch + run)",
+    ] {
+        assert!(
+            summary.contains(&format!("  {step} ")),
+            "{step} in {summary}"
+        );
+    }
+    assert_eq!(summary.matches(" GB/s").count(), 2, "{summary}");
     // The chain as a graph, replayed with fill values 2 and 5 (2 chained adds each).
     assert!(
         out.contains("graph: the chain recorded once (4 launches"),

@@ -186,7 +186,12 @@ fn garbage_exits_nonzero_with_one_line() {
             assert_eq!(o.status.code(), Some(1), "{name}");
             assert!(o.stdout.is_empty(), "{name}");
             let err = stderr(&o);
-            assert_eq!(err.lines().count(), 1, "{name}: {err}");
+            // The error on one line, then what to do next.
+            assert_eq!(err.lines().count(), 2, "{name}: {err}");
+            assert!(
+                err.lines().nth(1).is_some_and(|l| l.starts_with("next: ")),
+                "{name}: {err}"
+            );
             assert!(err.starts_with("hcq inspect: "), "{name}: {err}");
             assert!(err.contains(msg), "{name}: {err}");
             assert!(!err.contains("panicked"), "{name}: {err}");

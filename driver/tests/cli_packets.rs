@@ -135,8 +135,9 @@ fn bad_input_names_line_field_or_dword() {
     );
     assert_eq!(code, 1);
     assert!(err.contains("field `extra`"), "{err}");
+    // A missing --engine is a usage error: exit 2.
     let (code, _, err) = hcq(&["encode"], "");
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("--engine"), "{err}");
     // decode: a truncated RELEASE_MEM after one good WAIT_REG_MEM.
     let (code, out, err) = hcq(

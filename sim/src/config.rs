@@ -1,6 +1,6 @@
 //! What the simulated machine looks like: GPUs, KFD version, execution mode, kernel rules.
 
-use hcq_core::kfd::topology::NodeProperties;
+use hcq_core::kfd::topology::{CacheProperties, MemBankProperties, NodeProperties};
 
 /// One simulated GPU.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,6 +35,20 @@ pub struct GpuConfig {
     pub max_engine_clk_fcompute: u32,
     /// Whole VRAM CPU-visible (large BAR): VRAM|PUBLIC allowed, peers can map VRAM.
     pub large_bar: bool,
+    /// Per-CU instruction cache, KiB (0: none listed).
+    pub l1_instruction_kib: u32,
+    /// Per-CU L1 data cache (the vector L0 on RDNA), KiB.
+    pub l1_kib: u32,
+    /// L2 cache, KiB.
+    pub l2_kib: u32,
+    /// L3 (Infinity Cache / MALL), KiB (0: none).
+    pub l3_kib: u32,
+    /// SRAM ECC on (`HSA_CAP_SRAM_EDCSUPPORTED`, the `sramecc+` feature).
+    pub sramecc: bool,
+    /// VRAM bus width, bits.
+    pub vram_width: u32,
+    /// Maximum memory clock, MHz.
+    pub mem_clk_max: u32,
 }
 
 impl GpuConfig {
@@ -57,6 +71,13 @@ impl GpuConfig {
             device_id: 0x744C,
             max_engine_clk_fcompute: 2482,
             large_bar: true,
+            l1_instruction_kib: 64,
+            l1_kib: 32,
+            l2_kib: 6 << 10,
+            l3_kib: 96 << 10,
+            sramecc: false,
+            vram_width: 384,
+            mem_clk_max: 1250,
         }
     }
 
@@ -81,6 +102,13 @@ impl GpuConfig {
             device_id: 0x740F,
             max_engine_clk_fcompute: 1700,
             large_bar: true,
+            l1_instruction_kib: 64,
+            l1_kib: 16,
+            l2_kib: 8 << 10,
+            l3_kib: 0,
+            sramecc: true,
+            vram_width: 4096,
+            mem_clk_max: 1600,
         }
     }
 
@@ -104,6 +132,13 @@ impl GpuConfig {
             device_id: 0x74A1,
             max_engine_clk_fcompute: 2100,
             large_bar: true,
+            l1_instruction_kib: 64,
+            l1_kib: 32,
+            l2_kib: 4 << 10,
+            l3_kib: 256 << 10,
+            sramecc: true,
+            vram_width: 8192,
+            mem_clk_max: 1300,
         }
     }
 
@@ -139,7 +174,81 @@ impl GpuConfig {
             local_mem_size: self.vram_size,
             num_xcc: self.num_xcc,
             unique_id: 0x5151_0000_0000_0000 | u64::from(index),
+            // 64-bit doorbells (doorbell type 2, gfx9 on), and SRAM ECC when on.
+            capability: 0x2000
+                | if self.sramecc {
+                    NodeProperties::CAP_SRAM_EDCSUPPORTED
+                } else {
+                    0
+                },
+            mem_banks_count: 1,
+            // CAST: at most 4 caches.
+            caches_count: self.caches().len() as u32,
+            io_links_count: 0,
+            hive_id: 0,
+            fw_version: 0,
+            sdma_fw_version: 0,
         }
+    }
+
+    /// The node's one memory bank (`mem_banks/0/properties`): all of VRAM, public (CPU-visible)
+    /// with a large BAR, private otherwise, as KFD's CRAT parsing reports it.
+    #[must_use]
+    pub fn mem_bank(&self) -> MemBankProperties {
+        MemBankProperties {
+            heap_type: if self.large_bar {
+                MemBankProperties::HEAP_FB_PUBLIC
+            } else {
+                MemBankProperties::HEAP_FB_PRIVATE
+            },
+            size_in_bytes: self.vram_size,
+            flags: 0,
+            width: self.vram_width,
+            mem_clk_max: self.mem_clk_max,
+        }
+    }
+
+    /// CPU-visible VRAM bytes (amdgpu's `mem_info_vis_vram_total`): all of it with a large BAR,
+    /// else the 256 MiB BAR.
+    #[must_use]
+    pub fn vram_visible(&self) -> u64 {
+        if self.large_bar {
+            self.vram_size
+        } else {
+            self.vram_size.min(256 << 20)
+        }
+    }
+
+    /// The node's caches (`caches/N/properties`): one entry per kind (KFD lists one per CU or
+    /// CU group, with the same level, size and type), instruction L1 first as KFD does.
+    #[must_use]
+    pub fn caches(&self) -> Vec<CacheProperties> {
+        let cache = |level, kib, ty, line| CacheProperties {
+            level,
+            size: kib,
+            r#type: ty | CacheProperties::TYPE_HSACU,
+            processor_id_low: 0x8000_1000,
+            cache_line_size: line,
+            cache_lines_per_tag: 1,
+            association: 16,
+            latency: 0,
+        };
+        let data = CacheProperties::TYPE_DATA;
+        [
+            (
+                1,
+                self.l1_instruction_kib,
+                CacheProperties::TYPE_INSTRUCTION,
+                64,
+            ),
+            (1, self.l1_kib, data, 128),
+            (2, self.l2_kib, data, 128),
+            (3, self.l3_kib, data, 64),
+        ]
+        .into_iter()
+        .filter(|&(_, kib, _, _)| kib != 0)
+        .map(|(level, kib, ty, line)| cache(level, kib, ty, line))
+        .collect()
     }
 }
 

@@ -308,6 +308,28 @@ impl SimKfd {
         self.cond.notify_all();
     }
 
+    /// Records why a queue on `gpu_id` faulted (the engine's words), keeping the last few;
+    /// [`KfdSys::fault_reasons`](hcq_core::kfd::KfdSys::fault_reasons) hands them to the driver.
+    pub fn record_fault_reason(&self, gpu_id: u32, text: &str) {
+        let mut st = self.lock();
+        let r = &mut st.fault_reasons;
+        if r.len() >= crate::state::FAULT_REASONS_KEPT {
+            r.remove(0);
+        }
+        r.push((gpu_id, text.to_owned()));
+    }
+
+    /// The fault reasons recorded for `gpu_id`, oldest first.
+    #[must_use]
+    pub fn fault_reasons_of(&self, gpu_id: u32) -> Vec<String> {
+        self.lock()
+            .fault_reasons
+            .iter()
+            .filter(|(g, _)| *g == gpu_id)
+            .map(|(_, t)| t.clone())
+            .collect()
+    }
+
     /// A GPU reset (`kfd_signal_reset_event`): queues on that GPU are evicted and every
     /// HW_EXCEPTION event is set with `{reset_type 0, reset_cause, memory_lost, gpu_id}`.
     pub fn raise_hw_exception(&self, gpu_id: u32, reset_cause: u32, memory_lost: bool) {

@@ -16,6 +16,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
+/// VRAM and GTT BOs up to this size are populated at ALLOC ([`SharedMem::populate`]).
+const POPULATE_MAX: u64 = 256 << 20;
+
 /// Page size of the simulated machine.
 pub(crate) const PAGE: u64 = 4096;
 /// First DRM fake mmap offset (`DRM_FILE_PAGE_OFFSET_START` in bytes).
@@ -439,8 +442,48 @@ impl SimKfd {
                 props.write_to(&mut s).map_err(|_| Errno::EIO)?;
                 Ok(s)
             }
-            _ => Err(Errno::ENOENT),
+            file => {
+                // mem_banks/<i>/properties and caches/<i>/properties of a GPU node.
+                let cfg = node.checked_sub(1).and_then(|i| self.cfg.gpus.get(i));
+                let (dir, rest) = file.split_once('/').ok_or(Errno::ENOENT)?;
+                let i: usize = match rest.strip_suffix("/properties") {
+                    Some(i) => i.parse().map_err(|_| Errno::ENOENT)?,
+                    None => return Err(Errno::ENOENT),
+                };
+                let mut s = String::new();
+                match (dir, cfg) {
+                    ("mem_banks", Some(c)) if i == 0 => c.mem_bank().write_to(&mut s),
+                    ("caches", Some(c)) => c.caches().get(i).ok_or(Errno::ENOENT)?.write_to(&mut s),
+                    _ => return Err(Errno::ENOENT),
+                }
+                .map_err(|_| Errno::EIO)?;
+                Ok(s)
+            }
         }
+    }
+
+    /// amdgpu's memory totals under `/sys/class/drm/renderD<minor>/device/`
+    /// (`mem_info_vram_total`, `mem_info_vis_vram_total`, `mem_info_gtt_total`).
+    fn drm_file(&self, path: &str) -> Result<String, Errno> {
+        let rest = path
+            .strip_prefix("/sys/class/drm/renderD")
+            .ok_or(Errno::ENOENT)?;
+        let (minor, file) = rest.split_once("/device/").ok_or(Errno::ENOENT)?;
+        let minor: u32 = minor.parse().map_err(|_| Errno::ENOENT)?;
+        let st = self.lock();
+        let i = st
+            .gpus
+            .iter()
+            .position(|g| g.props.drm_render_minor == minor)
+            .ok_or(Errno::ENOENT)?;
+        let cfg = self.cfg.gpus.get(i).ok_or(Errno::ENOENT)?;
+        let v = match file {
+            "mem_info_vram_total" => cfg.vram_size,
+            "mem_info_vis_vram_total" => cfg.vram_visible(),
+            "mem_info_gtt_total" => self.cfg.gtt_size,
+            _ => return Err(Errno::ENOENT),
+        };
+        Ok(format!("{v}\n"))
     }
 
     fn track_cpu_map(&self, addr: u64, len: u64) {
@@ -811,14 +854,23 @@ impl SimKfd {
             _ => {}
         }
         let backing = match kind {
-            BoKind::Vram | BoKind::Gtt => Backing::Shared(Arc::new(SharedMem::new(
-                if kind == BoKind::Vram {
-                    "kfd-vram"
-                } else {
-                    "kfd-gtt"
-                },
-                size,
-            )?)),
+            BoKind::Vram | BoKind::Gtt => {
+                let m = SharedMem::new(
+                    if kind == BoKind::Vram {
+                        "kfd-vram"
+                    } else {
+                        "kfd-gtt"
+                    },
+                    size,
+                )?;
+                // amdgpu hands out resident, cleared memory; so does the sim, up to
+                // POPULATE_MAX (larger BOs, such as a runtime's scratch area, stay sparse so
+                // every simulated device does not pin hundreds of MiB of host memory).
+                if size <= POPULATE_MAX {
+                    m.populate();
+                }
+                Backing::Shared(Arc::new(m))
+            }
             BoKind::Userptr => {
                 if !mem::range_is_rw_mapped(a.mmap_offset, size) {
                     return Err(Errno::EFAULT);
@@ -1526,6 +1578,13 @@ fn cpu_node_properties() -> NodeProperties {
         local_mem_size: 0,
         num_xcc: 0,
         unique_id: 0,
+        capability: 0,
+        mem_banks_count: 0,
+        caches_count: 0,
+        io_links_count: 0,
+        hive_id: 0,
+        fw_version: 0,
+        sdma_fw_version: 0,
     }
 }
 
@@ -1590,11 +1649,21 @@ impl KfdSys for SimKfd {
         Ok(())
     }
 
+    fn fault_reasons(&self, gpu_id: u32, each: &mut dyn FnMut(&str)) {
+        for r in self.fault_reasons_of(gpu_id) {
+            each(&r);
+        }
+    }
+
     fn read_file(&self, path: &str, buf: &mut [u8]) -> Result<usize, Errno> {
         if !path.starts_with("/sys/") {
             return Err(Errno::ENOENT);
         }
-        let text = self.topology_file(path)?;
+        let text = if path.starts_with("/sys/class/drm/") {
+            self.drm_file(path)?
+        } else {
+            self.topology_file(path)?
+        };
         let out = buf.get_mut(..text.len()).ok_or(Errno::ENOSPC)?;
         out.copy_from_slice(text.as_bytes());
         Ok(text.len())

@@ -91,6 +91,25 @@ impl SharedMem {
         Ok(Self { fd, ptr, len: ulen })
     }
 
+    /// Allocates (zero-filled) every page and fills the simulator's page table for them in one
+    /// `MADV_POPULATE_WRITE`, so the first GPU write to each page does not take a page fault
+    /// (~3 us per 4 KiB here: the first copy into a fresh buffer ran at 1 GB/s instead of 4).
+    /// Best effort: on a kernel without it (before 5.14) pages are faulted in on first use.
+    pub(crate) fn populate(&self) {
+        // SAFETY: `ptr..ptr+len` is our own live mapping (type invariant); MADV_POPULATE_WRITE
+        // only faults in its pages (zero-filled memfd pages) and changes no byte.
+        let r = unsafe {
+            rustix::mm::madvise(
+                self.ptr.as_ptr().cast::<c_void>(),
+                self.len,
+                rustix::mm::Advice::LinuxPopulateWrite,
+            )
+        };
+        if let Err(e) = r {
+            log::debug!("MADV_POPULATE_WRITE of {} bytes: {e}", self.len);
+        }
+    }
+
     /// Size in bytes.
     pub(crate) fn len(&self) -> u64 {
         // CAST: usize is 64 bits on every supported target.

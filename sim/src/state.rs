@@ -202,7 +202,12 @@ pub(crate) struct State {
     /// Delayed interrupts: (deliver at step, gpu_id, context id).
     pub pending_interrupts: Vec<(u64, u32, u32)>,
     pub steps: u64,
+    /// Why queues faulted, oldest first (gpu_id, text): at most [`FAULT_REASONS_KEPT`].
+    pub fault_reasons: Vec<(u32, String)>,
 }
+
+/// How many fault reasons [`State::fault_reasons`] keeps.
+pub(crate) const FAULT_REASONS_KEPT: usize = 8;
 
 impl State {
     /// `kfd_process_device_data_by_id`: gpu_id 0 never matches.

@@ -59,25 +59,27 @@ pub fn parse_gpu_id(text: &str) -> Result<u32, PropertiesError> {
         .map_err(|_| PropertiesError::BadGpuId)
 }
 
-macro_rules! node_properties {
+/// The sysfs key of a field (`r#type` is the key `type`).
+fn key_name(field: &'static str) -> &'static str {
+    field.strip_prefix("r#").unwrap_or(field)
+}
+
+/// Defines a sysfs `properties` file type: its fields, `parse` and `write_to`.
+macro_rules! kfd_properties {
     (
+        $(#[$sm:meta])*
+        $name:ident
         required { $($(#[$rm:meta])* $rk:ident : $rt:ty),* $(,)? }
         optional { $($(#[$om:meta])* $ok:ident : $ot:ty = $od:expr),* $(,)? }
     ) => {
-        /// The properties of one topology node that hcq reads (other keys are ignored).
-        /// Required keys are those every node prints and the runtime needs; optional ones
-        /// appeared in later kernels or only on GPU nodes and have the documented default.
+        $(#[$sm])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub struct NodeProperties {
+        pub struct $name {
             $( $(#[$rm])* pub $rk: $rt, )*
             $( $(#[$om])* #[doc = concat!("Default when absent: `", stringify!($od), "`.")] pub $ok: $ot, )*
         }
 
-        impl NodeProperties {
-            /// Keys that must be present, in the order the kernel prints them.
-            pub const REQUIRED_KEYS: &'static [&'static str] = &[$(stringify!($rk)),*];
-            /// Keys that may be absent.
-            pub const OPTIONAL_KEYS: &'static [&'static str] = &[$(stringify!($ok)),*];
+        impl $name {
 
             /// Parses a `properties` file: `key value` lines; unknown keys are ignored.
             ///
@@ -97,17 +99,17 @@ macro_rules! node_properties {
                     };
                     let value = value.trim();
                     match key {
-                        $( stringify!($rk) => {
-                            $rk = Some(value.parse::<$rt>().map_err(|_| PropertiesError::BadValue { key: stringify!($rk) })?);
+                        $( k if k == key_name(stringify!($rk)) => {
+                            $rk = Some(value.parse::<$rt>().map_err(|_| PropertiesError::BadValue { key: key_name(stringify!($rk)) })?);
                         } )*
-                        $( stringify!($ok) => {
-                            $ok = value.parse::<$ot>().map_err(|_| PropertiesError::BadValue { key: stringify!($ok) })?;
+                        $( k if k == key_name(stringify!($ok)) => {
+                            $ok = value.parse::<$ot>().map_err(|_| PropertiesError::BadValue { key: key_name(stringify!($ok)) })?;
                         } )*
                         _ => {}
                     }
                 }
                 Ok(Self {
-                    $( $rk: $rk.ok_or(PropertiesError::MissingKey(stringify!($rk)))?, )*
+                    $( $rk: $rk.ok_or(PropertiesError::MissingKey(key_name(stringify!($rk))))?, )*
                     $( $ok, )*
                 })
             }
@@ -118,15 +120,19 @@ macro_rules! node_properties {
             /// # Errors
             /// Only the writer's.
             pub fn write_to(&self, w: &mut dyn fmt::Write) -> fmt::Result {
-                $( writeln!(w, "{} {}", stringify!($rk), self.$rk)?; )*
-                $( writeln!(w, "{} {}", stringify!($ok), self.$ok)?; )*
+                $( writeln!(w, "{} {}", key_name(stringify!($rk)), self.$rk)?; )*
+                $( writeln!(w, "{} {}", key_name(stringify!($ok)), self.$ok)?; )*
                 Ok(())
             }
         }
     };
 }
 
-node_properties! {
+kfd_properties! {
+    /// The properties of one topology node that hcq reads (`nodes/N/properties`; other keys
+    /// are ignored). Required keys are those every node prints and the runtime needs; optional
+    /// ones appeared in later kernels or only on GPU nodes and have the documented default.
+    NodeProperties
     required {
         /// CPU cores (0 on a GPU node).
         cpu_cores_count: u32,
@@ -178,10 +184,213 @@ node_properties! {
         num_xcc: u32 = 1,
         /// Stable unique id of the GPU.
         unique_id: u64 = 0,
+        /// `HSA_CAP_*` flags ([`NodeProperties::CAP_SRAM_EDCSUPPORTED`], doorbell type, ...).
+        capability: u32 = 0,
+        /// Entries under `mem_banks/`.
+        mem_banks_count: u32 = 0,
+        /// Entries under `caches/`.
+        caches_count: u32 = 0,
+        /// Entries under `io_links/`.
+        io_links_count: u32 = 0,
+        /// XGMI hive (0: none).
+        hive_id: u64 = 0,
+        /// MEC firmware version.
+        fw_version: u32 = 0,
+        /// SDMA firmware version.
+        sdma_fw_version: u32 = 0,
     }
 }
 
+kfd_properties! {
+    /// One memory bank of a node (`nodes/N/mem_banks/M/properties`): a heap and its size.
+    MemBankProperties
+    required {
+        /// `HSA_MEM_HEAP_TYPE_*`: [`MemBankProperties::HEAP_FB_PUBLIC`] (VRAM the CPU can
+        /// reach whole, a large BAR) or [`MemBankProperties::HEAP_FB_PRIVATE`] (VRAM behind a
+        /// small BAR); 0 (system) on a CPU node.
+        heap_type: u32,
+        /// Bytes.
+        size_in_bytes: u64,
+    }
+    optional {
+        /// `HSA_MEM_FLAGS_*`.
+        flags: u32 = 0,
+        /// Bus width, bits.
+        width: u32 = 0,
+        /// Maximum memory clock, MHz.
+        mem_clk_max: u32 = 0,
+    }
+}
+
+impl MemBankProperties {
+    /// `HSA_MEM_HEAP_TYPE_SYSTEM`.
+    pub const HEAP_SYSTEM: u32 = 0;
+    /// `HSA_MEM_HEAP_TYPE_FB_PUBLIC`: VRAM, all of it CPU-visible.
+    pub const HEAP_FB_PUBLIC: u32 = 1;
+    /// `HSA_MEM_HEAP_TYPE_FB_PRIVATE`: VRAM, not all of it CPU-visible.
+    pub const HEAP_FB_PRIVATE: u32 = 2;
+
+    /// Whether the bank is VRAM (frame buffer, public or private).
+    #[must_use]
+    pub const fn is_vram(&self) -> bool {
+        matches!(self.heap_type, Self::HEAP_FB_PUBLIC | Self::HEAP_FB_PRIVATE)
+    }
+}
+
+kfd_properties! {
+    /// One cache of a node (`nodes/N/caches/M/properties`).
+    CacheProperties
+    required {
+        /// Level (1, 2, 3).
+        level: u32,
+        /// Size in KiB.
+        size: u32,
+        /// `HSA_CACHE_TYPE_*` flags ([`CacheProperties::TYPE_DATA`], ...).
+        r#type: u32,
+    }
+    optional {
+        /// First processor (CU or CPU core) id it serves.
+        processor_id_low: u32 = 0,
+        /// Line size, bytes.
+        cache_line_size: u32 = 0,
+        /// Lines per tag.
+        cache_lines_per_tag: u32 = 0,
+        /// Associativity.
+        association: u32 = 0,
+        /// Latency, ns.
+        latency: u32 = 0,
+    }
+}
+
+impl CacheProperties {
+    /// `HSA_CACHE_TYPE_DATA`.
+    pub const TYPE_DATA: u32 = 0x1;
+    /// `HSA_CACHE_TYPE_INSTRUCTION`.
+    pub const TYPE_INSTRUCTION: u32 = 0x2;
+    /// `HSA_CACHE_TYPE_CPU`.
+    pub const TYPE_CPU: u32 = 0x4;
+    /// `HSA_CACHE_TYPE_HSACU`: a GPU cache.
+    pub const TYPE_HSACU: u32 = 0x8;
+
+    /// Bytes.
+    #[must_use]
+    pub const fn bytes(&self) -> u64 {
+        (self.size as u64) << 10
+    }
+
+    /// Whether it caches data (not only instructions).
+    #[must_use]
+    pub const fn is_data(&self) -> bool {
+        self.r#type & Self::TYPE_DATA != 0
+    }
+}
+
+/// A node's caches summed up the way rocminfo shows them: the size of the first data cache of
+/// each level (per CU for L1, per device for L2 and L3); `None` for a level the node lacks.
+#[must_use]
+pub fn data_cache_bytes(caches: &[CacheProperties], level: u32) -> Option<u64> {
+    caches
+        .iter()
+        .find(|c| c.level == level && c.is_data())
+        .map(CacheProperties::bytes)
+}
+
+/// The largest workgroup (work-items) any AMD GPU KFD drives accepts: the HSA agent's
+/// `HSA_AGENT_INFO_WORKGROUP_MAX_SIZE`, 1024 on every gfx9-gfx12 part (KFD's topology does not
+/// carry it; ROCr hard-codes it too).
+pub const MAX_WORKGROUP_SIZE: u32 = 1024;
+
+/// Paths of a node's topology files.
+pub mod paths {
+    use core::fmt;
+
+    /// `nodes/<node>/<file>` under [`super::TOPOLOGY_NODES_DIR`], for `file` in `gpu_id`,
+    /// `properties`, `mem_banks/<i>/properties`, `caches/<i>/properties`.
+    #[derive(Clone, Copy, Debug)]
+    pub enum NodeFile {
+        /// `gpu_id`.
+        GpuId,
+        /// `properties`.
+        Properties,
+        /// `mem_banks/<i>/properties`.
+        MemBank(u32),
+        /// `caches/<i>/properties`.
+        Cache(u32),
+    }
+
+    /// Displays as the full path of `file` of `node`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct NodePath(pub u32, pub NodeFile);
+
+    impl fmt::Display for NodePath {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "{}/{}/", super::TOPOLOGY_NODES_DIR, self.0)?;
+            match self.1 {
+                NodeFile::GpuId => f.write_str("gpu_id"),
+                NodeFile::Properties => f.write_str("properties"),
+                NodeFile::MemBank(i) => write!(f, "mem_banks/{i}/properties"),
+                NodeFile::Cache(i) => write!(f, "caches/{i}/properties"),
+            }
+        }
+    }
+}
+
+/// The marketing name of a PCI device id (AMD's, vendor 0x1002), for the GPUs hcq knows
+/// (libdrm's `amdgpu.ids` has the full table); `None` for others.
+#[must_use]
+pub const fn marketing_name(device_id: u32) -> Option<&'static str> {
+    Some(match device_id {
+        0x744C => "AMD Radeon RX 7900 XTX",
+        0x7448 => "AMD Radeon Pro W7900",
+        0x747E => "AMD Radeon RX 7800 XT",
+        0x73BF => "AMD Radeon RX 6900 XT",
+        0x740F => "AMD Instinct MI210",
+        0x7408 => "AMD Instinct MI250X",
+        0x740C => "AMD Instinct MI250X / MI250",
+        0x74A1 => "AMD Instinct MI300X",
+        0x7550 => "AMD Radeon RX 9070 XT",
+        _ => return None,
+    })
+}
+
 impl NodeProperties {
+    /// `HSA_CAP_SRAM_EDCSUPPORTED`: SRAM ECC is on (the `sramecc+` target feature).
+    pub const CAP_SRAM_EDCSUPPORTED: u32 = 0x0400_0000;
+    /// `HSA_CAP_DOORBELL_TYPE_TOTALBITS_MASK`: the doorbell type (2: 64-bit doorbells).
+    pub const CAP_DOORBELL_TYPE_MASK: u32 = 0x0000_3000;
+
+    /// Maximum waves per CU: `max_waves_per_simd * simd_per_cu`.
+    #[must_use]
+    pub const fn max_waves_per_cu(&self) -> u32 {
+        self.max_waves_per_simd.saturating_mul(self.simd_per_cu)
+    }
+
+    /// Bytes of a queue's doorbell: 8 from gfx9 on (64-bit doorbells, doorbell type 2), 4
+    /// before.
+    #[must_use]
+    pub const fn doorbell_bytes(&self) -> u32 {
+        if (self.capability & Self::CAP_DOORBELL_TYPE_MASK) >> 12 >= 2
+            || self.gfx_target_version >= 90000
+        {
+            8
+        } else {
+            4
+        }
+    }
+
+    /// Whether the target has the `sramecc` feature at all (gfx906, gfx908, gfx90a, gfx94x).
+    #[must_use]
+    pub const fn has_sramecc(&self) -> bool {
+        matches!(self.gfx_target_version, 90006 | 90008 | 90010)
+            || (self.gfx_target_version >= 90400 && self.gfx_target_version < 90500)
+    }
+
+    /// Whether the target has the `xnack` feature (gfx9 parts: gfx10 and later have none).
+    #[must_use]
+    pub const fn has_xnack(&self) -> bool {
+        self.gfx_target_version >= 90000 && self.gfx_target_version < 100000
+    }
+
     /// Whether this is a GPU node (has SIMDs).
     #[must_use]
     pub const fn is_gpu(&self) -> bool {
@@ -536,6 +745,52 @@ mod tests {
         assert_eq!(s.scratch_len, 96 * 32 * 0x2_0000);
         assert_eq!(s.engines, 6);
         assert_eq!(s.tmpring_size, (0x200 << 12) | 0x200);
+    }
+
+    #[test]
+    fn banks_caches_and_derived_values() {
+        let bank = MemBankProperties::parse(
+            "heap_type 1\nsize_in_bytes 25753026560\nflags 0\nwidth 384\nmem_clk_max 1250\n",
+        )
+        .unwrap();
+        assert!(bank.is_vram());
+        assert_eq!(bank.size_in_bytes, 25_753_026_560);
+        assert_eq!(
+            MemBankProperties::parse("size_in_bytes 1\n"),
+            Err(PropertiesError::MissingKey("heap_type"))
+        );
+        let caches = [
+            "processor_id_low 2147487744\nlevel 1\nsize 64\ncache_line_size 64\ntype 10\n",
+            "processor_id_low 2147487744\nlevel 1\nsize 32\ncache_line_size 128\ntype 9\n",
+            "level 2\nsize 6144\ntype 9\n",
+            "level 3\nsize 98304\ntype 9\n",
+        ]
+        .map(|t| CacheProperties::parse(t).unwrap());
+        // The instruction cache (type 10 = INSTRUCTION | HSACU) is not the L1 data cache.
+        assert_eq!(data_cache_bytes(&caches, 1), Some(32 << 10));
+        assert_eq!(data_cache_bytes(&caches, 2), Some(6144 << 10));
+        assert_eq!(data_cache_bytes(&caches, 3), Some(96 << 20));
+        assert_eq!(data_cache_bytes(&caches[..2], 3), None);
+        let mut text = heapless::String::<256>::new();
+        caches[2].write_to(&mut text).unwrap();
+        assert_eq!(CacheProperties::parse(&text).unwrap(), caches[2]);
+        let p = NodeProperties::parse(XTX).unwrap();
+        assert_eq!(p.max_waves_per_cu(), p.max_waves_per_simd * p.simd_per_cu);
+        assert_eq!(p.doorbell_bytes(), 8);
+        assert!(!p.has_xnack() && !p.has_sramecc());
+        assert_eq!(marketing_name(0x744C), Some("AMD Radeon RX 7900 XTX"));
+        assert_eq!(marketing_name(0x1234), None);
+        assert_eq!(
+            alloc_free_path(paths::NodePath(1, paths::NodeFile::Cache(3))),
+            "/sys/devices/virtual/kfd/kfd/topology/nodes/1/caches/3/properties"
+        );
+    }
+
+    fn alloc_free_path(p: paths::NodePath) -> heapless::String<128> {
+        use core::fmt::Write as _;
+        let mut s = heapless::String::new();
+        write!(s, "{p}").unwrap();
+        s
     }
 
     fn props(gfx: u32, cus: u32, arrays: u32) -> NodeProperties {

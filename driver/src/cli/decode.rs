@@ -10,6 +10,19 @@ use super::encode::{EngineArg, parse_args};
 
 const USAGE: &str = "usage: hcq decode --engine pm4|sdma < dwords.txt";
 
+/// `hcq decode`'s help text.
+pub const HELP: &str = "\
+usage: hcq decode --engine pm4|sdma < dwords.txt
+
+Reads dwords on stdin (hex 0x.. or decimal, separated by whitespace or commas) and prints one
+packet per line, `<dword index>: <packet>` with every field. A ring dump starts at a packet
+boundary (the read pointer; SDMA pointers count bytes: start at rptr / 4).
+
+options:
+  --engine pm4|sdma   the queue the dwords come from (required)
+  --arch gfxNNNN      accepted for symmetry with encode (default gfx1100)
+";
+
 /// Parses the dword tokens.
 pub(crate) fn parse_dwords(input: &str) -> Result<Vec<u32>, String> {
     input
@@ -53,23 +66,25 @@ pub(crate) fn decode_lines(dwords: &[u32], engine: EngineArg) -> (Vec<String>, O
 }
 
 /// Runs `hcq decode`.
-pub fn run(args: &[String]) -> Result<(), String> {
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        println!("{USAGE}");
-        return Ok(());
-    }
-    let (engine, _arch) = parse_args(args, USAGE)?;
+pub fn run(args: &[String]) -> Result<(), super::CliError> {
+    let (engine, _arch) = parse_args(args, USAGE).map_err(super::CliError::Usage)?;
     let mut input = String::new();
     std::io::stdin()
         .read_to_string(&mut input)
         .map_err(|e| format!("cannot read stdin: {e}"))?;
-    let dwords = parse_dwords(&input)?;
+    let dwords = parse_dwords(&input).map_err(|e| {
+        super::CliError::failed_with(e, "pass 32-bit words only: 0x1f, 31, separated by spaces")
+    })?;
     let (lines, error) = decode_lines(&dwords, engine);
     for l in lines {
         println!("{l}");
     }
     match error {
-        Some(e) => Err(e),
+        Some(e) => Err(super::CliError::failed_with(
+            e,
+            "the packets before it decoded; check that the dump starts at a packet boundary \
+             (the read pointer) and that --engine matches the ring",
+        )),
         None => Ok(()),
     }
 }

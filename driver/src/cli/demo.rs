@@ -13,6 +13,8 @@ use std::io::{IsTerminal as _, Write as _};
 
 use std::time::Instant;
 
+use super::CliError;
+
 /// Where the demo runs.
 pub enum Backend {
     /// The machine's /dev/kfd.
@@ -85,6 +87,21 @@ pub fn open_backend(force_sim: bool) -> Result<Backend, String> {
     }
 }
 
+/// `hcq demo`'s help text.
+pub const HELP: &str = "\
+usage: hcq demo [--sim] [--trace] [--mib N] [--chain N]
+
+Runs a workload end to end: allocates four buffers, copies two in, launches fill and a chain
+of vector_add kernels, copies the result out and verifies every element, then records the
+chain as a graph and replays it twice with new values. Ends with a summary table.
+
+options:
+  --sim       use the simulated GPU even when /dev/kfd exists
+  --trace     print the packets the simulated GPU executed
+  --mib N     buffer size in MiB, 1..=4096 (default 64)
+  --chain N   vector_add launches after the first, 1..=1000 (default 4)
+";
+
 struct Opts {
     sim: bool,
     trace: bool,
@@ -92,7 +109,7 @@ struct Opts {
     chain: u32,
 }
 
-fn parse(args: &[String]) -> Result<Opts, String> {
+fn parse(args: &[String]) -> Result<Opts, CliError> {
     let mut o = Opts {
         sim: false,
         trace: false,
@@ -105,26 +122,22 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--sim" => o.sim = true,
             "--trace" => o.trace = true,
             "--mib" => {
-                let v = it.next().ok_or("--mib needs a value")?;
+                let v = it.next().ok_or(CliError::usage("--mib needs a value"))?;
                 o.mib = v
                     .parse()
                     .ok()
                     .filter(|&m| (1..=4096).contains(&m))
-                    .ok_or_else(|| format!("--mib {v}: expected 1..=4096"))?;
+                    .ok_or_else(|| CliError::usage(format!("--mib {v}: expected 1..=4096")))?;
             }
             "--chain" => {
-                let v = it.next().ok_or("--chain needs a value")?;
+                let v = it.next().ok_or(CliError::usage("--chain needs a value"))?;
                 o.chain = v
                     .parse()
                     .ok()
                     .filter(|&c| (1..=1000).contains(&c))
-                    .ok_or_else(|| format!("--chain {v}: expected 1..=1000"))?;
+                    .ok_or_else(|| CliError::usage(format!("--chain {v}: expected 1..=1000")))?;
             }
-            other => {
-                return Err(format!(
-                    "unknown option `{other}` (usage: hcq demo [--sim] [--trace] [--mib N] [--chain N])"
-                ));
-            }
+            other => return Err(CliError::usage(format!("unknown option `{other}`"))),
         }
     }
     Ok(o)
@@ -139,19 +152,78 @@ fn progress(msg: &str) {
     }
 }
 
-fn mib_per_s(bytes: u64, secs: f64) -> f64 {
+fn gb_per_s(bytes: u64, secs: f64) -> f64 {
     // CAST: display only.
-    (bytes as f64 / (1 << 20) as f64) / secs.max(1e-9)
+    bytes as f64 / secs.max(1e-9) / 1e9
+}
+
+/// The steps the summary table lists: name, milliseconds, and a rate where one applies.
+#[derive(Default)]
+struct Summary {
+    rows: Vec<(String, f64, String)>,
+}
+
+impl Summary {
+    fn add(&mut self, step: impl Into<String>, secs: f64, rate: impl Into<String>) {
+        self.rows.push((step.into(), secs * 1e3, rate.into()));
+    }
+
+    fn print(&self) {
+        println!("\nsummary:");
+        println!("  {:<44} {:>10}  rate", "step", "ms");
+        for (step, ms, rate) in &self.rows {
+            println!("  {step:<44} {ms:>10.1}  {rate}");
+        }
+    }
+}
+
+/// The demo's buffers and host data.
+struct Buffers {
+    a: GpuBuffer,
+    b: GpuBuffer,
+    c: GpuBuffer,
+    ones: GpuBuffer,
+}
+
+/// Copies 2 x `bytes` into fresh VRAM buffers `a` and `b` and waits for the copies; returns the
+/// seconds it took (the clock runs from the first staging write to the last copy's completion).
+/// Shared with `hcq bench` (`demo_copy_in_gb_per_s`).
+pub fn timed_copy_in(
+    dev: &Device,
+    a: &GpuBuffer,
+    b: &GpuBuffer,
+    host_a: &[u8],
+    host_b: &[u8],
+) -> hcq_driver::Result<f64> {
+    let t = Instant::now();
+    dev.copy_in(a, host_a)?;
+    dev.copy_in(b, host_b)?;
+    dev.synchronize()?;
+    Ok(t.elapsed().as_secs_f64())
+}
+
+/// The demo's inputs: `a[i] = i`, `b[i] = 3i + 7` (little-endian u32s).
+pub fn inputs(n: u32) -> (Vec<u8>, Vec<u8>) {
+    let a = (0..n).flat_map(|i| i.to_le_bytes()).collect();
+    let b = (0..n)
+        .flat_map(|i| i.wrapping_mul(3).wrapping_add(7).to_le_bytes())
+        .collect();
+    (a, b)
 }
 
 /// Runs `hcq demo`.
-pub fn run(args: &[String]) -> Result<(), String> {
+pub fn run(args: &[String]) -> Result<(), CliError> {
     let o = parse(args)?;
     let backend = open_backend(o.sim)?;
+    let on_sim = backend.note().is_some();
     if let Some(note) = backend.note() {
         println!("{note}");
     }
-    let dev = Device::open(backend.kfd(), 0).map_err(|e| format!("opening GPU 0: {e}"))?;
+    let mut sum = Summary::default();
+    let t = Instant::now();
+    let dev = Device::open(backend.kfd(), 0).map_err(|e| {
+        CliError::failed_with(format!("opening GPU 0: {e}"), super::driver_next_step(&e))
+    })?;
     let target = dev.target_name();
     println!(
         "device: gpu_id {:#x} {target}, {} CUs",
@@ -159,107 +231,143 @@ pub fn run(args: &[String]) -> Result<(), String> {
         dev.properties().cu_count()
     );
     let add_co = kernels::vector_add(&target).ok_or_else(|| {
-        format!(
-            "no vector_add build for {target} (have {:?})",
-            kernels::TARGETS
+        CliError::failed_with(
+            format!("no vector_add build for {target}"),
+            format!("use a GPU of {:?}, or --sim", kernels::TARGETS),
         )
     })?;
-    let fill_co = kernels::fill(&target).ok_or_else(|| format!("no fill build for {target}"))?;
-    let add = Program::load(&dev, add_co, "vector_add").map_err(|e| e.to_string())?;
-    let fill = Program::load(&dev, fill_co, "fill").map_err(|e| e.to_string())?;
+    let fill_co = kernels::fill(&target)
+        .ok_or_else(|| CliError::failed_with(format!("no fill build for {target}"), "use --sim"))?;
+    let add = Program::load(&dev, add_co, "vector_add")?;
+    let fill = Program::load(&dev, fill_co, "fill")?;
+    sum.add(
+        "open the device, load 2 kernels",
+        t.elapsed().as_secs_f64(),
+        "",
+    );
     dev.set_trace(o.trace);
     dev.set_profiling(true);
 
     let bytes = o.mib << 20;
     let n = bytes / 4;
-    let n32 = u32::try_from(n).map_err(|_| "too many elements")?;
+    let n32 = u32::try_from(n).map_err(|_| CliError::usage("--mib too large"))?;
     let groups = n32.div_ceil(64);
-    let err = |e: hcq_driver::Error| e.to_string();
-    let a = dev.alloc(bytes, BufferKind::Vram).map_err(err)?;
-    let b = dev.alloc(bytes, BufferKind::Vram).map_err(err)?;
-    let c = dev.alloc(bytes, BufferKind::Vram).map_err(err)?;
-    let ones = dev.alloc(bytes, BufferKind::Vram).map_err(err)?;
-
-    let host_a: Vec<u8> = (0..n32).flat_map(|i| i.to_le_bytes()).collect();
-    let host_b: Vec<u8> = (0..n32)
-        .flat_map(|i| i.wrapping_mul(3).wrapping_add(7).to_le_bytes())
-        .collect();
-    progress(&format!("copy in 2 x {} MiB ...", o.mib));
+    progress(&format!("allocating 4 x {} MiB of VRAM ...", o.mib));
     let t = Instant::now();
-    dev.copy_in(&a, &host_a).map_err(err)?;
-    dev.copy_in(&b, &host_b).map_err(err)?;
-    dev.synchronize().map_err(err)?;
-    let copy_in_s = t.elapsed().as_secs_f64();
-    progress("");
-    println!(
-        "copy in: {} MiB in {:.1} ms ({:.0} MiB/s)",
-        2 * o.mib,
-        copy_in_s * 1e3,
-        mib_per_s(2 * bytes, copy_in_s)
+    let bufs = Buffers {
+        a: dev.alloc(bytes, BufferKind::Vram)?,
+        b: dev.alloc(bytes, BufferKind::Vram)?,
+        c: dev.alloc(bytes, BufferKind::Vram)?,
+        ones: dev.alloc(bytes, BufferKind::Vram)?,
+    };
+    sum.add(
+        format!("allocate 4 x {} MiB VRAM", o.mib),
+        t.elapsed().as_secs_f64(),
+        "",
     );
+    let (host_a, host_b) = inputs(n32);
+    // The output buffer starts as 0xff bytes (no element's expected value), so a copy that
+    // leaves it alone fails verification; writing it now also keeps its first-touch page
+    // faults out of the copy's time.
+    let mut out = vec![0xffu8; host_a.len()];
+
+    progress(&format!("copy in 2 x {} MiB ...", o.mib));
+    let copy_in_s = timed_copy_in(&dev, &bufs.a, &bufs.b, &host_a, &host_b)?;
+    progress("");
+    let rate = format!("{:.2} GB/s", gb_per_s(2 * bytes, copy_in_s));
+    println!(
+        "copy in: {} MiB in {:.1} ms ({rate})",
+        2 * o.mib,
+        copy_in_s * 1e3
+    );
+    sum.add(format!("copy in 2 x {} MiB", o.mib), copy_in_s, rate);
 
     // The chain: ones = 1; c = a + b; then `chain` times c = c + ones.
     let t = Instant::now();
     let fill_args = FillArgs {
-        buf: ones.va(),
+        buf: bufs.ones.va(),
         value: 1,
         n: n32,
     };
+    progress(&format!("launch fill, vector_add and {} more ...", o.chain));
     // SAFETY: `ones` holds n u32s, stays alive until the synchronize below.
-    unsafe { fill.launch_pod(&fill_args, [groups, 1, 1], [64, 1, 1]) }.map_err(err)?;
+    unsafe { fill.launch_pod(&fill_args, [groups, 1, 1], [64, 1, 1]) }?;
     let first = VectorAddArgs {
-        a: a.va(),
-        b: b.va(),
-        c: c.va(),
+        a: bufs.a.va(),
+        b: bufs.b.va(),
+        c: bufs.c.va(),
         n: n32,
     };
     // SAFETY: a, b, c hold n u32s each and outlive the synchronize below.
-    unsafe { add.launch_pod(&first, [groups, 1, 1], [64, 1, 1]) }.map_err(err)?;
-    for i in 0..o.chain {
-        progress(&format!("launch {}/{} ...", i + 1, o.chain));
+    unsafe { add.launch_pod(&first, [groups, 1, 1], [64, 1, 1]) }?;
+    for _ in 0..o.chain {
         let step = VectorAddArgs {
-            a: c.va(),
-            b: ones.va(),
-            c: c.va(),
+            a: bufs.c.va(),
+            b: bufs.ones.va(),
+            c: bufs.c.va(),
             n: n32,
         };
         // SAFETY: as above; in-place c = c + 1 reads and writes each element in one thread.
-        unsafe { add.launch_pod(&step, [groups, 1, 1], [64, 1, 1]) }.map_err(err)?;
+        unsafe { add.launch_pod(&step, [groups, 1, 1], [64, 1, 1]) }?;
     }
-    dev.synchronize().map_err(err)?;
+    progress(&format!("running {} launches ...", o.chain + 2));
+    dev.synchronize()?;
     let run_s = t.elapsed().as_secs_f64();
     progress("");
-    let records = dev.take_profile().map_err(err)?;
-    if backend.note().is_some() {
-        println!("(GPU times below come from the simulator's virtual 100 MHz clock)");
+    let records = dev.take_profile()?;
+    if on_sim {
+        // The simulator's clock advances per executed packet, not per unit of kernel work, so
+        // its timestamps say nothing about a kernel's duration: no GPU times are shown.
+        println!(
+            "GPU time per launch: not modelled by the simulator (it runs each kernel's host stand-in)"
+        );
     }
     for r in &records {
-        println!(
-            "launch {:<10} {:>12.3} us GPU",
-            r.name,
-            r.duration().as_secs_f64() * 1e6
-        );
+        if on_sim {
+            println!("launch {:<10} {groups} x 64 work-items", r.name);
+        } else {
+            println!(
+                "launch {:<10} {groups} x 64 work-items {:>12.3} us GPU (measured)",
+                r.name,
+                r.duration().as_secs_f64() * 1e6
+            );
+        }
     }
     println!(
         "{} launches over {n} elements in {:.1} ms host time",
         records.len(),
         run_s * 1e3
     );
+    sum.add(
+        format!("{} launches, {n} elements each", records.len()),
+        run_s,
+        // CAST: display only.
+        format!(
+            "{:.0} M elements/s",
+            (n as f64 * records.len() as f64) / run_s.max(1e-9) / 1e6
+        ),
+    );
 
     progress(&format!("copy out {} MiB ...", o.mib));
     let t = Instant::now();
-    let mut out = vec![0u8; host_a.len()];
-    dev.copy_out(&c, &mut out).map_err(err)?;
+    dev.copy_out(&bufs.c, &mut out)?;
     let copy_out_s = t.elapsed().as_secs_f64();
     progress("");
+    let rate = format!("{:.2} GB/s", gb_per_s(bytes, copy_out_s));
     println!(
-        "copy out: {} MiB in {:.1} ms ({:.0} MiB/s)",
+        "copy out: {} MiB in {:.1} ms ({rate})",
         o.mib,
-        copy_out_s * 1e3,
-        mib_per_s(bytes, copy_out_s)
+        copy_out_s * 1e3
     );
+    sum.add(format!("copy out {} MiB", o.mib), copy_out_s, rate);
 
+    let t = Instant::now();
     let first_bad = check(&out, o.chain, 1);
+    sum.add(
+        format!("verify {n} elements"),
+        t.elapsed().as_secs_f64(),
+        "",
+    );
     println!(
         "timeline: last submitted {}, completed {}",
         dev.last_value(),
@@ -271,8 +379,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
     }
     if let Some((bad, i, got, want)) = first_bad {
-        return Err(format!(
-            "verification failed: {bad} of {n} elements wrong, first at {i}: {got} != {want}"
+        return Err(CliError::failed_with(
+            format!(
+                "verification failed: {bad} of {n} elements wrong, first at {i}: {got} != {want}"
+            ),
+            "rerun with --trace to see the packets the GPU executed",
         ));
     }
     println!(
@@ -282,14 +393,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let chain = Chain {
         fill: &fill,
         add: &add,
-        a: &a,
-        b: &b,
-        c: &c,
-        ones: &ones,
+        a: &bufs.a,
+        b: &bufs.b,
+        c: &bufs.c,
+        ones: &bufs.ones,
         n: n32,
         chain: o.chain,
     };
-    graph_replays(&dev, &chain, &mut out)
+    graph_replays(&dev, &chain, &mut out, &mut sum)?;
+    sum.print();
+    Ok(())
 }
 
 /// Checks `c[i] = a[i] + b[i] + chain * value` for the demo's inputs; the number of wrong
@@ -326,9 +439,13 @@ struct Chain<'a> {
 
 /// Records the chain once as a graph whose fill value is a variable, replays it with two new
 /// values and verifies every element after each.
-fn graph_replays(dev: &Device, k: &Chain<'_>, out: &mut [u8]) -> Result<(), String> {
-    let gerr = |e: hcq_driver::graph::GraphError| format!("graph: {e}");
-    let err = |e: hcq_driver::Error| e.to_string();
+fn graph_replays(
+    dev: &Device,
+    k: &Chain<'_>,
+    out: &mut [u8],
+    sum: &mut Summary,
+) -> Result<(), CliError> {
+    let gerr = |e: hcq_driver::graph::GraphError| CliError::failed(format!("graph: {e}"));
     let dims = Dims {
         global: [k.n.div_ceil(64), 1, 1],
         local: [64, 1, 1],
@@ -362,7 +479,13 @@ fn graph_replays(dev: &Device, k: &Chain<'_>, out: &mut [u8]) -> Result<(), Stri
         )
         .map_err(gerr)?;
     }
-    let mut graph = Graph::record(dev, &g).map_err(err)?;
+    let t = Instant::now();
+    let mut graph = Graph::record(dev, &g)?;
+    sum.add(
+        format!("record the chain as a graph ({} launches)", g.len()),
+        t.elapsed().as_secs_f64(),
+        "",
+    );
     let (pm4_dwords, kernargs) = (
         graph.pm4_ib().map_or(0, |(_, d)| d),
         graph.encoded().kernargs.len() * 4,
@@ -372,17 +495,27 @@ fn graph_replays(dev: &Device, k: &Chain<'_>, out: &mut [u8]) -> Result<(), Stri
         g.len()
     );
     for v in [2u32, 5] {
+        progress(&format!("graph replay with value {v} ..."));
         let t = Instant::now();
         // SAFETY: every launch reads and writes the first n u32s of a, b, c and ones, which
         // hold n u32s each and outlive the wait below.
-        let done = unsafe { graph.replay(&[Some(Value::Scalar(v.into()))]) }.map_err(err)?;
+        let done = unsafe { graph.replay(&[Some(Value::Scalar(v.into()))]) }?;
         let submit_us = t.elapsed().as_secs_f64() * 1e6;
-        dev.wait_value(done).map_err(err)?;
+        dev.wait_value(done)?;
         let total_ms = t.elapsed().as_secs_f64() * 1e3;
-        dev.copy_out(k.c, out).map_err(err)?;
+        progress("");
+        sum.add(
+            format!("graph replay, value {v} (patch + run)"),
+            total_ms / 1e3,
+            format!("submit {submit_us:.1} us"),
+        );
+        dev.copy_out(k.c, out)?;
         if let Some((bad, i, got, want)) = check(out, k.chain, v) {
-            return Err(format!(
-                "graph replay with value {v}: {bad} elements wrong, first at {i}: {got} != {want}"
+            return Err(CliError::failed_with(
+                format!(
+                    "graph replay with value {v}: {bad} elements wrong, first at {i}: {got} != {want}"
+                ),
+                "rerun with --trace to see the packets the GPU executed",
             ));
         }
         println!(

@@ -14,6 +14,19 @@ use serde_json::{Map, Value, json};
 
 const USAGE: &str = "usage: hcq encode --engine pm4|sdma [--arch gfxNNNN] < script.jsonl";
 
+/// `hcq encode`'s help text.
+pub const HELP: &str = "\
+usage: hcq encode --engine pm4|sdma [--arch gfxNNNN] < script.jsonl
+
+Reads a command script on stdin (one JSON object per line, named after tinygrad's HWPM4Queue /
+HWCopyQueue methods) and prints one JSON object per command: {\"cmd\": i, \"op\": ..., \"dwords\": [...]}.
+Every op and its fields: driver/README.md, \"Command scripts\".
+
+options:
+  --engine pm4|sdma   the queue the script is for (required)
+  --arch gfxNNNN      the target whose encodings to use (default gfx1100)
+";
+
 /// Which queue the script is for.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum EngineArg {
@@ -57,17 +70,19 @@ pub(crate) fn parse_args(
 }
 
 /// Runs `hcq encode`.
-pub fn run(args: &[String]) -> Result<(), String> {
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        println!("{USAGE}");
-        return Ok(());
-    }
-    let (engine, arch) = parse_args(args, USAGE)?;
+pub fn run(args: &[String]) -> Result<(), super::CliError> {
+    let (engine, arch) = parse_args(args, USAGE).map_err(super::CliError::Usage)?;
     let mut input = String::new();
     std::io::stdin()
         .read_to_string(&mut input)
         .map_err(|e| format!("cannot read stdin: {e}"))?;
-    for line in encode_script(&input, engine, arch)? {
+    let lines = encode_script(&input, engine, arch).map_err(|e| {
+        super::CliError::failed_with(
+            e,
+            "fix that line; every op and its fields are in driver/README.md (Command scripts)",
+        )
+    })?;
+    for line in lines {
         println!("{line}");
     }
     Ok(())

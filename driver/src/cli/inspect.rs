@@ -3,7 +3,7 @@
 //! and the `NT_AMDGPU_METADATA` note (arguments, limits, register counts), like
 //! `llvm-readelf --notes`.
 
-use std::process::ExitCode;
+use super::CliError;
 
 use hcq_core::bundle::{Bundle, is_bundle};
 use hcq_core::codeobj::{CodeObject, Kernel};
@@ -59,29 +59,21 @@ fn emit(s: &str) -> Result<(), String> {
     }
 }
 
-/// Runs `hcq inspect` with `args` (after the sub-command name); prints errors itself.
-pub fn main(args: &[String]) -> ExitCode {
-    let o = match parse(args) {
-        Ok(Some(o)) => o,
-        Ok(None) => {
-            return match emit(USAGE) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(_) => ExitCode::FAILURE,
-            };
-        }
-        Err(e) => {
-            eprintln!("hcq inspect: {e}\n");
-            eprint!("{USAGE}");
-            return ExitCode::from(2);
-        }
+/// Its help text.
+pub const HELP: &str = USAGE;
+
+/// Runs `hcq inspect` with `args` (after the sub-command name).
+pub fn main(args: &[String]) -> Result<(), CliError> {
+    let Some(o) = parse(args).map_err(CliError::Usage)? else {
+        return emit(USAGE).map_err(CliError::from);
     };
-    match run(&o) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("hcq inspect: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    run(&o).map_err(|e| {
+        CliError::failed_with(
+            e,
+            "check that FILE is an AMDGPU code object or offload bundle \
+             (`llvm-readelf-19 -h --notes FILE`); for a bundle pick an entry with --target",
+        )
+    })
 }
 
 /// The target to pick from a bundle when `--target` is not given: the first real GPU's.

@@ -1,5 +1,6 @@
-//! Sub-command dispatch. Each sub-command lives in its own module and returns
-//! `Result<(), String>`; the error is printed as one line and the exit code is 1 (2 for usage).
+//! Sub-command dispatch: one table ([`COMMANDS`]) names each sub-command, its help text and its
+//! entry point. `hcq CMD -h|--help` prints the help (exit 0); a usage error prints the message
+//! and the usage (exit 2); a runtime failure prints the message and what to do next (exit 1).
 
 use std::process::ExitCode;
 
@@ -11,21 +12,155 @@ mod info;
 mod inspect;
 mod run;
 
-const USAGE: &str = "\
-usage: hcq <command> [options]
+/// Why a sub-command failed.
+#[derive(Debug)]
+pub enum CliError {
+    /// The command line was wrong (exit 2, usage printed).
+    Usage(String),
+    /// The work failed (exit 1).
+    Failed {
+        /// What went wrong.
+        msg: String,
+        /// What the user can do next (a default is printed when `None`).
+        next: Option<String>,
+    },
+}
 
-commands:
-  info      list GPUs (real /dev/kfd, or the simulator when there is none; --sim forces it)
-  demo      run the end-to-end workload (allocate, copy in, launch, copy out, verify, time)
-  encode    read a JSON command script on stdin, print PM4/SDMA dwords (--engine pm4|sdma)
-  decode    read dwords on stdin, print one decoded packet per line (--engine pm4|sdma)
-  inspect   show an AMDGPU code object's (or offload bundle's) target, kernels and metadata
-  run       run one kernel of a code object with arguments from the command line
-  bench     measure the hot paths (--json, --quick)
+impl CliError {
+    /// A usage error.
+    pub fn usage(msg: impl Into<String>) -> Self {
+        Self::Usage(msg.into())
+    }
 
-environment:
-  HCQ_LOG   log level on stderr: off, error, warn (default), info, debug, trace
-";
+    /// A runtime failure with the default next step.
+    pub fn failed(msg: impl Into<String>) -> Self {
+        Self::Failed {
+            msg: msg.into(),
+            next: None,
+        }
+    }
+
+    /// A runtime failure and what to do about it.
+    pub fn failed_with(msg: impl Into<String>, next: impl Into<String>) -> Self {
+        Self::Failed {
+            msg: msg.into(),
+            next: Some(next.into()),
+        }
+    }
+}
+
+impl From<String> for CliError {
+    fn from(msg: String) -> Self {
+        Self::failed(msg)
+    }
+}
+
+impl From<&str> for CliError {
+    fn from(msg: &str) -> Self {
+        Self::failed(msg)
+    }
+}
+
+/// A runtime failure from the driver, with the next step its kind calls for.
+impl From<hcq_driver::Error> for CliError {
+    fn from(e: hcq_driver::Error) -> Self {
+        let next = driver_next_step(&e);
+        Self::failed_with(e.to_string(), next)
+    }
+}
+
+/// What to do after a driver error.
+pub fn driver_next_step(e: &hcq_driver::Error) -> &'static str {
+    use hcq_driver::Error as E;
+    match e {
+        E::DeviceFault(_) => {
+            "the fault above names the packet or kernel; `hcq demo --trace` prints the packets \
+             the simulated GPU executed, HCQ_LOG=debug the driver's log"
+        }
+        E::Timeout(_) => {
+            "the GPU stopped making progress: check the queue pointers above (rptr < wptr: \
+             work is stuck), rerun with HCQ_LOG=debug; on real hardware see `dmesg`"
+        }
+        E::OutOfMemory { .. } => "allocate less (e.g. `hcq demo --mib 16`) or free buffers",
+        E::Sys { .. } | E::Protocol(_) => {
+            "check that /dev/kfd is readable by you (group `render`), or use --sim; \
+             HCQ_LOG=debug shows each ioctl"
+        }
+        _ => "rerun with HCQ_LOG=debug for the driver's log",
+    }
+}
+
+/// One sub-command.
+pub struct Command {
+    /// Its name (`hcq NAME`).
+    pub name: &'static str,
+    /// One line for `hcq --help`.
+    pub summary: &'static str,
+    /// Its help text (starts with `usage: `).
+    pub help: &'static str,
+    /// Runs it with the arguments after its name (never `-h`/`--help`).
+    pub run: fn(&[String]) -> Result<(), CliError>,
+}
+
+/// Every sub-command, in `hcq --help` order. Add a sub-command here and nowhere else.
+pub const COMMANDS: &[Command] = &[
+    Command {
+        name: "info",
+        summary: "list GPUs and their properties, like rocminfo (--json)",
+        help: info::HELP,
+        run: info::run,
+    },
+    Command {
+        name: "demo",
+        summary: "run the end-to-end workload (allocate, copy in, launch, copy out, verify, time)",
+        help: demo::HELP,
+        run: demo::run,
+    },
+    Command {
+        name: "encode",
+        summary: "read a JSON command script on stdin, print PM4/SDMA dwords",
+        help: encode::HELP,
+        run: encode::run,
+    },
+    Command {
+        name: "decode",
+        summary: "read dwords on stdin, print one decoded packet per line",
+        help: decode::HELP,
+        run: decode::run,
+    },
+    Command {
+        name: "inspect",
+        summary: "show an AMDGPU code object's target and kernels (--json)",
+        help: inspect::HELP,
+        run: inspect::main,
+    },
+    Command {
+        name: "run",
+        summary: "run one kernel of a code object with arguments from the command line (--json)",
+        help: run::HELP,
+        run: run::main,
+    },
+    Command {
+        name: "bench",
+        summary: "measure the hot paths against their budgets (--json, --quick, --check)",
+        help: bench::HELP,
+        run: bench::main,
+    },
+];
+
+/// `hcq --help`.
+fn usage() -> String {
+    let mut s = String::from(
+        "usage: hcq <command> [options]    (hcq <command> --help for its options)\n\ncommands:\n",
+    );
+    for c in COMMANDS {
+        s.push_str(&format!("  {:<9} {}\n", c.name, c.summary));
+    }
+    s.push_str(
+        "\nenvironment:\n  HCQ_LOG   log level on stderr: off, error, warn (default), info, debug, trace\n",
+    );
+    s
+}
 
 /// Writes `log` records at or above the chosen level to stderr, one line each.
 struct StderrLog;
@@ -61,32 +196,35 @@ fn init_log() {
 pub fn main(args: &[String]) -> ExitCode {
     init_log();
     let Some((cmd, rest)) = args.split_first() else {
-        eprint!("{USAGE}");
+        eprint!("{}", usage());
         return ExitCode::from(2);
     };
-    let result: Result<(), String> = match cmd.as_str() {
-        // `inspect` and `run` print their own errors and exit 2 on usage errors.
-        "inspect" => return inspect::main(rest),
-        "run" => return run::main(rest),
-        "encode" => encode::run(rest),
-        "decode" => decode::run(rest),
-        "info" => info::run(rest),
-        "demo" => demo::run(rest),
-        "bench" => bench::run(rest),
-        "-h" | "--help" | "help" => {
-            print!("{USAGE}");
-            Ok(())
-        }
-        _ => {
-            eprintln!("hcq: unknown command `{cmd}`\n");
-            eprint!("{USAGE}");
-            return ExitCode::from(2);
-        }
+    if matches!(cmd.as_str(), "-h" | "--help" | "help") {
+        print!("{}", usage());
+        return ExitCode::SUCCESS;
+    }
+    let Some(c) = COMMANDS.iter().find(|c| c.name == cmd) else {
+        eprintln!("hcq: unknown command `{cmd}`\n");
+        eprint!("{}", usage());
+        return ExitCode::from(2);
     };
-    match result {
+    if rest.iter().any(|a| a == "-h" || a == "--help") {
+        print!("{}", c.help);
+        return ExitCode::SUCCESS;
+    }
+    match (c.run)(rest) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("hcq {cmd}: {e}");
+        Err(CliError::Usage(msg)) => {
+            eprintln!("hcq {cmd}: {msg}\n");
+            eprint!("{}", c.help);
+            ExitCode::from(2)
+        }
+        Err(CliError::Failed { msg, next }) => {
+            eprintln!("hcq {cmd}: {msg}");
+            let next = next.unwrap_or_else(|| {
+                format!("see `hcq {cmd} --help`; HCQ_LOG=debug shows the driver's log")
+            });
+            eprintln!("next: {next}");
             ExitCode::FAILURE
         }
     }

@@ -5,7 +5,7 @@
 //! `iota:N`), allocated at that size, filled, and read back after the kernel. On a machine
 //! without a GPU the simulator runs it, as a GPU of the code object's target.
 
-use std::process::ExitCode;
+use super::CliError;
 
 use hcq_driver::{BufferKind, ByValue, Device, GpuBuffer, Kfd, Program};
 use serde_json::json;
@@ -647,36 +647,27 @@ fn emit(s: &str) -> Result<(), String> {
     }
 }
 
-/// Runs `hcq run` with `args` (after the sub-command name); prints errors itself.
-pub fn main(args: &[String]) -> ExitCode {
-    let o = match parse(args) {
-        Ok(Some(o)) => o,
-        Ok(None) => {
-            return match emit(USAGE) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(_) => ExitCode::FAILURE,
-            };
-        }
-        Err(e) => {
-            eprintln!("hcq run: {e}\n");
-            eprint!("{USAGE}");
-            return ExitCode::from(2);
-        }
+/// Its help text.
+pub const HELP: &str = USAGE;
+
+/// Runs `hcq run` with `args` (after the sub-command name).
+pub fn main(args: &[String]) -> Result<(), CliError> {
+    let Some(o) = parse(args).map_err(CliError::Usage)? else {
+        return emit(USAGE).map_err(CliError::from);
     };
-    let done = execute(&o).and_then(|r| {
-        if o.json {
-            emit(&format!("{r}\n"))
-        } else {
-            emit(&to_text(&r))
-        }
-    });
-    match done {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("hcq run: {e}");
-            ExitCode::FAILURE
-        }
+    let r = execute(&o).map_err(|e| {
+        CliError::failed_with(
+            e,
+            "`hcq inspect FILE` lists the kernel's arguments and limits; \
+             HCQ_LOG=debug shows the driver's log",
+        )
+    })?;
+    if o.json {
+        emit(&format!("{r}\n"))
+    } else {
+        emit(&to_text(&r))
     }
+    .map_err(CliError::from)
 }
 
 #[cfg(test)]

@@ -167,6 +167,13 @@ pub trait GpuBus: Send + Sync {
     /// A queue hang/reset on this GPU: KFD sets every HW_EXCEPTION event with `data`.
     fn hw_exception(&self, data: &HsaHwExceptionData);
 
+    /// Why a queue is about to fault (the queue, the packet's place and the reason), told
+    /// before the exception is raised, so whoever sees the exception can learn why. Real
+    /// hardware cannot say; the default drops it.
+    fn fault_reason(&self, text: &str) {
+        let _ = text;
+    }
+
     /// The GPU clock (100 MHz) when the bus owns one (so timestamps agree with KFD's
     /// GET_CLOCK_COUNTERS); `None` lets the engines use their own clock.
     fn clock(&self) -> Option<u64> {

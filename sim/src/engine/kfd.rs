@@ -153,6 +153,12 @@ impl GpuBus for KfdBus {
         }
     }
 
+    fn fault_reason(&self, text: &str) {
+        if let Some(sim) = self.sim.upgrade() {
+            sim.record_fault_reason(self.gpu_id, text);
+        }
+    }
+
     fn clock(&self) -> Option<u64> {
         self.sim.upgrade().map(|s| s.gpu_clock())
     }

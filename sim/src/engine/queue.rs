@@ -272,25 +272,31 @@ impl Queue {
 
     /// Stops the queue and raises the exception event.
     pub(crate) fn fault(&mut self, seq: &mut u64, site: Site, cause: Cause) {
-        let (kind, message) = match cause {
+        let message = match &cause {
+            Cause::Vm(v) => v.to_string(),
+            Cause::Hw(m) => m.clone(),
+        };
+        let text = format!(
+            "{} queue {} at {site}: {message}",
+            self.desc.kind, self.id.0
+        );
+        // The reason first, so a host that sees the exception can already ask why.
+        self.bus.fault_reason(&text);
+        let kind = match cause {
             Cause::Vm(v) => {
                 self.bus.memory_exception(&v.memory_exception(self.gpu_id));
-                (QueueFaultKind::Vm(v), v.to_string())
+                QueueFaultKind::Vm(v)
             }
-            Cause::Hw(m) => {
+            Cause::Hw(_) => {
                 self.bus.hw_exception(&HsaHwExceptionData {
                     reset_type: KFD_HW_EXCEPTION_PER_ENGINE_RESET,
                     reset_cause: KFD_HW_EXCEPTION_GPU_HANG,
                     memory_lost: 0,
                     gpu_id: self.gpu_id,
                 });
-                (QueueFaultKind::Hw, m)
+                QueueFaultKind::Hw
             }
         };
-        let text = format!(
-            "{} queue {} at {site}: {message}",
-            self.desc.kind, self.id.0
-        );
         // What real hardware cannot tell its driver (KFD reports only the exception), the
         // simulator logs.
         log::warn!("simulated GPU {:#x}: {text}", self.gpu_id);

@@ -2,7 +2,7 @@
 //! 1000 launches with fixed arguments and dims, bracketed by a wait on the kickoff signal and a
 //! signal of the device timeline; a replay changes the two values and the timeline signal's
 //! address (a variable, because of the 2^31 wrap; unchanged here, so not rewritten).
-//! `graph_patch_1000_ns` ([`crate::graph::bench::Patch1000`]) is the other extreme: every
+//! `graph_patch_1000_ns` (`hcq_driver::graph::bench::Patch1000`) is the other extreme: every
 //! kernel's dims and the input buffer change.
 
 use core::sync::atomic::AtomicU32;
@@ -10,11 +10,11 @@ use core::sync::atomic::AtomicU32;
 use hcq_core::arch::GpuVa;
 use hcq_core::pm4::Program;
 
-use crate::graph::{
+use hcq_driver::graph::{
     Arg, BufArg, DimLimits, Dims, DimsArg, Encoded, GraphBuilder, Queue, ScalarArg, SigArg, Value,
 };
 
-use super::work::{ARCH, WorkError};
+use hcq_workloads::{ARCH, WorkError};
 
 /// Kernels in the graph.
 pub const KERNELS: usize = 1000;

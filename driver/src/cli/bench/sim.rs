@@ -19,7 +19,7 @@ use hcq_sim::engine::{Engines, GpuBus, Mode, QueueDesc, QueueId, QueueKind, Queu
 
 use super::SimMetrics;
 use super::measure;
-use super::work::WorkError;
+use hcq_workloads::WorkError;
 
 const DATA_VA: u64 = 0x20_0000;
 const DATA_LEN: u64 = 0x1_0000;

@@ -47,12 +47,6 @@ impl Stats {
     pub fn median(&self) -> f64 {
         percentile(&self.per_iter_ns, 50.0)
     }
-
-    /// The fastest batch.
-    #[must_use]
-    pub fn min(&self) -> f64 {
-        self.per_iter_ns.first().copied().unwrap_or(f64::NAN)
-    }
 }
 
 /// The `p`-th percentile (nearest rank) of sorted `v`; NaN when `v` is empty.

@@ -1,10 +1,15 @@
-//! The core workloads `hcq bench` and the criterion benches (`core/benches/packets.rs`, which
-//! includes this file with `#[path]`) both time, so the two report the same work.
+//! # hcq-workloads
 //!
-//! This file depends only on `hcq_core` and `std`. Each workload is built once (`new`, which
+//! The core workloads that `hcq bench` (in the `hcq` binary) and hcq-core's criterion benches
+//! (`cargo bench -p hcq-core --bench packets`) both time, so the two report the same work. An
+//! internal crate (not published): it exists so the benches and the binary share code without
+//! including each other's source files.
+//!
+//! It depends only on `hcq_core` and `std`. Each workload is built once (`new`, which
 //! runs it once and returns the error if it fails), then its `run` is the timed operation. `run`
 //! returns a small value (a length, a pointer) for the caller to pass through
 //! [`core::hint::black_box`], so the optimizer cannot drop the work.
+#![deny(missing_docs)]
 
 use core::hint::black_box;
 

@@ -1,9 +1,12 @@
-//! `hcq bench`: the hot paths of DESIGN.md's performance budgets, measured with a plain
-//! [`Instant`](std::time::Instant) loop ([`measure`]) over the workloads in [`work`] (the same
-//! file `core/benches/packets.rs` runs under criterion).
+//! `hcq bench [--json] [--quick] [--check] [--budget KEY=N]`: the hot paths of DESIGN.md's
+//! performance budgets, measured with a plain [`Instant`](std::time::Instant) loop
+//! ([`measure`]) over the workloads of the `hcq-workloads` crate (which hcq-core's criterion
+//! benches run too), plus the simulator's and the driver's own.
 //!
 //! Every metric is a median unless its name says otherwise. A metric whose code is not in the
-//! build (the simulator's, without the `sim` feature) is `None` (JSON `null`).
+//! build (the simulator's, without the `sim` feature) is `None` (JSON `null`). The table marks
+//! a missed budget with `MISSED`; with `--check` the run fails (exit 1) when any budget is
+//! missed, and names them.
 
 #[cfg(feature = "sim")]
 pub mod driver;
@@ -11,12 +14,92 @@ pub mod graph;
 pub mod measure;
 #[cfg(feature = "sim")]
 pub mod sim;
-pub mod work;
 
 use core::hint::black_box;
 
+use hcq_workloads::{self as work, WorkError};
 use measure::Plan;
-use work::WorkError;
+
+use super::CliError;
+
+/// `hcq bench`'s help text.
+pub const HELP: &str = "\
+usage: hcq bench [--json] [--quick] [--check] [--budget KEY=N]...
+
+Measures the hot paths against DESIGN.md's budgets and prints a table (or --json).
+
+options:
+  --json          one JSON object: cpu, quick, then every metric (number, or null when not built)
+  --quick         a CI-sized run (rough numbers)
+  --check         exit 1 when any budget is missed, naming each one
+  --budget KEY=N  replace KEY's budget by N (same direction: at most / at least); repeatable
+";
+
+/// Runs `hcq bench` with `args` (after the sub-command name).
+pub fn main(args: &[String]) -> Result<(), CliError> {
+    let (mut json_out, mut quick, mut check) = (false, false, false);
+    let mut overrides: Vec<(String, f64)> = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--json" => json_out = true,
+            "--quick" => quick = true,
+            "--check" => check = true,
+            "--budget" => {
+                let v = it
+                    .next()
+                    .ok_or_else(|| CliError::usage("--budget needs KEY=N"))?;
+                let parsed = v
+                    .split_once('=')
+                    .and_then(|(k, n)| Some((k, n.parse::<f64>().ok()?)));
+                match parsed {
+                    Some((k, n)) if KEYS.contains(&k) && n.is_finite() => {
+                        overrides.push((k.to_owned(), n));
+                    }
+                    Some((k, _)) if !KEYS.contains(&k) => {
+                        return Err(CliError::usage(format!(
+                            "--budget {v}: `{k}` is not a metric (`hcq bench --quick` lists them)"
+                        )));
+                    }
+                    _ => {
+                        return Err(CliError::usage(format!(
+                            "--budget {v}: expected KEY=N with a finite number N"
+                        )));
+                    }
+                }
+            }
+            s => return Err(CliError::usage(format!("unknown argument `{s}`"))),
+        }
+    }
+    if cfg!(debug_assertions) && !json_out {
+        eprintln!("hcq bench: this is a debug build; build with --release for real numbers");
+    }
+    let mut report = run(quick).map_err(|e| CliError::failed(e.to_string()))?;
+    for (k, n) in &overrides {
+        report.override_budget(k, *n);
+    }
+    if json_out {
+        println!("{}", report.to_json());
+    } else {
+        print!("{}", report.to_table());
+    }
+    let missed = report.missed();
+    if check && !missed.is_empty() {
+        let list: Vec<String> = missed
+            .iter()
+            .map(|m| {
+                let v = m.value.map_or_else(|| "-".to_owned(), fmt_num);
+                format!("{} = {v} {} (budget {})", m.key, m.unit, m.budget)
+            })
+            .collect();
+        return Err(CliError::failed_with(
+            format!("{} budget(s) missed: {}", missed.len(), list.join("; ")),
+            "profile the missed paths (README.md, Performance) or run without --check to see \
+             the whole table; rerun on a quiet machine, since load skews timings",
+        ));
+    }
+    Ok(())
+}
 
 /// Which way a budget goes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -27,6 +110,16 @@ pub enum Budget {
     AtMost(f64),
     /// The value must be at least this.
     AtLeast(f64),
+}
+
+impl core::fmt::Display for Budget {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            Budget::None => Ok(()),
+            Budget::AtMost(b) => write!(f, "<= {}", fmt_num(b)),
+            Budget::AtLeast(b) => write!(f, ">= {}", fmt_num(b)),
+        }
+    }
 }
 
 impl Budget {
@@ -68,13 +161,23 @@ pub struct Report {
 }
 
 impl Report {
-    /// The value of `key`, if measured.
+    /// Replaces `key`'s budget by `n`, keeping its direction (at most when it had none).
+    pub fn override_budget(&mut self, key: &str, n: f64) {
+        for m in self.metrics.iter_mut().filter(|m| m.key == key) {
+            m.budget = match m.budget {
+                Budget::AtLeast(_) => Budget::AtLeast(n),
+                Budget::AtMost(_) | Budget::None => Budget::AtMost(n),
+            };
+        }
+    }
+
+    /// The measured metrics that miss their budget.
     #[must_use]
-    pub fn get(&self, key: &str) -> Option<f64> {
+    pub fn missed(&self) -> Vec<&Metric> {
         self.metrics
             .iter()
-            .find(|m| m.key == key)
-            .and_then(|m| m.value)
+            .filter(|m| m.value.and_then(|v| m.budget.met(v)) == Some(false))
+            .collect()
     }
 
     /// The report as one JSON object: `cpu`, `quick`, then every metric (number or null).
@@ -112,11 +215,7 @@ impl Report {
         ));
         for m in &self.metrics {
             let v = m.value.map_or_else(|| "-".to_string(), fmt_num);
-            let b = match m.budget {
-                Budget::None => String::new(),
-                Budget::AtMost(b) => format!("<= {}", fmt_num(b)),
-                Budget::AtLeast(b) => format!(">= {}", fmt_num(b)),
-            };
+            let b = m.budget.to_string();
             let flag = match m.value.and_then(|v| m.budget.met(v)) {
                 Some(false) => " MISSED",
                 _ => "",
@@ -137,7 +236,9 @@ pub fn fmt_num(v: f64) -> String {
         return "-".into();
     }
     let a = v.abs();
-    if a >= 1e9 {
+    if a >= 1e12 || (a > 0.0 && a < 0.01) {
+        format!("{v:.3e}")
+    } else if a >= 1e9 {
         format!("{:.3}e9", v / 1e9)
     } else if a >= 1e6 {
         format!("{:.3}e6", v / 1e6)
@@ -231,7 +332,7 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
     let sim = sim::run(quick)?;
     #[cfg(not(feature = "sim"))]
     let sim = SimMetrics::default();
-    let mut graph = crate::graph::bench::Patch1000::new(work::ARCH)
+    let mut graph = hcq_driver::graph::bench::Patch1000::new(work::ARCH)
         .map_err(|e| WorkError::Sim(format!("graph: {e}")))?;
     let graph_patch_ns = ns(p, || {
         black_box(graph.patch_once().is_ok());
@@ -254,6 +355,10 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
     };
     #[cfg(not(feature = "sim"))]
     let (launches, submit, launch_ns) = (None, None, None);
+    #[cfg(feature = "sim")]
+    let demo_copy_in = Some(driver::demo_copy_in_gb_per_s(quick)?);
+    #[cfg(not(feature = "sim"))]
+    let demo_copy_in = None;
     let drv = DriverMetrics {
         launches_per_s: launches,
         launch_ns,
@@ -384,6 +489,13 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
             "one launch builder launch of a kernel with 13 hidden args: checks, hidden args, kernarg alloc, packets, ring, doorbell (host only, goal 100)",
         ),
         m(
+            "demo_copy_in_gb_per_s",
+            demo_copy_in,
+            "GB/s",
+            Budget::AtLeast(2.0),
+            "hcq demo's copy in on the sim: 2 x 64 MiB host -> fresh VRAM through staging + SDMA",
+        ),
+        m(
             "graph_patch_1000_ns",
             drv.graph_patch_1000_ns,
             "ns",
@@ -475,6 +587,7 @@ pub const KEYS: &[&str] = &[
     "sim_roundtrip_ns_p99",
     "driver_launches_per_s",
     "driver_launch_ns",
+    "demo_copy_in_gb_per_s",
     "graph_patch_1000_ns",
     "graph_patch_1000_floor_ns",
     "graph_patch_1000_over_floor",
@@ -546,5 +659,8 @@ mod tests {
         assert_eq!(fmt_num(8.456), "8.46");
         assert_eq!(fmt_num(123.4), "123");
         assert_eq!(fmt_num(2.5e8), "250.000e6");
+        assert_eq!(fmt_num(1e30), "1.000e30");
+        assert_eq!(fmt_num(1e-4), "1.000e-4");
+        assert_eq!(fmt_num(0.0), "0.00");
     }
 }

@@ -9,12 +9,12 @@ use std::time::Instant;
 
 use hcq_core::arch::GpuVa;
 
-use crate::graph::{Arg, BufArg, DimLimits, Dims, DimsArg, GraphBuilder, ScalarArg};
-use crate::kernels::{self, FillArgs};
-use crate::{BufferKind, Device, Kfd, Program};
+use hcq_driver::graph::{Arg, BufArg, DimLimits, Dims, DimsArg, GraphBuilder, ScalarArg};
+use hcq_driver::kernels::{self, FillArgs};
+use hcq_driver::{BufferKind, Device, Kfd, Program};
 
 use super::measure;
-use super::work::WorkError;
+use hcq_workloads::WorkError;
 
 /// Kernels in the replayed graph.
 const GRAPH_KERNELS: usize = 1000;
@@ -106,7 +106,11 @@ pub fn run(quick: bool) -> Result<DriverRun, WorkError> {
 /// allocation, the PM4 packets, the ring and the doorbell. Host cost only: batches of launches
 /// are timed without waiting, then the simulator runs them in [`Device::synchronize`] (not
 /// timed).
-fn builder_launch_ns(dev: &Device, out: &crate::GpuBuffer, quick: bool) -> Result<f64, WorkError> {
+fn builder_launch_ns(
+    dev: &Device,
+    out: &hcq_driver::GpuBuffer,
+    quick: bool,
+) -> Result<f64, WorkError> {
     let t = dev.target_name();
     let co = kernels::global_id(&t)
         .ok_or_else(|| WorkError::Sim(format!("no global_id kernel for {t}")))?;
@@ -141,11 +145,40 @@ fn builder_launch_ns(dev: &Device, out: &crate::GpuBuffer, quick: bool) -> Resul
     Ok(measure::percentile(&per, 50.0))
 }
 
-/// A graph of 1000 `fill` launches bound into GPU memory; times [`crate::BoundList::submit`]
+/// `hcq demo`'s copy in (2 x 64 MiB, 2 x 8 MiB with `quick`) into fresh VRAM buffers on the
+/// deterministic sim, as the demo does it: GB/s, the median of a few runs.
+///
+/// # Errors
+/// If the simulator, the device, an allocation or a copy fails.
+pub fn demo_copy_in_gb_per_s(quick: bool) -> Result<f64, WorkError> {
+    let backend =
+        crate::cli::demo::open_backend(true).map_err(|e| sim_err("starting the simulator", e))?;
+    let dev =
+        Device::open(backend.kfd(), 0).map_err(|e| sim_err("opening the simulated GPU", e))?;
+    let (mib, runs): (u32, usize) = if quick { (8, 3) } else { (64, 5) };
+    let bytes = u64::from(mib) << 20;
+    let (host_a, host_b) = crate::cli::demo::inputs(mib << 18);
+    let mut rates = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let alloc = || {
+            dev.alloc(bytes, BufferKind::Vram)
+                .map_err(|e| sim_err("allocating", e))
+        };
+        let (a, b) = (alloc()?, alloc()?);
+        let s = crate::cli::demo::timed_copy_in(&dev, &a, &b, &host_a, &host_b)
+            .map_err(|e| sim_err("copy in", e))?;
+        // CAST: display only; 128 MiB is exact in f64.
+        rates.push(2.0 * bytes as f64 / s.max(1e-9) / 1e9);
+    }
+    rates.sort_by(f64::total_cmp);
+    Ok(measure::percentile(&rates, 50.0))
+}
+
+/// A graph of 1000 `fill` launches bound into GPU memory; times `BoundList::submit`
 /// (the driver's timeline wait, one INDIRECT_BUFFER, its timeline signal, the doorbell), in
 /// batches whose replays the simulator then runs in [`Device::synchronize`] (not timed).
 fn graph_submit_ns(dev: &Device, fill: &Program, out: u64, quick: bool) -> Result<f64, WorkError> {
-    let gerr = |e: crate::graph::GraphError| sim_err("graph", e);
+    let gerr = |e: hcq_driver::graph::GraphError| sim_err("graph", e);
     let mut g = GraphBuilder::new(dev.arch());
     let prog = fill.pm4_program();
     for _ in 0..GRAPH_KERNELS {

@@ -1,0 +1,70 @@
+//! `hcq info --json`: one object with the documented keys (driver/README.md), on the simulator.
+
+use std::process::Command;
+
+/// Every key of a GPU object in the schema.
+const GPU_KEYS: &[&str] = &[
+    "node",
+    "gpu_id",
+    "gfx_target",
+    "gfx_target_version",
+    "isa",
+    "features",
+    "marketing_name",
+    "vendor_id",
+    "device_id",
+    "compute_units",
+    "simds_per_cu",
+    "max_waves_per_cu",
+    "wave_size",
+    "max_workgroup_size",
+    "lds_bytes",
+    "l1_cache_bytes",
+    "l2_cache_bytes",
+    "l3_cache_bytes",
+    "max_engine_clock_hz",
+    "vram_bytes",
+    "vram_visible_bytes",
+    "gtt_bytes",
+    "queues",
+    "sdma_engines",
+    "sdma_xgmi_engines",
+    "doorbell_bytes",
+    "num_xcc",
+    "drm_render_node",
+];
+
+#[test]
+fn info_json_has_the_schema_keys() {
+    let o = Command::new(env!("CARGO_BIN_EXE_hcq"))
+        .args(["info", "--sim", "--json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(out.lines().count(), 1, "one JSON object on one line: {out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let top = v.as_object().unwrap();
+    let mut keys: Vec<&str> = top.keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(keys, ["backend", "gpus", "kfd_version"]);
+    assert_eq!(v["kfd_version"], "1.14");
+    assert_eq!(v["backend"], "sim");
+    let gpus = v["gpus"].as_array().unwrap();
+    assert_eq!(gpus.len(), 1);
+    let g = gpus[0].as_object().unwrap();
+    let mut want = GPU_KEYS.to_vec();
+    want.sort_unstable();
+    let mut got: Vec<&str> = g.keys().map(String::as_str).collect();
+    got.sort_unstable();
+    assert_eq!(got, want);
+    // Numbers are in bytes and Hz; the simulated gfx1100 is a 7900 XTX.
+    assert_eq!(g["gfx_target"], "gfx1100");
+    assert_eq!(g["max_workgroup_size"], 1024);
+    assert_eq!(g["lds_bytes"], 65536);
+    assert_eq!(g["max_engine_clock_hz"], 2_482_000_000u64);
+    assert_eq!(g["vram_bytes"], 24u64 << 30);
+    for k in ["queues", "features"] {
+        assert!(g[k].is_object(), "{k}: {}", g[k]);
+    }
+}

@@ -1,0 +1,78 @@
+//! What a user reads when the GPU cannot run their work: the fault leads (with the reason the
+//! simulator gives), then the signal state, and the two never contradict each other.
+
+use std::sync::Arc;
+
+use hcq_driver::kernels::{self, FillArgs};
+use hcq_driver::{BufferKind, Device, Error, Kfd, Program, Waited};
+use hcq_sim::SimKfd;
+use hcq_sim::engine::kfd::SimGpu;
+
+/// A simulated gfx1100 whose engines know no host kernels: any launch faults.
+fn rig_without_kernels() -> (Arc<SimKfd>, SimGpu, Kfd) {
+    let sim = Arc::new(SimKfd::gfx1100().unwrap());
+    let gpu = SimGpu::attach(&sim);
+    let kfd = Kfd::with_sys(Arc::clone(&sim) as Arc<dyn hcq_core::kfd::KfdSys>).unwrap();
+    kfd.set_wait_timeout(core::time::Duration::from_secs(5));
+    (sim, gpu, kfd)
+}
+
+/// Issue 16's case: a kernel the simulator cannot run. The error names the hardware exception
+/// and the simulator's reason first, then the signal, whose wording matches its numbers.
+#[test]
+fn a_kernel_with_no_host_stand_in_says_why() {
+    let (_sim, _gpu, kfd) = rig_without_kernels();
+    let dev = Device::open(&kfd, 0).unwrap();
+    let fill = Program::load(&dev, kernels::fill(&dev.target_name()).unwrap(), "fill").unwrap();
+    let buf = dev.alloc(256, BufferKind::Vram).unwrap();
+    let src = dev.alloc(256, BufferKind::Vram).unwrap();
+    // Work before the kernel (a copy on the SDMA queue), then the kernel.
+    let before = dev.copy(&buf, &src).unwrap();
+    let args = FillArgs {
+        buf: buf.va(),
+        value: 1,
+        n: 64,
+    };
+    // SAFETY: `buf` holds 64 u32s and outlives the wait (the simulator faults anyway).
+    unsafe { fill.launch_pod(&args, [1, 1, 1], [64, 1, 1]) }.unwrap();
+    for target in [before, dev.last_value()] {
+        let err = dev.wait_value(target).unwrap_err();
+        let Error::DeviceFault(rep) = &err else {
+            panic!("expected a device fault, got {err:?}");
+        };
+        assert_eq!(rep.waited, Waited::Signal);
+        let msg = err.to_string();
+        assert!(
+            msg.starts_with("device fault: hardware exception on gpu "),
+            "the fault leads: {msg}"
+        );
+        let reason = msg
+            .find("simulator: PM4 queue")
+            .unwrap_or_else(|| panic!("the simulator's reason is in the message: {msg}"));
+        assert!(
+            msg.contains("no host kernel is registered for the machine code at program address"),
+            "{msg}"
+        );
+        let signal = msg.find("; then signal at ").expect("then the signal");
+        assert!(reason < signal, "{msg}");
+        if rep.seen >= rep.expected {
+            assert!(!msg.contains("but is"), "no contradiction: {msg}");
+            assert!(
+                msg.contains(&format!(
+                    "had reached {} (waited for >= {})",
+                    rep.seen, rep.expected
+                )),
+                "{msg}"
+            );
+            assert!(
+                msg.contains("the fault is in work queued after it"),
+                "{msg}"
+            );
+        } else {
+            assert!(
+                msg.contains(&format!("expected >= {} but is {}", rep.expected, rep.seen)),
+                "{msg}"
+            );
+        }
+    }
+}

@@ -250,3 +250,75 @@ fn every_fixture_kernel_has_an_implementation() {
     assert_eq!(n, 32);
     assert_eq!(reg.len(), 32);
 }
+
+#[test]
+fn differential_mode_agrees_with_the_host_stand_ins() {
+    let mut rig = Rig::new(Mode::Deterministic);
+    rig.engines
+        .with_kernels(|k| k.set_mode(ExecMode::Differential));
+    let ka = DATA_VA + 0x8000;
+    let buf = DATA_VA + 0x1_0000;
+    // fill over a partial last workgroup.
+    let co = fixture("fill-gfx1100.co");
+    rig.engines
+        .with_kernels(|k| k.register_fixture(&co))
+        .unwrap();
+    let prog = load(&rig, &co, "fill");
+    fill_args(&rig, ka, buf, 0x1234, 100);
+    assert_eq!(run(&mut rig, &prog, ka, 2, 64), QueueState::Idle);
+    assert_eq!(rig.r32(buf + 99 * 4), 0x1234);
+    assert_eq!(rig.r32(buf + 100 * 4), 0);
+    // vector_add.
+    let co = fixture("vector_add-gfx1100.co");
+    rig.engines
+        .with_kernels(|k| k.register_fixture(&co))
+        .unwrap();
+    let prog = load(&rig, &co, "vector_add");
+    let (a, b, c) = (buf + 0x1000, buf + 0x2000, buf + 0x3000);
+    rig.write_words(a, &(0..128).collect::<Vec<u32>>());
+    rig.write_words(b, &(0..128).map(|i| 7 * i).collect::<Vec<u32>>());
+    rig.write_words(
+        ka,
+        &[
+            a as u32,
+            (a >> 32) as u32,
+            b as u32,
+            (b >> 32) as u32,
+            c as u32,
+            (c >> 32) as u32,
+            120,
+        ],
+    );
+    assert_eq!(run(&mut rig, &prog, ka, 2, 64), QueueState::Idle);
+    assert_eq!(rig.r32(c + 119 * 4), 8 * 119);
+    assert_eq!(rig.r32(c + 120 * 4), 0);
+    // lds_reverse: LDS and a barrier.
+    let co = fixture("lds_reverse-gfx1100.co");
+    rig.engines
+        .with_kernels(|k| k.register_fixture(&co))
+        .unwrap();
+    let prog = load(&rig, &co, "lds_reverse");
+    rig.write_words(ka, &[a as u32, (a >> 32) as u32]);
+    assert_eq!(run(&mut rig, &prog, ka, 2, 64), QueueState::Idle);
+    assert_eq!(rig.r32(a), 63);
+    assert_eq!(rig.r32(a + 64 * 4), 127);
+    // A host stand-in that disagrees with the machine code faults the dispatch.
+    rig.engines
+        .with_kernels(|k| {
+            k.register_from_code_object(
+                &fixture("fill-gfx1100.co"),
+                "fill",
+                std::sync::Arc::new(|_: &mut hcq_sim::kernels::KernelCtx<'_>| Ok(())),
+            )
+        })
+        .unwrap();
+    let co = fixture("fill-gfx1100.co");
+    let prog = load(&rig, &co, "fill");
+    fill_args(&rig, ka, buf, 0x99, 10);
+    let m = fault_msg(run(&mut rig, &prog, ka, 1, 64));
+    assert!(
+        m.contains("differential run") && m.contains("0 bytes"),
+        "{m}"
+    );
+    assert_eq!(rig.r32(buf), 0x1234, "nothing was stored");
+}

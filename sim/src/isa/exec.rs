@@ -680,7 +680,26 @@ fn run_wave(
                 l.budget
             )));
         }
-        let i = fetch(l, mem, cache, w.pc, &at)?;
+        // Decoded instructions are used in place (no copy) once cached.
+        let off = w.pc.wrapping_sub(l.pgm);
+        let slot = (off % 4 == 0 && off / 4 < CACHE_WORDS).then_some(off / 4);
+        // CAST: below CACHE_WORDS.
+        let slot = slot.map(|s| s as usize);
+        let hit = slot.is_some_and(|s| matches!(cache.slots.get(s), Some(Some(_))));
+        let fetched = if hit {
+            None
+        } else {
+            Some(fetch(l, mem, cache, w.pc, &at)?)
+        };
+        let i: &Inst = match (
+            &fetched,
+            slot.and_then(|s| cache.slots.get(s))
+                .and_then(Option::as_ref),
+        ) {
+            (Some(f), _) => f,
+            (None, Some(c)) => c,
+            (None, None) => return Err(at.msg("instruction cache lost an entry")),
+        };
         stats.wave_instructions += 1;
         let next = w.pc + u64::from(i.len);
         w.pc = next;
@@ -700,7 +719,7 @@ fn run_wave(
             mem,
             lds,
         };
-        x.step(&i, next)?;
+        x.step(i, next)?;
     }
     Ok(())
 }
@@ -2448,6 +2467,27 @@ impl Exec<'_, '_> {
                 }
                 return Ok(());
             }
+            if scratch && full && size % 4 == 0 && (1..n).all(|l| addr[l] == addr[0]) {
+                // Every lane at the same private offset: each dword is one contiguous row of
+                // the swizzled wave slot.
+                for k in 0..dwords {
+                    let va = self.scratch_va(addr[0] + 4 * k as u64, 4, 0)?;
+                    self.scratch_va(addr[0] + 4 * k as u64, 4, n - 1)?;
+                    let mut buf = [0u8; MAX_LANES * 4];
+                    self.mem
+                        .read(va, &mut buf[..n * 4], Access::Read)
+                        .map_err(IsaError::Vm)?;
+                    let row = self
+                        .w
+                        .v
+                        .get_mut(d + k * n..d + (k + 1) * n)
+                        .ok_or_else(|| self.at.msg("VGPR out of range"))?;
+                    for (x, c) in row.iter_mut().zip(buf.chunks_exact(4)) {
+                        *x = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                    }
+                }
+                return Ok(());
+            }
             let mut m = exec;
             while m != 0 {
                 let l = m.trailing_zeros() as usize;
@@ -2515,6 +2555,23 @@ impl Exec<'_, '_> {
                     .mem
                     .write(addr[0], &buf[..n * size])
                     .map_err(IsaError::Vm);
+            }
+            if scratch && full && size % 4 == 0 && (1..n).all(|l| addr[l] == addr[0]) {
+                for k in 0..dwords {
+                    let va = self.scratch_va(addr[0] + 4 * k as u64, 4, 0)?;
+                    self.scratch_va(addr[0] + 4 * k as u64, 4, n - 1)?;
+                    let mut buf = [0u8; MAX_LANES * 4];
+                    let row = self
+                        .w
+                        .v
+                        .get(data + k * n..data + (k + 1) * n)
+                        .ok_or_else(|| self.err("VGPR out of range"))?;
+                    for (c, x) in buf.chunks_exact_mut(4).zip(row) {
+                        c.copy_from_slice(&x.to_le_bytes());
+                    }
+                    self.mem.write(va, &buf[..n * 4]).map_err(IsaError::Vm)?;
+                }
+                return Ok(());
             }
             let mut m = exec;
             while m != 0 {

@@ -11,6 +11,7 @@
 //! * [`ring::ring_wrap`], [`ring::arena`]: ring and timeline-arena operations against models.
 
 pub mod codeobj;
+pub mod isa;
 pub mod patch_table;
 pub mod ring;
 pub mod sim_exec;

@@ -622,7 +622,7 @@ fn fetch(
     let mut got = 0;
     for (k, w) in words.iter_mut().enumerate() {
         let mut b = [0u8; 4];
-        match mem.read(pc + 4 * k as u64, &mut b, Access::Execute) {
+        match mem.read(pc.wrapping_add(4 * k as u64), &mut b, Access::Execute) {
             Ok(()) => {
                 *w = u32::from_le_bytes(b);
                 got += 1;
@@ -640,7 +640,7 @@ fn fetch(
     if usize::from(inst.len / 4) > got {
         // The instruction runs into memory that cannot be fetched: fault on that word.
         let mut b = [0u8; 4];
-        let va = pc + 4 * got as u64;
+        let va = pc.wrapping_add(4 * got as u64);
         mem.read(va, &mut b, Access::Execute)
             .map_err(IsaError::Vm)?;
     }
@@ -701,7 +701,7 @@ fn run_wave(
             (None, None) => return Err(at.msg("instruction cache lost an entry")),
         };
         stats.wave_instructions += 1;
-        let next = w.pc + u64::from(i.len);
+        let next = w.pc.wrapping_add(u64::from(i.len));
         w.pc = next;
         if matches!(
             i.enc,
@@ -816,8 +816,8 @@ impl Exec<'_, '_> {
     fn swrite64(&mut self, code: u16, v: u64) -> Result<(), IsaError> {
         // CAST: halves of a u64.
         self.swrite(code, v as u32)?;
-        if code != self.cd.null {
-            self.swrite(code + 1, (v >> 32) as u32)?;
+        if code != self.cd.null && code != NONE {
+            self.swrite(code.saturating_add(1), (v >> 32) as u32)?;
         }
         Ok(())
     }
@@ -844,7 +844,10 @@ impl Exec<'_, '_> {
     // ---- vector operands ----
 
     fn vreg(&self, code: u16, n: usize) -> Result<usize, IsaError> {
-        let r = usize::from(code - VGPR);
+        let Some(r) = code.checked_sub(VGPR).filter(|_| code != NONE) else {
+            return Err(self.err(&format!("operand code {code} is not a VGPR")));
+        };
+        let r = usize::from(r);
         if r + n > self.w.nvgpr {
             return Err(self.err(&format!(
                 "VGPR v{r}{} beyond the {} VGPRs COMPUTE_PGM_RSRC1 grants",
@@ -2408,8 +2411,10 @@ impl Exec<'_, '_> {
                 "scratch access of {size} bytes at private offset {off:#x} beyond the wave's slot ({per_lane} bytes per lane from COMPUTE_TMPRING_SIZE)"
             )));
         }
-        let wave_base = sc.base + self.w.scratch_slot * sc.wave_bytes;
-        Ok(wave_base + (off / 4) * 4 * lanes + lane as u64 * 4 + off % 4)
+        let wave_base = sc
+            .base
+            .wrapping_add(self.w.scratch_slot.wrapping_mul(sc.wave_bytes));
+        Ok(wave_base.wrapping_add((off / 4) * 4 * lanes + lane as u64 * 4 + off % 4))
     }
 
     fn flat(&mut self, i: &Inst) -> Result<(), IsaError> {
@@ -2471,8 +2476,8 @@ impl Exec<'_, '_> {
                 // Every lane at the same private offset: each dword is one contiguous row of
                 // the swizzled wave slot.
                 for k in 0..dwords {
-                    let va = self.scratch_va(addr[0] + 4 * k as u64, 4, 0)?;
-                    self.scratch_va(addr[0] + 4 * k as u64, 4, n - 1)?;
+                    let va = self.scratch_va(addr[0].wrapping_add(4 * k as u64), 4, 0)?;
+                    self.scratch_va(addr[0].wrapping_add(4 * k as u64), 4, n - 1)?;
                     let mut buf = [0u8; MAX_LANES * 4];
                     self.mem
                         .read(va, &mut buf[..n * 4], Access::Read)
@@ -2496,7 +2501,8 @@ impl Exec<'_, '_> {
                 if scratch {
                     for k in 0..dwords {
                         let chunk = (size - 4 * k).min(4);
-                        let va = self.scratch_va(addr[l] + 4 * k as u64, chunk as u64, l)?;
+                        let va =
+                            self.scratch_va(addr[l].wrapping_add(4 * k as u64), chunk as u64, l)?;
                         self.mem
                             .read(va, &mut b[4 * k..4 * k + chunk], Access::Read)
                             .map_err(IsaError::Vm)?;
@@ -2558,8 +2564,8 @@ impl Exec<'_, '_> {
             }
             if scratch && full && size % 4 == 0 && (1..n).all(|l| addr[l] == addr[0]) {
                 for k in 0..dwords {
-                    let va = self.scratch_va(addr[0] + 4 * k as u64, 4, 0)?;
-                    self.scratch_va(addr[0] + 4 * k as u64, 4, n - 1)?;
+                    let va = self.scratch_va(addr[0].wrapping_add(4 * k as u64), 4, 0)?;
+                    self.scratch_va(addr[0].wrapping_add(4 * k as u64), 4, n - 1)?;
                     let mut buf = [0u8; MAX_LANES * 4];
                     let row = self
                         .w
@@ -2585,7 +2591,8 @@ impl Exec<'_, '_> {
                 if scratch {
                     for k in 0..dwords {
                         let chunk = (size - 4 * k).min(4);
-                        let va = self.scratch_va(addr[l] + 4 * k as u64, chunk as u64, l)?;
+                        let va =
+                            self.scratch_va(addr[l].wrapping_add(4 * k as u64), chunk as u64, l)?;
                         self.mem
                             .write(va, &b[4 * k..4 * k + chunk])
                             .map_err(IsaError::Vm)?;

@@ -1027,3 +1027,9 @@ fn mubuf(w: u32, _w1: u32) -> Result<Inst, Undecodable> {
     i.len = 8;
     Ok(i)
 }
+
+/// Whether `op` has a 32-bit VOP1/VOP2 encoding (LLVM then names the VOP3 form `_e64`).
+#[must_use]
+pub fn has_short_form(op: Op) -> bool {
+    (0..64).any(|k| vop2_op(k) == Some(op)) || (0..256).any(|k| vop1_op(k) == Some(op))
+}

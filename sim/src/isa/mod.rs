@@ -18,6 +18,7 @@
 //! registry's mode opts in to host stand-ins ([`crate::kernels::ExecMode`]).
 
 pub mod decode;
+pub mod disasm;
 pub(crate) mod exec;
 pub(crate) mod launch;
 pub mod ops;

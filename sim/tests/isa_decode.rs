@@ -1,0 +1,80 @@
+//! The decoder against LLVM's disassembler: every instruction of every gfx1100 fixture
+//! (golden text from `scripts/isa-golden.sh`, i.e. `llvm-objdump-19 -d`) decodes to the same
+//! mnemonic and operands, with the same length.
+
+use hcq_sim::isa::{Isa, decode::decode, disasm::disasm};
+
+fn golden(name: &str) -> Vec<(String, Vec<u32>)> {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/isa_golden")
+        .join(name);
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    text.lines()
+        .map(|l| {
+            let (asm, rest) = l.split_once("//").unwrap();
+            let words = rest.split_once(':').unwrap().1;
+            let words = words
+                .split_whitespace()
+                .map(|w| u32::from_str_radix(w, 16).unwrap())
+                .collect();
+            (asm.split_whitespace().collect::<Vec<_>>().join(" "), words)
+        })
+        .collect()
+}
+
+/// Mismatches between the decoder and the golden text of `files`.
+fn check(files: &[&str]) -> (usize, Vec<String>) {
+    let mut n = 0;
+    let mut bad = Vec::new();
+    for f in files {
+        for (want, words) in golden(&format!("{f}-gfx1100.txt")) {
+            n += 1;
+            let w = |k: usize| words.get(k).copied().unwrap_or(0);
+            let i = match decode(Isa::Gfx11, &[w(0), w(1), w(2)]) {
+                Ok(i) => i,
+                Err(e) => {
+                    bad.push(format!("{f}: {want}: {e:?}"));
+                    continue;
+                }
+            };
+            if usize::from(i.len) != 4 * words.len() {
+                bad.push(format!(
+                    "{f}: {want}: {} bytes, LLVM {}",
+                    i.len,
+                    4 * words.len()
+                ));
+            }
+            let got = disasm(&i, false);
+            if got != want {
+                bad.push(format!("{f}: got  {got}\n{f}: want {want}"));
+            }
+        }
+    }
+    (n, bad)
+}
+
+#[test]
+fn every_gfx1100_fixture_instruction_matches_llvm_objdump() {
+    let (n, bad) = check(&[
+        "dispatch_ptr",
+        "fill",
+        "lds_reverse",
+        "multi",
+        "scratch",
+        "vector_add",
+    ]);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    assert!(n > 300, "{n} instructions");
+}
+
+#[test]
+fn a_wider_gfx11_instruction_set_matches_llvm_objdump() {
+    let (n, bad) = check(&["extra"]);
+    assert!(
+        bad.is_empty(),
+        "{} of {n} differ:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+    assert!(n > 150, "{n} instructions");
+}

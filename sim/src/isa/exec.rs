@@ -1625,7 +1625,17 @@ impl Exec<'_, '_> {
             }
             SNop | SClause | SDelayAlu | SWaitcnt | SWaitcntDepctr | SSleep | SSetprio
             | SIcacheInv | SWaitcntVscnt | SWaitcntVmcnt | SWaitcntExpcnt | SWaitcntLgkmcnt
-            | SVersion | SCmovB32 | SCmovB64 | SCmovkI32 => Ok(()),
+            | SVersion | SCmovB32 | SCmovB64 | SCmovkI32 | SWaitLoadcnt | SWaitStorecnt
+            | SWaitSamplecnt | SWaitBvhcnt | SWaitExpcnt | SWaitDscnt | SWaitKmcnt | SWaitAlu => {
+                Ok(())
+            }
+            // gfx12 split barrier: the wave arrives at the signal and waits at the wait; waves
+            // of a workgroup run in turn, so arriving is stopping at the wait.
+            SBarrierSignal => Ok(()),
+            SBarrierWait => {
+                self.w.state = WaveState::Barrier;
+                Ok(())
+            }
             SBranch => {
                 self.branch(next, i.imm, true);
                 Ok(())
@@ -1684,6 +1694,7 @@ impl Exec<'_, '_> {
         let n = match i.op {
             SLoadB32 => 1,
             SLoadB64 => 2,
+            SLoadB96 => 3,
             SLoadB128 => 4,
             SLoadB256 => 8,
             SLoadB512 => 16,
@@ -2421,6 +2432,9 @@ impl Exec<'_, '_> {
         use Op::*;
         let n = self.w.lanes;
         let exec = self.w.exec();
+        if matches!(i.op, GlobalInv | GlobalWb) {
+            return Ok(());
+        }
         let mut addr = [0u64; MAX_LANES];
         let scratch = i.sub == SEG_SCRATCH;
         if scratch {

@@ -13,8 +13,9 @@
 //! by program offset), `ops` names the shared operations, `exec` runs them (per-lane loops
 //! over fixed arrays, EXEC as a bitmask), `launch` builds the initial wave state.
 //!
-//! Families: gfx11 (gfx1100, wave32 and wave64) is interpreted. gfx9 (gfx90a, gfx942) and
-//! gfx12 (gfx1201) are not yet: their dispatches fault with a message saying so unless the
+//! Families: gfx11 (gfx1100, wave32 and wave64) and gfx12 (gfx1201: its SMEM and VFLAT
+//! layouts, s_wait_* counters, split barriers, workgroup ids in ttmp9/ttmp7) are interpreted.
+//! gfx9 (gfx90a, gfx942) is not yet: its dispatches fault with a message saying so unless the
 //! registry's mode opts in to host stand-ins ([`crate::kernels::ExecMode`]).
 
 pub mod decode;
@@ -53,7 +54,7 @@ impl Isa {
     /// Whether the interpreter executes this ISA.
     #[must_use]
     pub fn interpreted(self) -> bool {
-        self == Isa::Gfx11
+        matches!(self, Isa::Gfx11 | Isa::Gfx12)
     }
 
     /// Name for messages.

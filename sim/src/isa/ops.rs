@@ -167,6 +167,13 @@ ops! {
     MAtomicAddF32 = "atomic_add_f32",
     // Cache control with no architectural effect in the simulator.
     BufferGl0Inv = "buffer_gl0_inv", BufferGl1Inv = "buffer_gl1_inv",
+    // gfx12
+    SWaitLoadcnt = "s_wait_loadcnt", SWaitStorecnt = "s_wait_storecnt",
+    SWaitSamplecnt = "s_wait_samplecnt", SWaitBvhcnt = "s_wait_bvhcnt",
+    SWaitExpcnt = "s_wait_expcnt", SWaitDscnt = "s_wait_dscnt", SWaitKmcnt = "s_wait_kmcnt",
+    SWaitAlu = "s_wait_alu", SBarrierSignal = "s_barrier_signal",
+    SBarrierWait = "s_barrier_wait", SLoadB96 = "s_load_b96", GlobalInv = "global_inv",
+    GlobalWb = "global_wb",
     // VOPD pair (ops in Inst::vopd)
     VDual = "v_dual",
 }

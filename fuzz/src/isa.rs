@@ -1,4 +1,5 @@
-//! `isa` target: arbitrary instruction words through the decoder and the interpreter. The
+//! `isa` target: arbitrary instruction words through the decoders (gfx9, gfx11, gfx12) and
+//! the interpreter. The
 //! first 4 bytes choose the launch (wave size, work-items, LDS, scratch, float mode, user
 //! SGPRs); the rest is machine code at the program address, followed by zeros. Every input
 //! either runs to `s_endpgm` or stops with an [`IsaError`]; nothing may panic.
@@ -25,7 +26,9 @@ pub fn run_input(data: &[u8]) {
         .collect();
     for k in 0..words.len() {
         let w = |j: usize| words.get(k + j).copied().unwrap_or(0);
-        let _ = decode::decode(Isa::Gfx11, &[w(0), w(1), w(2)]);
+        for isa in [Isa::Gfx9, Isa::Gfx11, Isa::Gfx12] {
+            let _ = decode::decode(isa, &[w(0), w(1), w(2)]);
+        }
     }
     let mem = FlatMemory::new(BASE, LEN);
     let code = code.get(..code.len().min(0x8000)).unwrap_or_default();
@@ -34,10 +37,16 @@ pub fn run_input(data: &[u8]) {
     }
     let wave64 = h(0) & 1 == 1;
     let lanes = u32::from(h(0) >> 1).max(1);
+    // The ISA from the code's length (seeds are gfx11 code; mutations reach the others).
+    let isa = match code.len() / 4 % 3 {
+        0 => Isa::Gfx9,
+        1 => Isa::Gfx11,
+        _ => Isa::Gfx12,
+    };
     let l = Launch {
-        isa: Isa::Gfx11,
+        isa,
         pgm: CODE,
-        wave64,
+        wave64: wave64 || isa == Isa::Gfx9,
         // s[0:1] point into the block (so loads and stores can hit memory), s2.. = h.
         user_sgprs: vec![(BASE + 0x8000) as u32, 0, u32::from(h(1)), u32::from(h(2))],
         rsrc2: (4 << 1) | (1 << 7) | (u32::from(h(1) & 3) << 11) | u32::from(h(1) >> 7),

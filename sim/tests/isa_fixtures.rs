@@ -1,11 +1,14 @@
-//! Every fixture kernel of the interpreted targets (gfx1100, gfx1201) runs from its machine
+//! Every fixture kernel of every target (gfx1100, gfx1201, gfx90a, gfx942) runs from its machine
 //! code, launched from registers as the driver programs them (USER_DATA in the order the
 //! descriptor's enable bits give, RSRC1/2 from the descriptor plus the LDS granules, 64
-//! work-items per workgroup), and computes exactly what kernels/*.cl say (wave32, as they
-//! were compiled).
+//! work-items per workgroup), and computes exactly what kernels/*.cl say (wave32 on gfx11/12,
+//! wave64 on gfx9, as they were compiled). gfx90a's scratch goes through the V# in USER_DATA
+//! and the wave offset SGPR.
 
+use hcq_core::arch::{GFX9, GpuVa};
 use hcq_core::codeobj::{CodeObject, LDS_GRANULE_BYTES};
 use hcq_core::hsa::KernelCodeProperties as P;
+use hcq_core::rsrc::ScratchRsrc;
 use hcq_sim::isa::{FlatMemory, FloatMode, Isa, Launch, ScratchSetup, run};
 
 const BASE: u64 = 0x10_0000;
@@ -58,19 +61,28 @@ impl K<'_> {
         let rsrc2 = d.compute_pgm_rsrc2 | k.lds_granules() << 15;
         let mut user = vec![0x5555_5555u32; ((rsrc2 >> 1) & 0x1f) as usize];
         let mut at = 0;
+        if props.get(P::ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER) != 0 {
+            let v = ScratchRsrc::new(&GFX9, GpuVa(SCRATCH), 0x4_0000, false).unwrap();
+            user[..4].copy_from_slice(&v.words());
+            at += 4;
+        }
         if props.get(P::ENABLE_SGPR_DISPATCH_PTR) != 0 {
             user[at..at + 2].copy_from_slice(&[PACKET as u32, 0]);
             at += 2;
         }
         if props.get(P::ENABLE_SGPR_KERNARG_SEGMENT_PTR) != 0 {
             user[at..at + 2].copy_from_slice(&[ARGS as u32, 0]);
+            at += 2;
+        }
+        if props.get(P::ENABLE_SGPR_FLAT_SCRATCH_INIT) != 0 {
+            user[at..at + 2].copy_from_slice(&[SCRATCH as u32, 0]);
         }
         let g = (d.compute_pgm_rsrc1 & 0x3f) + 1;
         let l = Launch {
-            isa: if self.target == "gfx1201" {
-                Isa::Gfx12
-            } else {
-                Isa::Gfx11
+            isa: match self.target {
+                "gfx1201" => Isa::Gfx12,
+                "gfx90a" | "gfx942" => Isa::Gfx9,
+                _ => Isa::Gfx11,
             },
             pgm: CODE + k.entry_offset,
             wave64: self.wave64,
@@ -79,7 +91,11 @@ impl K<'_> {
             local: [64, 1, 1],
             groups: [groups, 1, 1],
             lds_bytes: k.lds_granules() * LDS_GRANULE_BYTES,
-            vgprs: if self.wave64 { g * 4 } else { g * 8 },
+            vgprs: if self.wave64 && self.target == "gfx1100" {
+                g * 4
+            } else {
+                g * 8
+            },
             scratch: ScratchSetup {
                 base: SCRATCH,
                 wave_bytes: 128 * 64,
@@ -211,6 +227,16 @@ fn every_fixture(target: &str, wave64: bool) {
 #[test]
 fn gfx1100_fixtures_run_from_machine_code() {
     every_fixture("gfx1100", false);
+}
+
+#[test]
+fn gfx90a_fixtures_run_from_machine_code() {
+    every_fixture("gfx90a", true);
+}
+
+#[test]
+fn gfx942_fixtures_run_from_machine_code() {
+    every_fixture("gfx942", true);
 }
 
 #[test]

@@ -37,8 +37,6 @@ fn rig(cfg: GpuConfig) -> (Rig, Device) {
     let dev = Device::open(&rig.kfd, 0).unwrap();
     let t = dev.target_name();
     rig.gpu.engines().with_kernels(|k| {
-        // gfx9 machine code is not interpreted yet: explicit opt-in to the host stand-ins.
-        k.set_mode(hcq_sim::kernels::ExecMode::HostStandIns);
         for stem in ["lds_reverse", "multi", "scratch"] {
             k.register_fixture(&fixture(stem, &t)).unwrap();
         }

@@ -125,7 +125,8 @@ fn launch(
     let user_sgprs = (0..usc).map(|i| sh(r.user_data_0 + i)).collect();
     let g = PgmRsrc1(rsrc1).get(PgmRsrc1::GRANULATED_WORKITEM_VGPR_COUNT) + 1;
     let vgprs = match family {
-        Family::Gfx9 => g * 4,
+        // gfx90a/gfx942: unified VGPR file, 8 registers per granule.
+        Family::Gfx9 => g * 8,
         _ if wave64 => g * 4,
         _ => g * 8,
     };

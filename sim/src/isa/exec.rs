@@ -513,9 +513,9 @@ pub(crate) fn run_dispatch(l: &Launch, mem: &dyn Memory) -> Result<Stats, IsaErr
             for x in 0..l.groups[0] {
                 lds.fill(0xA5);
                 for w in &mut waves {
-                    super::launch::init_wave(l, w, [x, y, z], nwaves);
                     w.scratch_slot = wave_counter % u64::from(l.scratch_waves.max(1));
                     wave_counter += 1;
+                    super::launch::init_wave(l, w, [x, y, z], nwaves);
                 }
                 run_workgroup(
                     l,
@@ -545,6 +545,9 @@ impl Wave {
     }
     pub(crate) fn id(&self) -> u32 {
         self.id
+    }
+    pub(crate) fn scratch_slot(&self) -> u64 {
+        self.scratch_slot
     }
     pub(crate) fn set_s(&mut self, i: usize, v: u32) {
         if let Some(s) = self.s.get_mut(i) {
@@ -1221,10 +1224,11 @@ impl Exec<'_, '_> {
         let m = m & self.w.exec();
         if i.cmpx {
             self.w.set_exec(m);
-            Ok(())
-        } else {
-            self.write_mask(i.sdst, m)
+            if i.sdst == NONE {
+                return Ok(());
+            }
         }
+        self.write_mask(i.sdst, m)
     }
 
     fn step(&mut self, i: &Inst, next: u64) -> Result<(), IsaError> {
@@ -1235,8 +1239,8 @@ impl Exec<'_, '_> {
             Enc::Ds => self.ds(i),
             Enc::Flat => self.flat(i),
             Enc::Mubuf => match i.op {
-                Op::BufferGl0Inv | Op::BufferGl1Inv => Ok(()),
-                _ => Err(self.unsupported(i)),
+                Op::BufferGl0Inv | Op::BufferGl1Inv | Op::BufferWbinvl1Vol => Ok(()),
+                _ => self.mubuf(i),
             },
             Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 | Enc::Vop3sd => self.valu(i),
         }
@@ -1391,6 +1395,10 @@ impl Exec<'_, '_> {
             }
             SBrevB32 => Some((a()?.reverse_bits(), None)),
             SCtzI32B32 => {
+                let x = a()?;
+                Some((if x == 0 { u32::MAX } else { x.trailing_zeros() }, None))
+            }
+            SFf1I32B32 => {
                 let x = a()?;
                 Some((if x == 0 { u32::MAX } else { x.trailing_zeros() }, None))
             }
@@ -2100,6 +2108,22 @@ impl Exec<'_, '_> {
                     )
                 })
             }
+            VFfbhU32 => self.v1(
+                i,
+                b32,
+                |x| if x == 0 { u32::MAX } else { x.leading_zeros() },
+            ),
+            VFfblB32 => self.v1(
+                i,
+                b32,
+                |x| if x == 0 { u32::MAX } else { x.trailing_zeros() },
+            ),
+            VMacF32 => {
+                // Unfused: the product rounds before the add.
+                let mut i2 = *i;
+                i2.src[2] = i.dst;
+                self.v3(&i2, b32, |x, y, z| (f32v(x) * f32v(y) + f32v(z)).to_bits())
+            }
             VFmacF32 => {
                 let mut i2 = *i;
                 i2.src[2] = i.dst;
@@ -2368,6 +2392,85 @@ impl Exec<'_, '_> {
             if let Some(d) = dst {
                 if let Some(v) = self.w.v.get_mut(d + l) {
                     *v = old;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// MUBUF loads and stores through the buffer resource (V#) in four SGPRs: raw, or
+    /// swizzled with ADD_TID as the scratch V# is (gfx9 layout, `hcq_core::rsrc`).
+    fn mubuf(&mut self, i: &Inst) -> Result<(), IsaError> {
+        use Op::*;
+        let n = self.w.lanes;
+        let (dwords, load) = match i.op {
+            BufferLoadDword => (1, true),
+            BufferLoadDwordx2 => (2, true),
+            BufferLoadDwordx4 => (4, true),
+            BufferStoreDword => (1, false),
+            BufferStoreDwordx2 => (2, false),
+            BufferStoreDwordx4 => (4, false),
+            _ => return Err(self.unsupported(i)),
+        };
+        let r = i.src[2];
+        let v = [
+            self.s32(r, 0)?,
+            self.s32(r + 1, 0)?,
+            self.s32(r + 2, 0)?,
+            self.s32(r + 3, 0)?,
+        ];
+        let base = u64::from(v[0]) | (u64::from(v[1] & 0xffff) << 32);
+        let stride = u64::from((v[1] >> 16) & 0x3fff);
+        let swizzle = v[1] >> 31 == 1;
+        let num_records = u64::from(v[2]);
+        let add_tid = (v[3] >> 23) & 1 == 1;
+        let index_stride = 8u64 << ((v[3] >> 21) & 3);
+        let elem = 2u64 << ((v[3] >> 19) & 3);
+        let soff = u64::from(self.s32(i.sdst, i.lit)?);
+        let mut voff = [0u32; MAX_LANES];
+        if i.src[0] != NONE {
+            self.lanes32(i, 0, Width::B32, &mut voff)?;
+        }
+        let exec = self.w.exec();
+        let data = if load {
+            self.vreg(i.dst, dwords)?
+        } else {
+            self.vreg(i.src[1], dwords)?
+        };
+        let mut m = exec;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            for k in 0..dwords {
+                // CAST: offsets are 32-bit.
+                let off = u64::from(i.imm as u32) + u64::from(voff[l]) + 4 * k as u64;
+                let index = if add_tid { l as u64 } else { 0 };
+                let boff = if swizzle {
+                    let (imsb, ilsb) = (index / index_stride, index % index_stride);
+                    let (omsb, olsb) = (off / elem, off % elem);
+                    (imsb * stride + omsb * elem) * index_stride + ilsb * elem + olsb
+                } else {
+                    off + index * stride
+                };
+                if boff + 4 > num_records {
+                    return Err(self.err(&format!(
+                        "{} of lane {l} at buffer offset {boff:#x} beyond the V#'s NUM_RECORDS {num_records:#x}",
+                        i.op.name()
+                    )));
+                }
+                let va = base.wrapping_add(soff).wrapping_add(boff);
+                let slot = data + k * n + l;
+                if load {
+                    let mut b = [0u8; 4];
+                    self.mem
+                        .read(va, &mut b, Access::Read)
+                        .map_err(IsaError::Vm)?;
+                    if let Some(x) = self.w.v.get_mut(slot) {
+                        *x = u32::from_le_bytes(b);
+                    }
+                } else {
+                    let x = self.w.v.get(slot).copied().unwrap_or(0);
+                    self.mem.write(va, &x.to_le_bytes()).map_err(IsaError::Vm)?;
                 }
             }
         }

@@ -61,8 +61,13 @@ pub(crate) fn init_wave(l: &Launch, w: &mut Wave, wg: [u32; 3], nwaves: u32) {
         next += 1;
     }
     if en(0) && l.isa == Isa::Gfx9 {
-        // Private segment wave byte offset (gfx9 without architected flat scratch).
-        w.set_s(next, 0);
+        // Private segment wave byte offset: this wave's slot in the scratch ring (kernels
+        // without architected flat scratch add it to the scratch V#'s base).
+        // CAST: slot offsets of the simulator's scratch rings fit 32 bits.
+        w.set_s(
+            next,
+            w.scratch_slot().wrapping_mul(l.scratch.wave_bytes) as u32,
+        );
     }
     if gfx12 {
         // ttmp9 = workgroup id X, ttmp7 = Y | Z << 16.

@@ -54,7 +54,7 @@ impl Isa {
     /// Whether the interpreter executes this ISA.
     #[must_use]
     pub fn interpreted(self) -> bool {
-        matches!(self, Isa::Gfx11 | Isa::Gfx12)
+        matches!(self, Isa::Gfx9 | Isa::Gfx11 | Isa::Gfx12)
     }
 
     /// Name for messages.

@@ -174,6 +174,12 @@ ops! {
     SWaitAlu = "s_wait_alu", SBarrierSignal = "s_barrier_signal",
     SBarrierWait = "s_barrier_wait", SLoadB96 = "s_load_b96", GlobalInv = "global_inv",
     GlobalWb = "global_wb",
+    // gfx9
+    VMacF32 = "v_mac_f32", VAddCoU32Gfx9 = "v_add_co_u32_vop2", SFf1I32B32 = "s_ff1_i32_b32",
+    VFfbhU32 = "v_ffbh_u32", VFfblB32 = "v_ffbl_b32", BufferLoadDword = "buffer_load_dword",
+    BufferStoreDword = "buffer_store_dword", BufferLoadDwordx2 = "buffer_load_dwordx2",
+    BufferStoreDwordx2 = "buffer_store_dwordx2", BufferLoadDwordx4 = "buffer_load_dwordx4",
+    BufferStoreDwordx4 = "buffer_store_dwordx4", BufferWbinvl1Vol = "buffer_wbinvl1_vol",
     // VOPD pair (ops in Inst::vopd)
     VDual = "v_dual",
 }

@@ -224,3 +224,21 @@ fn fetch_outside_memory_is_a_vm_fault() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn workitem_ids_are_packed_per_tidig_comp_cnt() {
+    // A 4 x 2 x 3 workgroup in one wave32: v0 = x | y << 10 | z << 20 with TIDIG_COMP_CNT 2.
+    let mut l = launch(1, false);
+    l.local = [4, 2, 3];
+    l.rsrc2 |= 2 << 11;
+    let got = ok(WORKITEM_IDS, &l, 25);
+    for t in 0..24u32 {
+        let (x, y, z) = (t % 4, (t / 4) % 2, t / 8);
+        assert_eq!(got[t as usize], x | y << 10 | z << 20, "work-item {t}");
+    }
+    assert_eq!(got[24], 0, "lane 24 is not live");
+    // TIDIG_COMP_CNT 0: only X is provided.
+    l.rsrc2 &= !(3 << 11);
+    let got = ok(WORKITEM_IDS, &l, 24);
+    assert_eq!(got[13], 1, "work-item 13 is x = 1 (y and z not provided)");
+}

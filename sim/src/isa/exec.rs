@@ -1014,7 +1014,8 @@ impl Exec<'_, '_> {
             self.in_f32(&mut b);
         }
         let mut r = [0u32; MAX_LANES];
-        for ((r, a), b) in r.iter_mut().zip(&a).zip(&b) {
+        let n = self.w.lanes;
+        for ((r, a), b) in r[..n].iter_mut().zip(&a[..n]).zip(&b[..n]) {
             *r = f(*a, *b);
         }
         if f32op {
@@ -1031,7 +1032,8 @@ impl Exec<'_, '_> {
             self.in_f32(&mut a);
         }
         let mut r = [0u32; MAX_LANES];
-        for (r, a) in r.iter_mut().zip(&a) {
+        let n = self.w.lanes;
+        for (r, a) in r[..n].iter_mut().zip(&a[..n]) {
             *r = f(*a);
         }
         if f32op {
@@ -1054,7 +1056,8 @@ impl Exec<'_, '_> {
             self.in_f32(&mut c);
         }
         let mut r = [0u32; MAX_LANES];
-        for (((r, a), b), c) in r.iter_mut().zip(&a).zip(&b).zip(&c) {
+        let n = self.w.lanes;
+        for (((r, a), b), c) in r[..n].iter_mut().zip(&a[..n]).zip(&b[..n]).zip(&c[..n]) {
             *r = f(*a, *b, *c);
         }
         if f32op {

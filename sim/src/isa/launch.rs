@@ -79,16 +79,13 @@ pub(crate) fn init_wave(l: &Launch, w: &mut Wave, wg: [u32; 3], nwaves: u32) {
     let [nx, ny, nz] = l.local;
     let items = nx * ny * nz;
     let mut exec = 0u64;
-    for lane in 0..lanes {
-        // CAST: lane < 64.
-        let t = id * lanes as u32 + lane as u32;
-        if t >= items {
-            continue;
-        }
+    // Ids counted up from the wave's first work-item (no division per lane).
+    // CAST: lanes <= 64.
+    let t0 = id * lanes as u32;
+    let (mut x, mut y, mut z) = (t0 % nx, (t0 / nx) % ny, t0 / (nx * ny));
+    let live = items.saturating_sub(t0).min(lanes as u32) as usize;
+    for lane in 0..live {
         exec |= 1 << lane;
-        let x = t % nx;
-        let y = (t / nx) % ny;
-        let z = t / (nx * ny);
         let mut v0 = x;
         if comp >= 1 {
             v0 |= y << 10;
@@ -97,6 +94,15 @@ pub(crate) fn init_wave(l: &Launch, w: &mut Wave, wg: [u32; 3], nwaves: u32) {
             v0 |= z << 20;
         }
         w.set_v(0, lane, v0);
+        x += 1;
+        if x == nx {
+            x = 0;
+            y += 1;
+            if y == ny {
+                y = 0;
+                z += 1;
+            }
+        }
     }
     w.set_exec(exec);
 }

@@ -166,3 +166,13 @@ const F64: &[u32] = &[
 ///   global_atomic_add_u32 v0, v1, s[0:1]
 ///   s_endpgm
 const ATOMIC: &[u32] = &[0x7e020281, 0x7e000280, 0xdcd60000, 0x00000100, 0xbfb00000];
+
+/// WORKITEM_IDS:
+///   v_mov_b32 v1, v0
+///   v_mbcnt_lo_u32_b32 v2, -1, 0
+///   v_lshlrev_b32 v2, 2, v2
+///   global_store_b32 v2, v1, s[0:1]
+///   s_endpgm
+const WORKITEM_IDS: &[u32] = &[
+    0x7e020300, 0xd71f0002, 0x000100c1, 0x30040482, 0xdc6a0000, 0x00000102, 0xbfb00000,
+];

@@ -2,7 +2,7 @@
 //! (golden text from `scripts/isa-golden.sh`, i.e. `llvm-objdump-19 -d`) decodes to the same
 //! mnemonic and operands, with the same length.
 
-use hcq_sim::isa::{Isa, decode::decode, disasm::disasm};
+use hcq_sim::isa::{Isa, decode::decode, disasm::disasm_for};
 
 fn golden(name: &str) -> Vec<(String, Vec<u32>)> {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -23,14 +23,14 @@ fn golden(name: &str) -> Vec<(String, Vec<u32>)> {
 }
 
 /// Mismatches between the decoder and the golden text of `files`.
-fn check(files: &[&str]) -> (usize, Vec<String>) {
+fn check(isa: Isa, target: &str, files: &[&str]) -> (usize, Vec<String>) {
     let mut n = 0;
     let mut bad = Vec::new();
     for f in files {
-        for (want, words) in golden(&format!("{f}-gfx1100.txt")) {
+        for (want, words) in golden(&format!("{f}-{target}.txt")) {
             n += 1;
             let w = |k: usize| words.get(k).copied().unwrap_or(0);
-            let i = match decode(Isa::Gfx11, &[w(0), w(1), w(2)]) {
+            let i = match decode(isa, &[w(0), w(1), w(2)]) {
                 Ok(i) => i,
                 Err(e) => {
                     bad.push(format!("{f}: {want}: {e:?}"));
@@ -44,7 +44,7 @@ fn check(files: &[&str]) -> (usize, Vec<String>) {
                     4 * words.len()
                 ));
             }
-            let got = disasm(&i, false);
+            let got = disasm_for(isa, &i, false);
             if got != want {
                 bad.push(format!("{f}: got  {got}\n{f}: want {want}"));
             }
@@ -55,21 +55,25 @@ fn check(files: &[&str]) -> (usize, Vec<String>) {
 
 #[test]
 fn every_gfx1100_fixture_instruction_matches_llvm_objdump() {
-    let (n, bad) = check(&[
-        "dispatch_ptr",
-        "fill",
-        "lds_reverse",
-        "multi",
-        "scratch",
-        "vector_add",
-    ]);
+    let (n, bad) = check(
+        Isa::Gfx11,
+        "gfx1100",
+        &[
+            "dispatch_ptr",
+            "fill",
+            "lds_reverse",
+            "multi",
+            "scratch",
+            "vector_add",
+        ],
+    );
     assert!(bad.is_empty(), "{}", bad.join("\n"));
     assert!(n > 300, "{n} instructions");
 }
 
 #[test]
 fn a_wider_gfx11_instruction_set_matches_llvm_objdump() {
-    let (n, bad) = check(&["extra"]);
+    let (n, bad) = check(Isa::Gfx11, "gfx1100", &["extra"]);
     assert!(
         bad.is_empty(),
         "{} of {n} differ:\n{}",
@@ -77,4 +81,27 @@ fn a_wider_gfx11_instruction_set_matches_llvm_objdump() {
         bad.join("\n")
     );
     assert!(n > 150, "{n} instructions");
+}
+
+#[test]
+fn every_gfx1201_fixture_instruction_matches_llvm_objdump() {
+    let (n, bad) = check(
+        Isa::Gfx12,
+        "gfx1201",
+        &[
+            "dispatch_ptr",
+            "fill",
+            "lds_reverse",
+            "multi",
+            "scratch",
+            "vector_add",
+        ],
+    );
+    assert!(
+        bad.is_empty(),
+        "{} of {n} differ:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+    assert!(n > 250, "{n} instructions");
 }

@@ -1135,7 +1135,10 @@ fn vflat12(w: u32, w1: u32, w2: u32) -> Result<Inst, Undecodable> {
     let mut i = Inst::new(op, Enc::Flat);
     i.len = 12;
     i.sub = seg;
+    // CAST: 2-bit SCOPE field, kept in flags bits 4..6 (for the disassembly).
+    let scope = (bits(w1, 18, 2) as u8) << 4;
     if matches!(op, GlobalInv | GlobalWb) {
+        i.flags = scope;
         return Ok(i);
     }
     // CAST: the 24-bit offset shifted to the top sign-extends.
@@ -1147,7 +1150,7 @@ fn vflat12(w: u32, w1: u32, w2: u32) -> Result<Inst, Undecodable> {
     let load = opc < 24;
     // Atomics return the old value when TH has the return bit (bit 0 of th, dword1 bit 20).
     let rtn = atomic && bits(w1, 20, 1) == 1;
-    i.flags = u8::from(rtn) | (u8::from(sve) << 3);
+    i.flags = u8::from(rtn) | (u8::from(sve) << 3) | scope;
     let vaddr = if seg == SEG_SCRATCH && !sve {
         NONE
     } else {

@@ -1,6 +1,7 @@
 //! Text of a decoded instruction in LLVM's syntax (what `llvm-objdump-19 -d` prints), so the
 //! decoder can be checked against LLVM's disassembler.
 
+use super::Isa;
 use super::decode::{Enc, Inst, LIT, NONE, SEG_FLAT, SEG_SCRATCH, VGPR};
 use super::ops::Op;
 use core::fmt::Write;
@@ -186,6 +187,13 @@ fn delay_alu(imm: u32) -> String {
 /// LLVM's text for `i` (gfx11 syntax).
 #[must_use]
 pub fn disasm(i: &Inst, wave64: bool) -> String {
+    disasm_for(Isa::Gfx11, i, wave64)
+}
+
+/// LLVM's text for `i` of `isa` (gfx11 and gfx12 syntax).
+#[must_use]
+pub fn disasm_for(isa: Isa, i: &Inst, wave64: bool) -> String {
+    let gfx12 = isa == Isa::Gfx12;
     let (dw, sw) = widths(i.op);
     let fl = is_float(i.op);
     let op = |k: usize| operand(i.src[k], sw[k], i.lit, fl, wave64);
@@ -212,7 +220,16 @@ pub fn disasm(i: &Inst, wave64: bool) -> String {
                     let _ = write!(s, " {m}");
                 }
                 Op::SEndpgm | Op::SBarrier | Op::SCodeEnd | Op::SIcacheInv => {}
-                Op::SClause => {
+                Op::SClause
+                | Op::SWaitLoadcnt
+                | Op::SWaitStorecnt
+                | Op::SWaitSamplecnt
+                | Op::SWaitBvhcnt
+                | Op::SWaitExpcnt
+                | Op::SWaitDscnt
+                | Op::SWaitKmcnt
+                | Op::SWaitAlu
+                | Op::SBarrierWait => {
                     let _ = write!(s, " {imm16:#x}");
                 }
                 _ => {
@@ -249,6 +266,7 @@ pub fn disasm(i: &Inst, wave64: bool) -> String {
             if i.dst != NONE {
                 let n = match i.op {
                     Op::SLoadB64 | Op::SMemtime | Op::SMemrealtime => 2,
+                    Op::SLoadB96 => 3,
                     Op::SLoadB128 => 4,
                     Op::SLoadB256 => 8,
                     Op::SLoadB512 => 16,
@@ -264,7 +282,7 @@ pub fn disasm(i: &Inst, wave64: bool) -> String {
                     if i.imm != 0 {
                         let _ = write!(s, " offset:{:#x}", i.imm);
                     }
-                } else if i.imm == 0 {
+                } else if i.imm == 0 && !gfx12 {
                     s.push_str(", null");
                 } else {
                     let _ = write!(s, ", {:#x}", i.imm);
@@ -449,6 +467,16 @@ pub fn disasm(i: &Inst, wave64: bool) -> String {
                 let _ = write!(s, " offset:{}", i.imm);
             }
         }
+        Enc::Flat if matches!(i.op, Op::GlobalInv | Op::GlobalWb) => {
+            let scope = [
+                "",
+                " scope:SCOPE_SE",
+                " scope:SCOPE_DEV",
+                " scope:SCOPE_SYS",
+            ];
+            s.push_str(i.op.name());
+            s.push_str(scope[usize::from((i.flags >> 4) & 3)]);
+        }
         Enc::Flat => {
             let seg = match i.sub {
                 SEG_FLAT => "flat_",
@@ -499,9 +527,19 @@ pub fn disasm(i: &Inst, wave64: bool) -> String {
             if i.imm != 0 {
                 let _ = write!(s, " offset:{}", i.imm);
             }
-            for (bit, f) in [(1u8, " glc"), (2, " slc"), (4, " dlc")] {
-                if i.flags & bit != 0 {
-                    s.push_str(f);
+            if gfx12 {
+                let scope = [
+                    "",
+                    " scope:SCOPE_SE",
+                    " scope:SCOPE_DEV",
+                    " scope:SCOPE_SYS",
+                ];
+                s.push_str(scope[usize::from((i.flags >> 4) & 3)]);
+            } else {
+                for (bit, f) in [(1u8, " glc"), (2, " slc"), (4, " dlc")] {
+                    if i.flags & bit != 0 {
+                        s.push_str(f);
+                    }
                 }
             }
         }

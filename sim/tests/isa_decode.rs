@@ -2,7 +2,7 @@
 //! (golden text from `scripts/isa-golden.sh`, i.e. `llvm-objdump-19 -d`) decodes to the same
 //! mnemonic and operands, with the same length.
 
-use hcq_sim::isa::{Isa, decode::decode, disasm::disasm_for};
+use hcq_sim::isa::{Isa, decode::decode, disasm::disasm_target};
 
 fn golden(name: &str) -> Vec<(String, Vec<u32>)> {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -44,7 +44,7 @@ fn check(isa: Isa, target: &str, files: &[&str]) -> (usize, Vec<String>) {
                     4 * words.len()
                 ));
             }
-            let got = disasm_for(isa, &i, false);
+            let got = disasm_target(isa, target == "gfx942", &i, isa == Isa::Gfx9);
             if got != want {
                 bad.push(format!("{f}: got  {got}\n{f}: want {want}"));
             }
@@ -104,4 +104,29 @@ fn every_gfx1201_fixture_instruction_matches_llvm_objdump() {
         bad.join("\n")
     );
     assert!(n > 250, "{n} instructions");
+}
+
+#[test]
+fn every_gfx90a_and_gfx942_fixture_instruction_matches_llvm_objdump() {
+    for target in ["gfx90a", "gfx942"] {
+        let (n, bad) = check(
+            Isa::Gfx9,
+            target,
+            &[
+                "dispatch_ptr",
+                "fill",
+                "lds_reverse",
+                "multi",
+                "scratch",
+                "vector_add",
+            ],
+        );
+        assert!(
+            bad.is_empty(),
+            "{target}: {} of {n} differ:\n{}",
+            bad.len(),
+            bad.join("\n")
+        );
+        assert!(n > 150, "{target}: {n} instructions");
+    }
 }

@@ -1823,8 +1823,11 @@ fn flat_9(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     };
     // Scratch: the address VGPR is used when SVE (bit 13, "lds" elsewhere) is set.
     let sve = seg == SEG_SCRATCH && bits(w, 13, 1) == 1;
-    // CAST: flag bits (glc/sc0, slc/nt).
-    i.flags = (bits(w, 16, 1) as u8) | ((bits(w, 17, 1) as u8) << 1) | (u8::from(sve) << 3);
+    // CAST: flag bits (glc/sc0, slc/nt, gfx940's sc1 in bit 25 kept in the dlc slot).
+    i.flags = (bits(w, 16, 1) as u8)
+        | ((bits(w, 17, 1) as u8) << 1)
+        | ((bits(w, 25, 1) as u8) << 2)
+        | (u8::from(sve) << 3);
     let (addr, data, saddr, vdst) = (b16(w1, 0, 8), b16(w1, 8, 8), b16(w1, 16, 7), b16(w1, 24, 8));
     let load = opc < 24;
     let vaddr = if seg == SEG_SCRATCH && !sve {

@@ -190,10 +190,96 @@ pub fn disasm(i: &Inst, wave64: bool) -> String {
     disasm_for(Isa::Gfx11, i, wave64)
 }
 
-/// LLVM's text for `i` of `isa` (gfx11 and gfx12 syntax).
+/// gfx9's mnemonic where it differs from gfx11's.
+fn gfx9_name(op: Op) -> Option<&'static str> {
+    use Op::*;
+    Some(match op {
+        SLoadB32 => "s_load_dword",
+        SLoadB64 => "s_load_dwordx2",
+        SLoadB128 => "s_load_dwordx4",
+        SLoadB256 => "s_load_dwordx8",
+        SLoadB512 => "s_load_dwordx16",
+        MLoadU8 => "load_ubyte",
+        MLoadI8 => "load_sbyte",
+        MLoadU16 => "load_ushort",
+        MLoadI16 => "load_sshort",
+        MLoadB32 => "load_dword",
+        MLoadB64 => "load_dwordx2",
+        MLoadB96 => "load_dwordx3",
+        MLoadB128 => "load_dwordx4",
+        MStoreB8 => "store_byte",
+        MStoreB16 => "store_short",
+        MStoreB32 => "store_dword",
+        MStoreB64 => "store_dwordx2",
+        MStoreB96 => "store_dwordx3",
+        MStoreB128 => "store_dwordx4",
+        DsStoreB32 => "ds_write_b32",
+        DsStoreB64 => "ds_write_b64",
+        DsStoreB8 => "ds_write_b8",
+        DsStoreB16 => "ds_write_b16",
+        DsLoadB32 => "ds_read_b32",
+        DsLoadB64 => "ds_read_b64",
+        DsLoadU8 => "ds_read_u8",
+        DsLoadI8 => "ds_read_i8",
+        DsLoadU16 => "ds_read_u16",
+        DsLoadI16 => "ds_read_i16",
+        DsStore2B32 => "ds_write2_b32",
+        DsLoad2B32 => "ds_read2_b32",
+        VAddCoCiU32 => "v_addc_co_u32",
+        VSubCoCiU32 => "v_subb_co_u32",
+        VSubrevCoCiU32 => "v_subbrev_co_u32",
+        VAddNcU32 => "v_add_u32",
+        VSubNcU32 => "v_sub_u32",
+        VSubrevNcU32 => "v_subrev_u32",
+        SAndNot1B32 => "s_andn2_b32",
+        SAndNot1B64 => "s_andn2_b64",
+        SOrNot1B32 => "s_orn2_b32",
+        SOrNot1B64 => "s_orn2_b64",
+        SAndNot1SaveexecB64 => "s_andn2_saveexec_b64",
+        SClzI32U32 => "s_flbit_i32_b32",
+        _ => return None,
+    })
+}
+
+fn waitcnt9(imm: u32) -> String {
+    let vm = (imm & 0xf) | (((imm >> 14) & 3) << 4);
+    let exp = (imm >> 4) & 7;
+    let lgkm = (imm >> 8) & 0xf;
+    let mut parts = Vec::new();
+    if vm != 0x3f {
+        parts.push(format!("vmcnt({vm})"));
+    }
+    if exp != 7 {
+        parts.push(format!("expcnt({exp})"));
+    }
+    if lgkm != 0xf {
+        parts.push(format!("lgkmcnt({lgkm})"));
+    }
+    if parts.is_empty() {
+        "vmcnt(63) expcnt(7) lgkmcnt(15)".to_string()
+    } else {
+        parts.join(" ")
+    }
+}
+
+/// LLVM's text for `i` of `isa` (gfx9 as gfx90a prints it, gfx11, gfx12).
 #[must_use]
 pub fn disasm_for(isa: Isa, i: &Inst, wave64: bool) -> String {
+    disasm_target(isa, false, i, wave64)
+}
+
+/// As [`disasm_for`]; `gfx940` selects gfx940's cache-policy names (sc0, sc1, nt) on gfx9.
+#[must_use]
+pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
     let gfx12 = isa == Isa::Gfx12;
+    let gfx9 = isa == Isa::Gfx9;
+    let name = |op: Op| -> &'static str {
+        if gfx9 {
+            gfx9_name(op).unwrap_or(op.name())
+        } else {
+            op.name()
+        }
+    };
     let (dw, sw) = widths(i.op);
     let fl = is_float(i.op);
     let op = |k: usize| operand(i.src[k], sw[k], i.lit, fl, wave64);
@@ -207,7 +293,15 @@ pub fn disasm_for(isa: Isa, i: &Inst, wave64: bool) -> String {
             s.push_str(name);
             match i.op {
                 Op::SWaitcnt => {
-                    let _ = write!(s, " {}", waitcnt(imm16));
+                    let _ = write!(
+                        s,
+                        " {}",
+                        if gfx9 {
+                            waitcnt9(imm16)
+                        } else {
+                            waitcnt(imm16)
+                        }
+                    );
                 }
                 Op::SDelayAlu => {
                     let _ = write!(s, " {}", delay_alu(imm16));
@@ -247,7 +341,7 @@ pub fn disasm_for(isa: Isa, i: &Inst, wave64: bool) -> String {
             );
         }
         Enc::Sop1 | Enc::Sop2 | Enc::Sopc => {
-            s.push_str(i.op.name());
+            s.push_str(name(i.op));
             let mut ops = Vec::new();
             if i.dst != NONE {
                 ops.push(operand(i.dst, dw, 0, false, wave64));
@@ -262,7 +356,7 @@ pub fn disasm_for(isa: Isa, i: &Inst, wave64: bool) -> String {
             }
         }
         Enc::Smem => {
-            s.push_str(i.op.name());
+            s.push_str(name(i.op));
             if i.dst != NONE {
                 let n = match i.op {
                     Op::SLoadB64 | Op::SMemtime | Op::SMemrealtime => 2,
@@ -282,7 +376,7 @@ pub fn disasm_for(isa: Isa, i: &Inst, wave64: bool) -> String {
                     if i.imm != 0 {
                         let _ = write!(s, " offset:{:#x}", i.imm);
                     }
-                } else if i.imm == 0 && !gfx12 {
+                } else if i.imm == 0 && !gfx12 && !gfx9 {
                     s.push_str(", null");
                 } else {
                     let _ = write!(s, ", {:#x}", i.imm);
@@ -296,7 +390,10 @@ pub fn disasm_for(isa: Isa, i: &Inst, wave64: bool) -> String {
             }
         }
         Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 | Enc::Vop3sd => {
-            let name = vop_name(i);
+            let name = match gfx9.then(|| gfx9_name(i.op)).flatten() {
+                Some(n) => n.to_string(),
+                None => vop_name(i),
+            };
             let short = matches!(i.enc, Enc::Vop1 | Enc::Vop2 | Enc::Vopc);
             let native_short = matches!(
                 i.op,
@@ -374,7 +471,7 @@ pub fn disasm_for(isa: Isa, i: &Inst, wave64: bool) -> String {
                     if i.dst != NONE {
                         ops.push(operand(i.dst, dw, 0, false, wave64));
                     }
-                    if i.enc == Enc::Vop3sd {
+                    if i.enc == Enc::Vop3sd || (i.enc == Enc::Vop2 && i.sdst != NONE) {
                         ops.push(operand(i.sdst, mask_n, 0, false, wave64));
                     }
                     for k in 0..3 {
@@ -419,7 +516,7 @@ pub fn disasm_for(isa: Isa, i: &Inst, wave64: bool) -> String {
             }
         }
         Enc::Ds => {
-            s.push_str(i.op.name());
+            s.push_str(name(i.op));
             let mut ops = Vec::new();
             let n = match i.op {
                 Op::DsLoadB64 | Op::DsStoreB64 | Op::DsLoad2B32 | Op::DsLoad2St64B32 => 2,
@@ -483,7 +580,7 @@ pub fn disasm_for(isa: Isa, i: &Inst, wave64: bool) -> String {
                 SEG_SCRATCH => "scratch_",
                 _ => "global_",
             };
-            let _ = write!(s, "{seg}{}", i.op.name());
+            let _ = write!(s, "{seg}{}", name(i.op));
             let n: u16 = match i.op {
                 Op::MLoadB64 | Op::MStoreB64 | Op::MAtomicAddU64 | Op::MAtomicSwapB64 => 2,
                 Op::MLoadB96 | Op::MStoreB96 => 3,
@@ -535,6 +632,18 @@ pub fn disasm_for(isa: Isa, i: &Inst, wave64: bool) -> String {
                     " scope:SCOPE_SYS",
                 ];
                 s.push_str(scope[usize::from((i.flags >> 4) & 3)]);
+            } else if gfx9 && gfx940 {
+                for (bit, f) in [(1u8, " sc0"), (4, " sc1"), (2, " nt")] {
+                    if i.flags & bit != 0 {
+                        s.push_str(f);
+                    }
+                }
+            } else if gfx9 {
+                for (bit, f) in [(1u8, " glc"), (2, " slc")] {
+                    if i.flags & bit != 0 {
+                        s.push_str(f);
+                    }
+                }
             } else {
                 for (bit, f) in [(1u8, " glc"), (2, " slc"), (4, " dlc")] {
                     if i.flags & bit != 0 {
@@ -543,7 +652,37 @@ pub fn disasm_for(isa: Isa, i: &Inst, wave64: bool) -> String {
                 }
             }
         }
-        Enc::Mubuf => s.push_str(i.op.name()),
+        Enc::Mubuf => {
+            s.push_str(i.op.name());
+            if i.src[2] != NONE {
+                let n = match i.op {
+                    Op::BufferLoadDwordx2 | Op::BufferStoreDwordx2 => 2,
+                    Op::BufferLoadDwordx4 | Op::BufferStoreDwordx4 => 4,
+                    _ => 1,
+                };
+                let data = if i.dst != NONE { i.dst } else { i.src[1] };
+                let _ = write!(
+                    s,
+                    " {}, {}, {}, {}",
+                    operand(data, n, 0, false, wave64),
+                    operand(i.src[0], 1, 0, false, wave64),
+                    operand(i.src[2], 4, 0, false, wave64),
+                    operand(i.sdst, 1, i.lit, false, wave64)
+                );
+                if i.flags & 8 != 0 {
+                    s.push_str(" offen");
+                }
+                if i.imm != 0 {
+                    let _ = write!(s, " offset:{}", i.imm);
+                }
+                if i.flags & 1 != 0 {
+                    s.push_str(" glc");
+                }
+                if i.flags & 2 != 0 {
+                    s.push_str(" slc");
+                }
+            }
+        }
     }
     s
 }

@@ -1,6 +1,7 @@
-//! The decoder against LLVM's disassembler: every instruction of every gfx1100 fixture
+//! The decoder against LLVM's disassembler: every instruction of every fixture, of the
+//! ordinary compute kernels in `isa_golden/compute.cl` (clang-19) and of `extra-gfx1100.s`
 //! (golden text from `scripts/isa-golden.sh`, i.e. `llvm-objdump-19 -d`) decodes to the same
-//! mnemonic and operands, with the same length.
+//! mnemonic and operands, with the same length, on every target.
 
 use hcq_sim::isa::{Isa, decode::decode, disasm::disasm_target};
 
@@ -128,5 +129,24 @@ fn every_gfx90a_and_gfx942_fixture_instruction_matches_llvm_objdump() {
             bad.join("\n")
         );
         assert!(n > 150, "{target}: {n} instructions");
+    }
+}
+
+#[test]
+fn compiled_compute_kernels_match_llvm_objdump_on_every_target() {
+    for (isa, target) in [
+        (Isa::Gfx11, "gfx1100"),
+        (Isa::Gfx12, "gfx1201"),
+        (Isa::Gfx9, "gfx90a"),
+        (Isa::Gfx9, "gfx942"),
+    ] {
+        let (n, bad) = check(isa, target, &["compute"]);
+        assert!(
+            bad.is_empty(),
+            "{target}: {} of {n} differ:\n{}",
+            bad.len(),
+            bad.join("\n")
+        );
+        assert!(n > 400, "{target}: {n} instructions");
     }
 }

@@ -535,6 +535,8 @@ fn vop2_op(opc: u32) -> Option<Op> {
         51 => VSubF16,
         53 => VMulF16,
         54 => VFmacF16,
+        55 => VFmamkF16,
+        56 => VFmaakF16,
         57 => VMaxF16,
         58 => VMinF16,
         _ => return None,
@@ -599,12 +601,12 @@ fn vop2(w: u32) -> Result<Inst, Undecodable> {
             i.src[2] = 106;
         }
         Op::VCndmaskB32 => i.src[2] = 106,
-        Op::VFmamkF32 => {
+        Op::VFmamkF32 | Op::VFmamkF16 => {
             // dst = src0 * K + src1
             i.src[2] = i.src[1];
             i.src[1] = LIT;
         }
-        Op::VFmaakF32 => i.src[2] = LIT,
+        Op::VFmaakF32 | Op::VFmaakF16 => i.src[2] = LIT,
         _ => {}
     }
     Ok(i)
@@ -624,6 +626,13 @@ fn vopc(w: u32) -> Result<Inst, Undecodable> {
 fn vop3_only(opc: u32) -> Option<Op> {
     use Op::*;
     Some(match opc {
+        0x227 => VDivFixupF32,
+        0x228 => VDivFixupF64,
+        0x237 => VDivFmasF32,
+        0x238 => VDivFmasF64,
+        0x2fc => VDivScaleF32,
+        0x2fd => VDivScaleF64,
+        0x248 => VFmaF16,
         0x20a => VMadI32I24,
         0x20b => VMadU32U24,
         0x210 => VBfeU32,
@@ -694,7 +703,10 @@ fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         _ => vop3_only(opc).ok_or_else(|| undec(w, "VOP3", opc))?,
     };
     // VOP2 forms without a VOP3 encoding of their own.
-    if matches!(op, Op::VFmamkF32 | Op::VFmaakF32) {
+    if matches!(
+        op,
+        Op::VFmamkF32 | Op::VFmaakF32 | Op::VFmamkF16 | Op::VFmaakF16
+    ) {
         return Err(undec(w, "VOP3 (VOP2)", opc));
     }
     let sd = matches!(
@@ -707,6 +719,8 @@ fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
             | Op::VSubrevCoCiU32
             | Op::VMadU64U32
             | Op::VMadI64I32
+            | Op::VDivScaleF32
+            | Op::VDivScaleF64
     );
     let mut i = Inst::new(op, if sd { Enc::Vop3sd } else { Enc::Vop3 });
     i.len = 8;
@@ -767,6 +781,13 @@ fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         | Op::VMadI64I32
         | Op::VMadU32U24
         | Op::VMadI32I24
+        | Op::VDivScaleF32
+        | Op::VDivScaleF64
+        | Op::VDivFmasF32
+        | Op::VDivFmasF64
+        | Op::VDivFixupF32
+        | Op::VDivFixupF64
+        | Op::VFmaF16
         | Op::VFmacF32 => 3,
         _ if (0x180..0x200).contains(&opc) => 1,
         _ => 2,
@@ -1069,8 +1090,19 @@ fn decode_gfx12(w: &[u32; 3]) -> Result<Inst, Undecodable> {
         let mut i = Inst::new(Op::SBarrierSignal, Enc::Sop1);
         i.src[0] = b16(w0, 0, 8);
         i
-    } else if w0 >> 31 == 0 && w0 >> 25 != 0x3f && w0 >> 25 != 0x3e && bits(w0, 25, 6) == 31 {
-        let mut i = Inst::new(Op::VLshlrevB64, Enc::Vop2);
+    } else if w0 >> 31 == 0
+        && w0 >> 25 != 0x3f
+        && w0 >> 25 != 0x3e
+        && matches!(bits(w0, 25, 6), 2 | 6 | 13 | 14 | 31)
+    {
+        let op = match bits(w0, 25, 6) {
+            2 => Op::VAddF64,
+            6 => Op::VMulF64,
+            13 => Op::VMinF64,
+            14 => Op::VMaxF64,
+            _ => Op::VLshlrevB64,
+        };
+        let mut i = Inst::new(op, Enc::Vop2);
         i.dst = VGPR + b16(w0, 17, 8);
         i.src = [b16(w0, 0, 9), VGPR + b16(w0, 9, 8), NONE];
         i
@@ -1296,6 +1328,7 @@ fn sop1_9(w: u32) -> Result<Inst, Undecodable> {
         12 => SBcnt1I32B32,
         13 => SBcnt1I32B64,
         16 => SFf1I32B32,
+        17 => SFf1I32B64,
         18 => SClzI32U32,
         22 => SSextI32I8,
         23 => SSextI32I16,
@@ -1527,6 +1560,7 @@ fn vop2_9_op(opc: u32) -> Option<Op> {
         20 => VOrB32,
         21 => VXorB32,
         22 => VMacF32,
+        4 => VFmacF64,
         25 => VAddCoU32,
         26 => VSubCoU32,
         27 => VSubrevCoU32,
@@ -1618,6 +1652,13 @@ fn vopc_9(w: u32) -> Result<Inst, Undecodable> {
 fn vop3_9_only(opc: u32) -> Option<Op> {
     use Op::*;
     Some(match opc {
+        0x1de => VDivFixupF32,
+        0x1df => VDivFixupF64,
+        0x1e0 => VDivScaleF32,
+        0x1e1 => VDivScaleF64,
+        0x1e2 => VDivFmasF32,
+        0x1e3 => VDivFmasF64,
+        0x206 => VFmaF16,
         0x1c2 => VMadI32I24,
         0x1c3 => VMadU32U24,
         0x1c8 => VBfeU32,
@@ -1698,6 +1739,8 @@ fn vop3_9(w: u32, w1: u32) -> Result<Inst, Undecodable> {
             | Op::VSubrevCoCiU32
             | Op::VMadU64U32
             | Op::VMadI64I32
+            | Op::VDivScaleF32
+            | Op::VDivScaleF64
     );
     let vdst = b16(w, 0, 8);
     i.enc = if sd { Enc::Vop3sd } else { Enc::Vop3 };
@@ -1758,7 +1801,7 @@ fn vop3_9(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     }
     match op {
         Op::VReadlaneB32 | Op::VReadfirstlaneB32 => i.dst = vdst,
-        Op::VMacF32 | Op::VFmacF32 => i.src[2] = i.dst,
+        Op::VMacF32 | Op::VFmacF32 | Op::VFmacF64 => i.src[2] = i.dst,
         _ => {}
     }
     Ok(i)

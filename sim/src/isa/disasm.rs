@@ -25,7 +25,8 @@ fn widths(op: Op) -> (u16, [u16; 3]) {
         VLshlAddU64 => (2, [2, 1, 2]),
         VMadU64U32 | VMadI64I32 => (2, [1, 1, 2]),
         VAddF64 | VMulF64 | VMinF64 | VMaxF64 => (2, [2, 2, 1]),
-        VFmaF64 => (2, [2, 2, 2]),
+        VFmaF64 | VDivScaleF64 | VDivFmasF64 | VDivFixupF64 | VFmacF64 => (2, [2, 2, 2]),
+        SFf1I32B64 => (1, [2, 1, 1]),
         VLdexpF64 => (2, [2, 1, 1]),
         VTruncF64 | VCeilF64 | VRndneF64 | VFloorF64 | VRcpF64 | VRsqF64 | VSqrtF64 | VFractF64 => {
             (2, [2, 1, 1])
@@ -132,7 +133,10 @@ fn vop_name(i: &Inst) -> String {
 }
 
 fn has_e32(op: Op) -> bool {
-    !matches!(op, Op::VFmamkF32 | Op::VFmaakF32 | Op::VReadfirstlaneB32)
+    !matches!(
+        op,
+        Op::VFmamkF32 | Op::VFmaakF32 | Op::VFmamkF16 | Op::VFmaakF16 | Op::VReadfirstlaneB32
+    )
 }
 
 fn waitcnt(imm: u32) -> String {
@@ -225,6 +229,24 @@ fn gfx9_name(op: Op) -> Option<&'static str> {
         DsLoadI16 => "ds_read_i16",
         DsStore2B32 => "ds_write2_b32",
         DsLoad2B32 => "ds_read2_b32",
+        DsStore2St64B32 => "ds_write2st64_b32",
+        DsLoad2St64B32 => "ds_read2st64_b32",
+        MAtomicSwapB32 => "atomic_swap",
+        MAtomicCmpswapB32 => "atomic_cmpswap",
+        MAtomicAddU32 => "atomic_add",
+        MAtomicSubU32 => "atomic_sub",
+        MAtomicMinI32 => "atomic_smin",
+        MAtomicMinU32 => "atomic_umin",
+        MAtomicMaxI32 => "atomic_smax",
+        MAtomicMaxU32 => "atomic_umax",
+        MAtomicAndB32 => "atomic_and",
+        MAtomicOrB32 => "atomic_or",
+        MAtomicXorB32 => "atomic_xor",
+        MAtomicIncU32 => "atomic_inc",
+        MAtomicDecU32 => "atomic_dec",
+        MAtomicSwapB64 => "atomic_swap_x2",
+        MAtomicCmpswapB64 => "atomic_cmpswap_x2",
+        MAtomicAddU64 => "atomic_add_x2",
         VAddCoCiU32 => "v_addc_co_u32",
         VSubCoCiU32 => "v_subb_co_u32",
         VSubrevCoCiU32 => "v_subbrev_co_u32",
@@ -237,6 +259,17 @@ fn gfx9_name(op: Op) -> Option<&'static str> {
         SOrNot1B64 => "s_orn2_b64",
         SAndNot1SaveexecB64 => "s_andn2_saveexec_b64",
         SClzI32U32 => "s_flbit_i32_b32",
+        _ => return None,
+    })
+}
+
+/// gfx12's mnemonic where it differs from gfx11's.
+fn gfx12_name(op: Op) -> Option<&'static str> {
+    Some(match op {
+        Op::SAddI32 => "s_add_co_i32",
+        Op::SSubI32 => "s_sub_co_i32",
+        Op::VMadU64U32 => "v_mad_co_u64_u32",
+        Op::VMadI64I32 => "v_mad_co_i64_i32",
         _ => return None,
     })
 }
@@ -276,6 +309,8 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
     let name = |op: Op| -> &'static str {
         if gfx9 {
             gfx9_name(op).unwrap_or(op.name())
+        } else if gfx12 {
+            gfx12_name(op).unwrap_or(op.name())
         } else {
             op.name()
         }
@@ -323,6 +358,7 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
                 | Op::SWaitDscnt
                 | Op::SWaitKmcnt
                 | Op::SWaitAlu
+                | Op::SWaitcntDepctr
                 | Op::SBarrierWait => {
                     let _ = write!(s, " {imm16:#x}");
                 }
@@ -390,7 +426,14 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
             }
         }
         Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 | Enc::Vop3sd => {
-            let name = match gfx9.then(|| gfx9_name(i.op)).flatten() {
+            let renamed = if gfx9 {
+                gfx9_name(i.op)
+            } else if gfx12 {
+                gfx12_name(i.op)
+            } else {
+                None
+            };
+            let name = match renamed {
                 Some(n) => n.to_string(),
                 None => vop_name(i),
             };
@@ -625,6 +668,9 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
                 let _ = write!(s, " offset:{}", i.imm);
             }
             if gfx12 {
+                if i.flags & 1 != 0 {
+                    s.push_str(" th:TH_ATOMIC_RETURN");
+                }
                 let scope = [
                     "",
                     " scope:SCOPE_SE",

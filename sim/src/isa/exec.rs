@@ -1405,6 +1405,10 @@ impl Exec<'_, '_> {
                 let x = a()?;
                 Some((if x == 0 { u32::MAX } else { x.trailing_zeros() }, None))
             }
+            SFf1I32B64 => {
+                let x = a64()?;
+                Some((if x == 0 { u32::MAX } else { x.trailing_zeros() }, None))
+            }
             SClzI32U32 => {
                 let x = a()?;
                 Some((if x == 0 { u32::MAX } else { x.leading_zeros() }, None))
@@ -2007,6 +2011,121 @@ impl Exec<'_, '_> {
                 self.write_lanes64(i.dst, &r)?;
                 let exec = self.w.exec();
                 self.write_mask(i.sdst, m & exec)
+            }
+            VDivScaleF32 | VDivScaleF64 => {
+                let wide = i.op == VDivScaleF64;
+                let mut s = [[0u64; MAX_LANES]; 3];
+                for (k, sk) in s.iter_mut().enumerate() {
+                    if wide {
+                        self.lanes64(i, k, Width::F64, sk)?;
+                    } else {
+                        let mut t = [0u32; MAX_LANES];
+                        self.lanes32(i, k, b32, &mut t)?;
+                        for (d, x) in sk.iter_mut().zip(&t) {
+                            *d = f64::from(f32v(*x)).to_bits();
+                        }
+                    }
+                }
+                let mut r = [0u64; MAX_LANES];
+                let mut m = 0u64;
+                for l in 0..self.w.lanes {
+                    let (a, b, c) = (
+                        f64::from_bits(s[0][l]),
+                        f64::from_bits(s[1][l]),
+                        f64::from_bits(s[2][l]),
+                    );
+                    let (d, v) = if wide {
+                        div_scale(a, b, c, (768, 128, 53), exp64, f64::is_subnormal)
+                    } else {
+                        div_scale(a, b, c, (96, 64, 23), exp32of, sub32)
+                    };
+                    r[l] = if wide {
+                        d.to_bits()
+                    } else {
+                        u64::from((d as f32).to_bits())
+                    };
+                    m |= u64::from(v) << l;
+                }
+                if wide {
+                    self.write_lanes64(i.dst, &r)?;
+                } else {
+                    let mut r32 = [0u32; MAX_LANES];
+                    for (d, x) in r32.iter_mut().zip(&r) {
+                        // CAST: f32 bits in the low half.
+                        *d = *x as u32;
+                    }
+                    self.write_lanes(i.dst, &r32)?;
+                }
+                let exec = self.w.exec();
+                self.write_mask(i.sdst, m & exec)
+            }
+            VDivFmasF32 => {
+                let vcc = self.w.vcc();
+                let mut a = [0u32; MAX_LANES];
+                let mut b = [0u32; MAX_LANES];
+                let mut c = [0u32; MAX_LANES];
+                self.lanes32(i, 0, b32, &mut a)?;
+                self.lanes32(i, 1, b32, &mut b)?;
+                self.lanes32(i, 2, b32, &mut c)?;
+                let mut r = [0u32; MAX_LANES];
+                for l in 0..self.w.lanes {
+                    let f = f32v(a[l]).mul_add(f32v(b[l]), f32v(c[l]));
+                    let f = if vcc >> l & 1 == 1 {
+                        let up = (c[l] >> 23) & 0xff > 127;
+                        (f64::from(f) * if up { 2f64.powi(32) } else { 2f64.powi(-32) }) as f32
+                    } else {
+                        f
+                    };
+                    r[l] = f.to_bits();
+                }
+                self.write_lanes(i.dst, &r)
+            }
+            VDivFmasF64 => {
+                let vcc = self.w.vcc();
+                let mut s = [[0u64; MAX_LANES]; 3];
+                for (k, sk) in s.iter_mut().enumerate() {
+                    self.lanes64(i, k, Width::F64, sk)?;
+                }
+                let mut r = [0u64; MAX_LANES];
+                for l in 0..self.w.lanes {
+                    let (x, y, z) = (d64(s[0][l]), d64(s[1][l]), d64(s[2][l]));
+                    let f = x.mul_add(y, z);
+                    let f = if vcc >> l & 1 == 1 {
+                        ldexp(f, if exp64(z) > 1023 { 64 } else { -64 })
+                    } else {
+                        f
+                    };
+                    r[l] = o64(f);
+                }
+                self.write_lanes64(i.dst, &r)
+            }
+            VDivFixupF32 => self.v3(i, b32, |q, d, n| {
+                (div_fixup(
+                    f64::from(f32v(q)),
+                    f64::from(f32v(d)),
+                    f64::from(f32v(n)),
+                    255,
+                    exp32of,
+                ) as f32)
+                    .to_bits()
+            }),
+            VDivFixupF64 => self.v64(i, [Width::F64; 3], |q, d, n| {
+                o64(div_fixup(d64(q), d64(d), d64(n), 2047, exp64))
+            }),
+            VFmaF16 | VFmamkF16 | VFmaakF16 => self.v3(i, f16, |x, y, z| {
+                f32_to_f16(
+                    (f64::from(f16_to_f32(x))
+                        .mul_add(f64::from(f16_to_f32(y)), f64::from(f16_to_f32(z))))
+                        as f32,
+                    false,
+                )
+            }),
+            VFmacF64 => {
+                let mut i2 = *i;
+                i2.src[2] = i.dst;
+                self.v64(&i2, [Width::F64; 3], |x, y, z| {
+                    o64(d64(x).mul_add(d64(y), d64(z)))
+                })
             }
             VCndmaskB32 => {
                 let mask = self.read_mask(i.src[2], i.lit)?;
@@ -2809,6 +2928,84 @@ impl Exec<'_, '_> {
         }
         Ok(())
     }
+}
+
+/// Exponent field of an f64.
+fn exp64(x: f64) -> i32 {
+    // CAST: 11-bit field.
+    ((x.to_bits() >> 52) & 0x7ff) as i32
+}
+
+/// V_DIV_SCALE (RDNA3/CDNA3 pseudocode): the numerator or denominator, scaled when the
+/// quotient would leave the normal range; the bool is the lane's VCC. `k` = (exponent-
+/// difference limit, scale exponent, mantissa bits, bias) of the format.
+fn div_scale(
+    s0: f64,
+    s1: f64,
+    s2: f64,
+    k: (i32, i32, i32),
+    e: fn(f64) -> i32,
+    sub: fn(f64) -> bool,
+) -> (f64, bool) {
+    let (diff, scale, mant) = k;
+    if s2 == 0.0 || s1 == 0.0 {
+        return (f64::NAN, false);
+    }
+    if e(s2) - e(s1) >= diff {
+        return (if s0 == s1 { ldexp(s0, scale) } else { s0 }, true);
+    }
+    if sub(s1) {
+        return (ldexp(s0, scale), false);
+    }
+    let inv = 1.0 / s1;
+    let q = s2 / s1;
+    if sub(inv) && !sub(q) {
+        return (if s0 == s1 { ldexp(s0, scale) } else { s0 }, true);
+    }
+    if sub(inv) {
+        return (ldexp(s0, -scale), false);
+    }
+    if sub(q) {
+        return (if s0 == s2 { ldexp(s0, scale) } else { s0 }, true);
+    }
+    if e(s2) <= mant {
+        return (ldexp(s0, scale), false);
+    }
+    (s0, false)
+}
+
+fn exp32of(x: f64) -> i32 {
+    // CAST: the f32 exponent field.
+    (((x as f32).to_bits() >> 23) & 0xff) as i32
+}
+
+fn sub32(x: f64) -> bool {
+    (x as f32).is_subnormal()
+}
+
+/// V_DIV_FIXUP: special cases of a quotient `s2 / s1` whose estimate is `s0`.
+fn div_fixup(s0: f64, s1: f64, s2: f64, max_exp: i32, e: fn(f64) -> i32) -> f64 {
+    let neg = s1.is_sign_negative() != s2.is_sign_negative();
+    let signed = |m: f64| if neg { -m } else { m };
+    if s2.is_nan() {
+        return s2;
+    }
+    if s1.is_nan() {
+        return s1;
+    }
+    if (s1 == 0.0 && s2 == 0.0) || (s1.is_infinite() && s2.is_infinite()) {
+        return f64::NAN;
+    }
+    if s1 == 0.0 || s2.is_infinite() {
+        return signed(f64::INFINITY);
+    }
+    if s1.is_infinite() || s2 == 0.0 {
+        return signed(0.0);
+    }
+    if e(s1) == max_exp {
+        return signed(f64::INFINITY);
+    }
+    signed(s0.abs())
 }
 
 fn ldexp(x: f64, e: i32) -> f64 {

@@ -174,6 +174,12 @@ ops! {
     SWaitAlu = "s_wait_alu", SBarrierSignal = "s_barrier_signal",
     SBarrierWait = "s_barrier_wait", SLoadB96 = "s_load_b96", GlobalInv = "global_inv",
     GlobalWb = "global_wb",
+    // division helpers and more
+    VDivScaleF32 = "v_div_scale_f32", VDivScaleF64 = "v_div_scale_f64",
+    VDivFmasF32 = "v_div_fmas_f32", VDivFmasF64 = "v_div_fmas_f64",
+    VDivFixupF32 = "v_div_fixup_f32", VDivFixupF64 = "v_div_fixup_f64",
+    VFmamkF16 = "v_fmamk_f16", VFmaakF16 = "v_fmaak_f16", VFmaF16 = "v_fma_f16",
+    VFmacF64 = "v_fmac_f64", SFf1I32B64 = "s_ff1_i32_b64",
     // gfx9
     VMacF32 = "v_mac_f32", VAddCoU32Gfx9 = "v_add_co_u32_vop2", SFf1I32B32 = "s_ff1_i32_b32",
     VFfbhU32 = "v_ffbh_u32", VFfblB32 = "v_ffbl_b32", BufferLoadDword = "buffer_load_dword",

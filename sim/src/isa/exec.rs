@@ -21,6 +21,56 @@ pub(crate) struct CodeCache {
     slots: Vec<Option<Inst>>,
 }
 
+/// The scalar data cache of one dispatch: 64-byte lines of memory that SMEM loads read. As
+/// the hardware's K$, it is not coherent with vector stores; `s_dcache_inv`/`s_gl1_inv`
+/// empty it, and every dispatch starts with it empty.
+pub(crate) struct KCache {
+    lines: Vec<(u64, [u8; 64])>,
+}
+
+/// Lines the scalar cache holds (oldest replaced first).
+const KCACHE_LINES: usize = 16;
+
+impl KCache {
+    pub(crate) fn new() -> Self {
+        Self { lines: Vec::new() }
+    }
+
+    /// Copies `buf.len()` bytes at `va` through the cache; a line that cannot be read whole
+    /// is read uncached (exactly the bytes asked for, so a fault names the right address).
+    fn read(&mut self, mem: &dyn Memory, va: u64, buf: &mut [u8]) -> Result<(), IsaError> {
+        let mut done = 0;
+        while done < buf.len() {
+            let a = va.wrapping_add(done as u64);
+            let line = a & !63;
+            // CAST: below 64.
+            let off = (a - line) as usize;
+            let n = (64 - off).min(buf.len() - done);
+            let hit = self.lines.iter().position(|(l, _)| *l == line);
+            let idx = match hit {
+                Some(k) => k,
+                None => {
+                    let mut data = [0u8; 64];
+                    if mem.read(line, &mut data, Access::Read).is_err() {
+                        return mem.read(va, buf, Access::Read).map_err(IsaError::Vm);
+                    }
+                    if self.lines.len() == KCACHE_LINES {
+                        self.lines.remove(0);
+                    }
+                    self.lines.push((line, data));
+                    self.lines.len() - 1
+                }
+            };
+            if let (Some((_, data)), Some(dst)) = (self.lines.get(idx), buf.get_mut(done..done + n))
+            {
+                dst.copy_from_slice(&data[off..off + n]);
+            }
+            done += n;
+        }
+        Ok(())
+    }
+}
+
 /// Most instruction words cached per dispatch (code beyond is decoded at every visit).
 const CACHE_WORDS: u64 = 1 << 16;
 
@@ -487,7 +537,22 @@ fn perm_byte(s: u64, sel: u32) -> u32 {
 
 /// Runs every workgroup of a dispatch.
 pub(crate) fn run_dispatch(l: &Launch, mem: &dyn Memory) -> Result<Stats, IsaError> {
+    let total = u64::from(l.groups[0]) * u64::from(l.groups[1]) * u64::from(l.groups[2]);
+    run_range(l, mem, 0, total, (0, l.scratch_waves.max(1)), l.budget).map_err(|(_, e)| e)
+}
+
+/// Runs workgroups `first..first + count` (linear, x fastest), using scratch slots
+/// `slots.0..slots.0 + slots.1`. A fault comes with its workgroup's linear index.
+fn run_range(
+    l: &Launch,
+    mem: &dyn Memory,
+    first: u64,
+    count: u64,
+    slots: (u32, u32),
+    budget: u64,
+) -> Result<Stats, (u64, IsaError)> {
     let mut cache = CodeCache::new();
+    let mut kcache = KCache::new();
     let mut stats = Stats::default();
     let items: u32 = l.local.iter().product();
     let lanes = if l.wave64 { 64 } else { 32 };
@@ -508,26 +573,34 @@ pub(crate) fn run_dispatch(l: &Launch, mem: &dyn Memory) -> Result<Stats, IsaErr
     // CAST: at most 64 KiB.
     let mut lds = vec![0u8; l.lds_bytes as usize];
     let mut wave_counter: u64 = 0;
-    for z in 0..l.groups[2] {
-        for y in 0..l.groups[1] {
-            for x in 0..l.groups[0] {
-                lds.fill(0xA5);
-                for w in &mut waves {
-                    w.scratch_slot = wave_counter % u64::from(l.scratch_waves.max(1));
-                    wave_counter += 1;
-                    super::launch::init_wave(l, w, [x, y, z], nwaves);
-                }
-                run_workgroup(
-                    l,
-                    mem,
-                    &mut cache,
-                    &mut waves,
-                    &mut lds,
-                    [x, y, z],
-                    &mut stats,
-                )?;
-            }
+    let (gx, gy) = (u64::from(l.groups[0]).max(1), u64::from(l.groups[1]).max(1));
+    let lb = Launch {
+        budget,
+        ..l.clone()
+    };
+    for g in first..first + count {
+        // CAST: each coordinate is below its u32 dimension.
+        let (x, y, z) = (
+            (g % gx) as u32,
+            ((g / gx) % gy) as u32,
+            (g / (gx * gy)) as u32,
+        );
+        lds.fill(0xA5);
+        for w in &mut waves {
+            w.scratch_slot = u64::from(slots.0) + wave_counter % u64::from(slots.1.max(1));
+            wave_counter += 1;
+            super::launch::init_wave(l, w, [x, y, z], nwaves);
         }
+        run_workgroup(
+            &lb,
+            mem,
+            (&mut cache, &mut kcache),
+            &mut waves,
+            &mut lds,
+            [x, y, z],
+            &mut stats,
+        )
+        .map_err(|e| (g, e))?;
     }
     Ok(stats)
 }
@@ -579,7 +652,7 @@ impl Wave {
 fn run_workgroup(
     l: &Launch,
     mem: &dyn Memory,
-    cache: &mut CodeCache,
+    (cache, kcache): (&mut CodeCache, &mut KCache),
     waves: &mut [Wave],
     lds: &mut [u8],
     wg: [u32; 3],
@@ -588,7 +661,7 @@ fn run_workgroup(
     loop {
         for w in waves.iter_mut() {
             if w.state == WaveState::Running {
-                run_wave(l, mem, cache, w, lds, wg, stats)?;
+                run_wave(l, mem, (cache, kcache), w, lds, wg, stats)?;
             }
         }
         if waves.iter().all(|w| w.state == WaveState::Done) {
@@ -663,7 +736,7 @@ fn fetch(
 fn run_wave(
     l: &Launch,
     mem: &dyn Memory,
-    cache: &mut CodeCache,
+    (cache, kcache): (&mut CodeCache, &mut KCache),
     w: &mut Wave,
     lds: &mut [u8],
     wg: [u32; 3],
@@ -721,6 +794,7 @@ fn run_wave(
             cd,
             mem,
             lds,
+            kcache,
         };
         x.step(i, next)?;
     }
@@ -734,6 +808,7 @@ struct Exec<'a, 'b> {
     cd: Codes,
     mem: &'a dyn Memory,
     lds: &'a mut [u8],
+    kcache: &'a mut KCache,
 }
 
 /// One source operand, resolved for a lane loop.
@@ -1713,7 +1788,10 @@ impl Exec<'_, '_> {
             SLoadB128 => 4,
             SLoadB256 => 8,
             SLoadB512 => 16,
-            SGl1Inv | SDcacheInv => return Ok(()),
+            SGl1Inv | SDcacheInv => {
+                self.kcache.lines.clear();
+                return Ok(());
+            }
             SMemtime | SMemrealtime => {
                 let t = self.l.clock;
                 return self.swrite64(i.dst, t);
@@ -1737,9 +1815,7 @@ impl Exec<'_, '_> {
             )));
         }
         let mut buf = [0u8; 64];
-        self.mem
-            .read(va, &mut buf[..n * 4], Access::Read)
-            .map_err(IsaError::Vm)?;
+        self.kcache.read(self.mem, va, &mut buf[..n * 4])?;
         for k in 0..n {
             let v =
                 u32::from_le_bytes([buf[k * 4], buf[k * 4 + 1], buf[k * 4 + 2], buf[k * 4 + 3]]);

@@ -1,7 +1,8 @@
 //! The ordinary compute kernels of `isa_golden/compute.cl` (clang-19 for every target, built
 //! by scripts/isa-golden.sh) run from their machine code with exact results: f64 arithmetic
 //! and correctly rounded division (v_div_scale/fmas/fixup), integer division sequences, f32
-//! reciprocal/sqrt/fma (OpenCL's 2.5 ulp division), global atomics across workgroups.
+//! reciprocal/sqrt/fma (OpenCL's 2.5 ulp division), global atomics across workgroups, an LDS reduction of 256 work-items with barriers in a loop,
+//! and a 2-D grid (TGID_Y, packed workitem ids).
 
 use hcq_core::arch::{GFX9, GpuVa};
 use hcq_core::codeobj::{CodeObject, LDS_GRANULE_BYTES};
@@ -44,6 +45,11 @@ impl K<'_> {
     }
     /// Loads `kernel` of `stem` and runs it over `groups` workgroups of 64 with `args`.
     fn run(&self, stem: &str, kernel: &str, args: &[u32], groups: u32) {
+        self.run_shape(stem, kernel, args, [groups, 1, 1], [64, 1, 1]);
+    }
+
+    /// Runs `kernel` over `groups` workgroups of `local` work-items.
+    fn run_shape(&self, stem: &str, kernel: &str, args: &[u32], groups: [u32; 3], local: [u32; 3]) {
         let co = fixture(stem, self.target);
         let obj = CodeObject::parse(&co).unwrap();
         let mut image = vec![0u8; obj.image_size() as usize];
@@ -52,7 +58,7 @@ impl K<'_> {
         let k = obj.kernel(kernel).unwrap();
         self.words(ARGS, args);
         // The dispatch packet: grid size x at byte 12.
-        self.words(PACKET, &[0, 64, 0, groups * 64, 1, 1]);
+        self.words(PACKET, &[0, 64, 0, groups[0] * 64, 1, 1]);
         let props = k.properties();
         let d = &k.descriptor;
         let rsrc2 = d.compute_pgm_rsrc2 | k.lds_granules() << 15;
@@ -85,8 +91,8 @@ impl K<'_> {
             wave64: self.wave64,
             user_sgprs: user,
             rsrc2,
-            local: [64, 1, 1],
-            groups: [groups, 1, 1],
+            local,
+            groups,
             lds_bytes: k.lds_granules() * LDS_GRANULE_BYTES,
             vgprs: if self.wave64 && self.target == "gfx1100" {
                 g * 4
@@ -183,6 +189,34 @@ fn compute(target: &str) {
         v.contains(&got[2]),
         "{target} cmpxchg: one lane's value won"
     );
+    // reduce: 256 work-items sum through LDS, halving with barriers; one atomic per group.
+    let r: Vec<u32> = (0..512).map(|i| i * 7 + 3).collect();
+    k.words(b, &r);
+    k.words(c, &[0]);
+    k.run_shape(
+        "compute",
+        "reduce",
+        &[lo(c), 0, lo(b), 0],
+        [2, 1, 1],
+        [256, 1, 1],
+    );
+    // compute.cl's "global id" is workgroup id * 64 + local id: group 1 reads from 64.
+    let want = r[..256].iter().sum::<u32>() + r[64..320].iter().sum::<u32>();
+    assert_eq!(k.read(c, 1)[0], want, "{target} reduce");
+    // grid2d: o[y * w + x] = x * 0.5 + y over 8 x 8 workgroups of 64 x 4.
+    let wdt = 8 * 64;
+    k.run_shape("compute", "grid2d", &[lo(c), 0, wdt], [8, 8, 1], [64, 4, 1]);
+    let got = k.read(c, (wdt * 32) as usize);
+    for y in 0..32u32 {
+        for x in 0..wdt {
+            let want = (x as f32) * 0.5 + y as f32;
+            assert_eq!(
+                got[(y * wdt + x) as usize],
+                want.to_bits(),
+                "{target} grid2d ({x}, {y})"
+            );
+        }
+    }
 }
 
 #[test]

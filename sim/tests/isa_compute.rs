@@ -1,8 +1,9 @@
 //! The ordinary compute kernels of `isa_golden/compute.cl` (clang-19 for every target, built
 //! by scripts/isa-golden.sh) run from their machine code with exact results: f64 arithmetic
 //! and correctly rounded division (v_div_scale/fmas/fixup), integer division sequences, f32
-//! reciprocal/sqrt/fma (OpenCL's 2.5 ulp division), global atomics across workgroups, an LDS reduction of 256 work-items with barriers in a loop,
-//! and a 2-D grid (TGID_Y, packed workitem ids).
+//! reciprocal/sqrt/fma (OpenCL's 2.5 ulp division), f16 fma, global atomics across workgroups,
+//! an LDS reduction of 256 work-items with barriers in a loop, and a 2-D grid (TGID_Y, packed
+//! workitem ids).
 
 use hcq_core::arch::{GFX9, GpuVa};
 use hcq_core::codeobj::{CodeObject, LDS_GRANULE_BYTES};
@@ -189,6 +190,29 @@ fn compute(target: &str) {
         v.contains(&got[2]),
         "{target} cmpxchg: one lane's value won"
     );
+    // half_math: a[i] = a[i] * b[i] + 1.5 in f16 (one fma).
+    let h = |v: f32| -> u16 {
+        // Exact for these small values: sign 0, biased exponent, 10-bit mantissa.
+        let b = v.to_bits();
+        (((b >> 23) as i32 - 127 + 15) as u16) << 10 | ((b >> 13) & 0x3ff) as u16
+    };
+    let ha: Vec<u16> = (0..64).map(|i| h(1.0 + i as f32 * 0.25)).collect();
+    let hb: Vec<u16> = (0..64).map(|i| h(2.0 + (i % 8) as f32 * 0.5)).collect();
+    let pack = |v: &[u16]| -> Vec<u32> {
+        v.chunks(2)
+            .map(|p| u32::from(p[0]) | u32::from(p[1]) << 16)
+            .collect()
+    };
+    k.words(a, &pack(&ha));
+    k.words(b, &pack(&hb));
+    k.run("compute", "half_math", &[lo(a), 0, lo(b), 0, 64], 1);
+    let got = k.read(a, 32);
+    for i in 0..64 {
+        let g = (got[i / 2] >> (16 * (i % 2))) & 0xffff;
+        let (x, y) = (1.0 + i as f32 * 0.25, 2.0 + (i % 8) as f32 * 0.5);
+        // x * y + 1.5 is exact in f16 for these inputs (at most 11 significant bits).
+        assert_eq!(g, u32::from(h(x * y + 1.5)), "{target} half_math {i}");
+    }
     // reduce: 256 work-items sum through LDS, halving with barriers; one atomic per group.
     let r: Vec<u32> = (0..512).map(|i| i * 7 + 3).collect();
     k.words(b, &r);

@@ -12,6 +12,7 @@
 //! * [`ring::ring_wrap`], [`ring::arena`]: ring and timeline-arena operations against models.
 
 pub mod codeobj;
+pub mod isa;
 pub mod metadata;
 pub mod patch_table;
 pub mod ring;

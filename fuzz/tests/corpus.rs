@@ -96,3 +96,30 @@ fn metadata_corpus() {
     );
     random_inputs(hcq_fuzz::metadata::run, 3000);
 }
+
+#[test]
+fn isa_corpus() {
+    assert!(replay("isa", hcq_fuzz::isa::run_input) >= 3);
+    random_inputs(hcq_fuzz::isa::run_input, 3000);
+    // Random words rarely decode far: also mutate the seeds (real kernels) a little.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/isa");
+    let seeds: Vec<Vec<u8>> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .collect();
+    let mut x: u64 = 0x1234_5678_9ABC_DEF1;
+    let mut rnd = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for i in 0..5000 {
+        let mut d = seeds[i % seeds.len()].clone();
+        for _ in 0..1 + rnd() % 8 {
+            let p = (rnd() as usize) % d.len();
+            d[p] ^= 1 << (rnd() % 8);
+        }
+        hcq_fuzz::isa::run_input(&d);
+    }
+}

@@ -326,10 +326,52 @@ impl fmt::Display for RegistryError {
 
 impl core::error::Error for RegistryError {}
 
-/// Host implementations keyed by the hash of their machine code.
-#[derive(Clone, Default)]
+/// How dispatches run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ExecMode {
+    /// The kernel's machine code runs on the instruction interpreter ([`crate::isa`]), from
+    /// the registers the driver programmed. The registry's host kernels are not used.
+    #[default]
+    MachineCode,
+    /// Opt-in: the host stand-in registered for the machine code runs instead (tests of
+    /// behaviour the interpreter cannot give cheaply, custom closures, ISAs not interpreted
+    /// yet). The loaded descriptor must match the registered one.
+    HostStandIns,
+    /// Both run, each against its own record of the stores it made; the dispatch faults
+    /// unless both stored the same bytes at the same addresses (then those stores are made).
+    Differential,
+}
+
+/// Default for [`KernelRegistry::instruction_budget`]: wave instructions per dispatch.
+pub const DEFAULT_INSTRUCTION_BUDGET: u64 = 1 << 30;
+
+/// Instructions the interpreter executed (for benchmarks).
+#[derive(Debug, Default)]
+pub struct IsaCounters {
+    /// Wave instructions.
+    pub wave_instructions: core::sync::atomic::AtomicU64,
+    /// Instructions per active lane (scalar ones count 1).
+    pub lane_instructions: core::sync::atomic::AtomicU64,
+}
+
+/// Host implementations keyed by the hash of their machine code, and how dispatches run.
+#[derive(Clone)]
 pub struct KernelRegistry {
     by_key: HashMap<u64, RegisteredKernel>,
+    mode: ExecMode,
+    budget: u64,
+    counters: Arc<IsaCounters>,
+}
+
+impl Default for KernelRegistry {
+    fn default() -> Self {
+        Self {
+            by_key: HashMap::new(),
+            mode: ExecMode::default(),
+            budget: DEFAULT_INSTRUCTION_BUDGET,
+            counters: Arc::default(),
+        }
+    }
 }
 
 impl fmt::Debug for KernelRegistry {
@@ -419,6 +461,35 @@ impl KernelRegistry {
             n += 1;
         }
         Ok(n)
+    }
+
+    /// How dispatches run (default: [`ExecMode::MachineCode`]).
+    #[must_use]
+    pub fn mode(&self) -> ExecMode {
+        self.mode
+    }
+
+    /// Chooses how dispatches run.
+    pub fn set_mode(&mut self, mode: ExecMode) {
+        self.mode = mode;
+    }
+
+    /// Most wave instructions one dispatch may execute on the interpreter before it faults
+    /// the queue as a hang (default [`DEFAULT_INSTRUCTION_BUDGET`]).
+    #[must_use]
+    pub fn instruction_budget(&self) -> u64 {
+        self.budget
+    }
+
+    /// Sets the per-dispatch instruction budget.
+    pub fn set_instruction_budget(&mut self, budget: u64) {
+        self.budget = budget;
+    }
+
+    /// What the interpreter has executed so far (all dispatches of these engines).
+    #[must_use]
+    pub fn isa_counters(&self) -> Arc<IsaCounters> {
+        Arc::clone(&self.counters)
     }
 
     /// The kernel registered under `key`.

@@ -65,6 +65,7 @@
 mod config;
 pub mod engine;
 mod gpu;
+pub mod isa;
 pub mod kernels;
 mod kfd;
 mod mem;

@@ -8,6 +8,7 @@ use hcq_core::codeobj::CodeObject;
 use hcq_core::pm4;
 use hcq_sim::engine::membus::{Perms, Region};
 use hcq_sim::engine::{Mode, QueueFaultKind, QueueKind, QueueState, VmFaultKind};
+use hcq_sim::kernels::ExecMode;
 
 fn fixture(name: &str) -> Vec<u8> {
     let dir =
@@ -81,6 +82,43 @@ fn fill_runs_and_checks_hold() {
     let t = rig.engines.trace_text();
     assert!(t.contains("DISPATCH_DIRECT dim_x=2"), "{t}");
 
+    // Machine code (the default): wrong registers compute wrongly or fault, as on hardware.
+    // RSRC2 without user SGPRs: the workgroup id lands in s0 and s1 holds the undefined
+    // pattern, so the kernarg pointer s[0:1] is wrong and the kernel's first load faults.
+    let bad = pm4::Program {
+        rsrc2: prog.rsrc2 & !(0x1f << 1),
+        ..prog
+    };
+    let QueueState::Faulted(f) = run(&mut rig, &bad, ka, 1, 64) else {
+        panic!()
+    };
+    assert!(
+        matches!(f.kind, QueueFaultKind::Vm(v) if v.va == 0xBAAD_F00D_0000_0008),
+        "{f:?}"
+    );
+    // A program address off the entry: the padding after the code.
+    let bad = pm4::Program {
+        prog_addr: GpuVa(prog.prog_addr.get() + 256),
+        ..prog
+    };
+    let m = fault_msg(run(&mut rig, &bad, ka, 1, 64));
+    assert!(
+        m.contains("s_code_end") && m.contains("kernel offset 0x0"),
+        "{m}"
+    );
+    // The kernel reads its workgroup id from s15: with 14 user SGPRs the id lands in s14,
+    // s15 holds the undefined pattern, every index is out of range, nothing is stored.
+    let bad = pm4::Program {
+        rsrc2: (prog.rsrc2 & !(0x1f << 1)) | (14 << 1),
+        ..prog
+    };
+    fill_args(&rig, ka, out, 0x77, 100);
+    assert_eq!(run(&mut rig, &bad, ka, 1, 64), QueueState::Idle);
+    assert_eq!(rig.r32(out), 0x5a5a);
+
+    // Host stand-ins (explicit opt-in) check the loaded descriptor against the registered one.
+    rig.engines
+        .with_kernels(|k| k.set_mode(ExecMode::HostStandIns));
     // RSRC1 differs from the descriptor.
     let bad = pm4::Program {
         rsrc1: prog.rsrc1 ^ 1,
@@ -107,6 +145,13 @@ fn fill_runs_and_checks_hold() {
     assert!(matches!(f.kind, QueueFaultKind::Vm(v) if v.va == 0x7777_0000));
     // The kernel writing outside mapped memory: a VM fault with the kernel's address.
     fill_args(&rig, ka, 0x6000_0000, 1, 64);
+    let QueueState::Faulted(f) = run(&mut rig, &prog, ka, 1, 64) else {
+        panic!()
+    };
+    assert!(matches!(f.kind, QueueFaultKind::Vm(v) if v.va == 0x6000_0000));
+    // And on the machine code.
+    rig.engines
+        .with_kernels(|k| k.set_mode(ExecMode::MachineCode));
     let QueueState::Faulted(f) = run(&mut rig, &prog, ka, 1, 64) else {
         panic!()
     };
@@ -167,6 +212,14 @@ fn lds_and_wave_size_are_checked() {
         rsrc2: prog.rsrc2 & !(0x1ff << 15),
         ..prog
     };
+    let m = fault_msg(run(&mut rig, &bad, ka, 1, 64));
+    assert!(
+        m.contains("LDS access of 4 bytes") && m.contains("beyond the 0 bytes"),
+        "{m}"
+    );
+    // The host stand-ins (opt-in) compare with the descriptor.
+    rig.engines
+        .with_kernels(|k| k.set_mode(ExecMode::HostStandIns));
     assert!(fault_msg(run(&mut rig, &bad, ka, 1, 64)).contains("LDS size 0 granules"));
     // Wave64 dispatch of a wave32 kernel (gfx11's CS_W32_EN cleared).
     let mut q = rig.queue(0, QueueKind::Pm4, 4096);
@@ -238,4 +291,76 @@ fn global_id_reads_hidden_group_size_x() {
         u32::MAX,
         "zeroed hidden_group_size_x"
     );
+}
+
+#[test]
+fn differential_mode_agrees_with_the_host_stand_ins() {
+    let mut rig = Rig::new(Mode::Deterministic);
+    rig.engines
+        .with_kernels(|k| k.set_mode(ExecMode::Differential));
+    let ka = DATA_VA + 0x8000;
+    let buf = DATA_VA + 0x1_0000;
+    // fill over a partial last workgroup.
+    let co = fixture("fill-gfx1100.co");
+    rig.engines
+        .with_kernels(|k| k.register_fixture(&co))
+        .unwrap();
+    let prog = load(&rig, &co, "fill");
+    fill_args(&rig, ka, buf, 0x1234, 100);
+    assert_eq!(run(&mut rig, &prog, ka, 2, 64), QueueState::Idle);
+    assert_eq!(rig.r32(buf + 99 * 4), 0x1234);
+    assert_eq!(rig.r32(buf + 100 * 4), 0);
+    // vector_add.
+    let co = fixture("vector_add-gfx1100.co");
+    rig.engines
+        .with_kernels(|k| k.register_fixture(&co))
+        .unwrap();
+    let prog = load(&rig, &co, "vector_add");
+    let (a, b, c) = (buf + 0x1000, buf + 0x2000, buf + 0x3000);
+    rig.write_words(a, &(0..128).collect::<Vec<u32>>());
+    rig.write_words(b, &(0..128).map(|i| 7 * i).collect::<Vec<u32>>());
+    rig.write_words(
+        ka,
+        &[
+            a as u32,
+            (a >> 32) as u32,
+            b as u32,
+            (b >> 32) as u32,
+            c as u32,
+            (c >> 32) as u32,
+            120,
+        ],
+    );
+    assert_eq!(run(&mut rig, &prog, ka, 2, 64), QueueState::Idle);
+    assert_eq!(rig.r32(c + 119 * 4), 8 * 119);
+    assert_eq!(rig.r32(c + 120 * 4), 0);
+    // lds_reverse: LDS and a barrier.
+    let co = fixture("lds_reverse-gfx1100.co");
+    rig.engines
+        .with_kernels(|k| k.register_fixture(&co))
+        .unwrap();
+    let prog = load(&rig, &co, "lds_reverse");
+    rig.write_words(ka, &[a as u32, (a >> 32) as u32]);
+    assert_eq!(run(&mut rig, &prog, ka, 2, 64), QueueState::Idle);
+    assert_eq!(rig.r32(a), 63);
+    assert_eq!(rig.r32(a + 64 * 4), 127);
+    // A host stand-in that disagrees with the machine code faults the dispatch.
+    rig.engines
+        .with_kernels(|k| {
+            k.register_from_code_object(
+                &fixture("fill-gfx1100.co"),
+                "fill",
+                std::sync::Arc::new(|_: &mut hcq_sim::kernels::KernelCtx<'_>| Ok(())),
+            )
+        })
+        .unwrap();
+    let co = fixture("fill-gfx1100.co");
+    let prog = load(&rig, &co, "fill");
+    fill_args(&rig, ka, buf, 0x99, 10);
+    let m = fault_msg(run(&mut rig, &prog, ka, 1, 64));
+    assert!(
+        m.contains("differential run") && m.contains("0 bytes"),
+        "{m}"
+    );
+    assert_eq!(rig.r32(buf), 0x1234, "nothing was stored");
 }

@@ -8,7 +8,14 @@ use hcq_core::arch::{GFX9, GpuVa};
 use hcq_core::codeobj::CodeObject;
 use hcq_core::pm4;
 use hcq_core::rsrc::ScratchRsrc;
-use hcq_sim::engine::{Mode, QueueKind, QueueState};
+use hcq_sim::engine::{Mode, QueueFaultKind, QueueKind, QueueState};
+use hcq_sim::kernels::ExecMode;
+
+/// The host stand-ins' checks of USER_DATA against the descriptor (explicit opt-in).
+fn host_opt_in(rig: &Rig) {
+    rig.engines
+        .with_kernels(|k| k.set_mode(ExecMode::HostStandIns));
+}
 
 /// Scratch for the dispatches: inside the shared data region.
 const SCRATCH_VA: u64 = DATA_VA + 0x8_0000;
@@ -110,6 +117,13 @@ fn gfx90a_without_the_private_segment_buffer_faults() {
         private_segment_buffer: None,
         ..prog
     };
+    // The machine code reads its kernargs through s[6:7], which now hold the workgroup id
+    // and a stale USER_DATA: a VM fault.
+    let QueueState::Faulted(f) = run(&mut rig, &bad, 2) else {
+        panic!()
+    };
+    assert!(matches!(f.kind, QueueFaultKind::Vm(_)), "{f:?}");
+    host_opt_in(&rig);
     let m = fault_msg(run(&mut rig, &bad, 2));
     assert!(
         m.contains("USER_DATA_0..=3 (private segment buffer of kernel fill")
@@ -153,8 +167,17 @@ fn gfx90a_bad_private_segment_buffers_fault() {
             "data format is invalid",
         ),
     ];
+    // The machine code: a V# without records faults on the first scratch store.
+    let (mut rig, prog) = scratch_rig();
+    let bad = pm4::Program {
+        private_segment_buffer: with([good[0], good[1], 0, good[3]]),
+        ..prog
+    };
+    let m = fault_msg(run(&mut rig, &bad, 1));
+    assert!(m.contains("beyond the V#'s NUM_RECORDS 0x0"), "{m}");
     for (psb, want) in cases {
         let (mut rig, prog) = scratch_rig();
+        host_opt_in(&rig);
         let bad = pm4::Program {
             private_segment_buffer: psb,
             ..prog
@@ -172,6 +195,7 @@ fn gfx90a_bad_private_segment_buffers_fault() {
 #[test]
 fn gfx90a_wrong_flat_scratch_init_faults() {
     let (mut rig, prog) = scratch_rig();
+    host_opt_in(&rig);
     let bad = pm4::Program {
         flat_scratch_init: Some(GpuVa(SCRATCH_VA + 0x1000)),
         ..prog

@@ -469,19 +469,33 @@ fn fixture_kernels_run_from_loaded_code_objects() {
             kernel: "scratch_sum",
             args: &ka,
             groups: 1,
-            scratch: Some((scratch.va, 8 << 12 | 1)),
+            scratch: Some((scratch.va, 4 << 12 | 1)),
         },
     );
     assert_eq!(r, TIMEOUT);
     let QueueState::Faulted(f) = w.gpu.engines().queue(QueueId(q.id)).unwrap().state else {
         panic!()
     };
-    assert!(f.message.contains("COMPUTE_TMPRING_SIZE"), "{}", f.message);
+    // The machine code's first store beyond 32 bytes per lane faults, naming where.
+    assert!(
+        f.message
+            .contains("scratch access of 4 bytes at private offset 0x20")
+            && f.message.contains("COMPUTE_TMPRING_SIZE"),
+        "{}",
+        f.message
+    );
 }
 
 #[test]
 fn unregistered_or_misloaded_kernels_fault() {
+    // The host stand-ins are an explicit opt-in; this is their lookup by machine code.
+    let opt_in = |w: &World| {
+        w.gpu
+            .engines()
+            .with_kernels(|k| k.set_mode(hcq_sim::kernels::ExecMode::HostStandIns))
+    };
     let mut w = world(SimConfig::default());
+    opt_in(&w);
     let hw =
         w.p.create_event(KFD_IOC_EVENT_HW_EXCEPTION, false, 0)
             .unwrap()
@@ -513,6 +527,7 @@ fn unregistered_or_misloaded_kernels_fault() {
 
     // Registered, but the code was loaded one page off: not found either.
     let mut w = world(SimConfig::default());
+    opt_in(&w);
     let mut q = w.queue(0, false, 1 << 16);
     w.gpu
         .engines()
@@ -531,6 +546,7 @@ fn unregistered_or_misloaded_kernels_fault() {
     let _ = b;
     // Correctly loaded: runs.
     let mut w = world(SimConfig::default());
+    opt_in(&w);
     let mut q = w.queue(0, false, 1 << 16);
     w.gpu
         .engines()

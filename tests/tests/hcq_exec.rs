@@ -141,7 +141,11 @@ fn exec_update_dims(mode: SimMode) {
     let (rig, dev) = one(mode);
     rig.gpu
         .engines()
-        .with_kernels(|k| k.register_from_code_object(MULTI, "copy_u32", Arc::new(count_threads)))
+        .with_kernels(|k| {
+            // A custom host closure in place of copy_u32: the explicit host stand-in opt-in.
+            k.set_mode(hcq_sim::kernels::ExecMode::HostStandIns);
+            k.register_from_code_object(MULTI, "copy_u32", Arc::new(count_threads))
+        })
         .unwrap();
     let prog = Program::load(&dev, MULTI, "copy_u32").unwrap();
     let out = dev.alloc(4096, BufferKind::VramCpuVisible).unwrap();

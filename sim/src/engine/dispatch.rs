@@ -1,15 +1,21 @@
-//! DISPATCH_DIRECT: check what the hardware would need, then run the host kernel per
-//! workgroup.
+//! DISPATCH_DIRECT: check what the hardware would trip on, then run the kernel's machine code
+//! on the interpreter (`crate::isa`), from the registers only. Host stand-ins (the registry's
+//! kernels, found by hashing the code) run instead only when the registry's mode opts in;
+//! the differential mode runs both and compares what they stored.
 
 use super::QueueDesc;
-use super::bus::Access;
+use super::bus::{Access, VmFault};
 use super::queue::{Cause, Env, Exec, Regs};
-use crate::kernels::{KEY_BYTES, KernelCtx, KernelError, code_key};
+use crate::isa::{self, FloatMode, Isa, IsaError, Launch, ScratchSetup};
+use crate::kernels::{ExecMode, KEY_BYTES, KernelCtx, KernelError, KernelMem, code_key};
+use core::cell::RefCell;
+use core::sync::atomic::Ordering;
 use hcq_core::arch::{Family, join64};
 use hcq_core::codeobj::LDS_GRANULE_BYTES;
-use hcq_core::hsa::{DispatchPacket, KernelCodeProperties, KernelDescriptor, PgmRsrc2};
+use hcq_core::hsa::{DispatchPacket, KernelCodeProperties, KernelDescriptor, PgmRsrc1, PgmRsrc2};
 use hcq_core::pm4::{DispatchDirect, DispatchInitiator};
 use hcq_core::rsrc::{BufRsrcWord1, BufRsrcWord3Gfx9, BufRsrcWord3Gfx10, ScratchRsrc};
+use std::collections::BTreeMap;
 
 /// Most workgroups one dispatch may have in the simulator.
 pub const MAX_WORKGROUPS: u64 = 1 << 22;
@@ -22,12 +28,276 @@ fn hw<T>(msg: String) -> Result<T, Cause> {
     Err(Cause::Hw(msg))
 }
 
+impl isa::Memory for Env<'_> {
+    fn read(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault> {
+        Env::read(self, va, buf, access)
+    }
+    fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
+        Env::write(self, va, data)
+    }
+}
+
+/// Checks the hardware makes on every dispatch, whoever runs it.
+fn check_hw(regs: &Regs, desc: &QueueDesc, d: &DispatchDirect) -> Result<(), Cause> {
+    let r = &desc.arch.regs;
+    let sh = |off: u32| regs.sh(off);
+    if d.initiator.get(DispatchInitiator::COMPUTE_SHADER_EN) == 0 {
+        return hw("DISPATCH_DIRECT with COMPUTE_SHADER_EN clear".into());
+    }
+    let pgm_hi = sh(r.pgm_lo + 1);
+    if pgm_hi > 0xff {
+        return hw(format!("COMPUTE_PGM_HI {pgm_hi:#x} has bits above 7"));
+    }
+    let nt = |i: u32| sh(r.start_x + 3 + i) & 0xffff;
+    let local = [nt(0), nt(1), nt(2)];
+    let items: u64 = local.iter().map(|&l| u64::from(l)).product();
+    if items == 0 || items > MAX_WORKGROUP_SIZE {
+        return hw(format!(
+            "COMPUTE_NUM_THREAD {local:?}: a workgroup must have 1..={MAX_WORKGROUP_SIZE} work-items"
+        ));
+    }
+    let start = [sh(r.start_x), sh(r.start_x + 1), sh(r.start_x + 2)];
+    if start != [0; 3] {
+        return hw(format!(
+            "COMPUTE_START {start:?} is not supported (must be 0)"
+        ));
+    }
+    let rsrc2 = sh(r.pgm_rsrc1 + 1);
+    let granules = PgmRsrc2(rsrc2).get(PgmRsrc2::GRANULATED_LDS_SIZE);
+    let lds = granules * LDS_GRANULE_BYTES;
+    if lds > LDS_LIMIT {
+        return hw(format!(
+            "RSRC2 LDS size {granules} granules ({lds} bytes) exceeds the {LDS_LIMIT} bytes a workgroup can have"
+        ));
+    }
+    let total = d
+        .dim
+        .iter()
+        .try_fold(1u64, |acc, &g| acc.checked_mul(u64::from(g)))
+        .unwrap_or(u64::MAX);
+    if total > MAX_WORKGROUPS {
+        return hw(format!(
+            "dispatch of {:?} = {total} workgroups exceeds the simulator's limit of {MAX_WORKGROUPS}",
+            d.dim
+        ));
+    }
+    Ok(())
+}
+
 pub(crate) fn run(
     regs: &Regs,
     lds_buf: &mut Vec<u8>,
     desc: &QueueDesc,
     env: &Env<'_>,
     d: &DispatchDirect,
+) -> Result<Exec, Cause> {
+    check_hw(regs, desc, d)?;
+    match env.registry.mode() {
+        ExecMode::MachineCode => machine(regs, desc, env, d, env),
+        ExecMode::HostStandIns => host(regs, lds_buf, desc, env, d, env),
+        ExecMode::Differential => differential(regs, lds_buf, desc, env, d),
+    }
+}
+
+/// The launch state the registers describe.
+fn launch(
+    regs: &Regs,
+    desc: &QueueDesc,
+    env: &Env<'_>,
+    d: &DispatchDirect,
+) -> Result<Launch, Cause> {
+    let r = &desc.arch.regs;
+    let sh = |off: u32| regs.sh(off);
+    let family = desc.arch.family;
+    let Some(isa) = Isa::of(family) else {
+        return hw(format!("the simulator has no interpreter for {family:?}"));
+    };
+    if !isa.interpreted() {
+        return hw(format!(
+            "{} machine code is not interpreted by the simulator yet; tests may opt in to host stand-ins (KernelRegistry::set_mode(ExecMode::HostStandIns))",
+            isa.name()
+        ));
+    }
+    let pgm = join64(sh(r.pgm_lo), sh(r.pgm_lo + 1)) << 8;
+    let (rsrc1, rsrc2) = (sh(r.pgm_rsrc1), sh(r.pgm_rsrc1 + 1));
+    let wave64 = !desc.arch.has_cs_w32_en || d.initiator.get(DispatchInitiator::CS_W32_EN) == 0;
+    let usc = PgmRsrc2(rsrc2).get(PgmRsrc2::USER_SGPR_COUNT);
+    let user_sgprs = (0..usc).map(|i| sh(r.user_data_0 + i)).collect();
+    let g = PgmRsrc1(rsrc1).get(PgmRsrc1::GRANULATED_WORKITEM_VGPR_COUNT) + 1;
+    let vgprs = match family {
+        // gfx90a/gfx942: unified VGPR file, 8 registers per granule.
+        Family::Gfx9 => g * 8,
+        _ if wave64 => g * 4,
+        _ => g * 8,
+    };
+    let lds_bytes = PgmRsrc2(rsrc2).get(PgmRsrc2::GRANULATED_LDS_SIZE) * LDS_GRANULE_BYTES;
+    let nt = |i: u32| sh(r.start_x + 3 + i) & 0xffff;
+    let mut scratch = ScratchSetup::default();
+    let mut scratch_waves = 0;
+    if PgmRsrc2(rsrc2).get(PgmRsrc2::ENABLE_PRIVATE_SEGMENT) == 1 {
+        let tmpring = sh(r.tmpring_size);
+        let bits = desc.arch.tmpring_wavesize_hi - 12 + 1;
+        let wavesize = (tmpring >> 12) & ((1u32 << bits) - 1);
+        scratch_waves = tmpring & 0xfff;
+        scratch = ScratchSetup {
+            base: join64(sh(r.pgm_lo + 4), sh(r.pgm_lo + 5)) << 8,
+            wave_bytes: if scratch_waves == 0 {
+                0
+            } else {
+                u64::from(wavesize) * u64::from(desc.arch.tmpring_wavesize_unit)
+            },
+        };
+    }
+    Ok(Launch {
+        isa,
+        pgm,
+        wave64,
+        user_sgprs,
+        rsrc2,
+        local: [nt(0), nt(1), nt(2)],
+        groups: d.dim,
+        lds_bytes,
+        vgprs,
+        scratch,
+        scratch_waves,
+        float: FloatMode::from_rsrc1(rsrc1),
+        budget: env.registry.instruction_budget(),
+        clock: env.now(),
+    })
+}
+
+/// Runs the machine code on the interpreter against `mem`.
+fn machine(
+    regs: &Regs,
+    desc: &QueueDesc,
+    env: &Env<'_>,
+    d: &DispatchDirect,
+    mem: &dyn isa::Memory,
+) -> Result<Exec, Cause> {
+    let l = launch(regs, desc, env, d)?;
+    match isa::run(&l, mem) {
+        Ok(st) => {
+            let c = env.registry.isa_counters();
+            c.wave_instructions
+                .fetch_add(st.wave_instructions, Ordering::Relaxed);
+            c.lane_instructions
+                .fetch_add(st.lane_instructions, Ordering::Relaxed);
+            Ok(Exec::Done)
+        }
+        Err(IsaError::Vm(v)) => Err(Cause::Vm(v)),
+        Err(IsaError::Fault(m)) => hw(m),
+    }
+}
+
+/// GPU memory whose stores are recorded instead of made (differential mode).
+struct Recording<'a, 'e> {
+    env: &'a Env<'e>,
+    stores: RefCell<BTreeMap<u64, u8>>,
+}
+
+impl Recording<'_, '_> {
+    fn read(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault> {
+        self.env.read(va, buf, access)?;
+        let st = self.stores.borrow();
+        for (k, b) in buf.iter_mut().enumerate() {
+            if let Some(v) = st.get(&va.wrapping_add(k as u64)) {
+                *b = *v;
+            }
+        }
+        Ok(())
+    }
+    fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
+        // The mapping must exist (write permission is checked when the stores are made).
+        let mut probe = vec![0u8; data.len()];
+        self.env.read(va, &mut probe, Access::Read)?;
+        let mut st = self.stores.borrow_mut();
+        for (k, b) in data.iter().enumerate() {
+            st.insert(va.wrapping_add(k as u64), *b);
+        }
+        Ok(())
+    }
+}
+
+impl isa::Memory for Recording<'_, '_> {
+    fn read(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault> {
+        Recording::read(self, va, buf, access)
+    }
+    fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
+        Recording::write(self, va, data)
+    }
+}
+
+impl KernelMem for Recording<'_, '_> {
+    fn read(&self, va: u64, buf: &mut [u8]) -> Result<(), VmFault> {
+        Recording::read(self, va, buf, Access::Read)
+    }
+    fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
+        Recording::write(self, va, data)
+    }
+}
+
+/// Runs the host stand-in and the machine code, each on its own record of stores; makes the
+/// stores if they agree.
+fn differential(
+    regs: &Regs,
+    lds_buf: &mut Vec<u8>,
+    desc: &QueueDesc,
+    env: &Env<'_>,
+    d: &DispatchDirect,
+) -> Result<Exec, Cause> {
+    let h = Recording {
+        env,
+        stores: RefCell::new(BTreeMap::new()),
+    };
+    host(regs, lds_buf, desc, env, d, &h)?;
+    let m = Recording {
+        env,
+        stores: RefCell::new(BTreeMap::new()),
+    };
+    machine(regs, desc, env, d, &m)?;
+    let (hs, ms) = (h.stores.into_inner(), m.stores.into_inner());
+    if hs != ms {
+        let first = hs
+            .iter()
+            .zip(ms.iter())
+            .find(|(a, b)| a != b)
+            .map(|((ha, hv), (ma, mv))| {
+                format!("host stored {hv:#04x} at {ha:#x}, machine code {mv:#04x} at {ma:#x}")
+            })
+            .unwrap_or_else(|| "one stored more bytes than the other".into());
+        return hw(format!(
+            "differential run: the host stand-in stored {} bytes and the machine code {} bytes, which differ: {first}",
+            hs.len(),
+            ms.len()
+        ));
+    }
+    // Make the stores, in runs of consecutive bytes.
+    let mut run: Vec<u8> = Vec::new();
+    let mut at = 0u64;
+    for (&va, &b) in &hs {
+        if !run.is_empty() && va != at.wrapping_add(run.len() as u64) {
+            env.write(at, &run)?;
+            run.clear();
+        }
+        if run.is_empty() {
+            at = va;
+        }
+        run.push(b);
+    }
+    if !run.is_empty() {
+        env.write(at, &run)?;
+    }
+    Ok(Exec::Done)
+}
+
+/// Runs the registered host stand-in (opt-in), its stores going to `mem`.
+fn host(
+    regs: &Regs,
+    lds_buf: &mut Vec<u8>,
+    desc: &QueueDesc,
+    env: &Env<'_>,
+    d: &DispatchDirect,
+    mem: &dyn KernelMem,
 ) -> Result<Exec, Cause> {
     let r = &desc.arch.regs;
     let sh = |off: u32| regs.sh(off);
@@ -223,7 +493,7 @@ pub(crate) fn run(
                 lds_buf.clear();
                 lds_buf.resize(lds_len, 0);
                 let mut ctx = KernelCtx {
-                    mem: env,
+                    mem,
                     kernarg: &kernarg,
                     workgroup_id: [x, y, z],
                     local_size: local,

@@ -11,6 +11,8 @@
 #[cfg(feature = "sim")]
 pub mod driver;
 pub mod graph;
+#[cfg(feature = "sim")]
+pub mod isa;
 pub mod measure;
 #[cfg(feature = "sim")]
 pub mod sim;
@@ -330,6 +332,10 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
 
     #[cfg(feature = "sim")]
     let sim = sim::run(quick)?;
+    #[cfg(feature = "sim")]
+    let sim_isa = Some(isa::lane_instr_per_s(quick)?);
+    #[cfg(not(feature = "sim"))]
+    let sim_isa: Option<f64> = None;
     #[cfg(not(feature = "sim"))]
     let sim = SimMetrics::default();
     let mut graph = hcq_driver::graph::bench::Patch1000::new(work::ARCH)
@@ -475,6 +481,13 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
             "threaded sim round trip, 99th percentile",
         ),
         m(
+            "sim_isa_lane_instr_per_s",
+            sim_isa,
+            "1/s",
+            Budget::AtLeast(200e6),
+            "sim instruction interpreter over the gfx1100 fixture kernels, per active lane",
+        ),
+        m(
             "driver_launches_per_s",
             drv.launches_per_s,
             "1/s",
@@ -585,6 +598,7 @@ pub const KEYS: &[&str] = &[
     "sim_sdma_copy_gb_per_s",
     "sim_roundtrip_ns_p50",
     "sim_roundtrip_ns_p99",
+    "sim_isa_lane_instr_per_s",
     "driver_launches_per_s",
     "driver_launch_ns",
     "demo_copy_in_gb_per_s",

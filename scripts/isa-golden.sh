@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Regenerates the decoder's golden disassembly: llvm-objdump-19 of every fixture code object
+# (core/tests/fixtures/kernels/*.co) into sim/tests/isa_golden/<fixture>.txt, so the decoder
+# test (sim/tests/isa_decode.rs) compares against LLVM without needing LLVM installed.
+# Optional in CI: run it after installing llvm-19 and check `git diff --exit-code`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+objdump="${LLVM_OBJDUMP:-llvm-objdump-19}"
+out=sim/tests/isa_golden
+mkdir -p "$out"
+for co in core/tests/fixtures/kernels/*.co; do
+  name="$(basename "$co" .co)"
+  target="${name##*-}"
+  # Keep only instruction lines (tab, text, // address: words); drop s_code_end padding.
+  "$objdump" -d --mcpu="$target" "$co" \
+    | grep -E '^\s+[a-z_].*// [0-9A-F]+:' \
+    | grep -v 's_code_end' \
+    | sed -E 's/^\s+//; s/ <[^>]*>$//' > "$out/$name.txt"
+done
+# Instructions beyond the fixtures: assembled, then disassembled the same way.
+mc="${LLVM_MC:-llvm-mc-19}"
+tmp="$(mktemp)"
+trap 'rm -f "$tmp"' EXIT
+"$mc" -arch=amdgcn -mcpu=gfx1100 -filetype=obj "$out/extra-gfx1100.s" -o "$tmp"
+"$objdump" -d --mcpu=gfx1100 "$tmp" \
+  | grep -E '^\s+[a-z_].*// [0-9A-F]+:' \
+  | sed -E 's/^\s+//; s/ <[^>]*>$//' > "$out/extra-gfx1100.txt"
+# Ordinary compute kernels compiled for every target (clang-19, no device library); the code
+# objects are kept too: sim/tests/isa_compute.rs runs them.
+clang="${CLANG:-clang-19}"
+lld="${LLD:-ld.lld-19}"
+for target in gfx1100 gfx1201 gfx90a gfx942; do
+  "$clang" -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu="$target" -O2 -nogpulib \
+    -c "$out/compute.cl" -o "$tmp"
+  "$lld" -shared "$tmp" -o "$out/compute-$target.co"
+  "$objdump" -d --mcpu="$target" "$out/compute-$target.co" \
+    | grep -E '^\s+[a-z_].*// [0-9A-F]+:' \
+    | grep -v 's_code_end' \
+    | sed -E 's/^\s+//; s/ <[^>]*>$//' > "$out/compute-$target.txt"
+done
+echo "wrote $(ls "$out" | wc -l) golden files to $out"

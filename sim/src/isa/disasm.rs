@@ -1,0 +1,734 @@
+//! Text of a decoded instruction in LLVM's syntax (what `llvm-objdump-19 -d` prints), so the
+//! decoder can be checked against LLVM's disassembler.
+
+use super::Isa;
+use super::decode::{Enc, Inst, LIT, NONE, SEG_FLAT, SEG_SCRATCH, VGPR};
+use super::ops::Op;
+use core::fmt::Write;
+
+/// Registers (dwords) each operand of `op` spans: (dst, src0, src1, src2).
+fn widths(op: Op) -> (u16, [u16; 3]) {
+    use Op::*;
+    match op {
+        SMovB64 | SCmovB64 | SNotB64 | SAndSaveexecB64 | SOrSaveexecB64 | SXorSaveexecB64
+        | SAndNot0SaveexecB64 | SAndNot1SaveexecB64 => (2, [2, 1, 1]),
+        SGetpcB64 => (2, [1, 1, 1]),
+        SSetpcB64 => (1, [2, 1, 1]),
+        SSwappcB64 => (2, [2, 1, 1]),
+        SAndB64 | SOrB64 | SXorB64 | SNandB64 | SNorB64 | SXnorB64 | SAndNot1B64 | SOrNot1B64
+        | SCselectB64 => (2, [2, 2, 1]),
+        SLshlB64 | SLshrB64 | SAshrI64 | SBfeU64 | SBfeI64 => (2, [2, 1, 1]),
+        SBfmB64 => (2, [1, 1, 1]),
+        SBcnt1I32B64 | SCtzI32B64 | SClzI32U64 => (1, [2, 1, 1]),
+        SCmpEqU64 | SCmpLgU64 => (1, [2, 2, 1]),
+        VLshlrevB64 | VLshrrevB64 | VAshrrevI64 => (2, [1, 2, 1]),
+        VLshlAddU64 => (2, [2, 1, 2]),
+        VMadU64U32 | VMadI64I32 => (2, [1, 1, 2]),
+        VAddF64 | VMulF64 | VMinF64 | VMaxF64 => (2, [2, 2, 1]),
+        VFmaF64 | VDivScaleF64 | VDivFmasF64 | VDivFixupF64 | VFmacF64 => (2, [2, 2, 2]),
+        SFf1I32B64 => (1, [2, 1, 1]),
+        VLdexpF64 => (2, [2, 1, 1]),
+        VTruncF64 | VCeilF64 | VRndneF64 | VFloorF64 | VRcpF64 | VRsqF64 | VSqrtF64 | VFractF64 => {
+            (2, [2, 1, 1])
+        }
+        VCvtI32F64 | VCvtU32F64 | VCvtF32F64 => (1, [2, 1, 1]),
+        VCvtF64I32 | VCvtF64U32 | VCvtF64F32 => (2, [1, 1, 1]),
+        VCmpF64 | VCmpI64 | VCmpU64 => (1, [2, 2, 1]),
+        VCmpClassF64 => (1, [2, 1, 1]),
+        _ => (1, [1, 1, 1]),
+    }
+}
+
+fn is_float(op: Op) -> bool {
+    let n = op.name();
+    n.ends_with("_f32")
+        || n.ends_with("_f64")
+        || n.ends_with("_f16")
+        || n.contains("_f32_")
+        || n.contains("_f16_")
+}
+
+/// One operand: `code` spanning `n` registers.
+fn operand(code: u16, n: u16, lit: u32, float: bool, wave64: bool) -> String {
+    let _ = wave64;
+    let reg = |p: &str, r: u16| {
+        if n == 1 {
+            format!("{p}{r}")
+        } else {
+            format!("{p}[{r}:{}]", r + n - 1)
+        }
+    };
+    match code {
+        0..=105 => reg("s", code),
+        106 if n == 2 => "vcc".into(),
+        106 => "vcc_lo".into(),
+        107 => "vcc_hi".into(),
+        108..=123 => reg("ttmp", code - 108),
+        124 => "null".into(),
+        125 => "m0".into(),
+        126 if n == 2 => "exec".into(),
+        126 => "exec_lo".into(),
+        127 => "exec_hi".into(),
+        128..=192 => format!("{}", code - 128),
+        193..=208 => format!("-{}", code - 192),
+        240..=248 => {
+            let v = [
+                "0.5",
+                "-0.5",
+                "1.0",
+                "-1.0",
+                "2.0",
+                "-2.0",
+                "4.0",
+                "-4.0",
+                "0.15915494",
+            ];
+            let s = v[usize::from(code - 240)];
+            let _ = float;
+            s.into()
+        }
+        251 => "src_vccz".into(),
+        252 => "src_execz".into(),
+        253 => "src_scc".into(),
+        LIT => format!("{lit:#x}"),
+        NONE => "off".into(),
+        c if c >= VGPR => reg("v", c - VGPR),
+        c => format!("<operand {c}>"),
+    }
+}
+
+fn vop_name(i: &Inst) -> String {
+    match i.op {
+        Op::VCmpF16
+        | Op::VCmpF32
+        | Op::VCmpF64
+        | Op::VCmpI16
+        | Op::VCmpU16
+        | Op::VCmpI32
+        | Op::VCmpU32
+        | Op::VCmpI64
+        | Op::VCmpU64 => {
+            let float = matches!(i.op, Op::VCmpF16 | Op::VCmpF32 | Op::VCmpF64);
+            let conds: &[&str] = if float {
+                &[
+                    "f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle",
+                    "neq", "nlt", "t",
+                ]
+            } else {
+                &["f", "lt", "eq", "le", "gt", "ne", "ge", "t"]
+            };
+            let ty = &i.op.name()[8..];
+            let c = conds.get(usize::from(i.sub)).copied().unwrap_or("?");
+            format!("v_cmp{}_{c}_{ty}", if i.cmpx { "x" } else { "" })
+        }
+        Op::VCmpClassF32 | Op::VCmpClassF64 => {
+            format!(
+                "v_cmp{}_class_{}",
+                if i.cmpx { "x" } else { "" },
+                &i.op.name()[12..]
+            )
+        }
+        op => op.name().into(),
+    }
+}
+
+fn has_e32(op: Op) -> bool {
+    !matches!(
+        op,
+        Op::VFmamkF32 | Op::VFmaakF32 | Op::VFmamkF16 | Op::VFmaakF16 | Op::VReadfirstlaneB32
+    )
+}
+
+fn waitcnt(imm: u32) -> String {
+    let vm = (imm >> 10) & 0x3f;
+    let exp = imm & 7;
+    let lgkm = (imm >> 4) & 0x3f;
+    let mut parts = Vec::new();
+    if vm != 0x3f {
+        parts.push(format!("vmcnt({vm})"));
+    }
+    if exp != 7 {
+        parts.push(format!("expcnt({exp})"));
+    }
+    if lgkm != 0x3f {
+        parts.push(format!("lgkmcnt({lgkm})"));
+    }
+    if parts.is_empty() {
+        "vmcnt(63) expcnt(7) lgkmcnt(63)".to_string()
+    } else {
+        parts.join(" ")
+    }
+}
+
+fn delay_alu(imm: u32) -> String {
+    let dep = |v: u32| -> String {
+        match v {
+            1..=4 => format!("VALU_DEP_{v}"),
+            5..=7 => format!("TRANS32_DEP_{}", v - 4),
+            8 => "FMA_ACCUM_CYCLE_1".into(),
+            9..=11 => format!("SALU_CYCLE_{}", v - 8),
+            _ => format!("{v}"),
+        }
+    };
+    let mut parts = Vec::new();
+    if imm & 0xf != 0 {
+        parts.push(format!("instid0({})", dep(imm & 0xf)));
+    }
+    let skip = (imm >> 4) & 7;
+    if skip != 0 {
+        let s = match skip {
+            1 => "NEXT".to_string(),
+            k => format!("SKIP_{}", k - 1),
+        };
+        parts.push(format!("instskip({s})"));
+    }
+    if (imm >> 7) & 0xf != 0 {
+        parts.push(format!("instid1({})", dep((imm >> 7) & 0xf)));
+    }
+    parts.join(" | ")
+}
+
+/// LLVM's text for `i` (gfx11 syntax).
+#[must_use]
+pub fn disasm(i: &Inst, wave64: bool) -> String {
+    disasm_for(Isa::Gfx11, i, wave64)
+}
+
+/// gfx9's mnemonic where it differs from gfx11's.
+fn gfx9_name(op: Op) -> Option<&'static str> {
+    use Op::*;
+    Some(match op {
+        SLoadB32 => "s_load_dword",
+        SLoadB64 => "s_load_dwordx2",
+        SLoadB128 => "s_load_dwordx4",
+        SLoadB256 => "s_load_dwordx8",
+        SLoadB512 => "s_load_dwordx16",
+        MLoadU8 => "load_ubyte",
+        MLoadI8 => "load_sbyte",
+        MLoadU16 => "load_ushort",
+        MLoadI16 => "load_sshort",
+        MLoadB32 => "load_dword",
+        MLoadB64 => "load_dwordx2",
+        MLoadB96 => "load_dwordx3",
+        MLoadB128 => "load_dwordx4",
+        MStoreB8 => "store_byte",
+        MStoreB16 => "store_short",
+        MStoreB32 => "store_dword",
+        MStoreB64 => "store_dwordx2",
+        MStoreB96 => "store_dwordx3",
+        MStoreB128 => "store_dwordx4",
+        DsStoreB32 => "ds_write_b32",
+        DsStoreB64 => "ds_write_b64",
+        DsStoreB8 => "ds_write_b8",
+        DsStoreB16 => "ds_write_b16",
+        DsLoadB32 => "ds_read_b32",
+        DsLoadB64 => "ds_read_b64",
+        DsLoadU8 => "ds_read_u8",
+        DsLoadI8 => "ds_read_i8",
+        DsLoadU16 => "ds_read_u16",
+        DsLoadI16 => "ds_read_i16",
+        DsStore2B32 => "ds_write2_b32",
+        DsLoad2B32 => "ds_read2_b32",
+        DsStore2St64B32 => "ds_write2st64_b32",
+        DsLoad2St64B32 => "ds_read2st64_b32",
+        MAtomicSwapB32 => "atomic_swap",
+        MAtomicCmpswapB32 => "atomic_cmpswap",
+        MAtomicAddU32 => "atomic_add",
+        MAtomicSubU32 => "atomic_sub",
+        MAtomicMinI32 => "atomic_smin",
+        MAtomicMinU32 => "atomic_umin",
+        MAtomicMaxI32 => "atomic_smax",
+        MAtomicMaxU32 => "atomic_umax",
+        MAtomicAndB32 => "atomic_and",
+        MAtomicOrB32 => "atomic_or",
+        MAtomicXorB32 => "atomic_xor",
+        MAtomicIncU32 => "atomic_inc",
+        MAtomicDecU32 => "atomic_dec",
+        MAtomicSwapB64 => "atomic_swap_x2",
+        MAtomicCmpswapB64 => "atomic_cmpswap_x2",
+        MAtomicAddU64 => "atomic_add_x2",
+        VAddCoCiU32 => "v_addc_co_u32",
+        VSubCoCiU32 => "v_subb_co_u32",
+        VSubrevCoCiU32 => "v_subbrev_co_u32",
+        VAddNcU32 => "v_add_u32",
+        VSubNcU32 => "v_sub_u32",
+        VSubrevNcU32 => "v_subrev_u32",
+        SAndNot1B32 => "s_andn2_b32",
+        SAndNot1B64 => "s_andn2_b64",
+        SOrNot1B32 => "s_orn2_b32",
+        SOrNot1B64 => "s_orn2_b64",
+        SAndNot1SaveexecB64 => "s_andn2_saveexec_b64",
+        SClzI32U32 => "s_flbit_i32_b32",
+        _ => return None,
+    })
+}
+
+/// gfx12's mnemonic where it differs from gfx11's.
+fn gfx12_name(op: Op) -> Option<&'static str> {
+    Some(match op {
+        Op::SAddI32 => "s_add_co_i32",
+        Op::SSubI32 => "s_sub_co_i32",
+        Op::VMadU64U32 => "v_mad_co_u64_u32",
+        Op::VMadI64I32 => "v_mad_co_i64_i32",
+        _ => return None,
+    })
+}
+
+fn waitcnt9(imm: u32) -> String {
+    let vm = (imm & 0xf) | (((imm >> 14) & 3) << 4);
+    let exp = (imm >> 4) & 7;
+    let lgkm = (imm >> 8) & 0xf;
+    let mut parts = Vec::new();
+    if vm != 0x3f {
+        parts.push(format!("vmcnt({vm})"));
+    }
+    if exp != 7 {
+        parts.push(format!("expcnt({exp})"));
+    }
+    if lgkm != 0xf {
+        parts.push(format!("lgkmcnt({lgkm})"));
+    }
+    if parts.is_empty() {
+        "vmcnt(63) expcnt(7) lgkmcnt(15)".to_string()
+    } else {
+        parts.join(" ")
+    }
+}
+
+/// LLVM's text for `i` of `isa` (gfx9 as gfx90a prints it, gfx11, gfx12).
+#[must_use]
+pub fn disasm_for(isa: Isa, i: &Inst, wave64: bool) -> String {
+    disasm_target(isa, false, i, wave64)
+}
+
+/// As [`disasm_for`]; `gfx940` selects gfx940's cache-policy names (sc0, sc1, nt) on gfx9.
+#[must_use]
+pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
+    let gfx12 = isa == Isa::Gfx12;
+    let gfx9 = isa == Isa::Gfx9;
+    let name = |op: Op| -> &'static str {
+        if gfx9 {
+            gfx9_name(op).unwrap_or(op.name())
+        } else if gfx12 {
+            gfx12_name(op).unwrap_or(op.name())
+        } else {
+            op.name()
+        }
+    };
+    let (dw, sw) = widths(i.op);
+    let fl = is_float(i.op);
+    let op = |k: usize| operand(i.src[k], sw[k], i.lit, fl, wave64);
+    let mask_n = if wave64 { 2 } else { 1 };
+    // CAST: simm16 as the printer shows it.
+    let imm16 = (i.imm as u32) & 0xffff;
+    let mut s = String::new();
+    match i.enc {
+        Enc::Sopp => {
+            let name = i.op.name();
+            s.push_str(name);
+            match i.op {
+                Op::SWaitcnt => {
+                    let _ = write!(
+                        s,
+                        " {}",
+                        if gfx9 {
+                            waitcnt9(imm16)
+                        } else {
+                            waitcnt(imm16)
+                        }
+                    );
+                }
+                Op::SDelayAlu => {
+                    let _ = write!(s, " {}", delay_alu(imm16));
+                }
+                Op::SSendmsg => {
+                    let m = match imm16 {
+                        3 => "sendmsg(MSG_DEALLOC_VGPRS)".to_string(),
+                        v => format!("sendmsg({v})"),
+                    };
+                    let _ = write!(s, " {m}");
+                }
+                Op::SEndpgm | Op::SBarrier | Op::SCodeEnd | Op::SIcacheInv => {}
+                Op::SClause
+                | Op::SWaitLoadcnt
+                | Op::SWaitStorecnt
+                | Op::SWaitSamplecnt
+                | Op::SWaitBvhcnt
+                | Op::SWaitExpcnt
+                | Op::SWaitDscnt
+                | Op::SWaitKmcnt
+                | Op::SWaitAlu
+                | Op::SWaitcntDepctr
+                | Op::SBarrierWait => {
+                    let _ = write!(s, " {imm16:#x}");
+                }
+                _ => {
+                    // Branch offsets print as the unsigned 16-bit field.
+                    let _ = write!(s, " {imm16}");
+                }
+            }
+        }
+        Enc::Sopk => {
+            let _ = write!(
+                s,
+                "{} {}, {imm16:#x}",
+                i.op.name(),
+                operand(i.dst, 1, 0, false, wave64)
+            );
+        }
+        Enc::Sop1 | Enc::Sop2 | Enc::Sopc => {
+            s.push_str(name(i.op));
+            let mut ops = Vec::new();
+            if i.dst != NONE {
+                ops.push(operand(i.dst, dw, 0, false, wave64));
+            }
+            for k in 0..2 {
+                if i.src[k] != NONE {
+                    ops.push(op(k));
+                }
+            }
+            if !ops.is_empty() {
+                let _ = write!(s, " {}", ops.join(", "));
+            }
+        }
+        Enc::Smem => {
+            s.push_str(name(i.op));
+            if i.dst != NONE {
+                let n = match i.op {
+                    Op::SLoadB64 | Op::SMemtime | Op::SMemrealtime => 2,
+                    Op::SLoadB96 => 3,
+                    Op::SLoadB128 => 4,
+                    Op::SLoadB256 => 8,
+                    Op::SLoadB512 => 16,
+                    _ => 1,
+                };
+                let _ = write!(s, " {}", operand(i.dst, n, 0, false, wave64));
+            }
+            if i.src[0] != NONE {
+                let _ = write!(s, ", {}", operand(i.src[0], 2, 0, false, wave64));
+                let soff = i.src[1];
+                if soff != 124 && soff != NONE {
+                    let _ = write!(s, ", {}", operand(soff, 1, 0, false, wave64));
+                    if i.imm != 0 {
+                        let _ = write!(s, " offset:{:#x}", i.imm);
+                    }
+                } else if i.imm == 0 && !gfx12 && !gfx9 {
+                    s.push_str(", null");
+                } else {
+                    let _ = write!(s, ", {:#x}", i.imm);
+                }
+            }
+            if i.flags & 1 != 0 {
+                s.push_str(" glc");
+            }
+            if i.flags & 4 != 0 {
+                s.push_str(" dlc");
+            }
+        }
+        Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 | Enc::Vop3sd => {
+            let renamed = if gfx9 {
+                gfx9_name(i.op)
+            } else if gfx12 {
+                gfx12_name(i.op)
+            } else {
+                None
+            };
+            let name = match renamed {
+                Some(n) => n.to_string(),
+                None => vop_name(i),
+            };
+            let short = matches!(i.enc, Enc::Vop1 | Enc::Vop2 | Enc::Vopc);
+            let native_short = matches!(
+                i.op,
+                Op::VCmpF16
+                    | Op::VCmpF32
+                    | Op::VCmpF64
+                    | Op::VCmpI16
+                    | Op::VCmpU16
+                    | Op::VCmpI32
+                    | Op::VCmpU32
+                    | Op::VCmpI64
+                    | Op::VCmpU64
+                    | Op::VCmpClassF32
+                    | Op::VCmpClassF64
+            ) || super::decode::has_short_form(i.op);
+            s.push_str(&name);
+            if short && has_e32(i.op) {
+                s.push_str("_e32");
+            } else if !short && native_short {
+                s.push_str("_e64");
+            }
+            let mut ops = Vec::new();
+            let src_mod = |k: usize| {
+                let t = op(k);
+                let neg = (i.mods >> k) & 1 == 1 && i.enc == Enc::Vop3;
+                let abs = (i.mods >> (4 + k)) & 1 == 1 && i.enc == Enc::Vop3;
+                let t = if abs { format!("|{t}|") } else { t };
+                if neg { format!("-{t}") } else { t }
+            };
+            match i.op {
+                _ if i.enc == Enc::Vopc || (i.enc == Enc::Vop3 && name.starts_with("v_cmp")) => {
+                    if i.cmpx {
+                        if short {
+                            // v_cmpx_*_e32 writes exec implicitly.
+                        }
+                    } else {
+                        ops.push(operand(i.sdst, mask_n, 0, false, wave64));
+                    }
+                    ops.push(src_mod(0));
+                    ops.push(src_mod(1));
+                }
+                Op::VReadfirstlaneB32 | Op::VReadlaneB32 => {
+                    ops.push(operand(i.dst, 1, 0, false, wave64));
+                    for k in 0..3 {
+                        if i.src[k] != NONE {
+                            ops.push(op(k));
+                        }
+                    }
+                }
+                Op::VAddCoCiU32 | Op::VSubCoCiU32 | Op::VSubrevCoCiU32 => {
+                    ops.push(operand(i.dst, 1, 0, false, wave64));
+                    ops.push(operand(i.sdst, mask_n, 0, false, wave64));
+                    ops.push(op(0));
+                    ops.push(op(1));
+                    ops.push(operand(i.src[2], mask_n, 0, false, wave64));
+                }
+                Op::VCndmaskB32 => {
+                    ops.push(operand(i.dst, 1, 0, false, wave64));
+                    ops.push(src_mod(0));
+                    ops.push(src_mod(1));
+                    ops.push(operand(i.src[2], mask_n, 0, false, wave64));
+                }
+                Op::VFmacF32 | Op::VFmacF16 => {
+                    ops.push(operand(i.dst, 1, 0, false, wave64));
+                    ops.push(src_mod(0));
+                    ops.push(src_mod(1));
+                }
+                Op::VFmamkF32 => {
+                    ops.push(operand(i.dst, 1, 0, false, wave64));
+                    ops.push(op(0));
+                    ops.push(format!("{:#x}", i.lit));
+                    ops.push(op(2));
+                }
+                _ => {
+                    if i.dst != NONE {
+                        ops.push(operand(i.dst, dw, 0, false, wave64));
+                    }
+                    if i.enc == Enc::Vop3sd || (i.enc == Enc::Vop2 && i.sdst != NONE) {
+                        ops.push(operand(i.sdst, mask_n, 0, false, wave64));
+                    }
+                    for k in 0..3 {
+                        if i.src[k] != NONE {
+                            ops.push(src_mod(k));
+                        }
+                    }
+                }
+            }
+            if !ops.is_empty() {
+                let _ = write!(s, " {}", ops.join(", "));
+            }
+            if i.clamp {
+                s.push_str(" clamp");
+            }
+            match i.omod {
+                1 => s.push_str(" mul:2"),
+                2 => s.push_str(" mul:4"),
+                3 => s.push_str(" div:2"),
+                _ => {}
+            }
+        }
+        Enc::Vopd => {
+            if let Some(halves) = i.dual {
+                let parts: Vec<String> = halves
+                    .iter()
+                    .map(|h| {
+                        let mut t = format!(
+                            "v_dual_{} {}",
+                            &h.op.name()[2..],
+                            operand(h.dst, 1, 0, false, wave64)
+                        );
+                        for &c in &h.src {
+                            if c != NONE {
+                                let _ = write!(t, ", {}", operand(c, 1, i.lit, true, wave64));
+                            }
+                        }
+                        t
+                    })
+                    .collect();
+                s = parts.join(" :: ");
+            }
+        }
+        Enc::Ds => {
+            s.push_str(name(i.op));
+            let mut ops = Vec::new();
+            let n = match i.op {
+                Op::DsLoadB64 | Op::DsStoreB64 | Op::DsLoad2B32 | Op::DsLoad2St64B32 => 2,
+                Op::DsLoadB96 | Op::DsStoreB96 => 3,
+                Op::DsLoadB128 | Op::DsStoreB128 | Op::DsLoad2B64 => 4,
+                _ => 1,
+            };
+            if i.dst != NONE {
+                ops.push(operand(i.dst, n, 0, false, wave64));
+            }
+            for k in 0..3 {
+                if i.src[k] != NONE {
+                    let w = if k == 0 {
+                        1
+                    } else {
+                        n.min(if matches!(i.op, Op::DsStore2B64) {
+                            2
+                        } else {
+                            4
+                        })
+                    };
+                    ops.push(operand(i.src[k], w, 0, false, wave64));
+                }
+            }
+            if !ops.is_empty() {
+                let _ = write!(s, " {}", ops.join(", "));
+            }
+            let two = matches!(
+                i.op,
+                Op::DsStore2B32
+                    | Op::DsStore2St64B32
+                    | Op::DsStore2B64
+                    | Op::DsLoad2B32
+                    | Op::DsLoad2St64B32
+                    | Op::DsLoad2B64
+            );
+            if two {
+                if i.imm != 0 {
+                    let _ = write!(s, " offset0:{}", i.imm);
+                }
+                if i.sub != 0 {
+                    let _ = write!(s, " offset1:{}", i.sub);
+                }
+            } else if i.imm != 0 {
+                let _ = write!(s, " offset:{}", i.imm);
+            }
+        }
+        Enc::Flat if matches!(i.op, Op::GlobalInv | Op::GlobalWb) => {
+            let scope = [
+                "",
+                " scope:SCOPE_SE",
+                " scope:SCOPE_DEV",
+                " scope:SCOPE_SYS",
+            ];
+            s.push_str(i.op.name());
+            s.push_str(scope[usize::from((i.flags >> 4) & 3)]);
+        }
+        Enc::Flat => {
+            let seg = match i.sub {
+                SEG_FLAT => "flat_",
+                SEG_SCRATCH => "scratch_",
+                _ => "global_",
+            };
+            let _ = write!(s, "{seg}{}", name(i.op));
+            let n: u16 = match i.op {
+                Op::MLoadB64 | Op::MStoreB64 | Op::MAtomicAddU64 | Op::MAtomicSwapB64 => 2,
+                Op::MLoadB96 | Op::MStoreB96 => 3,
+                Op::MLoadB128 | Op::MStoreB128 | Op::MAtomicCmpswapB64 => 4,
+                Op::MAtomicCmpswapB32 => 2,
+                _ => 1,
+            };
+            let mut ops = Vec::new();
+            if i.dst != NONE {
+                // Loads return n registers; atomics the old value (cmpswap: half the data).
+                let dn = match i.op {
+                    Op::MAtomicCmpswapB32 => 1,
+                    Op::MAtomicCmpswapB64 => 2,
+                    _ => n,
+                };
+                ops.push(operand(i.dst, dn, 0, false, wave64));
+            }
+            let vaddr_n = if i.sub == SEG_SCRATCH || i.src[2] != NONE {
+                1
+            } else {
+                2
+            };
+            ops.push(operand(i.src[0], vaddr_n, 0, false, wave64));
+            if i.src[1] != NONE {
+                ops.push(operand(i.src[1], n, 0, false, wave64));
+            }
+            if i.sub != SEG_FLAT {
+                ops.push(if i.src[2] == NONE {
+                    "off".into()
+                } else {
+                    operand(
+                        i.src[2],
+                        if i.sub == SEG_SCRATCH { 1 } else { 2 },
+                        0,
+                        false,
+                        wave64,
+                    )
+                });
+            }
+            let _ = write!(s, " {}", ops.join(", "));
+            if i.imm != 0 {
+                let _ = write!(s, " offset:{}", i.imm);
+            }
+            if gfx12 {
+                if i.flags & 1 != 0 {
+                    s.push_str(" th:TH_ATOMIC_RETURN");
+                }
+                let scope = [
+                    "",
+                    " scope:SCOPE_SE",
+                    " scope:SCOPE_DEV",
+                    " scope:SCOPE_SYS",
+                ];
+                s.push_str(scope[usize::from((i.flags >> 4) & 3)]);
+            } else if gfx9 && gfx940 {
+                for (bit, f) in [(1u8, " sc0"), (4, " sc1"), (2, " nt")] {
+                    if i.flags & bit != 0 {
+                        s.push_str(f);
+                    }
+                }
+            } else if gfx9 {
+                for (bit, f) in [(1u8, " glc"), (2, " slc")] {
+                    if i.flags & bit != 0 {
+                        s.push_str(f);
+                    }
+                }
+            } else {
+                for (bit, f) in [(1u8, " glc"), (2, " slc"), (4, " dlc")] {
+                    if i.flags & bit != 0 {
+                        s.push_str(f);
+                    }
+                }
+            }
+        }
+        Enc::Mubuf => {
+            s.push_str(i.op.name());
+            if i.src[2] != NONE {
+                let n = match i.op {
+                    Op::BufferLoadDwordx2 | Op::BufferStoreDwordx2 => 2,
+                    Op::BufferLoadDwordx4 | Op::BufferStoreDwordx4 => 4,
+                    _ => 1,
+                };
+                let data = if i.dst != NONE { i.dst } else { i.src[1] };
+                let _ = write!(
+                    s,
+                    " {}, {}, {}, {}",
+                    operand(data, n, 0, false, wave64),
+                    operand(i.src[0], 1, 0, false, wave64),
+                    operand(i.src[2], 4, 0, false, wave64),
+                    operand(i.sdst, 1, i.lit, false, wave64)
+                );
+                if i.flags & 8 != 0 {
+                    s.push_str(" offen");
+                }
+                if i.imm != 0 {
+                    let _ = write!(s, " offset:{}", i.imm);
+                }
+                if i.flags & 1 != 0 {
+                    s.push_str(" glc");
+                }
+                if i.flags & 2 != 0 {
+                    s.push_str(" slc");
+                }
+            }
+        }
+    }
+    s
+}

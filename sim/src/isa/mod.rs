@@ -1,0 +1,267 @@
+//! The instruction interpreter: the simulated GPU executes the kernel's machine code.
+//!
+//! A dispatch becomes a [`Launch`] built from the registers the driver programmed (never from
+//! the kernel descriptor, which PM4 hardware does not read): program address, RSRC1/2,
+//! USER_DATA, workgroup shape and count, scratch ring, wave size. [`run`] executes every
+//! workgroup: the waves of a workgroup run in turn up to each `s_barrier`; every instruction
+//! fetch, load, store and atomic goes through [`Memory`] (the GPU's page table in the
+//! simulator). Anything the hardware would fault on, or that the interpreter does not
+//! implement, stops the dispatch with an [`IsaError`] naming the ISA, the instruction, its
+//! offset in the kernel, the wave and the workgroup.
+//!
+//! Layout: `decode` turns words into [`decode::Inst`] (decoded once per dispatch and cached
+//! by program offset), `ops` names the shared operations, `exec` runs them (per-lane loops
+//! over fixed arrays, EXEC as a bitmask), `launch` builds the initial wave state.
+//!
+//! Families: gfx11 (gfx1100, wave32 and wave64) and gfx12 (gfx1201: its SMEM and VFLAT
+//! layouts, s_wait_* counters, split barriers, workgroup ids in ttmp9/ttmp7) are interpreted.
+//! gfx9 (gfx90a, gfx942) is not yet: its dispatches fault with a message saying so unless the
+//! registry's mode opts in to host stand-ins ([`crate::kernels::ExecMode`]).
+
+pub mod decode;
+pub mod disasm;
+pub(crate) mod exec;
+pub(crate) mod launch;
+pub mod ops;
+
+use crate::engine::bus::{Access, VmFault, VmFaultKind};
+use core::fmt;
+use hcq_core::arch::Family;
+
+/// An instruction set the simulator knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Isa {
+    /// GCN5/CDNA (gfx90a, gfx942): wave64.
+    Gfx9,
+    /// RDNA3 (gfx1100): wave32 and wave64.
+    Gfx11,
+    /// RDNA4 (gfx1201).
+    Gfx12,
+}
+
+impl Isa {
+    /// The ISA of a GPU family (`None` for gfx10, which the simulator does not model).
+    #[must_use]
+    pub fn of(family: Family) -> Option<Self> {
+        match family {
+            Family::Gfx9 => Some(Isa::Gfx9),
+            Family::Gfx11 => Some(Isa::Gfx11),
+            Family::Gfx12 => Some(Isa::Gfx12),
+            Family::Gfx10 => None,
+        }
+    }
+
+    /// Whether the interpreter executes this ISA.
+    #[must_use]
+    pub fn interpreted(self) -> bool {
+        matches!(self, Isa::Gfx9 | Isa::Gfx11 | Isa::Gfx12)
+    }
+
+    /// Name for messages.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Gfx9 => "gfx9",
+            Isa::Gfx11 => "gfx11",
+            Isa::Gfx12 => "gfx12",
+        }
+    }
+}
+
+/// Float modes from COMPUTE_PGM_RSRC1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FloatMode {
+    /// FLOAT_DENORM_MODE_32 keeps f32 denormals (else they flush to zero, in and out).
+    pub denorm32: bool,
+    /// FLOAT_DENORM_MODE_16_64 keeps f16/f64 denormals.
+    pub denorm16_64: bool,
+}
+
+impl FloatMode {
+    /// From COMPUTE_PGM_RSRC1: denormals are kept only in mode 3 (keep on input and output).
+    #[must_use]
+    pub fn from_rsrc1(rsrc1: u32) -> Self {
+        Self {
+            denorm32: (rsrc1 >> 16) & 3 == 3,
+            denorm16_64: (rsrc1 >> 18) & 3 == 3,
+        }
+    }
+}
+
+/// Per-wave scratch as the hardware computes it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScratchSetup {
+    /// GPU address of wave slot 0 (COMPUTE_DISPATCH_SCRATCH_BASE).
+    pub base: u64,
+    /// Bytes per wave slot (COMPUTE_TMPRING_SIZE.WAVESIZE in the family's unit); 0: none.
+    pub wave_bytes: u64,
+}
+
+/// Everything one dispatch's waves start from: the registers, decoded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// The instruction set.
+    pub isa: Isa,
+    /// Program address (COMPUTE_PGM_LO/HI << 8).
+    pub pgm: u64,
+    /// Wave64 (else wave32).
+    pub wave64: bool,
+    /// COMPUTE_USER_DATA_0.. for the RSRC2.USER_SGPR_COUNT user SGPRs.
+    pub user_sgprs: Vec<u32>,
+    /// COMPUTE_PGM_RSRC2 (TGID enables, TG_SIZE, TIDIG_COMP_CNT, SCRATCH_EN).
+    pub rsrc2: u32,
+    /// Work-items per workgroup (COMPUTE_NUM_THREAD_X/Y/Z).
+    pub local: [u32; 3],
+    /// Workgroups (DISPATCH_DIRECT dims).
+    pub groups: [u32; 3],
+    /// LDS bytes per workgroup (RSRC2.LDS_SIZE granules).
+    pub lds_bytes: u32,
+    /// VGPRs per lane (RSRC1.VGPRS granules).
+    pub vgprs: u32,
+    /// Scratch.
+    pub scratch: ScratchSetup,
+    /// Scratch wave slots (COMPUTE_TMPRING_SIZE.WAVES).
+    pub scratch_waves: u32,
+    /// Float modes.
+    pub float: FloatMode,
+    /// Most wave instructions the dispatch may execute before it faults as a hang.
+    pub budget: u64,
+    /// What `s_memtime` reads.
+    pub clock: u64,
+}
+
+/// What a dispatch executed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Instructions executed per wave.
+    pub wave_instructions: u64,
+    /// Instructions counted per active lane (a scalar instruction counts 1).
+    pub lane_instructions: u64,
+}
+
+/// Why a dispatch stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IsaError {
+    /// A memory access (fetch, load, store, atomic) the page table refused.
+    Vm(VmFault),
+    /// Anything else: unsupported instruction, out-of-range register, LDS or scratch, the
+    /// instruction budget, a bad launch state. The message names where.
+    Fault(String),
+}
+
+impl fmt::Display for IsaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IsaError::Vm(v) => write!(f, "{v}"),
+            IsaError::Fault(m) => f.write_str(m),
+        }
+    }
+}
+
+impl core::error::Error for IsaError {}
+
+/// GPU memory as the waves see it.
+pub trait Memory {
+    /// Copies `buf.len()` bytes at `va` into `buf` (`access`: read or instruction fetch).
+    ///
+    /// # Errors
+    /// The first byte that is not accessible.
+    fn read(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault>;
+    /// Copies `data` to `va`.
+    ///
+    /// # Errors
+    /// The first byte that is not writable.
+    fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault>;
+}
+
+/// One contiguous block of memory at a GPU address (tests, fuzzing, benchmarks): everything
+/// outside it faults as not present.
+#[derive(Debug)]
+pub struct FlatMemory {
+    base: u64,
+    bytes: std::sync::Mutex<Vec<u8>>,
+}
+
+impl FlatMemory {
+    /// `len` zero bytes at `base`.
+    #[must_use]
+    pub fn new(base: u64, len: usize) -> Self {
+        Self {
+            base,
+            bytes: std::sync::Mutex::new(vec![0; len]),
+        }
+    }
+
+    /// Copies `data` in at `va` (host side, unchecked beyond the block's bounds).
+    ///
+    /// # Errors
+    /// `va..va+len` outside the block.
+    pub fn poke(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
+        Memory::write(self, va, data)
+    }
+
+    /// Copies bytes out at `va`.
+    ///
+    /// # Errors
+    /// Outside the block.
+    pub fn peek(&self, va: u64, buf: &mut [u8]) -> Result<(), VmFault> {
+        Memory::read(self, va, buf, Access::Read)
+    }
+
+    fn range(
+        &self,
+        va: u64,
+        len: usize,
+        access: Access,
+    ) -> Result<core::ops::Range<usize>, VmFault> {
+        let n = self.bytes.lock().map(|b| b.len()).unwrap_or(0);
+        let fault = VmFault {
+            va,
+            access,
+            kind: VmFaultKind::NotPresent,
+        };
+        let off = va.checked_sub(self.base).ok_or(fault)?;
+        let off = usize::try_from(off).map_err(|_| fault)?;
+        match off.checked_add(len) {
+            Some(end) if end <= n => Ok(off..end),
+            _ => Err(VmFault {
+                va: va.max(self.base + n as u64),
+                ..fault
+            }),
+        }
+    }
+}
+
+impl Memory for FlatMemory {
+    fn read(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault> {
+        let r = self.range(va, buf.len(), access)?;
+        let b = self
+            .bytes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(s) = b.get(r) {
+            buf.copy_from_slice(s);
+        }
+        Ok(())
+    }
+    fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
+        let r = self.range(va, data.len(), Access::Write)?;
+        let mut b = self
+            .bytes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(s) = b.get_mut(r) {
+            s.copy_from_slice(data);
+        }
+        Ok(())
+    }
+}
+
+/// Runs every workgroup of the dispatch `l` on `mem`.
+///
+/// # Errors
+/// The first fault: see [`IsaError`].
+pub fn run(l: &Launch, mem: &dyn Memory) -> Result<Stats, IsaError> {
+    launch::check(l)?;
+    exec::run_dispatch(l, mem)
+}

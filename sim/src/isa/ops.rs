@@ -1,0 +1,191 @@
+//! The decoded operations, shared by every family: one variant per semantics, named after
+//! the gfx11 mnemonic (`Op::name`). Families map their opcodes onto these.
+
+macro_rules! ops {
+    ($($v:ident = $n:literal,)*) => {
+        /// One operation with its semantics (independent of encoding and family).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[allow(missing_docs)]
+        pub enum Op { $($v,)* }
+        impl Op {
+            /// The gfx11 mnemonic.
+            #[must_use]
+            pub fn name(self) -> &'static str {
+                match self { $(Op::$v => $n,)* }
+            }
+        }
+    };
+}
+
+ops! {
+    // SOP2
+    SAddU32 = "s_add_u32", SSubU32 = "s_sub_u32", SAddI32 = "s_add_i32", SSubI32 = "s_sub_i32",
+    SAddcU32 = "s_addc_u32", SSubbU32 = "s_subb_u32", SAbsdiffI32 = "s_absdiff_i32",
+    SLshlB32 = "s_lshl_b32", SLshlB64 = "s_lshl_b64", SLshrB32 = "s_lshr_b32",
+    SLshrB64 = "s_lshr_b64", SAshrI32 = "s_ashr_i32", SAshrI64 = "s_ashr_i64",
+    SLshl1AddU32 = "s_lshl1_add_u32", SLshl2AddU32 = "s_lshl2_add_u32",
+    SLshl3AddU32 = "s_lshl3_add_u32", SLshl4AddU32 = "s_lshl4_add_u32",
+    SMinI32 = "s_min_i32", SMinU32 = "s_min_u32", SMaxI32 = "s_max_i32", SMaxU32 = "s_max_u32",
+    SAndB32 = "s_and_b32", SAndB64 = "s_and_b64", SOrB32 = "s_or_b32", SOrB64 = "s_or_b64",
+    SXorB32 = "s_xor_b32", SXorB64 = "s_xor_b64", SNandB32 = "s_nand_b32", SNandB64 = "s_nand_b64",
+    SNorB32 = "s_nor_b32", SNorB64 = "s_nor_b64", SXnorB32 = "s_xnor_b32", SXnorB64 = "s_xnor_b64",
+    SAndNot1B32 = "s_and_not1_b32", SAndNot1B64 = "s_and_not1_b64",
+    SOrNot1B32 = "s_or_not1_b32", SOrNot1B64 = "s_or_not1_b64",
+    SBfeU32 = "s_bfe_u32", SBfeI32 = "s_bfe_i32", SBfeU64 = "s_bfe_u64", SBfeI64 = "s_bfe_i64",
+    SBfmB32 = "s_bfm_b32", SBfmB64 = "s_bfm_b64", SMulI32 = "s_mul_i32",
+    SMulHiU32 = "s_mul_hi_u32", SMulHiI32 = "s_mul_hi_i32",
+    SCselectB32 = "s_cselect_b32", SCselectB64 = "s_cselect_b64",
+    SPackLlB32B16 = "s_pack_ll_b32_b16", SPackLhB32B16 = "s_pack_lh_b32_b16",
+    SPackHhB32B16 = "s_pack_hh_b32_b16",
+    // SOP1
+    SMovB32 = "s_mov_b32", SMovB64 = "s_mov_b64", SCmovB32 = "s_cmov_b32", SCmovB64 = "s_cmov_b64",
+    SBrevB32 = "s_brev_b32", SCtzI32B32 = "s_ctz_i32_b32", SCtzI32B64 = "s_ctz_i32_b64",
+    SClzI32U32 = "s_clz_i32_u32", SClzI32U64 = "s_clz_i32_u64",
+    SSextI32I8 = "s_sext_i32_i8", SSextI32I16 = "s_sext_i32_i16",
+    SBitset0B32 = "s_bitset0_b32", SBitset1B32 = "s_bitset1_b32", SAbsI32 = "s_abs_i32",
+    SBcnt0I32B32 = "s_bcnt0_i32_b32", SBcnt1I32B32 = "s_bcnt1_i32_b32",
+    SBcnt1I32B64 = "s_bcnt1_i32_b64", SNotB32 = "s_not_b32", SNotB64 = "s_not_b64",
+    SAndSaveexecB32 = "s_and_saveexec_b32", SAndSaveexecB64 = "s_and_saveexec_b64",
+    SOrSaveexecB32 = "s_or_saveexec_b32", SOrSaveexecB64 = "s_or_saveexec_b64",
+    SXorSaveexecB32 = "s_xor_saveexec_b32", SXorSaveexecB64 = "s_xor_saveexec_b64",
+    SAndNot0SaveexecB32 = "s_and_not0_saveexec_b32", SAndNot0SaveexecB64 = "s_and_not0_saveexec_b64",
+    SAndNot1SaveexecB32 = "s_and_not1_saveexec_b32", SAndNot1SaveexecB64 = "s_and_not1_saveexec_b64",
+    SGetpcB64 = "s_getpc_b64", SSetpcB64 = "s_setpc_b64", SSwappcB64 = "s_swappc_b64",
+    // SOPK
+    SMovkI32 = "s_movk_i32", SCmovkI32 = "s_cmovk_i32", SAddkI32 = "s_addk_i32",
+    SMulkI32 = "s_mulk_i32", SVersion = "s_version", SCmpkEqI32 = "s_cmpk_eq_i32",
+    SCmpkLgI32 = "s_cmpk_lg_i32", SCmpkGtI32 = "s_cmpk_gt_i32", SCmpkGeI32 = "s_cmpk_ge_i32",
+    SCmpkLtI32 = "s_cmpk_lt_i32", SCmpkLeI32 = "s_cmpk_le_i32", SCmpkEqU32 = "s_cmpk_eq_u32",
+    SCmpkLgU32 = "s_cmpk_lg_u32", SCmpkGtU32 = "s_cmpk_gt_u32", SCmpkGeU32 = "s_cmpk_ge_u32",
+    SCmpkLtU32 = "s_cmpk_lt_u32", SCmpkLeU32 = "s_cmpk_le_u32",
+    SWaitcntVscnt = "s_waitcnt_vscnt", SWaitcntVmcnt = "s_waitcnt_vmcnt",
+    SWaitcntExpcnt = "s_waitcnt_expcnt", SWaitcntLgkmcnt = "s_waitcnt_lgkmcnt",
+    // SOPC
+    SCmpEqI32 = "s_cmp_eq_i32", SCmpLgI32 = "s_cmp_lg_i32", SCmpGtI32 = "s_cmp_gt_i32",
+    SCmpGeI32 = "s_cmp_ge_i32", SCmpLtI32 = "s_cmp_lt_i32", SCmpLeI32 = "s_cmp_le_i32",
+    SCmpEqU32 = "s_cmp_eq_u32", SCmpLgU32 = "s_cmp_lg_u32", SCmpGtU32 = "s_cmp_gt_u32",
+    SCmpGeU32 = "s_cmp_ge_u32", SCmpLtU32 = "s_cmp_lt_u32", SCmpLeU32 = "s_cmp_le_u32",
+    SBitcmp0B32 = "s_bitcmp0_b32", SBitcmp1B32 = "s_bitcmp1_b32",
+    SCmpEqU64 = "s_cmp_eq_u64", SCmpLgU64 = "s_cmp_lg_u64",
+    // SOPP
+    SNop = "s_nop", SClause = "s_clause", SDelayAlu = "s_delay_alu", SWaitcnt = "s_waitcnt",
+    SWaitcntDepctr = "s_waitcnt_depctr", SSleep = "s_sleep", SSetprio = "s_setprio",
+    SCodeEnd = "s_code_end", SBranch = "s_branch", SCbranchScc0 = "s_cbranch_scc0",
+    SCbranchScc1 = "s_cbranch_scc1", SCbranchVccz = "s_cbranch_vccz",
+    SCbranchVccnz = "s_cbranch_vccnz", SCbranchExecz = "s_cbranch_execz",
+    SCbranchExecnz = "s_cbranch_execnz", SEndpgm = "s_endpgm", SBarrier = "s_barrier",
+    SSendmsg = "s_sendmsg", STrap = "s_trap", SIcacheInv = "s_icache_inv",
+    // SMEM
+    SLoadB32 = "s_load_b32", SLoadB64 = "s_load_b64", SLoadB128 = "s_load_b128",
+    SLoadB256 = "s_load_b256", SLoadB512 = "s_load_b512", SGl1Inv = "s_gl1_inv",
+    SDcacheInv = "s_dcache_inv", SMemtime = "s_memtime", SMemrealtime = "s_memrealtime",
+    // VOP1
+    VNop = "v_nop", VMovB32 = "v_mov_b32", VReadfirstlaneB32 = "v_readfirstlane_b32",
+    VCvtI32F64 = "v_cvt_i32_f64", VCvtF64I32 = "v_cvt_f64_i32", VCvtF32I32 = "v_cvt_f32_i32",
+    VCvtF32U32 = "v_cvt_f32_u32", VCvtU32F32 = "v_cvt_u32_f32", VCvtI32F32 = "v_cvt_i32_f32",
+    VCvtF16F32 = "v_cvt_f16_f32", VCvtF32F16 = "v_cvt_f32_f16", VCvtF32F64 = "v_cvt_f32_f64",
+    VCvtF64F32 = "v_cvt_f64_f32", VCvtF32Ubyte0 = "v_cvt_f32_ubyte0",
+    VCvtF32Ubyte1 = "v_cvt_f32_ubyte1", VCvtF32Ubyte2 = "v_cvt_f32_ubyte2",
+    VCvtF32Ubyte3 = "v_cvt_f32_ubyte3", VCvtU32F64 = "v_cvt_u32_f64", VCvtF64U32 = "v_cvt_f64_u32",
+    VTruncF64 = "v_trunc_f64", VCeilF64 = "v_ceil_f64", VRndneF64 = "v_rndne_f64",
+    VFloorF64 = "v_floor_f64", VFractF32 = "v_fract_f32", VTruncF32 = "v_trunc_f32",
+    VCeilF32 = "v_ceil_f32", VRndneF32 = "v_rndne_f32", VFloorF32 = "v_floor_f32",
+    VExpF32 = "v_exp_f32", VLogF32 = "v_log_f32", VRcpF32 = "v_rcp_f32",
+    VRcpIflagF32 = "v_rcp_iflag_f32", VRsqF32 = "v_rsq_f32", VRcpF64 = "v_rcp_f64",
+    VRsqF64 = "v_rsq_f64", VSqrtF32 = "v_sqrt_f32", VSqrtF64 = "v_sqrt_f64",
+    VSinF32 = "v_sin_f32", VCosF32 = "v_cos_f32", VNotB32 = "v_not_b32",
+    VBfrevB32 = "v_bfrev_b32", VClzI32U32 = "v_clz_i32_u32", VCtzI32B32 = "v_ctz_i32_b32",
+    VFrexpExpI32F32 = "v_frexp_exp_i32_f32", VFrexpMantF32 = "v_frexp_mant_f32",
+    VFractF64 = "v_fract_f64",
+    // VOP2
+    VCndmaskB32 = "v_cndmask_b32", VAddF32 = "v_add_f32", VSubF32 = "v_sub_f32",
+    VSubrevF32 = "v_subrev_f32", VMulF32 = "v_mul_f32", VMulI32I24 = "v_mul_i32_i24",
+    VMulHiI32I24 = "v_mul_hi_i32_i24", VMulU32U24 = "v_mul_u32_u24",
+    VMulHiU32U24 = "v_mul_hi_u32_u24", VMinF32 = "v_min_f32", VMaxF32 = "v_max_f32",
+    VMinI32 = "v_min_i32", VMaxI32 = "v_max_i32", VMinU32 = "v_min_u32", VMaxU32 = "v_max_u32",
+    VLshlrevB32 = "v_lshlrev_b32", VLshrrevB32 = "v_lshrrev_b32", VAshrrevI32 = "v_ashrrev_i32",
+    VAndB32 = "v_and_b32", VOrB32 = "v_or_b32", VXorB32 = "v_xor_b32", VXnorB32 = "v_xnor_b32",
+    VAddCoCiU32 = "v_add_co_ci_u32", VSubCoCiU32 = "v_sub_co_ci_u32",
+    VSubrevCoCiU32 = "v_subrev_co_ci_u32", VAddNcU32 = "v_add_nc_u32", VSubNcU32 = "v_sub_nc_u32",
+    VSubrevNcU32 = "v_subrev_nc_u32", VFmacF32 = "v_fmac_f32", VFmamkF32 = "v_fmamk_f32",
+    VFmaakF32 = "v_fmaak_f32", VCvtPkRtzF16F32 = "v_cvt_pk_rtz_f16_f32", VAddF16 = "v_add_f16",
+    VSubF16 = "v_sub_f16", VMulF16 = "v_mul_f16", VFmacF16 = "v_fmac_f16", VMaxF16 = "v_max_f16",
+    VMinF16 = "v_min_f16",
+    // VOPC (condition in Inst::sub)
+    VCmpF16 = "v_cmp_*_f16", VCmpF32 = "v_cmp_*_f32", VCmpF64 = "v_cmp_*_f64",
+    VCmpI16 = "v_cmp_*_i16", VCmpU16 = "v_cmp_*_u16", VCmpI32 = "v_cmp_*_i32",
+    VCmpU32 = "v_cmp_*_u32", VCmpI64 = "v_cmp_*_i64", VCmpU64 = "v_cmp_*_u64",
+    VCmpClassF32 = "v_cmp_class_f32", VCmpClassF64 = "v_cmp_class_f64",
+    // VOP3
+    VFmaF32 = "v_fma_f32", VFmaF64 = "v_fma_f64", VBfeU32 = "v_bfe_u32", VBfeI32 = "v_bfe_i32",
+    VBfiB32 = "v_bfi_b32", VAlignbitB32 = "v_alignbit_b32", VAlignbyteB32 = "v_alignbyte_b32",
+    VMin3F32 = "v_min3_f32", VMin3I32 = "v_min3_i32", VMin3U32 = "v_min3_u32",
+    VMax3F32 = "v_max3_f32", VMax3I32 = "v_max3_i32", VMax3U32 = "v_max3_u32",
+    VMed3F32 = "v_med3_f32", VMed3I32 = "v_med3_i32", VMed3U32 = "v_med3_u32",
+    VXor3B32 = "v_xor3_b32", VLshlAddU32 = "v_lshl_add_u32", VAddLshlU32 = "v_add_lshl_u32",
+    VAdd3U32 = "v_add3_u32", VLshlOrB32 = "v_lshl_or_b32", VAndOrB32 = "v_and_or_b32",
+    VOr3B32 = "v_or3_b32", VMadU64U32 = "v_mad_u64_u32", VMadI64I32 = "v_mad_i64_i32",
+    VAddCoU32 = "v_add_co_u32", VSubCoU32 = "v_sub_co_u32", VSubrevCoU32 = "v_subrev_co_u32",
+    VLdexpF32 = "v_ldexp_f32", VBfmB32 = "v_bfm_b32", VBcntU32B32 = "v_bcnt_u32_b32",
+    VMbcntLoU32B32 = "v_mbcnt_lo_u32_b32", VMbcntHiU32B32 = "v_mbcnt_hi_u32_b32",
+    VSubNcI32 = "v_sub_nc_i32", VAddNcI32 = "v_add_nc_i32", VAddF64 = "v_add_f64",
+    VMulF64 = "v_mul_f64", VMinF64 = "v_min_f64", VMaxF64 = "v_max_f64", VLdexpF64 = "v_ldexp_f64",
+    VMulLoU32 = "v_mul_lo_u32", VMulHiU32 = "v_mul_hi_u32", VMulHiI32 = "v_mul_hi_i32",
+    VLshlrevB64 = "v_lshlrev_b64", VLshrrevB64 = "v_lshrrev_b64", VAshrrevI64 = "v_ashrrev_i64",
+    VReadlaneB32 = "v_readlane_b32", VWritelaneB32 = "v_writelane_b32",
+    VMadU32U24 = "v_mad_u32_u24", VMadI32I24 = "v_mad_i32_i24", VPermB32 = "v_perm_b32",
+    VXadU32 = "v_xad_u32", VLshlAddU64 = "v_lshl_add_u64",
+    // DS
+    DsAddU32 = "ds_add_u32", DsSubU32 = "ds_sub_u32", DsMinI32 = "ds_min_i32",
+    DsMaxI32 = "ds_max_i32", DsMinU32 = "ds_min_u32", DsMaxU32 = "ds_max_u32",
+    DsAndB32 = "ds_and_b32", DsOrB32 = "ds_or_b32", DsXorB32 = "ds_xor_b32",
+    DsAddRtnU32 = "ds_add_rtn_u32", DsSubRtnU32 = "ds_sub_rtn_u32",
+    DsMinRtnU32 = "ds_min_rtn_u32", DsMaxRtnU32 = "ds_max_rtn_u32",
+    DsSwapRtnB32 = "ds_storexchg_rtn_b32", DsCmpswapRtnB32 = "ds_cmpstore_rtn_b32",
+    DsStoreB8 = "ds_store_b8", DsStoreB16 = "ds_store_b16", DsStoreB32 = "ds_store_b32",
+    DsStoreB64 = "ds_store_b64", DsStoreB96 = "ds_store_b96", DsStoreB128 = "ds_store_b128",
+    DsStore2B32 = "ds_store_2addr_b32", DsStore2St64B32 = "ds_store_2addr_stride64_b32",
+    DsStore2B64 = "ds_store_2addr_b64",
+    DsLoadU8 = "ds_load_u8", DsLoadI8 = "ds_load_i8", DsLoadU16 = "ds_load_u16",
+    DsLoadI16 = "ds_load_i16", DsLoadB32 = "ds_load_b32", DsLoadB64 = "ds_load_b64",
+    DsLoadB96 = "ds_load_b96", DsLoadB128 = "ds_load_b128",
+    DsLoad2B32 = "ds_load_2addr_b32", DsLoad2St64B32 = "ds_load_2addr_stride64_b32",
+    DsLoad2B64 = "ds_load_2addr_b64", DsNop = "ds_nop",
+    // FLAT / GLOBAL / SCRATCH (segment in Inst::sub)
+    MLoadU8 = "load_u8", MLoadI8 = "load_i8", MLoadU16 = "load_u16", MLoadI16 = "load_i16",
+    MLoadB32 = "load_b32", MLoadB64 = "load_b64", MLoadB96 = "load_b96", MLoadB128 = "load_b128",
+    MStoreB8 = "store_b8", MStoreB16 = "store_b16", MStoreB32 = "store_b32",
+    MStoreB64 = "store_b64", MStoreB96 = "store_b96", MStoreB128 = "store_b128",
+    MAtomicSwapB32 = "atomic_swap_b32", MAtomicCmpswapB32 = "atomic_cmpswap_b32",
+    MAtomicAddU32 = "atomic_add_u32", MAtomicSubU32 = "atomic_sub_u32",
+    MAtomicMinI32 = "atomic_min_i32", MAtomicMinU32 = "atomic_min_u32",
+    MAtomicMaxI32 = "atomic_max_i32", MAtomicMaxU32 = "atomic_max_u32",
+    MAtomicAndB32 = "atomic_and_b32", MAtomicOrB32 = "atomic_or_b32",
+    MAtomicXorB32 = "atomic_xor_b32", MAtomicIncU32 = "atomic_inc_u32",
+    MAtomicDecU32 = "atomic_dec_u32", MAtomicAddU64 = "atomic_add_u64",
+    MAtomicSwapB64 = "atomic_swap_b64", MAtomicCmpswapB64 = "atomic_cmpswap_b64",
+    MAtomicAddF32 = "atomic_add_f32",
+    // Cache control with no architectural effect in the simulator.
+    BufferGl0Inv = "buffer_gl0_inv", BufferGl1Inv = "buffer_gl1_inv",
+    // gfx12
+    SWaitLoadcnt = "s_wait_loadcnt", SWaitStorecnt = "s_wait_storecnt",
+    SWaitSamplecnt = "s_wait_samplecnt", SWaitBvhcnt = "s_wait_bvhcnt",
+    SWaitExpcnt = "s_wait_expcnt", SWaitDscnt = "s_wait_dscnt", SWaitKmcnt = "s_wait_kmcnt",
+    SWaitAlu = "s_wait_alu", SBarrierSignal = "s_barrier_signal",
+    SBarrierWait = "s_barrier_wait", SLoadB96 = "s_load_b96", GlobalInv = "global_inv",
+    GlobalWb = "global_wb",
+    // division helpers and more
+    VDivScaleF32 = "v_div_scale_f32", VDivScaleF64 = "v_div_scale_f64",
+    VDivFmasF32 = "v_div_fmas_f32", VDivFmasF64 = "v_div_fmas_f64",
+    VDivFixupF32 = "v_div_fixup_f32", VDivFixupF64 = "v_div_fixup_f64",
+    VFmamkF16 = "v_fmamk_f16", VFmaakF16 = "v_fmaak_f16", VFmaF16 = "v_fma_f16",
+    VFmacF64 = "v_fmac_f64", SFf1I32B64 = "s_ff1_i32_b64",
+    // gfx9
+    VMacF32 = "v_mac_f32", VAddCoU32Gfx9 = "v_add_co_u32_vop2", SFf1I32B32 = "s_ff1_i32_b32",
+    VFfbhU32 = "v_ffbh_u32", VFfblB32 = "v_ffbl_b32", BufferLoadDword = "buffer_load_dword",
+    BufferStoreDword = "buffer_store_dword", BufferLoadDwordx2 = "buffer_load_dwordx2",
+    BufferStoreDwordx2 = "buffer_store_dwordx2", BufferLoadDwordx4 = "buffer_load_dwordx4",
+    BufferStoreDwordx4 = "buffer_store_dwordx4", BufferWbinvl1Vol = "buffer_wbinvl1_vol",
+    // VOPD pair (ops in Inst::vopd)
+    VDual = "v_dual",
+}

@@ -1,0 +1,251 @@
+//! The ordinary compute kernels of `isa_golden/compute.cl` (clang-19 for every target, built
+//! by scripts/isa-golden.sh) run from their machine code with exact results: f64 arithmetic
+//! and correctly rounded division (v_div_scale/fmas/fixup), integer division sequences, f32
+//! reciprocal/sqrt/fma (OpenCL's 2.5 ulp division), f16 fma, global atomics across workgroups,
+//! an LDS reduction of 256 work-items with barriers in a loop, and a 2-D grid (TGID_Y, packed
+//! workitem ids).
+
+use hcq_core::arch::{GFX9, GpuVa};
+use hcq_core::codeobj::{CodeObject, LDS_GRANULE_BYTES};
+use hcq_core::hsa::KernelCodeProperties as P;
+use hcq_core::rsrc::ScratchRsrc;
+use hcq_sim::isa::{FlatMemory, FloatMode, Isa, Launch, ScratchSetup, run};
+
+const BASE: u64 = 0x10_0000;
+const CODE: u64 = BASE;
+const ARGS: u64 = BASE + 0x1_0000;
+const PACKET: u64 = BASE + 0x1_8000;
+const BUF: u64 = BASE + 0x2_0000;
+const SCRATCH: u64 = BASE + 0x8_0000;
+const LEN: usize = 0x10_0000;
+
+fn fixture(stem: &str, target: &str) -> Vec<u8> {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/isa_golden")
+        .join(format!("{stem}-{target}.co"));
+    std::fs::read(&p).unwrap()
+}
+
+struct K<'a> {
+    mem: &'a FlatMemory,
+    target: &'a str,
+    wave64: bool,
+}
+
+impl K<'_> {
+    fn words(&self, va: u64, w: &[u32]) {
+        let b: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+        self.mem.poke(va, &b).unwrap();
+    }
+    fn read(&self, va: u64, n: usize) -> Vec<u32> {
+        let mut b = vec![0u8; 4 * n];
+        self.mem.peek(va, &mut b).unwrap();
+        b.chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    }
+    /// Loads `kernel` of `stem` and runs it over `groups` workgroups of 64 with `args`.
+    fn run(&self, stem: &str, kernel: &str, args: &[u32], groups: u32) {
+        self.run_shape(stem, kernel, args, [groups, 1, 1], [64, 1, 1]);
+    }
+
+    /// Runs `kernel` over `groups` workgroups of `local` work-items.
+    fn run_shape(&self, stem: &str, kernel: &str, args: &[u32], groups: [u32; 3], local: [u32; 3]) {
+        let co = fixture(stem, self.target);
+        let obj = CodeObject::parse(&co).unwrap();
+        let mut image = vec![0u8; obj.image_size() as usize];
+        obj.load_into(&mut image).unwrap();
+        self.mem.poke(CODE, &image).unwrap();
+        let k = obj.kernel(kernel).unwrap();
+        self.words(ARGS, args);
+        // The dispatch packet: grid size x at byte 12.
+        self.words(PACKET, &[0, 64, 0, groups[0] * 64, 1, 1]);
+        let props = k.properties();
+        let d = &k.descriptor;
+        let rsrc2 = d.compute_pgm_rsrc2 | k.lds_granules() << 15;
+        let mut user = vec![0x5555_5555u32; ((rsrc2 >> 1) & 0x1f) as usize];
+        let mut at = 0;
+        if props.get(P::ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER) != 0 {
+            let v = ScratchRsrc::new(&GFX9, GpuVa(SCRATCH), 0x4_0000, false).unwrap();
+            user[..4].copy_from_slice(&v.words());
+            at += 4;
+        }
+        if props.get(P::ENABLE_SGPR_DISPATCH_PTR) != 0 {
+            user[at..at + 2].copy_from_slice(&[PACKET as u32, 0]);
+            at += 2;
+        }
+        if props.get(P::ENABLE_SGPR_KERNARG_SEGMENT_PTR) != 0 {
+            user[at..at + 2].copy_from_slice(&[ARGS as u32, 0]);
+            at += 2;
+        }
+        if props.get(P::ENABLE_SGPR_FLAT_SCRATCH_INIT) != 0 {
+            user[at..at + 2].copy_from_slice(&[SCRATCH as u32, 0]);
+        }
+        let g = (d.compute_pgm_rsrc1 & 0x3f) + 1;
+        let l = Launch {
+            isa: match self.target {
+                "gfx1201" => Isa::Gfx12,
+                "gfx90a" | "gfx942" => Isa::Gfx9,
+                _ => Isa::Gfx11,
+            },
+            pgm: CODE + k.entry_offset,
+            wave64: self.wave64,
+            user_sgprs: user,
+            rsrc2,
+            local,
+            groups,
+            lds_bytes: k.lds_granules() * LDS_GRANULE_BYTES,
+            vgprs: if self.wave64 && self.target == "gfx1100" {
+                g * 4
+            } else {
+                g * 8
+            },
+            scratch: ScratchSetup {
+                base: SCRATCH,
+                wave_bytes: 128 * 64,
+            },
+            scratch_waves: 4,
+            float: FloatMode::from_rsrc1(d.compute_pgm_rsrc1),
+            budget: 1 << 20,
+            clock: 0,
+        };
+        run(&l, self.mem).unwrap_or_else(|e| panic!("{} {kernel}: {e}", self.target));
+    }
+}
+
+fn lo(a: u64) -> u32 {
+    a as u32
+}
+
+fn compute(target: &str) {
+    let mem = FlatMemory::new(BASE, LEN);
+    let k = K {
+        mem: &mem,
+        target,
+        wave64: target.starts_with("gfx9"),
+    };
+    let (a, b, c) = (BUF, BUF + 0x1000, BUF + 0x2000);
+    // dbl: a[i] = a[i] * b[i] + a[i] / b[i], contracted to an fma.
+    let da: Vec<f64> = (0..64).map(|i| 1.0 + f64::from(i) * 0.37).collect();
+    let db: Vec<f64> = (0..64).map(|i| 3.0 - f64::from(i) * 0.11).collect();
+    let w = |v: &[f64]| -> Vec<u32> {
+        v.iter()
+            .flat_map(|x| {
+                let b = x.to_bits();
+                [b as u32, (b >> 32) as u32]
+            })
+            .collect()
+    };
+    k.words(a, &w(&da));
+    k.words(b, &w(&db));
+    k.run("compute", "dbl", &[lo(a), 0, lo(b), 0, 64], 1);
+    let got = k.read(a, 128);
+    for i in 0..64 {
+        let g = f64::from_bits(u64::from(got[2 * i]) | u64::from(got[2 * i + 1]) << 32);
+        let want = da[i].mul_add(db[i], da[i] / db[i]);
+        assert_eq!(
+            g.to_bits(),
+            want.to_bits(),
+            "{target} dbl {i}: {g} vs {want}"
+        );
+    }
+    // idiv: unsigned and signed division and remainder sequences.
+    let ia: Vec<u32> = (0..64).map(|i| 1000 + i * 77).collect();
+    let ib: Vec<u32> = (0..64i32).map(|i| (i * 5 - 100) as u32).collect();
+    k.words(a, &ia);
+    k.words(b, &ib);
+    k.run("compute", "idiv", &[lo(a), 0, lo(b), 0, 64], 1);
+    let got = k.read(a, 64);
+    for i in 0..64 {
+        let bi = ib[i] as i32;
+        let want = (ia[i] / ((bi | 1) as u32))
+            .wrapping_add((bi / 7) as u32)
+            .wrapping_add(ia[i] % 13);
+        assert_eq!(got[i], want, "{target} idiv {i}");
+    }
+    // fdiv: OpenCL's division (2.5 ulp), sqrt and fma.
+    let fa: Vec<f32> = (0..64).map(|i| 1.0 + i as f32).collect();
+    let fb: Vec<f32> = (0..64).map(|i| 2.0 + i as f32 * 0.5).collect();
+    k.words(a, &fa.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+    k.words(b, &fb.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+    k.run("compute", "fdiv", &[lo(a), 0, lo(b), 0, 64], 1);
+    let got = k.read(a, 64);
+    for i in 0..64 {
+        let g = f32::from_bits(got[i]);
+        let want = fa[i] / fb[i] + fb[i].sqrt() + fa[i].mul_add(fb[i], 1.0);
+        assert!(
+            (g - want).abs() <= want.abs() * 1e-6,
+            "{target} fdiv {i}: {g} vs {want}"
+        );
+    }
+    // atom: add, max and compare-exchange from 128 work-items in 2 workgroups.
+    k.words(c, &[0, 0, 0]);
+    let v: Vec<u32> = (0..128).map(|i| i * 3 + 1).collect();
+    k.words(b, &v);
+    k.run("compute", "atom", &[lo(c), 0, lo(b), 0, 128], 2);
+    let got = k.read(c, 3);
+    assert_eq!(got[0], v.iter().sum::<u32>(), "{target} atomic add");
+    assert_eq!(got[1], *v.iter().max().unwrap(), "{target} atomic max");
+    assert!(
+        v.contains(&got[2]),
+        "{target} cmpxchg: one lane's value won"
+    );
+    // half_math: a[i] = a[i] * b[i] + 1.5 in f16 (one fma).
+    let h = |v: f32| -> u16 {
+        // Exact for these small values: sign 0, biased exponent, 10-bit mantissa.
+        let b = v.to_bits();
+        (((b >> 23) as i32 - 127 + 15) as u16) << 10 | ((b >> 13) & 0x3ff) as u16
+    };
+    let ha: Vec<u16> = (0..64).map(|i| h(1.0 + i as f32 * 0.25)).collect();
+    let hb: Vec<u16> = (0..64).map(|i| h(2.0 + (i % 8) as f32 * 0.5)).collect();
+    let pack = |v: &[u16]| -> Vec<u32> {
+        v.chunks(2)
+            .map(|p| u32::from(p[0]) | u32::from(p[1]) << 16)
+            .collect()
+    };
+    k.words(a, &pack(&ha));
+    k.words(b, &pack(&hb));
+    k.run("compute", "half_math", &[lo(a), 0, lo(b), 0, 64], 1);
+    let got = k.read(a, 32);
+    for i in 0..64 {
+        let g = (got[i / 2] >> (16 * (i % 2))) & 0xffff;
+        let (x, y) = (1.0 + i as f32 * 0.25, 2.0 + (i % 8) as f32 * 0.5);
+        // x * y + 1.5 is exact in f16 for these inputs (at most 11 significant bits).
+        assert_eq!(g, u32::from(h(x * y + 1.5)), "{target} half_math {i}");
+    }
+    // reduce: 256 work-items sum through LDS, halving with barriers; one atomic per group.
+    let r: Vec<u32> = (0..512).map(|i| i * 7 + 3).collect();
+    k.words(b, &r);
+    k.words(c, &[0]);
+    k.run_shape(
+        "compute",
+        "reduce",
+        &[lo(c), 0, lo(b), 0],
+        [2, 1, 1],
+        [256, 1, 1],
+    );
+    // compute.cl's "global id" is workgroup id * 64 + local id: group 1 reads from 64.
+    let want = r[..256].iter().sum::<u32>() + r[64..320].iter().sum::<u32>();
+    assert_eq!(k.read(c, 1)[0], want, "{target} reduce");
+    // grid2d: o[y * w + x] = x * 0.5 + y over 8 x 8 workgroups of 64 x 4.
+    let wdt = 8 * 64;
+    k.run_shape("compute", "grid2d", &[lo(c), 0, wdt], [8, 8, 1], [64, 4, 1]);
+    let got = k.read(c, (wdt * 32) as usize);
+    for y in 0..32u32 {
+        for x in 0..wdt {
+            let want = (x as f32) * 0.5 + y as f32;
+            assert_eq!(
+                got[(y * wdt + x) as usize],
+                want.to_bits(),
+                "{target} grid2d ({x}, {y})"
+            );
+        }
+    }
+}
+
+#[test]
+fn compiled_compute_kernels_run_exactly_on_every_target() {
+    for t in ["gfx1100", "gfx1201", "gfx90a", "gfx942"] {
+        compute(t);
+    }
+}

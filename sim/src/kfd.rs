@@ -505,7 +505,13 @@ impl SimKfd {
                         return Err(Errno::EINVAL);
                     }
                     match &bo.backing {
-                        Backing::Shared(m) => (Arc::clone(m), len),
+                        Backing::Shared(m) => {
+                            if bo.kind == BoKind::Vram {
+                                // The CPU reaches VRAM through the HDP from now on.
+                                m.hdp_track();
+                            }
+                            (Arc::clone(m), len)
+                        }
                         Backing::User(_) => return Err(Errno::EPERM),
                     }
                 }

@@ -126,8 +126,9 @@ pub(crate) fn exec(
                         && w.addr_hi == arch.hdp_flush_done
                         && function != 7
                     {
-                        // The HDP flush: write REQ, wait for DONE; the simulated HDP is always
-                        // flushed.
+                        // The HDP flush: write REQ, wait for DONE. CPU writes into VRAM
+                        // become visible to the GPU here.
+                        env.bus.hdp_flush();
                         Ok(Exec::Done)
                     } else {
                         hw(format!(

@@ -87,6 +87,7 @@ impl SimKfd {
         Ok(match &bo.backing {
             Backing::Shared(m) => (Target::Shared(Arc::clone(m), off), avail),
             Backing::User(host) => (Target::User(host.wrapping_add(off)), avail),
+            Backing::UserInvalidated => return Err(fault(FaultReason::NotMapped)),
         })
     }
 

@@ -329,12 +329,31 @@ fn userptr_is_the_process_memory() {
     assert_eq!(one[0], 0x5A);
     p.sim.gpu_write(gpu, va + 2 * 4096, &[1, 2, 3]).unwrap();
     assert_eq!(cpu_read::<[u8; 3]>(host + 8192), [1, 2, 3]);
-    // The process frees the memory under the GPU: a fault, not a crash.
+    // The process frees the memory under the GPU: a fault, not a crash, on every later access
+    // (the kernel's MMU notifier invalidated the BO)...
     p.sim.munmap(host, size).unwrap();
     assert_eq!(
         p.sim.gpu_read(gpu, va + 4096, &mut one).unwrap_err().va,
         va + 4096
     );
+    // ...even when a new mapping reuses the address (another thread's, in the flaky run this
+    // test once was: it read the new mapping's bytes).
+    let again = p
+        .sim
+        .mmap(Some(host), size, Prot::READ_WRITE, MapKind::Anonymous)
+        .unwrap();
+    assert_eq!(again, host);
+    cpu_write::<u8>(host + 5000, 0x77);
+    assert_eq!(
+        p.sim.gpu_read(gpu, va + 5000, &mut one).unwrap_err().reason,
+        FaultReason::NotMapped
+    );
+    assert_eq!(
+        p.sim.gpu_write(gpu, va, &[9]).unwrap_err().reason,
+        FaultReason::NotMapped
+    );
+    assert_eq!(cpu_read::<u8>(host), 0, "the new mapping is not written");
+    p.sim.munmap(host, size).unwrap();
     p.unmap(a.handle, &[gpu]).unwrap();
     p.free_raw(a.handle).unwrap();
     p.sim.munmap(va, size).unwrap();

@@ -98,7 +98,53 @@ fn int_sel_1_where_the_wakeup_needs_the_write(mode: SimMode) {
     assert!(matches!(err, Error::DeviceFault(_)), "{err}");
 }
 
+/// Bug: COMPUTE_TMPRING_SIZE.WAVESIZE computed in gfx9/gfx10 units (1 KiB) on gfx11, whose
+/// unit is 256 bytes: each wave gets a quarter of the scratch it needs. Caught by the dispatch's
+/// scratch check (TMPRING bytes per wave below the kernel's need faults the queue). The same
+/// dispatch with the right unit runs.
+fn wrong_scratch_wavesize_unit(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let co = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../core/tests/fixtures/kernels/scratch-gfx1100.co"
+    ))
+    .unwrap();
+    r.gpu
+        .engines()
+        .with_kernels(|k| k.register_fixture(&co))
+        .unwrap();
+    let prog = hcq_driver::Program::load(&dev, &co, "scratch_sum").unwrap();
+    let out = dev.alloc(4096, BufferKind::Gtt).unwrap();
+    let ka = dev.alloc(4096, BufferKind::Gtt).unwrap();
+    let mut args = out.va().to_le_bytes().to_vec();
+    args.extend(3u32.to_le_bytes());
+    ka.write(0, &args).unwrap();
+    // scratch_sum: 68 private bytes per lane, wave32 (the fixture manifest).
+    let need_per_wave = 68u32 * 32;
+    let run = |wavesize: u32| {
+        let mut p = prog.pm4_program();
+        let waves = p.tmpring_size & 0xfff;
+        assert_ne!(waves, 0, "the device sets up scratch for a scratch kernel");
+        p.tmpring_size = waves | wavesize << 12;
+        let mut list = P4::new(dev.arch());
+        list.exec(&p, GpuVa(ka.va()), [1, 1, 1], [64, 1, 1])
+            .unwrap();
+        let exec = list.as_dwords().to_vec();
+        let v = dev.submit_compute(|c| c.raw(&exec)).unwrap();
+        dev.wait_value(v)
+    };
+    assert_eq!(dev.arch().tmpring_wavesize_unit, 256);
+    run(need_per_wave.div_ceil(256)).unwrap();
+    let mut got = [0u8; 4];
+    out.read(63 * 4, &mut got).unwrap();
+    assert_eq!(u32::from_le_bytes(got), 360);
+    let err = run(need_per_wave.div_ceil(1024)).unwrap_err();
+    assert!(matches!(err, Error::DeviceFault(_)), "{err}");
+}
+
 hcq_common::both_modes!(
     missing_hdp_flush_before_a_launch,
     int_sel_1_where_the_wakeup_needs_the_write,
+    wrong_scratch_wavesize_unit,
 );

@@ -13,7 +13,7 @@
 
 use core::ffi::c_void;
 use core::ptr::NonNull;
-use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use hcq_core::kfd::{Errno, Prot};
 use rustix::fd::{AsFd, OwnedFd};
 use rustix::fs::{MemfdFlags, ftruncate, memfd_create};
@@ -56,6 +56,8 @@ pub(crate) struct SharedMem {
     /// HDP flush; GPU writes go to both. `None` until the process maps the BO (or for memory
     /// the HDP does not sit in front of: GTT is snooped, doorbells and MMIO are registers).
     hdp: Mutex<Option<HdpView>>,
+    /// Whether `hdp` is `Some` (checked without the lock on every GPU access).
+    hdp_on: AtomicBool,
 }
 
 /// Granule of the HDP model's GPU-visible view.
@@ -123,6 +125,7 @@ impl SharedMem {
             ptr,
             len: ulen,
             hdp: Mutex::new(None),
+            hdp_on: AtomicBool::new(false),
         })
     }
 
@@ -136,12 +139,13 @@ impl SharedMem {
         let mut h = self.hdp();
         if h.is_none() {
             *h = Some(HdpView::default());
+            self.hdp_on.store(true, Ordering::Release);
         }
     }
 
     /// Whether GPU accesses go through [`SharedMem::gpu_read`] / [`SharedMem::gpu_write`].
     pub(crate) fn hdp_tracked(&self) -> bool {
-        self.hdp().is_some()
+        self.hdp_on.load(Ordering::Acquire)
     }
 
     /// An HDP flush: every CPU write so far becomes visible to GPU engines. The pages whose
@@ -193,6 +197,9 @@ impl SharedMem {
         buf: &mut [u8],
         relaxed: bool,
     ) -> Result<bool, HdpStale> {
+        if !self.hdp_tracked() {
+            return Ok(self.read(off, buf));
+        }
         let mut h = self.hdp();
         if !self.read(off, buf) {
             return Ok(false);
@@ -226,6 +233,9 @@ impl SharedMem {
 
     /// A GPU engine's write: to memory and to the GPU-visible view.
     pub(crate) fn gpu_write(&self, off: u64, data: &[u8]) -> bool {
+        if !self.hdp_tracked() {
+            return self.write(off, data);
+        }
         let mut h = self.hdp();
         if !self.write(off, data) {
             return false;

@@ -340,6 +340,11 @@ pub struct ArchInfo {
     pub has_cs_w32_en: bool,
     /// Whether the SDMA FENCE header carries MTYPE 3 (uncached).
     pub sdma_fence_mtype_uc: bool,
+    /// Whether `COMPUTE_STATIC_THREAD_MGMT_SE4..SE7` exist (gfx11+). On gfx10 the same offsets
+    /// are `COMPUTE_RELAUNCH` / `COMPUTE_WAVE_RESTORE_ADDR_LO/HI` / `COMPUTE_RELAUNCH2`, and on
+    /// gfx90a/gfx940 0x22c..0x22d are `COMPUTE_SHADER_CHKSUM` / `COMPUTE_PGM_RSRC3` (Mesa's
+    /// register database): `exec` must not write all-ones there.
+    pub has_static_thread_mgmt_se4: bool,
     /// Event numbers.
     pub events: Events,
     /// How the private segment buffer (scratch V#) is built; `None` on families with
@@ -389,6 +394,7 @@ pub const GFX11: ArchInfo = ArchInfo {
     tmpring_wavesize_unit: 256,
     has_cs_w32_en: true,
     sdma_fence_mtype_uc: true,
+    has_static_thread_mgmt_se4: true,
     events: EVENTS,
     scratch_rsrc: None,
 };
@@ -396,8 +402,10 @@ pub const GFX11: ArchInfo = ArchInfo {
 /// gfx10 (RDNA1/2): same register offsets and packets as gfx11 (reference doc §3).
 pub const GFX10: ArchInfo = ArchInfo {
     family: Family::Gfx10,
-    tmpring_wavesize_hi: 25,
+    // Mesa gfx10/gfx103 COMPUTE_TMPRING_SIZE.WAVESIZE is bits 24:12 (13 bits).
+    tmpring_wavesize_hi: 24,
     tmpring_wavesize_unit: 1024,
+    has_static_thread_mgmt_se4: false,
     scratch_rsrc: Some(crate::rsrc::SCRATCH_GFX10),
     ..GFX11
 };
@@ -426,6 +434,7 @@ pub const GFX9: ArchInfo = ArchInfo {
     tmpring_wavesize_unit: 1024,
     has_cs_w32_en: false,
     sdma_fence_mtype_uc: false,
+    has_static_thread_mgmt_se4: false,
     events: EVENTS,
     scratch_rsrc: Some(crate::rsrc::SCRATCH_GFX9),
 };

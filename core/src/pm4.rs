@@ -128,11 +128,11 @@ bitfield! {
         /// Write back GL2.
         GCR_GL2_WB: 21:21,
         /// Sequential GCR.
-        GCR_SEQ: 22:22,
+        GCR_SEQ: 23:22,
         /// Cache policy.
         CACHE_POLICY: 26:25,
         /// Execute.
-        EXECUTE: 28:28,
+        EXECUTE: 29:28,
     }
 }
 
@@ -1137,13 +1137,29 @@ pub fn exec(
         r.static_thread_mgmt_se2,
         0xFFFF_FFFF,
         0xFFFF_FFFF,
-        sh(4),
-        r.static_thread_mgmt_se4,
-        0xFFFF_FFFF,
-        0xFFFF_FFFF,
-        0xFFFF_FFFF,
-        0xFFFF_FFFF,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
     ];
+    // SE4..SE7 exist from gfx11; elsewhere the same offsets are other registers (RELAUNCH and
+    // WAVE_RESTORE_ADDR on gfx10, PGM_RSRC3 on gfx90a/gfx940), so the slot is a 6-dword NOP and
+    // the layout stays the same on every family.
+    let se4_slot = mid.last_chunk_mut::<6>().ok_or(too_small)?;
+    *se4_slot = if arch.has_static_thread_mgmt_se4 {
+        [
+            sh(4),
+            r.static_thread_mgmt_se4,
+            0xFFFF_FFFF,
+            0xFFFF_FFFF,
+            0xFFFF_FFFF,
+            0xFFFF_FFFF,
+        ]
+    } else {
+        [Pm4Header::packet3(op::NOP, 5).raw(), 0, 0, 0, 0, 0]
+    };
     let rest = match (
         prog.private_segment_buffer,
         prog.dispatch,

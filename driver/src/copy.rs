@@ -184,8 +184,11 @@ impl Device {
                 dst.len()
             )));
         }
-        self.inner
-            .submit_copy(|s| s.cmds.copy(dst.va(), src.va(), n))
+        // `src` may be VRAM the CPU wrote through its mapping: flush HDP before the copy reads.
+        self.inner.submit_copy(|s| {
+            s.cmds.memory_barrier()?;
+            s.cmds.copy(dst.va(), src.va(), n)
+        })
     }
 
     /// Copies `size` bytes from `src` + `src_off` to `dst` + `dst_off` on this device's copy
@@ -211,8 +214,10 @@ impl Device {
                 dst.len()
             )));
         }
-        self.inner
-            .submit_copy(|s| s.cmds.copy(dst.va() + dst_off, src.va() + src_off, size))
+        self.inner.submit_copy(|s| {
+            s.cmds.memory_barrier()?;
+            s.cmds.copy(dst.va() + dst_off, src.va() + src_off, size)
+        })
     }
 
     /// Copies all of `src` (on `src_dev`) into `dst` (on `dst_dev`) with `src_dev`'s copy
@@ -243,6 +248,7 @@ impl Device {
             if let Some((sig, v)) = &dst_wait {
                 s.cmds.wait(sig, *v)?;
             }
+            s.cmds.memory_barrier()?;
             s.cmds.copy(dst.va(), src.va(), n)
         })?;
         // And the destination's later work waits for the copy.

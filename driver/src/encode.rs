@@ -184,17 +184,18 @@ impl Cmds {
         }
     }
 
-    /// PM4 only: HDP flush + cache invalidate, so CPU writes are visible to what follows.
+    /// HDP flush, so CPU writes into VRAM are visible to what follows: on the compute queue
+    /// the seed's WAIT_REG_MEM on the HDP flush registers plus a cache invalidate, on the copy
+    /// queue the kernel's SDMA POLL_REGMEM HDP flush (`sdma_v*_ring_emit_hdp_flush`).
     ///
     /// # Errors
-    /// On the copy queue, or encoder errors.
+    /// Encoder errors.
     pub fn memory_barrier(&mut self) -> Result<()> {
         let arch = self.arch;
         match self.ty {
             QueueType::Compute => self.push(64, |b| pm4::memory_barrier(b, arch)),
-            QueueType::Sdma => Err(Error::InvalidArgument(
-                "memory_barrier is a compute-queue command".into(),
-            )),
+            // GPU_HDP_FLUSH_DONE's SDMA0 bit (nbio `ref_and_mask_sdma0`).
+            QueueType::Sdma => self.push(8, |b| sdma::hdp_flush(b, arch, 1 << 10)),
         }
     }
 
@@ -280,7 +281,14 @@ mod tests {
         // POLL_REGMEM 6; GCR 5, two COPY_LINEAR 7, GCR 5; FENCE 4, FENCE 4, TRAP 2.
         assert_eq!(c.packet_lens(), &[6, 5, 7, 7, 5, 4, 4, 2]);
         assert_eq!(c.dwords().len(), 40);
-        assert!(c.memory_barrier().is_err());
+        // The copy queue's memory barrier is the SDMA HDP flush POLL_REGMEM (6 dwords).
+        c.memory_barrier().unwrap();
+        assert_eq!(c.packet_lens().last(), Some(&6));
+        let (p, _) = sdma::decode_one(&c.dwords()[40..]).unwrap();
+        assert!(
+            matches!(p, sdma::SdmaPacket::PollRegmem(r) if r.header.get(sdma::PollRegmemHeader::HDP_FLUSH) == 1),
+            "{p:?}"
+        );
         assert!(c.indirect_buffer(0x1000, 4).is_err());
     }
 

@@ -755,6 +755,10 @@ impl Program {
                 map.write_bytes(off + d.packet_offset, bytemuck::bytes_of(&pkt))?;
             }
             let c: &mut Cmds = &mut s.cmds;
+            // The kernargs (and any code or data the CPU wrote) are in VRAM, written through
+            // the CPU mapping: flush HDP so the kernel reads them, as the seed's
+            // `wait(...).memory_barrier()` before every launch (exec then invalidates caches).
+            c.memory_barrier()?;
             if let Some((st, _)) = &refs {
                 c.timestamp(st)?;
             }

@@ -20,6 +20,9 @@ pub enum FaultReason {
     NotMapped,
     /// A write to a buffer allocated without `WRITABLE`.
     ReadOnly,
+    /// A read of VRAM bytes the CPU wrote through its mapping after the last HDP flush: on
+    /// hardware they may still sit in the HDP's write buffer, so the GPU reads stale data.
+    HdpStale,
 }
 
 /// A GPU VM fault: what the page walk found instead of memory.
@@ -40,6 +43,10 @@ impl fmt::Display for GpuFault {
         let what = match self.reason {
             FaultReason::NotMapped => "not mapped",
             FaultReason::ReadOnly => "read-only",
+            FaultReason::HdpStale => {
+                "VRAM the CPU wrote after the last HDP flush: flush HDP (WAIT_REG_MEM on \
+                 GPU_HDP_FLUSH_REQ/DONE, or SDMA POLL_REGMEM HDP_FLUSH) before the GPU reads it"
+            }
         };
         write!(
             f,
@@ -80,6 +87,7 @@ impl SimKfd {
         Ok(match &bo.backing {
             Backing::Shared(m) => (Target::Shared(Arc::clone(m), off), avail),
             Backing::User(host) => (Target::User(host.wrapping_add(off)), avail),
+            Backing::UserInvalidated => return Err(fault(FaultReason::NotMapped)),
         })
     }
 
@@ -98,7 +106,18 @@ impl SimKfd {
                 .min(buf.len() - done);
             let chunk = buf.get_mut(done..done + n).unwrap_or_default();
             let ok = match t {
-                Target::Shared(m, off) => m.read(off, chunk),
+                Target::Shared(m, off) => match m.gpu_read(off, chunk, false) {
+                    Ok(ok) => ok,
+                    Err(stale) => {
+                        return Err(GpuFault {
+                            gpu_id,
+                            // CAST: usize fits u64.
+                            va: cur.wrapping_add(stale.off - off),
+                            write: false,
+                            reason: FaultReason::HdpStale,
+                        });
+                    }
+                },
                 Target::User(host) => mem::copy_from_user(host, chunk).is_ok(),
             };
             if !ok {
@@ -129,7 +148,7 @@ impl SimKfd {
                 .min(data.len() - done);
             let chunk = data.get(done..done + n).unwrap_or_default();
             let ok = match t {
-                Target::Shared(m, off) => m.write(off, chunk),
+                Target::Shared(m, off) => m.gpu_write(off, chunk),
                 Target::User(host) => mem::copy_to_user(host, chunk).is_ok(),
             };
             if !ok {
@@ -152,6 +171,7 @@ impl SimKfd {
     pub fn gpu_read_u32(&self, gpu_id: u32, va: u64) -> Result<u32, GpuFault> {
         if let (Target::Shared(m, off), avail) = self.translate(gpu_id, va, false)?
             && avail >= 4
+            && !m.hdp_tracked()
             && let Some(v) = m.load_u32(off)
         {
             return Ok(v);
@@ -168,6 +188,7 @@ impl SimKfd {
     pub fn gpu_read_u64(&self, gpu_id: u32, va: u64) -> Result<u64, GpuFault> {
         if let (Target::Shared(m, off), avail) = self.translate(gpu_id, va, false)?
             && avail >= 8
+            && !m.hdp_tracked()
             && let Some(v) = m.load_u64(off)
         {
             return Ok(v);
@@ -185,6 +206,7 @@ impl SimKfd {
         if let (Target::Shared(m, off), avail) = self.translate(gpu_id, va, true)?
             && avail >= 4
             && off % 4 == 0
+            && !m.hdp_tracked()
             && m.store_u32(off, v)
         {
             return Ok(());
@@ -200,11 +222,28 @@ impl SimKfd {
         if let (Target::Shared(m, off), avail) = self.translate(gpu_id, va, true)?
             && avail >= 8
             && off % 8 == 0
+            && !m.hdp_tracked()
             && m.store_u64(off, v)
         {
             return Ok(());
         }
         self.gpu_write(gpu_id, va, &v.to_le_bytes())
+    }
+
+    /// An HDP flush on `gpu_id`: CPU writes into that GPU's VRAM become visible to its engines.
+    pub fn hdp_flush(&self, gpu_id: u32) {
+        let st = self.lock();
+        let Some(g) = st.gpu_by_id(gpu_id) else {
+            return;
+        };
+        for bo in st.bos.values() {
+            if bo.gpu == g
+                && bo.kind == crate::state::BoKind::Vram
+                && let Backing::Shared(m) = &bo.backing
+            {
+                m.hdp_flush();
+            }
+        }
     }
 
     /// Every live queue, in queue-id order (`active` already accounts for eviction).

@@ -548,8 +548,14 @@ impl SimKfd {
                         return Err(Errno::EINVAL);
                     }
                     match &bo.backing {
-                        Backing::Shared(m) => (Arc::clone(m), len),
-                        Backing::User(_) => return Err(Errno::EPERM),
+                        Backing::Shared(m) => {
+                            if bo.kind == BoKind::Vram {
+                                // The CPU reaches VRAM through the HDP from now on.
+                                m.hdp_track();
+                            }
+                            (Arc::clone(m), len)
+                        }
+                        Backing::User(_) | Backing::UserInvalidated => return Err(Errno::EPERM),
                     }
                 }
             }
@@ -1639,9 +1645,20 @@ impl KfdSys for SimKfd {
     }
 
     fn munmap(&self, addr: u64, len: u64) -> Result<(), Errno> {
-        mem::unmap(addr, len)?;
         let end = addr.saturating_add(len);
         let mut st = self.lock();
+        mem::unmap(addr, len)?;
+        // The MMU notifier: USERPTR BOs over any part of the range are invalidated (under the
+        // lock, so no new GPU access translates into the range), and stay so even when another
+        // mapping later reuses the address.
+        for bo in st.bos.values_mut() {
+            if let Backing::User(host) = bo.backing
+                && host < end
+                && addr < host.saturating_add(bo.size)
+            {
+                bo.backing = Backing::UserInvalidated;
+            }
+        }
         let gone: Vec<u64> = st.cpu_maps.range(addr..end).map(|(&a, _)| a).collect();
         for a in gone {
             st.cpu_maps.remove(&a);

@@ -13,14 +13,14 @@
 
 use core::ffi::c_void;
 use core::ptr::NonNull;
-use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use hcq_core::kfd::{Errno, Prot};
 use rustix::fd::{AsFd, OwnedFd};
 use rustix::fs::{MemfdFlags, ftruncate, memfd_create};
 use rustix::mm::{MapFlags, ProtFlags};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 fn errno(e: rustix::io::Errno) -> Errno {
     Errno(e.raw_os_error())
@@ -51,6 +51,38 @@ pub(crate) struct SharedMem {
     fd: OwnedFd,
     ptr: NonNull<u8>,
     len: usize,
+    /// The HDP model, for VRAM the process has mapped: the bytes GPU engines see. CPU writes
+    /// through the process mapping land in the memfd at once but reach this view only at an
+    /// HDP flush; GPU writes go to both. `None` until the process maps the BO (or for memory
+    /// the HDP does not sit in front of: GTT is snooped, doorbells and MMIO are registers).
+    hdp: Mutex<Option<HdpView>>,
+    /// Whether `hdp` is `Some` (checked without the lock on every GPU access).
+    hdp_on: AtomicBool,
+}
+
+/// Granule of the HDP model's GPU-visible view.
+const HDP_PAGE: usize = 4096;
+
+/// What GPU engines see of VRAM behind the HDP, page by page.
+///
+/// A page's view is valid for the flush generation it was taken in. An HDP flush refreshes the
+/// pages GPU engines touched since the previous flush (cost: those pages, not the BO) and lets
+/// every other page lapse; a lapsed page is taken afresh from memory at its next GPU access.
+/// So a CPU write that lands after the GPU touched a page, with no flush in between, is seen
+/// (the launch bug: the next kernargs share the page of the last ones); a CPU write before the
+/// page's first GPU access after a flush is not (documented in the sim README).
+#[derive(Debug, Default)]
+struct HdpView {
+    generation: u64,
+    pages: std::collections::HashMap<u64, (u64, Box<[u8; HDP_PAGE]>)>,
+    touched: Vec<u64>,
+}
+
+/// A GPU read of bytes the CPU wrote through its VRAM mapping after the last HDP flush.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct HdpStale {
+    /// Byte offset (in the BO) of the first such byte.
+    pub off: u64,
 }
 
 // SAFETY: the mapping is plain shared memory owned by this value; all access goes through raw
@@ -88,7 +120,145 @@ impl SharedMem {
             }
         })?;
         let ptr = NonNull::new(p.cast::<u8>()).ok_or(Errno::ENOMEM)?;
-        Ok(Self { fd, ptr, len: ulen })
+        Ok(Self {
+            fd,
+            ptr,
+            len: ulen,
+            hdp: Mutex::new(None),
+            hdp_on: AtomicBool::new(false),
+        })
+    }
+
+    fn hdp(&self) -> std::sync::MutexGuard<'_, Option<HdpView>> {
+        self.hdp.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Puts this memory behind the HDP (a VRAM BO the process just mapped): from now on CPU
+    /// writes reach GPU engines only through [`SharedMem::hdp_flush`].
+    pub(crate) fn hdp_track(&self) {
+        let mut h = self.hdp();
+        if h.is_none() {
+            *h = Some(HdpView::default());
+            self.hdp_on.store(true, Ordering::Release);
+        }
+    }
+
+    /// Whether GPU accesses go through [`SharedMem::gpu_read`] / [`SharedMem::gpu_write`].
+    pub(crate) fn hdp_tracked(&self) -> bool {
+        self.hdp_on.load(Ordering::Acquire)
+    }
+
+    /// An HDP flush: every CPU write so far becomes visible to GPU engines. The pages whose
+    /// view was taken since the last flush take their current bytes as what the GPU sees;
+    /// every other page's view lapses (the next GPU access takes it afresh).
+    pub(crate) fn hdp_flush(&self) {
+        let mut h = self.hdp();
+        let Some(v) = h.as_mut() else { return };
+        v.generation += 1;
+        let touched = core::mem::take(&mut v.touched);
+        for page in touched {
+            if let Some((g, bytes)) = v.pages.get_mut(&page) {
+                // CAST: page numbers come from in-bounds offsets.
+                let n = (self.len - (page as usize) * HDP_PAGE).min(HDP_PAGE);
+                if self.read(
+                    page * HDP_PAGE as u64,
+                    bytes.get_mut(..n).unwrap_or_default(),
+                ) {
+                    *g = v.generation;
+                }
+            }
+        }
+    }
+
+    /// The GPU-visible page `page`, taken from memory when its view lapsed.
+    fn hdp_page<'v>(&self, v: &'v mut HdpView, page: u64) -> (&'v mut [u8; HDP_PAGE], bool) {
+        let generation = v.generation;
+        let e = v
+            .pages
+            .entry(page)
+            .or_insert_with(|| (u64::MAX, Box::new([0u8; HDP_PAGE])));
+        let fresh = e.0 != generation;
+        if fresh {
+            // CAST: page numbers come from in-bounds offsets.
+            let n = (self.len - (page as usize) * HDP_PAGE).min(HDP_PAGE);
+            self.read(page * HDP_PAGE as u64, e.1.get_mut(..n).unwrap_or_default());
+            e.0 = generation;
+            v.touched.push(page);
+        }
+        (&mut e.1, fresh)
+    }
+
+    /// A GPU engine's read: `Ok(false)` out of bounds; `Err` when a byte differs from what the
+    /// GPU may see (written by the CPU after the last HDP flush). With `relaxed`, such bytes
+    /// read as their GPU-visible (old) value instead.
+    pub(crate) fn gpu_read(
+        &self,
+        off: u64,
+        buf: &mut [u8],
+        relaxed: bool,
+    ) -> Result<bool, HdpStale> {
+        if !self.hdp_tracked() {
+            return Ok(self.read(off, buf));
+        }
+        let mut h = self.hdp();
+        if !self.read(off, buf) {
+            return Ok(false);
+        }
+        let Some(v) = h.as_mut() else {
+            return Ok(true);
+        };
+        let mut done = 0usize;
+        while done < buf.len() {
+            // CAST: usize -> u64 widens.
+            let a = off + done as u64;
+            let page = a / HDP_PAGE as u64;
+            // CAST: below HDP_PAGE.
+            let in_page = (a % HDP_PAGE as u64) as usize;
+            let n = (HDP_PAGE - in_page).min(buf.len() - done);
+            let (seen, fresh) = self.hdp_page(v, page);
+            let seen = seen.get(in_page..in_page + n).unwrap_or_default();
+            let got = buf.get_mut(done..done + n).unwrap_or_default();
+            if !fresh && let Some(i) = seen.iter().zip(got.iter()).position(|(x, y)| x != y) {
+                if relaxed {
+                    got.copy_from_slice(seen);
+                } else {
+                    // CAST: usize -> u64 widens.
+                    return Err(HdpStale { off: a + i as u64 });
+                }
+            }
+            done += n;
+        }
+        Ok(true)
+    }
+
+    /// A GPU engine's write: to memory and to the GPU-visible view.
+    pub(crate) fn gpu_write(&self, off: u64, data: &[u8]) -> bool {
+        if !self.hdp_tracked() {
+            return self.write(off, data);
+        }
+        let mut h = self.hdp();
+        if !self.write(off, data) {
+            return false;
+        }
+        if let Some(v) = h.as_mut() {
+            let mut done = 0usize;
+            while done < data.len() {
+                // CAST: usize -> u64 widens.
+                let a = off + done as u64;
+                let page = a / HDP_PAGE as u64;
+                // CAST: below HDP_PAGE.
+                let in_page = (a % HDP_PAGE as u64) as usize;
+                let n = (HDP_PAGE - in_page).min(data.len() - done);
+                let (seen, _) = self.hdp_page(v, page);
+                if let (Some(dst), Some(src)) =
+                    (seen.get_mut(in_page..in_page + n), data.get(done..done + n))
+                {
+                    dst.copy_from_slice(src);
+                }
+                done += n;
+            }
+        }
+        true
     }
 
     /// Allocates (zero-filled) every page and fills the simulator's page table for them in one

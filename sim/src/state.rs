@@ -72,6 +72,10 @@ pub(crate) enum Backing {
     Shared(Arc<SharedMem>),
     /// The process's own memory at this host address (USERPTR).
     User(u64),
+    /// A USERPTR BO whose host range the process unmapped (through the port): the kernel's MMU
+    /// notifier invalidated it, so every later GPU access faults, whatever is mapped at that
+    /// address now.
+    UserInvalidated,
 }
 
 /// A buffer object.

@@ -328,7 +328,9 @@ fn launch(w: &World, q: &mut Q, base: u64, l: &Launch<'_>) -> u32 {
         flat_scratch_init: None,
     };
     let (id, s) = w.signal_event();
-    let mut pkt = buf(|b| {
+    // The code and kernargs were written through the CPU's VRAM mapping: flush HDP first.
+    let mut pkt = buf(|b| pm4::memory_barrier(b, &GFX11));
+    pkt.extend(buf(|b| {
         pm4::exec(
             b,
             &GFX11,
@@ -337,7 +339,7 @@ fn launch(w: &World, q: &mut Q, base: u64, l: &Launch<'_>) -> u32 {
             [l.groups, 1, 1],
             [64, 1, 1],
         )
-    });
+    }));
     pkt.extend(buf(|b| pm4::signal(b, &GFX11, &s, 1)));
     w.submit(q, &pkt);
     let (r, _) = w.wait(id, 1000);

@@ -527,3 +527,38 @@ fn packet_longer_than_the_ring_faults_and_a_partial_one_waits() {
     };
     assert!(f.message.contains("longer than the ring"), "{}", f.message);
 }
+
+/// RELEASE_MEM INT_SEL as the PM4 headers define it: 2 interrupts after the write, 3 writes
+/// with no interrupt, 1 interrupts only and refuses a data write (its interrupt is not ordered
+/// after the write, so a waiter could read the old value).
+#[test]
+fn release_mem_int_sel_follows_the_headers() {
+    let mut rig = Rig::new(Mode::Deterministic);
+    let mut q = rig.queue(0, QueueKind::Pm4, 4096);
+    let a = DATA_VA + 0x300;
+    let rel = |data_sel, int_sel, addr, data, ctx| {
+        pm4(|b| {
+            pm4::release_mem(
+                b,
+                &pm4::release_packet(&GFX11, data_sel, int_sel, GpuVa(addr), data, ctx, true),
+            )
+        })
+    };
+    let mut s = rel(1, 2, a, 5, 21);
+    s.extend(rel(1, 3, a + 4, 6, 22));
+    s.extend(rel(0, 1, a + 8, 0, 23));
+    rig.submit(&mut q, &s);
+    rig.engines.run_until_idle();
+    assert_eq!((rig.r32(a), rig.r32(a + 4)), (5, 6));
+    assert_eq!(rig.gpus[0].events().interrupts, vec![21, 23]);
+    assert_eq!(rig.engines.queue(q.id).unwrap().state, QueueState::Idle);
+    let mut q2 = rig.queue(0, QueueKind::Pm4, 4096);
+    rig.submit(&mut q2, &rel(1, 1, a + 12, 7, 24));
+    rig.engines.run_until_idle();
+    let QueueState::Faulted(f) = rig.engines.queue(q2.id).unwrap().state else {
+        panic!("INT_SEL 1 with a data write must fault")
+    };
+    assert!(f.message.contains("INT_SEL 1"), "{}", f.message);
+    assert_eq!(rig.r32(a + 12), 0, "nothing written");
+    assert_eq!(rig.gpus[0].events().interrupts, vec![21, 23]);
+}

@@ -143,10 +143,36 @@ fn cpu_and_gpu_see_the_same_bytes() {
     let gpu = p.gpu();
     let b = p.alloc(2 * 4096, VRAM_FLAGS);
     assert_eq!(p.sim.live_objects().cpu_mappings, 1);
+    // The GPU has read both pages (its view of them is taken; nothing is written yet).
+    assert_eq!(p.sim.gpu_read_u32(gpu, b.va).unwrap(), 0);
+    assert_eq!(p.sim.gpu_read_u32(gpu, b.va + 4100).unwrap(), 0);
     // CPU writes through its mapping at the VA...
     cpu_write::<u32>(b.va, 0xDEAD_BEEF);
     cpu_write::<u32>(b.va + 4100, 0x1234_5678);
-    // ...the GPU reads them through its page table.
+    // ...but they reach the GPU only through the HDP: before a flush a GPU read of those
+    // bytes faults (hardware would read stale data), an untouched dword reads fine.
+    assert_eq!(
+        p.sim.gpu_read_u32(gpu, b.va),
+        Err(GpuFault {
+            gpu_id: gpu,
+            va: b.va,
+            write: false,
+            reason: FaultReason::HdpStale
+        })
+    );
+    let mut b8 = [0u8; 8];
+    assert_eq!(
+        p.sim.gpu_read(gpu, b.va + 4096, &mut b8).unwrap_err(),
+        GpuFault {
+            gpu_id: gpu,
+            va: b.va + 4100,
+            write: false,
+            reason: FaultReason::HdpStale
+        }
+    );
+    assert_eq!(p.sim.gpu_read_u32(gpu, b.va + 16).unwrap(), 0);
+    p.sim.hdp_flush(gpu);
+    // After the flush the GPU reads them through its page table.
     assert_eq!(p.sim.gpu_read_u32(gpu, b.va).unwrap(), 0xDEAD_BEEF);
     assert_eq!(p.sim.gpu_read_u32(gpu, b.va + 4100).unwrap(), 0x1234_5678);
     // The GPU writes, the CPU sees.
@@ -157,6 +183,14 @@ fn cpu_and_gpu_see_the_same_bytes() {
         (cpu_read::<u32>(b.va + 8), cpu_read::<u32>(b.va + 12)),
         (0xEEFF_0011, 0xAABB_CCDD)
     );
+    // A later CPU write is stale again until the next flush.
+    cpu_write::<u32>(b.va + 16, 7);
+    assert_eq!(
+        p.sim.gpu_read_u32(gpu, b.va + 16).unwrap_err().reason,
+        FaultReason::HdpStale
+    );
+    p.sim.hdp_flush(gpu);
+    assert_eq!(p.sim.gpu_read_u32(gpu, b.va + 16).unwrap(), 7);
     let mut buf = [0u8; 16];
     p.sim.gpu_read(gpu, b.va + 8192 - 8, &mut buf[..8]).unwrap();
     // Past the end: fault at the first unmapped byte.
@@ -295,12 +329,31 @@ fn userptr_is_the_process_memory() {
     assert_eq!(one[0], 0x5A);
     p.sim.gpu_write(gpu, va + 2 * 4096, &[1, 2, 3]).unwrap();
     assert_eq!(cpu_read::<[u8; 3]>(host + 8192), [1, 2, 3]);
-    // The process frees the memory under the GPU: a fault, not a crash.
+    // The process frees the memory under the GPU: a fault, not a crash, on every later access
+    // (the kernel's MMU notifier invalidated the BO)...
     p.sim.munmap(host, size).unwrap();
     assert_eq!(
         p.sim.gpu_read(gpu, va + 4096, &mut one).unwrap_err().va,
         va + 4096
     );
+    // ...even when a new mapping reuses the address (another thread's, in the flaky run this
+    // test once was: it read the new mapping's bytes).
+    let again = p
+        .sim
+        .mmap(Some(host), size, Prot::READ_WRITE, MapKind::Anonymous)
+        .unwrap();
+    assert_eq!(again, host);
+    cpu_write::<u8>(host + 5000, 0x77);
+    assert_eq!(
+        p.sim.gpu_read(gpu, va + 5000, &mut one).unwrap_err().reason,
+        FaultReason::NotMapped
+    );
+    assert_eq!(
+        p.sim.gpu_write(gpu, va, &[9]).unwrap_err().reason,
+        FaultReason::NotMapped
+    );
+    assert_eq!(cpu_read::<u8>(host), 0, "the new mapping is not written");
+    p.sim.munmap(host, size).unwrap();
     p.unmap(a.handle, &[gpu]).unwrap();
     p.free_raw(a.handle).unwrap();
     p.sim.munmap(va, size).unwrap();

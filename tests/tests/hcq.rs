@@ -244,7 +244,12 @@ fn exec_update_dims() {
                 kernargs
                     .write(w.addr.get() - kernargs.va(), bytemuck::bytes_of(&w.packet))
                     .unwrap();
-                dev.submit_compute(|c| c.raw(&copy)).unwrap();
+                // The dispatch packet was written through the CPU's VRAM mapping: flush HDP.
+                dev.submit_compute(|c| {
+                    c.memory_barrier()?;
+                    c.raw(&copy)
+                })
+                .unwrap();
                 dev.synchronize().unwrap();
                 assert_eq!(
                     (

@@ -151,6 +151,8 @@ fn exec_update_dims(mode: SimMode) {
     let out = dev.alloc(4096, BufferKind::VramCpuVisible).unwrap();
     let ka = kernargs(&dev, &out.va().to_le_bytes());
     let mut list = P4::new(dev.arch());
+    // `out` is zeroed through the CPU's VRAM mapping before every run: flush HDP first.
+    list.memory_barrier().unwrap();
     let (h, dw) = list
         .exec(&prog.pm4_program(), GpuVa(ka.va()), [1, 1, 1], [1, 1, 1])
         .unwrap();

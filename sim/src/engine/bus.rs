@@ -40,6 +40,8 @@ pub enum VmFaultKind {
     NoExecute,
     /// The address was marked faulting by fault injection.
     Injected,
+    /// A read of VRAM bytes the CPU wrote through its mapping after the last HDP flush.
+    HdpStale,
 }
 
 /// A GPU page fault: the first byte address the access could not reach.
@@ -86,6 +88,9 @@ impl fmt::Display for VmFault {
             VmFaultKind::ReadOnly => "mapping is read-only",
             VmFaultKind::NoExecute => "mapping is not executable",
             VmFaultKind::Injected => "address marked faulting (fault injection)",
+            VmFaultKind::HdpStale => {
+                "VRAM bytes the CPU wrote after the last HDP flush (missing HDP flush before the GPU read)"
+            }
         };
         write!(f, "GPU VM fault: {} at {:#x}: {why}", self.access, self.va)
     }
@@ -173,6 +178,10 @@ pub trait GpuBus: Send + Sync {
     fn fault_reason(&self, text: &str) {
         let _ = text;
     }
+
+    /// An HDP flush: CPU writes into this GPU's VRAM so far become visible to its engines
+    /// (buses without an HDP model: nothing to do).
+    fn hdp_flush(&self) {}
 
     /// The GPU clock (100 MHz) when the bus owns one (so timestamps agree with KFD's
     /// GET_CLOCK_COUNTERS); `None` lets the engines use their own clock.

@@ -48,6 +48,7 @@ impl KfdBus {
             kind: match f.reason {
                 FaultReason::NotMapped => VmFaultKind::NotPresent,
                 FaultReason::ReadOnly => VmFaultKind::ReadOnly,
+                FaultReason::HdpStale => VmFaultKind::HdpStale,
             },
         }
     }
@@ -64,6 +65,12 @@ impl KfdBus {
 impl GpuBus for KfdBus {
     fn gpu_id(&self) -> u32 {
         self.gpu_id
+    }
+
+    fn hdp_flush(&self) {
+        if let Some(sim) = self.sim.upgrade() {
+            sim.hdp_flush(self.gpu_id);
+        }
     }
 
     // KFD buffers carry no execute permission the page table records (every runtime maps with

@@ -126,8 +126,9 @@ pub(crate) fn exec(
                         && w.addr_hi == arch.hdp_flush_done
                         && function != 7
                     {
-                        // The HDP flush: write REQ, wait for DONE; the simulated HDP is always
-                        // flushed.
+                        // The HDP flush: write REQ, wait for DONE. CPU writes into VRAM
+                        // become visible to the GPU here.
+                        env.bus.hdp_flush();
                         Ok(Exec::Done)
                     } else {
                         hw(format!(
@@ -197,6 +198,15 @@ pub(crate) fn exec(
             }
             let a = r.addr.get();
             let data_sel = dc.get(ReleaseMemDataCntl::DATA_SEL);
+            // INT_SEL (soc15d.h / nvd.h; Mesa sid.h for 3): 0 none; 1 interrupt only, sent
+            // without waiting for a write ("DATA_SEL = 0"); 2 interrupt once the write is
+            // confirmed; 3 write confirmed, no interrupt (EOP_INT_SEL_SEND_DATA_AFTER_WR_CONFIRM).
+            let int_sel = dc.get(ReleaseMemDataCntl::INT_SEL);
+            if int_sel == 1 && data_sel != 0 {
+                return hw(format!(
+                    "RELEASE_MEM INT_SEL 1 (interrupt without waiting for the write) with DATA_SEL {data_sel}: a waiter woken by the interrupt may read the old value; use INT_SEL 2 (interrupt after the write is confirmed)"
+                ));
+            }
             let align = |n: u64| {
                 if a % n == 0 {
                     Ok(())
@@ -223,9 +233,9 @@ pub(crate) fn exec(
                 }
                 s => return hw(format!("RELEASE_MEM DATA_SEL {s} is not supported")),
             }
-            match dc.get(ReleaseMemDataCntl::INT_SEL) {
-                0 => {}
-                1..=3 => irqs.push(r.int_ctxid),
+            match int_sel {
+                0 | 3 => {}
+                1 | 2 => irqs.push(r.int_ctxid),
                 s => return hw(format!("RELEASE_MEM INT_SEL {s} is not supported")),
             }
             Ok(Exec::Done)

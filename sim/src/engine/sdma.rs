@@ -95,7 +95,8 @@ pub(crate) fn exec(
                 if h.get(PollRegmemHeader::MEM_POLL) != 0 {
                     return hw("POLL_REGMEM with both HDP_FLUSH and MEM_POLL".into());
                 }
-                // The simulated HDP is always flushed.
+                // CPU writes into VRAM become visible to the GPU here.
+                env.bus.hdp_flush();
                 return Ok(Exec::Done);
             }
             if h.get(PollRegmemHeader::MEM_POLL) == 0 {

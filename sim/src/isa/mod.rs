@@ -13,10 +13,10 @@
 //! by program offset), `ops` names the shared operations, `exec` runs them (per-lane loops
 //! over fixed arrays, EXEC as a bitmask), `launch` builds the initial wave state.
 //!
-//! Families: gfx11 (gfx1100, wave32 and wave64) and gfx12 (gfx1201: its SMEM and VFLAT
+//! Families: gfx9 (gfx90a and gfx942, wave64; scratch through the buffer descriptor and the
+//! wave-offset SGPR), gfx11 (gfx1100, wave32 and wave64) and gfx12 (gfx1201: its SMEM and VFLAT
 //! layouts, s_wait_* counters, split barriers, workgroup ids in ttmp9/ttmp7) are interpreted.
-//! gfx9 (gfx90a, gfx942) is not yet: its dispatches fault with a message saying so unless the
-//! registry's mode opts in to host stand-ins ([`crate::kernels::ExecMode`]).
+//! Host stand-ins remain an explicit opt-in of the registry ([`crate::kernels::ExecMode`]).
 
 pub mod decode;
 pub mod disasm;

@@ -36,7 +36,7 @@ impl Rig {
     pub fn with_config(cfg: SimConfig, timeout: Duration) -> Self {
         let sim = Arc::new(SimKfd::new(cfg).expect("simulator"));
         let gpu = hcq_driver::kernels::attach_sim(&sim).expect("engines");
-        let kfd = Kfd::with_sys(Arc::clone(&sim) as Arc<dyn hcq_core::kfd::KfdSys>).expect("kfd");
+        let kfd = Kfd::with_sim(Arc::clone(&sim)).expect("kfd");
         kfd.set_wait_timeout(timeout);
         Self { sim, kfd, gpu }
     }

@@ -74,7 +74,7 @@ fn rig_with_trace(gpus: usize, trace: usize) -> Rig {
             r.register_fixture(co).unwrap();
         }
     });
-    let kfd = Kfd::with_sys(Arc::clone(&sim) as Arc<dyn hcq_core::kfd::KfdSys>).unwrap();
+    let kfd = Kfd::with_sim(Arc::clone(&sim)).unwrap();
     kfd.set_wait_timeout(Duration::from_secs(20));
     Rig {
         gpu,

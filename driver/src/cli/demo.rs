@@ -66,9 +66,8 @@ pub fn open_backend(force_sim: bool) -> Result<Backend, String> {
             hcq_sim::SimKfd::gfx1100().map_err(|e| format!("starting the simulator: {e}"))?,
         );
         let gpu = kernels::attach_sim(&sim)?;
-        let kfd =
-            Kfd::with_sys(std::sync::Arc::clone(&sim) as std::sync::Arc<dyn hcq_core::kfd::KfdSys>)
-                .map_err(|e| format!("opening the simulated KFD: {e}"))?;
+        let kfd = Kfd::with_sim(std::sync::Arc::clone(&sim))
+            .map_err(|e| format!("opening the simulated KFD: {e}"))?;
         let reason = match real_err {
             Some(e) => format!("{e}: using the simulated GPU (hcq-sim)"),
             None => "--sim: using the simulated GPU (hcq-sim)".to_owned(),

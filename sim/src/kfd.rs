@@ -102,6 +102,8 @@ pub struct SimKfd {
     pub(crate) engine: Mutex<Option<Arc<dyn Engine>>>,
     pub(crate) epoch: Instant,
     pub(crate) virtual_clock: core::sync::atomic::AtomicU64,
+    /// The regions `mmap` handed out (`MAP_FIXED` and `munmap` are checked against them).
+    pub(crate) maps: mem::ProcessMaps,
 }
 
 impl core::fmt::Debug for SimKfd {
@@ -286,6 +288,7 @@ impl SimKfd {
             engine: Mutex::new(None),
             epoch: Instant::now(),
             virtual_clock: core::sync::atomic::AtomicU64::new(0),
+            maps: mem::ProcessMaps::default(),
         })
     }
 
@@ -511,7 +514,7 @@ impl SimKfd {
                 }
             }
         };
-        let addr = mem.map_into_process(fixed, map_len, prot)?;
+        let addr = self.maps.map_shared(&mem, fixed, map_len, prot)?;
         self.track_cpu_map(addr, map_len);
         Ok(addr)
     }
@@ -820,7 +823,13 @@ impl SimKfd {
                 size,
             )?)),
             BoKind::Userptr => {
-                if !mem::range_is_rw_mapped(a.mmap_offset, size) {
+                // The simulated GPU reaches USERPTR pages through /proc/self/mem, writes that
+                // must not land in memory Rust owns: the sim pins only pages of mappings it
+                // made itself (the driver maps host buffers through the port), where a real
+                // kernel pins any user page.
+                if !self.maps.contains(a.mmap_offset, size)
+                    || !mem::range_is_rw_mapped(a.mmap_offset, size)
+                {
                     return Err(Errno::EFAULT);
                 }
                 Backing::User(a.mmap_offset)
@@ -1573,14 +1582,14 @@ impl KfdSys for SimKfd {
         kind: MapKind,
     ) -> Result<u64, Errno> {
         match kind {
-            MapKind::Reserve => mem::map_reserve(fixed_addr, len),
-            MapKind::Anonymous => mem::map_anon_shared(fixed_addr, len, prot),
+            MapKind::Reserve => self.maps.reserve(fixed_addr, len),
+            MapKind::Anonymous => self.maps.anon_shared(fixed_addr, len, prot),
             MapKind::File { fd, offset } => self.mmap_file(fixed_addr, len, prot, fd, offset),
         }
     }
 
     fn munmap(&self, addr: u64, len: u64) -> Result<(), Errno> {
-        mem::unmap(addr, len)?;
+        self.maps.unmap(addr, len)?;
         let end = addr.saturating_add(len);
         let mut st = self.lock();
         let gone: Vec<u64> = st.cpu_maps.range(addr..end).map(|(&a, _)| a).collect();

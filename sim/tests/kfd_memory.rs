@@ -61,6 +61,17 @@ fn alloc_errors() {
         Err(Errno::EFAULT),
         "userptr unpinnable"
     );
+    // Memory the process has but the sim did not map (the test's own heap): refused too, so
+    // the simulated GPU never writes memory Rust owns.
+    let heap = vec![0u64; 2048];
+    let page = (heap.as_ptr() as u64).next_multiple_of(4096);
+    a.mmap_offset = page;
+    assert_eq!(
+        p.ioctl(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut a),
+        Err(Errno::EFAULT),
+        "userptr outside the sim's mappings"
+    );
+    assert!(heap.iter().all(|&w| w == 0));
     // Without ACQUIRE_VM: ENODEV.
     let sim = hcq_sim::SimKfd::gfx1100().unwrap();
     let kfd = sim.open("/dev/kfd").unwrap();
@@ -231,21 +242,49 @@ fn mmap_rules() {
             file(p.render[0], a.mmap_offset),
         )
         .unwrap();
+    // MAP_FIXED lands only inside a region the sim handed out: not at an address of its
+    // choosing, not past the end of a reservation.
+    assert_eq!(
+        p.sim.mmap(
+            Some(0x7200_0000_0000),
+            8192,
+            Prot::READ_WRITE,
+            file(p.render[0], a.mmap_offset),
+        ),
+        Err(Errno::EINVAL)
+    );
+    let reserved = p
+        .sim
+        .mmap(None, 8192, Prot::NONE, MapKind::Reserve)
+        .unwrap();
+    assert_eq!(
+        p.sim.mmap(
+            Some(reserved + 4096),
+            8192,
+            Prot::READ_WRITE,
+            file(p.render[0], a.mmap_offset),
+        ),
+        Err(Errno::EINVAL)
+    );
     let fixed = p
         .sim
         .mmap(
-            Some(0x7200_0000_0000),
+            Some(reserved),
             8192,
             Prot::READ_WRITE,
             file(p.render[0], a.mmap_offset),
         )
         .unwrap();
-    assert_eq!(fixed, 0x7200_0000_0000);
+    assert_eq!(fixed, reserved);
     cpu_write::<u64>(view, 77);
     assert_eq!(cpu_read::<u64>(fixed), 77);
     assert_eq!(p.sim.live_objects().cpu_mappings, 3);
+    // munmap takes only whole regions the sim handed out, once.
+    assert_eq!(p.sim.munmap(view + 4096, 4096), Err(Errno::EINVAL));
+    assert_eq!(p.sim.munmap(view, 4096), Err(Errno::EINVAL));
     p.sim.munmap(view, 8192).unwrap();
-    p.sim.munmap(fixed, 8192).unwrap();
+    assert_eq!(p.sim.munmap(view, 8192), Err(Errno::EINVAL));
+    p.sim.munmap(reserved, 8192).unwrap();
     p.free_raw(a.handle).unwrap();
     p.release(b, &[]);
     p.sim.close(other).unwrap();

@@ -17,17 +17,26 @@ impl Device {
     /// Submits a PM4 command list on the compute queue (after the work so far; the driver
     /// brackets it with its timeline wait and signal). Returns its timeline value.
     ///
+    /// # Safety
+    /// The [submission contract](Device#submission-contract), for every packet of `list`.
+    ///
     /// # Errors
     /// Ring errors, a list larger than the ring, faults while waiting for space.
-    pub fn submit_pm4<const N: usize, const C: usize>(&self, list: &Pm4List<N, C>) -> Result<u64> {
+    pub unsafe fn submit_pm4<const N: usize, const C: usize>(
+        &self,
+        list: &Pm4List<N, C>,
+    ) -> Result<u64> {
         self.inner.submit_compute(|s| s.cmds.raw(list.as_dwords()))
     }
 
     /// Submits an SDMA command list on the copy queue, like [`Device::submit_pm4`].
     ///
+    /// # Safety
+    /// As [`Device::submit_pm4`].
+    ///
     /// # Errors
     /// As [`Device::submit_pm4`].
-    pub fn submit_sdma<const N: usize, const C: usize, const P: usize>(
+    pub unsafe fn submit_sdma<const N: usize, const C: usize, const P: usize>(
         &self,
         list: &SdmaList<N, C, P>,
     ) -> Result<u64> {
@@ -90,9 +99,13 @@ impl BoundList {
 
     /// Runs the bound commands once; returns the timeline value that completes the run.
     ///
+    /// # Safety
+    /// The [submission contract](Device#submission-contract), for every packet of the bound
+    /// list as it is now (after any [`BoundList::patch`]).
+    ///
     /// # Errors
     /// Ring errors.
-    pub fn submit(&self) -> Result<u64> {
+    pub unsafe fn submit(&self) -> Result<u64> {
         let mut last = lock(&self.last);
         let (va, n) = (self.buf.va(), self.dwords);
         let v = self

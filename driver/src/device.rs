@@ -172,6 +172,25 @@ impl core::fmt::Debug for DeviceInner {
 ///
 /// `Device` is `Send + Sync` and cheap to clone: several threads may build and submit work at
 /// once (a submission takes the timeline value and writes the ring under one lock).
+///
+/// # Submission contract
+/// The safe calls ([`Device::copy`], [`Device::copy_in`], [`GpuBuffer::write`], ...) only make
+/// the GPU touch memory they can check. Commands built by the caller
+/// ([`Device::submit_compute`], [`Device::submit_pm4`], raw dwords, [`crate::Program::launch`])
+/// can make the GPU read and write any address, which Rust cannot check; those calls are
+/// `unsafe`, and their caller promises, for every address the commands (and the kernels and
+/// indirect buffers they start) read or write:
+/// - it lies in GPU memory mapped to this device that stays allocated until the returned
+///   timeline value completes ([`GpuBuffer`] waits for that on drop), with room for every
+///   access;
+/// - it is not memory the driver owns: rings, read/write pointers, doorbells, the kernel
+///   argument arena, staging buffers, bound command lists, timeline signals. The exceptions
+///   are signals and command lists: commands may wait on any signal (the timeline's
+///   included, as [`Device::timeline_target`] names them), may set a [`crate::Signal`] the
+///   caller created (the driver reads and writes signals only atomically), and may run a
+///   bound list or a graph's indirect buffer (whose own commands are under this contract)
+///   that nobody patches or replays until the value completes;
+/// - the CPU does not access it in a conflicting way until the value completes.
 #[derive(Clone, Debug)]
 pub struct Device {
     pub(crate) inner: Arc<DeviceInner>,
@@ -475,35 +494,47 @@ impl Device {
     /// Submits raw PM4 dwords on the compute queue, wrapped in a wait for the previous timeline
     /// value and a signal of the next one; returns that value.
     ///
+    /// # Safety
+    /// The [submission contract](Device#submission-contract), for every packet of `dwords`.
+    ///
     /// # Errors
     /// Ring errors, a submission too large for the ring, faults while waiting for space.
-    pub fn submit_compute_raw(&self, dwords: &[u32]) -> Result<u64> {
+    pub unsafe fn submit_compute_raw(&self, dwords: &[u32]) -> Result<u64> {
         self.inner.submit_compute(|s| s.cmds.raw(dwords))
     }
 
     /// Submits raw SDMA dwords (whole packets) on the copy queue, wrapped like
     /// [`Device::submit_compute_raw`].
     ///
+    /// # Safety
+    /// As [`Device::submit_compute_raw`].
+    ///
     /// # Errors
     /// As [`Device::submit_compute_raw`].
-    pub fn submit_copy_raw(&self, dwords: &[u32]) -> Result<u64> {
+    pub unsafe fn submit_copy_raw(&self, dwords: &[u32]) -> Result<u64> {
         self.inner.submit_copy(|s| s.cmds.raw(dwords))
     }
 
     /// Builds one compute submission with `body` (between the timeline wait and signal, which
     /// the driver adds) and submits it; returns its timeline value.
     ///
+    /// # Safety
+    /// The [submission contract](Device#submission-contract), for every command `body` adds.
+    ///
     /// # Errors
     /// Encoder errors from `body`, ring errors, faults while waiting for ring space.
-    pub fn submit_compute(&self, body: impl FnOnce(&mut Cmds) -> Result<()>) -> Result<u64> {
+    pub unsafe fn submit_compute(&self, body: impl FnOnce(&mut Cmds) -> Result<()>) -> Result<u64> {
         self.inner.submit_compute(|s| body(&mut s.cmds))
     }
 
     /// Builds one copy submission with `body`, like [`Device::submit_compute`].
     ///
+    /// # Safety
+    /// As [`Device::submit_compute`].
+    ///
     /// # Errors
     /// As [`Device::submit_compute`].
-    pub fn submit_copy(&self, body: impl FnOnce(&mut Cmds) -> Result<()>) -> Result<u64> {
+    pub unsafe fn submit_copy(&self, body: impl FnOnce(&mut Cmds) -> Result<()>) -> Result<u64> {
         self.inner.submit_copy(|s| body(&mut s.cmds))
     }
 
@@ -515,13 +546,17 @@ impl Device {
     /// compute part does: to make it cover the copy part too, end `copy` with a signal and
     /// `compute` with a wait on it (as a [`crate::graph::Graph`] replay does). Returns `v`.
     ///
+    /// # Safety
+    /// The [submission contract](Device#submission-contract), for every command of both
+    /// parts, with "until `v` completes" read as "until the part that uses it completed".
+    ///
     /// # Errors
     /// Encoder errors from either body and ring errors, among them [`Error::Timeout`] when the
     /// compute ring stays too full for its part (nothing submitted, the timeline unchanged:
     /// the compute ring's room is waited for before either ring is written);
     /// [`Error::PartialSubmit`] if the compute ring refused its part after the copy ring took
     /// its own (the device cannot complete `v` and must be opened again).
-    pub fn submit_pair(
+    pub unsafe fn submit_pair(
         &self,
         copy: impl FnOnce(&mut Cmds) -> Result<()>,
         compute: impl FnOnce(&mut Cmds) -> Result<()>,

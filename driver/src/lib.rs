@@ -5,8 +5,10 @@
 //! same API runs on `hcq-sim`'s simulated GPU.
 //!
 //! Levels, cudarc style: `hcq_core::kfd` is the raw ABI; [`Kfd`], [`Device`], [`GpuBuffer`]
-//! turn every ioctl into a [`Result`]; [`Program::launch`] is the one `unsafe` call (Rust
-//! cannot check what a GPU kernel does with its arguments).
+//! turn every ioctl into a [`Result`]. [`Program::launch`] and the submissions of commands the
+//! caller built ([`Device::submit_compute`], [`Device::submit_pm4`], ...) are `unsafe`: Rust
+//! cannot check what a GPU kernel or a command does with an address (the
+//! [submission contract](Device#submission-contract)). Copies between [`GpuBuffer`]s are safe.
 //!
 //! ```no_run
 //! use hcq_driver::{kernels, BufferKind, Device, Kfd, Program};

@@ -743,7 +743,8 @@ fn sdma_indirects_at_every_ring_offset_and_across_wraps() {
             for _ in 0..stamps {
                 l.timestamp(&ts.signal_ref()).unwrap();
             }
-            dev.submit_sdma(&l).unwrap();
+            // SAFETY: the list only writes timestamps into `ts`, a signal this test created and keeps to the end.
+            unsafe { dev.submit_sdma(&l) }.unwrap();
         }
         let wptr = dev.queue_states()[1].wptr;
         residues[(wptr / 4 % 8) as usize] += 1;
@@ -1171,7 +1172,9 @@ fn submit_pair_writes_neither_ring_when_the_compute_ring_has_no_room() {
     // fits.
     let mut filled = 0;
     let err = loop {
-        match dev.submit_compute(|c| c.indirect_buffer(va, n)) {
+        // SAFETY: runs the graph's compute IB (its fill kernels write `buf`, alive to the end;
+        // kernargs in the graph's arena); the graph is not replayed or patched meanwhile.
+        match unsafe { dev.submit_compute(|c| c.indirect_buffer(va, n)) } {
             Ok(_) => filled += 1,
             Err(e) => break e,
         }
@@ -1180,12 +1183,14 @@ fn submit_pair_writes_neither_ring_when_the_compute_ring_has_no_room() {
     assert!(filled > 10, "{filled} submissions filled a 4 KiB ring");
     let (last, states) = (dev.last_value(), dev.queue_states());
     let marker = dev.new_signal(0).unwrap();
-    let e = dev
-        .submit_pair(
+    // SAFETY: as above, plus setting `marker`, a signal this test created.
+    let e = unsafe {
+        dev.submit_pair(
             |c| c.signal(&marker.signal_ref(), 7),
             |c| c.indirect_buffer(va, n),
         )
-        .unwrap_err();
+    }
+    .unwrap_err();
     assert!(matches!(e, hcq_driver::Error::Timeout(_)), "{e}");
     assert_eq!(dev.last_value(), last, "the timeline was put back");
     let after = dev.queue_states();
@@ -1200,15 +1205,17 @@ fn submit_pair_writes_neither_ring_when_the_compute_ring_has_no_room() {
     assert_eq!(marker.value(), 0, "the copy part never ran");
     // A pair that fits goes through; its compute part waits for the copy part's signal, so
     // its value covers both.
-    let v = dev
-        .submit_pair(
+    // SAFETY: as above.
+    let v = unsafe {
+        dev.submit_pair(
             |c| c.signal(&marker.signal_ref(), 7),
             |c| {
                 c.wait(&marker.signal_ref(), 7)?;
                 c.indirect_buffer(va, n)
             },
         )
-        .unwrap();
+    }
+    .unwrap();
     assert_eq!(v, last + 1);
     dev.wait_value(v).unwrap();
     assert_eq!(marker.value(), 7);

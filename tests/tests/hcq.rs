@@ -46,12 +46,14 @@ fn signal_on_both_queues() {
     let sig = dev.new_signal(0).unwrap();
     let mut c = P4::new(dev.arch());
     c.signal(&sig.signal_ref(), 1).unwrap();
-    dev.submit_pm4(&c).unwrap();
+    // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+    unsafe { dev.submit_pm4(&c) }.unwrap();
     dev.wait(&sig, 1).unwrap();
     assert_eq!(sig.value(), 1);
     let mut s = Sd::new(dev.arch());
     s.signal(&sig.signal_ref(), 2).unwrap();
-    dev.submit_sdma(&s).unwrap();
+    // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+    unsafe { dev.submit_sdma(&s) }.unwrap();
     dev.wait(&sig, 2).unwrap();
     assert_eq!(sig.value(), 2);
 }
@@ -64,12 +66,14 @@ fn wait_on_an_already_set_signal_on_both_queues() {
     let mut c = P4::new(dev.arch());
     c.wait(&set.signal_ref(), 5).unwrap();
     c.signal(&done.signal_ref(), 1).unwrap();
-    dev.submit_pm4(&c).unwrap();
+    // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+    unsafe { dev.submit_pm4(&c) }.unwrap();
     dev.wait(&done, 1).unwrap();
     let mut s = Sd::new(dev.arch());
     s.wait(&set.signal_ref(), 5).unwrap();
     s.signal(&done.signal_ref(), 2).unwrap();
-    dev.submit_sdma(&s).unwrap();
+    // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+    unsafe { dev.submit_sdma(&s) }.unwrap();
     dev.wait(&done, 2).unwrap();
 }
 
@@ -80,12 +84,14 @@ fn late_set(dev: &Device, rig: &Rig, compute: bool) {
         let mut c = P4::new(dev.arch());
         c.wait(&gate.signal_ref(), 1).unwrap();
         c.signal(&done.signal_ref(), 1).unwrap();
-        dev.submit_pm4(&c).unwrap();
+        // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+        unsafe { dev.submit_pm4(&c) }.unwrap();
     } else {
         let mut s = Sd::new(dev.arch());
         s.wait(&gate.signal_ref(), 1).unwrap();
         s.signal(&done.signal_ref(), 1).unwrap();
-        dev.submit_sdma(&s).unwrap();
+        // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+        unsafe { dev.submit_sdma(&s) }.unwrap();
     }
     rig.kfd.set_wait_timeout(Duration::from_millis(100));
     assert!(matches!(dev.wait(&done, 1), Err(Error::Timeout(_))));
@@ -210,7 +216,8 @@ fn exec_2_kernels_100_times() {
     for v in 1..=100u32 {
         list.update_wait(&w, None, Some(v - 1)).unwrap();
         list.update_signal(&s, None, Some(u64::from(v))).unwrap();
-        dev.submit_pm4(&list).unwrap();
+        // SAFETY: the list runs vector_add over `c` and `ones` (n u32s each, alive to the end) with kernargs in `kernargs`, and waits on and sets `sig`, a signal this test created.
+        unsafe { dev.submit_pm4(&list) }.unwrap();
     }
     dev.wait(&sig, 100).unwrap();
     assert_eq!(read_u32s(&dev, &c, n as usize), vec![200; n as usize]);
@@ -244,7 +251,10 @@ fn exec_update_dims() {
                 kernargs
                     .write(w.addr.get() - kernargs.va(), bytemuck::bytes_of(&w.packet))
                     .unwrap();
-                dev.submit_compute(|c| c.raw(&copy)).unwrap();
+                // SAFETY: the patched list runs the test kernel over `out` and the kernargs in
+                // `kernargs` (both alive to the end), as the unpatched one did; only its
+                // dispatch sizes changed.
+                unsafe { dev.submit_compute(|c| c.raw(&copy)) }.unwrap();
                 dev.synchronize().unwrap();
                 assert_eq!(
                     (
@@ -293,12 +303,16 @@ fn four_thousand_kernels_in_one_submission() {
     };
     kernargs.write(0, bytemuck::bytes_of(&args)).unwrap();
     let prog = add.pm4_program();
-    dev.submit_compute(|cmds| {
-        for _ in 0..4000 {
-            cmds.exec(&prog, kernargs.va(), [1, 1, 1], [64, 1, 1])?;
-        }
-        Ok(())
-    })
+    // SAFETY: 4000 vector_adds over `c` and `ones` (64 u32s each, alive to the end), kernargs
+    // in `kernargs`.
+    unsafe {
+        dev.submit_compute(|cmds| {
+            for _ in 0..4000 {
+                cmds.exec(&prog, kernargs.va(), [1, 1, 1], [64, 1, 1])?;
+            }
+            Ok(())
+        })
+    }
     .unwrap();
     assert_eq!(read_u32s(&dev, &c, 64), vec![4000; 64]);
 }
@@ -409,7 +423,8 @@ fn bound_list_patched_between_runs() {
             })
             .unwrap();
         gate.set(u64::from(v));
-        bound.submit().unwrap();
+        // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+        unsafe { bound.submit() }.unwrap();
         dev.wait(&done, u64::from(v)).unwrap();
         assert_eq!(done.value(), u64::from(v));
     }
@@ -438,10 +453,14 @@ fn memory_barrier_makes_cpu_writes_visible() {
             .flat_map(|j| (i * 64 + j).to_le_bytes())
             .collect();
         a.write(0, &vals).unwrap();
-        dev.submit_compute(|cmds| {
-            cmds.memory_barrier()?;
-            cmds.exec(&prog, kernargs.va(), [1, 1, 1], [64, 1, 1])
-        })
+        // SAFETY: one vector_add over `a`, `zero` and `c` (64 u32s each, alive to the end),
+        // kernargs in `kernargs`; the CPU reads `c` only after the copy_out's wait.
+        unsafe {
+            dev.submit_compute(|cmds| {
+                cmds.memory_barrier()?;
+                cmds.exec(&prog, kernargs.va(), [1, 1, 1], [64, 1, 1])
+            })
+        }
         .unwrap();
         let got = read_u32s(&dev, &c, 64);
         assert_eq!(
@@ -462,10 +481,12 @@ fn timeline_rollover() {
     for i in 1..=40u32 {
         let mut c = P4::new(dev.arch());
         c.signal(&sig.signal_ref(), u64::from(i)).unwrap();
-        dev.submit_pm4(&c).unwrap();
+        // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+        unsafe { dev.submit_pm4(&c) }.unwrap();
         let mut s = Sd::new(dev.arch());
         s.signal(&sig.signal_ref(), i + 1000).unwrap();
-        dev.submit_sdma(&s).unwrap();
+        // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+        unsafe { dev.submit_sdma(&s) }.unwrap();
         dev.synchronize().unwrap();
         assert_eq!(sig.value(), u64::from(i + 1000));
     }
@@ -512,10 +533,12 @@ fn one_gpu_waits_on_a_signal_written_by_another() {
     let mut w = P4::new(d1.arch());
     w.wait(&sig.signal_ref(), 1).unwrap();
     w.signal(&done.signal_ref(), 1).unwrap();
-    d1.submit_pm4(&w).unwrap();
+    // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+    unsafe { d1.submit_pm4(&w) }.unwrap();
     let mut s = Sd::new(d0.arch());
     s.signal(&sig.signal_ref(), 1).unwrap();
-    d0.submit_sdma(&s).unwrap();
+    // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+    unsafe { d0.submit_sdma(&s) }.unwrap();
     d1.wait(&done, 1).unwrap();
     assert_eq!(sig.value(), 1);
 }
@@ -602,7 +625,8 @@ fn hung_queue_is_a_timeout_with_the_queue_state() {
     let sig = dev.new_signal(0).unwrap();
     let mut c = P4::new(dev.arch());
     c.signal(&sig.signal_ref(), 1).unwrap();
-    let v = dev.submit_pm4(&c).unwrap();
+    // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+    let v = unsafe { dev.submit_pm4(&c) }.unwrap();
     let err = dev.wait_value(v).unwrap_err();
     let Error::Timeout(r) = &err else {
         panic!("expected a timeout, got {err:?}");

@@ -105,7 +105,8 @@ fn exec_2_kernels_100_times(mode: SimMode) {
     for v in 1..=100u32 {
         list.update_wait(&w, None, Some(v - 1)).unwrap();
         list.update_signal(&s, None, Some(u64::from(v))).unwrap();
-        dev.submit_pm4(&list).unwrap();
+        // SAFETY: the list runs vector_add over `c` and `one` (n u32s each, alive to the end) with kernargs `ka`, and waits on and sets `sig`, a signal this test created.
+        unsafe { dev.submit_pm4(&list) }.unwrap();
     }
     dev.wait(&sig, 100).unwrap();
     assert_eq!(sig.value(), 100);
@@ -160,7 +161,8 @@ fn exec_update_dims(mode: SimMode) {
         for l in &dims {
             out.write(0, &zero).unwrap();
             assert!(list.update_exec(&h, *g, *l).unwrap().is_none());
-            dev.submit_pm4(&list).unwrap();
+            // SAFETY: the list's kernel writes its counts into `out` (4096 bytes, room for the 2 + 27 u32s), alive until after the synchronize below; kernargs in `ka`.
+            unsafe { dev.submit_pm4(&list) }.unwrap();
             dev.synchronize().unwrap();
             let mut back = vec![0u8; 4 * (2 + 27)];
             out.read(0, &mut back).unwrap();
@@ -219,7 +221,8 @@ fn bind(mode: SimMode) {
             })
             .unwrap();
         gate.set(u64::from(v));
-        let tv = bound.submit().unwrap();
+        // SAFETY: the bound list waits on `gate`, runs vector_add over `c` and `one` (n u32s each, alive to the end) and sets `done`; the wait below completes it before the next patch.
+        let tv = unsafe { bound.submit() }.unwrap();
         dev.wait(&done, u64::from(v)).unwrap();
         dev.wait_value(tv).unwrap();
         assert_eq!(done.value(), u64::from(v));
@@ -247,12 +250,15 @@ fn memory_barrier(mode: SimMode) {
     for i in 0..256u32 {
         let vals: Vec<u32> = (0..64u32).map(|j| i * 64 + j).collect();
         a.write(0, &to_bytes(&vals)).unwrap();
-        let v = dev
-            .submit_compute(|cmds| {
+        // SAFETY: one vector_add over `a`, `zero` and `c` (64 u32s each, alive to the end),
+        // kernargs in `ka`; the CPU reads `c` only after the wait.
+        let v = unsafe {
+            dev.submit_compute(|cmds| {
                 cmds.memory_barrier()?;
                 cmds.exec(&prog, ka.va(), [1, 1, 1], [64, 1, 1])
             })
-            .unwrap();
+        }
+        .unwrap();
         dev.wait_value(v).unwrap();
         let mut back = vec![0u8; 256];
         c.read(0, &mut back).unwrap();
@@ -280,14 +286,17 @@ fn four_thousand_kernels_in_one_submission(mode: SimMode) {
     let ka = kernargs(&dev, bytemuck::bytes_of(&args));
     let prog = add.pm4_program();
     let before = dev.last_value();
-    let v = dev
-        .submit_compute(|cmds| {
+    // SAFETY: 4000 vector_adds over `c` and `one` (64 u32s each, alive to the end), kernargs
+    // in `ka`; the CPU reads `c` only after the wait.
+    let v = unsafe {
+        dev.submit_compute(|cmds| {
             for _ in 0..4000 {
                 cmds.exec(&prog, ka.va(), [1, 1, 1], [64, 1, 1])?;
             }
             Ok(())
         })
-        .unwrap();
+    }
+    .unwrap();
     assert_eq!(v, before + 1, "one submission, one timeline value");
     dev.wait_value(v).unwrap();
     assert_eq!(read_u32s(&dev, &c, 64), vec![4007; 64]);

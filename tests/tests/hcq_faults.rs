@@ -53,7 +53,8 @@ fn kernel_vm_fault_names_the_address(mode: SimMode) {
     let sig = dev.new_signal(0).unwrap();
     let mut l = P4::new(dev.arch());
     l.signal(&sig.signal_ref(), 1).unwrap();
-    dev.submit_pm4(&l).unwrap();
+    // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+    unsafe { dev.submit_pm4(&l) }.unwrap();
     let err = dev.wait(&sig, 1).unwrap_err();
     assert!(matches!(err, Error::DeviceFault(_)), "{err}");
     assert_eq!(sig.value(), 0);
@@ -89,11 +90,13 @@ fn hung_queue_times_out_then_recovers(mode: SimMode) {
         let v = if idx == 0 {
             let mut l = P4::new(dev.arch());
             l.signal(&sig.signal_ref(), 5).unwrap();
-            dev.submit_pm4(&l).unwrap()
+            // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+            unsafe { dev.submit_pm4(&l) }.unwrap()
         } else {
             let mut l = Sd::new(dev.arch());
             l.signal(&sig.signal_ref(), 5).unwrap();
-            dev.submit_sdma(&l).unwrap()
+            // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+            unsafe { dev.submit_sdma(&l) }.unwrap()
         };
         let err = dev.wait_value(v).unwrap_err();
         let Error::Timeout(rep) = &err else {
@@ -128,12 +131,14 @@ fn lost_and_late_interrupts(mode: SimMode) {
             v += 1;
             let mut l = P4::new(dev.arch());
             l.signal(&sig.signal_ref(), u64::from(v)).unwrap();
-            dev.submit_pm4(&l).unwrap();
+            // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+            unsafe { dev.submit_pm4(&l) }.unwrap();
             dev.wait(&sig, u64::from(v)).unwrap();
             v += 1;
             let mut l = Sd::new(dev.arch());
             l.signal(&sig.signal_ref(), v).unwrap();
-            dev.submit_sdma(&l).unwrap();
+            // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+            unsafe { dev.submit_sdma(&l) }.unwrap();
             dev.wait(&sig, u64::from(v)).unwrap();
             assert_eq!(sig.value(), u64::from(v));
         }

@@ -34,11 +34,13 @@ fn submit_slot(dev: &Device, compute: bool, out: &GpuBuffer, i: u32) -> hcq_driv
     if compute {
         let mut l = P4::new(dev.arch());
         l.signal(&sig, u64::from(i) + 1).unwrap();
-        dev.submit_pm4(&l)
+        // SAFETY: the list writes one u64 into slot i of `out`, which the callers size for every slot and keep alive past their synchronize.
+        unsafe { dev.submit_pm4(&l) }
     } else {
         let mut l = Sd::new(dev.arch());
         l.signal(&sig, i + 1).unwrap();
-        dev.submit_sdma(&l)
+        // SAFETY: the list writes one u64 into slot i of `out`, which the callers size for every slot and keep alive past their synchronize.
+        unsafe { dev.submit_sdma(&l) }
     }
 }
 

@@ -28,7 +28,8 @@ fn submit(dev: &Device, q: Q, waits: &[(&Signal, u32)], signals: &[(&Signal, u32
             for (s, v) in signals {
                 l.signal(&s.signal_ref(), u64::from(*v)).unwrap();
             }
-            dev.submit_pm4(&l).unwrap()
+            // SAFETY: the list only waits on and sets the signals passed in, which the callers keep alive past their waits.
+            unsafe { dev.submit_pm4(&l) }.unwrap()
         }
         Q::Copy => {
             let mut l = Sd::new(dev.arch());
@@ -38,7 +39,8 @@ fn submit(dev: &Device, q: Q, waits: &[(&Signal, u32)], signals: &[(&Signal, u32
             for (s, v) in signals {
                 l.signal(&s.signal_ref(), *v).unwrap();
             }
-            dev.submit_sdma(&l).unwrap()
+            // SAFETY: the list only waits on and sets the signals passed in, which the callers keep alive past their waits.
+            unsafe { dev.submit_sdma(&l) }.unwrap()
         }
     }
 }
@@ -108,11 +110,13 @@ fn signal_update(mode: SimMode) {
         if i % 2 == 0 {
             p.update_signal(&ph, Some(&sig.signal_ref()), Some(u64::from(v)))
                 .unwrap();
-            dev.submit_pm4(&p).unwrap();
+            // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+            unsafe { dev.submit_pm4(&p) }.unwrap();
         } else {
             s.update_signal(&sh, Some(&sig.signal_ref()), Some(v))
                 .unwrap();
-            dev.submit_sdma(&s).unwrap();
+            // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+            unsafe { dev.submit_sdma(&s) }.unwrap();
         }
     }
     dev.synchronize().unwrap();
@@ -140,13 +144,15 @@ fn wait_update(mode: SimMode) {
         p.update_wait(&pw, Some(&g.signal_ref()), Some(want))
             .unwrap();
         p.update_signal(&ps, None, Some(u64::from(v))).unwrap();
-        dev.submit_pm4(&p).unwrap();
+        // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+        unsafe { dev.submit_pm4(&p) }.unwrap();
         dev.wait(&done, u64::from(v)).unwrap();
         v += 1;
         s.update_wait(&sw, Some(&g.signal_ref()), Some(want))
             .unwrap();
         s.update_signal(&ss, None, Some(v)).unwrap();
-        dev.submit_sdma(&s).unwrap();
+        // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+        unsafe { dev.submit_sdma(&s) }.unwrap();
         dev.wait(&done, u64::from(v)).unwrap();
     }
     assert_eq!(done.value(), 8);
@@ -256,9 +262,11 @@ fn empty_submissions(mode: SimMode) {
     let first = dev.last_value() + 1;
     for i in 0..20u64 {
         let v = if i % 2 == 0 {
-            dev.submit_pm4(&P4::new(dev.arch())).unwrap()
+            // SAFETY: an empty list: only the driver's own timeline wait and signal.
+            unsafe { dev.submit_pm4(&P4::new(dev.arch())) }.unwrap()
         } else {
-            dev.submit_sdma(&Sd::new(dev.arch())).unwrap()
+            // SAFETY: an empty list: only the driver's own timeline wait and signal.
+            unsafe { dev.submit_sdma(&Sd::new(dev.arch())) }.unwrap()
         };
         assert_eq!(v, first + i);
         dev.wait_value(v).unwrap();

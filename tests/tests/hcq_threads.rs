@@ -54,11 +54,13 @@ fn four_threads(mode: SimMode) {
                     let v = 2 * round + 1;
                     let mut l = P4::new(dev.arch());
                     l.signal(&sig.signal_ref(), u64::from(v)).unwrap();
-                    dev.submit_pm4(&l).unwrap();
+                    // SAFETY: the list only sets `sig`, this thread's signal, alive past the wait below.
+                    unsafe { dev.submit_pm4(&l) }.unwrap();
                     let mut l = Sd::new(dev.arch());
                     l.wait(&sig.signal_ref(), v).unwrap();
                     l.signal(&sig.signal_ref(), v + 1).unwrap();
-                    dev.submit_sdma(&l).unwrap();
+                    // SAFETY: the list only waits on and sets `sig`, this thread's signal, alive past the wait below.
+                    unsafe { dev.submit_sdma(&l) }.unwrap();
                     dev.wait(&sig, u64::from(v + 1)).unwrap();
                     assert_eq!(sig.value(), u64::from(v + 1), "thread {t} round {round}");
                     assert_eq!(

@@ -34,13 +34,15 @@ fn rollover(mode: SimMode) {
             c.wait(&s, v).unwrap();
         }
         c.signal(&user.signal_ref(), 2 * round - 1).unwrap();
-        let vc = dev.submit_pm4(&c).unwrap();
+        // SAFETY: the list waits on the timeline (a wait only) and sets `user`, a signal this test created.
+        let vc = unsafe { dev.submit_pm4(&c) }.unwrap();
         let mut s = Sd::new(dev.arch());
         let (ts, tv) = dev.timeline_target(vc).unwrap();
         s.wait(&ts, tv).unwrap();
         s.signal(&user.signal_ref(), u32::try_from(2 * round).unwrap())
             .unwrap();
-        let vs = dev.submit_sdma(&s).unwrap();
+        // SAFETY: the list waits on the timeline (a wait only) and sets `user`, a signal this test created.
+        let vs = unsafe { dev.submit_sdma(&s) }.unwrap();
         assert_eq!((vc, vs), (START + 2 * round - 2, START + 2 * round - 1));
         // The GPU values the two submissions signal.
         let (sc, gc) = dev.timeline_target(vc).unwrap();
@@ -113,11 +115,13 @@ fn wrap_while_four_threads_submit(mode: SimMode) {
                     if (r + t) % 2 == 0 {
                         let mut l = P4::new(dev.arch());
                         l.signal(&sig.signal_ref(), u64::from(v)).unwrap();
-                        dev.submit_pm4(&l).unwrap();
+                        // SAFETY: the list only sets `sig`, this thread's signal (alive to the end).
+                        unsafe { dev.submit_pm4(&l) }.unwrap();
                     } else {
                         let mut l = Sd::new(dev.arch());
                         l.signal(&sig.signal_ref(), v).unwrap();
-                        dev.submit_sdma(&l).unwrap();
+                        // SAFETY: the list only sets `sig`, this thread's signal (alive to the end).
+                        unsafe { dev.submit_sdma(&l) }.unwrap();
                     }
                     if r % 7 == 0 {
                         dev.synchronize().unwrap();

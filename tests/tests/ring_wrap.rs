@@ -30,11 +30,13 @@ fn submit(
     if compute {
         let mut l = Pm4List::<64, 4>::new(dev.arch());
         l.signal(&sig.signal_ref(), u64::from(v)).unwrap();
-        dev.submit_pm4(&l)
+        // SAFETY: the list only sets `sig`, which the callers create and keep past their synchronize.
+        unsafe { dev.submit_pm4(&l) }
     } else {
         let mut l = SdmaList::<64, 4, 8>::new(dev.arch());
         l.signal(&sig.signal_ref(), v).unwrap();
-        dev.submit_sdma(&l)
+        // SAFETY: the list only sets `sig`, which the callers create and keep past their synchronize.
+        unsafe { dev.submit_sdma(&l) }
     }
 }
 

@@ -34,12 +34,14 @@ fn signal_wait_and_late_set_on_both_queues() {
             let mut l = Pm4List::<256, 8>::new(dev.arch());
             l.wait(&gate.signal_ref(), 1).unwrap();
             l.signal(&done.signal_ref(), 1).unwrap();
-            dev.submit_pm4(&l).unwrap();
+            // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+            unsafe { dev.submit_pm4(&l) }.unwrap();
         } else {
             let mut l = SdmaList::<256, 8, 16>::new(dev.arch());
             l.wait(&gate.signal_ref(), 1).unwrap();
             l.signal(&done.signal_ref(), 1).unwrap();
-            dev.submit_sdma(&l).unwrap();
+            // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+            unsafe { dev.submit_sdma(&l) }.unwrap();
         }
         rig.kfd.set_wait_timeout(Duration::from_millis(100));
         assert!(matches!(dev.wait(&done, 1), Err(Error::Timeout(_))));
@@ -131,11 +133,13 @@ fn rings_wrap_with_the_engine_racing() {
         if v % 2 == 0 {
             let mut l = Pm4List::<64, 4>::new(dev.arch());
             l.signal(&sig.signal_ref(), u64::from(v)).unwrap();
-            dev.submit_pm4(&l).unwrap();
+            // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+            unsafe { dev.submit_pm4(&l) }.unwrap();
         } else {
             let mut l = SdmaList::<64, 4, 8>::new(dev.arch());
             l.signal(&sig.signal_ref(), v).unwrap();
-            dev.submit_sdma(&l).unwrap();
+            // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+            unsafe { dev.submit_sdma(&l) }.unwrap();
         }
     }
     dev.synchronize().unwrap();

@@ -201,11 +201,21 @@ impl Graph {
                         "graph on both queues without internal signals".into(),
                     ));
                 }
-                self.device
-                    .submit_pair(|c| c.raw(&pkt), |c| c.indirect_buffer(va, n))?
+                // SAFETY: the IBs hold the graph's commands, whose addresses our caller vouches
+                // for (this function's contract), plus waits and signals on the graph's own
+                // internal signals; the IB memory is the graph's, not rewritten until `v`
+                // completes (the next replay waits for it first).
+                unsafe {
+                    self.device
+                        .submit_pair(|c| c.raw(&pkt), |c| c.indirect_buffer(va, n))?
+                }
             }
-            (Some(pkt), None) => self.device.submit_copy(|c| c.raw(&pkt))?,
-            (None, Some((va, n))) => self.device.submit_compute(|c| c.indirect_buffer(va, n))?,
+            // SAFETY: as above, for the copy IB alone.
+            (Some(pkt), None) => unsafe { self.device.submit_copy(|c| c.raw(&pkt))? },
+            // SAFETY: as above, for the compute IB alone.
+            (None, Some((va, n))) => unsafe {
+                self.device.submit_compute(|c| c.indirect_buffer(va, n))?
+            },
             (None, None) => {
                 return Err(Error::InvalidArgument("replaying an empty graph".into()));
             }

@@ -90,10 +90,11 @@ fn copy_64_mib(mode: SimMode) {
 }
 
 /// Sizes around the 4 MiB packet limit: one packet below and at it, two just above,
-/// three for 9 MiB + 12; at a dword-aligned and an odd destination offset.
+/// three for 9 MiB + 12 and for 12 MiB - 1 (an odd length); at a dword-aligned and an odd
+/// destination offset.
 fn copies_across_chunk_boundaries(mode: SimMode) {
     let (rig, dev) = one(mode);
-    for n in [CHUNK - 4, CHUNK, CHUNK + 4, 9 * MIB + 12] {
+    for n in [CHUNK - 4, CHUNK, CHUNK + 4, 9 * MIB + 12, 3 * CHUNK - 1] {
         copy_case(&rig, &dev, n, 0);
     }
     copy_case(&rig, &dev, CHUNK + 4, 3);

@@ -1,6 +1,7 @@
 //! tinygrad's exec behaviours (test_exec_one_kernel, test_exec_2_kernels_100_times,
 //! test_exec_update(_fuzz), test_bind, test_memory_barrier, run_1000_times_one_submit) on
-//! the deterministic and the threaded simulator.
+//! the deterministic and the threaded simulator; launch argument checks, `launch_wait` and
+//! profiling records.
 
 mod hcq_common;
 
@@ -10,8 +11,8 @@ use hcq_common::{
 };
 use hcq_core::arch::GpuVa;
 use hcq_core::cmd::patch;
-use hcq_driver::kernels::{FillArgs, VectorAddArgs};
-use hcq_driver::{BufferKind, Device, DeviceOptions, GpuBuffer, Program};
+use hcq_driver::kernels::{self, FillArgs, VectorAddArgs};
+use hcq_driver::{BufferKind, Device, DeviceOptions, Error, GpuBuffer, Program};
 use hcq_sim::kernels::{KernelCtx, KernelError};
 use std::sync::Arc;
 
@@ -302,7 +303,69 @@ fn four_thousand_kernels_in_one_submission(mode: SimMode) {
     assert_eq!(read_u32s(&dev, &c, 64), vec![4007; 64]);
 }
 
+/// Launches with the wrong argument size, a zero dimension or a workgroup over the kernel's
+/// limit, and loads of a missing kernel, a code object for another target or not an ELF,
+/// are errors before anything reaches the GPU.
+fn launch_checks_arguments_and_dimensions(mode: SimMode) {
+    let (rig, dev) = one(mode);
+    let (fill, _) = programs(&dev);
+    let before = dev.last_value();
+    // SAFETY: every call below is refused before anything reaches the GPU.
+    unsafe {
+        assert!(matches!(
+            fill.launch(&[0u8; 12], [1, 1, 1], [64, 1, 1]),
+            Err(Error::InvalidArgument(_))
+        ));
+        assert!(matches!(
+            fill.launch(&[0u8; 16], [0, 1, 1], [64, 1, 1]),
+            Err(Error::InvalidArgument(_))
+        ));
+        assert!(matches!(
+            fill.launch(&[0u8; 16], [1, 1, 1], [64, 32, 1]),
+            Err(Error::InvalidArgument(_))
+        ));
+    }
+    assert_eq!(dev.last_value(), before, "a refused launch takes no timeline value");
+    assert!(matches!(
+        Program::load(&dev, kernels::fill("gfx1100").unwrap(), "nope"),
+        Err(Error::CodeObject(_))
+    ));
+    assert!(matches!(
+        Program::load(&dev, kernels::fill("gfx90a").unwrap(), "fill"),
+        Err(Error::CodeObject(_))
+    ));
+    assert!(matches!(
+        Program::load(&dev, b"not an elf", "fill"),
+        Err(Error::CodeObject(_))
+    ));
+    drop(rig);
+}
+
+/// `launch_wait` returns the GPU time between the timestamps around the dispatch, and with
+/// profiling on the launch leaves one record naming the kernel.
+fn launch_wait_reports_gpu_time_and_profiling_records(mode: SimMode) {
+    let (_rig, dev) = one(mode);
+    let (fill, _) = programs(&dev);
+    let buf = dev.alloc(64 * 4, BufferKind::Vram).unwrap();
+    let args = FillArgs {
+        buf: buf.va(),
+        value: 1,
+        n: 64,
+    };
+    dev.set_profiling(true);
+    // SAFETY: buf holds 64 u32s and outlives the launch (launch_wait waits).
+    let t = unsafe { fill.launch_wait(bytemuck::bytes_of(&args), [1, 1, 1], [64, 1, 1]) }.unwrap();
+    assert!(t > core::time::Duration::ZERO, "{t:?}");
+    let recs = dev.take_profile().unwrap();
+    assert_eq!(recs.len(), 1);
+    assert_eq!(recs[0].name, "fill");
+    assert!(recs[0].end_ns > recs[0].start_ns);
+    assert_eq!(read_u32s(&dev, &buf, 64), vec![1; 64]);
+}
+
 both_modes!(
+    launch_checks_arguments_and_dimensions,
+    launch_wait_reports_gpu_time_and_profiling_records,
     exec_one_kernel,
     exec_2_kernels_100_times,
     exec_update_dims,

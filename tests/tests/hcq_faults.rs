@@ -102,7 +102,8 @@ fn hung_queue_times_out_then_recovers(mode: SimMode) {
         let Error::Timeout(rep) = &err else {
             panic!("expected a timeout, got {err:?}");
         };
-        assert_eq!(rep.seen, v - 1, "{err}");
+        assert_eq!((rep.expected, rep.seen), (v, v - 1), "{err}");
+        assert!(rep.waited_ms >= 200, "{err}");
         assert_eq!(rep.fault_addr, None);
         let stuck = &rep.queues[idx];
         assert!(stuck.rptr < stuck.wptr, "{err}");

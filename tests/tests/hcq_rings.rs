@@ -222,7 +222,36 @@ fn stalled_sdma_ring_is_a_deadline_error(mode: SimMode) {
     stalled_ring_is_a_deadline_error(mode, false);
 }
 
+/// Both 1 KiB rings at once, submissions alternating between them (each waits for the one
+/// before on the other queue, through the timeline): 3000 submissions, every value in order,
+/// both rings wrapped many times, nothing left unread.
+fn both_rings_wrap_alternating(mode: SimMode) {
+    let (_rig, dev) = small_rings(mode, LONG);
+    let sig = dev.new_signal(0).unwrap();
+    for v in 1..=3000u32 {
+        if v % 2 == 0 {
+            let mut l = P4::new(dev.arch());
+            l.signal(&sig.signal_ref(), u64::from(v)).unwrap();
+            // SAFETY: the list only sets `sig`, a signal this test created (alive to the end).
+            unsafe { dev.submit_pm4(&l) }.unwrap();
+        } else {
+            let mut l = Sd::new(dev.arch());
+            l.signal(&sig.signal_ref(), v).unwrap();
+            // SAFETY: as above.
+            unsafe { dev.submit_sdma(&l) }.unwrap();
+        }
+    }
+    dev.synchronize().unwrap();
+    assert_eq!(sig.value(), 3000);
+    let states = dev.queue_states();
+    for (st, units) in states.iter().zip([RING / 4, RING]) {
+        assert_eq!(st.rptr, st.wptr, "{}", st.name);
+        assert!(st.wptr / units >= 50, "{}: only {} laps", st.name, st.wptr / units);
+    }
+}
+
 both_modes!(
+    both_rings_wrap_alternating,
     pm4_ring_wraps_under_stalls,
     sdma_ring_wraps_under_stalls,
     stalled_pm4_ring_is_a_deadline_error,

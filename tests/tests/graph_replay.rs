@@ -607,9 +607,24 @@ fn replay_submit_is_independent_of_graph_size() {
     }
     assert_eq!(per_replay[0], per_replay[1], "ring dwords per replay");
     assert!(per_replay[0] < 32, "{per_replay:?}");
+    // The benchmark function really replays: its timeline values (the replays, plus the
+    // fill program's load) all complete, and each replay adds the same few ring dwords.
     for k in [10, 1000] {
+        let (before, w0) = (dev.last_value(), dev.queue_states()[0].wptr);
         let ns = hcq_driver::graph::graph_replay_submit_ns(&dev, k, 21).unwrap();
-        assert!(ns.is_finite() && ns > 0.0);
+        let after = dev.last_value();
+        assert!(
+            (21..=22).contains(&(after - before)),
+            "{k} kernels: {} timeline values for 21 replays",
+            after - before
+        );
+        assert_eq!(dev.completed_value(), after, "every replay was waited for");
+        let ring = dev.queue_states()[0].wptr - w0;
+        assert!(
+            ring <= 22 * 32,
+            "{k} kernels: {ring} ring dwords for 21 replays"
+        );
+        assert!(ns.is_finite() && ns > 0.0, "{ns}");
         eprintln!("graph_replay_submit_ns({k} kernels) = {ns:.0}");
     }
 }

@@ -325,7 +325,11 @@ fn launch_checks_arguments_and_dimensions(mode: SimMode) {
             Err(Error::InvalidArgument(_))
         ));
     }
-    assert_eq!(dev.last_value(), before, "a refused launch takes no timeline value");
+    assert_eq!(
+        dev.last_value(),
+        before,
+        "a refused launch takes no timeline value"
+    );
     assert!(matches!(
         Program::load(&dev, kernels::fill("gfx1100").unwrap(), "nope"),
         Err(Error::CodeObject(_))

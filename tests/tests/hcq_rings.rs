@@ -246,7 +246,12 @@ fn both_rings_wrap_alternating(mode: SimMode) {
     let states = dev.queue_states();
     for (st, units) in states.iter().zip([RING / 4, RING]) {
         assert_eq!(st.rptr, st.wptr, "{}", st.name);
-        assert!(st.wptr / units >= 50, "{}: only {} laps", st.name, st.wptr / units);
+        assert!(
+            st.wptr / units >= 50,
+            "{}: only {} laps",
+            st.name,
+            st.wptr / units
+        );
     }
 }
 

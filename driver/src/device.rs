@@ -925,6 +925,29 @@ impl GpuBuffer {
         Ok(())
     }
 
+    /// Frees the buffer now, reporting failures that dropping it can only log: waits for
+    /// the GPUs it is mapped to, unmaps it from them, FREEs it, then unmaps the CPU view.
+    ///
+    /// # Errors
+    /// The wait's error ([`Error::Timeout`], [`Error::DeviceFault`]) or the UNMAP/FREE
+    /// ioctl's, with the buffer handed back still allocated and usable as before (mapped
+    /// back to its GPUs if the UNMAP had succeeded): retry, keep it, or drop it.
+    pub fn free(mut self) -> core::result::Result<(), (Error, GpuBuffer)> {
+        if let Err(e) = self.quiesce() {
+            return Err((e, self));
+        }
+        let Some(bo) = Arc::get_mut(&mut self.bo) else {
+            let e = Error::Protocol("buffer object shared beyond its GpuBuffer".into());
+            return Err((e, self));
+        };
+        match bo.free_now() {
+            // Drop waits again (nothing new: `self` was not used since) and unmaps the CPU
+            // view; FREE is not repeated.
+            Ok(()) => Ok(()),
+            Err(e) => Err((e, self)),
+        }
+    }
+
     /// Waits until every device this buffer is mapped to has finished its submitted work.
     pub(crate) fn quiesce(&self) -> Result<()> {
         let mut devs = vec![Arc::clone(&self.owner)];

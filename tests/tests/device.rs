@@ -246,6 +246,70 @@ fn injected_teardown_failures_leak_nothing() {
     }
 }
 
+/// `GpuBuffer::free` reports what Drop can only log: a wait that times out, a failed UNMAP or
+/// FREE each hand the buffer back, still allocated, mapped and holding its bytes; the next
+/// `free` succeeds and leaks nothing.
+#[test]
+fn explicit_free_reports_failures_and_hands_the_buffer_back() {
+    let rig = Rig::new(1, Duration::from_millis(100));
+    let dev = Device::open(&rig.kfd, 0).unwrap();
+    let data: Vec<u8> = (0..=255u8).cycle().take(4096).collect();
+    let other = dev.alloc(4096, BufferKind::Vram).unwrap();
+    // The device's staging buffers exist from the first copy_out on.
+    dev.copy_out(&other, &mut [0u8; 8]).unwrap();
+    let before = rig.sim.live_objects();
+    let mut buf = dev.alloc(4096, BufferKind::Gtt).unwrap();
+    buf.write(0, &data).unwrap();
+    let va = buf.va();
+    let still_works = |buf: &hcq_driver::GpuBuffer| {
+        assert_eq!(buf.va(), va);
+        let mut back = vec![0u8; 4096];
+        buf.read(0, &mut back).unwrap();
+        assert_eq!(back, data, "the CPU view holds the bytes");
+        // The GPU still reaches it: a copy through the copy queue.
+        dev.copy(&other, buf).unwrap();
+        let mut out = vec![0u8; 4096];
+        dev.copy_out(&other, &mut out).unwrap();
+        assert_eq!(out, data, "the GPU reaches the buffer");
+    };
+    // The wait for the GPU fails: a copy into the buffer on a hung copy queue.
+    let (_, sq) = dev.queue_ids();
+    let q = hcq_sim::engine::QueueId(sq);
+    rig.gpu.engines().hang(q, true).unwrap();
+    dev.copy(&buf, &buf).unwrap();
+    let (e, back) = buf.free().unwrap_err();
+    assert!(matches!(e, Error::Timeout(_)), "{e}");
+    buf = back;
+    rig.gpu.engines().hang(q, false).unwrap();
+    rig.gpu.kick();
+    rig.kfd.set_wait_timeout(Duration::from_secs(20));
+    still_works(&buf);
+    // UNMAP and FREE refused once each.
+    for (nr, op) in [
+        (0x19u8, "UNMAP_MEMORY_FROM_GPU"),
+        (0x17, "FREE_MEMORY_OF_GPU"),
+    ] {
+        rig.sim.fail_ioctl(nr, Errno::EIO, Persistence::Once);
+        let (e, back) = buf.free().unwrap_err();
+        match &e {
+            Error::Sys { op: o, errno } => assert_eq!((*o, *errno), (op, Errno::EIO)),
+            other => panic!("{op}: expected Sys, got {other:?}"),
+        }
+        assert_eq!(
+            core::error::Error::source(&e).and_then(|s| s.downcast_ref::<Errno>()),
+            Some(&Errno::EIO)
+        );
+        buf = back;
+        still_works(&buf);
+    }
+    buf.free().unwrap();
+    assert_eq!(
+        rig.sim.live_objects(),
+        before,
+        "free released the buffer's memory and its mappings"
+    );
+}
+
 /// Failures of the ioctls a running device issues are errors, and the device keeps working.
 #[test]
 fn injected_runtime_failures_are_errors() {

@@ -10,7 +10,7 @@ use hcq_core::timeline::TimelineValue;
 use std::sync::Mutex;
 
 fn cmd_err(e: CmdError) -> Error {
-    Error::InvalidArgument(format!("command list: {e}"))
+    Error::Command(e)
 }
 
 impl Device {

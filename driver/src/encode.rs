@@ -8,8 +8,11 @@ use hcq_core::packet::EncodeError;
 use hcq_core::signal::SignalRef;
 use hcq_core::{pm4, sdma};
 
-fn enc(e: EncodeError) -> Error {
-    Error::InvalidArgument(format!("encoding a packet: {e}"))
+fn enc(source: EncodeError) -> Error {
+    Error::Encode {
+        what: "a packet",
+        source,
+    }
 }
 
 /// Dwords and packet lengths of one submission for one queue type.

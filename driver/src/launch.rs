@@ -191,7 +191,7 @@ fn scratch_user_sgprs(
         .iter()
         .find(|(f, _)| props.get(*f) != 0)
     {
-        return Err(Error::CodeObject(format!(
+        return Err(Error::code_object(format!(
             "kernel {name} takes {what} in user SGPRs, which hcq's dispatch does not provide"
         )));
     }
@@ -200,7 +200,7 @@ fn scratch_user_sgprs(
     let psb = if on(KernelCodeProperties::ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER) {
         let wave32 = kernel.wavefront_size() == 32;
         let v = ScratchRsrc::new(dev.arch, base, dev.scratch.scratch_len, wave32).map_err(|e| {
-            Error::CodeObject(format!("kernel {name}: private segment buffer: {e}"))
+            Error::code_object(format!("kernel {name}: private segment buffer: {e}"))
         })?;
         Some(v)
     } else {
@@ -243,7 +243,7 @@ impl Program {
     /// an unknown kernel or one needing more LDS or scratch than the device offers; allocation
     /// failures.
     pub fn load(device: &Device, code_object: &[u8], kernel_name: &str) -> Result<Self> {
-        let co_err = |e: hcq_core::codeobj::CodeObjectError| Error::CodeObject(e.to_string());
+        let co_err = |e| Error::code_object_parse(kernel_name, e);
         let co = CodeObject::parse(code_object).map_err(co_err)?;
         co.check_target(&device.target_name()).map_err(co_err)?;
         let k = co.kernel(kernel_name).map_err(co_err)?;
@@ -254,14 +254,14 @@ impl Program {
         };
         k.check_resources(&limits).map_err(co_err)?;
         if k.entry_offset % 256 != 0 {
-            return Err(Error::CodeObject(format!(
+            return Err(Error::code_object(format!(
                 "kernel {kernel_name}: entry at image offset {:#x} is not 256-byte aligned",
                 k.entry_offset
             )));
         }
         let size = co.image_size();
         let len = usize::try_from(size)
-            .map_err(|_| Error::CodeObject(format!("image of {size} bytes")))?;
+            .map_err(|_| Error::code_object(format!("image of {size} bytes")))?;
         let mut image = vec![0u8; len];
         co.load_into(&mut image).map_err(co_err)?;
         let bo = dev.kfd.core.alloc(
@@ -455,8 +455,13 @@ impl Program {
             let map = kernargs.bo.mapping();
             map.write_bytes(off, args)?;
             if let Some(d) = &prog.dispatch {
-                let pkt = pm4::dispatch_packet(d, GpuVa(base), global, local)
-                    .map_err(|e| Error::InvalidArgument(e.to_string()))?;
+                let pkt =
+                    pm4::dispatch_packet(d, GpuVa(base), global, local).map_err(|source| {
+                        Error::Encode {
+                            what: "the dispatch packet",
+                            source,
+                        }
+                    })?;
                 map.write_bytes(off + d.packet_offset, bytemuck::bytes_of(&pkt))?;
             }
             let c: &mut Cmds = &mut s.cmds;

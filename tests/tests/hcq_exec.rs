@@ -11,6 +11,7 @@ use hcq_common::{
 };
 use hcq_core::arch::GpuVa;
 use hcq_core::cmd::patch;
+use hcq_core::codeobj::CodeObjectError;
 use hcq_driver::kernels::{self, FillArgs, VectorAddArgs};
 use hcq_driver::{BufferKind, Device, DeviceOptions, Error, GpuBuffer, Program};
 use hcq_sim::kernels::{KernelCtx, KernelError};
@@ -330,18 +331,39 @@ fn launch_checks_arguments_and_dimensions(mode: SimMode) {
         before,
         "a refused launch takes no timeline value"
     );
-    assert!(matches!(
-        Program::load(&dev, kernels::fill("gfx1100").unwrap(), "nope"),
-        Err(Error::CodeObject(_))
-    ));
-    assert!(matches!(
-        Program::load(&dev, kernels::fill("gfx90a").unwrap(), "fill"),
-        Err(Error::CodeObject(_))
-    ));
-    assert!(matches!(
-        Program::load(&dev, b"not an elf", "fill"),
-        Err(Error::CodeObject(_))
-    ));
+    // Code-object errors keep core's typed cause: in the variant and as `source()`.
+    let load = |co: &[u8], name: &str| Program::load(&dev, co, name).unwrap_err();
+    let e = load(kernels::fill("gfx1100").unwrap(), "nope");
+    assert!(
+        matches!(
+            &e,
+            Error::CodeObject { source: Some(c), .. }
+                if matches!(**c, CodeObjectError::KernelNotFound { .. })
+        ),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("kernel nope"), "{e}");
+    let e = load(kernels::fill("gfx90a").unwrap(), "fill");
+    let cause = core::error::Error::source(&e).and_then(|s| s.downcast_ref::<CodeObjectError>());
+    assert!(
+        matches!(
+            cause,
+            Some(CodeObjectError::TargetMismatch {
+                object: "gfx90a",
+                ..
+            })
+        ),
+        "{e:?}"
+    );
+    let e = load(b"not an elf", "fill");
+    let cause = core::error::Error::source(&e).and_then(|s| s.downcast_ref::<CodeObjectError>());
+    assert!(
+        matches!(
+            cause,
+            Some(CodeObjectError::OutOfBounds { .. } | CodeObjectError::BadMagic { .. })
+        ),
+        "{e:?}"
+    );
     drop(rig);
 }
 

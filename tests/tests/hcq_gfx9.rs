@@ -375,7 +375,10 @@ fn kernels_needing_user_sgprs_exec_cannot_fill_are_refused_at_load() {
     ] {
         let bad = with_properties(co, "fill", bit);
         match Program::load(&dev, &bad, "fill") {
-            Err(Error::CodeObject(m)) => assert!(
+            Err(Error::CodeObject {
+                what: m,
+                source: None,
+            }) => assert!(
                 m.contains(&format!("kernel fill takes {what} in user SGPRs")),
                 "{m}"
             ),
@@ -385,7 +388,10 @@ fn kernels_needing_user_sgprs_exec_cannot_fill_are_refused_at_load() {
     // gfx11 has architected flat scratch: a private segment buffer is refused, not faked.
     let bad = with_properties(co, "fill", 1);
     match Program::load(&dev, &bad, "fill") {
-        Err(Error::CodeObject(m)) => assert!(
+        Err(Error::CodeObject {
+            what: m,
+            source: None,
+        }) => assert!(
             m.contains("kernel fill: private segment buffer: Gfx11 has architected flat scratch"),
             "{m}"
         ),

@@ -16,8 +16,12 @@ use super::{Encoded, GraphBuilder, GraphError, Value};
 use crate::device::{BufferKind, Device, GpuBuffer};
 use crate::error::{Error, Result};
 
-fn graph_err(e: GraphError) -> Error {
-    Error::InvalidArgument(e.to_string())
+pub(super) fn graph_err(e: GraphError) -> Error {
+    match e {
+        GraphError::Patch(p) => Error::Patch(p),
+        GraphError::Cmd(c) => Error::Command(c),
+        e => Error::InvalidArgument(e.to_string()),
+    }
 }
 
 fn upload(dev: &Device, dwords: &[u32]) -> Result<Option<(GpuBuffer, u32)>> {
@@ -188,7 +192,10 @@ impl Graph {
                         ..sdma::Indirect::default()
                     },
                 )
-                .map_err(|e| Error::InvalidArgument(format!("SDMA INDIRECT: {e}")))?;
+                .map_err(|source| Error::Encode {
+                    what: "the SDMA INDIRECT packet",
+                    source,
+                })?;
                 Some(pkt)
             }
             None => None,

@@ -349,7 +349,8 @@ impl Program {
     /// in `args` must point into GPU memory mapped to this device that stays allocated until
     /// the launch completes (a [`crate::GpuBuffer`] waits for that on drop), large enough for
     /// every access the kernel makes for this grid, and not concurrently accessed by the CPU
-    /// in a conflicting way.
+    /// in a conflicting way; never the driver's own memory (the
+    /// [submission contract](crate::Device#submission-contract)).
     ///
     /// # Errors
     /// Wrong argument size, zero or oversized dimensions, ring or wait failures.

@@ -135,7 +135,8 @@ impl Graph {
     /// replay uses (the fixed ones recorded, and those `values` gives) must point into GPU
     /// memory mapped to this device that stays allocated until the replay completes, large
     /// enough for every access its kernels make at their launch dims and for its copies, and
-    /// not accessed by the CPU in a conflicting way meanwhile. The graph checks what it can (a
+    /// not accessed by the CPU in a conflicting way meanwhile, and never the driver's own
+    /// memory (the [submission contract](crate::Device#submission-contract)). The graph checks what it can (a
     /// buffer variable's size against what the graph recorded, dims against the kernels'
     /// limits), not what a kernel does with an address.
     ///

@@ -5,6 +5,7 @@ use crate::device::{BufferKind, Device, GpuBuffer};
 use crate::error::{Error, Result};
 use crate::kfd::lock;
 use core::sync::atomic::AtomicU32;
+use hcq_core::arch::GpuVa;
 use hcq_core::cmd::{CmdError, Pm4List, SdmaList};
 use hcq_core::timeline::TimelineValue;
 use std::sync::Mutex;
@@ -25,7 +26,7 @@ impl Device {
     pub unsafe fn submit_pm4<const N: usize, const C: usize>(
         &self,
         list: &Pm4List<N, C>,
-    ) -> Result<u64> {
+    ) -> Result<TimelineValue> {
         self.inner.submit_compute(|s| s.cmds.raw(list.as_dwords()))
     }
 
@@ -39,7 +40,7 @@ impl Device {
     pub unsafe fn submit_sdma<const N: usize, const C: usize, const P: usize>(
         &self,
         list: &SdmaList<N, C, P>,
-    ) -> Result<u64> {
+    ) -> Result<TimelineValue> {
         self.inner.submit_copy(|s| s.cmds.raw(list.as_dwords()))
     }
 
@@ -67,7 +68,7 @@ impl Device {
             device: self.clone(),
             buf,
             dwords: len,
-            last: Mutex::new(0),
+            last: Mutex::new(TimelineValue::ZERO),
         })
     }
 }
@@ -81,13 +82,13 @@ pub struct BoundList {
     buf: GpuBuffer,
     dwords: u32,
     /// Timeline value of the last run.
-    last: Mutex<u64>,
+    last: Mutex<TimelineValue>,
 }
 
 impl BoundList {
     /// GPU address of the commands.
     #[must_use]
-    pub fn va(&self) -> u64 {
+    pub fn va(&self) -> GpuVa {
         self.buf.va()
     }
 
@@ -105,7 +106,7 @@ impl BoundList {
     ///
     /// # Errors
     /// Ring errors.
-    pub unsafe fn submit(&self) -> Result<u64> {
+    pub unsafe fn submit(&self) -> Result<TimelineValue> {
         let mut last = lock(&self.last);
         let (va, n) = (self.buf.va(), self.dwords);
         let v = self
@@ -127,7 +128,7 @@ impl BoundList {
         f: impl FnOnce(&mut &[AtomicU32]) -> core::result::Result<(), CmdError>,
     ) -> Result<()> {
         let last = lock(&self.last);
-        self.device.inner.wait_value(TimelineValue::new(*last))?;
+        self.device.inner.wait_value(*last)?;
         let all = self.buf.bo.mapping().u32s();
         // CAST: u32 -> usize is lossless on 64-bit hosts.
         let mut view = all.get(..self.dwords as usize).unwrap_or_default();

@@ -8,7 +8,7 @@ use crate::mem::Mapping;
 use crate::queue::{HwQueue, QueueParams, QueueType};
 use crate::signal::{Signal, SignalPages};
 use core::time::Duration;
-use hcq_core::arch::{ArchInfo, GfxTarget};
+use hcq_core::arch::{ArchInfo, GfxTarget, GpuVa};
 use hcq_core::kfd::topology::{CwsrSizes, NodeProperties, ScratchSizing};
 use hcq_core::ring::{Pm4, Sdma};
 use hcq_core::signal::SignalRef;
@@ -441,22 +441,22 @@ impl Device {
 
     /// The last timeline value submitted (host value: monotonic across wraps).
     #[must_use]
-    pub fn last_value(&self) -> u64 {
-        lock(&self.inner.timeline).tl.last_signaled().get()
+    pub fn last_value(&self) -> TimelineValue {
+        lock(&self.inner.timeline).tl.last_signaled()
     }
 
     /// The timeline value the GPU has completed.
     #[must_use]
-    pub fn completed_value(&self) -> u64 {
-        lock(&self.inner.timeline).done().get()
+    pub fn completed_value(&self) -> TimelineValue {
+        lock(&self.inner.timeline).done()
     }
 
     /// What another queue waits for to see timeline value `value` of this device: the signal
     /// and the 32-bit value, or `None` when it completed before the last wrap.
     #[must_use]
-    pub fn timeline_target(&self, value: u64) -> Option<(SignalRef, u32)> {
+    pub fn timeline_target(&self, value: TimelineValue) -> Option<(SignalRef, u32)> {
         lock(&self.inner.timeline)
-            .target(TimelineValue::new(value))
+            .target(value)
             .map(|(s, v)| (s.signal_ref(), v))
     }
 
@@ -499,7 +499,7 @@ impl Device {
     ///
     /// # Errors
     /// Ring errors, a submission too large for the ring, faults while waiting for space.
-    pub unsafe fn submit_compute_raw(&self, dwords: &[u32]) -> Result<u64> {
+    pub unsafe fn submit_compute_raw(&self, dwords: &[u32]) -> Result<TimelineValue> {
         self.inner.submit_compute(|s| s.cmds.raw(dwords))
     }
 
@@ -511,7 +511,7 @@ impl Device {
     ///
     /// # Errors
     /// As [`Device::submit_compute_raw`].
-    pub unsafe fn submit_copy_raw(&self, dwords: &[u32]) -> Result<u64> {
+    pub unsafe fn submit_copy_raw(&self, dwords: &[u32]) -> Result<TimelineValue> {
         self.inner.submit_copy(|s| s.cmds.raw(dwords))
     }
 
@@ -523,7 +523,10 @@ impl Device {
     ///
     /// # Errors
     /// Encoder errors from `body`, ring errors, faults while waiting for ring space.
-    pub unsafe fn submit_compute(&self, body: impl FnOnce(&mut Cmds) -> Result<()>) -> Result<u64> {
+    pub unsafe fn submit_compute(
+        &self,
+        body: impl FnOnce(&mut Cmds) -> Result<()>,
+    ) -> Result<TimelineValue> {
         self.inner.submit_compute(|s| body(&mut s.cmds))
     }
 
@@ -534,7 +537,10 @@ impl Device {
     ///
     /// # Errors
     /// As [`Device::submit_compute`].
-    pub unsafe fn submit_copy(&self, body: impl FnOnce(&mut Cmds) -> Result<()>) -> Result<u64> {
+    pub unsafe fn submit_copy(
+        &self,
+        body: impl FnOnce(&mut Cmds) -> Result<()>,
+    ) -> Result<TimelineValue> {
         self.inner.submit_copy(|s| body(&mut s.cmds))
     }
 
@@ -560,7 +566,7 @@ impl Device {
         &self,
         copy: impl FnOnce(&mut Cmds) -> Result<()>,
         compute: impl FnOnce(&mut Cmds) -> Result<()>,
-    ) -> Result<u64> {
+    ) -> Result<TimelineValue> {
         self.inner
             .submit_pair(|s| copy(&mut s.cmds), |s| compute(&mut s.cmds))
     }
@@ -569,8 +575,8 @@ impl Device {
     ///
     /// # Errors
     /// [`Error::Timeout`] or [`Error::DeviceFault`].
-    pub fn wait_value(&self, value: u64) -> Result<()> {
-        self.inner.wait_value(TimelineValue::new(value))
+    pub fn wait_value(&self, value: TimelineValue) -> Result<()> {
+        self.inner.wait_value(value)
     }
 
     /// KFD's ids of the compute and the copy queue.
@@ -650,7 +656,7 @@ impl DeviceInner {
     pub(crate) fn submit_compute(
         &self,
         body: impl FnOnce(&mut Submit<'_>) -> Result<()>,
-    ) -> Result<u64> {
+    ) -> Result<TimelineValue> {
         self.submit(QueueType::Compute, body)
     }
 
@@ -658,7 +664,7 @@ impl DeviceInner {
     pub(crate) fn submit_copy(
         &self,
         body: impl FnOnce(&mut Submit<'_>) -> Result<()>,
-    ) -> Result<u64> {
+    ) -> Result<TimelineValue> {
         self.submit(QueueType::Sdma, body)
     }
 
@@ -666,7 +672,7 @@ impl DeviceInner {
         &self,
         ty: QueueType,
         body: impl FnOnce(&mut Submit<'_>) -> Result<()>,
-    ) -> Result<u64> {
+    ) -> Result<TimelineValue> {
         let mut st = lock(&self.timeline);
         let (saved, value) = st.take_value()?;
         let mut cmds = take_scratch(&mut st, ty, self.arch);
@@ -677,7 +683,7 @@ impl DeviceInner {
         if r.is_err() {
             st.tl = saved;
         }
-        r.map(|()| value.get())
+        r.map(|()| value)
     }
 
     /// One timeline value for work on both queues: the copy ring gets
@@ -697,7 +703,7 @@ impl DeviceInner {
         &self,
         copy: impl FnOnce(&mut Submit<'_>) -> Result<()>,
         compute: impl FnOnce(&mut Submit<'_>) -> Result<()>,
-    ) -> Result<u64> {
+    ) -> Result<TimelineValue> {
         let mut st = lock(&self.timeline);
         let (saved, value) = st.take_value()?;
         let mut c = take_scratch(&mut st, QueueType::Sdma, self.arch);
@@ -728,7 +734,7 @@ impl DeviceInner {
         };
         st.scratch.push(c);
         st.scratch.push(k);
-        r.map(|()| value.get())
+        r.map(|()| value)
     }
 
     /// Encodes `[wait timeline >= v-1] body [signal v]` (no signal unless `signal`) into
@@ -851,8 +857,8 @@ pub struct GpuBuffer {
 impl GpuBuffer {
     /// GPU (and CPU) virtual address.
     #[must_use]
-    pub fn va(&self) -> u64 {
-        self.bo.va()
+    pub fn va(&self) -> GpuVa {
+        GpuVa(self.bo.va())
     }
 
     /// Size asked for, in bytes.
@@ -964,7 +970,7 @@ impl Drop for GpuBuffer {
     fn drop(&mut self) {
         if let Err(e) = self.quiesce() {
             log::error!(
-                "buffer at {:#x} dropped while its GPU is not idle ({e}); leaking it",
+                "buffer at {} dropped while its GPU is not idle ({e}); leaking it",
                 self.va()
             );
             core::mem::forget(Arc::clone(&self.bo));

@@ -321,7 +321,9 @@ mod tests {
     fn encoder_errors_keep_their_type() {
         let arch = hcq_core::arch::GfxTarget::parse("gfx1100").unwrap().info();
         let mut c = crate::encode::Cmds::new(crate::queue::QueueType::Compute, arch);
-        let e = c.indirect_buffer(0x4000, u32::MAX).unwrap_err();
+        let e = c
+            .indirect_buffer(hcq_core::arch::GpuVa(0x4000), u32::MAX)
+            .unwrap_err();
         assert!(
             matches!(
                 e,

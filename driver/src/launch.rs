@@ -354,7 +354,12 @@ impl Program {
     ///
     /// # Errors
     /// Wrong argument size, zero or oversized dimensions, ring or wait failures.
-    pub unsafe fn launch(&self, args: &[u8], global: [u32; 3], local: [u32; 3]) -> Result<u64> {
+    pub unsafe fn launch(
+        &self,
+        args: &[u8],
+        global: [u32; 3],
+        local: [u32; 3],
+    ) -> Result<TimelineValue> {
         self.launch_inner(args, global, local, false)
             .map(|(v, _)| v)
     }
@@ -371,7 +376,7 @@ impl Program {
         args: &T,
         global: [u32; 3],
         local: [u32; 3],
-    ) -> Result<u64> {
+    ) -> Result<TimelineValue> {
         self.launch_inner(bytemuck::bytes_of(args), global, local, false)
             .map(|(v, _)| v)
     }
@@ -426,7 +431,7 @@ impl Program {
         global: [u32; 3],
         local: [u32; 3],
         timed: bool,
-    ) -> Result<(u64, Option<Duration>)> {
+    ) -> Result<(TimelineValue, Option<Duration>)> {
         // CAST: usize -> u64 is lossless on 64-bit hosts.
         if args.len() as u64 != self.kernarg_size {
             return Err(Error::InvalidArgument(format!(
@@ -469,7 +474,7 @@ impl Program {
             if let Some((st, _)) = &refs {
                 c.timestamp(st)?;
             }
-            c.exec(&prog, base, global, local)?;
+            c.exec(&prog, GpuVa(base), global, local)?;
             if let Some((_, en)) = &refs {
                 c.timestamp(en)?;
             }
@@ -478,7 +483,7 @@ impl Program {
         let mut elapsed = None;
         if let Some((st, en)) = stamps {
             if timed {
-                dev.wait_value(TimelineValue::new(value))?;
+                dev.wait_value(value)?;
                 let ticks = en.start_ts().saturating_sub(st.start_ts());
                 elapsed = Some(Duration::from_nanos(ticks.saturating_mul(GPU_TICK_NS)));
             }

@@ -17,7 +17,7 @@
 //! let dev = Device::open(&kfd, 0)?;
 //! let buf = dev.alloc(1024 * 4, BufferKind::Vram)?;
 //! let fill = Program::load(&dev, kernels::fill(&dev.target_name()).unwrap(), "fill")?;
-//! let args = kernels::FillArgs { buf: buf.va(), value: 7, n: 1024 };
+//! let args = kernels::FillArgs { buf: buf.va().get(), value: 7, n: 1024 };
 //! // SAFETY: `buf` holds 1024 u32s and outlives the launch (copy_out below waits for it).
 //! unsafe { fill.launch_pod(&args, [16, 1, 1], [64, 1, 1])? };
 //! let mut out = vec![0u8; 4096];

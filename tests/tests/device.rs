@@ -71,7 +71,7 @@ fn buffers_of_every_kind_share_bytes_with_the_cpu() {
     ] {
         let buf = dev.alloc(10_000, kind).unwrap();
         assert_eq!(buf.len(), 10_000);
-        assert_eq!(buf.va() % 4096, 0);
+        assert_eq!(buf.va().get() % 4096, 0);
         buf.write(9_996, &[1, 2, 3, 4]).unwrap();
         let mut back = [0u8; 4];
         buf.read(9_996, &mut back).unwrap();

@@ -9,7 +9,6 @@ use hcq_common::{
     LONG, P4, SimMode, both_modes, one, one_with, programs, read_u32s, to_bytes, to_u32s,
     write_u32s,
 };
-use hcq_core::arch::GpuVa;
 use hcq_core::cmd::patch;
 use hcq_core::codeobj::CodeObjectError;
 use hcq_driver::kernels::{self, FillArgs, VectorAddArgs};
@@ -21,7 +20,7 @@ use std::sync::Arc;
 fn ones(dev: &Device, fill: &Program, n: u32) -> GpuBuffer {
     let buf = dev.alloc(u64::from(n) * 4, BufferKind::Vram).unwrap();
     let fa = FillArgs {
-        buf: buf.va(),
+        buf: buf.va().get(),
         value: 1,
         n,
     };
@@ -55,9 +54,9 @@ fn exec_one_kernel(mode: SimMode) {
     write_u32s(&dev, &bb, &b);
     write_u32s(&dev, &bc, &vec![0x5a5a_5a5a; 1001]);
     let args = VectorAddArgs {
-        a: ba.va(),
-        b: bb.va(),
-        c: bc.va(),
+        a: ba.va().get(),
+        b: bb.va().get(),
+        c: bc.va().get(),
         n,
     };
     // SAFETY: a, b hold n u32s, c n + 1; all outlive the launch (read_u32s waits).
@@ -68,7 +67,7 @@ fn exec_one_kernel(mode: SimMode) {
     assert_eq!(got, want);
     // And fill, on the same device.
     let fa = FillArgs {
-        buf: bc.va(),
+        buf: bc.va().get(),
         value: 0xabcd_0123,
         n: 999,
     };
@@ -89,9 +88,9 @@ fn exec_2_kernels_100_times(mode: SimMode) {
     write_u32s(&dev, &c, &vec![0; n as usize]);
     let one = ones(&dev, &fill, n);
     let args = VectorAddArgs {
-        a: c.va(),
-        b: one.va(),
-        c: c.va(),
+        a: c.va().get(),
+        b: one.va().get(),
+        c: c.va().get(),
         n,
     };
     let ka = kernargs(&dev, bytemuck::bytes_of(&args));
@@ -100,7 +99,7 @@ fn exec_2_kernels_100_times(mode: SimMode) {
     let w = list.wait(&sig.signal_ref(), 0).unwrap();
     let prog = add.pm4_program();
     for _ in 0..2 {
-        list.exec(&prog, GpuVa(ka.va()), [n / 64, 1, 1], [64, 1, 1])
+        list.exec(&prog, ka.va(), [n / 64, 1, 1], [64, 1, 1])
             .unwrap();
     }
     let s = list.signal(&sig.signal_ref(), 0).unwrap();
@@ -148,10 +147,10 @@ fn exec_update_dims(mode: SimMode) {
         .unwrap();
     let prog = Program::load(&dev, MULTI, "copy_u32").unwrap();
     let out = dev.alloc(4096, BufferKind::VramCpuVisible).unwrap();
-    let ka = kernargs(&dev, &out.va().to_le_bytes());
+    let ka = kernargs(&dev, &out.va().get().to_le_bytes());
     let mut list = P4::new(dev.arch());
     let (h, dw) = list
-        .exec(&prog.pm4_program(), GpuVa(ka.va()), [1, 1, 1], [1, 1, 1])
+        .exec(&prog.pm4_program(), ka.va(), [1, 1, 1], [1, 1, 1])
         .unwrap();
     assert!(dw.is_none(), "copy_u32 takes no dispatch pointer");
     let dims: Vec<[u32; 3]> = (1..=3)
@@ -195,9 +194,9 @@ fn bind(mode: SimMode) {
     write_u32s(&dev, &c, &vec![5; n as usize]);
     let one = ones(&dev, &fill, n);
     let args = VectorAddArgs {
-        a: c.va(),
-        b: one.va(),
-        c: c.va(),
+        a: c.va().get(),
+        b: one.va().get(),
+        c: c.va().get(),
         n,
     };
     let ka = kernargs(&dev, bytemuck::bytes_of(&args));
@@ -205,13 +204,8 @@ fn bind(mode: SimMode) {
     let done = dev.new_signal(0).unwrap();
     let mut list = P4::new(dev.arch());
     let w = list.wait(&gate.signal_ref(), 0).unwrap();
-    list.exec(
-        &add.pm4_program(),
-        GpuVa(ka.va()),
-        [n / 64, 1, 1],
-        [64, 1, 1],
-    )
-    .unwrap();
+    list.exec(&add.pm4_program(), ka.va(), [n / 64, 1, 1], [64, 1, 1])
+        .unwrap();
     let s = list.signal(&done.signal_ref(), 0).unwrap();
     let bound = dev.bind_pm4(&list).unwrap();
     assert_eq!(bound.dwords() as usize, list.as_dwords().len());
@@ -242,9 +236,9 @@ fn memory_barrier(mode: SimMode) {
     let c = dev.alloc(64 * 4, BufferKind::VramCpuVisible).unwrap();
     write_u32s(&dev, &zero, &[0; 64]);
     let args = VectorAddArgs {
-        a: a.va(),
-        b: zero.va(),
-        c: c.va(),
+        a: a.va().get(),
+        b: zero.va().get(),
+        c: c.va().get(),
         n: 64,
     };
     let ka = kernargs(&dev, bytemuck::bytes_of(&args));
@@ -280,9 +274,9 @@ fn four_thousand_kernels_in_one_submission(mode: SimMode) {
     write_u32s(&dev, &c, &[7; 64]);
     let one = ones(&dev, &fill, 64);
     let args = VectorAddArgs {
-        a: c.va(),
-        b: one.va(),
-        c: c.va(),
+        a: c.va().get(),
+        b: one.va().get(),
+        c: c.va().get(),
         n: 64,
     };
     let ka = kernargs(&dev, bytemuck::bytes_of(&args));
@@ -299,7 +293,11 @@ fn four_thousand_kernels_in_one_submission(mode: SimMode) {
         })
     }
     .unwrap();
-    assert_eq!(v, before + 1, "one submission, one timeline value");
+    assert_eq!(
+        v.get(),
+        before.get() + 1,
+        "one submission, one timeline value"
+    );
     dev.wait_value(v).unwrap();
     assert_eq!(read_u32s(&dev, &c, 64), vec![4007; 64]);
 }
@@ -374,7 +372,7 @@ fn launch_wait_reports_gpu_time_and_profiling_records(mode: SimMode) {
     let (fill, _) = programs(&dev);
     let buf = dev.alloc(64 * 4, BufferKind::Vram).unwrap();
     let args = FillArgs {
-        buf: buf.va(),
+        buf: buf.va().get(),
         value: 1,
         n: 64,
     };

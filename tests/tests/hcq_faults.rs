@@ -40,7 +40,7 @@ fn kernel_vm_fault_names_the_address(mode: SimMode) {
     assert_eq!(rep.fault_addr, Some(bad), "{err}");
     assert_eq!(rep.queues.len(), 2);
     assert!(rep.queues[0].name.starts_with("compute"), "{err}");
-    assert_eq!(rep.seen, v - 1, "{err}");
+    assert_eq!(rep.seen, v.get() - 1, "{err}");
     let msg = err.to_string();
     assert!(msg.contains("GPU memory fault at 0x7eadbee01000"), "{msg}");
     assert!(msg.contains("page not present"), "{msg}");
@@ -67,7 +67,7 @@ fn copy_vm_fault_names_the_address(mode: SimMode) {
     let dev = Device::open(&r.kfd, 0).unwrap();
     let src = dev.alloc(1 << 16, BufferKind::Vram).unwrap();
     let dst = dev.alloc(1 << 16, BufferKind::Vram).unwrap();
-    let poisoned = dst.va() + 0x2000;
+    let poisoned = dst.va().get() + 0x2000;
     r.gpu.engines().fault_address(poisoned);
     dev.copy(&dst, &src).unwrap();
     let err = dev.synchronize().unwrap_err();
@@ -102,7 +102,7 @@ fn hung_queue_times_out_then_recovers(mode: SimMode) {
         let Error::Timeout(rep) = &err else {
             panic!("expected a timeout, got {err:?}");
         };
-        assert_eq!((rep.expected, rep.seen), (v, v - 1), "{err}");
+        assert_eq!((rep.expected, rep.seen), (v.get(), v.get() - 1), "{err}");
         assert!(rep.waited_ms >= 200, "{err}");
         assert_eq!(rep.fault_addr, None);
         let stuck = &rep.queues[idx];
@@ -292,7 +292,7 @@ const STEPS: [(&str, Step); 10] = [
     }),
     ("launch and wait", |_, h| {
         let args = FillArgs {
-            buf: h.bufs[0].va(),
+            buf: h.bufs[0].va().get(),
             value: 42,
             n: 1 << 14,
         };
@@ -482,7 +482,7 @@ fn dropping_a_hung_device(mode: SimMode) {
     let (cq, _) = dev.queue_ids();
     r.gpu.engines().hang(QueueId(cq), true).unwrap();
     let args = FillArgs {
-        buf: buf.va(),
+        buf: buf.va().get(),
         value: 1,
         n: 64,
     };

@@ -77,7 +77,7 @@ fn one_gpu_waits_on_another_timeline(mode: SimMode) {
     src.map_to(&d1).unwrap();
     let dst = d1.alloc(u64::from(n) * 4, BufferKind::Vram).unwrap();
     let args = hcq_driver::kernels::FillArgs {
-        buf: src.va(),
+        buf: src.va().get(),
         value: 0x600d_f00d,
         n,
     };
@@ -135,9 +135,9 @@ fn peer_transfer(mode: SimMode) {
     write_u32s(&d1, &c, &vec![1; n as usize]);
     Device::transfer(&d1, &b, &d0, &a).unwrap();
     let args = VectorAddArgs {
-        a: b.va(),
-        b: c.va(),
-        c: c.va(),
+        a: b.va().get(),
+        b: c.va().get(),
+        c: c.va().get(),
         n,
     };
     // SAFETY: b and c hold n u32s and outlive the launch (read_u32s waits).
@@ -178,7 +178,7 @@ fn waits_on_another_timeline_across_its_wrap(mode: SimMode) {
         // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
         let v0 = unsafe { d0.submit_pm4(&l) }.unwrap();
         let (sig, gv) = d0.timeline_target(v0).unwrap();
-        wrapped |= u64::from(gv) != v0;
+        wrapped |= u64::from(gv) != v0.get();
         let mut w = Sd::new(d1.arch());
         w.wait(&sig, gv).unwrap();
         w.signal(&done.signal_ref(), round).unwrap();
@@ -192,7 +192,7 @@ fn waits_on_another_timeline_across_its_wrap(mode: SimMode) {
         }
     }
     assert!(wrapped, "GPU 0's timeline never wrapped");
-    assert_eq!(d0.last_value(), (1 << 32) - 10 + 29);
+    assert_eq!(d0.last_value().get(), (1 << 32) - 10 + 29);
     d0.synchronize().unwrap();
     d1.synchronize().unwrap();
 }

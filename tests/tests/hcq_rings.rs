@@ -10,6 +10,7 @@ use core::sync::atomic::{AtomicBool, Ordering};
 use core::time::Duration;
 use hcq_common::{LONG, P4, Sd, SimMode, both_modes, one_with, to_u32s};
 use hcq_core::signal::SignalRef;
+use hcq_core::timeline::TimelineValue;
 use hcq_driver::{BufferKind, Device, DeviceOptions, Error, GpuBuffer};
 use hcq_sim::engine::QueueId;
 use hcq_tests::Rig;
@@ -28,9 +29,14 @@ fn small_rings(mode: SimMode, timeout: Duration) -> (Rig, Device) {
 
 /// Submission `i` writes `i + 1` into 8-byte slot `i` of `out` (a signal write to a bare
 /// address: RELEASE_MEM on PM4, FENCE on SDMA).
-fn submit_slot(dev: &Device, compute: bool, out: &GpuBuffer, i: u32) -> hcq_driver::Result<u64> {
+fn submit_slot(
+    dev: &Device,
+    compute: bool,
+    out: &GpuBuffer,
+    i: u32,
+) -> hcq_driver::Result<TimelineValue> {
     // The signal's value word is at +8: slot i is the value of a "signal" at out + 8 i - 8.
-    let sig = SignalRef::new(out.va() + 8 * u64::from(i));
+    let sig = SignalRef::new(out.va().get() + 8 * u64::from(i));
     if compute {
         let mut l = P4::new(dev.arch());
         l.signal(&sig, u64::from(i) + 1).unwrap();
@@ -208,7 +214,7 @@ fn stalled_ring_is_a_deadline_error(mode: SimMode, compute: bool) {
     assert_eq!(slots(&out, ok + 2), want);
     // The ring takes the failed submission now, with the timeline value it did not use.
     let v = submit_slot(&s.dev, compute, &out, ok + 1).unwrap();
-    assert_eq!(v, last + 1);
+    assert_eq!(v.get(), last.get() + 1);
     s.dev.wait_value(v).unwrap();
     *want.last_mut().unwrap() = ok + 2;
     assert_eq!(slots(&out, ok + 2), want);

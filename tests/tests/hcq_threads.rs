@@ -30,14 +30,14 @@ fn four_threads(mode: SimMode) {
                     let av: Vec<u32> = (0..n).map(|i| base + i).collect();
                     dev.copy_in(&a, &to_bytes(&av)).unwrap();
                     let fa = FillArgs {
-                        buf: b.va(),
+                        buf: b.va().get(),
                         value: t + 1,
                         n,
                     };
                     let va = VectorAddArgs {
-                        a: a.va(),
-                        b: b.va(),
-                        c: c.va(),
+                        a: a.va().get(),
+                        b: b.va().get(),
+                        c: c.va().get(),
                         n,
                     };
                     // SAFETY: a, b, c hold n u32s and outlive the launches (read_u32s waits).
@@ -79,7 +79,10 @@ fn four_threads(mode: SimMode) {
     assert_eq!(dev.completed_value(), dev.last_value());
     // Per round: copy_in, fill, add, copy_out, copy, PM4 list, SDMA list, copy_out: one
     // timeline value each, none lost or doubled across threads.
-    assert_eq!(dev.last_value() - before, 4 * u64::from(rounds) * 8);
+    assert_eq!(
+        dev.last_value().get() - before.get(),
+        4 * u64::from(rounds) * 8
+    );
     hcq_common::settled(&rig, &dev);
 }
 

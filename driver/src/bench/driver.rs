@@ -57,7 +57,7 @@ pub fn run(quick: bool) -> Result<(f64, f64), WorkError> {
         .ok_or_else(|| WorkError::Sim(format!("no fill kernel for {}", dev.target_name())))?;
     let fill = Program::load(&dev, co, "fill").map_err(|e| sim_err("loading fill", e))?;
     let args = FillArgs {
-        buf: buf.va(),
+        buf: buf.va().get(),
         value: 7,
         n,
     };
@@ -81,7 +81,7 @@ pub fn run(quick: bool) -> Result<(f64, f64), WorkError> {
     }
     rates.sort_by(f64::total_cmp);
     let launches = measure::percentile(&rates, 50.0);
-    let submit = graph_submit_ns(&dev, &fill, buf.va(), quick)?;
+    let submit = graph_submit_ns(&dev, &fill, buf.va().get(), quick)?;
     Ok((launches, submit))
 }
 
@@ -111,7 +111,7 @@ fn graph_submit_ns(dev: &Device, fill: &Program, out: u64, quick: bool) -> Resul
     let ka = dev
         .alloc(g.kernargs_bytes().max(4096), BufferKind::GttUncached)
         .map_err(|e| sim_err("allocating graph kernargs", e))?;
-    let enc = g.encode(GpuVa(ka.va())).map_err(gerr)?;
+    let enc = g.encode(ka.va()).map_err(gerr)?;
     ka.write(0, bytemuck::cast_slice(&enc.kernargs))
         .map_err(|e| sim_err("writing graph kernargs", e))?;
     let bound = dev

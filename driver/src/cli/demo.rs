@@ -3,7 +3,6 @@
 //! and the timeline; then record the same chain once as a graph and replay it with a new
 //! value, verifying again. On the simulator when there is no /dev/kfd (or with `--sim`).
 
-use hcq_core::arch::GpuVa;
 use hcq_driver::graph::{
     Arg, BufArg, DimLimits, Dims, DimsArg, Graph, GraphBuilder, ScalarArg, Value,
 };
@@ -200,16 +199,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
     // The chain: ones = 1; c = a + b; then `chain` times c = c + ones.
     let t = Instant::now();
     let fill_args = FillArgs {
-        buf: ones.va(),
+        buf: ones.va().get(),
         value: 1,
         n: n32,
     };
     // SAFETY: `ones` holds n u32s, stays alive until the synchronize below.
     unsafe { fill.launch_pod(&fill_args, [groups, 1, 1], [64, 1, 1]) }.map_err(err)?;
     let first = VectorAddArgs {
-        a: a.va(),
-        b: b.va(),
-        c: c.va(),
+        a: a.va().get(),
+        b: b.va().get(),
+        c: c.va().get(),
         n: n32,
     };
     // SAFETY: a, b, c hold n u32s each and outlive the synchronize below.
@@ -217,9 +216,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     for i in 0..o.chain {
         progress(&format!("launch {}/{} ...", i + 1, o.chain));
         let step = VectorAddArgs {
-            a: c.va(),
-            b: ones.va(),
-            c: c.va(),
+            a: c.va().get(),
+            b: ones.va().get(),
+            c: c.va().get(),
             n: n32,
         };
         // SAFETY: as above; in-place c = c + 1 reads and writes each element in one thread.
@@ -261,8 +260,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let first_bad = check(&out, o.chain, 1);
     println!(
         "timeline: last submitted {}, completed {}",
-        dev.last_value(),
-        dev.completed_value()
+        dev.last_value().get(),
+        dev.completed_value().get()
     );
     if o.trace {
         for line in dev.take_trace() {
@@ -332,7 +331,7 @@ fn graph_replays(dev: &Device, k: &Chain<'_>, out: &mut [u8]) -> Result<(), Stri
         global: [k.n.div_ceil(64), 1, 1],
         local: [64, 1, 1],
     };
-    let buf = |b: &GpuBuffer| Arg::Buf(BufArg::Fixed(GpuVa(b.va())));
+    let buf = |b: &GpuBuffer| Arg::Buf(BufArg::Fixed(b.va()));
     let n = Arg::U32(ScalarArg::Fixed(k.n.into()));
     let mut g = GraphBuilder::new(dev.arch());
     let value = g.scalar(1).map_err(gerr)?;

@@ -11,6 +11,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 
 use hcq_core::arch::GpuVa;
 use hcq_core::sdma;
+use hcq_core::timeline::TimelineValue;
 
 use super::{Encoded, GraphBuilder, GraphError, Value};
 use crate::device::{BufferKind, Device, GpuBuffer};
@@ -58,7 +59,7 @@ pub struct Graph {
     pm4: Option<(GpuBuffer, u32)>,
     sdma: Option<(GpuBuffer, u32)>,
     /// Timeline value of the last replay (what the next patch waits for).
-    last: Option<u64>,
+    last: Option<TimelineValue>,
 }
 
 impl Graph {
@@ -70,7 +71,7 @@ impl Graph {
     /// Recording errors (bad bindings, lists too long), allocation failures.
     pub fn record(device: &Device, graph: &GraphBuilder) -> Result<Self> {
         let kernargs = device.alloc(graph.kernargs_bytes().max(64), BufferKind::GttUncached)?;
-        let enc = graph.encode(GpuVa(kernargs.va())).map_err(graph_err)?;
+        let enc = graph.encode(kernargs.va()).map_err(graph_err)?;
         kernargs.write(0, bytemuck::cast_slice(&enc.kernargs))?;
         let pm4 = upload(device, enc.pm4.as_dwords())?;
         let sdma = upload(device, &enc.sdma_ib())?;
@@ -98,13 +99,13 @@ impl Graph {
 
     /// GPU address and dwords of the bound PM4 list.
     #[must_use]
-    pub fn pm4_ib(&self) -> Option<(u64, u32)> {
+    pub fn pm4_ib(&self) -> Option<(GpuVa, u32)> {
         self.pm4.as_ref().map(|(b, n)| (b.va(), *n))
     }
 
     /// GPU address and dwords of the bound SDMA list (padded to 8 dwords).
     #[must_use]
-    pub fn sdma_ib(&self) -> Option<(u64, u32)> {
+    pub fn sdma_ib(&self) -> Option<(GpuVa, u32)> {
         self.sdma.as_ref().map(|(b, n)| (b.va(), *n))
     }
 
@@ -119,7 +120,7 @@ impl Graph {
 
     /// Timeline value of the last replay.
     #[must_use]
-    pub fn last(&self) -> Option<u64> {
+    pub fn last(&self) -> Option<TimelineValue> {
         self.last
     }
 
@@ -143,7 +144,7 @@ impl Graph {
     /// # Errors
     /// A missing or unacceptable value (buffer too small, dims out of the kernels' limits);
     /// wait and ring errors.
-    pub unsafe fn replay(&mut self, values: &[Option<Value>]) -> Result<u64> {
+    pub unsafe fn replay(&mut self, values: &[Option<Value>]) -> Result<TimelineValue> {
         // Checked once, before the wait: a bad value is an error without waiting for the GPU,
         // and the write after the wait does not check again.
         let checked = self
@@ -188,7 +189,7 @@ impl Graph {
                 sdma::indirect(
                     &mut pkt,
                     &sdma::Indirect {
-                        ib: GpuVa(buf.va()),
+                        ib: buf.va(),
                         size_dwords: *n,
                         ..sdma::Indirect::default()
                     },
@@ -253,7 +254,7 @@ pub fn graph_replay_submit_ns(device: &Device, kernels: usize, rounds: usize) ->
             &fill.pm4_program(),
             DimLimits::AMD,
             &[
-                Arg::Buf(BufArg::Fixed(GpuVa(buf.va()))),
+                Arg::Buf(BufArg::Fixed(buf.va())),
                 Arg::U32(ScalarArg::Fixed(1)),
                 Arg::U32(ScalarArg::Fixed(64)),
             ],
@@ -331,7 +332,10 @@ impl MultiGraph {
     ///
     /// # Errors
     /// As [`Graph::replay`]; missing values for a graph.
-    pub unsafe fn replay(&mut self, values: &mut [Vec<Option<Value>>]) -> Result<Vec<u64>> {
+    pub unsafe fn replay(
+        &mut self,
+        values: &mut [Vec<Option<Value>>],
+    ) -> Result<Vec<TimelineValue>> {
         if values.len() < self.parts.len() {
             return Err(Error::InvalidArgument(format!(
                 "values for {} graphs, the multi-graph has {}",
@@ -346,7 +350,7 @@ impl MultiGraph {
             }
             graph.enc.validate(vals).map_err(graph_err)?;
         }
-        let mut done: Vec<(Device, u64)> = Vec::with_capacity(self.parts.len());
+        let mut done: Vec<(Device, TimelineValue)> = Vec::with_capacity(self.parts.len());
         for ((graph, deps), vals) in self.parts.iter_mut().zip(values.iter_mut()) {
             for d in deps.iter() {
                 let target = done.get(d.on).and_then(|(dev, v)| dev.timeline_target(*v));

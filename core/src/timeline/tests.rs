@@ -271,3 +271,13 @@ mod arena {
         );
     }
 }
+
+/// `observe` returns the low 32 bits of the signal word, whatever the high half holds.
+#[test]
+fn observe_reads_the_low_half() {
+    use crate::sync::atomic::AtomicU64;
+    assert_eq!(observe(&AtomicU64::new(0)), 0);
+    assert_eq!(observe(&AtomicU64::new(0x1234_5678)), 0x1234_5678);
+    assert_eq!(observe(&AtomicU64::new(0xdead_beef_0000_0005)), 5);
+    assert_eq!(observe(&AtomicU64::new(u64::MAX)), u32::MAX);
+}

@@ -117,7 +117,8 @@ impl Device {
         let chunk = usize::try_from(first.size()).unwrap_or(usize::MAX);
         let n_chunks = out.len().div_ceil(chunk);
         // Pipelined: the copy of chunk i+1 is queued before chunk i is read back.
-        let mut queued: Option<(usize, usize, TimelineValue)> = None; // (chunk index, staging, value)
+        // (chunk index, staging, value)
+        let mut queued: Option<(usize, usize, TimelineValue)> = None;
         let total = out.len();
         let submit = |i: usize, b: usize, st: &mut Staging| -> Result<TimelineValue> {
             // PANIC: `b` is `next`, which only ever holds 0 or 1 (toggled with `^= 1`).

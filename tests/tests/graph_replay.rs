@@ -772,7 +772,8 @@ fn sdma_indirects_at_every_ring_offset_and_across_wraps() {
             for _ in 0..stamps {
                 l.timestamp(&ts.signal_ref()).unwrap();
             }
-            // SAFETY: the list only writes timestamps into `ts`, a signal this test created and keeps to the end.
+            // SAFETY: the list only writes timestamps into `ts`, a signal this test created and
+            // keeps to the end.
             unsafe { dev.submit_sdma(&l) }.unwrap();
         }
         let wptr = dev.queue_states()[1].wptr;

@@ -53,7 +53,8 @@ fn kernel_vm_fault_names_the_address(mode: SimMode) {
     let sig = dev.new_signal(0).unwrap();
     let mut l = P4::new(dev.arch());
     l.signal(&sig.signal_ref(), 1).unwrap();
-    // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+    // SAFETY: the list only waits on and sets signals this test created, alive past the
+    // waits below.
     unsafe { dev.submit_pm4(&l) }.unwrap();
     let err = dev.wait(&sig, 1).unwrap_err();
     assert!(matches!(err, Error::DeviceFault(_)), "{err}");
@@ -90,12 +91,14 @@ fn hung_queue_times_out_then_recovers(mode: SimMode) {
         let v = if idx == 0 {
             let mut l = P4::new(dev.arch());
             l.signal(&sig.signal_ref(), 5).unwrap();
-            // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+            // SAFETY: the list only waits on and sets signals this test created, alive past the
+            // waits below.
             unsafe { dev.submit_pm4(&l) }.unwrap()
         } else {
             let mut l = Sd::new(dev.arch());
             l.signal(&sig.signal_ref(), 5).unwrap();
-            // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+            // SAFETY: the list only waits on and sets signals this test created, alive past the
+            // waits below.
             unsafe { dev.submit_sdma(&l) }.unwrap()
         };
         let err = dev.wait_value(v).unwrap_err();
@@ -132,13 +135,15 @@ fn lost_and_late_interrupts(mode: SimMode) {
             v += 1;
             let mut l = P4::new(dev.arch());
             l.signal(&sig.signal_ref(), u64::from(v)).unwrap();
-            // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+            // SAFETY: the list only waits on and sets signals this test created, alive past the
+            // waits below.
             unsafe { dev.submit_pm4(&l) }.unwrap();
             dev.wait(&sig, u64::from(v)).unwrap();
             v += 1;
             let mut l = Sd::new(dev.arch());
             l.signal(&sig.signal_ref(), v).unwrap();
-            // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+            // SAFETY: the list only waits on and sets signals this test created, alive past the
+            // waits below.
             unsafe { dev.submit_sdma(&l) }.unwrap();
             dev.wait(&sig, u64::from(v)).unwrap();
             assert_eq!(sig.value(), u64::from(v));

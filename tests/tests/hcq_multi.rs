@@ -34,24 +34,28 @@ fn one_gpu_waits_on_a_signal_written_by_another(mode: SimMode) {
                     let mut l = P4::new(waiter.arch());
                     l.wait(&sig.signal_ref(), v).unwrap();
                     l.signal(&done.signal_ref(), u64::from(v)).unwrap();
-                    // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+                    // SAFETY: the list only waits on and sets signals this test created, alive past the
+                    // waits below.
                     unsafe { waiter.submit_pm4(&l) }.unwrap();
                 } else {
                     let mut l = Sd::new(waiter.arch());
                     l.wait(&sig.signal_ref(), v).unwrap();
                     l.signal(&done.signal_ref(), v).unwrap();
-                    // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+                    // SAFETY: the list only waits on and sets signals this test created, alive past the
+                    // waits below.
                     unsafe { waiter.submit_sdma(&l) }.unwrap();
                 }
                 if writer_compute {
                     let mut l = P4::new(writer.arch());
                     l.signal(&sig.signal_ref(), u64::from(v)).unwrap();
-                    // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+                    // SAFETY: the list only waits on and sets signals this test created, alive past the
+                    // waits below.
                     unsafe { writer.submit_pm4(&l) }.unwrap();
                 } else {
                     let mut l = Sd::new(writer.arch());
                     l.signal(&sig.signal_ref(), v).unwrap();
-                    // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+                    // SAFETY: the list only waits on and sets signals this test created, alive past the
+                    // waits below.
                     unsafe { writer.submit_sdma(&l) }.unwrap();
                 }
                 waiter.wait(&done, u64::from(v)).unwrap();
@@ -85,7 +89,8 @@ fn one_gpu_waits_on_another_timeline(mode: SimMode) {
     let gate = d0.new_signal(0).unwrap();
     let mut l = P4::new(d0.arch());
     l.wait(&gate.signal_ref(), 1).unwrap();
-    // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+    // SAFETY: the list only waits on and sets signals this test created, alive past the
+    // waits below.
     unsafe { d0.submit_pm4(&l) }.unwrap();
     // SAFETY: src holds n u32s and lives until after both devices synchronized.
     let v = unsafe { fill.launch_pod(&args, [n / 64, 1, 1], [64, 1, 1]) }.unwrap();
@@ -175,7 +180,8 @@ fn waits_on_another_timeline_across_its_wrap(mode: SimMode) {
         let gate = d0.new_signal(0).unwrap();
         let mut l = P4::new(d0.arch());
         l.wait(&gate.signal_ref(), 1).unwrap();
-        // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+        // SAFETY: the list only waits on and sets signals this test created, alive past the
+        // waits below.
         let v0 = unsafe { d0.submit_pm4(&l) }.unwrap();
         let (sig, gv) = d0.timeline_target(v0).unwrap();
         wrapped |= u64::from(gv) != v0.get();

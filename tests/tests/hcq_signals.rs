@@ -116,12 +116,14 @@ fn signal_update(mode: SimMode) {
         if i % 2 == 0 {
             p.update_signal(&ph, Some(&sig.signal_ref()), Some(u64::from(v)))
                 .unwrap();
-            // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+            // SAFETY: the list only waits on and sets signals this test created, alive past the
+            // waits below.
             unsafe { dev.submit_pm4(&p) }.unwrap();
         } else {
             s.update_signal(&sh, Some(&sig.signal_ref()), Some(v))
                 .unwrap();
-            // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+            // SAFETY: the list only waits on and sets signals this test created, alive past the
+            // waits below.
             unsafe { dev.submit_sdma(&s) }.unwrap();
         }
     }
@@ -150,14 +152,16 @@ fn wait_update(mode: SimMode) {
         p.update_wait(&pw, Some(&g.signal_ref()), Some(want))
             .unwrap();
         p.update_signal(&ps, None, Some(u64::from(v))).unwrap();
-        // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+        // SAFETY: the list only waits on and sets signals this test created, alive past the
+        // waits below.
         unsafe { dev.submit_pm4(&p) }.unwrap();
         dev.wait(&done, u64::from(v)).unwrap();
         v += 1;
         s.update_wait(&sw, Some(&g.signal_ref()), Some(want))
             .unwrap();
         s.update_signal(&ss, None, Some(v)).unwrap();
-        // SAFETY: the list only waits on and sets signals this test created, alive past the waits below.
+        // SAFETY: the list only waits on and sets signals this test created, alive past the
+        // waits below.
         unsafe { dev.submit_sdma(&s) }.unwrap();
         dev.wait(&done, u64::from(v)).unwrap();
     }

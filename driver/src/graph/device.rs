@@ -137,9 +137,9 @@ impl Graph {
     /// memory mapped to this device that stays allocated until the replay completes, large
     /// enough for every access its kernels make at their launch dims and for its copies, and
     /// not accessed by the CPU in a conflicting way meanwhile, and never the driver's own
-    /// memory (the [submission contract](crate::Device#submission-contract)). The graph checks what it can (a
-    /// buffer variable's size against what the graph recorded, dims against the kernels'
-    /// limits), not what a kernel does with an address.
+    /// memory (the [submission contract](crate::Device#submission-contract)). The graph
+    /// checks what it can (a buffer variable's size against what the graph recorded, dims
+    /// against the kernels' limits), not what a kernel does with an address.
     ///
     /// # Errors
     /// A missing or unacceptable value (buffer too small, dims out of the kernels' limits);

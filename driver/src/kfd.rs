@@ -299,18 +299,28 @@ impl Kfd {
         })
     }
 
-    /// Opens KFD on the simulator (`hcq-sim`): [`Kfd::with_sys`] without `unsafe`, since
-    /// `SimKfd` is a port this crate knows meets that contract.
+    /// Opens KFD on the simulator (`hcq-sim`).
+    ///
+    /// `SimKfd` itself meets [`Kfd::with_sys`]'s contract: its `mmap` returns fresh
+    /// mappings and refuses MAP_FIXED outside regions it returned, its `munmap` takes only
+    /// whole regions it returned, its ioctls write the argument and the ABI's user arrays, and
+    /// its engines touch shared memory only through atomics, writing rings, read pointers and
+    /// signals as the submitted packets say. What it cannot know is who calls it: `sim` is
+    /// shared, and its `KfdSys` methods are public.
+    ///
+    /// # Safety
+    /// While the returned [`Kfd`] or anything opened from it lives, no one calls `sim`'s
+    /// `munmap`, or its `mmap` with a fixed address, on memory the driver mapped through it
+    /// (buffers, rings, signal and doorbell pages), nor issues ioctls on the driver's
+    /// objects. Fault injection and inspection (`fail_ioctl`, `live_objects`, the engines,
+    /// `gpu_read`/`gpu_write`) are fine.
     ///
     /// # Errors
     /// As [`Kfd::with_sys`].
     #[cfg(feature = "sim")]
-    pub fn with_sim(sim: Arc<hcq_sim::SimKfd>) -> Result<Self> {
-        // SAFETY: `SimKfd` meets `with_sys`'s contract: its `mmap` returns fresh kernel
-        // mappings and refuses MAP_FIXED outside regions it returned, its `munmap` takes only
-        // whole regions it returned, its ioctls write the argument and the ABI's user arrays,
-        // and its engines touch shared memory only through atomics (hcq-sim's `mem` module),
-        // writing rings, read pointers and signals as the submitted packets say.
+    pub unsafe fn with_sim(sim: Arc<hcq_sim::SimKfd>) -> Result<Self> {
+        // SAFETY: `SimKfd` meets `with_sys`'s contract (above); our caller promises nobody
+        // else uses its port methods on what this Kfd maps.
         unsafe { Self::with_sys(sim) }
     }
 

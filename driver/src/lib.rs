@@ -13,7 +13,7 @@
 //! ```no_run
 //! use hcq_driver::{kernels, BufferKind, Device, Kfd, Program};
 //! # fn main() -> hcq_driver::Result<()> {
-//! let kfd = Kfd::open()?; // or Kfd::with_sim(Arc::new(hcq_sim::SimKfd::gfx1100()?))
+//! let kfd = Kfd::open()?; // or unsafe { Kfd::with_sim(Arc::new(SimKfd::gfx1100()?)) }
 //! let dev = Device::open(&kfd, 0)?;
 //! let buf = dev.alloc(1024 * 4, BufferKind::Vram)?;
 //! let fill = Program::load(&dev, kernels::fill(&dev.target_name()).unwrap(), "fill")?;

@@ -187,7 +187,8 @@ fn every_injected_setup_failure_is_an_error_and_leaks_nothing() {
             rig.sim.fail_ioctl(nr, errno, Persistence::Always);
             let failed = if matches!(nr, 0x01 | 0x25) {
                 // Issued by Kfd::open: open a second KFD on the same simulator.
-                hcq_driver::Kfd::with_sim(rig.sim.clone()).is_err()
+                // SAFETY: as in `Rig`: the sim is used for injection only.
+                unsafe { hcq_driver::Kfd::with_sim(rig.sim.clone()) }.is_err()
             } else {
                 Device::open(&rig.kfd, 0)
                     .and_then(|d| d.alloc(4096, BufferKind::Vram).map(|b| (d, b)))

@@ -81,7 +81,9 @@ fn rig_with_trace(gpus: usize, trace: usize) -> Rig {
             r.register_fixture(co).unwrap();
         }
     });
-    let kfd = Kfd::with_sim(Arc::clone(&sim)).unwrap();
+    // SAFETY: the tests use `sim` only through the engines and inspection, never its port
+    // methods on what the driver mapped.
+    let kfd = unsafe { Kfd::with_sim(Arc::clone(&sim)) }.unwrap();
     kfd.set_wait_timeout(Duration::from_secs(20));
     Rig {
         gpu,

@@ -41,8 +41,10 @@ pub fn run(quick: bool) -> Result<(f64, f64), WorkError> {
                 .try_for_each(|co| k.register_fixture(co).map(|_| ()))
         })
         .map_err(|e| sim_err("registering the fill kernel", e))?;
-    let kfd =
-        Kfd::with_sim(Arc::clone(&sim)).map_err(|e| sim_err("opening the simulated KFD", e))?;
+    // SAFETY: `sim` serves only the engines and fixture registration; nothing but the driver
+    // calls its port methods.
+    let kfd = unsafe { Kfd::with_sim(Arc::clone(&sim)) }
+        .map_err(|e| sim_err("opening the simulated KFD", e))?;
     kfd.set_wait_timeout(core::time::Duration::from_secs(10));
     let dev = Device::open(&kfd, 0).map_err(|e| sim_err("opening the simulated GPU", e))?;
     // The engines learn about KFD's queues when they next run, and start a new queue at the

@@ -5,32 +5,42 @@ use crate::device::{BufferKind, Device, GpuBuffer};
 use crate::error::{Error, Result};
 use crate::kfd::lock;
 use core::sync::atomic::AtomicU32;
+use hcq_core::arch::GpuVa;
 use hcq_core::cmd::{CmdError, Pm4List, SdmaList};
 use hcq_core::timeline::TimelineValue;
 use std::sync::Mutex;
 
 fn cmd_err(e: CmdError) -> Error {
-    Error::InvalidArgument(format!("command list: {e}"))
+    Error::Command(e)
 }
 
 impl Device {
     /// Submits a PM4 command list on the compute queue (after the work so far; the driver
     /// brackets it with its timeline wait and signal). Returns its timeline value.
     ///
+    /// # Safety
+    /// The [submission contract](Device#submission-contract), for every packet of `list`.
+    ///
     /// # Errors
     /// Ring errors, a list larger than the ring, faults while waiting for space.
-    pub fn submit_pm4<const N: usize, const C: usize>(&self, list: &Pm4List<N, C>) -> Result<u64> {
+    pub unsafe fn submit_pm4<const N: usize, const C: usize>(
+        &self,
+        list: &Pm4List<N, C>,
+    ) -> Result<TimelineValue> {
         self.inner.submit_compute(|s| s.cmds.raw(list.as_dwords()))
     }
 
     /// Submits an SDMA command list on the copy queue, like [`Device::submit_pm4`].
     ///
+    /// # Safety
+    /// As [`Device::submit_pm4`].
+    ///
     /// # Errors
     /// As [`Device::submit_pm4`].
-    pub fn submit_sdma<const N: usize, const C: usize, const P: usize>(
+    pub unsafe fn submit_sdma<const N: usize, const C: usize, const P: usize>(
         &self,
         list: &SdmaList<N, C, P>,
-    ) -> Result<u64> {
+    ) -> Result<TimelineValue> {
         self.inner.submit_copy(|s| s.cmds.raw(list.as_dwords()))
     }
 
@@ -58,7 +68,7 @@ impl Device {
             device: self.clone(),
             buf,
             dwords: len,
-            last: Mutex::new(0),
+            last: Mutex::new(TimelineValue::ZERO),
         })
     }
 }
@@ -72,13 +82,13 @@ pub struct BoundList {
     buf: GpuBuffer,
     dwords: u32,
     /// Timeline value of the last run.
-    last: Mutex<u64>,
+    last: Mutex<TimelineValue>,
 }
 
 impl BoundList {
     /// GPU address of the commands.
     #[must_use]
-    pub fn va(&self) -> u64 {
+    pub fn va(&self) -> GpuVa {
         self.buf.va()
     }
 
@@ -90,9 +100,13 @@ impl BoundList {
 
     /// Runs the bound commands once; returns the timeline value that completes the run.
     ///
+    /// # Safety
+    /// The [submission contract](Device#submission-contract), for every packet of the bound
+    /// list as it is now (after any [`BoundList::patch`]).
+    ///
     /// # Errors
     /// Ring errors.
-    pub fn submit(&self) -> Result<u64> {
+    pub unsafe fn submit(&self) -> Result<TimelineValue> {
         let mut last = lock(&self.last);
         let (va, n) = (self.buf.va(), self.dwords);
         let v = self
@@ -114,7 +128,7 @@ impl BoundList {
         f: impl FnOnce(&mut &[AtomicU32]) -> core::result::Result<(), CmdError>,
     ) -> Result<()> {
         let last = lock(&self.last);
-        self.device.inner.wait_value(TimelineValue::new(*last))?;
+        self.device.inner.wait_value(*last)?;
         let all = self.buf.bo.mapping().u32s();
         // CAST: u32 -> usize is lossless on 64-bit hosts.
         let mut view = all.get(..self.dwords as usize).unwrap_or_default();

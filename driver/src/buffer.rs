@@ -28,6 +28,8 @@ pub(crate) struct Bo {
     size: u64,
     kind: MemoryKind,
     keep: bool,
+    /// FREE already succeeded ([`Bo::free_now`]): Drop only unmaps the CPU view.
+    freed: bool,
     /// The CPU mapping (taken in Drop so it is unmapped before FREE).
     mapping: Option<Mapping>,
     /// GPUs it is mapped to.
@@ -132,6 +134,7 @@ impl Bo {
             size,
             kind,
             keep: false,
+            freed: false,
             mapping: None,
             gpus: Mutex::new(Vec::new()),
         };
@@ -206,6 +209,70 @@ impl Bo {
     pub(crate) fn mapped_gpus(&self) -> Vec<u32> {
         lock(&self.gpus).clone()
     }
+
+    /// Unmaps the BO from every GPU and FREEs it now, reporting what fails (Drop can only log).
+    /// On failure the BO is left as it was, mapped back to the GPUs an UNMAP had already taken
+    /// it from, so its owner can retry or drop it. The CPU view stays until Drop (the kernel
+    /// keeps the memory alive while it is mapped).
+    ///
+    /// The caller guarantees no GPU still uses the BO (it waited for the GPUs' work).
+    pub(crate) fn free_now(&mut self) -> Result<()> {
+        if self.keep || self.freed {
+            return Err(Error::InvalidArgument(
+                "this buffer object is not freed by its owner".into(),
+            ));
+        }
+        let gpus = lock(&self.gpus).clone();
+        if !gpus.is_empty() {
+            let mut args = abi::UnmapMemoryFromGpuArgs {
+                handle: self.handle,
+                // CAST: pointer to the live `gpus` vector's u32s.
+                device_ids_array_ptr: gpus.as_ptr() as u64,
+                // CAST: a BO is mapped to at most a handful of GPUs.
+                n_devices: gpus.len() as u32,
+                n_success: 0,
+            };
+            let r = self.kfd.ioctl(
+                "UNMAP_MEMORY_FROM_GPU",
+                abi::AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU,
+                &mut args,
+            );
+            if let Err(e) = r {
+                // The kernel unmapped the first `n_success` devices before failing.
+                let done = usize::try_from(args.n_success).unwrap_or(0).min(gpus.len());
+                lock(&self.gpus).retain(|g| !gpus.get(..done).unwrap_or_default().contains(g));
+                self.remap(&gpus);
+                return Err(Error::sys("UNMAP_MEMORY_FROM_GPU", e));
+            }
+            lock(&self.gpus).clear();
+        }
+        let mut args = abi::FreeMemoryOfGpuArgs {
+            handle: self.handle,
+        };
+        if let Err(e) = self.kfd.ioctl(
+            "FREE_MEMORY_OF_GPU",
+            abi::AMDKFD_IOC_FREE_MEMORY_OF_GPU,
+            &mut args,
+        ) {
+            self.remap(&gpus);
+            return Err(Error::sys("FREE_MEMORY_OF_GPU", e));
+        }
+        self.freed = true;
+        Ok(())
+    }
+
+    /// Maps the BO back to `gpus` after a failed [`Bo::free_now`] (best effort: a GPU it cannot
+    /// be mapped to again faults on access, and the BO's GPU list says so).
+    fn remap(&self, gpus: &[u32]) {
+        for &g in gpus {
+            if let Err(e) = self.map_to(g) {
+                log::warn!(
+                    "mapping handle {:#x} back to gpu {g:#x} after a failed free: {e}",
+                    self.handle
+                );
+            }
+        }
+    }
 }
 
 impl Drop for Bo {
@@ -234,7 +301,7 @@ impl Drop for Bo {
             }
         }
         drop(self.mapping.take());
-        if self.keep {
+        if self.keep || self.freed {
             return;
         }
         if !unmapped_all {

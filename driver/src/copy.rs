@@ -5,13 +5,14 @@ use crate::buffer::{Bo, BoOptions};
 use crate::device::{Device, DeviceInner, GpuBuffer};
 use crate::error::{Error, MemoryKind, Result};
 use crate::kfd::lock;
+use hcq_core::arch::GpuVa;
 use hcq_core::timeline::TimelineValue;
 
 /// Two staging buffers and the timeline value (with generation) that last used each.
 #[derive(Debug)]
 pub(crate) struct Staging {
     bufs: [Bo; 2],
-    last: [u64; 2],
+    last: [TimelineValue; 2],
     next: usize,
 }
 
@@ -27,7 +28,7 @@ impl Staging {
         };
         Ok(Self {
             bufs: [alloc()?, alloc()?],
-            last: [0; 2],
+            last: [TimelineValue::ZERO; 2],
             next: 0,
         })
     }
@@ -50,7 +51,7 @@ impl Device {
             && !buf.bo.mapped_gpus().contains(&self.gpu_id())
         {
             return Err(Error::InvalidArgument(format!(
-                "buffer at {:#x} is not mapped to gpu {:#x} (use map_to)",
+                "buffer at {} is not mapped to gpu {:#x} (use map_to)",
                 buf.va(),
                 self.gpu_id()
             )));
@@ -81,14 +82,14 @@ impl Device {
             let b = st.next;
             st.next ^= 1;
             // PANIC: `b` is `next`, which only ever holds 0 or 1 (toggled with `^= 1`).
-            dev.wait_value(TimelineValue::new(st.last[b]))?;
+            dev.wait_value(st.last[b])?;
             let Some(bo) = st.bufs.get(b) else { continue };
             bo.mapping().write_bytes(0, piece)?;
             // CAST: usize -> u64 is lossless on the 64-bit hosts KFD runs on.
             let off = (i * chunk) as u64;
             // CAST: as above.
             let (src, n) = (bo.va(), piece.len() as u64);
-            let value = dev.submit_copy(|s| s.cmds.copy(dst.va() + off, src, n))?;
+            let value = dev.submit_copy(|s| s.cmds.copy(dst.va().offset(off), GpuVa(src), n))?;
             if let Some(l) = st.last.get_mut(b) {
                 *l = value;
             }
@@ -116,18 +117,19 @@ impl Device {
         let chunk = usize::try_from(first.size()).unwrap_or(usize::MAX);
         let n_chunks = out.len().div_ceil(chunk);
         // Pipelined: the copy of chunk i+1 is queued before chunk i is read back.
-        let mut queued: Option<(usize, usize, u64)> = None; // (chunk index, staging, value)
+        // (chunk index, staging, value)
+        let mut queued: Option<(usize, usize, TimelineValue)> = None;
         let total = out.len();
-        let submit = |i: usize, b: usize, st: &mut Staging| -> Result<u64> {
+        let submit = |i: usize, b: usize, st: &mut Staging| -> Result<TimelineValue> {
             // PANIC: `b` is `next`, which only ever holds 0 or 1 (toggled with `^= 1`).
-            dev.wait_value(TimelineValue::new(st.last[b]))?;
+            dev.wait_value(st.last[b])?;
             let off = i * chunk;
             // CAST: usize -> u64 is lossless on 64-bit hosts.
             let n = chunk.min(total - off) as u64;
             // PANIC: as above, `b` is 0 or 1.
-            let dstva = st.bufs[b].va();
+            let dstva = GpuVa(st.bufs[b].va());
             // CAST: usize -> u64 is lossless on 64-bit hosts.
-            let value = dev.submit_copy(|s| s.cmds.copy(dstva, src.va() + off as u64, n))?;
+            let value = dev.submit_copy(|s| s.cmds.copy(dstva, src.va().offset(off as u64), n))?;
             // PANIC: as above.
             st.last[b] = value;
             Ok(value)
@@ -151,13 +153,13 @@ impl Device {
         st: &Staging,
         i: usize,
         b: usize,
-        value: u64,
+        value: TimelineValue,
         chunk: usize,
         out: &mut [u8],
     ) -> Result<()> {
         let dev = &self.inner;
         let _ = st;
-        dev.wait_value(TimelineValue::new(value))?;
+        dev.wait_value(value)?;
         let off = i * chunk;
         let end = (off + chunk).min(out.len());
         let Some(dst) = out.get_mut(off..end) else {
@@ -174,7 +176,7 @@ impl Device {
     ///
     /// # Errors
     /// `src` larger than `dst`, buffers not mapped here, ring failures.
-    pub fn copy(&self, dst: &GpuBuffer, src: &GpuBuffer) -> Result<u64> {
+    pub fn copy(&self, dst: &GpuBuffer, src: &GpuBuffer) -> Result<TimelineValue> {
         self.check_owner(dst)?;
         self.check_owner(src)?;
         let n = src.len();
@@ -203,7 +205,7 @@ impl Device {
         src: &GpuBuffer,
         src_off: u64,
         size: u64,
-    ) -> Result<u64> {
+    ) -> Result<TimelineValue> {
         self.check_owner(dst)?;
         self.check_owner(src)?;
         let fits = |b: &GpuBuffer, off: u64| off.checked_add(size).is_some_and(|e| e <= b.len());
@@ -216,7 +218,8 @@ impl Device {
         }
         self.inner.submit_copy(|s| {
             s.cmds.memory_barrier()?;
-            s.cmds.copy(dst.va() + dst_off, src.va() + src_off, size)
+            s.cmds
+                .copy(dst.va().offset(dst_off), src.va().offset(src_off), size)
         })
     }
 

@@ -8,7 +8,7 @@ use crate::mem::Mapping;
 use crate::queue::{HwQueue, QueueParams, QueueType};
 use crate::signal::{Signal, SignalPages};
 use core::time::Duration;
-use hcq_core::arch::{ArchInfo, GfxTarget};
+use hcq_core::arch::{ArchInfo, GfxTarget, GpuVa};
 use hcq_core::kfd::topology::{CwsrSizes, NodeProperties, ScratchSizing};
 use hcq_core::ring::{Pm4, Sdma};
 use hcq_core::signal::SignalRef;
@@ -172,6 +172,25 @@ impl core::fmt::Debug for DeviceInner {
 ///
 /// `Device` is `Send + Sync` and cheap to clone: several threads may build and submit work at
 /// once (a submission takes the timeline value and writes the ring under one lock).
+///
+/// # Submission contract
+/// The safe calls ([`Device::copy`], [`Device::copy_in`], [`GpuBuffer::write`], ...) only make
+/// the GPU touch memory they can check. Commands built by the caller
+/// ([`Device::submit_compute`], [`Device::submit_pm4`], raw dwords, [`crate::Program::launch`])
+/// can make the GPU read and write any address, which Rust cannot check; those calls are
+/// `unsafe`, and their caller promises, for every address the commands (and the kernels and
+/// indirect buffers they start) read or write:
+/// - it lies in GPU memory mapped to this device that stays allocated until the returned
+///   timeline value completes ([`GpuBuffer`] waits for that on drop), with room for every
+///   access;
+/// - it is not memory the driver owns: rings, read/write pointers, doorbells, the kernel
+///   argument arena, staging buffers, bound command lists, timeline signals. The exceptions
+///   are signals and command lists: commands may wait on any signal (the timeline's
+///   included, as [`Device::timeline_target`] names them), may set a [`crate::Signal`] the
+///   caller created (the driver reads and writes signals only atomically), and may run a
+///   bound list or a graph's indirect buffer (whose own commands are under this contract)
+///   that nobody patches or replays until the value completes;
+/// - the CPU does not access it in a conflicting way until the value completes.
 #[derive(Clone, Debug)]
 pub struct Device {
     pub(crate) inner: Arc<DeviceInner>,
@@ -423,22 +442,22 @@ impl Device {
 
     /// The last timeline value submitted (host value: monotonic across wraps).
     #[must_use]
-    pub fn last_value(&self) -> u64 {
-        lock(&self.inner.timeline).tl.last_signaled().get()
+    pub fn last_value(&self) -> TimelineValue {
+        lock(&self.inner.timeline).tl.last_signaled()
     }
 
     /// The timeline value the GPU has completed.
     #[must_use]
-    pub fn completed_value(&self) -> u64 {
-        lock(&self.inner.timeline).done().get()
+    pub fn completed_value(&self) -> TimelineValue {
+        lock(&self.inner.timeline).done()
     }
 
     /// What another queue waits for to see timeline value `value` of this device: the signal
     /// and the 32-bit value, or `None` when it completed before the last wrap.
     #[must_use]
-    pub fn timeline_target(&self, value: u64) -> Option<(SignalRef, u32)> {
+    pub fn timeline_target(&self, value: TimelineValue) -> Option<(SignalRef, u32)> {
         lock(&self.inner.timeline)
-            .target(TimelineValue::new(value))
+            .target(value)
             .map(|(s, v)| (s.signal_ref(), v))
     }
 
@@ -476,35 +495,53 @@ impl Device {
     /// Submits raw PM4 dwords on the compute queue, wrapped in a wait for the previous timeline
     /// value and a signal of the next one; returns that value.
     ///
+    /// # Safety
+    /// The [submission contract](Device#submission-contract), for every packet of `dwords`.
+    ///
     /// # Errors
     /// Ring errors, a submission too large for the ring, faults while waiting for space.
-    pub fn submit_compute_raw(&self, dwords: &[u32]) -> Result<u64> {
+    pub unsafe fn submit_compute_raw(&self, dwords: &[u32]) -> Result<TimelineValue> {
         self.inner.submit_compute(|s| s.cmds.raw(dwords))
     }
 
     /// Submits raw SDMA dwords (whole packets) on the copy queue, wrapped like
     /// [`Device::submit_compute_raw`].
     ///
+    /// # Safety
+    /// As [`Device::submit_compute_raw`].
+    ///
     /// # Errors
     /// As [`Device::submit_compute_raw`].
-    pub fn submit_copy_raw(&self, dwords: &[u32]) -> Result<u64> {
+    pub unsafe fn submit_copy_raw(&self, dwords: &[u32]) -> Result<TimelineValue> {
         self.inner.submit_copy(|s| s.cmds.raw(dwords))
     }
 
     /// Builds one compute submission with `body` (between the timeline wait and signal, which
     /// the driver adds) and submits it; returns its timeline value.
     ///
+    /// # Safety
+    /// The [submission contract](Device#submission-contract), for every command `body` adds.
+    ///
     /// # Errors
     /// Encoder errors from `body`, ring errors, faults while waiting for ring space.
-    pub fn submit_compute(&self, body: impl FnOnce(&mut Cmds) -> Result<()>) -> Result<u64> {
+    pub unsafe fn submit_compute(
+        &self,
+        body: impl FnOnce(&mut Cmds) -> Result<()>,
+    ) -> Result<TimelineValue> {
         self.inner.submit_compute(|s| body(&mut s.cmds))
     }
 
     /// Builds one copy submission with `body`, like [`Device::submit_compute`].
     ///
+    /// # Safety
+    /// As [`Device::submit_compute`].
+    ///
     /// # Errors
     /// As [`Device::submit_compute`].
-    pub fn submit_copy(&self, body: impl FnOnce(&mut Cmds) -> Result<()>) -> Result<u64> {
+    pub unsafe fn submit_copy(
+        &self,
+        body: impl FnOnce(&mut Cmds) -> Result<()>,
+    ) -> Result<TimelineValue> {
         self.inner.submit_copy(|s| body(&mut s.cmds))
     }
 
@@ -516,17 +553,21 @@ impl Device {
     /// compute part does: to make it cover the copy part too, end `copy` with a signal and
     /// `compute` with a wait on it (as a [`crate::graph::Graph`] replay does). Returns `v`.
     ///
+    /// # Safety
+    /// The [submission contract](Device#submission-contract), for every command of both
+    /// parts, with "until `v` completes" read as "until the part that uses it completed".
+    ///
     /// # Errors
     /// Encoder errors from either body and ring errors, among them [`Error::Timeout`] when the
     /// compute ring stays too full for its part (nothing submitted, the timeline unchanged:
     /// the compute ring's room is waited for before either ring is written);
     /// [`Error::PartialSubmit`] if the compute ring refused its part after the copy ring took
     /// its own (the device cannot complete `v` and must be opened again).
-    pub fn submit_pair(
+    pub unsafe fn submit_pair(
         &self,
         copy: impl FnOnce(&mut Cmds) -> Result<()>,
         compute: impl FnOnce(&mut Cmds) -> Result<()>,
-    ) -> Result<u64> {
+    ) -> Result<TimelineValue> {
         self.inner
             .submit_pair(|s| copy(&mut s.cmds), |s| compute(&mut s.cmds))
     }
@@ -535,8 +576,8 @@ impl Device {
     ///
     /// # Errors
     /// [`Error::Timeout`] or [`Error::DeviceFault`].
-    pub fn wait_value(&self, value: u64) -> Result<()> {
-        self.inner.wait_value(TimelineValue::new(value))
+    pub fn wait_value(&self, value: TimelineValue) -> Result<()> {
+        self.inner.wait_value(value)
     }
 
     /// KFD's ids of the compute and the copy queue.
@@ -616,7 +657,7 @@ impl DeviceInner {
     pub(crate) fn submit_compute(
         &self,
         body: impl FnOnce(&mut Submit<'_>) -> Result<()>,
-    ) -> Result<u64> {
+    ) -> Result<TimelineValue> {
         self.submit(QueueType::Compute, body)
     }
 
@@ -624,7 +665,7 @@ impl DeviceInner {
     pub(crate) fn submit_copy(
         &self,
         body: impl FnOnce(&mut Submit<'_>) -> Result<()>,
-    ) -> Result<u64> {
+    ) -> Result<TimelineValue> {
         self.submit(QueueType::Sdma, body)
     }
 
@@ -632,7 +673,7 @@ impl DeviceInner {
         &self,
         ty: QueueType,
         body: impl FnOnce(&mut Submit<'_>) -> Result<()>,
-    ) -> Result<u64> {
+    ) -> Result<TimelineValue> {
         let mut st = lock(&self.timeline);
         let (saved, value) = st.take_value()?;
         let mut cmds = take_scratch(&mut st, ty, self.arch);
@@ -643,7 +684,7 @@ impl DeviceInner {
         if r.is_err() {
             st.tl = saved;
         }
-        r.map(|()| value.get())
+        r.map(|()| value)
     }
 
     /// One timeline value for work on both queues: the copy ring gets
@@ -663,7 +704,7 @@ impl DeviceInner {
         &self,
         copy: impl FnOnce(&mut Submit<'_>) -> Result<()>,
         compute: impl FnOnce(&mut Submit<'_>) -> Result<()>,
-    ) -> Result<u64> {
+    ) -> Result<TimelineValue> {
         let mut st = lock(&self.timeline);
         let (saved, value) = st.take_value()?;
         let mut c = take_scratch(&mut st, QueueType::Sdma, self.arch);
@@ -694,7 +735,7 @@ impl DeviceInner {
         };
         st.scratch.push(c);
         st.scratch.push(k);
-        r.map(|()| value.get())
+        r.map(|()| value)
     }
 
     /// Encodes `[wait timeline >= v-1] body [signal v]` (no signal unless `signal`) into
@@ -817,8 +858,8 @@ pub struct GpuBuffer {
 impl GpuBuffer {
     /// GPU (and CPU) virtual address.
     #[must_use]
-    pub fn va(&self) -> u64 {
-        self.bo.va()
+    pub fn va(&self) -> GpuVa {
+        GpuVa(self.bo.va())
     }
 
     /// Size asked for, in bytes.
@@ -898,6 +939,29 @@ impl GpuBuffer {
         Ok(())
     }
 
+    /// Frees the buffer now, reporting failures that dropping it can only log: waits for
+    /// the GPUs it is mapped to, unmaps it from them, FREEs it, then unmaps the CPU view.
+    ///
+    /// # Errors
+    /// The wait's error ([`Error::Timeout`], [`Error::DeviceFault`]) or the UNMAP/FREE
+    /// ioctl's, with the buffer handed back still allocated and usable as before (mapped
+    /// back to its GPUs if the UNMAP had succeeded): retry, keep it, or drop it.
+    pub fn free(mut self) -> core::result::Result<(), (Error, GpuBuffer)> {
+        if let Err(e) = self.quiesce() {
+            return Err((e, self));
+        }
+        let Some(bo) = Arc::get_mut(&mut self.bo) else {
+            let e = Error::Protocol("buffer object shared beyond its GpuBuffer".into());
+            return Err((e, self));
+        };
+        match bo.free_now() {
+            // Drop waits again (nothing new: `self` was not used since) and unmaps the CPU
+            // view; FREE is not repeated.
+            Ok(()) => Ok(()),
+            Err(e) => Err((e, self)),
+        }
+    }
+
     /// Waits until every device this buffer is mapped to has finished its submitted work.
     pub(crate) fn quiesce(&self) -> Result<()> {
         let mut devs = vec![Arc::clone(&self.owner)];
@@ -914,7 +978,7 @@ impl Drop for GpuBuffer {
     fn drop(&mut self) {
         if let Err(e) = self.quiesce() {
             log::error!(
-                "buffer at {:#x} dropped while its GPU is not idle ({e}); leaking it",
+                "buffer at {} dropped while its GPU is not idle ({e}); leaking it",
                 self.va()
             );
             core::mem::forget(Arc::clone(&self.bo));

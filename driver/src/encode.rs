@@ -8,8 +8,11 @@ use hcq_core::packet::EncodeError;
 use hcq_core::signal::SignalRef;
 use hcq_core::{pm4, sdma};
 
-fn enc(e: EncodeError) -> Error {
-    Error::InvalidArgument(format!("encoding a packet: {e}"))
+fn enc(source: EncodeError) -> Error {
+    Error::Encode {
+        what: "a packet",
+        source,
+    }
 }
 
 /// Dwords and packet lengths of one submission for one queue type.
@@ -203,7 +206,7 @@ impl Cmds {
     ///
     /// # Errors
     /// On the compute queue, or encoder errors.
-    pub fn copy(&mut self, dst: u64, src: u64, size: u64) -> Result<()> {
+    pub fn copy(&mut self, dst: GpuVa, src: GpuVa, size: u64) -> Result<()> {
         let arch = self.arch;
         if self.ty != QueueType::Sdma {
             return Err(Error::InvalidArgument(
@@ -216,22 +219,20 @@ impl Cmds {
         // The seed's copy, with the GCR_REQ cache bits where the engine reads them (the seed's
         // placement makes its cache invalidate/write-back no-ops on hardware).
         let opts = sdma::CopyOptions::hardware(arch);
-        self.push(n, |b| {
-            sdma::copy_with(b, &opts, GpuVa(dst), GpuVa(src), size)
-        })
+        self.push(n, |b| sdma::copy_with(b, &opts, dst, src, size))
     }
 
     /// PM4 only: runs `size_dwords` dwords of commands at `addr` (an indirect buffer).
     ///
     /// # Errors
     /// On the copy queue, or encoder errors.
-    pub fn indirect_buffer(&mut self, addr: u64, size_dwords: u32) -> Result<()> {
+    pub fn indirect_buffer(&mut self, addr: GpuVa, size_dwords: u32) -> Result<()> {
         if self.ty != QueueType::Compute {
             return Err(Error::InvalidArgument(
                 "indirect buffers are compute-queue commands here".into(),
             ));
         }
-        self.push(8, |b| pm4::indirect_buffer(b, GpuVa(addr), size_dwords))
+        self.push(8, |b| pm4::indirect_buffer(b, addr, size_dwords))
     }
 
     /// PM4 only: one kernel dispatch.
@@ -241,7 +242,7 @@ impl Cmds {
     pub fn exec(
         &mut self,
         prog: &pm4::Program,
-        kernargs: u64,
+        kernargs: GpuVa,
         global: [u32; 3],
         local: [u32; 3],
     ) -> Result<()> {
@@ -252,9 +253,7 @@ impl Cmds {
             ));
         }
         let n = pm4::exec_dwords(arch, prog);
-        self.push(n, |b| {
-            pm4::exec(b, arch, prog, GpuVa(kernargs), global, local)
-        })
+        self.push(n, |b| pm4::exec(b, arch, prog, kernargs, global, local))
     }
 }
 
@@ -276,7 +275,8 @@ mod tests {
             event_id: 7,
         };
         c.wait(&SignalRef::new(0x1000), 3).unwrap();
-        c.copy(0x10_0000, 0x20_0000, (4 << 20) + 8).unwrap();
+        c.copy(GpuVa(0x10_0000), GpuVa(0x20_0000), (4 << 20) + 8)
+            .unwrap();
         c.signal(&with_event, 4).unwrap();
         // POLL_REGMEM 6; GCR 5, two COPY_LINEAR 7, GCR 5; FENCE 4, FENCE 4, TRAP 2.
         assert_eq!(c.packet_lens(), &[6, 5, 7, 7, 5, 4, 4, 2]);
@@ -289,13 +289,13 @@ mod tests {
             matches!(p, sdma::SdmaPacket::PollRegmem(r) if r.header.get(sdma::PollRegmemHeader::HDP_FLUSH) == 1),
             "{p:?}"
         );
-        assert!(c.indirect_buffer(0x1000, 4).is_err());
+        assert!(c.indirect_buffer(GpuVa(0x1000), 4).is_err());
     }
 
     #[test]
     fn copies_put_the_cache_bits_where_the_sdma_engine_reads_them() {
         let mut c = Cmds::new(QueueType::Sdma, arch());
-        c.copy(0x10_0000, 0x20_0000, 64).unwrap();
+        c.copy(GpuVa(0x10_0000), GpuVa(0x20_0000), 64).unwrap();
         let d = c.dwords();
         let (first, n) = sdma::decode_one(d).unwrap();
         let last = sdma::decode_one(&d[n + 7..]).unwrap().0;
@@ -339,9 +339,9 @@ mod tests {
         c.wait(&SignalRef::new(0x1000), 1).unwrap();
         c.memory_barrier().unwrap();
         c.signal(&SignalRef::new(0x1000), 2).unwrap();
-        c.indirect_buffer(0x4000, 16).unwrap();
+        c.indirect_buffer(GpuVa(0x4000), 16).unwrap();
         assert_eq!(c.packet_lens().len(), 4);
         assert_eq!(c.packet_lens().iter().sum::<usize>(), c.dwords().len());
-        assert!(c.copy(0, 0, 4).is_err());
+        assert!(c.copy(GpuVa(0), GpuVa(0), 4).is_err());
     }
 }

@@ -1,7 +1,11 @@
 //! The driver's error type: every failure is a value whose message names what was wrong.
 
 use core::fmt;
+use hcq_core::cmd::CmdError;
+use hcq_core::codeobj::CodeObjectError;
 use hcq_core::kfd::Errno;
+use hcq_core::packet::EncodeError;
+use hcq_core::patch::PatchError;
 
 /// Result with the driver's [`Error`].
 pub type Result<T, E = Error> = core::result::Result<T, E>;
@@ -156,8 +160,28 @@ pub enum Error {
     Protocol(String),
     /// An argument was out of range (sizes, launch dimensions, kernel name, ...).
     InvalidArgument(String),
-    /// A code object could not be loaded.
-    CodeObject(String),
+    /// A code object could not be loaded, or a kernel in it cannot run with hcq's dispatch.
+    CodeObject {
+        /// The kernel asked for and, when core's parser is not the cause, what is wrong.
+        what: String,
+        /// core's error when it rejected the code object (also [`std::error::Error::source`]):
+        /// match on it to tell a bad file from a wrong target or a missing kernel. Boxed, as
+        /// it is larger than every other variant.
+        source: Option<Box<CodeObjectError>>,
+    },
+    /// A packet did not encode (a value out of the range its field holds).
+    Encode {
+        /// What was being encoded.
+        what: &'static str,
+        /// core's encoder error.
+        source: EncodeError,
+    },
+    /// A command list refused an operation (full, or a patch handle that does not name the
+    /// packet it patches).
+    Command(CmdError),
+    /// A graph's patch table refused a binding or a replay value (missing, too small, out of
+    /// the kernels' limits).
+    Patch(PatchError),
     /// A wait passed its deadline.
     Timeout(Box<WaitReport>),
     /// The GPU faulted (memory fault or hardware exception) while the driver waited.
@@ -198,6 +222,25 @@ impl Error {
         }
     }
 
+    /// A code object problem core's parser did not report (a kernel hcq's dispatch cannot
+    /// serve, an image too large).
+    #[must_use]
+    pub fn code_object(what: impl Into<String>) -> Self {
+        Self::CodeObject {
+            what: what.into(),
+            source: None,
+        }
+    }
+
+    /// core's parser rejected the code object while loading `kernel`.
+    #[must_use]
+    pub fn code_object_parse(kernel: &str, source: CodeObjectError) -> Self {
+        Self::CodeObject {
+            what: format!("kernel {kernel}"),
+            source: Some(Box::new(source)),
+        }
+    }
+
     /// The wait report, for [`Error::Timeout`] and [`Error::DeviceFault`].
     #[must_use]
     pub fn wait_report(&self) -> Option<&WaitReport> {
@@ -222,7 +265,14 @@ impl fmt::Display for Error {
             }
             Self::Protocol(m) => write!(f, "unexpected reply from the kernel: {m}"),
             Self::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
-            Self::CodeObject(m) => write!(f, "code object: {m}"),
+            Self::CodeObject {
+                what,
+                source: Some(e),
+            } => write!(f, "code object: {what}: {e}"),
+            Self::CodeObject { what, source: None } => write!(f, "code object: {what}"),
+            Self::Encode { what, source } => write!(f, "encoding {what}: {source}"),
+            Self::Command(e) => write!(f, "command list: {e}"),
+            Self::Patch(e) => write!(f, "graph: {e}"),
             Self::Timeout(r) => write!(f, "wait timed out: {r}"),
             Self::DeviceFault(r) => write!(f, "device fault: {r}"),
             Self::Exhausted(what) => write!(f, "out of {what}"),
@@ -241,6 +291,12 @@ impl core::error::Error for Error {
         match self {
             Self::Sys { errno, .. } | Self::OutOfMemory { errno, .. } => Some(errno),
             Self::PartialSubmit { cause, .. } => Some(&**cause),
+            Self::CodeObject {
+                source: Some(e), ..
+            } => Some(&**e),
+            Self::Encode { source, .. } => Some(source),
+            Self::Command(e) => Some(e),
+            Self::Patch(e) => Some(e),
             _ => None,
         }
     }
@@ -340,6 +396,72 @@ mod tests {
             "device fault: hardware exception on gpu 0x1: GPU hang; found when the device was \
              opened"
         );
+    }
+
+    /// core's typed errors stay reachable: in the variant and through `source()`.
+    #[test]
+    fn core_errors_are_sources() {
+        use core::error::Error as _;
+        let enc = EncodeError::ValueTooLarge {
+            field: "size",
+            value: 1 << 40,
+            max: 1 << 22,
+        };
+        let e = Error::Encode {
+            what: "a packet",
+            source: enc,
+        };
+        assert_eq!(e.source().and_then(|s| s.downcast_ref()), Some(&enc));
+        assert!(e.to_string().starts_with("encoding a packet: "), "{e}");
+        let cmd = CmdError::TooManyCommands { capacity: 8 };
+        let e = Error::Command(cmd);
+        assert_eq!(e.source().and_then(|s| s.downcast_ref()), Some(&cmd));
+        let patch = PatchError::TooManyVars { capacity: 4 };
+        let e = Error::Patch(patch);
+        assert_eq!(e.source().and_then(|s| s.downcast_ref()), Some(&patch));
+        let e = Error::code_object_parse("fill", CodeObjectError::NoSymbolTable);
+        assert!(matches!(
+            e.source().and_then(|s| s.downcast_ref::<CodeObjectError>()),
+            Some(CodeObjectError::NoSymbolTable)
+        ));
+        assert!(
+            e.to_string().starts_with("code object: kernel fill: "),
+            "{e}"
+        );
+        let e = Error::code_object("kernel fill takes the dispatch id");
+        assert!(e.source().is_none());
+        let e = Error::sys("FREE_MEMORY_OF_GPU", Errno::EIO);
+        assert_eq!(e.source().and_then(|s| s.downcast_ref()), Some(&Errno::EIO));
+    }
+
+    /// The encoder's errors come out of a command list as [`Error::Encode`].
+    #[test]
+    fn encoder_errors_keep_their_type() {
+        let arch = hcq_core::arch::GfxTarget::parse("gfx1100").unwrap().info();
+        let mut c = crate::encode::Cmds::new(crate::queue::QueueType::Compute, arch);
+        let e = c
+            .indirect_buffer(hcq_core::arch::GpuVa(0x4000), u32::MAX)
+            .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::Encode {
+                    source: EncodeError::ValueTooLarge { .. },
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(
+            c.dwords().is_empty(),
+            "a refused packet leaves the list unchanged"
+        );
+    }
+
+    #[test]
+    fn error_stays_small() {
+        // Results carry it everywhere; large sources are boxed.
+        assert!(size_of::<Error>() <= 64, "{}", size_of::<Error>());
     }
 
     #[test]

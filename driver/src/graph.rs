@@ -89,7 +89,15 @@ impl fmt::Display for GraphError {
     }
 }
 
-impl core::error::Error for GraphError {}
+impl core::error::Error for GraphError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            GraphError::Patch(e) => Some(e),
+            GraphError::Cmd(e) => Some(e),
+            GraphError::Invalid(_) => None,
+        }
+    }
+}
 
 impl From<PatchError> for GraphError {
     fn from(e: PatchError) -> Self {

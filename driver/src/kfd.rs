@@ -219,20 +219,43 @@ impl Kfd {
         if let Some(inner) = cur.upgrade() {
             return Ok(Self { inner });
         }
-        let kfd = Self::with_sys(Arc::new(crate::sys::LinuxKfd::new()))?;
+        // SAFETY: `LinuxKfd` is the kernel's port: `mmap` returns fresh kernel mappings and
+        // refuses MAP_FIXED outside its own regions, `munmap` takes only regions it mapped,
+        // and the kernel writes only the argument and the user arrays the driver passes.
+        let kfd = unsafe { Self::with_sys(Arc::new(crate::sys::LinuxKfd::new())) }?;
         *cur = Arc::downgrade(&kfd.inner);
         Ok(kfd)
     }
 
     /// Opens KFD through another port (the simulator, a recording shim).
     ///
-    /// The driver trusts the port the way it trusts the kernel: `mmap` must return memory that
-    /// stays mapped (read-write when asked) until `munmap`, and ioctl replies are validated but
-    /// their embedded addresses are believed.
+    /// The port is kept private to the driver from here on: no safe code can reach its
+    /// `mmap`/`munmap`/`ioctl` through the returned [`Kfd`].
+    ///
+    /// # Safety
+    /// The driver trusts the port the way it trusts the kernel, and turns what `mmap` returns
+    /// into atomics, ring slices and doorbell stores. `sys` must guarantee, for as long as any
+    /// value derived from the returned [`Kfd`] lives:
+    /// - `mmap(None, len, ..)` returning `Ok(addr)` means `[addr, addr + len)` is a fresh
+    ///   mapping of this process that overlaps no Rust object and no other live mapping, and
+    ///   stays mapped (readable and writable without faulting when asked with
+    ///   [`hcq_core::kfd::Prot::READ_WRITE`]) until `munmap(addr, len)`;
+    /// - `mmap(Some(addr), len, ..)` replaces pages only inside a region the port itself
+    ///   returned and has not unmapped (the driver reserves, then maps over its reservation),
+    ///   and refuses any other fixed address;
+    /// - `munmap` unmaps only a whole region the port returned, never other memory;
+    /// - `ioctl` writes only into `arg` and into the user memory the KFD ABI says the request
+    ///   writes (arrays the argument points to, of the sizes it gives);
+    /// - any agent of the port running inside this process (a simulated GPU) accesses memory
+    ///   the driver shares with it only through atomic operations, the way the driver does,
+    ///   and writes a queue's ring, read pointer and signals only as the commands submitted
+    ///   to it direct (the queue protocol).
+    ///
+    /// `hcq_sim::SimKfd` and the private Linux port (behind [`Kfd::open`]) meet this contract.
     ///
     /// # Errors
     /// Opening `/dev/kfd`, GET_VERSION or RUNTIME_ENABLE failing, or an unreadable topology.
-    pub fn with_sys(sys: Arc<dyn KfdSys>) -> Result<Self> {
+    pub unsafe fn with_sys(sys: Arc<dyn KfdSys>) -> Result<Self> {
         let fd = sys
             .open(KFD_PATH)
             .map_err(|e| Error::sys("open /dev/kfd", e))?;
@@ -276,6 +299,31 @@ impl Kfd {
         })
     }
 
+    /// Opens KFD on the simulator (`hcq-sim`).
+    ///
+    /// `SimKfd` itself meets [`Kfd::with_sys`]'s contract: its `mmap` returns fresh
+    /// mappings and refuses MAP_FIXED outside regions it returned, its `munmap` takes only
+    /// whole regions it returned, its ioctls write the argument and the ABI's user arrays, and
+    /// its engines touch shared memory only through atomics, writing rings, read pointers and
+    /// signals as the submitted packets say. What it cannot know is who calls it: `sim` is
+    /// shared, and its `KfdSys` methods are public.
+    ///
+    /// # Safety
+    /// While the returned [`Kfd`] or anything opened from it lives, no one calls `sim`'s
+    /// `munmap`, or its `mmap` with a fixed address, on memory the driver mapped through it
+    /// (buffers, rings, signal and doorbell pages), nor issues ioctls on the driver's
+    /// objects. Fault injection and inspection (`fail_ioctl`, `live_objects`, the engines,
+    /// `gpu_read`/`gpu_write`) are fine.
+    ///
+    /// # Errors
+    /// As [`Kfd::with_sys`].
+    #[cfg(feature = "sim")]
+    pub unsafe fn with_sim(sim: Arc<hcq_sim::SimKfd>) -> Result<Self> {
+        // SAFETY: `SimKfd` meets `with_sys`'s contract (above); our caller promises nobody
+        // else uses its port methods on what this Kfd maps.
+        unsafe { Self::with_sys(sim) }
+    }
+
     /// KFD's ioctl interface version `(major, minor)`.
     #[must_use]
     pub fn version(&self) -> (u32, u32) {
@@ -297,12 +345,6 @@ impl Kfd {
     /// Sets the deadline of every wait (default 30 s).
     pub fn set_wait_timeout(&self, timeout: Duration) {
         *lock(&self.inner.wait_timeout) = timeout;
-    }
-
-    /// The port this KFD runs on.
-    #[must_use]
-    pub fn sys(&self) -> &Arc<dyn KfdSys> {
-        &self.inner.core.sys
     }
 }
 

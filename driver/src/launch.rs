@@ -193,7 +193,7 @@ fn scratch_user_sgprs(
         .iter()
         .find(|(f, _)| props.get(*f) != 0)
     {
-        return Err(Error::CodeObject(format!(
+        return Err(Error::code_object(format!(
             "kernel {name} takes {what} in user SGPRs, which hcq's dispatch does not provide"
         )));
     }
@@ -202,7 +202,7 @@ fn scratch_user_sgprs(
     let psb = if on(KernelCodeProperties::ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER) {
         let wave32 = kernel.wavefront_size() == 32;
         let v = ScratchRsrc::new(dev.arch, base, dev.scratch.scratch_len, wave32).map_err(|e| {
-            Error::CodeObject(format!("kernel {name}: private segment buffer: {e}"))
+            Error::code_object(format!("kernel {name}: private segment buffer: {e}"))
         })?;
         Some(v)
     } else {
@@ -361,10 +361,10 @@ impl Program {
     /// (or a bundle without one, naming the targets it has), an unknown kernel or one needing
     /// more LDS or scratch than the device offers; allocation failures.
     pub fn load(device: &Device, code_object: &[u8], kernel_name: &str) -> Result<Self> {
-        let co_err = |e: hcq_core::codeobj::CodeObjectError| Error::CodeObject(e.to_string());
+        let co_err = |e| Error::code_object_parse(kernel_name, e);
         let target = device.target_name();
         let code_object = hcq_core::bundle::code_object_for(code_object, &target)
-            .map_err(|e| Error::CodeObject(e.to_string()))?;
+            .map_err(|e| Error::code_object(e.to_string()))?;
         let co = CodeObject::parse(code_object).map_err(co_err)?;
         co.check_target(&target).map_err(co_err)?;
         let k = co.kernel(kernel_name).map_err(co_err)?;
@@ -375,14 +375,14 @@ impl Program {
         };
         k.check_resources(&limits).map_err(co_err)?;
         if k.entry_offset % 256 != 0 {
-            return Err(Error::CodeObject(format!(
+            return Err(Error::code_object(format!(
                 "kernel {kernel_name}: entry at image offset {:#x} is not 256-byte aligned",
                 k.entry_offset
             )));
         }
         let size = co.image_size();
         let len = usize::try_from(size)
-            .map_err(|_| Error::CodeObject(format!("image of {size} bytes")))?;
+            .map_err(|_| Error::code_object(format!("image of {size} bytes")))?;
         let mut image = vec![0u8; len];
         co.load_into(&mut image).map_err(co_err)?;
         let bo = dev.kfd.core.alloc(
@@ -397,7 +397,7 @@ impl Program {
         bo.mapping().write_bytes(0, &image)?;
         let kernarg_size = u64::from(k.kernarg_size());
         if kernarg_size > MAX_KERNARG_BYTES {
-            return Err(Error::CodeObject(format!(
+            return Err(Error::code_object(format!(
                 "kernel {kernel_name}: kernarg segment of {kernarg_size} bytes is larger than hcq's {MAX_KERNARG_BYTES}-byte limit"
             )));
         }
@@ -524,11 +524,17 @@ impl Program {
     /// in `args` must point into GPU memory mapped to this device that stays allocated until
     /// the launch completes (a [`crate::GpuBuffer`] waits for that on drop), large enough for
     /// every access the kernel makes for this grid, and not concurrently accessed by the CPU
-    /// in a conflicting way.
+    /// in a conflicting way; never the driver's own memory (the
+    /// [submission contract](crate::Device#submission-contract)).
     ///
     /// # Errors
     /// Wrong argument size, zero or oversized dimensions, ring or wait failures.
-    pub unsafe fn launch(&self, args: &[u8], global: [u32; 3], local: [u32; 3]) -> Result<u64> {
+    pub unsafe fn launch(
+        &self,
+        args: &[u8],
+        global: [u32; 3],
+        local: [u32; 3],
+    ) -> Result<TimelineValue> {
         self.launch_inner(args, global, local, false)
             .map(|(v, _)| v)
     }
@@ -545,7 +551,7 @@ impl Program {
         args: &T,
         global: [u32; 3],
         local: [u32; 3],
-    ) -> Result<u64> {
+    ) -> Result<TimelineValue> {
         self.launch_inner(bytemuck::bytes_of(args), global, local, false)
             .map(|(v, _)| v)
     }
@@ -602,7 +608,7 @@ impl Program {
         global: [u32; 3],
         local: [u32; 3],
         timed: bool,
-    ) -> Result<(u64, Option<Duration>)> {
+    ) -> Result<(TimelineValue, Option<Duration>)> {
         Self::check_dims(global, local)?;
         // CAST: usize -> u64 is lossless on 64-bit hosts.
         let len = args.len() as u64;
@@ -717,7 +723,7 @@ impl Program {
         local: [u32; 3],
         dynamic_lds: u32,
         timed: bool,
-    ) -> Result<(u64, Option<Duration>)> {
+    ) -> Result<(TimelineValue, Option<Duration>)> {
         let dev = &self.device.inner;
         let profiling = lock(&dev.profile).enabled;
         let stamps = if timed || profiling {
@@ -750,8 +756,13 @@ impl Program {
             let map = kernargs.bo.mapping();
             map.write_bytes(off, args)?;
             if let Some(d) = &prog.dispatch {
-                let pkt = pm4::dispatch_packet(d, GpuVa(base), global, local)
-                    .map_err(|e| Error::InvalidArgument(e.to_string()))?;
+                let pkt =
+                    pm4::dispatch_packet(d, GpuVa(base), global, local).map_err(|source| {
+                        Error::Encode {
+                            what: "the dispatch packet",
+                            source,
+                        }
+                    })?;
                 map.write_bytes(off + d.packet_offset, bytemuck::bytes_of(&pkt))?;
             }
             let c: &mut Cmds = &mut s.cmds;
@@ -762,7 +773,7 @@ impl Program {
             if let Some((st, _)) = &refs {
                 c.timestamp(st)?;
             }
-            c.exec(&prog, base, global, local)?;
+            c.exec(&prog, GpuVa(base), global, local)?;
             if let Some((_, en)) = &refs {
                 c.timestamp(en)?;
             }
@@ -771,7 +782,7 @@ impl Program {
         let mut elapsed = None;
         if let Some((st, en)) = stamps {
             if timed {
-                dev.wait_value(TimelineValue::new(value))?;
+                dev.wait_value(value)?;
                 let ticks = en.start_ts().saturating_sub(st.start_ts());
                 elapsed = Some(Duration::from_nanos(ticks.saturating_mul(GPU_TICK_NS)));
             }
@@ -874,8 +885,8 @@ impl<'a, T: Pod> BufferView<'a, T> {
 
     /// GPU address of the first element.
     #[must_use]
-    pub fn va(&self) -> u64 {
-        self.buf.va() + self.offset
+    pub fn va(&self) -> GpuVa {
+        self.buf.va().offset(self.offset)
     }
 
     /// Elements in the view.
@@ -933,7 +944,7 @@ impl LaunchArg for GpuBuffer {
         ArgClass::Buffer
     }
     fn bytes(&self) -> ArgBytes {
-        ArgBytes::of(&self.va().to_le_bytes())
+        ArgBytes::of(&self.va().get().to_le_bytes())
     }
     fn align(&self) -> u32 {
         8
@@ -948,7 +959,7 @@ impl<T: Pod> LaunchArg for BufferView<'_, T> {
         ArgClass::Buffer
     }
     fn bytes(&self) -> ArgBytes {
-        ArgBytes::of(&self.va().to_le_bytes())
+        ArgBytes::of(&self.va().get().to_le_bytes())
     }
     fn align(&self) -> u32 {
         8
@@ -1235,7 +1246,7 @@ impl<'p> LaunchBuilder<'p> {
     ///
     /// # Errors
     /// The refusals listed on [`LaunchBuilder`]; ring or wait failures.
-    pub unsafe fn launch(&mut self) -> Result<u64> {
+    pub unsafe fn launch(&mut self) -> Result<TimelineValue> {
         self.finish()?;
         let (g, b, l) = (self.groups, self.block, self.dynamic_lds);
         self.prog

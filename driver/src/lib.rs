@@ -6,17 +6,19 @@
 //! same API runs on `hcq-sim`'s simulated GPU.
 //!
 //! Levels, cudarc style: `hcq_core::kfd` is the raw ABI; [`Kfd`], [`Device`], [`GpuBuffer`]
-//! turn every ioctl into a [`Result`]; [`Program::launch`] is the one `unsafe` call (Rust
-//! cannot check what a GPU kernel does with its arguments).
+//! turn every ioctl into a [`Result`]. [`Program::launch`] and the submissions of commands the
+//! caller built ([`Device::submit_compute`], [`Device::submit_pm4`], ...) are `unsafe`: Rust
+//! cannot check what a GPU kernel or a command does with an address (the
+//! [submission contract](Device#submission-contract)). Copies between [`GpuBuffer`]s are safe.
 //!
 //! ```no_run
 //! use hcq_driver::{kernels, BufferKind, Device, Kfd, Program};
 //! # fn main() -> hcq_driver::Result<()> {
-//! let kfd = Kfd::open()?; // or Kfd::with_sys(Arc::new(hcq_sim::SimKfd::gfx1100()?))
+//! let kfd = Kfd::open()?; // or unsafe { Kfd::with_sim(Arc::new(SimKfd::gfx1100()?)) }
 //! let dev = Device::open(&kfd, 0)?;
 //! let buf = dev.alloc(1024 * 4, BufferKind::Vram)?;
 //! let fill = Program::load(&dev, kernels::fill(&dev.target_name()).unwrap(), "fill")?;
-//! let args = kernels::FillArgs { buf: buf.va(), value: 7, n: 1024 };
+//! let args = kernels::FillArgs { buf: buf.va().get(), value: 7, n: 1024 };
 //! // SAFETY: `buf` holds 1024 u32s and outlives the launch (copy_out below waits for it).
 //! unsafe { fill.launch_pod(&args, [16, 1, 1], [64, 1, 1])? };
 //! let mut out = vec![0u8; 4096];

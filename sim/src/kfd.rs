@@ -105,6 +105,8 @@ pub struct SimKfd {
     pub(crate) engine: Mutex<Option<Arc<dyn Engine>>>,
     pub(crate) epoch: Instant,
     pub(crate) virtual_clock: core::sync::atomic::AtomicU64,
+    /// The regions `mmap` handed out (`MAP_FIXED` and `munmap` are checked against them).
+    pub(crate) maps: mem::ProcessMaps,
 }
 
 impl core::fmt::Debug for SimKfd {
@@ -289,6 +291,7 @@ impl SimKfd {
             engine: Mutex::new(None),
             epoch: Instant::now(),
             virtual_clock: core::sync::atomic::AtomicU64::new(0),
+            maps: mem::ProcessMaps::default(),
         })
     }
 
@@ -560,7 +563,7 @@ impl SimKfd {
                 }
             }
         };
-        let addr = mem.map_into_process(fixed, map_len, prot)?;
+        let addr = self.maps.map_shared(&mem, fixed, map_len, prot)?;
         self.track_cpu_map(addr, map_len);
         Ok(addr)
     }
@@ -878,7 +881,13 @@ impl SimKfd {
                 Backing::Shared(Arc::new(m))
             }
             BoKind::Userptr => {
-                if !mem::range_is_rw_mapped(a.mmap_offset, size) {
+                // The simulated GPU reaches USERPTR pages through /proc/self/mem, writes that
+                // must not land in memory Rust owns: the sim pins only pages of mappings it
+                // made itself (the driver maps host buffers through the port), where a real
+                // kernel pins any user page.
+                if !self.maps.contains(a.mmap_offset, size)
+                    || !mem::range_is_rw_mapped(a.mmap_offset, size)
+                {
                     return Err(Errno::EFAULT);
                 }
                 Backing::User(a.mmap_offset)
@@ -1637,28 +1646,36 @@ impl KfdSys for SimKfd {
         prot: Prot,
         kind: MapKind,
     ) -> Result<u64, Errno> {
-        match kind {
-            MapKind::Reserve => mem::map_reserve(fixed_addr, len),
-            MapKind::Anonymous => mem::map_anon_shared(fixed_addr, len, prot),
-            MapKind::File { fd, offset } => self.mmap_file(fixed_addr, len, prot, fd, offset),
+        let Some(at) = fixed_addr else {
+            return match kind {
+                MapKind::Reserve => self.maps.reserve(None, len),
+                MapKind::Anonymous => self.maps.anon_shared(None, len, prot),
+                MapKind::File { fd, offset } => self.mmap_file(None, len, prot, fd, offset),
+            };
+        };
+        // MAP_FIXED replaces the pages mapped there: the kernel's MMU notifier invalidates the
+        // USERPTR BOs over the old pages, as munmap does.
+        if let MapKind::File { fd, offset } = kind {
+            let addr = self.mmap_file(Some(at), len, prot, fd, offset)?;
+            invalidate_userptr(&mut self.lock(), at, len);
+            return Ok(addr);
         }
+        let mut st = self.lock();
+        let addr = match kind {
+            MapKind::Reserve => self.maps.reserve(Some(at), len),
+            _ => self.maps.anon_shared(Some(at), len, prot),
+        }?;
+        invalidate_userptr(&mut st, at, len);
+        Ok(addr)
     }
 
     fn munmap(&self, addr: u64, len: u64) -> Result<(), Errno> {
         let end = addr.saturating_add(len);
+        // The state lock first (the order ALLOC_MEMORY_OF_GPU takes them in), so no GPU access
+        // translates into the range between the unmap and the invalidation below.
         let mut st = self.lock();
-        mem::unmap(addr, len)?;
-        // The MMU notifier: USERPTR BOs over any part of the range are invalidated (under the
-        // lock, so no new GPU access translates into the range), and stay so even when another
-        // mapping later reuses the address.
-        for bo in st.bos.values_mut() {
-            if let Backing::User(host) = bo.backing
-                && host < end
-                && addr < host.saturating_add(bo.size)
-            {
-                bo.backing = Backing::UserInvalidated;
-            }
-        }
+        self.maps.unmap(addr, len)?;
+        invalidate_userptr(&mut st, addr, len);
         let gone: Vec<u64> = st.cpu_maps.range(addr..end).map(|(&a, _)| a).collect();
         for a in gone {
             st.cpu_maps.remove(&a);
@@ -1684,6 +1701,21 @@ impl KfdSys for SimKfd {
         let out = buf.get_mut(..text.len()).ok_or(Errno::ENOSPC)?;
         out.copy_from_slice(text.as_bytes());
         Ok(text.len())
+    }
+}
+
+/// The MMU notifier: USERPTR BOs over any part of `[addr, addr + len)` are invalidated (the
+/// caller holds the state lock, so no new GPU access translates into the range), and stay so
+/// even when another mapping later reuses the address.
+fn invalidate_userptr(st: &mut State, addr: u64, len: u64) {
+    let end = addr.saturating_add(len);
+    for bo in st.bos.values_mut() {
+        if let Backing::User(host) = bo.backing
+            && host < end
+            && addr < host.saturating_add(bo.size)
+        {
+            bo.backing = Backing::UserInvalidated;
+        }
     }
 }
 

@@ -3,27 +3,41 @@
 //!
 //! This is the only module of the simulator with `unsafe`. Memory here is shared with the
 //! driver (and, in threaded mode, with engine threads) while both run, exactly as GPU memory is
-//! shared with a real GPU, so it is never turned into a Rust reference: every access is a raw
-//! copy or an atomic on a raw pointer into a mapping this module owns.
+//! shared with a real GPU. It is only ever viewed as slices of atomics (`AtomicU8`,
+//! `AtomicU32`, `AtomicU64`), never as plain bytes: every copy is a run of relaxed atomic
+//! loads or stores between fences, as the driver's own accesses are, so concurrent access by
+//! the driver and the engine threads is never a data race.
 //!
-//! User addresses the sim does not own (ioctl argument arrays, USERPTR buffers) are accessed
-//! through `/proc/self/mem`, which fails with EIO on an unmapped address instead of crashing:
-//! that is how the sim returns EFAULT, and how a GPU access to freed USERPTR memory becomes a
-//! fault instead of a segfault.
+//! Mappings made for the port's callers are tracked ([`ProcessMaps`]): `MAP_FIXED` only lands
+//! inside a region the sim handed out, and `munmap` only takes such a region, so the safe
+//! `KfdSys` methods cannot unmap or overwrite memory Rust owns.
+//!
+//! User addresses the sim does not own (ioctl argument arrays) are accessed through
+//! `/proc/self/mem`, which fails with EIO on an unmapped address instead of crashing: that is
+//! how the sim returns EFAULT, and how a GPU access to freed USERPTR memory becomes a fault
+//! instead of a segfault. USERPTR memory must lie in a region the sim mapped.
 
 use core::ffi::c_void;
 use core::ptr::NonNull;
-use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering, fence};
 use hcq_core::kfd::{Errno, Prot};
 use rustix::fd::{AsFd, OwnedFd};
 use rustix::fs::{MemfdFlags, ftruncate, memfd_create};
 use rustix::mm::{MapFlags, ProtFlags};
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
 fn errno(e: rustix::io::Errno) -> Errno {
     Errno(e.raw_os_error())
+}
+
+/// `(head, body)` of a copy of `len` bytes at byte offset `start`: `head` single bytes up to
+/// 8-byte alignment, then `body` bytes of whole aligned words; the rest is the tail.
+fn split_aligned(start: usize, len: usize) -> (usize, usize) {
+    let head = ((8 - start % 8) % 8).min(len);
+    (head, (len - head) / 8 * 8)
 }
 
 fn to_usize(v: u64) -> Result<usize, Errno> {
@@ -292,43 +306,114 @@ impl SharedMem {
         (end <= self.len).then_some(off)
     }
 
+    /// The whole mapping as byte atomics.
+    fn bytes(&self) -> &[AtomicU8] {
+        // SAFETY: `ptr .. ptr + len` is a live read-write mapping for as long as `&self`
+        // (type invariant); AtomicU8 has u8's size and alignment and no invalid values. Every
+        // access to the mapping from this process, here and in the driver, is atomic, so
+        // concurrent accesses by other threads are not data races.
+        unsafe { core::slice::from_raw_parts(self.ptr.as_ptr().cast::<AtomicU8>(), self.len) }
+    }
+
+    /// The whole mapping as 64-bit atomics (`len / 8` of them).
+    fn words(&self) -> &[AtomicU64] {
+        // SAFETY: as in `bytes`; the mapping is page aligned, so 8-byte aligned, and
+        // `len / 8 * 8 <= len` bytes are covered.
+        unsafe { core::slice::from_raw_parts(self.ptr.as_ptr().cast::<AtomicU64>(), self.len / 8) }
+    }
+
+    /// The whole mapping as 32-bit atomics (`len / 4` of them).
+    fn dwords(&self) -> &[AtomicU32] {
+        // SAFETY: as in `words`, with 4-byte alignment.
+        unsafe { core::slice::from_raw_parts(self.ptr.as_ptr().cast::<AtomicU32>(), self.len / 4) }
+    }
+
     /// Copies `buf.len()` bytes at `off` into `buf`; `false` when out of bounds.
+    ///
+    /// Relaxed atomic loads (8 bytes at a time where aligned, single bytes at the edges), then
+    /// an acquire fence: the driver and engine threads may write the mapping meanwhile, and
+    /// every access to it is atomic, so nothing here is a data race. The loads touch only the
+    /// bytes asked for, so a copy of `[rptr, wptr)` never reads a word the driver is writing
+    /// past `wptr`.
     pub(crate) fn read(&self, off: u64, buf: &mut [u8]) -> bool {
-        let Some(off) = self.range(off, buf.len()) else {
+        let Some(start) = self.range(off, buf.len()) else {
             return false;
         };
-        // SAFETY: `off + buf.len() <= len` (checked above), so the source lies inside our live
-        // mapping; the destination is a distinct Rust buffer. Concurrent writers (driver, GPU)
-        // may race as with real shared GPU memory; no reference to the mapping is formed.
-        unsafe {
-            core::ptr::copy_nonoverlapping(self.ptr.as_ptr().add(off), buf.as_mut_ptr(), buf.len());
+        let (head, body) = split_aligned(start, buf.len());
+        let (b_head, rest) = buf.split_at_mut(head);
+        let (b_body, b_tail) = rest.split_at_mut(body);
+        let bytes = self.bytes();
+        let load = |dst: &mut [u8], at: usize| {
+            let src = bytes.get(at..at + dst.len()).unwrap_or_default();
+            for (d, s) in dst.iter_mut().zip(src) {
+                *d = s.load(Ordering::Relaxed);
+            }
+        };
+        load(b_head, start);
+        let w0 = (start + head) / 8;
+        let words = self.words().get(w0..w0 + body / 8).unwrap_or_default();
+        for (d, w) in b_body.chunks_exact_mut(8).zip(words) {
+            d.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
         }
+        load(b_tail, start + head + body);
+        fence(Ordering::Acquire);
         true
     }
 
     /// Copies `data` to `off`; `false` when out of bounds.
+    ///
+    /// A release fence, then relaxed atomic stores (as [`SharedMem::read`], mirrored).
     pub(crate) fn write(&self, off: u64, data: &[u8]) -> bool {
-        let Some(off) = self.range(off, data.len()) else {
+        let Some(start) = self.range(off, data.len()) else {
             return false;
         };
-        // SAFETY: the destination range is inside our live mapping (checked above) and does
-        // not overlap `data`, a Rust buffer outside it.
-        unsafe {
-            core::ptr::copy_nonoverlapping(data.as_ptr(), self.ptr.as_ptr().add(off), data.len());
+        let (head, body) = split_aligned(start, data.len());
+        let (d_head, rest) = data.split_at(head);
+        let (d_body, d_tail) = rest.split_at(body);
+        let bytes = self.bytes();
+        let store = |src: &[u8], at: usize| {
+            let dst = bytes.get(at..at + src.len()).unwrap_or_default();
+            for (d, s) in dst.iter().zip(src) {
+                d.store(*s, Ordering::Relaxed);
+            }
+        };
+        fence(Ordering::Release);
+        store(d_head, start);
+        let w0 = (start + head) / 8;
+        let words = self.words().get(w0..w0 + body / 8).unwrap_or_default();
+        for (w, s) in words.iter().zip(d_body.chunks_exact(8)) {
+            let mut v = [0u8; 8];
+            v.copy_from_slice(s);
+            w.store(u64::from_le_bytes(v), Ordering::Relaxed);
         }
+        store(d_tail, start + head + body);
         true
     }
 
-    /// Fills `n` bytes at `off` with `byte`; `false` when out of bounds.
+    /// Fills `n` bytes at `off` with `byte`; `false` when out of bounds (atomic stores, as
+    /// [`SharedMem::write`]).
     pub(crate) fn fill(&self, off: u64, n: u64, byte: u8) -> bool {
         let Ok(n) = usize::try_from(n) else {
             return false;
         };
-        let Some(off) = self.range(off, n) else {
+        let Some(start) = self.range(off, n) else {
             return false;
         };
-        // SAFETY: the range is inside our live mapping (checked above).
-        unsafe { core::ptr::write_bytes(self.ptr.as_ptr().add(off), byte, n) };
+        let (head, body) = split_aligned(start, n);
+        let bytes = self.bytes();
+        let store = |at: usize, len: usize| {
+            for b in bytes.get(at..at + len).unwrap_or_default() {
+                b.store(byte, Ordering::Relaxed);
+            }
+        };
+        fence(Ordering::Release);
+        store(start, head);
+        let w0 = (start + head) / 8;
+        let word = u64::from_le_bytes([byte; 8]);
+        for w in self.words().get(w0..w0 + body / 8).unwrap_or_default() {
+            w.store(word, Ordering::Relaxed);
+        }
+        store(start + head + body, n - head - body);
         true
     }
 
@@ -337,10 +422,7 @@ impl SharedMem {
         if o % 8 != 0 {
             return None;
         }
-        // SAFETY: in bounds (checked), 8-byte aligned (mapping is page-aligned and `o % 8 == 0`),
-        // and the mapping outlives `&self`. Every access to shared words goes through atomics
-        // or raw copies, never through a non-atomic reference.
-        Some(unsafe { AtomicU64::from_ptr(self.ptr.as_ptr().add(o).cast::<u64>()) })
+        self.words().get(o / 8)
     }
 
     fn atomic32(&self, off: u64) -> Option<&AtomicU32> {
@@ -348,8 +430,7 @@ impl SharedMem {
         if o % 4 != 0 {
             return None;
         }
-        // SAFETY: in bounds, 4-byte aligned, mapping outlives `&self` (as in `atomic64`).
-        Some(unsafe { AtomicU32::from_ptr(self.ptr.as_ptr().add(o).cast::<u32>()) })
+        self.dwords().get(o / 4)
     }
 
     /// Acquire-load of an aligned u64, or a plain copy when unaligned; `None` out of bounds.
@@ -388,19 +469,9 @@ impl SharedMem {
         self.write(off, &v.to_le_bytes())
     }
 
-    /// Maps `len` bytes of the memfd (from offset 0) into the process for the driver, shared,
-    /// at `fixed` (`MAP_FIXED`, replacing what is there, e.g. a PROT_NONE reservation) or where
-    /// the kernel chooses. Returns the address.
-    pub(crate) fn map_into_process(
-        &self,
-        fixed: Option<u64>,
-        len: u64,
-        prot: Prot,
-    ) -> Result<u64, Errno> {
-        if len == 0 || len > self.len() {
-            return Err(Errno::EINVAL);
-        }
-        map_fd(self.fd.as_fd(), fixed, len, prot)
+    /// The memfd, for [`ProcessMaps::map_shared`].
+    fn fd(&self) -> rustix::fd::BorrowedFd<'_> {
+        self.fd.as_fd()
     }
 }
 
@@ -412,64 +483,156 @@ impl Drop for SharedMem {
     }
 }
 
-fn map_fd(
-    fd: rustix::fd::BorrowedFd<'_>,
-    fixed: Option<u64>,
-    len: u64,
-    prot: Prot,
-) -> Result<u64, Errno> {
-    let ulen = to_usize(len)?;
-    let (addr, flags) = match fixed {
-        Some(a) if a % 4096 != 0 => return Err(Errno::EINVAL),
-        Some(a) => (a as *mut c_void, MapFlags::SHARED | MapFlags::FIXED),
-        None => (core::ptr::null_mut(), MapFlags::SHARED),
+/// The regions the simulated kernel mapped into this process for its callers (what
+/// `mmap(2)` without `MAP_FIXED` returned and `munmap(2)` has not taken back): start -> length.
+///
+/// The port's `mmap`/`munmap` are safe trait methods, so they must not be able to clobber
+/// memory Rust owns: a `MAP_FIXED` mapping is accepted only inside one of these regions (the
+/// driver reserves a range, then maps a buffer object over it), and `munmap` takes only a
+/// whole region. Anything else is `EINVAL`, as the Linux port answers.
+#[derive(Debug, Default)]
+pub(crate) struct ProcessMaps {
+    regions: Mutex<BTreeMap<u64, u64>>,
+}
+
+fn lock_regions(m: &Mutex<BTreeMap<u64, u64>>) -> MutexGuard<'_, BTreeMap<u64, u64>> {
+    // The table is consistent between statements; a panic elsewhere does not corrupt it.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Whether `[addr, addr + len)` lies inside one of `regions`.
+fn inside(regions: &BTreeMap<u64, u64>, addr: u64, len: u64) -> bool {
+    let Some((&start, &rlen)) = regions.range(..=addr).next_back() else {
+        return false;
     };
-    // SAFETY: MAP_FIXED at a driver-chosen address replaces whatever the process had there; the
-    // driver asked for exactly that (it is the `mmap(2)` contract the port exposes, and the
-    // driver only passes addresses it reserved). Without `fixed` the kernel picks free space.
-    let p =
-        unsafe { rustix::mm::mmap(addr, ulen, prot_flags(prot), flags, fd, 0) }.map_err(errno)?;
-    Ok(p as u64)
-}
-
-/// Reserves address space (`PROT_NONE`, private, anonymous, `MAP_NORESERVE`).
-pub(crate) fn map_reserve(fixed: Option<u64>, len: u64) -> Result<u64, Errno> {
-    map_anon(
-        fixed,
-        len,
-        Prot::NONE,
-        MapFlags::PRIVATE | MapFlags::NORESERVE,
-    )
-}
-
-/// Maps anonymous shared memory (USERPTR buffers).
-pub(crate) fn map_anon_shared(fixed: Option<u64>, len: u64, prot: Prot) -> Result<u64, Errno> {
-    map_anon(fixed, len, prot, MapFlags::SHARED)
-}
-
-fn map_anon(fixed: Option<u64>, len: u64, prot: Prot, flags: MapFlags) -> Result<u64, Errno> {
-    let ulen = to_usize(len)?;
-    if ulen == 0 {
-        return Err(Errno::EINVAL);
+    match (addr.checked_add(len), start.checked_add(rlen)) {
+        (Some(end), Some(rend)) => end <= rend,
+        _ => false,
     }
-    let (addr, flags) = match fixed {
-        Some(a) if a % 4096 != 0 => return Err(Errno::EINVAL),
-        Some(a) => (a as *mut c_void, flags | MapFlags::FIXED),
-        None => (core::ptr::null_mut(), flags),
-    };
-    // SAFETY: as `map_fd`: anonymous memory at a driver-chosen (reserved) address or anywhere.
-    let p = unsafe { rustix::mm::mmap_anonymous(addr, ulen, prot_flags(prot), flags) }
-        .map_err(errno)?;
-    Ok(p as u64)
 }
 
-/// Unmaps `[addr, addr + len)` of the process (the port's `munmap(2)`).
-pub(crate) fn unmap(addr: u64, len: u64) -> Result<(), Errno> {
-    let ulen = to_usize(len)?;
-    // SAFETY: the caller (the driver, through the `KfdSys` port) owns this range and holds no
-    // references into it; this is `munmap(2)` with its usual contract. The simulator's own
-    // mappings are separate (`SharedMem`) and are not affected.
-    unsafe { rustix::mm::munmap(addr as *mut c_void, ulen) }.map_err(errno)
+/// How a mapping is backed.
+enum Backing<'a> {
+    Anonymous(MapFlags),
+    File(rustix::fd::BorrowedFd<'a>),
+}
+
+impl ProcessMaps {
+    /// Whether `[addr, addr + len)` lies inside one region (USERPTR memory must).
+    pub(crate) fn contains(&self, addr: u64, len: u64) -> bool {
+        inside(&lock_regions(&self.regions), addr, len)
+    }
+
+    /// Maps `len` bytes of `mem` (from offset 0), shared, at `fixed` or where the kernel
+    /// chooses.
+    pub(crate) fn map_shared(
+        &self,
+        mem: &SharedMem,
+        fixed: Option<u64>,
+        len: u64,
+        prot: Prot,
+    ) -> Result<u64, Errno> {
+        if len > mem.len() {
+            return Err(Errno::EINVAL);
+        }
+        self.map(fixed, len, prot, Backing::File(mem.fd()))
+    }
+
+    /// Reserves address space (`PROT_NONE`, private, anonymous, `MAP_NORESERVE`).
+    pub(crate) fn reserve(&self, fixed: Option<u64>, len: u64) -> Result<u64, Errno> {
+        let flags = MapFlags::PRIVATE | MapFlags::NORESERVE;
+        self.map(fixed, len, Prot::NONE, Backing::Anonymous(flags))
+    }
+
+    /// Maps anonymous shared memory (USERPTR buffers).
+    pub(crate) fn anon_shared(
+        &self,
+        fixed: Option<u64>,
+        len: u64,
+        prot: Prot,
+    ) -> Result<u64, Errno> {
+        self.map(fixed, len, prot, Backing::Anonymous(MapFlags::SHARED))
+    }
+
+    fn map(
+        &self,
+        fixed: Option<u64>,
+        len: u64,
+        prot: Prot,
+        backing: Backing<'_>,
+    ) -> Result<u64, Errno> {
+        let ulen = to_usize(len)?;
+        if ulen == 0 {
+            return Err(Errno::EINVAL);
+        }
+        // Held across the mmap: no munmap of the region can slip between check and map.
+        let mut regions = lock_regions(&self.regions);
+        let (addr, fixed_flag) = match fixed {
+            Some(a) if a % 4096 != 0 || !inside(&regions, a, len) => return Err(Errno::EINVAL),
+            Some(a) => (
+                core::ptr::without_provenance_mut::<c_void>(to_usize(a)?),
+                MapFlags::FIXED,
+            ),
+            None => (core::ptr::null_mut(), MapFlags::empty()),
+        };
+        let p = match backing {
+            // SAFETY: without `fixed` the kernel picks free address space, which aliases
+            // nothing; with it, the range lies inside a region this table says we mapped and
+            // handed out (checked above under the lock), so only pages of that region are
+            // replaced, which the caller addresses by number and no Rust object lives in.
+            Backing::Anonymous(flags) => unsafe {
+                rustix::mm::mmap_anonymous(addr, ulen, prot_flags(prot), flags | fixed_flag)
+            },
+            // SAFETY: as above; `fd` is a memfd `SharedMem` owns, alive for this call.
+            Backing::File(fd) => unsafe {
+                rustix::mm::mmap(
+                    addr,
+                    ulen,
+                    prot_flags(prot),
+                    MapFlags::SHARED | fixed_flag,
+                    fd,
+                    0,
+                )
+            },
+        }
+        .map_err(errno)?;
+        // CAST: usize is 64 bits on every supported target.
+        let got = p.expose_provenance() as u64;
+        if fixed.is_none() {
+            regions.insert(got, len);
+        }
+        Ok(got)
+    }
+
+    /// Unmaps exactly a region this table holds (the port's `munmap(2)`); `EINVAL` for
+    /// anything else.
+    pub(crate) fn unmap(&self, addr: u64, len: u64) -> Result<(), Errno> {
+        let mut regions = lock_regions(&self.regions);
+        if regions.get(&addr) != Some(&len) {
+            return Err(Errno::EINVAL);
+        }
+        let ulen = to_usize(len)?;
+        let ptr = core::ptr::without_provenance_mut::<c_void>(to_usize(addr)?);
+        // SAFETY: exactly a region mapped through this table and not unmapped since (checked
+        // under the lock), so no memory Rust owns is affected; the caller addresses it by
+        // number only, and the simulator's own views (`SharedMem`) are separate mappings.
+        unsafe { rustix::mm::munmap(ptr, ulen) }.map_err(errno)?;
+        regions.remove(&addr);
+        Ok(())
+    }
+}
+
+impl Drop for ProcessMaps {
+    fn drop(&mut self) {
+        let regions = core::mem::take(&mut *lock_regions(&self.regions));
+        for (addr, len) in regions {
+            if let (Ok(a), Ok(l)) = (to_usize(addr), to_usize(len)) {
+                // SAFETY: a region this table mapped; its users reach the simulator through
+                // an `Arc` (the driver's mappings hold one), so none is left to use it.
+                let _ = unsafe { rustix::mm::munmap(core::ptr::without_provenance_mut(a), l) };
+            }
+        }
+    }
 }
 
 fn proc_mem() -> Result<&'static File, Errno> {

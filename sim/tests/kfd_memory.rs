@@ -61,6 +61,17 @@ fn alloc_errors() {
         Err(Errno::EFAULT),
         "userptr unpinnable"
     );
+    // Memory the process has but the sim did not map (the test's own heap): refused too, so
+    // the simulated GPU never writes memory Rust owns.
+    let heap = vec![0u64; 2048];
+    let page = (heap.as_ptr() as u64).next_multiple_of(4096);
+    a.mmap_offset = page;
+    assert_eq!(
+        p.ioctl(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut a),
+        Err(Errno::EFAULT),
+        "userptr outside the sim's mappings"
+    );
+    assert!(heap.iter().all(|&w| w == 0));
     // Without ACQUIRE_VM: ENODEV.
     let sim = hcq_sim::SimKfd::gfx1100().unwrap();
     let kfd = sim.open("/dev/kfd").unwrap();
@@ -265,21 +276,49 @@ fn mmap_rules() {
             file(p.render[0], a.mmap_offset),
         )
         .unwrap();
+    // MAP_FIXED lands only inside a region the sim handed out: not at an address of its
+    // choosing, not past the end of a reservation.
+    assert_eq!(
+        p.sim.mmap(
+            Some(0x7200_0000_0000),
+            8192,
+            Prot::READ_WRITE,
+            file(p.render[0], a.mmap_offset),
+        ),
+        Err(Errno::EINVAL)
+    );
+    let reserved = p
+        .sim
+        .mmap(None, 8192, Prot::NONE, MapKind::Reserve)
+        .unwrap();
+    assert_eq!(
+        p.sim.mmap(
+            Some(reserved + 4096),
+            8192,
+            Prot::READ_WRITE,
+            file(p.render[0], a.mmap_offset),
+        ),
+        Err(Errno::EINVAL)
+    );
     let fixed = p
         .sim
         .mmap(
-            Some(0x7200_0000_0000),
+            Some(reserved),
             8192,
             Prot::READ_WRITE,
             file(p.render[0], a.mmap_offset),
         )
         .unwrap();
-    assert_eq!(fixed, 0x7200_0000_0000);
+    assert_eq!(fixed, reserved);
     cpu_write::<u64>(view, 77);
     assert_eq!(cpu_read::<u64>(fixed), 77);
     assert_eq!(p.sim.live_objects().cpu_mappings, 3);
+    // munmap takes only whole regions the sim handed out, once.
+    assert_eq!(p.sim.munmap(view + 4096, 4096), Err(Errno::EINVAL));
+    assert_eq!(p.sim.munmap(view, 4096), Err(Errno::EINVAL));
     p.sim.munmap(view, 8192).unwrap();
-    p.sim.munmap(fixed, 8192).unwrap();
+    assert_eq!(p.sim.munmap(view, 8192), Err(Errno::EINVAL));
+    p.sim.munmap(reserved, 8192).unwrap();
     p.free_raw(a.handle).unwrap();
     p.release(b, &[]);
     p.sim.close(other).unwrap();
@@ -329,15 +368,10 @@ fn userptr_is_the_process_memory() {
     assert_eq!(one[0], 0x5A);
     p.sim.gpu_write(gpu, va + 2 * 4096, &[1, 2, 3]).unwrap();
     assert_eq!(cpu_read::<[u8; 3]>(host + 8192), [1, 2, 3]);
-    // The process frees the memory under the GPU: a fault, not a crash, on every later access
-    // (the kernel's MMU notifier invalidated the BO)...
-    p.sim.munmap(host, size).unwrap();
-    assert_eq!(
-        p.sim.gpu_read(gpu, va + 4096, &mut one).unwrap_err().va,
-        va + 4096
-    );
-    // ...even when a new mapping reuses the address (another thread's, in the flaky run this
-    // test once was: it read the new mapping's bytes).
+    // The process maps new pages over the memory (MAP_FIXED at the same address, as another
+    // thread's allocation may): the kernel's MMU notifier invalidates the BO, so every later
+    // GPU access faults instead of reaching the new mapping's bytes (the flaky run this test
+    // once was read them).
     let again = p
         .sim
         .mmap(Some(host), size, Prot::READ_WRITE, MapKind::Anonymous)
@@ -353,9 +387,29 @@ fn userptr_is_the_process_memory() {
         FaultReason::NotMapped
     );
     assert_eq!(cpu_read::<u8>(host), 0, "the new mapping is not written");
-    p.sim.munmap(host, size).unwrap();
     p.unmap(a.handle, &[gpu]).unwrap();
     p.free_raw(a.handle).unwrap();
+    // A USERPTR BO over the new pages works, until the process frees them: a fault, not a
+    // crash, on every later access.
+    let mut b = AllocMemoryOfGpuArgs {
+        va_addr: va,
+        size,
+        mmap_offset: host,
+        gpu_id: gpu,
+        flags: KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE,
+        ..Default::default()
+    };
+    p.ioctl(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut b).unwrap();
+    p.map(b.handle, &[gpu]).unwrap();
+    p.sim.gpu_read(gpu, va + 5000, &mut one).unwrap();
+    assert_eq!(one[0], 0x77);
+    p.sim.munmap(host, size).unwrap();
+    assert_eq!(
+        p.sim.gpu_read(gpu, va + 4096, &mut one).unwrap_err().va,
+        va + 4096
+    );
+    p.unmap(b.handle, &[gpu]).unwrap();
+    p.free_raw(b.handle).unwrap();
     p.sim.munmap(va, size).unwrap();
     assert!(p.sim.live_objects().nothing_leaked());
 }

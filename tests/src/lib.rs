@@ -9,7 +9,9 @@ use std::sync::Arc;
 
 /// A simulator and the driver's KFD on it.
 pub struct Rig {
-    /// The simulator (fault injection, leak accounting).
+    /// The simulator (fault injection, leak accounting). Its `KfdSys` methods (`munmap`,
+    /// fixed `mmap`, `ioctl`) must not be called on what the driver mapped: `kfd` was opened
+    /// with `Kfd::with_sim`, whose contract that is.
     pub sim: Arc<SimKfd>,
     /// KFD opened on it.
     pub kfd: Kfd,
@@ -36,7 +38,9 @@ impl Rig {
     pub fn with_config(cfg: SimConfig, timeout: Duration) -> Self {
         let sim = Arc::new(SimKfd::new(cfg).expect("simulator"));
         let gpu = hcq_driver::kernels::attach_sim(&sim).expect("engines");
-        let kfd = Kfd::with_sys(Arc::clone(&sim) as Arc<dyn hcq_core::kfd::KfdSys>).expect("kfd");
+        // SAFETY: the suites use `sim` for fault injection and inspection only, never its
+        // KfdSys methods on what the driver mapped (see `Rig::sim`).
+        let kfd = unsafe { Kfd::with_sim(Arc::clone(&sim)) }.expect("kfd");
         kfd.set_wait_timeout(timeout);
         Self { sim, kfd, gpu }
     }

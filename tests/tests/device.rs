@@ -71,7 +71,7 @@ fn buffers_of_every_kind_share_bytes_with_the_cpu() {
     ] {
         let buf = dev.alloc(10_000, kind).unwrap();
         assert_eq!(buf.len(), 10_000);
-        assert_eq!(buf.va() % 4096, 0);
+        assert_eq!(buf.va().get() % 4096, 0);
         buf.write(9_996, &[1, 2, 3, 4]).unwrap();
         let mut back = [0u8; 4];
         buf.read(9_996, &mut back).unwrap();
@@ -187,7 +187,8 @@ fn every_injected_setup_failure_is_an_error_and_leaks_nothing() {
             rig.sim.fail_ioctl(nr, errno, Persistence::Always);
             let failed = if matches!(nr, 0x01 | 0x25) {
                 // Issued by Kfd::open: open a second KFD on the same simulator.
-                hcq_driver::Kfd::with_sys(rig.sim.clone() as _).is_err()
+                // SAFETY: as in `Rig`: the sim is used for injection only.
+                unsafe { hcq_driver::Kfd::with_sim(rig.sim.clone()) }.is_err()
             } else {
                 Device::open(&rig.kfd, 0)
                     .and_then(|d| d.alloc(4096, BufferKind::Vram).map(|b| (d, b)))
@@ -244,6 +245,70 @@ fn injected_teardown_failures_leak_nothing() {
         drop(rig);
         assert_eq!(sim.live_objects(), AFTER_DROP, "{name}");
     }
+}
+
+/// `GpuBuffer::free` reports what Drop can only log: a wait that times out, a failed UNMAP or
+/// FREE each hand the buffer back, still allocated, mapped and holding its bytes; the next
+/// `free` succeeds and leaks nothing.
+#[test]
+fn explicit_free_reports_failures_and_hands_the_buffer_back() {
+    let rig = Rig::new(1, Duration::from_millis(100));
+    let dev = Device::open(&rig.kfd, 0).unwrap();
+    let data: Vec<u8> = (0..=255u8).cycle().take(4096).collect();
+    let other = dev.alloc(4096, BufferKind::Vram).unwrap();
+    // The device's staging buffers exist from the first copy_out on.
+    dev.copy_out(&other, &mut [0u8; 8]).unwrap();
+    let before = rig.sim.live_objects();
+    let mut buf = dev.alloc(4096, BufferKind::Gtt).unwrap();
+    buf.write(0, &data).unwrap();
+    let va = buf.va();
+    let still_works = |buf: &hcq_driver::GpuBuffer| {
+        assert_eq!(buf.va(), va);
+        let mut back = vec![0u8; 4096];
+        buf.read(0, &mut back).unwrap();
+        assert_eq!(back, data, "the CPU view holds the bytes");
+        // The GPU still reaches it: a copy through the copy queue.
+        dev.copy(&other, buf).unwrap();
+        let mut out = vec![0u8; 4096];
+        dev.copy_out(&other, &mut out).unwrap();
+        assert_eq!(out, data, "the GPU reaches the buffer");
+    };
+    // The wait for the GPU fails: a copy into the buffer on a hung copy queue.
+    let (_, sq) = dev.queue_ids();
+    let q = hcq_sim::engine::QueueId(sq);
+    rig.gpu.engines().hang(q, true).unwrap();
+    dev.copy(&buf, &buf).unwrap();
+    let (e, back) = buf.free().unwrap_err();
+    assert!(matches!(e, Error::Timeout(_)), "{e}");
+    buf = back;
+    rig.gpu.engines().hang(q, false).unwrap();
+    rig.gpu.kick();
+    rig.kfd.set_wait_timeout(Duration::from_secs(20));
+    still_works(&buf);
+    // UNMAP and FREE refused once each.
+    for (nr, op) in [
+        (0x19u8, "UNMAP_MEMORY_FROM_GPU"),
+        (0x17, "FREE_MEMORY_OF_GPU"),
+    ] {
+        rig.sim.fail_ioctl(nr, Errno::EIO, Persistence::Once);
+        let (e, back) = buf.free().unwrap_err();
+        match &e {
+            Error::Sys { op: o, errno } => assert_eq!((*o, *errno), (op, Errno::EIO)),
+            other => panic!("{op}: expected Sys, got {other:?}"),
+        }
+        assert_eq!(
+            core::error::Error::source(&e).and_then(|s| s.downcast_ref::<Errno>()),
+            Some(&Errno::EIO)
+        );
+        buf = back;
+        still_works(&buf);
+    }
+    buf.free().unwrap();
+    assert_eq!(
+        rig.sim.live_objects(),
+        before,
+        "free released the buffer's memory and its mappings"
+    );
 }
 
 /// Failures of the ioctls a running device issues are errors, and the device keeps working.

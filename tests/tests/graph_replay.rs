@@ -8,6 +8,7 @@
 use core::time::Duration;
 use hcq_core::arch::GpuVa;
 use hcq_core::pm4;
+use hcq_core::timeline::TimelineValue;
 use hcq_driver::graph::{
     Arg, BufArg, Dep, DimLimits, Dims, DimsArg, Graph, GraphBuilder, MultiGraph, ScalarArg, SigArg,
     Value, VarId,
@@ -25,11 +26,11 @@ use std::sync::Arc;
 /// dropping those buffers (a `GpuBuffer` also waits on drop); replays refused for a bad value
 /// run nothing.
 trait Replay {
-    fn run(&mut self, values: &[Option<Value>]) -> hcq_driver::Result<u64>;
+    fn run(&mut self, values: &[Option<Value>]) -> hcq_driver::Result<TimelineValue>;
 }
 
 impl Replay for Graph {
-    fn run(&mut self, values: &[Option<Value>]) -> hcq_driver::Result<u64> {
+    fn run(&mut self, values: &[Option<Value>]) -> hcq_driver::Result<TimelineValue> {
         // SAFETY: see the trait's comment.
         unsafe { self.replay(values) }
     }
@@ -37,11 +38,17 @@ impl Replay for Graph {
 
 /// [`Replay`] for several devices' graphs.
 trait ReplayAll {
-    fn run_all(&mut self, values: &mut [Vec<Option<Value>>]) -> hcq_driver::Result<Vec<u64>>;
+    fn run_all(
+        &mut self,
+        values: &mut [Vec<Option<Value>>],
+    ) -> hcq_driver::Result<Vec<TimelineValue>>;
 }
 
 impl ReplayAll for MultiGraph {
-    fn run_all(&mut self, values: &mut [Vec<Option<Value>>]) -> hcq_driver::Result<Vec<u64>> {
+    fn run_all(
+        &mut self,
+        values: &mut [Vec<Option<Value>>],
+    ) -> hcq_driver::Result<Vec<TimelineValue>> {
         // SAFETY: see Replay's comment.
         unsafe { self.replay(values) }
     }
@@ -74,7 +81,9 @@ fn rig_with_trace(gpus: usize, trace: usize) -> Rig {
             r.register_fixture(co).unwrap();
         }
     });
-    let kfd = Kfd::with_sys(Arc::clone(&sim) as Arc<dyn hcq_core::kfd::KfdSys>).unwrap();
+    // SAFETY: the tests use `sim` only through the engines and inspection, never its port
+    // methods on what the driver mapped.
+    let kfd = unsafe { Kfd::with_sim(Arc::clone(&sim)) }.unwrap();
     kfd.set_wait_timeout(Duration::from_secs(20));
     Rig {
         gpu,
@@ -130,8 +139,8 @@ fn record(
     out: &GpuBuffer,
 ) -> (GraphBuilder, Vec<VarId>) {
     let mut g = GraphBuilder::new(&hcq_core::arch::GFX11);
-    let vi = g.buffer(GpuVa(inp.va()), inp.len()).unwrap();
-    let vo = g.buffer(GpuVa(out.va()), out.len()).unwrap();
+    let vi = g.buffer(inp.va(), inp.len()).unwrap();
+    let vo = g.buffer(out.va(), out.len()).unwrap();
     let val = g.scalar(val_for(replay).into()).unwrap();
     let mut dims = Vec::new();
     for i in 0..n {
@@ -183,11 +192,11 @@ fn val_for(replay: u32) -> u32 {
 fn values(inp: &GpuBuffer, out: &GpuBuffer, val: u32, dims: &[Dims]) -> Vec<Option<Value>> {
     let mut v = vec![
         Some(Value::Addr {
-            addr: GpuVa(inp.va()),
+            addr: inp.va(),
             bytes: inp.len(),
         }),
         Some(Value::Addr {
-            addr: GpuVa(out.va()),
+            addr: out.va(),
             bytes: out.len(),
         }),
         Some(Value::Scalar(val.into())),
@@ -199,7 +208,7 @@ fn values(inp: &GpuBuffer, out: &GpuBuffer, val: u32, dims: &[Dims]) -> Vec<Opti
 /// The same launches one by one through `Program::launch`.
 fn one_by_one(p: &Progs, n: usize, inp: &GpuBuffer, out: &GpuBuffer, val: u32, dims: &[Dims]) {
     for (i, d) in dims.iter().enumerate().take(n) {
-        let slot = |k: usize| out.va() + k as u64 * SLOT_BYTES;
+        let slot = |k: usize| out.va().get() + k as u64 * SLOT_BYTES;
         // SAFETY: every address is inside `inp` / `out`, which outlive the launches (the caller
         // waits before reading them back).
         unsafe {
@@ -212,7 +221,7 @@ fn one_by_one(p: &Progs, n: usize, inp: &GpuBuffer, out: &GpuBuffer, val: u32, d
                 p.fill.launch_pod(&a, d.global, d.local).unwrap();
             } else {
                 let a = VectorAddArgs {
-                    a: inp.va() + (i % 8) as u64 * SLOT_BYTES,
+                    a: inp.va().get() + (i % 8) as u64 * SLOT_BYTES,
                     b: slot(i - 1),
                     c: slot(i),
                     n: SLOT as u32,
@@ -335,7 +344,8 @@ struct Executed {
 }
 
 /// The executed packets of the IB at `base`, split into runs (a run starts at dword 0).
-fn ib_runs(trace: &[TraceEntry], base: u64) -> Vec<Vec<Executed>> {
+fn ib_runs(trace: &[TraceEntry], base: GpuVa) -> Vec<Vec<Executed>> {
+    let base = base.get();
     let mut runs: Vec<Vec<Executed>> = Vec::new();
     for e in trace {
         let (Site::Ib { base: b, index, .. }, TraceEvent::Packet { dwords, len }) =
@@ -388,7 +398,7 @@ fn timeline_wraps_in_the_middle_of_replays() {
     let (g, _) = record(&p, N, 0, &inp, &out);
     let mut graph = Graph::record(&dev, &g).unwrap();
     dev.set_timeline_value((1 << 31) - 5).unwrap();
-    let first = dev.timeline_target(dev.last_value() + 1);
+    let first = dev.timeline_target(TimelineValue::new(dev.last_value().get() + 1));
     let mut signals = std::collections::BTreeSet::new();
     for replay in 1..=20u32 {
         let dims: Vec<Dims> = (0..N).map(|i| dims_for(replay, i)).collect();
@@ -434,7 +444,9 @@ fn two_gpu_graph() {
             &p0.fill.pm4_program(),
             DimLimits::AMD,
             &[
-                Arg::Buf(BufArg::Fixed(GpuVa(shared.va() + i as u64 * SLOT_BYTES))),
+                Arg::Buf(BufArg::Fixed(GpuVa(
+                    shared.va().get() + i as u64 * SLOT_BYTES,
+                ))),
                 Arg::U32(ScalarArg::Var(val)),
                 Arg::U32(ScalarArg::Fixed(SLOT)),
             ],
@@ -465,9 +477,13 @@ fn two_gpu_graph() {
             &p1.add.pm4_program(),
             DimLimits::AMD,
             &[
-                Arg::Buf(BufArg::Fixed(GpuVa(inp.va() + (i % 8) as u64 * SLOT_BYTES))),
-                Arg::Buf(BufArg::Fixed(GpuVa(shared.va() + i as u64 * SLOT_BYTES))),
-                Arg::Buf(BufArg::Fixed(GpuVa(out.va() + i as u64 * SLOT_BYTES))),
+                Arg::Buf(BufArg::Fixed(GpuVa(
+                    inp.va().get() + (i % 8) as u64 * SLOT_BYTES,
+                ))),
+                Arg::Buf(BufArg::Fixed(GpuVa(
+                    shared.va().get() + i as u64 * SLOT_BYTES,
+                ))),
+                Arg::Buf(BufArg::Fixed(GpuVa(out.va().get() + i as u64 * SLOT_BYTES))),
                 Arg::U32(ScalarArg::Fixed(SLOT)),
             ],
             DimsArg::Fixed(Dims {
@@ -607,9 +623,24 @@ fn replay_submit_is_independent_of_graph_size() {
     }
     assert_eq!(per_replay[0], per_replay[1], "ring dwords per replay");
     assert!(per_replay[0] < 32, "{per_replay:?}");
+    // The benchmark function really replays: its timeline values (the replays, plus the
+    // fill program's load) all complete, and each replay adds the same few ring dwords.
     for k in [10, 1000] {
+        let (before, w0) = (dev.last_value(), dev.queue_states()[0].wptr);
         let ns = hcq_driver::graph::graph_replay_submit_ns(&dev, k, 21).unwrap();
-        assert!(ns.is_finite() && ns > 0.0);
+        let after = dev.last_value();
+        assert!(
+            (21..=22).contains(&(after.get() - before.get())),
+            "{k} kernels: {} timeline values for 21 replays",
+            after.get() - before.get()
+        );
+        assert_eq!(dev.completed_value(), after, "every replay was waited for");
+        let ring = dev.queue_states()[0].wptr - w0;
+        assert!(
+            ring <= 22 * 32,
+            "{k} kernels: {ring} ring dwords for 21 replays"
+        );
+        assert!(ns.is_finite() && ns > 0.0, "{ns}");
         eprintln!("graph_replay_submit_ns({k} kernels) = {ns:.0}");
     }
 }
@@ -632,11 +663,11 @@ fn graph_with_copies_then_kernels() {
     let stage = dev.alloc(SLOT_BYTES, BufferKind::Vram).unwrap();
     let out = dev.alloc(2 * SLOT_BYTES, BufferKind::Gtt).unwrap();
     let mut g = GraphBuilder::new(&hcq_core::arch::GFX11);
-    let vi = g.buffer(GpuVa(inps[0].va()), inps[0].len()).unwrap();
+    let vi = g.buffer(inps[0].va(), inps[0].len()).unwrap();
     let val = g.scalar(0).unwrap();
     // Input block 2 -> stage.
     g.copy(
-        BufArg::Fixed(GpuVa(stage.va())),
+        BufArg::Fixed(stage.va()),
         BufArg::Var {
             var: vi,
             offset: 2 * SLOT_BYTES,
@@ -653,7 +684,7 @@ fn graph_with_copies_then_kernels() {
         &p.fill.pm4_program(),
         DimLimits::AMD,
         &[
-            Arg::Buf(BufArg::Fixed(GpuVa(out.va()))),
+            Arg::Buf(BufArg::Fixed(out.va())),
             Arg::U32(ScalarArg::Var(val)),
             Arg::U32(ScalarArg::Fixed(SLOT)),
         ],
@@ -664,9 +695,9 @@ fn graph_with_copies_then_kernels() {
         &p.add.pm4_program(),
         DimLimits::AMD,
         &[
-            Arg::Buf(BufArg::Fixed(GpuVa(stage.va()))),
-            Arg::Buf(BufArg::Fixed(GpuVa(out.va()))),
-            Arg::Buf(BufArg::Fixed(GpuVa(out.va() + SLOT_BYTES))),
+            Arg::Buf(BufArg::Fixed(stage.va())),
+            Arg::Buf(BufArg::Fixed(out.va())),
+            Arg::Buf(BufArg::Fixed(GpuVa(out.va().get() + SLOT_BYTES))),
             Arg::U32(ScalarArg::Fixed(SLOT)),
         ],
         DimsArg::Fixed(whole),
@@ -680,7 +711,7 @@ fn graph_with_copies_then_kernels() {
         let t = graph
             .run(&[
                 Some(Value::Addr {
-                    addr: GpuVa(inps[k].va()),
+                    addr: inps[k].va(),
                     bytes: inps[k].len(),
                 }),
                 Some(Value::Scalar(v.into())),
@@ -721,9 +752,9 @@ fn sdma_indirects_at_every_ring_offset_and_across_wraps() {
         .collect();
     let dst = dev.alloc(SLOT_BYTES, BufferKind::Gtt).unwrap();
     let mut g = GraphBuilder::new(&hcq_core::arch::GFX11);
-    let vs = g.buffer(GpuVa(srcs[0].va()), SLOT_BYTES).unwrap();
+    let vs = g.buffer(srcs[0].va(), SLOT_BYTES).unwrap();
     g.copy(
-        BufArg::Fixed(GpuVa(dst.va())),
+        BufArg::Fixed(dst.va()),
         BufArg::Var {
             var: vs,
             offset: 0,
@@ -743,14 +774,16 @@ fn sdma_indirects_at_every_ring_offset_and_across_wraps() {
             for _ in 0..stamps {
                 l.timestamp(&ts.signal_ref()).unwrap();
             }
-            dev.submit_sdma(&l).unwrap();
+            // SAFETY: the list only writes timestamps into `ts`, a signal this test created and
+            // keeps to the end.
+            unsafe { dev.submit_sdma(&l) }.unwrap();
         }
         let wptr = dev.queue_states()[1].wptr;
         residues[(wptr / 4 % 8) as usize] += 1;
         let k = (i % 2) as usize;
         let t = graph
             .run(&[Some(Value::Addr {
-                addr: GpuVa(srcs[k].va()),
+                addr: srcs[k].va(),
                 bytes: SLOT_BYTES,
             })])
             .unwrap();
@@ -807,11 +840,11 @@ fn record_interleaved(
     out: &GpuBuffer,
 ) -> GraphBuilder {
     let mut g = GraphBuilder::new(&hcq_core::arch::GFX11);
-    let vi = g.buffer(GpuVa(inp.va()), inp.len()).unwrap();
-    let vo = g.buffer(GpuVa(out.va()), out.len()).unwrap();
+    let vi = g.buffer(inp.va(), inp.len()).unwrap();
+    let vo = g.buffer(out.va(), out.len()).unwrap();
     let d1 = g.dims(dims_for(replay, 1)).unwrap();
     let d3 = g.dims(dims_for(replay, 3)).unwrap();
-    let at = |b: &GpuBuffer| BufArg::Fixed(GpuVa(b.va()));
+    let at = |b: &GpuBuffer| BufArg::Fixed(b.va());
     let block = |k: u64| BufArg::Var {
         var: vi,
         offset: k * SLOT_BYTES,
@@ -843,11 +876,11 @@ fn record_interleaved(
 fn interleaved_values(inp: &GpuBuffer, out: &GpuBuffer, replay: u32) -> Vec<Option<Value>> {
     vec![
         Some(Value::Addr {
-            addr: GpuVa(inp.va()),
+            addr: inp.va(),
             bytes: inp.len(),
         }),
         Some(Value::Addr {
-            addr: GpuVa(out.va()),
+            addr: out.va(),
             bytes: out.len(),
         }),
         Some(Value::Dims(dims_for(replay, 1))),
@@ -877,12 +910,17 @@ fn interleaved_one_by_one(
     };
     dev.copy_range(&st.s, 0, inp, 2 * SLOT_BYTES, SLOT_BYTES)
         .unwrap();
-    add(st.s.va(), st.s.va(), st.t.va(), dims_for(replay, 1));
+    add(
+        st.s.va().get(),
+        st.s.va().get(),
+        st.t.va().get(),
+        dims_for(replay, 1),
+    );
     dev.copy_range(&st.u, 0, &st.t, 0, SLOT_BYTES).unwrap();
     add(
-        st.u.va(),
-        inp.va() + 5 * SLOT_BYTES,
-        st.r.va(),
+        st.u.va().get(),
+        inp.va().get() + 5 * SLOT_BYTES,
+        st.r.va().get(),
         dims_for(replay, 3),
     );
     dev.copy_range(out, 0, &st.r, 0, SLOT_BYTES).unwrap();
@@ -1074,7 +1112,7 @@ fn graph_ending_in_a_copy_completes_after_the_copy() {
         &p.fill.pm4_program(),
         DimLimits::AMD,
         &[
-            Arg::Buf(BufArg::Fixed(GpuVa(x.va()))),
+            Arg::Buf(BufArg::Fixed(x.va())),
             Arg::U32(ScalarArg::Var(val)),
             Arg::U32(ScalarArg::Fixed(SLOT)),
         ],
@@ -1087,7 +1125,7 @@ fn graph_ending_in_a_copy_completes_after_the_copy() {
     // The signal's 64-bit value <- x[0..2].
     g.copy(
         BufArg::Fixed(GpuVa(dst.signal_ref().value_addr())),
-        BufArg::Fixed(GpuVa(x.va())),
+        BufArg::Fixed(x.va()),
         8,
     )
     .unwrap();
@@ -1111,7 +1149,7 @@ fn graph_ending_in_a_copy_completes_after_the_copy() {
             std::thread::sleep(Duration::from_millis(20));
             assert!(
                 dev.completed_value() < v,
-                "replay {replay}: value {v} completed while the copy queue was held"
+                "replay {replay}: value {v:?} completed while the copy queue was held"
             );
             assert_ne!(dst.value(), u64::from(v32) * 0x1_0000_0001);
             r.gpu.engines().hang(sdma_q, false).unwrap();
@@ -1120,7 +1158,7 @@ fn graph_ending_in_a_copy_completes_after_the_copy() {
         assert_eq!(
             dst.value(),
             u64::from(v32) * 0x1_0000_0001,
-            "replay {replay}: the copy had not landed when value {v} completed"
+            "replay {replay}: the copy had not landed when value {v:?} completed"
         );
     }
 }
@@ -1144,7 +1182,7 @@ fn submit_pair_writes_neither_ring_when_the_compute_ring_has_no_room() {
         &p.fill.pm4_program(),
         DimLimits::AMD,
         &[
-            Arg::Buf(BufArg::Fixed(GpuVa(buf.va()))),
+            Arg::Buf(BufArg::Fixed(buf.va())),
             Arg::U32(ScalarArg::Fixed(7)),
             Arg::U32(ScalarArg::Fixed(SLOT)),
         ],
@@ -1171,7 +1209,9 @@ fn submit_pair_writes_neither_ring_when_the_compute_ring_has_no_room() {
     // fits.
     let mut filled = 0;
     let err = loop {
-        match dev.submit_compute(|c| c.indirect_buffer(va, n)) {
+        // SAFETY: runs the graph's compute IB (its fill kernels write `buf`, alive to the end;
+        // kernargs in the graph's arena); the graph is not replayed or patched meanwhile.
+        match unsafe { dev.submit_compute(|c| c.indirect_buffer(va, n)) } {
             Ok(_) => filled += 1,
             Err(e) => break e,
         }
@@ -1180,12 +1220,14 @@ fn submit_pair_writes_neither_ring_when_the_compute_ring_has_no_room() {
     assert!(filled > 10, "{filled} submissions filled a 4 KiB ring");
     let (last, states) = (dev.last_value(), dev.queue_states());
     let marker = dev.new_signal(0).unwrap();
-    let e = dev
-        .submit_pair(
+    // SAFETY: as above, plus setting `marker`, a signal this test created.
+    let e = unsafe {
+        dev.submit_pair(
             |c| c.signal(&marker.signal_ref(), 7),
             |c| c.indirect_buffer(va, n),
         )
-        .unwrap_err();
+    }
+    .unwrap_err();
     assert!(matches!(e, hcq_driver::Error::Timeout(_)), "{e}");
     assert_eq!(dev.last_value(), last, "the timeline was put back");
     let after = dev.queue_states();
@@ -1200,16 +1242,18 @@ fn submit_pair_writes_neither_ring_when_the_compute_ring_has_no_room() {
     assert_eq!(marker.value(), 0, "the copy part never ran");
     // A pair that fits goes through; its compute part waits for the copy part's signal, so
     // its value covers both.
-    let v = dev
-        .submit_pair(
+    // SAFETY: as above.
+    let v = unsafe {
+        dev.submit_pair(
             |c| c.signal(&marker.signal_ref(), 7),
             |c| {
                 c.wait(&marker.signal_ref(), 7)?;
                 c.indirect_buffer(va, n)
             },
         )
-        .unwrap();
-    assert_eq!(v, last + 1);
+    }
+    .unwrap();
+    assert_eq!(v.get(), last.get() + 1);
     dev.wait_value(v).unwrap();
     assert_eq!(marker.value(), 7);
     assert_eq!(word(&read(&buf), 0), 7);

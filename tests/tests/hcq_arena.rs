@@ -19,17 +19,17 @@ fn kernargs_are_not_overwritten_in_flight(mode: SimMode) {
     let (fill, _) = programs(&dev);
     let n = 3000u32;
     let out = dev.alloc(u64::from(n) * 4, BufferKind::Vram).unwrap();
-    let first = dev.last_value() + 1;
+    let first = dev.last_value().get() + 1;
     for i in 0..n {
         let args = FillArgs {
-            buf: out.va() + 4 * u64::from(i),
+            buf: out.va().get() + 4 * u64::from(i),
             value: i + 1,
             n: 1,
         };
         // SAFETY: out holds n u32s; element i is in it; out outlives the launches
         // (read_u32s below waits for them).
         let v = unsafe { fill.launch_pod(&args, [1, 1, 1], [64, 1, 1]) }.unwrap();
-        assert_eq!(v, first + u64::from(i));
+        assert_eq!(v.get(), first + u64::from(i));
     }
     assert_eq!(
         read_u32s(&dev, &out, n as usize),

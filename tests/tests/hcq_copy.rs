@@ -28,7 +28,7 @@ fn copies_into(rig: &Rig, dst: &GpuBuffer) -> Vec<(u64, u64, u64)> {
             }
             _ => None,
         })
-        .filter(|&(_, _, d)| d >= dst.va() && d < dst.va() + dst.len())
+        .filter(|&(_, _, d)| d >= dst.va().get() && d < dst.va().get() + dst.len())
         .collect()
 }
 
@@ -58,7 +58,7 @@ fn copy_case(rig: &Rig, dev: &Device, n: u64, off: u64) {
     let mut done = 0;
     while done < n {
         let step = CHUNK.min(n - done);
-        want.push((step, a.va() + done, b.va() + off + done));
+        want.push((step, a.va().get() + done, b.va().get() + off + done));
         done += step;
     }
     assert_eq!(copies_into(rig, &b), want, "copy of {n} bytes");
@@ -90,10 +90,11 @@ fn copy_64_mib(mode: SimMode) {
 }
 
 /// Sizes around the 4 MiB packet limit: one packet below and at it, two just above,
-/// three for 9 MiB + 12; at a dword-aligned and an odd destination offset.
+/// three for 9 MiB + 12 and for 12 MiB - 1 (an odd length); at a dword-aligned and an odd
+/// destination offset.
 fn copies_across_chunk_boundaries(mode: SimMode) {
     let (rig, dev) = one(mode);
-    for n in [CHUNK - 4, CHUNK, CHUNK + 4, 9 * MIB + 12] {
+    for n in [CHUNK - 4, CHUNK, CHUNK + 4, 9 * MIB + 12, 3 * CHUNK - 1] {
         copy_case(&rig, &dev, n, 0);
     }
     copy_case(&rig, &dev, CHUNK + 4, 3);
@@ -182,10 +183,10 @@ fn copy_1000_times(mode: SimMode) {
     let dst = dev.alloc(8000, BufferKind::Vram).unwrap();
     let data = pattern(8000, 1000);
     dev.copy_in(&src, &data).unwrap();
-    let first = dev.last_value() + 1;
+    let first = dev.last_value().get() + 1;
     for i in 0..1000u64 {
         let v = dev.copy_range(&dst, 8 * i, &src, 8 * (999 - i), 8).unwrap();
-        assert_eq!(v, first + i);
+        assert_eq!(v.get(), first + i);
     }
     dev.synchronize().unwrap();
     let (sig, gv) = dev.timeline_target(dev.last_value()).unwrap();
@@ -193,7 +194,7 @@ fn copy_1000_times(mode: SimMode) {
         hcq_common::gpu_u64(&rig.sim, dev.gpu_id(), sig.value_addr()),
         u64::from(gv)
     );
-    assert_eq!(u64::from(gv), dev.last_value());
+    assert_eq!(u64::from(gv), dev.last_value().get());
     let mut out = vec![0u8; 8000];
     dev.copy_out(&dst, &mut out).unwrap();
     for i in 0..1000 {
@@ -246,7 +247,7 @@ fn copy_edges_and_refusals(mode: SimMode) {
     assert_eq!(
         msg(dev.copy(&foreign, &a).unwrap_err()),
         format!(
-            "invalid argument: buffer at {:#x} is not mapped to gpu {:#x} (use map_to)",
+            "invalid argument: buffer at {} is not mapped to gpu {:#x} (use map_to)",
             foreign.va(),
             dev.gpu_id()
         )

@@ -1,6 +1,7 @@
 //! tinygrad's exec behaviours (test_exec_one_kernel, test_exec_2_kernels_100_times,
 //! test_exec_update(_fuzz), test_bind, test_memory_barrier, run_1000_times_one_submit) on
-//! the deterministic and the threaded simulator.
+//! the deterministic and the threaded simulator; launch argument checks, `launch_wait` and
+//! profiling records.
 
 mod hcq_common;
 
@@ -8,10 +9,10 @@ use hcq_common::{
     LONG, P4, SimMode, both_modes, one, one_with, programs, read_u32s, to_bytes, to_u32s,
     write_u32s,
 };
-use hcq_core::arch::GpuVa;
 use hcq_core::cmd::patch;
-use hcq_driver::kernels::{FillArgs, VectorAddArgs};
-use hcq_driver::{BufferKind, Device, DeviceOptions, GpuBuffer, Program};
+use hcq_core::codeobj::CodeObjectError;
+use hcq_driver::kernels::{self, FillArgs, VectorAddArgs};
+use hcq_driver::{BufferKind, Device, DeviceOptions, Error, GpuBuffer, Program};
 use hcq_sim::kernels::{KernelCtx, KernelError};
 use std::sync::Arc;
 
@@ -19,7 +20,7 @@ use std::sync::Arc;
 fn ones(dev: &Device, fill: &Program, n: u32) -> GpuBuffer {
     let buf = dev.alloc(u64::from(n) * 4, BufferKind::Vram).unwrap();
     let fa = FillArgs {
-        buf: buf.va(),
+        buf: buf.va().get(),
         value: 1,
         n,
     };
@@ -53,9 +54,9 @@ fn exec_one_kernel(mode: SimMode) {
     write_u32s(&dev, &bb, &b);
     write_u32s(&dev, &bc, &vec![0x5a5a_5a5a; 1001]);
     let args = VectorAddArgs {
-        a: ba.va(),
-        b: bb.va(),
-        c: bc.va(),
+        a: ba.va().get(),
+        b: bb.va().get(),
+        c: bc.va().get(),
         n,
     };
     // SAFETY: a, b hold n u32s, c n + 1; all outlive the launch (read_u32s waits).
@@ -66,7 +67,7 @@ fn exec_one_kernel(mode: SimMode) {
     assert_eq!(got, want);
     // And fill, on the same device.
     let fa = FillArgs {
-        buf: bc.va(),
+        buf: bc.va().get(),
         value: 0xabcd_0123,
         n: 999,
     };
@@ -87,9 +88,9 @@ fn exec_2_kernels_100_times(mode: SimMode) {
     write_u32s(&dev, &c, &vec![0; n as usize]);
     let one = ones(&dev, &fill, n);
     let args = VectorAddArgs {
-        a: c.va(),
-        b: one.va(),
-        c: c.va(),
+        a: c.va().get(),
+        b: one.va().get(),
+        c: c.va().get(),
         n,
     };
     let ka = kernargs(&dev, bytemuck::bytes_of(&args));
@@ -98,14 +99,15 @@ fn exec_2_kernels_100_times(mode: SimMode) {
     let w = list.wait(&sig.signal_ref(), 0).unwrap();
     let prog = add.pm4_program();
     for _ in 0..2 {
-        list.exec(&prog, GpuVa(ka.va()), [n / 64, 1, 1], [64, 1, 1])
+        list.exec(&prog, ka.va(), [n / 64, 1, 1], [64, 1, 1])
             .unwrap();
     }
     let s = list.signal(&sig.signal_ref(), 0).unwrap();
     for v in 1..=100u32 {
         list.update_wait(&w, None, Some(v - 1)).unwrap();
         list.update_signal(&s, None, Some(u64::from(v))).unwrap();
-        dev.submit_pm4(&list).unwrap();
+        // SAFETY: the list runs vector_add over `c` and `one` (n u32s each, alive to the end) with kernargs `ka`, and waits on and sets `sig`, a signal this test created.
+        unsafe { dev.submit_pm4(&list) }.unwrap();
     }
     dev.wait(&sig, 100).unwrap();
     assert_eq!(sig.value(), 100);
@@ -149,12 +151,12 @@ fn exec_update_dims(mode: SimMode) {
         .unwrap();
     let prog = Program::load(&dev, MULTI, "copy_u32").unwrap();
     let out = dev.alloc(4096, BufferKind::VramCpuVisible).unwrap();
-    let ka = kernargs(&dev, &out.va().to_le_bytes());
+    let ka = kernargs(&dev, &out.va().get().to_le_bytes());
     let mut list = P4::new(dev.arch());
     // `out` is zeroed through the CPU's VRAM mapping before every run: flush HDP first.
     list.memory_barrier().unwrap();
     let (h, dw) = list
-        .exec(&prog.pm4_program(), GpuVa(ka.va()), [1, 1, 1], [1, 1, 1])
+        .exec(&prog.pm4_program(), ka.va(), [1, 1, 1], [1, 1, 1])
         .unwrap();
     assert!(dw.is_none(), "copy_u32 takes no dispatch pointer");
     let dims: Vec<[u32; 3]> = (1..=3)
@@ -166,7 +168,8 @@ fn exec_update_dims(mode: SimMode) {
         for l in &dims {
             out.write(0, &zero).unwrap();
             assert!(list.update_exec(&h, *g, *l).unwrap().is_none());
-            dev.submit_pm4(&list).unwrap();
+            // SAFETY: the list's kernel writes its counts into `out` (4096 bytes, room for the 2 + 27 u32s), alive until after the synchronize below; kernargs in `ka`.
+            unsafe { dev.submit_pm4(&list) }.unwrap();
             dev.synchronize().unwrap();
             let mut back = vec![0u8; 4 * (2 + 27)];
             out.read(0, &mut back).unwrap();
@@ -197,9 +200,9 @@ fn bind(mode: SimMode) {
     write_u32s(&dev, &c, &vec![5; n as usize]);
     let one = ones(&dev, &fill, n);
     let args = VectorAddArgs {
-        a: c.va(),
-        b: one.va(),
-        c: c.va(),
+        a: c.va().get(),
+        b: one.va().get(),
+        c: c.va().get(),
         n,
     };
     let ka = kernargs(&dev, bytemuck::bytes_of(&args));
@@ -207,13 +210,8 @@ fn bind(mode: SimMode) {
     let done = dev.new_signal(0).unwrap();
     let mut list = P4::new(dev.arch());
     let w = list.wait(&gate.signal_ref(), 0).unwrap();
-    list.exec(
-        &add.pm4_program(),
-        GpuVa(ka.va()),
-        [n / 64, 1, 1],
-        [64, 1, 1],
-    )
-    .unwrap();
+    list.exec(&add.pm4_program(), ka.va(), [n / 64, 1, 1], [64, 1, 1])
+        .unwrap();
     let s = list.signal(&done.signal_ref(), 0).unwrap();
     let bound = dev.bind_pm4(&list).unwrap();
     assert_eq!(bound.dwords() as usize, list.as_dwords().len());
@@ -225,7 +223,8 @@ fn bind(mode: SimMode) {
             })
             .unwrap();
         gate.set(u64::from(v));
-        let tv = bound.submit().unwrap();
+        // SAFETY: the bound list waits on `gate`, runs vector_add over `c` and `one` (n u32s each, alive to the end) and sets `done`; the wait below completes it before the next patch.
+        let tv = unsafe { bound.submit() }.unwrap();
         dev.wait(&done, u64::from(v)).unwrap();
         dev.wait_value(tv).unwrap();
         assert_eq!(done.value(), u64::from(v));
@@ -243,9 +242,9 @@ fn memory_barrier(mode: SimMode) {
     let c = dev.alloc(64 * 4, BufferKind::VramCpuVisible).unwrap();
     write_u32s(&dev, &zero, &[0; 64]);
     let args = VectorAddArgs {
-        a: a.va(),
-        b: zero.va(),
-        c: c.va(),
+        a: a.va().get(),
+        b: zero.va().get(),
+        c: c.va().get(),
         n: 64,
     };
     let ka = kernargs(&dev, bytemuck::bytes_of(&args));
@@ -253,12 +252,15 @@ fn memory_barrier(mode: SimMode) {
     for i in 0..256u32 {
         let vals: Vec<u32> = (0..64u32).map(|j| i * 64 + j).collect();
         a.write(0, &to_bytes(&vals)).unwrap();
-        let v = dev
-            .submit_compute(|cmds| {
+        // SAFETY: one vector_add over `a`, `zero` and `c` (64 u32s each, alive to the end),
+        // kernargs in `ka`; the CPU reads `c` only after the wait.
+        let v = unsafe {
+            dev.submit_compute(|cmds| {
                 cmds.memory_barrier()?;
                 cmds.exec(&prog, ka.va(), [1, 1, 1], [64, 1, 1])
             })
-            .unwrap();
+        }
+        .unwrap();
         dev.wait_value(v).unwrap();
         let mut back = vec![0u8; 256];
         c.read(0, &mut back).unwrap();
@@ -278,28 +280,122 @@ fn four_thousand_kernels_in_one_submission(mode: SimMode) {
     write_u32s(&dev, &c, &[7; 64]);
     let one = ones(&dev, &fill, 64);
     let args = VectorAddArgs {
-        a: c.va(),
-        b: one.va(),
-        c: c.va(),
+        a: c.va().get(),
+        b: one.va().get(),
+        c: c.va().get(),
         n: 64,
     };
     let ka = kernargs(&dev, bytemuck::bytes_of(&args));
     let prog = add.pm4_program();
     let before = dev.last_value();
-    let v = dev
-        .submit_compute(|cmds| {
+    // SAFETY: 4000 vector_adds over `c` and `one` (64 u32s each, alive to the end), kernargs
+    // in `ka`; the CPU reads `c` only after the wait.
+    let v = unsafe {
+        dev.submit_compute(|cmds| {
             for _ in 0..4000 {
                 cmds.exec(&prog, ka.va(), [1, 1, 1], [64, 1, 1])?;
             }
             Ok(())
         })
-        .unwrap();
-    assert_eq!(v, before + 1, "one submission, one timeline value");
+    }
+    .unwrap();
+    assert_eq!(
+        v.get(),
+        before.get() + 1,
+        "one submission, one timeline value"
+    );
     dev.wait_value(v).unwrap();
     assert_eq!(read_u32s(&dev, &c, 64), vec![4007; 64]);
 }
 
+/// Launches with the wrong argument size, a zero dimension or a workgroup over the kernel's
+/// limit, and loads of a missing kernel, a code object for another target or not an ELF,
+/// are errors before anything reaches the GPU.
+fn launch_checks_arguments_and_dimensions(mode: SimMode) {
+    let (rig, dev) = one(mode);
+    let (fill, _) = programs(&dev);
+    let before = dev.last_value();
+    // SAFETY: every call below is refused before anything reaches the GPU.
+    unsafe {
+        assert!(matches!(
+            fill.launch(&[0u8; 12], [1, 1, 1], [64, 1, 1]),
+            Err(Error::InvalidArgument(_))
+        ));
+        assert!(matches!(
+            fill.launch(&[0u8; 16], [0, 1, 1], [64, 1, 1]),
+            Err(Error::InvalidArgument(_))
+        ));
+        assert!(matches!(
+            fill.launch(&[0u8; 16], [1, 1, 1], [64, 32, 1]),
+            Err(Error::InvalidArgument(_))
+        ));
+    }
+    assert_eq!(
+        dev.last_value(),
+        before,
+        "a refused launch takes no timeline value"
+    );
+    // Code-object errors keep core's typed cause: in the variant and as `source()`.
+    let load = |co: &[u8], name: &str| Program::load(&dev, co, name).unwrap_err();
+    let e = load(kernels::fill("gfx1100").unwrap(), "nope");
+    assert!(
+        matches!(
+            &e,
+            Error::CodeObject { source: Some(c), .. }
+                if matches!(**c, CodeObjectError::KernelNotFound { .. })
+        ),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("kernel nope"), "{e}");
+    let e = load(kernels::fill("gfx90a").unwrap(), "fill");
+    let cause = core::error::Error::source(&e).and_then(|s| s.downcast_ref::<CodeObjectError>());
+    assert!(
+        matches!(
+            cause,
+            Some(CodeObjectError::TargetMismatch {
+                object: "gfx90a",
+                ..
+            })
+        ),
+        "{e:?}"
+    );
+    let e = load(b"not an elf", "fill");
+    let cause = core::error::Error::source(&e).and_then(|s| s.downcast_ref::<CodeObjectError>());
+    assert!(
+        matches!(
+            cause,
+            Some(CodeObjectError::OutOfBounds { .. } | CodeObjectError::BadMagic { .. })
+        ),
+        "{e:?}"
+    );
+    drop(rig);
+}
+
+/// `launch_wait` returns the GPU time between the timestamps around the dispatch, and with
+/// profiling on the launch leaves one record naming the kernel.
+fn launch_wait_reports_gpu_time_and_profiling_records(mode: SimMode) {
+    let (_rig, dev) = one(mode);
+    let (fill, _) = programs(&dev);
+    let buf = dev.alloc(64 * 4, BufferKind::Vram).unwrap();
+    let args = FillArgs {
+        buf: buf.va().get(),
+        value: 1,
+        n: 64,
+    };
+    dev.set_profiling(true);
+    // SAFETY: buf holds 64 u32s and outlives the launch (launch_wait waits).
+    let t = unsafe { fill.launch_wait(bytemuck::bytes_of(&args), [1, 1, 1], [64, 1, 1]) }.unwrap();
+    assert!(t > core::time::Duration::ZERO, "{t:?}");
+    let recs = dev.take_profile().unwrap();
+    assert_eq!(recs.len(), 1);
+    assert_eq!(recs[0].name, "fill");
+    assert!(recs[0].end_ns > recs[0].start_ns);
+    assert_eq!(read_u32s(&dev, &buf, 64), vec![1; 64]);
+}
+
 both_modes!(
+    launch_checks_arguments_and_dimensions,
+    launch_wait_reports_gpu_time_and_profiling_records,
     exec_one_kernel,
     exec_2_kernels_100_times,
     exec_update_dims,

@@ -40,7 +40,7 @@ fn kernel_vm_fault_names_the_address(mode: SimMode) {
     assert_eq!(rep.fault_addr, Some(bad), "{err}");
     assert_eq!(rep.queues.len(), 2);
     assert!(rep.queues[0].name.starts_with("compute"), "{err}");
-    assert_eq!(rep.seen, v - 1, "{err}");
+    assert_eq!(rep.seen, v.get() - 1, "{err}");
     let msg = err.to_string();
     assert!(msg.contains("GPU memory fault at 0x7eadbee01000"), "{msg}");
     assert!(msg.contains("page not present"), "{msg}");
@@ -53,7 +53,9 @@ fn kernel_vm_fault_names_the_address(mode: SimMode) {
     let sig = dev.new_signal(0).unwrap();
     let mut l = P4::new(dev.arch());
     l.signal(&sig.signal_ref(), 1).unwrap();
-    dev.submit_pm4(&l).unwrap();
+    // SAFETY: the list only waits on and sets signals this test created, alive past the
+    // waits below.
+    unsafe { dev.submit_pm4(&l) }.unwrap();
     let err = dev.wait(&sig, 1).unwrap_err();
     assert!(matches!(err, Error::DeviceFault(_)), "{err}");
     assert_eq!(sig.value(), 0);
@@ -66,7 +68,7 @@ fn copy_vm_fault_names_the_address(mode: SimMode) {
     let dev = Device::open(&r.kfd, 0).unwrap();
     let src = dev.alloc(1 << 16, BufferKind::Vram).unwrap();
     let dst = dev.alloc(1 << 16, BufferKind::Vram).unwrap();
-    let poisoned = dst.va() + 0x2000;
+    let poisoned = dst.va().get() + 0x2000;
     r.gpu.engines().fault_address(poisoned);
     dev.copy(&dst, &src).unwrap();
     let err = dev.synchronize().unwrap_err();
@@ -89,17 +91,22 @@ fn hung_queue_times_out_then_recovers(mode: SimMode) {
         let v = if idx == 0 {
             let mut l = P4::new(dev.arch());
             l.signal(&sig.signal_ref(), 5).unwrap();
-            dev.submit_pm4(&l).unwrap()
+            // SAFETY: the list only waits on and sets signals this test created, alive past the
+            // waits below.
+            unsafe { dev.submit_pm4(&l) }.unwrap()
         } else {
             let mut l = Sd::new(dev.arch());
             l.signal(&sig.signal_ref(), 5).unwrap();
-            dev.submit_sdma(&l).unwrap()
+            // SAFETY: the list only waits on and sets signals this test created, alive past the
+            // waits below.
+            unsafe { dev.submit_sdma(&l) }.unwrap()
         };
         let err = dev.wait_value(v).unwrap_err();
         let Error::Timeout(rep) = &err else {
             panic!("expected a timeout, got {err:?}");
         };
-        assert_eq!(rep.seen, v - 1, "{err}");
+        assert_eq!((rep.expected, rep.seen), (v.get(), v.get() - 1), "{err}");
+        assert!(rep.waited_ms >= 200, "{err}");
         assert_eq!(rep.fault_addr, None);
         let stuck = &rep.queues[idx];
         assert!(stuck.rptr < stuck.wptr, "{err}");
@@ -128,12 +135,16 @@ fn lost_and_late_interrupts(mode: SimMode) {
             v += 1;
             let mut l = P4::new(dev.arch());
             l.signal(&sig.signal_ref(), u64::from(v)).unwrap();
-            dev.submit_pm4(&l).unwrap();
+            // SAFETY: the list only waits on and sets signals this test created, alive past the
+            // waits below.
+            unsafe { dev.submit_pm4(&l) }.unwrap();
             dev.wait(&sig, u64::from(v)).unwrap();
             v += 1;
             let mut l = Sd::new(dev.arch());
             l.signal(&sig.signal_ref(), v).unwrap();
-            dev.submit_sdma(&l).unwrap();
+            // SAFETY: the list only waits on and sets signals this test created, alive past the
+            // waits below.
+            unsafe { dev.submit_sdma(&l) }.unwrap();
             dev.wait(&sig, u64::from(v)).unwrap();
             assert_eq!(sig.value(), u64::from(v));
         }
@@ -249,7 +260,9 @@ type Step = fn(&Arc<Counting>, &mut Held) -> hcq_driver::Result<()>;
 /// The workload: every ioctl the driver issues while running, step by step.
 const STEPS: [(&str, Step); 10] = [
     ("open KFD", |sys, h| {
-        let kfd = Kfd::with_sys(Arc::clone(sys) as Arc<dyn KfdSys>)?;
+        // SAFETY: `Counting` forwards every call to a `SimKfd` unchanged (it only records the
+        // ioctl numbers), so it meets `with_sys`'s contract as `SimKfd` does.
+        let kfd = unsafe { Kfd::with_sys(Arc::clone(sys) as Arc<dyn KfdSys>) }?;
         kfd.set_wait_timeout(Duration::from_millis(500));
         h.kfd = Some(kfd);
         Ok(())
@@ -284,7 +297,7 @@ const STEPS: [(&str, Step); 10] = [
     }),
     ("launch and wait", |_, h| {
         let args = FillArgs {
-            buf: h.bufs[0].va(),
+            buf: h.bufs[0].va().get(),
             value: 42,
             n: 1 << 14,
         };
@@ -483,7 +496,7 @@ fn dropping_a_hung_device(mode: SimMode) {
     let (cq, _) = dev.queue_ids();
     r.gpu.engines().hang(QueueId(cq), true).unwrap();
     let args = FillArgs {
-        buf: buf.va(),
+        buf: buf.va().get(),
         value: 1,
         n: 64,
     };

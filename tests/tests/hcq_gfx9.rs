@@ -121,7 +121,7 @@ fn every_fixture_runs(cfg: GpuConfig, psb: bool) {
     // fill
     let buf = dev.alloc(nb, BufferKind::Vram).unwrap();
     let fa = FillArgs {
-        buf: buf.va(),
+        buf: buf.va().get(),
         value: 0xabcd_0123,
         n,
     };
@@ -149,9 +149,9 @@ fn every_fixture_runs(cfg: GpuConfig, psb: bool) {
     let add = Program::load(&dev, kernels::vector_add(&t).unwrap(), "vector_add").unwrap();
     check_scratch_sgprs(&dev, &add, psb, false);
     let va = VectorAddArgs {
-        a: a.va(),
-        b: b.va(),
-        c: c.va(),
+        a: a.va().get(),
+        b: b.va().get(),
+        c: c.va().get(),
         n,
     };
     // SAFETY: a, b, c hold n u32s and outlive the launch (synchronized by copy_out).
@@ -166,7 +166,7 @@ fn every_fixture_runs(cfg: GpuConfig, psb: bool) {
         &dev,
         kernels::dispatch_ptr(&t).unwrap(),
         "grid_size",
-        &[A::P(out.va())],
+        &[A::P(out.va().get())],
         3,
     );
     check_scratch_sgprs(&dev, &gs, psb, false);
@@ -182,7 +182,7 @@ fn every_fixture_runs(cfg: GpuConfig, psb: bool) {
         &dev,
         &fixture("scratch", &t),
         "scratch_sum",
-        &[A::P(out.va()), A::W(7)],
+        &[A::P(out.va().get()), A::W(7)],
         3,
     );
     check_scratch_sgprs(&dev, &sc, psb, psb);
@@ -197,7 +197,7 @@ fn every_fixture_runs(cfg: GpuConfig, psb: bool) {
         &dev,
         &fixture("lds_reverse", &t),
         "lds_reverse",
-        &[A::P(lb.va())],
+        &[A::P(lb.va().get())],
         2,
     );
     check_scratch_sgprs(&dev, &lr, psb, false);
@@ -227,7 +227,12 @@ fn every_fixture_runs(cfg: GpuConfig, psb: bool) {
         &dev,
         &multi,
         "vector_add_f32",
-        &[A::P(x.va()), A::P(y.va()), A::P(z.va()), A::W(n)],
+        &[
+            A::P(x.va().get()),
+            A::P(y.va().get()),
+            A::P(z.va().get()),
+            A::W(n),
+        ],
         groups,
     );
     check_scratch_sgprs(&dev, &p, psb, false);
@@ -237,7 +242,7 @@ fn every_fixture_runs(cfg: GpuConfig, psb: bool) {
         &dev,
         &multi,
         "scale_f32",
-        &[A::P(z.va()), A::W(2.0f32.to_bits()), A::W(n)],
+        &[A::P(z.va().get()), A::W(2.0f32.to_bits()), A::W(n)],
         groups,
     );
     let want: Vec<f32> = (0..n).map(|i| 3.0 * i as f32).collect();
@@ -246,7 +251,7 @@ fn every_fixture_runs(cfg: GpuConfig, psb: bool) {
         &dev,
         &multi,
         "copy_u32",
-        &[A::P(x.va()), A::P(z.va()), A::W(n)],
+        &[A::P(x.va().get()), A::P(z.va().get()), A::W(n)],
         groups,
     );
     assert_eq!(f32s(&read_u32s(&dev, &x, n as usize)), want);
@@ -285,7 +290,7 @@ fn gfx90a_graph_with_private_segment_buffer_replays() {
         &sc.pm4_program(),
         DimLimits::AMD,
         &[
-            Arg::Buf(BufArg::Fixed(GpuVa(o1.va()))),
+            Arg::Buf(BufArg::Fixed(o1.va())),
             Arg::U32(ScalarArg::Var(k)),
         ],
         DimsArg::Var(d1),
@@ -294,7 +299,7 @@ fn gfx90a_graph_with_private_segment_buffer_replays() {
     g.launch(
         &gs.pm4_program(),
         DimLimits::AMD,
-        &[Arg::Buf(BufArg::Fixed(GpuVa(o2.va())))],
+        &[Arg::Buf(BufArg::Fixed(o2.va()))],
         DimsArg::Var(d2),
     )
     .unwrap();
@@ -375,7 +380,10 @@ fn kernels_needing_user_sgprs_exec_cannot_fill_are_refused_at_load() {
     ] {
         let bad = with_properties(co, "fill", bit);
         match Program::load(&dev, &bad, "fill") {
-            Err(Error::CodeObject(m)) => assert!(
+            Err(Error::CodeObject {
+                what: m,
+                source: None,
+            }) => assert!(
                 m.contains(&format!("kernel fill takes {what} in user SGPRs")),
                 "{m}"
             ),
@@ -385,7 +393,10 @@ fn kernels_needing_user_sgprs_exec_cannot_fill_are_refused_at_load() {
     // gfx11 has architected flat scratch: a private segment buffer is refused, not faked.
     let bad = with_properties(co, "fill", 1);
     match Program::load(&dev, &bad, "fill") {
-        Err(Error::CodeObject(m)) => assert!(
+        Err(Error::CodeObject {
+            what: m,
+            source: None,
+        }) => assert!(
             m.contains("kernel fill: private segment buffer: Gfx11 has architected flat scratch"),
             "{m}"
         ),

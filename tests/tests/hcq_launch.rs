@@ -30,7 +30,10 @@ fn hidden_args_reach_the_kernel(mode: SimMode) {
         let groups = n.div_ceil(block);
         let out = dev.alloc(u64::from(n) * 4, BufferKind::Vram).unwrap();
         write_u32s(&dev, &out, &vec![u32::MAX; n as usize]);
-        let args = GlobalIdArgs { out: out.va(), n };
+        let args = GlobalIdArgs {
+            out: out.va().get(),
+            n,
+        };
         // SAFETY: global_id writes n u32s at `out`, which holds n; waited for below.
         let v = unsafe { prog.launch_pod(&args, [groups, 1, 1], [block, 1, 1]) }.unwrap();
         dev.wait_value(v).unwrap();
@@ -80,7 +83,7 @@ fn hidden_args_reach_the_kernel(mode: SimMode) {
     // Caller-laid-out full segment with garbage in the hidden part: the driver overwrites it.
     let out = dev.alloc(256 * 4, BufferKind::Vram).unwrap();
     let mut full = vec![0xeeu8; 272];
-    full[..8].copy_from_slice(&out.va().to_le_bytes());
+    full[..8].copy_from_slice(&out.va().get().to_le_bytes());
     full[8..12].copy_from_slice(&256u32.to_le_bytes());
     // SAFETY: 256 u32s at `out`; waited for below.
     let v = unsafe { prog.launch(&full, [4, 1, 1], [64, 1, 1]) }.unwrap();
@@ -199,7 +202,7 @@ fn builder_refusals(mode: SimMode) {
     );
     // launch_pod: the same block limit, and the explicit size.
     let args = GlobalIdArgs {
-        out: out.va(),
+        out: out.va().get(),
         n: 1,
     };
     let e = pod_refused(&prog, &args, [1, 1, 1], [512, 1, 1]);
@@ -226,7 +229,7 @@ fn builder_refusals(mode: SimMode) {
         "{e}"
     );
     let fa = FillArgs {
-        buf: out.va(),
+        buf: out.va().get(),
         value: 1,
         n: 1,
     };
@@ -276,7 +279,7 @@ fn refusals_needing_other_objects(mode: SimMode) {
     odd[at..at + 16].copy_from_slice(b"hidden_grid_dimz");
     let prog = Program::load(&dev, &odd, "global_id").unwrap();
     let args = GlobalIdArgs {
-        out: out.va(),
+        out: out.va().get(),
         n: 1,
     };
     let e = pod_refused(&prog, &args, [1, 1, 1], [64, 1, 1]);

@@ -34,21 +34,29 @@ fn one_gpu_waits_on_a_signal_written_by_another(mode: SimMode) {
                     let mut l = P4::new(waiter.arch());
                     l.wait(&sig.signal_ref(), v).unwrap();
                     l.signal(&done.signal_ref(), u64::from(v)).unwrap();
-                    waiter.submit_pm4(&l).unwrap();
+                    // SAFETY: the list only waits on and sets signals this test created, alive past the
+                    // waits below.
+                    unsafe { waiter.submit_pm4(&l) }.unwrap();
                 } else {
                     let mut l = Sd::new(waiter.arch());
                     l.wait(&sig.signal_ref(), v).unwrap();
                     l.signal(&done.signal_ref(), v).unwrap();
-                    waiter.submit_sdma(&l).unwrap();
+                    // SAFETY: the list only waits on and sets signals this test created, alive past the
+                    // waits below.
+                    unsafe { waiter.submit_sdma(&l) }.unwrap();
                 }
                 if writer_compute {
                     let mut l = P4::new(writer.arch());
                     l.signal(&sig.signal_ref(), u64::from(v)).unwrap();
-                    writer.submit_pm4(&l).unwrap();
+                    // SAFETY: the list only waits on and sets signals this test created, alive past the
+                    // waits below.
+                    unsafe { writer.submit_pm4(&l) }.unwrap();
                 } else {
                     let mut l = Sd::new(writer.arch());
                     l.signal(&sig.signal_ref(), v).unwrap();
-                    writer.submit_sdma(&l).unwrap();
+                    // SAFETY: the list only waits on and sets signals this test created, alive past the
+                    // waits below.
+                    unsafe { writer.submit_sdma(&l) }.unwrap();
                 }
                 waiter.wait(&done, u64::from(v)).unwrap();
                 assert_eq!(done.value(), u64::from(v));
@@ -73,7 +81,7 @@ fn one_gpu_waits_on_another_timeline(mode: SimMode) {
     src.map_to(&d1).unwrap();
     let dst = d1.alloc(u64::from(n) * 4, BufferKind::Vram).unwrap();
     let args = hcq_driver::kernels::FillArgs {
-        buf: src.va(),
+        buf: src.va().get(),
         value: 0x600d_f00d,
         n,
     };
@@ -81,16 +89,21 @@ fn one_gpu_waits_on_another_timeline(mode: SimMode) {
     let gate = d0.new_signal(0).unwrap();
     let mut l = P4::new(d0.arch());
     l.wait(&gate.signal_ref(), 1).unwrap();
-    d0.submit_pm4(&l).unwrap();
+    // SAFETY: the list only waits on and sets signals this test created, alive past the
+    // waits below.
+    unsafe { d0.submit_pm4(&l) }.unwrap();
     // SAFETY: src holds n u32s and lives until after both devices synchronized.
     let v = unsafe { fill.launch_pod(&args, [n / 64, 1, 1], [64, 1, 1]) }.unwrap();
     let (sig, gv) = d0.timeline_target(v).unwrap();
-    let copied = d1
-        .submit_copy(|c| {
+    // SAFETY: waits on GPU 0's timeline (a wait only), then copies n u32s between `src` and
+    // `dst` (both that large, mapped to GPU 1, alive until after both devices synchronized).
+    let copied = unsafe {
+        d1.submit_copy(|c| {
             c.wait(&sig, gv)?;
             c.copy(dst.va(), src.va(), u64::from(n) * 4)
         })
-        .unwrap();
+    }
+    .unwrap();
     gate.set(1);
     d1.wait_value(copied).unwrap();
     assert_eq!(
@@ -127,9 +140,9 @@ fn peer_transfer(mode: SimMode) {
     write_u32s(&d1, &c, &vec![1; n as usize]);
     Device::transfer(&d1, &b, &d0, &a).unwrap();
     let args = VectorAddArgs {
-        a: b.va(),
-        b: c.va(),
-        c: c.va(),
+        a: b.va().get(),
+        b: c.va().get(),
+        c: c.va().get(),
         n,
     };
     // SAFETY: b and c hold n u32s and outlive the launch (read_u32s waits).
@@ -167,13 +180,16 @@ fn waits_on_another_timeline_across_its_wrap(mode: SimMode) {
         let gate = d0.new_signal(0).unwrap();
         let mut l = P4::new(d0.arch());
         l.wait(&gate.signal_ref(), 1).unwrap();
-        let v0 = d0.submit_pm4(&l).unwrap();
+        // SAFETY: the list only waits on and sets signals this test created, alive past the
+        // waits below.
+        let v0 = unsafe { d0.submit_pm4(&l) }.unwrap();
         let (sig, gv) = d0.timeline_target(v0).unwrap();
-        wrapped |= u64::from(gv) != v0;
+        wrapped |= u64::from(gv) != v0.get();
         let mut w = Sd::new(d1.arch());
         w.wait(&sig, gv).unwrap();
         w.signal(&done.signal_ref(), round).unwrap();
-        let v1 = d1.submit_sdma(&w).unwrap();
+        // SAFETY: the list waits on GPU 0's timeline value (a wait only) and sets `done`, a signal this test created.
+        let v1 = unsafe { d1.submit_sdma(&w) }.unwrap();
         gate.set(1);
         d1.wait_value(v1).unwrap();
         assert_eq!(done.value(), u64::from(round));
@@ -182,7 +198,7 @@ fn waits_on_another_timeline_across_its_wrap(mode: SimMode) {
         }
     }
     assert!(wrapped, "GPU 0's timeline never wrapped");
-    assert_eq!(d0.last_value(), (1 << 32) - 10 + 29);
+    assert_eq!(d0.last_value().get(), (1 << 32) - 10 + 29);
     d0.synchronize().unwrap();
     d1.synchronize().unwrap();
 }

@@ -10,6 +10,7 @@ use core::sync::atomic::{AtomicBool, Ordering};
 use core::time::Duration;
 use hcq_common::{LONG, P4, Sd, SimMode, both_modes, one_with, to_u32s};
 use hcq_core::signal::SignalRef;
+use hcq_core::timeline::TimelineValue;
 use hcq_driver::{BufferKind, Device, DeviceOptions, Error, GpuBuffer};
 use hcq_sim::engine::QueueId;
 use hcq_tests::Rig;
@@ -28,17 +29,24 @@ fn small_rings(mode: SimMode, timeout: Duration) -> (Rig, Device) {
 
 /// Submission `i` writes `i + 1` into 8-byte slot `i` of `out` (a signal write to a bare
 /// address: RELEASE_MEM on PM4, FENCE on SDMA).
-fn submit_slot(dev: &Device, compute: bool, out: &GpuBuffer, i: u32) -> hcq_driver::Result<u64> {
+fn submit_slot(
+    dev: &Device,
+    compute: bool,
+    out: &GpuBuffer,
+    i: u32,
+) -> hcq_driver::Result<TimelineValue> {
     // The signal's value word is at +8: slot i is the value of a "signal" at out + 8 i - 8.
-    let sig = SignalRef::new(out.va() + 8 * u64::from(i));
+    let sig = SignalRef::new(out.va().get() + 8 * u64::from(i));
     if compute {
         let mut l = P4::new(dev.arch());
         l.signal(&sig, u64::from(i) + 1).unwrap();
-        dev.submit_pm4(&l)
+        // SAFETY: the list writes one u64 into slot i of `out`, which the callers size for every slot and keep alive past their synchronize.
+        unsafe { dev.submit_pm4(&l) }
     } else {
         let mut l = Sd::new(dev.arch());
         l.signal(&sig, i + 1).unwrap();
-        dev.submit_sdma(&l)
+        // SAFETY: the list writes one u64 into slot i of `out`, which the callers size for every slot and keep alive past their synchronize.
+        unsafe { dev.submit_sdma(&l) }
     }
 }
 
@@ -206,7 +214,7 @@ fn stalled_ring_is_a_deadline_error(mode: SimMode, compute: bool) {
     assert_eq!(slots(&out, ok + 2), want);
     // The ring takes the failed submission now, with the timeline value it did not use.
     let v = submit_slot(&s.dev, compute, &out, ok + 1).unwrap();
-    assert_eq!(v, last + 1);
+    assert_eq!(v.get(), last.get() + 1);
     s.dev.wait_value(v).unwrap();
     *want.last_mut().unwrap() = ok + 2;
     assert_eq!(slots(&out, ok + 2), want);
@@ -220,7 +228,41 @@ fn stalled_sdma_ring_is_a_deadline_error(mode: SimMode) {
     stalled_ring_is_a_deadline_error(mode, false);
 }
 
+/// Both 1 KiB rings at once, submissions alternating between them (each waits for the one
+/// before on the other queue, through the timeline): 3000 submissions, every value in order,
+/// both rings wrapped many times, nothing left unread.
+fn both_rings_wrap_alternating(mode: SimMode) {
+    let (_rig, dev) = small_rings(mode, LONG);
+    let sig = dev.new_signal(0).unwrap();
+    for v in 1..=3000u32 {
+        if v % 2 == 0 {
+            let mut l = P4::new(dev.arch());
+            l.signal(&sig.signal_ref(), u64::from(v)).unwrap();
+            // SAFETY: the list only sets `sig`, a signal this test created (alive to the end).
+            unsafe { dev.submit_pm4(&l) }.unwrap();
+        } else {
+            let mut l = Sd::new(dev.arch());
+            l.signal(&sig.signal_ref(), v).unwrap();
+            // SAFETY: as above.
+            unsafe { dev.submit_sdma(&l) }.unwrap();
+        }
+    }
+    dev.synchronize().unwrap();
+    assert_eq!(sig.value(), 3000);
+    let states = dev.queue_states();
+    for (st, units) in states.iter().zip([RING / 4, RING]) {
+        assert_eq!(st.rptr, st.wptr, "{}", st.name);
+        assert!(
+            st.wptr / units >= 50,
+            "{}: only {} laps",
+            st.name,
+            st.wptr / units
+        );
+    }
+}
+
 both_modes!(
+    both_rings_wrap_alternating,
     pm4_ring_wraps_under_stalls,
     sdma_ring_wraps_under_stalls,
     stalled_pm4_ring_is_a_deadline_error,

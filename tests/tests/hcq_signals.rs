@@ -5,6 +5,7 @@ mod hcq_common;
 
 use core::time::Duration;
 use hcq_common::{LONG, P4, Sd, SimMode, both_modes, gpu_u64, one, until_queue};
+use hcq_core::timeline::TimelineValue;
 use hcq_driver::{Device, Error, Signal};
 use hcq_sim::engine::{QueueState, WaitInfo};
 use hcq_tests::Rig;
@@ -18,7 +19,12 @@ enum Q {
 const BOTH: [Q; 2] = [Q::Compute, Q::Copy];
 
 /// Submits `[wait(w) ...] [signal(s, v) ...]` on queue `q`.
-fn submit(dev: &Device, q: Q, waits: &[(&Signal, u32)], signals: &[(&Signal, u32)]) -> u64 {
+fn submit(
+    dev: &Device,
+    q: Q,
+    waits: &[(&Signal, u32)],
+    signals: &[(&Signal, u32)],
+) -> TimelineValue {
     match q {
         Q::Compute => {
             let mut l = P4::new(dev.arch());
@@ -28,7 +34,8 @@ fn submit(dev: &Device, q: Q, waits: &[(&Signal, u32)], signals: &[(&Signal, u32
             for (s, v) in signals {
                 l.signal(&s.signal_ref(), u64::from(*v)).unwrap();
             }
-            dev.submit_pm4(&l).unwrap()
+            // SAFETY: the list only waits on and sets the signals passed in, which the callers keep alive past their waits.
+            unsafe { dev.submit_pm4(&l) }.unwrap()
         }
         Q::Copy => {
             let mut l = Sd::new(dev.arch());
@@ -38,7 +45,8 @@ fn submit(dev: &Device, q: Q, waits: &[(&Signal, u32)], signals: &[(&Signal, u32
             for (s, v) in signals {
                 l.signal(&s.signal_ref(), *v).unwrap();
             }
-            dev.submit_sdma(&l).unwrap()
+            // SAFETY: the list only waits on and sets the signals passed in, which the callers keep alive past their waits.
+            unsafe { dev.submit_sdma(&l) }.unwrap()
         }
     }
 }
@@ -108,11 +116,15 @@ fn signal_update(mode: SimMode) {
         if i % 2 == 0 {
             p.update_signal(&ph, Some(&sig.signal_ref()), Some(u64::from(v)))
                 .unwrap();
-            dev.submit_pm4(&p).unwrap();
+            // SAFETY: the list only waits on and sets signals this test created, alive past the
+            // waits below.
+            unsafe { dev.submit_pm4(&p) }.unwrap();
         } else {
             s.update_signal(&sh, Some(&sig.signal_ref()), Some(v))
                 .unwrap();
-            dev.submit_sdma(&s).unwrap();
+            // SAFETY: the list only waits on and sets signals this test created, alive past the
+            // waits below.
+            unsafe { dev.submit_sdma(&s) }.unwrap();
         }
     }
     dev.synchronize().unwrap();
@@ -140,13 +152,17 @@ fn wait_update(mode: SimMode) {
         p.update_wait(&pw, Some(&g.signal_ref()), Some(want))
             .unwrap();
         p.update_signal(&ps, None, Some(u64::from(v))).unwrap();
-        dev.submit_pm4(&p).unwrap();
+        // SAFETY: the list only waits on and sets signals this test created, alive past the
+        // waits below.
+        unsafe { dev.submit_pm4(&p) }.unwrap();
         dev.wait(&done, u64::from(v)).unwrap();
         v += 1;
         s.update_wait(&sw, Some(&g.signal_ref()), Some(want))
             .unwrap();
         s.update_signal(&ss, None, Some(v)).unwrap();
-        dev.submit_sdma(&s).unwrap();
+        // SAFETY: the list only waits on and sets signals this test created, alive past the
+        // waits below.
+        unsafe { dev.submit_sdma(&s) }.unwrap();
         dev.wait(&done, u64::from(v)).unwrap();
     }
     assert_eq!(done.value(), 8);
@@ -253,14 +269,16 @@ both_modes!(
 /// signal; each completes with its own timeline value.
 fn empty_submissions(mode: SimMode) {
     let (_rig, dev) = one(mode);
-    let first = dev.last_value() + 1;
+    let first = dev.last_value().get() + 1;
     for i in 0..20u64 {
         let v = if i % 2 == 0 {
-            dev.submit_pm4(&P4::new(dev.arch())).unwrap()
+            // SAFETY: an empty list: only the driver's own timeline wait and signal.
+            unsafe { dev.submit_pm4(&P4::new(dev.arch())) }.unwrap()
         } else {
-            dev.submit_sdma(&Sd::new(dev.arch())).unwrap()
+            // SAFETY: an empty list: only the driver's own timeline wait and signal.
+            unsafe { dev.submit_sdma(&Sd::new(dev.arch())) }.unwrap()
         };
-        assert_eq!(v, first + i);
+        assert_eq!(v.get(), first + i);
         dev.wait_value(v).unwrap();
         assert_eq!(dev.completed_value(), v);
     }
@@ -276,7 +294,7 @@ fn submission_order_spans_both_queues(mode: SimMode) {
     let b = dev.new_signal(0).unwrap();
     let va = submit(&dev, Q::Copy, &[(&gate, 1)], &[(&a, 1)]);
     let vb = submit(&dev, Q::Compute, &[], &[(&b, 1)]);
-    assert_eq!(vb, va + 1);
+    assert_eq!(vb.get(), va.get() + 1);
     rig.kfd.set_wait_timeout(Duration::from_millis(50));
     assert!(matches!(dev.wait(&b, 1), Err(Error::Timeout(_))));
     blocked_on(&rig, &dev, Q::Copy, &gate);

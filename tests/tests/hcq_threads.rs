@@ -30,14 +30,14 @@ fn four_threads(mode: SimMode) {
                     let av: Vec<u32> = (0..n).map(|i| base + i).collect();
                     dev.copy_in(&a, &to_bytes(&av)).unwrap();
                     let fa = FillArgs {
-                        buf: b.va(),
+                        buf: b.va().get(),
                         value: t + 1,
                         n,
                     };
                     let va = VectorAddArgs {
-                        a: a.va(),
-                        b: b.va(),
-                        c: c.va(),
+                        a: a.va().get(),
+                        b: b.va().get(),
+                        c: c.va().get(),
                         n,
                     };
                     // SAFETY: a, b, c hold n u32s and outlive the launches (read_u32s waits).
@@ -54,11 +54,13 @@ fn four_threads(mode: SimMode) {
                     let v = 2 * round + 1;
                     let mut l = P4::new(dev.arch());
                     l.signal(&sig.signal_ref(), u64::from(v)).unwrap();
-                    dev.submit_pm4(&l).unwrap();
+                    // SAFETY: the list only sets `sig`, this thread's signal, alive past the wait below.
+                    unsafe { dev.submit_pm4(&l) }.unwrap();
                     let mut l = Sd::new(dev.arch());
                     l.wait(&sig.signal_ref(), v).unwrap();
                     l.signal(&sig.signal_ref(), v + 1).unwrap();
-                    dev.submit_sdma(&l).unwrap();
+                    // SAFETY: the list only waits on and sets `sig`, this thread's signal, alive past the wait below.
+                    unsafe { dev.submit_sdma(&l) }.unwrap();
                     dev.wait(&sig, u64::from(v + 1)).unwrap();
                     assert_eq!(sig.value(), u64::from(v + 1), "thread {t} round {round}");
                     assert_eq!(
@@ -77,7 +79,10 @@ fn four_threads(mode: SimMode) {
     assert_eq!(dev.completed_value(), dev.last_value());
     // Per round: copy_in, fill, add, copy_out, copy, PM4 list, SDMA list, copy_out: one
     // timeline value each, none lost or doubled across threads.
-    assert_eq!(dev.last_value() - before, 4 * u64::from(rounds) * 8);
+    assert_eq!(
+        dev.last_value().get() - before.get(),
+        4 * u64::from(rounds) * 8
+    );
     hcq_common::settled(&rig, &dev);
 }
 

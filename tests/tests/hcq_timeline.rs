@@ -20,8 +20,8 @@ fn rollover(mode: SimMode) {
         Err(Error::InvalidArgument(_))
     ));
     dev.set_timeline_value(START).unwrap();
-    assert_eq!(dev.last_value(), START - 1);
-    assert_eq!(dev.completed_value(), START - 1);
+    assert_eq!(dev.last_value().get(), START - 1);
+    assert_eq!(dev.completed_value().get(), START - 1);
     let user = dev.new_signal(0).unwrap();
     let mut primary: Option<SignalRef> = None;
     let mut shadow: Option<SignalRef> = None;
@@ -34,21 +34,26 @@ fn rollover(mode: SimMode) {
             c.wait(&s, v).unwrap();
         }
         c.signal(&user.signal_ref(), 2 * round - 1).unwrap();
-        let vc = dev.submit_pm4(&c).unwrap();
+        // SAFETY: the list waits on the timeline (a wait only) and sets `user`, a signal this test created.
+        let vc = unsafe { dev.submit_pm4(&c) }.unwrap();
         let mut s = Sd::new(dev.arch());
         let (ts, tv) = dev.timeline_target(vc).unwrap();
         s.wait(&ts, tv).unwrap();
         s.signal(&user.signal_ref(), u32::try_from(2 * round).unwrap())
             .unwrap();
-        let vs = dev.submit_sdma(&s).unwrap();
-        assert_eq!((vc, vs), (START + 2 * round - 2, START + 2 * round - 1));
+        // SAFETY: the list waits on the timeline (a wait only) and sets `user`, a signal this test created.
+        let vs = unsafe { dev.submit_sdma(&s) }.unwrap();
+        assert_eq!(
+            (vc.get(), vs.get()),
+            (START + 2 * round - 2, START + 2 * round - 1)
+        );
         // The GPU values the two submissions signal.
         let (sc, gc) = dev.timeline_target(vc).unwrap();
         let (ss, gs) = dev.timeline_target(vs).unwrap();
         assert_eq!(sc, ss);
         if round == 1 {
             // Before the wrap: the primary signal, GPU value = host value (< 2^32).
-            assert_eq!((u64::from(gc), u64::from(gs)), (vc, vs));
+            assert_eq!((u64::from(gc), u64::from(gs)), (vc.get(), vs.get()));
             primary = Some(sc);
         } else {
             // After it: the shadow signal, counting again from 1.
@@ -83,8 +88,8 @@ fn rollover(mode: SimMode) {
         }
     }
     // Host values never went back: 80 submissions after START - 1.
-    assert_eq!(dev.last_value(), START + 79);
-    assert_eq!(dev.completed_value(), START + 79);
+    assert_eq!(dev.last_value().get(), START + 79);
+    assert_eq!(dev.completed_value().get(), START + 79);
     // The timeline keeps working with kernels and copies on the shadow signal.
     let buf = dev.alloc(64, hcq_driver::BufferKind::Vram).unwrap();
     dev.copy_in(&buf, &[9u8; 64]).unwrap();
@@ -113,11 +118,13 @@ fn wrap_while_four_threads_submit(mode: SimMode) {
                     if (r + t) % 2 == 0 {
                         let mut l = P4::new(dev.arch());
                         l.signal(&sig.signal_ref(), u64::from(v)).unwrap();
-                        dev.submit_pm4(&l).unwrap();
+                        // SAFETY: the list only sets `sig`, this thread's signal (alive to the end).
+                        unsafe { dev.submit_pm4(&l) }.unwrap();
                     } else {
                         let mut l = Sd::new(dev.arch());
                         l.signal(&sig.signal_ref(), v).unwrap();
-                        dev.submit_sdma(&l).unwrap();
+                        // SAFETY: the list only sets `sig`, this thread's signal (alive to the end).
+                        unsafe { dev.submit_sdma(&l) }.unwrap();
                     }
                     if r % 7 == 0 {
                         dev.synchronize().unwrap();
@@ -131,7 +138,7 @@ fn wrap_while_four_threads_submit(mode: SimMode) {
     });
     dev.synchronize().unwrap();
     let last = dev.last_value();
-    assert_eq!(last, start - 1 + 4 * u64::from(rounds));
+    assert_eq!(last.get(), start - 1 + 4 * u64::from(rounds));
     assert_eq!(dev.completed_value(), last);
     // 240 submissions from 2^31 - 100: the wrap happened (at a synchronize past 2^31), so
     // the last value's GPU value is small and sits in the signal the driver names.

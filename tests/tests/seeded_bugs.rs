@@ -18,7 +18,7 @@ const SHORT: Duration = Duration::from_secs(5);
 
 fn fill_args(out: &GpuBuffer, value: u32) -> Vec<u8> {
     bytemuck::bytes_of(&FillArgs {
-        buf: out.va(),
+        buf: out.va().get(),
         value,
         n: 64,
     })
@@ -26,9 +26,9 @@ fn fill_args(out: &GpuBuffer, value: u32) -> Vec<u8> {
 }
 
 /// The `fill` kernel's exec command with its kernargs at `kernargs`.
-fn fill_exec(dev: &Device, fill: &hcq_driver::Program, kernargs: u64) -> Vec<u32> {
+fn fill_exec(dev: &Device, fill: &hcq_driver::Program, kernargs: GpuVa) -> Vec<u32> {
     let mut list = P4::new(dev.arch());
-    list.exec(&fill.pm4_program(), GpuVa(kernargs), [1, 1, 1], [64, 1, 1])
+    list.exec(&fill.pm4_program(), kernargs, [1, 1, 1], [64, 1, 1])
         .unwrap();
     list.as_dwords().to_vec()
 }
@@ -46,25 +46,29 @@ fn missing_hdp_flush_before_a_launch(mode: SimMode) {
     // Correct: write kernargs, flush, launch.
     kernargs.write(0, &fill_args(&out, 5)).unwrap();
     let exec = fill_exec(&dev, &fill, kernargs.va());
-    let v = dev
-        .submit_compute(|c| {
+    // SAFETY: fill writes 64 u32s into `out` (256 bytes) and reads its kernargs in `kernargs`,
+    // both alive past the wait.
+    let v = unsafe {
+        dev.submit_compute(|c| {
             c.memory_barrier()?;
             c.raw(&exec)
         })
-        .unwrap();
+    }
+    .unwrap();
     dev.wait_value(v).unwrap();
     let mut got = [0u8; 4];
     out.read(0, &mut got).unwrap();
     assert_eq!(u32::from_le_bytes(got), 5);
     // The bug: the next kernargs (same page) without the flush.
     kernargs.write(64, &fill_args(&out, 6)).unwrap();
-    let exec = fill_exec(&dev, &fill, kernargs.va() + 64);
-    let v = dev.submit_compute(|c| c.raw(&exec)).unwrap();
+    let exec = fill_exec(&dev, &fill, kernargs.va().offset(64));
+    // SAFETY: as above (the GPU faults before it writes anything).
+    let v = unsafe { dev.submit_compute(|c| c.raw(&exec)) }.unwrap();
     let err = dev.wait_value(v).unwrap_err();
     let Error::DeviceFault(rep) = &err else {
         panic!("expected a device fault, got {err:?}");
     };
-    assert_eq!(rep.fault_addr, Some(kernargs.va()), "{err}");
+    assert_eq!(rep.fault_addr, Some(kernargs.va().get()), "{err}");
 }
 
 /// Bug: a signal whose waiter needs the value, released with RELEASE_MEM INT_SEL 1 ("interrupt
@@ -91,9 +95,12 @@ fn int_sel_1_where_the_wakeup_needs_the_write(mode: SimMode) {
         pm4::release_mem(&mut b, &p).unwrap();
         b.to_vec()
     };
-    dev.submit_compute_raw(&release(2, 1)).unwrap();
+    // SAFETY: each stream only writes the value of `sig`, a signal this test created and keeps
+    // alive past the waits below.
+    unsafe { dev.submit_compute_raw(&release(2, 1)) }.unwrap();
     dev.wait(&sig, 1).unwrap();
-    dev.submit_compute_raw(&release(1, 2)).unwrap();
+    // SAFETY: as above.
+    unsafe { dev.submit_compute_raw(&release(1, 2)) }.unwrap();
     let err = dev.wait(&sig, 2).unwrap_err();
     assert!(matches!(err, Error::DeviceFault(_)), "{err}");
 }
@@ -117,7 +124,7 @@ fn wrong_scratch_wavesize_unit(mode: SimMode) {
     let prog = hcq_driver::Program::load(&dev, &co, "scratch_sum").unwrap();
     let out = dev.alloc(4096, BufferKind::Gtt).unwrap();
     let ka = dev.alloc(4096, BufferKind::Gtt).unwrap();
-    let mut args = out.va().to_le_bytes().to_vec();
+    let mut args = out.va().get().to_le_bytes().to_vec();
     args.extend(3u32.to_le_bytes());
     ka.write(0, &args).unwrap();
     // scratch_sum: 68 private bytes per lane, wave32 (the fixture manifest).
@@ -128,10 +135,11 @@ fn wrong_scratch_wavesize_unit(mode: SimMode) {
         assert_ne!(waves, 0, "the device sets up scratch for a scratch kernel");
         p.tmpring_size = waves | wavesize << 12;
         let mut list = P4::new(dev.arch());
-        list.exec(&p, GpuVa(ka.va()), [1, 1, 1], [64, 1, 1])
-            .unwrap();
+        list.exec(&p, ka.va(), [1, 1, 1], [64, 1, 1]).unwrap();
         let exec = list.as_dwords().to_vec();
-        let v = dev.submit_compute(|c| c.raw(&exec)).unwrap();
+        // SAFETY: scratch_sum writes 64 u32s into `out` (4096 bytes) and reads its kernargs in
+        // `ka`, both alive past the wait.
+        let v = unsafe { dev.submit_compute(|c| c.raw(&exec)) }.unwrap();
         dev.wait_value(v)
     };
     assert_eq!(dev.arch().tmpring_wavesize_unit, 256);

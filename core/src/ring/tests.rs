@@ -58,6 +58,8 @@ fn pm4_wraps_inside_a_packet_near_2_pow_33() {
     let g = p.reserve(8, &r).unwrap();
     assert_eq!(g.ranges(), (14..16, 0..6));
     assert_eq!(g.padding(), 0);
+    // The submission's dwords are both halves: 2 before the end, 6 after it.
+    assert_eq!((g.split(), g.data_len()), (2, 8));
     let (head, tail) = g.ranges();
     let (lo, hi) = mem.split_at_mut(head.start);
     g.fill(&mut hi[..head.len()], &mut lo[tail], &b).unwrap();
@@ -301,4 +303,13 @@ fn errors_display_the_values() {
         buf.as_str(),
         "submission needs 120 dwords but only 100 dwords are free: wait for the read pointer"
     );
+}
+
+/// Ring pointers compare by value: equal raw values are equal, different ones are not (the
+/// producer and consumer compare them to tell a full ring from an empty one).
+#[test]
+fn ring_ptrs_compare_by_value() {
+    assert_eq!(RingPtr::<Pm4>::new(7), RingPtr::new(7));
+    assert_ne!(RingPtr::<Pm4>::new(7), RingPtr::new(8));
+    assert_ne!(RingPtr::<Sdma>::new(0), RingPtr::new(1 << 32));
 }

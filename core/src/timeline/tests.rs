@@ -271,3 +271,36 @@ mod arena {
         );
     }
 }
+
+/// `observe` returns the low 32 bits of the signal word, whatever the high half holds.
+#[test]
+fn observe_reads_the_low_half() {
+    use crate::sync::atomic::AtomicU64;
+    assert_eq!(observe(&AtomicU64::new(0)), 0);
+    assert_eq!(observe(&AtomicU64::new(0x1234_5678)), 0x1234_5678);
+    assert_eq!(observe(&AtomicU64::new(0xdead_beef_0000_0005)), 5);
+    assert_eq!(observe(&AtomicU64::new(u64::MAX)), u32::MAX);
+}
+
+/// Timeline errors name their values (the one survivor of `cargo mutants` over this module
+/// was this Display impl returning nothing).
+#[test]
+fn errors_display_the_values() {
+    let mut buf = heapless::String::<160>::new();
+    let e = TimelineError::Busy {
+        waiting_for: 0x20,
+        observed: 0x1f,
+    };
+    core::fmt::write(&mut buf, format_args!("{e}")).unwrap();
+    assert_eq!(
+        buf.as_str(),
+        "cannot wrap the timeline while work is in flight: signal shows 0x1f, last signaled 0x20"
+    );
+    buf.clear();
+    let e = TimelineError::MustWrap { next: 1 << 32 };
+    core::fmt::write(&mut buf, format_args!("{e}")).unwrap();
+    assert!(
+        buf.starts_with("timeline value 0x100000000 does not fit"),
+        "{buf}"
+    );
+}

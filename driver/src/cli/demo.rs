@@ -3,7 +3,6 @@
 //! and the timeline; then record the same chain once as a graph and replay it with a new
 //! value, verifying again. On the simulator when there is no /dev/kfd (or with `--sim`).
 
-use hcq_core::arch::GpuVa;
 use hcq_driver::graph::{
     Arg, BufArg, DimLimits, Dims, DimsArg, Graph, GraphBuilder, ScalarArg, Value,
 };
@@ -68,9 +67,10 @@ pub fn open_backend(force_sim: bool) -> Result<Backend, String> {
             hcq_sim::SimKfd::gfx1100().map_err(|e| format!("starting the simulator: {e}"))?,
         );
         let gpu = kernels::attach_sim(&sim)?;
-        let kfd =
-            Kfd::with_sys(std::sync::Arc::clone(&sim) as std::sync::Arc<dyn hcq_core::kfd::KfdSys>)
-                .map_err(|e| format!("opening the simulated KFD: {e}"))?;
+        // SAFETY: the demo uses `sim` only to attach the engines (above); nothing calls its
+        // port methods besides the driver.
+        let kfd = unsafe { Kfd::with_sim(std::sync::Arc::clone(&sim)) }
+            .map_err(|e| format!("opening the simulated KFD: {e}"))?;
         let reason = match real_err {
             Some(e) => format!("{e}: using the simulated GPU (hcq-sim)"),
             None => "--sim: using the simulated GPU (hcq-sim)".to_owned(),
@@ -285,7 +285,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     // The chain: ones = 1; c = a + b; then `chain` times c = c + ones.
     let t = Instant::now();
     let fill_args = FillArgs {
-        buf: bufs.ones.va(),
+        buf: bufs.ones.va().get(),
         value: 1,
         n: n32,
     };
@@ -293,18 +293,18 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     // SAFETY: `ones` holds n u32s, stays alive until the synchronize below.
     unsafe { fill.launch_pod(&fill_args, [groups, 1, 1], [64, 1, 1]) }?;
     let first = VectorAddArgs {
-        a: bufs.a.va(),
-        b: bufs.b.va(),
-        c: bufs.c.va(),
+        a: bufs.a.va().get(),
+        b: bufs.b.va().get(),
+        c: bufs.c.va().get(),
         n: n32,
     };
     // SAFETY: a, b, c hold n u32s each and outlive the synchronize below.
     unsafe { add.launch_pod(&first, [groups, 1, 1], [64, 1, 1]) }?;
     for _ in 0..o.chain {
         let step = VectorAddArgs {
-            a: bufs.c.va(),
-            b: bufs.ones.va(),
-            c: bufs.c.va(),
+            a: bufs.c.va().get(),
+            b: bufs.ones.va().get(),
+            c: bufs.c.va().get(),
             n: n32,
         };
         // SAFETY: as above; in-place c = c + 1 reads and writes each element in one thread.
@@ -370,8 +370,8 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     );
     println!(
         "timeline: last submitted {}, completed {}",
-        dev.last_value(),
-        dev.completed_value()
+        dev.last_value().get(),
+        dev.completed_value().get()
     );
     if o.trace {
         for line in dev.take_trace() {
@@ -450,7 +450,7 @@ fn graph_replays(
         global: [k.n.div_ceil(64), 1, 1],
         local: [64, 1, 1],
     };
-    let buf = |b: &GpuBuffer| Arg::Buf(BufArg::Fixed(GpuVa(b.va())));
+    let buf = |b: &GpuBuffer| Arg::Buf(BufArg::Fixed(b.va()));
     let n = Arg::U32(ScalarArg::Fixed(k.n.into()));
     let mut g = GraphBuilder::new(dev.arch());
     let value = g.scalar(1).map_err(gerr)?;

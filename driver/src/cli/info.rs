@@ -251,7 +251,8 @@ mod tests {
             })
             .unwrap(),
         );
-        Kfd::with_sys(sim as Arc<dyn hcq_core::kfd::KfdSys>).unwrap()
+        // SAFETY: the simulator is reachable only through the `Kfd` from here on.
+        unsafe { Kfd::with_sim(sim) }.unwrap()
     }
 
     /// Every simulated GPU yields exactly the schema's keys, with the values its topology files

@@ -11,13 +11,18 @@ use core::sync::atomic::{AtomicU32, Ordering};
 
 use hcq_core::arch::GpuVa;
 use hcq_core::sdma;
+use hcq_core::timeline::TimelineValue;
 
 use super::{Encoded, GraphBuilder, GraphError, Value};
 use crate::device::{BufferKind, Device, GpuBuffer};
 use crate::error::{Error, Result};
 
-fn graph_err(e: GraphError) -> Error {
-    Error::InvalidArgument(e.to_string())
+pub(super) fn graph_err(e: GraphError) -> Error {
+    match e {
+        GraphError::Patch(p) => Error::Patch(p),
+        GraphError::Cmd(c) => Error::Command(c),
+        e => Error::InvalidArgument(e.to_string()),
+    }
 }
 
 fn upload(dev: &Device, dwords: &[u32]) -> Result<Option<(GpuBuffer, u32)>> {
@@ -54,7 +59,7 @@ pub struct Graph {
     pm4: Option<(GpuBuffer, u32)>,
     sdma: Option<(GpuBuffer, u32)>,
     /// Timeline value of the last replay (what the next patch waits for).
-    last: Option<u64>,
+    last: Option<TimelineValue>,
 }
 
 impl Graph {
@@ -66,7 +71,7 @@ impl Graph {
     /// Recording errors (bad bindings, lists too long), allocation failures.
     pub fn record(device: &Device, graph: &GraphBuilder) -> Result<Self> {
         let kernargs = device.alloc(graph.kernargs_bytes().max(64), BufferKind::GttUncached)?;
-        let enc = graph.encode(GpuVa(kernargs.va())).map_err(graph_err)?;
+        let enc = graph.encode(kernargs.va()).map_err(graph_err)?;
         kernargs.write(0, bytemuck::cast_slice(&enc.kernargs))?;
         let pm4 = upload(device, enc.pm4.as_dwords())?;
         let sdma = upload(device, &enc.sdma_ib())?;
@@ -94,13 +99,13 @@ impl Graph {
 
     /// GPU address and dwords of the bound PM4 list.
     #[must_use]
-    pub fn pm4_ib(&self) -> Option<(u64, u32)> {
+    pub fn pm4_ib(&self) -> Option<(GpuVa, u32)> {
         self.pm4.as_ref().map(|(b, n)| (b.va(), *n))
     }
 
     /// GPU address and dwords of the bound SDMA list (padded to 8 dwords).
     #[must_use]
-    pub fn sdma_ib(&self) -> Option<(u64, u32)> {
+    pub fn sdma_ib(&self) -> Option<(GpuVa, u32)> {
         self.sdma.as_ref().map(|(b, n)| (b.va(), *n))
     }
 
@@ -115,7 +120,7 @@ impl Graph {
 
     /// Timeline value of the last replay.
     #[must_use]
-    pub fn last(&self) -> Option<u64> {
+    pub fn last(&self) -> Option<TimelineValue> {
         self.last
     }
 
@@ -131,14 +136,15 @@ impl Graph {
     /// replay uses (the fixed ones recorded, and those `values` gives) must point into GPU
     /// memory mapped to this device that stays allocated until the replay completes, large
     /// enough for every access its kernels make at their launch dims and for its copies, and
-    /// not accessed by the CPU in a conflicting way meanwhile. The graph checks what it can (a
-    /// buffer variable's size against what the graph recorded, dims against the kernels'
-    /// limits), not what a kernel does with an address.
+    /// not accessed by the CPU in a conflicting way meanwhile, and never the driver's own
+    /// memory (the [submission contract](crate::Device#submission-contract)). The graph
+    /// checks what it can (a buffer variable's size against what the graph recorded, dims
+    /// against the kernels' limits), not what a kernel does with an address.
     ///
     /// # Errors
     /// A missing or unacceptable value (buffer too small, dims out of the kernels' limits);
     /// wait and ring errors.
-    pub unsafe fn replay(&mut self, values: &[Option<Value>]) -> Result<u64> {
+    pub unsafe fn replay(&mut self, values: &[Option<Value>]) -> Result<TimelineValue> {
         // Checked once, before the wait: a bad value is an error without waiting for the GPU,
         // and the write after the wait does not check again.
         let checked = self
@@ -183,12 +189,15 @@ impl Graph {
                 sdma::indirect(
                     &mut pkt,
                     &sdma::Indirect {
-                        ib: GpuVa(buf.va()),
+                        ib: buf.va(),
                         size_dwords: *n,
                         ..sdma::Indirect::default()
                     },
                 )
-                .map_err(|e| Error::InvalidArgument(format!("SDMA INDIRECT: {e}")))?;
+                .map_err(|source| Error::Encode {
+                    what: "the SDMA INDIRECT packet",
+                    source,
+                })?;
                 Some(pkt)
             }
             None => None,
@@ -201,11 +210,21 @@ impl Graph {
                         "graph on both queues without internal signals".into(),
                     ));
                 }
-                self.device
-                    .submit_pair(|c| c.raw(&pkt), |c| c.indirect_buffer(va, n))?
+                // SAFETY: the IBs hold the graph's commands, whose addresses our caller vouches
+                // for (this function's contract), plus waits and signals on the graph's own
+                // internal signals; the IB memory is the graph's, not rewritten until `v`
+                // completes (the next replay waits for it first).
+                unsafe {
+                    self.device
+                        .submit_pair(|c| c.raw(&pkt), |c| c.indirect_buffer(va, n))?
+                }
             }
-            (Some(pkt), None) => self.device.submit_copy(|c| c.raw(&pkt))?,
-            (None, Some((va, n))) => self.device.submit_compute(|c| c.indirect_buffer(va, n))?,
+            // SAFETY: as above, for the copy IB alone.
+            (Some(pkt), None) => unsafe { self.device.submit_copy(|c| c.raw(&pkt))? },
+            // SAFETY: as above, for the compute IB alone.
+            (None, Some((va, n))) => unsafe {
+                self.device.submit_compute(|c| c.indirect_buffer(va, n))?
+            },
             (None, None) => {
                 return Err(Error::InvalidArgument("replaying an empty graph".into()));
             }
@@ -235,7 +254,7 @@ pub fn graph_replay_submit_ns(device: &Device, kernels: usize, rounds: usize) ->
             &fill.pm4_program(),
             DimLimits::AMD,
             &[
-                Arg::Buf(BufArg::Fixed(GpuVa(buf.va()))),
+                Arg::Buf(BufArg::Fixed(buf.va())),
                 Arg::U32(ScalarArg::Fixed(1)),
                 Arg::U32(ScalarArg::Fixed(64)),
             ],
@@ -313,7 +332,10 @@ impl MultiGraph {
     ///
     /// # Errors
     /// As [`Graph::replay`]; missing values for a graph.
-    pub unsafe fn replay(&mut self, values: &mut [Vec<Option<Value>>]) -> Result<Vec<u64>> {
+    pub unsafe fn replay(
+        &mut self,
+        values: &mut [Vec<Option<Value>>],
+    ) -> Result<Vec<TimelineValue>> {
         if values.len() < self.parts.len() {
             return Err(Error::InvalidArgument(format!(
                 "values for {} graphs, the multi-graph has {}",
@@ -328,7 +350,7 @@ impl MultiGraph {
             }
             graph.enc.validate(vals).map_err(graph_err)?;
         }
-        let mut done: Vec<(Device, u64)> = Vec::with_capacity(self.parts.len());
+        let mut done: Vec<(Device, TimelineValue)> = Vec::with_capacity(self.parts.len());
         for ((graph, deps), vals) in self.parts.iter_mut().zip(values.iter_mut()) {
             for d in deps.iter() {
                 let target = done.get(d.on).and_then(|(dev, v)| dev.timeline_target(*v));

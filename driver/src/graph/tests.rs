@@ -719,3 +719,22 @@ fn one_queue_graphs_have_no_internal_signals() {
         [Step::Dispatch, Step::Dispatch]
     );
 }
+
+/// A graph error keeps core's error as its source, and becomes the driver's typed variant.
+#[test]
+fn graph_errors_keep_their_source() {
+    use core::error::Error as _;
+    let p = PatchError::TooManyVars { capacity: 4 };
+    let g = GraphError::Patch(p);
+    assert_eq!(g.source().and_then(|s| s.downcast_ref()), Some(&p));
+    let c = hcq_core::cmd::CmdError::TooManyCommands { capacity: 2 };
+    assert_eq!(
+        GraphError::Cmd(c).source().and_then(|s| s.downcast_ref()),
+        Some(&c)
+    );
+    assert!(GraphError::Invalid("x".into()).source().is_none());
+    assert!(matches!(
+        super::device::graph_err(g),
+        crate::Error::Patch(e) if e == p
+    ));
+}

@@ -1,17 +1,21 @@
 //! Seeded bugs: each test injects one known class of driver bug into an otherwise correct path
 //! (hand-built command streams through the driver's raw submit) and asserts that the simulator
-//! catches it: a queue fault, never a pass. The table of bugs and the checks that catch them is
-//! in `sim/README.md` ("Seeded bugs"); rows that need the ISA interpreter or asynchronous
-//! dispatch are marked there as not yet covered.
+//! catches it: a queue fault or a detected wrong result, never a pass. Each test first runs the
+//! correct variant of the same hand-built path. Launches are built with core's `exec` encoder
+//! from the program's `pm4::Program` with one register changed, after the HDP flush the driver
+//! issues, so the injected register is the only bug. The table of bugs and the checks that
+//! catch them is in `sim/README.md` ("Seeded bugs"); rows that need asynchronous dispatch are
+//! marked there as not yet covered.
 
 mod hcq_common;
 
 use core::time::Duration;
 use hcq_common::{P4, SimMode, programs, rig};
 use hcq_core::arch::GpuVa;
+use hcq_core::hsa::PgmRsrc2;
 use hcq_core::pm4;
-use hcq_driver::kernels::FillArgs;
-use hcq_driver::{BufferKind, Device, Error, GpuBuffer};
+use hcq_driver::kernels::{self, FillArgs};
+use hcq_driver::{BufferKind, Device, Error, GpuBuffer, Program};
 
 /// A fault must come back as a `DeviceFault` before this (a timeout would mean it was missed).
 const SHORT: Duration = Duration::from_secs(5);
@@ -151,8 +155,220 @@ fn wrong_scratch_wavesize_unit(mode: SimMode) {
     assert!(matches!(err, Error::DeviceFault(_)), "{err}");
 }
 
+/// `n` u32s of `buf` (host memory: read directly).
+fn words(buf: &GpuBuffer, n: usize) -> Vec<u32> {
+    let mut b = vec![0u8; n * 4];
+    buf.read(0, &mut b).unwrap();
+    b.chunks_exact(4)
+        .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+        .collect()
+}
+
+/// An output buffer of `n` u32s, all `u32::MAX` (host memory, read back directly).
+fn sentinel_out(dev: &Device, n: usize) -> GpuBuffer {
+    let out = dev
+        .alloc(u64::try_from(n * 4).unwrap(), BufferKind::Gtt)
+        .unwrap();
+    out.write(0, &vec![0xffu8; n * 4]).unwrap();
+    out
+}
+
+/// A hand-built launch of `prog` as the driver does it: `args` written to `ka` (CPU-visible
+/// VRAM), the HDP flush and cache invalidate (`memory_barrier`), then core's `exec` with
+/// `patch` applied to its dwords (the injected bug, or nothing). Returns how it ended.
+fn launch_by_hand(
+    dev: &Device,
+    prog: &pm4::Program,
+    ka: &GpuBuffer,
+    args: &[u8],
+    grid: ([u32; 3], [u32; 3]),
+    patch: impl FnOnce(&mut [u32]),
+) -> hcq_driver::Result<()> {
+    ka.write(0, args)?;
+    let mut list = P4::new(dev.arch());
+    list.exec(prog, GpuVa(ka.va()), grid.0, grid.1).unwrap();
+    let mut exec = list.as_dwords().to_vec();
+    patch(&mut exec);
+    let v = dev.submit_compute(|c| {
+        c.memory_barrier()?;
+        c.raw(&exec)
+    })?;
+    dev.wait_value(v)
+}
+
+/// Kernarg memory for one hand-built launch.
+fn kernargs(dev: &Device) -> GpuBuffer {
+    dev.alloc(4096, BufferKind::VramCpuVisible).unwrap()
+}
+
+/// The queue fault a seeded bug must end in.
+fn assert_fault(r: hcq_driver::Result<()>) -> Box<hcq_driver::WaitReport> {
+    match r {
+        Err(Error::DeviceFault(rep)) => rep,
+        other => panic!("expected a device fault, got {other:?}"),
+    }
+}
+
+const FILL: ([u32; 3], [u32; 3]) = ([1, 1, 1], [64, 1, 1]);
+/// `global_id` over 256 elements: 4 groups of 64.
+const GID: ([u32; 3], [u32; 3]) = ([4, 1, 1], [64, 1, 1]);
+
+fn global_id(dev: &Device) -> Program {
+    let prog = Program::load(
+        dev,
+        kernels::global_id(&dev.target_name()).unwrap(),
+        "global_id",
+    )
+    .unwrap();
+    assert_eq!(prog.kernarg_size(), 272);
+    prog
+}
+
+/// `global_id`'s full kernarg segment (272 bytes) for 4 groups of 64 over 256 elements, with
+/// the code object v5 hidden arguments the launch needs filled (`hidden`) or left zero.
+/// Offsets from the fixture's metadata (`llvm-readelf --notes global_id-gfx1100.co`):
+/// hidden_block_count_x/y/z u32 at 16/20/24, hidden_group_size_x/y/z u16 at 28/30/32,
+/// hidden_grid_dims u16 at 80; the rest (remainders, offsets) is 0 for this launch.
+fn global_id_args(out: &GpuBuffer, hidden: bool) -> Vec<u8> {
+    let mut a = vec![0u8; 272];
+    a[..8].copy_from_slice(&out.va().to_le_bytes());
+    a[8..12].copy_from_slice(&256u32.to_le_bytes());
+    if hidden {
+        for (o, v) in [(16, 4u32), (20, 1), (24, 1)] {
+            a[o..o + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        for (o, v) in [(28, 64u16), (30, 1), (32, 1), (80, 1)] {
+            a[o..o + 2].copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    a
+}
+
+/// Bug: RSRC2.USER_SGPR_COUNT left 0 (below the 2 the kernarg pointer needs; the fixture's
+/// descriptor asks for 15 on gfx1100), so USER_DATA_0..1 never reach s[0:1]. Caught by the ISA
+/// interpreter: the kernel's kernarg load goes through s[0:1] as the hardware leaves them
+/// (s0 the work-group id, s1 undefined: the simulator's 0xBAADF00D), an unmapped address, and
+/// the VM fault faults the queue.
+fn wrong_user_sgpr_count(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let (fill, _) = programs(&dev);
+    let p = fill.pm4_program();
+    let out = sentinel_out(&dev, 64);
+    launch_by_hand(&dev, &p, &kernargs(&dev), &fill_args(&out, 5), FILL, |_| {}).unwrap();
+    assert_eq!(words(&out, 64), [5; 64]);
+    let rs = PgmRsrc2::from_raw(p.rsrc2);
+    assert!(rs.get(PgmRsrc2::USER_SGPR_COUNT) >= 2);
+    let mut bad = p;
+    bad.rsrc2 = rs.with(PgmRsrc2::USER_SGPR_COUNT, 0).raw();
+    let out = sentinel_out(&dev, 64);
+    let ka = kernargs(&dev);
+    let rep = assert_fault(launch_by_hand(
+        &dev,
+        &bad,
+        &ka,
+        &fill_args(&out, 5),
+        FILL,
+        |_| {},
+    ));
+    assert_ne!(
+        rep.fault_addr,
+        Some(ka.va()),
+        "not the kernarg page: {rep:?}"
+    );
+}
+
+/// Bug: RSRC2.ENABLE_SGPR_WORKGROUP_ID_X cleared for a kernel that reads its work-group id:
+/// the SGPR the kernel reads is never loaded (on hardware every group may compute the same
+/// indices). Caught by the ISA interpreter: the register holds the simulator's undefined value
+/// (today every index lands past `n` and nothing is written), a wrong result either way.
+fn tgid_enables_that_do_not_match_the_kernel(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let prog = global_id(&dev);
+    let want: Vec<u32> = (0..256).collect();
+    let p = prog.pm4_program();
+    let out = sentinel_out(&dev, 256);
+    let args = global_id_args(&out, true);
+    launch_by_hand(&dev, &p, &kernargs(&dev), &args, GID, |_| {}).unwrap();
+    assert_eq!(words(&out, 256), want);
+    let rs = PgmRsrc2::from_raw(p.rsrc2);
+    assert_eq!(rs.get(PgmRsrc2::ENABLE_SGPR_WORKGROUP_ID_X), 1);
+    let mut bad = p;
+    bad.rsrc2 = rs.with(PgmRsrc2::ENABLE_SGPR_WORKGROUP_ID_X, 0).raw();
+    let out = sentinel_out(&dev, 256);
+    let args = global_id_args(&out, true);
+    launch_by_hand(&dev, &bad, &kernargs(&dev), &args, GID, |_| {}).unwrap();
+    let got = words(&out, 256);
+    assert_ne!(got, want);
+    assert_eq!(
+        got[64..],
+        [u32::MAX; 192],
+        "no group but group 0 wrote its elements"
+    );
+}
+
+/// Bug: the kernarg pointer written to USER_DATA_2..3 instead of USER_DATA_0..1 (the slot a
+/// dispatch pointer would shift it to). The kernel reads s[0:1] from USER_DATA_0..1, which
+/// still hold the previous launch's kernarg pointer (SH registers persist): it repeats the
+/// previous launch. Caught by the ISA interpreter: the new output stays unwritten.
+fn kernarg_pointer_in_the_wrong_user_data_slot(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let (fill, _) = programs(&dev);
+    let p = fill.pm4_program();
+    let ud0 = dev.arch().regs.user_data_0;
+    let first = sentinel_out(&dev, 64);
+    let ka1 = kernargs(&dev);
+    launch_by_hand(&dev, &p, &ka1, &fill_args(&first, 6), FILL, |_| {}).unwrap();
+    assert_eq!(words(&first, 64), [6; 64]);
+    first.write(0, &[0xff; 256]).unwrap();
+    let out = sentinel_out(&dev, 64);
+    let set_user_data = |d: &mut [u32]| {
+        let set_sh = pm4::Pm4Header::packet3(pm4::op::SET_SH_REG, 3).raw();
+        let at = d
+            .windows(2)
+            .position(|w| w == [set_sh, ud0])
+            .expect("exec writes USER_DATA_0..1");
+        d[at + 1] = ud0 + 2;
+    };
+    let ka2 = kernargs(&dev);
+    launch_by_hand(&dev, &p, &ka2, &fill_args(&out, 7), FILL, set_user_data).unwrap();
+    assert_eq!(
+        words(&out, 64),
+        [u32::MAX; 64],
+        "the new launch wrote nothing"
+    );
+    assert_eq!(words(&first, 64), [6; 64], "the previous launch ran again");
+}
+
+/// Bug: code object v5 hidden arguments left zero (a runtime that copies only the explicit
+/// arguments). `global_id` reads `hidden_group_size_x`: with 0 every group writes the first
+/// group's elements. Caught by the ISA interpreter: elements 64.. stay unwritten.
+fn zeroed_v5_hidden_arguments(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let prog = global_id(&dev);
+    let want: Vec<u32> = (0..256).collect();
+    let p = prog.pm4_program();
+    let out = sentinel_out(&dev, 256);
+    let args = global_id_args(&out, true);
+    launch_by_hand(&dev, &p, &kernargs(&dev), &args, GID, |_| {}).unwrap();
+    assert_eq!(words(&out, 256), want);
+    let out = sentinel_out(&dev, 256);
+    let args = global_id_args(&out, false);
+    launch_by_hand(&dev, &p, &kernargs(&dev), &args, GID, |_| {}).unwrap();
+    let got = words(&out, 256);
+    assert_eq!(got[..64], want[..64]);
+    assert_eq!(got[64..], [u32::MAX; 192]);
+}
+
 hcq_common::both_modes!(
     missing_hdp_flush_before_a_launch,
     int_sel_1_where_the_wakeup_needs_the_write,
     wrong_scratch_wavesize_unit,
+    wrong_user_sgpr_count,
+    tgid_enables_that_do_not_match_the_kernel,
+    kernarg_pointer_in_the_wrong_user_data_slot,
+    zeroed_v5_hidden_arguments,
 );

@@ -186,13 +186,19 @@ fn launch_by_hand(
 ) -> hcq_driver::Result<()> {
     ka.write(0, args)?;
     let mut list = P4::new(dev.arch());
-    list.exec(prog, GpuVa(ka.va()), grid.0, grid.1).unwrap();
+    list.exec(prog, ka.va(), grid.0, grid.1).unwrap();
     let mut exec = list.as_dwords().to_vec();
     patch(&mut exec);
-    let v = dev.submit_compute(|c| {
-        c.memory_barrier()?;
-        c.raw(&exec)
-    })?;
+    // SAFETY: the kernels write only through their kernarg pointers into the tests' GTT
+    // outputs, alive past the wait. The injected bugs make a kernel compute a wrong address or
+    // use stale kernargs: on the simulator every access goes through the GPU page table, so
+    // it lands in this test's buffers or faults, and no host memory Rust owns is GPU-mapped.
+    let v = unsafe {
+        dev.submit_compute(|c| {
+            c.memory_barrier()?;
+            c.raw(&exec)
+        })
+    }?;
     dev.wait_value(v)
 }
 
@@ -231,7 +237,7 @@ fn global_id(dev: &Device) -> Program {
 /// hidden_grid_dims u16 at 80; the rest (remainders, offsets) is 0 for this launch.
 fn global_id_args(out: &GpuBuffer, hidden: bool) -> Vec<u8> {
     let mut a = vec![0u8; 272];
-    a[..8].copy_from_slice(&out.va().to_le_bytes());
+    a[..8].copy_from_slice(&out.va().get().to_le_bytes());
     a[8..12].copy_from_slice(&256u32.to_le_bytes());
     if hidden {
         for (o, v) in [(16, 4u32), (20, 1), (24, 1)] {
@@ -273,7 +279,7 @@ fn wrong_user_sgpr_count(mode: SimMode) {
     ));
     assert_ne!(
         rep.fault_addr,
-        Some(ka.va()),
+        Some(ka.va().get()),
         "not the kernarg page: {rep:?}"
     );
 }

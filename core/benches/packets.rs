@@ -1,4 +1,4 @@
-//! Criterion benches of the hot paths in DESIGN.md's performance budgets: building a launch,
+//! Criterion benches of the hot paths in ARCHITECTURE.md's performance budgets: building a launch,
 //! submitting it to a ring, patching it, building a 64 MiB SDMA copy, decoding, and the
 //! kernargs arena. `cargo bench -p hcq-core --bench packets`.
 //!

@@ -4,7 +4,7 @@
 //! `KFD_IOCTL_H`) that prints `sizeof`/`offsetof` of every struct field hcq mirrors and every
 //! `AMDKFD_IOC_*` the header defines, runs it, and compares with the Rust values. Items newer
 //! than the installed header are reported on stderr and checked against the numbers in
-//! reference/rocm_kernel.md §5 instead. No gcc or no header is a failure, not a skip.
+//! Linux's `include/uapi/linux/kfd_ioctl.h` (KFD ABI 1.17) instead. No gcc or no header is a failure, not a skip.
 
 use core::mem::{offset_of, size_of};
 use hcq_core::kfd::*;
@@ -280,7 +280,7 @@ fn struct_sizes() -> Vec<(&'static str, usize, usize, &'static str)> {
     ]
 }
 
-/// Every ioctl hcq names, with the number reference/rocm_kernel.md §5 gives (ABI 1.17 sizes).
+/// Every ioctl hcq names, with the number Linux's `kfd_ioctl.h` gives (ABI 1.17 sizes).
 const IOCTLS: &[(&str, u32, u32)] = &[
     ("GET_VERSION", AMDKFD_IOC_GET_VERSION, 0x8008_4B01),
     ("CREATE_QUEUE", AMDKFD_IOC_CREATE_QUEUE, 0xC060_4B02),

@@ -2,7 +2,7 @@
 //!
 //! Memory the GPU shares (rings, rptr/wptr, signals, doorbells, buffers) is touched only through
 //! atomics or explicit byte copies while no engine uses it, never through `&mut` to a struct
-//! (the GPU may write at any time; see Asahi's note in STYLE.md). Every [`Mapping`] unmaps on drop.
+//! (the GPU may write at any time, as the Asahi GPU driver's documentation explains). Every [`Mapping`] unmaps on drop.
 
 use crate::error::{Error, Result};
 use core::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};

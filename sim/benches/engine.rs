@@ -1,5 +1,5 @@
 //! Engine throughput on a long PM4 stream of waits (satisfied), signals and NOPs, decoded in
-//! place from ring memory. Budget: >= 100 M dwords/s (DESIGN.md).
+//! place from ring memory. Budget: >= 100 M dwords/s (ARCHITECTURE.md).
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use hcq_core::arch::GFX11;

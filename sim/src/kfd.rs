@@ -1,5 +1,5 @@
 //! `SimKfd`: the simulated amdkfd. Files, mmap, sysfs topology and the ioctl dispatcher with
-//! the kernel's checks and errnos (reference/kfd_validation.md).
+//! the kernel's checks and errnos (amdkfd's `kfd_chardev.c`, `kfd_queue.c`, `kfd_events.c`).
 
 use crate::config::{QueueBufferRules, SimConfig, SimMode, gpu_id_for};
 use crate::mem::{self, SharedMem};

@@ -4,7 +4,7 @@
 //!
 //! [`SimKfd`] implements core's [`KfdSys`](hcq_core::kfd::KfdSys) port: `open("/dev/kfd")`,
 //! `open("/dev/dri/renderD<minor>")`, the KFD ioctls (same numbers, same struct bytes, the
-//! kernel's checks and errnos, per `reference/kfd_validation.md`), `mmap` of buffer objects,
+//! kernel's checks and errnos, per amdkfd's `kfd_chardev.c`, `kfd_queue.c` and `kfd_events.c`), `mmap` of buffer objects,
 //! doorbells and the event page, and the sysfs topology
 //! (`/sys/devices/virtual/kfd/kfd/topology/nodes/N/{gpu_id,properties}`; node 0 is the CPU).
 //!

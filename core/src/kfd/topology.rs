@@ -542,7 +542,7 @@ impl ScratchSizing {
 pub const PAGE_SIZE: u64 = 4096;
 
 /// The kernel's per-node queue buffer sizes (`kfd_queue_ctx_save_restore_size`), which
-/// CREATE_QUEUE checks against (reference/kfd_validation.md §7, §13).
+/// CREATE_QUEUE checks against (amdkfd's `kfd_queue_acquire_buffers` in `kfd_queue.c`).
 ///
 /// A compute queue needs: an EOP buffer of exactly `eop_buffer_size` bytes, `ctl_stack_size`
 /// passed as is, `ctx_save_restore_size >= cwsr_size` (pass `cwsr_size`) and a CWSR BO whose

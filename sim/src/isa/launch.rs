@@ -1,5 +1,5 @@
 //! The state a wave starts with, from the dispatch registers only (LLVM AMDGPUUsage, "Initial
-//! Kernel Execution State"; /work/shared/reference/isa_launch.md).
+//! Kernel Execution State", and the RDNA3, RDNA4 and CDNA3 ISA guides).
 
 use super::exec::Wave;
 use super::{Isa, IsaError, Launch};

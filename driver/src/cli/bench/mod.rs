@@ -1,4 +1,4 @@
-//! `hcq bench [--json] [--quick] [--check] [--budget KEY=N]`: the hot paths of DESIGN.md's
+//! `hcq bench [--json] [--quick] [--check] [--budget KEY=N]`: the hot paths of ARCHITECTURE.md's
 //! performance budgets, measured with a plain [`Instant`](std::time::Instant) loop
 //! ([`measure`]) over the workloads of the `hcq-workloads` crate (which hcq-core's criterion
 //! benches run too), plus the simulator's and the driver's own.
@@ -28,7 +28,7 @@ use super::CliError;
 pub const HELP: &str = "\
 usage: hcq bench [--json] [--quick] [--check] [--budget KEY=N]...
 
-Measures the hot paths against DESIGN.md's budgets and prints a table (or --json).
+Measures the hot paths against the budgets in ARCHITECTURE.md and prints a table (or --json).
 
 options:
   --json          one JSON object: cpu, quick, then every metric (number, or null when not built)
@@ -145,7 +145,7 @@ pub struct Metric {
     pub value: Option<f64>,
     /// Unit for the table.
     pub unit: &'static str,
-    /// DESIGN.md's budget.
+    /// The budget (ARCHITECTURE.md, Performance budgets).
     pub budget: Budget,
     /// One-line description for the table.
     pub what: &'static str,

@@ -23,8 +23,9 @@ TYPE: u8 u16 u32 u64 i8 i16 i32 i64 f16 f32 f64
   --json                one JSON object on stdout:
                         {\"kernel\", \"target\", \"groups\", \"block\",
                          \"buffers\": [{\"arg\", \"type\", \"values\"}], \"gpu_time_ns\"}
-Without a GPU (/dev/kfd), the simulator runs the kernel as a GPU of the code object's target
-(it runs kernels it has a host stand-in for).
+Without a GPU (/dev/kfd), the simulator runs the kernel's machine code as a GPU of the code
+object's target (gfx90a, gfx942, gfx1100, gfx1201); its gpu_time_ns is the simulator's clock
+between the timestamps around the dispatch, not a model of the kernel's duration.
 Exit status: 0 success, 1 the run failed or was refused, 2 usage error.
 ";
 

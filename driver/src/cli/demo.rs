@@ -319,7 +319,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         // The simulator's clock advances per executed packet, not per unit of kernel work, so
         // its timestamps say nothing about a kernel's duration: no GPU times are shown.
         println!(
-            "GPU time per launch: not modelled by the simulator (it runs each kernel's host stand-in)"
+            "GPU time per launch: not modelled by the simulator (it interprets each kernel's machine code but keeps no model of its duration)"
         );
     }
     for r in &records {

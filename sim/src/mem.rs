@@ -88,7 +88,9 @@ const HDP_PAGE: usize = 4096;
 #[derive(Debug, Default)]
 struct HdpView {
     generation: u64,
-    pages: std::collections::HashMap<u64, (u64, Box<[u8; HDP_PAGE]>)>,
+    /// Per page of the BO (indexed by page number, grown on demand): the flush generation its
+    /// view was taken in and the bytes GPU engines see.
+    pages: Vec<Option<(u64, Box<[u8; HDP_PAGE]>)>>,
     touched: Vec<u64>,
 }
 
@@ -171,7 +173,8 @@ impl SharedMem {
         v.generation += 1;
         let touched = core::mem::take(&mut v.touched);
         for page in touched {
-            if let Some((g, bytes)) = v.pages.get_mut(&page) {
+            // CAST: page numbers come from in-bounds offsets of a usize-sized mapping.
+            if let Some(Some((g, bytes))) = v.pages.get_mut(page as usize) {
                 // CAST: page numbers come from in-bounds offsets.
                 let n = (self.len - (page as usize) * HDP_PAGE).min(HDP_PAGE);
                 if self.read(
@@ -184,18 +187,48 @@ impl SharedMem {
         }
     }
 
-    /// The GPU-visible page `page`, taken from memory when its view lapsed.
-    fn hdp_page<'v>(&self, v: &'v mut HdpView, page: u64) -> (&'v mut [u8; HDP_PAGE], bool) {
+    /// The GPU-visible page `page`, taken afresh when its view lapsed: from `whole` when the
+    /// caller holds the page's current bytes (a whole-page read or write), else from memory.
+    fn hdp_page<'v>(
+        &self,
+        v: &'v mut HdpView,
+        page: u64,
+        whole: Option<&[u8]>,
+    ) -> (&'v mut [u8; HDP_PAGE], bool) {
         let generation = v.generation;
-        let e = v
-            .pages
-            .entry(page)
-            .or_insert_with(|| (u64::MAX, Box::new([0u8; HDP_PAGE])));
+        // CAST: page numbers come from in-bounds offsets of a usize-sized mapping.
+        let idx = page as usize;
+        if v.pages.len() <= idx {
+            v.pages.resize_with(idx + 1, || None);
+        }
+        let slot = v.pages.get_mut(idx);
+        let e = match slot {
+            Some(Some(e)) => e,
+            Some(slot @ None) => {
+                // A whole page at hand becomes the view directly (no zero-fill, then copy).
+                let init = whole
+                    .and_then(|src| Box::<[u8; HDP_PAGE]>::try_from(src.to_vec()).ok())
+                    .map(|b| (generation, b));
+                match init {
+                    Some(e) => {
+                        v.touched.push(page);
+                        return (&mut slot.insert(e).1, true);
+                    }
+                    None => slot.insert((u64::MAX, Box::new([0u8; HDP_PAGE]))),
+                }
+            }
+            // PANIC: unreachable: the resize above made `idx` a valid index.
+            None => unreachable!("hdp page index {idx} after resize"),
+        };
         let fresh = e.0 != generation;
         if fresh {
-            // CAST: page numbers come from in-bounds offsets.
-            let n = (self.len - (page as usize) * HDP_PAGE).min(HDP_PAGE);
-            self.read(page * HDP_PAGE as u64, e.1.get_mut(..n).unwrap_or_default());
+            match whole {
+                Some(src) if src.len() == HDP_PAGE => e.1.copy_from_slice(src),
+                _ => {
+                    let n = (self.len - idx * HDP_PAGE).min(HDP_PAGE);
+                    self.read(page * HDP_PAGE as u64, e.1.get_mut(..n).unwrap_or_default());
+                }
+            }
             e.0 = generation;
             v.touched.push(page);
         }
@@ -229,10 +262,15 @@ impl SharedMem {
             // CAST: below HDP_PAGE.
             let in_page = (a % HDP_PAGE as u64) as usize;
             let n = (HDP_PAGE - in_page).min(buf.len() - done);
-            let (seen, fresh) = self.hdp_page(v, page);
-            let seen = seen.get(in_page..in_page + n).unwrap_or_default();
             let got = buf.get_mut(done..done + n).unwrap_or_default();
-            if !fresh && let Some(i) = seen.iter().zip(got.iter()).position(|(x, y)| x != y) {
+            let whole = (n == HDP_PAGE).then_some(&*got);
+            let (seen, fresh) = self.hdp_page(v, page, whole);
+            let seen = seen.get(in_page..in_page + n).unwrap_or_default();
+            // Compare whole slices first (memcmp); find the byte only when they differ.
+            if !fresh
+                && seen != &*got
+                && let Some(i) = seen.iter().zip(got.iter()).position(|(x, y)| x != y)
+            {
                 if relaxed {
                     got.copy_from_slice(seen);
                 } else {
@@ -263,9 +301,12 @@ impl SharedMem {
                 // CAST: below HDP_PAGE.
                 let in_page = (a % HDP_PAGE as u64) as usize;
                 let n = (HDP_PAGE - in_page).min(data.len() - done);
-                let (seen, _) = self.hdp_page(v, page);
-                if let (Some(dst), Some(src)) =
-                    (seen.get_mut(in_page..in_page + n), data.get(done..done + n))
+                let src = data.get(done..done + n).unwrap_or_default();
+                // A whole-page write replaces the view: no need to read it from memory first.
+                let whole = (n == HDP_PAGE).then_some(src);
+                let (seen, fresh) = self.hdp_page(v, page, whole);
+                if !(fresh && whole.is_some())
+                    && let Some(dst) = seen.get_mut(in_page..in_page + n)
                 {
                     dst.copy_from_slice(src);
                 }

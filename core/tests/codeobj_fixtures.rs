@@ -25,6 +25,10 @@ fn u(v: &Value) -> u64 {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "parses the 90 KB manifest.json: minutes under miri; every_fixture_parses runs the parsers on every fixture"
+)]
 fn manifest_covers_every_kernel_and_target() {
     let objs = manifest();
     assert_eq!(objs.len(), 28, "7 sources x 4 targets");
@@ -47,6 +51,10 @@ fn manifest_covers_every_kernel_and_target() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "parses the 90 KB manifest.json: minutes under miri; every_fixture_parses runs the parsers on every fixture"
+)]
 fn every_fixture_matches_its_metadata() {
     let mut kernels_seen = 0;
     for o in manifest() {
@@ -125,6 +133,10 @@ fn every_fixture_matches_its_metadata() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "parses the 90 KB manifest.json: minutes under miri; every_fixture_parses runs the parsers on every fixture"
+)]
 fn load_plan_places_descriptors_and_code() {
     for o in manifest() {
         let file = o["file"].as_str().unwrap();
@@ -301,6 +313,10 @@ fn multi_kernel_object_lists_all_in_symbol_order() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "parses the 90 KB manifest.json: minutes under miri; every_fixture_parses runs the parsers on every fixture"
+)]
 fn mach_table_matches_llvm() {
     let text = std::fs::read_to_string(dir().join("manifest.json")).unwrap();
     let v: Value = serde_json::from_str(&text).unwrap();
@@ -320,4 +336,29 @@ fn mach_table_matches_llvm() {
             "{name}: generic version 1"
         );
     }
+}
+
+/// Every committed object parses, with its kernels, descriptors and metadata note, without the
+/// manifest (so this sweep runs under miri too, where parsing the JSON takes minutes).
+#[test]
+fn every_fixture_parses() {
+    let mut n = 0;
+    for e in std::fs::read_dir(dir()).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().and_then(|x| x.to_str()) != Some("co") {
+            continue;
+        }
+        let data = std::fs::read(&path).unwrap();
+        let co = CodeObject::parse(&data).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let md = co.metadata().expect("every fixture has a metadata note");
+        assert!(md.kernel_count > 0, "{}", path.display());
+        let names: Vec<_> = co.kernels().map(|k| k.name).collect();
+        assert_eq!(names.len(), md.kernels().count(), "{}", path.display());
+        for m in md.kernels() {
+            assert!(names.contains(&m.name), "{}: {}", path.display(), m.name);
+            assert!(co.kernel(m.name).is_ok(), "{}: {}", path.display(), m.name);
+        }
+        n += 1;
+    }
+    assert_eq!(n, 28, "7 sources x 4 targets");
 }

@@ -35,6 +35,10 @@ fn opt_bool(v: &Value, key: &str) -> Option<bool> {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "parses the 90 KB manifest.json: minutes under miri; every_fixture_parses runs the parsers on every fixture"
+)]
 fn every_fixture_matches_llvm_readelf() {
     let m = manifest();
     let mut kernels = 0;

@@ -88,8 +88,8 @@ const HDP_PAGE: usize = 4096;
 #[derive(Debug, Default)]
 struct HdpView {
     generation: u64,
-    /// Per page of the BO (indexed by page number, grown on demand): the flush generation its
-    /// view was taken in and the bytes GPU engines see.
+    /// Per page of the BO (indexed by page number, one slot per page from the start): the
+    /// flush generation its view was taken in and the bytes GPU engines see.
     pages: Vec<Option<(u64, Box<[u8; HDP_PAGE]>)>>,
     touched: Vec<u64>,
 }
@@ -154,7 +154,9 @@ impl SharedMem {
     pub(crate) fn hdp_track(&self) {
         let mut h = self.hdp();
         if h.is_none() {
-            *h = Some(HdpView::default());
+            let mut v = HdpView::default();
+            v.pages.resize_with(self.len.div_ceil(HDP_PAGE), || None);
+            *h = Some(v);
             self.hdp_on.store(true, Ordering::Release);
         }
     }
@@ -189,22 +191,19 @@ impl SharedMem {
 
     /// The GPU-visible page `page`, taken afresh when its view lapsed: from `whole` when the
     /// caller holds the page's current bytes (a whole-page read or write), else from memory.
+    /// `None` for a page beyond the BO (callers pass only in-bounds pages).
     fn hdp_page<'v>(
         &self,
         v: &'v mut HdpView,
         page: u64,
         whole: Option<&[u8]>,
-    ) -> (&'v mut [u8; HDP_PAGE], bool) {
+    ) -> Option<(&'v mut [u8; HDP_PAGE], bool)> {
         let generation = v.generation;
         // CAST: page numbers come from in-bounds offsets of a usize-sized mapping.
         let idx = page as usize;
-        if v.pages.len() <= idx {
-            v.pages.resize_with(idx + 1, || None);
-        }
-        let slot = v.pages.get_mut(idx);
-        let e = match slot {
-            Some(Some(e)) => e,
-            Some(slot @ None) => {
+        let e = match v.pages.get_mut(idx)? {
+            Some(e) => e,
+            slot @ None => {
                 // A whole page at hand becomes the view directly (no zero-fill, then copy).
                 let init = whole
                     .and_then(|src| Box::<[u8; HDP_PAGE]>::try_from(src.to_vec()).ok())
@@ -212,13 +211,11 @@ impl SharedMem {
                 match init {
                     Some(e) => {
                         v.touched.push(page);
-                        return (&mut slot.insert(e).1, true);
+                        return Some((&mut slot.insert(e).1, true));
                     }
                     None => slot.insert((u64::MAX, Box::new([0u8; HDP_PAGE]))),
                 }
             }
-            // PANIC: unreachable: the resize above made `idx` a valid index.
-            None => unreachable!("hdp page index {idx} after resize"),
         };
         let fresh = e.0 != generation;
         if fresh {
@@ -232,7 +229,7 @@ impl SharedMem {
             e.0 = generation;
             v.touched.push(page);
         }
-        (&mut e.1, fresh)
+        Some((&mut e.1, fresh))
     }
 
     /// A GPU engine's read: `Ok(false)` out of bounds; `Err` when a byte differs from what the
@@ -264,7 +261,10 @@ impl SharedMem {
             let n = (HDP_PAGE - in_page).min(buf.len() - done);
             let got = buf.get_mut(done..done + n).unwrap_or_default();
             let whole = (n == HDP_PAGE).then_some(&*got);
-            let (seen, fresh) = self.hdp_page(v, page, whole);
+            let Some((seen, fresh)) = self.hdp_page(v, page, whole) else {
+                done += n;
+                continue;
+            };
             let seen = seen.get(in_page..in_page + n).unwrap_or_default();
             // Compare whole slices first (memcmp); find the byte only when they differ.
             if !fresh
@@ -304,7 +304,10 @@ impl SharedMem {
                 let src = data.get(done..done + n).unwrap_or_default();
                 // A whole-page write replaces the view: no need to read it from memory first.
                 let whole = (n == HDP_PAGE).then_some(src);
-                let (seen, fresh) = self.hdp_page(v, page, whole);
+                let Some((seen, fresh)) = self.hdp_page(v, page, whole) else {
+                    done += n;
+                    continue;
+                };
                 if !(fresh && whole.is_some())
                     && let Some(dst) = seen.get_mut(in_page..in_page + n)
                 {

@@ -3,7 +3,7 @@
 //! and the `NT_AMDGPU_METADATA` note (arguments, limits, register counts), like
 //! `llvm-readelf --notes`.
 
-use super::CliError;
+use super::{CliError, emit};
 
 use hcq_core::bundle::{Bundle, is_bundle};
 use hcq_core::codeobj::{CodeObject, Kernel};
@@ -45,18 +45,6 @@ fn parse(args: &[String]) -> Result<Option<Opts>, String> {
         target,
         file: file.ok_or("missing FILE")?,
     }))
-}
-
-/// Writes `s` to stdout; a closed pipe (`hcq ... | head`) is not an error, others are.
-fn emit(s: &str) -> Result<(), String> {
-    use std::io::Write as _;
-    let mut o = std::io::stdout().lock();
-    match o.write_all(s.as_bytes()).and_then(|()| o.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(format!("writing to stdout: {e}"))
-        }
-        _ => Ok(()),
-    }
 }
 
 /// Its help text.

@@ -102,6 +102,18 @@ pub struct Command {
     pub run: fn(&[String]) -> Result<(), CliError>,
 }
 
+/// Writes `s` to stdout; a closed pipe (`hcq ... | head`) is not an error, others are.
+pub(crate) fn emit(s: &str) -> Result<(), String> {
+    use std::io::Write as _;
+    let mut o = std::io::stdout().lock();
+    match o.write_all(s.as_bytes()).and_then(|()| o.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(format!("writing to stdout: {e}"))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Every sub-command, in `hcq --help` order. Add a sub-command here and nowhere else.
 pub const COMMANDS: &[Command] = &[
     Command {

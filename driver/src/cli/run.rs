@@ -5,7 +5,7 @@
 //! `iota:N`), allocated at that size, filled, and read back after the kernel. On a machine
 //! without a GPU the simulator runs it, as a GPU of the code object's target.
 
-use super::CliError;
+use super::{CliError, emit};
 
 use hcq_driver::{BufferKind, ByValue, Device, GpuBuffer, Kfd, Program};
 use serde_json::json;
@@ -634,18 +634,6 @@ fn to_text(r: &serde_json::Value) -> String {
         );
     }
     s
-}
-
-/// Writes `s` to stdout; a closed pipe (`hcq ... | head`) is not an error, others are.
-fn emit(s: &str) -> Result<(), String> {
-    use std::io::Write as _;
-    let mut o = std::io::stdout().lock();
-    match o.write_all(s.as_bytes()).and_then(|()| o.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(format!("writing to stdout: {e}"))
-        }
-        _ => Ok(()),
-    }
 }
 
 /// Its help text.

@@ -1,0 +1,186 @@
+//! Writing the entries of changed variables.
+
+use super::*;
+
+impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
+    /// Writes what [`Self::check`] found changed: the entries of every changed variable (of
+    /// launch dims, only the half that changed), into `targets[i]` for target `i`. Returns the
+    /// dwords written. If the table changed since the check (another check, a new binding),
+    /// the values are checked again first. On error nothing was written.
+    pub fn write<M: PatchTarget>(
+        &mut self,
+        checked: Checked<'_>,
+        targets: &mut [M],
+    ) -> Result<usize, PatchError> {
+        self.check_targets(targets)?;
+        let checked = if checked.generation == self.generation {
+            checked
+        } else {
+            self.check(checked.values)?
+        };
+        // A variable's entries follow the previous variable's, so a running cursor finds them
+        // (no lookup between the loads and the stores).
+        let mut written = 0usize;
+        let mut end = 0usize;
+        for (((v, prev), info), dirty) in checked
+            .values
+            .iter()
+            .zip(self.prev.iter_mut())
+            .zip(self.vars.iter_mut())
+            .zip(self.dirty.iter())
+        {
+            // The check behind `checked` covered every value.
+            info.stale = false;
+            let start = end;
+            // CAST: u32 -> usize lossless.
+            end = start.saturating_add(info.count as usize);
+            if let (1.., Some(v)) = (*dirty, v) {
+                let es = self.entries.get(start..end).unwrap_or_default();
+                written += write_var(es, v, *dirty, targets);
+                *prev = *v;
+            }
+        }
+        // The notes are spent: writing the same token again re-checks (and finds nothing).
+        self.generation = self.generation.wrapping_add(1);
+        Ok(written)
+    }
+
+    /// Every target the table writes is given and long enough.
+    pub(super) fn check_targets<M: PatchTarget>(&self, targets: &[M]) -> Result<(), PatchError> {
+        for (t, &need) in self.need.iter().enumerate() {
+            if need == 0 {
+                continue;
+            }
+            // CAST: t < T, and T targets are named by u8.
+            let target = t as u8;
+            let len = targets
+                .get(t)
+                .ok_or(PatchError::MissingTarget { target })?
+                .dword_len();
+            if len < need {
+                return Err(PatchError::TargetTooShort {
+                    target,
+                    len,
+                    needed: need,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// [`changes`]: launch dims whose global sizes changed.
+pub(super) const GLOBAL: u8 = 1;
+/// [`changes`]: launch dims whose local sizes changed.
+pub(super) const LOCAL: u8 = 2;
+/// [`changes`]: any other change.
+const OTHER: u8 = 4;
+
+/// What changed from `old` to `v`: 0 for nothing, else [`GLOBAL`] | [`LOCAL`] for launch dims
+/// (only the entries of the half that changed are written), [`OTHER`] for the rest.
+#[inline(always)]
+pub(super) fn changes(v: &Value, old: &Value) -> u8 {
+    match (v, old) {
+        (Value::Dims(n), Value::Dims(o)) => {
+            (u8::from(n.global != o.global) * GLOBAL) | (u8::from(n.local != o.local) * LOCAL)
+        }
+        _ => u8::from(v != old) * OTHER,
+    }
+}
+
+/// Writes the entries `es` of a variable whose value changed to `v` ([`changes`] says how);
+/// returns the dwords written.
+#[inline(always)]
+fn write_var<M: PatchTarget>(es: &[Entry], v: &Value, how: u8, targets: &mut [M]) -> usize {
+    match v {
+        Value::Dims(d) => {
+            // A dims variable recorded with other dims is rewritten whole.
+            let how = if how & OTHER != 0 {
+                GLOBAL | LOCAL
+            } else {
+                how
+            };
+            write_dims(es, d, how, targets)
+        }
+        _ => write_scalar(es, v, targets),
+    }
+}
+
+/// Writes the entries of a dims variable; `how`: which halves changed ([`GLOBAL`] | [`LOCAL`]).
+#[inline(always)]
+fn write_dims<M: PatchTarget>(es: &[Entry], d: &Dims, how: u8, targets: &mut [M]) -> usize {
+    let mut written = 0;
+    for e in es {
+        let Some(mem) = targets.get_mut(usize::from(e.target)) else {
+            continue;
+        };
+        // The common entries are a whole half (NUM_THREAD_X..Z, DISPATCH_DIRECT x..z):
+        // FAST_GLOBAL (0) and FAST_LOCAL (1) are also the bit of `how` that says they changed.
+        if e.fast > FAST_LOCAL {
+            written += write_dims_other(mem, e, d, how & GLOBAL != 0, how & LOCAL != 0);
+            continue;
+        }
+        if (how >> e.fast) & 1 != 0 {
+            let src = if e.fast == FAST_GLOBAL {
+                &d.global
+            } else {
+                &d.local
+            };
+            let _ = mem.store_all(idx(e.dword, 0), src);
+            written += 3;
+        }
+    }
+    written
+}
+
+/// The dims entries that are not a whole half: single components, the dispatch packet's.
+#[inline(never)]
+fn write_dims_other<M: PatchTarget>(
+    mem: &mut M,
+    e: &Entry,
+    d: &Dims,
+    global: bool,
+    local: bool,
+) -> usize {
+    match e.op {
+        Op::Dwords { first, .. } if (first < 3 && !global) || (first >= 3 && !local) => 0,
+        Op::Workgroup if !local => 0,
+        _ => write_entry(mem, e, &Value::Dims(*d)),
+    }
+}
+
+/// Writes the entries of an address or scalar variable.
+#[inline(always)]
+fn write_scalar<M: PatchTarget>(es: &[Entry], v: &Value, targets: &mut [M]) -> usize {
+    let s = scalar_of(v);
+    let mut written = 0;
+    for e in es {
+        let Some(mem) = targets.get_mut(usize::from(e.target)) else {
+            continue;
+        };
+        written += match (e.fast, e.op) {
+            (FAST_SPLIT, Op::Split64 { add }) => {
+                let x = s.wrapping_add(u64::from(add));
+                let _ = mem.store_all(idx(e.dword, 0), &[lo32(x), hi32(x)]);
+                2
+            }
+            _ => write_entry(mem, e, v),
+        };
+    }
+    written
+}
+
+/// Writes one entry of any shape; returns the dwords written.
+#[inline(never)]
+fn write_entry<M: PatchTarget>(mem: &mut M, e: &Entry, v: &Value) -> usize {
+    let at = idx(e.dword, 0);
+    let n = e.op.span();
+    for k in 0..n {
+        let old = match e.op {
+            Op::Field { .. } | Op::Workgroup => mem.load(at + k).unwrap_or(0),
+            _ => 0,
+        };
+        let _ = mem.store(at + k, produce(&e.op, v, k, old));
+    }
+    n
+}

@@ -6,7 +6,8 @@ use core::hint::black_box;
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hcq_core::arch::{GFX11, GpuVa};
+use hcq_core::addr::GpuVa;
+use hcq_core::arch::GFX11;
 use hcq_core::cmd::Pm4List;
 use hcq_core::patch::{DimLimits, Dims, PatchTable, Value};
 use hcq_core::pm4::Program;

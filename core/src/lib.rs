@@ -16,6 +16,7 @@
 #[macro_use]
 pub mod bitfield;
 
+pub mod addr;
 pub mod arch;
 pub mod bundle;
 pub mod cmd;

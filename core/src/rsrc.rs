@@ -37,7 +37,8 @@
 
 use core::fmt;
 
-use crate::arch::{ArchInfo, Family, GpuVa, hi32, lo32};
+use crate::addr::{GpuVa, hi32, lo32};
+use crate::arch::{ArchInfo, Family};
 
 bitfield! {
     /// `SQ_BUF_RSRC_WORD1` on gfx9 and gfx10 (gfx11+ moves `SWIZZLE_ENABLE` to bits 31:30).
@@ -281,7 +282,7 @@ impl ScratchRsrc {
     #[inline]
     pub const fn base(self) -> GpuVa {
         let hi = self.word1().get(BufRsrcWord1::BASE_ADDRESS_HI);
-        GpuVa(crate::arch::join64(self.0[0], hi))
+        GpuVa(crate::addr::join64(self.0[0], hi))
     }
 
     /// `NUM_RECORDS` (word 2): bytes, with `STRIDE` 0.

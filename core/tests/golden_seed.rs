@@ -3,7 +3,8 @@
 //! must give the same dwords, command offsets, SDMA packet sizes and dispatch packets. Every
 //! stream must also decode cleanly, and re-encoding the decoded packets gives the same dwords.
 
-use hcq_core::arch::{GFX11, GpuVa};
+use hcq_core::addr::GpuVa;
+use hcq_core::arch::GFX11;
 use hcq_core::cmd::{ExecCmd, Pm4List, SdmaList, SignalCmd, WaitCmd};
 use hcq_core::pm4::{self, DispatchInfo, Program};
 use hcq_core::sdma;

@@ -2,7 +2,8 @@
 //! view as if it were in GPU memory) equals building it fresh with the patched parameters.
 
 use core::sync::atomic::AtomicU32;
-use hcq_core::arch::{GFX11, GpuVa};
+use hcq_core::addr::GpuVa;
+use hcq_core::arch::GFX11;
 use hcq_core::cmd::{CmdError, ExecCmd, Pm4List, SdmaList, SignalCmd, WaitCmd, patch};
 use hcq_core::pm4::{DispatchInfo, Program};
 use hcq_core::signal::SignalRef;

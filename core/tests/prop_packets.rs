@@ -1,7 +1,8 @@
 //! Property tests: for every PM4 and SDMA encoder, decoding what it wrote gives back its input;
 //! the decoders never panic on arbitrary dwords and agree with `packet_len`.
 
-use hcq_core::arch::{GFX9, GFX11, GpuVa};
+use hcq_core::addr::GpuVa;
+use hcq_core::arch::{GFX9, GFX11};
 use hcq_core::pm4::{self, Pm4Packet};
 use hcq_core::rsrc::ScratchRsrc;
 use hcq_core::sdma::{self, SdmaPacket};

@@ -3,7 +3,8 @@
 //! through core's decoders. Also: a table never writes outside what it binds, and refused
 //! values leave memory untouched.
 
-use hcq_core::arch::{GFX11, GpuVa};
+use hcq_core::addr::GpuVa;
+use hcq_core::arch::GFX11;
 use hcq_core::cmd::{CopyCmd, ExecCmd, Pm4List, SdmaList, SignalCmd, WaitCmd};
 use hcq_core::patch::{DimLimits, Dims, PatchError, PatchTable, Value, VarId};
 use hcq_core::pm4::{self, DispatchInfo, Program};

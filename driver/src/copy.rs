@@ -5,7 +5,7 @@ use crate::buffer::{Bo, BoOptions};
 use crate::device::{Device, DeviceInner, GpuBuffer};
 use crate::error::{Error, MemoryKind, Result};
 use crate::kfd::lock;
-use hcq_core::arch::GpuVa;
+use hcq_core::addr::GpuVa;
 use hcq_core::timeline::TimelineValue;
 
 /// Two staging buffers and the timeline value (with generation) that last used each.

@@ -3,7 +3,8 @@
 
 use crate::error::{Error, Result};
 use crate::queue::QueueType;
-use hcq_core::arch::{ArchInfo, GpuVa};
+use hcq_core::addr::GpuVa;
+use hcq_core::arch::ArchInfo;
 use hcq_core::packet::EncodeError;
 use hcq_core::signal::SignalRef;
 use hcq_core::{pm4, sdma};

@@ -440,7 +440,7 @@ mod tests {
         let arch = hcq_core::arch::GfxTarget::parse("gfx1100").unwrap().info();
         let mut c = crate::encode::Cmds::new(crate::queue::QueueType::Compute, arch);
         let e = c
-            .indirect_buffer(hcq_core::arch::GpuVa(0x4000), u32::MAX)
+            .indirect_buffer(hcq_core::addr::GpuVa(0x4000), u32::MAX)
             .unwrap_err();
         assert!(
             matches!(

@@ -37,7 +37,8 @@
 
 use core::fmt;
 
-use hcq_core::arch::{ArchInfo, GpuVa, hi32, lo32};
+use hcq_core::addr::{GpuVa, hi32, lo32};
+use hcq_core::arch::ArchInfo;
 use hcq_core::cmd::{CmdError, PatchTarget, Pm4List, SdmaList};
 use hcq_core::patch::{PatchError, PatchTable};
 use hcq_core::pm4::Program;

@@ -9,7 +9,7 @@ use crate::kfd::lock;
 use crate::signal::Signal;
 use bytemuck::Pod;
 use core::time::Duration;
-use hcq_core::arch::GpuVa;
+use hcq_core::addr::GpuVa;
 use hcq_core::bitfield::Field;
 use hcq_core::codeobj::{CodeObject, DeviceLimits, Kernel, LDS_GRANULE_BYTES, MAX_LDS_GRANULES};
 use hcq_core::hsa::{DispatchPacket, KernelCodeProperties, PgmRsrc2};

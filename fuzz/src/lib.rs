@@ -20,7 +20,8 @@ pub mod sim_exec;
 
 use arbitrary::{Arbitrary, Unstructured};
 use core::sync::atomic::{AtomicU32, Ordering};
-use hcq_core::arch::{GFX11, GpuVa};
+use hcq_core::addr::GpuVa;
+use hcq_core::arch::GFX11;
 use hcq_core::cmd::{ExecCmd, Pm4List, SdmaList, SignalCmd, WaitCmd, patch};
 use hcq_core::pm4::{self, DispatchInfo, Program};
 use hcq_core::sdma;

@@ -18,7 +18,8 @@
 
 use arbitrary::Unstructured;
 use core::sync::atomic::{AtomicU32, Ordering};
-use hcq_core::arch::{GFX11, GpuVa, hi32, lo32};
+use hcq_core::addr::{GpuVa, hi32, lo32};
+use hcq_core::arch::GFX11;
 use hcq_core::cmd::{Pm4List, SdmaList};
 use hcq_core::patch::{DimLimits, Dims, PatchTable, Value, VarId};
 use hcq_core::pm4::{self, DispatchInfo, Program};

@@ -11,7 +11,8 @@
 //! (structured mode). The stream is submitted through a 1 KiB ring in pieces, with engine
 //! rounds in between (so it wraps), and blocked waits are released by the "host".
 
-use hcq_core::arch::{GFX11, GpuVa};
+use hcq_core::addr::GpuVa;
+use hcq_core::arch::GFX11;
 use hcq_core::pm4;
 use hcq_core::sdma;
 use hcq_core::signal::SignalRef;

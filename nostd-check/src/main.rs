@@ -5,7 +5,8 @@
 
 use core::hint::black_box;
 use core::panic::PanicInfo;
-use hcq_core::arch::{GFX11, GpuVa};
+use hcq_core::addr::GpuVa;
+use hcq_core::arch::GFX11;
 use hcq_core::cmd::{Pm4List, SdmaList};
 use hcq_core::pm4::{self, Program};
 use hcq_core::signal::SignalRef;

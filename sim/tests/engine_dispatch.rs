@@ -3,7 +3,8 @@
 
 mod engine_common;
 use engine_common::*;
-use hcq_core::arch::{GFX11, GpuVa};
+use hcq_core::addr::GpuVa;
+use hcq_core::arch::GFX11;
 use hcq_core::codeobj::CodeObject;
 use hcq_core::pm4;
 use hcq_sim::engine::membus::{Perms, Region};

@@ -4,7 +4,8 @@
 
 mod engine_common;
 use engine_common::*;
-use hcq_core::arch::{GFX9, GpuVa};
+use hcq_core::addr::GpuVa;
+use hcq_core::arch::GFX9;
 use hcq_core::codeobj::CodeObject;
 use hcq_core::pm4;
 use hcq_core::rsrc::ScratchRsrc;

@@ -5,7 +5,8 @@
 mod common;
 
 use common::{Buf, GTT_FLAGS, Proc, VRAM_FLAGS, cpu_read, cpu_write};
-use hcq_core::arch::{GFX11, GpuVa};
+use hcq_core::addr::GpuVa;
+use hcq_core::arch::GFX11;
 use hcq_core::codeobj::CodeObject;
 use hcq_core::kfd::*;
 use hcq_core::pm4;

@@ -2,7 +2,8 @@
 
 mod engine_common;
 use engine_common::*;
-use hcq_core::arch::{GFX9, GFX11, GpuVa};
+use hcq_core::addr::GpuVa;
+use hcq_core::arch::{GFX9, GFX11};
 use hcq_core::pm4::{self, IbControl, Pm4Header, WriteDataCntl};
 use hcq_sim::engine::{Mode, QueueFaultKind, QueueKind, QueueState, Site, VmFaultKind};
 

@@ -5,7 +5,8 @@
 //! an LDS reduction of 256 work-items with barriers in a loop, and a 2-D grid (TGID_Y, packed
 //! workitem ids).
 
-use hcq_core::arch::{GFX9, GpuVa};
+use hcq_core::addr::GpuVa;
+use hcq_core::arch::GFX9;
 use hcq_core::codeobj::{CodeObject, LDS_GRANULE_BYTES};
 use hcq_core::hsa::KernelCodeProperties as P;
 use hcq_core::rsrc::ScratchRsrc;

@@ -5,7 +5,8 @@
 //! wave64 on gfx9, as they were compiled). gfx90a's scratch goes through the V# in USER_DATA
 //! and the wave offset SGPR.
 
-use hcq_core::arch::{GFX9, GpuVa};
+use hcq_core::addr::GpuVa;
+use hcq_core::arch::GFX9;
 use hcq_core::codeobj::{CodeObject, LDS_GRANULE_BYTES};
 use hcq_core::hsa::KernelCodeProperties as P;
 use hcq_core::rsrc::ScratchRsrc;

@@ -6,7 +6,7 @@
 //! timeline wraps in the middle of replays; a two-GPU graph.
 
 use core::time::Duration;
-use hcq_core::arch::GpuVa;
+use hcq_core::addr::GpuVa;
 use hcq_core::pm4;
 use hcq_core::timeline::TimelineValue;
 use hcq_driver::graph::{

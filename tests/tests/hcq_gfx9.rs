@@ -6,7 +6,7 @@
 //! dispatch cannot fill are refused at load.
 
 use core::time::Duration;
-use hcq_core::arch::GpuVa;
+use hcq_core::addr::GpuVa;
 use hcq_core::rsrc::ScratchRsrc;
 use hcq_driver::graph::{
     Arg, BufArg, DimLimits, Dims, DimsArg, Graph, GraphBuilder, ScalarArg, Value,

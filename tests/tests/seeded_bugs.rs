@@ -11,7 +11,7 @@ mod hcq_common;
 
 use core::time::Duration;
 use hcq_common::{P4, SimMode, programs, rig};
-use hcq_core::arch::GpuVa;
+use hcq_core::addr::GpuVa;
 use hcq_core::hsa::PgmRsrc2;
 use hcq_core::pm4;
 use hcq_driver::kernels::{self, FillArgs};

@@ -13,7 +13,8 @@
 
 use core::hint::black_box;
 
-use hcq_core::arch::{ArchInfo, GFX11, GpuVa};
+use hcq_core::addr::GpuVa;
+use hcq_core::arch::{ArchInfo, GFX11};
 use hcq_core::cmd::{CmdError, ExecCmd, Pm4List, SdmaList, SignalCmd, WaitCmd};
 use hcq_core::pm4::{self, Program};
 use hcq_core::ring::{Pm4, Producer, RingError, RingLayout, RingPtr};

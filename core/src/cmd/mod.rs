@@ -13,8 +13,8 @@
 
 use core::fmt;
 
+use crate::addr::{GpuVa, hi32, lo32};
 use crate::arch::ArchInfo;
-use crate::arch::{GpuVa, hi32, lo32};
 use crate::hsa::DispatchPacket;
 use crate::packet::EncodeError;
 use crate::pm4::{self, DispatchInfo, Pm4Header, Program};

@@ -30,7 +30,7 @@
 //! (wait for the previous replay of the same buffers to complete, or alternate two copies).
 //!
 //! ```
-//! use hcq_core::arch::GpuVa;
+//! use hcq_core::addr::GpuVa;
 //! use hcq_core::arch::GFX11;
 //! use hcq_core::cmd::Pm4List;
 //! use hcq_core::patch::{Dims, DimLimits, PatchTable, Value};
@@ -55,7 +55,7 @@
 
 use core::fmt;
 
-use crate::arch::{GpuVa, hi32, join64, lo32};
+use crate::addr::{GpuVa, hi32, join64, lo32};
 use crate::cmd::{CmdError, CopyCmd, Engine, ExecCmd, PatchTarget, SignalCmd, WaitCmd};
 use crate::pm4::{self, Pm4Header};
 use crate::sdma;

@@ -7,8 +7,8 @@
 
 use core::fmt;
 
+use crate::addr::{GpuVa, hi32, join64, lo32};
 use crate::arch::{AcquireMemLayout, ArchInfo};
-use crate::arch::{GpuVa, hi32, join64, lo32};
 use crate::hsa::DispatchPacket;
 use crate::packet::{
     DecodeError, DecodeErrorKind, EncodeError, check_max, head, len64, room, write_fields,

@@ -6,7 +6,8 @@
 
 use std::io::Read as _;
 
-use hcq_core::arch::{ArchInfo, GfxTarget, GpuVa};
+use hcq_core::addr::GpuVa;
+use hcq_core::arch::{ArchInfo, GfxTarget};
 use hcq_core::cmd::{ExecCmd, Pm4List, SdmaList, SignalCmd, WaitCmd};
 use hcq_core::pm4::{DispatchInfo, Program};
 use hcq_core::signal::SignalRef;

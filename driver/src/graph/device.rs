@@ -9,7 +9,7 @@
 
 use core::sync::atomic::{AtomicU32, Ordering};
 
-use hcq_core::arch::GpuVa;
+use hcq_core::addr::GpuVa;
 use hcq_core::sdma;
 use hcq_core::timeline::TimelineValue;
 

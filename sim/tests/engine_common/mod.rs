@@ -2,7 +2,8 @@
 //! in their own regions, a host that writes rings and rings doorbells.
 #![allow(dead_code)]
 
-use hcq_core::arch::{ArchInfo, GFX11, GpuVa};
+use hcq_core::addr::GpuVa;
+use hcq_core::arch::{ArchInfo, GFX11};
 use hcq_core::signal::SignalRef;
 use hcq_sim::engine::membus::{MemBus, Perms, Region};
 use hcq_sim::engine::{Engines, GpuBus, Mode, QueueDesc, QueueId, QueueKind};

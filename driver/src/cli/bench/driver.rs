@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use hcq_core::arch::GpuVa;
+use hcq_core::addr::GpuVa;
 
 use hcq_driver::graph::{Arg, BufArg, DimLimits, Dims, DimsArg, GraphBuilder, ScalarArg};
 use hcq_driver::kernels::{self, FillArgs};

@@ -7,7 +7,7 @@
 
 use core::sync::atomic::AtomicU32;
 
-use hcq_core::arch::GpuVa;
+use hcq_core::addr::GpuVa;
 use hcq_core::pm4::Program;
 
 use hcq_driver::graph::{

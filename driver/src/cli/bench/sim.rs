@@ -10,7 +10,8 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use hcq_core::arch::{GFX11, GpuVa};
+use hcq_core::addr::GpuVa;
+use hcq_core::arch::GFX11;
 use hcq_core::cmd::SdmaList;
 use hcq_core::pm4;
 use hcq_core::signal::SignalRef;

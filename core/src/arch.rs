@@ -7,6 +7,7 @@
 
 use core::fmt;
 
+use crate::bitfield::Field;
 use crate::rsrc::ScratchRsrcFormat;
 
 // Kept here too so paths written before `addr` existed keep working.
@@ -253,6 +254,15 @@ pub struct Events {
     pub release_mem_end_of_pipe: u32,
 }
 
+bitfield! {
+    /// `COMPUTE_TMPRING_SIZE`, the queue's scratch ring size. `WAVESIZE` starts at bit 12 and
+    /// its width depends on the family: [`ArchInfo::tmpring_wavesize`].
+    pub struct ComputeTmpringSize(u32) {
+        /// Waves the ring holds.
+        WAVES: 11:0,
+    }
+}
+
 /// Per-family hardware facts, one `const` per family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ArchInfo {
@@ -290,6 +300,15 @@ pub struct ArchInfo {
     /// How the private segment buffer (scratch V#) is built; `None` on families with
     /// architected flat scratch, whose kernels never ask for one.
     pub scratch_rsrc: Option<ScratchRsrcFormat>,
+}
+
+impl ArchInfo {
+    /// `COMPUTE_TMPRING_SIZE.WAVESIZE` on this family: bits `tmpring_wavesize_hi:12`.
+    #[must_use]
+    #[inline]
+    pub const fn tmpring_wavesize(&self) -> Field<ComputeTmpringSize> {
+        Field::new(self.tmpring_wavesize_hi, 12)
+    }
 }
 
 const EVENTS: Events = Events {

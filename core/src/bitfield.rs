@@ -24,22 +24,50 @@
 //! A range whose high bit is below its low bit, or past the word, fails to compile. Values are
 //! built immutably; `with` masks the value to the field (the hardware's own semantics), and
 //! `try_with` refuses a value that does not fit. `Debug` prints the raw word and every field.
+//! A field's type names its word ([`Field<W>`](Field)): using it on another word is a compile
+//! error.
 
-/// A bit range `hi:lo` (inclusive) inside a hardware word.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Field {
+use core::fmt;
+use core::marker::PhantomData;
+
+/// A bit range `hi:lo` (inclusive) inside the hardware word `W`.
+///
+/// The word type is part of the field's type, so a field of one register or packet word
+/// cannot be applied to another: this does not compile.
+///
+/// ```compile_fail
+/// use hcq_core::pm4::{GcrCntl, Pm4Header};
+/// let _ = Pm4Header::zeroed().with(GcrCntl::GL2_WB, 1); // a GCR_CNTL field on a PM4 header
+/// ```
+///
+/// while the same call with the header's own field does:
+///
+/// ```
+/// use hcq_core::pm4::{GcrCntl, Pm4Header};
+/// assert_eq!(Pm4Header::zeroed().with(Pm4Header::TYPE, 3).raw(), 0xC000_0000);
+/// assert_eq!(GcrCntl::zeroed().with(GcrCntl::GL2_WB, 1).raw(), 1 << 15);
+/// ```
+pub struct Field<W> {
     /// Lowest bit of the field.
     pub lo: u32,
     /// Highest bit of the field (inclusive).
     pub hi: u32,
+    // `fn() -> W`: the field neither owns nor borrows a `W`, and is `Send`, `Sync` and `Copy`
+    // whatever `W` is.
+    word: PhantomData<fn() -> W>,
 }
 
-impl Field {
-    /// A field covering bits `hi..=lo`. Use through [`bitfield!`](crate::bitfield!), which checks the range at
-    /// compile time.
+impl<W> Field<W> {
+    /// A field of `W` covering bits `hi..=lo`. Use through [`bitfield!`](crate::bitfield!),
+    /// which checks the range at compile time; for tables that place a field per family
+    /// (`ArchInfo`), the caller keeps `hi >= lo` and `hi` inside the word.
     #[must_use]
     pub const fn new(hi: u32, lo: u32) -> Self {
-        Self { lo, hi }
+        Self {
+            lo,
+            hi,
+            word: PhantomData,
+        }
     }
 
     /// Width in bits.
@@ -56,6 +84,41 @@ impl Field {
         } else {
             (1u64 << self.width()) - 1
         }
+    }
+
+    /// Whether `other` (a field of any word) covers the same bits: for checks that two
+    /// layouts agree on a position.
+    #[must_use]
+    pub const fn same_bits<V>(self, other: Field<V>) -> bool {
+        self.lo == other.lo && self.hi == other.hi
+    }
+}
+
+// Written out rather than derived: a derive would require `W: Clone` (and so on), and the
+// word types are only markers here.
+impl<W> Clone for Field<W> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<W> Copy for Field<W> {}
+
+impl<W> PartialEq for Field<W> {
+    fn eq(&self, other: &Self) -> bool {
+        self.same_bits(*other)
+    }
+}
+
+impl<W> Eq for Field<W> {}
+
+impl<W> fmt::Debug for Field<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Field")
+            .field("word", &core::any::type_name::<W>())
+            .field("lo", &self.lo)
+            .field("hi", &self.hi)
+            .finish()
     }
 }
 
@@ -81,7 +144,7 @@ macro_rules! bitfield {
         impl $name {
             $(
                 $(#[$fmeta])*
-                pub const $field: $crate::bitfield::Field = {
+                pub const $field: $crate::bitfield::Field<Self> = {
                     assert!($hi >= $lo, "bitfield: MSB is smaller than its LSB");
                     assert!(($hi as u32) < <$t>::BITS, "bitfield: field lies outside the word");
                     $crate::bitfield::Field::new($hi, $lo)
@@ -89,7 +152,7 @@ macro_rules! bitfield {
             )*
 
             /// Every field with its name, in declaration order.
-            pub const FIELDS: &'static [(&'static str, $crate::bitfield::Field)] =
+            pub const FIELDS: &'static [(&'static str, $crate::bitfield::Field<Self>)] =
                 &[$((stringify!($field), Self::$field)),*];
 
             /// The word with every bit clear.
@@ -116,7 +179,7 @@ macro_rules! bitfield {
             /// The value of `field`.
             #[must_use]
             #[inline]
-            pub const fn get(self, field: $crate::bitfield::Field) -> $t {
+            pub const fn get(self, field: $crate::bitfield::Field<Self>) -> $t {
                 // CAST: the mask is at most the word's width, so the value fits in $t.
                 ((self.0 >> field.lo) as u64 & field.mask64()) as $t
             }
@@ -124,7 +187,7 @@ macro_rules! bitfield {
             /// `field` set to `value`, masked to the field's width.
             #[must_use]
             #[inline]
-            pub const fn with(self, field: $crate::bitfield::Field, value: $t) -> Self {
+            pub const fn with(self, field: $crate::bitfield::Field<Self>, value: $t) -> Self {
                 // CAST: the mask is at most the word's width, so it fits in $t.
                 let mask = (field.mask64() as $t) << field.lo;
                 Self((self.0 & !mask) | ((value << field.lo) & mask))
@@ -133,21 +196,21 @@ macro_rules! bitfield {
             /// `field` set to a boolean.
             #[must_use]
             #[inline]
-            pub const fn with_flag(self, field: $crate::bitfield::Field, on: bool) -> Self {
+            pub const fn with_flag(self, field: $crate::bitfield::Field<Self>, on: bool) -> Self {
                 self.with(field, on as $t)
             }
 
             /// Whether `value` fits in `field`.
             #[must_use]
             #[inline]
-            pub const fn fits(field: $crate::bitfield::Field, value: $t) -> bool {
+            pub const fn fits(field: $crate::bitfield::Field<Self>, value: $t) -> bool {
                 (value as u64) <= field.mask64()
             }
 
             /// `field` set to `value`, or `None` when `value` does not fit in the field.
             #[must_use]
             #[inline]
-            pub const fn try_with(self, field: $crate::bitfield::Field, value: $t) -> Option<Self> {
+            pub const fn try_with(self, field: $crate::bitfield::Field<Self>, value: $t) -> Option<Self> {
                 if Self::fits(field, value) {
                     Some(self.with(field, value))
                 } else {
@@ -158,7 +221,7 @@ macro_rules! bitfield {
             /// A zeroed word with one field set, or `None` when `value` does not fit.
             #[must_use]
             #[inline]
-            pub const fn try_zeroed_with(field: $crate::bitfield::Field, value: $t) -> Option<Self> {
+            pub const fn try_zeroed_with(field: $crate::bitfield::Field<Self>, value: $t) -> Option<Self> {
                 Self::zeroed().try_with(field, value)
             }
         }

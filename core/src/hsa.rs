@@ -203,7 +203,7 @@ impl KernelCodeProperties {
     /// private segment size 1).
     #[must_use]
     pub const fn user_sgpr_count(self) -> u32 {
-        const COST: [(crate::bitfield::Field, u32); 7] = [
+        const COST: [(crate::bitfield::Field<KernelCodeProperties>, u32); 7] = [
             (KernelCodeProperties::ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER, 4),
             (KernelCodeProperties::ENABLE_SGPR_DISPATCH_PTR, 2),
             (KernelCodeProperties::ENABLE_SGPR_QUEUE_PTR, 2),

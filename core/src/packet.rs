@@ -167,9 +167,9 @@ impl fmt::Display for DecodeError {
 impl core::error::Error for DecodeError {}
 
 /// Writes ` name=value` for every field of a bitfield word (names lowercased, umr style).
-pub(crate) fn write_fields(
+pub(crate) fn write_fields<W>(
     f: &mut fmt::Formatter<'_>,
-    fields: &[(&str, crate::bitfield::Field)],
+    fields: &[(&str, crate::bitfield::Field<W>)],
     raw: u32,
 ) -> fmt::Result {
     use fmt::Write as _;

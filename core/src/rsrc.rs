@@ -138,11 +138,8 @@ pub struct ScratchRsrcFormat {
 }
 
 /// `INDEX_STRIDE` sits at bits 22:21 in both word-3 layouts hcq builds.
-const INDEX_STRIDE: crate::bitfield::Field = BufRsrcWord3Gfx9::INDEX_STRIDE;
-const _: () = assert!(
-    BufRsrcWord3Gfx10::INDEX_STRIDE.lo == INDEX_STRIDE.lo
-        && BufRsrcWord3Gfx10::INDEX_STRIDE.hi == INDEX_STRIDE.hi
-);
+const INDEX_STRIDE: crate::bitfield::Field<BufRsrcWord3Gfx9> = BufRsrcWord3Gfx9::INDEX_STRIDE;
+const _: () = assert!(BufRsrcWord3Gfx10::INDEX_STRIDE.same_bits(INDEX_STRIDE));
 
 /// gfx9 (ROCR `FillBufRsrcWord1` / `FillBufRsrcWord3`, dGPU: `ATC = 0`).
 pub const SCRATCH_GFX9: ScratchRsrcFormat = ScratchRsrcFormat {

@@ -133,7 +133,7 @@ impl Check<'_> {
     }
 
     /// A core field against a Mesa field.
-    fn field(&mut self, what: &str, core: Field, chip: &str, reg: &str, name: &str) {
+    fn field<W>(&mut self, what: &str, core: Field<W>, chip: &str, reg: &str, name: &str) {
         self.compared += 1;
         match self
             .refs
@@ -150,7 +150,7 @@ impl Check<'_> {
     }
 
     /// Several core fields that together tile one Mesa field.
-    fn tiles(&mut self, what: &str, core: &[Field], chip: &str, reg: &str, name: &str) {
+    fn tiles<W>(&mut self, what: &str, core: &[Field<W>], chip: &str, reg: &str, name: &str) {
         self.compared += 1;
         let lo = core.iter().map(|f| f.lo).min().unwrap_or(0);
         let hi = core.iter().map(|f| f.hi).max().unwrap_or(0);
@@ -184,7 +184,7 @@ impl Check<'_> {
     }
 
     /// A `#define NAME(x) ... << shift` (with a width when the macro masks).
-    fn shift(&mut self, what: &str, core: Field, file: &str, name: &str) {
+    fn shift<W>(&mut self, what: &str, core: Field<W>, file: &str, name: &str) {
         self.compared += 1;
         if let Some((kind, a, b)) = self.define(file, name) {
             let ok = match (kind.as_str(), b) {
@@ -296,7 +296,7 @@ fn registers(c: &mut Check, arch: &ArchInfo, chip: &str) {
 
 fn rsrc_fields(c: &mut Check, family: Family, chip: &str) {
     let r1 = "COMPUTE_PGM_RSRC1";
-    let f = |c: &mut Check, core: Field, name: &str| {
+    let f = |c: &mut Check, core: Field<_>, name: &str| {
         c.field(&format!("{chip} PgmRsrc1.{name}"), core, chip, r1, name)
     };
     f(c, PgmRsrc1::GRANULATED_WORKITEM_VGPR_COUNT, "VGPRS");
@@ -329,7 +329,7 @@ fn rsrc_fields(c: &mut Check, family: Family, chip: &str) {
     );
 
     let r2 = "COMPUTE_PGM_RSRC2";
-    let f = |c: &mut Check, core: Field, name: &str| {
+    let f = |c: &mut Check, core: Field<_>, name: &str| {
         c.field(&format!("{chip} PgmRsrc2.{name}"), core, chip, r2, name)
     };
     f(c, PgmRsrc2::ENABLE_PRIVATE_SEGMENT, "SCRATCH_EN");
@@ -355,7 +355,7 @@ fn rsrc_fields(c: &mut Check, family: Family, chip: &str) {
 
     // PgmRsrc3 is the gfx10+ layout (gfx90a/gfx940 use ACCUM_OFFSET/TG_SPLIT there).
     let r3 = "COMPUTE_PGM_RSRC3";
-    let f = |c: &mut Check, core: Field, name: &str| {
+    let f = |c: &mut Check, core: Field<_>, name: &str| {
         c.field(&format!("{chip} PgmRsrc3.{name}"), core, chip, r3, name)
     };
     match chip {
@@ -373,7 +373,7 @@ fn rsrc_fields(c: &mut Check, family: Family, chip: &str) {
 
 fn dispatch_and_scratch(c: &mut Check, arch: &ArchInfo, chip: &str) {
     let di = "COMPUTE_DISPATCH_INITIATOR";
-    let f = |c: &mut Check, core: Field, name: &str| {
+    let f = |c: &mut Check, core: Field<_>, name: &str| {
         c.field(
             &format!("{chip} DispatchInitiator.{name}"),
             core,
@@ -409,7 +409,7 @@ fn dispatch_and_scratch(c: &mut Check, arch: &ArchInfo, chip: &str) {
         f(c, DispatchInitiator::CS_W32_EN, "CS_W32_EN");
     }
 
-    let wavesize = Field::new(arch.tmpring_wavesize_hi, 12);
+    let wavesize = arch.tmpring_wavesize();
     c.field(
         &format!("{chip} tmpring_wavesize_hi"),
         wavesize,
@@ -421,7 +421,7 @@ fn dispatch_and_scratch(c: &mut Check, arch: &ArchInfo, chip: &str) {
     // The scratch V# words core builds.
     if arch.scratch_rsrc.is_some() {
         let w1 = "SQ_BUF_RSRC_WORD1";
-        let f = |c: &mut Check, core: Field, name: &str| {
+        let f = |c: &mut Check, core: Field<_>, name: &str| {
             c.field(&format!("{chip} BufRsrcWord1.{name}"), core, chip, w1, name)
         };
         f(c, BufRsrcWord1::BASE_ADDRESS_HI, "BASE_ADDRESS_HI");
@@ -432,7 +432,7 @@ fn dispatch_and_scratch(c: &mut Check, arch: &ArchInfo, chip: &str) {
     let w3 = "SQ_BUF_RSRC_WORD3";
     match arch.family {
         Family::Gfx9 => {
-            let f = |c: &mut Check, core: Field, name: &str| {
+            let f = |c: &mut Check, core: Field<_>, name: &str| {
                 c.field(
                     &format!("{chip} BufRsrcWord3Gfx9.{name}"),
                     core,
@@ -476,7 +476,7 @@ fn dispatch_and_scratch(c: &mut Check, arch: &ArchInfo, chip: &str) {
             }
         }
         Family::Gfx10 => {
-            let f = |c: &mut Check, core: Field, name: &str| {
+            let f = |c: &mut Check, core: Field<_>, name: &str| {
                 c.field(
                     &format!("{chip} BufRsrcWord3Gfx10.{name}"),
                     core,
@@ -502,7 +502,7 @@ fn dispatch_and_scratch(c: &mut Check, arch: &ArchInfo, chip: &str) {
     // Cache control on gfx9: ACQUIRE_MEM's CP_COHER_CNTL.
     if arch.family == Family::Gfx9 {
         let cc = "CP_COHER_CNTL";
-        let f = |c: &mut Check, core: Field, name: &str| {
+        let f = |c: &mut Check, core: Field<_>, name: &str| {
             c.field(&format!("{chip} CpCoherCntl.{name}"), core, chip, cc, name)
         };
         f(c, CpCoherCntl::TC_WB_ACTION_ENA, "TC_WB_ACTION_ENA");
@@ -533,7 +533,7 @@ fn packet_words(c: &mut Check, arch: &ArchInfo, chip: &str) {
         return;
     }
     let g = "PKT3_GCR_CNTL";
-    let f = |c: &mut Check, core: Field, name: &str| {
+    let f = |c: &mut Check, core: Field<_>, name: &str| {
         c.field(&format!("{chip} GcrCntl.{name}"), core, chip, g, name)
     };
     f(c, GcrCntl::GLI_INV, "GLI_INV");
@@ -553,7 +553,7 @@ fn packet_words(c: &mut Check, arch: &ArchInfo, chip: &str) {
     f(c, GcrCntl::RANGE_IS_PA, "RANGE_IS_PA");
 
     let r = "PKT3_RELEASE_MEM_OP";
-    let f = |c: &mut Check, core: Field, name: &str| {
+    let f = |c: &mut Check, core: Field<_>, name: &str| {
         c.field(
             &format!("{chip} ReleaseMemEventCntl.{name}"),
             core,
@@ -598,13 +598,17 @@ fn families_match_mesa() {
     }
     // PM4 packet words common to all families (Mesa pkt3.json).
     for chip in ["gfx9", "gfx940", "gfx10", "gfx103", "gfx11"] {
-        let f = |c: &mut Check, core: Field, reg: &str, name: &str| {
+        let f = |c: &mut Check, core: Field<_>, reg: &str, name: &str| {
             c.field(&format!("{chip} {reg}.{name}"), core, chip, reg, name)
         };
         f(&mut c, IbControl::IB_SIZE, "PKT3_IB_CONTROL", "IB_SIZE");
         f(&mut c, IbControl::CHAIN, "PKT3_IB_CONTROL", "CHAIN");
         f(&mut c, IbControl::PRE_ENA, "PKT3_IB_CONTROL", "PRE_ENA");
         f(&mut c, IbControl::VALID, "PKT3_IB_CONTROL", "VALID");
+        // A field is typed by its word: one closure per word.
+        let f = |c: &mut Check, core: Field<_>, reg: &str, name: &str| {
+            c.field(&format!("{chip} {reg}.{name}"), core, chip, reg, name)
+        };
         f(&mut c, WriteDataCntl::DST_SEL, "PKT3_CONTROL", "DST_SEL");
         f(
             &mut c,
@@ -916,7 +920,7 @@ fn pm4_matches_linux_and_mesa_sid() {
 
     // nvd.h (gfx10+): RELEASE_MEM dword 1 and 2.
     let n = "linux_nvd";
-    let rm = |c: &mut Check, core: Field, name: &str| {
+    let rm = |c: &mut Check, core: Field<_>, name: &str| {
         c.shift(
             &format!("ReleaseMemEventCntl {name}"),
             core,
@@ -942,6 +946,14 @@ fn pm4_matches_linux_and_mesa_sid() {
     rm(&mut c, ReleaseMemEventCntl::GCR_SEQ, "GCR_SEQ");
     rm(&mut c, ReleaseMemEventCntl::CACHE_POLICY, "CACHE_POLICY");
     rm(&mut c, ReleaseMemEventCntl::EXECUTE, "EXECUTE");
+    let rm = |c: &mut Check, core: Field<_>, name: &str| {
+        c.shift(
+            &format!("ReleaseMemEventCntl {name}"),
+            core,
+            n,
+            &format!("PACKET3_RELEASE_MEM_{name}"),
+        )
+    };
     rm(&mut c, ReleaseMemDataCntl::DATA_SEL, "DATA_SEL");
     rm(&mut c, ReleaseMemDataCntl::INT_SEL, "INT_SEL");
     rm(&mut c, ReleaseMemDataCntl::DST_SEL, "DST_SEL");

@@ -164,7 +164,7 @@ impl Device {
 }
 
 /// User SGPR inputs `pm4::exec` cannot fill: a kernel asking for one is refused at load.
-const UNSUPPORTED_USER_SGPRS: [(Field, &str); 3] = [
+const UNSUPPORTED_USER_SGPRS: [(Field<KernelCodeProperties>, &str); 3] = [
     (
         KernelCodeProperties::ENABLE_SGPR_QUEUE_PTR,
         "the queue pointer (ENABLE_SGPR_QUEUE_PTR)",

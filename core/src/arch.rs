@@ -9,6 +9,7 @@ use core::fmt;
 
 use crate::bitfield::Field;
 use crate::rsrc::ScratchRsrcFormat;
+use crate::sel::{EventIndex, EventType};
 
 // Kept here too so paths written before `addr` existed keep working.
 #[doc(no_inline)]
@@ -245,13 +246,13 @@ impl AcquireMemLayout {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Events {
     /// CS_PARTIAL_FLUSH (EVENT_WRITE after a dispatch).
-    pub cs_partial_flush: u32,
+    pub cs_partial_flush: EventType,
     /// EVENT_INDEX that goes with CS_PARTIAL_FLUSH.
-    pub cs_partial_flush_index: u32,
+    pub cs_partial_flush_index: EventIndex,
     /// CACHE_FLUSH_AND_INV_TS_EVENT (RELEASE_MEM).
-    pub cache_flush_and_inv_ts: u32,
+    pub cache_flush_and_inv_ts: EventType,
     /// RELEASE_MEM event index "end of pipe".
-    pub release_mem_end_of_pipe: u32,
+    pub release_mem_end_of_pipe: EventIndex,
 }
 
 bitfield! {
@@ -312,10 +313,10 @@ impl ArchInfo {
 }
 
 const EVENTS: Events = Events {
-    cs_partial_flush: 0x07,
-    cs_partial_flush_index: 4,
-    cache_flush_and_inv_ts: 0x14,
-    release_mem_end_of_pipe: 5,
+    cs_partial_flush: EventType::CsPartialFlush,
+    cs_partial_flush_index: EventIndex::PartialFlush,
+    cache_flush_and_inv_ts: EventType::CacheFlushAndInvTs,
+    release_mem_end_of_pipe: EventIndex::EndOfPipe,
 };
 
 /// gfx10/11/12 compute registers (gc_11_0_0_offset.h + GC base 0x1260 − 0x2C00).

@@ -30,6 +30,7 @@ pub mod pm4;
 pub mod ring;
 pub mod rsrc;
 pub mod sdma;
+pub mod sel;
 pub mod signal;
 pub mod sync;
 pub mod timeline;

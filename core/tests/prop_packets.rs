@@ -6,6 +6,7 @@ use hcq_core::arch::{GFX9, GFX11};
 use hcq_core::pm4::{self, Pm4Packet};
 use hcq_core::rsrc::ScratchRsrc;
 use hcq_core::sdma::{self, SdmaPacket};
+use hcq_core::sel::{DataSel, IntSel};
 use hcq_core::signal::SignalRef;
 use proptest::prelude::*;
 
@@ -106,7 +107,7 @@ proptest! {
         let n = pm4::signal(&mut b, arch, &s, v).unwrap();
         prop_assert_eq!(n, pm4::signal_dwords(&s));
         let pk: Vec<_> = pm4::decode(&b[..n]).map(|r| r.unwrap().1).collect();
-        prop_assert_eq!(pk[0], Pm4Packet::ReleaseMem(pm4::release_packet(arch, 1, 2, GpuVa(s.value_addr()), v, 0, true)));
+        prop_assert_eq!(pk[0], Pm4Packet::ReleaseMem(pm4::release_packet(arch, DataSel::Data32, IntSel::InterruptAfterWrite, GpuVa(s.value_addr()), v, 0, true)));
         if s.has_event() {
             prop_assert_eq!(pk[1], Pm4Packet::ReleaseMem(pm4::mailbox_packet(arch, &s)));
         }

@@ -20,6 +20,7 @@ use hcq_core::pm4::{
 };
 use hcq_core::rsrc::{self, BufRsrcWord1, BufRsrcWord3Gfx9, BufRsrcWord3Gfx10};
 use hcq_core::sdma;
+use hcq_core::sel::{CompareFunction, EventType};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -516,16 +517,27 @@ fn dispatch_and_scratch(c: &mut Check, arch: &ArchInfo, chip: &str) {
     let chip = if chip == "gfx940" { "gfx9" } else { chip };
     c.enum_value(
         "events.cs_partial_flush",
-        arch.events.cs_partial_flush,
+        arch.events.cs_partial_flush.raw(),
         chip,
         "CS_PARTIAL_FLUSH",
     );
     c.enum_value(
         "events.cache_flush_and_inv_ts",
-        arch.events.cache_flush_and_inv_ts,
+        arch.events.cache_flush_and_inv_ts.raw(),
         chip,
         "CACHE_FLUSH_AND_INV_TS_EVENT",
     );
+    // The selector enum's values where Mesa's VGT_EVENT_TYPE names them.
+    for (ty, name) in [
+        (EventType::CsPartialFlush, "CS_PARTIAL_FLUSH"),
+        (
+            EventType::CacheFlushAndInvTs,
+            "CACHE_FLUSH_AND_INV_TS_EVENT",
+        ),
+        (EventType::BottomOfPipeTs, "BOTTOM_OF_PIPE_TS"),
+    ] {
+        c.enum_value(&format!("{ty:?}"), ty.raw(), chip, name);
+    }
 }
 
 fn packet_words(c: &mut Check, arch: &ArchInfo, chip: &str) {
@@ -1004,11 +1016,21 @@ fn pm4_matches_linux_and_mesa_sid() {
         m,
         "WAIT_REG_MEM_PFP",
     );
-    c.value("func::EQ", pm4::func::EQ, m, "WAIT_REG_MEM_EQUAL");
-    c.value("func::NE", pm4::func::NE, m, "WAIT_REG_MEM_NOT_EQUAL");
     c.value(
-        "func::GEQ",
-        pm4::func::GEQ,
+        "CompareFunction::Equal",
+        CompareFunction::Equal.raw(),
+        m,
+        "WAIT_REG_MEM_EQUAL",
+    );
+    c.value(
+        "CompareFunction::NotEqual",
+        CompareFunction::NotEqual.raw(),
+        m,
+        "WAIT_REG_MEM_NOT_EQUAL",
+    );
+    c.value(
+        "CompareFunction::GreaterEqual",
+        CompareFunction::GreaterEqual.raw(),
         m,
         "WAIT_REG_MEM_GREATER_OR_EQUAL",
     );

@@ -5,6 +5,7 @@ use engine_common::*;
 use hcq_core::addr::GpuVa;
 use hcq_core::arch::{GFX9, GFX11};
 use hcq_core::pm4::{self, IbControl, Pm4Header, WriteDataCntl};
+use hcq_core::sel::{DataSel, IntSel};
 use hcq_sim::engine::{Mode, QueueFaultKind, QueueKind, QueueState, Site, VmFaultKind};
 
 #[test]
@@ -18,19 +19,43 @@ fn release_mem_writes_32_64_and_clock_and_interrupts() {
     s.extend(pm4(|b| {
         pm4::release_mem(
             b,
-            &pm4::release_packet(&GFX11, 1, 0, GpuVa(a), 0x1_2345_6789, 0, true),
+            &pm4::release_packet(
+                &GFX11,
+                DataSel::Data32,
+                IntSel::None,
+                GpuVa(a),
+                0x1_2345_6789,
+                0,
+                true,
+            ),
         )
     }));
     s.extend(pm4(|b| {
         pm4::release_mem(
             b,
-            &pm4::release_packet(&GFX11, 2, 0, GpuVa(a + 8), 0xaabb_ccdd_0011_2233, 0, true),
+            &pm4::release_packet(
+                &GFX11,
+                DataSel::Data64,
+                IntSel::None,
+                GpuVa(a + 8),
+                0xaabb_ccdd_0011_2233,
+                0,
+                true,
+            ),
         )
     }));
     s.extend(pm4(|b| {
         pm4::release_mem(
             b,
-            &pm4::release_packet(&GFX11, 3, 0, GpuVa(a + 16), 0, 0, false),
+            &pm4::release_packet(
+                &GFX11,
+                DataSel::GpuClock,
+                IntSel::None,
+                GpuVa(a + 16),
+                0,
+                0,
+                false,
+            ),
         )
     }));
     // Signal with a mailbox: value, then event id to the mailbox + interrupt.
@@ -456,7 +481,15 @@ fn bad_doorbell_and_malformed_fields_fault() {
         &pm4(|b| {
             pm4::release_mem(
                 b,
-                &pm4::release_packet(&GFX11, 2, 0, GpuVa(DATA_VA + 4), 1, 0, false),
+                &pm4::release_packet(
+                    &GFX11,
+                    DataSel::Data64,
+                    IntSel::None,
+                    GpuVa(DATA_VA + 4),
+                    1,
+                    0,
+                    false,
+                ),
             )
         }),
     );
@@ -545,16 +578,19 @@ fn release_mem_int_sel_follows_the_headers() {
             )
         })
     };
-    let mut s = rel(1, 2, a, 5, 21);
-    s.extend(rel(1, 3, a + 4, 6, 22));
-    s.extend(rel(0, 1, a + 8, 0, 23));
+    let mut s = rel(DataSel::Data32, IntSel::InterruptAfterWrite, a, 5, 21);
+    s.extend(rel(DataSel::Data32, IntSel::WriteConfirm, a + 4, 6, 22));
+    s.extend(rel(DataSel::None, IntSel::Interrupt, a + 8, 0, 23));
     rig.submit(&mut q, &s);
     rig.engines.run_until_idle();
     assert_eq!((rig.r32(a), rig.r32(a + 4)), (5, 6));
     assert_eq!(rig.gpus[0].events().interrupts, vec![21, 23]);
     assert_eq!(rig.engines.queue(q.id).unwrap().state, QueueState::Idle);
     let mut q2 = rig.queue(0, QueueKind::Pm4, 4096);
-    rig.submit(&mut q2, &rel(1, 1, a + 12, 7, 24));
+    rig.submit(
+        &mut q2,
+        &rel(DataSel::Data32, IntSel::Interrupt, a + 12, 7, 24),
+    );
     rig.engines.run_until_idle();
     let QueueState::Faulted(f) = rig.engines.queue(q2.id).unwrap().state else {
         panic!("INT_SEL 1 with a data write must fault")

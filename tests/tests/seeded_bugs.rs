@@ -14,6 +14,7 @@ use hcq_common::{P4, SimMode, programs, rig};
 use hcq_core::addr::GpuVa;
 use hcq_core::hsa::PgmRsrc2;
 use hcq_core::pm4;
+use hcq_core::sel::{DataSel, IntSel};
 use hcq_driver::kernels::{self, FillArgs};
 use hcq_driver::{BufferKind, Device, Error, GpuBuffer, Program};
 
@@ -84,11 +85,11 @@ fn int_sel_1_where_the_wakeup_needs_the_write(mode: SimMode) {
     let r = rig(mode, 1, SHORT);
     let dev = Device::open(&r.kfd, 0).unwrap();
     let sig = dev.new_signal(0).unwrap();
-    let release = |int_sel: u32, value: u64| {
+    let release = |int_sel: IntSel, value: u64| {
         let s = sig.signal_ref();
         let p = pm4::release_packet(
             dev.arch(),
-            1,
+            DataSel::Data32,
             int_sel,
             GpuVa(s.value_addr()),
             value,
@@ -101,10 +102,10 @@ fn int_sel_1_where_the_wakeup_needs_the_write(mode: SimMode) {
     };
     // SAFETY: each stream only writes the value of `sig`, a signal this test created and keeps
     // alive past the waits below.
-    unsafe { dev.submit_compute_raw(&release(2, 1)) }.unwrap();
+    unsafe { dev.submit_compute_raw(&release(IntSel::InterruptAfterWrite, 1)) }.unwrap();
     dev.wait(&sig, 1).unwrap();
     // SAFETY: as above.
-    unsafe { dev.submit_compute_raw(&release(1, 2)) }.unwrap();
+    unsafe { dev.submit_compute_raw(&release(IntSel::Interrupt, 2)) }.unwrap();
     let err = dev.wait(&sig, 2).unwrap_err();
     assert!(matches!(err, Error::DeviceFault(_)), "{err}");
 }

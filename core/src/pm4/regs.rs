@@ -1,5 +1,10 @@
 //! Opcodes, limits and the header and control words as bitfields.
 
+use crate::sel::{
+    CompareFunction, DataSel, EventIndex, EventType, IntSel, MemSpace, ReleaseDst, UnknownSelector,
+    WaitOperation, WriteDataDst,
+};
+
 /// PM4 opcodes (IT_OPCODE).
 pub mod op {
     /// NOP (body ignored; `PACKET3(NOP, 0x3FFF)` is a header-only 1-dword NOP).
@@ -75,16 +80,33 @@ bitfield! {
     }
 }
 
-/// WAIT_REG_MEM / POLL_REGMEM compare functions.
-pub mod func {
-    /// Always true.
-    pub const ALWAYS: u32 = 0;
-    /// `==`.
-    pub const EQ: u32 = 3;
-    /// `!=`.
-    pub const NE: u32 = 4;
-    /// `>=`.
-    pub const GEQ: u32 = 5;
+impl WaitRegMemCtl {
+    /// The compare function.
+    ///
+    /// # Errors
+    /// [`UnknownSelector`] for a value [`CompareFunction`] does not name.
+    #[inline]
+    pub const fn function(self) -> Result<CompareFunction, UnknownSelector> {
+        CompareFunction::from_raw(self.get(Self::FUNCTION))
+    }
+
+    /// What the address words name.
+    ///
+    /// # Errors
+    /// [`UnknownSelector`] for a value [`MemSpace`] does not name.
+    #[inline]
+    pub const fn mem_space(self) -> Result<MemSpace, UnknownSelector> {
+        MemSpace::from_raw(self.get(Self::MEM_SPACE))
+    }
+
+    /// Wait, or write and wait.
+    ///
+    /// # Errors
+    /// [`UnknownSelector`] for a value [`WaitOperation`] does not name.
+    #[inline]
+    pub const fn operation(self) -> Result<WaitOperation, UnknownSelector> {
+        WaitOperation::from_raw(self.get(Self::OPERATION))
+    }
 }
 
 bitfield! {
@@ -121,6 +143,26 @@ bitfield! {
     }
 }
 
+impl ReleaseMemEventCntl {
+    /// The event.
+    ///
+    /// # Errors
+    /// [`UnknownSelector`] for a value [`EventType`] does not name.
+    #[inline]
+    pub const fn event_type(self) -> Result<EventType, UnknownSelector> {
+        EventType::from_raw(self.get(Self::EVENT_TYPE))
+    }
+
+    /// When the release happens (end of pipe, shader done).
+    ///
+    /// # Errors
+    /// [`UnknownSelector`] for a value [`EventIndex`] does not name.
+    #[inline]
+    pub const fn event_index(self) -> Result<EventIndex, UnknownSelector> {
+        EventIndex::from_raw(self.get(Self::EVENT_INDEX))
+    }
+}
+
 bitfield! {
     /// RELEASE_MEM dword 2: what to write and whether to interrupt.
     pub struct ReleaseMemDataCntl(u32) {
@@ -130,6 +172,35 @@ bitfield! {
         INT_SEL: 26:24,
         /// 0 none, 1 32-bit data, 2 64-bit data, 3 GPU clock, 4 system clock.
         DATA_SEL: 31:29,
+    }
+}
+
+impl ReleaseMemDataCntl {
+    /// What is written.
+    ///
+    /// # Errors
+    /// [`UnknownSelector`] for a value [`DataSel`] does not name.
+    #[inline]
+    pub const fn data_sel(self) -> Result<DataSel, UnknownSelector> {
+        DataSel::from_raw(self.get(Self::DATA_SEL))
+    }
+
+    /// Whether and when an interrupt is sent.
+    ///
+    /// # Errors
+    /// [`UnknownSelector`] for a value [`IntSel`] does not name.
+    #[inline]
+    pub const fn int_sel(self) -> Result<IntSel, UnknownSelector> {
+        IntSel::from_raw(self.get(Self::INT_SEL))
+    }
+
+    /// Where the data goes.
+    ///
+    /// # Errors
+    /// [`UnknownSelector`] for a value [`ReleaseDst`] does not name.
+    #[inline]
+    pub const fn dst_sel(self) -> Result<ReleaseDst, UnknownSelector> {
+        ReleaseDst::from_raw(self.get(Self::DST_SEL))
     }
 }
 
@@ -215,6 +286,26 @@ bitfield! {
     }
 }
 
+impl EventWriteCntl {
+    /// The event.
+    ///
+    /// # Errors
+    /// [`UnknownSelector`] for a value [`EventType`] does not name.
+    #[inline]
+    pub const fn event_type(self) -> Result<EventType, UnknownSelector> {
+        EventType::from_raw(self.get(Self::EVENT_TYPE))
+    }
+
+    /// The event's index.
+    ///
+    /// # Errors
+    /// [`UnknownSelector`] for a value [`EventIndex`] does not name.
+    #[inline]
+    pub const fn event_index(self) -> Result<EventIndex, UnknownSelector> {
+        EventIndex::from_raw(self.get(Self::EVENT_INDEX))
+    }
+}
+
 bitfield! {
     /// COMPUTE_DISPATCH_INITIATOR (DISPATCH_DIRECT dword 4).
     pub struct DispatchInitiator(u32) {
@@ -248,5 +339,16 @@ bitfield! {
         CACHE_POLICY: 26:25,
         /// Engine.
         ENGINE_SEL: 31:30,
+    }
+}
+
+impl WriteDataCntl {
+    /// Where the data goes.
+    ///
+    /// # Errors
+    /// [`UnknownSelector`] for a value [`WriteDataDst`] does not name.
+    #[inline]
+    pub const fn dst_sel(self) -> Result<WriteDataDst, UnknownSelector> {
+        WriteDataDst::from_raw(self.get(Self::DST_SEL))
     }
 }

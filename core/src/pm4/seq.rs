@@ -1,6 +1,7 @@
 //! The seed's commands: the sequences `memory_barrier`, `exec`, `wait`, `signal` and `timestamp` build.
 
 use super::*;
+use crate::sel::{CompareFunction, DataSel, IntSel, MemSpace, ReleaseDst, WaitOperation};
 
 /// Which caches an ACQUIRE_MEM invalidates (the seed's `_invalidate_cache` keyword arguments).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,9 +101,9 @@ pub const fn memory_barrier_dwords(arch: &ArchInfo) -> usize {
 pub const fn hdp_flush_wait(arch: &ArchInfo) -> WaitRegMem {
     WaitRegMem {
         control: WaitRegMemCtl::zeroed()
-            .with(WaitRegMemCtl::MEM_SPACE, 0)
-            .with(WaitRegMemCtl::OPERATION, 1)
-            .with(WaitRegMemCtl::FUNCTION, func::EQ)
+            .with(WaitRegMemCtl::MEM_SPACE, MemSpace::Register.raw())
+            .with(WaitRegMemCtl::OPERATION, WaitOperation::WriteThenWait.raw())
+            .with(WaitRegMemCtl::FUNCTION, CompareFunction::Equal.raw())
             .with(WaitRegMemCtl::ENGINE, 0),
         addr_lo: arch.hdp_flush_req,
         addr_hi: arch.hdp_flush_done,
@@ -137,9 +138,9 @@ pub const WAIT_DWORDS: usize = WAIT_REG_MEM_DWORDS;
 pub const fn wait_packet(value_addr: GpuVa, value: u32) -> WaitRegMem {
     WaitRegMem {
         control: WaitRegMemCtl::zeroed()
-            .with(WaitRegMemCtl::MEM_SPACE, 1)
-            .with(WaitRegMemCtl::OPERATION, 0)
-            .with(WaitRegMemCtl::FUNCTION, func::GEQ)
+            .with(WaitRegMemCtl::MEM_SPACE, MemSpace::Memory.raw())
+            .with(WaitRegMemCtl::OPERATION, WaitOperation::Wait.raw())
+            .with(WaitRegMemCtl::FUNCTION, CompareFunction::GreaterEqual.raw())
             .with(WaitRegMemCtl::ENGINE, 0),
         addr_lo: value_addr.lo(),
         addr_hi: value_addr.hi(),
@@ -160,8 +161,8 @@ pub fn wait(buf: &mut [u32], signal: &SignalRef, value: u32) -> Result<usize, En
 #[inline]
 pub const fn release_packet(
     arch: &ArchInfo,
-    data_sel: u32,
-    int_sel: u32,
+    data_sel: DataSel,
+    int_sel: IntSel,
     addr: GpuVa,
     data: u64,
     int_ctxid: u32,
@@ -176,16 +177,16 @@ pub const fn release_packet(
         event: ReleaseMemEventCntl(flush)
             .with(
                 ReleaseMemEventCntl::EVENT_TYPE,
-                arch.events.cache_flush_and_inv_ts,
+                arch.events.cache_flush_and_inv_ts.raw(),
             )
             .with(
                 ReleaseMemEventCntl::EVENT_INDEX,
-                arch.events.release_mem_end_of_pipe,
+                arch.events.release_mem_end_of_pipe.raw(),
             ),
         data_cntl: ReleaseMemDataCntl::zeroed()
-            .with(ReleaseMemDataCntl::DATA_SEL, data_sel)
-            .with(ReleaseMemDataCntl::INT_SEL, int_sel)
-            .with(ReleaseMemDataCntl::DST_SEL, 0),
+            .with(ReleaseMemDataCntl::DATA_SEL, data_sel.raw())
+            .with(ReleaseMemDataCntl::INT_SEL, int_sel.raw())
+            .with(ReleaseMemDataCntl::DST_SEL, ReleaseDst::Memory.raw()),
         addr,
         data,
         int_ctxid,
@@ -204,7 +205,15 @@ pub fn timestamp(
 ) -> Result<usize, EncodeError> {
     release_mem(
         buf,
-        &release_packet(arch, 3, 0, GpuVa(signal.start_ts_addr()), 0, 0, false),
+        &release_packet(
+            arch,
+            DataSel::GpuClock,
+            IntSel::None,
+            GpuVa(signal.start_ts_addr()),
+            0,
+            0,
+            false,
+        ),
     )
 }
 
@@ -229,7 +238,15 @@ pub fn signal(
     signal: &SignalRef,
     value: u64,
 ) -> Result<usize, EncodeError> {
-    let main = release_packet(arch, 1, 2, GpuVa(signal.value_addr()), value, 0, true);
+    let main = release_packet(
+        arch,
+        DataSel::Data32,
+        IntSel::InterruptAfterWrite,
+        GpuVa(signal.value_addr()),
+        value,
+        0,
+        true,
+    );
     if signal.has_event() {
         let out = head::<16>(buf)?;
         let (a, b) = out.split_at_mut(8);
@@ -247,8 +264,8 @@ pub fn signal(
 pub const fn mailbox_packet(arch: &ArchInfo, signal: &SignalRef) -> ReleaseMem {
     release_packet(
         arch,
-        1,
-        2,
+        DataSel::Data32,
+        IntSel::InterruptAfterWrite,
         GpuVa(signal.event_mailbox_ptr),
         // CAST: u32 -> u64 is lossless (`From` is not const).
         signal.event_id as u64,
@@ -577,10 +594,13 @@ pub fn exec(
     };
     let tail = rest.first_chunk_mut::<EXEC_TAIL>().ok_or(too_small)?;
     let ev = EventWriteCntl::zeroed()
-        .with(EventWriteCntl::EVENT_TYPE, arch.events.cs_partial_flush)
+        .with(
+            EventWriteCntl::EVENT_TYPE,
+            arch.events.cs_partial_flush.raw(),
+        )
         .with(
             EventWriteCntl::EVENT_INDEX,
-            arch.events.cs_partial_flush_index,
+            arch.events.cs_partial_flush_index.raw(),
         );
     *tail = [
         sh(8),

@@ -231,7 +231,7 @@ pub const fn hdp_flush_packet(arch: &ArchInfo, ref_and_mask: u32) -> PollRegmem 
     PollRegmem {
         header: PollRegmemHeader::zeroed()
             .with(PollRegmemHeader::HDP_FLUSH, 1)
-            .with(PollRegmemHeader::FUNC, func::EQ),
+            .with(PollRegmemHeader::FUNC, CompareFunction::Equal.raw()),
         addr: GpuVa(join64(arch.hdp_flush_done << 2, arch.hdp_flush_req << 2)),
         value: ref_and_mask,
         mask: ref_and_mask,

@@ -12,7 +12,8 @@ use crate::arch::ArchInfo;
 use crate::packet::{
     DecodeError, DecodeErrorKind, EncodeError, check_max, head, len64, room, write_fields,
 };
-use crate::pm4::{GcrCntl, func};
+use crate::pm4::GcrCntl;
+use crate::sel::{CompareFunction, UnknownSelector};
 use crate::signal::SignalRef;
 
 mod decode;

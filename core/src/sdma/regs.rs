@@ -135,6 +135,17 @@ bitfield! {
     }
 }
 
+impl PollRegmemHeader {
+    /// The compare function.
+    ///
+    /// # Errors
+    /// [`UnknownSelector`] for a value [`CompareFunction`] does not name.
+    #[inline]
+    pub const fn function(self) -> Result<CompareFunction, UnknownSelector> {
+        CompareFunction::from_raw(self.get(Self::FUNC))
+    }
+}
+
 bitfield! {
     /// POLL_REGMEM dword 5.
     pub struct PollRegmemDw5(u32) {

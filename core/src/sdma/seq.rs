@@ -248,7 +248,7 @@ pub fn signal(
 pub const fn wait_packet(value_addr: GpuVa, value: u32) -> PollRegmem {
     PollRegmem {
         header: PollRegmemHeader::zeroed()
-            .with(PollRegmemHeader::FUNC, func::GEQ)
+            .with(PollRegmemHeader::FUNC, CompareFunction::GreaterEqual.raw())
             .with(PollRegmemHeader::MEM_POLL, 1),
         addr: value_addr,
         value,

@@ -509,7 +509,15 @@ fn pm4_steps(d: &[u32]) -> Vec<Step> {
                 // With the cache flush: what the kernels wrote is in memory for the copy queue.
                 assert_eq!(
                     r,
-                    pm4::release_packet(&GFX11, 1, 2, r.addr, r.data, 0, true)
+                    pm4::release_packet(
+                        &GFX11,
+                        hcq_core::sel::DataSel::Data32,
+                        hcq_core::sel::IntSel::InterruptAfterWrite,
+                        r.addr,
+                        r.data,
+                        0,
+                        true
+                    )
                 );
                 Some(Step::Signal(r.addr.get(), r.data))
             }

@@ -8,6 +8,9 @@ use hcq_core::pm4::{
     EventWriteCntl, IbControl, Pm4Packet, ReleaseMemDataCntl, ReleaseMemEventCntl, WaitRegMemCtl,
     WriteDataCntl,
 };
+use hcq_core::sel::{
+    CompareFunction, DataSel, EventIndex, EventType, IntSel, MemSpace, WaitOperation, WriteDataDst,
+};
 
 fn hw<T>(msg: String) -> Result<T, Cause> {
     Err(Cause::Hw(msg))
@@ -16,23 +19,11 @@ fn hw<T>(msg: String) -> Result<T, Cause> {
 /// `(value & mask) FUNCTION reference` with the WAIT_REG_MEM/POLL_REGMEM function codes;
 /// `None` for the reserved code 7.
 pub(crate) fn compare(function: u32, value: u32, mask: u32, reference: u32) -> Option<bool> {
-    let v = value & mask;
-    Some(match function {
-        0 => true,
-        1 => v < reference,
-        2 => v <= reference,
-        3 => v == reference,
-        4 => v != reference,
-        5 => v >= reference,
-        6 => v > reference,
-        _ => return None,
-    })
+    match CompareFunction::from_raw(function) {
+        Ok(f) => Some(f.holds(value, mask, reference)),
+        Err(_) => None,
+    }
 }
-
-/// Event types EVENT_WRITE may carry (VGT_EVENT_TYPE): CACHE_FLUSH_TS, CACHE_FLUSH,
-/// CS_PARTIAL_FLUSH, CACHE_FLUSH_AND_INV_TS_EVENT, CACHE_FLUSH_AND_INV_EVENT,
-/// BOTTOM_OF_PIPE_TS, CS_DONE.
-const EVENT_TYPES: [u32; 7] = [0x04, 0x06, 0x07, 0x14, 0x16, 0x28, 0x2F];
 
 fn set_regs(file: &mut [u32], name: &str, off: u32, values: &[u32]) -> Result<Exec, Cause> {
     let start = usize::try_from(off).unwrap_or(usize::MAX);
@@ -73,7 +64,10 @@ pub(crate) fn exec(
             data,
         } => {
             let dst = control.get(WriteDataCntl::DST_SEL);
-            if !matches!(dst, 1 | 2 | 5) {
+            if !matches!(
+                control.dst_sel(),
+                Ok(WriteDataDst::MemorySync | WriteDataDst::Gl2 | WriteDataDst::Memory)
+            ) {
                 return hw(format!(
                     "WRITE_DATA DST_SEL {dst} is not supported (only memory: 1, 2, 5)"
                 ));
@@ -95,9 +89,9 @@ pub(crate) fn exec(
             let c = w.control;
             let function = c.get(WaitRegMemCtl::FUNCTION);
             let op = c.get(WaitRegMemCtl::OPERATION);
-            match c.get(WaitRegMemCtl::MEM_SPACE) {
-                1 => {
-                    if op != 0 {
+            match c.mem_space() {
+                Ok(MemSpace::Memory) => {
+                    if c.operation() != Ok(WaitOperation::Wait) {
                         return hw(format!(
                             "memory WAIT_REG_MEM with OPERATION {op} (only 0, wait, is supported)"
                         ));
@@ -119,12 +113,12 @@ pub(crate) fn exec(
                         })),
                     }
                 }
-                0 => {
+                Ok(MemSpace::Register) => {
                     let arch = desc.arch;
-                    if op == 1
+                    if c.operation() == Ok(WaitOperation::WriteThenWait)
                         && w.addr_lo == arch.hdp_flush_req
                         && w.addr_hi == arch.hdp_flush_done
-                        && function != 7
+                        && c.function().is_ok()
                     {
                         // The HDP flush: write REQ, wait for DONE. CPU writes into VRAM
                         // become visible to the GPU here.
@@ -137,7 +131,10 @@ pub(crate) fn exec(
                         ))
                     }
                 }
-                m => hw(format!("WAIT_REG_MEM MEM_SPACE {m} is not supported")),
+                Err(m) => hw(format!(
+                    "WAIT_REG_MEM MEM_SPACE {} is not supported",
+                    m.value
+                )),
             }
         }
         Pm4Packet::IndirectBuffer(ib) => {
@@ -169,40 +166,40 @@ pub(crate) fn exec(
                     e.raw()
                 ));
             }
-            if !EVENT_TYPES.contains(&t) {
+            let Ok(ty) = EventType::try_from(t) else {
                 return hw(format!("EVENT_WRITE event type {t:#x} is not supported"));
-            }
-            if t == desc.arch.events.cs_partial_flush
-                && i != desc.arch.events.cs_partial_flush_index
+            };
+            if ty == desc.arch.events.cs_partial_flush
+                && i != desc.arch.events.cs_partial_flush_index.raw()
             {
                 return hw(format!(
                     "EVENT_WRITE CS_PARTIAL_FLUSH with EVENT_INDEX {i} (must be {})",
-                    desc.arch.events.cs_partial_flush_index
+                    desc.arch.events.cs_partial_flush_index.raw()
                 ));
             }
             Ok(Exec::Done)
         }
         Pm4Packet::ReleaseMem(r) => {
             let idx = r.event.get(ReleaseMemEventCntl::EVENT_INDEX);
-            if !matches!(idx, 5 | 6) {
+            if !matches!(
+                r.event.event_index(),
+                Ok(EventIndex::EndOfPipe | EventIndex::ShaderDone)
+            ) {
                 return hw(format!(
                     "RELEASE_MEM EVENT_INDEX {idx} (must be 5, end of pipe, or 6, shader done)"
                 ));
             }
             let dc = r.data_cntl;
             let dst = dc.get(ReleaseMemDataCntl::DST_SEL);
-            if dst > 1 {
+            if dc.dst_sel().is_err() {
                 return hw(format!(
                     "RELEASE_MEM DST_SEL {dst} is not supported (memory: 0, 1)"
                 ));
             }
             let a = r.addr.get();
             let data_sel = dc.get(ReleaseMemDataCntl::DATA_SEL);
-            // INT_SEL (soc15d.h / nvd.h; Mesa sid.h for 3): 0 none; 1 interrupt only, sent
-            // without waiting for a write ("DATA_SEL = 0"); 2 interrupt once the write is
-            // confirmed; 3 write confirmed, no interrupt (EOP_INT_SEL_SEND_DATA_AFTER_WR_CONFIRM).
-            let int_sel = dc.get(ReleaseMemDataCntl::INT_SEL);
-            if int_sel == 1 && data_sel != 0 {
+            // INT_SEL's values and what each sends: `hcq_core::sel::IntSel`.
+            if dc.int_sel() == Ok(IntSel::Interrupt) && dc.data_sel() != Ok(DataSel::None) {
                 return hw(format!(
                     "RELEASE_MEM INT_SEL 1 (interrupt without waiting for the write) with DATA_SEL {data_sel}: a waiter woken by the interrupt may read the old value; use INT_SEL 2 (interrupt after the write is confirmed)"
                 ));
@@ -216,27 +213,27 @@ pub(crate) fn exec(
                     ))
                 }
             };
-            match data_sel {
-                0 => {}
-                1 => {
+            match dc.data_sel() {
+                Ok(DataSel::None) => {}
+                Ok(DataSel::Data32) => {
                     align(4)?;
                     // CAST: 32-bit data is the low half.
                     env.store_u32(a, r.data as u32)?;
                 }
-                2 => {
+                Ok(DataSel::Data64) => {
                     align(8)?;
                     env.store_u64(a, r.data)?;
                 }
-                3 | 4 => {
+                Ok(DataSel::GpuClock | DataSel::SystemClock) => {
                     align(8)?;
                     env.store_u64(a, env.now())?;
                 }
-                s => return hw(format!("RELEASE_MEM DATA_SEL {s} is not supported")),
+                Err(s) => return hw(format!("RELEASE_MEM DATA_SEL {} is not supported", s.value)),
             }
-            match int_sel {
-                0 | 3 => {}
-                1 | 2 => irqs.push(r.int_ctxid),
-                s => return hw(format!("RELEASE_MEM INT_SEL {s} is not supported")),
+            match dc.int_sel() {
+                Ok(IntSel::None | IntSel::WriteConfirm) => {}
+                Ok(IntSel::Interrupt | IntSel::InterruptAfterWrite) => irqs.push(r.int_ctxid),
+                Err(s) => return hw(format!("RELEASE_MEM INT_SEL {} is not supported", s.value)),
             }
             Ok(Exec::Done)
         }

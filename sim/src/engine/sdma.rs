@@ -88,7 +88,7 @@ pub(crate) fn exec(
         SdmaPacket::PollRegmem(p) => {
             let h = p.header;
             let function = h.get(PollRegmemHeader::FUNC);
-            if function == 7 {
+            if h.function().is_err() {
                 return hw("POLL_REGMEM FUNC 7 is reserved".into());
             }
             if h.get(PollRegmemHeader::HDP_FLUSH) != 0 {

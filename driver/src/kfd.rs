@@ -3,10 +3,9 @@
 use crate::buffer::{Bo, BoOptions};
 use crate::error::{Error, MemoryKind, Result};
 use crate::signal::SignalPages;
-use bytemuck::Pod;
 use core::time::Duration;
 use hcq_core::kfd::topology::{NodeProperties, TOPOLOGY_NODES_DIR, parse_gpu_id};
-use hcq_core::kfd::{self as abi, Errno, Fd, KfdSys};
+use hcq_core::kfd::{self as abi, Errno, Fd, Ioctl, KfdSys, PlainArgs, Request};
 use log::{debug, trace};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
@@ -82,16 +81,14 @@ impl core::fmt::Debug for KfdInner {
 }
 
 impl KfdCore {
-    /// Issues one KFD ioctl on the argument struct `arg`, logging it.
-    pub(crate) fn ioctl<T: Pod>(
-        &self,
-        name: &'static str,
-        request: u32,
-        arg: &mut T,
-    ) -> Result<(), Errno> {
-        let r = self
-            .sys
-            .ioctl(self.fd, request, bytemuck::bytes_of_mut(arg));
+    /// Issues `io` on the argument struct `arg` (no user pointers in it), logging it.
+    pub(crate) fn ioctl<A: PlainArgs>(&self, io: Ioctl<A>, arg: &mut A) -> Result<(), Errno> {
+        self.request(io.name(), Request::new(io, arg))
+    }
+
+    /// Issues a request built by one of [`Request`]'s constructors, logging it as `name`.
+    pub(crate) fn request(&self, name: &str, req: Request<'_>) -> Result<(), Errno> {
+        let r = self.sys.ioctl(self.fd, req);
         match r {
             Ok(()) => trace!("{name} ok"),
             Err(e) => debug!("{name} failed: {e}"),
@@ -99,21 +96,36 @@ impl KfdCore {
         r
     }
 
-    /// A teardown ioctl (UNMAP, FREE, DESTROY_*), retried once: teardown runs in `Drop`, where
-    /// a transient failure (EINTR, EAGAIN, an injected fault) would otherwise leak the object.
-    pub(crate) fn ioctl_teardown<T: Pod>(
+    /// A teardown ioctl (FREE, DESTROY_*), retried once: teardown runs in `Drop`, where a
+    /// transient failure (EINTR, EAGAIN, an injected fault) would otherwise leak the object.
+    pub(crate) fn ioctl_teardown<A: PlainArgs>(
         &self,
-        name: &'static str,
-        request: u32,
-        arg: &mut T,
+        io: Ioctl<A>,
+        arg: &mut A,
     ) -> Result<(), Errno> {
-        // The kernel writes the arguments back even on failure (UNMAP's n_success says where
-        // a retry resumes), so the retry reuses them as they came back.
-        match self.ioctl(name, request, arg) {
+        match self.ioctl(io, arg) {
             Ok(()) => Ok(()),
             Err(e) => {
-                log::warn!("{name} failed ({e}); retrying once");
-                self.ioctl(name, request, arg)
+                log::warn!("{} failed ({e}); retrying once", io.name());
+                self.ioctl(io, arg)
+            }
+        }
+    }
+
+    /// UNMAP_MEMORY_FROM_GPU from `device_ids`, retried once as [`KfdCore::ioctl_teardown`].
+    /// The kernel writes the arguments back even on failure (`n_success` says where a retry
+    /// resumes), so the retry reuses them as they came back.
+    pub(crate) fn unmap_teardown(
+        &self,
+        arg: &mut abi::MapMemoryToGpuArgs,
+        device_ids: &[u32],
+    ) -> Result<(), Errno> {
+        let io = abi::AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU;
+        match self.request(io.name(), Request::map_memory(io, arg, device_ids)) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                log::warn!("{} failed ({e}); retrying once", io.name());
+                self.request(io.name(), Request::map_memory(io, arg, device_ids))
             }
         }
     }
@@ -137,7 +149,7 @@ impl KfdCore {
             drm_fd: raw,
             gpu_id: gpu.gpu_id,
         };
-        if let Err(e) = self.ioctl("ACQUIRE_VM", abi::AMDKFD_IOC_ACQUIRE_VM, &mut args) {
+        if let Err(e) = self.ioctl(abi::AMDKFD_IOC_ACQUIRE_VM, &mut args) {
             let _ = self.sys.close(fd);
             return Err(Error::sys("ACQUIRE_VM", e));
         }
@@ -244,8 +256,8 @@ impl Kfd {
     ///   returned and has not unmapped (the driver reserves, then maps over its reservation),
     ///   and refuses any other fixed address;
     /// - `munmap` unmaps only a whole region the port returned, never other memory;
-    /// - `ioctl` writes only into `arg` and into the user memory the KFD ABI says the request
-    ///   writes (arrays the argument points to, of the sizes it gives);
+    /// - `ioctl` writes only into the request's argument and the slices the [`Request`]
+    ///   borrows (never through pointer values in the argument bytes);
     /// - any agent of the port running inside this process (a simulated GPU) accesses memory
     ///   the driver shares with it only through atomic operations, the way the driver does,
     ///   and writes a queue's ring, read pointer and signals only as the commands submitted
@@ -266,7 +278,7 @@ impl Kfd {
         });
         // From here on, dropping `core` closes the fd.
         let mut v = abi::GetVersionArgs::default();
-        core.ioctl("GET_VERSION", abi::AMDKFD_IOC_GET_VERSION, &mut v)
+        core.ioctl(abi::AMDKFD_IOC_GET_VERSION, &mut v)
             .map_err(|e| Error::sys("GET_VERSION", e))?;
         if v.major_version != abi::KFD_IOCTL_MAJOR_VERSION {
             return Err(Error::Protocol(format!(
@@ -281,7 +293,7 @@ impl Kfd {
         if v.minor_version >= abi::KFD_IOCTL_MINOR_RUNTIME_ENABLE {
             // As tinygrad: mode 0 (no debugger trap setup), which the kernel accepts always.
             let mut r = abi::RuntimeEnableArgs::default();
-            match core.ioctl("RUNTIME_ENABLE", abi::AMDKFD_IOC_RUNTIME_ENABLE, &mut r) {
+            match core.ioctl(abi::AMDKFD_IOC_RUNTIME_ENABLE, &mut r) {
                 // EBUSY/EEXIST: another runtime in this process enabled it already.
                 Ok(()) | Err(Errno::EBUSY | Errno::EEXIST) => {}
                 Err(e) => return Err(Error::sys("RUNTIME_ENABLE", e)),

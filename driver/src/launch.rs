@@ -95,11 +95,7 @@ impl DeviceInner {
         };
         self.kfd
             .core
-            .ioctl(
-                "GET_CLOCK_COUNTERS",
-                abi::AMDKFD_IOC_GET_CLOCK_COUNTERS,
-                &mut args,
-            )
+            .ioctl(abi::AMDKFD_IOC_GET_CLOCK_COUNTERS, &mut args)
             .map_err(|e| Error::sys("GET_CLOCK_COUNTERS", e))?;
         Ok((args.gpu_clock_counter, args.cpu_clock_counter))
     }

@@ -135,7 +135,7 @@ impl<K: RingKind> HwQueue<K> {
             ..Default::default()
         };
         p.core
-            .ioctl("CREATE_QUEUE", abi::AMDKFD_IOC_CREATE_QUEUE, &mut args)
+            .ioctl(abi::AMDKFD_IOC_CREATE_QUEUE, &mut args)
             .map_err(|e| Error::sys("CREATE_QUEUE", e))?;
         if args.ring_size != ring_size {
             destroy_queue(p.core, args.queue_id);
@@ -493,7 +493,7 @@ impl Drop for DestroyGuard<'_> {
 
 fn destroy_queue(core: &KfdCore, queue_id: u32) {
     let mut args = abi::DestroyQueueArgs { queue_id, pad: 0 };
-    if let Err(e) = core.ioctl_teardown("DESTROY_QUEUE", abi::AMDKFD_IOC_DESTROY_QUEUE, &mut args) {
+    if let Err(e) = core.ioctl_teardown(abi::AMDKFD_IOC_DESTROY_QUEUE, &mut args) {
         log::error!("DESTROY_QUEUE {queue_id} failed: {e}");
     }
 }

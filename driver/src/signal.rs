@@ -40,7 +40,7 @@ impl Event {
             auto_reset: u32::from(event_type == abi::KFD_IOC_EVENT_SIGNAL),
             ..Default::default()
         };
-        core.ioctl("CREATE_EVENT", abi::AMDKFD_IOC_CREATE_EVENT, &mut args)
+        core.ioctl(abi::AMDKFD_IOC_CREATE_EVENT, &mut args)
             .map_err(|e| match e {
                 Errno::ENOSPC => Error::Exhausted("KFD signal events"),
                 e => Error::sys("CREATE_EVENT", e),
@@ -63,9 +63,9 @@ impl Drop for Event {
             event_id: self.id,
             pad: 0,
         };
-        if let Err(e) =
-            self.core
-                .ioctl_teardown("DESTROY_EVENT", abi::AMDKFD_IOC_DESTROY_EVENT, &mut args)
+        if let Err(e) = self
+            .core
+            .ioctl_teardown(abi::AMDKFD_IOC_DESTROY_EVENT, &mut args)
         {
             log::error!("DESTROY_EVENT {} failed: {e}", self.id);
         }
@@ -153,19 +153,13 @@ impl SignalPages {
         events.push(abi::EventData::for_event(self.memory_event.id));
         events.push(abi::EventData::for_event(self.hw_event.id));
         let mut args = abi::WaitEventsArgs {
-            // CAST: pointer to the live `events` vector (48-byte elements the kernel reads and
-            // writes back), valid for the duration of the ioctl.
-            events_ptr: events.as_mut_ptr() as u64,
-            // CAST: at most 3 events.
-            num_events: events.len() as u32,
-            wait_for_all: 0,
             timeout: ms,
-            wait_result: 0,
+            ..Default::default()
         };
-        match self
-            .core
-            .ioctl("WAIT_EVENTS", abi::AMDKFD_IOC_WAIT_EVENTS, &mut args)
-        {
+        match self.core.request(
+            "WAIT_EVENTS",
+            abi::Request::wait_events(&mut args, &mut events),
+        ) {
             Ok(()) | Err(Errno::EINTR) => {}
             Err(e) => return Err(Error::sys("WAIT_EVENTS", e)),
         }

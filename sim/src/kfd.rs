@@ -356,10 +356,10 @@ impl KfdSys for SimKfd {
             .ok_or(Errno::EBADF)
     }
 
-    fn ioctl(&self, fd: Fd, request: u32, arg: &mut [u8]) -> Result<(), Errno> {
+    fn ioctl(&self, fd: Fd, request: Request<'_>) -> Result<(), Errno> {
         let kind = self.lock().fds.get(&fd.0).copied().ok_or(Errno::EBADF)?;
         match kind {
-            FdKind::Kfd => self.kfd_ioctl(request, arg),
+            FdKind::Kfd => self.kfd_ioctl(request),
             // DRM ioctls (AMDGPU_INFO, ...) are not simulated.
             FdKind::Render { .. } => Err(Errno::ENOTTY),
         }

@@ -3,93 +3,30 @@
 
 use super::*;
 
-/// The ioctls the simulated kernel's table has, by number.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Op {
-    GetVersion,
-    CreateQueue,
-    DestroyQueue,
-    SetMemoryPolicy,
-    GetClockCounters,
-    CreateEvent,
-    DestroyEvent,
-    SetEvent,
-    ResetEvent,
-    WaitEvents,
-    Deprecated,
-    GetProcessAperturesNew,
-    AcquireVm,
-    Alloc,
-    Free,
-    Map,
-    Unmap,
-    SetXnackMode,
-    AvailableMemory,
-    RuntimeEnable,
-    /// In the kernel's table but not simulated.
-    NotSimulated,
-}
-
-/// The kernel's table entry: (request as the kernel defines it, operation).
-fn table(nr: u8) -> Option<(u32, Op)> {
-    Some(match nr {
-        0x01 => (AMDKFD_IOC_GET_VERSION, Op::GetVersion),
-        0x02 => (AMDKFD_IOC_CREATE_QUEUE, Op::CreateQueue),
-        0x03 => (AMDKFD_IOC_DESTROY_QUEUE, Op::DestroyQueue),
-        0x04 => (AMDKFD_IOC_SET_MEMORY_POLICY, Op::SetMemoryPolicy),
-        0x05 => (AMDKFD_IOC_GET_CLOCK_COUNTERS, Op::GetClockCounters),
-        0x06 => (AMDKFD_IOC_GET_PROCESS_APERTURES, Op::NotSimulated),
-        0x07 => (AMDKFD_IOC_UPDATE_QUEUE, Op::NotSimulated),
-        0x08 => (AMDKFD_IOC_CREATE_EVENT, Op::CreateEvent),
-        0x09 => (AMDKFD_IOC_DESTROY_EVENT, Op::DestroyEvent),
-        0x0A => (AMDKFD_IOC_SET_EVENT, Op::SetEvent),
-        0x0B => (AMDKFD_IOC_RESET_EVENT, Op::ResetEvent),
-        0x0C => (AMDKFD_IOC_WAIT_EVENTS, Op::WaitEvents),
-        0x0D => (AMDKFD_IOC_DBG_REGISTER_DEPRECATED, Op::Deprecated),
-        0x0E => (AMDKFD_IOC_DBG_UNREGISTER_DEPRECATED, Op::Deprecated),
-        0x0F => (AMDKFD_IOC_DBG_ADDRESS_WATCH_DEPRECATED, Op::Deprecated),
-        0x10 => (AMDKFD_IOC_DBG_WAVE_CONTROL_DEPRECATED, Op::Deprecated),
-        0x11 => (AMDKFD_IOC_SET_SCRATCH_BACKING_VA, Op::NotSimulated),
-        0x12 => (AMDKFD_IOC_GET_TILE_CONFIG, Op::NotSimulated),
-        0x13 => (AMDKFD_IOC_SET_TRAP_HANDLER, Op::NotSimulated),
-        0x14 => (
-            AMDKFD_IOC_GET_PROCESS_APERTURES_NEW,
-            Op::GetProcessAperturesNew,
-        ),
-        0x15 => (AMDKFD_IOC_ACQUIRE_VM, Op::AcquireVm),
-        0x16 => (AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, Op::Alloc),
-        0x17 => (AMDKFD_IOC_FREE_MEMORY_OF_GPU, Op::Free),
-        0x18 => (AMDKFD_IOC_MAP_MEMORY_TO_GPU, Op::Map),
-        0x19 => (AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, Op::Unmap),
-        0x1A => (AMDKFD_IOC_SET_CU_MASK, Op::NotSimulated),
-        0x1B => (AMDKFD_IOC_GET_QUEUE_WAVE_STATE, Op::NotSimulated),
-        0x1C => (AMDKFD_IOC_GET_DMABUF_INFO, Op::NotSimulated),
-        0x1D => (AMDKFD_IOC_IMPORT_DMABUF, Op::NotSimulated),
-        0x1E => (AMDKFD_IOC_ALLOC_QUEUE_GWS, Op::NotSimulated),
-        0x1F => (AMDKFD_IOC_SMI_EVENTS, Op::NotSimulated),
-        0x20 => (AMDKFD_IOC_SVM, Op::NotSimulated),
-        0x21 => (AMDKFD_IOC_SET_XNACK_MODE, Op::SetXnackMode),
-        0x22 => (AMDKFD_IOC_CRIU_OP, Op::NotSimulated),
-        0x23 => (AMDKFD_IOC_AVAILABLE_MEMORY, Op::AvailableMemory),
-        0x24 => (AMDKFD_IOC_EXPORT_DMABUF, Op::NotSimulated),
-        0x25 => (AMDKFD_IOC_RUNTIME_ENABLE, Op::RuntimeEnable),
-        0x26 => (AMDKFD_IOC_DBG_TRAP, Op::NotSimulated),
-        0x27 => (AMDKFD_IOC_CREATE_PROCESS, Op::NotSimulated),
-        _ => return None,
-    })
+/// Runs `f` on the argument struct of `io` read from the kernel buffer, and writes it back.
+/// The struct type comes from the typed constant, so a number cannot meet another's struct.
+fn with<A: Pod>(
+    _io: Ioctl<A>,
+    kbuf: &mut [u8],
+    f: impl FnOnce(&mut A) -> Result<(), Errno>,
+) -> Result<(), Errno> {
+    let mut a: A = get(kbuf);
+    let r = f(&mut a);
+    put(kbuf, &a);
+    r
 }
 
 impl SimKfd {
-    pub(super) fn kfd_ioctl(&self, request: u32, arg: &mut [u8]) -> Result<(), Errno> {
-        let req = IoctlRequest::from_raw(request);
-        // CAST: NR is an 8-bit field.
-        let nr = req.get(IoctlRequest::NR) as u8;
+    pub(super) fn kfd_ioctl(&self, mut req: Request<'_>) -> Result<(), Errno> {
+        let nr = req.nr();
+        let r = IoctlRequest::from_raw(req.request());
         // CAST: SIZE is a 14-bit field.
-        let usize_ = req.get(IoctlRequest::SIZE) as usize;
-        let Some((kreq, op)) = table(nr) else {
+        let usize_ = r.get(IoctlRequest::SIZE) as usize;
+        // The kernel dispatches on the number alone, with its own size and direction.
+        let Some(entry) = kfd_ioctl(nr) else {
             return Err(Errno::ENOTTY);
         };
-        if nr == 0x27 && self.cfg.kfd_minor_version < 19 {
+        if nr == AMDKFD_IOC_CREATE_PROCESS.nr() && self.cfg.kfd_minor_version < 19 {
             return Err(Errno::ENOTTY);
         }
         {
@@ -101,64 +38,72 @@ impl SimKfd {
                 return Err(inj.errno);
             }
         }
-        let kr = IoctlRequest::from_raw(kreq);
-        let kdir = kr.get(IoctlRequest::DIR);
-        // CAST: a 14-bit field.
-        let ksize = kr.get(IoctlRequest::SIZE) as usize;
-        if kdir != IOC_NONE && usize_ > arg.len() {
+        let kdir = entry.dir();
+        let ksize = entry.size();
+        if kdir != IOC_NONE && usize_ > req.arg().len() {
             // copy_from_user / copy_to_user of `usize` bytes would run off the argument.
             return Err(Errno::EFAULT);
         }
         let mut kbuf = vec![0u8; usize_.max(ksize)];
         if kdir & IOC_WRITE != 0 {
-            if let (Some(d), Some(s)) = (kbuf.get_mut(..usize_), arg.get(..usize_)) {
+            if let (Some(d), Some(s)) = (kbuf.get_mut(..usize_), req.arg().get(..usize_)) {
                 d.copy_from_slice(s);
             }
         }
-        let r = self.dispatch(op, &mut kbuf);
+        let r = self.dispatch(nr, &mut kbuf, &mut req);
         if kdir & IOC_READ != 0 {
-            if let (Some(d), Some(s)) = (arg.get_mut(..usize_), kbuf.get(..usize_)) {
+            if let (Some(d), Some(s)) = (req.arg_mut().get_mut(..usize_), kbuf.get(..usize_)) {
                 d.copy_from_slice(s);
             }
         }
         if let Err(e) = r {
-            log::debug!("sim kfd ioctl nr {nr:#x}: {e}");
+            log::debug!("sim kfd ioctl {} ({nr:#x}): {e}", entry.name);
         }
         r
     }
 
-    fn dispatch(&self, op: Op, kbuf: &mut [u8]) -> Result<(), Errno> {
-        macro_rules! with {
-            ($t:ty, $f:ident) => {{
-                let mut a: $t = get(kbuf);
-                let r = self.$f(&mut a);
-                put(kbuf, &a);
-                r
-            }};
+    /// Runs command `nr` on the kernel's copy of the argument. The user memory a command
+    /// follows pointers into is the request's borrowed slices, never the pointer fields.
+    fn dispatch(&self, nr: u8, kbuf: &mut [u8], req: &mut Request<'_>) -> Result<(), Errno> {
+        macro_rules! table {
+            ($($io:ident => $call:expr),* $(,)?) => {
+                $( if nr == $io.nr() { return with($io, kbuf, $call); } )*
+            };
         }
-        match op {
-            Op::GetVersion => with!(GetVersionArgs, get_version),
-            Op::CreateQueue => self.queues_changed(with!(CreateQueueArgs, create_queue)),
-            Op::DestroyQueue => self.queues_changed(with!(DestroyQueueArgs, destroy_queue)),
-            Op::SetMemoryPolicy => self.set_memory_policy(kbuf),
-            Op::GetClockCounters => with!(GetClockCountersArgs, get_clock_counters),
-            Op::CreateEvent => with!(CreateEventArgs, create_event),
-            Op::DestroyEvent => with!(DestroyEventArgs, destroy_event),
-            Op::SetEvent => with!(SetEventArgs, set_event_ioctl),
-            Op::ResetEvent => with!(ResetEventArgs, reset_event),
-            Op::WaitEvents => with!(WaitEventsArgs, wait_events),
-            Op::Deprecated => Err(Errno::EPERM),
-            Op::GetProcessAperturesNew => with!(GetProcessAperturesNewArgs, apertures),
-            Op::AcquireVm => with!(AcquireVmArgs, acquire_vm),
-            Op::Alloc => with!(AllocMemoryOfGpuArgs, alloc),
-            Op::Free => with!(FreeMemoryOfGpuArgs, free),
-            Op::Map => with!(MapMemoryToGpuArgs, map),
-            Op::Unmap => with!(UnmapMemoryFromGpuArgs, unmap),
-            Op::SetXnackMode => with!(SetXnackModeArgs, set_xnack),
-            Op::AvailableMemory => with!(GetAvailableMemoryArgs, available_memory),
-            Op::RuntimeEnable => with!(RuntimeEnableArgs, runtime_enable),
-            Op::NotSimulated => Err(Errno::EINVAL),
+        table! {
+            AMDKFD_IOC_GET_VERSION => |a| self.get_version(a),
+            AMDKFD_IOC_CREATE_QUEUE => |a| self.queues_changed(self.create_queue(a)),
+            AMDKFD_IOC_DESTROY_QUEUE => |a| self.queues_changed(self.destroy_queue(a)),
+            AMDKFD_IOC_GET_CLOCK_COUNTERS => |a| self.get_clock_counters(a),
+            AMDKFD_IOC_CREATE_EVENT => |a| self.create_event(a),
+            AMDKFD_IOC_DESTROY_EVENT => |a| self.destroy_event(a),
+            AMDKFD_IOC_SET_EVENT => |a| self.set_event_ioctl(a),
+            AMDKFD_IOC_RESET_EVENT => |a| self.reset_event(a),
+            AMDKFD_IOC_WAIT_EVENTS => |a| self.wait_events(a, req.events()),
+            AMDKFD_IOC_GET_PROCESS_APERTURES_NEW => |a| self.apertures(a, req.apertures()),
+            AMDKFD_IOC_ACQUIRE_VM => |a| self.acquire_vm(a),
+            AMDKFD_IOC_ALLOC_MEMORY_OF_GPU => |a| self.alloc(a),
+            AMDKFD_IOC_FREE_MEMORY_OF_GPU => |a| self.free(a),
+            AMDKFD_IOC_MAP_MEMORY_TO_GPU => |a| self.map(a, req.device_ids()),
+            AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU => |a| self.unmap(a, req.device_ids()),
+            AMDKFD_IOC_SET_XNACK_MODE => |a| self.set_xnack(a),
+            AMDKFD_IOC_AVAILABLE_MEMORY => |a| self.available_memory(a),
+            AMDKFD_IOC_RUNTIME_ENABLE => |a| self.runtime_enable(a),
         }
+        if nr == AMDKFD_IOC_SET_MEMORY_POLICY.nr() {
+            return self.set_memory_policy(kbuf);
+        }
+        let deprecated = [
+            AMDKFD_IOC_DBG_REGISTER_DEPRECATED,
+            AMDKFD_IOC_DBG_UNREGISTER_DEPRECATED,
+            AMDKFD_IOC_DBG_ADDRESS_WATCH_DEPRECATED,
+            AMDKFD_IOC_DBG_WAVE_CONTROL_DEPRECATED,
+        ];
+        if deprecated.iter().any(|d| d.nr() == nr) {
+            return Err(Errno::EPERM);
+        }
+        // In the kernel's table but not simulated.
+        Err(Errno::EINVAL)
     }
 
     /// Tells the engine (if any) that the queue set changed when `r` is a success; returns `r`.
@@ -284,7 +229,11 @@ impl SimKfd {
         Ok(())
     }
 
-    pub(super) fn apertures(&self, a: &mut GetProcessAperturesNewArgs) -> Result<(), Errno> {
+    pub(super) fn apertures(
+        &self,
+        a: &mut GetProcessAperturesNewArgs,
+        user: &mut [ProcessDeviceApertures],
+    ) -> Result<(), Errno> {
         let st = self.lock();
         // CAST: at most 64 GPUs.
         let n = st.gpus.len() as u32;
@@ -307,10 +256,10 @@ impl SimKfd {
             });
         }
         drop(st);
-        mem::copy_to_user(
-            a.kfd_process_device_apertures_ptr,
-            bytemuck::cast_slice(&out),
-        )?;
+        // copy_to_user into the array the request borrows: EFAULT past its end.
+        user.get_mut(..out.len())
+            .ok_or(Errno::EFAULT)?
+            .copy_from_slice(&out);
         a.num_of_nodes = fill;
         Ok(())
     }

@@ -130,7 +130,11 @@ impl SimKfd {
         }
     }
 
-    pub(super) fn wait_events(&self, a: &mut WaitEventsArgs) -> Result<(), Errno> {
+    pub(super) fn wait_events(
+        &self,
+        a: &mut WaitEventsArgs,
+        user: &mut [EventData],
+    ) -> Result<(), Errno> {
         a.wait_result = KFD_IOC_WAIT_RESULT_FAIL;
         if a.num_events == 0 {
             a.wait_result = KFD_IOC_WAIT_RESULT_COMPLETE;
@@ -141,13 +145,8 @@ impl SimKfd {
             return Err(Errno::ENOMEM);
         }
         let n = a.num_events as usize;
-        let elem = size_of::<EventData>();
-        let mut raw = vec![0u8; n * elem];
-        mem::copy_from_user(a.events_ptr, &mut raw)?;
-        let data: Vec<EventData> = raw
-            .chunks_exact(elem)
-            .map(bytemuck::pod_read_unaligned)
-            .collect();
+        // copy_from_user from the array the request borrows: EFAULT past its end.
+        let data: Vec<EventData> = user.get(..n).ok_or(Errno::EFAULT)?.to_vec();
 
         // Register the waiters (init_event_waiter).
         struct Waiter {
@@ -272,9 +271,14 @@ impl SimKfd {
             }
             Ok(true) => {
                 for (i, bytes) in copies {
-                    // CAST: i < num_events (u32), elem = 48.
-                    let addr = a.events_ptr + (i * elem) as u64 + EVENT_DATA_UNION_OFFSET as u64;
-                    mem::copy_to_user(addr, &bytes)?;
+                    // copy_to_user of the event data into element i's union.
+                    let dst = user
+                        .get_mut(i)
+                        .map(bytemuck::bytes_of_mut)
+                        .and_then(|e| e.get_mut(EVENT_DATA_UNION_OFFSET..))
+                        .and_then(|u| u.get_mut(..bytes.len()))
+                        .ok_or(Errno::EFAULT)?;
+                    dst.copy_from_slice(&bytes);
                 }
                 a.wait_result = KFD_IOC_WAIT_RESULT_COMPLETE;
                 Ok(())

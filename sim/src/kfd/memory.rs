@@ -157,23 +157,21 @@ impl SimKfd {
         Ok(())
     }
 
-    pub(super) fn read_device_ids(a: &MapMemoryToGpuArgs) -> Result<Vec<u32>, Errno> {
+    pub(super) fn read_device_ids(a: &MapMemoryToGpuArgs, user: &[u32]) -> Result<Vec<u32>, Errno> {
         if a.n_devices == 0 || a.n_success > a.n_devices {
             return Err(Errno::EINVAL);
         }
         if u64::from(a.n_devices) * 4 > KMALLOC_MAX {
             return Err(Errno::ENOMEM);
         }
-        let mut raw = vec![0u8; a.n_devices as usize * 4];
-        mem::copy_from_user(a.device_ids_array_ptr, &mut raw)?;
-        Ok(raw
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect())
+        // copy_from_user from the list the request borrows: EFAULT past its end.
+        user.get(..a.n_devices as usize)
+            .map(<[u32]>::to_vec)
+            .ok_or(Errno::EFAULT)
     }
 
-    pub(super) fn map(&self, a: &mut MapMemoryToGpuArgs) -> Result<(), Errno> {
-        let ids = Self::read_device_ids(a)?;
+    pub(super) fn map(&self, a: &mut MapMemoryToGpuArgs, user: &[u32]) -> Result<(), Errno> {
+        let ids = Self::read_device_ids(a, user)?;
         let mut st = self.lock();
         // CAST: the handle's high 32 bits are the gpu_id.
         let owner = st.gpu_by_id((a.handle >> 32) as u32).ok_or(Errno::EINVAL)?;
@@ -235,8 +233,8 @@ impl SimKfd {
         Ok(())
     }
 
-    pub(super) fn unmap(&self, a: &mut UnmapMemoryFromGpuArgs) -> Result<(), Errno> {
-        let ids = Self::read_device_ids(a)?;
+    pub(super) fn unmap(&self, a: &mut UnmapMemoryFromGpuArgs, user: &[u32]) -> Result<(), Errno> {
+        let ids = Self::read_device_ids(a, user)?;
         let mut st = self.lock();
         // CAST: the handle's high 32 bits are the gpu_id.
         st.gpu_by_id((a.handle >> 32) as u32).ok_or(Errno::EINVAL)?;

@@ -1,14 +1,16 @@
 //! [`Kfd`]: the process's handle on `/dev/kfd` (topology, version, the event and signal pages).
 
-use crate::buffer::{Bo, BoOptions};
-use crate::error::{Error, MemoryKind, Result};
+use crate::error::{Error, Result};
 use crate::signal::SignalPages;
 use core::time::Duration;
 use hcq_core::kfd::topology::{NodeProperties, TOPOLOGY_NODES_DIR, parse_gpu_id};
-use hcq_core::kfd::{self as abi, Errno, Fd, Ioctl, KfdSys, PlainArgs, Request};
-use log::{debug, trace};
-use std::collections::HashMap;
+use hcq_core::kfd::{self as abi, Errno, KfdSys};
+use log::debug;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+
+mod raw;
+
+pub(crate) use raw::KfdCore;
 
 /// Path of the KFD device.
 pub const KFD_PATH: &str = "/dev/kfd";
@@ -45,22 +47,6 @@ impl GpuInfo {
     }
 }
 
-/// The open files: what every buffer object and event needs to be freed. Closes them on drop.
-pub(crate) struct KfdCore {
-    pub(crate) sys: Arc<dyn KfdSys>,
-    pub(crate) fd: Fd,
-    /// Render-node fds whose VM was acquired, by gpu_id (ACQUIRE_VM once per GPU and file).
-    render_fds: Mutex<HashMap<u32, Fd>>,
-}
-
-impl core::fmt::Debug for KfdCore {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("KfdCore")
-            .field("fd", &self.fd)
-            .finish_non_exhaustive()
-    }
-}
-
 pub(crate) struct KfdInner {
     pub(crate) core: Arc<KfdCore>,
     version: (u32, u32),
@@ -77,101 +63,6 @@ impl core::fmt::Debug for KfdInner {
             .field("version", &self.version)
             .field("gpus", &self.gpus.len())
             .finish_non_exhaustive()
-    }
-}
-
-impl KfdCore {
-    /// Issues `io` on the argument struct `arg` (no user pointers in it), logging it.
-    pub(crate) fn ioctl<A: PlainArgs>(&self, io: Ioctl<A>, arg: &mut A) -> Result<(), Errno> {
-        self.request(io.name(), Request::new(io, arg))
-    }
-
-    /// Issues a request built by one of [`Request`]'s constructors, logging it as `name`.
-    pub(crate) fn request(&self, name: &str, req: Request<'_>) -> Result<(), Errno> {
-        let r = self.sys.ioctl(self.fd, req);
-        match r {
-            Ok(()) => trace!("{name} ok"),
-            Err(e) => debug!("{name} failed: {e}"),
-        }
-        r
-    }
-
-    /// A teardown ioctl (FREE, DESTROY_*), retried once: teardown runs in `Drop`, where a
-    /// transient failure (EINTR, EAGAIN, an injected fault) would otherwise leak the object.
-    pub(crate) fn ioctl_teardown<A: PlainArgs>(
-        &self,
-        io: Ioctl<A>,
-        arg: &mut A,
-    ) -> Result<(), Errno> {
-        match self.ioctl(io, arg) {
-            Ok(()) => Ok(()),
-            Err(e) => {
-                log::warn!("{} failed ({e}); retrying once", io.name());
-                self.ioctl(io, arg)
-            }
-        }
-    }
-
-    /// UNMAP_MEMORY_FROM_GPU from `device_ids`, retried once as [`KfdCore::ioctl_teardown`].
-    /// The kernel writes the arguments back even on failure (`n_success` says where a retry
-    /// resumes), so the retry reuses them as they came back.
-    pub(crate) fn unmap_teardown(
-        &self,
-        arg: &mut abi::MapMemoryToGpuArgs,
-        device_ids: &[u32],
-    ) -> Result<(), Errno> {
-        let io = abi::AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU;
-        match self.request(io.name(), Request::map_memory(io, arg, device_ids)) {
-            Ok(()) => Ok(()),
-            Err(e) => {
-                log::warn!("{} failed ({e}); retrying once", io.name());
-                self.request(io.name(), Request::map_memory(io, arg, device_ids))
-            }
-        }
-    }
-
-    /// The render-node fd of `gpu`, opening it and acquiring the VM the first time.
-    pub(crate) fn acquire_vm(&self, gpu: &GpuInfo) -> Result<Fd> {
-        let mut fds = lock(&self.render_fds);
-        if let Some(fd) = fds.get(&gpu.gpu_id) {
-            return Ok(*fd);
-        }
-        let path = format!("/dev/dri/renderD{}", gpu.properties.drm_render_minor);
-        let fd = self
-            .sys
-            .open(&path)
-            .map_err(|e| Error::sys("open render node", e))?;
-        let raw = u32::try_from(fd.0).map_err(|_| {
-            let _ = self.sys.close(fd);
-            Error::Protocol(format!("open({path}) returned negative fd {}", fd.0))
-        })?;
-        let mut args = abi::AcquireVmArgs {
-            drm_fd: raw,
-            gpu_id: gpu.gpu_id,
-        };
-        if let Err(e) = self.ioctl(abi::AMDKFD_IOC_ACQUIRE_VM, &mut args) {
-            let _ = self.sys.close(fd);
-            return Err(Error::sys("ACQUIRE_VM", e));
-        }
-        debug!("gpu {:#x}: VM acquired on {path}", gpu.gpu_id);
-        fds.insert(gpu.gpu_id, fd);
-        Ok(fd)
-    }
-
-    /// Allocates a buffer object on `gpu_id` (whose VM must be acquired).
-    pub(crate) fn alloc(
-        self: &Arc<Self>,
-        gpu_id: u32,
-        size: u64,
-        kind: MemoryKind,
-        opts: BoOptions,
-    ) -> Result<Bo> {
-        let render_fd = *lock(&self.render_fds).get(&gpu_id).ok_or_else(|| {
-            Error::InvalidArgument(format!(
-                "gpu {gpu_id:#x} has no acquired VM (open its Device first)"
-            ))
-        })?;
-        Bo::alloc(self, gpu_id, render_fd, size, kind, opts)
     }
 }
 
@@ -195,18 +86,6 @@ impl KfdInner {
         let p = Arc::new(SignalPages::new(&self.core, gpu_id)?);
         *pages = Some(Arc::clone(&p));
         Ok(p)
-    }
-}
-
-impl Drop for KfdCore {
-    fn drop(&mut self) {
-        // Every buffer object and event holds an Arc to this, so they are all gone already.
-        for (_, fd) in lock(&self.render_fds).drain() {
-            let _ = self.sys.close(fd);
-        }
-        if let Err(e) = self.sys.close(self.fd) {
-            log::error!("closing /dev/kfd failed: {e}");
-        }
     }
 }
 
@@ -256,7 +135,7 @@ impl Kfd {
     ///   returned and has not unmapped (the driver reserves, then maps over its reservation),
     ///   and refuses any other fixed address;
     /// - `munmap` unmaps only a whole region the port returned, never other memory;
-    /// - `ioctl` writes only into the request's argument and the slices the [`Request`]
+    /// - `ioctl` writes only into the request's argument and the slices the [`Request`](hcq_core::kfd::Request)
     ///   borrows (never through pointer values in the argument bytes);
     /// - any agent of the port running inside this process (a simulated GPU) accesses memory
     ///   the driver shares with it only through atomic operations, the way the driver does,
@@ -271,11 +150,7 @@ impl Kfd {
         let fd = sys
             .open(KFD_PATH)
             .map_err(|e| Error::sys("open /dev/kfd", e))?;
-        let core = Arc::new(KfdCore {
-            sys,
-            fd,
-            render_fds: Mutex::new(HashMap::new()),
-        });
+        let core = Arc::new(KfdCore::new(sys, fd));
         // From here on, dropping `core` closes the fd.
         let mut v = abi::GetVersionArgs::default();
         core.ioctl(abi::AMDKFD_IOC_GET_VERSION, &mut v)

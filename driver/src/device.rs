@@ -300,7 +300,7 @@ impl Device {
         if let Some(f) = pages.sleep(None, 0)? {
             return Err(Error::DeviceFault(Box::new(crate::error::WaitReport {
                 waited: crate::error::Waited::DeviceOpen,
-                signal_addr: 0,
+                signal_addr: GpuVa(0),
                 expected: 0,
                 seen: 0,
                 waited_ms: 0,

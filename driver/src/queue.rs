@@ -9,6 +9,7 @@ use crate::mem::{Doorbell, Mapping, RingView};
 use crate::signal::SignalPages;
 use core::sync::atomic::{AtomicU64, Ordering};
 use core::time::Duration;
+use hcq_core::arch::GpuVa;
 use hcq_core::kfd::topology::CwsrSizes;
 use hcq_core::kfd::{self as abi};
 use hcq_core::ring::{Producer, RingError, RingKind, RingLayout, RingMemory, RingPtr};
@@ -378,7 +379,7 @@ impl<K: RingKind> HwQueue<K> {
         queues.extend(others());
         Box::new(WaitReport {
             waited: crate::error::Waited::RingSpace(self.name.clone()),
-            signal_addr: self.ptrs.va() + RPTR_OFFSET,
+            signal_addr: GpuVa(self.ptrs.va() + RPTR_OFFSET),
             expected,
             seen: self.rptr(),
             // CAST: milliseconds of a wait fit u64.

@@ -6,6 +6,7 @@ use crate::error::{Error, MemoryKind, QueueState, Result, WaitReport};
 use crate::kfd::{KfdCore, lock};
 use core::sync::atomic::{AtomicU64, Ordering};
 use core::time::Duration;
+use hcq_core::arch::GpuVa;
 use hcq_core::kfd::{self as abi, Errno};
 use hcq_core::signal::{self as sig, SIGNAL_SIZE, SignalPool, SignalRef, SignalSlot};
 use log::{debug, trace};
@@ -289,8 +290,8 @@ impl Signal {
 
     /// GPU address of the `amd_signal_t`.
     #[must_use]
-    pub fn addr(&self) -> u64 {
-        self.slot.addr()
+    pub fn addr(&self) -> GpuVa {
+        GpuVa(self.slot.addr())
     }
 
     /// What command encoders need: address, event mailbox and event id.
@@ -298,11 +299,11 @@ impl Signal {
     pub fn signal_ref(&self) -> SignalRef {
         match &self.event {
             Some(e) => SignalRef {
-                addr: self.addr(),
+                addr: self.slot.addr(),
                 event_mailbox_ptr: self.pages.mailbox_addr(e.slot),
                 event_id: e.id,
             },
-            None => SignalRef::new(self.addr()),
+            None => SignalRef::new(self.slot.addr()),
         }
     }
 

@@ -157,8 +157,8 @@ impl Program {
 
     /// Entry-point GPU address.
     #[must_use]
-    pub fn entry_addr(&self) -> u64 {
-        self.prog.prog_addr.get()
+    pub fn entry_addr(&self) -> GpuVa {
+        self.prog.prog_addr
     }
 
     /// The program as core's PM4 `exec` encoder takes it.

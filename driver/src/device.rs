@@ -7,6 +7,7 @@ use crate::kfd::{GpuInfo, Kfd, KfdInner, lock};
 use crate::mem::Mapping;
 use crate::queue::{HwQueue, QueueParams, QueueType};
 use crate::signal::{Signal, SignalPages};
+use core::sync::atomic::{AtomicBool, Ordering};
 use core::time::Duration;
 use hcq_core::arch::{ArchInfo, GfxTarget, GpuVa};
 use hcq_core::kfd::topology::{CwsrSizes, NodeProperties, ScratchSizing};
@@ -158,9 +159,13 @@ pub(crate) struct DeviceInner {
     pub(crate) kernargs: Mutex<crate::launch::Kernargs>,
     pub(crate) staging: Mutex<Option<crate::copy::Staging>>,
     pub(crate) profile: Mutex<crate::launch::Profile>,
+    /// Whether launches are profiled: read on every launch without taking `profile`'s lock.
+    pub(crate) profiling: AtomicBool,
     pub(crate) scratch_bo: Bo,
     /// Decoded submissions, when tracing is on.
     trace: Mutex<Option<Vec<String>>>,
+    /// Whether `trace` is on: read on every submission without taking its lock.
+    tracing: AtomicBool,
     _doorbells: Mutex<Option<Arc<Mapping>>>,
 }
 
@@ -330,8 +335,10 @@ impl Device {
                 kernargs: Mutex::new(kernargs),
                 staging: Mutex::new(None),
                 profile: Mutex::new(crate::launch::Profile::default()),
+                profiling: AtomicBool::new(false),
                 scratch_bo,
                 trace: Mutex::new(None),
+                tracing: AtomicBool::new(false),
                 _doorbells: doorbells,
             }),
         })
@@ -603,7 +610,9 @@ impl Device {
     /// Turns tracing on or off: while on, every submission is decoded (one line per packet,
     /// prefixed with the queue and timeline value) and kept for [`Device::take_trace`].
     pub fn set_trace(&self, on: bool) {
-        *lock(&self.inner.trace) = on.then(Vec::new);
+        let mut t = lock(&self.inner.trace);
+        *t = on.then(Vec::new);
+        self.inner.tracing.store(on, Ordering::Relaxed);
     }
 
     /// The decoded packets traced since the last call.

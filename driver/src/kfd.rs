@@ -2,6 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::signal::SignalPages;
+use core::sync::atomic::{AtomicU64, Ordering};
 use core::time::Duration;
 use hcq_core::kfd::topology::{NodeProperties, TOPOLOGY_NODES_DIR, parse_gpu_id};
 use hcq_core::kfd::{self as abi, Errno, KfdSys};
@@ -53,7 +54,8 @@ pub(crate) struct KfdInner {
     gpus: Vec<GpuInfo>,
     /// The event page, the signal page and the fault events, created with the first device.
     pages: Mutex<Option<Arc<SignalPages>>>,
-    wait_timeout: Mutex<Duration>,
+    /// The wait deadline in nanoseconds (read on every submission: an atomic, not a lock).
+    wait_timeout_ns: AtomicU64,
 }
 
 impl core::fmt::Debug for KfdInner {
@@ -68,7 +70,7 @@ impl core::fmt::Debug for KfdInner {
 
 impl KfdInner {
     pub(crate) fn wait_timeout(&self) -> Duration {
-        *lock(&self.wait_timeout)
+        Duration::from_nanos(self.wait_timeout_ns.load(Ordering::Relaxed))
     }
 
     pub(crate) fn gpus(&self) -> &[GpuInfo] {
@@ -181,7 +183,7 @@ impl Kfd {
                 version,
                 gpus,
                 pages: Mutex::new(None),
-                wait_timeout: Mutex::new(DEFAULT_WAIT_TIMEOUT),
+                wait_timeout_ns: AtomicU64::new(timeout_ns(DEFAULT_WAIT_TIMEOUT)),
             }),
         })
     }
@@ -231,8 +233,15 @@ impl Kfd {
 
     /// Sets the deadline of every wait (default 30 s).
     pub fn set_wait_timeout(&self, timeout: Duration) {
-        *lock(&self.inner.wait_timeout) = timeout;
+        self.inner
+            .wait_timeout_ns
+            .store(timeout_ns(timeout), Ordering::Relaxed);
     }
+}
+
+/// `d` in nanoseconds, saturating at `u64::MAX` (584 years: "forever").
+fn timeout_ns(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 fn read_text(sys: &dyn KfdSys, path: &str) -> core::result::Result<String, Errno> {

@@ -8,6 +8,7 @@ use crate::error::{Error, MemoryKind, Result};
 use crate::kfd::lock;
 use crate::signal::Signal;
 use bytemuck::Pod;
+use core::sync::atomic::Ordering;
 use core::time::Duration;
 use hcq_core::arch::GpuVa;
 use hcq_core::bitfield::Field;
@@ -90,7 +91,6 @@ impl LaunchRecord {
 
 #[derive(Debug, Default)]
 pub(crate) struct Profile {
-    enabled: bool,
     pending: Vec<(String, Signal, Signal)>,
     done: Vec<LaunchRecord>,
     /// (gpu ticks, cpu ns) sampled together by GET_CLOCK_COUNTERS.
@@ -148,7 +148,8 @@ impl DeviceInner {
 impl Device {
     /// Turns per-launch profiling on or off.
     pub fn set_profiling(&self, on: bool) {
-        lock(&self.inner.profile).enabled = on;
+        let _p = lock(&self.inner.profile);
+        self.inner.profiling.store(on, Ordering::Relaxed);
     }
 
     /// Waits for the profiled launches so far and returns their records (oldest first).

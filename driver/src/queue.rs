@@ -287,7 +287,8 @@ impl<K: RingKind> HwQueue<K> {
         let has_indirect = !K::SPLITS_PACKETS && has_sdma_indirect(dwords, packets);
         let (original, original_packets) = (dwords, packets);
         let mut last_rptr = None;
-        let mut progress_at = Instant::now();
+        // Read the clock only once the ring is full (a submission with room never waits).
+        let mut progress_at: Option<Instant> = None;
         loop {
             let mut producer = lock(&self.producer);
             // Where the submission lands is only known under the lock: NOP-pad INDIRECTs for it.
@@ -347,20 +348,16 @@ impl<K: RingKind> HwQueue<K> {
                 }
                 Err(RingError::WouldOverrun { .. }) => {
                     drop(producer);
+                    let since = *progress_at.get_or_insert_with(Instant::now);
                     if let Some(f) = pages.sleep(None, 1)? {
-                        return Err(Error::DeviceFault(self.report(
-                            0,
-                            progress_at,
-                            others,
-                            Some(f),
-                        )));
+                        return Err(Error::DeviceFault(self.report(0, since, others, Some(f))));
                     }
                     let r = self.rptr();
                     if last_rptr != Some(r) {
                         last_rptr = Some(r);
-                        progress_at = Instant::now();
-                    } else if progress_at.elapsed() >= timeout {
-                        return Err(Error::Timeout(self.report(0, progress_at, others, None)));
+                        progress_at = Some(Instant::now());
+                    } else if since.elapsed() >= timeout {
+                        return Err(Error::Timeout(self.report(0, since, others, None)));
                     }
                 }
                 Err(e) => return Err(Error::InvalidArgument(format!("{}: {e}", self.name))),

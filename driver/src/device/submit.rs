@@ -179,7 +179,9 @@ impl DeviceInner {
         let others = || self.queue_states();
         let timeout = self.kfd.wait_timeout();
         let (buf, lens) = (cmds.dwords(), cmds.packet_lens());
-        if let Some(t) = lock(&self.trace).as_mut() {
+        if self.tracing.load(Ordering::Relaxed)
+            && let Some(t) = lock(&self.trace).as_mut()
+        {
             trace_submission(t, ty, value.get(), buf);
         }
         match ty {

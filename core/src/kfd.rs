@@ -12,7 +12,10 @@ use bytemuck::{Pod, Zeroable};
 use core::fmt;
 use core::mem::{offset_of, size_of};
 
+mod ioctl;
 pub mod topology;
+
+pub use ioctl::*;
 
 /// An error number as the kernel returns it (`EINVAL` = 22, ...).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -158,12 +161,18 @@ pub trait KfdSys: Send + Sync {
     /// `EBADF` for a file it does not know.
     fn close(&self, fd: Fd) -> Result<(), Errno>;
 
-    /// Issues ioctl `request` (number with size and direction encoded, `_IOWR('K', nr, T)`) with
-    /// `arg` as the argument struct's bytes; the kernel's reply is written back into `arg`.
+    /// Issues one ioctl on `fd`; the kernel's reply is written back into the request's argument
+    /// (and the user memory it borrows).
+    ///
+    /// A port must let the request touch no memory but what it borrows: a port that hands the
+    /// argument to a kernel passes [`Request::kernel_arg`] (pointers set from the borrowed
+    /// slices) and only on files it knows to be `/dev/kfd`; a simulated kernel reads and writes
+    /// the slices ([`Request::events`], [`Request::device_ids`], [`Request::apertures`]), never
+    /// the pointer values in the argument bytes.
     ///
     /// # Errors
     /// The errno the kernel returned.
-    fn ioctl(&self, fd: Fd, request: u32, arg: &mut [u8]) -> Result<(), Errno>;
+    fn ioctl(&self, fd: Fd, request: Request<'_>) -> Result<(), Errno>;
 
     /// Maps `len` bytes. With `fixed_addr`, the mapping must land exactly there (`MAP_FIXED`);
     /// otherwise the OS chooses. Returns the host address.
@@ -262,94 +271,6 @@ pub const fn iowr(ty: u8, nr: u8, size: usize) -> u32 {
 pub const fn io(ty: u8, nr: u8) -> u32 {
     ioc(IOC_NONE, ty, nr, 0)
 }
-
-/// `AMDKFD_IOCTL_BASE`: the ioctl type of `/dev/kfd`.
-pub const AMDKFD_IOCTL_BASE: u8 = b'K';
-/// `AMDKFD_COMMAND_START`: the lowest command number.
-pub const AMDKFD_COMMAND_START: u8 = 0x01;
-
-const K: u8 = AMDKFD_IOCTL_BASE;
-
-/// Get the KFD interface version (never fails).
-pub const AMDKFD_IOC_GET_VERSION: u32 = ior(K, 0x01, size_of::<GetVersionArgs>());
-/// Create a user-mode queue (PM4 compute, SDMA, AQL); returns queue id and doorbell offset.
-pub const AMDKFD_IOC_CREATE_QUEUE: u32 = iowr(K, 0x02, size_of::<CreateQueueArgs>());
-/// Destroy a queue by id.
-pub const AMDKFD_IOC_DESTROY_QUEUE: u32 = iowr(K, 0x03, size_of::<DestroyQueueArgs>());
-/// Set the default/alternate cache policy of a GPU (32-byte struct, not used by hcq).
-pub const AMDKFD_IOC_SET_MEMORY_POLICY: u32 = iow(K, 0x04, 32);
-/// Read the GPU, CPU and system clocks at one moment.
-pub const AMDKFD_IOC_GET_CLOCK_COUNTERS: u32 = iowr(K, 0x05, size_of::<GetClockCountersArgs>());
-/// Deprecated fixed-size (7 GPUs) aperture query (400-byte struct).
-pub const AMDKFD_IOC_GET_PROCESS_APERTURES: u32 = ior(K, 0x06, 400);
-/// Update a queue's ring and percentage (24-byte struct, not used by hcq).
-pub const AMDKFD_IOC_UPDATE_QUEUE: u32 = iow(K, 0x07, 24);
-/// Create an event (signal, memory exception, HW exception, ...).
-pub const AMDKFD_IOC_CREATE_EVENT: u32 = iowr(K, 0x08, size_of::<CreateEventArgs>());
-/// Destroy an event.
-pub const AMDKFD_IOC_DESTROY_EVENT: u32 = iow(K, 0x09, size_of::<DestroyEventArgs>());
-/// Signal a SIGNAL event from the host.
-pub const AMDKFD_IOC_SET_EVENT: u32 = iow(K, 0x0A, size_of::<SetEventArgs>());
-/// Clear a SIGNAL event.
-pub const AMDKFD_IOC_RESET_EVENT: u32 = iow(K, 0x0B, size_of::<ResetEventArgs>());
-/// Sleep until any (or all) of the given events fire, or the timeout (ms) passes.
-pub const AMDKFD_IOC_WAIT_EVENTS: u32 = iowr(K, 0x0C, size_of::<WaitEventsArgs>());
-/// Deprecated debugger register (8 bytes); returns EPERM.
-pub const AMDKFD_IOC_DBG_REGISTER_DEPRECATED: u32 = iow(K, 0x0D, 8);
-/// Deprecated debugger unregister (8 bytes); returns EPERM.
-pub const AMDKFD_IOC_DBG_UNREGISTER_DEPRECATED: u32 = iow(K, 0x0E, 8);
-/// Deprecated address watch (16 bytes); returns EPERM.
-pub const AMDKFD_IOC_DBG_ADDRESS_WATCH_DEPRECATED: u32 = iow(K, 0x0F, 16);
-/// Deprecated wave control (16 bytes); returns EPERM.
-pub const AMDKFD_IOC_DBG_WAVE_CONTROL_DEPRECATED: u32 = iow(K, 0x10, 16);
-/// Set the scratch backing VA of a GPU (16 bytes; not used by hcq).
-pub const AMDKFD_IOC_SET_SCRATCH_BACKING_VA: u32 = iowr(K, 0x11, 16);
-/// Read the tiling configuration (40 bytes; not used by hcq).
-pub const AMDKFD_IOC_GET_TILE_CONFIG: u32 = iowr(K, 0x12, 40);
-/// Install a trap handler (24 bytes; not used by hcq).
-pub const AMDKFD_IOC_SET_TRAP_HANDLER: u32 = iow(K, 0x13, 24);
-/// Read the LDS/scratch/GPUVM apertures of every GPU of the process.
-pub const AMDKFD_IOC_GET_PROCESS_APERTURES_NEW: u32 =
-    iowr(K, 0x14, size_of::<GetProcessAperturesNewArgs>());
-/// Turn a render node's DRM VM into this process's compute VM on a GPU.
-pub const AMDKFD_IOC_ACQUIRE_VM: u32 = iow(K, 0x15, size_of::<AcquireVmArgs>());
-/// Allocate a buffer object (VRAM, GTT, USERPTR, DOORBELL, MMIO_REMAP) at a GPU VA.
-pub const AMDKFD_IOC_ALLOC_MEMORY_OF_GPU: u32 = iowr(K, 0x16, size_of::<AllocMemoryOfGpuArgs>());
-/// Free a buffer object (must be unmapped from every GPU).
-pub const AMDKFD_IOC_FREE_MEMORY_OF_GPU: u32 = iow(K, 0x17, size_of::<FreeMemoryOfGpuArgs>());
-/// Map a buffer object into the GPU VM of one or more GPUs.
-pub const AMDKFD_IOC_MAP_MEMORY_TO_GPU: u32 = iowr(K, 0x18, size_of::<MapMemoryToGpuArgs>());
-/// Unmap a buffer object from one or more GPUs.
-pub const AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU: u32 =
-    iowr(K, 0x19, size_of::<UnmapMemoryFromGpuArgs>());
-/// Set a queue's CU mask (16 bytes; not used by hcq).
-pub const AMDKFD_IOC_SET_CU_MASK: u32 = iow(K, 0x1A, 16);
-/// Read a queue's wave state (24 bytes; not used by hcq).
-pub const AMDKFD_IOC_GET_QUEUE_WAVE_STATE: u32 = iowr(K, 0x1B, 24);
-/// Describe a DMA-buf (32 bytes; not used by hcq).
-pub const AMDKFD_IOC_GET_DMABUF_INFO: u32 = iowr(K, 0x1C, 32);
-/// Import a DMA-buf (24 bytes; not used by hcq).
-pub const AMDKFD_IOC_IMPORT_DMABUF: u32 = iowr(K, 0x1D, 24);
-/// Allocate GWS for a queue (16 bytes; not used by hcq).
-pub const AMDKFD_IOC_ALLOC_QUEUE_GWS: u32 = iowr(K, 0x1E, 16);
-/// Open an SMI event fd (8 bytes; not used by hcq).
-pub const AMDKFD_IOC_SMI_EVENTS: u32 = iowr(K, 0x1F, 8);
-/// Shared virtual memory attributes (24 bytes + attributes; not used by hcq).
-pub const AMDKFD_IOC_SVM: u32 = iowr(K, 0x20, 24);
-/// Query (negative argument) or set the process's XNACK mode.
-pub const AMDKFD_IOC_SET_XNACK_MODE: u32 = iowr(K, 0x21, size_of::<SetXnackModeArgs>());
-/// Checkpoint/restore (56 bytes; not used by hcq).
-pub const AMDKFD_IOC_CRIU_OP: u32 = iowr(K, 0x22, 56);
-/// Bytes of VRAM still available to this process on a GPU (ABI 1.9+).
-pub const AMDKFD_IOC_AVAILABLE_MEMORY: u32 = iowr(K, 0x23, size_of::<GetAvailableMemoryArgs>());
-/// Export a buffer object as a DMA-buf (16 bytes, ABI 1.12+; not used by hcq).
-pub const AMDKFD_IOC_EXPORT_DMABUF: u32 = iowr(K, 0x24, 16);
-/// Enable (or disable) the runtime for debugger support (ABI 1.13+; tinygrad calls it from 1.14).
-pub const AMDKFD_IOC_RUNTIME_ENABLE: u32 = iowr(K, 0x25, size_of::<RuntimeEnableArgs>());
-/// Debugger trap operations (32 bytes, ABI 1.13+; not used by hcq).
-pub const AMDKFD_IOC_DBG_TRAP: u32 = iowr(K, 0x26, 32);
-/// Create a secondary KFD process context (`_IO`, ABI 1.19+; not used by hcq).
-pub const AMDKFD_IOC_CREATE_PROCESS: u32 = io(K, 0x27);
 
 // ---------------------------------------------------------------------------------------------
 // Constants
@@ -1032,9 +953,9 @@ mod tests {
 
     #[test]
     fn ioctl_numbers_decode() {
-        assert_eq!(AMDKFD_IOC_GET_VERSION, 0x8008_4B01);
-        assert_eq!(AMDKFD_IOC_CREATE_QUEUE, 0xC060_4B02);
-        let r = IoctlRequest::from_raw(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU);
+        assert_eq!(AMDKFD_IOC_GET_VERSION.request(), 0x8008_4B01);
+        assert_eq!(AMDKFD_IOC_CREATE_QUEUE.request(), 0xC060_4B02);
+        let r = IoctlRequest::from_raw(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU.request());
         assert_eq!(r.get(IoctlRequest::NR), 0x16);
         assert_eq!(r.get(IoctlRequest::SIZE), 40);
         assert_eq!(r.get(IoctlRequest::DIR), IOC_READ | IOC_WRITE);

@@ -282,101 +282,161 @@ fn struct_sizes() -> Vec<(&'static str, usize, usize, &'static str)> {
 
 /// Every ioctl hcq names, with the number Linux's `kfd_ioctl.h` gives (ABI 1.17 sizes).
 const IOCTLS: &[(&str, u32, u32)] = &[
-    ("GET_VERSION", AMDKFD_IOC_GET_VERSION, 0x8008_4B01),
-    ("CREATE_QUEUE", AMDKFD_IOC_CREATE_QUEUE, 0xC060_4B02),
-    ("DESTROY_QUEUE", AMDKFD_IOC_DESTROY_QUEUE, 0xC008_4B03),
+    ("GET_VERSION", AMDKFD_IOC_GET_VERSION.request(), 0x8008_4B01),
+    (
+        "CREATE_QUEUE",
+        AMDKFD_IOC_CREATE_QUEUE.request(),
+        0xC060_4B02,
+    ),
+    (
+        "DESTROY_QUEUE",
+        AMDKFD_IOC_DESTROY_QUEUE.request(),
+        0xC008_4B03,
+    ),
     (
         "SET_MEMORY_POLICY",
-        AMDKFD_IOC_SET_MEMORY_POLICY,
+        AMDKFD_IOC_SET_MEMORY_POLICY.request(),
         0x4020_4B04,
     ),
     (
         "GET_CLOCK_COUNTERS",
-        AMDKFD_IOC_GET_CLOCK_COUNTERS,
+        AMDKFD_IOC_GET_CLOCK_COUNTERS.request(),
         0xC028_4B05,
     ),
     (
         "GET_PROCESS_APERTURES",
-        AMDKFD_IOC_GET_PROCESS_APERTURES,
+        AMDKFD_IOC_GET_PROCESS_APERTURES.request(),
         0x8190_4B06,
     ),
-    ("UPDATE_QUEUE", AMDKFD_IOC_UPDATE_QUEUE, 0x4018_4B07),
-    ("CREATE_EVENT", AMDKFD_IOC_CREATE_EVENT, 0xC020_4B08),
-    ("DESTROY_EVENT", AMDKFD_IOC_DESTROY_EVENT, 0x4008_4B09),
-    ("SET_EVENT", AMDKFD_IOC_SET_EVENT, 0x4008_4B0A),
-    ("RESET_EVENT", AMDKFD_IOC_RESET_EVENT, 0x4008_4B0B),
-    ("WAIT_EVENTS", AMDKFD_IOC_WAIT_EVENTS, 0xC018_4B0C),
+    (
+        "UPDATE_QUEUE",
+        AMDKFD_IOC_UPDATE_QUEUE.request(),
+        0x4018_4B07,
+    ),
+    (
+        "CREATE_EVENT",
+        AMDKFD_IOC_CREATE_EVENT.request(),
+        0xC020_4B08,
+    ),
+    (
+        "DESTROY_EVENT",
+        AMDKFD_IOC_DESTROY_EVENT.request(),
+        0x4008_4B09,
+    ),
+    ("SET_EVENT", AMDKFD_IOC_SET_EVENT.request(), 0x4008_4B0A),
+    ("RESET_EVENT", AMDKFD_IOC_RESET_EVENT.request(), 0x4008_4B0B),
+    ("WAIT_EVENTS", AMDKFD_IOC_WAIT_EVENTS.request(), 0xC018_4B0C),
     (
         "DBG_REGISTER_DEPRECATED",
-        AMDKFD_IOC_DBG_REGISTER_DEPRECATED,
+        AMDKFD_IOC_DBG_REGISTER_DEPRECATED.request(),
         0x4008_4B0D,
     ),
     (
         "DBG_UNREGISTER_DEPRECATED",
-        AMDKFD_IOC_DBG_UNREGISTER_DEPRECATED,
+        AMDKFD_IOC_DBG_UNREGISTER_DEPRECATED.request(),
         0x4008_4B0E,
     ),
     (
         "DBG_ADDRESS_WATCH_DEPRECATED",
-        AMDKFD_IOC_DBG_ADDRESS_WATCH_DEPRECATED,
+        AMDKFD_IOC_DBG_ADDRESS_WATCH_DEPRECATED.request(),
         0x4010_4B0F,
     ),
     (
         "DBG_WAVE_CONTROL_DEPRECATED",
-        AMDKFD_IOC_DBG_WAVE_CONTROL_DEPRECATED,
+        AMDKFD_IOC_DBG_WAVE_CONTROL_DEPRECATED.request(),
         0x4010_4B10,
     ),
     (
         "SET_SCRATCH_BACKING_VA",
-        AMDKFD_IOC_SET_SCRATCH_BACKING_VA,
+        AMDKFD_IOC_SET_SCRATCH_BACKING_VA.request(),
         0xC010_4B11,
     ),
-    ("GET_TILE_CONFIG", AMDKFD_IOC_GET_TILE_CONFIG, 0xC028_4B12),
-    ("SET_TRAP_HANDLER", AMDKFD_IOC_SET_TRAP_HANDLER, 0x4018_4B13),
+    (
+        "GET_TILE_CONFIG",
+        AMDKFD_IOC_GET_TILE_CONFIG.request(),
+        0xC028_4B12,
+    ),
+    (
+        "SET_TRAP_HANDLER",
+        AMDKFD_IOC_SET_TRAP_HANDLER.request(),
+        0x4018_4B13,
+    ),
     (
         "GET_PROCESS_APERTURES_NEW",
-        AMDKFD_IOC_GET_PROCESS_APERTURES_NEW,
+        AMDKFD_IOC_GET_PROCESS_APERTURES_NEW.request(),
         0xC010_4B14,
     ),
-    ("ACQUIRE_VM", AMDKFD_IOC_ACQUIRE_VM, 0x4008_4B15),
+    ("ACQUIRE_VM", AMDKFD_IOC_ACQUIRE_VM.request(), 0x4008_4B15),
     (
         "ALLOC_MEMORY_OF_GPU",
-        AMDKFD_IOC_ALLOC_MEMORY_OF_GPU,
+        AMDKFD_IOC_ALLOC_MEMORY_OF_GPU.request(),
         0xC028_4B16,
     ),
     (
         "FREE_MEMORY_OF_GPU",
-        AMDKFD_IOC_FREE_MEMORY_OF_GPU,
+        AMDKFD_IOC_FREE_MEMORY_OF_GPU.request(),
         0x4008_4B17,
     ),
     (
         "MAP_MEMORY_TO_GPU",
-        AMDKFD_IOC_MAP_MEMORY_TO_GPU,
+        AMDKFD_IOC_MAP_MEMORY_TO_GPU.request(),
         0xC018_4B18,
     ),
     (
         "UNMAP_MEMORY_FROM_GPU",
-        AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU,
+        AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU.request(),
         0xC018_4B19,
     ),
-    ("SET_CU_MASK", AMDKFD_IOC_SET_CU_MASK, 0x4010_4B1A),
+    ("SET_CU_MASK", AMDKFD_IOC_SET_CU_MASK.request(), 0x4010_4B1A),
     (
         "GET_QUEUE_WAVE_STATE",
-        AMDKFD_IOC_GET_QUEUE_WAVE_STATE,
+        AMDKFD_IOC_GET_QUEUE_WAVE_STATE.request(),
         0xC018_4B1B,
     ),
-    ("GET_DMABUF_INFO", AMDKFD_IOC_GET_DMABUF_INFO, 0xC020_4B1C),
-    ("IMPORT_DMABUF", AMDKFD_IOC_IMPORT_DMABUF, 0xC018_4B1D),
-    ("ALLOC_QUEUE_GWS", AMDKFD_IOC_ALLOC_QUEUE_GWS, 0xC010_4B1E),
-    ("SMI_EVENTS", AMDKFD_IOC_SMI_EVENTS, 0xC008_4B1F),
-    ("SVM", AMDKFD_IOC_SVM, 0xC018_4B20),
-    ("SET_XNACK_MODE", AMDKFD_IOC_SET_XNACK_MODE, 0xC004_4B21),
-    ("CRIU_OP", AMDKFD_IOC_CRIU_OP, 0xC038_4B22),
-    ("AVAILABLE_MEMORY", AMDKFD_IOC_AVAILABLE_MEMORY, 0xC010_4B23),
-    ("EXPORT_DMABUF", AMDKFD_IOC_EXPORT_DMABUF, 0xC010_4B24),
-    ("RUNTIME_ENABLE", AMDKFD_IOC_RUNTIME_ENABLE, 0xC010_4B25),
-    ("DBG_TRAP", AMDKFD_IOC_DBG_TRAP, 0xC020_4B26),
-    ("CREATE_PROCESS", AMDKFD_IOC_CREATE_PROCESS, 0x0000_4B27),
+    (
+        "GET_DMABUF_INFO",
+        AMDKFD_IOC_GET_DMABUF_INFO.request(),
+        0xC020_4B1C,
+    ),
+    (
+        "IMPORT_DMABUF",
+        AMDKFD_IOC_IMPORT_DMABUF.request(),
+        0xC018_4B1D,
+    ),
+    (
+        "ALLOC_QUEUE_GWS",
+        AMDKFD_IOC_ALLOC_QUEUE_GWS.request(),
+        0xC010_4B1E,
+    ),
+    ("SMI_EVENTS", AMDKFD_IOC_SMI_EVENTS.request(), 0xC008_4B1F),
+    ("SVM", AMDKFD_IOC_SVM.request(), 0xC018_4B20),
+    (
+        "SET_XNACK_MODE",
+        AMDKFD_IOC_SET_XNACK_MODE.request(),
+        0xC004_4B21,
+    ),
+    ("CRIU_OP", AMDKFD_IOC_CRIU_OP.request(), 0xC038_4B22),
+    (
+        "AVAILABLE_MEMORY",
+        AMDKFD_IOC_AVAILABLE_MEMORY.request(),
+        0xC010_4B23,
+    ),
+    (
+        "EXPORT_DMABUF",
+        AMDKFD_IOC_EXPORT_DMABUF.request(),
+        0xC010_4B24,
+    ),
+    (
+        "RUNTIME_ENABLE",
+        AMDKFD_IOC_RUNTIME_ENABLE.request(),
+        0xC010_4B25,
+    ),
+    ("DBG_TRAP", AMDKFD_IOC_DBG_TRAP.request(), 0xC020_4B26),
+    (
+        "CREATE_PROCESS",
+        AMDKFD_IOC_CREATE_PROCESS.request(),
+        0x0000_4B27,
+    ),
 ];
 
 fn header_path() -> PathBuf {
@@ -414,6 +474,11 @@ fn pinned_numbers_match_reference_table() {
         assert_eq!(r.get(IoctlRequest::TYPE), u32::from(b'K'), "{name}");
     }
     assert_eq!(IOCTLS.len(), 0x27, "one entry per command 0x01..=0x27");
+    // The typed table the driver and the simulator dispatch on is this one, name for name.
+    assert_eq!(KFD_IOCTLS.len(), IOCTLS.len());
+    for (e, &(name, ours, _)) in KFD_IOCTLS.iter().zip(IOCTLS) {
+        assert_eq!((e.name, e.request), (name, ours), "KFD_IOCTLS[{:#x}]", e.nr);
+    }
 }
 
 #[test]

@@ -7,16 +7,16 @@
 //! callgrind_annotate --inclusive=yes cg.out | grep bench_callgrind::
 //! ```
 //!
-//! Each `bench_callgrind::<name>` line is `ITERS` calls: divide by 100 000 (`graph_patch_1000`:
-//! by 100).
+//! Each `bench_callgrind::<name>` line is `ITERS` calls: divide by 100 000. The graph patches
+//! (`graph_patch_1000_ns`, `graph_timeline_patch_ns`) are the `hcq` binary's own workloads
+//! (`src/cli/bench/graph.rs`, not library API): profile them with
+//! `valgrind --tool=callgrind target/release/hcq bench --quick`.
 
 use core::hint::black_box;
 
 use hcq_workloads as work;
 
 const ITERS: usize = 100_000;
-/// Replays of the 1000-kernel graph patch (each is ~100k instructions).
-const GRAPH_ITERS: usize = 100;
 
 #[inline(never)]
 fn build_launch(w: &mut work::BuildLaunch) {
@@ -51,11 +51,6 @@ fn arena_alloc(w: &mut work::ArenaAlloc) {
     black_box(w.run().is_ok());
 }
 
-#[inline(never)]
-fn graph_patch_1000(g: &mut hcq_driver::graph::bench::Patch1000) {
-    black_box(g.patch_once().is_ok());
-}
-
 fn main() -> Result<(), work::WorkError> {
     let mut b = work::BuildLaunch::new()?;
     let mut r = work::RingSubmit::new()?;
@@ -63,11 +58,6 @@ fn main() -> Result<(), work::WorkError> {
     let mut p = work::PatchLaunch::new()?;
     let mut s = work::SdmaCopy::new()?;
     let mut a = work::ArenaAlloc::new()?;
-    let mut g = hcq_driver::graph::bench::Patch1000::new(work::ARCH)
-        .map_err(|e| work::WorkError::Sim(format!("graph: {e}")))?;
-    for _ in 0..GRAPH_ITERS {
-        graph_patch_1000(&mut g);
-    }
     for _ in 0..ITERS {
         build_launch(&mut b);
         ring_submit(&mut r);

@@ -3,7 +3,7 @@
 use crate::error::{Error, MemoryKind, Result};
 use crate::kfd::{KfdCore, lock};
 use crate::mem::Mapping;
-use hcq_core::kfd::{self as abi, Errno, Fd, MapKind, Prot};
+use hcq_core::kfd::{self as abi, Errno, Fd, MapKind, Prot, Request};
 use log::debug;
 use std::sync::{Arc, Mutex};
 
@@ -117,12 +117,8 @@ impl Bo {
             gpu_id,
             flags,
         };
-        kfd.ioctl(
-            "ALLOC_MEMORY_OF_GPU",
-            abi::AMDKFD_IOC_ALLOC_MEMORY_OF_GPU,
-            &mut args,
-        )
-        .map_err(|e| Error::alloc("ALLOC_MEMORY_OF_GPU", e, size, kind))?;
+        kfd.ioctl(abi::AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut args)
+            .map_err(|e| Error::alloc("ALLOC_MEMORY_OF_GPU", e, size, kind))?;
         debug!(
             "ALLOC {kind} {size:#x} B at {va:#x} on gpu {gpu_id:#x}: handle {:#x} flags {flags:#x}",
             args.handle
@@ -183,17 +179,11 @@ impl Bo {
         let ids = [gpu_id];
         let mut args = abi::MapMemoryToGpuArgs {
             handle: self.handle,
-            // CAST: a pointer to a live local array; the kernel reads `n_devices` u32s from it.
-            device_ids_array_ptr: ids.as_ptr() as u64,
-            n_devices: 1,
-            n_success: 0,
+            ..Default::default()
         };
+        let io = abi::AMDKFD_IOC_MAP_MEMORY_TO_GPU;
         self.kfd
-            .ioctl(
-                "MAP_MEMORY_TO_GPU",
-                abi::AMDKFD_IOC_MAP_MEMORY_TO_GPU,
-                &mut args,
-            )
+            .request(io.name(), Request::map_memory(io, &mut args, &ids))
             .map_err(|e| Error::alloc("MAP_MEMORY_TO_GPU", e, self.size, self.kind))?;
         if args.n_success != 1 {
             return Err(Error::Protocol(format!(
@@ -226,17 +216,12 @@ impl Bo {
         if !gpus.is_empty() {
             let mut args = abi::UnmapMemoryFromGpuArgs {
                 handle: self.handle,
-                // CAST: pointer to the live `gpus` vector's u32s.
-                device_ids_array_ptr: gpus.as_ptr() as u64,
-                // CAST: a BO is mapped to at most a handful of GPUs.
-                n_devices: gpus.len() as u32,
-                n_success: 0,
+                ..Default::default()
             };
-            let r = self.kfd.ioctl(
-                "UNMAP_MEMORY_FROM_GPU",
-                abi::AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU,
-                &mut args,
-            );
+            let io = abi::AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU;
+            let r = self
+                .kfd
+                .request(io.name(), Request::map_memory(io, &mut args, &gpus));
             if let Err(e) = r {
                 // The kernel unmapped the first `n_success` devices before failing.
                 let done = usize::try_from(args.n_success).unwrap_or(0).min(gpus.len());
@@ -249,11 +234,10 @@ impl Bo {
         let mut args = abi::FreeMemoryOfGpuArgs {
             handle: self.handle,
         };
-        if let Err(e) = self.kfd.ioctl(
-            "FREE_MEMORY_OF_GPU",
-            abi::AMDKFD_IOC_FREE_MEMORY_OF_GPU,
-            &mut args,
-        ) {
+        if let Err(e) = self
+            .kfd
+            .ioctl(abi::AMDKFD_IOC_FREE_MEMORY_OF_GPU, &mut args)
+        {
             self.remap(&gpus);
             return Err(Error::sys("FREE_MEMORY_OF_GPU", e));
         }
@@ -282,17 +266,9 @@ impl Drop for Bo {
         if !gpus.is_empty() {
             let mut args = abi::MapMemoryToGpuArgs {
                 handle: self.handle,
-                // CAST: pointer to the live `gpus` vector's u32s.
-                device_ids_array_ptr: gpus.as_ptr() as u64,
-                // CAST: a BO is mapped to at most a handful of GPUs.
-                n_devices: gpus.len() as u32,
-                n_success: 0,
+                ..Default::default()
             };
-            if let Err(e) = self.kfd.ioctl_teardown(
-                "UNMAP_MEMORY_FROM_GPU",
-                abi::AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU,
-                &mut args,
-            ) {
+            if let Err(e) = self.kfd.unmap_teardown(&mut args, &gpus) {
                 log::error!(
                     "UNMAP_MEMORY_FROM_GPU of handle {:#x} failed: {e}",
                     self.handle
@@ -311,11 +287,10 @@ impl Drop for Bo {
         let mut args = abi::FreeMemoryOfGpuArgs {
             handle: self.handle,
         };
-        if let Err(e) = self.kfd.ioctl_teardown(
-            "FREE_MEMORY_OF_GPU",
-            abi::AMDKFD_IOC_FREE_MEMORY_OF_GPU,
-            &mut args,
-        ) {
+        if let Err(e) = self
+            .kfd
+            .ioctl_teardown(abi::AMDKFD_IOC_FREE_MEMORY_OF_GPU, &mut args)
+        {
             log::error!(
                 "FREE_MEMORY_OF_GPU of handle {:#x} failed: {e}",
                 self.handle

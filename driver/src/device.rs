@@ -7,6 +7,7 @@ use crate::kfd::{GpuInfo, Kfd, KfdInner, lock};
 use crate::mem::Mapping;
 use crate::queue::{HwQueue, QueueParams, QueueType};
 use crate::signal::{Signal, SignalPages};
+use core::sync::atomic::{AtomicBool, Ordering};
 use core::time::Duration;
 use hcq_core::addr::GpuVa;
 use hcq_core::arch::{ArchInfo, GfxTarget};
@@ -16,6 +17,14 @@ use hcq_core::signal::SignalRef;
 use hcq_core::timeline::{Timeline, TimelineValue, Which};
 use log::debug;
 use std::sync::{Arc, Mutex};
+
+mod gpu_buffer;
+mod submit;
+
+#[allow(unused_imports)]
+pub use gpu_buffer::*;
+#[allow(unused_imports)]
+pub use submit::*;
 
 /// Timeline values above this are wrapped (reset through the shadow signal) at the next
 /// [`Device::synchronize`]: the GPU compares and writes 32-bit values.
@@ -151,9 +160,13 @@ pub(crate) struct DeviceInner {
     pub(crate) kernargs: Mutex<crate::launch::Kernargs>,
     pub(crate) staging: Mutex<Option<crate::copy::Staging>>,
     pub(crate) profile: Mutex<crate::launch::Profile>,
+    /// Whether launches are profiled: read on every launch without taking `profile`'s lock.
+    pub(crate) profiling: AtomicBool,
     pub(crate) scratch_bo: Bo,
     /// Decoded submissions, when tracing is on.
     trace: Mutex<Option<Vec<String>>>,
+    /// Whether `trace` is on: read on every submission without taking its lock.
+    tracing: AtomicBool,
     _doorbells: Mutex<Option<Arc<Mapping>>>,
 }
 
@@ -293,7 +306,7 @@ impl Device {
         if let Some(f) = pages.sleep(None, 0)? {
             return Err(Error::DeviceFault(Box::new(crate::error::WaitReport {
                 waited: crate::error::Waited::DeviceOpen,
-                signal_addr: 0,
+                signal_addr: GpuVa(0),
                 expected: 0,
                 seen: 0,
                 waited_ms: 0,
@@ -323,8 +336,10 @@ impl Device {
                 kernargs: Mutex::new(kernargs),
                 staging: Mutex::new(None),
                 profile: Mutex::new(crate::launch::Profile::default()),
+                profiling: AtomicBool::new(false),
                 scratch_bo,
                 trace: Mutex::new(None),
+                tracing: AtomicBool::new(false),
                 _doorbells: doorbells,
             }),
         })
@@ -596,7 +611,9 @@ impl Device {
     /// Turns tracing on or off: while on, every submission is decoded (one line per packet,
     /// prefixed with the queue and timeline value) and kept for [`Device::take_trace`].
     pub fn set_trace(&self, on: bool) {
-        *lock(&self.inner.trace) = on.then(Vec::new);
+        let mut t = lock(&self.inner.trace);
+        *t = on.then(Vec::new);
+        self.inner.tracing.store(on, Ordering::Relaxed);
     }
 
     /// The decoded packets traced since the last call.
@@ -606,383 +623,5 @@ impl Device {
             .as_mut()
             .map(core::mem::take)
             .unwrap_or_default()
-    }
-}
-
-impl DeviceInner {
-    pub(crate) fn queue_states(&self) -> Vec<QueueState> {
-        vec![self.compute.state(), self.sdma.state()]
-    }
-
-    /// The last value submitted.
-    pub(crate) fn last_value(&self) -> TimelineValue {
-        lock(&self.timeline).tl.last_signaled()
-    }
-
-    /// Waits until timeline value `v` completed.
-    pub(crate) fn wait_value(&self, v: TimelineValue) -> Result<()> {
-        // Do not hold the lock while waiting: other threads keep submitting. A wrap meanwhile
-        // (only after everything completed) leaves this signal at its final value.
-        let target = lock(&self.timeline).target(v);
-        let Some((signal, value)) = target else {
-            return Ok(());
-        };
-        signal.wait_with(u64::from(value), self.kfd.wait_timeout(), &|| {
-            self.queue_states()
-        })
-    }
-
-    pub(crate) fn synchronize(&self) -> Result<()> {
-        let st = lock(&self.timeline);
-        let last = st.tl.last_signaled();
-        if let Some((signal, value)) = st.target(last) {
-            signal.wait_with(u64::from(value), self.kfd.wait_timeout(), &|| {
-                self.queue_states()
-            })?;
-        }
-        let mut st = st;
-        if st.tl.needs_wrap() {
-            // CAST: the GPU writes only the low 32 bits.
-            let observed = st.active().value() as u32;
-            let to = st
-                .tl
-                .wrap(observed)
-                .map_err(|e| Error::Protocol(format!("timeline wrap: {e}")))?;
-            st.signal_of(to.signal).set(u64::from(to.reset_to));
-            debug!("gpu {:#x}: timeline wrapped", self.info.gpu_id);
-        }
-        Ok(())
-    }
-
-    /// Builds and submits one compute submission: `[wait timeline >= v-1] body [signal v]`.
-    pub(crate) fn submit_compute(
-        &self,
-        body: impl FnOnce(&mut Submit<'_>) -> Result<()>,
-    ) -> Result<TimelineValue> {
-        self.submit(QueueType::Compute, body)
-    }
-
-    /// Builds and submits one copy submission, like [`DeviceInner::submit_compute`].
-    pub(crate) fn submit_copy(
-        &self,
-        body: impl FnOnce(&mut Submit<'_>) -> Result<()>,
-    ) -> Result<TimelineValue> {
-        self.submit(QueueType::Sdma, body)
-    }
-
-    fn submit(
-        &self,
-        ty: QueueType,
-        body: impl FnOnce(&mut Submit<'_>) -> Result<()>,
-    ) -> Result<TimelineValue> {
-        let mut st = lock(&self.timeline);
-        let (saved, value) = st.take_value()?;
-        let mut cmds = take_scratch(&mut st, ty, self.arch);
-        let r = self
-            .build(&st, &mut cmds, value, true, body)
-            .and_then(|()| self.write(&cmds, value));
-        st.scratch.push(cmds);
-        if r.is_err() {
-            st.tl = saved;
-        }
-        r.map(|()| value)
-    }
-
-    /// One timeline value for work on both queues: the copy ring gets
-    /// `[wait timeline >= v-1] copy`, the compute ring `[wait timeline >= v-1] compute
-    /// [signal v]`. Both start once everything before completed and run side by side; `v`
-    /// means the compute part finished, so a caller that needs `v` to cover the copy part
-    /// makes `compute` wait (on the GPU) for the end of `copy`.
-    ///
-    /// Both parts are encoded, and the compute ring is waited on for room, before either ring
-    /// is written, then the copy ring is written, then the compute ring. If writing the copy
-    /// ring fails, nothing reached a ring and the timeline is put back. If the compute ring
-    /// then fails anyway (it had room, so only a driver bug can make it), the copy ring holds
-    /// work of value `v` that nothing will ever complete: the value stays taken (the timeline
-    /// says what the rings hold: `v` submitted, never done) and the error is
-    /// [`Error::PartialSubmit`] (open the device again).
-    pub(crate) fn submit_pair(
-        &self,
-        copy: impl FnOnce(&mut Submit<'_>) -> Result<()>,
-        compute: impl FnOnce(&mut Submit<'_>) -> Result<()>,
-    ) -> Result<TimelineValue> {
-        let mut st = lock(&self.timeline);
-        let (saved, value) = st.take_value()?;
-        let mut c = take_scratch(&mut st, QueueType::Sdma, self.arch);
-        let mut k = take_scratch(&mut st, QueueType::Compute, self.arch);
-        let r = self
-            .build(&st, &mut c, value, false, copy)
-            .and_then(|()| self.build(&st, &mut k, value, true, compute))
-            .and_then(|()| {
-                let others = || self.queue_states();
-                self.compute.wait_room(
-                    k.dwords(),
-                    k.packet_lens(),
-                    &self.pages,
-                    self.kfd.wait_timeout(),
-                    &others,
-                )
-            })
-            .and_then(|()| self.write(&c, value));
-        let r = match r {
-            Err(e) => {
-                st.tl = saved;
-                Err(e)
-            }
-            Ok(()) => self.write(&k, value).map_err(|e| Error::PartialSubmit {
-                value: value.get(),
-                cause: Box::new(e),
-            }),
-        };
-        st.scratch.push(c);
-        st.scratch.push(k);
-        r.map(|()| value)
-    }
-
-    /// Encodes `[wait timeline >= v-1] body [signal v]` (no signal unless `signal`) into
-    /// `cmds`, which is emptied first and keeps its storage.
-    fn build(
-        &self,
-        st: &TimelineState,
-        cmds: &mut Cmds,
-        value: TimelineValue,
-        signal: bool,
-        body: impl FnOnce(&mut Submit<'_>) -> Result<()>,
-    ) -> Result<()> {
-        let ty = cmds.queue_type();
-        cmds.clear();
-        let g = st.tl.gpu_value(value).ok_or_else(|| {
-            Error::Protocol(format!("timeline value {} has no GPU value", value.get()))
-        })?;
-        let sig = st.signal_of(g.signal).signal_ref();
-        let mut s = Submit {
-            value,
-            cmds: core::mem::replace(cmds, Cmds::empty(ty, self.arch)),
-            state: st,
-            dev: self,
-        };
-        // The previous value lives on the same signal (a wrap resets it to 0 and hands out 1).
-        let r = s
-            .cmds
-            .wait(&sig, g.value.wrapping_sub(1))
-            .and_then(|()| body(&mut s))
-            .and_then(|()| {
-                if signal {
-                    s.cmds.signal(&sig, g.value)
-                } else {
-                    Ok(())
-                }
-            });
-        // Hand the storage back for the ring write and the next submission.
-        *cmds = s.cmds;
-        r
-    }
-
-    /// Writes `cmds` (built for timeline `value`) into its queue's ring.
-    fn write(&self, cmds: &Cmds, value: TimelineValue) -> Result<()> {
-        let ty = cmds.queue_type();
-        let others = || self.queue_states();
-        let timeout = self.kfd.wait_timeout();
-        let (buf, lens) = (cmds.dwords(), cmds.packet_lens());
-        if let Some(t) = lock(&self.trace).as_mut() {
-            trace_submission(t, ty, value.get(), buf);
-        }
-        match ty {
-            QueueType::Compute => self
-                .compute
-                .submit(buf, lens, &self.pages, timeout, &others),
-            QueueType::Sdma => self.sdma.submit(buf, lens, &self.pages, timeout, &others),
-        }
-    }
-}
-
-/// The command storage for `ty` kept from an earlier submission, or a new one.
-fn take_scratch(st: &mut TimelineState, ty: QueueType, arch: &'static ArchInfo) -> Cmds {
-    match st.scratch.iter().position(|c| c.queue_type() == ty) {
-        Some(i) => st.scratch.swap_remove(i),
-        None => Cmds::new(ty, arch),
-    }
-}
-
-impl Drop for DeviceInner {
-    fn drop(&mut self) {
-        // Queues are destroyed and buffers freed right after this: let the GPU finish first.
-        if let Err(e) = self.synchronize() {
-            log::error!(
-                "gpu {:#x} dropped with work outstanding ({e}); destroying its queues anyway",
-                self.info.gpu_id
-            );
-        }
-    }
-}
-
-fn trace_submission(out: &mut Vec<String>, ty: QueueType, value: u64, dwords: &[u32]) {
-    let q = match ty {
-        QueueType::Compute => "pm4",
-        QueueType::Sdma => "sdma",
-    };
-    let mut push = |at: usize, text: String| out.push(format!("[{q} t={value} +{at}] {text}"));
-    match ty {
-        QueueType::Compute => {
-            for p in hcq_core::pm4::decode(dwords) {
-                match p {
-                    Ok((at, p)) => push(at, p.to_string()),
-                    Err(e) => push(0, format!("decode error: {e}")),
-                }
-            }
-        }
-        QueueType::Sdma => {
-            for p in hcq_core::sdma::decode(dwords) {
-                match p {
-                    Ok((at, p)) => push(at, p.to_string()),
-                    Err(e) => push(0, format!("decode error: {e}")),
-                }
-            }
-        }
-    }
-}
-
-/// GPU memory mapped at one virtual address for the CPU and every GPU it is mapped to.
-///
-/// Dropping it waits until the GPUs it is mapped to have finished the work submitted so far
-/// (so nothing frees memory a queue may still use), then unmaps and frees it. If that wait
-/// fails (the GPU hung), the memory is leaked rather than freed under the GPU.
-#[derive(Debug)]
-pub struct GpuBuffer {
-    pub(crate) bo: Arc<Bo>,
-    len: u64,
-    kind: BufferKind,
-    pub(crate) owner: Arc<DeviceInner>,
-    peers: Mutex<Vec<Arc<DeviceInner>>>,
-}
-
-impl GpuBuffer {
-    /// GPU (and CPU) virtual address.
-    #[must_use]
-    pub fn va(&self) -> GpuVa {
-        GpuVa(self.bo.va())
-    }
-
-    /// Size asked for, in bytes.
-    #[must_use]
-    pub fn len(&self) -> u64 {
-        self.len
-    }
-
-    /// Whether the buffer is mapped on `dev` (allocated there, or mapped to it as a peer).
-    #[must_use]
-    pub fn is_mapped_on(&self, dev: &Device) -> bool {
-        Arc::ptr_eq(&self.owner, &dev.inner)
-            || lock(&self.peers).iter().any(|p| Arc::ptr_eq(p, &dev.inner))
-    }
-
-    /// Whether the buffer is empty (never: size 0 is refused).
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The memory kind.
-    #[must_use]
-    pub fn kind(&self) -> BufferKind {
-        self.kind
-    }
-
-    /// Maps the buffer into `other`'s VM (same address), for peer access and transfers.
-    ///
-    /// # Errors
-    /// MAP_MEMORY_TO_GPU failing (a peer that cannot reach this memory).
-    pub fn map_to(&self, other: &Device) -> Result<()> {
-        self.bo.map_to(other.gpu_id())?;
-        let mut peers = lock(&self.peers);
-        if !Arc::ptr_eq(&other.inner, &self.owner)
-            && !peers.iter().any(|p| Arc::ptr_eq(p, &other.inner))
-        {
-            peers.push(Arc::clone(&other.inner));
-        }
-        Ok(())
-    }
-
-    /// Writes `data` at byte `offset` from the CPU, after waiting for the GPUs' work so far.
-    /// Only for CPU-visible kinds (everything but [`BufferKind::Vram`]).
-    ///
-    /// # Errors
-    /// Out-of-range writes, a non-CPU-visible buffer, or a failed wait.
-    pub fn write(&self, offset: u64, data: &[u8]) -> Result<()> {
-        self.check_cpu(offset, data.len())?;
-        self.quiesce()?;
-        self.bo.mapping().write_bytes(offset, data)
-    }
-
-    /// Reads bytes at `offset` into `out` from the CPU, after waiting for the GPUs' work so far.
-    ///
-    /// # Errors
-    /// As [`GpuBuffer::write`].
-    pub fn read(&self, offset: u64, out: &mut [u8]) -> Result<()> {
-        self.check_cpu(offset, out.len())?;
-        self.quiesce()?;
-        self.bo.mapping().read_bytes(offset, out)
-    }
-
-    fn check_cpu(&self, offset: u64, len: usize) -> Result<()> {
-        if self.kind == BufferKind::Vram {
-            return Err(Error::InvalidArgument(
-                "buffer is VRAM without CPU access: use copy_in/copy_out".into(),
-            ));
-        }
-        let end = u64::try_from(len).ok().and_then(|l| offset.checked_add(l));
-        if end.is_none_or(|e| e > self.len) {
-            return Err(Error::InvalidArgument(format!(
-                "{len} bytes at offset {offset} exceed the {}-byte buffer",
-                self.len
-            )));
-        }
-        Ok(())
-    }
-
-    /// Frees the buffer now, reporting failures that dropping it can only log: waits for
-    /// the GPUs it is mapped to, unmaps it from them, FREEs it, then unmaps the CPU view.
-    ///
-    /// # Errors
-    /// The wait's error ([`Error::Timeout`], [`Error::DeviceFault`]) or the UNMAP/FREE
-    /// ioctl's, with the buffer handed back still allocated and usable as before (mapped
-    /// back to its GPUs if the UNMAP had succeeded): retry, keep it, or drop it.
-    pub fn free(mut self) -> core::result::Result<(), (Error, GpuBuffer)> {
-        if let Err(e) = self.quiesce() {
-            return Err((e, self));
-        }
-        let Some(bo) = Arc::get_mut(&mut self.bo) else {
-            let e = Error::Protocol("buffer object shared beyond its GpuBuffer".into());
-            return Err((e, self));
-        };
-        match bo.free_now() {
-            // Drop waits again (nothing new: `self` was not used since) and unmaps the CPU
-            // view; FREE is not repeated.
-            Ok(()) => Ok(()),
-            Err(e) => Err((e, self)),
-        }
-    }
-
-    /// Waits until every device this buffer is mapped to has finished its submitted work.
-    pub(crate) fn quiesce(&self) -> Result<()> {
-        let mut devs = vec![Arc::clone(&self.owner)];
-        devs.extend(lock(&self.peers).iter().cloned());
-        for d in devs {
-            let last = d.last_value();
-            d.wait_value(last)?;
-        }
-        Ok(())
-    }
-}
-
-impl Drop for GpuBuffer {
-    fn drop(&mut self) {
-        if let Err(e) = self.quiesce() {
-            log::error!(
-                "buffer at {} dropped while its GPU is not idle ({e}); leaking it",
-                self.va()
-            );
-            core::mem::forget(Arc::clone(&self.bo));
-        }
     }
 }

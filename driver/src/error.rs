@@ -1,6 +1,7 @@
 //! The driver's error type: every failure is a value whose message names what was wrong.
 
 use core::fmt;
+use hcq_core::addr::GpuVa;
 use hcq_core::cmd::CmdError;
 use hcq_core::codeobj::CodeObjectError;
 use hcq_core::kfd::Errno;
@@ -63,7 +64,7 @@ pub struct WaitReport {
     /// What the wait was for.
     pub waited: Waited,
     /// The signal's GPU address (the read pointer's for [`Waited::RingSpace`]).
-    pub signal_addr: u64,
+    pub signal_addr: GpuVa,
     /// The value waited for.
     pub expected: u64,
     /// The last value read.
@@ -101,7 +102,7 @@ impl fmt::Display for WaitReport {
             }
             Waited::Signal if self.seen >= self.expected => write!(
                 f,
-                "{sep}signal at {:#x} had reached {} (waited for >= {}) after {ms} ms{}",
+                "{sep}signal at {} had reached {} (waited for >= {}) after {ms} ms{}",
                 self.signal_addr,
                 self.seen,
                 self.expected,
@@ -113,7 +114,7 @@ impl fmt::Display for WaitReport {
             )?,
             Waited::Signal => write!(
                 f,
-                "{sep}signal at {:#x} expected >= {} but is {} after {ms} ms",
+                "{sep}signal at {} expected >= {} but is {} after {ms} ms",
                 self.signal_addr, self.expected, self.seen
             )?,
             Waited::RingSpace(queue) => write!(
@@ -328,7 +329,7 @@ mod tests {
     fn report(waited: Waited, expected: u64, seen: u64) -> WaitReport {
         WaitReport {
             waited,
-            signal_addr: 0x1000,
+            signal_addr: GpuVa(0x1000),
             expected,
             seen,
             waited_ms: 0,
@@ -468,7 +469,7 @@ mod tests {
     fn wait_report_names_everything() {
         let r = WaitReport {
             waited: Waited::Signal,
-            signal_addr: 0x1000,
+            signal_addr: GpuVa(0x1000),
             expected: 5,
             seen: 4,
             waited_ms: 30,

@@ -1,15 +1,17 @@
 //! [`Kfd`]: the process's handle on `/dev/kfd` (topology, version, the event and signal pages).
 
-use crate::buffer::{Bo, BoOptions};
-use crate::error::{Error, MemoryKind, Result};
+use crate::error::{Error, Result};
 use crate::signal::SignalPages;
-use bytemuck::Pod;
+use core::sync::atomic::{AtomicU64, Ordering};
 use core::time::Duration;
 use hcq_core::kfd::topology::{NodeProperties, TOPOLOGY_NODES_DIR, parse_gpu_id};
-use hcq_core::kfd::{self as abi, Errno, Fd, KfdSys};
-use log::{debug, trace};
-use std::collections::HashMap;
+use hcq_core::kfd::{self as abi, Errno, KfdSys};
+use log::debug;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+
+mod raw;
+
+pub(crate) use raw::KfdCore;
 
 /// Path of the KFD device.
 pub const KFD_PATH: &str = "/dev/kfd";
@@ -46,29 +48,14 @@ impl GpuInfo {
     }
 }
 
-/// The open files: what every buffer object and event needs to be freed. Closes them on drop.
-pub(crate) struct KfdCore {
-    pub(crate) sys: Arc<dyn KfdSys>,
-    pub(crate) fd: Fd,
-    /// Render-node fds whose VM was acquired, by gpu_id (ACQUIRE_VM once per GPU and file).
-    render_fds: Mutex<HashMap<u32, Fd>>,
-}
-
-impl core::fmt::Debug for KfdCore {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("KfdCore")
-            .field("fd", &self.fd)
-            .finish_non_exhaustive()
-    }
-}
-
 pub(crate) struct KfdInner {
     pub(crate) core: Arc<KfdCore>,
     version: (u32, u32),
     gpus: Vec<GpuInfo>,
     /// The event page, the signal page and the fault events, created with the first device.
     pages: Mutex<Option<Arc<SignalPages>>>,
-    wait_timeout: Mutex<Duration>,
+    /// The wait deadline in nanoseconds (read on every submission: an atomic, not a lock).
+    wait_timeout_ns: AtomicU64,
 }
 
 impl core::fmt::Debug for KfdInner {
@@ -81,91 +68,9 @@ impl core::fmt::Debug for KfdInner {
     }
 }
 
-impl KfdCore {
-    /// Issues one KFD ioctl on the argument struct `arg`, logging it.
-    pub(crate) fn ioctl<T: Pod>(
-        &self,
-        name: &'static str,
-        request: u32,
-        arg: &mut T,
-    ) -> Result<(), Errno> {
-        let r = self
-            .sys
-            .ioctl(self.fd, request, bytemuck::bytes_of_mut(arg));
-        match r {
-            Ok(()) => trace!("{name} ok"),
-            Err(e) => debug!("{name} failed: {e}"),
-        }
-        r
-    }
-
-    /// A teardown ioctl (UNMAP, FREE, DESTROY_*), retried once: teardown runs in `Drop`, where
-    /// a transient failure (EINTR, EAGAIN, an injected fault) would otherwise leak the object.
-    pub(crate) fn ioctl_teardown<T: Pod>(
-        &self,
-        name: &'static str,
-        request: u32,
-        arg: &mut T,
-    ) -> Result<(), Errno> {
-        // The kernel writes the arguments back even on failure (UNMAP's n_success says where
-        // a retry resumes), so the retry reuses them as they came back.
-        match self.ioctl(name, request, arg) {
-            Ok(()) => Ok(()),
-            Err(e) => {
-                log::warn!("{name} failed ({e}); retrying once");
-                self.ioctl(name, request, arg)
-            }
-        }
-    }
-
-    /// The render-node fd of `gpu`, opening it and acquiring the VM the first time.
-    pub(crate) fn acquire_vm(&self, gpu: &GpuInfo) -> Result<Fd> {
-        let mut fds = lock(&self.render_fds);
-        if let Some(fd) = fds.get(&gpu.gpu_id) {
-            return Ok(*fd);
-        }
-        let path = format!("/dev/dri/renderD{}", gpu.properties.drm_render_minor);
-        let fd = self
-            .sys
-            .open(&path)
-            .map_err(|e| Error::sys("open render node", e))?;
-        let raw = u32::try_from(fd.0).map_err(|_| {
-            let _ = self.sys.close(fd);
-            Error::Protocol(format!("open({path}) returned negative fd {}", fd.0))
-        })?;
-        let mut args = abi::AcquireVmArgs {
-            drm_fd: raw,
-            gpu_id: gpu.gpu_id,
-        };
-        if let Err(e) = self.ioctl("ACQUIRE_VM", abi::AMDKFD_IOC_ACQUIRE_VM, &mut args) {
-            let _ = self.sys.close(fd);
-            return Err(Error::sys("ACQUIRE_VM", e));
-        }
-        debug!("gpu {:#x}: VM acquired on {path}", gpu.gpu_id);
-        fds.insert(gpu.gpu_id, fd);
-        Ok(fd)
-    }
-
-    /// Allocates a buffer object on `gpu_id` (whose VM must be acquired).
-    pub(crate) fn alloc(
-        self: &Arc<Self>,
-        gpu_id: u32,
-        size: u64,
-        kind: MemoryKind,
-        opts: BoOptions,
-    ) -> Result<Bo> {
-        let render_fd = *lock(&self.render_fds).get(&gpu_id).ok_or_else(|| {
-            Error::InvalidArgument(format!(
-                "gpu {gpu_id:#x} has no acquired VM (open its Device first)"
-            ))
-        })?;
-        Bo::alloc(self, gpu_id, render_fd, size, kind, opts)
-    }
-}
-
 impl KfdInner {
     pub(crate) fn wait_timeout(&self) -> Duration {
-        *lock(&self.wait_timeout)
+        Duration::from_nanos(self.wait_timeout_ns.load(Ordering::Relaxed))
     }
 
     pub(crate) fn gpus(&self) -> &[GpuInfo] {
@@ -183,18 +88,6 @@ impl KfdInner {
         let p = Arc::new(SignalPages::new(&self.core, gpu_id)?);
         *pages = Some(Arc::clone(&p));
         Ok(p)
-    }
-}
-
-impl Drop for KfdCore {
-    fn drop(&mut self) {
-        // Every buffer object and event holds an Arc to this, so they are all gone already.
-        for (_, fd) in lock(&self.render_fds).drain() {
-            let _ = self.sys.close(fd);
-        }
-        if let Err(e) = self.sys.close(self.fd) {
-            log::error!("closing /dev/kfd failed: {e}");
-        }
     }
 }
 
@@ -244,8 +137,8 @@ impl Kfd {
     ///   returned and has not unmapped (the driver reserves, then maps over its reservation),
     ///   and refuses any other fixed address;
     /// - `munmap` unmaps only a whole region the port returned, never other memory;
-    /// - `ioctl` writes only into `arg` and into the user memory the KFD ABI says the request
-    ///   writes (arrays the argument points to, of the sizes it gives);
+    /// - `ioctl` writes only into the request's argument and the slices the [`Request`](hcq_core::kfd::Request)
+    ///   borrows (never through pointer values in the argument bytes);
     /// - any agent of the port running inside this process (a simulated GPU) accesses memory
     ///   the driver shares with it only through atomic operations, the way the driver does,
     ///   and writes a queue's ring, read pointer and signals only as the commands submitted
@@ -259,14 +152,10 @@ impl Kfd {
         let fd = sys
             .open(KFD_PATH)
             .map_err(|e| Error::sys("open /dev/kfd", e))?;
-        let core = Arc::new(KfdCore {
-            sys,
-            fd,
-            render_fds: Mutex::new(HashMap::new()),
-        });
+        let core = Arc::new(KfdCore::new(sys, fd));
         // From here on, dropping `core` closes the fd.
         let mut v = abi::GetVersionArgs::default();
-        core.ioctl("GET_VERSION", abi::AMDKFD_IOC_GET_VERSION, &mut v)
+        core.ioctl(abi::AMDKFD_IOC_GET_VERSION, &mut v)
             .map_err(|e| Error::sys("GET_VERSION", e))?;
         if v.major_version != abi::KFD_IOCTL_MAJOR_VERSION {
             return Err(Error::Protocol(format!(
@@ -281,7 +170,7 @@ impl Kfd {
         if v.minor_version >= abi::KFD_IOCTL_MINOR_RUNTIME_ENABLE {
             // As tinygrad: mode 0 (no debugger trap setup), which the kernel accepts always.
             let mut r = abi::RuntimeEnableArgs::default();
-            match core.ioctl("RUNTIME_ENABLE", abi::AMDKFD_IOC_RUNTIME_ENABLE, &mut r) {
+            match core.ioctl(abi::AMDKFD_IOC_RUNTIME_ENABLE, &mut r) {
                 // EBUSY/EEXIST: another runtime in this process enabled it already.
                 Ok(()) | Err(Errno::EBUSY | Errno::EEXIST) => {}
                 Err(e) => return Err(Error::sys("RUNTIME_ENABLE", e)),
@@ -294,7 +183,7 @@ impl Kfd {
                 version,
                 gpus,
                 pages: Mutex::new(None),
-                wait_timeout: Mutex::new(DEFAULT_WAIT_TIMEOUT),
+                wait_timeout_ns: AtomicU64::new(timeout_ns(DEFAULT_WAIT_TIMEOUT)),
             }),
         })
     }
@@ -344,8 +233,15 @@ impl Kfd {
 
     /// Sets the deadline of every wait (default 30 s).
     pub fn set_wait_timeout(&self, timeout: Duration) {
-        *lock(&self.inner.wait_timeout) = timeout;
+        self.inner
+            .wait_timeout_ns
+            .store(timeout_ns(timeout), Ordering::Relaxed);
     }
+}
+
+/// `d` in nanoseconds, saturating at `u64::MAX` (584 years: "forever").
+fn timeout_ns(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 fn read_text(sys: &dyn KfdSys, path: &str) -> core::result::Result<String, Errno> {

@@ -9,6 +9,7 @@ use crate::mem::{Doorbell, Mapping, RingView};
 use crate::signal::SignalPages;
 use core::sync::atomic::{AtomicU64, Ordering};
 use core::time::Duration;
+use hcq_core::addr::GpuVa;
 use hcq_core::kfd::topology::CwsrSizes;
 use hcq_core::kfd::{self as abi};
 use hcq_core::ring::{Producer, RingError, RingKind, RingLayout, RingMemory, RingPtr};
@@ -135,7 +136,7 @@ impl<K: RingKind> HwQueue<K> {
             ..Default::default()
         };
         p.core
-            .ioctl("CREATE_QUEUE", abi::AMDKFD_IOC_CREATE_QUEUE, &mut args)
+            .ioctl(abi::AMDKFD_IOC_CREATE_QUEUE, &mut args)
             .map_err(|e| Error::sys("CREATE_QUEUE", e))?;
         if args.ring_size != ring_size {
             destroy_queue(p.core, args.queue_id);
@@ -286,7 +287,8 @@ impl<K: RingKind> HwQueue<K> {
         let has_indirect = !K::SPLITS_PACKETS && has_sdma_indirect(dwords, packets);
         let (original, original_packets) = (dwords, packets);
         let mut last_rptr = None;
-        let mut progress_at = Instant::now();
+        // Read the clock only once the ring is full (a submission with room never waits).
+        let mut progress_at: Option<Instant> = None;
         loop {
             let mut producer = lock(&self.producer);
             // Where the submission lands is only known under the lock: NOP-pad INDIRECTs for it.
@@ -346,20 +348,16 @@ impl<K: RingKind> HwQueue<K> {
                 }
                 Err(RingError::WouldOverrun { .. }) => {
                     drop(producer);
+                    let since = *progress_at.get_or_insert_with(Instant::now);
                     if let Some(f) = pages.sleep(None, 1)? {
-                        return Err(Error::DeviceFault(self.report(
-                            0,
-                            progress_at,
-                            others,
-                            Some(f),
-                        )));
+                        return Err(Error::DeviceFault(self.report(0, since, others, Some(f))));
                     }
                     let r = self.rptr();
                     if last_rptr != Some(r) {
                         last_rptr = Some(r);
-                        progress_at = Instant::now();
-                    } else if progress_at.elapsed() >= timeout {
-                        return Err(Error::Timeout(self.report(0, progress_at, others, None)));
+                        progress_at = Some(Instant::now());
+                    } else if since.elapsed() >= timeout {
+                        return Err(Error::Timeout(self.report(0, since, others, None)));
                     }
                 }
                 Err(e) => return Err(Error::InvalidArgument(format!("{}: {e}", self.name))),
@@ -378,7 +376,7 @@ impl<K: RingKind> HwQueue<K> {
         queues.extend(others());
         Box::new(WaitReport {
             waited: crate::error::Waited::RingSpace(self.name.clone()),
-            signal_addr: self.ptrs.va() + RPTR_OFFSET,
+            signal_addr: GpuVa(self.ptrs.va() + RPTR_OFFSET),
             expected,
             seen: self.rptr(),
             // CAST: milliseconds of a wait fit u64.
@@ -493,7 +491,7 @@ impl Drop for DestroyGuard<'_> {
 
 fn destroy_queue(core: &KfdCore, queue_id: u32) {
     let mut args = abi::DestroyQueueArgs { queue_id, pad: 0 };
-    if let Err(e) = core.ioctl_teardown("DESTROY_QUEUE", abi::AMDKFD_IOC_DESTROY_QUEUE, &mut args) {
+    if let Err(e) = core.ioctl_teardown(abi::AMDKFD_IOC_DESTROY_QUEUE, &mut args) {
         log::error!("DESTROY_QUEUE {queue_id} failed: {e}");
     }
 }

@@ -6,6 +6,7 @@ use crate::error::{Error, MemoryKind, QueueState, Result, WaitReport};
 use crate::kfd::{KfdCore, lock};
 use core::sync::atomic::{AtomicU64, Ordering};
 use core::time::Duration;
+use hcq_core::addr::GpuVa;
 use hcq_core::kfd::{self as abi, Errno};
 use hcq_core::signal::{self as sig, SIGNAL_SIZE, SignalPool, SignalRef, SignalSlot};
 use log::{debug, trace};
@@ -40,7 +41,7 @@ impl Event {
             auto_reset: u32::from(event_type == abi::KFD_IOC_EVENT_SIGNAL),
             ..Default::default()
         };
-        core.ioctl("CREATE_EVENT", abi::AMDKFD_IOC_CREATE_EVENT, &mut args)
+        core.ioctl(abi::AMDKFD_IOC_CREATE_EVENT, &mut args)
             .map_err(|e| match e {
                 Errno::ENOSPC => Error::Exhausted("KFD signal events"),
                 e => Error::sys("CREATE_EVENT", e),
@@ -63,9 +64,9 @@ impl Drop for Event {
             event_id: self.id,
             pad: 0,
         };
-        if let Err(e) =
-            self.core
-                .ioctl_teardown("DESTROY_EVENT", abi::AMDKFD_IOC_DESTROY_EVENT, &mut args)
+        if let Err(e) = self
+            .core
+            .ioctl_teardown(abi::AMDKFD_IOC_DESTROY_EVENT, &mut args)
         {
             log::error!("DESTROY_EVENT {} failed: {e}", self.id);
         }
@@ -153,19 +154,13 @@ impl SignalPages {
         events.push(abi::EventData::for_event(self.memory_event.id));
         events.push(abi::EventData::for_event(self.hw_event.id));
         let mut args = abi::WaitEventsArgs {
-            // CAST: pointer to the live `events` vector (48-byte elements the kernel reads and
-            // writes back), valid for the duration of the ioctl.
-            events_ptr: events.as_mut_ptr() as u64,
-            // CAST: at most 3 events.
-            num_events: events.len() as u32,
-            wait_for_all: 0,
             timeout: ms,
-            wait_result: 0,
+            ..Default::default()
         };
-        match self
-            .core
-            .ioctl("WAIT_EVENTS", abi::AMDKFD_IOC_WAIT_EVENTS, &mut args)
-        {
+        match self.core.request(
+            "WAIT_EVENTS",
+            abi::Request::wait_events(&mut args, &mut events),
+        ) {
             Ok(()) | Err(Errno::EINTR) => {}
             Err(e) => return Err(Error::sys("WAIT_EVENTS", e)),
         }
@@ -295,8 +290,8 @@ impl Signal {
 
     /// GPU address of the `amd_signal_t`.
     #[must_use]
-    pub fn addr(&self) -> u64 {
-        self.slot.addr()
+    pub fn addr(&self) -> GpuVa {
+        GpuVa(self.slot.addr())
     }
 
     /// What command encoders need: address, event mailbox and event id.
@@ -304,11 +299,11 @@ impl Signal {
     pub fn signal_ref(&self) -> SignalRef {
         match &self.event {
             Some(e) => SignalRef {
-                addr: self.addr(),
+                addr: self.slot.addr(),
                 event_mailbox_ptr: self.pages.mailbox_addr(e.slot),
                 event_id: e.id,
             },
-            None => SignalRef::new(self.addr()),
+            None => SignalRef::new(self.slot.addr()),
         }
     }
 

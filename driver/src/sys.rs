@@ -6,19 +6,22 @@
 //! address range, then maps the buffer object over it), and `munmap` only takes a region this
 //! port handed out. That keeps the safe `mmap`/`munmap` methods from clobbering memory Rust owns.
 //!
-//! The ioctl argument is the caller's byte slice; its length must equal the size encoded in the
-//! request number, so the kernel never reads or writes past it. KFD argument structs carry user
-//! pointers (MAP_MEMORY_TO_GPU's device list, WAIT_EVENTS' event array): the kernel follows
-//! those too, which is why this port is private to the driver, whose callers only pass pointers
-//! to live buffers of the right size.
+//! The ioctl argument is a [`Request`]: its bytes must be exactly the size encoded in the request
+//! number, so the kernel never reads or writes past them, and the user pointers inside it
+//! (MAP_MEMORY_TO_GPU's device list, WAIT_EVENTS' event array) come from
+//! [`Request::kernel_arg`], which sets them from the slices the request borrows: the kernel
+//! follows them only into that memory. Ioctls go only to `/dev/kfd` files (a DRM render node
+//! dispatches other numbers, with other pointers), so no safe caller can make the kernel write
+//! memory the request does not borrow.
 
 use core::ffi::c_void;
-use hcq_core::kfd::{Errno, Fd, KfdSys, MapKind, Prot};
+use hcq_core::kfd::{Errno, Fd, KfdSys, MapKind, Prot, Request};
 use log::{debug, trace};
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{Mode, OFlags};
 use rustix::ioctl::{Ioctl, IoctlOutput, Opcode};
 use rustix::mm::{MapFlags, ProtFlags};
+use std::collections::HashSet;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -40,7 +43,8 @@ struct RawIoctl<'a> {
 
 // SAFETY: `as_ptr` points at `arg`, which is exactly `_IOC_SIZE(request)` bytes (checked by
 // `LinuxKfd::ioctl` before constructing this), so the kernel's copy_from_user/copy_to_user of the
-// argument stays inside it; the output is the unit value and reads nothing.
+// argument stays inside it; `arg` comes from `Request::kernel_arg`, so its user pointers address
+// the slices the request borrows; the output is the unit value and reads nothing.
 unsafe impl Ioctl for RawIoctl<'_> {
     type Output = ();
     const IS_MUTATING: bool = true;
@@ -74,6 +78,8 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 #[derive(Debug, Default)]
 pub(crate) struct LinuxKfd {
     files: Mutex<HashMap<i32, OwnedFd>>,
+    /// The files that are `/dev/kfd` (the only ones ioctls go to).
+    kfd_files: Mutex<HashSet<i32>>,
     /// Regions this port mapped: start address -> length in bytes.
     regions: Mutex<BTreeMap<u64, u64>>,
 }
@@ -111,19 +117,34 @@ impl KfdSys for LinuxKfd {
         let raw = rustix::fd::AsRawFd::as_raw_fd(&owned);
         debug!("open {path} -> fd {raw}");
         lock(&self.files).insert(raw, owned);
+        if path == crate::kfd::KFD_PATH {
+            lock(&self.kfd_files).insert(raw);
+        }
         Ok(Fd(raw))
     }
 
     fn close(&self, fd: Fd) -> Result<(), Errno> {
         let owned = lock(&self.files).remove(&fd.0).ok_or(Errno::EBADF)?;
+        lock(&self.kfd_files).remove(&fd.0);
         debug!("close fd {}", fd.0);
         drop(owned);
         Ok(())
     }
 
-    fn ioctl(&self, fd: Fd, request: u32, arg: &mut [u8]) -> Result<(), Errno> {
+    fn ioctl(&self, fd: Fd, mut req: Request<'_>) -> Result<(), Errno> {
+        let request = req.request();
+        let arg = req.kernel_arg();
         if arg.len() != ioctl_size(request) {
             return Err(Errno::EINVAL);
+        }
+        if !lock(&self.kfd_files).contains(&fd.0) {
+            // Not /dev/kfd (a render node dispatches the same numbers to DRM ioctls with other
+            // pointers), or no file at all.
+            return Err(if lock(&self.files).contains_key(&fd.0) {
+                Errno::ENOTTY
+            } else {
+                Errno::EBADF
+            });
         }
         trace!(
             "ioctl fd {} request {request:#010x} ({} B)",
@@ -133,7 +154,8 @@ impl KfdSys for LinuxKfd {
         self.with_fd(fd, |bfd| {
             let raw = RawIoctl { request, arg };
             // SAFETY: `RawIoctl` hands the kernel exactly `_IOC_SIZE(request)` bytes (checked
-            // above); embedded user pointers are this crate's callers' (see the module docs).
+            // above) of a `/dev/kfd` request whose user pointers address only memory the request
+            // borrows (`kernel_arg`; see the module docs).
             unsafe { rustix::ioctl::ioctl(bfd, raw) }
         })?
         .map_err(errno)
@@ -289,15 +311,11 @@ mod tests {
     fn ioctl_rejects_wrong_size_and_unknown_fd() {
         let kfd = LinuxKfd::new();
         let mut arg = [0u8; 4];
-        assert_eq!(
-            kfd.ioctl(Fd(12345), 0x8008_4b01, &mut arg),
-            Err(Errno::EINVAL)
-        );
-        let mut arg = [0u8; 8];
-        assert_eq!(
-            kfd.ioctl(Fd(12345), 0x8008_4b01, &mut arg),
-            Err(Errno::EBADF)
-        );
+        let req = Request::raw(0x8008_4b01, &mut arg).unwrap();
+        assert_eq!(kfd.ioctl(Fd(12345), req), Err(Errno::EINVAL));
+        let mut v = hcq_core::kfd::GetVersionArgs::default();
+        let req = Request::new(hcq_core::kfd::AMDKFD_IOC_GET_VERSION, &mut v);
+        assert_eq!(kfd.ioctl(Fd(12345), req), Err(Errno::EBADF));
     }
 
     #[test]
@@ -305,8 +323,13 @@ mod tests {
         let kfd = LinuxKfd::new();
         let (_keep, path) = memfd_path(4096);
         let fd = kfd.open(&path).unwrap();
-        let mut arg = [0u8; 8];
-        assert_eq!(kfd.ioctl(fd, 0x8008_4b01, &mut arg), Err(Errno::ENOTTY));
+        // Not /dev/kfd: refused before the kernel sees it, even a pointer-carrying request.
+        let mut v = hcq_core::kfd::GetVersionArgs::default();
+        let req = Request::new(hcq_core::kfd::AMDKFD_IOC_GET_VERSION, &mut v);
+        assert_eq!(kfd.ioctl(fd, req), Err(Errno::ENOTTY));
+        let mut w = hcq_core::kfd::WaitEventsArgs::default();
+        let req = Request::wait_events(&mut w, &mut []);
+        assert_eq!(kfd.ioctl(fd, req), Err(Errno::ENOTTY));
         kfd.close(fd).unwrap();
         assert_eq!(kfd.close(fd), Err(Errno::EBADF));
     }

@@ -119,11 +119,7 @@ impl Kfd {
     /// Never for a missing mode; other ioctl failures.
     pub fn xnack_mode(&self) -> Result<Option<bool>> {
         let mut a = SetXnackModeArgs { xnack_enabled: -1 };
-        match self
-            .inner
-            .core
-            .ioctl("SET_XNACK_MODE", AMDKFD_IOC_SET_XNACK_MODE, &mut a)
-        {
+        match self.inner.core.ioctl(AMDKFD_IOC_SET_XNACK_MODE, &mut a) {
             Ok(()) => Ok(Some(a.xnack_enabled > 0)),
             Err(Errno::EPERM | Errno::EINVAL | Errno::ENOTTY) => Ok(None),
             Err(e) => Err(Error::sys("SET_XNACK_MODE", e)),

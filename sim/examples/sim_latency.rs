@@ -18,13 +18,13 @@ fn main() -> Result<(), Box<dyn core::error::Error>> {
         drm_fd: render.0 as u32,
         gpu_id: gpu,
     };
-    sim.ioctl(kfd, AMDKFD_IOC_ACQUIRE_VM, bytemuck::bytes_of_mut(&mut acq))?;
+    sim.ioctl(kfd, Request::new(AMDKFD_IOC_ACQUIRE_VM, &mut acq))?;
 
     let n = 200_000;
     let t = Instant::now();
     for _ in 0..n {
         let mut v = GetVersionArgs::default();
-        sim.ioctl(kfd, AMDKFD_IOC_GET_VERSION, bytemuck::bytes_of_mut(&mut v))?;
+        sim.ioctl(kfd, Request::new(AMDKFD_IOC_GET_VERSION, &mut v))?;
     }
     println!("GET_VERSION: {:.0} ns", per_call(n, t));
 
@@ -39,34 +39,22 @@ fn main() -> Result<(), Box<dyn core::error::Error>> {
             flags: KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE,
             ..Default::default()
         };
-        sim.ioctl(
-            kfd,
-            AMDKFD_IOC_ALLOC_MEMORY_OF_GPU,
-            bytemuck::bytes_of_mut(&mut a),
-        )?;
+        sim.ioctl(kfd, Request::new(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut a))?;
         let mut m = MapMemoryToGpuArgs {
             handle: a.handle,
-            device_ids_array_ptr: ids.as_ptr() as u64,
-            n_devices: 1,
-            n_success: 0,
+            ..Default::default()
         };
         sim.ioctl(
             kfd,
-            AMDKFD_IOC_MAP_MEMORY_TO_GPU,
-            bytemuck::bytes_of_mut(&mut m),
+            Request::map_memory(AMDKFD_IOC_MAP_MEMORY_TO_GPU, &mut m, &ids),
         )?;
         m.n_success = 0;
         sim.ioctl(
             kfd,
-            AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU,
-            bytemuck::bytes_of_mut(&mut m),
+            Request::map_memory(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, &mut m, &ids),
         )?;
         let mut f = FreeMemoryOfGpuArgs { handle: a.handle };
-        sim.ioctl(
-            kfd,
-            AMDKFD_IOC_FREE_MEMORY_OF_GPU,
-            bytemuck::bytes_of_mut(&mut f),
-        )?;
+        sim.ioctl(kfd, Request::new(AMDKFD_IOC_FREE_MEMORY_OF_GPU, &mut f))?;
     }
     println!(
         "ALLOC+MAP+UNMAP+FREE (64 KiB GTT): {:.0} ns",
@@ -77,7 +65,7 @@ fn main() -> Result<(), Box<dyn core::error::Error>> {
         auto_reset: 1,
         ..Default::default()
     };
-    sim.ioctl(kfd, AMDKFD_IOC_CREATE_EVENT, bytemuck::bytes_of_mut(&mut e))?;
+    sim.ioctl(kfd, Request::new(AMDKFD_IOC_CREATE_EVENT, &mut e))?;
     let n = 100_000;
     let mut data = [EventData::for_event(e.event_id)];
     let t = Instant::now();
@@ -86,15 +74,12 @@ fn main() -> Result<(), Box<dyn core::error::Error>> {
             event_id: e.event_id,
             pad: 0,
         };
-        sim.ioctl(kfd, AMDKFD_IOC_SET_EVENT, bytemuck::bytes_of_mut(&mut s))?;
+        sim.ioctl(kfd, Request::new(AMDKFD_IOC_SET_EVENT, &mut s))?;
         let mut w = WaitEventsArgs {
-            events_ptr: data.as_mut_ptr() as u64,
-            num_events: 1,
             wait_for_all: 1,
-            timeout: 0,
-            wait_result: 0,
+            ..Default::default()
         };
-        sim.ioctl(kfd, AMDKFD_IOC_WAIT_EVENTS, bytemuck::bytes_of_mut(&mut w))?;
+        sim.ioctl(kfd, Request::wait_events(&mut w, &mut data))?;
         assert_eq!(w.wait_result, KFD_IOC_WAIT_RESULT_COMPLETE);
     }
     println!("SET_EVENT+WAIT_EVENTS: {:.0} ns", per_call(n, t));
@@ -106,21 +91,14 @@ fn main() -> Result<(), Box<dyn core::error::Error>> {
         flags: KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE,
         ..Default::default()
     };
-    sim.ioctl(
-        kfd,
-        AMDKFD_IOC_ALLOC_MEMORY_OF_GPU,
-        bytemuck::bytes_of_mut(&mut a),
-    )?;
+    sim.ioctl(kfd, Request::new(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut a))?;
     let mut m = MapMemoryToGpuArgs {
         handle: a.handle,
-        device_ids_array_ptr: ids.as_ptr() as u64,
-        n_devices: 1,
-        n_success: 0,
+        ..Default::default()
     };
     sim.ioctl(
         kfd,
-        AMDKFD_IOC_MAP_MEMORY_TO_GPU,
-        bytemuck::bytes_of_mut(&mut m),
+        Request::map_memory(AMDKFD_IOC_MAP_MEMORY_TO_GPU, &mut m, &ids),
     )?;
     let n = 1_000_000;
     let t = Instant::now();

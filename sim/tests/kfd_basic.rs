@@ -83,44 +83,58 @@ fn files_and_generic_dispatch() {
     let sim = SimKfd::gfx1100().unwrap();
     let kfd = sim.open("/dev/kfd").unwrap();
     let mut v = GetVersionArgs::default();
-    sim.ioctl(kfd, AMDKFD_IOC_GET_VERSION, bytemuck::bytes_of_mut(&mut v))
+    sim.ioctl(kfd, Request::new(AMDKFD_IOC_GET_VERSION, &mut v))
         .unwrap();
     assert_eq!((v.major_version, v.minor_version), (1, 14));
     // Unknown numbers: ENOTTY, never a panic.
     let mut junk = [0u8; 64];
     for nr in [0u8, 0x27, 0x28, 0x80, 0xFF] {
         assert_eq!(
-            sim.ioctl(kfd, iowr(b'K', nr, 16), &mut junk),
+            sim.ioctl(kfd, Request::raw(iowr(b'K', nr, 16), &mut junk).unwrap()),
             Err(Errno::ENOTTY),
             "nr {nr:#x}"
         );
     }
     // Deprecated debugger ioctls: EPERM.
     assert_eq!(
-        sim.ioctl(kfd, AMDKFD_IOC_DBG_REGISTER_DEPRECATED, &mut junk[..8]),
+        sim.ioctl(
+            kfd,
+            Request::raw(AMDKFD_IOC_DBG_REGISTER_DEPRECATED.request(), &mut junk[..8]).unwrap()
+        ),
         Err(Errno::EPERM)
     );
     // The user size comes from the request: a buffer shorter than it is EFAULT.
     assert_eq!(
-        sim.ioctl(kfd, AMDKFD_IOC_GET_VERSION, &mut junk[..4]),
+        sim.ioctl(
+            kfd,
+            Request::raw(AMDKFD_IOC_GET_VERSION.request(), &mut junk[..4]).unwrap()
+        ),
         Err(Errno::EFAULT)
     );
     // The kernel ignores the type byte and direction: 'X' type, same nr works.
     let mut v2 = [0u8; 8];
-    sim.ioctl(kfd, ior(b'X', 0x01, 8), &mut v2).unwrap();
+    sim.ioctl(kfd, Request::raw(ior(b'X', 0x01, 8), &mut v2).unwrap())
+        .unwrap();
     assert_eq!(u32::from_le_bytes(v2[4..8].try_into().unwrap()), 14);
     // A shorter (older) user struct: only usize bytes copied back.
     let mut short = [0xAAu8; 8];
-    sim.ioctl(kfd, ior(b'K', 0x01, 4), &mut short).unwrap();
+    sim.ioctl(kfd, Request::raw(ior(b'K', 0x01, 4), &mut short).unwrap())
+        .unwrap();
     assert_eq!(short, [1, 0, 0, 0, 0xAA, 0xAA, 0xAA, 0xAA]);
     // Render nodes answer no KFD ioctls; unknown files are EBADF.
     let r = sim.open("/dev/dri/renderD128").unwrap();
     assert_eq!(
-        sim.ioctl(r, AMDKFD_IOC_GET_VERSION, &mut junk[..8]),
+        sim.ioctl(
+            r,
+            Request::raw(AMDKFD_IOC_GET_VERSION.request(), &mut junk[..8]).unwrap()
+        ),
         Err(Errno::ENOTTY)
     );
     assert_eq!(
-        sim.ioctl(Fd(3), AMDKFD_IOC_GET_VERSION, &mut junk[..8]),
+        sim.ioctl(
+            Fd(3),
+            Request::raw(AMDKFD_IOC_GET_VERSION.request(), &mut junk[..8]).unwrap()
+        ),
         Err(Errno::EBADF)
     );
     assert_eq!(sim.live_objects().open_files, 2);
@@ -139,7 +153,7 @@ fn version_is_configurable() {
     .unwrap();
     let kfd = sim.open("/dev/kfd").unwrap();
     let mut v = GetVersionArgs::default();
-    sim.ioctl(kfd, AMDKFD_IOC_GET_VERSION, bytemuck::bytes_of_mut(&mut v))
+    sim.ioctl(kfd, Request::new(AMDKFD_IOC_GET_VERSION, &mut v))
         .unwrap();
     assert_eq!(v.minor_version, 18);
 }
@@ -156,7 +170,7 @@ fn acquire_vm_rules() {
             drm_fd: fd.0 as u32,
             gpu_id: gpu,
         };
-        sim.ioctl(kfd, AMDKFD_IOC_ACQUIRE_VM, bytemuck::bytes_of_mut(&mut a))
+        sim.ioctl(kfd, Request::new(AMDKFD_IOC_ACQUIRE_VM, &mut a))
     };
     assert_eq!(acq(Fd(12345), ids[0]), Err(Errno::EINVAL)); // not a file
     assert_eq!(acq(r0, 0), Err(Errno::EINVAL)); // gpu_id 0
@@ -227,29 +241,22 @@ fn runtime_enable_xnack_memory_clock_apertures() {
 
     let mut ap = [ProcessDeviceApertures::default(); 4];
     let mut a = GetProcessAperturesNewArgs::default();
-    p.ioctl(AMDKFD_IOC_GET_PROCESS_APERTURES_NEW, &mut a)
-        .unwrap();
+    let ask = |a: &mut _, out: &mut [_]| p.sim.ioctl(p.kfd, Request::process_apertures(a, out));
+    ask(&mut a, &mut []).unwrap();
     assert_eq!(a.num_of_nodes, 2);
-    a.kfd_process_device_apertures_ptr = ap.as_mut_ptr() as u64;
-    a.num_of_nodes = 1;
-    p.ioctl(AMDKFD_IOC_GET_PROCESS_APERTURES_NEW, &mut a)
-        .unwrap();
+    ask(&mut a, &mut ap[..1]).unwrap();
     assert_eq!(a.num_of_nodes, 1);
     assert_eq!(ap[0].gpu_id, p.gpus[0]);
     assert_eq!(ap[0].gpuvm_base, 0x1_0000);
     assert_eq!(ap[0].gpuvm_limit, (1 << 47) - 1);
     assert_eq!(ap[0].lds_base, 1 << 48);
     assert_eq!(ap[1].gpu_id, 0, "only num_of_nodes entries written");
-    a.num_of_nodes = 4;
-    p.ioctl(AMDKFD_IOC_GET_PROCESS_APERTURES_NEW, &mut a)
-        .unwrap();
+    ask(&mut a, &mut ap).unwrap();
     assert_eq!(a.num_of_nodes, 2);
     assert_eq!(ap[1].gpu_id, p.gpus[1]);
-    a.kfd_process_device_apertures_ptr = 8; // unmapped
-    assert_eq!(
-        p.ioctl(AMDKFD_IOC_GET_PROCESS_APERTURES_NEW, &mut a),
-        Err(Errno::EFAULT)
-    );
+    // A count past the borrowed array: the kernel's copy_to_user faults.
+    let req = Request::process_apertures(&mut a, &mut ap[..1]);
+    assert_eq!(p.ioctl_count(req, 8, 4), Err(Errno::EFAULT));
 }
 
 #[test]

@@ -210,22 +210,24 @@ fn set_reset_wait() {
     // Errors.
     let mut bad = [EventData::for_event(auto), EventData::for_event(999)];
     let mut a = WaitEventsArgs {
-        events_ptr: bad.as_mut_ptr() as u64,
+        events_ptr: 0,
         num_events: 2,
         wait_for_all: 0,
         timeout: 0,
         wait_result: 7,
     };
-    assert_eq!(p.ioctl(AMDKFD_IOC_WAIT_EVENTS, &mut a), Err(Errno::EINVAL));
+    let req = Request::wait_events(&mut a, &mut bad);
+    assert_eq!(p.sim.ioctl(p.kfd, req), Err(Errno::EINVAL));
     assert_eq!(a.wait_result, KFD_IOC_WAIT_RESULT_FAIL);
-    a.num_events = 0;
-    p.ioctl(AMDKFD_IOC_WAIT_EVENTS, &mut a).unwrap();
+    p.sim
+        .ioctl(p.kfd, Request::wait_events(&mut a, &mut []))
+        .unwrap();
     assert_eq!(a.wait_result, COMPLETE);
-    a.num_events = 1;
-    a.events_ptr = 0x10;
-    assert_eq!(p.ioctl(AMDKFD_IOC_WAIT_EVENTS, &mut a), Err(Errno::EFAULT));
-    a.num_events = 1 << 20;
-    assert_eq!(p.ioctl(AMDKFD_IOC_WAIT_EVENTS, &mut a), Err(Errno::ENOMEM));
+    // A count past the borrowed array: the kernel's copy_from_user faults.
+    let req = Request::wait_events(&mut a, &mut bad[..0]);
+    assert_eq!(p.ioctl_count(req, 8, 1), Err(Errno::EFAULT));
+    let req = Request::wait_events(&mut a, &mut bad[..1]);
+    assert_eq!(p.ioctl_count(req, 8, 1 << 20), Err(Errno::ENOMEM));
     for id in [auto, manual, mem] {
         p.destroy_event(id).unwrap();
     }
@@ -424,12 +426,8 @@ impl Engine for Destroyer {
             event_id: self.event_id,
             pad: 0,
         };
-        sim.ioctl(
-            self.kfd,
-            AMDKFD_IOC_DESTROY_EVENT,
-            bytemuck::bytes_of_mut(&mut d),
-        )
-        .is_ok()
+        sim.ioctl(self.kfd, Request::new(AMDKFD_IOC_DESTROY_EVENT, &mut d))
+            .is_ok()
     }
 }
 
@@ -443,13 +441,12 @@ fn destroyed_while_waiting_is_eio() {
     }));
     let mut e = [EventData::for_event(id)];
     let mut a = WaitEventsArgs {
-        events_ptr: e.as_mut_ptr() as u64,
-        num_events: 1,
         wait_for_all: 1,
         timeout: 1000,
-        wait_result: 0,
+        ..Default::default()
     };
-    assert_eq!(p.ioctl(AMDKFD_IOC_WAIT_EVENTS, &mut a), Err(Errno::EIO));
+    let req = Request::wait_events(&mut a, &mut e);
+    assert_eq!(p.sim.ioctl(p.kfd, req), Err(Errno::EIO));
     assert_eq!(a.wait_result, KFD_IOC_WAIT_RESULT_FAIL);
     assert_eq!(p.sim.live_objects().events, 0);
 }

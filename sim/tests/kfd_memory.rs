@@ -78,11 +78,7 @@ fn alloc_errors() {
     let mut a = alloc_args(&p, va, 4096, VRAM_FLAGS);
     a.gpu_id = sim.gpu_ids()[0];
     assert_eq!(
-        sim.ioctl(
-            kfd,
-            AMDKFD_IOC_ALLOC_MEMORY_OF_GPU,
-            bytemuck::bytes_of_mut(&mut a)
-        ),
+        sim.ioctl(kfd, Request::new(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut a)),
         Err(Errno::ENODEV)
     );
     // VRAM|PUBLIC on a small-BAR GPU.
@@ -422,38 +418,39 @@ fn map_unmap_rules() {
     let ids = [g0, g1];
     let mut a = MapMemoryToGpuArgs {
         handle: b.handle,
-        device_ids_array_ptr: ids.as_ptr() as u64,
+        device_ids_array_ptr: 0,
         n_devices: 0,
         n_success: 0,
     };
     assert_eq!(
-        p.ioctl(AMDKFD_IOC_MAP_MEMORY_TO_GPU, &mut a),
+        p.map_ioctl(AMDKFD_IOC_MAP_MEMORY_TO_GPU, &mut a, &ids),
         Err(Errno::EINVAL),
         "n_devices 0"
     );
     a.n_devices = 1;
     a.n_success = 2;
     assert_eq!(
-        p.ioctl(AMDKFD_IOC_MAP_MEMORY_TO_GPU, &mut a),
+        p.map_ioctl(AMDKFD_IOC_MAP_MEMORY_TO_GPU, &mut a, &ids),
         Err(Errno::EINVAL),
         "n_success > n"
     );
     a.n_success = 0;
-    a.device_ids_array_ptr = 16;
+    a.n_devices = 3;
     assert_eq!(
-        p.ioctl(AMDKFD_IOC_MAP_MEMORY_TO_GPU, &mut a),
-        Err(Errno::EFAULT)
+        p.map_ioctl(AMDKFD_IOC_MAP_MEMORY_TO_GPU, &mut a, &ids),
+        Err(Errno::EFAULT),
+        "n_devices past the list"
     );
-    a.device_ids_array_ptr = ids.as_ptr() as u64;
+    a.n_devices = 1;
     a.handle = (u64::from(g0) << 32) | 99;
     assert_eq!(
-        p.ioctl(AMDKFD_IOC_MAP_MEMORY_TO_GPU, &mut a),
+        p.map_ioctl(AMDKFD_IOC_MAP_MEMORY_TO_GPU, &mut a, &ids),
         Err(Errno::ENOMEM),
         "IDR miss"
     );
     a.handle = 0x4242 << 32;
     assert_eq!(
-        p.ioctl(AMDKFD_IOC_MAP_MEMORY_TO_GPU, &mut a),
+        p.map_ioctl(AMDKFD_IOC_MAP_MEMORY_TO_GPU, &mut a, &ids),
         Err(Errno::EINVAL),
         "unknown gpu"
     );
@@ -461,12 +458,12 @@ fn map_unmap_rules() {
     let bad = [g0, 0x4242];
     let mut a = MapMemoryToGpuArgs {
         handle: b.handle,
-        device_ids_array_ptr: bad.as_ptr() as u64,
+        device_ids_array_ptr: 0,
         n_devices: 2,
         n_success: 0,
     };
     assert_eq!(
-        p.ioctl(AMDKFD_IOC_MAP_MEMORY_TO_GPU, &mut a),
+        p.map_ioctl(AMDKFD_IOC_MAP_MEMORY_TO_GPU, &mut a, &bad),
         Err(Errno::EINVAL)
     );
     assert_eq!(a.n_success, 1);
@@ -517,12 +514,12 @@ fn map_unmap_rules() {
     p.unmap(b.handle, &[g1]).unwrap();
     let mut un = UnmapMemoryFromGpuArgs {
         handle: b.handle,
-        device_ids_array_ptr: ids.as_ptr() as u64,
+        device_ids_array_ptr: 0,
         n_devices: 2,
         n_success: 0,
     };
     assert_eq!(
-        p.ioctl(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, &mut un),
+        p.map_ioctl(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, &mut un, &ids),
         Err(Errno::EINVAL)
     );
     assert_eq!(un.n_success, 1);

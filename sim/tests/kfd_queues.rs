@@ -220,7 +220,7 @@ fn argument_checks() {
     let mut a = base;
     a.gpu_id = sim.gpu_ids()[0];
     assert_eq!(
-        sim.ioctl(kfd, AMDKFD_IOC_CREATE_QUEUE, bytemuck::bytes_of_mut(&mut a)),
+        sim.ioctl(kfd, Request::new(AMDKFD_IOC_CREATE_QUEUE, &mut a)),
         Err(Errno::ESRCH)
     );
     release(&p, b);

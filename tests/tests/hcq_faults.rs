@@ -7,7 +7,7 @@ mod hcq_common;
 
 use core::time::Duration;
 use hcq_common::{LONG, P4, Sd, SimMode, both_modes, one, programs, rig};
-use hcq_core::kfd::{Errno, Fd, KfdSys, MapKind, Prot};
+use hcq_core::kfd::{Errno, Fd, KfdSys, MapKind, Prot, Request};
 use hcq_driver::kernels::{self, FillArgs};
 use hcq_driver::{BufferKind, Device, Error, GpuBuffer, Kfd, MemoryKind, Program, Signal};
 use hcq_sim::engine::QueueId;
@@ -223,10 +223,9 @@ impl KfdSys for Counting {
     fn close(&self, fd: Fd) -> Result<(), Errno> {
         self.sim.close(fd)
     }
-    fn ioctl(&self, fd: Fd, request: u32, arg: &mut [u8]) -> Result<(), Errno> {
-        // CAST: the ioctl number is the low byte of the request.
-        self.log.lock().unwrap().push((request & 0xff) as u8);
-        self.sim.ioctl(fd, request, arg)
+    fn ioctl(&self, fd: Fd, request: Request<'_>) -> Result<(), Errno> {
+        self.log.lock().unwrap().push(request.nr());
+        self.sim.ioctl(fd, request)
     }
     fn mmap(&self, fixed: Option<u64>, len: u64, prot: Prot, kind: MapKind) -> Result<u64, Errno> {
         self.sim.mmap(fixed, len, prot, kind)

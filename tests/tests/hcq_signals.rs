@@ -215,10 +215,7 @@ fn late_set_times_out_then_completes(mode: SimMode) {
         assert!(blocked.rptr < blocked.wptr, "{q:?} not blocked: {err}");
         let msg = err.to_string();
         assert!(
-            msg.contains(&format!(
-                "signal at {:#x} expected >= 7 but is 0",
-                done.addr()
-            )),
+            msg.contains(&format!("signal at {} expected >= 7 but is 0", done.addr())),
             "{msg}"
         );
         blocked_on(&rig, &dev, q, &gate);

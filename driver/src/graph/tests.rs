@@ -332,24 +332,6 @@ fn record_time_errors() {
     );
 }
 
-#[test]
-fn bench_fixture_patches() {
-    let mut p = bench::Patch1000::new(&GFX11).unwrap();
-    // First from the recorded values: only the grids (local stays 32) + 1000 input pointers.
-    assert_eq!(p.patch_once().unwrap(), 5000);
-    // Then both halves of every kernel's dims alternate: 1000 * 6 + 1000 * 2.
-    assert_eq!(p.patch_once().unwrap(), 8000);
-    assert_eq!(p.patch_once().unwrap(), 8000);
-    // The floor stores exactly the dwords a full patch writes.
-    assert_eq!(p.store_floor_once(), 8000);
-}
-
-#[test]
-fn bench_function_reports_a_time() {
-    let ns = bench::graph_patch_1000_ns(2, 2).unwrap();
-    assert!(ns.is_finite() && ns > 0.0, "{ns}");
-}
-
 /// Two GPUs: GPU 0 computes into its buffer and signals a shared signal with the replay's
 /// kickoff value; GPU 1 waits for it, copies the peer buffer in and computes. Each device's
 /// graph is its own recording; the kickoff value and both timeline signals are variables.

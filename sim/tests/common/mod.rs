@@ -1,7 +1,6 @@
 //! A minimal "driver" for sim tests: raw ioctls with core's ABI structs.
 #![allow(dead_code)]
 
-use bytemuck::Pod;
 use hcq_core::kfd::topology::NodeProperties;
 use hcq_core::kfd::*;
 use hcq_sim::{SimConfig, SimKfd};
@@ -74,8 +73,35 @@ impl Proc {
         Self::new(SimConfig::default())
     }
 
-    pub fn ioctl<T: Pod>(&self, req: u32, a: &mut T) -> Result<(), Errno> {
-        self.sim.ioctl(self.kfd, req, bytemuck::bytes_of_mut(a))
+    pub fn ioctl<T: PlainArgs>(&self, io: Ioctl<T>, a: &mut T) -> Result<(), Errno> {
+        self.sim.ioctl(self.kfd, Request::new(io, a))
+    }
+
+    /// Any request number on raw bytes (refused for commands that carry pointers).
+    pub fn ioctl_raw(&self, request: u32, bytes: &mut [u8]) -> Result<(), Errno> {
+        let req = Request::raw(request, bytes).expect("a command without user pointers");
+        self.sim.ioctl(self.kfd, req)
+    }
+
+    /// MAP/UNMAP with `a` as the caller set it (`n_devices` included: past the end of `ids` is
+    /// the kernel's EFAULT), the device list borrowed from `ids`.
+    pub fn map_ioctl(
+        &self,
+        io: Ioctl<MapMemoryToGpuArgs>,
+        a: &mut MapMemoryToGpuArgs,
+        ids: &[u32],
+    ) -> Result<(), Errno> {
+        let n = a.n_devices;
+        let mut req = Request::map_memory(io, a, ids);
+        req.arg_mut()[16..20].copy_from_slice(&n.to_le_bytes());
+        self.sim.ioctl(self.kfd, req)
+    }
+
+    /// A pointer-carrying request with its element count (the u32 at `count_at`) set back to
+    /// `n`, as a caller who wrote a count past the borrowed array would.
+    pub fn ioctl_count(&self, mut req: Request<'_>, count_at: usize, n: u32) -> Result<(), Errno> {
+        req.arg_mut()[count_at..count_at + 4].copy_from_slice(&n.to_le_bytes());
+        self.sim.ioctl(self.kfd, req)
     }
 
     pub fn gpu(&self) -> u32 {
@@ -130,23 +156,25 @@ impl Proc {
     pub fn map(&self, handle: u64, gpus: &[u32]) -> Result<u32, Errno> {
         let mut a = MapMemoryToGpuArgs {
             handle,
-            device_ids_array_ptr: gpus.as_ptr() as u64,
-            n_devices: gpus.len() as u32,
-            n_success: 0,
+            ..Default::default()
         };
-        self.ioctl(AMDKFD_IOC_MAP_MEMORY_TO_GPU, &mut a)
-            .map(|()| a.n_success)
+        let r = self.sim.ioctl(
+            self.kfd,
+            Request::map_memory(AMDKFD_IOC_MAP_MEMORY_TO_GPU, &mut a, gpus),
+        );
+        r.map(|()| a.n_success)
     }
 
     pub fn unmap(&self, handle: u64, gpus: &[u32]) -> Result<u32, Errno> {
         let mut a = UnmapMemoryFromGpuArgs {
             handle,
-            device_ids_array_ptr: gpus.as_ptr() as u64,
-            n_devices: gpus.len() as u32,
-            n_success: 0,
+            ..Default::default()
         };
-        self.ioctl(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, &mut a)
-            .map(|()| a.n_success)
+        let r = self.sim.ioctl(
+            self.kfd,
+            Request::map_memory(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, &mut a, gpus),
+        );
+        r.map(|()| a.n_success)
     }
 
     pub fn free_raw(&self, handle: u64) -> Result<(), Errno> {
@@ -197,13 +225,14 @@ impl Proc {
     /// WAIT_EVENTS on `events` (modified in place), returns wait_result.
     pub fn wait(&self, events: &mut [EventData], all: bool, timeout: u32) -> Result<u32, Errno> {
         let mut a = WaitEventsArgs {
-            events_ptr: events.as_mut_ptr() as u64,
-            num_events: events.len() as u32,
             wait_for_all: u32::from(all),
             timeout,
             wait_result: 99,
+            ..Default::default()
         };
-        let r = self.ioctl(AMDKFD_IOC_WAIT_EVENTS, &mut a);
+        let r = self
+            .sim
+            .ioctl(self.kfd, Request::wait_events(&mut a, events));
         r.map(|()| a.wait_result)
     }
 }

@@ -2,16 +2,18 @@
 //! 1000 launches with fixed arguments and dims, bracketed by a wait on the kickoff signal and a
 //! signal of the device timeline; a replay changes the two values and the timeline signal's
 //! address (a variable, because of the 2^31 wrap; unchanged here, so not rewritten).
-//! `graph_patch_1000_ns` (`hcq_driver::graph::bench::Patch1000`) is the other extreme: every
+//! `graph_patch_1000_ns` ([`Patch1000`]) is the other extreme: every
 //! kernel's dims and the input buffer change.
 
 use core::sync::atomic::AtomicU32;
 
 use hcq_core::addr::GpuVa;
+use hcq_core::arch::ArchInfo;
 use hcq_core::pm4::Program;
 
 use hcq_driver::graph::{
-    Arg, BufArg, DimLimits, Dims, DimsArg, Encoded, GraphBuilder, Queue, ScalarArg, SigArg, Value,
+    Arg, BufArg, DimLimits, Dims, DimsArg, Encoded, GraphBuilder, GraphError, Queue, ScalarArg,
+    SigArg, Value,
 };
 
 use hcq_workloads::{ARCH, WorkError};
@@ -127,5 +129,144 @@ impl TimelinePatch {
         }
         let mut t: [&[AtomicU32]; 3] = [&self.ib, &self.sdma, &self.ka];
         self.enc.apply(&self.values, &mut t).map_err(gerr)
+    }
+}
+
+/// `graph_patch_1000_ns`: a 1000-kernel graph bound into (host) memory, ready to patch, where a
+/// replay changes every kernel's dims and the input buffer.
+pub struct Patch1000 {
+    enc: Encoded,
+    ib: Vec<AtomicU32>,
+    sdma: Vec<AtomicU32>,
+    ka: Vec<AtomicU32>,
+    sets: [Vec<Option<Value>>; 2],
+    flip: usize,
+    /// Every dword the patch writes, per target, for [`Patch1000::store_floor_once`].
+    floor: [Vec<u32>; 3],
+}
+
+impl core::fmt::Debug for Patch1000 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Patch1000").field("enc", &self.enc).finish()
+    }
+}
+
+/// Kernels in the benchmark graph.
+pub const PATCH1000_KERNELS: usize = 1000;
+
+fn patch1000_dims(i: usize, replay: u32) -> Dims {
+    // CAST: i < 1000.
+    let i = i as u32;
+    Dims {
+        global: [1 + (i + replay) % 64, 1 + replay % 3, 1],
+        local: [32 + (replay % 2) * 32, 1, 1],
+    }
+}
+
+fn patch1000_values(replay: u32) -> Vec<Option<Value>> {
+    let mut v = vec![Some(Value::Addr {
+        addr: GpuVa(0x1_0000_0000 + 0x10_0000 * u64::from(replay % 16)),
+        bytes: 1 << 20,
+    })];
+    v.extend((0..PATCH1000_KERNELS).map(|i| Some(Value::Dims(patch1000_dims(i, replay)))));
+    v
+}
+
+impl Patch1000 {
+    /// Records the graph: 1000 launches, each with its own dims variable, all reading one
+    /// input buffer variable (at their own offset) and writing a fixed buffer.
+    pub fn new(arch: &'static ArchInfo) -> Result<Self, GraphError> {
+        let mut g = GraphBuilder::new(arch);
+        let input = g.buffer(GpuVa(0x1_0000_0000), 1 << 20)?;
+        let prog = Program {
+            prog_addr: GpuVa(0x4000_0000),
+            ..Program::default()
+        };
+        for i in 0..PATCH1000_KERNELS {
+            let d = g.dims(patch1000_dims(i, 0))?;
+            let off = 8 * i as u64;
+            g.launch(
+                &prog,
+                DimLimits::AMD,
+                &[
+                    Arg::Buf(BufArg::Var {
+                        var: input,
+                        offset: off,
+                        bytes: 8,
+                    }),
+                    Arg::Buf(BufArg::Fixed(GpuVa(0x3_0000_0000 + off))),
+                ],
+                DimsArg::Var(d),
+            )?;
+        }
+        let enc = g.encode(GpuVa(0x2_0000_0000))?;
+        let atom = |d: &[u32]| d.iter().map(|&x| AtomicU32::new(x)).collect::<Vec<_>>();
+        let mut floor: [Vec<u32>; 3] = Default::default();
+        for e in enc.table.entries() {
+            if let Some(f) = floor.get_mut(usize::from(e.target)) {
+                // CAST: an op spans at most 3 dwords.
+                f.extend((0..e.op.span() as u32).map(|k| e.dword + k));
+            }
+        }
+        for f in &mut floor {
+            f.sort_unstable();
+        }
+        Ok(Self {
+            ib: atom(enc.pm4.as_dwords()),
+            sdma: atom(enc.sdma.as_dwords()),
+            ka: atom(&enc.kernargs),
+            enc,
+            sets: [patch1000_values(1), patch1000_values(2)],
+            flip: 0,
+            floor,
+        })
+    }
+
+    /// One replay's patch: every kernel's dims and the input buffer change. Returns the
+    /// dwords written.
+    pub fn patch_once(&mut self) -> Result<usize, GraphError> {
+        self.flip ^= 1;
+        let set = self.sets.get(self.flip).map_or(&[][..], |s| &s[..]);
+        let mut t: [&[AtomicU32]; 3] = [&self.ib, &self.sdma, &self.ka];
+        self.enc.apply(set, &mut t)
+    }
+
+    /// The floor under [`Self::patch_once`]: plain stores of every dword it writes, at the
+    /// same places, with no values to check or compute (`graph_patch_1000_floor_ns`).
+    /// Returns the dwords written.
+    pub fn store_floor_once(&mut self) -> usize {
+        self.flip ^= 1;
+        // CAST: a benchmark counter.
+        let v = self.flip as u32;
+        let mut n = 0;
+        for (mem, idx) in [&self.ib, &self.sdma, &self.ka]
+            .into_iter()
+            .zip(&self.floor)
+        {
+            for &i in idx {
+                if let Some(w) = mem.get(i as usize) {
+                    w.store(v, core::sync::atomic::Ordering::Relaxed);
+                }
+            }
+            n += idx.len();
+        }
+        n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patch1000_patches_what_a_replay_changes() {
+        let mut p = Patch1000::new(ARCH).unwrap();
+        // First from the recorded values: only the grids (local stays 32) + 1000 input pointers.
+        assert_eq!(p.patch_once().unwrap(), 5000);
+        // Then both halves of every kernel's dims alternate: 1000 * 6 + 1000 * 2.
+        assert_eq!(p.patch_once().unwrap(), 8000);
+        assert_eq!(p.patch_once().unwrap(), 8000);
+        // The floor stores exactly the dwords a full patch writes.
+        assert_eq!(p.store_floor_once(), 8000);
     }
 }

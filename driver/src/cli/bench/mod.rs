@@ -338,8 +338,8 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
     let sim_isa: Option<f64> = None;
     #[cfg(not(feature = "sim"))]
     let sim = SimMetrics::default();
-    let mut graph = hcq_driver::graph::bench::Patch1000::new(work::ARCH)
-        .map_err(|e| WorkError::Sim(format!("graph: {e}")))?;
+    let mut graph =
+        graph::Patch1000::new(work::ARCH).map_err(|e| WorkError::Sim(format!("graph: {e}")))?;
     let graph_patch_ns = ns(p, || {
         black_box(graph.patch_once().is_ok());
     });

@@ -1,0 +1,240 @@
+//! Submission: taking a timeline value, building the commands around the caller's, writing
+//! them to the ring and ringing the doorbell; waits and synchronization.
+
+#[allow(clippy::wildcard_imports)]
+use super::*;
+
+impl DeviceInner {
+    pub(crate) fn queue_states(&self) -> Vec<QueueState> {
+        vec![self.compute.state(), self.sdma.state()]
+    }
+
+    /// The last value submitted.
+    pub(crate) fn last_value(&self) -> TimelineValue {
+        lock(&self.timeline).tl.last_signaled()
+    }
+
+    /// Waits until timeline value `v` completed.
+    pub(crate) fn wait_value(&self, v: TimelineValue) -> Result<()> {
+        // Do not hold the lock while waiting: other threads keep submitting. A wrap meanwhile
+        // (only after everything completed) leaves this signal at its final value.
+        let target = lock(&self.timeline).target(v);
+        let Some((signal, value)) = target else {
+            return Ok(());
+        };
+        signal.wait_with(u64::from(value), self.kfd.wait_timeout(), &|| {
+            self.queue_states()
+        })
+    }
+
+    pub(crate) fn synchronize(&self) -> Result<()> {
+        let st = lock(&self.timeline);
+        let last = st.tl.last_signaled();
+        if let Some((signal, value)) = st.target(last) {
+            signal.wait_with(u64::from(value), self.kfd.wait_timeout(), &|| {
+                self.queue_states()
+            })?;
+        }
+        let mut st = st;
+        if st.tl.needs_wrap() {
+            // CAST: the GPU writes only the low 32 bits.
+            let observed = st.active().value() as u32;
+            let to = st
+                .tl
+                .wrap(observed)
+                .map_err(|e| Error::Protocol(format!("timeline wrap: {e}")))?;
+            st.signal_of(to.signal).set(u64::from(to.reset_to));
+            debug!("gpu {:#x}: timeline wrapped", self.info.gpu_id);
+        }
+        Ok(())
+    }
+
+    /// Builds and submits one compute submission: `[wait timeline >= v-1] body [signal v]`.
+    pub(crate) fn submit_compute(
+        &self,
+        body: impl FnOnce(&mut Submit<'_>) -> Result<()>,
+    ) -> Result<TimelineValue> {
+        self.submit(QueueType::Compute, body)
+    }
+
+    /// Builds and submits one copy submission, like [`DeviceInner::submit_compute`].
+    pub(crate) fn submit_copy(
+        &self,
+        body: impl FnOnce(&mut Submit<'_>) -> Result<()>,
+    ) -> Result<TimelineValue> {
+        self.submit(QueueType::Sdma, body)
+    }
+
+    pub(super) fn submit(
+        &self,
+        ty: QueueType,
+        body: impl FnOnce(&mut Submit<'_>) -> Result<()>,
+    ) -> Result<TimelineValue> {
+        let mut st = lock(&self.timeline);
+        let (saved, value) = st.take_value()?;
+        let mut cmds = take_scratch(&mut st, ty, self.arch);
+        let r = self
+            .build(&st, &mut cmds, value, true, body)
+            .and_then(|()| self.write(&cmds, value));
+        st.scratch.push(cmds);
+        if r.is_err() {
+            st.tl = saved;
+        }
+        r.map(|()| value)
+    }
+
+    /// One timeline value for work on both queues: the copy ring gets
+    /// `[wait timeline >= v-1] copy`, the compute ring `[wait timeline >= v-1] compute
+    /// [signal v]`. Both start once everything before completed and run side by side; `v`
+    /// means the compute part finished, so a caller that needs `v` to cover the copy part
+    /// makes `compute` wait (on the GPU) for the end of `copy`.
+    ///
+    /// Both parts are encoded, and the compute ring is waited on for room, before either ring
+    /// is written, then the copy ring is written, then the compute ring. If writing the copy
+    /// ring fails, nothing reached a ring and the timeline is put back. If the compute ring
+    /// then fails anyway (it had room, so only a driver bug can make it), the copy ring holds
+    /// work of value `v` that nothing will ever complete: the value stays taken (the timeline
+    /// says what the rings hold: `v` submitted, never done) and the error is
+    /// [`Error::PartialSubmit`] (open the device again).
+    pub(crate) fn submit_pair(
+        &self,
+        copy: impl FnOnce(&mut Submit<'_>) -> Result<()>,
+        compute: impl FnOnce(&mut Submit<'_>) -> Result<()>,
+    ) -> Result<TimelineValue> {
+        let mut st = lock(&self.timeline);
+        let (saved, value) = st.take_value()?;
+        let mut c = take_scratch(&mut st, QueueType::Sdma, self.arch);
+        let mut k = take_scratch(&mut st, QueueType::Compute, self.arch);
+        let r = self
+            .build(&st, &mut c, value, false, copy)
+            .and_then(|()| self.build(&st, &mut k, value, true, compute))
+            .and_then(|()| {
+                let others = || self.queue_states();
+                self.compute.wait_room(
+                    k.dwords(),
+                    k.packet_lens(),
+                    &self.pages,
+                    self.kfd.wait_timeout(),
+                    &others,
+                )
+            })
+            .and_then(|()| self.write(&c, value));
+        let r = match r {
+            Err(e) => {
+                st.tl = saved;
+                Err(e)
+            }
+            Ok(()) => self.write(&k, value).map_err(|e| Error::PartialSubmit {
+                value: value.get(),
+                cause: Box::new(e),
+            }),
+        };
+        st.scratch.push(c);
+        st.scratch.push(k);
+        r.map(|()| value)
+    }
+
+    /// Encodes `[wait timeline >= v-1] body [signal v]` (no signal unless `signal`) into
+    /// `cmds`, which is emptied first and keeps its storage.
+    pub(super) fn build(
+        &self,
+        st: &TimelineState,
+        cmds: &mut Cmds,
+        value: TimelineValue,
+        signal: bool,
+        body: impl FnOnce(&mut Submit<'_>) -> Result<()>,
+    ) -> Result<()> {
+        let ty = cmds.queue_type();
+        cmds.clear();
+        let g = st.tl.gpu_value(value).ok_or_else(|| {
+            Error::Protocol(format!("timeline value {} has no GPU value", value.get()))
+        })?;
+        let sig = st.signal_of(g.signal).signal_ref();
+        let mut s = Submit {
+            value,
+            cmds: core::mem::replace(cmds, Cmds::empty(ty, self.arch)),
+            state: st,
+            dev: self,
+        };
+        // The previous value lives on the same signal (a wrap resets it to 0 and hands out 1).
+        let r = s
+            .cmds
+            .wait(&sig, g.value.wrapping_sub(1))
+            .and_then(|()| body(&mut s))
+            .and_then(|()| {
+                if signal {
+                    s.cmds.signal(&sig, g.value)
+                } else {
+                    Ok(())
+                }
+            });
+        // Hand the storage back for the ring write and the next submission.
+        *cmds = s.cmds;
+        r
+    }
+
+    /// Writes `cmds` (built for timeline `value`) into its queue's ring.
+    pub(super) fn write(&self, cmds: &Cmds, value: TimelineValue) -> Result<()> {
+        let ty = cmds.queue_type();
+        let others = || self.queue_states();
+        let timeout = self.kfd.wait_timeout();
+        let (buf, lens) = (cmds.dwords(), cmds.packet_lens());
+        if self.tracing.load(Ordering::Relaxed)
+            && let Some(t) = lock(&self.trace).as_mut()
+        {
+            trace_submission(t, ty, value.get(), buf);
+        }
+        match ty {
+            QueueType::Compute => self
+                .compute
+                .submit(buf, lens, &self.pages, timeout, &others),
+            QueueType::Sdma => self.sdma.submit(buf, lens, &self.pages, timeout, &others),
+        }
+    }
+}
+
+/// The command storage for `ty` kept from an earlier submission, or a new one.
+pub(super) fn take_scratch(st: &mut TimelineState, ty: QueueType, arch: &'static ArchInfo) -> Cmds {
+    match st.scratch.iter().position(|c| c.queue_type() == ty) {
+        Some(i) => st.scratch.swap_remove(i),
+        None => Cmds::new(ty, arch),
+    }
+}
+
+impl Drop for DeviceInner {
+    fn drop(&mut self) {
+        // Queues are destroyed and buffers freed right after this: let the GPU finish first.
+        if let Err(e) = self.synchronize() {
+            log::error!(
+                "gpu {:#x} dropped with work outstanding ({e}); destroying its queues anyway",
+                self.info.gpu_id
+            );
+        }
+    }
+}
+
+pub(super) fn trace_submission(out: &mut Vec<String>, ty: QueueType, value: u64, dwords: &[u32]) {
+    let q = match ty {
+        QueueType::Compute => "pm4",
+        QueueType::Sdma => "sdma",
+    };
+    let mut push = |at: usize, text: String| out.push(format!("[{q} t={value} +{at}] {text}"));
+    match ty {
+        QueueType::Compute => {
+            for p in hcq_core::pm4::decode(dwords) {
+                match p {
+                    Ok((at, p)) => push(at, p.to_string()),
+                    Err(e) => push(0, format!("decode error: {e}")),
+                }
+            }
+        }
+        QueueType::Sdma => {
+            for p in hcq_core::sdma::decode(dwords) {
+                match p {
+                    Ok((at, p)) => push(at, p.to_string()),
+                    Err(e) => push(0, format!("decode error: {e}")),
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! Kernel arguments: the kernarg buffer, [`BufferView`], [`LaunchArg`] and the checks of each
+//! argument against the kernel's metadata.
+
+#[allow(clippy::wildcard_imports)]
+use super::*;
+
+/// Largest kernarg segment [`Program::load`] accepts (LLVM's own limit is far below; a bigger
+/// one is a lying code object).
+pub(super) const MAX_KERNARG_BYTES: u64 = 1 << 20;
+
+/// Kernarg bytes inline up to this size (no allocation per launch); larger segments use the
+/// heap.
+pub(super) const INLINE_KERNARGS: usize = 512;
+
+/// A kernarg segment being laid out: zeroed, inline when small.
+#[derive(Debug)]
+pub(super) struct KernargBuf {
+    pub(super) inline: [u8; INLINE_KERNARGS],
+    pub(super) heap: Vec<u8>,
+    pub(super) len: usize,
+}
+
+impl KernargBuf {
+    pub(super) fn new(size: u64) -> Self {
+        let len = usize::try_from(size).unwrap_or(usize::MAX);
+        let heap = if len > INLINE_KERNARGS {
+            vec![0; len]
+        } else {
+            Vec::new()
+        };
+        Self {
+            inline: [0; INLINE_KERNARGS],
+            heap,
+            len,
+        }
+    }
+
+    pub(super) fn bytes_mut(&mut self) -> &mut [u8] {
+        if self.len > INLINE_KERNARGS {
+            &mut self.heap
+        } else {
+            self.inline.get_mut(..self.len).unwrap_or_default()
+        }
+    }
+}
+
+/// A typed view of part of a [`GpuBuffer`], passed to a `global_buffer` argument as the
+/// address of its first element.
+#[derive(Clone, Copy, Debug)]
+pub struct BufferView<'a, T> {
+    pub(super) buf: &'a GpuBuffer,
+    pub(super) offset: u64,
+    pub(super) len: u64,
+    pub(super) _elem: core::marker::PhantomData<T>,
+}
+
+impl<'a, T: Pod> BufferView<'a, T> {
+    /// The whole buffer as elements of `T` (a trailing partial element is left out).
+    #[must_use]
+    pub fn new(buf: &'a GpuBuffer) -> Self {
+        // CAST: size_of::<T>() fits u64.
+        let elem = (size_of::<T>() as u64).max(1);
+        Self {
+            buf,
+            offset: 0,
+            len: buf.len() / elem,
+            _elem: core::marker::PhantomData,
+        }
+    }
+
+    /// Elements `start..start + len` of this view.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the range is outside the view.
+    pub fn slice(&self, start: u64, len: u64) -> Result<Self> {
+        let end = start.checked_add(len).filter(|&e| e <= self.len);
+        if end.is_none() {
+            return Err(Error::InvalidArgument(format!(
+                "view elements {start}..{start}+{len} are outside its {} elements",
+                self.len
+            )));
+        }
+        // CAST: size_of::<T>() fits u64.
+        let elem = size_of::<T>() as u64;
+        Ok(Self {
+            offset: self.offset + start * elem,
+            len,
+            ..*self
+        })
+    }
+
+    /// GPU address of the first element.
+    #[must_use]
+    pub fn va(&self) -> GpuVa {
+        self.buf.va().offset(self.offset)
+    }
+
+    /// Elements in the view.
+    #[must_use]
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the view has no elements.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// What [`LaunchBuilder::arg`] accepts: a buffer for a `global_buffer` argument, a plain
+/// value for a `by_value` one.
+pub trait LaunchArg {
+    /// Buffer or value.
+    fn class(&self) -> ArgClass;
+    /// The bytes placed in the kernarg segment (a buffer's GPU address).
+    fn bytes(&self) -> ArgBytes;
+    /// Alignment the argument's offset must have.
+    fn align(&self) -> u32;
+    /// The buffer, for checking it is mapped on the launching device.
+    fn buffer(&self) -> Option<&GpuBuffer> {
+        None
+    }
+}
+
+/// An argument's bytes, inline (at most 64; larger structs go through [`ByValue`]'s slice).
+#[derive(Clone, Copy, Debug)]
+pub struct ArgBytes {
+    pub(super) data: [u8; 64],
+    pub(super) len: usize,
+}
+
+impl ArgBytes {
+    pub(super) fn of(b: &[u8]) -> Self {
+        let mut data = [0; 64];
+        let len = b.len().min(64);
+        if let (Some(d), Some(s)) = (data.get_mut(..len), b.get(..len)) {
+            d.copy_from_slice(s);
+        }
+        Self { data, len: b.len() }
+    }
+
+    pub(super) fn as_slice(&self) -> Option<&[u8]> {
+        self.data.get(..self.len)
+    }
+}
+
+impl LaunchArg for GpuBuffer {
+    fn class(&self) -> ArgClass {
+        ArgClass::Buffer
+    }
+    fn bytes(&self) -> ArgBytes {
+        ArgBytes::of(&self.va().get().to_le_bytes())
+    }
+    fn align(&self) -> u32 {
+        8
+    }
+    fn buffer(&self) -> Option<&GpuBuffer> {
+        Some(self)
+    }
+}
+
+impl<T: Pod> LaunchArg for BufferView<'_, T> {
+    fn class(&self) -> ArgClass {
+        ArgClass::Buffer
+    }
+    fn bytes(&self) -> ArgBytes {
+        ArgBytes::of(&self.va().get().to_le_bytes())
+    }
+    fn align(&self) -> u32 {
+        8
+    }
+    fn buffer(&self) -> Option<&GpuBuffer> {
+        Some(self.buf)
+    }
+}
+
+macro_rules! value_args {
+    ($($t:ty),*) => {$(
+        impl LaunchArg for $t {
+            fn class(&self) -> ArgClass {
+                ArgClass::Value
+            }
+            fn bytes(&self) -> ArgBytes {
+                ArgBytes::of(&self.to_le_bytes())
+            }
+            fn align(&self) -> u32 {
+                // CAST: primitive alignments are at most 16.
+                align_of::<$t>() as u32
+            }
+        }
+    )*};
+}
+
+value_args!(u8, u16, u32, u64, i8, i16, i32, i64, f32, f64);
+
+/// A `by_value` argument of any `Pod` type (a struct, a vector such as `[f32; 4]`), at most 64
+/// bytes: `builder.arg(&ByValue(my_struct))`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ByValue<T>(pub T);
+
+impl<T: Pod> LaunchArg for ByValue<T> {
+    fn class(&self) -> ArgClass {
+        ArgClass::Value
+    }
+    fn bytes(&self) -> ArgBytes {
+        ArgBytes::of(bytemuck::bytes_of(&self.0))
+    }
+    fn align(&self) -> u32 {
+        // CAST: alignments fit u32.
+        align_of::<T>() as u32
+    }
+}
+
+/// Whether an argument of `class`, `size` bytes and `align` alignment may go where `info`
+/// says; the refusal names the argument.
+pub(super) fn check_arg(
+    info: &ArgInfo,
+    index: usize,
+    class: ArgClass,
+    size: u32,
+    align: u32,
+) -> core::result::Result<(), String> {
+    let what = || info.describe(index);
+    match (info.class, class) {
+        (ArgClass::Unsupported, _) | (_, ArgClass::Unsupported) => {
+            return Err(format!(
+                "{} is a {} argument, which hcq cannot pass",
+                what(),
+                info.value_kind
+            ));
+        }
+        (ArgClass::Buffer, ArgClass::Value) => {
+            return Err(format!(
+                "{} is a global_buffer: pass a GpuBuffer or BufferView, not a value",
+                what()
+            ));
+        }
+        (ArgClass::Value, ArgClass::Buffer) => {
+            return Err(format!(
+                "{} is a by_value argument: pass a value, not a buffer",
+                what()
+            ));
+        }
+        _ => {}
+    }
+    if size != info.size {
+        return Err(format!("{} is {} bytes, got {size}", what(), info.size));
+    }
+    let align = align.max(1);
+    if info.offset % align != 0 {
+        return Err(format!(
+            "{} is at kernarg offset {}, not a multiple of the value's {align}-byte alignment",
+            what(),
+            info.offset
+        ));
+    }
+    Ok(())
+}

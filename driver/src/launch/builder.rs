@@ -1,0 +1,222 @@
+//! [`LaunchBuilder`]: arguments by name or position, the shape, and the checked launch.
+
+#[allow(clippy::wildcard_imports)]
+use super::*;
+
+/// A checked launch of a [`Program`] (see [`Program::launch_builder`]):
+///
+/// ```no_run
+/// # fn demo(dev: &hcq_driver::Device, co: &[u8]) -> hcq_driver::Result<()> {
+/// use hcq_driver::{BufferKind, Program};
+/// let prog = Program::load(dev, co, "global_id")?;
+/// let out = dev.alloc(256 * 4, BufferKind::Vram)?;
+/// // SAFETY: global_id writes n u32s at `out`, which holds 256 and outlives the launch.
+/// let done = unsafe {
+///     prog.launch_builder()
+///         .arg(&out)
+///         .arg(&256u32)
+///         .groups([4, 1, 1])
+///         .block([64, 1, 1])
+///         .dynamic_lds(0)
+///         .launch()?
+/// };
+/// dev.wait_value(done)?;
+/// # Ok(()) }
+/// ```
+///
+/// Refusals (returned by [`LaunchBuilder::launch`], the first one found, each naming the
+/// argument or limit): a kernel without metadata; too many or too few arguments; an argument
+/// whose size or alignment differs from the metadata's; a buffer where a value is expected or
+/// the other way round, or an argument kind hcq cannot pass; a buffer not mapped on the
+/// device; a zero dimension; a block above `.max_flat_workgroup_size`, the hardware's 1024, or
+/// different from `.reqd_workgroup_size`; dynamic LDS above the device's LDS minus the
+/// kernel's static LDS; a grid axis of 2^32 work-items or more; a hidden argument kind hcq does
+/// not know.
+#[derive(Debug)]
+pub struct LaunchBuilder<'p> {
+    pub(super) prog: &'p Program,
+    pub(super) buf: KernargBuf,
+    pub(super) next: usize,
+    pub(super) groups: [u32; 3],
+    pub(super) block: [u32; 3],
+    pub(super) dynamic_lds: u32,
+    pub(super) err: Option<Error>,
+}
+
+impl<'p> LaunchBuilder<'p> {
+    pub(super) fn new(prog: &'p Program) -> Self {
+        Self {
+            prog,
+            buf: KernargBuf::new(prog.kernarg_size),
+            next: 0,
+            groups: [1, 1, 1],
+            block: [1, 1, 1],
+            dynamic_lds: 0,
+            err: None,
+        }
+    }
+
+    pub(super) fn refuse(&mut self, msg: String) {
+        if self.err.is_none() {
+            self.err = Some(Error::InvalidArgument(format!(
+                "kernel {}: {msg}",
+                self.prog.name
+            )));
+        }
+    }
+
+    /// Adds the next explicit argument: a [`GpuBuffer`] or [`BufferView`] for a
+    /// `global_buffer`, a number or [`ByValue`] for a `by_value`.
+    pub fn arg<A: LaunchArg + ?Sized>(&mut self, a: &A) -> &mut Self {
+        let index = self.next;
+        self.next += 1;
+        if self.err.is_some() {
+            return self;
+        }
+        let Some(meta) = &self.prog.meta else {
+            self.refuse(
+                "the code object has no NT_AMDGPU_METADATA entry for it; use launch_pod".into(),
+            );
+            return self;
+        };
+        let Some(info) = meta.args.get(index) else {
+            let n = meta.args.len();
+            self.refuse(format!(
+                "too many arguments: it takes {n}, argument {index} is one more"
+            ));
+            return self;
+        };
+        let bytes = a.bytes();
+        // CAST: argument sizes are at most 64 here, far below u32::MAX.
+        if let Err(e) = check_arg(info, index, a.class(), bytes.len as u32, a.align()) {
+            self.refuse(e);
+            return self;
+        }
+        let (offset, size) = (info.offset, info.size);
+        if a.buffer()
+            .is_some_and(|b| !b.is_mapped_on(&self.prog.device))
+        {
+            let what = info.describe(index);
+            self.refuse(format!(
+                "{what}: the buffer is not mapped on this program's device"
+            ));
+            return self;
+        }
+        let start = usize::try_from(offset).unwrap_or(usize::MAX);
+        let dst = start
+            .checked_add(bytes.len)
+            .and_then(|end| self.buf.bytes_mut().get_mut(start..end));
+        match (dst, bytes.as_slice()) {
+            (Some(d), Some(s)) => d.copy_from_slice(s),
+            _ => {
+                let what = info.describe(index);
+                self.refuse(format!(
+                    "{what} ({size} bytes at offset {offset}) does not fit the kernarg segment"
+                ));
+            }
+        }
+        self
+    }
+
+    /// Work-groups per axis.
+    pub fn groups(&mut self, groups: [u32; 3]) -> &mut Self {
+        self.groups = groups;
+        self
+    }
+
+    /// Work-items per work-group per axis.
+    pub fn block(&mut self, block: [u32; 3]) -> &mut Self {
+        self.block = block;
+        self
+    }
+
+    /// Dynamic LDS bytes per work-group (on top of the kernel's static LDS).
+    pub fn dynamic_lds(&mut self, bytes: u32) -> &mut Self {
+        self.dynamic_lds = bytes;
+        self
+    }
+
+    /// Every check that does not depend on an argument's value; then the hidden arguments.
+    pub(super) fn finish(&mut self) -> Result<()> {
+        if let Some(e) = self.err.take() {
+            return Err(e);
+        }
+        let p = self.prog;
+        let Some(meta) = &p.meta else {
+            return Err(Error::InvalidArgument(format!(
+                "kernel {}: the code object has no NT_AMDGPU_METADATA entry for it; use launch_pod",
+                p.name
+            )));
+        };
+        if self.next != meta.args.len() {
+            return Err(Error::InvalidArgument(format!(
+                "kernel {}: takes {} arguments, got {}",
+                p.name,
+                meta.args.len(),
+                self.next
+            )));
+        }
+        let (groups, block) = (self.groups, self.block);
+        if groups.contains(&0) || block.contains(&0) {
+            return Err(Error::InvalidArgument(format!(
+                "kernel {}: groups {groups:?} block {block:?} contain 0",
+                p.name
+            )));
+        }
+        p.check_block(meta, block)?;
+        let lds_max = p.max_dynamic_lds();
+        if self.dynamic_lds > lds_max {
+            return Err(Error::InvalidArgument(format!(
+                "kernel {}: dynamic LDS {} bytes is above the {lds_max} bytes left (device LDS {} minus the kernel's static {})",
+                p.name,
+                self.dynamic_lds,
+                p.lds_bytes.min(MAX_LDS_GRANULES * LDS_GRANULE_BYTES),
+                p.group_segment_size
+            )));
+        }
+        for (i, axis) in ["x", "y", "z"].iter().enumerate() {
+            let items = u64::from(groups[i]) * u64::from(block[i]);
+            if items > u64::from(u32::MAX) {
+                return Err(Error::InvalidArgument(format!(
+                    "kernel {}: grid {axis} is {} groups x {} work-items = {items} work-items, at least 2^32",
+                    p.name, groups[i], block[i]
+                )));
+            }
+        }
+        // Only explicit arguments were written: the hidden part is still zero.
+        p.fill_hidden(self.buf.bytes_mut(), groups, block, self.dynamic_lds, true)
+    }
+
+    /// Launches; returns the timeline value that completes it. The builder can launch again
+    /// (same arguments) after a successful launch.
+    ///
+    /// # Safety
+    /// As [`Program::launch`]: every buffer argument must stay allocated until the launch
+    /// completes, be large enough for every access the kernel makes for this grid, and not be
+    /// accessed by the CPU in a conflicting way meanwhile.
+    ///
+    /// # Errors
+    /// The refusals listed on [`LaunchBuilder`]; ring or wait failures.
+    pub unsafe fn launch(&mut self) -> Result<TimelineValue> {
+        self.finish()?;
+        let (g, b, l) = (self.groups, self.block, self.dynamic_lds);
+        self.prog
+            .launch_raw(self.buf.bytes_mut(), g, b, l, false)
+            .map(|(v, _)| v)
+    }
+
+    /// [`LaunchBuilder::launch`], then waits and returns the GPU time between timestamps taken
+    /// right before and after the dispatch.
+    ///
+    /// # Safety
+    /// As [`LaunchBuilder::launch`].
+    ///
+    /// # Errors
+    /// As [`LaunchBuilder::launch`], plus the wait's.
+    pub unsafe fn launch_wait(&mut self) -> Result<Duration> {
+        self.finish()?;
+        let (g, b, l) = (self.groups, self.block, self.dynamic_lds);
+        let (_, t) = self.prog.launch_raw(self.buf.bytes_mut(), g, b, l, true)?;
+        Ok(t.unwrap_or_default())
+    }
+}

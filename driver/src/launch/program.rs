@@ -1,0 +1,451 @@
+//! [`Program`]: loading a kernel, its launch state, and the checked and raw launch paths.
+
+#[allow(clippy::wildcard_imports)]
+use super::*;
+
+impl Program {
+    /// Loads `code_object` on `device` and picks `kernel_name`. `code_object` is an AMDGPU ELF
+    /// or a clang offload bundle (`__CLANG_OFFLOAD_BUNDLE__`, what `hipcc --genco` and
+    /// `clang -x hip --offload-device-only` write), whose entry for the device's target is used.
+    ///
+    /// # Errors
+    /// [`Error::CodeObject`] for a malformed object, a target that does not run on the device
+    /// (or a bundle without one, naming the targets it has), an unknown kernel or one needing
+    /// more LDS or scratch than the device offers; allocation failures.
+    pub fn load(device: &Device, code_object: &[u8], kernel_name: &str) -> Result<Self> {
+        let co_err = |e| Error::code_object_parse(kernel_name, e);
+        let target = device.target_name();
+        let code_object = hcq_core::bundle::code_object_for(code_object, &target)
+            .map_err(|e| Error::code_object(e.to_string()))?;
+        let co = CodeObject::parse(code_object).map_err(co_err)?;
+        co.check_target(&target).map_err(co_err)?;
+        let k = co.kernel(kernel_name).map_err(co_err)?;
+        let dev = &device.inner;
+        let limits = DeviceLimits {
+            lds_bytes: dev.info.properties.lds_size_in_kb.saturating_mul(1024),
+            max_private_segment_bytes: dev.scratch.max_private_segment_size,
+        };
+        k.check_resources(&limits).map_err(co_err)?;
+        if k.entry_offset % 256 != 0 {
+            return Err(Error::code_object(format!(
+                "kernel {kernel_name}: entry at image offset {:#x} is not 256-byte aligned",
+                k.entry_offset
+            )));
+        }
+        let size = co.image_size();
+        let len = usize::try_from(size)
+            .map_err(|_| Error::code_object(format!("image of {size} bytes")))?;
+        let mut image = vec![0u8; len];
+        co.load_into(&mut image).map_err(co_err)?;
+        let bo = dev.kfd.core.alloc(
+            dev.info.gpu_id,
+            size.max(1),
+            MemoryKind::Vram,
+            BoOptions {
+                public: true,
+                ..BoOptions::default()
+            },
+        )?;
+        bo.mapping().write_bytes(0, &image)?;
+        let kernarg_size = u64::from(k.kernarg_size());
+        if kernarg_size > MAX_KERNARG_BYTES {
+            return Err(Error::code_object(format!(
+                "kernel {kernel_name}: kernarg segment of {kernarg_size} bytes is larger than hcq's {MAX_KERNARG_BYTES}-byte limit"
+            )));
+        }
+        let dispatch = k.uses_dispatch_ptr().then(|| pm4::DispatchInfo {
+            packet_offset: kernarg_size.div_ceil(KERNARG_ALIGN) * KERNARG_ALIGN,
+            group_segment_size: k.group_segment_size(),
+            private_segment_size: k.private_segment_size(),
+        });
+        // CAST: the 64-byte packet size fits u64.
+        let alloc_size = dispatch.map_or(kernarg_size, |d| {
+            d.packet_offset + size_of::<DispatchPacket>() as u64
+        });
+        let (private_segment_buffer, flat_scratch_init) = scratch_user_sgprs(dev, &k)?;
+        let rsrc2 = k
+            .descriptor
+            .rsrc2()
+            .with(PgmRsrc2::GRANULATED_LDS_SIZE, k.lds_granules())
+            .raw();
+        let prog = pm4::Program {
+            prog_addr: GpuVa(bo.va() + k.entry_offset),
+            scratch_addr: GpuVa(dev.scratch_bo.va()),
+            tmpring_size: dev.scratch.tmpring_size,
+            rsrc1: k.descriptor.rsrc1().raw(),
+            rsrc2,
+            dispatch,
+            private_segment_buffer,
+            flat_scratch_init,
+        };
+        let meta = k.metadata.as_ref().map(ProgramMeta::new);
+        debug!(
+            "loaded {kernel_name} at {:#x} ({size} B image, {kernarg_size} B kernargs)",
+            prog.prog_addr.get()
+        );
+        // Make the CPU's writes of the image visible to the GPU before any launch.
+        dev.submit_compute(|s| s.cmds.memory_barrier())?;
+        Ok(Self {
+            device: device.clone(),
+            name: kernel_name.to_owned(),
+            image: Arc::new(bo),
+            prog,
+            kernarg_size,
+            alloc_size,
+            meta,
+            lds_bytes: limits.lds_bytes,
+            group_segment_size: k.group_segment_size(),
+        })
+    }
+
+    /// The explicit arguments from the code object's metadata, in order (empty without
+    /// metadata).
+    #[must_use]
+    pub fn args(&self) -> &[ArgInfo] {
+        self.meta.as_ref().map_or(&[], |m| &m.args)
+    }
+
+    /// Whether the code object had an `NT_AMDGPU_METADATA` entry for the kernel (the builder
+    /// needs it).
+    #[must_use]
+    pub fn has_metadata(&self) -> bool {
+        self.meta.is_some()
+    }
+
+    /// `.max_flat_workgroup_size` (1024 without metadata).
+    #[must_use]
+    pub fn max_flat_workgroup_size(&self) -> u32 {
+        self.meta
+            .as_ref()
+            .map_or(1024, |m| m.max_flat_workgroup_size)
+    }
+
+    /// `.reqd_workgroup_size`, when the kernel has one.
+    #[must_use]
+    pub fn reqd_workgroup_size(&self) -> Option<[u32; 3]> {
+        self.meta.as_ref().and_then(|m| m.reqd_workgroup_size)
+    }
+
+    /// Dynamic LDS bytes a launch may ask for: the device's LDS minus the kernel's static LDS
+    /// (and at most what RSRC2.LDS_SIZE can describe).
+    #[must_use]
+    pub fn max_dynamic_lds(&self) -> u32 {
+        self.lds_bytes
+            .min(MAX_LDS_GRANULES * LDS_GRANULE_BYTES)
+            .saturating_sub(self.group_segment_size)
+    }
+
+    /// A checked launch: add the explicit arguments in order with [`LaunchBuilder::arg`], set
+    /// the grid, then [`LaunchBuilder::launch`]. Everything is checked against the kernel's
+    /// metadata, and the hidden arguments are filled.
+    #[must_use]
+    pub fn launch_builder(&self) -> LaunchBuilder<'_> {
+        LaunchBuilder::new(self)
+    }
+
+    /// Kernel name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Bytes of arguments the kernel expects.
+    #[must_use]
+    pub fn kernarg_size(&self) -> u64 {
+        self.kernarg_size
+    }
+
+    /// Entry-point GPU address.
+    #[must_use]
+    pub fn entry_addr(&self) -> GpuVa {
+        self.prog.prog_addr
+    }
+
+    /// The program as core's PM4 `exec` encoder takes it.
+    #[must_use]
+    pub fn pm4_program(&self) -> pm4::Program {
+        self.prog
+    }
+
+    /// Launches the kernel with `args` (exactly [`Program::kernarg_size`] bytes), `global`
+    /// work-groups and `local` work-items per group; returns the timeline value that completes
+    /// it.
+    ///
+    /// # Safety
+    /// The GPU runs arbitrary code with these arguments, which Rust cannot check: every address
+    /// in `args` must point into GPU memory mapped to this device that stays allocated until
+    /// the launch completes (a [`crate::GpuBuffer`] waits for that on drop), large enough for
+    /// every access the kernel makes for this grid, and not concurrently accessed by the CPU
+    /// in a conflicting way; never the driver's own memory (the
+    /// [submission contract](crate::Device#submission-contract)).
+    ///
+    /// # Errors
+    /// Wrong argument size, zero or oversized dimensions, ring or wait failures.
+    pub unsafe fn launch(
+        &self,
+        args: &[u8],
+        global: [u32; 3],
+        local: [u32; 3],
+    ) -> Result<TimelineValue> {
+        self.launch_inner(args, global, local, false)
+            .map(|(v, _)| v)
+    }
+
+    /// [`Program::launch`] with the arguments as a `Pod` struct (its bytes, `#[repr(C)]`).
+    ///
+    /// # Safety
+    /// As [`Program::launch`].
+    ///
+    /// # Errors
+    /// As [`Program::launch`].
+    pub unsafe fn launch_pod<T: Pod>(
+        &self,
+        args: &T,
+        global: [u32; 3],
+        local: [u32; 3],
+    ) -> Result<TimelineValue> {
+        self.launch_inner(bytemuck::bytes_of(args), global, local, false)
+            .map(|(v, _)| v)
+    }
+
+    /// [`Program::launch`], then waits for it and returns the GPU time between timestamps
+    /// taken right before and after the dispatch.
+    ///
+    /// # Safety
+    /// As [`Program::launch`].
+    ///
+    /// # Errors
+    /// As [`Program::launch`], plus the wait's.
+    pub unsafe fn launch_wait(
+        &self,
+        args: &[u8],
+        global: [u32; 3],
+        local: [u32; 3],
+    ) -> Result<Duration> {
+        let (_, t) = self.launch_inner(args, global, local, true)?;
+        Ok(t.unwrap_or_default())
+    }
+
+    pub(super) fn check_dims(global: [u32; 3], local: [u32; 3]) -> Result<()> {
+        if global.contains(&0) || local.contains(&0) {
+            return Err(Error::InvalidArgument(format!(
+                "launch dimensions global {global:?} local {local:?} contain 0"
+            )));
+        }
+        let threads: u64 = local.iter().map(|&l| u64::from(l)).product();
+        if threads > 1024 {
+            return Err(Error::InvalidArgument(format!(
+                "local size {local:?} is {threads} work-items per group (at most 1024)"
+            )));
+        }
+        for i in 0..3 {
+            let (g, l) = (
+                global.get(i).copied().unwrap_or(1),
+                local.get(i).copied().unwrap_or(1),
+            );
+            if u64::from(g) * u64::from(l) > u64::from(u32::MAX) {
+                return Err(Error::InvalidArgument(format!(
+                    "grid axis {i}: {g} groups x {l} items exceeds 2^32"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Lays out `args` (the explicit arguments' bytes, or the whole kernarg segment) with the
+    /// hidden arguments filled, and launches.
+    pub(super) fn launch_inner(
+        &self,
+        args: &[u8],
+        global: [u32; 3],
+        local: [u32; 3],
+        timed: bool,
+    ) -> Result<(TimelineValue, Option<Duration>)> {
+        Self::check_dims(global, local)?;
+        // CAST: usize -> u64 is lossless on 64-bit hosts.
+        let len = args.len() as u64;
+        let Some(meta) = &self.meta else {
+            if len != self.kernarg_size {
+                return Err(Error::InvalidArgument(format!(
+                    "kernel {} takes {} bytes of arguments, got {}",
+                    self.name, self.kernarg_size, len
+                )));
+            }
+            return self.launch_raw(args, global, local, 0, timed);
+        };
+        self.check_block(meta, local)?;
+        let hidden_count = meta.hidden.len() + meta.zero_hidden.len();
+        if len < u64::from(meta.explicit_end) || len > self.kernarg_size {
+            return Err(Error::InvalidArgument(format!(
+                "kernel {} takes {} bytes of explicit arguments (up to {} with padding, {} with its {} hidden arguments, which hcq fills), got {}",
+                self.name,
+                meta.explicit_end,
+                meta.hidden_start,
+                self.kernarg_size,
+                hidden_count,
+                len
+            )));
+        }
+        if hidden_count == 0 && meta.unknown_hidden.is_none() && len == self.kernarg_size {
+            return self.launch_raw(args, global, local, 0, timed);
+        }
+        let mut buf = KernargBuf::new(self.kernarg_size);
+        let bytes = buf.bytes_mut();
+        if let Some(d) = bytes.get_mut(..args.len()) {
+            d.copy_from_slice(args);
+        }
+        // The buffer is zero past `args`: the always-zero hidden arguments need no store
+        // unless the caller's bytes cover them.
+        let zeroed = len <= u64::from(meta.hidden_start);
+        self.fill_hidden(bytes, global, local, 0, zeroed)?;
+        self.launch_raw(bytes, global, local, 0, timed)
+    }
+
+    /// Refuses a block above `.max_flat_workgroup_size` (or the hardware's 1024) or other than
+    /// `.reqd_workgroup_size`.
+    pub(super) fn check_block(&self, meta: &ProgramMeta, block: [u32; 3]) -> Result<()> {
+        let threads: u64 = block.iter().map(|&b| u64::from(b)).product();
+        let max = meta.max_flat_workgroup_size.min(1024);
+        if threads > u64::from(max) {
+            return Err(Error::InvalidArgument(format!(
+                "kernel {}: block {block:?} is {threads} work-items, above {} ({})",
+                self.name,
+                max,
+                if max == meta.max_flat_workgroup_size {
+                    "the kernel's max_flat_workgroup_size"
+                } else {
+                    "the hardware's limit per work-group"
+                }
+            )));
+        }
+        if let Some(reqd) = meta.reqd_workgroup_size.filter(|r| *r != block) {
+            return Err(Error::InvalidArgument(format!(
+                "kernel {}: block {block:?} differs from the kernel's reqd_workgroup_size {reqd:?}",
+                self.name
+            )));
+        }
+        Ok(())
+    }
+
+    /// Writes every hidden argument into `kernarg` (the whole segment); the always-zero ones
+    /// only when `kernarg` is not `zeroed` there already.
+    pub(super) fn fill_hidden(
+        &self,
+        kernarg: &mut [u8],
+        groups: [u32; 3],
+        block: [u32; 3],
+        dynamic_lds: u32,
+        zeroed: bool,
+    ) -> Result<()> {
+        let Some(meta) = &self.meta else {
+            return Ok(());
+        };
+        if let Some(kind) = &meta.unknown_hidden {
+            return Err(Error::InvalidArgument(format!(
+                "kernel {}: the kernel takes a hidden argument of kind {kind}, which hcq does not know how to fill",
+                self.name
+            )));
+        }
+        let shape = LaunchShape {
+            groups,
+            block,
+            dynamic_lds,
+        };
+        for &(kind, offset, size) in &meta.hidden {
+            hidden_args::write(kernarg, kind, offset, size, &shape)
+                .map_err(|e| Error::InvalidArgument(format!("kernel {}: {e}", self.name)))?;
+        }
+        if !zeroed {
+            for &(offset, size) in &meta.zero_hidden {
+                let start = usize::try_from(offset).unwrap_or(usize::MAX);
+                let end = start.saturating_add(usize::try_from(size).unwrap_or(usize::MAX));
+                if let Some(d) = kernarg.get_mut(start..end) {
+                    d.fill(0);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Launches with `args` exactly the kernarg segment.
+    pub(super) fn launch_raw(
+        &self,
+        args: &[u8],
+        global: [u32; 3],
+        local: [u32; 3],
+        dynamic_lds: u32,
+        timed: bool,
+    ) -> Result<(TimelineValue, Option<Duration>)> {
+        let dev = &self.device.inner;
+        let profiling = dev.profiling.load(Ordering::Relaxed);
+        let stamps = if timed || profiling {
+            Some((self.device.new_signal(0)?, self.device.new_signal(0)?))
+        } else {
+            None
+        };
+        let mut prog = self.prog;
+        if dynamic_lds > 0 {
+            // RSRC2.LDS_SIZE and the dispatch packet cover static plus dynamic LDS.
+            let lds = self.group_segment_size.saturating_add(dynamic_lds);
+            prog.rsrc2 = hcq_core::hsa::PgmRsrc2::from_raw(prog.rsrc2)
+                .with(
+                    PgmRsrc2::GRANULATED_LDS_SIZE,
+                    lds.div_ceil(LDS_GRANULE_BYTES),
+                )
+                .raw();
+            if let Some(d) = &mut prog.dispatch {
+                d.group_segment_size = lds;
+            }
+        }
+        let alloc_size = self.alloc_size.max(1);
+        let refs = stamps
+            .as_ref()
+            .map(|(a, b)| (a.signal_ref(), b.signal_ref()));
+        let value = dev.submit_compute(|s| {
+            let mut kernargs = lock(&dev.kernargs);
+            let off = kernargs.alloc(alloc_size, s)?;
+            let base = kernargs.bo.va() + off;
+            let map = kernargs.bo.mapping();
+            map.write_bytes(off, args)?;
+            if let Some(d) = &prog.dispatch {
+                let pkt =
+                    pm4::dispatch_packet(d, GpuVa(base), global, local).map_err(|source| {
+                        Error::Encode {
+                            what: "the dispatch packet",
+                            source,
+                        }
+                    })?;
+                map.write_bytes(off + d.packet_offset, bytemuck::bytes_of(&pkt))?;
+            }
+            let c: &mut Cmds = &mut s.cmds;
+            // The kernargs (and any code or data the CPU wrote) are in VRAM, written through
+            // the CPU mapping: flush HDP so the kernel reads them, as the seed's
+            // `wait(...).memory_barrier()` before every launch (exec then invalidates caches).
+            c.memory_barrier()?;
+            if let Some((st, _)) = &refs {
+                c.timestamp(st)?;
+            }
+            c.exec(&prog, GpuVa(base), global, local)?;
+            if let Some((_, en)) = &refs {
+                c.timestamp(en)?;
+            }
+            Ok(())
+        })?;
+        let mut elapsed = None;
+        if let Some((st, en)) = stamps {
+            if timed {
+                dev.wait_value(value)?;
+                let ticks = en.start_ts().saturating_sub(st.start_ts());
+                elapsed = Some(Duration::from_nanos(ticks.saturating_mul(GPU_TICK_NS)));
+            }
+            if profiling {
+                let mut p = lock(&dev.profile);
+                p.pending.push((self.name.clone(), st, en));
+                if p.pending.len() >= MAX_PENDING_RECORDS {
+                    dev.harvest(&mut p)?;
+                }
+            }
+        }
+        Ok((value, elapsed))
+    }
+}

@@ -1,0 +1,212 @@
+//! Files the simulated kernel serves: file descriptors, sysfs topology and DRM totals, mmap of
+//! `/dev/kfd` (doorbells, MMIO, events) and render nodes (buffer objects).
+
+use super::*;
+
+impl SimKfd {
+    pub(super) fn new_fd(&self, kind: FdKind) -> Fd {
+        let mut st = self.lock();
+        let fd = st.next_fd;
+        st.next_fd = st.next_fd.saturating_add(1);
+        st.fds.insert(fd, kind);
+        Fd(fd)
+    }
+
+    pub(super) fn topology_file(&self, path: &str) -> Result<String, Errno> {
+        let rest = path
+            .strip_prefix("/sys/devices/virtual/kfd/kfd/topology/")
+            .or_else(|| path.strip_prefix("/sys/class/kfd/kfd/topology/"))
+            .ok_or(Errno::ENOENT)?;
+        match rest {
+            "generation_id" => return Ok("1\n".into()),
+            "system_properties" => {
+                return Ok("platform_oem 0\nplatform_id 0\nplatform_rev 0\n".into());
+            }
+            _ => {}
+        }
+        let rest = rest.strip_prefix("nodes/").ok_or(Errno::ENOENT)?;
+        let (node, file) = rest.split_once('/').ok_or(Errno::ENOENT)?;
+        let node: usize = node.parse().map_err(|_| Errno::ENOENT)?;
+        let st = self.lock();
+        let gpu = match node {
+            0 => None,
+            n => Some(st.gpus.get(n - 1).ok_or(Errno::ENOENT)?),
+        };
+        match file {
+            "gpu_id" => Ok(format!("{}\n", gpu.map_or(0, |g| g.gpu_id))),
+            "name" => Ok(if gpu.is_some() {
+                "ip discovery\n"
+            } else {
+                "\n"
+            }
+            .into()),
+            "properties" => {
+                let props = match gpu {
+                    Some(g) => g.props,
+                    None => cpu_node_properties(),
+                };
+                let mut s = String::new();
+                props.write_to(&mut s).map_err(|_| Errno::EIO)?;
+                Ok(s)
+            }
+            file => {
+                // mem_banks/<i>/properties and caches/<i>/properties of a GPU node.
+                let cfg = node.checked_sub(1).and_then(|i| self.cfg.gpus.get(i));
+                let (dir, rest) = file.split_once('/').ok_or(Errno::ENOENT)?;
+                let i: usize = match rest.strip_suffix("/properties") {
+                    Some(i) => i.parse().map_err(|_| Errno::ENOENT)?,
+                    None => return Err(Errno::ENOENT),
+                };
+                let mut s = String::new();
+                match (dir, cfg) {
+                    ("mem_banks", Some(c)) if i == 0 => c.mem_bank().write_to(&mut s),
+                    ("caches", Some(c)) => c.caches().get(i).ok_or(Errno::ENOENT)?.write_to(&mut s),
+                    _ => return Err(Errno::ENOENT),
+                }
+                .map_err(|_| Errno::EIO)?;
+                Ok(s)
+            }
+        }
+    }
+
+    /// amdgpu's memory totals under `/sys/class/drm/renderD<minor>/device/`
+    /// (`mem_info_vram_total`, `mem_info_vis_vram_total`, `mem_info_gtt_total`).
+    pub(super) fn drm_file(&self, path: &str) -> Result<String, Errno> {
+        let rest = path
+            .strip_prefix("/sys/class/drm/renderD")
+            .ok_or(Errno::ENOENT)?;
+        let (minor, file) = rest.split_once("/device/").ok_or(Errno::ENOENT)?;
+        let minor: u32 = minor.parse().map_err(|_| Errno::ENOENT)?;
+        let st = self.lock();
+        let i = st
+            .gpus
+            .iter()
+            .position(|g| g.props.drm_render_minor == minor)
+            .ok_or(Errno::ENOENT)?;
+        let cfg = self.cfg.gpus.get(i).ok_or(Errno::ENOENT)?;
+        let v = match file {
+            "mem_info_vram_total" => cfg.vram_size,
+            "mem_info_vis_vram_total" => cfg.vram_visible(),
+            "mem_info_gtt_total" => self.cfg.gtt_size,
+            _ => return Err(Errno::ENOENT),
+        };
+        Ok(format!("{v}\n"))
+    }
+
+    pub(super) fn track_cpu_map(&self, addr: u64, len: u64) {
+        self.lock().cpu_maps.insert(addr, len);
+    }
+
+    pub(super) fn mmap_file(
+        &self,
+        fixed: Option<u64>,
+        len: u64,
+        prot: Prot,
+        fd: Fd,
+        offset: u64,
+    ) -> Result<u64, Errno> {
+        let (mem, map_len) = {
+            let mut st = self.lock();
+            let kind = *st.fds.get(&fd.0).ok_or(Errno::EBADF)?;
+            match kind {
+                FdKind::Kfd => {
+                    let off = KfdMmapOffset::decode(offset);
+                    match off.ty {
+                        KfdMmapType::Doorbell => {
+                            let g = st.gpu_by_id(off.gpu_id).ok_or(Errno::ENODEV)?;
+                            if len != KFD_DOORBELL_SLICE_SIZE {
+                                return Err(Errno::EINVAL);
+                            }
+                            let gpu = st.gpus.get(g).ok_or(Errno::ENODEV)?;
+                            (Arc::clone(&gpu.doorbells), len)
+                        }
+                        KfdMmapType::Mmio => {
+                            let g = st.gpu_by_id(off.gpu_id).ok_or(Errno::ENODEV)?;
+                            if len != PAGE {
+                                return Err(Errno::EINVAL);
+                            }
+                            let gpu = st.gpus.get(g).ok_or(Errno::ENODEV)?;
+                            (Arc::clone(&gpu.mmio), len)
+                        }
+                        KfdMmapType::Events => {
+                            // get_order(len) > get_order(32 KiB)
+                            let pages = len.div_ceil(PAGE).max(1).next_power_of_two();
+                            if pages * PAGE > KFD_EVENT_PAGE_SIZE || len == 0 {
+                                return Err(Errno::EINVAL);
+                            }
+                            let page = st.event_page.as_mut().ok_or(Errno::EINVAL)?;
+                            page.mapped_size = len;
+                            (Arc::clone(&page.mem), len)
+                        }
+                        KfdMmapType::ReservedMem => return Err(Errno::EINVAL),
+                    }
+                }
+                FdKind::Render { gpu } => {
+                    let bo = st
+                        .bos
+                        .values()
+                        .find(|b| b.gpu == gpu && b.drm_offset == offset)
+                        .ok_or(Errno::EINVAL)?;
+                    if st.gpus.get(gpu).and_then(|g| g.vm_file) != Some(fd.0) {
+                        // The BO's GEM object is only visible to the DRM file of the VM.
+                        return Err(Errno::EACCES);
+                    }
+                    if len == 0 || len > bo.size {
+                        return Err(Errno::EINVAL);
+                    }
+                    match &bo.backing {
+                        Backing::Shared(m) => {
+                            if bo.kind == BoKind::Vram {
+                                // The CPU reaches VRAM through the HDP from now on.
+                                m.hdp_track();
+                            }
+                            (Arc::clone(m), len)
+                        }
+                        Backing::User(_) | Backing::UserInvalidated => return Err(Errno::EPERM),
+                    }
+                }
+            }
+        };
+        let addr = self.maps.map_shared(&mem, fixed, map_len, prot)?;
+        self.track_cpu_map(addr, map_len);
+        Ok(addr)
+    }
+}
+
+pub(super) fn cpu_node_properties() -> NodeProperties {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    NodeProperties {
+        // CAST: core counts fit u32.
+        cpu_cores_count: cores as u32,
+        simd_count: 0,
+        max_waves_per_simd: 0,
+        lds_size_in_kb: 0,
+        array_count: 0,
+        simd_arrays_per_engine: 0,
+        cu_per_simd_array: 0,
+        simd_per_cu: 0,
+        max_slots_scratch_cu: 0,
+        gfx_target_version: 0,
+        drm_render_minor: 0,
+        vendor_id: 0,
+        device_id: 0,
+        location_id: 0,
+        domain: 0,
+        wave_front_size: 0,
+        num_sdma_engines: 0,
+        num_sdma_xgmi_engines: 0,
+        num_sdma_queues_per_engine: 0,
+        num_cp_queues: 0,
+        max_engine_clk_fcompute: 0,
+        local_mem_size: 0,
+        num_xcc: 0,
+        unique_id: 0,
+        capability: 0,
+        mem_banks_count: 0,
+        caches_count: 0,
+        io_links_count: 0,
+        hive_id: 0,
+        fw_version: 0,
+        sdma_fw_version: 0,
+    }
+}

@@ -280,6 +280,11 @@ pub struct ArchInfo {
     pub hdp_flush_req: u32,
     /// NBIO `GPU_HDP_FLUSH_DONE` register dword.
     pub hdp_flush_done: u32,
+    /// The bit of `GPU_HDP_FLUSH_REQ`/`DONE` an SDMA engine 0 HDP flush writes and polls: the
+    /// kernel's `ref_and_mask_sdma0 = GPU_HDP_FLUSH_DONE__SDMA0_MASK` (`nbio_v2_3.c`,
+    /// `nbio_v4_3.c`, `nbio_v6_1.c`, `nbio_v7_0.c`, `nbio_v7_4.c`, `nbio_v7_9.c`), bit 10 after
+    /// the ten CP bits in every NBIO version these families use.
+    pub sdma0_hdp_flush_mask: u32,
     /// Maximum bytes one SDMA COPY_LINEAR moves (hcq and the seed use 4 MiB everywhere).
     pub sdma_max_copy_bytes: u64,
     /// Highest bit of COMPUTE_TMPRING_SIZE.WAVESIZE (low bit is 12).
@@ -338,6 +343,9 @@ const REGS_GFX10PLUS: ComputeRegs = ComputeRegs {
 const RELEASE_GCR_FLUSH: u32 =
     (1 << 12) | (1 << 13) | (1 << 14) | (1 << 15) | (1 << 20) | (1 << 21) | (1 << 22);
 
+/// `GPU_HDP_FLUSH_DONE__SDMA0_MASK`: CP0..CP9 are bits 0..9, SDMA0 is bit 10.
+const GPU_HDP_FLUSH_DONE_SDMA0: u32 = 1 << 10;
+
 /// gfx9 RELEASE_MEM: TC_WB_ACTION_ENA (15) | TCL1_ACTION_ENA (16) | TC_ACTION_ENA (17).
 const RELEASE_TC_FLUSH_GFX9: u32 = (1 << 15) | (1 << 16) | (1 << 17);
 
@@ -349,6 +357,7 @@ pub const GFX11: ArchInfo = ArchInfo {
     release_mem_cache_flush: RELEASE_GCR_FLUSH,
     hdp_flush_req: 0x0106 + 0xd20,
     hdp_flush_done: 0x0107 + 0xd20,
+    sdma0_hdp_flush_mask: GPU_HDP_FLUSH_DONE_SDMA0,
     sdma_max_copy_bytes: 0x40_0000,
     tmpring_wavesize_hi: 26,
     tmpring_wavesize_unit: 256,
@@ -389,6 +398,7 @@ pub const GFX9: ArchInfo = ArchInfo {
     release_mem_cache_flush: RELEASE_TC_FLUSH_GFX9,
     hdp_flush_req: 0x0106 + 0xd20,
     hdp_flush_done: 0x0107 + 0xd20,
+    sdma0_hdp_flush_mask: GPU_HDP_FLUSH_DONE_SDMA0,
     sdma_max_copy_bytes: 0x40_0000,
     tmpring_wavesize_hi: 24,
     tmpring_wavesize_unit: 1024,

@@ -198,8 +198,9 @@ impl Cmds {
         let arch = self.arch;
         match self.ty {
             QueueType::Compute => self.push(64, |b| pm4::memory_barrier(b, arch)),
-            // GPU_HDP_FLUSH_DONE's SDMA0 bit (nbio `ref_and_mask_sdma0`).
-            QueueType::Sdma => self.push(8, |b| sdma::hdp_flush(b, arch, 1 << 10)),
+            QueueType::Sdma => {
+                self.push(8, |b| sdma::hdp_flush(b, arch, arch.sdma0_hdp_flush_mask))
+            }
         }
     }
 

@@ -29,6 +29,11 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
+mod hdp;
+
+pub(crate) use hdp::HdpStale;
+use hdp::HdpView;
+
 fn errno(e: rustix::io::Errno) -> Errno {
     Errno(e.raw_os_error())
 }
@@ -72,33 +77,6 @@ pub(crate) struct SharedMem {
     hdp: Mutex<Option<HdpView>>,
     /// Whether `hdp` is `Some` (checked without the lock on every GPU access).
     hdp_on: AtomicBool,
-}
-
-/// Granule of the HDP model's GPU-visible view.
-const HDP_PAGE: usize = 4096;
-
-/// What GPU engines see of VRAM behind the HDP, page by page.
-///
-/// A page's view is valid for the flush generation it was taken in. An HDP flush refreshes the
-/// pages GPU engines touched since the previous flush (cost: those pages, not the BO) and lets
-/// every other page lapse; a lapsed page is taken afresh from memory at its next GPU access.
-/// So a CPU write that lands after the GPU touched a page, with no flush in between, is seen
-/// (the launch bug: the next kernargs share the page of the last ones); a CPU write before the
-/// page's first GPU access after a flush is not (documented in the sim README).
-#[derive(Debug, Default)]
-struct HdpView {
-    generation: u64,
-    /// Per page of the BO (indexed by page number, one slot per page from the start): the
-    /// flush generation its view was taken in and the bytes GPU engines see.
-    pages: Vec<Option<(u64, Box<[u8; HDP_PAGE]>)>>,
-    touched: Vec<u64>,
-}
-
-/// A GPU read of bytes the CPU wrote through its VRAM mapping after the last HDP flush.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct HdpStale {
-    /// Byte offset (in the BO) of the first such byte.
-    pub off: u64,
 }
 
 // SAFETY: the mapping is plain shared memory owned by this value; all access goes through raw
@@ -154,9 +132,7 @@ impl SharedMem {
     pub(crate) fn hdp_track(&self) {
         let mut h = self.hdp();
         if h.is_none() {
-            let mut v = HdpView::default();
-            v.pages.resize_with(self.len.div_ceil(HDP_PAGE), || None);
-            *h = Some(v);
+            *h = Some(HdpView::new(self.len));
             self.hdp_on.store(true, Ordering::Release);
         }
     }
@@ -170,66 +146,9 @@ impl SharedMem {
     /// view was taken since the last flush take their current bytes as what the GPU sees;
     /// every other page's view lapses (the next GPU access takes it afresh).
     pub(crate) fn hdp_flush(&self) {
-        let mut h = self.hdp();
-        let Some(v) = h.as_mut() else { return };
-        v.generation += 1;
-        let touched = core::mem::take(&mut v.touched);
-        for page in touched {
-            // CAST: page numbers come from in-bounds offsets of a usize-sized mapping.
-            if let Some(Some((g, bytes))) = v.pages.get_mut(page as usize) {
-                // CAST: page numbers come from in-bounds offsets.
-                let n = (self.len - (page as usize) * HDP_PAGE).min(HDP_PAGE);
-                if self.read(
-                    page * HDP_PAGE as u64,
-                    bytes.get_mut(..n).unwrap_or_default(),
-                ) {
-                    *g = v.generation;
-                }
-            }
+        if let Some(v) = self.hdp().as_mut() {
+            v.flush(self);
         }
-    }
-
-    /// The GPU-visible page `page`, taken afresh when its view lapsed: from `whole` when the
-    /// caller holds the page's current bytes (a whole-page read or write), else from memory.
-    /// `None` for a page beyond the BO (callers pass only in-bounds pages).
-    fn hdp_page<'v>(
-        &self,
-        v: &'v mut HdpView,
-        page: u64,
-        whole: Option<&[u8]>,
-    ) -> Option<(&'v mut [u8; HDP_PAGE], bool)> {
-        let generation = v.generation;
-        // CAST: page numbers come from in-bounds offsets of a usize-sized mapping.
-        let idx = page as usize;
-        let e = match v.pages.get_mut(idx)? {
-            Some(e) => e,
-            slot @ None => {
-                // A whole page at hand becomes the view directly (no zero-fill, then copy).
-                let init = whole
-                    .and_then(|src| Box::<[u8; HDP_PAGE]>::try_from(src.to_vec()).ok())
-                    .map(|b| (generation, b));
-                match init {
-                    Some(e) => {
-                        v.touched.push(page);
-                        return Some((&mut slot.insert(e).1, true));
-                    }
-                    None => slot.insert((u64::MAX, Box::new([0u8; HDP_PAGE]))),
-                }
-            }
-        };
-        let fresh = e.0 != generation;
-        if fresh {
-            match whole {
-                Some(src) if src.len() == HDP_PAGE => e.1.copy_from_slice(src),
-                _ => {
-                    let n = (self.len - idx * HDP_PAGE).min(HDP_PAGE);
-                    self.read(page * HDP_PAGE as u64, e.1.get_mut(..n).unwrap_or_default());
-                }
-            }
-            e.0 = generation;
-            v.touched.push(page);
-        }
-        Some((&mut e.1, fresh))
     }
 
     /// A GPU engine's read: `Ok(false)` out of bounds; `Err` when a byte differs from what the
@@ -248,37 +167,8 @@ impl SharedMem {
         if !self.read(off, buf) {
             return Ok(false);
         }
-        let Some(v) = h.as_mut() else {
-            return Ok(true);
-        };
-        let mut done = 0usize;
-        while done < buf.len() {
-            // CAST: usize -> u64 widens.
-            let a = off + done as u64;
-            let page = a / HDP_PAGE as u64;
-            // CAST: below HDP_PAGE.
-            let in_page = (a % HDP_PAGE as u64) as usize;
-            let n = (HDP_PAGE - in_page).min(buf.len() - done);
-            let got = buf.get_mut(done..done + n).unwrap_or_default();
-            let whole = (n == HDP_PAGE).then_some(&*got);
-            let Some((seen, fresh)) = self.hdp_page(v, page, whole) else {
-                done += n;
-                continue;
-            };
-            let seen = seen.get(in_page..in_page + n).unwrap_or_default();
-            // Compare whole slices first (memcmp); find the byte only when they differ.
-            if !fresh
-                && seen != &*got
-                && let Some(i) = seen.iter().zip(got.iter()).position(|(x, y)| x != y)
-            {
-                if relaxed {
-                    got.copy_from_slice(seen);
-                } else {
-                    // CAST: usize -> u64 widens.
-                    return Err(HdpStale { off: a + i as u64 });
-                }
-            }
-            done += n;
+        if let Some(v) = h.as_mut() {
+            v.read(self, off, buf, relaxed)?;
         }
         Ok(true)
     }
@@ -289,32 +179,17 @@ impl SharedMem {
             return self.write(off, data);
         }
         let mut h = self.hdp();
+        if self.range(off, data.len()).is_none() {
+            return false;
+        }
+        if let Some(v) = h.as_mut() {
+            v.before_write(self, off, data.len());
+        }
         if !self.write(off, data) {
             return false;
         }
         if let Some(v) = h.as_mut() {
-            let mut done = 0usize;
-            while done < data.len() {
-                // CAST: usize -> u64 widens.
-                let a = off + done as u64;
-                let page = a / HDP_PAGE as u64;
-                // CAST: below HDP_PAGE.
-                let in_page = (a % HDP_PAGE as u64) as usize;
-                let n = (HDP_PAGE - in_page).min(data.len() - done);
-                let src = data.get(done..done + n).unwrap_or_default();
-                // A whole-page write replaces the view: no need to read it from memory first.
-                let whole = (n == HDP_PAGE).then_some(src);
-                let Some((seen, fresh)) = self.hdp_page(v, page, whole) else {
-                    done += n;
-                    continue;
-                };
-                if !(fresh && whole.is_some())
-                    && let Some(dst) = seen.get_mut(in_page..in_page + n)
-                {
-                    dst.copy_from_slice(src);
-                }
-                done += n;
-            }
+            v.write(self, off, data);
         }
         true
     }

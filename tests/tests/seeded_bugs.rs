@@ -379,3 +379,137 @@ hcq_common::both_modes!(
     kernarg_pointer_in_the_wrong_user_data_slot,
     zeroed_v5_hidden_arguments,
 );
+
+// ---------------------------------------------------------------------------------------------
+// Cache invalidates (the sim's per-GPU I$ and K$, `sim/src/engine/cache.rs`).
+
+/// HDP flush only: the WAIT_REG_MEM half of `memory_barrier`, without its ACQUIRE_MEM.
+fn hdp_flush_only(dev: &Device) -> Vec<u32> {
+    let mut b = [0u32; pm4::WAIT_REG_MEM_DWORDS];
+    pm4::wait_reg_mem(&mut b, &pm4::hdp_flush_wait(dev.arch())).unwrap();
+    b.to_vec()
+}
+
+/// Clears `bits` from the GCR_CNTL of the ACQUIRE_MEM core's `exec` starts with (gfx11: the
+/// packet's dword 7), checking that the packet is there and asked for them.
+fn drop_gcr_bits(exec: &mut [u32], bits: u32) {
+    assert_eq!((exec[0] >> 8) & 0xff, pm4::op::ACQUIRE_MEM);
+    assert_ne!(
+        exec[7] & bits,
+        0,
+        "exec's invalidate no longer sets {bits:#x}"
+    );
+    exec[7] &= !bits;
+}
+
+/// Submits `exec` after the HDP flush alone (no cache invalidate before it) and waits.
+fn launch_after_hdp_flush_only(dev: &Device, exec: &[u32]) -> hcq_driver::Result<()> {
+    let flush = hdp_flush_only(dev);
+    // SAFETY: as in `launch_by_hand`: the kernels write only into the tests' GTT outputs (or
+    // fault on the simulator's page table).
+    let v = unsafe {
+        dev.submit_compute(|c| {
+            c.raw(&flush)?;
+            c.raw(exec)
+        })
+    }?;
+    dev.wait_value(v)
+}
+
+/// GCR_CNTL GLK_INV (bit 7) and GLI_INV (bits 1:0; exec asks for 1, "all").
+const GLK_INV: u32 = 1 << 7;
+const GLI_INV: u32 = 0b11;
+
+/// Bug: kernargs rewritten in place and launched without invalidating the scalar cache (the
+/// ACQUIRE_MEM's GLK_INV dropped; the HDP flush is there). Caught by the sim's K$ model: the
+/// kernel's s_load hits the line the previous launch cached and stores the old value, a wrong
+/// result. The same rewrite with the invalidate stores the new one.
+fn stale_kernargs_in_the_scalar_cache(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let (fill, _) = programs(&dev);
+    let prog = fill.pm4_program();
+    let out = sentinel_out(&dev, 64);
+    let ka = kernargs(&dev);
+    launch_by_hand(&dev, &prog, &ka, &fill_args(&out, 5), FILL, |_| {}).unwrap();
+    assert_eq!(words(&out, 64), [5; 64]);
+    // Correct: the same kernargs rewritten, with the invalidate.
+    launch_by_hand(&dev, &prog, &ka, &fill_args(&out, 6), FILL, |_| {}).unwrap();
+    assert_eq!(words(&out, 64), [6; 64]);
+    // The bug: rewritten again, HDP flushed, K$ not invalidated.
+    ka.write(0, &fill_args(&out, 7)).unwrap();
+    let mut exec = fill_exec(&dev, &fill, ka.va());
+    drop_gcr_bits(&mut exec, GLK_INV);
+    launch_after_hdp_flush_only(&dev, &exec).unwrap();
+    assert_eq!(words(&out, 64), [6; 64], "the kernel read the new kernargs");
+}
+
+/// The machine code of kernel `name` in code object `co`: its loaded image from the entry
+/// point on, 512 bytes (both fixtures' kernels are position independent and shorter).
+fn code_of(co: &[u8], name: &str) -> Vec<u8> {
+    let o = hcq_core::codeobj::CodeObject::parse(co).unwrap();
+    let mut img = vec![0u8; usize::try_from(o.image_size()).unwrap()];
+    o.load_into(&mut img).unwrap();
+    let entry = usize::try_from(o.kernel(name).unwrap().entry_offset).unwrap();
+    img[entry..entry + CODE_BYTES].to_vec()
+}
+
+const CODE_BYTES: usize = 512;
+
+/// Bug: new code uploaded over code that already ran and launched without invalidating the
+/// instruction cache (GLI_INV dropped from the ACQUIRE_MEM; the HDP flush is there). Caught by
+/// the sim's I$ model: the dispatch fetches the old kernel's cached lines (`fill`'s code run
+/// with `global_id`'s kernargs and registers) and ends in a fault or a wrong result. The same
+/// upload with the invalidate runs `global_id` correctly.
+fn missing_icache_invalidate_after_a_code_upload(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let t = dev.target_name();
+    let (fill, _) = programs(&dev);
+    let gid = global_id(&dev);
+    let fill_code = code_of(kernels::fill(&t).unwrap(), "fill");
+    let gid_code = code_of(kernels::global_id(&t).unwrap(), "global_id");
+    // Both kernels run from the same address, as code uploaded over code would.
+    let code = dev.alloc(4096, BufferKind::VramCpuVisible).unwrap();
+    let at = |p: &Program| {
+        let mut q = p.pm4_program();
+        q.prog_addr = code.va();
+        q
+    };
+    let upload = |c: &[u8]| code.write(0, c).unwrap();
+    let want: Vec<u32> = (0..256).collect();
+    let (fill_p, gid_p) = (at(&fill), at(&gid));
+    let ka = kernargs(&dev);
+    let run_fill = || {
+        let out = sentinel_out(&dev, 64);
+        launch_by_hand(&dev, &fill_p, &ka, &fill_args(&out, 5), FILL, |_| {}).unwrap();
+        assert_eq!(words(&out, 64), [5; 64]);
+    };
+    upload(&fill_code);
+    run_fill();
+    // Correct: global_id uploaded over it, launched with the invalidate.
+    upload(&gid_code);
+    let out = sentinel_out(&dev, 256);
+    launch_by_hand(&dev, &gid_p, &ka, &global_id_args(&out, true), GID, |_| {}).unwrap();
+    assert_eq!(words(&out, 256), want);
+    // The bug: fill's code back (and cached by a run), then global_id over it, no GLI_INV.
+    upload(&fill_code);
+    run_fill();
+    upload(&gid_code);
+    let out = sentinel_out(&dev, 256);
+    ka.write(0, &global_id_args(&out, true)).unwrap();
+    let mut list = P4::new(dev.arch());
+    list.exec(&gid_p, ka.va(), GID.0, GID.1).unwrap();
+    let mut exec = list.as_dwords().to_vec();
+    drop_gcr_bits(&mut exec, GLI_INV);
+    let r = launch_after_hdp_flush_only(&dev, &exec);
+    assert!(
+        r.is_err() || words(&out, 256) != want,
+        "global_id ran from the new code without an I$ invalidate"
+    );
+}
+
+hcq_common::both_modes!(
+    stale_kernargs_in_the_scalar_cache,
+    missing_icache_invalidate_after_a_code_upload,
+);

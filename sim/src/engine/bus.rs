@@ -183,6 +183,12 @@ pub trait GpuBus: Send + Sync {
     /// (buses without an HDP model: nothing to do).
     fn hdp_flush(&self) {}
 
+    /// This GPU's instruction and scalar caches, which persist across dispatches until an
+    /// invalidate (buses that model none: `None`, every read goes to memory).
+    fn caches(&self) -> Option<&super::cache::GpuCaches> {
+        None
+    }
+
     /// The GPU clock (100 MHz) when the bus owns one (so timestamps agree with KFD's
     /// GET_CLOCK_COUNTERS); `None` lets the engines use their own clock.
     fn clock(&self) -> Option<u64> {

@@ -31,7 +31,7 @@ fn hw<T>(msg: String) -> Result<T, Cause> {
 
 impl isa::Memory for Env<'_> {
     fn read(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault> {
-        Env::read(self, va, buf, access)
+        super::cache::shader_read(self, va, buf, access)
     }
     fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
         Env::write(self, va, data)

@@ -29,6 +29,7 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 pub struct KfdBus {
     sim: Weak<SimKfd>,
     gpu_id: u32,
+    caches: super::cache::GpuCaches,
 }
 
 impl KfdBus {
@@ -38,6 +39,7 @@ impl KfdBus {
         Self {
             sim: Arc::downgrade(sim),
             gpu_id,
+            caches: super::cache::GpuCaches::default(),
         }
     }
 
@@ -71,6 +73,10 @@ impl GpuBus for KfdBus {
         if let Some(sim) = self.sim.upgrade() {
             sim.hdp_flush(self.gpu_id);
         }
+    }
+
+    fn caches(&self) -> Option<&super::cache::GpuCaches> {
+        Some(&self.caches)
     }
 
     // KFD buffers carry no execute permission the page table records (every runtime maps with

@@ -19,6 +19,7 @@
 //! [`Engines::fault_address`]) and a bounded trace ([`Engines::trace`]) serve tests and the CLI.
 
 pub mod bus;
+pub mod cache;
 mod dispatch;
 pub mod kfd;
 pub mod membus;

@@ -262,6 +262,9 @@ pub(crate) fn exec(
                     ));
                 }
             }
+            if let Some(c) = env.bus.caches() {
+                c.acquire(desc.arch, a);
+            }
             Ok(Exec::Done)
         }
         other => hw(format!("PM4 packet not supported by the engine: {other}")),

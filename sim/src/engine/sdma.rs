@@ -38,7 +38,14 @@ pub(crate) fn exec(
     depth: usize,
 ) -> Result<Exec, Cause> {
     match pkt {
-        SdmaPacket::Nop { .. } | SdmaPacket::GcrReq(_) => Ok(Exec::Done),
+        SdmaPacket::Nop { .. } => Ok(Exec::Done),
+        SdmaPacket::GcrReq(g) => {
+            // The GCR_CNTL field as the hardware reads it (the seed's placement leaves it 0).
+            if let Some(c) = env.bus.caches() {
+                c.gcr(g.gcr);
+            }
+            Ok(Exec::Done)
+        }
         SdmaPacket::CopyLinear(c) => {
             copy(
                 env,

@@ -1,0 +1,269 @@
+//! The shader caches a driver must invalidate: the instruction cache (I$) and the scalar data
+//! cache (K$), per GPU.
+//!
+//! On hardware both are read-only caches in front of L2 that no write snoops: a line fetched
+//! by one dispatch is what later dispatches see until an invalidate. The CP invalidates them
+//! only when a command asks: ACQUIRE_MEM's GCR_CNTL `GLI_INV` / `GLK_INV` on gfx10+
+//! (`gc_10_1_0_sh_mask.h`, Mesa `gfx10.json` GCR_CNTL), CP_COHER_CNTL `SH_ICACHE_ACTION_ENA`
+//! (bit 29) / `SH_KCACHE_ACTION_ENA` (bit 27) on gfx9 (`gc_9_0_sh_mask.h`), and the SDMA
+//! GCR_REQ's GCR_CNTL field. RELEASE_MEM's GCR bits (GLM/GLV/GL1/GL2) do not reach them.
+//!
+//! So code uploaded over code that already ran, or kernargs rewritten in place, reach a
+//! kernel only after such an invalidate; without it the kernel runs the old instructions or
+//! reads the old arguments, as on hardware. The driver invalidates all of them before every
+//! dispatch (core's `exec` starts with the seed's `invalidate_cache`).
+//!
+//! What goes through which cache: instruction fetches ([`Access::Execute`]) through I$; shader
+//! reads of one whole aligned 64-byte line through K$ (the interpreter's scalar loads fill
+//! their per-wave cache a line at a time; vector loads read per lane). Reads by the CP and
+//! SDMA engines bypass both.
+
+use super::bus::{Access, VmFault};
+use super::queue::Env;
+use hcq_core::arch::{AcquireMemLayout, ArchInfo};
+use hcq_core::pm4::{AcquireMem, CpCoherCntl, GcrCntl};
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Mutex, PoisonError};
+
+/// Bytes per cache line.
+pub const LINE: u64 = 64;
+/// Lines the I$ holds (32 KiB, as an SQC instruction cache), oldest replaced first.
+pub const ICACHE_LINES: usize = 512;
+/// Lines the K$ holds (16 KiB, as an SQC scalar cache), oldest replaced first.
+pub const KCACHE_LINES: usize = 256;
+
+/// A read-only cache of 64-byte lines, first in first out.
+#[derive(Debug)]
+struct Lines {
+    map: HashMap<u64, [u8; 64]>,
+    order: VecDeque<u64>,
+    cap: usize,
+}
+
+impl Lines {
+    fn new(cap: usize) -> Self {
+        Self {
+            map: HashMap::new(),
+            order: VecDeque::new(),
+            cap,
+        }
+    }
+
+    fn clear(&mut self) {
+        self.map.clear();
+        self.order.clear();
+    }
+
+    /// Copies the `buf.len()` bytes at `va` (inside one line) from the cache, fetching the line
+    /// with `fetch` on a miss.
+    fn read(
+        &mut self,
+        va: u64,
+        buf: &mut [u8],
+        fetch: impl FnOnce(u64, &mut [u8; 64]) -> Result<(), VmFault>,
+    ) -> Result<(), VmFault> {
+        let line = va & !(LINE - 1);
+        // CAST: below 64.
+        let off = (va - line) as usize;
+        let data = match self.map.get(&line) {
+            Some(d) => d,
+            None => {
+                let mut d = [0u8; 64];
+                fetch(line, &mut d)?;
+                if self.order.len() >= self.cap
+                    && let Some(old) = self.order.pop_front()
+                {
+                    self.map.remove(&old);
+                }
+                self.order.push_back(line);
+                self.map.entry(line).or_insert(d)
+            }
+        };
+        let src = data.get(off..off + buf.len()).unwrap_or_default();
+        buf.copy_from_slice(src);
+        Ok(())
+    }
+}
+
+/// One GPU's I$ and K$ (held by its bus: see `GpuBus::caches`).
+#[derive(Debug)]
+pub struct GpuCaches {
+    icache: Mutex<Lines>,
+    kcache: Mutex<Lines>,
+}
+
+impl Default for GpuCaches {
+    fn default() -> Self {
+        Self {
+            icache: Mutex::new(Lines::new(ICACHE_LINES)),
+            kcache: Mutex::new(Lines::new(KCACHE_LINES)),
+        }
+    }
+}
+
+impl GpuCaches {
+    /// Drops every I$ line (`icache`) and every K$ line (`kcache`).
+    pub fn invalidate(&self, icache: bool, kcache: bool) {
+        if icache {
+            self.icache
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clear();
+        }
+        if kcache {
+            self.kcache
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clear();
+        }
+    }
+
+    /// The invalidates a GCR_CNTL requests (ACQUIRE_MEM on gfx10+, SDMA GCR_REQ).
+    pub fn gcr(&self, g: GcrCntl) {
+        self.invalidate(g.get(GcrCntl::GLI_INV) != 0, g.get(GcrCntl::GLK_INV) != 0);
+    }
+
+    /// The invalidates an ACQUIRE_MEM requests on `arch` (GCR_CNTL, or CP_COHER_CNTL on gfx9).
+    pub fn acquire(&self, arch: &ArchInfo, a: &AcquireMem) {
+        match (arch.acquire_mem, a.gcr_cntl) {
+            (AcquireMemLayout::GcrCntl, Some(g)) => self.gcr(g),
+            (AcquireMemLayout::CoherCntl, _) => {
+                let c = CpCoherCntl(a.coher_cntl);
+                self.invalidate(
+                    c.get(CpCoherCntl::SH_ICACHE_ACTION_ENA) != 0,
+                    c.get(CpCoherCntl::SH_KCACHE_ACTION_ENA) != 0,
+                );
+            }
+            (AcquireMemLayout::GcrCntl, None) => {}
+        }
+    }
+
+    /// Lines cached now: (I$, K$).
+    #[must_use]
+    pub fn lines(&self) -> (usize, usize) {
+        let n = |m: &Mutex<Lines>| m.lock().unwrap_or_else(PoisonError::into_inner).map.len();
+        (n(&self.icache), n(&self.kcache))
+    }
+}
+
+/// A shader's read through `env`: through the GPU's I$ or K$ where it has them (see the
+/// module docs), else straight to memory. A line that cannot be fetched whole is read
+/// uncached (exactly the bytes asked for, so a fault names the right address).
+pub(crate) fn shader_read(
+    env: &Env<'_>,
+    va: u64,
+    buf: &mut [u8],
+    access: Access,
+) -> Result<(), VmFault> {
+    let Some(c) = env.bus.caches() else {
+        return env.read(va, buf, access);
+    };
+    // CAST: usize -> u64 widens.
+    let len = buf.len() as u64;
+    let in_one_line = len > 0 && (va & (LINE - 1)) + len <= LINE;
+    let cache = match access {
+        Access::Execute if in_one_line => &c.icache,
+        Access::Read if va % LINE == 0 && len == LINE => &c.kcache,
+        _ => return env.read(va, buf, access),
+    };
+    let mut lines = cache.lock().unwrap_or_else(PoisonError::into_inner);
+    let fetched = lines.read(va, buf, |line, d| env.read(line, d, access));
+    match fetched {
+        Ok(()) => Ok(()),
+        Err(_) => env.read(va, buf, access),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{GpuCaches, ICACHE_LINES, LINE};
+    use hcq_core::arch::{GFX9, GFX11};
+    use hcq_core::pm4::{AcquireMem, CpCoherCntl, GcrCntl};
+
+    /// Fills one line of each cache (the fetch returns `v` everywhere).
+    fn fill(c: &GpuCaches, va: u64, v: u8) {
+        let mut b = [0u8; 4];
+        let f = |_: u64, d: &mut [u8; 64]| {
+            d.fill(v);
+            Ok(())
+        };
+        c.icache.lock().unwrap().read(va, &mut b, f).unwrap();
+        c.kcache.lock().unwrap().read(va, &mut b, f).unwrap();
+    }
+
+    fn acquire(coher_cntl: u32, gcr: Option<GcrCntl>) -> AcquireMem {
+        AcquireMem {
+            coher_cntl,
+            size: u64::MAX,
+            base: 0,
+            poll_interval: 0,
+            gcr_cntl: gcr,
+        }
+    }
+
+    #[test]
+    fn a_hit_returns_the_cached_bytes_until_an_invalidate() {
+        let c = GpuCaches::default();
+        fill(&c, 0x1000, 1);
+        let mut b = [0u8; 4];
+        // The fetch would now return 2; the line holds 1.
+        let f = |_: u64, d: &mut [u8; 64]| {
+            d.fill(2);
+            Ok(())
+        };
+        c.kcache.lock().unwrap().read(0x1008, &mut b, f).unwrap();
+        assert_eq!(b, [1; 4]);
+        c.invalidate(false, true);
+        c.kcache.lock().unwrap().read(0x1008, &mut b, f).unwrap();
+        assert_eq!(b, [2; 4]);
+    }
+
+    #[test]
+    fn acquire_mem_bits_per_family() {
+        let c = GpuCaches::default();
+        fill(&c, 0, 1);
+        // gfx11: GLK_INV alone keeps the I$.
+        c.acquire(
+            &GFX11,
+            &acquire(0, Some(GcrCntl::zeroed().with(GcrCntl::GLK_INV, 1))),
+        );
+        assert_eq!(c.lines(), (1, 0));
+        // RELEASE_MEM-style bits (GL2/GLV) reach neither.
+        fill(&c, 0, 1);
+        let l2 = GcrCntl::zeroed()
+            .with(GcrCntl::GL2_INV, 1)
+            .with(GcrCntl::GLV_INV, 1);
+        c.acquire(&GFX11, &acquire(0, Some(l2)));
+        assert_eq!(c.lines(), (1, 1));
+        c.acquire(
+            &GFX11,
+            &acquire(0, Some(GcrCntl::zeroed().with(GcrCntl::GLI_INV, 1))),
+        );
+        assert_eq!(c.lines(), (0, 1));
+        // gfx9: CP_COHER_CNTL SH_ICACHE / SH_KCACHE.
+        fill(&c, 0, 1);
+        let k = CpCoherCntl::zeroed().with(CpCoherCntl::SH_KCACHE_ACTION_ENA, 1);
+        c.acquire(&GFX9, &acquire(k.raw(), None));
+        assert_eq!(c.lines(), (1, 0));
+        let i = CpCoherCntl::zeroed().with(CpCoherCntl::SH_ICACHE_ACTION_ENA, 1);
+        c.acquire(&GFX9, &acquire(i.raw(), None));
+        assert_eq!(c.lines(), (0, 0));
+    }
+
+    #[test]
+    fn the_oldest_line_is_replaced_when_full() {
+        let c = GpuCaches::default();
+        for k in 0..=ICACHE_LINES as u64 {
+            let mut b = [0u8; 4];
+            let f = |_: u64, d: &mut [u8; 64]| {
+                d.fill(1);
+                Ok(())
+            };
+            c.icache.lock().unwrap().read(k * LINE, &mut b, f).unwrap();
+        }
+        let ic = c.icache.lock().unwrap();
+        assert_eq!(ic.map.len(), ICACHE_LINES);
+        assert!(!ic.map.contains_key(&0));
+        assert!(ic.map.contains_key(&(ICACHE_LINES as u64 * LINE)));
+    }
+}

@@ -81,7 +81,7 @@ impl Check {
     }
 
     /// A core bitfield against the header's field (dword `dword`).
-    fn field(&mut self, what: &str, core: Field, dword: u32, name: &str) {
+    fn field<W>(&mut self, what: &str, core: Field<W>, dword: u32, name: &str) {
         if let Some((d, shift, width)) = self.get(name) {
             self.compared += 1;
             if (d, shift, width) != (dword, core.lo, core.width()) {

@@ -8,8 +8,8 @@
 use core::fmt;
 
 use crate::bitfield::Field;
-use crate::rsrc::ScratchRsrcFormat;
 use crate::sel::{EventIndex, EventType};
+use crate::vsharp::ScratchRsrcFormat;
 
 // Kept here too so paths written before `addr` existed keep working.
 #[doc(no_inline)]
@@ -375,7 +375,7 @@ pub const GFX10: ArchInfo = ArchInfo {
     tmpring_wavesize_hi: 24,
     tmpring_wavesize_unit: 1024,
     has_static_thread_mgmt_se4: false,
-    scratch_rsrc: Some(crate::rsrc::SCRATCH_GFX10),
+    scratch_rsrc: Some(crate::vsharp::SCRATCH_GFX10),
     ..GFX11
 };
 
@@ -406,7 +406,7 @@ pub const GFX9: ArchInfo = ArchInfo {
     sdma_fence_mtype_uc: false,
     has_static_thread_mgmt_se4: false,
     events: EVENTS,
-    scratch_rsrc: Some(crate::rsrc::SCRATCH_GFX9),
+    scratch_rsrc: Some(crate::vsharp::SCRATCH_GFX9),
 };
 
 #[cfg(test)]

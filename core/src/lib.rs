@@ -34,6 +34,7 @@ pub mod sel;
 pub mod signal;
 pub mod sync;
 pub mod timeline;
+mod vsharp;
 
 // The README's example is compiled and run as a doctest.
 #[doc = include_str!("../README.md")]

@@ -113,7 +113,7 @@ pub struct Undecodable {
 }
 
 impl Inst {
-    fn new(op: Op, enc: Enc) -> Self {
+    pub(crate) fn new(op: Op, enc: Enc) -> Self {
         Self {
             op,
             enc,

@@ -107,6 +107,22 @@ impl Exec<'_, '_> {
         Ok(())
     }
 
+    /// Lane `l`'s `size / 4` dwords at `bytes[l * size..]` into VGPR rows from offset `d`.
+    fn rows_from_bytes(&mut self, d: usize, bytes: &[u8], size: usize) -> Result<(), IsaError> {
+        let n = self.w.lanes;
+        for k in 0..size / 4 {
+            let row = self
+                .w
+                .v
+                .get_mut(d + k * n..d + (k + 1) * n)
+                .ok_or_else(|| self.at.msg("VGPR out of range"))?;
+            for (x, c) in row.iter_mut().zip(bytes.chunks_exact(size)) {
+                *x = u32::from_le_bytes([c[4 * k], c[4 * k + 1], c[4 * k + 2], c[4 * k + 3]]);
+            }
+        }
+        Ok(())
+    }
+
     /// Per-lane private (scratch) offset of a SCRATCH instruction.
     pub(super) fn scratch_addrs(
         &self,
@@ -187,21 +203,20 @@ impl Exec<'_, '_> {
                 && size >= 4
                 && (1..n).all(|l| addr[l] == addr[0].wrapping_add((l * size) as u64))
             {
-                let mut buf = [0u8; MAX_LANES * 16];
-                let total = n * size;
-                self.mem
-                    .read(addr[0], &mut buf[..total], Access::Read)
-                    .map_err(IsaError::Vm)?;
-                for l in 0..n {
-                    for k in 0..dwords {
-                        let p = l * size + 4 * k;
-                        let v = u32::from_le_bytes([buf[p], buf[p + 1], buf[p + 2], buf[p + 3]]);
-                        if let Some(x) = self.w.v.get_mut(d + k * n + l) {
-                            *x = v;
-                        }
-                    }
+                // One read for the whole wave; a dword per lane needs only a quarter of the
+                // buffer (zeroing it is part of the cost).
+                if size == 4 {
+                    let mut buf = [0u8; MAX_LANES * 4];
+                    self.mem
+                        .read(addr[0], &mut buf[..n * 4], Access::Read)
+                        .map_err(IsaError::Vm)?;
+                    return self.rows_from_bytes(d, &buf[..n * 4], 4);
                 }
-                return Ok(());
+                let mut buf = [0u8; MAX_LANES * 16];
+                self.mem
+                    .read(addr[0], &mut buf[..n * size], Access::Read)
+                    .map_err(IsaError::Vm)?;
+                return self.rows_from_bytes(d, &buf[..n * size], size);
             }
             if scratch && full && size % 4 == 0 && (1..n).all(|l| addr[l] == addr[0]) {
                 // Every lane at the same private offset: each dword is one contiguous row of
@@ -280,6 +295,18 @@ impl Exec<'_, '_> {
                 && size >= 4
                 && (1..n).all(|l| addr[l] == addr[0].wrapping_add((l * size) as u64))
             {
+                if size == 4 {
+                    let mut buf = [0u8; MAX_LANES * 4];
+                    let row = self
+                        .w
+                        .v
+                        .get(data..data + n)
+                        .ok_or_else(|| self.err("VGPR out of range"))?;
+                    for (c, x) in buf.chunks_exact_mut(4).zip(row) {
+                        c.copy_from_slice(&x.to_le_bytes());
+                    }
+                    return self.mem.write(addr[0], &buf[..n * 4]).map_err(IsaError::Vm);
+                }
                 let mut buf = [0u8; MAX_LANES * 16];
                 for l in 0..n {
                     for k in 0..dwords {

@@ -5,6 +5,7 @@
 use super::decode::{
     self, DualHalf, Enc, Inst, LIT, NONE, SEG_FLAT, SEG_GLOBAL, SEG_SCRATCH, VGPR,
 };
+use super::model::{self, Cost};
 use super::ops::Op;
 use super::{Isa, IsaError, Launch, Memory, Stats};
 use crate::engine::bus::Access;
@@ -27,7 +28,7 @@ pub const UNDEFINED: u32 = 0xBAAD_F00D;
 
 /// Instructions decoded so far in one dispatch, by word offset from the program address.
 pub(crate) struct CodeCache {
-    slots: Vec<Option<Inst>>,
+    slots: Vec<Option<(Inst, Cost)>>,
 }
 
 /// The scalar data cache of one dispatch: 64-byte lines of memory that SMEM loads read. As
@@ -146,10 +147,154 @@ impl At<'_> {
     }
 }
 
-/// Runs every workgroup of a dispatch.
+/// Threads a large dispatch runs on (a fixed number, so that how workgroups and scratch
+/// slots are split never depends on the machine).
+const THREADS: u64 = 2;
+/// Fewest workgroups worth splitting across threads.
+const PARALLEL_MIN_GROUPS: u64 = 256;
+/// Most code words the atomics scan reads from the program address.
+const SCAN_WORDS: usize = 1 << 14;
+
+/// Runs every workgroup of a dispatch: on [`THREADS`] threads when the memory may be shared
+/// and the result cannot depend on thread timing (see [`parallel_safe`]), else in order.
 pub(crate) fn run_dispatch(l: &Launch, mem: &dyn Memory) -> Result<Stats, IsaError> {
     let total = u64::from(l.groups[0]) * u64::from(l.groups[1]) * u64::from(l.groups[2]);
-    run_range(l, mem, 0, total, (0, l.scratch_waves.max(1)), l.budget).map_err(|(_, e)| e)
+    let slots = l.scratch_waves.max(1);
+    // CAST: usize -> u64 widens.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
+    match mem.shared() {
+        Some(shared)
+            if threads >= THREADS
+                && total >= PARALLEL_MIN_GROUPS
+                && (u64::from(slots) >= THREADS || l.scratch.wave_bytes == 0)
+                && parallel_safe(l, mem) =>
+        {
+            run_parallel(l, shared, total, slots)
+        }
+        _ => run_range(l, mem, 0, total, (0, slots), l.budget).map_err(|(_, e)| e),
+    }
+}
+
+/// Splits the workgroups into [`THREADS`] contiguous ranges, each with its own share of the
+/// scratch slots, decode cache and scalar cache. Deterministic: the split depends only on
+/// the dispatch; of several faults the one of the lowest workgroup wins; the budget holds
+/// per range while running and for the sum at the end.
+fn run_parallel(
+    l: &Launch,
+    mem: &(dyn Memory + Sync),
+    total: u64,
+    slots: u32,
+) -> Result<Stats, IsaError> {
+    let per = total.div_ceil(THREADS);
+    // Without scratch the slots are never used; else each range has at least one.
+    // CAST: THREADS is 2.
+    let slot_share = (slots / THREADS as u32).max(1);
+    let results: Vec<Result<Stats, (u64, IsaError)>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..THREADS)
+            .map(|t| {
+                let first = (t * per).min(total);
+                let count = per.min(total - first);
+                // CAST: t < THREADS.
+                let slot_range = (t as u32 * slot_share, slot_share);
+                s.spawn(move || run_range(l, mem, first, count, slot_range, l.budget))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err((0, IsaError::Fault("an interpreter thread panicked".into())))
+                })
+            })
+            .collect()
+    });
+    let mut stats = Stats::default();
+    let mut fault: Option<(u64, IsaError)> = None;
+    for r in results {
+        match r {
+            Ok(st) => {
+                stats.wave_instructions += st.wave_instructions;
+                stats.lane_instructions += st.lane_instructions;
+                stats.simd_cycles += st.simd_cycles;
+                stats.mem_bytes += st.mem_bytes;
+            }
+            Err((g, e)) => {
+                if fault.as_ref().is_none_or(|(g0, _)| g < *g0) {
+                    fault = Some((g, e));
+                }
+            }
+        }
+    }
+    if let Some((_, e)) = fault {
+        return Err(e);
+    }
+    if stats.wave_instructions > l.budget {
+        return Err(IsaError::Fault(format!(
+            "{}: the dispatch exceeded its instruction budget of {} wave instructions ({} executed over {} workgroups); the budget is configurable",
+            l.isa.name(),
+            l.budget,
+            stats.wave_instructions,
+            total
+        )));
+    }
+    Ok(stats)
+}
+
+/// Whether the kernel's workgroups may run on several threads with a result that cannot
+/// depend on thread timing: its code has no global, flat or buffer atomic. Without atomics
+/// the workgroups of a race-free kernel cannot observe one another within a dispatch (LDS
+/// and scratch are private to a workgroup and a wave). The code is scanned linearly from the
+/// program address up to `s_code_end`, an undecodable word, memory that cannot be fetched,
+/// or [`SCAN_WORDS`] words; a call or jump through a register (`s_swappc`, `s_setpc`) may
+/// leave that stretch, so it keeps the dispatch on one thread too.
+fn parallel_safe(l: &Launch, mem: &dyn Memory) -> bool {
+    const CHUNK: usize = 1024;
+    let mut words: Vec<u32> = Vec::new();
+    while words.len() < SCAN_WORDS {
+        let mut b = [0u8; 4 * CHUNK];
+        // CAST: usize -> u64 widens.
+        let va = l.pgm.wrapping_add(4 * words.len() as u64);
+        if mem.read(va, &mut b, Access::Execute).is_err() {
+            // The last partial chunk: fetch word by word up to the first fault.
+            for _ in 0..CHUNK {
+                let mut w = [0u8; 4];
+                // CAST: usize -> u64 widens.
+                let at = l.pgm.wrapping_add(4 * words.len() as u64);
+                if mem.read(at, &mut w, Access::Execute).is_err() {
+                    break;
+                }
+                words.push(u32::from_le_bytes(w));
+            }
+            break;
+        }
+        words.extend(
+            b.chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+        );
+    }
+    let mut k = 0;
+    while k < words.len() {
+        let w = [
+            words[k],
+            words.get(k + 1).copied().unwrap_or(0),
+            words.get(k + 2).copied().unwrap_or(0),
+        ];
+        let Ok(i) = decode::decode(l.isa, &w) else {
+            return true;
+        };
+        if i.op == Op::SCodeEnd {
+            return true;
+        }
+        if matches!(i.enc, Enc::Flat | Enc::Mubuf) && i.op.name().contains("atomic") {
+            return false;
+        }
+        // A call or jump through a register may reach code the scan did not see.
+        if matches!(i.op, Op::SSwappcB64 | Op::SSetpcB64) {
+            return false;
+        }
+        k += usize::from(i.len / 4).max(1);
+    }
+    true
 }
 
 /// Runs workgroups `first..first + count` (linear, x fastest), using scratch slots
@@ -292,16 +437,11 @@ fn fetch(
     mem: &dyn Memory,
     cache: &mut CodeCache,
     pc: u64,
+    lanes: usize,
     at: &At<'_>,
-) -> Result<Inst, IsaError> {
+) -> Result<(Inst, Cost), IsaError> {
     let off = pc.wrapping_sub(l.pgm);
     let slot = (off % 4 == 0 && off / 4 < CACHE_WORDS).then_some(off / 4);
-    if let Some(s) = slot {
-        // CAST: below CACHE_WORDS.
-        if let Some(Some(i)) = cache.slots.get(s as usize) {
-            return Ok(*i);
-        }
-    }
     if pc % 4 != 0 {
         return Err(at.msg(&format!("instruction fetch from unaligned address {pc:#x}")));
     }
@@ -331,6 +471,7 @@ fn fetch(
         mem.read(va, &mut b, Access::Execute)
             .map_err(IsaError::Vm)?;
     }
+    let cost = model::cost(l.isa, lanes, &inst);
     if let Some(s) = slot {
         // CAST: below CACHE_WORDS.
         let s = s as usize;
@@ -338,10 +479,10 @@ fn fetch(
             cache.slots.resize(s + 1, None);
         }
         if let Some(x) = cache.slots.get_mut(s) {
-            *x = Some(inst);
+            *x = Some((inst, cost));
         }
     }
-    Ok(inst)
+    Ok((inst, cost))
 }
 
 fn run_wave(
@@ -367,27 +508,23 @@ fn run_wave(
                 l.budget
             )));
         }
-        // Decoded instructions are used in place (no copy) once cached.
+        // One bounds-checked lookup per instruction; a miss decodes and fills the slot.
         let off = w.pc.wrapping_sub(l.pgm);
-        let slot = (off % 4 == 0 && off / 4 < CACHE_WORDS).then_some(off / 4);
-        // CAST: below CACHE_WORDS.
-        let slot = slot.map(|s| s as usize);
-        let hit = slot.is_some_and(|s| matches!(cache.slots.get(s), Some(Some(_))));
-        let fetched = if hit {
-            None
+        let cached = if off % 4 == 0 {
+            // CAST: a u64 word index; beyond usize it is simply not cached.
+            cache
+                .slots
+                .get(usize::try_from(off / 4).unwrap_or(usize::MAX))
         } else {
-            Some(fetch(l, mem, cache, w.pc, &at)?)
+            None
         };
-        let i: &Inst = match (
-            &fetched,
-            slot.and_then(|s| cache.slots.get(s))
-                .and_then(Option::as_ref),
-        ) {
-            (Some(f), _) => f,
-            (None, Some(c)) => c,
-            (None, None) => return Err(at.msg("instruction cache lost an entry")),
+        let (inst, cost) = match cached {
+            Some(Some(c)) => *c,
+            _ => fetch(l, mem, cache, w.pc, w.lanes, &at)?,
         };
+        let i = &inst;
         stats.wave_instructions += 1;
+        stats.simd_cycles += u64::from(cost.cycles);
         let next = w.pc.wrapping_add(u64::from(i.len));
         w.pc = next;
         if matches!(
@@ -396,7 +533,9 @@ fn run_wave(
         ) {
             stats.lane_instructions += 1;
         } else {
-            stats.lane_instructions += u64::from(w.exec().count_ones());
+            let active = u64::from(w.exec().count_ones());
+            stats.lane_instructions += active;
+            stats.mem_bytes += active * u64::from(cost.lane_bytes);
         }
         let mut x = Exec {
             l,

@@ -418,14 +418,23 @@ impl Exec<'_, '_> {
         };
         let exec = self.w.exec();
         let mut r = [0u32; MAX_LANES];
-        let mut m = 0u64;
-        for l in 0..self.w.lanes {
-            let (v, c) = f(a[l], b[l], cin >> l & 1 == 1);
-            r[l] = v;
-            if c {
-                m |= 1 << l;
-            }
+        let mut c = [0u8; MAX_LANES];
+        let n = self.w.lanes;
+        // Branch-free lanes, then the carry bits gathered into a mask.
+        for (l, ((r, c), (a, b))) in r[..n]
+            .iter_mut()
+            .zip(&mut c[..n])
+            .zip(a[..n].iter().zip(&b[..n]))
+            .enumerate()
+        {
+            let (v, co) = f(*a, *b, cin >> l & 1 == 1);
+            *r = v;
+            *c = u8::from(co);
         }
+        let m = c[..n]
+            .iter()
+            .enumerate()
+            .fold(0u64, |m, (l, c)| m | (u64::from(*c) << l));
         self.write_lanes(i.dst, &r)?;
         self.write_mask(i.sdst, m & exec)
     }

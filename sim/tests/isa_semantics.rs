@@ -242,3 +242,45 @@ fn workitem_ids_are_packed_per_tidig_comp_cnt() {
     let got = ok(WORKITEM_IDS, &l, 24);
     assert_eq!(got[13], 1, "work-item 13 is x = 1 (y and z not provided)");
 }
+
+#[test]
+fn lds_atomics_return_the_old_value_and_store_per_the_isa_guides() {
+    // Each lane works on its own LDS dword: 10, inc (limit 10) wraps to 0, dec (limit 10)
+    // from 0 wraps to 10, rsub 25 - 10 = 15, signed min with -3, signed max with 7, xor 0xff,
+    // compare-and-store (gfx11: data0 new 0x1234, data1 compare 0xf8); f32 1.5 + 2.25.
+    let mut l = launch(32, false);
+    l.vgprs = 32;
+    let got = ok(LDS_ATOMICS, &l, 32 * 16);
+    let want = [
+        10,
+        0,
+        10,
+        15,
+        (-3i32) as u32,
+        7,
+        0xf8,
+        0x1234,
+        1.5f32.to_bits(),
+        3.75f32.to_bits(),
+    ];
+    for lane in 0..32 {
+        assert_eq!(got[lane * 16..lane * 16 + 10], want, "lane {lane}");
+    }
+}
+
+#[test]
+fn gfx9_compare_and_store_takes_the_compare_value_first() {
+    // CDNA3 ISA, DS_CMPST_B32: cmp = DATA, src = DATA2 (the reverse of gfx11). 5 == 5 stores
+    // 9 and returns 5; ds_add_rtn_f32 is opcode 53 on gfx9 (121 on gfx11).
+    let mut l = launch(64, true);
+    l.isa = Isa::Gfx9;
+    l.lds_bytes = 512;
+    let got = ok(LDS_CMPST_GFX9, &l, 64 * 4);
+    for lane in 0..64 {
+        assert_eq!(
+            got[lane * 4..lane * 4 + 4],
+            [5, 9, 1.5f32.to_bits(), 3.75f32.to_bits()],
+            "lane {lane}"
+        );
+    }
+}

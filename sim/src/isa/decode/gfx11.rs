@@ -405,13 +405,15 @@ pub(super) fn ds(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     use Op::*;
     let opc = bits(w, 18, 8);
     let op = table! {opc, return Err(undec(w, "DS", opc));
-        0 => DsAddU32, 1 => DsSubU32, 5 => DsMinI32, 6 => DsMaxI32, 7 => DsMinU32, 8 => DsMaxU32,
+        0 => DsAddU32, 1 => DsSubU32, 2 => DsRsubU32, 3 => DsIncU32, 4 => DsDecU32, 5 => DsMinI32, 6 => DsMaxI32, 7 => DsMinU32, 8 => DsMaxU32,
         9 => DsAndB32, 10 => DsOrB32, 11 => DsXorB32, 13 => DsStoreB32, 14 => DsStore2B32,
-        15 => DsStore2St64B32, 20 => DsNop, 30 => DsStoreB8, 31 => DsStoreB16, 32 => DsAddRtnU32,
-        33 => DsSubRtnU32, 39 => DsMinRtnU32, 40 => DsMaxRtnU32, 45 => DsSwapRtnB32,
+        15 => DsStore2St64B32, 16 => DsCmpswapB32, 20 => DsNop, 21 => DsAddF32, 30 => DsStoreB8, 31 => DsStoreB16, 32 => DsAddRtnU32,
+        33 => DsSubRtnU32, 34 => DsRsubRtnU32, 35 => DsIncRtnU32, 36 => DsDecRtnU32,
+        37 => DsMinRtnI32, 38 => DsMaxRtnI32, 39 => DsMinRtnU32, 40 => DsMaxRtnU32, 41 => DsAndRtnB32, 42 => DsOrRtnB32, 43 => DsXorRtnB32,
+        45 => DsSwapRtnB32,
         48 => DsCmpswapRtnB32, 54 => DsLoadB32, 55 => DsLoad2B32, 56 => DsLoad2St64B32,
         57 => DsLoadI8, 58 => DsLoadU8, 59 => DsLoadI16, 60 => DsLoadU16, 77 => DsStoreB64,
-        78 => DsStore2B64, 118 => DsLoadB64, 119 => DsLoad2B64, 222 => DsStoreB96,
+        78 => DsStore2B64, 118 => DsLoadB64, 119 => DsLoad2B64, 121 => DsAddRtnF32, 222 => DsStoreB96,
         223 => DsStoreB128, 254 => DsLoadB96, 255 => DsLoadB128,
     };
     let mut i = Inst::new(op, Enc::Ds);
@@ -443,13 +445,11 @@ pub(super) fn ds(w: u32, w1: u32) -> Result<Inst, Undecodable> {
             | DsLoadB96
             | DsLoadB128
     );
-    let rtn = matches!(
-        op,
-        DsAddRtnU32 | DsSubRtnU32 | DsMinRtnU32 | DsMaxRtnU32 | DsSwapRtnB32 | DsCmpswapRtnB32
-    );
+    // Every returning DS op the table has is named *_rtn_*.
+    let rtn = op.name().contains("_rtn_");
     let two_data = matches!(
         op,
-        DsStore2B32 | DsStore2St64B32 | DsStore2B64 | DsCmpswapRtnB32
+        DsStore2B32 | DsStore2St64B32 | DsStore2B64 | DsCmpswapRtnB32 | DsCmpswapB32
     );
     i.src = [
         VGPR + addr,

@@ -86,10 +86,15 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
         match w0 >> 26 {
             0b110000 => smem(w0, w[1])?,
             0b110100 => vop3(w0, w[1])?,
-            0b110110 => gfx11::ds(
-                ((w0 & !(0xff << 17)) | (bits(w0, 17, 8) << 18)) & !(1 << 17),
-                w[1],
-            )?,
+            0b110110 => {
+                // gfx9's DS opcodes match gfx11's, but for ds_add_rtn_f32 (53 there, 121 here).
+                let opc = match bits(w0, 17, 8) {
+                    53 => 121,
+                    121 => return Err(undec(w0, "DS", 121)),
+                    o => o,
+                };
+                gfx11::ds(((w0 & !(0xff << 17)) | (opc << 18)) & !(1 << 17), w[1])?
+            }
             0b110111 => flat(w0, w[1])?,
             0b111000 => mubuf(w0, w[1])?,
             _ => {

@@ -162,21 +162,43 @@ impl Exec<'_, '_> {
             let new = match i.op {
                 DsAddU32 | DsAddRtnU32 => old.wrapping_add(x),
                 DsSubU32 | DsSubRtnU32 => old.wrapping_sub(x),
-                DsMinI32 => (old as i32).min(x as i32) as u32,
-                DsMaxI32 => (old as i32).max(x as i32) as u32,
-                DsMinU32 | DsMinRtnU32 => old.min(x),
-                DsMaxU32 | DsMaxRtnU32 => old.max(x),
-                DsAndB32 => old & x,
-                DsOrB32 => old | x,
-                DsXorB32 => old ^ x,
-                DsSwapRtnB32 => x,
-                // ds_cmpstore: data0 is the new value, data1 the compare value (gfx11).
-                DsCmpswapRtnB32 => {
-                    if old == y {
+                DsRsubU32 | DsRsubRtnU32 => x.wrapping_sub(old),
+                // Wrapping increment/decrement within 0..=x (the ISA guides' INC/DEC).
+                DsIncU32 | DsIncRtnU32 => {
+                    if old >= x {
+                        0
+                    } else {
+                        old + 1
+                    }
+                }
+                DsDecU32 | DsDecRtnU32 => {
+                    if old == 0 || old > x {
                         x
                     } else {
-                        old
+                        old - 1
                     }
+                }
+                // CAST: signed views of the same bits.
+                DsMinI32 | DsMinRtnI32 => (old as i32).min(x as i32) as u32,
+                // CAST: signed views of the same bits.
+                DsMaxI32 | DsMaxRtnI32 => (old as i32).max(x as i32) as u32,
+                DsMinU32 | DsMinRtnU32 => old.min(x),
+                DsMaxU32 | DsMaxRtnU32 => old.max(x),
+                DsAndB32 | DsAndRtnB32 => old & x,
+                DsOrB32 | DsOrRtnB32 => old | x,
+                DsXorB32 | DsXorRtnB32 => old ^ x,
+                DsAddF32 | DsAddRtnF32 => (f32::from_bits(old) + f32::from_bits(x)).to_bits(),
+                DsSwapRtnB32 => x,
+                // Compare-and-store: gfx11/12 name the new value data0 and the compare value
+                // data1 (RDNA3 ISA, DS_CMPSTORE_B32); gfx9 the other way round (CDNA3 ISA,
+                // DS_CMPST_B32: cmp = DATA, src = DATA2).
+                DsCmpswapRtnB32 | DsCmpswapB32 => {
+                    let (src, cmp) = if self.l.isa == Isa::Gfx9 {
+                        (y, x)
+                    } else {
+                        (x, y)
+                    };
+                    if old == cmp { src } else { old }
                 }
                 _ => return Err(self.unsupported(i)),
             };

@@ -135,6 +135,14 @@ ops! {
     VReadlaneB32 = "v_readlane_b32", VWritelaneB32 = "v_writelane_b32",
     VMadU32U24 = "v_mad_u32_u24", VMadI32I24 = "v_mad_i32_i24", VPermB32 = "v_perm_b32",
     VXadU32 = "v_xad_u32", VLshlAddU64 = "v_lshl_add_u64",
+    // VOP3P: packed 16-bit halves (op_sel/op_sel_hi pick each source half).
+    VPkMadI16 = "v_pk_mad_i16", VPkMulLoU16 = "v_pk_mul_lo_u16", VPkAddI16 = "v_pk_add_i16",
+    VPkSubI16 = "v_pk_sub_i16", VPkLshlrevB16 = "v_pk_lshlrev_b16",
+    VPkLshrrevB16 = "v_pk_lshrrev_b16", VPkAshrrevI16 = "v_pk_ashrrev_i16",
+    VPkMaxI16 = "v_pk_max_i16", VPkMinI16 = "v_pk_min_i16", VPkMadU16 = "v_pk_mad_u16",
+    VPkAddU16 = "v_pk_add_u16", VPkSubU16 = "v_pk_sub_u16", VPkMaxU16 = "v_pk_max_u16",
+    VPkMinU16 = "v_pk_min_u16", VPkFmaF16 = "v_pk_fma_f16", VPkAddF16 = "v_pk_add_f16",
+    VPkMulF16 = "v_pk_mul_f16", VPkMinF16 = "v_pk_min_f16", VPkMaxF16 = "v_pk_max_f16",
     // DS
     DsAddU32 = "ds_add_u32", DsSubU32 = "ds_sub_u32", DsMinI32 = "ds_min_i32",
     DsMaxI32 = "ds_max_i32", DsMinU32 = "ds_min_u32", DsMaxU32 = "ds_max_u32",

@@ -251,3 +251,27 @@ const LDS_CMPST_GFX9: &[u32] = &[
     0xd86c0000, 0x06000000, 0xd86c0100, 0x0a000000, 0xbf8cc07f, 0x240e0082, 0xdc708000, 0x00000407,
     0xdc708004, 0x00000607, 0xdc708008, 0x00000507, 0xdc70800c, 0x00000a07, 0xbf810000,
 ];
+
+/// PACKED_CLAMP (gfx1100):
+///   v_lshlrev_b32 v0, 2, v0
+///   s_mov_b32 s2, 0x3c00bc00
+///   s_mov_b32 s3, 0x38004400
+///   v_pk_add_f16 v1, s2, s3 clamp
+///   s_mov_b32 s4, 0xfff00005
+///   s_mov_b32 s5, 0x00200003
+///   v_pk_add_u16 v2, s4, s5 clamp
+///   v_pk_sub_i16 v3, s5, s4
+///   v_pk_lshlrev_b16 v4, 4, s5
+///   v_pk_mul_lo_u16 v5, s4, s5 op_sel:[1,0] op_sel_hi:[0,1]
+///   global_store_b32 v0, v1, s[0:1]
+///   global_store_b32 v0, v2, s[0:1] offset:128
+///   global_store_b32 v0, v3, s[0:1] offset:256
+///   global_store_b32 v0, v4, s[0:1] offset:384
+///   global_store_b32 v0, v5, s[0:1] offset:512
+///   s_endpgm
+const PACKED_CLAMP: &[u32] = &[
+    0x30000082, 0xbe8200ff, 0x3c00bc00, 0xbe8300ff, 0x38004400, 0xcc0fc001, 0x18000602, 0xbe8400ff,
+    0xfff00005, 0xbe8500ff, 0x00200003, 0xcc0ac002, 0x18000a04, 0xcc034003, 0x18000805, 0xcc044004,
+    0x18000a84, 0xcc014805, 0x10000a04, 0xdc6a0000, 0x00000100, 0xdc6a0080, 0x00000200, 0xdc6a0100,
+    0x00000300, 0xdc6a0180, 0x00000400, 0xdc6a0200, 0x00000500, 0xbfb00000,
+];

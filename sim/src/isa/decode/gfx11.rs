@@ -87,6 +87,7 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             0b111101 => smem(w0, w[1])?,
             0b110101 => vop3(w0, w[1])?,
             0b110010 => vopd(w0, w[1])?,
+            0b110011 if w0 >> 24 == 0xcc => vop3p(w0, w[1], vop3p_op)?,
             0b110110 => ds(w0, w[1])?,
             0b110111 => flat(w0, w[1])?,
             0b111000 => mubuf(w0, w[1])?,

@@ -85,6 +85,7 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
     } else {
         match w0 >> 26 {
             0b110000 => smem(w0, w[1])?,
+            0b110100 if w0 >> 23 == 0x1a7 => vop3p(w0, w[1], vop3p_op)?,
             0b110100 => vop3(w0, w[1])?,
             0b110110 => {
                 // gfx9's DS opcodes match gfx11's, but for ds_add_rtn_f32 (53 there, 121 here).

@@ -34,6 +34,7 @@ pub enum Enc {
     Vop3,
     Vop3sd,
     Vopd,
+    Vop3p,
     Ds,
     Flat,
     Mubuf,
@@ -83,11 +84,13 @@ pub struct Inst {
     pub lit: u32,
     /// Signed immediate: SOPP/SOPK simm16, memory offset.
     pub imm: i32,
-    /// Sub-operation: compare condition, memory segment, DS offset1.
+    /// Sub-operation: compare condition, memory segment, DS offset1; VOP3P: op_sel (bits
+    /// 0..3) and op_sel_hi (bits 4..7), one bit per source.
     pub sub: u8,
     /// VOPC compares that write EXEC (v_cmpx).
     pub cmpx: bool,
-    /// VOP3 input modifiers: neg (bits 0..3), abs (bits 4..7).
+    /// VOP3 input modifiers: neg (bits 0..3), abs (bits 4..7). VOP3P: neg_lo (bits 0..3),
+    /// neg_hi (bits 4..7).
     pub mods: u8,
     /// VOP3 clamp.
     pub clamp: bool,
@@ -250,4 +253,39 @@ pub(super) fn vop1(w: u32, table: fn(u32) -> Option<Op>) -> Result<Inst, Undecod
         i.src[0] = NONE;
     }
     Ok(i)
+}
+
+/// VOP3P fields (the same layout on gfx9, gfx11 and gfx12; only the encoding's prefix
+/// differs): 7-bit opcode, clamp, op_sel/op_sel_hi/neg_lo/neg_hi per source.
+pub(super) fn vop3p(w: u32, w1: u32, table: fn(u32) -> Option<Op>) -> Result<Inst, Undecodable> {
+    let opc = bits(w, 16, 7);
+    let op = table(opc).ok_or_else(|| undec(w, "VOP3P", opc))?;
+    let mut i = Inst::new(op, Enc::Vop3p);
+    i.len = 8;
+    i.dst = VGPR + b16(w, 0, 8);
+    i.src = [b16(w1, 0, 9), b16(w1, 9, 9), b16(w1, 18, 9)];
+    let three = matches!(op, Op::VPkFmaF16 | Op::VPkMadI16 | Op::VPkMadU16);
+    if !three {
+        i.src[2] = NONE;
+    }
+    i.clamp = bits(w, 15, 1) == 1;
+    let op_sel = bits(w, 11, 3);
+    let op_sel_hi = bits(w1, 27, 2) | (bits(w, 14, 1) << 2);
+    let (neg_lo, neg_hi) = (bits(w1, 29, 3), bits(w, 8, 3));
+    // CAST: 3-bit fields in 4-bit slots.
+    i.sub = (op_sel | (op_sel_hi << 4)) as u8;
+    // CAST: as above.
+    i.mods = (neg_lo | (neg_hi << 4)) as u8;
+    Ok(i)
+}
+
+/// The VOP3P opcodes gfx9 and gfx11 share (0..=18).
+pub(super) fn vop3p_op(opc: u32) -> Option<Op> {
+    use Op::*;
+    Some(table! {opc, return None;
+        0 => VPkMadI16, 1 => VPkMulLoU16, 2 => VPkAddI16, 3 => VPkSubI16, 4 => VPkLshlrevB16,
+        5 => VPkLshrrevB16, 6 => VPkAshrrevI16, 7 => VPkMaxI16, 8 => VPkMinI16, 9 => VPkMadU16,
+        10 => VPkAddU16, 11 => VPkSubU16, 12 => VPkMaxU16, 13 => VPkMinU16, 14 => VPkFmaF16,
+        15 => VPkAddF16, 16 => VPkMulF16, 17 => VPkMinF16, 18 => VPkMaxF16,
+    })
 }

@@ -14,6 +14,7 @@ mod lds;
 mod memory;
 mod num;
 mod operands;
+mod packed;
 mod scalar;
 mod valu;
 

@@ -16,6 +16,7 @@ impl Exec<'_, '_> {
                 _ => self.mubuf(i),
             },
             Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 | Enc::Vop3sd => self.valu(i),
+            Enc::Vop3p => self.vop3p(i),
         }
     }
 

@@ -307,3 +307,27 @@ fn packed_halves_follow_op_sel_and_clamp() {
         );
     }
 }
+
+#[test]
+fn gfx9_buffer_addressing_with_idxen_and_offen() {
+    // A structured V# (STRIDE 8, NUM_RECORDS 64 records): idxen takes the index from vaddr,
+    // idxen + offen the index and then the offset from a VGPR pair; index 64 is out of range
+    // and faults naming it (the simulator faults where hardware would drop the access).
+    let mut l = launch(64, true);
+    l.isa = Isa::Gfx9;
+    let (r, mem) = exec(MUBUF_INDEXED, &l);
+    let e = r.unwrap_err().to_string();
+    assert!(
+        e.contains("lane 63 at index 64 beyond the V#'s NUM_RECORDS 64 (records of 8 bytes)"),
+        "{e}"
+    );
+    let mut b = vec![0u8; 64 * 8];
+    mem.peek(OUT + 0x100, &mut b).unwrap();
+    let words: Vec<u32> = b
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let want: Vec<u32> = (0..64).flat_map(|l| [100 + l, 200 + l]).collect();
+    assert_eq!(words, want);
+    assert_eq!(out(&mem, 64), (200..264).collect::<Vec<u32>>());
+}

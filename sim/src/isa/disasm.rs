@@ -744,14 +744,18 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
                     _ => 1,
                 };
                 let data = if i.dst != NONE { i.dst } else { i.src[1] };
+                let both = i.flags & 0x18 == 0x18;
                 let _ = write!(
                     s,
                     " {}, {}, {}, {}",
                     operand(data, n, 0, false, wave64),
-                    operand(i.src[0], 1, 0, false, wave64),
+                    operand(i.src[0], if both { 2 } else { 1 }, 0, false, wave64),
                     operand(i.src[2], 4, 0, false, wave64),
                     operand(i.sdst, 1, i.lit, false, wave64)
                 );
+                if i.flags & 16 != 0 {
+                    s.push_str(" idxen");
+                }
                 if i.flags & 8 != 0 {
                     s.push_str(" offen");
                 }

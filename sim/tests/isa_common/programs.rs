@@ -275,3 +275,29 @@ const PACKED_CLAMP: &[u32] = &[
     0x18000a84, 0xcc014805, 0x10000a04, 0xdc6a0000, 0x00000100, 0xdc6a0080, 0x00000200, 0xdc6a0100,
     0x00000300, 0xdc6a0180, 0x00000400, 0xdc6a0200, 0x00000500, 0xbfb00000,
 ];
+
+/// MUBUF_INDEXED (gfx90a):
+///   s_add_u32 s4, s0, 0x100
+///   s_addc_u32 s5, s1, 0
+///   s_or_b32 s5, s5, 0x80000
+///   s_movk_i32 s6, 0x40
+///   s_mov_b32 s7, 0x27000
+///   v_add_u32_e32 v2, 100, v0
+///   v_add_u32_e32 v3, 200, v0
+///   v_mov_b32_e32 v1, 4
+///   buffer_store_dword v2, v0, s[4:7], 0 idxen
+///   buffer_store_dword v3, v[0:1], s[4:7], 0 idxen offen
+///   s_waitcnt vmcnt(0)
+///   v_add_u32_e32 v4, 1, v0
+///   buffer_load_dword v5, v[0:1], s[4:7], 0 idxen offen
+///   s_waitcnt vmcnt(0)
+///   v_lshlrev_b32_e32 v6, 2, v0
+///   global_store_dword v6, v5, s[0:1]
+///   buffer_load_dword v7, v4, s[4:7], 0 idxen
+///   s_endpgm
+const MUBUF_INDEXED: &[u32] = &[
+    0x8004ff00, 0x00000100, 0x82058001, 0x8705ff05, 0x00080000, 0xb0060040, 0xbe8700ff, 0x00027000,
+    0x680400ff, 0x00000064, 0x680600ff, 0x000000c8, 0x7e020284, 0xe0702000, 0x80010200, 0xe0703000,
+    0x80010300, 0xbf8c0f70, 0x68080081, 0xe0503000, 0x80010500, 0xbf8c0f70, 0x240c0082, 0xdc708000,
+    0x00000506, 0xe0502000, 0x80010704, 0xbf810000,
+];

@@ -424,11 +424,11 @@ fn mubuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     i.imm = i32::from(b16(w, 0, 12));
     let offen = bits(w, 12, 1) == 1;
     let idxen = bits(w, 13, 1) == 1;
-    if idxen {
-        return Err(undec(w, "MUBUF (idxen)", opc));
-    }
     // CAST: flag bits.
-    i.flags = (bits(w, 14, 1) as u8) | ((bits(w, 17, 1) as u8) << 1) | (u8::from(offen) << 3);
+    i.flags = (bits(w, 14, 1) as u8)
+        | ((bits(w, 17, 1) as u8) << 1)
+        | (u8::from(offen) << 3)
+        | (u8::from(idxen) << 4);
     let (vaddr, vdata, srsrc, soff) = (
         b16(w1, 0, 8),
         b16(w1, 8, 8),
@@ -436,9 +436,10 @@ fn mubuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         b16(w1, 24, 8),
     );
     let load = opc < 24;
-    // src: vaddr (offen), vdata (stores), srsrc; soffset in sdst.
+    // src: vaddr (index with idxen, then offset with offen), vdata (stores), srsrc;
+    // soffset in sdst.
     i.src = [
-        if offen { VGPR + vaddr } else { NONE },
+        if offen || idxen { VGPR + vaddr } else { NONE },
         if load { NONE } else { VGPR + vdata },
         srsrc,
     ];

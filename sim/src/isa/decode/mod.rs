@@ -96,7 +96,8 @@ pub struct Inst {
     pub clamp: bool,
     /// VOP3 output modifier (0 none, 1 *2, 2 *4, 3 /2).
     pub omod: u8,
-    /// Memory flags: bit 0 glc/sc0 (return for atomics), bit 1 slc, bit 2 dlc, bit 3 sve.
+    /// Memory flags: bit 0 glc/sc0 (return for atomics), bit 1 slc, bit 2 dlc, bit 3 sve
+    /// (MUBUF: offen), bit 4 MUBUF idxen.
     pub flags: u8,
     /// VOPD: the X and Y halves.
     pub dual: Option<[DualHalf; 2]>,

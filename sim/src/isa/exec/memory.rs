@@ -33,9 +33,17 @@ impl Exec<'_, '_> {
         let index_stride = 8u64 << ((v[3] >> 21) & 3);
         let elem = 2u64 << ((v[3] >> 19) & 3);
         let soff = u64::from(self.s32(i.sdst, i.lit)?);
+        // vaddr: the index with idxen, then (next VGPR when both) the offset with offen.
+        let (idxen, offen) = (i.flags & 16 != 0, i.flags & 8 != 0);
+        let mut vidx = [0u32; MAX_LANES];
         let mut voff = [0u32; MAX_LANES];
-        if i.src[0] != NONE {
-            self.lanes32(i, 0, Width::B32, &mut voff)?;
+        if idxen {
+            self.lanes32(i, 0, Width::B32, &mut vidx)?;
+        }
+        if offen {
+            let mut j = *i;
+            j.src[0] = i.src[0] + u16::from(idxen);
+            self.lanes32(&j, 0, Width::B32, &mut voff)?;
         }
         let exec = self.w.exec();
         let data = if load {
@@ -50,7 +58,7 @@ impl Exec<'_, '_> {
             for k in 0..dwords {
                 // CAST: offsets are 32-bit.
                 let off = u64::from(i.imm as u32) + u64::from(voff[l]) + 4 * k as u64;
-                let index = if add_tid { l as u64 } else { 0 };
+                let index = u64::from(vidx[l]) + if add_tid { l as u64 } else { 0 };
                 let boff = if swizzle {
                     let (imsb, ilsb) = (index / index_stride, index % index_stride);
                     let (omsb, olsb) = (off / elem, off % elem);
@@ -58,7 +66,17 @@ impl Exec<'_, '_> {
                 } else {
                     off + index * stride
                 };
-                if boff + 4 > num_records {
+                // Range checks (gfx9 ISA, buffer addressing): a structured buffer (idxen,
+                // STRIDE != 0) counts NUM_RECORDS in records and checks the index; otherwise
+                // NUM_RECORDS is bytes and the offset is checked.
+                if idxen && stride != 0 {
+                    if index >= num_records {
+                        return Err(self.err(&format!(
+                            "{} of lane {l} at index {index} beyond the V#'s NUM_RECORDS {num_records} (records of {stride} bytes)",
+                            i.op.name()
+                        )));
+                    }
+                } else if boff + 4 > num_records {
                     return Err(self.err(&format!(
                         "{} of lane {l} at buffer offset {boff:#x} beyond the V#'s NUM_RECORDS {num_records:#x}",
                         i.op.name()

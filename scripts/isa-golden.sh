@@ -25,17 +25,20 @@ trap 'rm -f "$tmp"' EXIT
 "$objdump" -d --mcpu=gfx1100 "$tmp" \
   | grep -E '^\s+[a-z_].*// [0-9A-F]+:' \
   | sed -E 's/^\s+//; s/ <[^>]*>$//' > "$out/extra-gfx1100.txt"
-# Ordinary compute kernels compiled for every target (clang-19, no device library); the code
-# objects are kept too: sim/tests/isa_compute.rs runs them.
+# Ordinary compute kernels (compute.cl) and packed f16 math + LDS atomics (packed.cl) compiled
+# for every target (clang-19, no device library); the code objects are kept too:
+# sim/tests/isa_compute.rs runs them.
 clang="${CLANG:-clang-19}"
 lld="${LLD:-ld.lld-19}"
-for target in gfx1100 gfx1201 gfx90a gfx942; do
-  "$clang" -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu="$target" -O2 -nogpulib \
-    -c "$out/compute.cl" -o "$tmp"
-  "$lld" -shared "$tmp" -o "$out/compute-$target.co"
-  "$objdump" -d --mcpu="$target" "$out/compute-$target.co" \
-    | grep -E '^\s+[a-z_].*// [0-9A-F]+:' \
-    | grep -v 's_code_end' \
-    | sed -E 's/^\s+//; s/ <[^>]*>$//' > "$out/compute-$target.txt"
+for stem in compute packed; do
+  for target in gfx1100 gfx1201 gfx90a gfx942; do
+    "$clang" -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu="$target" -O2 -nogpulib \
+      -c "$out/$stem.cl" -o "$tmp"
+    "$lld" -shared "$tmp" -o "$out/$stem-$target.co"
+    "$objdump" -d --mcpu="$target" "$out/$stem-$target.co" \
+      | grep -E '^\s+[a-z_].*// [0-9A-F]+:' \
+      | grep -v 's_code_end' \
+      | sed -E 's/^\s+//; s/ <[^>]*>$//' > "$out/$stem-$target.txt"
+  done
 done
 echo "wrote $(ls "$out" | wc -l) golden files to $out"

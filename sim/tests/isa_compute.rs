@@ -3,7 +3,9 @@
 //! and correctly rounded division (v_div_scale/fmas/fixup), integer division sequences, f32
 //! reciprocal/sqrt/fma (OpenCL's 2.5 ulp division), f16 fma, global atomics across workgroups,
 //! an LDS reduction of 256 work-items with barriers in a loop, and a 2-D grid (TGID_Y, packed
-//! workitem ids).
+//! workitem ids). `isa_golden/packed.cl` adds packed f16 math (VOP3P v_pk_*) and LDS atomics
+//! returning the old value (inc/dec wrapping, min/max signed and unsigned, and/xor,
+//! compare-exchange, f32 add).
 
 use hcq_core::addr::GpuVa;
 use hcq_core::arch::GFX9;
@@ -248,5 +250,85 @@ fn compute(target: &str) {
 fn compiled_compute_kernels_run_exactly_on_every_target() {
     for t in ["gfx1100", "gfx1201", "gfx90a", "gfx942"] {
         compute(t);
+    }
+}
+
+/// The f16 bits of `v`, which must be exactly representable as a normal f16 (or zero).
+fn f16_exact(v: f64) -> u32 {
+    if v == 0.0 {
+        return 0;
+    }
+    let sign = if v < 0.0 { 0x8000 } else { 0 };
+    let a = v.abs();
+    let e = a.log2().floor() as i32;
+    let m = (a / 2f64.powi(e) - 1.0) * 1024.0;
+    assert!(
+        m.fract() == 0.0 && (-14..=15).contains(&e),
+        "{v} is not an exact f16"
+    );
+    sign | (((e + 15) as u32) << 10) | m as u32
+}
+
+fn packed(target: &str) {
+    let mem = FlatMemory::new(BASE, LEN);
+    let k = K {
+        mem: &mem,
+        target,
+        wave64: target.starts_with("gfx9"),
+    };
+    let (a, b) = (BUF, BUF + 0x1000);
+    // half2_math: fma(x, y, (1.5, -0.25)) + fmax(x, y) * (0.5, 2) - y.yx per half; the inputs
+    // keep every intermediate exact in f16, so contraction and order cannot matter.
+    let ax = |i: u32| 1.0 + f64::from(i % 8) * 0.25;
+    let ay = |i: u32| 0.5 + f64::from(i % 5) * 0.25;
+    let bx = |i: u32| 2.0 - f64::from(i % 4) * 0.5;
+    let by = |i: u32| 1.0 + f64::from(i % 3) * 0.5;
+    let pair = |x: f64, y: f64| f16_exact(x) | f16_exact(y) << 16;
+    k.words(a, &(0..64).map(|i| pair(ax(i), ay(i))).collect::<Vec<_>>());
+    k.words(b, &(0..64).map(|i| pair(bx(i), by(i))).collect::<Vec<_>>());
+    k.run("packed", "half2_math", &[lo(a), 0, lo(b), 0, 64], 1);
+    let got = k.read(a, 64);
+    for i in 0..64u32 {
+        let (x0, x1, y0, y1) = (ax(i), ay(i), bx(i), by(i));
+        let want = pair(
+            x0 * y0 + 1.5 + x0.max(y0) * 0.5 - y1,
+            x1 * y1 - 0.25 + x1.max(y1) * 2.0 - y0,
+        );
+        assert_eq!(got[i as usize], want, "{target} half2_math {i}");
+    }
+    // lds_atomics: every lane on its own LDS slots; returns and final values per lane.
+    let v: Vec<u32> = (0..64).map(|l| l * 3).collect();
+    k.words(b, &v);
+    k.run("packed", "lds_atomics", &[lo(a), 0, lo(b), 0], 1);
+    let got = k.read(a, 64 * 16);
+    for l in 0..64u32 {
+        let v = l * 3;
+        let want = [
+            v,
+            v + 1,
+            v + 2,
+            v + 3,
+            v + 4,
+            v + 5,
+            v + 6,
+            (l as f32 * 0.5).to_bits(),
+            if v >= 40 { 0 } else { v + 1 },
+            if v + 1 > 20 { 20 } else { v },
+            (v + 2).min(50),
+            ((v + 3) as i32).max(10 - l as i32) as u32,
+            (v + 4) & 0xf0f0,
+            (v + 5) ^ 0x5555,
+            if l % 2 == 0 { l * 3 } else { v + 6 },
+            (l as f32 * 0.5 + 0.25).to_bits(),
+        ];
+        let at = (l * 16) as usize;
+        assert_eq!(got[at..at + 16], want, "{target} lds_atomics lane {l}");
+    }
+}
+
+#[test]
+fn compiled_packed_f16_and_lds_atomic_kernels_run_exactly_on_every_target() {
+    for t in ["gfx1100", "gfx1201", "gfx90a", "gfx942"] {
+        packed(t);
     }
 }

@@ -242,3 +242,92 @@ fn workitem_ids_are_packed_per_tidig_comp_cnt() {
     let got = ok(WORKITEM_IDS, &l, 24);
     assert_eq!(got[13], 1, "work-item 13 is x = 1 (y and z not provided)");
 }
+
+#[test]
+fn lds_atomics_return_the_old_value_and_store_per_the_isa_guides() {
+    // Each lane works on its own LDS dword: 10, inc (limit 10) wraps to 0, dec (limit 10)
+    // from 0 wraps to 10, rsub 25 - 10 = 15, signed min with -3, signed max with 7, xor 0xff,
+    // compare-and-store (gfx11: data0 new 0x1234, data1 compare 0xf8); f32 1.5 + 2.25.
+    let mut l = launch(32, false);
+    l.vgprs = 32;
+    let got = ok(LDS_ATOMICS, &l, 32 * 16);
+    let want = [
+        10,
+        0,
+        10,
+        15,
+        (-3i32) as u32,
+        7,
+        0xf8,
+        0x1234,
+        1.5f32.to_bits(),
+        3.75f32.to_bits(),
+    ];
+    for lane in 0..32 {
+        assert_eq!(got[lane * 16..lane * 16 + 10], want, "lane {lane}");
+    }
+}
+
+#[test]
+fn gfx9_compare_and_store_takes_the_compare_value_first() {
+    // CDNA3 ISA, DS_CMPST_B32: cmp = DATA, src = DATA2 (the reverse of gfx11). 5 == 5 stores
+    // 9 and returns 5; ds_add_rtn_f32 is opcode 53 on gfx9 (121 on gfx11).
+    let mut l = launch(64, true);
+    l.isa = Isa::Gfx9;
+    l.lds_bytes = 512;
+    let got = ok(LDS_CMPST_GFX9, &l, 64 * 4);
+    for lane in 0..64 {
+        assert_eq!(
+            got[lane * 4..lane * 4 + 4],
+            [5, 9, 1.5f32.to_bits(), 3.75f32.to_bits()],
+            "lane {lane}"
+        );
+    }
+}
+
+#[test]
+fn packed_halves_follow_op_sel_and_clamp() {
+    // RDNA3 ISA, VOP3P: f16 clamp to [0, 1]; integer clamp saturates; an inline constant is
+    // one 16-bit value seen in both halves; op_sel/op_sel_hi pick each source's half.
+    let got = ok(PACKED_CLAMP, &launch(32, false), 32 * 5);
+    for lane in 0..32 {
+        let at = |k: usize| got[k * 32 + lane];
+        assert_eq!(
+            at(0),
+            0x3c00_3c00,
+            "f16 add clamped (3.0, 1.5), lane {lane}"
+        );
+        assert_eq!(at(1), 0xffff_0008, "u16 add saturated, lane {lane}");
+        assert_eq!(at(2), 0x0030_fffe, "i16 sub, lane {lane}");
+        assert_eq!(at(3), 0x0200_0030, "shift by the constant 4 in both halves");
+        assert_eq!(
+            at(4),
+            0x00a0_ffd0,
+            "mul_lo with op_sel [1,0], op_sel_hi [0,1]"
+        );
+    }
+}
+
+#[test]
+fn gfx9_buffer_addressing_with_idxen_and_offen() {
+    // A structured V# (STRIDE 8, NUM_RECORDS 64 records): idxen takes the index from vaddr,
+    // idxen + offen the index and then the offset from a VGPR pair; index 64 is out of range
+    // and faults naming it (the simulator faults where hardware would drop the access).
+    let mut l = launch(64, true);
+    l.isa = Isa::Gfx9;
+    let (r, mem) = exec(MUBUF_INDEXED, &l);
+    let e = r.unwrap_err().to_string();
+    assert!(
+        e.contains("lane 63 at index 64 beyond the V#'s NUM_RECORDS 64 (records of 8 bytes)"),
+        "{e}"
+    );
+    let mut b = vec![0u8; 64 * 8];
+    mem.peek(OUT + 0x100, &mut b).unwrap();
+    let words: Vec<u32> = b
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let want: Vec<u32> = (0..64).flat_map(|l| [100 + l, 200 + l]).collect();
+    assert_eq!(words, want);
+    assert_eq!(out(&mem, 64), (200..264).collect::<Vec<u32>>());
+}

@@ -36,6 +36,9 @@ impl isa::Memory for Env<'_> {
     fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
         Env::write(self, va, data)
     }
+    fn shared(&self) -> Option<&(dyn isa::Memory + Sync)> {
+        Some(self)
+    }
 }
 
 /// Checks the hardware makes on every dispatch, whoever runs it.

@@ -218,6 +218,9 @@ fn gfx9_name(op: Op) -> Option<&'static str> {
         MStoreB96 => "store_dwordx3",
         MStoreB128 => "store_dwordx4",
         DsStoreB32 => "ds_write_b32",
+        DsCmpswapRtnB32 => "ds_cmpst_rtn_b32",
+        DsCmpswapB32 => "ds_cmpst_b32",
+        DsSwapRtnB32 => "ds_wrxchg_rtn_b32",
         DsStoreB64 => "ds_write_b64",
         DsStoreB8 => "ds_write_b8",
         DsStoreB16 => "ds_write_b16",
@@ -537,6 +540,40 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
                 _ => {}
             }
         }
+        Enc::Vop3p => {
+            let nm = match i.op {
+                Op::VPkMinF16 if gfx12 => "v_pk_min_num_f16",
+                Op::VPkMaxF16 if gfx12 => "v_pk_max_num_f16",
+                op => op.name(),
+            };
+            let used: Vec<usize> = (0..3).filter(|&k| i.src[k] != NONE).collect();
+            let mut ops = vec![operand(i.dst, 1, 0, false, wave64)];
+            ops.extend(used.iter().map(|&k| op(k)));
+            let _ = write!(s, "{nm} {}", ops.join(", "));
+            // LLVM prints a modifier list only when it differs from the default (op_sel_hi
+            // all set, the rest clear).
+            let list = |bits: u8, default: bool| -> Option<String> {
+                let v: Vec<&str> = used
+                    .iter()
+                    .map(|&k| if (bits >> k) & 1 == 1 { "1" } else { "0" })
+                    .collect();
+                let all = v.iter().all(|b| *b == if default { "1" } else { "0" });
+                (!all).then(|| format!("[{}]", v.join(",")))
+            };
+            for (name, bits, default) in [
+                ("op_sel", i.sub & 7, false),
+                ("op_sel_hi", (i.sub >> 4) & 7, true),
+                ("neg_lo", i.mods & 7, false),
+                ("neg_hi", (i.mods >> 4) & 7, false),
+            ] {
+                if let Some(l) = list(bits, default) {
+                    let _ = write!(s, " {name}:{l}");
+                }
+            }
+            if i.clamp {
+                s.push_str(" clamp");
+            }
+        }
         Enc::Vopd => {
             if let Some(halves) = i.dual {
                 let parts: Vec<String> = halves
@@ -707,14 +744,18 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
                     _ => 1,
                 };
                 let data = if i.dst != NONE { i.dst } else { i.src[1] };
+                let both = i.flags & 0x18 == 0x18;
                 let _ = write!(
                     s,
                     " {}, {}, {}, {}",
                     operand(data, n, 0, false, wave64),
-                    operand(i.src[0], 1, 0, false, wave64),
+                    operand(i.src[0], if both { 2 } else { 1 }, 0, false, wave64),
                     operand(i.src[2], 4, 0, false, wave64),
                     operand(i.sdst, 1, i.lit, false, wave64)
                 );
+                if i.flags & 16 != 0 {
+                    s.push_str(" idxen");
+                }
                 if i.flags & 8 != 0 {
                     s.push_str(" offen");
                 }

@@ -22,6 +22,7 @@ pub mod decode;
 pub mod disasm;
 pub(crate) mod exec;
 pub(crate) mod launch;
+pub mod model;
 pub mod ops;
 
 use crate::engine::bus::{Access, VmFault, VmFaultKind};
@@ -137,6 +138,19 @@ pub struct Stats {
     pub wave_instructions: u64,
     /// Instructions counted per active lane (a scalar instruction counts 1).
     pub lane_instructions: u64,
+    /// SIMD issue cycles of every executed instruction ([`model`]).
+    pub simd_cycles: u64,
+    /// Bytes vector memory instructions moved, counted per active lane ([`model`]).
+    pub mem_bytes: u64,
+}
+
+impl Stats {
+    /// The dispatch's modelled duration on a GPU of `shape` ([`model`]: a throughput model,
+    /// to be labelled "modelled" wherever it is shown).
+    #[must_use]
+    pub fn modelled_ns(&self, shape: &model::GpuShape) -> u64 {
+        shape.dispatch_ns(self.simd_cycles, self.mem_bytes)
+    }
 }
 
 /// Why a dispatch stopped.
@@ -172,6 +186,12 @@ pub trait Memory {
     /// # Errors
     /// The first byte that is not writable.
     fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault>;
+    /// This memory as one several threads may use at once, when it is: the interpreter then
+    /// may run a dispatch's workgroups on several threads (deterministically: see
+    /// `exec::run_dispatch`). `None`, the default, keeps every dispatch on one thread.
+    fn shared(&self) -> Option<&(dyn Memory + Sync)> {
+        None
+    }
 }
 
 /// One contiguous block of memory at a GPU address (tests, fuzzing, benchmarks): everything
@@ -233,6 +253,9 @@ impl FlatMemory {
 }
 
 impl Memory for FlatMemory {
+    fn shared(&self) -> Option<&(dyn Memory + Sync)> {
+        Some(self)
+    }
     fn read(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault> {
         let r = self.range(va, buf.len(), access)?;
         let b = self

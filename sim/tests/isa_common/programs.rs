@@ -176,3 +176,128 @@ const ATOMIC: &[u32] = &[0x7e020281, 0x7e000280, 0xdcd60000, 0x00000100, 0xbfb00
 const WORKITEM_IDS: &[u32] = &[
     0x7e020300, 0xd71f0002, 0x000100c1, 0x30040482, 0xdc6a0000, 0x00000102, 0xbfb00000,
 ];
+
+/// LDS_ATOMICS (gfx1100):
+///   v_lshlrev_b32 v0, 2, v0
+///   v_mov_b32 v1, 10
+///   v_mov_b32 v3, 10
+///   v_mov_b32 v8, 25
+///   v_mov_b32 v10, -3
+///   v_mov_b32 v12, 7
+///   v_mov_b32 v14, 0xff
+///   v_mov_b32 v16, 0x1234
+///   v_mov_b32 v17, 0xf8
+///   v_mov_b32 v18, 1.5
+///   v_mov_b32 v20, 0x40100000
+///   ds_store_b32 v0, v1
+///   ds_inc_rtn_u32 v2, v0, v3
+///   ds_dec_rtn_u32 v4, v0, v3
+///   ds_rsub_rtn_u32 v7, v0, v8
+///   ds_min_rtn_i32 v9, v0, v10
+///   ds_max_rtn_i32 v11, v0, v12
+///   ds_xor_rtn_b32 v13, v0, v14
+///   ds_cmpstore_rtn_b32 v15, v0, v16, v17
+///   ds_store_b32 v0, v18 offset:128
+///   ds_add_rtn_f32 v19, v0, v20 offset:128
+///   ds_load_b32 v21, v0
+///   ds_load_b32 v22, v0 offset:128
+///   s_waitcnt lgkmcnt(0)
+///   v_lshlrev_b32 v23, 4, v0
+///   global_store_b32 v23, v2, s[0:1]
+///   global_store_b32 v23, v4, s[0:1] offset:4
+///   global_store_b32 v23, v7, s[0:1] offset:8
+///   global_store_b32 v23, v9, s[0:1] offset:12
+///   global_store_b32 v23, v11, s[0:1] offset:16
+///   global_store_b32 v23, v13, s[0:1] offset:20
+///   global_store_b32 v23, v15, s[0:1] offset:24
+///   global_store_b32 v23, v21, s[0:1] offset:28
+///   global_store_b32 v23, v19, s[0:1] offset:32
+///   global_store_b32 v23, v22, s[0:1] offset:36
+///   s_endpgm
+const LDS_ATOMICS: &[u32] = &[
+    0x30000082, 0x7e02028a, 0x7e06028a, 0x7e100299, 0x7e1402c3, 0x7e180287, 0x7e1c02ff, 0x000000ff,
+    0x7e2002ff, 0x00001234, 0x7e2202ff, 0x000000f8, 0x7e2402ff, 0x3fc00000, 0x7e2802ff, 0x40100000,
+    0xd8340000, 0x00000100, 0xd88c0000, 0x02000300, 0xd8900000, 0x04000300, 0xd8880000, 0x07000800,
+    0xd8940000, 0x09000a00, 0xd8980000, 0x0b000c00, 0xd8ac0000, 0x0d000e00, 0xd8c00000, 0x0f111000,
+    0xd8340080, 0x00001200, 0xd9e40080, 0x13001400, 0xd8d80000, 0x15000000, 0xd8d80080, 0x16000000,
+    0xbf89fc07, 0x302e0084, 0xdc6a0000, 0x00000217, 0xdc6a0004, 0x00000417, 0xdc6a0008, 0x00000717,
+    0xdc6a000c, 0x00000917, 0xdc6a0010, 0x00000b17, 0xdc6a0014, 0x00000d17, 0xdc6a0018, 0x00000f17,
+    0xdc6a001c, 0x00001517, 0xdc6a0020, 0x00001317, 0xdc6a0024, 0x00001617, 0xbfb00000,
+];
+
+/// LDS_CMPST_GFX9 (gfx90a):
+///   v_lshlrev_b32 v0, 2, v0
+///   v_mov_b32 v1, 5
+///   v_mov_b32 v2, 5
+///   v_mov_b32 v3, 9
+///   v_mov_b32 v8, 1.5
+///   v_mov_b32 v9, 0x40100000
+///   ds_write_b32 v0, v1
+///   ds_cmpst_rtn_b32 v4, v0, v2, v3
+///   ds_write_b32 v0, v8 offset:256
+///   ds_add_rtn_f32 v5, v0, v9 offset:256
+///   ds_read_b32 v6, v0
+///   ds_read_b32 v10, v0 offset:256
+///   s_waitcnt lgkmcnt(0)
+///   v_lshlrev_b32 v7, 2, v0
+///   global_store_dword v7, v4, s[0:1]
+///   global_store_dword v7, v6, s[0:1] offset:4
+///   global_store_dword v7, v5, s[0:1] offset:8
+///   global_store_dword v7, v10, s[0:1] offset:12
+///   s_endpgm
+const LDS_CMPST_GFX9: &[u32] = &[
+    0x24000082, 0x7e020285, 0x7e040285, 0x7e060289, 0x7e1002ff, 0x3fc00000, 0x7e1202ff, 0x40100000,
+    0xd81a0000, 0x00000100, 0xd8600000, 0x04030200, 0xd81a0100, 0x00000800, 0xd86a0100, 0x05000900,
+    0xd86c0000, 0x06000000, 0xd86c0100, 0x0a000000, 0xbf8cc07f, 0x240e0082, 0xdc708000, 0x00000407,
+    0xdc708004, 0x00000607, 0xdc708008, 0x00000507, 0xdc70800c, 0x00000a07, 0xbf810000,
+];
+
+/// PACKED_CLAMP (gfx1100):
+///   v_lshlrev_b32 v0, 2, v0
+///   s_mov_b32 s2, 0x3c00bc00
+///   s_mov_b32 s3, 0x38004400
+///   v_pk_add_f16 v1, s2, s3 clamp
+///   s_mov_b32 s4, 0xfff00005
+///   s_mov_b32 s5, 0x00200003
+///   v_pk_add_u16 v2, s4, s5 clamp
+///   v_pk_sub_i16 v3, s5, s4
+///   v_pk_lshlrev_b16 v4, 4, s5
+///   v_pk_mul_lo_u16 v5, s4, s5 op_sel:[1,0] op_sel_hi:[0,1]
+///   global_store_b32 v0, v1, s[0:1]
+///   global_store_b32 v0, v2, s[0:1] offset:128
+///   global_store_b32 v0, v3, s[0:1] offset:256
+///   global_store_b32 v0, v4, s[0:1] offset:384
+///   global_store_b32 v0, v5, s[0:1] offset:512
+///   s_endpgm
+const PACKED_CLAMP: &[u32] = &[
+    0x30000082, 0xbe8200ff, 0x3c00bc00, 0xbe8300ff, 0x38004400, 0xcc0fc001, 0x18000602, 0xbe8400ff,
+    0xfff00005, 0xbe8500ff, 0x00200003, 0xcc0ac002, 0x18000a04, 0xcc034003, 0x18000805, 0xcc044004,
+    0x18000a84, 0xcc014805, 0x10000a04, 0xdc6a0000, 0x00000100, 0xdc6a0080, 0x00000200, 0xdc6a0100,
+    0x00000300, 0xdc6a0180, 0x00000400, 0xdc6a0200, 0x00000500, 0xbfb00000,
+];
+
+/// MUBUF_INDEXED (gfx90a):
+///   s_add_u32 s4, s0, 0x100
+///   s_addc_u32 s5, s1, 0
+///   s_or_b32 s5, s5, 0x80000
+///   s_movk_i32 s6, 0x40
+///   s_mov_b32 s7, 0x27000
+///   v_add_u32_e32 v2, 100, v0
+///   v_add_u32_e32 v3, 200, v0
+///   v_mov_b32_e32 v1, 4
+///   buffer_store_dword v2, v0, s[4:7], 0 idxen
+///   buffer_store_dword v3, v[0:1], s[4:7], 0 idxen offen
+///   s_waitcnt vmcnt(0)
+///   v_add_u32_e32 v4, 1, v0
+///   buffer_load_dword v5, v[0:1], s[4:7], 0 idxen offen
+///   s_waitcnt vmcnt(0)
+///   v_lshlrev_b32_e32 v6, 2, v0
+///   global_store_dword v6, v5, s[0:1]
+///   buffer_load_dword v7, v4, s[4:7], 0 idxen
+///   s_endpgm
+const MUBUF_INDEXED: &[u32] = &[
+    0x8004ff00, 0x00000100, 0x82058001, 0x8705ff05, 0x00080000, 0xb0060040, 0xbe8700ff, 0x00027000,
+    0x680400ff, 0x00000064, 0x680600ff, 0x000000c8, 0x7e020284, 0xe0702000, 0x80010200, 0xe0703000,
+    0x80010300, 0xbf8c0f70, 0x68080081, 0xe0503000, 0x80010500, 0xbf8c0f70, 0x240c0082, 0xdc708000,
+    0x00000506, 0xe0502000, 0x80010704, 0xbf810000,
+];

@@ -1,0 +1,143 @@
+//! gfx12 (RDNA4): what changed from gfx11 (SMEM layout, VFLAT, s_wait_*, split barriers).
+
+use super::gfx11;
+use super::*;
+
+/// gfx12 (RDNA4): the gfx11 tables plus what RDNA4 changed: SMEM field layout, the 96-bit
+/// VFLAT/VGLOBAL/VSCRATCH encodings, the split s_wait_* counters and barriers, VOP2
+/// v_lshlrev_b64.
+pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
+    let w0 = w[0];
+    let i = if (0xEC..=0xEE).contains(&(w0 >> 24)) {
+        vflat12(w0, w[1], w[2])?
+    } else if w0 >> 26 == 0b111101 {
+        smem12(w0, w[1])?
+    } else if w0 >> 24 == 0xcc {
+        // VOP3P: gfx12 renumbers the f16 min/max (IEEE minimumNumber/maximumNumber).
+        vop3p(w0, w[1], |opc| match opc {
+            17 | 18 => None,
+            27 => Some(Op::VPkMinF16),
+            28 => Some(Op::VPkMaxF16),
+            o => vop3p_op(o),
+        })?
+    } else if w0 >> 23 == 0x17F {
+        // SOPP
+        let opc = bits(w0, 16, 7);
+        let op = match opc {
+            8 => Some(Op::SWaitAlu),
+            20 => Some(Op::SBarrierWait),
+            64 => Some(Op::SWaitLoadcnt),
+            65 => Some(Op::SWaitStorecnt),
+            66 => Some(Op::SWaitSamplecnt),
+            67 => Some(Op::SWaitBvhcnt),
+            68 => Some(Op::SWaitExpcnt),
+            70 => Some(Op::SWaitDscnt),
+            71 => Some(Op::SWaitKmcnt),
+            9 | 61 => return Err(undec(w0, "SOPP (gfx11 only)", opc)),
+            _ => None,
+        };
+        match op {
+            Some(op) => {
+                let mut i = Inst::new(op, Enc::Sopp);
+                // CAST: simm16 sign-extends.
+                i.imm = i32::from(w0 as u16 as i16);
+                i
+            }
+            None => sopp(w0, gfx11::sopp_op)?,
+        }
+    } else if w0 >> 23 == 0x17D && bits(w0, 8, 8) == 78 {
+        let mut i = Inst::new(Op::SBarrierSignal, Enc::Sop1);
+        i.src[0] = b16(w0, 0, 8);
+        i
+    } else if w0 >> 31 == 0
+        && w0 >> 25 != 0x3f
+        && w0 >> 25 != 0x3e
+        && matches!(bits(w0, 25, 6), 2 | 6 | 13 | 14 | 31)
+    {
+        let op = match bits(w0, 25, 6) {
+            2 => Op::VAddF64,
+            6 => Op::VMulF64,
+            13 => Op::VMinF64,
+            14 => Op::VMaxF64,
+            _ => Op::VLshlrevB64,
+        };
+        let mut i = Inst::new(op, Enc::Vop2);
+        i.dst = VGPR + b16(w0, 17, 8);
+        i.src = [b16(w0, 0, 9), VGPR + b16(w0, 9, 8), NONE];
+        i
+    } else {
+        return gfx11::decode(w);
+    };
+    Ok(i)
+}
+
+fn smem12(w: u32, w1: u32) -> Result<Inst, Undecodable> {
+    use Op::*;
+    let opc = bits(w, 13, 8);
+    let op = table! {opc, return Err(undec(w, "SMEM", opc));
+        0 => SLoadB32, 1 => SLoadB64, 2 => SLoadB128, 3 => SLoadB256, 4 => SLoadB512, 5 => SLoadB96,
+    };
+    let mut i = Inst::new(op, Enc::Smem);
+    i.len = 8;
+    i.dst = b16(w, 6, 7);
+    i.src = [b16(w, 0, 6) * 2, b16(w1, 25, 7), NONE];
+    // CAST: the 24-bit offset shifted to the top sign-extends.
+    i.imm = ((w1 << 8) as i32) >> 8;
+    Ok(i)
+}
+
+fn vflat12(w: u32, w1: u32, w2: u32) -> Result<Inst, Undecodable> {
+    use Op::*;
+    // CAST: 0xEC flat, 0xED scratch, 0xEE global.
+    let seg = match w >> 24 {
+        0xEC => SEG_FLAT,
+        0xED => SEG_SCRATCH,
+        _ => SEG_GLOBAL,
+    };
+    let opc = bits(w, 14, 8);
+    let op = match opc {
+        43 if seg == SEG_GLOBAL => GlobalInv,
+        44 if seg == SEG_GLOBAL => GlobalWb,
+        _ => {
+            // Loads, stores and atomics keep their gfx11 numbers.
+            let probe = (0b110111u32 << 26) | (u32::from(seg) << 16) | (opc << 18);
+            let g11 = gfx11::flat(probe & !(0x7f << 18) | ((opc & 0x7f) << 18), 0)?;
+            if opc > 0x7f {
+                return Err(undec(w, "VFLAT", opc));
+            }
+            g11.op
+        }
+    };
+    let mut i = Inst::new(op, Enc::Flat);
+    i.len = 12;
+    i.sub = seg;
+    // CAST: 2-bit SCOPE field, kept in flags bits 4..6 (for the disassembly).
+    let scope = (bits(w1, 18, 2) as u8) << 4;
+    if matches!(op, GlobalInv | GlobalWb) {
+        i.flags = scope;
+        return Ok(i);
+    }
+    // CAST: the 24-bit offset shifted to the top sign-extends.
+    i.imm = ((w2 & 0xffff_ff00) as i32) >> 8;
+    let sve = bits(w1, 17, 1) == 1;
+    let saddr = b16(w, 0, 7);
+    let (vdst, vsrc, vaddr) = (b16(w1, 0, 8), b16(w1, 23, 8), b16(w2, 0, 8));
+    let atomic = opc >= 51;
+    let load = opc < 24;
+    // Atomics return the old value when TH has the return bit (bit 0 of th, dword1 bit 20).
+    let rtn = atomic && bits(w1, 20, 1) == 1;
+    i.flags = u8::from(rtn) | (u8::from(sve) << 3) | scope;
+    let vaddr = if seg == SEG_SCRATCH && !sve {
+        NONE
+    } else {
+        VGPR + vaddr
+    };
+    let saddr = if seg == SEG_FLAT || saddr == 124 {
+        NONE
+    } else {
+        saddr
+    };
+    i.src = [vaddr, if load { NONE } else { VGPR + vsrc }, saddr];
+    i.dst = if load || rtn { VGPR + vdst } else { NONE };
+    Ok(i)
+}

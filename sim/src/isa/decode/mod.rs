@@ -1,0 +1,292 @@
+//! Decoding machine words into [`Inst`]: the compact form the interpreter executes. Each
+//! family has its encoding tables; the operations ([`Op`]) and their semantics are shared.
+
+use super::Isa;
+use super::ops::Op;
+
+mod gfx11;
+mod gfx12;
+mod gfx9;
+
+pub use gfx11::has_short_form;
+
+/// A family's opcode map written compactly: `table! {opc, MISS; 0 => SMovB32, 1 => ...}`.
+macro_rules! table {
+    ($opc:expr, $miss:expr; $($k:pat => $v:ident),* $(,)?) => {
+        match $opc { $($k => $v,)* _ => $miss }
+    };
+}
+use table;
+
+/// The encoding an instruction came in (what its fields mean).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Enc {
+    Sop1,
+    Sop2,
+    Sopk,
+    Sopc,
+    Sopp,
+    Smem,
+    Vop1,
+    Vop2,
+    Vopc,
+    Vop3,
+    Vop3sd,
+    Vopd,
+    Vop3p,
+    Ds,
+    Flat,
+    Mubuf,
+}
+
+/// Operand code of the literal constant.
+pub const LIT: u16 = 255;
+/// Operand codes from here on name VGPRs (`256 + n`).
+pub const VGPR: u16 = 256;
+/// No operand.
+pub const NONE: u16 = u16::MAX;
+
+/// Memory segment of a FLAT-family instruction (`Inst::sub`).
+pub const SEG_FLAT: u8 = 0;
+/// Scratch segment.
+pub const SEG_SCRATCH: u8 = 1;
+/// Global segment.
+pub const SEG_GLOBAL: u8 = 2;
+
+/// One half of a VOPD pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DualHalf {
+    /// The operation (a VOP2/VOP1 op).
+    pub op: Op,
+    /// Destination VGPR operand code.
+    pub dst: u16,
+    /// Sources (src0 any operand, src1 a VGPR).
+    pub src: [u16; 2],
+}
+
+/// A decoded instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Inst {
+    /// What it does.
+    pub op: Op,
+    /// How it was encoded.
+    pub enc: Enc,
+    /// Length in bytes (4, 8 or 12).
+    pub len: u8,
+    /// Destination operand code (SGPR codes below 256, VGPRs from [`VGPR`]); [`NONE`].
+    pub dst: u16,
+    /// Second (scalar) destination: carry-out, compare mask; [`NONE`].
+    pub sdst: u16,
+    /// Source operand codes; [`NONE`] when absent. Memory: vaddr, vdata, saddr/sbase.
+    pub src: [u16; 3],
+    /// The literal constant, when an operand is [`LIT`].
+    pub lit: u32,
+    /// Signed immediate: SOPP/SOPK simm16, memory offset.
+    pub imm: i32,
+    /// Sub-operation: compare condition, memory segment, DS offset1; VOP3P: op_sel (bits
+    /// 0..3) and op_sel_hi (bits 4..7), one bit per source.
+    pub sub: u8,
+    /// VOPC compares that write EXEC (v_cmpx).
+    pub cmpx: bool,
+    /// VOP3 input modifiers: neg (bits 0..3), abs (bits 4..7). VOP3P: neg_lo (bits 0..3),
+    /// neg_hi (bits 4..7).
+    pub mods: u8,
+    /// VOP3 clamp.
+    pub clamp: bool,
+    /// VOP3 output modifier (0 none, 1 *2, 2 *4, 3 /2).
+    pub omod: u8,
+    /// Memory flags: bit 0 glc/sc0 (return for atomics), bit 1 slc, bit 2 dlc, bit 3 sve
+    /// (MUBUF: offen), bit 4 MUBUF idxen.
+    pub flags: u8,
+    /// VOPD: the X and Y halves.
+    pub dual: Option<[DualHalf; 2]>,
+    /// The raw words (for messages).
+    pub words: [u32; 3],
+}
+
+/// Why words could not be decoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Undecodable {
+    /// The first word.
+    pub word: u32,
+    /// The encoding's opcode name when the encoding is known (`"VOP2 opcode 63"`).
+    pub what: &'static str,
+    /// Opcode within the encoding.
+    pub opcode: u32,
+}
+
+impl Inst {
+    pub(crate) fn new(op: Op, enc: Enc) -> Self {
+        Self {
+            op,
+            enc,
+            len: 4,
+            dst: NONE,
+            sdst: NONE,
+            src: [NONE; 3],
+            lit: 0,
+            imm: 0,
+            sub: 0,
+            cmpx: false,
+            mods: 0,
+            clamp: false,
+            omod: 0,
+            flags: 0,
+            dual: None,
+            words: [0; 3],
+        }
+    }
+
+    /// Whether any operand is the literal.
+    fn uses_lit(&self) -> bool {
+        self.src.contains(&LIT)
+            || self
+                .dual
+                .is_some_and(|d| d[0].src[0] == LIT || d[1].src[0] == LIT)
+    }
+}
+fn bits(w: u32, lo: u32, n: u32) -> u32 {
+    (w >> lo) & ((1u32 << n) - 1)
+}
+
+fn b16(w: u32, lo: u32, n: u32) -> u16 {
+    // CAST: n <= 16 bits.
+    bits(w, lo, n) as u16
+}
+
+/// Decodes the instruction at the start of `words` (up to 3 words available; missing words
+/// read as 0, which the caller avoids by providing them). Returns the instruction, or why not.
+///
+/// # Errors
+/// Words that are no instruction of `isa` the interpreter knows.
+pub fn decode(isa: Isa, words: &[u32; 3]) -> Result<Inst, Undecodable> {
+    let mut i = match isa {
+        Isa::Gfx11 => gfx11::decode(words),
+        Isa::Gfx12 => gfx12::decode(words),
+        Isa::Gfx9 => gfx9::decode(words),
+    }?;
+    if i.uses_lit() {
+        let at = usize::from(i.len / 4);
+        i.lit = words.get(at).copied().unwrap_or(0);
+        i.len += 4;
+    }
+    let n = usize::from(i.len / 4);
+    for (k, slot) in i.words.iter_mut().enumerate() {
+        *slot = if k < n { words[k] } else { 0 };
+    }
+    Ok(i)
+}
+
+fn undec(word: u32, what: &'static str, opcode: u32) -> Undecodable {
+    Undecodable { word, what, opcode }
+}
+
+/// SOP2 fields (the same layout on every family); `table` is the family's opcode map.
+pub(super) fn sop2(w: u32, table: fn(u32) -> Option<Op>) -> Result<Inst, Undecodable> {
+    let opc = bits(w, 23, 7);
+    let op = table(opc).ok_or_else(|| undec(w, "SOP2", opc))?;
+    let mut i = Inst::new(op, Enc::Sop2);
+    i.dst = b16(w, 16, 7);
+    i.src = [b16(w, 0, 8), b16(w, 8, 8), NONE];
+    Ok(i)
+}
+
+/// SOP1 fields (the same layout on every family); `table` is the family's opcode map.
+pub(super) fn sop1(w: u32, table: fn(u32) -> Option<Op>) -> Result<Inst, Undecodable> {
+    use Op::*;
+    let opc = bits(w, 8, 8);
+    let op = table(opc).ok_or_else(|| undec(w, "SOP1", opc))?;
+    let mut i = Inst::new(op, Enc::Sop1);
+    i.dst = b16(w, 16, 7);
+    i.src[0] = b16(w, 0, 8);
+    if op == SGetpcB64 {
+        i.src[0] = NONE;
+    }
+    if op == SSetpcB64 {
+        i.dst = NONE;
+    }
+    Ok(i)
+}
+
+/// SOPK fields (the same layout on every family); `table` is the family's opcode map.
+pub(super) fn sopk(w: u32, table: fn(u32) -> Option<Op>) -> Result<Inst, Undecodable> {
+    let opc = bits(w, 23, 5);
+    let op = table(opc).ok_or_else(|| undec(w, "SOPK", opc))?;
+    let mut i = Inst::new(op, Enc::Sopk);
+    i.dst = b16(w, 16, 7);
+    // CAST: simm16 sign-extends.
+    i.imm = i32::from(w as u16 as i16);
+    Ok(i)
+}
+
+/// SOPC fields (the same layout on every family); `table` is the family's opcode map.
+pub(super) fn sopc(w: u32, table: fn(u32) -> Option<Op>) -> Result<Inst, Undecodable> {
+    let opc = bits(w, 16, 7);
+    let op = table(opc).ok_or_else(|| undec(w, "SOPC", opc))?;
+    let mut i = Inst::new(op, Enc::Sopc);
+    i.src = [b16(w, 0, 8), b16(w, 8, 8), NONE];
+    Ok(i)
+}
+
+/// SOPP fields (the same layout on every family); `table` is the family's opcode map.
+pub(super) fn sopp(w: u32, table: fn(u32) -> Option<Op>) -> Result<Inst, Undecodable> {
+    let opc = bits(w, 16, 7);
+    let op = table(opc).ok_or_else(|| undec(w, "SOPP", opc))?;
+    let mut i = Inst::new(op, Enc::Sopp);
+    // CAST: simm16 sign-extends.
+    i.imm = i32::from(w as u16 as i16);
+    Ok(i)
+}
+
+/// VOP1 fields (the same layout on every family); `table` is the family's opcode map.
+pub(super) fn vop1(w: u32, table: fn(u32) -> Option<Op>) -> Result<Inst, Undecodable> {
+    let opc = bits(w, 9, 8);
+    let op = table(opc).ok_or_else(|| undec(w, "VOP1", opc))?;
+    let mut i = Inst::new(op, Enc::Vop1);
+    i.dst = VGPR + b16(w, 17, 8);
+    i.src[0] = b16(w, 0, 9);
+    if op == Op::VReadfirstlaneB32 {
+        i.dst = b16(w, 17, 8);
+    }
+    if op == Op::VNop {
+        i.dst = NONE;
+        i.src[0] = NONE;
+    }
+    Ok(i)
+}
+
+/// VOP3P fields (the same layout on gfx9, gfx11 and gfx12; only the encoding's prefix
+/// differs): 7-bit opcode, clamp, op_sel/op_sel_hi/neg_lo/neg_hi per source.
+pub(super) fn vop3p(w: u32, w1: u32, table: fn(u32) -> Option<Op>) -> Result<Inst, Undecodable> {
+    let opc = bits(w, 16, 7);
+    let op = table(opc).ok_or_else(|| undec(w, "VOP3P", opc))?;
+    let mut i = Inst::new(op, Enc::Vop3p);
+    i.len = 8;
+    i.dst = VGPR + b16(w, 0, 8);
+    i.src = [b16(w1, 0, 9), b16(w1, 9, 9), b16(w1, 18, 9)];
+    let three = matches!(op, Op::VPkFmaF16 | Op::VPkMadI16 | Op::VPkMadU16);
+    if !three {
+        i.src[2] = NONE;
+    }
+    i.clamp = bits(w, 15, 1) == 1;
+    let op_sel = bits(w, 11, 3);
+    let op_sel_hi = bits(w1, 27, 2) | (bits(w, 14, 1) << 2);
+    let (neg_lo, neg_hi) = (bits(w1, 29, 3), bits(w, 8, 3));
+    // CAST: 3-bit fields in 4-bit slots.
+    i.sub = (op_sel | (op_sel_hi << 4)) as u8;
+    // CAST: as above.
+    i.mods = (neg_lo | (neg_hi << 4)) as u8;
+    Ok(i)
+}
+
+/// The VOP3P opcodes gfx9 and gfx11 share (0..=18).
+pub(super) fn vop3p_op(opc: u32) -> Option<Op> {
+    use Op::*;
+    Some(table! {opc, return None;
+        0 => VPkMadI16, 1 => VPkMulLoU16, 2 => VPkAddI16, 3 => VPkSubI16, 4 => VPkLshlrevB16,
+        5 => VPkLshrrevB16, 6 => VPkAshrrevI16, 7 => VPkMaxI16, 8 => VPkMinI16, 9 => VPkMadU16,
+        10 => VPkAddU16, 11 => VPkSubU16, 12 => VPkMaxU16, 13 => VPkMinU16, 14 => VPkFmaF16,
+        15 => VPkAddF16, 16 => VPkMulF16, 17 => VPkMinF16, 18 => VPkMaxF16,
+    })
+}

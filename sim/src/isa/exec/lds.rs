@@ -1,0 +1,214 @@
+//! LDS: the DS instructions, bounds-checked against the RSRC2 grant.
+
+use super::*;
+
+impl Exec<'_, '_> {
+    pub(super) fn lds_range(
+        &self,
+        addr: u64,
+        n: usize,
+    ) -> Result<core::ops::Range<usize>, IsaError> {
+        let a = usize::try_from(addr).unwrap_or(usize::MAX);
+        match a.checked_add(n) {
+            Some(end) if end <= self.lds.len() => Ok(a..end),
+            _ => Err(self.err(&format!(
+                "LDS access of {n} bytes at {addr:#x} beyond the {} bytes COMPUTE_PGM_RSRC2.LDS_SIZE grants",
+                self.lds.len()
+            ))),
+        }
+    }
+
+    pub(super) fn ds(&mut self, i: &Inst) -> Result<(), IsaError> {
+        use Op::*;
+        if i.op == DsNop {
+            return Ok(());
+        }
+        let n = self.w.lanes;
+        let mut addr = [0u32; MAX_LANES];
+        self.lanes32(i, 0, Width::B32, &mut addr)?;
+        let exec = self.w.exec();
+        // CAST: non-negative offsets.
+        let off0 = i.imm as u32;
+        let off1 = u32::from(i.sub);
+        let (size, two, stride) = match i.op {
+            DsStoreB8 | DsLoadU8 | DsLoadI8 => (1usize, false, 0u32),
+            DsStoreB16 | DsLoadU16 | DsLoadI16 => (2, false, 0),
+            DsStoreB64 | DsLoadB64 => (8, false, 0),
+            DsStoreB96 | DsLoadB96 => (12, false, 0),
+            DsStoreB128 | DsLoadB128 => (16, false, 0),
+            DsStore2B32 | DsLoad2B32 => (4, true, 4),
+            DsStore2St64B32 | DsLoad2St64B32 => (4, true, 256),
+            DsStore2B64 | DsLoad2B64 => (8, true, 8),
+            _ => (4, false, 0),
+        };
+        let dwords = size.div_ceil(4);
+        let is_load = matches!(
+            i.op,
+            DsLoadB32
+                | DsLoad2B32
+                | DsLoad2St64B32
+                | DsLoadI8
+                | DsLoadU8
+                | DsLoadI16
+                | DsLoadU16
+                | DsLoadB64
+                | DsLoad2B64
+                | DsLoadB96
+                | DsLoadB128
+        );
+        let is_store = matches!(
+            i.op,
+            DsStoreB8
+                | DsStoreB16
+                | DsStoreB32
+                | DsStoreB64
+                | DsStoreB96
+                | DsStoreB128
+                | DsStore2B32
+                | DsStore2St64B32
+                | DsStore2B64
+        );
+        let parts = if two { 2 } else { 1 };
+        if is_load {
+            let d = self.vreg(i.dst, dwords * parts)?;
+            let mut m = exec;
+            while m != 0 {
+                let l = m.trailing_zeros() as usize;
+                m &= m - 1;
+                for p in 0..parts {
+                    let a = if two {
+                        u64::from(addr[l])
+                            + u64::from(if p == 0 { off0 } else { off1 }) * u64::from(stride)
+                    } else {
+                        u64::from(addr[l]) + u64::from(off0)
+                    };
+                    let r = self.lds_range(a, size)?;
+                    let mut b = [0u8; 16];
+                    b[..size].copy_from_slice(&self.lds[r]);
+                    let vals: [u32; 4] = core::array::from_fn(|k| {
+                        u32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]])
+                    });
+                    let v0 = match i.op {
+                        DsLoadI8 => b[0] as i8 as i32 as u32,
+                        DsLoadI16 => i16::from_le_bytes([b[0], b[1]]) as i32 as u32,
+                        _ => vals[0],
+                    };
+                    for (k, &val) in vals.iter().enumerate().take(dwords) {
+                        let v = if k == 0 { v0 } else { val };
+                        if let Some(x) = self.w.v.get_mut(d + (p * dwords + k) * n + l) {
+                            *x = v;
+                        }
+                    }
+                }
+            }
+            return Ok(());
+        }
+        // Data operands.
+        let d0 = if i.src[1] != NONE {
+            self.vreg(i.src[1], dwords)?
+        } else {
+            0
+        };
+        let d1 = if i.src[2] != NONE {
+            self.vreg(i.src[2], dwords)?
+        } else {
+            0
+        };
+        if is_store {
+            let mut m = exec;
+            while m != 0 {
+                let l = m.trailing_zeros() as usize;
+                m &= m - 1;
+                for p in 0..parts {
+                    let a = if two {
+                        u64::from(addr[l])
+                            + u64::from(if p == 0 { off0 } else { off1 }) * u64::from(stride)
+                    } else {
+                        u64::from(addr[l]) + u64::from(off0)
+                    };
+                    let base = if p == 0 { d0 } else { d1 };
+                    let mut b = [0u8; 16];
+                    for k in 0..dwords {
+                        let v = self.w.v.get(base + k * n + l).copied().unwrap_or(0);
+                        b[4 * k..4 * k + 4].copy_from_slice(&v.to_le_bytes());
+                    }
+                    let r = self.lds_range(a, size)?;
+                    self.lds[r].copy_from_slice(&b[..size]);
+                }
+            }
+            return Ok(());
+        }
+        // Atomics on 32 bits.
+        let rtn = i.dst != NONE;
+        let dst = if rtn {
+            Some(self.vreg(i.dst, 1)?)
+        } else {
+            None
+        };
+        let mut m = exec;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let a = u64::from(addr[l]) + u64::from(off0);
+            let r = self.lds_range(a, 4)?;
+            let old = u32::from_le_bytes([
+                self.lds[r.start],
+                self.lds[r.start + 1],
+                self.lds[r.start + 2],
+                self.lds[r.start + 3],
+            ]);
+            let x = self.w.v.get(d0 + l).copied().unwrap_or(0);
+            let y = self.w.v.get(d1 + l).copied().unwrap_or(0);
+            let new = match i.op {
+                DsAddU32 | DsAddRtnU32 => old.wrapping_add(x),
+                DsSubU32 | DsSubRtnU32 => old.wrapping_sub(x),
+                DsRsubU32 | DsRsubRtnU32 => x.wrapping_sub(old),
+                // Wrapping increment/decrement within 0..=x (the ISA guides' INC/DEC).
+                DsIncU32 | DsIncRtnU32 => {
+                    if old >= x {
+                        0
+                    } else {
+                        old + 1
+                    }
+                }
+                DsDecU32 | DsDecRtnU32 => {
+                    if old == 0 || old > x {
+                        x
+                    } else {
+                        old - 1
+                    }
+                }
+                // CAST: signed views of the same bits.
+                DsMinI32 | DsMinRtnI32 => (old as i32).min(x as i32) as u32,
+                // CAST: signed views of the same bits.
+                DsMaxI32 | DsMaxRtnI32 => (old as i32).max(x as i32) as u32,
+                DsMinU32 | DsMinRtnU32 => old.min(x),
+                DsMaxU32 | DsMaxRtnU32 => old.max(x),
+                DsAndB32 | DsAndRtnB32 => old & x,
+                DsOrB32 | DsOrRtnB32 => old | x,
+                DsXorB32 | DsXorRtnB32 => old ^ x,
+                DsAddF32 | DsAddRtnF32 => (f32::from_bits(old) + f32::from_bits(x)).to_bits(),
+                DsSwapRtnB32 => x,
+                // Compare-and-store: gfx11/12 name the new value data0 and the compare value
+                // data1 (RDNA3 ISA, DS_CMPSTORE_B32); gfx9 the other way round (CDNA3 ISA,
+                // DS_CMPST_B32: cmp = DATA, src = DATA2).
+                DsCmpswapRtnB32 | DsCmpswapB32 => {
+                    let (src, cmp) = if self.l.isa == Isa::Gfx9 {
+                        (y, x)
+                    } else {
+                        (x, y)
+                    };
+                    if old == cmp { src } else { old }
+                }
+                _ => return Err(self.unsupported(i)),
+            };
+            self.lds[r].copy_from_slice(&new.to_le_bytes());
+            if let Some(d) = dst {
+                if let Some(v) = self.w.v.get_mut(d + l) {
+                    *v = old;
+                }
+            }
+        }
+        Ok(())
+    }
+}

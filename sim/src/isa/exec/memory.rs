@@ -1,0 +1,468 @@
+//! Vector memory: MUBUF through the buffer descriptor, FLAT/GLOBAL/SCRATCH addresses and
+//! accesses through the GPU page table.
+
+use super::*;
+
+impl Exec<'_, '_> {
+    /// MUBUF loads and stores through the buffer resource (V#) in four SGPRs: raw, or
+    /// swizzled with ADD_TID as the scratch V# is (gfx9 layout, `hcq_core::rsrc`).
+    pub(super) fn mubuf(&mut self, i: &Inst) -> Result<(), IsaError> {
+        use Op::*;
+        let n = self.w.lanes;
+        let (dwords, load) = match i.op {
+            BufferLoadDword => (1, true),
+            BufferLoadDwordx2 => (2, true),
+            BufferLoadDwordx4 => (4, true),
+            BufferStoreDword => (1, false),
+            BufferStoreDwordx2 => (2, false),
+            BufferStoreDwordx4 => (4, false),
+            _ => return Err(self.unsupported(i)),
+        };
+        let r = i.src[2];
+        let v = [
+            self.s32(r, 0)?,
+            self.s32(r + 1, 0)?,
+            self.s32(r + 2, 0)?,
+            self.s32(r + 3, 0)?,
+        ];
+        let base = u64::from(v[0]) | (u64::from(v[1] & 0xffff) << 32);
+        let stride = u64::from((v[1] >> 16) & 0x3fff);
+        let swizzle = v[1] >> 31 == 1;
+        let num_records = u64::from(v[2]);
+        let add_tid = (v[3] >> 23) & 1 == 1;
+        let index_stride = 8u64 << ((v[3] >> 21) & 3);
+        let elem = 2u64 << ((v[3] >> 19) & 3);
+        let soff = u64::from(self.s32(i.sdst, i.lit)?);
+        // vaddr: the index with idxen, then (next VGPR when both) the offset with offen.
+        let (idxen, offen) = (i.flags & 16 != 0, i.flags & 8 != 0);
+        let mut vidx = [0u32; MAX_LANES];
+        let mut voff = [0u32; MAX_LANES];
+        if idxen {
+            self.lanes32(i, 0, Width::B32, &mut vidx)?;
+        }
+        if offen {
+            let mut j = *i;
+            j.src[0] = i.src[0] + u16::from(idxen);
+            self.lanes32(&j, 0, Width::B32, &mut voff)?;
+        }
+        let exec = self.w.exec();
+        let data = if load {
+            self.vreg(i.dst, dwords)?
+        } else {
+            self.vreg(i.src[1], dwords)?
+        };
+        let mut m = exec;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            for k in 0..dwords {
+                // CAST: offsets are 32-bit.
+                let off = u64::from(i.imm as u32) + u64::from(voff[l]) + 4 * k as u64;
+                let index = u64::from(vidx[l]) + if add_tid { l as u64 } else { 0 };
+                let boff = if swizzle {
+                    let (imsb, ilsb) = (index / index_stride, index % index_stride);
+                    let (omsb, olsb) = (off / elem, off % elem);
+                    (imsb * stride + omsb * elem) * index_stride + ilsb * elem + olsb
+                } else {
+                    off + index * stride
+                };
+                // Range checks (gfx9 ISA, buffer addressing): a structured buffer (idxen,
+                // STRIDE != 0) counts NUM_RECORDS in records and checks the index; otherwise
+                // NUM_RECORDS is bytes and the offset is checked.
+                if idxen && stride != 0 {
+                    if index >= num_records {
+                        return Err(self.err(&format!(
+                            "{} of lane {l} at index {index} beyond the V#'s NUM_RECORDS {num_records} (records of {stride} bytes)",
+                            i.op.name()
+                        )));
+                    }
+                } else if boff + 4 > num_records {
+                    return Err(self.err(&format!(
+                        "{} of lane {l} at buffer offset {boff:#x} beyond the V#'s NUM_RECORDS {num_records:#x}",
+                        i.op.name()
+                    )));
+                }
+                let va = base.wrapping_add(soff).wrapping_add(boff);
+                let slot = data + k * n + l;
+                if load {
+                    let mut b = [0u8; 4];
+                    self.mem
+                        .read(va, &mut b, Access::Read)
+                        .map_err(IsaError::Vm)?;
+                    if let Some(x) = self.w.v.get_mut(slot) {
+                        *x = u32::from_le_bytes(b);
+                    }
+                } else {
+                    let x = self.w.v.get(slot).copied().unwrap_or(0);
+                    self.mem.write(va, &x.to_le_bytes()).map_err(IsaError::Vm)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Per-lane address of a FLAT/GLOBAL instruction.
+    pub(super) fn global_addrs(
+        &self,
+        i: &Inst,
+        out: &mut [u64; MAX_LANES],
+    ) -> Result<(), IsaError> {
+        // CAST: sign-extended offset.
+        let off = i.imm as i64 as u64;
+        if i.src[2] != NONE {
+            let base = self.s64(i.src[2], 0)?;
+            let mut v = [0u32; MAX_LANES];
+            self.lanes32(i, 0, Width::B32, &mut v)?;
+            for (o, x) in out.iter_mut().zip(&v) {
+                *o = base.wrapping_add(u64::from(*x)).wrapping_add(off);
+            }
+        } else {
+            self.lanes64(i, 0, Width::B64, out)?;
+            for o in out.iter_mut() {
+                *o = o.wrapping_add(off);
+            }
+        }
+        Ok(())
+    }
+
+    /// Lane `l`'s `size / 4` dwords at `bytes[l * size..]` into VGPR rows from offset `d`.
+    fn rows_from_bytes(&mut self, d: usize, bytes: &[u8], size: usize) -> Result<(), IsaError> {
+        let n = self.w.lanes;
+        for k in 0..size / 4 {
+            let row = self
+                .w
+                .v
+                .get_mut(d + k * n..d + (k + 1) * n)
+                .ok_or_else(|| self.at.msg("VGPR out of range"))?;
+            for (x, c) in row.iter_mut().zip(bytes.chunks_exact(size)) {
+                *x = u32::from_le_bytes([c[4 * k], c[4 * k + 1], c[4 * k + 2], c[4 * k + 3]]);
+            }
+        }
+        Ok(())
+    }
+
+    /// Per-lane private (scratch) offset of a SCRATCH instruction.
+    pub(super) fn scratch_addrs(
+        &self,
+        i: &Inst,
+        out: &mut [u64; MAX_LANES],
+    ) -> Result<(), IsaError> {
+        // CAST: sign-extended offset.
+        let mut base = i.imm as i64 as u64;
+        if i.src[2] != NONE {
+            base = base.wrapping_add(u64::from(self.s32(i.src[2], 0)?));
+        }
+        let mut v = [0u32; MAX_LANES];
+        if i.src[0] != NONE {
+            self.lanes32(i, 0, Width::B32, &mut v)?;
+        }
+        for (o, x) in out.iter_mut().zip(&v) {
+            *o = base.wrapping_add(u64::from(*x));
+        }
+        Ok(())
+    }
+
+    /// The GPU address of private byte `off` of `lane` (swizzled per dword across the wave,
+    /// as the hardware lays out scratch), after the bounds check.
+    pub(super) fn scratch_va(&self, off: u64, size: u64, lane: usize) -> Result<u64, IsaError> {
+        let sc = &self.l.scratch;
+        let lanes = self.w.lanes as u64;
+        let per_lane = sc.wave_bytes / lanes;
+        if sc.wave_bytes == 0 || off.checked_add(size).is_none_or(|e| e > per_lane) {
+            return Err(self.err(&format!(
+                "scratch access of {size} bytes at private offset {off:#x} beyond the wave's slot ({per_lane} bytes per lane from COMPUTE_TMPRING_SIZE)"
+            )));
+        }
+        let wave_base = sc
+            .base
+            .wrapping_add(self.w.scratch_slot.wrapping_mul(sc.wave_bytes));
+        Ok(wave_base.wrapping_add((off / 4) * 4 * lanes + lane as u64 * 4 + off % 4))
+    }
+
+    pub(super) fn flat(&mut self, i: &Inst) -> Result<(), IsaError> {
+        use Op::*;
+        let n = self.w.lanes;
+        let exec = self.w.exec();
+        if matches!(i.op, GlobalInv | GlobalWb) {
+            return Ok(());
+        }
+        let mut addr = [0u64; MAX_LANES];
+        let scratch = i.sub == SEG_SCRATCH;
+        if scratch {
+            self.scratch_addrs(i, &mut addr)?;
+        } else {
+            debug_assert!(i.sub == SEG_GLOBAL || i.sub == SEG_FLAT);
+            self.global_addrs(i, &mut addr)?;
+        }
+        let size: usize = match i.op {
+            MLoadU8 | MLoadI8 | MStoreB8 => 1,
+            MLoadU16 | MLoadI16 | MStoreB16 => 2,
+            MLoadB64 | MStoreB64 | MAtomicAddU64 | MAtomicSwapB64 => 8,
+            MAtomicCmpswapB64 => 8,
+            MLoadB96 | MStoreB96 => 12,
+            MLoadB128 | MStoreB128 => 16,
+            _ => 4,
+        };
+        let dwords = size.div_ceil(4);
+        let load = matches!(
+            i.op,
+            MLoadU8 | MLoadI8 | MLoadU16 | MLoadI16 | MLoadB32 | MLoadB64 | MLoadB96 | MLoadB128
+        );
+        let store = matches!(
+            i.op,
+            MStoreB8 | MStoreB16 | MStoreB32 | MStoreB64 | MStoreB96 | MStoreB128
+        );
+        if load {
+            let d = self.vreg(i.dst, dwords)?;
+            // Fast path: every lane live and the lanes' addresses consecutive.
+            let full = exec == self.w.lane_mask();
+            if !scratch
+                && full
+                && size >= 4
+                && (1..n).all(|l| addr[l] == addr[0].wrapping_add((l * size) as u64))
+            {
+                // One read for the whole wave; a dword per lane needs only a quarter of the
+                // buffer (zeroing it is part of the cost).
+                if size == 4 {
+                    let mut buf = [0u8; MAX_LANES * 4];
+                    self.mem
+                        .read(addr[0], &mut buf[..n * 4], Access::Read)
+                        .map_err(IsaError::Vm)?;
+                    return self.rows_from_bytes(d, &buf[..n * 4], 4);
+                }
+                let mut buf = [0u8; MAX_LANES * 16];
+                self.mem
+                    .read(addr[0], &mut buf[..n * size], Access::Read)
+                    .map_err(IsaError::Vm)?;
+                return self.rows_from_bytes(d, &buf[..n * size], size);
+            }
+            if scratch && full && size % 4 == 0 && (1..n).all(|l| addr[l] == addr[0]) {
+                // Every lane at the same private offset: each dword is one contiguous row of
+                // the swizzled wave slot.
+                for k in 0..dwords {
+                    let va = self.scratch_va(addr[0].wrapping_add(4 * k as u64), 4, 0)?;
+                    self.scratch_va(addr[0].wrapping_add(4 * k as u64), 4, n - 1)?;
+                    let mut buf = [0u8; MAX_LANES * 4];
+                    self.mem
+                        .read(va, &mut buf[..n * 4], Access::Read)
+                        .map_err(IsaError::Vm)?;
+                    let row = self
+                        .w
+                        .v
+                        .get_mut(d + k * n..d + (k + 1) * n)
+                        .ok_or_else(|| self.at.msg("VGPR out of range"))?;
+                    for (x, c) in row.iter_mut().zip(buf.chunks_exact(4)) {
+                        *x = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                    }
+                }
+                return Ok(());
+            }
+            let mut m = exec;
+            while m != 0 {
+                let l = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let mut b = [0u8; 16];
+                if scratch {
+                    for k in 0..dwords {
+                        let chunk = (size - 4 * k).min(4);
+                        let va =
+                            self.scratch_va(addr[l].wrapping_add(4 * k as u64), chunk as u64, l)?;
+                        self.mem
+                            .read(va, &mut b[4 * k..4 * k + chunk], Access::Read)
+                            .map_err(IsaError::Vm)?;
+                    }
+                } else {
+                    self.mem
+                        .read(addr[l], &mut b[..size], Access::Read)
+                        .map_err(IsaError::Vm)?;
+                }
+                let v0 = match i.op {
+                    MLoadU8 => u32::from(b[0]),
+                    MLoadI8 => b[0] as i8 as i32 as u32,
+                    MLoadU16 => u32::from(u16::from_le_bytes([b[0], b[1]])),
+                    MLoadI16 => i16::from_le_bytes([b[0], b[1]]) as i32 as u32,
+                    _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+                };
+                for k in 0..dwords {
+                    let v = if k == 0 {
+                        v0
+                    } else {
+                        u32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]])
+                    };
+                    if let Some(x) = self.w.v.get_mut(d + k * n + l) {
+                        *x = v;
+                    }
+                }
+            }
+            return Ok(());
+        }
+        let data = self.vreg(
+            i.src[1],
+            if i.op == MAtomicCmpswapB32 {
+                2
+            } else if i.op == MAtomicCmpswapB64 {
+                4
+            } else {
+                dwords
+            },
+        )?;
+        if store {
+            let full = exec == self.w.lane_mask();
+            if !scratch
+                && full
+                && size >= 4
+                && (1..n).all(|l| addr[l] == addr[0].wrapping_add((l * size) as u64))
+            {
+                if size == 4 {
+                    let mut buf = [0u8; MAX_LANES * 4];
+                    let row = self
+                        .w
+                        .v
+                        .get(data..data + n)
+                        .ok_or_else(|| self.err("VGPR out of range"))?;
+                    for (c, x) in buf.chunks_exact_mut(4).zip(row) {
+                        c.copy_from_slice(&x.to_le_bytes());
+                    }
+                    return self.mem.write(addr[0], &buf[..n * 4]).map_err(IsaError::Vm);
+                }
+                let mut buf = [0u8; MAX_LANES * 16];
+                for l in 0..n {
+                    for k in 0..dwords {
+                        let v = self.w.v.get(data + k * n + l).copied().unwrap_or(0);
+                        let p = l * size + 4 * k;
+                        buf[p..p + 4].copy_from_slice(&v.to_le_bytes());
+                    }
+                }
+                return self
+                    .mem
+                    .write(addr[0], &buf[..n * size])
+                    .map_err(IsaError::Vm);
+            }
+            if scratch && full && size % 4 == 0 && (1..n).all(|l| addr[l] == addr[0]) {
+                for k in 0..dwords {
+                    let va = self.scratch_va(addr[0].wrapping_add(4 * k as u64), 4, 0)?;
+                    self.scratch_va(addr[0].wrapping_add(4 * k as u64), 4, n - 1)?;
+                    let mut buf = [0u8; MAX_LANES * 4];
+                    let row = self
+                        .w
+                        .v
+                        .get(data + k * n..data + (k + 1) * n)
+                        .ok_or_else(|| self.err("VGPR out of range"))?;
+                    for (c, x) in buf.chunks_exact_mut(4).zip(row) {
+                        c.copy_from_slice(&x.to_le_bytes());
+                    }
+                    self.mem.write(va, &buf[..n * 4]).map_err(IsaError::Vm)?;
+                }
+                return Ok(());
+            }
+            let mut m = exec;
+            while m != 0 {
+                let l = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let mut b = [0u8; 16];
+                for k in 0..dwords {
+                    let v = self.w.v.get(data + k * n + l).copied().unwrap_or(0);
+                    b[4 * k..4 * k + 4].copy_from_slice(&v.to_le_bytes());
+                }
+                if scratch {
+                    for k in 0..dwords {
+                        let chunk = (size - 4 * k).min(4);
+                        let va =
+                            self.scratch_va(addr[l].wrapping_add(4 * k as u64), chunk as u64, l)?;
+                        self.mem
+                            .write(va, &b[4 * k..4 * k + chunk])
+                            .map_err(IsaError::Vm)?;
+                    }
+                } else {
+                    self.mem.write(addr[l], &b[..size]).map_err(IsaError::Vm)?;
+                }
+            }
+            return Ok(());
+        }
+        // Atomics: read-modify-write per lane, in lane order.
+        let rtn = i.dst != NONE;
+        let dst = if rtn {
+            Some(self.vreg(i.dst, dwords)?)
+        } else {
+            None
+        };
+        let mut m = exec;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let a = addr[l];
+            if a % size as u64 != 0 {
+                return Err(self.err(&format!("misaligned {}-byte atomic at {a:#x}", size)));
+            }
+            let get = |k: usize| self.w.v.get(data + k * n + l).copied().unwrap_or(0);
+            let mut b = [0u8; 8];
+            self.mem
+                .read(a, &mut b[..size], Access::Read)
+                .map_err(IsaError::Vm)?;
+            let (old, new): (u64, u64) = if size == 8 {
+                let old = u64::from_le_bytes(b);
+                let x = u64::from(get(0)) | (u64::from(get(1)) << 32);
+                let new = match i.op {
+                    MAtomicAddU64 => old.wrapping_add(x),
+                    MAtomicSwapB64 => x,
+                    _ => {
+                        let cmp = u64::from(get(2)) | (u64::from(get(3)) << 32);
+                        if old == cmp { x } else { old }
+                    }
+                };
+                (old, new)
+            } else {
+                let old = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                let x = get(0);
+                let new = match i.op {
+                    MAtomicSwapB32 => x,
+                    MAtomicCmpswapB32 => {
+                        if old == get(1) {
+                            x
+                        } else {
+                            old
+                        }
+                    }
+                    MAtomicAddU32 => old.wrapping_add(x),
+                    MAtomicSubU32 => old.wrapping_sub(x),
+                    MAtomicMinI32 => (old as i32).min(x as i32) as u32,
+                    MAtomicMinU32 => old.min(x),
+                    MAtomicMaxI32 => (old as i32).max(x as i32) as u32,
+                    MAtomicMaxU32 => old.max(x),
+                    MAtomicAndB32 => old & x,
+                    MAtomicOrB32 => old | x,
+                    MAtomicXorB32 => old ^ x,
+                    MAtomicIncU32 => {
+                        if old >= x {
+                            0
+                        } else {
+                            old + 1
+                        }
+                    }
+                    MAtomicDecU32 => {
+                        if old == 0 || old > x {
+                            x
+                        } else {
+                            old - 1
+                        }
+                    }
+                    MAtomicAddF32 => (f32v(old) + f32v(x)).to_bits(),
+                    _ => return Err(self.unsupported(i)),
+                };
+                (u64::from(old), u64::from(new))
+            };
+            self.mem
+                .write(a, &new.to_le_bytes()[..size])
+                .map_err(IsaError::Vm)?;
+            if let Some(d) = dst {
+                for k in 0..dwords {
+                    if let Some(v) = self.w.v.get_mut(d + k * n + l) {
+                        // CAST: halves of the old value.
+                        *v = (old >> (32 * k)) as u32;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,572 @@
+//! Executing decoded instructions: wave state, per-lane loops over fixed arrays (no
+//! allocation per instruction), EXEC as a bitmask, workgroups run wave by wave up to each
+//! barrier.
+
+use super::decode::{
+    self, DualHalf, Enc, Inst, LIT, NONE, SEG_FLAT, SEG_GLOBAL, SEG_SCRATCH, VGPR,
+};
+use super::model::{self, Cost};
+use super::ops::Op;
+use super::{Isa, IsaError, Launch, Memory, Stats};
+use crate::engine::bus::Access;
+
+mod lds;
+mod memory;
+mod num;
+mod operands;
+mod packed;
+mod scalar;
+mod valu;
+
+use num::*;
+
+/// Most lanes a wave has.
+pub const MAX_LANES: usize = 64;
+type Lanes = [u32; MAX_LANES];
+
+/// What registers the hardware leaves undefined start as (never zero).
+pub const UNDEFINED: u32 = 0xBAAD_F00D;
+
+/// Instructions decoded so far in one dispatch, by word offset from the program address.
+pub(crate) struct CodeCache {
+    slots: Vec<Option<(Inst, Cost)>>,
+}
+
+/// The scalar data cache of one dispatch: 64-byte lines of memory that SMEM loads read. As
+/// the hardware's K$, it is not coherent with vector stores; `s_dcache_inv`/`s_gl1_inv`
+/// empty it, and every dispatch starts with it empty.
+pub(crate) struct KCache {
+    lines: Vec<(u64, [u8; 64])>,
+}
+
+/// Lines the scalar cache holds (oldest replaced first).
+const KCACHE_LINES: usize = 16;
+
+impl KCache {
+    pub(crate) fn new() -> Self {
+        Self { lines: Vec::new() }
+    }
+
+    /// Copies `buf.len()` bytes at `va` through the cache; a line that cannot be read whole
+    /// is read uncached (exactly the bytes asked for, so a fault names the right address).
+    fn read(&mut self, mem: &dyn Memory, va: u64, buf: &mut [u8]) -> Result<(), IsaError> {
+        let mut done = 0;
+        while done < buf.len() {
+            let a = va.wrapping_add(done as u64);
+            let line = a & !63;
+            // CAST: below 64.
+            let off = (a - line) as usize;
+            let n = (64 - off).min(buf.len() - done);
+            let hit = self.lines.iter().position(|(l, _)| *l == line);
+            let idx = match hit {
+                Some(k) => k,
+                None => {
+                    let mut data = [0u8; 64];
+                    if mem.read(line, &mut data, Access::Read).is_err() {
+                        return mem.read(va, buf, Access::Read).map_err(IsaError::Vm);
+                    }
+                    if self.lines.len() == KCACHE_LINES {
+                        self.lines.remove(0);
+                    }
+                    self.lines.push((line, data));
+                    self.lines.len() - 1
+                }
+            };
+            if let (Some((_, data)), Some(dst)) = (self.lines.get(idx), buf.get_mut(done..done + n))
+            {
+                dst.copy_from_slice(&data[off..off + n]);
+            }
+            done += n;
+        }
+        Ok(())
+    }
+}
+
+/// Most instruction words cached per dispatch (code beyond is decoded at every visit).
+const CACHE_WORDS: u64 = 1 << 16;
+
+impl CodeCache {
+    pub(crate) fn new() -> Self {
+        Self { slots: Vec::new() }
+    }
+}
+
+/// Where a wave stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum WaveState {
+    Running,
+    Barrier,
+    Done,
+}
+
+/// One wave's architectural state.
+pub(crate) struct Wave {
+    /// Scalar registers by operand code 0..128 (SGPRs, VCC, TTMPs, M0, EXEC).
+    s: [u32; 128],
+    scc: bool,
+    pc: u64,
+    /// VGPRs, register-major: `v[r * lanes + lane]`.
+    v: Vec<u32>,
+    nvgpr: usize,
+    lanes: usize,
+    id: u32,
+    state: WaveState,
+    scratch_slot: u64,
+}
+
+/// Scalar operand codes that differ between families.
+#[derive(Clone, Copy)]
+struct Codes {
+    null: u16,
+}
+
+fn codes(isa: Isa) -> Codes {
+    match isa {
+        Isa::Gfx9 => Codes { null: NONE },
+        Isa::Gfx11 | Isa::Gfx12 => Codes { null: 124 },
+    }
+}
+
+/// The fault context of one wave at one instruction.
+struct At<'a> {
+    l: &'a Launch,
+    wg: [u32; 3],
+    wave: u32,
+    pc: u64,
+}
+
+impl At<'_> {
+    fn msg(&self, what: &str) -> IsaError {
+        IsaError::Fault(format!(
+            "{}: {what} at kernel offset {:#x} (program address {:#x}), wave {} of workgroup {:?}",
+            self.l.isa.name(),
+            self.pc.wrapping_sub(self.l.pgm),
+            self.pc,
+            self.wave,
+            self.wg
+        ))
+    }
+}
+
+/// Threads a large dispatch runs on (a fixed number, so that how workgroups and scratch
+/// slots are split never depends on the machine).
+const THREADS: u64 = 2;
+/// Fewest workgroups worth splitting across threads.
+const PARALLEL_MIN_GROUPS: u64 = 256;
+/// Most code words the atomics scan reads from the program address.
+const SCAN_WORDS: usize = 1 << 14;
+
+/// Runs every workgroup of a dispatch: on [`THREADS`] threads when the memory may be shared
+/// and the result cannot depend on thread timing (see [`parallel_safe`]), else in order.
+pub(crate) fn run_dispatch(l: &Launch, mem: &dyn Memory) -> Result<Stats, IsaError> {
+    let total = u64::from(l.groups[0]) * u64::from(l.groups[1]) * u64::from(l.groups[2]);
+    let slots = l.scratch_waves.max(1);
+    // CAST: usize -> u64 widens.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
+    match mem.shared() {
+        Some(shared)
+            if threads >= THREADS
+                && total >= PARALLEL_MIN_GROUPS
+                && (u64::from(slots) >= THREADS || l.scratch.wave_bytes == 0)
+                && parallel_safe(l, mem) =>
+        {
+            run_parallel(l, shared, total, slots)
+        }
+        _ => run_range(l, mem, 0, total, (0, slots), l.budget).map_err(|(_, e)| e),
+    }
+}
+
+/// Splits the workgroups into [`THREADS`] contiguous ranges, each with its own share of the
+/// scratch slots, decode cache and scalar cache. Deterministic: the split depends only on
+/// the dispatch; of several faults the one of the lowest workgroup wins; the budget holds
+/// per range while running and for the sum at the end.
+fn run_parallel(
+    l: &Launch,
+    mem: &(dyn Memory + Sync),
+    total: u64,
+    slots: u32,
+) -> Result<Stats, IsaError> {
+    let per = total.div_ceil(THREADS);
+    // Without scratch the slots are never used; else each range has at least one.
+    // CAST: THREADS is 2.
+    let slot_share = (slots / THREADS as u32).max(1);
+    let results: Vec<Result<Stats, (u64, IsaError)>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..THREADS)
+            .map(|t| {
+                let first = (t * per).min(total);
+                let count = per.min(total - first);
+                // CAST: t < THREADS.
+                let slot_range = (t as u32 * slot_share, slot_share);
+                s.spawn(move || run_range(l, mem, first, count, slot_range, l.budget))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err((0, IsaError::Fault("an interpreter thread panicked".into())))
+                })
+            })
+            .collect()
+    });
+    let mut stats = Stats::default();
+    let mut fault: Option<(u64, IsaError)> = None;
+    for r in results {
+        match r {
+            Ok(st) => {
+                stats.wave_instructions += st.wave_instructions;
+                stats.lane_instructions += st.lane_instructions;
+                stats.simd_cycles += st.simd_cycles;
+                stats.mem_bytes += st.mem_bytes;
+            }
+            Err((g, e)) => {
+                if fault.as_ref().is_none_or(|(g0, _)| g < *g0) {
+                    fault = Some((g, e));
+                }
+            }
+        }
+    }
+    if let Some((_, e)) = fault {
+        return Err(e);
+    }
+    if stats.wave_instructions > l.budget {
+        return Err(IsaError::Fault(format!(
+            "{}: the dispatch exceeded its instruction budget of {} wave instructions ({} executed over {} workgroups); the budget is configurable",
+            l.isa.name(),
+            l.budget,
+            stats.wave_instructions,
+            total
+        )));
+    }
+    Ok(stats)
+}
+
+/// Whether the kernel's workgroups may run on several threads with a result that cannot
+/// depend on thread timing: its code has no global, flat or buffer atomic. Without atomics
+/// the workgroups of a race-free kernel cannot observe one another within a dispatch (LDS
+/// and scratch are private to a workgroup and a wave). The code is scanned linearly from the
+/// program address up to `s_code_end`, an undecodable word, memory that cannot be fetched,
+/// or [`SCAN_WORDS`] words; a call or jump through a register (`s_swappc`, `s_setpc`) may
+/// leave that stretch, so it keeps the dispatch on one thread too.
+fn parallel_safe(l: &Launch, mem: &dyn Memory) -> bool {
+    const CHUNK: usize = 1024;
+    let mut words: Vec<u32> = Vec::new();
+    while words.len() < SCAN_WORDS {
+        let mut b = [0u8; 4 * CHUNK];
+        // CAST: usize -> u64 widens.
+        let va = l.pgm.wrapping_add(4 * words.len() as u64);
+        if mem.read(va, &mut b, Access::Execute).is_err() {
+            // The last partial chunk: fetch word by word up to the first fault.
+            for _ in 0..CHUNK {
+                let mut w = [0u8; 4];
+                // CAST: usize -> u64 widens.
+                let at = l.pgm.wrapping_add(4 * words.len() as u64);
+                if mem.read(at, &mut w, Access::Execute).is_err() {
+                    break;
+                }
+                words.push(u32::from_le_bytes(w));
+            }
+            break;
+        }
+        words.extend(
+            b.chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+        );
+    }
+    let mut k = 0;
+    while k < words.len() {
+        let w = [
+            words[k],
+            words.get(k + 1).copied().unwrap_or(0),
+            words.get(k + 2).copied().unwrap_or(0),
+        ];
+        let Ok(i) = decode::decode(l.isa, &w) else {
+            return true;
+        };
+        if i.op == Op::SCodeEnd {
+            return true;
+        }
+        if matches!(i.enc, Enc::Flat | Enc::Mubuf) && i.op.name().contains("atomic") {
+            return false;
+        }
+        // A call or jump through a register may reach code the scan did not see.
+        if matches!(i.op, Op::SSwappcB64 | Op::SSetpcB64) {
+            return false;
+        }
+        k += usize::from(i.len / 4).max(1);
+    }
+    true
+}
+
+/// Runs workgroups `first..first + count` (linear, x fastest), using scratch slots
+/// `slots.0..slots.0 + slots.1`. A fault comes with its workgroup's linear index.
+fn run_range(
+    l: &Launch,
+    mem: &dyn Memory,
+    first: u64,
+    count: u64,
+    slots: (u32, u32),
+    budget: u64,
+) -> Result<Stats, (u64, IsaError)> {
+    let mut cache = CodeCache::new();
+    let mut kcache = KCache::new();
+    let mut stats = Stats::default();
+    let items: u32 = l.local.iter().product();
+    let lanes = if l.wave64 { 64 } else { 32 };
+    let nwaves = items.div_ceil(lanes);
+    let mut waves: Vec<Wave> = (0..nwaves)
+        .map(|id| Wave {
+            s: [UNDEFINED; 128],
+            scc: true,
+            pc: l.pgm,
+            v: vec![UNDEFINED; l.vgprs as usize * lanes as usize],
+            nvgpr: l.vgprs as usize,
+            lanes: lanes as usize,
+            id,
+            state: WaveState::Running,
+            scratch_slot: 0,
+        })
+        .collect();
+    // CAST: at most 64 KiB.
+    let mut lds = vec![0u8; l.lds_bytes as usize];
+    let mut wave_counter: u64 = 0;
+    let (gx, gy) = (u64::from(l.groups[0]).max(1), u64::from(l.groups[1]).max(1));
+    let lb = Launch {
+        budget,
+        ..l.clone()
+    };
+    for g in first..first + count {
+        // CAST: each coordinate is below its u32 dimension.
+        let (x, y, z) = (
+            (g % gx) as u32,
+            ((g / gx) % gy) as u32,
+            (g / (gx * gy)) as u32,
+        );
+        lds.fill(0xA5);
+        for w in &mut waves {
+            w.scratch_slot = u64::from(slots.0) + wave_counter % u64::from(slots.1.max(1));
+            wave_counter += 1;
+            super::launch::init_wave(l, w, [x, y, z], nwaves);
+        }
+        run_workgroup(
+            &lb,
+            mem,
+            (&mut cache, &mut kcache),
+            &mut waves,
+            &mut lds,
+            [x, y, z],
+            &mut stats,
+        )
+        .map_err(|e| (g, e))?;
+    }
+    Ok(stats)
+}
+
+impl Wave {
+    pub(crate) fn reset(&mut self, pc: u64) {
+        self.s.fill(UNDEFINED);
+        self.v.fill(UNDEFINED);
+        self.scc = true;
+        self.pc = pc;
+        self.state = WaveState::Running;
+    }
+    pub(crate) fn lanes(&self) -> usize {
+        self.lanes
+    }
+    pub(crate) fn id(&self) -> u32 {
+        self.id
+    }
+    pub(crate) fn scratch_slot(&self) -> u64 {
+        self.scratch_slot
+    }
+    pub(crate) fn set_s(&mut self, i: usize, v: u32) {
+        if let Some(s) = self.s.get_mut(i) {
+            *s = v;
+        }
+    }
+    pub(crate) fn set_exec(&mut self, e: u64) {
+        // CAST: halves of a u64.
+        self.s[126] = e as u32;
+        self.s[127] = (e >> 32) as u32;
+    }
+    pub(crate) fn set_v(&mut self, r: usize, lane: usize, v: u32) {
+        let n = self.lanes;
+        if let Some(x) = self.v.get_mut(r * n + lane) {
+            *x = v;
+        }
+    }
+    fn lane_mask(&self) -> u64 {
+        if self.lanes == 64 { !0 } else { 0xffff_ffff }
+    }
+    fn exec(&self) -> u64 {
+        (u64::from(self.s[126]) | (u64::from(self.s[127]) << 32)) & self.lane_mask()
+    }
+    fn vcc(&self) -> u64 {
+        (u64::from(self.s[106]) | (u64::from(self.s[107]) << 32)) & self.lane_mask()
+    }
+}
+
+fn run_workgroup(
+    l: &Launch,
+    mem: &dyn Memory,
+    (cache, kcache): (&mut CodeCache, &mut KCache),
+    waves: &mut [Wave],
+    lds: &mut [u8],
+    wg: [u32; 3],
+    stats: &mut Stats,
+) -> Result<(), IsaError> {
+    loop {
+        for w in waves.iter_mut() {
+            if w.state == WaveState::Running {
+                run_wave(l, mem, (cache, kcache), w, lds, wg, stats)?;
+            }
+        }
+        if waves.iter().all(|w| w.state == WaveState::Done) {
+            return Ok(());
+        }
+        // Every live wave waits at the barrier: release them.
+        for w in waves.iter_mut() {
+            if w.state == WaveState::Barrier {
+                w.state = WaveState::Running;
+            }
+        }
+    }
+}
+
+fn fetch(
+    l: &Launch,
+    mem: &dyn Memory,
+    cache: &mut CodeCache,
+    pc: u64,
+    lanes: usize,
+    at: &At<'_>,
+) -> Result<(Inst, Cost), IsaError> {
+    let off = pc.wrapping_sub(l.pgm);
+    let slot = (off % 4 == 0 && off / 4 < CACHE_WORDS).then_some(off / 4);
+    if pc % 4 != 0 {
+        return Err(at.msg(&format!("instruction fetch from unaligned address {pc:#x}")));
+    }
+    let mut words = [0u32; 3];
+    let mut got = 0;
+    for (k, w) in words.iter_mut().enumerate() {
+        let mut b = [0u8; 4];
+        match mem.read(pc.wrapping_add(4 * k as u64), &mut b, Access::Execute) {
+            Ok(()) => {
+                *w = u32::from_le_bytes(b);
+                got += 1;
+            }
+            Err(e) if k == 0 => return Err(IsaError::Vm(e)),
+            Err(_) => break,
+        }
+    }
+    let inst = decode::decode(l.isa, &words).map_err(|u| {
+        at.msg(&format!(
+            "unsupported instruction word {:#010x} ({} {})",
+            u.word, u.what, u.opcode
+        ))
+    })?;
+    if usize::from(inst.len / 4) > got {
+        // The instruction runs into memory that cannot be fetched: fault on that word.
+        let mut b = [0u8; 4];
+        let va = pc.wrapping_add(4 * got as u64);
+        mem.read(va, &mut b, Access::Execute)
+            .map_err(IsaError::Vm)?;
+    }
+    let cost = model::cost(l.isa, lanes, &inst);
+    if let Some(s) = slot {
+        // CAST: below CACHE_WORDS.
+        let s = s as usize;
+        if cache.slots.len() <= s {
+            cache.slots.resize(s + 1, None);
+        }
+        if let Some(x) = cache.slots.get_mut(s) {
+            *x = Some((inst, cost));
+        }
+    }
+    Ok((inst, cost))
+}
+
+fn run_wave(
+    l: &Launch,
+    mem: &dyn Memory,
+    (cache, kcache): (&mut CodeCache, &mut KCache),
+    w: &mut Wave,
+    lds: &mut [u8],
+    wg: [u32; 3],
+    stats: &mut Stats,
+) -> Result<(), IsaError> {
+    let cd = codes(l.isa);
+    while w.state == WaveState::Running {
+        let at = At {
+            l,
+            wg,
+            wave: w.id,
+            pc: w.pc,
+        };
+        if stats.wave_instructions >= l.budget {
+            return Err(at.msg(&format!(
+                "the dispatch exceeded its instruction budget of {} wave instructions (an endless loop?); the budget is configurable",
+                l.budget
+            )));
+        }
+        // One bounds-checked lookup per instruction; a miss decodes and fills the slot.
+        let off = w.pc.wrapping_sub(l.pgm);
+        let cached = if off % 4 == 0 {
+            // CAST: a u64 word index; beyond usize it is simply not cached.
+            cache
+                .slots
+                .get(usize::try_from(off / 4).unwrap_or(usize::MAX))
+        } else {
+            None
+        };
+        let (inst, cost) = match cached {
+            Some(Some(c)) => *c,
+            _ => fetch(l, mem, cache, w.pc, w.lanes, &at)?,
+        };
+        let i = &inst;
+        stats.wave_instructions += 1;
+        stats.simd_cycles += u64::from(cost.cycles);
+        let next = w.pc.wrapping_add(u64::from(i.len));
+        w.pc = next;
+        if matches!(
+            i.enc,
+            Enc::Sop1 | Enc::Sop2 | Enc::Sopk | Enc::Sopc | Enc::Sopp | Enc::Smem
+        ) {
+            stats.lane_instructions += 1;
+        } else {
+            let active = u64::from(w.exec().count_ones());
+            stats.lane_instructions += active;
+            stats.mem_bytes += active * u64::from(cost.lane_bytes);
+        }
+        let mut x = Exec {
+            l,
+            w,
+            at: &at,
+            cd,
+            mem,
+            lds,
+            kcache,
+        };
+        x.step(i, next)?;
+    }
+    Ok(())
+}
+
+struct Exec<'a, 'b> {
+    l: &'a Launch,
+    w: &'a mut Wave,
+    at: &'a At<'b>,
+    cd: Codes,
+    mem: &'a dyn Memory,
+    lds: &'a mut [u8],
+    kcache: &'a mut KCache,
+}
+
+/// One source operand, resolved for a lane loop.
+#[derive(Clone, Copy)]
+enum Src {
+    /// VGPR at this offset in `v`.
+    V(usize),
+    /// The same value in every lane.
+    C(u32),
+}

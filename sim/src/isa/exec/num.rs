@@ -1,0 +1,512 @@
+//! Number helpers the lane loops share: float views, f16 conversion, min/max, compares,
+//! classes, rounding, bit fields, and the f32/f64 division steps.
+
+use super::*;
+
+pub(super) fn f32v(x: u32) -> f32 {
+    f32::from_bits(x)
+}
+
+pub(super) fn inline_const(code: u16, width: Width) -> Option<u64> {
+    Some(match code {
+        128..=192 => u64::from(code - 128),
+        // CAST: -1..-16 as two's complement.
+        193..=208 => (-(i64::from(code) - 192)) as u64,
+        240..=248 => {
+            let k = usize::from(code - 240);
+            match width {
+                Width::F64 => [
+                    0x3fe0_0000_0000_0000u64,
+                    0xbfe0_0000_0000_0000,
+                    0x3ff0_0000_0000_0000,
+                    0xbff0_0000_0000_0000,
+                    0x4000_0000_0000_0000,
+                    0xc000_0000_0000_0000,
+                    0x4010_0000_0000_0000,
+                    0xc010_0000_0000_0000,
+                    0x3fc4_5f30_6dc9_c882,
+                ][k],
+                Width::F16 => [
+                    0x3800u64, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118,
+                ][k],
+                _ => [
+                    0x3f00_0000u64,
+                    0xbf00_0000,
+                    0x3f80_0000,
+                    0xbf80_0000,
+                    0x4000_0000,
+                    0xc000_0000,
+                    0x4080_0000,
+                    0xc080_0000,
+                    0x3e22_f983,
+                ][k],
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// How an operand is read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Width {
+    B32,
+    F16,
+    B64,
+    F64,
+}
+
+pub(super) fn is_f32(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        VAddF32
+            | VSubF32
+            | VSubrevF32
+            | VMulF32
+            | VMinF32
+            | VMaxF32
+            | VFmacF32
+            | VFmamkF32
+            | VFmaakF32
+            | VFmaF32
+            | VMin3F32
+            | VMax3F32
+            | VMed3F32
+            | VLdexpF32
+            | VCmpF32
+            | VCmpClassF32
+            | VCvtU32F32
+            | VCvtI32F32
+            | VCvtF16F32
+            | VCvtF64F32
+            | VFractF32
+            | VTruncF32
+            | VCeilF32
+            | VRndneF32
+            | VFloorF32
+            | VExpF32
+            | VLogF32
+            | VRcpF32
+            | VRcpIflagF32
+            | VRsqF32
+            | VSqrtF32
+            | VSinF32
+            | VCosF32
+            | VFrexpExpI32F32
+            | VFrexpMantF32
+            | VCvtPkRtzF16F32
+    )
+}
+
+/// Per-source bit masks for VOP3 abs/neg on a float of `width` (applied to the word holding
+/// the sign).
+pub(super) fn mods_masks(i: &Inst, k: usize, w: Width) -> (u32, u32) {
+    if i.mods == 0 {
+        return (!0, 0);
+    }
+    let sign = match w {
+        Width::F16 => 0x8000,
+        _ => 0x8000_0000,
+    };
+    let neg = (i.mods >> k) & 1 == 1;
+    let abs = (i.mods >> (4 + k)) & 1 == 1;
+    (if abs { !sign } else { !0 }, if neg { sign } else { 0 })
+}
+
+pub(super) fn f16_to_f32(h: u32) -> f32 {
+    let h = h & 0xffff;
+    let sign = (h >> 15) << 31;
+    let exp = (h >> 10) & 0x1f;
+    let man = h & 0x3ff;
+    let bits = if exp == 0 {
+        if man == 0 {
+            sign
+        } else {
+            // Subnormal: normalise.
+            let mut e = 127 - 15 + 1;
+            let mut m = man;
+            while m & 0x400 == 0 {
+                m <<= 1;
+                e -= 1;
+            }
+            sign | ((e as u32) << 23) | ((m & 0x3ff) << 13)
+        }
+    } else if exp == 0x1f {
+        sign | 0x7f80_0000 | (man << 13)
+    } else {
+        sign | ((exp + 127 - 15) << 23) | (man << 13)
+    };
+    f32::from_bits(bits)
+}
+
+/// f32 → f16 bits, round to nearest even (`rtz`: toward zero).
+pub(super) fn f32_to_f16(f: f32, rtz: bool) -> u32 {
+    let b = f.to_bits();
+    let sign = (b >> 16) & 0x8000;
+    let exp = ((b >> 23) & 0xff) as i32;
+    let man = b & 0x7f_ffff;
+    if exp == 0xff {
+        return sign | 0x7c00 | if man != 0 { 0x200 | (man >> 13) } else { 0 };
+    }
+    let e = exp - 127 + 15;
+    if e >= 0x1f {
+        return if rtz { sign | 0x7bff } else { sign | 0x7c00 };
+    }
+    let (mant, shift) = if e <= 0 {
+        if e < -10 {
+            return sign;
+        }
+        (man | 0x80_0000, (14 - e) as u32)
+    } else {
+        (man, 13u32)
+    };
+    let mut h = mant >> shift;
+    if !rtz {
+        let rem = mant & ((1 << shift) - 1);
+        let half = 1 << (shift - 1);
+        if rem > half || (rem == half && h & 1 == 1) {
+            h += 1;
+        }
+    }
+    if e <= 0 {
+        sign | h
+    } else {
+        // Carry from rounding may bump the exponent (correct: also reaches inf).
+        sign | (((e as u32) << 10) + h)
+    }
+}
+
+pub(super) fn flush32(x: u32) -> u32 {
+    if x & 0x7f80_0000 == 0 {
+        x & 0x8000_0000
+    } else {
+        x
+    }
+}
+
+pub(super) fn fmin(a: f32, b: f32) -> f32 {
+    if a.is_nan() {
+        return if b.is_nan() {
+            f32::from_bits(0x7fc0_0000)
+        } else {
+            b
+        };
+    }
+    if b.is_nan() {
+        return a;
+    }
+    if a == b {
+        // -0 < +0
+        return f32::from_bits(a.to_bits() | b.to_bits());
+    }
+    a.min(b)
+}
+
+pub(super) fn fmax(a: f32, b: f32) -> f32 {
+    if a.is_nan() {
+        return if b.is_nan() {
+            f32::from_bits(0x7fc0_0000)
+        } else {
+            b
+        };
+    }
+    if b.is_nan() {
+        return a;
+    }
+    if a == b {
+        return f32::from_bits(a.to_bits() & b.to_bits());
+    }
+    a.max(b)
+}
+
+pub(super) fn fmin64(a: f64, b: f64) -> f64 {
+    if a.is_nan() {
+        return if b.is_nan() { f64::NAN } else { b };
+    }
+    if b.is_nan() { a } else { a.min(b) }
+}
+
+pub(super) fn fmax64(a: f64, b: f64) -> f64 {
+    if a.is_nan() {
+        return if b.is_nan() { f64::NAN } else { b };
+    }
+    if b.is_nan() { a } else { a.max(b) }
+}
+
+/// Float compare by condition (f lt eq le gt lg ge o u nge nlg ngt nle neq nlt t).
+pub(super) fn fcmp(c: u8, a: f64, b: f64) -> bool {
+    use core::cmp::Ordering::{Equal, Greater, Less};
+    let o = a.partial_cmp(&b);
+    match c {
+        0 => false,
+        1 => o == Some(Less),
+        2 => o == Some(Equal),
+        3 => matches!(o, Some(Less | Equal)),
+        4 => o == Some(Greater),
+        5 => matches!(o, Some(Less | Greater)),
+        6 => matches!(o, Some(Greater | Equal)),
+        7 => o.is_some(),
+        8 => o.is_none(),
+        9 => !matches!(o, Some(Greater | Equal)),
+        10 => !matches!(o, Some(Less | Greater)),
+        11 => o != Some(Greater),
+        12 => !matches!(o, Some(Less | Equal)),
+        13 => o != Some(Equal),
+        14 => o != Some(Less),
+        _ => true,
+    }
+}
+
+/// Integer compare by condition (f lt eq le gt ne ge t).
+pub(super) fn icmp<T: PartialOrd + PartialEq>(c: u8, a: T, b: T) -> bool {
+    match c {
+        0 => false,
+        1 => a < b,
+        2 => a == b,
+        3 => a <= b,
+        4 => a > b,
+        5 => a != b,
+        6 => a >= b,
+        _ => true,
+    }
+}
+
+/// v_cmp_class: `mask` bits: 0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -denorm, 5 -0, 6 +0,
+/// 7 +denorm, 8 +normal, 9 +inf.
+pub(super) fn class64(x: f64, mask: u32) -> bool {
+    let neg = x.is_sign_negative();
+    let bit = if x.is_nan() {
+        // Quiet bit.
+        if x.to_bits() & (1 << 51) != 0 { 1 } else { 0 }
+    } else if x.is_infinite() {
+        if neg { 2 } else { 9 }
+    } else if x == 0.0 {
+        if neg { 5 } else { 6 }
+    } else if x.is_subnormal() {
+        if neg { 4 } else { 7 }
+    } else if neg {
+        3
+    } else {
+        8
+    };
+    mask >> bit & 1 == 1
+}
+
+pub(super) fn class32(x: f32, mask: u32) -> bool {
+    let neg = x.is_sign_negative();
+    let bit = if x.is_nan() {
+        if x.to_bits() & (1 << 22) != 0 { 1 } else { 0 }
+    } else if x.is_infinite() {
+        if neg { 2 } else { 9 }
+    } else if x == 0.0 {
+        if neg { 5 } else { 6 }
+    } else if x.is_subnormal() {
+        if neg { 4 } else { 7 }
+    } else if neg {
+        3
+    } else {
+        8
+    };
+    mask >> bit & 1 == 1
+}
+
+pub(super) fn rne32(x: f32) -> f32 {
+    let r = x.round();
+    if (x - x.trunc()).abs() == 0.5 {
+        2.0 * (x / 2.0).round()
+    } else {
+        r
+    }
+}
+
+pub(super) fn rne64(x: f64) -> f64 {
+    let r = x.round();
+    if (x - x.trunc()).abs() == 0.5 {
+        2.0 * (x / 2.0).round()
+    } else {
+        r
+    }
+}
+
+pub(super) fn cvt_i32(f: f64) -> u32 {
+    // Saturating, NaN -> 0 (ISA).
+    // CAST: `as` saturates and maps NaN to 0, as the ISA specifies.
+    (f as i32) as u32
+}
+
+pub(super) fn cvt_u32(f: f64) -> u32 {
+    // CAST: `as` saturates and maps NaN to 0.
+    f as u32
+}
+
+pub(super) fn bfe(x: u32, off: u32, w: u32) -> u32 {
+    let off = off & 31;
+    let w = w & 31;
+    if w == 0 {
+        0
+    } else {
+        (x >> off) & ((1u64 << w) - 1) as u32
+    }
+}
+
+pub(super) fn bfe_i(x: u32, off: u32, w: u32) -> u32 {
+    let off = off & 31;
+    let w = w & 31;
+    if w == 0 {
+        return 0;
+    }
+    let v = ((x >> off) as u64) << (64 - w);
+    // CAST: arithmetic shift of the field placed at the top sign-extends it.
+    ((v as i64) >> (64 - w)) as u32
+}
+
+pub(super) fn sext24(x: u32) -> i64 {
+    // CAST: low 24 bits sign-extended.
+    i64::from(((x << 8) as i32) >> 8)
+}
+
+pub(super) fn perm_byte(s: u64, sel: u32) -> u32 {
+    match sel {
+        0..=7 => ((s >> (sel * 8)) & 0xff) as u32,
+        8 => 0,
+        9 => {
+            if s >> 15 & 1 == 1 {
+                0xff
+            } else {
+                0
+            }
+        }
+        10 => {
+            if s >> 31 & 1 == 1 {
+                0xff
+            } else {
+                0
+            }
+        }
+        11 => {
+            if s >> 47 & 1 == 1 {
+                0xff
+            } else {
+                0
+            }
+        }
+        12 => {
+            if s >> 63 & 1 == 1 {
+                0xff
+            } else {
+                0
+            }
+        }
+        _ => 0xff,
+    }
+}
+
+/// Exponent field of an f64.
+pub(super) fn exp64(x: f64) -> i32 {
+    // CAST: 11-bit field.
+    ((x.to_bits() >> 52) & 0x7ff) as i32
+}
+
+/// V_DIV_SCALE (RDNA3/CDNA3 pseudocode): the numerator or denominator, scaled when the
+/// quotient would leave the normal range; the bool is the lane's VCC. `k` = (exponent-
+/// difference limit, scale exponent, mantissa bits, bias) of the format.
+pub(super) fn div_scale(
+    s0: f64,
+    s1: f64,
+    s2: f64,
+    k: (i32, i32, i32),
+    e: fn(f64) -> i32,
+    sub: fn(f64) -> bool,
+) -> (f64, bool) {
+    let (diff, scale, mant) = k;
+    if s2 == 0.0 || s1 == 0.0 {
+        return (f64::NAN, false);
+    }
+    if e(s2) - e(s1) >= diff {
+        return (if s0 == s1 { ldexp(s0, scale) } else { s0 }, true);
+    }
+    if sub(s1) {
+        return (ldexp(s0, scale), false);
+    }
+    let inv = 1.0 / s1;
+    let q = s2 / s1;
+    if sub(inv) && !sub(q) {
+        return (if s0 == s1 { ldexp(s0, scale) } else { s0 }, true);
+    }
+    if sub(inv) {
+        return (ldexp(s0, -scale), false);
+    }
+    if sub(q) {
+        return (if s0 == s2 { ldexp(s0, scale) } else { s0 }, true);
+    }
+    if e(s2) <= mant {
+        return (ldexp(s0, scale), false);
+    }
+    (s0, false)
+}
+
+pub(super) fn exp32of(x: f64) -> i32 {
+    // CAST: the f32 exponent field.
+    (((x as f32).to_bits() >> 23) & 0xff) as i32
+}
+
+pub(super) fn sub32(x: f64) -> bool {
+    (x as f32).is_subnormal()
+}
+
+/// V_DIV_FIXUP: special cases of a quotient `s2 / s1` whose estimate is `s0`.
+pub(super) fn div_fixup(s0: f64, s1: f64, s2: f64, max_exp: i32, e: fn(f64) -> i32) -> f64 {
+    let neg = s1.is_sign_negative() != s2.is_sign_negative();
+    let signed = |m: f64| if neg { -m } else { m };
+    if s2.is_nan() {
+        return s2;
+    }
+    if s1.is_nan() {
+        return s1;
+    }
+    if (s1 == 0.0 && s2 == 0.0) || (s1.is_infinite() && s2.is_infinite()) {
+        return f64::NAN;
+    }
+    if s1 == 0.0 || s2.is_infinite() {
+        return signed(f64::INFINITY);
+    }
+    if s1.is_infinite() || s2 == 0.0 {
+        return signed(0.0);
+    }
+    if e(s1) == max_exp {
+        return signed(f64::INFINITY);
+    }
+    signed(s0.abs())
+}
+
+pub(super) fn ldexp(x: f64, e: i32) -> f64 {
+    let e = e.clamp(-2200, 2200);
+    let mut r = x;
+    let mut e = e;
+    while e > 1000 {
+        r *= 2f64.powi(1000);
+        e -= 1000;
+    }
+    while e < -1000 {
+        r *= 2f64.powi(-1000);
+        e += 1000;
+    }
+    r * 2f64.powi(e)
+}
+
+pub(super) fn frexp(x: f64) -> (f64, i32) {
+    if x == 0.0 || !x.is_finite() {
+        return (x, 0);
+    }
+    let mut e = x.abs().log2().floor() as i32 + 1;
+    let mut m = x / 2f64.powi(e);
+    if m.abs() >= 1.0 {
+        m /= 2.0;
+        e += 1;
+    }
+    if m.abs() < 0.5 {
+        m *= 2.0;
+        e -= 1;
+    }
+    (m, e)
+}

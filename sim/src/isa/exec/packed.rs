@@ -1,0 +1,125 @@
+//! VOP3P: packed math on the two 16-bit halves of each lane. Every source half is chosen by
+//! op_sel (low result half) and op_sel_hi (high result half); f16 sources take neg_lo/neg_hi;
+//! clamp saturates integers to their 16-bit range and clamps f16 results to [0, 1].
+
+use super::*;
+
+/// How an operation reads and writes its halves.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    F16,
+    U16,
+    I16,
+}
+
+impl Exec<'_, '_> {
+    pub(super) fn vop3p(&mut self, i: &Inst) -> Result<(), IsaError> {
+        use Op::*;
+        let kind = match i.op {
+            VPkFmaF16 | VPkAddF16 | VPkMulF16 | VPkMinF16 | VPkMaxF16 => Kind::F16,
+            VPkMadI16 | VPkAddI16 | VPkSubI16 | VPkMaxI16 | VPkMinI16 | VPkAshrrevI16 => Kind::I16,
+            _ => Kind::U16,
+        };
+        let n = self.w.lanes;
+        let mut src = [[0u32; MAX_LANES]; 3];
+        for (k, out) in src.iter_mut().enumerate() {
+            if i.src[k] == NONE {
+                continue;
+            }
+            let width = if kind == Kind::F16 {
+                Width::F16
+            } else {
+                Width::B32
+            };
+            let code = i.src[k];
+            match self.src(code, i.lit, width)? {
+                Src::V(o) => {
+                    let s = self
+                        .w
+                        .v
+                        .get(o..o + n)
+                        .ok_or_else(|| self.err("VGPR out of range"))?;
+                    out[..n].copy_from_slice(s);
+                }
+                // An inline constant is one 16-bit value, seen in both halves; a literal or an
+                // SGPR has two halves of its own.
+                Src::C(c) if (128..=208).contains(&code) || (240..=248).contains(&code) => {
+                    out[..n].fill((c & 0xffff) | (c << 16));
+                }
+                Src::C(c) => out[..n].fill(c),
+            }
+        }
+        let half = |x: u32, hi: bool| if hi { x >> 16 } else { x & 0xffff };
+        let op_sel = u32::from(i.sub);
+        let neg = u32::from(i.mods);
+        let mut r = [0u32; MAX_LANES];
+        for (l, r) in r[..n].iter_mut().enumerate() {
+            let mut out = 0u32;
+            for h in 0..2 {
+                // h 0: the low result half (op_sel, neg_lo); h 1: the high one (op_sel_hi, neg_hi).
+                let mut a = [0u32; 3];
+                for (k, a) in a.iter_mut().enumerate() {
+                    let sel = (op_sel >> (4 * h + k)) & 1 == 1;
+                    *a = half(src[k][l], sel);
+                    if kind == Kind::F16 && (neg >> (4 * h + k)) & 1 == 1 {
+                        *a ^= 0x8000;
+                    }
+                }
+                let v = packed_half(i.op, kind, a, i.clamp);
+                out |= (v & 0xffff) << (16 * h);
+            }
+            *r = out;
+        }
+        self.write_lanes(i.dst, &r)
+    }
+}
+
+/// One 16-bit result of `op` from the source halves `a` (zero-extended).
+fn packed_half(op: Op, kind: Kind, a: [u32; 3], clamp: bool) -> u32 {
+    use Op::*;
+    if kind == Kind::F16 {
+        let f = |x: u32| f16_to_f32(x);
+        let v = match op {
+            VPkAddF16 => f(a[0]) + f(a[1]),
+            VPkMulF16 => f(a[0]) * f(a[1]),
+            // CAST: the f64 product-sum rounds once to f32 and then to f16.
+            VPkFmaF16 => f64::from(f(a[0])).mul_add(f64::from(f(a[1])), f64::from(f(a[2]))) as f32,
+            VPkMinF16 => fmin(f(a[0]), f(a[1])),
+            _ => fmax(f(a[0]), f(a[1])),
+        };
+        let v = if clamp && !v.is_nan() {
+            v.clamp(0.0, 1.0)
+        } else if clamp {
+            0.0
+        } else {
+            v
+        };
+        return f32_to_f16(v, false);
+    }
+    // CAST: 16-bit halves, signed where the op is.
+    let s = |x: u32| i64::from(x as u16 as i16);
+    let (x, y, z) = if kind == Kind::I16 {
+        (s(a[0]), s(a[1]), s(a[2]))
+    } else {
+        (i64::from(a[0]), i64::from(a[1]), i64::from(a[2]))
+    };
+    let wide = match op {
+        VPkMadI16 | VPkMadU16 => x * y + z,
+        VPkMulLoU16 => x * y,
+        VPkAddI16 | VPkAddU16 => x + y,
+        VPkSubI16 | VPkSubU16 => x - y,
+        // Shifts: the amount is the low 4 bits of the first source.
+        VPkLshlrevB16 => y << (x & 15),
+        VPkLshrrevB16 => (y & 0xffff) >> (x & 15),
+        VPkAshrrevI16 => s(a[1] & 0xffff) >> (x & 15),
+        VPkMaxI16 | VPkMaxU16 => x.max(y),
+        _ => x.min(y),
+    };
+    let wide = match (clamp, kind) {
+        (true, Kind::I16) => wide.clamp(-0x8000, 0x7fff),
+        (true, _) => wide.clamp(0, 0xffff),
+        _ => wide,
+    };
+    // CAST: the low 16 bits are the result.
+    (wide as u32) & 0xffff
+}

@@ -1,0 +1,522 @@
+//! Dispatching an instruction by encoding, and the scalar unit: SOP1/SOP2/SOPK/SOPC/SOPP
+//! and SMEM.
+
+use super::*;
+
+impl Exec<'_, '_> {
+    pub(super) fn step(&mut self, i: &Inst, next: u64) -> Result<(), IsaError> {
+        match i.enc {
+            Enc::Sop1 | Enc::Sop2 | Enc::Sopk | Enc::Sopc | Enc::Sopp => self.scalar(i, next),
+            Enc::Smem => self.smem(i),
+            Enc::Vopd => self.vopd(i),
+            Enc::Ds => self.ds(i),
+            Enc::Flat => self.flat(i),
+            Enc::Mubuf => match i.op {
+                Op::BufferGl0Inv | Op::BufferGl1Inv | Op::BufferWbinvl1Vol => Ok(()),
+                _ => self.mubuf(i),
+            },
+            Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 | Enc::Vop3sd => self.valu(i),
+            Enc::Vop3p => self.vop3p(i),
+        }
+    }
+
+    pub(super) fn branch(&mut self, next: u64, imm: i32, cond: bool) {
+        if cond {
+            // CAST: sign-extended word offset.
+            self.w.pc = next.wrapping_add((i64::from(imm) * 4) as u64);
+        }
+    }
+
+    pub(super) fn scalar(&mut self, i: &Inst, next: u64) -> Result<(), IsaError> {
+        use Op::*;
+        let lit = i.lit;
+        let a = || self.s32(i.src[0], lit);
+        let b = || self.s32(i.src[1], lit);
+        let a64 = || self.s64(i.src[0], lit);
+        let b64 = || self.s64(i.src[1], lit);
+        // Results: (value, Some(scc)).
+        let r32: Option<(u32, Option<bool>)> = match i.op {
+            SAddU32 => {
+                let (x, y) = (a()?, b()?);
+                let (v, c) = x.overflowing_add(y);
+                Some((v, Some(c)))
+            }
+            SSubU32 => {
+                let (x, y) = (a()?, b()?);
+                Some((x.wrapping_sub(y), Some(y > x)))
+            }
+            SAddI32 => {
+                // CAST: two's complement.
+                let (x, y) = (a()? as i32, b()? as i32);
+                let (v, o) = x.overflowing_add(y);
+                Some((v as u32, Some(o)))
+            }
+            SSubI32 => {
+                let (x, y) = (a()? as i32, b()? as i32);
+                let (v, o) = x.overflowing_sub(y);
+                Some((v as u32, Some(o)))
+            }
+            SAddcU32 => {
+                let (x, y) = (a()?, b()?);
+                let s = u64::from(x) + u64::from(y) + u64::from(self.w.scc);
+                Some((s as u32, Some(s >> 32 != 0)))
+            }
+            SSubbU32 => {
+                let (x, y) = (a()?, b()?);
+                let s = u64::from(y) + u64::from(self.w.scc);
+                Some((
+                    x.wrapping_sub(y).wrapping_sub(u32::from(self.w.scc)),
+                    Some(s > u64::from(x)),
+                ))
+            }
+            SAbsdiffI32 => {
+                let (x, y) = (a()? as i32, b()? as i32);
+                let v = x.wrapping_sub(y).wrapping_abs() as u32;
+                Some((v, Some(v != 0)))
+            }
+            SLshlB32 => {
+                let v = a()? << (b()? & 31);
+                Some((v, Some(v != 0)))
+            }
+            SLshrB32 => {
+                let v = a()? >> (b()? & 31);
+                Some((v, Some(v != 0)))
+            }
+            SAshrI32 => {
+                let v = ((a()? as i32) >> (b()? & 31)) as u32;
+                Some((v, Some(v != 0)))
+            }
+            SLshl1AddU32 | SLshl2AddU32 | SLshl3AddU32 | SLshl4AddU32 => {
+                let k = match i.op {
+                    SLshl1AddU32 => 1,
+                    SLshl2AddU32 => 2,
+                    SLshl3AddU32 => 3,
+                    _ => 4,
+                };
+                let s = (u64::from(a()?) << k) + u64::from(b()?);
+                Some((s as u32, Some(s >> 32 != 0)))
+            }
+            SMinI32 => {
+                let (x, y) = (a()? as i32, b()? as i32);
+                Some((x.min(y) as u32, Some(x < y)))
+            }
+            SMinU32 => {
+                let (x, y) = (a()?, b()?);
+                Some((x.min(y), Some(x < y)))
+            }
+            SMaxI32 => {
+                let (x, y) = (a()? as i32, b()? as i32);
+                Some((x.max(y) as u32, Some(x > y)))
+            }
+            SMaxU32 => {
+                let (x, y) = (a()?, b()?);
+                Some((x.max(y), Some(x > y)))
+            }
+            SAndB32 | SOrB32 | SXorB32 | SNandB32 | SNorB32 | SXnorB32 | SAndNot1B32
+            | SOrNot1B32 => {
+                let (x, y) = (a()?, b()?);
+                let v = match i.op {
+                    SAndB32 => x & y,
+                    SOrB32 => x | y,
+                    SXorB32 => x ^ y,
+                    SNandB32 => !(x & y),
+                    SNorB32 => !(x | y),
+                    SXnorB32 => !(x ^ y),
+                    SAndNot1B32 => x & !y,
+                    _ => x | !y,
+                };
+                Some((v, Some(v != 0)))
+            }
+            SBfeU32 => {
+                let (x, y) = (a()?, b()?);
+                let v = bfe(x, y & 31, (y >> 16) & 0x7f);
+                let v = if (y >> 16) & 0x7f >= 32 {
+                    x >> (y & 31)
+                } else {
+                    v
+                };
+                Some((v, Some(v != 0)))
+            }
+            SBfeI32 => {
+                let (x, y) = (a()?, b()?);
+                let v = bfe_i(x, y & 31, (y >> 16) & 0x7f);
+                Some((v, Some(v != 0)))
+            }
+            SBfmB32 => {
+                let (x, y) = (a()?, b()?);
+                Some((((1u64 << (x & 31)) - 1) as u32) << (y & 31)).map(|v| (v, None))
+            }
+            SMulI32 => Some((a()?.wrapping_mul(b()?), None)),
+            SMulHiU32 => Some((((u64::from(a()?) * u64::from(b()?)) >> 32) as u32, None)),
+            SMulHiI32 => Some((
+                ((i64::from(a()? as i32) * i64::from(b()? as i32)) >> 32) as u32,
+                None,
+            )),
+            SCselectB32 => {
+                let (x, y) = (a()?, b()?);
+                Some((if self.w.scc { x } else { y }, None))
+            }
+            SPackLlB32B16 => Some(((a()? & 0xffff) | (b()? << 16), None)),
+            SPackLhB32B16 => Some(((a()? & 0xffff) | (b()? & 0xffff_0000), None)),
+            SPackHhB32B16 => Some(((a()? >> 16) | (b()? & 0xffff_0000), None)),
+            SMovB32 => Some((a()?, None)),
+            SCmovB32 => {
+                if self.w.scc {
+                    Some((a()?, None))
+                } else {
+                    None
+                }
+            }
+            SBrevB32 => Some((a()?.reverse_bits(), None)),
+            SCtzI32B32 => {
+                let x = a()?;
+                Some((if x == 0 { u32::MAX } else { x.trailing_zeros() }, None))
+            }
+            SFf1I32B32 => {
+                let x = a()?;
+                Some((if x == 0 { u32::MAX } else { x.trailing_zeros() }, None))
+            }
+            SFf1I32B64 => {
+                let x = a64()?;
+                Some((if x == 0 { u32::MAX } else { x.trailing_zeros() }, None))
+            }
+            SClzI32U32 => {
+                let x = a()?;
+                Some((if x == 0 { u32::MAX } else { x.leading_zeros() }, None))
+            }
+            SCtzI32B64 => {
+                let x = a64()?;
+                Some((if x == 0 { u32::MAX } else { x.trailing_zeros() }, None))
+            }
+            SClzI32U64 => {
+                let x = a64()?;
+                Some((if x == 0 { u32::MAX } else { x.leading_zeros() }, None))
+            }
+            SSextI32I8 => Some((a()? as u8 as i8 as i32 as u32, None)),
+            SSextI32I16 => Some((a()? as u16 as i16 as i32 as u32, None)),
+            SAbsI32 => {
+                let v = (a()? as i32).wrapping_abs() as u32;
+                Some((v, Some(v != 0)))
+            }
+            SBcnt0I32B32 => {
+                let v = a()?.count_zeros();
+                Some((v, Some(v != 0)))
+            }
+            SBcnt1I32B32 => {
+                let v = a()?.count_ones();
+                Some((v, Some(v != 0)))
+            }
+            SBcnt1I32B64 => {
+                let v = a64()?.count_ones();
+                Some((v, Some(v != 0)))
+            }
+            SNotB32 => {
+                let v = !a()?;
+                Some((v, Some(v != 0)))
+            }
+            SBitset0B32 | SBitset1B32 => {
+                let d = self.s32(i.dst, 0)?;
+                let bit = 1u32 << (a()? & 31);
+                Some((
+                    if i.op == SBitset0B32 {
+                        d & !bit
+                    } else {
+                        d | bit
+                    },
+                    None,
+                ))
+            }
+            SMovkI32 => Some((i.imm as u32, None)),
+            SCmovkI32 => self.w.scc.then_some((i.imm as u32, None)),
+            SAddkI32 => {
+                let d = self.s32(i.dst, 0)? as i32;
+                let (v, o) = d.overflowing_add(i.imm);
+                Some((v as u32, Some(o)))
+            }
+            SMulkI32 => Some((
+                (self.s32(i.dst, 0)? as i32).wrapping_mul(i.imm) as u32,
+                None,
+            )),
+            SVersion => None,
+            _ => None,
+        };
+        if let Some((v, scc)) = r32 {
+            self.swrite(i.dst, v)?;
+            if let Some(c) = scc {
+                self.w.scc = c;
+            }
+            return Ok(());
+        }
+        // 64-bit results.
+        let r64: Option<(u64, Option<bool>)> = match i.op {
+            SLshlB64 => {
+                let v = a64()? << (b()? & 63);
+                Some((v, Some(v != 0)))
+            }
+            SLshrB64 => {
+                let v = a64()? >> (b()? & 63);
+                Some((v, Some(v != 0)))
+            }
+            SAshrI64 => {
+                let v = ((a64()? as i64) >> (b()? & 63)) as u64;
+                Some((v, Some(v != 0)))
+            }
+            SAndB64 | SOrB64 | SXorB64 | SNandB64 | SNorB64 | SXnorB64 | SAndNot1B64
+            | SOrNot1B64 => {
+                let (x, y) = (a64()?, b64()?);
+                let v = match i.op {
+                    SAndB64 => x & y,
+                    SOrB64 => x | y,
+                    SXorB64 => x ^ y,
+                    SNandB64 => !(x & y),
+                    SNorB64 => !(x | y),
+                    SXnorB64 => !(x ^ y),
+                    SAndNot1B64 => x & !y,
+                    _ => x | !y,
+                };
+                Some((v, Some(v != 0)))
+            }
+            SBfeU64 | SBfeI64 => {
+                let (x, y) = (a64()?, b()?);
+                let off = y & 63;
+                let w = (y >> 16) & 0x7f;
+                let v = if w == 0 {
+                    0
+                } else if w >= 64 {
+                    x >> off
+                } else {
+                    let f = (x >> off) & ((1u64 << w) - 1);
+                    if i.op == SBfeI64 {
+                        (((f << (64 - w)) as i64) >> (64 - w)) as u64
+                    } else {
+                        f
+                    }
+                };
+                Some((v, Some(v != 0)))
+            }
+            SBfmB64 => {
+                let (x, y) = (a()?, b()?);
+                let m = if x & 63 == 0 {
+                    0
+                } else {
+                    u64::MAX >> (64 - (x & 63))
+                };
+                Some((m << (y & 63), None))
+            }
+            SCselectB64 => {
+                let (x, y) = (a64()?, b64()?);
+                Some((if self.w.scc { x } else { y }, None))
+            }
+            SMovB64 => Some((a64()?, None)),
+            SCmovB64 => {
+                if self.w.scc {
+                    Some((a64()?, None))
+                } else {
+                    None
+                }
+            }
+            SNotB64 => {
+                let v = !a64()?;
+                Some((v, Some(v != 0)))
+            }
+            SGetpcB64 => Some((next, None)),
+            _ => None,
+        };
+        if let Some((v, scc)) = r64 {
+            self.swrite64(i.dst, v)?;
+            if let Some(c) = scc {
+                self.w.scc = c;
+            }
+            return Ok(());
+        }
+        match i.op {
+            SAndSaveexecB32 | SOrSaveexecB32 | SXorSaveexecB32 | SAndNot0SaveexecB32
+            | SAndNot1SaveexecB32 | SAndSaveexecB64 | SOrSaveexecB64 | SXorSaveexecB64
+            | SAndNot0SaveexecB64 | SAndNot1SaveexecB64 => {
+                let wide = matches!(
+                    i.op,
+                    SAndSaveexecB64
+                        | SOrSaveexecB64
+                        | SXorSaveexecB64
+                        | SAndNot0SaveexecB64
+                        | SAndNot1SaveexecB64
+                );
+                let full = u64::from(self.w.s[126]) | (u64::from(self.w.s[127]) << 32);
+                let old = if wide { full } else { full & 0xffff_ffff };
+                let s = if wide { a64()? } else { u64::from(a()?) };
+                let new = match i.op {
+                    SAndSaveexecB32 | SAndSaveexecB64 => s & old,
+                    SOrSaveexecB32 | SOrSaveexecB64 => s | old,
+                    SXorSaveexecB32 | SXorSaveexecB64 => s ^ old,
+                    SAndNot0SaveexecB32 | SAndNot0SaveexecB64 => !s & old,
+                    _ => s & !old,
+                };
+                let new = if wide { new } else { new & 0xffff_ffff };
+                if wide {
+                    self.swrite64(i.dst, old)?;
+                    self.w.set_exec(new);
+                } else {
+                    // CAST: wave32 halves.
+                    self.swrite(i.dst, old as u32)?;
+                    self.w.s[126] = new as u32;
+                }
+                self.w.scc = new != 0;
+                Ok(())
+            }
+            SSetpcB64 => {
+                self.w.pc = a64()?;
+                Ok(())
+            }
+            SSwappcB64 => {
+                let t = a64()?;
+                self.swrite64(i.dst, next)?;
+                self.w.pc = t;
+                Ok(())
+            }
+            SCmpEqI32 | SCmpLgI32 | SCmpGtI32 | SCmpGeI32 | SCmpLtI32 | SCmpLeI32 => {
+                let (x, y) = (a()? as i32, b()? as i32);
+                let c = [2u8, 5, 4, 6, 1, 3][(i.op as usize) - (SCmpEqI32 as usize)];
+                self.w.scc = icmp(c, x, y);
+                Ok(())
+            }
+            SCmpEqU32 | SCmpLgU32 | SCmpGtU32 | SCmpGeU32 | SCmpLtU32 | SCmpLeU32 => {
+                let (x, y) = (a()?, b()?);
+                let c = [2u8, 5, 4, 6, 1, 3][(i.op as usize) - (SCmpEqU32 as usize)];
+                self.w.scc = icmp(c, x, y);
+                Ok(())
+            }
+            SCmpkEqI32 | SCmpkLgI32 | SCmpkGtI32 | SCmpkGeI32 | SCmpkLtI32 | SCmpkLeI32 => {
+                let x = self.s32(i.dst, 0)? as i32;
+                let c = [2u8, 5, 4, 6, 1, 3][(i.op as usize) - (SCmpkEqI32 as usize)];
+                self.w.scc = icmp(c, x, i.imm);
+                Ok(())
+            }
+            SCmpkEqU32 | SCmpkLgU32 | SCmpkGtU32 | SCmpkGeU32 | SCmpkLtU32 | SCmpkLeU32 => {
+                let x = self.s32(i.dst, 0)?;
+                let c = [2u8, 5, 4, 6, 1, 3][(i.op as usize) - (SCmpkEqU32 as usize)];
+                // CAST: the u32 forms zero-extend simm16.
+                self.w.scc = icmp(c, x, i.imm as u16 as u32);
+                Ok(())
+            }
+            SBitcmp0B32 | SBitcmp1B32 => {
+                let (x, y) = (a()?, b()?);
+                let bit = x >> (y & 31) & 1;
+                self.w.scc = (bit == 1) == (i.op == SBitcmp1B32);
+                Ok(())
+            }
+            SCmpEqU64 | SCmpLgU64 => {
+                let (x, y) = (a64()?, b64()?);
+                self.w.scc = (x == y) == (i.op == SCmpEqU64);
+                Ok(())
+            }
+            SNop | SClause | SDelayAlu | SWaitcnt | SWaitcntDepctr | SSleep | SSetprio
+            | SIcacheInv | SWaitcntVscnt | SWaitcntVmcnt | SWaitcntExpcnt | SWaitcntLgkmcnt
+            | SVersion | SCmovB32 | SCmovB64 | SCmovkI32 | SWaitLoadcnt | SWaitStorecnt
+            | SWaitSamplecnt | SWaitBvhcnt | SWaitExpcnt | SWaitDscnt | SWaitKmcnt | SWaitAlu => {
+                Ok(())
+            }
+            // gfx12 split barrier: the wave arrives at the signal and waits at the wait; waves
+            // of a workgroup run in turn, so arriving is stopping at the wait.
+            SBarrierSignal => Ok(()),
+            SBarrierWait => {
+                self.w.state = WaveState::Barrier;
+                Ok(())
+            }
+            SBranch => {
+                self.branch(next, i.imm, true);
+                Ok(())
+            }
+            SCbranchScc0 => {
+                self.branch(next, i.imm, !self.w.scc);
+                Ok(())
+            }
+            SCbranchScc1 => {
+                self.branch(next, i.imm, self.w.scc);
+                Ok(())
+            }
+            SCbranchVccz => {
+                self.branch(next, i.imm, self.w.vcc() == 0);
+                Ok(())
+            }
+            SCbranchVccnz => {
+                self.branch(next, i.imm, self.w.vcc() != 0);
+                Ok(())
+            }
+            SCbranchExecz => {
+                self.branch(next, i.imm, self.w.exec() == 0);
+                Ok(())
+            }
+            SCbranchExecnz => {
+                self.branch(next, i.imm, self.w.exec() != 0);
+                Ok(())
+            }
+            SEndpgm => {
+                self.w.state = WaveState::Done;
+                Ok(())
+            }
+            SBarrier => {
+                self.w.state = WaveState::Barrier;
+                Ok(())
+            }
+            SSendmsg => {
+                // MSG_DEALLOC_VGPRS (3) releases VGPRs early: nothing to model.
+                if i.imm & 0xff == 3 {
+                    Ok(())
+                } else {
+                    Err(self.err(&format!("unsupported s_sendmsg message {:#x}", i.imm)))
+                }
+            }
+            STrap => Err(self.err(&format!(
+                "s_trap {:#x} (no trap handler in the simulator)",
+                i.imm
+            ))),
+            SCodeEnd => Err(self.err("executed s_code_end (padding after the kernel's code)")),
+            _ => Err(self.unsupported(i)),
+        }
+    }
+
+    pub(super) fn smem(&mut self, i: &Inst) -> Result<(), IsaError> {
+        use Op::*;
+        let n = match i.op {
+            SLoadB32 => 1,
+            SLoadB64 => 2,
+            SLoadB96 => 3,
+            SLoadB128 => 4,
+            SLoadB256 => 8,
+            SLoadB512 => 16,
+            SGl1Inv | SDcacheInv => {
+                self.kcache.lines.clear();
+                return Ok(());
+            }
+            SMemtime | SMemrealtime => {
+                let t = self.l.clock;
+                return self.swrite64(i.dst, t);
+            }
+            _ => return Err(self.unsupported(i)),
+        };
+        let base = self.s64(i.src[0], 0)?;
+        let soff = if i.src[1] != NONE {
+            u64::from(self.s32(i.src[1], 0)?)
+        } else {
+            0
+        };
+        // CAST: sign-extended offset.
+        let va = base.wrapping_add(i.imm as i64 as u64).wrapping_add(soff) & !3;
+        if usize::from(i.dst) + n > 106 {
+            return Err(self.err(&format!(
+                "{} writes s{}..s{}, beyond the SGPRs",
+                i.op.name(),
+                i.dst,
+                usize::from(i.dst) + n - 1
+            )));
+        }
+        let mut buf = [0u8; 64];
+        self.kcache.read(self.mem, va, &mut buf[..n * 4])?;
+        for k in 0..n {
+            let v =
+                u32::from_le_bytes([buf[k * 4], buf[k * 4 + 1], buf[k * 4 + 2], buf[k * 4 + 3]]);
+            self.w.s[usize::from(i.dst) + k] = v;
+        }
+        Ok(())
+    }
+}

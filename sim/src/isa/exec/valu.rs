@@ -1,0 +1,592 @@
+//! The vector ALU: VOP1/VOP2/VOP3/VOP3SD/VOPC and the VOPD dual issue.
+
+use super::*;
+
+impl Exec<'_, '_> {
+    pub(super) fn vopd(&mut self, i: &Inst) -> Result<(), IsaError> {
+        let Some([x, y]) = i.dual else {
+            return Err(self.unsupported(i));
+        };
+        // Both halves read their sources before either writes.
+        let rx = self.dual_half(i, &x)?;
+        let ry = self.dual_half(i, &y)?;
+        self.write_lanes(x.dst, &rx)?;
+        self.write_lanes(y.dst, &ry)
+    }
+
+    pub(super) fn dual_half(&self, i: &Inst, h: &DualHalf) -> Result<Lanes, IsaError> {
+        let mut a = [0u32; MAX_LANES];
+        let mut b = [0u32; MAX_LANES];
+        let rd = |code: u16, out: &mut Lanes| -> Result<(), IsaError> {
+            if code == NONE {
+                return Ok(());
+            }
+            match self.src(code, i.lit, Width::B32)? {
+                Src::V(o) => {
+                    let s = self
+                        .w
+                        .v
+                        .get(o..o + self.w.lanes)
+                        .ok_or_else(|| self.err("VGPR out of range"))?;
+                    out[..self.w.lanes].copy_from_slice(s);
+                }
+                Src::C(c) => out.fill(c),
+            }
+            Ok(())
+        };
+        rd(h.src[0], &mut a)?;
+        rd(h.src[1], &mut b)?;
+        let mut d = [0u32; MAX_LANES];
+        let needs_d = matches!(h.op, Op::VFmacF32);
+        if needs_d {
+            let o = self.vreg(h.dst, 1)?;
+            if let Some(s) = self.w.v.get(o..o + self.w.lanes) {
+                d[..self.w.lanes].copy_from_slice(s);
+            }
+        }
+        let vcc = self.w.vcc();
+        let k = f32v(i.lit);
+        let mut r = [0u32; MAX_LANES];
+        for l in 0..self.w.lanes {
+            let (x, y) = (f32v(a[l]), f32v(b[l]));
+            r[l] = match h.op {
+                Op::VFmacF32 => x.mul_add(y, f32v(d[l])).to_bits(),
+                Op::VFmaakF32 => x.mul_add(y, k).to_bits(),
+                Op::VFmamkF32 => x.mul_add(k, y).to_bits(),
+                Op::VMulF32 => (x * y).to_bits(),
+                Op::VAddF32 => (x + y).to_bits(),
+                Op::VSubF32 => (x - y).to_bits(),
+                Op::VSubrevF32 => (y - x).to_bits(),
+                Op::VMovB32 => a[l],
+                Op::VCndmaskB32 => {
+                    if vcc >> l & 1 == 1 {
+                        b[l]
+                    } else {
+                        a[l]
+                    }
+                }
+                Op::VMaxF32 => fmax(x, y).to_bits(),
+                Op::VMinF32 => fmin(x, y).to_bits(),
+                Op::VAddNcU32 => a[l].wrapping_add(b[l]),
+                Op::VLshlrevB32 => b[l] << (a[l] & 31),
+                Op::VAndB32 => a[l] & b[l],
+                _ => return Err(self.err(&format!("unsupported VOPD operation {}", h.op.name()))),
+            };
+        }
+        if is_f32(h.op) && !self.l.float.denorm32 {
+            for x in &mut r {
+                *x = flush32(*x);
+            }
+        }
+        Ok(r)
+    }
+
+    pub(super) fn valu(&mut self, i: &Inst) -> Result<(), IsaError> {
+        use Op::*;
+        let b32 = Width::B32;
+        let f16 = Width::F16;
+        let denorm64 = self.l.float.denorm16_64;
+        let fl64 = move |x: u64| -> u64 {
+            if !denorm64 && x & 0x7ff0_0000_0000_0000 == 0 {
+                x & (1 << 63)
+            } else {
+                x
+            }
+        };
+        let d64 = move |x: u64| f64::from_bits(fl64(x));
+        let o64 = move |x: f64| fl64(x.to_bits());
+        match i.op {
+            VNop => Ok(()),
+            VMovB32 => self.v1(i, b32, |x| x),
+            VNotB32 => self.v1(i, b32, |x| !x),
+            VBfrevB32 => self.v1(i, b32, u32::reverse_bits),
+            VClzI32U32 => self.v1(
+                i,
+                b32,
+                |x| if x == 0 { u32::MAX } else { x.leading_zeros() },
+            ),
+            VCtzI32B32 => self.v1(
+                i,
+                b32,
+                |x| if x == 0 { u32::MAX } else { x.trailing_zeros() },
+            ),
+            VCvtF32I32 => self.v1(i, b32, |x| (x as i32 as f32).to_bits()),
+            VCvtF32U32 => self.v1(i, b32, |x| (x as f32).to_bits()),
+            VCvtU32F32 => self.v1(i, b32, |x| cvt_u32(f64::from(f32v(x)))),
+            VCvtI32F32 => self.v1(i, b32, |x| cvt_i32(f64::from(f32v(x)))),
+            VCvtF16F32 => self.v1(i, b32, |x| f32_to_f16(f32v(x), false)),
+            VCvtF32F16 => self.v1(i, f16, |x| f16_to_f32(x).to_bits()),
+            VCvtF32Ubyte0 => self.v1(i, b32, |x| ((x & 0xff) as f32).to_bits()),
+            VCvtF32Ubyte1 => self.v1(i, b32, |x| ((x >> 8 & 0xff) as f32).to_bits()),
+            VCvtF32Ubyte2 => self.v1(i, b32, |x| ((x >> 16 & 0xff) as f32).to_bits()),
+            VCvtF32Ubyte3 => self.v1(i, b32, |x| ((x >> 24) as f32).to_bits()),
+            VFractF32 => self.v1(i, b32, |x| {
+                let f = f32v(x);
+                if f.is_infinite() {
+                    f32::NAN.to_bits()
+                } else {
+                    (f - f.floor()).min(f32::from_bits(0x3f7f_ffff)).to_bits()
+                }
+            }),
+            VTruncF32 => self.v1(i, b32, |x| f32v(x).trunc().to_bits()),
+            VCeilF32 => self.v1(i, b32, |x| f32v(x).ceil().to_bits()),
+            VRndneF32 => self.v1(i, b32, |x| rne32(f32v(x)).to_bits()),
+            VFloorF32 => self.v1(i, b32, |x| f32v(x).floor().to_bits()),
+            VExpF32 => self.v1(i, b32, |x| f32v(x).exp2().to_bits()),
+            VLogF32 => self.v1(i, b32, |x| f32v(x).log2().to_bits()),
+            VRcpF32 | VRcpIflagF32 => self.v1(i, b32, |x| (1.0 / f32v(x)).to_bits()),
+            VRsqF32 => self.v1(i, b32, |x| (1.0 / f32v(x).sqrt()).to_bits()),
+            VSqrtF32 => self.v1(i, b32, |x| f32v(x).sqrt().to_bits()),
+            VSinF32 => self.v1(i, b32, |x| {
+                (f32v(x) * core::f32::consts::TAU).sin().to_bits()
+            }),
+            VCosF32 => self.v1(i, b32, |x| {
+                (f32v(x) * core::f32::consts::TAU).cos().to_bits()
+            }),
+            VFrexpExpI32F32 => self.v1(i, b32, |x| {
+                let f = f32v(x);
+                if f == 0.0 || !f.is_finite() {
+                    0
+                } else {
+                    let (m, e) = frexp(f64::from(f));
+                    let _ = m;
+                    e as u32
+                }
+            }),
+            VFrexpMantF32 => self.v1(i, b32, |x| {
+                let f = f32v(x);
+                if f == 0.0 || !f.is_finite() {
+                    x
+                } else {
+                    (frexp(f64::from(f)).0 as f32).to_bits()
+                }
+            }),
+            VReadfirstlaneB32 => {
+                let exec = self.w.exec();
+                let lane = if exec == 0 {
+                    0
+                } else {
+                    exec.trailing_zeros() as usize
+                };
+                let v = match self.src(i.src[0], i.lit, b32)? {
+                    Src::V(o) => *self
+                        .w
+                        .v
+                        .get(o + lane)
+                        .ok_or_else(|| self.err("VGPR out of range"))?,
+                    Src::C(c) => c,
+                };
+                self.swrite(i.dst, v)
+            }
+            VReadlaneB32 => {
+                let lane = (self.s32(i.src[1], i.lit)? as usize) & (self.w.lanes - 1);
+                let v = match self.src(i.src[0], i.lit, b32)? {
+                    Src::V(o) => *self
+                        .w
+                        .v
+                        .get(o + lane)
+                        .ok_or_else(|| self.err("VGPR out of range"))?,
+                    Src::C(c) => c,
+                };
+                self.swrite(i.dst, v)
+            }
+            VWritelaneB32 => {
+                let v = self.s32(i.src[0], i.lit)?;
+                let lane = (self.s32(i.src[1], i.lit)? as usize) & (self.w.lanes - 1);
+                let o = self.vreg(i.dst, 1)?;
+                if let Some(x) = self.w.v.get_mut(o + lane) {
+                    *x = v;
+                }
+                Ok(())
+            }
+            VCvtI32F64 => self.v64to32(i, |x| cvt_i32(d64(x))),
+            VCvtU32F64 => self.v64to32(i, |x| cvt_u32(d64(x))),
+            VCvtF32F64 => self.v64to32(i, |x| (d64(x) as f32).to_bits()),
+            VCvtF64I32 => self.v32to64(i, b32, |x| f64::from(x as i32).to_bits()),
+            VCvtF64U32 => self.v32to64(i, b32, |x| f64::from(x).to_bits()),
+            VCvtF64F32 => self.v32to64(i, b32, |x| f64::from(f32v(x)).to_bits()),
+            VTruncF64 => self.v64(i, [Width::F64; 3], |x, _, _| o64(d64(x).trunc())),
+            VCeilF64 => self.v64(i, [Width::F64; 3], |x, _, _| o64(d64(x).ceil())),
+            VFloorF64 => self.v64(i, [Width::F64; 3], |x, _, _| o64(d64(x).floor())),
+            VRndneF64 => self.v64(i, [Width::F64; 3], |x, _, _| o64(rne64(d64(x)))),
+            VFractF64 => self.v64(i, [Width::F64; 3], |x, _, _| {
+                let f = d64(x);
+                o64(if f.is_infinite() {
+                    f64::NAN
+                } else {
+                    (f - f.floor()).min(f64::from_bits(0x3fef_ffff_ffff_ffff))
+                })
+            }),
+            VRcpF64 => self.v64(i, [Width::F64; 3], |x, _, _| o64(1.0 / d64(x))),
+            VRsqF64 => self.v64(i, [Width::F64; 3], |x, _, _| o64(1.0 / d64(x).sqrt())),
+            VSqrtF64 => self.v64(i, [Width::F64; 3], |x, _, _| o64(d64(x).sqrt())),
+            VAddF64 => self.v64(i, [Width::F64; 3], |x, y, _| o64(d64(x) + d64(y))),
+            VMulF64 => self.v64(i, [Width::F64; 3], |x, y, _| o64(d64(x) * d64(y))),
+            VMinF64 => self.v64(i, [Width::F64; 3], |x, y, _| o64(fmin64(d64(x), d64(y)))),
+            VMaxF64 => self.v64(i, [Width::F64; 3], |x, y, _| o64(fmax64(d64(x), d64(y)))),
+            VFmaF64 => self.v64(i, [Width::F64; 3], |x, y, z| {
+                o64(d64(x).mul_add(d64(y), d64(z)))
+            }),
+            VLdexpF64 => self.v64(i, [Width::F64, b32, b32], |x, e, _| {
+                o64(ldexp(d64(x), e as u32 as i32))
+            }),
+            VLshlrevB64 => self.v64(i, [b32, Width::B64, b32], |s, x, _| x << (s & 63)),
+            VLshrrevB64 => self.v64(i, [b32, Width::B64, b32], |s, x, _| x >> (s & 63)),
+            VAshrrevI64 => self.v64(i, [b32, Width::B64, b32], |s, x, _| {
+                ((x as i64) >> (s & 63)) as u64
+            }),
+            VLshlAddU64 => self.v64(i, [Width::B64, b32, Width::B64], |x, s, y| {
+                (x << (s & 7)).wrapping_add(y)
+            }),
+            VMadU64U32 | VMadI64I32 => {
+                let signed = i.op == VMadI64I32;
+                let mut a = [0u32; MAX_LANES];
+                let mut b = [0u32; MAX_LANES];
+                let mut c = [0u64; MAX_LANES];
+                self.lanes32(i, 0, b32, &mut a)?;
+                self.lanes32(i, 1, b32, &mut b)?;
+                self.lanes64(i, 2, Width::B64, &mut c)?;
+                let mut r = [0u64; MAX_LANES];
+                let mut m = 0u64;
+                for l in 0..self.w.lanes {
+                    let (v, o) = if signed {
+                        let p = i128::from(a[l] as i32) * i128::from(b[l] as i32)
+                            + i128::from(c[l] as i64);
+                        (
+                            p as u64,
+                            p > i128::from(i64::MAX) || p < i128::from(i64::MIN),
+                        )
+                    } else {
+                        let p = u128::from(a[l]) * u128::from(b[l]) + u128::from(c[l]);
+                        (p as u64, p >> 64 != 0)
+                    };
+                    r[l] = v;
+                    m |= u64::from(o) << l;
+                }
+                self.write_lanes64(i.dst, &r)?;
+                let exec = self.w.exec();
+                self.write_mask(i.sdst, m & exec)
+            }
+            VDivScaleF32 | VDivScaleF64 => {
+                let wide = i.op == VDivScaleF64;
+                let mut s = [[0u64; MAX_LANES]; 3];
+                for (k, sk) in s.iter_mut().enumerate() {
+                    if wide {
+                        self.lanes64(i, k, Width::F64, sk)?;
+                    } else {
+                        let mut t = [0u32; MAX_LANES];
+                        self.lanes32(i, k, b32, &mut t)?;
+                        for (d, x) in sk.iter_mut().zip(&t) {
+                            *d = f64::from(f32v(*x)).to_bits();
+                        }
+                    }
+                }
+                let mut r = [0u64; MAX_LANES];
+                let mut m = 0u64;
+                for l in 0..self.w.lanes {
+                    let (a, b, c) = (
+                        f64::from_bits(s[0][l]),
+                        f64::from_bits(s[1][l]),
+                        f64::from_bits(s[2][l]),
+                    );
+                    let (d, v) = if wide {
+                        div_scale(a, b, c, (768, 128, 53), exp64, f64::is_subnormal)
+                    } else {
+                        div_scale(a, b, c, (96, 64, 23), exp32of, sub32)
+                    };
+                    r[l] = if wide {
+                        d.to_bits()
+                    } else {
+                        u64::from((d as f32).to_bits())
+                    };
+                    m |= u64::from(v) << l;
+                }
+                if wide {
+                    self.write_lanes64(i.dst, &r)?;
+                } else {
+                    let mut r32 = [0u32; MAX_LANES];
+                    for (d, x) in r32.iter_mut().zip(&r) {
+                        // CAST: f32 bits in the low half.
+                        *d = *x as u32;
+                    }
+                    self.write_lanes(i.dst, &r32)?;
+                }
+                let exec = self.w.exec();
+                self.write_mask(i.sdst, m & exec)
+            }
+            VDivFmasF32 => {
+                let vcc = self.w.vcc();
+                let mut a = [0u32; MAX_LANES];
+                let mut b = [0u32; MAX_LANES];
+                let mut c = [0u32; MAX_LANES];
+                self.lanes32(i, 0, b32, &mut a)?;
+                self.lanes32(i, 1, b32, &mut b)?;
+                self.lanes32(i, 2, b32, &mut c)?;
+                let mut r = [0u32; MAX_LANES];
+                for l in 0..self.w.lanes {
+                    let f = f32v(a[l]).mul_add(f32v(b[l]), f32v(c[l]));
+                    let f = if vcc >> l & 1 == 1 {
+                        let up = (c[l] >> 23) & 0xff > 127;
+                        (f64::from(f) * if up { 2f64.powi(32) } else { 2f64.powi(-32) }) as f32
+                    } else {
+                        f
+                    };
+                    r[l] = f.to_bits();
+                }
+                self.write_lanes(i.dst, &r)
+            }
+            VDivFmasF64 => {
+                let vcc = self.w.vcc();
+                let mut s = [[0u64; MAX_LANES]; 3];
+                for (k, sk) in s.iter_mut().enumerate() {
+                    self.lanes64(i, k, Width::F64, sk)?;
+                }
+                let mut r = [0u64; MAX_LANES];
+                for l in 0..self.w.lanes {
+                    let (x, y, z) = (d64(s[0][l]), d64(s[1][l]), d64(s[2][l]));
+                    let f = x.mul_add(y, z);
+                    let f = if vcc >> l & 1 == 1 {
+                        ldexp(f, if exp64(z) > 1023 { 64 } else { -64 })
+                    } else {
+                        f
+                    };
+                    r[l] = o64(f);
+                }
+                self.write_lanes64(i.dst, &r)
+            }
+            VDivFixupF32 => self.v3(i, b32, |q, d, n| {
+                (div_fixup(
+                    f64::from(f32v(q)),
+                    f64::from(f32v(d)),
+                    f64::from(f32v(n)),
+                    255,
+                    exp32of,
+                ) as f32)
+                    .to_bits()
+            }),
+            VDivFixupF64 => self.v64(i, [Width::F64; 3], |q, d, n| {
+                o64(div_fixup(d64(q), d64(d), d64(n), 2047, exp64))
+            }),
+            VFmaF16 | VFmamkF16 | VFmaakF16 => self.v3(i, f16, |x, y, z| {
+                f32_to_f16(
+                    (f64::from(f16_to_f32(x))
+                        .mul_add(f64::from(f16_to_f32(y)), f64::from(f16_to_f32(z))))
+                        as f32,
+                    false,
+                )
+            }),
+            VFmacF64 => {
+                let mut i2 = *i;
+                i2.src[2] = i.dst;
+                self.v64(&i2, [Width::F64; 3], |x, y, z| {
+                    o64(d64(x).mul_add(d64(y), d64(z)))
+                })
+            }
+            VCndmaskB32 => {
+                let mask = self.read_mask(i.src[2], i.lit)?;
+                let mut a = [0u32; MAX_LANES];
+                let mut b = [0u32; MAX_LANES];
+                self.lanes32(i, 0, b32, &mut a)?;
+                self.lanes32(i, 1, b32, &mut b)?;
+                let mut r = [0u32; MAX_LANES];
+                for l in 0..self.w.lanes {
+                    r[l] = if mask >> l & 1 == 1 { b[l] } else { a[l] };
+                }
+                self.write_lanes(i.dst, &r)
+            }
+            VAddF32 => self.v2(i, b32, |x, y| (f32v(x) + f32v(y)).to_bits()),
+            VSubF32 => self.v2(i, b32, |x, y| (f32v(x) - f32v(y)).to_bits()),
+            VSubrevF32 => self.v2(i, b32, |x, y| (f32v(y) - f32v(x)).to_bits()),
+            VMulF32 => self.v2(i, b32, |x, y| (f32v(x) * f32v(y)).to_bits()),
+            VMinF32 => self.v2(i, b32, |x, y| fmin(f32v(x), f32v(y)).to_bits()),
+            VMaxF32 => self.v2(i, b32, |x, y| fmax(f32v(x), f32v(y)).to_bits()),
+            VLdexpF32 => self.v2(i, b32, |x, e| {
+                (ldexp(f64::from(f32v(x)), e as i32) as f32).to_bits()
+            }),
+            VMulI32I24 => self.v2(i, b32, |x, y| (sext24(x) * sext24(y)) as u32),
+            VMulHiI32I24 => self.v2(i, b32, |x, y| ((sext24(x) * sext24(y)) >> 32) as u32),
+            VMulU32U24 => self.v2(i, b32, |x, y| (x & 0xff_ffff).wrapping_mul(y & 0xff_ffff)),
+            VMulHiU32U24 => self.v2(i, b32, |x, y| {
+                ((u64::from(x & 0xff_ffff) * u64::from(y & 0xff_ffff)) >> 32) as u32
+            }),
+            VMinI32 => self.v2(i, b32, |x, y| (x as i32).min(y as i32) as u32),
+            VMaxI32 => self.v2(i, b32, |x, y| (x as i32).max(y as i32) as u32),
+            VMinU32 => self.v2(i, b32, u32::min),
+            VMaxU32 => self.v2(i, b32, u32::max),
+            VLshlrevB32 => self.v2(i, b32, |s, x| x << (s & 31)),
+            VLshrrevB32 => self.v2(i, b32, |s, x| x >> (s & 31)),
+            VAshrrevI32 => self.v2(i, b32, |s, x| ((x as i32) >> (s & 31)) as u32),
+            VAndB32 => self.v2(i, b32, |x, y| x & y),
+            VOrB32 => self.v2(i, b32, |x, y| x | y),
+            VXorB32 => self.v2(i, b32, |x, y| x ^ y),
+            VXnorB32 => self.v2(i, b32, |x, y| !(x ^ y)),
+            VAddNcU32 => self.v2(i, b32, u32::wrapping_add),
+            VSubNcU32 => self.v2(i, b32, u32::wrapping_sub),
+            VSubrevNcU32 => self.v2(i, b32, |x, y| y.wrapping_sub(x)),
+            VAddNcI32 => self.v2(i, b32, |x, y| (x as i32).wrapping_add(y as i32) as u32),
+            VSubNcI32 => self.v2(i, b32, |x, y| (x as i32).wrapping_sub(y as i32) as u32),
+            VMulLoU32 => self.v2(i, b32, u32::wrapping_mul),
+            VMulHiU32 => self.v2(i, b32, |x, y| ((u64::from(x) * u64::from(y)) >> 32) as u32),
+            VMulHiI32 => self.v2(i, b32, |x, y| {
+                ((i64::from(x as i32) * i64::from(y as i32)) >> 32) as u32
+            }),
+            VBfmB32 => self.v2(i, b32, |x, y| (((1u64 << (x & 31)) - 1) as u32) << (y & 31)),
+            VBcntU32B32 => self.v2(i, b32, |x, y| x.count_ones().wrapping_add(y)),
+            VMbcntLoU32B32 | VMbcntHiU32B32 => {
+                let hi = i.op == VMbcntHiU32B32;
+                let mut a = [0u32; MAX_LANES];
+                let mut b = [0u32; MAX_LANES];
+                self.lanes32(i, 0, b32, &mut a)?;
+                self.lanes32(i, 1, b32, &mut b)?;
+                let mut r = [0u32; MAX_LANES];
+                for l in 0..self.w.lanes {
+                    let below = if hi {
+                        if l <= 32 {
+                            0
+                        } else {
+                            ((1u64 << (l - 32)) - 1) as u32
+                        }
+                    } else if l >= 32 {
+                        u32::MAX
+                    } else {
+                        ((1u64 << l) - 1) as u32
+                    };
+                    r[l] = (a[l] & below).count_ones().wrapping_add(b[l]);
+                }
+                self.write_lanes(i.dst, &r)
+            }
+            VCvtPkRtzF16F32 => self.v2(i, b32, |x, y| {
+                f32_to_f16(f32v(x), true) | (f32_to_f16(f32v(y), true) << 16)
+            }),
+            VAddF16 => self.v2(i, f16, |x, y| {
+                f32_to_f16(f16_to_f32(x) + f16_to_f32(y), false)
+            }),
+            VSubF16 => self.v2(i, f16, |x, y| {
+                f32_to_f16(f16_to_f32(x) - f16_to_f32(y), false)
+            }),
+            VMulF16 => self.v2(i, f16, |x, y| {
+                f32_to_f16(f16_to_f32(x) * f16_to_f32(y), false)
+            }),
+            VMaxF16 => self.v2(i, f16, |x, y| {
+                f32_to_f16(fmax(f16_to_f32(x), f16_to_f32(y)), false)
+            }),
+            VMinF16 => self.v2(i, f16, |x, y| {
+                f32_to_f16(fmin(f16_to_f32(x), f16_to_f32(y)), false)
+            }),
+            VFmacF16 => {
+                let mut i2 = *i;
+                i2.src[2] = i.dst;
+                self.v3(&i2, f16, |x, y, z| {
+                    f32_to_f16(
+                        (f64::from(f16_to_f32(x))
+                            .mul_add(f64::from(f16_to_f32(y)), f64::from(f16_to_f32(z))))
+                            as f32,
+                        false,
+                    )
+                })
+            }
+            VFfbhU32 => self.v1(
+                i,
+                b32,
+                |x| if x == 0 { u32::MAX } else { x.leading_zeros() },
+            ),
+            VFfblB32 => self.v1(
+                i,
+                b32,
+                |x| if x == 0 { u32::MAX } else { x.trailing_zeros() },
+            ),
+            VMacF32 => {
+                // Unfused: the product rounds before the add.
+                let mut i2 = *i;
+                i2.src[2] = i.dst;
+                self.v3(&i2, b32, |x, y, z| (f32v(x) * f32v(y) + f32v(z)).to_bits())
+            }
+            VFmacF32 => {
+                let mut i2 = *i;
+                i2.src[2] = i.dst;
+                self.v3(&i2, b32, |x, y, z| {
+                    f32v(x).mul_add(f32v(y), f32v(z)).to_bits()
+                })
+            }
+            VFmaF32 | VFmamkF32 | VFmaakF32 => self.v3(i, b32, |x, y, z| {
+                f32v(x).mul_add(f32v(y), f32v(z)).to_bits()
+            }),
+            VBfeU32 => self.v3(i, b32, bfe),
+            VBfeI32 => self.v3(i, b32, bfe_i),
+            VBfiB32 => self.v3(i, b32, |m, x, y| (m & x) | (!m & y)),
+            VAlignbitB32 => self.v3(i, b32, |x, y, s| {
+                (((u64::from(x) << 32) | u64::from(y)) >> (s & 31)) as u32
+            }),
+            VAlignbyteB32 => self.v3(i, b32, |x, y, s| {
+                (((u64::from(x) << 32) | u64::from(y)) >> ((s & 3) * 8)) as u32
+            }),
+            VMin3F32 => self.v3(i, b32, |x, y, z| {
+                fmin(fmin(f32v(x), f32v(y)), f32v(z)).to_bits()
+            }),
+            VMax3F32 => self.v3(i, b32, |x, y, z| {
+                fmax(fmax(f32v(x), f32v(y)), f32v(z)).to_bits()
+            }),
+            VMed3F32 => self.v3(i, b32, |x, y, z| {
+                let (a, b, c) = (f32v(x), f32v(y), f32v(z));
+                fmax(fmin(a, b), fmin(fmax(a, b), c)).to_bits()
+            }),
+            VMin3I32 => self.v3(i, b32, |x, y, z| {
+                (x as i32).min(y as i32).min(z as i32) as u32
+            }),
+            VMax3I32 => self.v3(i, b32, |x, y, z| {
+                (x as i32).max(y as i32).max(z as i32) as u32
+            }),
+            VMed3I32 => self.v3(i, b32, |x, y, z| {
+                let (a, b, c) = (x as i32, y as i32, z as i32);
+                a.min(b).max(a.max(b).min(c)) as u32
+            }),
+            VMin3U32 => self.v3(i, b32, |x, y, z| x.min(y).min(z)),
+            VMax3U32 => self.v3(i, b32, |x, y, z| x.max(y).max(z)),
+            VMed3U32 => self.v3(i, b32, |a, b, c| a.min(b).max(a.max(b).min(c))),
+            VXor3B32 => self.v3(i, b32, |x, y, z| x ^ y ^ z),
+            VOr3B32 => self.v3(i, b32, |x, y, z| x | y | z),
+            VAndOrB32 => self.v3(i, b32, |x, y, z| (x & y) | z),
+            VLshlOrB32 => self.v3(i, b32, |x, s, z| (x << (s & 31)) | z),
+            VLshlAddU32 => self.v3(i, b32, |x, s, z| (x << (s & 31)).wrapping_add(z)),
+            VAddLshlU32 => self.v3(i, b32, |x, y, s| x.wrapping_add(y) << (s & 31)),
+            VAdd3U32 => self.v3(i, b32, |x, y, z| x.wrapping_add(y).wrapping_add(z)),
+            VXadU32 => self.v3(i, b32, |x, y, z| (x ^ y).wrapping_add(z)),
+            VMadU32U24 => self.v3(i, b32, |x, y, z| {
+                (x & 0xff_ffff).wrapping_mul(y & 0xff_ffff).wrapping_add(z)
+            }),
+            VMadI32I24 => self.v3(i, b32, |x, y, z| {
+                ((sext24(x) * sext24(y)) as u32).wrapping_add(z)
+            }),
+            VPermB32 => self.v3(i, b32, |x, y, sel| {
+                let s = (u64::from(x) << 32) | u64::from(y);
+                (0..4).fold(0u32, |acc, k| {
+                    acc | (perm_byte(s, (sel >> (8 * k)) & 0xff) << (8 * k))
+                })
+            }),
+            VAddCoU32 => self.vcarry(i, |x, y, _| x.overflowing_add(y)),
+            VSubCoU32 => self.vcarry(i, |x, y, _| (x.wrapping_sub(y), y > x)),
+            VSubrevCoU32 => self.vcarry(i, |x, y, _| (y.wrapping_sub(x), x > y)),
+            VAddCoCiU32 => self.vcarry(i, |x, y, c| {
+                let s = u64::from(x) + u64::from(y) + u64::from(c);
+                (s as u32, s >> 32 != 0)
+            }),
+            VSubCoCiU32 => self.vcarry(i, |x, y, c| {
+                let t = u64::from(y) + u64::from(c);
+                (
+                    x.wrapping_sub(y).wrapping_sub(u32::from(c)),
+                    t > u64::from(x),
+                )
+            }),
+            VSubrevCoCiU32 => self.vcarry(i, |x, y, c| {
+                let t = u64::from(x) + u64::from(c);
+                (
+                    y.wrapping_sub(x).wrapping_sub(u32::from(c)),
+                    t > u64::from(y),
+                )
+            }),
+            VCmpF16 | VCmpF32 | VCmpF64 | VCmpI16 | VCmpU16 | VCmpI32 | VCmpU32 | VCmpI64
+            | VCmpU64 | VCmpClassF32 | VCmpClassF64 => self.vcmp(i),
+            _ => Err(self.unsupported(i)),
+        }
+    }
+}

@@ -38,7 +38,7 @@ impl isa::Memory for Env<'_> {
 }
 
 /// Checks the hardware makes on every dispatch, whoever runs it.
-fn check_hw(regs: &Regs, desc: &QueueDesc, d: &DispatchDirect) -> Result<(), Cause> {
+pub(crate) fn check_hw(regs: &Regs, desc: &QueueDesc, d: &DispatchDirect) -> Result<(), Cause> {
     let r = &desc.arch.regs;
     let sh = |off: u32| regs.sh(off);
     if d.initiator.get(DispatchInitiator::COMPUTE_SHADER_EN) == 0 {

@@ -280,6 +280,10 @@ impl SimGpu {
             engines: Engines::new(Mode::Deterministic),
             known: Mutex::new(BTreeSet::new()),
         });
+        let cfg = sim.config();
+        engine
+            .engines
+            .set_dispatch(cfg.dispatch, cfg.seed, cfg.mode == crate::SimMode::Threaded);
         sim.set_engine(Arc::clone(&engine) as Arc<dyn Engine>);
         let stop = Arc::new(AtomicBool::new(false));
         let thread = match sim.config().mode {

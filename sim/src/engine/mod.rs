@@ -20,6 +20,7 @@
 
 pub mod bus;
 mod dispatch;
+mod flight;
 pub mod kfd;
 pub mod membus;
 mod pm4;
@@ -29,12 +30,15 @@ pub mod trace;
 
 pub use bus::{Access, GPU_PAGE_SIZE, GpuBus, VmFault, VmFaultKind};
 pub use dispatch::{LDS_LIMIT, MAX_WORKGROUP_SIZE, MAX_WORKGROUPS};
+pub use flight::{DispatchMode, SEED_ENV, env_seed};
 pub use trace::{DEFAULT_TRACE_CAPACITY, Site, TRACE_PACKET_DWORDS, TraceEntry, TraceEvent};
 
 use crate::kernels::KernelRegistry;
+use core::cell::RefCell;
 use core::fmt;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use core::time::Duration;
+use flight::{Flight, Recorder};
 use hcq_core::arch::ArchInfo;
 use queue::{Env, Queue};
 use std::collections::BTreeMap;
@@ -263,6 +267,8 @@ struct Inner {
     irqs: Vec<u32>,
     trace_cap: usize,
     budget: usize,
+    rec: RefCell<Recorder>,
+    flight: RefCell<Flight>,
 }
 
 /// Packets one queue executes per round before the next queue gets its turn.
@@ -285,6 +291,8 @@ impl Inner {
             delayed,
             round,
             budget,
+            rec,
+            flight,
             ..
         } = self;
         for q in queues.values_mut() {
@@ -294,10 +302,15 @@ impl Inner {
                 faults,
                 registry,
                 clock,
+                rec,
+                flight,
             };
             irqs.clear();
             let r = q.step(&env, irqs, seq, *budget);
             progressed |= r.progressed;
+            if flight.borrow().active() {
+                progressed |= q.age(&env, seq, r.executed, *round);
+            }
             for &ctx in irqs.iter() {
                 match q.inj.interrupts {
                     InterruptPolicy::Deliver => {
@@ -326,6 +339,9 @@ impl Inner {
                 i += 1;
             }
         }
+        // Dispatches in flight age in every round but are not progress by themselves: a host
+        // that stops stepping when nothing else moves sees them unfinished, as it would see a
+        // GPU finishing late ([`Engines::run_until_idle`] runs them out).
         progressed || !delayed.is_empty()
     }
 }
@@ -372,6 +388,12 @@ impl Engines {
                 irqs: Vec::new(),
                 trace_cap: DEFAULT_TRACE_CAPACITY,
                 budget: DEFAULT_BUDGET,
+                rec: RefCell::new(Recorder::default()),
+                flight: RefCell::new(Flight::new(
+                    DispatchMode::Async,
+                    env_seed(),
+                    mode == Mode::Threaded,
+                )),
             }),
             clock: Clock::new(mode),
             stop: AtomicBool::new(false),
@@ -455,15 +477,30 @@ impl Engines {
         g.step(&self.shared.clock)
     }
 
-    /// Steps until no queue can make progress (every ring drained, blocked or faulted) and no
-    /// delayed interrupt is pending. Returns the rounds run.
+    /// Steps until no queue can make progress (every ring drained, blocked or faulted), no
+    /// delayed interrupt is pending and no dispatch is in flight (the GPU is idle). Returns the
+    /// rounds run.
     pub fn run_until_idle(&self) -> u64 {
         let mut g = self.lock();
         let mut rounds = 0;
-        while rounds < MAX_IDLE_ROUNDS && g.step(&self.shared.clock) {
+        while rounds < MAX_IDLE_ROUNDS && (g.step(&self.shared.clock) || g.flight.borrow().active())
+        {
             rounds += 1;
         }
         rounds
+    }
+
+    /// How DISPATCH_DIRECT runs from now on, and the seed that picks when asynchronous
+    /// dispatches land (`wall`: dispatches of an idle queue also linger some milliseconds of
+    /// real time, for engines that race a host thread). Dispatches in flight stay in flight.
+    pub fn set_dispatch(&self, mode: DispatchMode, seed: u64, wall: bool) {
+        self.lock().flight.borrow_mut().configure(mode, seed, wall);
+    }
+
+    /// Dispatches issued and not yet retired, on every queue.
+    #[must_use]
+    pub fn in_flight(&self) -> usize {
+        self.lock().flight.borrow().in_flight()
     }
 
     /// The GPU clock (100 MHz ticks): virtual in deterministic mode, real time otherwise.

@@ -2,17 +2,21 @@
 //! decoders, execute, write the read pointer back.
 
 use super::bus::{Access, GpuBus, VmFault};
+use super::flight::{self, DispatchMode, Flight, OpLabel, Recorder, What};
 use super::trace::{Site, Trace, TraceEvent};
 use super::{
     Clock, InterruptPolicy, QueueDesc, QueueFault, QueueFaultKind, QueueId, QueueKind, QueueState,
     WaitInfo,
 };
 use crate::kernels::{KernelMem, KernelRegistry};
+use core::cell::RefCell;
+use hcq_core::arch::join64;
 use hcq_core::kfd::{
     HsaHwExceptionData, KFD_HW_EXCEPTION_GPU_HANG, KFD_HW_EXCEPTION_PER_ENGINE_RESET,
 };
 use hcq_core::packet::{DecodeError, DecodeErrorKind};
 use hcq_core::pm4::Pm4Packet;
+use hcq_core::pm4::{DispatchDirect, EventWriteCntl, ReleaseMemEventCntl};
 use hcq_core::sdma::SdmaPacket;
 use std::sync::Arc;
 
@@ -31,6 +35,10 @@ pub(crate) struct Env<'a> {
     pub(crate) faults: &'a [u64],
     pub(crate) registry: &'a KernelRegistry,
     pub(crate) clock: &'a Clock,
+    /// The current operation's byte ranges (recorded while a dispatch is in flight).
+    pub(crate) rec: &'a RefCell<Recorder>,
+    /// In-flight dispatches of every queue (the race detector).
+    pub(crate) flight: &'a RefCell<Flight>,
 }
 
 impl Env<'_> {
@@ -54,27 +62,42 @@ impl Env<'_> {
 
     pub(crate) fn read(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault> {
         self.injected(va, buf.len(), access)?;
+        self.rec.borrow_mut().read(va, buf.len());
         self.bus.read(va, buf, access)
     }
 
     pub(crate) fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
         self.injected(va, data.len(), Access::Write)?;
+        self.rec.borrow_mut().write(va, data.len());
         self.bus.write(va, data)
     }
 
-    pub(crate) fn load_u32(&self, va: u64) -> Result<u32, VmFault> {
+    /// A memory wait's poll: not an access that races (polling what another engine writes is
+    /// how engines synchronise); a satisfied wait retires the dispatches that wrote the value.
+    pub(crate) fn poll_u32(&self, va: u64) -> Result<u32, VmFault> {
         self.injected(va, 4, Access::Read)?;
         self.bus.load_u32(va)
     }
 
     pub(crate) fn store_u32(&self, va: u64, v: u32) -> Result<(), VmFault> {
         self.injected(va, 4, Access::Write)?;
+        self.rec.borrow_mut().write(va, 4);
         self.bus.store_u32(va, v)
     }
 
     pub(crate) fn store_u64(&self, va: u64, v: u64) -> Result<(), VmFault> {
         self.injected(va, 8, Access::Write)?;
+        self.rec.borrow_mut().write(va, 8);
         self.bus.store_u64(va, v)
+    }
+
+    /// A memory wait on `va` was satisfied.
+    pub(crate) fn wait_satisfied(&self, va: u64) {
+        self.flight.borrow_mut().retire_writers_of(va);
+    }
+
+    pub(crate) fn asynchronous(&self) -> bool {
+        self.flight.borrow().mode() == DispatchMode::Async
     }
 }
 
@@ -111,6 +134,8 @@ pub(crate) enum Exec {
     Wait(WaitInfo),
     /// Run the indirect buffer at `base` (`dwords` long); `chain` replaces the current IB.
     Ib { base: u64, dwords: u32, chain: bool },
+    /// A dispatch passed the CP's checks and is issued (asynchronous mode): it lands later.
+    Dispatch(DispatchDirect),
 }
 
 /// The queue's registers (PM4 register file; SDMA has none).
@@ -185,6 +210,7 @@ pub(crate) struct Queue {
     ib_pool: Vec<Vec<u32>>,
     pub(crate) regs: Regs,
     pub(crate) scratch: Vec<u8>,
+    pub(crate) inflight: Inflight,
     pub(crate) trace: Trace,
     pub(crate) executed: u64,
 }
@@ -242,6 +268,7 @@ impl Queue {
             ib_pool: Vec::new(),
             regs: Regs::new(desc.kind),
             scratch: Vec::new(),
+            inflight: Inflight::default(),
             trace: Trace::new(trace_cap),
             executed: 0,
             bus,
@@ -472,16 +499,15 @@ impl Queue {
                         return Flow::Stop;
                     }
                 }
-                let r = run_packet(
-                    &mut self.regs,
-                    &mut self.scratch,
-                    &self.desc,
-                    env,
-                    irqs,
-                    &pkt,
-                    0,
-                );
-                (len, r)
+                let c = Ctx {
+                    id: self.id,
+                    gpu: self.gpu_id,
+                    regs: &mut self.regs,
+                    scratch: &mut self.scratch,
+                    inflight: &mut self.inflight,
+                    desc: &self.desc,
+                };
+                (len, exec_op(c, env, irqs, &pkt, 0, site))
             }
             Err(DecodeError {
                 kind: DecodeErrorKind::Truncated { needed, .. },
@@ -516,7 +542,7 @@ impl Queue {
             }
         };
         match outcome {
-            Ok(Exec::Done) => {
+            Ok(Exec::Done | Exec::Dispatch(_)) => {
                 *seq += 1;
                 let window = self.buf.get(cursor..self.buf_len).unwrap_or_default();
                 self.trace.packet(*seq, site, window, len);
@@ -546,8 +572,8 @@ impl Queue {
                     }
                 }
             }
-            Err(c) => {
-                self.fault(seq, site, c);
+            Err((at, c)) => {
+                self.fault(seq, at, c);
                 Flow::Stop
             }
         }
@@ -631,17 +657,17 @@ impl Queue {
                 return Flow::Stop;
             }
         };
-        let r = run_packet(
-            &mut self.regs,
-            &mut self.scratch,
-            &self.desc,
-            env,
-            irqs,
-            &pkt,
-            depth,
-        );
+        let c = Ctx {
+            id: self.id,
+            gpu: self.gpu_id,
+            regs: &mut self.regs,
+            scratch: &mut self.scratch,
+            inflight: &mut self.inflight,
+            desc: &self.desc,
+        };
+        let r = exec_op(c, env, irqs, &pkt, depth, site);
         match r {
-            Ok(Exec::Done) => {
+            Ok(Exec::Done | Exec::Dispatch(_)) => {
                 self.record_ib(seq, site, len);
                 env.clock.tick();
                 if let Some(t) = self.ibs.last_mut() {
@@ -686,8 +712,8 @@ impl Queue {
                     }
                 }
             }
-            Err(c) => {
-                self.fault(seq, site, c);
+            Err((at, c)) => {
+                self.fault(seq, at, c);
                 Flow::Stop
             }
         }
@@ -715,5 +741,241 @@ fn run_packet(
     match pkt {
         Decoded::Pm4(p) => super::pm4::exec(regs, scratch, desc, env, irqs, p),
         Decoded::Sdma(p) => super::sdma::exec(scratch, env, irqs, p, depth),
+    }
+}
+
+/// A dispatch issued on this queue that has not landed yet: the launch state it was issued
+/// with (the SH registers are a snapshot: later SET_SH_REGs do not change it).
+struct Pending {
+    id: u64,
+    sh: Box<[u32]>,
+    d: DispatchDirect,
+    site: Site,
+    /// Packets after which it lands ([`flight::NEVER`]: only at a sync point or idle).
+    after: u32,
+}
+
+/// The queue's dispatches that have not landed.
+#[derive(Default)]
+pub(crate) struct Inflight {
+    pending: Vec<Pending>,
+    lds: Vec<u8>,
+}
+
+impl Inflight {
+    pub(crate) fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// Lands dispatch `id` (runs the kernel, records its ranges, checks them for races).
+    fn land(&mut self, desc: &QueueDesc, env: &Env<'_>, id: u64) -> Result<(), (Site, Cause)> {
+        let Some(i) = self.pending.iter().position(|p| p.id == id) else {
+            return Ok(());
+        };
+        let p = self.pending.remove(i);
+        let regs = Regs {
+            sh: p.sh,
+            uconfig: Box::new([]),
+        };
+        env.rec.borrow_mut().begin();
+        let r = super::dispatch::run(&regs, &mut self.lds, desc, env, &p.d);
+        let acc = env.rec.borrow_mut().end();
+        r.map_err(|c| (p.site, c))?;
+        env.flight
+            .borrow_mut()
+            .land(id, acc)
+            .map_err(|m| (p.site, Cause::Hw(m)))
+    }
+
+    /// A sync point on this queue: everything issued lands, then retires.
+    fn sync(&mut self, desc: &QueueDesc, env: &Env<'_>, id: QueueId) -> Result<(), (Site, Cause)> {
+        while let Some(p) = self.pending.first() {
+            let pid = p.id;
+            self.land(desc, env, pid)?;
+        }
+        env.flight.borrow_mut().retire_queue(id);
+        Ok(())
+    }
+
+    /// One more packet completed on the queue: dispatches whose turn it is land.
+    fn after_packet(&mut self, desc: &QueueDesc, env: &Env<'_>) -> Result<(), (Site, Cause)> {
+        let mut due = Vec::new();
+        for p in &mut self.pending {
+            if p.after != flight::NEVER {
+                p.after = p.after.saturating_sub(1);
+                if p.after == 0 {
+                    due.push(p.id);
+                }
+            }
+        }
+        for id in due {
+            self.land(desc, env, id)?;
+        }
+        Ok(())
+    }
+}
+
+/// The name of a packet in race reports, and whether it is a sync point that retires the
+/// queue's dispatches (EVENT_WRITE CS_PARTIAL_FLUSH; RELEASE_MEM at end of pipe,
+/// CACHE_FLUSH_AND_INV_TS_EVENT or BOTTOM_OF_PIPE_TS, or end of shader, CS_DONE).
+fn classify(pkt: &Decoded<'_>, desc: &QueueDesc) -> (&'static str, bool) {
+    /// VGT_EVENT_TYPE BOTTOM_OF_PIPE_TS and CS_DONE (soc21_enum.h; same on gfx9..gfx12).
+    const BOTTOM_OF_PIPE_TS: u32 = 0x28;
+    const CS_DONE: u32 = 0x2F;
+    match pkt {
+        Decoded::Pm4(p) => match p {
+            Pm4Packet::EventWrite(e) => (
+                "EVENT_WRITE",
+                e.get(EventWriteCntl::EVENT_TYPE) == desc.arch.events.cs_partial_flush,
+            ),
+            Pm4Packet::ReleaseMem(r) => {
+                let t = r.event.get(ReleaseMemEventCntl::EVENT_TYPE);
+                (
+                    "RELEASE_MEM",
+                    t == desc.arch.events.cache_flush_and_inv_ts
+                        || t == BOTTOM_OF_PIPE_TS
+                        || t == CS_DONE,
+                )
+            }
+            Pm4Packet::WriteData { .. } => ("WRITE_DATA", false),
+            Pm4Packet::WaitRegMem(_) => ("WAIT_REG_MEM", false),
+            Pm4Packet::AcquireMem(_) => ("ACQUIRE_MEM", false),
+            Pm4Packet::DispatchDirect(_) => ("DISPATCH_DIRECT", false),
+            _ => ("PM4 packet", false),
+        },
+        Decoded::Sdma(p) => (
+            match p {
+                SdmaPacket::CopyLinear(_) => "SDMA COPY_LINEAR",
+                SdmaPacket::Write { .. } => "SDMA WRITE",
+                SdmaPacket::Fence(_) => "SDMA FENCE",
+                SdmaPacket::ConstFill(_) => "SDMA CONST_FILL",
+                SdmaPacket::Timestamp { .. } => "SDMA TIMESTAMP",
+                SdmaPacket::PollRegmem(_) => "SDMA POLL_REGMEM",
+                _ => "SDMA packet",
+            },
+            false,
+        ),
+    }
+}
+
+/// The parts of a queue one packet's execution needs (disjoint from the fetch buffer the
+/// decoded packet borrows).
+struct Ctx<'q> {
+    id: QueueId,
+    gpu: u32,
+    regs: &'q mut Regs,
+    scratch: &'q mut Vec<u8>,
+    inflight: &'q mut Inflight,
+    desc: &'q QueueDesc,
+}
+
+/// Executes one packet as one operation: a sync point first lands and retires the queue's
+/// dispatches; the packet's accesses are recorded and checked against the dispatches in flight;
+/// an issued dispatch joins them; dispatches whose turn it is land after the packet.
+fn exec_op(
+    c: Ctx<'_>,
+    env: &Env<'_>,
+    irqs: &mut Vec<u32>,
+    pkt: &Decoded<'_>,
+    depth: usize,
+    site: Site,
+) -> Result<Exec, (Site, Cause)> {
+    let (name, sync) = classify(pkt, c.desc);
+    if sync {
+        c.inflight.sync(c.desc, env, c.id)?;
+    }
+    let record = env.flight.borrow().active();
+    if record {
+        env.rec.borrow_mut().begin();
+    }
+    let r = run_packet(c.regs, c.scratch, c.desc, env, irqs, pkt, depth);
+    let acc = record.then(|| env.rec.borrow_mut().end());
+    let r = r.map_err(|e| (site, e))?;
+    let label = OpLabel {
+        gpu: c.gpu,
+        queue: c.id,
+        kind: c.desc.kind,
+        what: What::Packet(name),
+        site,
+    };
+    if let Some(acc) = acc {
+        if matches!(r, Exec::Done) {
+            env.flight
+                .borrow_mut()
+                .observe(label, &acc)
+                .map_err(|m| (site, Cause::Hw(m)))?;
+        }
+    }
+    let r = match r {
+        Exec::Dispatch(d) => {
+            let ar = &c.desc.arch.regs;
+            let pgm = join64(c.regs.sh(ar.pgm_lo), c.regs.sh(ar.pgm_lo + 1)) << 8;
+            let (id, after) = env.flight.borrow_mut().issue(OpLabel {
+                what: What::Dispatch(pgm),
+                ..label
+            });
+            c.inflight.pending.push(Pending {
+                id,
+                sh: c.regs.sh.clone(),
+                d,
+                site,
+                after,
+            });
+            if after == 0 {
+                c.inflight.land(c.desc, env, id)?;
+            }
+            return Ok(Exec::Done);
+        }
+        r => r,
+    };
+    if matches!(r, Exec::Done) && c.inflight.has_pending() {
+        c.inflight.after_packet(c.desc, env)?;
+    }
+    Ok(r)
+}
+
+impl Queue {
+    /// Ring and IBs consumed, nothing blocked: the CP is idle.
+    pub(crate) fn is_drained(&self) -> bool {
+        self.ibs.is_empty()
+            && matches!(self.state, QueueState::Idle)
+            && self.wptr().is_none_or(|w| w == self.rptr)
+    }
+
+    /// After the queue's turn in round `round` (it executed `executed` packets): a faulted
+    /// queue drops its dispatches; a queue that executed nothing lets its in-flight dispatches
+    /// land once they have lingered, and, when drained, retire. Returns whether one landed.
+    pub(crate) fn age(
+        &mut self,
+        env: &Env<'_>,
+        seq: &mut u64,
+        executed: usize,
+        round: u64,
+    ) -> bool {
+        if matches!(self.state, QueueState::Faulted(_)) {
+            self.inflight.pending.clear();
+            env.flight.borrow_mut().retire_queue(self.id);
+            return false;
+        }
+        if executed > 0 {
+            env.flight.borrow_mut().busy(self.id);
+            return false;
+        }
+        let mut landed = false;
+        let ids: Vec<u64> = self.inflight.pending.iter().map(|p| p.id).collect();
+        for id in ids {
+            if env.flight.borrow_mut().lingered(id, round) {
+                let desc = self.desc;
+                if let Err((site, c)) = self.inflight.land(&desc, env, id) {
+                    self.fault(seq, site, c);
+                    return true;
+                }
+                landed = true;
+            }
+        }
+        if self.is_drained() {
+            env.flight.borrow_mut().retire_lingered(self.id, round);
+        }
+        landed
     }
 }

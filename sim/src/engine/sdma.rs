@@ -109,9 +109,12 @@ pub(crate) fn exec(
             if a % 4 != 0 {
                 return hw(format!("POLL_REGMEM address {a:#x} is not dword aligned"));
             }
-            let v = env.load_u32(a)?;
+            let v = env.poll_u32(a)?;
             match super::pm4::compare(function, v, p.mask, p.value) {
-                Some(true) => Ok(Exec::Done),
+                Some(true) => {
+                    env.wait_satisfied(a);
+                    Ok(Exec::Done)
+                }
                 _ => Ok(Exec::Wait(WaitInfo {
                     addr: a,
                     function,

@@ -291,7 +291,8 @@ pub struct SimConfig {
     /// GTT bytes the process may allocate (ENOMEM past it).
     pub gtt_size: u64,
     /// How DISPATCH_DIRECT runs: asynchronously with the race detector (the default), or
-    /// synchronously (faster, forgiving).
+    /// synchronously (faster, forgiving); the default comes from `HCQ_SIM_DISPATCH`
+    /// ([`crate::engine::env_dispatch`]).
     pub dispatch: crate::engine::DispatchMode,
     /// Seed of the asynchronous dispatch's choices (when each dispatch lands, how long it
     /// lingers); the default comes from `HCQ_SIM_SEED` ([`crate::engine::env_seed`]).
@@ -306,7 +307,7 @@ impl Default for SimConfig {
             mode: SimMode::Deterministic,
             queue_buffer_rules: QueueBufferRules::Relaxed,
             gtt_size: 64 << 30,
-            dispatch: crate::engine::DispatchMode::Async,
+            dispatch: crate::engine::env_dispatch(),
             seed: crate::engine::env_seed(),
         }
     }

@@ -5,7 +5,8 @@
 
 use super::QueueDesc;
 use super::bus::{Access, VmFault};
-use super::queue::{Cause, Env, Exec, Regs};
+use super::queue::Env;
+use super::types::{Cause, Exec, Regs};
 use crate::isa::{self, FloatMode, Isa, IsaError, Launch, ScratchSetup};
 use crate::kernels::{ExecMode, KEY_BYTES, KernelCtx, KernelError, KernelMem, code_key};
 use core::cell::RefCell;

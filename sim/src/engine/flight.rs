@@ -34,6 +34,20 @@ pub enum DispatchMode {
 /// Environment variable that sets the default seed ([`env_seed`]), so CI can sweep seeds.
 pub const SEED_ENV: &str = "HCQ_SIM_SEED";
 
+/// Environment variable that sets the default [`DispatchMode`] ([`env_dispatch`]): `sync` or
+/// `async`.
+pub const DISPATCH_ENV: &str = "HCQ_SIM_DISPATCH";
+
+/// The dispatch mode from [`DISPATCH_ENV`] (`sync` for [`DispatchMode::Synchronous`]), else
+/// [`DispatchMode::Async`].
+#[must_use]
+pub fn env_dispatch() -> DispatchMode {
+    match std::env::var(DISPATCH_ENV) {
+        Ok(v) if v.trim().eq_ignore_ascii_case("sync") => DispatchMode::Synchronous,
+        _ => DispatchMode::Async,
+    }
+}
+
 /// The seed from [`SEED_ENV`] (decimal or `0x` hex), else 0.
 #[must_use]
 pub fn env_seed() -> u64 {
@@ -143,40 +157,44 @@ impl Access {
     }
 }
 
-/// The recorder the engines' memory accesses go through while an operation executes.
+/// The recorder the engines' memory accesses go through while an operation executes (a flag
+/// checked per access; the ranges are touched only while it is on).
 #[derive(Debug, Default)]
 pub(crate) struct Recorder {
-    on: bool,
-    acc: Access,
+    on: core::cell::Cell<bool>,
+    acc: core::cell::RefCell<Access>,
 }
 
 impl Recorder {
-    pub(crate) fn begin(&mut self) {
-        self.on = true;
-        self.acc.reads.v.clear();
-        self.acc.reads.settled = 0;
-        self.acc.writes.v.clear();
-        self.acc.writes.settled = 0;
+    pub(crate) fn begin(&self) {
+        self.on.set(true);
+        let mut a = self.acc.borrow_mut();
+        a.reads.v.clear();
+        a.reads.settled = 0;
+        a.writes.v.clear();
+        a.writes.settled = 0;
     }
 
-    pub(crate) fn end(&mut self) -> Access {
-        self.on = false;
-        let mut a = core::mem::take(&mut self.acc);
+    pub(crate) fn end(&self) -> Access {
+        self.on.set(false);
+        let mut a = core::mem::take(&mut *self.acc.borrow_mut());
         a.normalize();
         a
     }
 
-    pub(crate) fn read(&mut self, va: u64, len: usize) {
-        if self.on {
+    #[inline]
+    pub(crate) fn read(&self, va: u64, len: usize) {
+        if self.on.get() {
             // CAST: usize -> u64 widens.
-            self.acc.reads.add(va, len as u64);
+            self.acc.borrow_mut().reads.add(va, len as u64);
         }
     }
 
-    pub(crate) fn write(&mut self, va: u64, len: usize) {
-        if self.on {
+    #[inline]
+    pub(crate) fn write(&self, va: u64, len: usize) {
+        if self.on.get() {
             // CAST: usize -> u64 widens.
-            self.acc.writes.add(va, len as u64);
+            self.acc.borrow_mut().writes.add(va, len as u64);
         }
     }
 }
@@ -346,6 +364,15 @@ impl Flight {
             idle_since: None,
         });
         (id, after)
+    }
+
+    /// Rounds by which a delivered interrupt arrives late (0 in the synchronous mode).
+    pub(crate) fn interrupt_delay(&mut self) -> u32 {
+        match self.mode {
+            DispatchMode::Synchronous => 0,
+            // CAST: below(3) < 3.
+            DispatchMode::Async => self.rng.below(3) as u32,
+        }
     }
 
     /// An operation executed: checks it against every landed in-flight dispatch, and records

@@ -2,7 +2,8 @@
 
 use super::QueueDesc;
 use super::WaitInfo;
-use super::queue::{Cause, Env, Exec, Regs};
+use super::queue::Env;
+use super::types::{Cause, Exec, Regs};
 use hcq_core::arch::AcquireMemLayout;
 use hcq_core::pm4::{
     EventWriteCntl, IbControl, Pm4Packet, ReleaseMemDataCntl, ReleaseMemEventCntl, WaitRegMemCtl,

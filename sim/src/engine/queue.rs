@@ -1,22 +1,22 @@
 //! One queue's engine: fetch from the ring (and indirect buffers), decode in place with core's
 //! decoders, execute, write the read pointer back.
 
+use super::Clock;
 use super::bus::{Access, GpuBus, VmFault};
-use super::flight::{self, DispatchMode, Flight, OpLabel, Recorder, What};
+use super::flight::{DispatchMode, Flight, Recorder};
+use super::op::{Ctx, Inflight, exec_op};
 use super::trace::{Site, Trace, TraceEvent};
-use super::{
-    Clock, InterruptPolicy, QueueDesc, QueueFault, QueueFaultKind, QueueId, QueueKind, QueueState,
-    WaitInfo,
+use super::types::{
+    Cause, Exec, InterruptPolicy, QueueDesc, QueueFault, QueueFaultKind, QueueId, QueueKind,
+    QueueState, Regs,
 };
 use crate::kernels::{KernelMem, KernelRegistry};
 use core::cell::RefCell;
-use hcq_core::arch::join64;
 use hcq_core::kfd::{
     HsaHwExceptionData, KFD_HW_EXCEPTION_GPU_HANG, KFD_HW_EXCEPTION_PER_ENGINE_RESET,
 };
 use hcq_core::packet::{DecodeError, DecodeErrorKind};
 use hcq_core::pm4::Pm4Packet;
-use hcq_core::pm4::{DispatchDirect, EventWriteCntl, ReleaseMemEventCntl};
 use hcq_core::sdma::SdmaPacket;
 use std::sync::Arc;
 
@@ -24,11 +24,6 @@ use std::sync::Arc;
 const FETCH_DWORDS: usize = 8192;
 /// Deepest indirect-buffer nesting (PM4: IB1 and IB2, as the CP has; SDMA: one level).
 pub(crate) const MAX_IB_DEPTH: usize = 2;
-/// SH register window (SET_SH_REG offsets 0..0x400).
-pub(crate) const SH_REGS: usize = 0x400;
-/// UCONFIG register window (SET_UCONFIG_REG offsets 0..0x4000).
-pub(crate) const UCONFIG_REGS: usize = 0x4000;
-
 /// Everything an executing packet may touch besides its queue's own state.
 pub(crate) struct Env<'a> {
     pub(crate) bus: &'a dyn GpuBus,
@@ -36,7 +31,7 @@ pub(crate) struct Env<'a> {
     pub(crate) registry: &'a KernelRegistry,
     pub(crate) clock: &'a Clock,
     /// The current operation's byte ranges (recorded while a dispatch is in flight).
-    pub(crate) rec: &'a RefCell<Recorder>,
+    pub(crate) rec: &'a Recorder,
     /// In-flight dispatches of every queue (the race detector).
     pub(crate) flight: &'a RefCell<Flight>,
 }
@@ -62,13 +57,13 @@ impl Env<'_> {
 
     pub(crate) fn read(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault> {
         self.injected(va, buf.len(), access)?;
-        self.rec.borrow_mut().read(va, buf.len());
+        self.rec.read(va, buf.len());
         self.bus.read(va, buf, access)
     }
 
     pub(crate) fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
         self.injected(va, data.len(), Access::Write)?;
-        self.rec.borrow_mut().write(va, data.len());
+        self.rec.write(va, data.len());
         self.bus.write(va, data)
     }
 
@@ -81,13 +76,13 @@ impl Env<'_> {
 
     pub(crate) fn store_u32(&self, va: u64, v: u32) -> Result<(), VmFault> {
         self.injected(va, 4, Access::Write)?;
-        self.rec.borrow_mut().write(va, 4);
+        self.rec.write(va, 4);
         self.bus.store_u32(va, v)
     }
 
     pub(crate) fn store_u64(&self, va: u64, v: u64) -> Result<(), VmFault> {
         self.injected(va, 8, Access::Write)?;
-        self.rec.borrow_mut().write(va, 8);
+        self.rec.write(va, 8);
         self.bus.store_u64(va, v)
     }
 
@@ -110,63 +105,7 @@ impl KernelMem for Env<'_> {
     }
 }
 
-/// Why a packet could not complete.
-#[derive(Debug)]
-pub(crate) enum Cause {
-    /// A GPU memory access faulted.
-    Vm(VmFault),
-    /// The packet is unknown, malformed or unsupported; a kernel failed.
-    Hw(String),
-}
-
-impl From<VmFault> for Cause {
-    fn from(v: VmFault) -> Self {
-        Cause::Vm(v)
-    }
-}
-
-/// What executing one packet did.
-#[derive(Debug)]
-pub(crate) enum Exec {
-    /// Completed.
-    Done,
-    /// Blocked on memory; retried on the next step.
-    Wait(WaitInfo),
-    /// Run the indirect buffer at `base` (`dwords` long); `chain` replaces the current IB.
-    Ib { base: u64, dwords: u32, chain: bool },
-    /// A dispatch passed the CP's checks and is issued (asynchronous mode): it lands later.
-    Dispatch(DispatchDirect),
-}
-
-/// The queue's registers (PM4 register file; SDMA has none).
-pub(crate) struct Regs {
-    pub(crate) sh: Box<[u32]>,
-    pub(crate) uconfig: Box<[u32]>,
-}
-
-impl Regs {
-    fn new(kind: QueueKind) -> Self {
-        let (sh, uc) = match kind {
-            QueueKind::Pm4 => (SH_REGS, UCONFIG_REGS),
-            QueueKind::Sdma => (0, 0),
-        };
-        Self {
-            sh: vec![0; sh].into_boxed_slice(),
-            uconfig: vec![0; uc].into_boxed_slice(),
-        }
-    }
-
-    /// The SH register at SET_SH_REG offset `off` (0 outside the window).
-    pub(crate) fn sh(&self, off: u32) -> u32 {
-        usize::try_from(off)
-            .ok()
-            .and_then(|o| self.sh.get(o))
-            .copied()
-            .unwrap_or(0)
-    }
-}
-
-struct IbFrame {
+pub(crate) struct IbFrame {
     base: u64,
     dwords: Vec<u32>,
     pos: usize,
@@ -206,7 +145,7 @@ pub(crate) struct Queue {
     buf_len: usize,
     /// SDMA: buffer index where the ring wraps (a packet may not cross it).
     ring_end_at: usize,
-    ibs: Vec<IbFrame>,
+    pub(crate) ibs: Vec<IbFrame>,
     ib_pool: Vec<Vec<u32>>,
     pub(crate) regs: Regs,
     pub(crate) scratch: Vec<u8>,
@@ -222,7 +161,7 @@ fn units_per_dword(kind: QueueKind) -> u64 {
     }
 }
 
-enum Decoded<'a> {
+pub(crate) enum Decoded<'a> {
     Pm4(Pm4Packet<'a>),
     Sdma(SdmaPacket<'a>),
 }
@@ -729,7 +668,7 @@ fn strip_at(e: &DecodeError) -> String {
     }
 }
 
-fn run_packet(
+pub(crate) fn run_packet(
     regs: &mut Regs,
     scratch: &mut Vec<u8>,
     desc: &QueueDesc,
@@ -741,241 +680,5 @@ fn run_packet(
     match pkt {
         Decoded::Pm4(p) => super::pm4::exec(regs, scratch, desc, env, irqs, p),
         Decoded::Sdma(p) => super::sdma::exec(scratch, env, irqs, p, depth),
-    }
-}
-
-/// A dispatch issued on this queue that has not landed yet: the launch state it was issued
-/// with (the SH registers are a snapshot: later SET_SH_REGs do not change it).
-struct Pending {
-    id: u64,
-    sh: Box<[u32]>,
-    d: DispatchDirect,
-    site: Site,
-    /// Packets after which it lands ([`flight::NEVER`]: only at a sync point or idle).
-    after: u32,
-}
-
-/// The queue's dispatches that have not landed.
-#[derive(Default)]
-pub(crate) struct Inflight {
-    pending: Vec<Pending>,
-    lds: Vec<u8>,
-}
-
-impl Inflight {
-    pub(crate) fn has_pending(&self) -> bool {
-        !self.pending.is_empty()
-    }
-
-    /// Lands dispatch `id` (runs the kernel, records its ranges, checks them for races).
-    fn land(&mut self, desc: &QueueDesc, env: &Env<'_>, id: u64) -> Result<(), (Site, Cause)> {
-        let Some(i) = self.pending.iter().position(|p| p.id == id) else {
-            return Ok(());
-        };
-        let p = self.pending.remove(i);
-        let regs = Regs {
-            sh: p.sh,
-            uconfig: Box::new([]),
-        };
-        env.rec.borrow_mut().begin();
-        let r = super::dispatch::run(&regs, &mut self.lds, desc, env, &p.d);
-        let acc = env.rec.borrow_mut().end();
-        r.map_err(|c| (p.site, c))?;
-        env.flight
-            .borrow_mut()
-            .land(id, acc)
-            .map_err(|m| (p.site, Cause::Hw(m)))
-    }
-
-    /// A sync point on this queue: everything issued lands, then retires.
-    fn sync(&mut self, desc: &QueueDesc, env: &Env<'_>, id: QueueId) -> Result<(), (Site, Cause)> {
-        while let Some(p) = self.pending.first() {
-            let pid = p.id;
-            self.land(desc, env, pid)?;
-        }
-        env.flight.borrow_mut().retire_queue(id);
-        Ok(())
-    }
-
-    /// One more packet completed on the queue: dispatches whose turn it is land.
-    fn after_packet(&mut self, desc: &QueueDesc, env: &Env<'_>) -> Result<(), (Site, Cause)> {
-        let mut due = Vec::new();
-        for p in &mut self.pending {
-            if p.after != flight::NEVER {
-                p.after = p.after.saturating_sub(1);
-                if p.after == 0 {
-                    due.push(p.id);
-                }
-            }
-        }
-        for id in due {
-            self.land(desc, env, id)?;
-        }
-        Ok(())
-    }
-}
-
-/// The name of a packet in race reports, and whether it is a sync point that retires the
-/// queue's dispatches (EVENT_WRITE CS_PARTIAL_FLUSH; RELEASE_MEM at end of pipe,
-/// CACHE_FLUSH_AND_INV_TS_EVENT or BOTTOM_OF_PIPE_TS, or end of shader, CS_DONE).
-fn classify(pkt: &Decoded<'_>, desc: &QueueDesc) -> (&'static str, bool) {
-    /// VGT_EVENT_TYPE BOTTOM_OF_PIPE_TS and CS_DONE (soc21_enum.h; same on gfx9..gfx12).
-    const BOTTOM_OF_PIPE_TS: u32 = 0x28;
-    const CS_DONE: u32 = 0x2F;
-    match pkt {
-        Decoded::Pm4(p) => match p {
-            Pm4Packet::EventWrite(e) => (
-                "EVENT_WRITE",
-                e.get(EventWriteCntl::EVENT_TYPE) == desc.arch.events.cs_partial_flush,
-            ),
-            Pm4Packet::ReleaseMem(r) => {
-                let t = r.event.get(ReleaseMemEventCntl::EVENT_TYPE);
-                (
-                    "RELEASE_MEM",
-                    t == desc.arch.events.cache_flush_and_inv_ts
-                        || t == BOTTOM_OF_PIPE_TS
-                        || t == CS_DONE,
-                )
-            }
-            Pm4Packet::WriteData { .. } => ("WRITE_DATA", false),
-            Pm4Packet::WaitRegMem(_) => ("WAIT_REG_MEM", false),
-            Pm4Packet::AcquireMem(_) => ("ACQUIRE_MEM", false),
-            Pm4Packet::DispatchDirect(_) => ("DISPATCH_DIRECT", false),
-            _ => ("PM4 packet", false),
-        },
-        Decoded::Sdma(p) => (
-            match p {
-                SdmaPacket::CopyLinear(_) => "SDMA COPY_LINEAR",
-                SdmaPacket::Write { .. } => "SDMA WRITE",
-                SdmaPacket::Fence(_) => "SDMA FENCE",
-                SdmaPacket::ConstFill(_) => "SDMA CONST_FILL",
-                SdmaPacket::Timestamp { .. } => "SDMA TIMESTAMP",
-                SdmaPacket::PollRegmem(_) => "SDMA POLL_REGMEM",
-                _ => "SDMA packet",
-            },
-            false,
-        ),
-    }
-}
-
-/// The parts of a queue one packet's execution needs (disjoint from the fetch buffer the
-/// decoded packet borrows).
-struct Ctx<'q> {
-    id: QueueId,
-    gpu: u32,
-    regs: &'q mut Regs,
-    scratch: &'q mut Vec<u8>,
-    inflight: &'q mut Inflight,
-    desc: &'q QueueDesc,
-}
-
-/// Executes one packet as one operation: a sync point first lands and retires the queue's
-/// dispatches; the packet's accesses are recorded and checked against the dispatches in flight;
-/// an issued dispatch joins them; dispatches whose turn it is land after the packet.
-fn exec_op(
-    c: Ctx<'_>,
-    env: &Env<'_>,
-    irqs: &mut Vec<u32>,
-    pkt: &Decoded<'_>,
-    depth: usize,
-    site: Site,
-) -> Result<Exec, (Site, Cause)> {
-    let (name, sync) = classify(pkt, c.desc);
-    if sync {
-        c.inflight.sync(c.desc, env, c.id)?;
-    }
-    let record = env.flight.borrow().active();
-    if record {
-        env.rec.borrow_mut().begin();
-    }
-    let r = run_packet(c.regs, c.scratch, c.desc, env, irqs, pkt, depth);
-    let acc = record.then(|| env.rec.borrow_mut().end());
-    let r = r.map_err(|e| (site, e))?;
-    let label = OpLabel {
-        gpu: c.gpu,
-        queue: c.id,
-        kind: c.desc.kind,
-        what: What::Packet(name),
-        site,
-    };
-    if let Some(acc) = acc {
-        if matches!(r, Exec::Done) {
-            env.flight
-                .borrow_mut()
-                .observe(label, &acc)
-                .map_err(|m| (site, Cause::Hw(m)))?;
-        }
-    }
-    let r = match r {
-        Exec::Dispatch(d) => {
-            let ar = &c.desc.arch.regs;
-            let pgm = join64(c.regs.sh(ar.pgm_lo), c.regs.sh(ar.pgm_lo + 1)) << 8;
-            let (id, after) = env.flight.borrow_mut().issue(OpLabel {
-                what: What::Dispatch(pgm),
-                ..label
-            });
-            c.inflight.pending.push(Pending {
-                id,
-                sh: c.regs.sh.clone(),
-                d,
-                site,
-                after,
-            });
-            if after == 0 {
-                c.inflight.land(c.desc, env, id)?;
-            }
-            return Ok(Exec::Done);
-        }
-        r => r,
-    };
-    if matches!(r, Exec::Done) && c.inflight.has_pending() {
-        c.inflight.after_packet(c.desc, env)?;
-    }
-    Ok(r)
-}
-
-impl Queue {
-    /// Ring and IBs consumed, nothing blocked: the CP is idle.
-    pub(crate) fn is_drained(&self) -> bool {
-        self.ibs.is_empty()
-            && matches!(self.state, QueueState::Idle)
-            && self.wptr().is_none_or(|w| w == self.rptr)
-    }
-
-    /// After the queue's turn in round `round` (it executed `executed` packets): a faulted
-    /// queue drops its dispatches; a queue that executed nothing lets its in-flight dispatches
-    /// land once they have lingered, and, when drained, retire. Returns whether one landed.
-    pub(crate) fn age(
-        &mut self,
-        env: &Env<'_>,
-        seq: &mut u64,
-        executed: usize,
-        round: u64,
-    ) -> bool {
-        if matches!(self.state, QueueState::Faulted(_)) {
-            self.inflight.pending.clear();
-            env.flight.borrow_mut().retire_queue(self.id);
-            return false;
-        }
-        if executed > 0 {
-            env.flight.borrow_mut().busy(self.id);
-            return false;
-        }
-        let mut landed = false;
-        let ids: Vec<u64> = self.inflight.pending.iter().map(|p| p.id).collect();
-        for id in ids {
-            if env.flight.borrow_mut().lingered(id, round) {
-                let desc = self.desc;
-                if let Err((site, c)) = self.inflight.land(&desc, env, id) {
-                    self.fault(seq, site, c);
-                    return true;
-                }
-                landed = true;
-            }
-        }
-        if self.is_drained() {
-            env.flight.borrow_mut().retire_lingered(self.id, round);
-        }
-        landed
     }
 }

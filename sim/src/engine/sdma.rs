@@ -2,7 +2,8 @@
 
 use super::WaitInfo;
 use super::bus::Access;
-use super::queue::{Cause, Env, Exec};
+use super::queue::Env;
+use super::types::{Cause, Exec};
 use hcq_core::sdma::{ConstFillHeader, PollRegmemHeader, SdmaPacket};
 
 /// Bytes moved per chunk of a copy or fill.

@@ -72,7 +72,7 @@ fn two_writers_without_a_barrier_race_under_every_seed() {
             let (mut rig, prog) = fill_rig(seed);
             args(&rig, KA, OUT, 1);
             args(&rig, KA + 64, OUT, 2);
-            let mut q = rig.queue(0, QueueKind::Pm4, 4096);
+            let mut q = rig.queue(0, QueueKind::Compute, 4096);
             let mut s = exec(&prog, KA, flush);
             s.extend(exec(&prog, KA + 64, true));
             s.extend(pm4(|b| pm4::signal(b, &GFX11, &sig(0xF000, None), 1)));
@@ -105,7 +105,7 @@ fn two_writers_without_a_barrier_race_under_every_seed() {
 fn a_cp_write_into_what_a_dispatch_reads_races() {
     let (mut rig, prog) = fill_rig(3);
     args(&rig, KA, OUT, 1);
-    let mut q = rig.queue(0, QueueKind::Pm4, 4096);
+    let mut q = rig.queue(0, QueueKind::Compute, 4096);
     let mut s = exec(&prog, KA, false);
     s.extend(write_data(KA + 8, &[7]));
     s.extend(pm4(|b| pm4::signal(b, &GFX11, &sig(0xF000, None), 1)));
@@ -121,7 +121,7 @@ fn a_copy_on_another_queue_while_the_dispatch_is_in_flight_races() {
     for seed in 0..8 {
         let (mut rig, prog) = fill_rig(seed);
         args(&rig, KA, OUT, 1);
-        let mut c = rig.queue(0, QueueKind::Pm4, 4096);
+        let mut c = rig.queue(0, QueueKind::Compute, 4096);
         let mut d = rig.queue(0, QueueKind::Sdma, 4096);
         // Compute: the kernel writes OUT, then waits for the copy queue's signal (placed after
         // the kernel instead of before it).
@@ -147,7 +147,7 @@ fn a_copy_on_another_queue_while_the_dispatch_is_in_flight_races() {
 fn a_wait_on_what_the_dispatch_wrote_retires_it() {
     let (mut rig, prog) = fill_rig(1);
     args(&rig, KA, OUT, 1);
-    let mut q = rig.queue(0, QueueKind::Pm4, 4096);
+    let mut q = rig.queue(0, QueueKind::Compute, 4096);
     // The kernel writes OUT..OUT+256; the queue waits for its last element, then rewrites it
     // from the CP: ordered by the wait, no race.
     let mut s = exec(&prog, KA, false);
@@ -171,7 +171,7 @@ fn landing_points_depend_on_the_seed_and_lingering_is_not_progress() {
     for seed in 0..16 {
         let (mut rig, prog) = fill_rig(seed);
         args(&rig, KA, OUT, 5);
-        let mut q = rig.queue(0, QueueKind::Pm4, 4096);
+        let mut q = rig.queue(0, QueueKind::Compute, 4096);
         let mut s = exec(&prog, KA, false);
         s.extend(write_data(SIG, &[1]));
         rig.submit(&mut q, &s);
@@ -196,7 +196,7 @@ fn synchronous_mode_runs_every_dispatch_at_its_packet() {
     rig.engines
         .set_dispatch(DispatchMode::Synchronous, 0, false);
     args(&rig, KA, OUT, 5);
-    let mut q = rig.queue(0, QueueKind::Pm4, 4096);
+    let mut q = rig.queue(0, QueueKind::Compute, 4096);
     let mut s = exec(&prog, KA, false);
     s.extend(write_data(SIG, &[1]));
     s.extend(exec(&prog, KA, false));

@@ -519,7 +519,7 @@ mod tests {
         let label = OpLabel {
             gpu: 1,
             queue: QueueId(2),
-            kind: QueueKind::Pm4,
+            kind: QueueKind::Compute,
             what: What::Packet("WRITE_DATA"),
             site: Site::Ring(8),
         };
@@ -542,7 +542,7 @@ mod tests {
         let label = OpLabel {
             gpu: 1,
             queue: QueueId(2),
-            kind: QueueKind::Pm4,
+            kind: QueueKind::Compute,
             what: What::Dispatch(0x1000),
             site: Site::Ring(8),
         };

@@ -156,7 +156,7 @@ pub(crate) struct Queue {
 
 fn units_per_dword(kind: QueueKind) -> u64 {
     match kind {
-        QueueKind::Pm4 => 1,
+        QueueKind::Compute => 1,
         QueueKind::Sdma => 4,
     }
 }
@@ -168,7 +168,7 @@ pub(crate) enum Decoded<'a> {
 
 fn decode(kind: QueueKind, d: &[u32]) -> Result<(Decoded<'_>, usize), DecodeError> {
     match kind {
-        QueueKind::Pm4 => hcq_core::pm4::decode_one(d).map(|(p, n)| (Decoded::Pm4(p), n)),
+        QueueKind::Compute => hcq_core::pm4::decode_one(d).map(|(p, n)| (Decoded::Pm4(p), n)),
         QueueKind::Sdma => hcq_core::sdma::decode_one(d).map(|(p, n)| (Decoded::Sdma(p), n)),
     }
 }
@@ -321,7 +321,7 @@ impl Queue {
         }
         self.ring_end_at = match self.desc.kind {
             QueueKind::Sdma => first,
-            QueueKind::Pm4 => usize::MAX,
+            QueueKind::Compute => usize::MAX,
         };
         self.buf_ptr = self.rptr;
         self.buf_len = n;

@@ -12,8 +12,9 @@ use hcq_core::pm4::DispatchDirect;
 /// Which command processor a queue feeds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum QueueKind {
-    /// PM4 compute queue (MEC): pointers in dwords, packets may cross the ring end.
-    Pm4,
+    /// PM4 compute queue (MEC; KFD_IOC_QUEUE_TYPE_COMPUTE): pointers in dwords, packets may
+    /// cross the ring end.
+    Compute,
     /// SDMA copy queue: pointers in bytes, a packet crossing the ring end is a fault.
     Sdma,
 }
@@ -21,7 +22,7 @@ pub enum QueueKind {
 impl fmt::Display for QueueKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            QueueKind::Pm4 => "PM4",
+            QueueKind::Compute => "PM4",
             QueueKind::Sdma => "SDMA",
         })
     }
@@ -215,7 +216,7 @@ pub(crate) struct Regs {
 impl Regs {
     pub(crate) fn new(kind: QueueKind) -> Self {
         let (sh, uc) = match kind {
-            QueueKind::Pm4 => (SH_REGS, UCONFIG_REGS),
+            QueueKind::Compute => (SH_REGS, UCONFIG_REGS),
             QueueKind::Sdma => (0, 0),
         };
         Self {

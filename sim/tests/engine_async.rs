@@ -206,3 +206,34 @@ fn synchronous_mode_runs_every_dispatch_at_its_packet() {
     assert_eq!(rig.engines.in_flight(), 0);
     assert_eq!(fault_of(&rig, &q), None);
 }
+
+#[test]
+fn interrupts_arrive_late_under_some_seeds_and_always_in_order() {
+    let mut late = 0;
+    for seed in 0..16 {
+        let (mut rig, _) = fill_rig(seed);
+        let mut q = rig.queue(0, QueueKind::Compute, 4096);
+        let mut s = Vec::new();
+        for ctx in 1..=6u32 {
+            s.extend(pm4(|b| {
+                pm4::release_mem(
+                    b,
+                    &pm4::release_packet(&GFX11, 1, 2, GpuVa(SIG), 1, ctx, true),
+                )
+            }));
+        }
+        rig.submit(&mut q, &s);
+        rig.engines.step();
+        let now = rig.gpus[0].events().interrupts.len();
+        if now < 6 {
+            late += 1;
+        }
+        rig.engines.run_until_idle();
+        assert_eq!(
+            rig.gpus[0].events().interrupts,
+            vec![1, 2, 3, 4, 5, 6],
+            "seed {seed}"
+        );
+    }
+    assert!(late > 0, "no seed delayed an interrupt");
+}

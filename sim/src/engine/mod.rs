@@ -15,6 +15,10 @@
 //! so the same inputs give the same trace) and **threaded** (a thread steps all engines,
 //! polling doorbells with acquire loads while the host races it, and stops on drop).
 //!
+//! Dispatches run asynchronously by default ([`DispatchMode`], `flight.rs`): a DISPATCH_DIRECT
+//! stays in flight until a sync point retires it, lands where the seed says, and the race
+//! detector faults a queue whose operation overlaps an in-flight dispatch unordered.
+//!
 //! Fault injection ([`Engines::hang`], [`Engines::stall_rptr`], [`Engines::set_interrupts`],
 //! [`Engines::fault_address`]) and a bounded trace ([`Engines::trace`]) serve tests and the CLI.
 

@@ -50,7 +50,7 @@ pub struct QueueDesc {
     pub start: u64,
 }
 
-/// Identifies a queue in an [`Engines`] (the caller chooses it, e.g. KFD's queue id).
+/// Identifies a queue in an [`Engines`](super::Engines) (the caller chooses it, e.g. KFD's queue id).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct QueueId(pub u32);
 
@@ -127,7 +127,7 @@ pub enum InterruptPolicy {
     /// Delivered at once.
     #[default]
     Deliver,
-    /// Delivered after this many further [`Engines::step`] rounds.
+    /// Delivered after this many further [`Engines::step`](super::Engines::step) rounds.
     Delay(u32),
     /// Never delivered.
     Drop,
@@ -136,7 +136,7 @@ pub enum InterruptPolicy {
 /// How engines advance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
-    /// Only inside [`Engines::step`] / [`Engines::run_until_idle`]; virtual GPU clock.
+    /// Only inside [`Engines::step`](super::Engines::step) / [`Engines::run_until_idle`](super::Engines::run_until_idle); virtual GPU clock.
     Deterministic,
     /// On an engine thread, concurrently with the host; real-time GPU clock.
     Threaded,

@@ -237,3 +237,23 @@ fn interrupts_arrive_late_under_some_seeds_and_always_in_order() {
     }
     assert!(late > 0, "no seed delayed an interrupt");
 }
+
+#[test]
+fn removing_a_queue_ends_its_dispatches_in_flight() {
+    let (mut rig, prog) = fill_rig(4);
+    args(&rig, KA, OUT, 1);
+    let mut q = rig.queue(0, QueueKind::Compute, 4096);
+    let mut s = exec(&prog, KA, false);
+    s.extend(pm4(|b| pm4::wait(b, &sig(0xE000, None), 1)));
+    rig.submit(&mut q, &s);
+    rig.engines.step();
+    assert_eq!(rig.engines.in_flight(), 1);
+    rig.engines.remove_queue(q.id).unwrap();
+    assert_eq!(rig.engines.in_flight(), 0);
+    // Another queue writing the same bytes is not raced by a queue that no longer exists.
+    let mut q2 = rig.queue(0, QueueKind::Compute, 4096);
+    rig.submit(&mut q2, &write_data(OUT, &[3]));
+    rig.engines.run_until_idle();
+    assert_eq!(fault_of(&rig, &q2), None);
+    assert_eq!(rig.r32(OUT), 3);
+}

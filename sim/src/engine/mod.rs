@@ -316,11 +316,12 @@ impl Engines {
     /// # Errors
     /// [`EngineError::NoQueue`].
     pub fn remove_queue(&self, id: QueueId) -> Result<(), EngineError> {
-        self.lock()
-            .queues
-            .remove(&id)
-            .map(|_| ())
-            .ok_or(EngineError::NoQueue(id))
+        let mut g = self.lock();
+        let q = g.queues.remove(&id).ok_or(EngineError::NoQueue(id))?;
+        // Its dispatches go with it (KFD preempts the queue): none stays in flight.
+        g.flight.borrow_mut().retire_queue(id);
+        drop(q);
+        Ok(())
     }
 
     /// Runs `f` on the kernel registry (to register host kernels).

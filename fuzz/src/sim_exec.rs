@@ -61,14 +61,14 @@ fn structured(kind: QueueKind, ops: &[u8]) -> Vec<u32> {
         };
         let v = u32::from(b) << 8 | u32::from(c);
         let r = match (kind, o % 10) {
-            (QueueKind::Pm4, 0) => pm4::signal(&mut buf, &GFX11, &s, u64::from(v)),
-            (QueueKind::Pm4, 1) => pm4::wait(&mut buf, &s, v),
-            (QueueKind::Pm4, 2) => pm4::memory_barrier(&mut buf, &GFX11),
-            (QueueKind::Pm4, 3) => pm4::timestamp(&mut buf, &GFX11, &s),
-            (QueueKind::Pm4, 4) => pm4::nop(&mut buf, usize::from(b % 40) + 1),
-            (QueueKind::Pm4, 5) => pm4::indirect_buffer(&mut buf, GpuVa(target(a)), u32::from(b)),
-            (QueueKind::Pm4, 6) => pm4::set_sh_reg(&mut buf, u32::from(a) * 4, &[v; 3]),
-            (QueueKind::Pm4, 7) => {
+            (QueueKind::Compute, 0) => pm4::signal(&mut buf, &GFX11, &s, u64::from(v)),
+            (QueueKind::Compute, 1) => pm4::wait(&mut buf, &s, v),
+            (QueueKind::Compute, 2) => pm4::memory_barrier(&mut buf, &GFX11),
+            (QueueKind::Compute, 3) => pm4::timestamp(&mut buf, &GFX11, &s),
+            (QueueKind::Compute, 4) => pm4::nop(&mut buf, usize::from(b % 40) + 1),
+            (QueueKind::Compute, 5) => pm4::indirect_buffer(&mut buf, GpuVa(target(a)), u32::from(b)),
+            (QueueKind::Compute, 6) => pm4::set_sh_reg(&mut buf, u32::from(a) * 4, &[v; 3]),
+            (QueueKind::Compute, 7) => {
                 let prog = pm4::Program {
                     prog_addr: GpuVa(target(a) & !0xff),
                     rsrc2: u32::from(b),
@@ -83,13 +83,13 @@ fn structured(kind: QueueKind, ops: &[u8]) -> Vec<u32> {
                     [64, 1, 1],
                 )
             }
-            (QueueKind::Pm4, 8) => pm4::write_data(
+            (QueueKind::Compute, 8) => pm4::write_data(
                 &mut buf,
                 pm4::WriteDataCntl::zeroed().with(pm4::WriteDataCntl::DST_SEL, u32::from(b % 6)),
                 GpuVa(target(a)),
                 &[v, v],
             ),
-            (QueueKind::Pm4, _) => {
+            (QueueKind::Compute, _) => {
                 buf[0] = u32::from_le_bytes([o, a, b, c]);
                 Ok(1)
             }
@@ -135,7 +135,7 @@ pub fn run(data: &[u8]) {
         return;
     };
     let kind = if mode & 1 == 0 {
-        QueueKind::Pm4
+        QueueKind::Compute
     } else {
         QueueKind::Sdma
     };
@@ -196,7 +196,7 @@ pub fn run(data: &[u8]) {
     }
 
     let upd: u64 = match kind {
-        QueueKind::Pm4 => 1,
+        QueueKind::Compute => 1,
         QueueKind::Sdma => 4,
     };
     let size_dw = RING_BYTES / 4;

@@ -23,7 +23,7 @@ fn stream(kind: QueueKind) -> Vec<u32> {
     while out.len() + 64 < (RING_BYTES / 4) as usize {
         i += 1;
         let n = match kind {
-            QueueKind::Pm4 => {
+            QueueKind::Compute => {
                 let mut n = pm4::wait(&mut b, &w, 0).unwrap();
                 n += pm4::signal(&mut b[n..], &GFX11, &s, i).unwrap();
                 n += pm4::nop(&mut b[n..], 4).unwrap();
@@ -68,7 +68,7 @@ fn engines_for(bus: &Arc<MemBus>, kind: QueueKind, dwords: usize) -> Engines {
     let b: Arc<dyn GpuBus> = bus.clone();
     e.add_queue(QueueId(0), desc, b).unwrap();
     let units = match kind {
-        QueueKind::Pm4 => 1,
+        QueueKind::Compute => 1,
         QueueKind::Sdma => 4,
     };
     bus.ring_doorbell(0, dwords as u64 * units);
@@ -103,15 +103,15 @@ fn cpu_time_throughput(kind: QueueKind) {
 }
 
 fn bench(c: &mut Criterion) {
-    cpu_time_throughput(QueueKind::Pm4);
+    cpu_time_throughput(QueueKind::Compute);
     cpu_time_throughput(QueueKind::Sdma);
     let mut g = c.benchmark_group("engine");
-    for kind in [QueueKind::Pm4, QueueKind::Sdma] {
+    for kind in [QueueKind::Compute, QueueKind::Sdma] {
         let (bus, dwords) = setup(kind);
         g.throughput(Throughput::Elements(dwords as u64));
         let name = format!("{kind}_wait_signal_nop_stream");
         let units = match kind {
-            QueueKind::Pm4 => 1,
+            QueueKind::Compute => 1,
             QueueKind::Sdma => 4,
         };
         g.bench_function(name, |b| {

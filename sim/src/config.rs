@@ -290,6 +290,13 @@ pub struct SimConfig {
     pub queue_buffer_rules: QueueBufferRules,
     /// GTT bytes the process may allocate (ENOMEM past it).
     pub gtt_size: u64,
+    /// How DISPATCH_DIRECT runs: asynchronously with the race detector (the default), or
+    /// synchronously (faster, forgiving); the default comes from `HCQ_SIM_DISPATCH`
+    /// ([`crate::engine::env_dispatch`]).
+    pub dispatch: crate::engine::DispatchMode,
+    /// Seed of the asynchronous dispatch's choices (when each dispatch lands, how long it
+    /// lingers); the default comes from `HCQ_SIM_SEED` ([`crate::engine::env_seed`]).
+    pub seed: u64,
 }
 
 impl Default for SimConfig {
@@ -300,6 +307,8 @@ impl Default for SimConfig {
             mode: SimMode::Deterministic,
             queue_buffer_rules: QueueBufferRules::Relaxed,
             gtt_size: 64 << 30,
+            dispatch: crate::engine::env_dispatch(),
+            seed: crate::engine::env_seed(),
         }
     }
 }

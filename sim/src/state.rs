@@ -92,14 +92,8 @@ pub(crate) struct Bo {
     pub mapped: BTreeMap<usize, u32>,
 }
 
-/// The kind of a queue, as the engine sees it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum QueueKind {
-    /// PM4 compute queue: rptr/wptr count dwords.
-    Compute,
-    /// SDMA queue: rptr/wptr count bytes.
-    Sdma,
-}
+/// The kind of a queue: one type for KFD's queues and the engines that run them.
+pub use crate::engine::QueueKind;
 
 /// Everything an engine needs to run a queue (a snapshot; see [`crate::SimKfd::queues`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

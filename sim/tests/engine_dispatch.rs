@@ -37,7 +37,7 @@ fn load(rig: &Rig, co: &[u8], kernel: &str) -> pm4::Program {
 }
 
 fn run(rig: &mut Rig, prog: &pm4::Program, kernargs: u64, groups: u32, local: u32) -> QueueState {
-    let mut q = rig.queue(0, QueueKind::Pm4, 4096);
+    let mut q = rig.queue(0, QueueKind::Compute, 4096);
     let mut s = pm4(|b| {
         pm4::exec(
             b,
@@ -223,7 +223,7 @@ fn lds_and_wave_size_are_checked() {
         .with_kernels(|k| k.set_mode(ExecMode::HostStandIns));
     assert!(fault_msg(run(&mut rig, &bad, ka, 1, 64)).contains("LDS size 0 granules"));
     // Wave64 dispatch of a wave32 kernel (gfx11's CS_W32_EN cleared).
-    let mut q = rig.queue(0, QueueKind::Pm4, 4096);
+    let mut q = rig.queue(0, QueueKind::Compute, 4096);
     let mut s = pm4(|b| pm4::exec(b, &GFX11, &prog, GpuVa(ka), [1, 1, 1], [64, 1, 1]));
     let l = pm4::exec_layout(&GFX11, &prog);
     s[l.dispatch_at + 4] &= !(1 << 15);

@@ -61,7 +61,7 @@ fn load(rig: &Rig, co: &[u8], kernel: &str) -> pm4::Program {
 }
 
 fn run(rig: &mut Rig, prog: &pm4::Program, groups: u32) -> QueueState {
-    let mut q = rig.queue_arch(0, QueueKind::Pm4, 4096, &GFX9);
+    let mut q = rig.queue_arch(0, QueueKind::Compute, 4096, &GFX9);
     let mut s = pm4(|b| pm4::exec(b, &GFX9, prog, GpuVa(KA), [groups, 1, 1], [64, 1, 1]));
     s.extend(pm4(|b| pm4::signal(b, &GFX9, &sig(0xF000, None), 1)));
     rig.submit(&mut q, &s);

@@ -11,7 +11,7 @@ use hcq_sim::engine::{Mode, QueueFaultKind, QueueKind, QueueState, Site, VmFault
 #[test]
 fn release_mem_writes_32_64_and_clock_and_interrupts() {
     let mut rig = Rig::new(Mode::Deterministic);
-    let mut q = rig.queue(0, QueueKind::Pm4, 4096);
+    let mut q = rig.queue(0, QueueKind::Compute, 4096);
     let a = DATA_VA + 0x100;
     let mut s = Vec::new();
     s.extend(pm4(|b| pm4::nop(b, 3)));
@@ -86,8 +86,8 @@ fn release_mem_writes_32_64_and_clock_and_interrupts() {
 #[test]
 fn wait_reg_mem_blocks_until_memory_holds_then_releases() {
     let mut rig = Rig::new(Mode::Deterministic);
-    let mut q = rig.queue(0, QueueKind::Pm4, 4096);
-    let mut other = rig.queue(0, QueueKind::Pm4, 4096);
+    let mut q = rig.queue(0, QueueKind::Compute, 4096);
+    let mut other = rig.queue(0, QueueKind::Compute, 4096);
     let w = sig(0x400, None);
     let done = sig(0x440, None);
     let mut s = pm4(|b| pm4::wait(b, &w, 5));
@@ -123,7 +123,7 @@ fn wait_reg_mem_blocks_until_memory_holds_then_releases() {
 #[test]
 fn barrier_hdp_flush_acquire_mem_event_write_set_regs_write_data() {
     let mut rig = Rig::new(Mode::Deterministic);
-    let mut q = rig.queue(0, QueueKind::Pm4, 4096);
+    let mut q = rig.queue(0, QueueKind::Compute, 4096);
     let mut s = pm4(|b| pm4::memory_barrier(b, &GFX11));
     s.extend(pm4(|b| pm4::set_sh_reg(b, 0x240, &[1, 2, 3])));
     s.extend(pm4(|b| pm4::set_uconfig_reg(b, 0x200, &[7])));
@@ -167,7 +167,7 @@ fn barrier_hdp_flush_acquire_mem_event_write_set_regs_write_data() {
 #[test]
 fn gfx9_acquire_mem_on_gfx11_queue_faults() {
     let mut rig = Rig::new(Mode::Deterministic);
-    let mut q = rig.queue(0, QueueKind::Pm4, 4096);
+    let mut q = rig.queue(0, QueueKind::Compute, 4096);
     let s = pm4(|b| pm4::invalidate_cache(b, &GFX9, 0, u64::MAX, pm4::CacheInvalidate::ALL));
     rig.submit(&mut q, &s);
     rig.engines.run_until_idle();
@@ -186,7 +186,7 @@ fn gfx9_acquire_mem_on_gfx11_queue_faults() {
 #[test]
 fn indirect_buffers_nest_two_levels_and_no_deeper() {
     let mut rig = Rig::new(Mode::Deterministic);
-    let mut q = rig.queue(0, QueueKind::Pm4, 4096);
+    let mut q = rig.queue(0, QueueKind::Compute, 4096);
     let ib2 = DATA_VA + 0x2000;
     let ib1 = DATA_VA + 0x3000;
     let s2 = pm4(|b| pm4::signal(b, &GFX11, &sig(0x500, None), 2));
@@ -223,7 +223,7 @@ fn indirect_buffers_nest_two_levels_and_no_deeper() {
 #[test]
 fn wait_inside_an_ib_blocks_and_resumes() {
     let mut rig = Rig::new(Mode::Deterministic);
-    let mut q = rig.queue(0, QueueKind::Pm4, 4096);
+    let mut q = rig.queue(0, QueueKind::Compute, 4096);
     let ib = DATA_VA + 0x2000;
     let mut s = pm4(|b| pm4::wait(b, &sig(0x500, None), 1));
     s.extend(pm4(|b| pm4::signal(b, &GFX11, &sig(0x540, None), 7)));
@@ -248,7 +248,7 @@ fn wait_inside_an_ib_blocks_and_resumes() {
 #[test]
 fn ring_wraps_with_packets_crossing_the_end() {
     let mut rig = Rig::new(Mode::Deterministic);
-    let mut q = rig.queue(0, QueueKind::Pm4, 1024);
+    let mut q = rig.queue(0, QueueKind::Compute, 1024);
     let s = sig(0x600, None);
     let mut crossed = 0;
     for i in 1..=500u32 {
@@ -278,7 +278,7 @@ fn stalled_rptr_write_back_fills_the_ring() {
     use hcq_core::ring::{Pm4 as KPm4, Producer, RingError, RingLayout, RingPtr};
     use hcq_core::sync::atomic::{AtomicU64, Ordering};
     let mut rig = Rig::new(Mode::Deterministic);
-    let mut q = rig.queue(0, QueueKind::Pm4, 1024);
+    let mut q = rig.queue(0, QueueKind::Compute, 1024);
     let mut shadow = vec![0u32; 256];
     let (r, w) = (AtomicU64::new(0), AtomicU64::new(0));
     let mut p = Producer::<KPm4>::new(RingLayout::new(1024).unwrap(), RingPtr::new(0)).unwrap();
@@ -320,7 +320,7 @@ fn stalled_rptr_write_back_fills_the_ring() {
 #[test]
 fn unknown_opcode_faults_with_index_and_decoder_message() {
     let mut rig = Rig::new(Mode::Deterministic);
-    let mut q = rig.queue(0, QueueKind::Pm4, 4096);
+    let mut q = rig.queue(0, QueueKind::Compute, 4096);
     let done = sig(0x700, None);
     let mut s = pm4(|b| pm4::nop(b, 2));
     s.push(Pm4Header::packet3(0x23, 1).raw()); // PRED_EXEC
@@ -349,9 +349,9 @@ fn unknown_opcode_faults_with_index_and_decoder_message() {
     assert_eq!(ev.hw[0].gpu_id, 0x1000);
     assert!(ev.memory.is_empty());
     // Not type 3, and a bad count, too.
-    let mut q2 = rig.queue(0, QueueKind::Pm4, 4096);
+    let mut q2 = rig.queue(0, QueueKind::Compute, 4096);
     rig.submit(&mut q2, &[0x8000_0000]);
-    let mut q3 = rig.queue(0, QueueKind::Pm4, 4096);
+    let mut q3 = rig.queue(0, QueueKind::Compute, 4096);
     rig.submit(&mut q3, &[0xC005_4900, 0, 0, 0, 0, 0, 0]);
     rig.engines.run_until_idle();
     for (q, want) in [(&q2, "not a PM4 type-3"), (&q3, "never has 6 body dwords")] {
@@ -365,7 +365,7 @@ fn unknown_opcode_faults_with_index_and_decoder_message() {
 #[test]
 fn vm_fault_names_the_address_and_stops_the_queue() {
     let mut rig = Rig::new(Mode::Deterministic);
-    let mut q = rig.queue(0, QueueKind::Pm4, 4096);
+    let mut q = rig.queue(0, QueueKind::Compute, 4096);
     let bad = 0xdead_b008u64;
     let mut s = pm4(|b| pm4::signal(b, &GFX11, &hcq_core::signal::SignalRef::new(bad - 8), 1));
     s.extend(pm4(|b| pm4::signal(b, &GFX11, &sig(0x700, None), 1)));
@@ -392,7 +392,7 @@ fn vm_fault_names_the_address_and_stops_the_queue() {
     );
     assert_eq!(rig.r32(DATA_VA + 0x708), 0);
     // Reads fault too (WAIT_REG_MEM on an unmapped address), and an IB outside memory.
-    let mut q2 = rig.queue(0, QueueKind::Pm4, 4096);
+    let mut q2 = rig.queue(0, QueueKind::Compute, 4096);
     rig.submit(
         &mut q2,
         &pm4(|b| pm4::indirect_buffer(b, GpuVa(0x7000_0000), 16)),
@@ -407,7 +407,7 @@ fn vm_fault_names_the_address_and_stops_the_queue() {
 #[test]
 fn injected_fault_address_and_hang() {
     let mut rig = Rig::new(Mode::Deterministic);
-    let mut q = rig.queue(0, QueueKind::Pm4, 4096);
+    let mut q = rig.queue(0, QueueKind::Compute, 4096);
     let s = sig(0x800, None);
     rig.engines.hang(q.id, true).unwrap();
     rig.submit(&mut q, &pm4(|b| pm4::signal(b, &GFX11, &s, 1)));
@@ -433,7 +433,7 @@ fn injected_fault_address_and_hang() {
 fn interrupts_can_be_delayed_or_dropped() {
     use hcq_sim::engine::InterruptPolicy;
     let mut rig = Rig::new(Mode::Deterministic);
-    let mut q = rig.queue(0, QueueKind::Pm4, 4096);
+    let mut q = rig.queue(0, QueueKind::Compute, 4096);
     let s = sig(0x900, Some(5));
     rig.engines
         .set_interrupts(q.id, InterruptPolicy::Delay(3))
@@ -459,7 +459,7 @@ fn interrupts_can_be_delayed_or_dropped() {
 #[test]
 fn bad_doorbell_and_malformed_fields_fault() {
     let mut rig = Rig::new(Mode::Deterministic);
-    let mut q = rig.queue(0, QueueKind::Pm4, 1024);
+    let mut q = rig.queue(0, QueueKind::Compute, 1024);
     q.wptr = 257; // more than one ring ahead
     rig.doorbell(&q);
     rig.engines.run_until_idle();
@@ -468,14 +468,14 @@ fn bad_doorbell_and_malformed_fields_fault() {
     };
     assert!(f.message.contains("not within one ring"), "{}", f.message);
     // IB without VALID.
-    let mut q2 = rig.queue(0, QueueKind::Pm4, 1024);
+    let mut q2 = rig.queue(0, QueueKind::Compute, 1024);
     let ib = pm4::IndirectBuffer {
         addr: GpuVa(DATA_VA),
         control: IbControl::zeroed().with(IbControl::IB_SIZE, 4),
     };
     rig.submit(&mut q2, &pm4(|b| pm4::indirect_buffer_raw(b, &ib)));
     // RELEASE_MEM misaligned 64-bit.
-    let mut q3 = rig.queue(0, QueueKind::Pm4, 1024);
+    let mut q3 = rig.queue(0, QueueKind::Compute, 1024);
     rig.submit(
         &mut q3,
         &pm4(|b| {
@@ -507,8 +507,8 @@ fn bad_doorbell_and_malformed_fields_fault() {
 fn same_scenario_gives_identical_traces() {
     let run = || {
         let mut rig = Rig::multi(Mode::Deterministic, 2);
-        let mut a = rig.queue(0, QueueKind::Pm4, 1024);
-        let mut b = rig.queue(1, QueueKind::Pm4, 1024);
+        let mut a = rig.queue(0, QueueKind::Compute, 1024);
+        let mut b = rig.queue(1, QueueKind::Compute, 1024);
         let mut c = rig.queue(0, QueueKind::Sdma, 1024);
         let s = sig(0xa00, Some(3));
         for i in 1..40u32 {
@@ -543,7 +543,7 @@ fn same_scenario_gives_identical_traces() {
 #[test]
 fn packet_longer_than_the_ring_faults_and_a_partial_one_waits() {
     let mut rig = Rig::new(Mode::Deterministic);
-    let mut q = rig.queue(0, QueueKind::Pm4, 1024);
+    let mut q = rig.queue(0, QueueKind::Compute, 1024);
     // The first 3 dwords of an 8-dword RELEASE_MEM: the engine waits for the rest.
     let full = pm4(|b| pm4::signal(b, &GFX11, &sig(0x100, None), 5));
     rig.submit(&mut q, &full[..3]);
@@ -568,7 +568,7 @@ fn packet_longer_than_the_ring_faults_and_a_partial_one_waits() {
 #[test]
 fn release_mem_int_sel_follows_the_headers() {
     let mut rig = Rig::new(Mode::Deterministic);
-    let mut q = rig.queue(0, QueueKind::Pm4, 4096);
+    let mut q = rig.queue(0, QueueKind::Compute, 4096);
     let a = DATA_VA + 0x300;
     let rel = |data_sel, int_sel, addr, data, ctx| {
         pm4(|b| {
@@ -586,7 +586,7 @@ fn release_mem_int_sel_follows_the_headers() {
     assert_eq!((rig.r32(a), rig.r32(a + 4)), (5, 6));
     assert_eq!(rig.gpus[0].events().interrupts, vec![21, 23]);
     assert_eq!(rig.engines.queue(q.id).unwrap().state, QueueState::Idle);
-    let mut q2 = rig.queue(0, QueueKind::Pm4, 4096);
+    let mut q2 = rig.queue(0, QueueKind::Compute, 4096);
     rig.submit(
         &mut q2,
         &rel(DataSel::Data32, IntSel::Interrupt, a + 12, 7, 24),

@@ -19,7 +19,7 @@ fn spin_until(mut f: impl FnMut() -> bool) {
 #[test]
 fn host_races_the_engine_thread_through_a_small_ring() {
     let mut rig = Rig::new(Mode::Threaded);
-    let mut q = rig.queue(0, QueueKind::Pm4, 1024);
+    let mut q = rig.queue(0, QueueKind::Compute, 1024);
     let s = sig(0x100, None);
     for i in 1..=3000u32 {
         let pkt = pm4(|b| pm4::signal(b, &GFX11, &s, u64::from(i)));
@@ -36,7 +36,7 @@ fn host_races_the_engine_thread_through_a_small_ring() {
 #[test]
 fn hung_queue_resumes_and_other_queues_run_on() {
     let mut rig = Rig::new(Mode::Threaded);
-    let mut a = rig.queue(0, QueueKind::Pm4, 4096);
+    let mut a = rig.queue(0, QueueKind::Compute, 4096);
     let mut b = rig.queue(0, QueueKind::Sdma, 4096);
     rig.engines.hang(a.id, true).unwrap();
     let sa = sig(0x200, None);

@@ -520,7 +520,7 @@ fn two_gpu_graph() {
             .engines()
             .queues()
             .into_iter()
-            .find(|q| q.gpu_id == d0.gpu_id() && q.kind == hcq_sim::engine::QueueKind::Pm4)
+            .find(|q| q.gpu_id == d0.gpu_id() && q.kind == hcq_sim::engine::QueueKind::Compute)
             .unwrap()
             .id;
         r.gpu.engines().hang(q0, true).unwrap();
@@ -1199,7 +1199,7 @@ fn submit_pair_writes_neither_ring_when_the_compute_ring_has_no_room() {
         .engines()
         .queues()
         .into_iter()
-        .find(|q| q.gpu_id == dev.gpu_id() && q.kind == hcq_sim::engine::QueueKind::Pm4)
+        .find(|q| q.gpu_id == dev.gpu_id() && q.kind == hcq_sim::engine::QueueKind::Compute)
         .unwrap()
         .id;
     dev.synchronize().unwrap();

@@ -4,8 +4,7 @@
 //! correct variant of the same hand-built path. Launches are built with core's `exec` encoder
 //! from the program's `pm4::Program` with one register changed, after the HDP flush the driver
 //! issues, so the injected register is the only bug. The table of bugs and the checks that
-//! catch them is in `sim/README.md` ("Seeded bugs"); rows that need asynchronous dispatch are
-//! marked there as not yet covered.
+//! catch them is in `sim/README.md` ("Seeded bugs").
 
 mod hcq_common;
 
@@ -370,6 +369,220 @@ fn zeroed_v5_hidden_arguments(mode: SimMode) {
     assert_eq!(got[64..], [u32::MAX; 192]);
 }
 
+/// `fill_exec` without its trailing EVENT_WRITE CS_PARTIAL_FLUSH (2 dwords): the dispatch is
+/// left in flight, as a driver that batches kernels without a barrier behind each leaves it.
+fn fill_exec_no_flush(dev: &Device, fill: &Program, kernargs: GpuVa) -> Vec<u32> {
+    let mut e = fill_exec(dev, fill, kernargs);
+    let at = e.len() - 2;
+    // PM4 type-3 header: opcode in bits 8..16; EVENT_WRITE is 0x46.
+    assert_eq!((e[at] >> 8) & 0xff, 0x46, "exec must end with EVENT_WRITE");
+    e.truncate(at);
+    e
+}
+
+fn fill_words(out: &GpuBuffer) -> Vec<u32> {
+    words(out, 64)
+}
+
+/// The error must be a device fault whose reason is the race detector's.
+fn assert_race(r: hcq_driver::Result<()>) {
+    let err = match r {
+        Err(e @ Error::DeviceFault(_)) => e,
+        other => panic!("expected a device fault, got {other:?}"),
+    };
+    let text = err.to_string();
+    assert!(text.contains("race:"), "{text}");
+    assert!(text.contains("dispatch of the kernel at"), "{text}");
+}
+
+/// Bug: two dependent kernels in one indirect buffer (the second overwrites what the first
+/// wrote) without the CS_PARTIAL_FLUSH between them. Caught by asynchronous dispatch and the
+/// race detector: both dispatches are in flight together, their write ranges overlap, the
+/// queue faults naming both. Caught under every seed (the first dispatch stays in flight until
+/// the sync point behind the second, wherever it lands). With the barrier: the second value.
+fn missing_barrier_between_dependent_kernels_in_one_ib(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let (fill, _) = programs(&dev);
+    let out = sentinel_out(&dev, 64);
+    let ka = kernargs(&dev);
+    ka.write(0, &fill_args(&out, 1)).unwrap();
+    ka.write(64, &fill_args(&out, 2)).unwrap();
+    let ib = dev.alloc(64 << 10, BufferKind::Gtt).unwrap();
+    let run = |barrier: bool| {
+        let mut dw = if barrier {
+            fill_exec(&dev, &fill, ka.va())
+        } else {
+            fill_exec_no_flush(&dev, &fill, ka.va())
+        };
+        dw.extend(fill_exec(&dev, &fill, ka.va().offset(64)));
+        ib.write(0, bytemuck::cast_slice(&dw)).unwrap();
+        let n = u32::try_from(dw.len()).unwrap();
+        // SAFETY: the IB holds two fill launches writing 64 u32s into `out`, reading their
+        // kernargs in `ka`; all three buffers outlive the wait.
+        let v = unsafe {
+            dev.submit_compute(|c| {
+                c.memory_barrier()?;
+                c.indirect_buffer(ib.va(), n)
+            })
+        }
+        .unwrap();
+        dev.wait_value(v)
+    };
+    run(true).unwrap();
+    assert_eq!(fill_words(&out), [2; 64]);
+    assert_race(run(false));
+}
+
+/// Bug: kernargs rewritten (here by the CP, WRITE_DATA) for the next launch while the launch
+/// that reads them is still in flight (no barrier behind it). Caught by the race detector: the
+/// dispatch's kernarg read and the WRITE_DATA overlap, unordered, under every seed. With the
+/// barrier the second launch sees the new arguments.
+fn kernargs_reused_while_in_flight(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let (fill, _) = programs(&dev);
+    let out = sentinel_out(&dev, 64);
+    let ka = kernargs(&dev);
+    let next: Vec<u32> = bytemuck::cast_slice(&fill_args(&out, 9)).to_vec();
+    let run = |barrier: bool| {
+        ka.write(0, &fill_args(&out, 8)).unwrap();
+        let mut dw = if barrier {
+            fill_exec(&dev, &fill, ka.va())
+        } else {
+            fill_exec_no_flush(&dev, &fill, ka.va())
+        };
+        let mut wd = [0u32; 32];
+        let ctl = pm4::WriteDataCntl::zeroed().with(pm4::WriteDataCntl::DST_SEL, 5);
+        let n = pm4::write_data(&mut wd, ctl, ka.va(), &next).unwrap();
+        dw.extend_from_slice(&wd[..n]);
+        dw.extend(fill_exec(&dev, &fill, ka.va()));
+        // SAFETY: the fill launches write 64 u32s into `out`; WRITE_DATA writes `ka`; both
+        // buffers outlive the wait.
+        let v = unsafe {
+            dev.submit_compute(|c| {
+                c.memory_barrier()?;
+                c.raw(&dw)
+            })
+        }
+        .unwrap();
+        dev.wait_value(v)
+    };
+    run(true).unwrap();
+    assert_eq!(fill_words(&out), [9; 64]);
+    assert_race(run(false));
+}
+
+/// Bug: a timeline signal written by WRITE_DATA right after a kernel (no end-of-pipe
+/// RELEASE_MEM, no barrier), so the host sees the value before the kernel's stores landed. The
+/// queue then waits on a gate the host opens later (more work behind the signal). Caught by
+/// asynchronous dispatch: under the seeds whose dispatch lands late, the host reads the output
+/// unwritten (a wrong result). Seeds that land the kernel before the WRITE_DATA are legal
+/// orders in which the bug does not show, so the test sweeps 8 seeds and needs at least one
+/// stale read; the correct signal (RELEASE_MEM) is never stale under any of them.
+fn timeline_signal_by_write_data(mode: SimMode) {
+    let mut stale = 0;
+    for seed in 0..8 {
+        for eop in [true, false] {
+            let cfg = hcq_sim::SimConfig {
+                mode,
+                seed,
+                ..hcq_sim::SimConfig::with_gpus(1)
+            };
+            let r = hcq_tests::Rig::with_config(cfg, SHORT);
+            let dev = Device::open(&r.kfd, 0).unwrap();
+            let (fill, _) = programs(&dev);
+            let out = sentinel_out(&dev, 64);
+            let ka = kernargs(&dev);
+            ka.write(0, &fill_args(&out, 5)).unwrap();
+            let sig = dev.new_signal(0).unwrap();
+            let gate = dev.new_signal(0).unwrap();
+            let exec = fill_exec_no_flush(&dev, &fill, ka.va());
+            let sref = sig.signal_ref();
+            let mut wd = [0u32; 8];
+            let ctl = pm4::WriteDataCntl::zeroed().with(pm4::WriteDataCntl::DST_SEL, 5);
+            let n = pm4::write_data(&mut wd, ctl, GpuVa(sref.value_addr()), &[1, 0]).unwrap();
+            // SAFETY: fill writes 64 u32s into `out` and reads `ka`; the signal writes go to
+            // `sig`; all outlive the waits below.
+            let v = unsafe {
+                dev.submit_compute(|c| {
+                    c.memory_barrier()?;
+                    c.raw(&exec)?;
+                    if eop {
+                        c.signal(&sref, 1)?;
+                    } else {
+                        c.raw(&wd[..n])?;
+                    }
+                    c.wait(&gate.signal_ref(), 1)
+                })
+            }
+            .unwrap();
+            dev.wait(&sig, 1).unwrap();
+            // What a consumer trusting the signal reads now (`GpuBuffer::read` would first wait
+            // for the driver's own timeline, which is correct).
+            let mut b = [0u8; 256];
+            r.sim
+                .gpu_read(dev.gpu_id(), out.va().get(), &mut b)
+                .unwrap();
+            let seen: Vec<u32> = bytemuck::cast_slice(&b).to_vec();
+            gate.set(1);
+            dev.wait_value(v).unwrap();
+            assert_eq!(fill_words(&out), [5; 64], "seed {seed}");
+            if eop {
+                assert_eq!(
+                    seen, [5; 64],
+                    "seed {seed}: end-of-pipe signal before the results"
+                );
+            } else if seen != [5; 64] {
+                stale += 1;
+            }
+        }
+    }
+    assert!(stale > 0, "no seed of 8 showed the stale read");
+}
+
+/// Bug: the host refills a copy source (a staging buffer) through its mapping before the copy
+/// that reads it completed. The copy queue runs behind a compute submission that waits on a gate the host
+/// opens later, so the copy is pending when the host reuses the buffer. Caught as a wrong
+/// result: the copy engine runs asynchronously to the host and moves the new bytes. Waiting
+/// for the copy's timeline value first gives the old ones.
+fn copy_queue_buffer_reused_before_its_copy_completed(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let staging = dev.alloc(256, BufferKind::Gtt).unwrap();
+    let dst = dev.alloc(256, BufferKind::Gtt).unwrap();
+    let run = |wait_first: bool| {
+        let gate = dev.new_signal(0).unwrap();
+        dst.write(0, &[0u8; 256]).unwrap();
+        staging.write(0, &[0xAA; 256]).unwrap();
+        // SAFETY: waits on `gate` only, alive past the wait below.
+        unsafe { dev.submit_compute(|c| c.wait(&gate.signal_ref(), 1)) }.unwrap();
+        // SAFETY: copies between two buffers of this test, alive past the wait.
+        let v = unsafe { dev.submit_copy(|c| c.copy(dst.va(), staging.va(), 256)) }.unwrap();
+        // The reuse writes through the CPU mapping without waiting, as a staging ring that
+        // hands a slot out too early does (`GpuBuffer::write` itself waits for all GPU work).
+        let reuse = || {
+            r.sim
+                .gpu_write(dev.gpu_id(), staging.va().get(), &[0xBB; 256])
+                .unwrap();
+        };
+        if wait_first {
+            gate.set(1);
+            dev.wait_value(v).unwrap();
+            reuse();
+        } else {
+            reuse();
+            gate.set(1);
+            dev.wait_value(v).unwrap();
+        }
+        let mut got = [0u8; 256];
+        dst.read(0, &mut got).unwrap();
+        got
+    };
+    assert_eq!(run(true), [0xAA; 256]);
+    assert_eq!(run(false), [0xBB; 256], "the copy moved the reused bytes");
+}
+
 hcq_common::both_modes!(
     missing_hdp_flush_before_a_launch,
     int_sel_1_where_the_wakeup_needs_the_write,
@@ -378,6 +591,10 @@ hcq_common::both_modes!(
     tgid_enables_that_do_not_match_the_kernel,
     kernarg_pointer_in_the_wrong_user_data_slot,
     zeroed_v5_hidden_arguments,
+    missing_barrier_between_dependent_kernels_in_one_ib,
+    kernargs_reused_while_in_flight,
+    timeline_signal_by_write_data,
+    copy_queue_buffer_reused_before_its_copy_completed,
 );
 
 // ---------------------------------------------------------------------------------------------

@@ -5,7 +5,8 @@
 
 use super::QueueDesc;
 use super::bus::{Access, VmFault};
-use super::queue::{Cause, Env, Exec, Regs};
+use super::queue::Env;
+use super::types::{Cause, Exec, Regs};
 use crate::isa::{self, FloatMode, Isa, IsaError, Launch, ScratchSetup};
 use crate::kernels::{ExecMode, KEY_BYTES, KernelCtx, KernelError, KernelMem, code_key};
 use core::cell::RefCell;
@@ -42,7 +43,7 @@ impl isa::Memory for Env<'_> {
 }
 
 /// Checks the hardware makes on every dispatch, whoever runs it.
-fn check_hw(regs: &Regs, desc: &QueueDesc, d: &DispatchDirect) -> Result<(), Cause> {
+pub(crate) fn check_hw(regs: &Regs, desc: &QueueDesc, d: &DispatchDirect) -> Result<(), Cause> {
     let r = &desc.arch.regs;
     let sh = |off: u32| regs.sh(off);
     if d.initiator.get(DispatchInitiator::COMPUTE_SHADER_EN) == 0 {

@@ -13,10 +13,10 @@
 //! ```
 
 use super::bus::{Access, GpuBus, VmFault, VmFaultKind};
-use super::{Engines, Mode, QueueDesc, QueueId, QueueKind};
+use super::{Engines, Mode, QueueDesc, QueueId};
 use crate::gpu::{FaultReason, GpuFault};
 use crate::kfd::{Engine, SimKfd};
-use crate::state::{QueueInfo as KfdQueue, QueueKind as KfdQueueKind};
+use crate::state::QueueInfo as KfdQueue;
 use core::sync::atomic::{AtomicBool, Ordering};
 use core::time::Duration;
 use hcq_core::arch::{GFX11, GfxTarget};
@@ -200,10 +200,7 @@ fn desc_of(sim: &SimKfd, q: &KfdQueue) -> QueueDesc {
         .and_then(|p| GfxTarget::from_kfd_version(p.gfx_target_version).ok())
         .map_or(&GFX11, GfxTarget::info);
     QueueDesc {
-        kind: match q.kind {
-            KfdQueueKind::Compute => QueueKind::Pm4,
-            KfdQueueKind::Sdma => QueueKind::Sdma,
-        },
+        kind: q.kind,
         arch,
         ring_base: q.ring_base,
         ring_size: u64::from(q.ring_size),
@@ -286,6 +283,10 @@ impl SimGpu {
             engines: Engines::new(Mode::Deterministic),
             known: Mutex::new(BTreeSet::new()),
         });
+        let cfg = sim.config();
+        engine
+            .engines
+            .set_dispatch(cfg.dispatch, cfg.seed, cfg.mode == crate::SimMode::Threaded);
         sim.set_engine(Arc::clone(&engine) as Arc<dyn Engine>);
         let stop = Arc::new(AtomicBool::new(false));
         let thread = match sim.config().mode {

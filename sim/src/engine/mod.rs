@@ -15,196 +15,44 @@
 //! so the same inputs give the same trace) and **threaded** (a thread steps all engines,
 //! polling doorbells with acquire loads while the host races it, and stops on drop).
 //!
+//! Dispatches run asynchronously by default ([`DispatchMode`], `flight.rs`): a DISPATCH_DIRECT
+//! stays in flight until a sync point retires it, lands where the seed says, and the race
+//! detector faults a queue whose operation overlaps an in-flight dispatch unordered.
+//!
 //! Fault injection ([`Engines::hang`], [`Engines::stall_rptr`], [`Engines::set_interrupts`],
 //! [`Engines::fault_address`]) and a bounded trace ([`Engines::trace`]) serve tests and the CLI.
 
 pub mod bus;
 pub mod cache;
 mod dispatch;
+mod flight;
 pub mod kfd;
 pub mod membus;
+mod op;
 mod pm4;
 mod queue;
 mod sdma;
 pub mod trace;
+mod types;
 
 pub use bus::{Access, GPU_PAGE_SIZE, GpuBus, VmFault, VmFaultKind};
 pub use dispatch::{LDS_LIMIT, MAX_WORKGROUP_SIZE, MAX_WORKGROUPS};
+pub use flight::{DISPATCH_ENV, DispatchMode, SEED_ENV, env_dispatch, env_seed};
 pub use trace::{DEFAULT_TRACE_CAPACITY, Site, TRACE_PACKET_DWORDS, TraceEntry, TraceEvent};
+pub use types::{
+    EngineError, InterruptPolicy, Mode, QueueDesc, QueueFault, QueueFaultKind, QueueId, QueueInfo,
+    QueueKind, QueueState, WaitInfo,
+};
 
 use crate::kernels::KernelRegistry;
 use core::fmt;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use core::time::Duration;
-use hcq_core::arch::ArchInfo;
+use flight::{Flight, FlightCell, Recorder};
 use queue::{Env, Queue};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
-
-/// Which command processor a queue feeds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum QueueKind {
-    /// PM4 compute queue (MEC): pointers in dwords, packets may cross the ring end.
-    Pm4,
-    /// SDMA copy queue: pointers in bytes, a packet crossing the ring end is a fault.
-    Sdma,
-}
-
-impl fmt::Display for QueueKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            QueueKind::Pm4 => "PM4",
-            QueueKind::Sdma => "SDMA",
-        })
-    }
-}
-
-/// An engine's queue: where its ring, pointers and doorbell are.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct QueueDesc {
-    /// PM4 or SDMA.
-    pub kind: QueueKind,
-    /// The GPU family's facts (register offsets, packet layouts, HDP registers).
-    pub arch: &'static ArchInfo,
-    /// GPU VA of the ring.
-    pub ring_base: u64,
-    /// Ring size in bytes (a power of two, at least 64).
-    pub ring_size: u64,
-    /// GPU VA where the engine writes the read pointer back (64-bit, monotonic, queue units).
-    pub rptr_addr: u64,
-    /// GPU VA of the write pointer the driver maintains (informational: the engine follows the
-    /// doorbell, as gfx9+ hardware does).
-    pub wptr_addr: u64,
-    /// Byte offset of the queue's 64-bit doorbell in the process doorbell slice.
-    pub doorbell_offset: u64,
-    /// Initial read pointer (queue units; usually 0).
-    pub start: u64,
-}
-
-/// Identifies a queue in an [`Engines`] (the caller chooses it, e.g. KFD's queue id).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct QueueId(pub u32);
-
-/// What a blocked WAIT_REG_MEM / POLL_REGMEM is waiting for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WaitInfo {
-    /// Polled address.
-    pub addr: u64,
-    /// Compare function (0 always, 1 <, 2 <=, 3 ==, 4 !=, 5 >=, 6 >).
-    pub function: u32,
-    /// Reference value.
-    pub reference: u32,
-    /// Mask applied to the memory value.
-    pub mask: u32,
-    /// Memory value at the last poll.
-    pub seen: u32,
-}
-
-/// Why a queue stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum QueueFaultKind {
-    /// A GPU memory access outside GPU-mapped memory (MEMORY event).
-    Vm(VmFault),
-    /// An unknown or malformed packet, a bad pointer, or a kernel failure (HW_EXCEPTION event).
-    Hw,
-}
-
-/// A stopped queue: where and why.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct QueueFault {
-    /// The packet's place (ring pointer, or IB address and dword index).
-    pub site: Site,
-    /// The kind.
-    pub kind: QueueFaultKind,
-    /// The message (names the queue, the place and the decoder's or checker's complaint).
-    pub message: String,
-}
-
-/// A queue's state.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum QueueState {
-    /// Runnable (nothing to do or more to do).
-    Idle,
-    /// Blocked on a memory wait.
-    Waiting(WaitInfo),
-    /// Stopped for good.
-    Faulted(QueueFault),
-}
-
-/// A snapshot of one queue.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct QueueInfo {
-    /// The queue.
-    pub id: QueueId,
-    /// Its GPU.
-    pub gpu_id: u32,
-    /// PM4 or SDMA.
-    pub kind: QueueKind,
-    /// Read pointer (queue units).
-    pub rptr: u64,
-    /// Doorbell value (queue units), if the bus has the doorbell.
-    pub doorbell: Option<u64>,
-    /// State.
-    pub state: QueueState,
-    /// Hung by fault injection.
-    pub hung: bool,
-    /// Packets executed so far.
-    pub executed: u64,
-}
-
-/// What happens to the interrupts a queue raises (fault injection).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum InterruptPolicy {
-    /// Delivered at once.
-    #[default]
-    Deliver,
-    /// Delivered after this many further [`Engines::step`] rounds.
-    Delay(u32),
-    /// Never delivered.
-    Drop,
-}
-
-/// How engines advance.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// Only inside [`Engines::step`] / [`Engines::run_until_idle`]; virtual GPU clock.
-    Deterministic,
-    /// On an engine thread, concurrently with the host; real-time GPU clock.
-    Threaded,
-}
-
-/// Why a queue could not be added.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum EngineError {
-    /// A queue with this id exists.
-    Exists(QueueId),
-    /// The ring size is not a power of two of at least 64 bytes.
-    BadRingSize(u64),
-    /// The ring base is not 256-byte aligned.
-    BadRingBase(u64),
-    /// No such queue.
-    NoQueue(QueueId),
-}
-
-impl fmt::Display for EngineError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            EngineError::Exists(q) => write!(f, "queue {} already has an engine", q.0),
-            EngineError::BadRingSize(s) => write!(
-                f,
-                "ring size {s:#x} is not a power of two of at least 64 bytes"
-            ),
-            EngineError::BadRingBase(b) => {
-                write!(f, "ring base {b:#x} is not 256-byte aligned")
-            }
-            EngineError::NoQueue(q) => write!(f, "no engine for queue {}", q.0),
-        }
-    }
-}
-
-impl core::error::Error for EngineError {}
 
 /// The GPU clock (100 MHz): virtual (ticks per executed packet) or real time.
 #[derive(Debug)]
@@ -264,6 +112,8 @@ struct Inner {
     irqs: Vec<u32>,
     trace_cap: usize,
     budget: usize,
+    rec: Recorder,
+    flight: FlightCell,
 }
 
 /// Packets one queue executes per round before the next queue gets its turn.
@@ -286,6 +136,8 @@ impl Inner {
             delayed,
             round,
             budget,
+            rec,
+            flight,
             ..
         } = self;
         for q in queues.values_mut() {
@@ -295,15 +147,33 @@ impl Inner {
                 faults,
                 registry,
                 clock,
+                rec,
+                flight,
             };
             irqs.clear();
             let r = q.step(&env, irqs, seq, *budget);
             progressed |= r.progressed;
+            if flight.borrow().active() {
+                progressed |= q.age(&env, seq, r.executed, *round);
+            }
             for &ctx in irqs.iter() {
                 match q.inj.interrupts {
                     InterruptPolicy::Deliver => {
-                        q.bus.interrupt(ctx);
+                        // Interrupts travel through the IH ring asynchronously, in order: in
+                        // the asynchronous mode the seed delays each by 0..=2 rounds, never
+                        // ahead of one raised before it.
+                        let late = flight.borrow_mut().interrupt_delay();
                         trace_irq(q, seq, TraceEvent::Interrupt(ctx));
+                        let after = delayed.iter().map(|d| d.due).max();
+                        if late == 0 && after.is_none() {
+                            q.bus.interrupt(ctx);
+                        } else {
+                            delayed.push(Delayed {
+                                due: (*round + u64::from(late)).max(after.unwrap_or(0)),
+                                bus: Arc::clone(&q.bus),
+                                context: ctx,
+                            });
+                        }
                     }
                     InterruptPolicy::Delay(n) => delayed.push(Delayed {
                         due: *round + u64::from(n),
@@ -327,6 +197,9 @@ impl Inner {
                 i += 1;
             }
         }
+        // Dispatches in flight age in every round but are not progress by themselves: a host
+        // that stops stepping when nothing else moves sees them unfinished, as it would see a
+        // GPU finishing late ([`Engines::run_until_idle`] runs them out).
         progressed || !delayed.is_empty()
     }
 }
@@ -373,6 +246,12 @@ impl Engines {
                 irqs: Vec::new(),
                 trace_cap: DEFAULT_TRACE_CAPACITY,
                 budget: DEFAULT_BUDGET,
+                rec: Recorder::default(),
+                flight: FlightCell::new(Flight::new(
+                    env_dispatch(),
+                    env_seed(),
+                    mode == Mode::Threaded,
+                )),
             }),
             clock: Clock::new(mode),
             stop: AtomicBool::new(false),
@@ -437,11 +316,12 @@ impl Engines {
     /// # Errors
     /// [`EngineError::NoQueue`].
     pub fn remove_queue(&self, id: QueueId) -> Result<(), EngineError> {
-        self.lock()
-            .queues
-            .remove(&id)
-            .map(|_| ())
-            .ok_or(EngineError::NoQueue(id))
+        let mut g = self.lock();
+        let q = g.queues.remove(&id).ok_or(EngineError::NoQueue(id))?;
+        // Its dispatches go with it (KFD preempts the queue): none stays in flight.
+        g.flight.borrow_mut().retire_queue(id);
+        drop(q);
+        Ok(())
     }
 
     /// Runs `f` on the kernel registry (to register host kernels).
@@ -456,15 +336,30 @@ impl Engines {
         g.step(&self.shared.clock)
     }
 
-    /// Steps until no queue can make progress (every ring drained, blocked or faulted) and no
-    /// delayed interrupt is pending. Returns the rounds run.
+    /// Steps until no queue can make progress (every ring drained, blocked or faulted), no
+    /// delayed interrupt is pending and no dispatch is in flight (the GPU is idle). Returns the
+    /// rounds run.
     pub fn run_until_idle(&self) -> u64 {
         let mut g = self.lock();
         let mut rounds = 0;
-        while rounds < MAX_IDLE_ROUNDS && g.step(&self.shared.clock) {
+        while rounds < MAX_IDLE_ROUNDS && (g.step(&self.shared.clock) || g.flight.borrow().active())
+        {
             rounds += 1;
         }
         rounds
+    }
+
+    /// How DISPATCH_DIRECT runs from now on, and the seed that picks when asynchronous
+    /// dispatches land (`wall`: dispatches of an idle queue also linger some milliseconds of
+    /// real time, for engines that race a host thread). Dispatches in flight stay in flight.
+    pub fn set_dispatch(&self, mode: DispatchMode, seed: u64, wall: bool) {
+        self.lock().flight.borrow_mut().configure(mode, seed, wall);
+    }
+
+    /// Dispatches issued and not yet retired, on every queue.
+    #[must_use]
+    pub fn in_flight(&self) -> usize {
+        self.lock().flight.borrow().in_flight()
     }
 
     /// The GPU clock (100 MHz ticks): virtual in deterministic mode, real time otherwise.

@@ -2,7 +2,8 @@
 
 use super::QueueDesc;
 use super::WaitInfo;
-use super::queue::{Cause, Env, Exec, Regs};
+use super::queue::Env;
+use super::types::{Cause, Exec, Regs};
 use hcq_core::arch::AcquireMemLayout;
 use hcq_core::pm4::{
     EventWriteCntl, IbControl, Pm4Packet, ReleaseMemDataCntl, ReleaseMemEventCntl, WaitRegMemCtl,
@@ -57,6 +58,10 @@ pub(crate) fn exec(
         Pm4Packet::SetUconfigReg { reg_offset, values } => {
             set_regs(&mut regs.uconfig, "SET_UCONFIG_REG", *reg_offset, values)
         }
+        Pm4Packet::DispatchDirect(d) if env.asynchronous() => {
+            super::dispatch::check_hw(regs, desc, d)?;
+            Ok(Exec::Dispatch(*d))
+        }
         Pm4Packet::DispatchDirect(d) => super::dispatch::run(regs, scratch, desc, env, d),
         Pm4Packet::WriteData {
             control,
@@ -100,10 +105,13 @@ pub(crate) fn exec(
                     if a % 4 != 0 {
                         return hw(format!("WAIT_REG_MEM address {a:#x} is not dword aligned"));
                     }
-                    let v = env.load_u32(a)?;
+                    let v = env.poll_u32(a)?;
                     match compare(function, v, w.mask, w.reference) {
                         None => hw("WAIT_REG_MEM FUNCTION 7 is reserved".into()),
-                        Some(true) => Ok(Exec::Done),
+                        Some(true) => {
+                            env.wait_satisfied(a);
+                            Ok(Exec::Done)
+                        }
                         Some(false) => Ok(Exec::Wait(WaitInfo {
                             addr: a,
                             function,

@@ -1,11 +1,14 @@
 //! One queue's engine: fetch from the ring (and indirect buffers), decode in place with core's
 //! decoders, execute, write the read pointer back.
 
+use super::Clock;
 use super::bus::{Access, GpuBus, VmFault};
+use super::flight::{DispatchMode, FlightCell, Recorder};
+use super::op::{Ctx, Inflight, exec_op};
 use super::trace::{Site, Trace, TraceEvent};
-use super::{
-    Clock, InterruptPolicy, QueueDesc, QueueFault, QueueFaultKind, QueueId, QueueKind, QueueState,
-    WaitInfo,
+use super::types::{
+    Cause, Exec, InterruptPolicy, QueueDesc, QueueFault, QueueFaultKind, QueueId, QueueKind,
+    QueueState, Regs,
 };
 use crate::kernels::{KernelMem, KernelRegistry};
 use hcq_core::kfd::{
@@ -20,17 +23,16 @@ use std::sync::Arc;
 const FETCH_DWORDS: usize = 8192;
 /// Deepest indirect-buffer nesting (PM4: IB1 and IB2, as the CP has; SDMA: one level).
 pub(crate) const MAX_IB_DEPTH: usize = 2;
-/// SH register window (SET_SH_REG offsets 0..0x400).
-pub(crate) const SH_REGS: usize = 0x400;
-/// UCONFIG register window (SET_UCONFIG_REG offsets 0..0x4000).
-pub(crate) const UCONFIG_REGS: usize = 0x4000;
-
 /// Everything an executing packet may touch besides its queue's own state.
 pub(crate) struct Env<'a> {
     pub(crate) bus: &'a dyn GpuBus,
     pub(crate) faults: &'a [u64],
     pub(crate) registry: &'a KernelRegistry,
     pub(crate) clock: &'a Clock,
+    /// The current operation's byte ranges (recorded while a dispatch is in flight).
+    pub(crate) rec: &'a Recorder,
+    /// In-flight dispatches of every queue (the race detector).
+    pub(crate) flight: &'a FlightCell,
 }
 
 impl Env<'_> {
@@ -54,27 +56,42 @@ impl Env<'_> {
 
     pub(crate) fn read(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault> {
         self.injected(va, buf.len(), access)?;
+        self.rec.read(va, buf.len());
         self.bus.read(va, buf, access)
     }
 
     pub(crate) fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
         self.injected(va, data.len(), Access::Write)?;
+        self.rec.write(va, data.len());
         self.bus.write(va, data)
     }
 
-    pub(crate) fn load_u32(&self, va: u64) -> Result<u32, VmFault> {
+    /// A memory wait's poll: not an access that races (polling what another engine writes is
+    /// how engines synchronise); a satisfied wait retires the dispatches that wrote the value.
+    pub(crate) fn poll_u32(&self, va: u64) -> Result<u32, VmFault> {
         self.injected(va, 4, Access::Read)?;
         self.bus.load_u32(va)
     }
 
     pub(crate) fn store_u32(&self, va: u64, v: u32) -> Result<(), VmFault> {
         self.injected(va, 4, Access::Write)?;
+        self.rec.write(va, 4);
         self.bus.store_u32(va, v)
     }
 
     pub(crate) fn store_u64(&self, va: u64, v: u64) -> Result<(), VmFault> {
         self.injected(va, 8, Access::Write)?;
+        self.rec.write(va, 8);
         self.bus.store_u64(va, v)
+    }
+
+    /// A memory wait on `va` was satisfied.
+    pub(crate) fn wait_satisfied(&self, va: u64) {
+        self.flight.borrow_mut().retire_writers_of(va);
+    }
+
+    pub(crate) fn asynchronous(&self) -> bool {
+        self.flight.borrow().mode() == DispatchMode::Async
     }
 }
 
@@ -87,61 +104,7 @@ impl KernelMem for Env<'_> {
     }
 }
 
-/// Why a packet could not complete.
-#[derive(Debug)]
-pub(crate) enum Cause {
-    /// A GPU memory access faulted.
-    Vm(VmFault),
-    /// The packet is unknown, malformed or unsupported; a kernel failed.
-    Hw(String),
-}
-
-impl From<VmFault> for Cause {
-    fn from(v: VmFault) -> Self {
-        Cause::Vm(v)
-    }
-}
-
-/// What executing one packet did.
-#[derive(Debug)]
-pub(crate) enum Exec {
-    /// Completed.
-    Done,
-    /// Blocked on memory; retried on the next step.
-    Wait(WaitInfo),
-    /// Run the indirect buffer at `base` (`dwords` long); `chain` replaces the current IB.
-    Ib { base: u64, dwords: u32, chain: bool },
-}
-
-/// The queue's registers (PM4 register file; SDMA has none).
-pub(crate) struct Regs {
-    pub(crate) sh: Box<[u32]>,
-    pub(crate) uconfig: Box<[u32]>,
-}
-
-impl Regs {
-    fn new(kind: QueueKind) -> Self {
-        let (sh, uc) = match kind {
-            QueueKind::Pm4 => (SH_REGS, UCONFIG_REGS),
-            QueueKind::Sdma => (0, 0),
-        };
-        Self {
-            sh: vec![0; sh].into_boxed_slice(),
-            uconfig: vec![0; uc].into_boxed_slice(),
-        }
-    }
-
-    /// The SH register at SET_SH_REG offset `off` (0 outside the window).
-    pub(crate) fn sh(&self, off: u32) -> u32 {
-        usize::try_from(off)
-            .ok()
-            .and_then(|o| self.sh.get(o))
-            .copied()
-            .unwrap_or(0)
-    }
-}
-
-struct IbFrame {
+pub(crate) struct IbFrame {
     base: u64,
     dwords: Vec<u32>,
     pos: usize,
@@ -181,29 +144,30 @@ pub(crate) struct Queue {
     buf_len: usize,
     /// SDMA: buffer index where the ring wraps (a packet may not cross it).
     ring_end_at: usize,
-    ibs: Vec<IbFrame>,
+    pub(crate) ibs: Vec<IbFrame>,
     ib_pool: Vec<Vec<u32>>,
     pub(crate) regs: Regs,
     pub(crate) scratch: Vec<u8>,
+    pub(crate) inflight: Inflight,
     pub(crate) trace: Trace,
     pub(crate) executed: u64,
 }
 
 fn units_per_dword(kind: QueueKind) -> u64 {
     match kind {
-        QueueKind::Pm4 => 1,
+        QueueKind::Compute => 1,
         QueueKind::Sdma => 4,
     }
 }
 
-enum Decoded<'a> {
+pub(crate) enum Decoded<'a> {
     Pm4(Pm4Packet<'a>),
     Sdma(SdmaPacket<'a>),
 }
 
 fn decode(kind: QueueKind, d: &[u32]) -> Result<(Decoded<'_>, usize), DecodeError> {
     match kind {
-        QueueKind::Pm4 => hcq_core::pm4::decode_one(d).map(|(p, n)| (Decoded::Pm4(p), n)),
+        QueueKind::Compute => hcq_core::pm4::decode_one(d).map(|(p, n)| (Decoded::Pm4(p), n)),
         QueueKind::Sdma => hcq_core::sdma::decode_one(d).map(|(p, n)| (Decoded::Sdma(p), n)),
     }
 }
@@ -242,6 +206,7 @@ impl Queue {
             ib_pool: Vec::new(),
             regs: Regs::new(desc.kind),
             scratch: Vec::new(),
+            inflight: Inflight::default(),
             trace: Trace::new(trace_cap),
             executed: 0,
             bus,
@@ -355,7 +320,7 @@ impl Queue {
         }
         self.ring_end_at = match self.desc.kind {
             QueueKind::Sdma => first,
-            QueueKind::Pm4 => usize::MAX,
+            QueueKind::Compute => usize::MAX,
         };
         self.buf_ptr = self.rptr;
         self.buf_len = n;
@@ -472,16 +437,15 @@ impl Queue {
                         return Flow::Stop;
                     }
                 }
-                let r = run_packet(
-                    &mut self.regs,
-                    &mut self.scratch,
-                    &self.desc,
-                    env,
-                    irqs,
-                    &pkt,
-                    0,
-                );
-                (len, r)
+                let c = Ctx {
+                    id: self.id,
+                    gpu: self.gpu_id,
+                    regs: &mut self.regs,
+                    scratch: &mut self.scratch,
+                    inflight: &mut self.inflight,
+                    desc: &self.desc,
+                };
+                (len, exec_op(c, env, irqs, &pkt, 0, site))
             }
             Err(DecodeError {
                 kind: DecodeErrorKind::Truncated { needed, .. },
@@ -516,7 +480,7 @@ impl Queue {
             }
         };
         match outcome {
-            Ok(Exec::Done) => {
+            Ok(Exec::Done | Exec::Dispatch(_)) => {
                 *seq += 1;
                 let window = self.buf.get(cursor..self.buf_len).unwrap_or_default();
                 self.trace.packet(*seq, site, window, len);
@@ -546,8 +510,8 @@ impl Queue {
                     }
                 }
             }
-            Err(c) => {
-                self.fault(seq, site, c);
+            Err((at, c)) => {
+                self.fault(seq, at, c);
                 Flow::Stop
             }
         }
@@ -631,17 +595,17 @@ impl Queue {
                 return Flow::Stop;
             }
         };
-        let r = run_packet(
-            &mut self.regs,
-            &mut self.scratch,
-            &self.desc,
-            env,
-            irqs,
-            &pkt,
-            depth,
-        );
+        let c = Ctx {
+            id: self.id,
+            gpu: self.gpu_id,
+            regs: &mut self.regs,
+            scratch: &mut self.scratch,
+            inflight: &mut self.inflight,
+            desc: &self.desc,
+        };
+        let r = exec_op(c, env, irqs, &pkt, depth, site);
         match r {
-            Ok(Exec::Done) => {
+            Ok(Exec::Done | Exec::Dispatch(_)) => {
                 self.record_ib(seq, site, len);
                 env.clock.tick();
                 if let Some(t) = self.ibs.last_mut() {
@@ -686,8 +650,8 @@ impl Queue {
                     }
                 }
             }
-            Err(c) => {
-                self.fault(seq, site, c);
+            Err((at, c)) => {
+                self.fault(seq, at, c);
                 Flow::Stop
             }
         }
@@ -703,7 +667,7 @@ fn strip_at(e: &DecodeError) -> String {
     }
 }
 
-fn run_packet(
+pub(crate) fn run_packet(
     regs: &mut Regs,
     scratch: &mut Vec<u8>,
     desc: &QueueDesc,

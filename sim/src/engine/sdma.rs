@@ -2,7 +2,8 @@
 
 use super::WaitInfo;
 use super::bus::Access;
-use super::queue::{Cause, Env, Exec};
+use super::queue::Env;
+use super::types::{Cause, Exec};
 use hcq_core::sdma::{ConstFillHeader, PollRegmemHeader, SdmaPacket};
 
 /// Bytes moved per chunk of a copy or fill.
@@ -116,9 +117,12 @@ pub(crate) fn exec(
             if a % 4 != 0 {
                 return hw(format!("POLL_REGMEM address {a:#x} is not dword aligned"));
             }
-            let v = env.load_u32(a)?;
+            let v = env.poll_u32(a)?;
             match super::pm4::compare(function, v, p.mask, p.value) {
-                Some(true) => Ok(Exec::Done),
+                Some(true) => {
+                    env.wait_satisfied(a);
+                    Ok(Exec::Done)
+                }
                 _ => Ok(Exec::Wait(WaitInfo {
                     addr: a,
                     function,

@@ -84,7 +84,7 @@ impl fmt::Display for TraceEntry {
                 let n = (*len as usize).min(TRACE_PACKET_DWORDS);
                 let d = dwords.get(..n).unwrap_or_default();
                 match self.kind {
-                    QueueKind::Pm4 => match hcq_core::pm4::decode_one(d) {
+                    QueueKind::Compute => match hcq_core::pm4::decode_one(d) {
                         Ok((p, _)) => write!(f, "{p}"),
                         Err(_) => write!(
                             f,

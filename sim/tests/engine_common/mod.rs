@@ -125,7 +125,7 @@ impl Rig {
 
     fn upd(q: &Q) -> u64 {
         match q.kind {
-            QueueKind::Pm4 => 1,
+            QueueKind::Compute => 1,
             QueueKind::Sdma => 4,
         }
     }

@@ -84,7 +84,7 @@ impl Rig {
             rptr_va: PTR_VA,
             wptr: 0,
             unit: match kind {
-                QueueKind::Pm4 => 1,
+                QueueKind::Compute => 1,
                 QueueKind::Sdma => 4,
             },
         })
@@ -158,7 +158,7 @@ fn pm4_unit(value: u32) -> Result<[u32; UNIT_DWORDS], WorkError> {
 }
 
 fn pm4_dwords_per_s(quick: bool) -> Result<f64, WorkError> {
-    let mut rig = Rig::new(Mode::Deterministic, QueueKind::Pm4, PM4_RING_BYTES)?;
+    let mut rig = Rig::new(Mode::Deterministic, QueueKind::Compute, PM4_RING_BYTES)?;
     let units = usize::try_from(PM4_RING_BYTES / 4).map_err(|_| err("ring"))? / UNIT_DWORDS;
     let mut stream = Vec::with_capacity(units * UNIT_DWORDS);
     for i in 0..units {
@@ -234,7 +234,7 @@ fn sdma_gb_per_s(quick: bool) -> Result<f64, WorkError> {
 }
 
 fn roundtrip_ns(quick: bool) -> Result<(f64, f64), WorkError> {
-    let mut rig = Rig::new(Mode::Threaded, QueueKind::Pm4, 1 << 16)?;
+    let mut rig = Rig::new(Mode::Threaded, QueueKind::Compute, 1 << 16)?;
     let s = sig(0x80);
     let mut value: u32 = 0;
     let mut packet = [0u32; pm4::RELEASE_MEM_DWORDS];

@@ -1,0 +1,266 @@
+//! One packet as one operation of the race detector, and the queue's dispatches in flight:
+//! a sync point lands and retires them, every packet's accesses are checked against them, a
+//! DISPATCH_DIRECT joins them, and an idle queue lets them land and retire after lingering
+//! (`flight.rs` holds the ranges and the seed).
+
+use super::flight::{self, OpLabel, What};
+use super::queue::{Decoded, Env, Queue, run_packet};
+use super::trace::Site;
+use super::types::{Cause, Exec, QueueDesc, QueueId, QueueState, Regs};
+use hcq_core::addr::join64;
+use hcq_core::pm4::{DispatchDirect, EventWriteCntl, Pm4Packet, ReleaseMemEventCntl};
+use hcq_core::sdma::SdmaPacket;
+use hcq_core::sel::EventType;
+
+/// A dispatch issued on this queue that has not landed yet: the launch state it was issued
+/// with (the SH registers are a snapshot: later SET_SH_REGs do not change it).
+struct Pending {
+    id: u64,
+    sh: Box<[u32]>,
+    d: DispatchDirect,
+    site: Site,
+    /// Packets after which it lands ([`flight::NEVER`]: only at a sync point or idle).
+    after: u32,
+}
+
+/// The queue's dispatches that have not landed.
+#[derive(Default)]
+pub(crate) struct Inflight {
+    pending: Vec<Pending>,
+    lds: Vec<u8>,
+}
+
+impl Inflight {
+    pub(crate) fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// Lands dispatch `id` (runs the kernel, records its ranges, checks them for races).
+    fn land(&mut self, desc: &QueueDesc, env: &Env<'_>, id: u64) -> Result<(), (Site, Cause)> {
+        let Some(i) = self.pending.iter().position(|p| p.id == id) else {
+            return Ok(());
+        };
+        let p = self.pending.remove(i);
+        let regs = Regs {
+            sh: p.sh,
+            uconfig: Box::new([]),
+        };
+        env.rec.begin();
+        let r = super::dispatch::run(&regs, &mut self.lds, desc, env, &p.d);
+        let acc = env.rec.end();
+        r.map_err(|c| (p.site, c))?;
+        env.flight
+            .borrow_mut()
+            .land(id, acc)
+            .map_err(|m| (p.site, Cause::Hw(m)))
+    }
+
+    /// A sync point on this queue: everything issued lands, then retires.
+    fn sync(&mut self, desc: &QueueDesc, env: &Env<'_>, id: QueueId) -> Result<(), (Site, Cause)> {
+        while let Some(p) = self.pending.first() {
+            let pid = p.id;
+            self.land(desc, env, pid)?;
+        }
+        env.flight.borrow_mut().retire_queue(id);
+        Ok(())
+    }
+
+    /// One more packet completed on the queue: dispatches whose turn it is land.
+    fn after_packet(&mut self, desc: &QueueDesc, env: &Env<'_>) -> Result<(), (Site, Cause)> {
+        let mut due = Vec::new();
+        for p in &mut self.pending {
+            if p.after != flight::NEVER {
+                p.after = p.after.saturating_sub(1);
+                if p.after == 0 {
+                    due.push(p.id);
+                }
+            }
+        }
+        for id in due {
+            self.land(desc, env, id)?;
+        }
+        Ok(())
+    }
+}
+
+/// The name of a packet in race reports, and whether it is a sync point that retires the
+/// queue's dispatches (EVENT_WRITE CS_PARTIAL_FLUSH; RELEASE_MEM at end of pipe,
+/// CACHE_FLUSH_AND_INV_TS_EVENT or BOTTOM_OF_PIPE_TS, or end of shader, CS_DONE).
+fn classify(pkt: &Decoded<'_>, desc: &QueueDesc) -> (&'static str, bool) {
+    let event = |raw: u32| EventType::try_from(raw).ok();
+    match pkt {
+        Decoded::Pm4(p) => match p {
+            Pm4Packet::EventWrite(e) => (
+                "EVENT_WRITE",
+                event(e.get(EventWriteCntl::EVENT_TYPE)) == Some(desc.arch.events.cs_partial_flush),
+            ),
+            Pm4Packet::ReleaseMem(r) => {
+                let t = event(r.event.get(ReleaseMemEventCntl::EVENT_TYPE));
+                (
+                    "RELEASE_MEM",
+                    t == Some(desc.arch.events.cache_flush_and_inv_ts)
+                        || t == Some(EventType::BottomOfPipeTs)
+                        || t == Some(EventType::CsDone),
+                )
+            }
+            Pm4Packet::WriteData { .. } => ("WRITE_DATA", false),
+            Pm4Packet::WaitRegMem(_) => ("WAIT_REG_MEM", false),
+            Pm4Packet::AcquireMem(_) => ("ACQUIRE_MEM", false),
+            Pm4Packet::DispatchDirect(_) => ("DISPATCH_DIRECT", false),
+            _ => ("PM4 packet", false),
+        },
+        Decoded::Sdma(p) => (
+            match p {
+                SdmaPacket::CopyLinear(_) => "SDMA COPY_LINEAR",
+                SdmaPacket::Write { .. } => "SDMA WRITE",
+                SdmaPacket::Fence(_) => "SDMA FENCE",
+                SdmaPacket::ConstFill(_) => "SDMA CONST_FILL",
+                SdmaPacket::Timestamp { .. } => "SDMA TIMESTAMP",
+                SdmaPacket::PollRegmem(_) => "SDMA POLL_REGMEM",
+                _ => "SDMA packet",
+            },
+            false,
+        ),
+    }
+}
+
+/// The parts of a queue one packet's execution needs (disjoint from the fetch buffer the
+/// decoded packet borrows).
+pub(crate) struct Ctx<'q> {
+    pub(crate) id: QueueId,
+    pub(crate) gpu: u32,
+    pub(crate) regs: &'q mut Regs,
+    pub(crate) scratch: &'q mut Vec<u8>,
+    pub(crate) inflight: &'q mut Inflight,
+    pub(crate) desc: &'q QueueDesc,
+}
+
+/// Executes one packet as one operation: a sync point first lands and retires the queue's
+/// dispatches; the packet's accesses are recorded and checked against the dispatches in flight;
+/// an issued dispatch joins them; dispatches whose turn it is land after the packet.
+pub(crate) fn exec_op(
+    c: Ctx<'_>,
+    env: &Env<'_>,
+    irqs: &mut Vec<u32>,
+    pkt: &Decoded<'_>,
+    depth: usize,
+    site: Site,
+) -> Result<Exec, (Site, Cause)> {
+    if !env.flight.borrow().active() {
+        // Nothing in flight: nothing to retire, record or check.
+        let r = run_packet(c.regs, c.scratch, c.desc, env, irqs, pkt, depth);
+        return match r.map_err(|e| (site, e))? {
+            Exec::Dispatch(d) => issue(c, env, d, site),
+            r => Ok(r),
+        };
+    }
+    let (name, sync) = classify(pkt, c.desc);
+    if sync {
+        c.inflight.sync(c.desc, env, c.id)?;
+    }
+    let record = env.flight.borrow().active();
+    if record {
+        env.rec.begin();
+    }
+    let r = run_packet(c.regs, c.scratch, c.desc, env, irqs, pkt, depth);
+    let acc = record.then(|| env.rec.end());
+    let r = r.map_err(|e| (site, e))?;
+    if let Some(acc) = acc {
+        if matches!(r, Exec::Done) {
+            let label = OpLabel {
+                gpu: c.gpu,
+                queue: c.id,
+                kind: c.desc.kind,
+                what: What::Packet(name),
+                site,
+            };
+            env.flight
+                .borrow_mut()
+                .observe(label, &acc)
+                .map_err(|m| (site, Cause::Hw(m)))?;
+        }
+    }
+    let r = match r {
+        Exec::Dispatch(d) => return issue(c, env, d, site),
+        r => r,
+    };
+    if matches!(r, Exec::Done) && c.inflight.has_pending() {
+        c.inflight.after_packet(c.desc, env)?;
+    }
+    Ok(r)
+}
+
+/// A DISPATCH_DIRECT passed the CP's checks: it joins the dispatches in flight (and lands at
+/// once if the seed says so).
+fn issue(c: Ctx<'_>, env: &Env<'_>, d: DispatchDirect, site: Site) -> Result<Exec, (Site, Cause)> {
+    {
+        {
+            let ar = &c.desc.arch.regs;
+            let pgm = join64(c.regs.sh(ar.pgm_lo), c.regs.sh(ar.pgm_lo + 1)) << 8;
+            let (id, after) = env.flight.borrow_mut().issue(OpLabel {
+                gpu: c.gpu,
+                queue: c.id,
+                kind: c.desc.kind,
+                what: What::Dispatch(pgm),
+                site,
+            });
+            c.inflight.pending.push(Pending {
+                id,
+                sh: c.regs.sh.clone(),
+                d,
+                site,
+                after,
+            });
+            if after == 0 {
+                c.inflight.land(c.desc, env, id)?;
+            }
+            Ok(Exec::Done)
+        }
+    }
+}
+
+impl Queue {
+    /// Ring and IBs consumed, nothing blocked: the CP is idle.
+    pub(crate) fn is_drained(&self) -> bool {
+        self.ibs.is_empty()
+            && matches!(self.state, QueueState::Idle)
+            && self.wptr().is_none_or(|w| w == self.rptr)
+    }
+
+    /// After the queue's turn in round `round` (it executed `executed` packets): a faulted
+    /// queue drops its dispatches; a queue that executed nothing lets its in-flight dispatches
+    /// land once they have lingered, and, when drained, retire. Returns whether one landed.
+    pub(crate) fn age(
+        &mut self,
+        env: &Env<'_>,
+        seq: &mut u64,
+        executed: usize,
+        round: u64,
+    ) -> bool {
+        if matches!(self.state, QueueState::Faulted(_)) {
+            self.inflight.pending.clear();
+            env.flight.borrow_mut().retire_queue(self.id);
+            return false;
+        }
+        if executed > 0 {
+            env.flight.borrow_mut().busy(self.id);
+            return false;
+        }
+        let mut landed = false;
+        let ids: Vec<u64> = self.inflight.pending.iter().map(|p| p.id).collect();
+        for id in ids {
+            if env.flight.borrow_mut().lingered(id, round) {
+                let desc = self.desc;
+                if let Err((site, c)) = self.inflight.land(&desc, env, id) {
+                    self.fault(seq, site, c);
+                    return true;
+                }
+                landed = true;
+            }
+        }
+        if self.is_drained() {
+            env.flight.borrow_mut().retire_lingered(self.id, round);
+        }
+        landed
+    }
+}

@@ -1,0 +1,236 @@
+//! The engines' shared vocabulary: what a queue is (kind, descriptor, id), its state and
+//! faults, the modes, and what executing one packet yields (`Cause`, `Exec`) against the
+//! queue's registers (`Regs`). The run loop is `queue.rs`, the packets `pm4.rs`, `sdma.rs`,
+//! `dispatch.rs`, the in-flight dispatches `flight.rs`.
+
+use super::bus::VmFault;
+use super::trace::Site;
+use core::fmt;
+use hcq_core::arch::ArchInfo;
+use hcq_core::pm4::DispatchDirect;
+
+/// Which command processor a queue feeds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum QueueKind {
+    /// PM4 compute queue (MEC; KFD_IOC_QUEUE_TYPE_COMPUTE): pointers in dwords, packets may
+    /// cross the ring end.
+    Compute,
+    /// SDMA copy queue: pointers in bytes, a packet crossing the ring end is a fault.
+    Sdma,
+}
+
+impl fmt::Display for QueueKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            QueueKind::Compute => "PM4",
+            QueueKind::Sdma => "SDMA",
+        })
+    }
+}
+
+/// An engine's queue: where its ring, pointers and doorbell are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueueDesc {
+    /// PM4 or SDMA.
+    pub kind: QueueKind,
+    /// The GPU family's facts (register offsets, packet layouts, HDP registers).
+    pub arch: &'static ArchInfo,
+    /// GPU VA of the ring.
+    pub ring_base: u64,
+    /// Ring size in bytes (a power of two, at least 64).
+    pub ring_size: u64,
+    /// GPU VA where the engine writes the read pointer back (64-bit, monotonic, queue units).
+    pub rptr_addr: u64,
+    /// GPU VA of the write pointer the driver maintains (informational: the engine follows the
+    /// doorbell, as gfx9+ hardware does).
+    pub wptr_addr: u64,
+    /// Byte offset of the queue's 64-bit doorbell in the process doorbell slice.
+    pub doorbell_offset: u64,
+    /// Initial read pointer (queue units; usually 0).
+    pub start: u64,
+}
+
+/// Identifies a queue in an [`Engines`](super::Engines) (the caller chooses it, e.g. KFD's queue id).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct QueueId(pub u32);
+
+/// What a blocked WAIT_REG_MEM / POLL_REGMEM is waiting for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WaitInfo {
+    /// Polled address.
+    pub addr: u64,
+    /// Compare function (0 always, 1 <, 2 <=, 3 ==, 4 !=, 5 >=, 6 >).
+    pub function: u32,
+    /// Reference value.
+    pub reference: u32,
+    /// Mask applied to the memory value.
+    pub mask: u32,
+    /// Memory value at the last poll.
+    pub seen: u32,
+}
+
+/// Why a queue stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueFaultKind {
+    /// A GPU memory access outside GPU-mapped memory (MEMORY event).
+    Vm(VmFault),
+    /// An unknown or malformed packet, a bad pointer, or a kernel failure (HW_EXCEPTION event).
+    Hw,
+}
+
+/// A stopped queue: where and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueueFault {
+    /// The packet's place (ring pointer, or IB address and dword index).
+    pub site: Site,
+    /// The kind.
+    pub kind: QueueFaultKind,
+    /// The message (names the queue, the place and the decoder's or checker's complaint).
+    pub message: String,
+}
+
+/// A queue's state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum QueueState {
+    /// Runnable (nothing to do or more to do).
+    Idle,
+    /// Blocked on a memory wait.
+    Waiting(WaitInfo),
+    /// Stopped for good.
+    Faulted(QueueFault),
+}
+
+/// A snapshot of one queue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueueInfo {
+    /// The queue.
+    pub id: QueueId,
+    /// Its GPU.
+    pub gpu_id: u32,
+    /// PM4 or SDMA.
+    pub kind: QueueKind,
+    /// Read pointer (queue units).
+    pub rptr: u64,
+    /// Doorbell value (queue units), if the bus has the doorbell.
+    pub doorbell: Option<u64>,
+    /// State.
+    pub state: QueueState,
+    /// Hung by fault injection.
+    pub hung: bool,
+    /// Packets executed so far.
+    pub executed: u64,
+}
+
+/// What happens to the interrupts a queue raises (fault injection).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum InterruptPolicy {
+    /// Delivered at once.
+    #[default]
+    Deliver,
+    /// Delivered after this many further [`Engines::step`](super::Engines::step) rounds.
+    Delay(u32),
+    /// Never delivered.
+    Drop,
+}
+
+/// How engines advance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Only inside [`Engines::step`](super::Engines::step) / [`Engines::run_until_idle`](super::Engines::run_until_idle); virtual GPU clock.
+    Deterministic,
+    /// On an engine thread, concurrently with the host; real-time GPU clock.
+    Threaded,
+}
+
+/// Why a queue could not be added.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EngineError {
+    /// A queue with this id exists.
+    Exists(QueueId),
+    /// The ring size is not a power of two of at least 64 bytes.
+    BadRingSize(u64),
+    /// The ring base is not 256-byte aligned.
+    BadRingBase(u64),
+    /// No such queue.
+    NoQueue(QueueId),
+}
+
+impl fmt::Display for EngineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EngineError::Exists(q) => write!(f, "queue {} already has an engine", q.0),
+            EngineError::BadRingSize(s) => write!(
+                f,
+                "ring size {s:#x} is not a power of two of at least 64 bytes"
+            ),
+            EngineError::BadRingBase(b) => {
+                write!(f, "ring base {b:#x} is not 256-byte aligned")
+            }
+            EngineError::NoQueue(q) => write!(f, "no engine for queue {}", q.0),
+        }
+    }
+}
+
+impl core::error::Error for EngineError {}
+
+/// SH register window (SET_SH_REG offsets 0..0x400).
+pub(crate) const SH_REGS: usize = 0x400;
+/// UCONFIG register window (SET_UCONFIG_REG offsets 0..0x4000).
+pub(crate) const UCONFIG_REGS: usize = 0x4000;
+
+/// Why a packet could not complete.
+#[derive(Debug)]
+pub(crate) enum Cause {
+    /// A GPU memory access faulted.
+    Vm(VmFault),
+    /// The packet is unknown, malformed or unsupported; a kernel failed.
+    Hw(String),
+}
+
+impl From<VmFault> for Cause {
+    fn from(v: VmFault) -> Self {
+        Cause::Vm(v)
+    }
+}
+
+/// What executing one packet did.
+#[derive(Debug)]
+pub(crate) enum Exec {
+    /// Completed.
+    Done,
+    /// Blocked on memory; retried on the next step.
+    Wait(WaitInfo),
+    /// Run the indirect buffer at `base` (`dwords` long); `chain` replaces the current IB.
+    Ib { base: u64, dwords: u32, chain: bool },
+    /// A dispatch passed the CP's checks and is issued (asynchronous mode): it lands later.
+    Dispatch(DispatchDirect),
+}
+
+/// The queue's registers (PM4 register file; SDMA has none).
+pub(crate) struct Regs {
+    pub(crate) sh: Box<[u32]>,
+    pub(crate) uconfig: Box<[u32]>,
+}
+
+impl Regs {
+    pub(crate) fn new(kind: QueueKind) -> Self {
+        let (sh, uc) = match kind {
+            QueueKind::Compute => (SH_REGS, UCONFIG_REGS),
+            QueueKind::Sdma => (0, 0),
+        };
+        Self {
+            sh: vec![0; sh].into_boxed_slice(),
+            uconfig: vec![0; uc].into_boxed_slice(),
+        }
+    }
+
+    /// The SH register at SET_SH_REG offset `off` (0 outside the window).
+    pub(crate) fn sh(&self, off: u32) -> u32 {
+        usize::try_from(off)
+            .ok()
+            .and_then(|o| self.sh.get(o))
+            .copied()
+            .unwrap_or(0)
+    }
+}

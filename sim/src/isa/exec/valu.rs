@@ -563,27 +563,12 @@ impl Exec<'_, '_> {
                     acc | (perm_byte(s, (sel >> (8 * k)) & 0xff) << (8 * k))
                 })
             }),
-            VAddCoU32 => self.vcarry(i, |x, y, _| x.overflowing_add(y)),
-            VSubCoU32 => self.vcarry(i, |x, y, _| (x.wrapping_sub(y), y > x)),
-            VSubrevCoU32 => self.vcarry(i, |x, y, _| (y.wrapping_sub(x), x > y)),
-            VAddCoCiU32 => self.vcarry(i, |x, y, c| {
-                let s = u64::from(x) + u64::from(y) + u64::from(c);
-                (s as u32, s >> 32 != 0)
-            }),
-            VSubCoCiU32 => self.vcarry(i, |x, y, c| {
-                let t = u64::from(y) + u64::from(c);
-                (
-                    x.wrapping_sub(y).wrapping_sub(u32::from(c)),
-                    t > u64::from(x),
-                )
-            }),
-            VSubrevCoCiU32 => self.vcarry(i, |x, y, c| {
-                let t = u64::from(x) + u64::from(c);
-                (
-                    y.wrapping_sub(x).wrapping_sub(u32::from(c)),
-                    t > u64::from(y),
-                )
-            }),
+            VAddCoU32 => self.vcarry(i, false, false, false),
+            VSubCoU32 => self.vcarry(i, true, false, false),
+            VSubrevCoU32 => self.vcarry(i, true, true, false),
+            VAddCoCiU32 => self.vcarry(i, false, false, true),
+            VSubCoCiU32 => self.vcarry(i, true, false, true),
+            VSubrevCoCiU32 => self.vcarry(i, true, true, true),
             VCmpF16 | VCmpF32 | VCmpF64 | VCmpI16 | VCmpU16 | VCmpI32 | VCmpU32 | VCmpI64
             | VCmpU64 | VCmpClassF32 | VCmpClassF64 => self.vcmp(i),
             _ => Err(self.unsupported(i)),

@@ -460,6 +460,31 @@ impl Exec<'_, '_> {
         self.write_lanes64(i.dst, &r)
     }
 
+    /// 64-bit shifts: dst = f(src0 (the 32-bit amount), src1 (64-bit)), without the 64-bit
+    /// staging of [`Self::v64`].
+    pub(super) fn vshift64(
+        &mut self,
+        i: &Inst,
+        f: impl Fn(u64, u64) -> u64,
+    ) -> Result<(), IsaError> {
+        let mut s = [0u32; MAX_LANES];
+        self.lanes32(i, 0, Width::B32, &mut s)?;
+        let mut x = [0u64; MAX_LANES];
+        self.lanes64(i, 1, Width::B64, &mut x)?;
+        let mut lo = [0u32; MAX_LANES];
+        let mut hi = [0u32; MAX_LANES];
+        let n = self.w.lanes.min(MAX_LANES);
+        for l in 0..n {
+            let r = f(u64::from(s[l]), x[l]);
+            // CAST: halves of a u64.
+            lo[l] = r as u32;
+            hi[l] = (r >> 32) as u32;
+        }
+        self.vreg(i.dst, 2)?;
+        self.write_lanes(i.dst, &lo)?;
+        self.write_lanes(i.dst + 1, &hi)
+    }
+
     /// 64-bit result into a 32-bit destination (conversions from f64).
     pub(super) fn v64to32(&mut self, i: &Inst, f: impl Fn(u64) -> u32) -> Result<(), IsaError> {
         let mut s = [0u64; MAX_LANES];

@@ -230,11 +230,9 @@ impl Exec<'_, '_> {
             VLdexpF64 => self.v64(i, [Width::F64, b32, b32], |x, e, _| {
                 o64(ldexp(d64(x), e as u32 as i32))
             }),
-            VLshlrevB64 => self.v64(i, [b32, Width::B64, b32], |s, x, _| x << (s & 63)),
-            VLshrrevB64 => self.v64(i, [b32, Width::B64, b32], |s, x, _| x >> (s & 63)),
-            VAshrrevI64 => self.v64(i, [b32, Width::B64, b32], |s, x, _| {
-                ((x as i64) >> (s & 63)) as u64
-            }),
+            VLshlrevB64 => self.vshift64(i, |s, x| x << (s & 63)),
+            VLshrrevB64 => self.vshift64(i, |s, x| x >> (s & 63)),
+            VAshrrevI64 => self.vshift64(i, |s, x| ((x as i64) >> (s & 63)) as u64),
             VLshlAddU64 => self.v64(i, [Width::B64, b32, Width::B64], |x, s, y| {
                 (x << (s & 7)).wrapping_add(y)
             }),

@@ -257,8 +257,15 @@ impl Exec<'_, '_> {
                 .v
                 .get(o + n..o + 2 * n)
                 .ok_or_else(|| self.err("VGPR out of range"))?;
-            for ((d, a), b) in out.iter_mut().zip(lo).zip(hi) {
-                *d = ((u64::from(*a) | (u64::from(*b) << 32)) & am) ^ xm;
+            if let (Ok(lo), Ok(hi)) = (<&[u32; 32]>::try_from(lo), <&[u32; 32]>::try_from(hi)) {
+                // Wave32 without modifiers mostly: a fixed-size interleave.
+                for l in 0..32 {
+                    out[l] = ((u64::from(lo[l]) | (u64::from(hi[l]) << 32)) & am) ^ xm;
+                }
+            } else {
+                for ((d, a), b) in out.iter_mut().zip(lo).zip(hi) {
+                    *d = ((u64::from(*a) | (u64::from(*b) << 32)) & am) ^ xm;
+                }
             }
         } else {
             let c = self.sread(code, i.lit, width)?;

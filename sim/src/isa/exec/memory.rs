@@ -256,7 +256,7 @@ impl Exec<'_, '_> {
                     .map_err(IsaError::Vm)?;
                 return self.rows_from_bytes(d, &buf[..n * size], size);
             }
-            if scratch && full && size % 4 == 0 && (1..n).all(|l| addr[l] == addr[0]) {
+            if scratch && full && size % 4 == 0 && consecutive(&addr[..n], 0) {
                 // Every lane at the same private offset: each dword is one contiguous row of
                 // the swizzled wave slot.
                 for k in 0..dwords {
@@ -354,7 +354,7 @@ impl Exec<'_, '_> {
                     .write(addr[0], &buf[..n * size])
                     .map_err(IsaError::Vm);
             }
-            if scratch && full && size % 4 == 0 && (1..n).all(|l| addr[l] == addr[0]) {
+            if scratch && full && size % 4 == 0 && consecutive(&addr[..n], 0) {
                 for k in 0..dwords {
                     let va = self.scratch_va(addr[0].wrapping_add(4 * k as u64), 4, 0)?;
                     self.scratch_va(addr[0].wrapping_add(4 * k as u64), 4, n - 1)?;

@@ -17,6 +17,8 @@ mod num;
 mod operands;
 mod packed;
 mod scalar;
+#[cfg(test)]
+mod tests;
 mod valu;
 
 use num::*;

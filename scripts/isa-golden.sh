@@ -2,7 +2,7 @@
 # Regenerates the decoder's golden disassembly: llvm-objdump-19 of every fixture code object
 # (core/tests/fixtures/kernels/*.co) into sim/tests/isa_golden/<fixture>.txt, so the decoder
 # test (sim/tests/isa_decode.rs) compares against LLVM without needing LLVM installed.
-# Optional in CI: run it after installing llvm-19 and check `git diff --exit-code`.
+# CI (.ci/run) installs llvm-19, reruns it and fails on any difference (`git diff --exit-code`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 objdump="${LLVM_OBJDUMP:-llvm-objdump-19}"

@@ -541,6 +541,101 @@ fn timeline_signal_by_write_data(mode: SimMode) {
     assert!(stale > 0, "no seed of 8 showed the stale read");
 }
 
+/// Bug: the end-of-pipe signal that tells the host a kernel's results are there, released
+/// without the L2 write-back (RELEASE_MEM GCR `GL2_WB` dropped on gfx10+, `TC_WB_ACTION_ENA` /
+/// `TC_ACTION_ENA` on gfx9). The kernel's stores sit in the GPU's L2, which the CPU does not
+/// snoop, so a host that reads the output when the signal arrives sees the old bytes. The
+/// queue then waits on a gate (more work behind the signal, so the driver's own timeline
+/// signal, which writes back, has not run). Caught by the L2 model: the CPU's view of the
+/// output is still the sentinel, a wrong result, while the GPU sees the new bytes; after the
+/// driver's signal the output is right. The same signal with the write-back bits shows the
+/// results at once.
+fn missing_l2_writeback_before_the_cpu_reads_results(mode: SimMode) {
+    for gpu in [hcq_sim::GpuConfig::gfx1100(), hcq_sim::GpuConfig::gfx90a()] {
+        let cfg = hcq_sim::SimConfig {
+            mode,
+            gpus: vec![gpu],
+            ..hcq_sim::SimConfig::default()
+        };
+        let r = hcq_tests::Rig::with_config(cfg, SHORT);
+        l2_writeback_on(&r);
+    }
+}
+
+fn l2_writeback_on(r: &hcq_tests::Rig) {
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let (fill, _) = programs(&dev);
+    let ka = kernargs(&dev);
+    let writeback = match dev.arch().family {
+        hcq_core::arch::Family::Gfx9 => (1u32 << 15) | (1 << 17),
+        _ => 1 << 21,
+    };
+    for wb in [true, false] {
+        let out = sentinel_out(&dev, 64);
+        ka.write(0, &fill_args(&out, 5)).unwrap();
+        let exec = fill_exec_no_flush(&dev, &fill, ka.va());
+        let sig = dev.new_signal(0).unwrap();
+        let gate = dev.new_signal(0).unwrap();
+        let s = sig.signal_ref();
+        let mut p = pm4::release_packet(
+            dev.arch(),
+            DataSel::Data32,
+            IntSel::InterruptAfterWrite,
+            GpuVa(s.value_addr()),
+            1,
+            s.event_id,
+            true,
+        );
+        assert_ne!(
+            p.event.raw() & writeback,
+            0,
+            "the driver's signal writes back"
+        );
+        if !wb {
+            p.event = pm4::ReleaseMemEventCntl(p.event.raw() & !writeback);
+        }
+        let mut rel = [0u32; pm4::RELEASE_MEM_DWORDS];
+        pm4::release_mem(&mut rel, &p).unwrap();
+        // SAFETY: fill writes 64 u32s into `out` and reads `ka`; the release writes `sig`;
+        // all outlive the waits below.
+        let v = unsafe {
+            dev.submit_compute(|c| {
+                c.memory_barrier()?;
+                c.raw(&exec)?;
+                c.raw(&rel)?;
+                c.wait(&gate.signal_ref(), 1)
+            })
+        }
+        .unwrap();
+        dev.wait(&sig, 1).unwrap();
+        // What a host reading the output on the signal sees (`GpuBuffer::read` would first
+        // wait for the driver's own timeline, which writes back), and what the GPU sees.
+        let mut cpu = [0u8; 256];
+        r.sim
+            .cpu_read(dev.gpu_id(), out.va().get(), &mut cpu)
+            .unwrap();
+        let mut gpu = [0u8; 256];
+        r.sim
+            .gpu_read(dev.gpu_id(), out.va().get(), &mut gpu)
+            .unwrap();
+        let cpu: Vec<u32> = bytemuck::cast_slice(&cpu).to_vec();
+        let gpu: Vec<u32> = bytemuck::cast_slice(&gpu).to_vec();
+        gate.set(1);
+        dev.wait_value(v).unwrap();
+        assert_eq!(gpu, [5; 64], "the GPU reads its L2");
+        assert_eq!(fill_words(&out), [5; 64], "after the driver's write-back");
+        if wb {
+            assert_eq!(cpu, [5; 64], "written back before the signal");
+        } else {
+            assert_eq!(
+                cpu,
+                [u32::MAX; 64],
+                "the CPU read the results without a write-back"
+            );
+        }
+    }
+}
+
 /// Bug: the host refills a copy source (a staging buffer) through its mapping before the copy
 /// that reads it completed. The copy queue runs behind a compute submission that waits on a gate the host
 /// opens later, so the copy is pending when the host reuses the buffer. Caught as a wrong
@@ -595,6 +690,7 @@ hcq_common::both_modes!(
     kernargs_reused_while_in_flight,
     timeline_signal_by_write_data,
     copy_queue_buffer_reused_before_its_copy_completed,
+    missing_l2_writeback_before_the_cpu_reads_results,
 );
 
 // ---------------------------------------------------------------------------------------------

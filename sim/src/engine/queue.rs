@@ -60,10 +60,24 @@ impl Env<'_> {
         self.bus.read(va, buf, access)
     }
 
+    /// A read of memory past this GPU's L2 (an engine that is no L2 client).
+    pub(crate) fn read_through(&self, va: u64, buf: &mut [u8]) -> Result<(), VmFault> {
+        self.injected(va, buf.len(), Access::Read)?;
+        self.rec.read(va, buf.len());
+        self.bus.read_through(va, buf)
+    }
+
     pub(crate) fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
         self.injected(va, data.len(), Access::Write)?;
         self.rec.write(va, data.len());
         self.bus.write(va, data)
+    }
+
+    /// A write past the L2's write-back (a memory-controller destination).
+    pub(crate) fn write_through(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
+        self.injected(va, data.len(), Access::Write)?;
+        self.rec.write(va, data.len());
+        self.bus.write_through(va, data)
     }
 
     /// A memory wait's poll: not an access that races (polling what another engine writes is
@@ -678,6 +692,6 @@ pub(crate) fn run_packet(
 ) -> Result<Exec, Cause> {
     match pkt {
         Decoded::Pm4(p) => super::pm4::exec(regs, scratch, desc, env, irqs, p),
-        Decoded::Sdma(p) => super::sdma::exec(scratch, env, irqs, p, depth),
+        Decoded::Sdma(p) => super::sdma::exec(scratch, desc, env, irqs, p, depth),
     }
 }

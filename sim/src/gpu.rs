@@ -377,6 +377,18 @@ impl SimKfd {
             .load_u64(u64::from(doorbell_id) * KFD_DOORBELL_SIZE)
     }
 
+    /// A process's 64-bit store of `value` to doorbell `doorbell_id` of `gpu_id` through its
+    /// doorbell mapping: for tests that play a queue's producer by hand (raw ring writes).
+    /// `false` when there is no such GPU or doorbell.
+    pub fn write_doorbell(&self, gpu_id: u32, doorbell_id: u32, value: u64) -> bool {
+        let st = self.lock();
+        let Some(g) = st.gpu_by_id(gpu_id).and_then(|i| st.gpus.get(i)) else {
+            return false;
+        };
+        g.doorbells
+            .store_u64(u64::from(doorbell_id) * KFD_DOORBELL_SIZE, value)
+    }
+
     /// Reads a queue's write pointer (the driver's 64-bit value: dwords for PM4, bytes for SDMA).
     ///
     /// # Errors

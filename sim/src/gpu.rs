@@ -96,6 +96,26 @@ impl SimKfd {
     /// # Errors
     /// The first address not mapped on that GPU (or USERPTR memory the process unmapped).
     pub fn gpu_read(&self, gpu_id: u32, va: u64, buf: &mut [u8]) -> Result<(), GpuFault> {
+        self.read_via(gpu_id, va, buf, true)
+    }
+
+    /// Reads `buf.len()` bytes at GPU VA `va` through `gpu_id`'s page table from memory, past
+    /// its L2 (what an engine that is no L2 client, SDMA on gfx9, reads).
+    ///
+    /// # Errors
+    /// As [`SimKfd::gpu_read`].
+    pub fn gpu_read_memory(&self, gpu_id: u32, va: u64, buf: &mut [u8]) -> Result<(), GpuFault> {
+        self.read_via(gpu_id, va, buf, false)
+    }
+
+    /// What the CPU reads through its own mapping of the buffer at GPU VA `va` of `gpu_id`:
+    /// memory as it is, past every GPU's L2 and the HDP (VRAM through the BAR, GTT without
+    /// snooping the GPU's caches). For tests that play a host reading results the moment a
+    /// signal says they are there.
+    ///
+    /// # Errors
+    /// As [`SimKfd::gpu_read`].
+    pub fn cpu_read(&self, gpu_id: u32, va: u64, buf: &mut [u8]) -> Result<(), GpuFault> {
         let mut done = 0usize;
         while done < buf.len() {
             // CAST: usize fits u64.
@@ -106,7 +126,35 @@ impl SimKfd {
                 .min(buf.len() - done);
             let chunk = buf.get_mut(done..done + n).unwrap_or_default();
             let ok = match t {
-                Target::Shared(m, off) => match m.gpu_read(off, chunk, false) {
+                Target::Shared(m, off) => m.read(off, chunk),
+                Target::User(host) => mem::copy_from_user(host, chunk).is_ok(),
+            };
+            if !ok {
+                return Err(GpuFault {
+                    gpu_id,
+                    va: cur,
+                    write: false,
+                    reason: FaultReason::NotMapped,
+                });
+            }
+            done += n;
+        }
+        Ok(())
+    }
+
+    fn read_via(&self, gpu_id: u32, va: u64, buf: &mut [u8], l2: bool) -> Result<(), GpuFault> {
+        let mut done = 0usize;
+        while done < buf.len() {
+            // CAST: usize fits u64.
+            let cur = va.wrapping_add(done as u64);
+            let (t, avail) = self.translate(gpu_id, cur, false)?;
+            let n = usize::try_from(avail)
+                .unwrap_or(usize::MAX)
+                .min(buf.len() - done);
+            let chunk = buf.get_mut(done..done + n).unwrap_or_default();
+            let ok = match t {
+                Target::Shared(m, off) => match m.gpu_read(l2.then_some(gpu_id), off, chunk, false)
+                {
                     Ok(ok) => ok,
                     Err(stale) => {
                         return Err(GpuFault {
@@ -133,11 +181,28 @@ impl SimKfd {
         Ok(())
     }
 
-    /// Writes `data` at GPU VA `va` through `gpu_id`'s page table.
+    /// Writes `data` at GPU VA `va` through `gpu_id`'s page table, to memory (past the L2's
+    /// write-back: a memory-controller destination, as RELEASE_MEM `DST_SEL` 0 and the
+    /// engines' signal writes; bytes an L2 held dirty there are clean from now on).
     ///
     /// # Errors
     /// The first address not mapped, or mapped without `WRITABLE`.
     pub fn gpu_write(&self, gpu_id: u32, va: u64, data: &[u8]) -> Result<(), GpuFault> {
+        self.write_via(gpu_id, va, data, false)
+    }
+
+    /// Writes `data` at GPU VA `va` through `gpu_id`'s page table and its L2 (shader stores
+    /// and atomics, SDMA copies, CP writes to an L2 destination): memory the L2 caches and the
+    /// CPU has mapped gets the bytes only at the next L2 write-back on `gpu_id`
+    /// ([`SimKfd::l2_writeback`]); `gpu_id`'s engines read them at once.
+    ///
+    /// # Errors
+    /// As [`SimKfd::gpu_write`].
+    pub fn gpu_write_cached(&self, gpu_id: u32, va: u64, data: &[u8]) -> Result<(), GpuFault> {
+        self.write_via(gpu_id, va, data, true)
+    }
+
+    fn write_via(&self, gpu_id: u32, va: u64, data: &[u8], l2: bool) -> Result<(), GpuFault> {
         let mut done = 0usize;
         while done < data.len() {
             // CAST: usize fits u64.
@@ -148,6 +213,7 @@ impl SimKfd {
                 .min(data.len() - done);
             let chunk = data.get(done..done + n).unwrap_or_default();
             let ok = match t {
+                Target::Shared(m, off) if l2 => m.gpu_write_cached(gpu_id, off, chunk),
                 Target::Shared(m, off) => m.gpu_write(off, chunk),
                 Target::User(host) => mem::copy_to_user(host, chunk).is_ok(),
             };
@@ -164,6 +230,37 @@ impl SimKfd {
         Ok(())
     }
 
+    /// An L2 write-back on `gpu_id` (RELEASE_MEM / ACQUIRE_MEM `GL2_WB`, gfx9 `TC_WB_ACTION_ENA`
+    /// or `TC_ACTION_ENA`, SDMA GCR_REQ `GL2_WB`): every byte that GPU's L2 holds dirty
+    /// reaches memory, where the CPU reads it.
+    pub fn l2_writeback(&self, gpu_id: u32) {
+        let dirty: Vec<Arc<SharedMem>> = {
+            let st = self.lock();
+            st.bos
+                .values()
+                .filter_map(|bo| match &bo.backing {
+                    Backing::Shared(m) if m.l2_dirty() => Some(Arc::clone(m)),
+                    _ => None,
+                })
+                .collect()
+        };
+        for m in dirty {
+            m.l2_writeback(gpu_id);
+        }
+    }
+
+    /// Pages of the BO mapped at `va` on `gpu_id` that some GPU's L2 holds dirty (0 for
+    /// memory the L2 model does not track).
+    ///
+    /// # Errors
+    /// `va` is not mapped on that GPU.
+    pub fn l2_dirty_pages(&self, gpu_id: u32, va: u64) -> Result<usize, GpuFault> {
+        Ok(match self.translate(gpu_id, va, false)?.0 {
+            Target::Shared(m, _) => m.l2_dirty_pages(),
+            Target::User(_) => 0,
+        })
+    }
+
     /// Reads a u32 (an acquire load when aligned in sim memory).
     ///
     /// # Errors
@@ -172,6 +269,7 @@ impl SimKfd {
         if let (Target::Shared(m, off), avail) = self.translate(gpu_id, va, false)?
             && avail >= 4
             && !m.hdp_tracked()
+            && !m.l2_dirty()
             && let Some(v) = m.load_u32(off)
         {
             return Ok(v);
@@ -189,6 +287,7 @@ impl SimKfd {
         if let (Target::Shared(m, off), avail) = self.translate(gpu_id, va, false)?
             && avail >= 8
             && !m.hdp_tracked()
+            && !m.l2_dirty()
             && let Some(v) = m.load_u64(off)
         {
             return Ok(v);
@@ -207,6 +306,7 @@ impl SimKfd {
             && avail >= 4
             && off % 4 == 0
             && !m.hdp_tracked()
+            && !m.l2_dirty()
             && m.store_u32(off, v)
         {
             return Ok(());
@@ -223,6 +323,7 @@ impl SimKfd {
             && avail >= 8
             && off % 8 == 0
             && !m.hdp_tracked()
+            && !m.l2_dirty()
             && m.store_u64(off, v)
         {
             return Ok(());
@@ -274,6 +375,18 @@ impl SimKfd {
         let g = st.gpus.get(st.gpu_by_id(gpu_id)?)?;
         g.doorbells
             .load_u64(u64::from(doorbell_id) * KFD_DOORBELL_SIZE)
+    }
+
+    /// A process's 64-bit store of `value` to doorbell `doorbell_id` of `gpu_id` through its
+    /// doorbell mapping: for tests that play a queue's producer by hand (raw ring writes).
+    /// `false` when there is no such GPU or doorbell.
+    pub fn write_doorbell(&self, gpu_id: u32, doorbell_id: u32, value: u64) -> bool {
+        let st = self.lock();
+        let Some(g) = st.gpu_by_id(gpu_id).and_then(|i| st.gpus.get(i)) else {
+            return false;
+        };
+        g.doorbells
+            .store_u64(u64::from(doorbell_id) * KFD_DOORBELL_SIZE, value)
     }
 
     /// Reads a queue's write pointer (the driver's 64-bit value: dwords for PM4, bytes for SDMA).

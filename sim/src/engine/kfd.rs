@@ -92,8 +92,32 @@ impl GpuBus for KfdBus {
             .sim
             .upgrade()
             .ok_or_else(|| self.gone(va, Access::Write))?;
+        sim.gpu_write_cached(self.gpu_id, va, data)
+            .map_err(|f| Self::vm(f, Access::Write))
+    }
+
+    fn write_through(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
+        let sim = self
+            .sim
+            .upgrade()
+            .ok_or_else(|| self.gone(va, Access::Write))?;
         sim.gpu_write(self.gpu_id, va, data)
             .map_err(|f| Self::vm(f, Access::Write))
+    }
+
+    fn read_through(&self, va: u64, buf: &mut [u8]) -> Result<(), VmFault> {
+        let sim = self
+            .sim
+            .upgrade()
+            .ok_or_else(|| self.gone(va, Access::Read))?;
+        sim.gpu_read_memory(self.gpu_id, va, buf)
+            .map_err(|f| Self::vm(f, Access::Read))
+    }
+
+    fn l2_writeback(&self) {
+        if let Some(sim) = self.sim.upgrade() {
+            sim.l2_writeback(self.gpu_id);
+        }
     }
 
     fn load_u32(&self, va: u64) -> Result<u32, VmFault> {

@@ -78,6 +78,8 @@ pub(crate) struct TimelineState {
     /// Command storage reused by submissions (they run under this lock): no allocation per
     /// submission once warm.
     pub(crate) scratch: Vec<Cmds>,
+    /// The compute queue's timeline wait and signal of each signal, pre-encoded.
+    pub(crate) pm4_sync: [SyncPackets; 2],
 }
 
 impl TimelineState {
@@ -85,6 +87,14 @@ impl TimelineState {
         match w {
             Which::Primary => &self.signals[0],
             Which::Shadow => &self.signals[1],
+        }
+    }
+
+    /// The pre-encoded compute wait and signal of `w`'s signal.
+    pub(crate) fn pm4_sync_of(&self, w: Which) -> &SyncPackets {
+        match w {
+            Which::Primary => &self.pm4_sync[0],
+            Which::Shadow => &self.pm4_sync[1],
         }
     }
 
@@ -266,13 +276,18 @@ impl Device {
             .info();
         core.acquire_vm(&info)?;
         let pages = kfdi.pages_for(info.gpu_id)?;
+        let signals = [
+            Arc::new(Signal::new(&pages, 0, Some(pages.signal_event()?))?),
+            Arc::new(Signal::new(&pages, 0, Some(pages.signal_event()?))?),
+        ];
         let timeline = TimelineState {
             scratch: Vec::new(),
             tl: Timeline::new(),
-            signals: [
-                Arc::new(Signal::new(&pages, 0, Some(pages.signal_event()?))?),
-                Arc::new(Signal::new(&pages, 0, Some(pages.signal_event()?))?),
+            pm4_sync: [
+                SyncPackets::new(arch, &signals[0].signal_ref())?,
+                SyncPackets::new(arch, &signals[1].signal_ref())?,
             ],
+            signals,
         };
         let scratch_bo = core.alloc(
             info.gpu_id,

@@ -8,7 +8,7 @@ use crate::error::{Error, MemoryKind, Result};
 use crate::kfd::lock;
 use crate::signal::Signal;
 use bytemuck::Pod;
-use core::sync::atomic::Ordering;
+use core::sync::atomic::{AtomicU64, Ordering};
 use core::time::Duration;
 use hcq_core::addr::GpuVa;
 use hcq_core::arch::ArchInfo;
@@ -98,15 +98,8 @@ impl Kernargs {
                 ))
             })?;
         let (head, tail) = dst.split_at(explicit.len().min(n));
-        for (d, &w) in head.iter().zip(explicit) {
-            d.store(w, Ordering::Relaxed);
-        }
-        for (d, &w) in tail
-            .iter()
-            .zip(template.get(head.len()..).unwrap_or_default())
-        {
-            d.store(w, Ordering::Relaxed);
-        }
+        store_words(head, explicit);
+        store_words(tail, template.get(head.len()..).unwrap_or_default());
         for &(i, w) in shape {
             if let Some(d) = dst.get(i) {
                 d.store(w, Ordering::Relaxed);
@@ -125,6 +118,25 @@ impl Kernargs {
                 Err(e) => return Err(Error::InvalidArgument(format!("kernel arguments: {e}"))),
             }
         }
+    }
+}
+
+/// Relaxed stores of `src` into `dst` (as many words as the shorter has), four per step.
+fn store_words(dst: &[AtomicU64], src: &[u64]) {
+    let n = dst.len().min(src.len());
+    let (Some(dst), Some(src)) = (dst.get(..n), src.get(..n)) else {
+        return;
+    };
+    let (mut d, mut s) = (dst.chunks_exact(4), src.chunks_exact(4));
+    for (d4, s4) in (&mut d).zip(&mut s) {
+        if let (Some(d4), Some(s4)) = (d4.first_chunk::<4>(), s4.first_chunk::<4>()) {
+            for (a, &b) in d4.iter().zip(s4) {
+                a.store(b, Ordering::Relaxed);
+            }
+        }
+    }
+    for (a, &b) in d.remainder().iter().zip(s.remainder()) {
+        a.store(b, Ordering::Relaxed);
     }
 }
 
@@ -496,6 +508,21 @@ mod tests {
         let mut z = KernargBuf::<N>::zeroed(size);
         assert_eq!(z.bytes_mut().len() as u64, size);
         assert!(z.words().iter().all(|&w| w == 0));
+    }
+
+    #[test]
+    fn store_words_copies_as_many_words_as_the_shorter_side_has() {
+        for n in 0..11usize {
+            for m in [0, n / 2, n, n + 3] {
+                let dst: Vec<AtomicU64> = (0..m).map(|_| AtomicU64::new(u64::MAX)).collect();
+                let src: Vec<u64> = (0..n as u64).collect();
+                store_words(&dst, &src);
+                for (i, d) in dst.iter().enumerate() {
+                    let want = if i < n { i as u64 } else { u64::MAX };
+                    assert_eq!(d.load(Ordering::Relaxed), want, "n {n} m {m} word {i}");
+                }
+            }
+        }
     }
 
     #[test]

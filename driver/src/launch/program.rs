@@ -416,7 +416,7 @@ impl Program {
             .as_ref()
             .map(|(a, b)| (a.signal_ref(), b.signal_ref()));
         let value = dev.submit_compute(|s| {
-            let mut kernargs = lock(&dev.kernargs);
+            let mut kernargs = s.kernargs()?;
             let off = kernargs.alloc(alloc_size, s)?;
             let base = kernargs.bo.va() + off;
             kernargs.write(off, &args)?;

@@ -179,7 +179,16 @@ impl HiddenPlan {
         }
         let overlap = meta.explicit_end > meta.first_hidden;
         let explicit_bytes = u64::from(meta.explicit_end).min(kernarg_size);
+        // Launch-dependent arguments are ORed into the template's zero bytes: they must not
+        // overlap one another.
+        let disjoint = shape.iter().enumerate().all(|(i, a)| {
+            shape
+                .iter()
+                .skip(i + 1)
+                .all(|b| a.offset + a.size <= b.offset || b.offset + b.size <= a.offset)
+        });
         let split = !overlap
+            && disjoint
             && !shape_bytewise
             && shape_words.len() <= MAX_SHAPE_WORDS
             && explicit_bytes.div_ceil(8) * 8 <= u64::from(meta.first_hidden);
@@ -220,9 +229,9 @@ impl HiddenPlan {
                 });
             }
             if let Some((_, w)) = out.words.get_mut(h.slot) {
-                // The segment is little endian: byte `offset % 8` of the word is bits `shift..`.
-                let le = u64::from_le(*w);
-                *w = ((le & !(h.mask << h.shift)) | (v << h.shift)).to_le();
+                // The segment is little endian: byte `offset % 8` of the word is bits `shift..`,
+                // zero in the template (nothing else lies there in a split plan).
+                *w |= (v << h.shift).to_le();
             }
         }
         Ok(())

@@ -114,7 +114,7 @@ pub fn update_wait<T: PatchTarget + ?Sized>(
     let (addr_at, value_at) = match h.engine {
         Engine::Pm4 => {
             expect(mem, o, o + 6, "WAIT_REG_MEM", |x| x == WAIT_HDR)?;
-            (o + 2, o + 4)
+            (o + 2, o + pm4::WAIT_REG_MEM_REFERENCE_AT)
         }
         Engine::Sdma => {
             expect(mem, o, o + 5, "SDMA POLL_REGMEM", |x| {
@@ -163,7 +163,7 @@ pub fn update_signal<T: PatchTarget + ?Sized>(
                 }
             }
             if let Some(v) = value {
-                put_all(mem, o + 5, &[lo32(v), hi32(v)])?;
+                put_all(mem, o + pm4::RELEASE_MEM_DATA_AT, &[lo32(v), hi32(v)])?;
             }
         }
         Engine::Sdma => {

@@ -347,6 +347,10 @@ pub struct ExecLayout {
     pub local_at: usize,
     /// DISPATCH_DIRECT header (global x, y, z follow).
     pub dispatch_at: usize,
+    /// The kernarg pointer's `USER_DATA` values (low, high).
+    pub kernargs_at: usize,
+    /// The dispatch pointer's `USER_DATA` values (low, high), when the program takes one.
+    pub dispatch_ptr_at: Option<usize>,
 }
 
 /// Dwords of the fixed register block between ACQUIRE_MEM and USER_DATA.
@@ -364,12 +368,29 @@ pub const EXEC_MAX_USER_DATA: usize = 10;
 pub const fn exec_layout(arch: &ArchInfo, prog: &Program) -> ExecLayout {
     // SET_SH_REG header and register offset, then the values.
     let user = 2 + prog.user_data_dwords();
-    let start_at = arch.acquire_mem.dwords() + EXEC_MID + user;
+    let user_at = arch.acquire_mem.dwords() + EXEC_MID;
+    let start_at = user_at + user;
+    // USER_DATA values in allocation order: private segment buffer (4), dispatch pointer (2),
+    // kernarg pointer (2), flat scratch init (2).
+    let dispatch_at = user_at
+        + 2
+        + if prog.private_segment_buffer.is_some() {
+            4
+        } else {
+            0
+        };
+    let (dispatch_ptr_at, kernargs_at) = if prog.dispatch.is_some() {
+        (Some(dispatch_at), dispatch_at + 2)
+    } else {
+        (None, dispatch_at)
+    };
     ExecLayout {
         dwords: start_at + EXEC_TAIL,
         start_at,
         local_at: start_at + 5,
         dispatch_at: start_at + 13,
+        kernargs_at,
+        dispatch_ptr_at,
     }
 }
 

@@ -259,6 +259,13 @@ fn exec_with_private_segment_buffer() {
         assert_eq!(b[l.local_at..l.local_at + 3], [64, 1, 1]);
         assert_eq!(b[l.dispatch_at], 0xC003_1500);
         assert_eq!(b[l.dispatch_at + 1..l.dispatch_at + 4], [4, 5, 6]);
+        // ... and the pointer offsets on the kernarg and dispatch pointers' USER_DATA values.
+        assert_eq!(b[l.kernargs_at..l.kernargs_at + 2], [0x1000, 0x5555]);
+        match (prog.dispatch, l.dispatch_ptr_at) {
+            (Some(_), Some(at)) => assert_eq!(b[at..at + 2], [0x1040, 0x5555]),
+            (None, None) => {}
+            other => panic!("dispatch pointer layout {other:?}"),
+        }
         // The decoder reads it back: the USER_DATA SET_SH_REG with every value.
         let pk: heapless::Vec<_, 32> = decode(&b[..n]).map(|r| r.unwrap().1).collect();
         assert_eq!(pk.len(), 13);
@@ -308,4 +315,14 @@ fn decode_errors_carry_index() {
             }
         })
     );
+}
+
+#[test]
+fn value_positions_are_where_the_encoders_put_them() {
+    let sig = SignalRef::new(0x1234_5678_9000);
+    let mut b = [0u32; 16];
+    wait(&mut b, &sig, 0xabcd).unwrap();
+    assert_eq!(b[WAIT_REG_MEM_REFERENCE_AT], 0xabcd);
+    signal(&mut b, &GFX11, &sig, 0x1_0000_0002).unwrap();
+    assert_eq!(b[RELEASE_MEM_DATA_AT..RELEASE_MEM_DATA_AT + 2], [2, 1]);
 }

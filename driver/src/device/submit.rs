@@ -3,6 +3,56 @@
 
 #[allow(clippy::wildcard_imports)]
 use super::*;
+use hcq_core::pm4;
+
+/// A timeline signal's compute-queue wait (`WAIT_REG_MEM` until it reaches a value) and signal
+/// (`RELEASE_MEM` of a value, plus the mailbox one when it has an event), encoded once with
+/// value 0: a submission copies them and patches the value.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SyncPackets {
+    wait: [u32; pm4::WAIT_DWORDS],
+    signal: [u32; 2 * pm4::RELEASE_MEM_DWORDS],
+    signal_len: usize,
+}
+
+impl SyncPackets {
+    pub(crate) fn new(arch: &ArchInfo, sig: &SignalRef) -> Result<Self> {
+        let enc = |source| Error::Encode {
+            what: "the timeline packets",
+            source,
+        };
+        let mut wait = [0; pm4::WAIT_DWORDS];
+        let mut signal = [0; 2 * pm4::RELEASE_MEM_DWORDS];
+        pm4::wait(&mut wait, sig, 0).map_err(enc)?;
+        let signal_len = pm4::signal(&mut signal, arch, sig, 0).map_err(enc)?;
+        Ok(Self {
+            wait,
+            signal,
+            signal_len,
+        })
+    }
+
+    /// Appends the wait until the signal reaches `value` (what `Cmds::wait` encodes).
+    fn wait(&self, cmds: &mut Cmds, value: u32) -> Result<()> {
+        cmds.pm4_patched(&self.wait, |d| {
+            *d.get_mut(pm4::WAIT_REG_MEM_REFERENCE_AT)? = value;
+            Some(())
+        })
+    }
+
+    /// Appends the signal of `value` (what `Cmds::signal` encodes).
+    fn signal(&self, cmds: &mut Cmds, value: u32) -> Result<()> {
+        let dwords = self.signal.get(..self.signal_len).unwrap_or_default();
+        cmds.pm4_patched(dwords, |d| {
+            // The 64-bit data of the first RELEASE_MEM: the value, zero-extended.
+            let data = d
+                .get_mut(pm4::RELEASE_MEM_DATA_AT..)?
+                .first_chunk_mut::<2>()?;
+            *data = [value, 0];
+            Some(())
+        })
+    }
+}
 
 impl DeviceInner {
     pub(crate) fn queue_states(&self) -> Vec<QueueState> {
@@ -150,6 +200,8 @@ impl DeviceInner {
             Error::Protocol(format!("timeline value {} has no GPU value", value.get()))
         })?;
         let sig = st.signal_of(g.signal).signal_ref();
+        // The compute queue's wait and signal come pre-encoded.
+        let pm4 = (ty == QueueType::Compute).then(|| st.pm4_sync_of(g.signal));
         let mut s = Submit {
             value,
             cmds: core::mem::replace(cmds, Cmds::empty(ty, self.arch)),
@@ -157,17 +209,17 @@ impl DeviceInner {
             dev: self,
         };
         // The previous value lives on the same signal (a wrap resets it to 0 and hands out 1).
-        let r = s
-            .cmds
-            .wait(&sig, g.value.wrapping_sub(1))
-            .and_then(|()| body(&mut s))
-            .and_then(|()| {
-                if signal {
-                    s.cmds.signal(&sig, g.value)
-                } else {
-                    Ok(())
-                }
-            });
+        let prev = g.value.wrapping_sub(1);
+        let r = match pm4 {
+            Some(p) => p.wait(&mut s.cmds, prev),
+            None => s.cmds.wait(&sig, prev),
+        }
+        .and_then(|()| body(&mut s))
+        .and_then(|()| match (signal, pm4) {
+            (false, _) => Ok(()),
+            (true, Some(p)) => p.signal(&mut s.cmds, g.value),
+            (true, None) => s.cmds.signal(&sig, g.value),
+        });
         // Hand the storage back for the ring write and the next submission.
         *cmds = s.cmds;
         r
@@ -233,6 +285,41 @@ pub(super) fn trace_submission(out: &mut Vec<String>, ty: QueueType, value: u64,
                 match p {
                     Ok((at, p)) => push(at, p.to_string()),
                     Err(e) => push(0, format!("decode error: {e}")),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pre-encoded wait and signal, patched, are what `Cmds::wait` and `Cmds::signal`
+    /// encode, for a signal with and without an event mailbox, on each family.
+    #[test]
+    fn sync_packets_are_what_the_encoders_write() {
+        let sigs = [
+            SignalRef::new(0x7f00_0000_1000),
+            SignalRef {
+                addr: 0x7f00_0000_1040,
+                event_mailbox_ptr: 0x7f00_0000_2000,
+                event_id: 9,
+            },
+        ];
+        for target in ["gfx1100", "gfx1201", "gfx90a", "gfx942"] {
+            let arch = GfxTarget::parse(target).unwrap().info();
+            for sig in &sigs {
+                let p = SyncPackets::new(arch, sig).unwrap();
+                for v in [0u32, 1, 0x7fff_fffe, u32::MAX] {
+                    let mut want = Cmds::new(QueueType::Compute, arch);
+                    want.wait(sig, v).unwrap();
+                    want.signal(sig, v).unwrap();
+                    let mut got = Cmds::new(QueueType::Compute, arch);
+                    p.wait(&mut got, v).unwrap();
+                    p.signal(&mut got, v).unwrap();
+                    assert_eq!(got.dwords(), want.dwords(), "{target} {sig:?} {v}");
+                    assert_eq!(got.packet_lens(), want.packet_lens());
                 }
             }
         }

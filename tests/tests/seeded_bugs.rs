@@ -915,6 +915,23 @@ impl<'a> RawRing<'a> {
         self.r.sim.fault_reasons_of(self.q.gpu_id)
     }
 
+    /// Lets the engine run until the queue faulted; returns the fault reasons (empty after
+    /// [`SHORT`] without a fault).
+    fn until_fault(&self) -> Vec<String> {
+        let deadline = std::time::Instant::now() + SHORT;
+        loop {
+            if self.mode == SimMode::Deterministic {
+                self.r.sim.step();
+            } else {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let faults = self.faults();
+            if !faults.is_empty() || std::time::Instant::now() >= deadline {
+                return faults;
+            }
+        }
+    }
+
     /// Lets the engine run until the queue's published read pointer is `at` (or it faulted);
     /// returns the fault reasons so far.
     fn run_to(&self, at: u64) -> Vec<String> {
@@ -998,8 +1015,11 @@ fn ring_write_over_unread_commands(mode: SimMode) {
             // Over the WAIT and the first writes, which the CP has not executed.
             ring.put(&more);
             ring.publish();
+            // The engine sees the new write pointer while the queue still waits on the gate;
+            // only then the gate opens (opened first, a threaded engine may run the
+            // overwritten commands before it reads the doorbell: no overrun in sight then).
+            let f = ring.until_fault();
             gate.set(1);
-            let f = ring.run_to(ring.wptr);
             assert!(
                 f.iter().any(|t| t.contains("ring overrun")),
                 "the overrun was not caught: {f:?}"

@@ -210,6 +210,9 @@ impl L2Lines {
                     },
                 );
                 self.order.push_back(page);
+                if self.order.len() > 2 * MAX_DIRTY_PAGES {
+                    self.compact();
+                }
             }
             if let (Some(d), Some(src)) = (self.pages.get_mut(&page), data.get(done..done + n)) {
                 if let Some(dst) = d.data.get_mut(in_page..in_page + n) {
@@ -218,6 +221,22 @@ impl L2Lines {
                 d.mark(in_page, n, true);
             }
         }
+    }
+
+    /// Drops the entries of `order` whose page is clean now, and all but the newest of a
+    /// page's entries (a page cleaned by write-through writes and dirtied again gets a new
+    /// one), so `order` stays bounded by the dirty pages.
+    fn compact(&mut self) {
+        let mut seen = std::collections::HashSet::new();
+        let mut kept: Vec<usize> = self
+            .order
+            .iter()
+            .rev()
+            .copied()
+            .filter(|p| self.pages.contains_key(p) && seen.insert(*p))
+            .collect();
+        kept.reverse();
+        self.order = kept.into();
     }
 
     /// What GPU `gpu` reads at `off`: `buf` holds memory's bytes; the bytes its L2 holds dirty
@@ -374,6 +393,24 @@ mod tests {
         assert_eq!(cpu, [3u8; 8], "the first page was evicted to memory");
         assert!(m.read((MAX_DIRTY_PAGES * L2_PAGE) as u64, &mut cpu));
         assert_eq!(cpu, [0u8; 8], "the last one is still in the L2");
+    }
+
+    #[test]
+    fn the_eviction_order_stays_bounded_when_pages_are_cleaned_and_dirtied_again() {
+        let m = bo(2);
+        for _ in 0..4 * MAX_DIRTY_PAGES {
+            assert!(m.gpu_write_cached(1, 0, &[1u8; 4]));
+            // A write-through of the same bytes cleans the page.
+            assert!(m.gpu_write(0, &[2u8; 4]));
+            assert!(m.gpu_write_cached(1, L2_PAGE as u64, &[1u8; 4]));
+        }
+        let l2 = m.l2.lock().unwrap();
+        assert!(
+            l2.order.len() <= 2 * MAX_DIRTY_PAGES + 1,
+            "{}",
+            l2.order.len()
+        );
+        assert_eq!(l2.dirty_pages(), 1);
     }
 
     #[test]

@@ -571,10 +571,16 @@ fn l2_writeback_on(r: &hcq_tests::Rig) {
         hcq_core::arch::Family::Gfx9 => (1u32 << 15) | (1 << 17),
         _ => 1 << 21,
     };
-    for wb in [true, false] {
+    // (write-back bits in the signal, a CS_PARTIAL_FLUSH and an ACQUIRE_MEM write-back after
+    // the kernel instead): the signal alone, the ACQUIRE_MEM alone, neither (the bug).
+    for (wb, acquire_wb) in [(true, false), (false, true), (false, false)] {
         let out = sentinel_out(&dev, 64);
         ka.write(0, &fill_args(&out, 5)).unwrap();
-        let exec = fill_exec_no_flush(&dev, &fill, ka.va());
+        let exec = if acquire_wb {
+            fill_exec(&dev, &fill, ka.va())
+        } else {
+            fill_exec_no_flush(&dev, &fill, ka.va())
+        };
         let sig = dev.new_signal(0).unwrap();
         let gate = dev.new_signal(0).unwrap();
         let s = sig.signal_ref();
@@ -603,6 +609,10 @@ fn l2_writeback_on(r: &hcq_tests::Rig) {
             dev.submit_compute(|c| {
                 c.memory_barrier()?;
                 c.raw(&exec)?;
+                if acquire_wb {
+                    // The HDP flush and the ACQUIRE_MEM with GL2_WB (gfx9: TC_WB_ACTION_ENA).
+                    c.memory_barrier()?;
+                }
                 c.raw(&rel)?;
                 c.wait(&gate.signal_ref(), 1)
             })
@@ -625,13 +635,61 @@ fn l2_writeback_on(r: &hcq_tests::Rig) {
         dev.wait_value(v).unwrap();
         assert_eq!(gpu, [5; 64], "the GPU reads its L2");
         assert_eq!(fill_words(&out), [5; 64], "after the driver's write-back");
-        if wb {
+        if wb || acquire_wb {
             assert_eq!(cpu, [5; 64], "written back before the signal");
         } else {
             assert_eq!(
                 cpu,
                 [u32::MAX; 64],
                 "the CPU read the results without a write-back"
+            );
+        }
+    }
+}
+
+/// Bug: an SDMA copy into memory the host reads whose closing GCR_REQ does not write the L2
+/// back: the seed's encoding (`GcrPlacement::Seed` puts the GCR bits in `base_va`, so the
+/// GCR_CNTL the engine reads is 0). On gfx10+ SDMA writes through GL2, so the copied bytes
+/// stay in the L2 and the host reads the old ones. Caught by the L2 model: a wrong result
+/// through `GpuBuffer::read`, after the driver's own (FENCE) timeline signal. The driver's
+/// encoding (`GcrPlacement::Hardware`) shows the data. On gfx9 SDMA is no L2 client (SDMA v4
+/// has no GCR_REQ; it writes memory), so both encodings show it there.
+fn sdma_copy_without_the_l2_write_back(mode: SimMode) {
+    for gpu in [hcq_sim::GpuConfig::gfx1100(), hcq_sim::GpuConfig::gfx90a()] {
+        let cfg = hcq_sim::SimConfig {
+            mode,
+            gpus: vec![gpu],
+            ..hcq_sim::SimConfig::default()
+        };
+        sdma_copy_l2_on(&hcq_tests::Rig::with_config(cfg, SHORT));
+    }
+}
+
+fn sdma_copy_l2_on(r: &hcq_tests::Rig) {
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let gfx9 = dev.arch().family == hcq_core::arch::Family::Gfx9;
+    let src = dev.alloc(4096, BufferKind::GttUncached).unwrap();
+    let data: Vec<u8> = (0..=255).collect();
+    src.write(0, &data).unwrap();
+    for (opts, writes_back) in [
+        (sdma::CopyOptions::hardware(dev.arch()), true),
+        (sdma::CopyOptions::seed(dev.arch()), false),
+    ] {
+        let dst = dev.alloc(4096, BufferKind::Gtt).unwrap();
+        let mut b = vec![0u32; 64];
+        let n = sdma::copy_with(&mut b, &opts, dst.va(), src.va(), 256).unwrap();
+        // SAFETY: the copy reads `src` and writes `dst`, both alive past the read below (which
+        // waits for it).
+        unsafe { dev.submit_copy_raw(&b[..n]) }.unwrap();
+        let mut got = vec![0u8; 256];
+        dst.read(0, &mut got).unwrap();
+        if writes_back || gfx9 {
+            assert_eq!(got, data);
+        } else {
+            assert_eq!(
+                got,
+                vec![0u8; 256],
+                "the host read the copy without a write-back"
             );
         }
     }
@@ -692,6 +750,7 @@ hcq_common::both_modes!(
     timeline_signal_by_write_data,
     copy_queue_buffer_reused_before_its_copy_completed,
     missing_l2_writeback_before_the_cpu_reads_results,
+    sdma_copy_without_the_l2_write_back,
 );
 
 // ---------------------------------------------------------------------------------------------

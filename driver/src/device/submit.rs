@@ -3,6 +3,7 @@
 
 #[allow(clippy::wildcard_imports)]
 use super::*;
+use core::cell::{RefCell, RefMut};
 use hcq_core::pm4;
 
 /// A timeline signal's compute-queue wait (`WAIT_REG_MEM` until it reaches a value) and signal
@@ -125,7 +126,7 @@ impl DeviceInner {
         let mut cmds = take_scratch(&mut st, ty, self.arch);
         let r = self
             .build(&st, &mut cmds, value, true, body)
-            .and_then(|()| self.write(&cmds, value));
+            .and_then(|()| self.write(&st, &cmds, value));
         st.scratch.push(cmds);
         if r.is_err() {
             st.tl = saved;
@@ -161,6 +162,7 @@ impl DeviceInner {
             .and_then(|()| {
                 let others = || self.queue_states();
                 self.compute.wait_room(
+                    &mut *producer(&st.pm4_producer)?,
                     k.dwords(),
                     k.packet_lens(),
                     &self.pages,
@@ -168,16 +170,18 @@ impl DeviceInner {
                     &others,
                 )
             })
-            .and_then(|()| self.write(&c, value));
+            .and_then(|()| self.write(&st, &c, value));
         let r = match r {
             Err(e) => {
                 st.tl = saved;
                 Err(e)
             }
-            Ok(()) => self.write(&k, value).map_err(|e| Error::PartialSubmit {
-                value: value.get(),
-                cause: Box::new(e),
-            }),
+            Ok(()) => self
+                .write(&st, &k, value)
+                .map_err(|e| Error::PartialSubmit {
+                    value: value.get(),
+                    cause: Box::new(e),
+                }),
         };
         st.scratch.push(c);
         st.scratch.push(k);
@@ -225,8 +229,14 @@ impl DeviceInner {
         r
     }
 
-    /// Writes `cmds` (built for timeline `value`) into its queue's ring.
-    pub(super) fn write(&self, cmds: &Cmds, value: TimelineValue) -> Result<()> {
+    /// Writes `cmds` (built for timeline `value`) into its queue's ring, with that ring's
+    /// producer from `st` (the timeline state, locked by the caller).
+    pub(super) fn write(
+        &self,
+        st: &TimelineState,
+        cmds: &Cmds,
+        value: TimelineValue,
+    ) -> Result<()> {
         let ty = cmds.queue_type();
         let others = || self.queue_states();
         let timeout = self.kfd.wait_timeout();
@@ -237,12 +247,30 @@ impl DeviceInner {
             trace_submission(t, ty, value.get(), buf);
         }
         match ty {
-            QueueType::Compute => self
-                .compute
-                .submit(buf, lens, &self.pages, timeout, &others),
-            QueueType::Sdma => self.sdma.submit(buf, lens, &self.pages, timeout, &others),
+            QueueType::Compute => self.compute.submit(
+                &mut *producer(&st.pm4_producer)?,
+                buf,
+                lens,
+                &self.pages,
+                timeout,
+                &others,
+            ),
+            QueueType::Sdma => self.sdma.submit(
+                &mut *producer(&st.sdma_producer)?,
+                buf,
+                lens,
+                &self.pages,
+                timeout,
+                &others,
+            ),
         }
     }
+}
+
+/// A ring producer from the timeline state (a cell: the state's lock is held).
+fn producer<K>(cell: &RefCell<Producer<K>>) -> Result<RefMut<'_, Producer<K>>> {
+    cell.try_borrow_mut()
+        .map_err(|_| Error::Protocol("a ring producer is already in use".into()))
 }
 
 /// The command storage for `ty` kept from an earlier submission, or a new one.

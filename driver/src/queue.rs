@@ -361,17 +361,109 @@ impl<K: RingKind> HwQueue<K> {
                     return Ok(());
                 }
                 Err(RingError::WouldOverrun { .. }) => {
-                    let since = *progress_at.get_or_insert_with(Instant::now);
-                    if let Some(f) = pages.sleep(None, 1)? {
-                        return Err(Error::DeviceFault(self.report(0, since, others, Some(f))));
+                    self.wait_progress(&mut progress_at, &mut last_rptr, pages, timeout, others)?;
+                }
+                Err(e) => return Err(Error::InvalidArgument(format!("{}: {e}", self.name))),
+            }
+        }
+    }
+
+    /// The ring is full: sleeps a moment (polling the fault events, which also lets a
+    /// deterministic simulator run), then fails if the engine made no progress for `timeout`.
+    fn wait_progress(
+        &self,
+        progress_at: &mut Option<Instant>,
+        last_rptr: &mut Option<u64>,
+        pages: &SignalPages,
+        timeout: Duration,
+        others: &dyn Fn() -> Vec<QueueState>,
+    ) -> Result<()> {
+        let since = *progress_at.get_or_insert_with(Instant::now);
+        if let Some(f) = pages.sleep(None, 1)? {
+            return Err(Error::DeviceFault(self.report(0, since, others, Some(f))));
+        }
+        let r = self.rptr();
+        if *last_rptr != Some(r) {
+            *last_rptr = Some(r);
+            *progress_at = Some(Instant::now());
+        } else if since.elapsed() >= timeout {
+            return Err(Error::Timeout(self.report(0, since, others, None)));
+        }
+        Ok(())
+    }
+
+    /// [`HwQueue::submit`] of `len` dwords that `fill` writes straight into the ring, without
+    /// a copy on the way: it gets the reserved dwords as one slice, or, when they wrap around
+    /// the ring's end, a buffer that is then copied into both parts. `fill` returning `None`
+    /// fails the submission with nothing published. Only for rings that may split a
+    /// submission at their end (PM4).
+    pub(crate) fn submit_with(
+        &self,
+        producer: &mut Producer<K>,
+        len: usize,
+        fill: impl FnOnce(&mut [u32]) -> Option<()>,
+        pages: &SignalPages,
+        timeout: Duration,
+        others: &dyn Fn() -> Vec<QueueState>,
+    ) -> Result<()> {
+        if !K::SPLITS_PACKETS {
+            return Err(Error::Protocol(format!(
+                "{}: a submission written in place needs a ring that splits packets",
+                self.name
+            )));
+        }
+        let mut last_rptr = None;
+        let mut progress_at: Option<Instant> = None;
+        loop {
+            let mut attempt = producer.reserve(len, &self.rptr_seen);
+            if matches!(attempt, Err(RingError::WouldOverrun { .. })) {
+                let size = producer.layout().size();
+                let fresh = monotonic_rptr(self.rptr(), producer.write_pointer().get(), size);
+                self.rptr_seen.store(fresh, Ordering::Relaxed);
+                attempt = producer.reserve(len, &self.rptr_seen);
+            }
+            match attempt {
+                Ok(grant) => {
+                    let (head, tail) = grant.ranges();
+                    let mut view = RingView(self.ring.mapping());
+                    let (h, t) = view.slices_mut(head, tail).ok_or_else(|| {
+                        Error::Protocol(format!("{}: grant outside the ring", self.name))
+                    })?;
+                    let filled = if t.is_empty() && h.len() == len {
+                        fill(h)
+                    } else {
+                        // Wrapping (once per trip around the ring): through a buffer.
+                        let mut buf = vec![0u32; len];
+                        fill(&mut buf).and_then(|()| grant.fill(h, t, &buf).ok())
+                    };
+                    if filled.is_none() {
+                        // Not published: the engine never reads these dwords, and the next
+                        // grant starts at the same write pointer.
+                        return Err(Error::Protocol(format!(
+                            "{}: a submission's writer failed",
+                            self.name
+                        )));
                     }
-                    let r = self.rptr();
-                    if last_rptr != Some(r) {
-                        last_rptr = Some(r);
-                        progress_at = Some(Instant::now());
-                    } else if since.elapsed() >= timeout {
-                        return Err(Error::Timeout(self.report(0, since, others, None)));
-                    }
+                    let Some(write) = self.ptr(WPTR_OFFSET) else {
+                        return Err(Error::Protocol(format!(
+                            "{}: pointer page unmapped",
+                            self.name
+                        )));
+                    };
+                    let db = producer
+                        .publish(grant, write)
+                        .map_err(|e| Error::Protocol(format!("{}: {e}", self.name)))?;
+                    // wptr was stored with Release by `publish`; the doorbell store is Release too.
+                    self.doorbell.ring(db.value());
+                    trace!(
+                        "{}: submitted {len} dwords in place, doorbell {:#x}",
+                        self.name,
+                        db.value()
+                    );
+                    return Ok(());
+                }
+                Err(RingError::WouldOverrun { .. }) => {
+                    self.wait_progress(&mut progress_at, &mut last_rptr, pages, timeout, others)?;
                 }
                 Err(e) => return Err(Error::InvalidArgument(format!("{}: {e}", self.name))),
             }

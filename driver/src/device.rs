@@ -13,7 +13,7 @@ use core::time::Duration;
 use hcq_core::addr::GpuVa;
 use hcq_core::arch::{ArchInfo, GfxTarget};
 use hcq_core::kfd::topology::{CwsrSizes, NodeProperties, ScratchSizing};
-use hcq_core::ring::{Pm4, Sdma};
+use hcq_core::ring::{Pm4, Producer, Sdma};
 use hcq_core::signal::SignalRef;
 use hcq_core::timeline::{Timeline, TimelineValue, Which};
 use log::debug;
@@ -84,6 +84,11 @@ pub(crate) struct TimelineState {
     /// The kernel-argument arena. Launches allocate from it while they build their
     /// submission, under this state's lock: a cell, not a second lock.
     pub(crate) kernargs: RefCell<crate::launch::Kernargs>,
+    /// The compute ring's producer (its queue writes the ring only when lent it, under this
+    /// state's lock).
+    pub(crate) pm4_producer: RefCell<Producer<Pm4>>,
+    /// The copy ring's producer.
+    pub(crate) sdma_producer: RefCell<Producer<Sdma>>,
 }
 
 impl TimelineState {
@@ -314,13 +319,6 @@ impl Device {
                 ..BoOptions::default()
             },
         )?)?;
-        let timeline = TimelineState {
-            scratch: Vec::new(),
-            tl: Timeline::new(),
-            pm4_sync,
-            signals,
-            kernargs: RefCell::new(kernargs),
-        };
         let doorbells = Mutex::new(None);
         let params = |ty, ring_size| QueueParams {
             core,
@@ -330,9 +328,19 @@ impl Device {
             cwsr: Some(&cwsr),
             doorbells: &doorbells,
         };
-        let compute =
+        let (compute, pm4_producer) =
             HwQueue::<Pm4>::create(&params(QueueType::Compute, options.compute_ring_size))?;
-        let sdma = HwQueue::<Sdma>::create(&params(QueueType::Sdma, options.sdma_ring_size))?;
+        let (sdma, sdma_producer) =
+            HwQueue::<Sdma>::create(&params(QueueType::Sdma, options.sdma_ring_size))?;
+        let timeline = TimelineState {
+            scratch: Vec::new(),
+            tl: Timeline::new(),
+            pm4_sync,
+            signals,
+            kernargs: RefCell::new(kernargs),
+            pm4_producer: RefCell::new(pm4_producer),
+            sdma_producer: RefCell::new(sdma_producer),
+        };
         // Poll the fault events once: a GPU that is already faulted fails here rather than at
         // the first wait (and a simulator syncs its engines with the new queues).
         if let Some(f) = pages.sleep(None, 0)? {

@@ -415,12 +415,13 @@ impl Program {
         let refs = stamps
             .as_ref()
             .map(|(a, b)| (a.signal_ref(), b.signal_ref()));
-        let value = dev.submit_compute(|s| {
+        // The kernargs: allocated from the arena for this submission, written, and the
+        // dispatch packet after them when the kernel takes a dispatch pointer.
+        let place = |s: &mut Submit<'_>| -> Result<u64> {
             let mut kernargs = s.kernargs()?;
             let off = kernargs.alloc(alloc_size, s)?;
             let base = kernargs.bo.va() + off;
             kernargs.write(off, &args)?;
-            let map = kernargs.bo.mapping();
             if let Some(d) = &prog.dispatch {
                 let pkt =
                     pm4::dispatch_packet(d, GpuVa(base), global, local).map_err(|source| {
@@ -429,30 +430,36 @@ impl Program {
                             source,
                         }
                     })?;
+                let map = kernargs.bo.mapping();
                 map.write_bytes(off + d.packet_offset, bytemuck::bytes_of(&pkt))?;
             }
-            let c: &mut Cmds = &mut s.cmds;
-            // The kernargs (and any code or data the CPU wrote) are in VRAM, written through
-            // the CPU mapping: flush HDP so the kernel reads them, as the seed's
-            // `wait(...).memory_barrier()` before every launch (exec then invalidates caches).
-            // Without timestamps or dynamic LDS that and the exec are the program's
-            // pre-encoded commands, patched.
-            if refs.is_none() && dynamic_lds == 0 {
-                let tpl = &self.exec_tpl;
-                return c.pm4_patched(&tpl.dwords, |d| {
-                    tpl.patch(d, &prog, GpuVa(base), global, local)
-                });
-            }
-            c.memory_barrier()?;
-            if let Some((st, _)) = &refs {
-                c.timestamp(st)?;
-            }
-            c.exec(&prog, GpuVa(base), global, local)?;
-            if let Some((_, en)) = &refs {
-                c.timestamp(en)?;
-            }
-            Ok(())
-        })?;
+            Ok(base)
+        };
+        // The kernargs (and any code or data the CPU wrote) are in VRAM, written through the
+        // CPU mapping: flush HDP so the kernel reads them, as the seed's
+        // `wait(...).memory_barrier()` before every launch (exec then invalidates caches).
+        // Without timestamps or dynamic LDS that and the exec are the program's pre-encoded
+        // commands, patched in the ring.
+        let value = if refs.is_none() && dynamic_lds == 0 {
+            let tpl = &self.exec_tpl;
+            dev.submit_compute_in_place(&tpl.dwords, place, |d, base| {
+                tpl.patch(d, &prog, GpuVa(base), global, local)
+            })?
+        } else {
+            dev.submit_compute(|s| {
+                let base = place(s)?;
+                let c: &mut Cmds = &mut s.cmds;
+                c.memory_barrier()?;
+                if let Some((st, _)) = &refs {
+                    c.timestamp(st)?;
+                }
+                c.exec(&prog, GpuVa(base), global, local)?;
+                if let Some((_, en)) = &refs {
+                    c.timestamp(en)?;
+                }
+                Ok(())
+            })?
+        };
         let mut elapsed = None;
         if let Some((st, en)) = stamps {
             if timed {

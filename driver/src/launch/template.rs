@@ -523,3 +523,72 @@ mod tests {
         }
     }
 }
+
+/// Launches through the templates on the simulator, with a compute ring so small (KFD's 1 KiB
+/// minimum, two launches) that submissions keep wrapping around its end: in place and
+/// through the wrap buffer, every launch runs with its own arguments.
+#[cfg(all(test, feature = "sim"))]
+mod sim_tests {
+    use crate::kernels::{self, FillArgs};
+    use crate::{BufferKind, Device, DeviceOptions, Kfd, Program};
+    use std::sync::Arc;
+
+    #[test]
+    fn launches_written_in_place_survive_ring_wraps() {
+        let sim = Arc::new(hcq_sim::SimKfd::gfx1100().unwrap());
+        let _gpu = kernels::attach_sim(&sim).unwrap();
+        // SAFETY: nothing else calls the simulator's port methods.
+        let kfd = unsafe { Kfd::with_sim(Arc::clone(&sim)) }.unwrap();
+        let opts = DeviceOptions {
+            compute_ring_size: 1024,
+            ..DeviceOptions::default()
+        };
+        let dev = Device::open_with(&kfd, 0, opts).unwrap();
+        sim.run_until_idle(16);
+        let t = dev.target_name();
+        let fill = Program::load(&dev, kernels::fill(&t).unwrap(), "fill").unwrap();
+        let gid = Program::load(&dev, kernels::global_id(&t).unwrap(), "global_id").unwrap();
+        let n = 64u32;
+        let outs: Vec<_> = (0..12)
+            .map(|_| dev.alloc(u64::from(n) * 4, BufferKind::Gtt).unwrap())
+            .collect();
+        for (i, out) in outs.iter().enumerate() {
+            if i % 2 == 0 {
+                let args = FillArgs {
+                    buf: out.va().get(),
+                    value: 100 + i as u32,
+                    n,
+                };
+                // SAFETY: fill writes n u32s into `out`, which holds n and outlives the
+                // synchronize below.
+                unsafe { fill.launch_pod(&args, [1, 1, 1], [64, 1, 1]) }.unwrap();
+            } else {
+                // SAFETY: as above; global_id writes out[i] = i for i < n.
+                unsafe {
+                    gid.launch_builder()
+                        .arg(out)
+                        .arg(&n)
+                        .groups([2, 1, 1])
+                        .block([32, 1, 1])
+                        .launch()
+                }
+                .unwrap();
+            }
+        }
+        dev.synchronize().unwrap();
+        for (i, out) in outs.iter().enumerate() {
+            let mut b = vec![0u8; n as usize * 4];
+            out.read(0, &mut b).unwrap();
+            let got: Vec<u32> = b
+                .chunks_exact(4)
+                .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+                .collect();
+            let want: Vec<u32> = if i % 2 == 0 {
+                vec![100 + i as u32; n as usize]
+            } else {
+                (0..n).collect()
+            };
+            assert_eq!(got, want, "launch {i}");
+        }
+    }
+}

@@ -158,7 +158,7 @@ fn a_packet_grid_of_exactly_u32_max_is_not_what_a_refusal_blames() {
         .bind_exec(dims, 0, list.as_dwords(), &exec, limits, Some((1, 16)))
         .unwrap();
     let mut ib = list.as_dwords().to_vec();
-    let mut kernargs = vec![0u32; 32];
+    let mut kernargs = [0u32; 32];
     let d = Dims {
         global: [65537, 1, 1],
         local: [65535, 2, 1],

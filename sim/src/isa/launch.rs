@@ -78,14 +78,32 @@ pub(crate) fn init_wave(l: &Launch, w: &mut Wave, wg: [u32; 3], nwaves: u32) {
     let comp = (l.rsrc2 >> 11) & 3;
     let [nx, ny, nz] = l.local;
     let items = nx * ny * nz;
-    let mut exec = 0u64;
     // Ids counted up from the wave's first work-item (no division per lane).
     // CAST: lanes <= 64.
     let t0 = id * lanes as u32;
     let (mut x, mut y, mut z) = (t0 % nx, (t0 / nx) % ny, t0 / (nx * ny));
     let live = items.saturating_sub(t0).min(lanes as u32) as usize;
+    let exec = if live >= 64 { !0 } else { (1u64 << live) - 1 };
+    // CAST: live <= 64.
+    if x + live as u32 <= nx {
+        // The wave's ids stay in one row of X: one straight loop.
+        let mut hi = 0;
+        if comp >= 1 {
+            hi |= y << 10;
+        }
+        if comp >= 2 {
+            hi |= z << 20;
+        }
+        if let Some(row) = w.v_row_mut(0) {
+            for (lane, v) in row.iter_mut().take(live).enumerate() {
+                // CAST: lane < 64.
+                *v = (x + lane as u32) | hi;
+            }
+        }
+        w.set_exec(exec);
+        return;
+    }
     for lane in 0..live {
-        exec |= 1 << lane;
         let mut v0 = x;
         if comp >= 1 {
             v0 |= y << 10;

@@ -3,6 +3,19 @@
 
 use super::*;
 
+/// Whether lane `l`'s address is `a[0] + l * size` for every lane: one straight pass (no early
+/// exit, so it vectorises).
+fn consecutive(a: &[u64], size: u64) -> bool {
+    let base = a.first().copied().unwrap_or(0);
+    let mut ok = true;
+    let mut want = base;
+    for x in a {
+        ok &= *x == want;
+        want = want.wrapping_add(size);
+    }
+    ok
+}
+
 impl Exec<'_, '_> {
     /// MUBUF loads and stores through the buffer resource (V#) in four SGPRs: raw, or
     /// swizzled with ADD_TID as the scratch V# is (gfx9 layout, `hcq_core::rsrc`).
@@ -128,6 +141,17 @@ impl Exec<'_, '_> {
     /// Lane `l`'s `size / 4` dwords at `bytes[l * size..]` into VGPR rows from offset `d`.
     fn rows_from_bytes(&mut self, d: usize, bytes: &[u8], size: usize) -> Result<(), IsaError> {
         let n = self.w.lanes;
+        if size == 4 {
+            let row = self
+                .w
+                .v
+                .get_mut(d..d + n)
+                .ok_or_else(|| self.at.msg("VGPR out of range"))?;
+            for (x, c) in row.iter_mut().zip(bytes.chunks_exact(4)) {
+                *x = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            }
+            return Ok(());
+        }
         for k in 0..size / 4 {
             let row = self
                 .w
@@ -216,11 +240,7 @@ impl Exec<'_, '_> {
             let d = self.vreg(i.dst, dwords)?;
             // Fast path: every lane live and the lanes' addresses consecutive.
             let full = exec == self.w.lane_mask();
-            if !scratch
-                && full
-                && size >= 4
-                && (1..n).all(|l| addr[l] == addr[0].wrapping_add((l * size) as u64))
-            {
+            if !scratch && full && size >= 4 && consecutive(&addr[..n], size as u64) {
                 // One read for the whole wave; a dword per lane needs only a quarter of the
                 // buffer (zeroing it is part of the cost).
                 if size == 4 {
@@ -236,7 +256,7 @@ impl Exec<'_, '_> {
                     .map_err(IsaError::Vm)?;
                 return self.rows_from_bytes(d, &buf[..n * size], size);
             }
-            if scratch && full && size % 4 == 0 && (1..n).all(|l| addr[l] == addr[0]) {
+            if scratch && full && size % 4 == 0 && consecutive(&addr[..n], 0) {
                 // Every lane at the same private offset: each dword is one contiguous row of
                 // the swizzled wave slot.
                 for k in 0..dwords {
@@ -308,11 +328,7 @@ impl Exec<'_, '_> {
         )?;
         if store {
             let full = exec == self.w.lane_mask();
-            if !scratch
-                && full
-                && size >= 4
-                && (1..n).all(|l| addr[l] == addr[0].wrapping_add((l * size) as u64))
-            {
+            if !scratch && full && size >= 4 && consecutive(&addr[..n], size as u64) {
                 if size == 4 {
                     let mut buf = [0u8; MAX_LANES * 4];
                     let row = self
@@ -338,7 +354,7 @@ impl Exec<'_, '_> {
                     .write(addr[0], &buf[..n * size])
                     .map_err(IsaError::Vm);
             }
-            if scratch && full && size % 4 == 0 && (1..n).all(|l| addr[l] == addr[0]) {
+            if scratch && full && size % 4 == 0 && consecutive(&addr[..n], 0) {
                 for k in 0..dwords {
                     let va = self.scratch_va(addr[0].wrapping_add(4 * k as u64), 4, 0)?;
                     self.scratch_va(addr[0].wrapping_add(4 * k as u64), 4, n - 1)?;

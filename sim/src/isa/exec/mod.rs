@@ -11,11 +11,14 @@ use super::{Isa, IsaError, Launch, Memory, Stats};
 use crate::engine::bus::Access;
 
 mod lds;
+mod mask;
 mod memory;
 mod num;
 mod operands;
 mod packed;
 mod scalar;
+#[cfg(test)]
+mod tests;
 mod valu;
 
 use num::*;
@@ -389,18 +392,26 @@ impl Wave {
         self.s[126] = e as u32;
         self.s[127] = (e >> 32) as u32;
     }
+    /// VGPR `r`'s lanes.
+    pub(crate) fn v_row_mut(&mut self, r: usize) -> Option<&mut [u32]> {
+        let n = self.lanes;
+        self.v.get_mut(r * n..(r + 1) * n)
+    }
     pub(crate) fn set_v(&mut self, r: usize, lane: usize, v: u32) {
         let n = self.lanes;
         if let Some(x) = self.v.get_mut(r * n + lane) {
             *x = v;
         }
     }
+    #[inline]
     fn lane_mask(&self) -> u64 {
         if self.lanes == 64 { !0 } else { 0xffff_ffff }
     }
+    #[inline]
     fn exec(&self) -> u64 {
         (u64::from(self.s[126]) | (u64::from(self.s[127]) << 32)) & self.lane_mask()
     }
+    #[inline]
     fn vcc(&self) -> u64 {
         (u64::from(self.s[106]) | (u64::from(self.s[107]) << 32)) & self.lane_mask()
     }
@@ -433,6 +444,8 @@ fn run_workgroup(
     }
 }
 
+/// Decodes the instruction at `pc` (fetching through `mem`) into its cache slot, and returns
+/// the slot's index, or the decoded instruction itself when `pc` has no slot.
 fn fetch(
     l: &Launch,
     mem: &dyn Memory,
@@ -440,7 +453,7 @@ fn fetch(
     pc: u64,
     lanes: usize,
     at: &At<'_>,
-) -> Result<(Inst, Cost), IsaError> {
+) -> Result<Result<usize, (Inst, Cost)>, IsaError> {
     let off = pc.wrapping_sub(l.pgm);
     let slot = (off % 4 == 0 && off / 4 < CACHE_WORDS).then_some(off / 4);
     if pc % 4 != 0 {
@@ -481,9 +494,10 @@ fn fetch(
         }
         if let Some(x) = cache.slots.get_mut(s) {
             *x = Some((inst, cost));
+            return Ok(Ok(s));
         }
     }
-    Ok((inst, cost))
+    Ok(Err((inst, cost)))
 }
 
 fn run_wave(
@@ -496,57 +510,68 @@ fn run_wave(
     stats: &mut Stats,
 ) -> Result<(), IsaError> {
     let cd = codes(l.isa);
-    while w.state == WaveState::Running {
-        let at = At {
-            l,
-            wg,
-            wave: w.id,
-            pc: w.pc,
-        };
+    let at = At {
+        l,
+        wg,
+        wave: w.id,
+        pc: w.pc,
+    };
+    // One executor for the whole run: only the fault context's pc changes per instruction.
+    let mut x = Exec {
+        l,
+        w,
+        at,
+        cd,
+        mem,
+        lds,
+        kcache,
+    };
+    let mut uncached: (Inst, Cost);
+    while x.w.state == WaveState::Running {
+        let pc = x.w.pc;
+        x.at.pc = pc;
         if stats.wave_instructions >= l.budget {
-            return Err(at.msg(&format!(
+            return Err(x.at.msg(&format!(
                 "the dispatch exceeded its instruction budget of {} wave instructions (an endless loop?); the budget is configurable",
                 l.budget
             )));
         }
         // One bounds-checked lookup per instruction; a miss decodes and fills the slot.
-        let off = w.pc.wrapping_sub(l.pgm);
-        let cached = if off % 4 == 0 {
+        let off = pc.wrapping_sub(l.pgm);
+        let idx = if off % 4 == 0 {
             // CAST: a u64 word index; beyond usize it is simply not cached.
-            cache
-                .slots
-                .get(usize::try_from(off / 4).unwrap_or(usize::MAX))
+            usize::try_from(off / 4).unwrap_or(usize::MAX)
         } else {
-            None
+            usize::MAX
         };
-        let (inst, cost) = match cached {
-            Some(Some(c)) => *c,
-            _ => fetch(l, mem, cache, w.pc, w.lanes, &at)?,
+        let entry: &(Inst, Cost) = match cache.slots.get(idx) {
+            Some(Some(c)) => c,
+            _ => match fetch(l, mem, cache, pc, x.w.lanes, &x.at)? {
+                Ok(s) => match cache.slots.get(s) {
+                    Some(Some(c)) => c,
+                    _ => return Err(x.at.msg("instruction cache slot vanished")),
+                },
+                Err(d) => {
+                    uncached = d;
+                    &uncached
+                }
+            },
         };
-        let i = &inst;
+        let (i, cost) = (&entry.0, entry.1);
         stats.wave_instructions += 1;
         stats.simd_cycles += u64::from(cost.cycles);
-        let next = w.pc.wrapping_add(u64::from(i.len));
-        w.pc = next;
+        let next = pc.wrapping_add(u64::from(i.len));
+        x.w.pc = next;
         if matches!(
             i.enc,
             Enc::Sop1 | Enc::Sop2 | Enc::Sopk | Enc::Sopc | Enc::Sopp | Enc::Smem
         ) {
             stats.lane_instructions += 1;
         } else {
-            let active = u64::from(w.exec().count_ones());
+            let active = u64::from(x.w.exec().count_ones());
             stats.lane_instructions += active;
             stats.mem_bytes += active * u64::from(cost.lane_bytes);
         }
-        let mut x = Exec {
-            l,
-            w,
-            at: &at,
-            cd,
-            mem,
-            lds,
-            kcache,
-        };
         x.step(i, next)?;
     }
     Ok(())
@@ -555,11 +580,32 @@ fn run_wave(
 struct Exec<'a, 'b> {
     l: &'a Launch,
     w: &'a mut Wave,
-    at: &'a At<'b>,
+    at: At<'b>,
     cd: Codes,
     mem: &'a dyn Memory,
     lds: &'a mut [u8],
     kcache: &'a mut KCache,
+}
+
+/// Copies lanes `s` into `d` (the shorter length), as fixed-size moves for a wave's 32 or 64
+/// lanes.
+#[inline(always)]
+fn copy_lanes(d: &mut [u32], s: &[u32]) {
+    if let (Ok(d), Ok(s)) = (
+        <&mut [u32; 32]>::try_from(&mut *d),
+        <&[u32; 32]>::try_from(s),
+    ) {
+        *d = *s;
+    } else if let (Ok(d), Ok(s)) = (
+        <&mut [u32; 64]>::try_from(&mut *d),
+        <&[u32; 64]>::try_from(s),
+    ) {
+        *d = *s;
+    } else {
+        for (d, s) in d.iter_mut().zip(s) {
+            *d = *s;
+        }
+    }
 }
 
 /// One source operand, resolved for a lane loop.

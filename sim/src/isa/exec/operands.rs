@@ -54,7 +54,11 @@ impl Exec<'_, '_> {
         }
     }
 
+    #[inline(always)]
     pub(super) fn s32(&self, code: u16, lit: u32) -> Result<u32, IsaError> {
+        if code < 128 && code != self.cd.null {
+            return Ok(self.w.s[usize::from(code)]);
+        }
         // CAST: 32-bit view.
         self.sread(code, lit, Width::B32).map(|v| v as u32)
     }
@@ -104,25 +108,50 @@ impl Exec<'_, '_> {
 
     // ---- vector operands ----
 
+    #[inline]
     pub(super) fn vreg(&self, code: u16, n: usize) -> Result<usize, IsaError> {
-        let Some(r) = code.checked_sub(VGPR).filter(|_| code != NONE) else {
-            return Err(self.err(&format!("operand code {code} is not a VGPR")));
-        };
-        let r = usize::from(r);
-        if r + n > self.w.nvgpr {
-            return Err(self.err(&format!(
-                "VGPR v{r}{} beyond the {} VGPRs COMPUTE_PGM_RSRC1 grants",
-                if n > 1 {
-                    format!("..v{}", r + n - 1)
-                } else {
-                    String::new()
-                },
-                self.w.nvgpr
-            )));
+        let r = usize::from(code.wrapping_sub(VGPR));
+        if code < VGPR || code == NONE || r + n > self.w.nvgpr {
+            return Err(self.vreg_err(code, n));
         }
         Ok(r * self.w.lanes)
     }
 
+    #[cold]
+    #[inline(never)]
+    fn vreg_err(&self, code: u16, n: usize) -> IsaError {
+        let Some(r) = code.checked_sub(VGPR).filter(|_| code != NONE) else {
+            return self.err(&format!("operand code {code} is not a VGPR"));
+        };
+        let r = usize::from(r);
+        self.err(&format!(
+            "VGPR v{r}{} beyond the {} VGPRs COMPUTE_PGM_RSRC1 grants",
+            if n > 1 {
+                format!("..v{}", r + n - 1)
+            } else {
+                String::new()
+            },
+            self.w.nvgpr
+        ))
+    }
+
+    /// The `n` lanes of the VGPR row at `o` (from [`Self::vreg`]).
+    #[inline]
+    pub(super) fn row(&self, o: usize) -> Result<&[u32], IsaError> {
+        let n = self.w.lanes;
+        match self.w.v.get(o..o + n) {
+            Some(r) => Ok(r),
+            None => Err(self.range_err()),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub(super) fn range_err(&self) -> IsaError {
+        self.err("VGPR out of range")
+    }
+
+    #[inline]
     pub(super) fn src(&self, code: u16, lit: u32, width: Width) -> Result<Src, IsaError> {
         if code >= VGPR && code != NONE {
             let n = if matches!(width, Width::B64 | Width::F64) {
@@ -137,7 +166,48 @@ impl Exec<'_, '_> {
     }
 
     /// Source k of `i` (32-bit lanes) into `out`, with VOP3 float modifiers.
+    #[inline(always)]
     pub(super) fn lanes32(
+        &self,
+        i: &Inst,
+        k: usize,
+        width: Width,
+        out: &mut Lanes,
+    ) -> Result<(), IsaError> {
+        // The common cases inline: a VGPR, an SGPR or an integer inline constant, without
+        // modifiers (32-bit views: what `sread` gives for these codes).
+        let code = i.src[k];
+        if i.mods == 0 {
+            let n = self.w.lanes;
+            if code >= VGPR && code != NONE {
+                let r = usize::from(code - VGPR);
+                if r < self.w.nvgpr
+                    && let Some(s) = self.w.v.get(r * n..(r + 1) * n)
+                {
+                    copy_lanes(&mut out[..n], s);
+                    return Ok(());
+                }
+            } else if matches!(width, Width::B32 | Width::F16) {
+                let c = match code {
+                    _ if code == self.cd.null => None,
+                    0..=127 => Some(self.w.s[usize::from(code)]),
+                    128..=192 => Some(u32::from(code - 128)),
+                    // CAST: -1..-16 as two's complement.
+                    193..=208 => Some((-(i32::from(code) - 192)) as u32),
+                    _ => None,
+                };
+                if let Some(c) = c {
+                    out.fill(c);
+                    return Ok(());
+                }
+            }
+        }
+        self.lanes32_any(i, k, width, out)
+    }
+
+    /// [`Self::lanes32`] for any operand.
+    #[inline(never)]
+    fn lanes32_any(
         &self,
         i: &Inst,
         k: usize,
@@ -148,13 +218,13 @@ impl Exec<'_, '_> {
         let (am, xm) = mods_masks(i, k, width);
         match self.src(i.src[k], i.lit, width)? {
             Src::V(o) => {
-                let s = self
-                    .w
-                    .v
-                    .get(o..o + n)
-                    .ok_or_else(|| self.err("VGPR out of range"))?;
-                for (d, x) in out.iter_mut().zip(s) {
-                    *d = (*x & am) ^ xm;
+                let s = self.row(o)?;
+                if (am, xm) == (!0, 0) {
+                    copy_lanes(&mut out[..n], s);
+                } else {
+                    for (d, x) in out.iter_mut().zip(s) {
+                        *d = (*x & am) ^ xm;
+                    }
                 }
             }
             Src::C(c) => out[..n].fill((c & am) ^ xm),
@@ -163,6 +233,7 @@ impl Exec<'_, '_> {
     }
 
     /// Source k of `i` as 64-bit lanes.
+    #[inline]
     pub(super) fn lanes64(
         &self,
         i: &Inst,
@@ -186,8 +257,15 @@ impl Exec<'_, '_> {
                 .v
                 .get(o + n..o + 2 * n)
                 .ok_or_else(|| self.err("VGPR out of range"))?;
-            for ((d, a), b) in out.iter_mut().zip(lo).zip(hi) {
-                *d = ((u64::from(*a) | (u64::from(*b) << 32)) & am) ^ xm;
+            if let (Ok(lo), Ok(hi)) = (<&[u32; 32]>::try_from(lo), <&[u32; 32]>::try_from(hi)) {
+                // Wave32 without modifiers mostly: a fixed-size interleave.
+                for l in 0..32 {
+                    out[l] = ((u64::from(lo[l]) | (u64::from(hi[l]) << 32)) & am) ^ xm;
+                }
+            } else {
+                for ((d, a), b) in out.iter_mut().zip(lo).zip(hi) {
+                    *d = ((u64::from(*a) | (u64::from(*b) << 32)) & am) ^ xm;
+                }
             }
         } else {
             let c = self.sread(code, i.lit, width)?;
@@ -196,25 +274,37 @@ impl Exec<'_, '_> {
         Ok(())
     }
 
+    #[inline(always)]
     pub(super) fn write_lanes(&mut self, dst: u16, r: &Lanes) -> Result<(), IsaError> {
+        // The common case inline: a valid VGPR, every lane live.
+        let n = self.w.lanes;
+        let reg = usize::from(dst.wrapping_sub(VGPR));
+        if dst >= VGPR && dst != NONE && reg < self.w.nvgpr && self.w.exec() == self.w.lane_mask() {
+            if let Some(d) = self.w.v.get_mut(reg * n..(reg + 1) * n) {
+                copy_lanes(d, &r[..n]);
+                return Ok(());
+            }
+        }
+        self.write_lanes_any(dst, r)
+    }
+
+    /// [`Self::write_lanes`] for any destination and EXEC.
+    #[inline(never)]
+    fn write_lanes_any(&mut self, dst: u16, r: &Lanes) -> Result<(), IsaError> {
         let n = self.w.lanes;
         let o = self.vreg(dst, 1)?;
         let exec = self.w.exec();
-        let d = self
-            .w
-            .v
-            .get_mut(o..o + n)
-            .ok_or_else(|| self.at.msg("VGPR out of range"))?;
-        if exec == (if n == 64 { !0 } else { 0xffff_ffff }) {
-            d.copy_from_slice(&r[..n]);
+        let full = self.w.lane_mask();
+        let Some(d) = self.w.v.get_mut(o..o + n) else {
+            return Err(self.range_err());
+        };
+        if exec == full {
+            copy_lanes(d, &r[..n]);
         } else {
-            let mut m = exec;
-            while m != 0 {
-                let lane = m.trailing_zeros() as usize;
-                m &= m - 1;
-                if let (Some(x), Some(v)) = (d.get_mut(lane), r.get(lane)) {
-                    *x = *v;
-                }
+            // A select per lane from the spread mask: a straight loop.
+            let e = mask::spread(exec);
+            for ((x, v), e) in d.iter_mut().zip(&r[..n]).zip(&e[..n]) {
+                *x = if *e != 0 { *v } else { *x };
             }
         }
         Ok(())
@@ -223,10 +313,10 @@ impl Exec<'_, '_> {
     pub(super) fn write_lanes64(&mut self, dst: u16, r: &[u64; MAX_LANES]) -> Result<(), IsaError> {
         let mut lo = [0u32; MAX_LANES];
         let mut hi = [0u32; MAX_LANES];
-        for ((a, b), v) in lo.iter_mut().zip(hi.iter_mut()).zip(r) {
+        for l in 0..MAX_LANES {
             // CAST: halves of a u64.
-            *a = *v as u32;
-            *b = (*v >> 32) as u32;
+            lo[l] = r[l] as u32;
+            hi[l] = (r[l] >> 32) as u32;
         }
         self.vreg(dst, 2)?;
         self.write_lanes(dst, &lo)?;
@@ -352,26 +442,54 @@ impl Exec<'_, '_> {
         w: [Width; 3],
         f: impl Fn(u64, u64, u64) -> u64,
     ) -> Result<(), IsaError> {
-        let mut s = [[0u64; MAX_LANES]; 3];
-        for k in 0..3 {
+        let mut s0 = [0u64; MAX_LANES];
+        let mut s1 = [0u64; MAX_LANES];
+        let mut s2 = [0u64; MAX_LANES];
+        for (k, s) in [&mut s0, &mut s1, &mut s2].into_iter().enumerate() {
             if i.src[k] == NONE {
                 continue;
             }
             if matches!(w[k], Width::B64 | Width::F64) {
-                self.lanes64(i, k, w[k], &mut s[k])?;
+                self.lanes64(i, k, w[k], s)?;
             } else {
                 let mut t = [0u32; MAX_LANES];
                 self.lanes32(i, k, w[k], &mut t)?;
-                for (d, x) in s[k].iter_mut().zip(&t) {
+                for (d, x) in s.iter_mut().zip(&t) {
                     *d = u64::from(*x);
                 }
             }
         }
         let mut r = [0u64; MAX_LANES];
-        for l in 0..self.w.lanes {
-            r[l] = f(s[0][l], s[1][l], s[2][l]);
+        let n = self.w.lanes.min(MAX_LANES);
+        for l in 0..n {
+            r[l] = f(s0[l], s1[l], s2[l]);
         }
         self.write_lanes64(i.dst, &r)
+    }
+
+    /// 64-bit shifts: dst = f(src0 (the 32-bit amount), src1 (64-bit)), without the 64-bit
+    /// staging of [`Self::v64`].
+    pub(super) fn vshift64(
+        &mut self,
+        i: &Inst,
+        f: impl Fn(u64, u64) -> u64,
+    ) -> Result<(), IsaError> {
+        let mut s = [0u32; MAX_LANES];
+        self.lanes32(i, 0, Width::B32, &mut s)?;
+        let mut x = [0u64; MAX_LANES];
+        self.lanes64(i, 1, Width::B64, &mut x)?;
+        let mut lo = [0u32; MAX_LANES];
+        let mut hi = [0u32; MAX_LANES];
+        let n = self.w.lanes.min(MAX_LANES);
+        for l in 0..n {
+            let r = f(u64::from(s[l]), x[l]);
+            // CAST: halves of a u64.
+            lo[l] = r as u32;
+            hi[l] = (r >> 32) as u32;
+        }
+        self.vreg(i.dst, 2)?;
+        self.write_lanes(i.dst, &lo)?;
+        self.write_lanes(i.dst + 1, &hi)
     }
 
     /// 64-bit result into a 32-bit destination (conversions from f64).
@@ -401,49 +519,56 @@ impl Exec<'_, '_> {
         self.write_lanes64(i.dst, &r)
     }
 
-    /// Carry-out ops: (result, carry) per lane; carry mask to sdst.
+    /// Carry-out ops: the 32-bit result per lane, the carry (or borrow) mask to sdst.
+    /// `sub`: src0 - src1 (src1 - src0 when `rev`), else src0 + src1; `ci`: with the
+    /// carry-in (borrow-in) mask of src2.
     pub(super) fn vcarry(
         &mut self,
         i: &Inst,
-        f: impl Fn(u32, u32, bool) -> (u32, bool),
+        sub: bool,
+        rev: bool,
+        ci: bool,
     ) -> Result<(), IsaError> {
         let mut a = [0u32; MAX_LANES];
         let mut b = [0u32; MAX_LANES];
         self.lanes32(i, 0, Width::B32, &mut a)?;
         self.lanes32(i, 1, Width::B32, &mut b)?;
-        let cin = if i.src[2] != NONE {
-            self.read_mask(i.src[2], i.lit)?
+        if rev {
+            core::mem::swap(&mut a, &mut b);
+        }
+        let cin = if ci && i.src[2] != NONE {
+            mask::spread(self.read_mask(i.src[2], i.lit)?)
         } else {
-            0
+            [0u8; MAX_LANES]
         };
         let exec = self.w.exec();
         let mut r = [0u32; MAX_LANES];
         let mut c = [0u8; MAX_LANES];
-        let n = self.w.lanes;
-        // Branch-free lanes, then the carry bits gathered into a mask.
-        for (l, ((r, c), (a, b))) in r[..n]
-            .iter_mut()
-            .zip(&mut c[..n])
-            .zip(a[..n].iter().zip(&b[..n]))
-            .enumerate()
-        {
-            let (v, co) = f(*a, *b, cin >> l & 1 == 1);
-            *r = v;
-            *c = u8::from(co);
+        // Branch-free 32-bit lanes (vectorised): a carry out of either add, or a borrow out
+        // of either subtract.
+        let n = self.w.lanes.min(MAX_LANES);
+        if sub {
+            for l in 0..n {
+                let t = a[l].wrapping_sub(b[l]);
+                let ci = u32::from(cin[l]);
+                r[l] = t.wrapping_sub(ci);
+                c[l] = u8::from(a[l] < b[l]) | u8::from(t < ci);
+            }
+        } else {
+            for l in 0..n {
+                let t = a[l].wrapping_add(b[l]);
+                r[l] = t.wrapping_add(u32::from(cin[l]));
+                c[l] = u8::from(t < a[l]) | u8::from(r[l] < t);
+            }
         }
-        let m = c[..n]
-            .iter()
-            .enumerate()
-            .fold(0u64, |m, (l, c)| m | (u64::from(*c) << l));
         self.write_lanes(i.dst, &r)?;
-        self.write_mask(i.sdst, m & exec)
+        self.write_mask(i.sdst, mask::pack(&c) & exec)
     }
 
     pub(super) fn vcmp(&mut self, i: &Inst) -> Result<(), IsaError> {
         let n = self.w.lanes;
         let c = i.sub;
-        let mut m = 0u64;
-        match i.op {
+        let m = match i.op {
             Op::VCmpF64 | Op::VCmpI64 | Op::VCmpU64 | Op::VCmpClassF64 => {
                 let mut a = [0u64; MAX_LANES];
                 let w0 = if i.op == Op::VCmpF64 || i.op == Op::VCmpClassF64 {
@@ -462,17 +587,17 @@ impl Exec<'_, '_> {
                 } else {
                     self.lanes64(i, 1, w0, &mut b)?;
                 }
-                for l in 0..n {
-                    let (x, y) = (a[l], b[l]);
-                    let t = match i.op {
-                        Op::VCmpF64 => fcmp(c, f64::from_bits(x), f64::from_bits(y)),
-                        // CAST: two's complement reinterpretation.
-                        Op::VCmpI64 => icmp(c, x as i64, y as i64),
-                        Op::VCmpU64 => icmp(c, x, y),
-                        // CAST: the class mask is 10 bits.
-                        _ => class64(f64::from_bits(x), y as u32),
-                    };
-                    m |= u64::from(t) << l;
+                match i.op {
+                    Op::VCmpF64 => {
+                        let fa = a.map(f64::from_bits);
+                        let fb = b.map(f64::from_bits);
+                        mask::fcmp(c, n, &fa, &fb)
+                    }
+                    // CAST: two's complement reinterpretation.
+                    Op::VCmpI64 => mask::icmp(c, n, &a.map(|x| x as i64), &b.map(|x| x as i64)),
+                    Op::VCmpU64 => mask::icmp(c, n, &a, &b),
+                    // CAST: the class mask is 10 bits.
+                    _ => mask::cmp(n, &a, &b, |x, y| class64(f64::from_bits(x), y as u32)),
                 }
             }
             _ => {
@@ -490,33 +615,29 @@ impl Exec<'_, '_> {
                     w
                 };
                 self.lanes32(i, 1, w1, &mut b)?;
-                let op = i.op;
                 let denorm = self.l.float.denorm32;
-                for l in 0..n {
-                    let (x, y) = (a[l], b[l]);
-                    let t = match op {
-                        Op::VCmpF32 => {
-                            let (x, y) = if denorm {
-                                (x, y)
-                            } else {
-                                (flush32(x), flush32(y))
-                            };
-                            fcmp(c, f64::from(f32v(x)), f64::from(f32v(y)))
-                        }
-                        Op::VCmpF16 => fcmp(c, f64::from(f16_to_f32(x)), f64::from(f16_to_f32(y))),
-                        // CAST: two's complement reinterpretation.
-                        Op::VCmpI32 => icmp(c, x as i32, y as i32),
-                        Op::VCmpU32 => icmp(c, x, y),
-                        // CAST: low 16 bits, signed.
-                        Op::VCmpI16 => icmp(c, x as u16 as i16, y as u16 as i16),
-                        Op::VCmpU16 => icmp(c, x & 0xffff, y & 0xffff),
-                        Op::VCmpClassF32 => class32(f32v(x), y),
-                        _ => false,
-                    };
-                    m |= u64::from(t) << l;
+                match i.op {
+                    Op::VCmpF32 => {
+                        let fl = |x: u32| f32v(if denorm { x } else { flush32(x) });
+                        mask::fcmp(c, n, &a.map(fl), &b.map(fl))
+                    }
+                    Op::VCmpF16 => mask::fcmp(c, n, &a.map(f16_to_f32), &b.map(f16_to_f32)),
+                    // CAST: two's complement reinterpretation.
+                    Op::VCmpI32 => mask::icmp(c, n, &a.map(|x| x as i32), &b.map(|x| x as i32)),
+                    Op::VCmpU32 => mask::icmp(c, n, &a, &b),
+                    // CAST: low 16 bits, signed.
+                    Op::VCmpI16 => mask::icmp(
+                        c,
+                        n,
+                        &a.map(|x| x as u16 as i16),
+                        &b.map(|x| x as u16 as i16),
+                    ),
+                    Op::VCmpU16 => mask::icmp(c, n, &a.map(|x| x & 0xffff), &b.map(|x| x & 0xffff)),
+                    Op::VCmpClassF32 => mask::cmp(n, &a, &b, |x, y| class32(f32v(x), y)),
+                    _ => 0,
                 }
             }
-        }
+        };
         let m = m & self.w.exec();
         if i.cmpx {
             self.w.set_exec(m);

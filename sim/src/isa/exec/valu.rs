@@ -2,6 +2,14 @@
 
 use super::*;
 
+/// `r[l] = f(l)` for every lane of `r`: one straight loop.
+#[inline(always)]
+fn lanes_with(r: &mut [u32], f: impl Fn(usize) -> u32) {
+    for (l, r) in r.iter_mut().enumerate() {
+        *r = f(l);
+    }
+}
+
 impl Exec<'_, '_> {
     pub(super) fn vopd(&mut self, i: &Inst) -> Result<(), IsaError> {
         let Some([x, y]) = i.dual else {
@@ -47,31 +55,29 @@ impl Exec<'_, '_> {
         let vcc = self.w.vcc();
         let k = f32v(i.lit);
         let mut r = [0u32; MAX_LANES];
-        for l in 0..self.w.lanes {
-            let (x, y) = (f32v(a[l]), f32v(b[l]));
-            r[l] = match h.op {
-                Op::VFmacF32 => x.mul_add(y, f32v(d[l])).to_bits(),
-                Op::VFmaakF32 => x.mul_add(y, k).to_bits(),
-                Op::VFmamkF32 => x.mul_add(k, y).to_bits(),
-                Op::VMulF32 => (x * y).to_bits(),
-                Op::VAddF32 => (x + y).to_bits(),
-                Op::VSubF32 => (x - y).to_bits(),
-                Op::VSubrevF32 => (y - x).to_bits(),
-                Op::VMovB32 => a[l],
-                Op::VCndmaskB32 => {
-                    if vcc >> l & 1 == 1 {
-                        b[l]
-                    } else {
-                        a[l]
-                    }
-                }
-                Op::VMaxF32 => fmax(x, y).to_bits(),
-                Op::VMinF32 => fmin(x, y).to_bits(),
-                Op::VAddNcU32 => a[l].wrapping_add(b[l]),
-                Op::VLshlrevB32 => b[l] << (a[l] & 31),
-                Op::VAndB32 => a[l] & b[l],
-                _ => return Err(self.err(&format!("unsupported VOPD operation {}", h.op.name()))),
-            };
+        let n = self.w.lanes.min(MAX_LANES);
+        // One straight loop per operation (the operation is chosen once, not per lane).
+        let rn = &mut r[..n];
+        let (x, y) = (|l: usize| f32v(a[l]), |l: usize| f32v(b[l]));
+        match h.op {
+            Op::VFmacF32 => lanes_with(rn, |l| x(l).mul_add(y(l), f32v(d[l])).to_bits()),
+            Op::VFmaakF32 => lanes_with(rn, |l| x(l).mul_add(y(l), k).to_bits()),
+            Op::VFmamkF32 => lanes_with(rn, |l| x(l).mul_add(k, y(l)).to_bits()),
+            Op::VMulF32 => lanes_with(rn, |l| (x(l) * y(l)).to_bits()),
+            Op::VAddF32 => lanes_with(rn, |l| (x(l) + y(l)).to_bits()),
+            Op::VSubF32 => lanes_with(rn, |l| (x(l) - y(l)).to_bits()),
+            Op::VSubrevF32 => lanes_with(rn, |l| (y(l) - x(l)).to_bits()),
+            Op::VMovB32 => rn.copy_from_slice(&a[..n]),
+            Op::VCndmaskB32 => {
+                let m = mask::spread(vcc);
+                lanes_with(rn, |l| if m[l] != 0 { b[l] } else { a[l] });
+            }
+            Op::VMaxF32 => lanes_with(rn, |l| fmax(x(l), y(l)).to_bits()),
+            Op::VMinF32 => lanes_with(rn, |l| fmin(x(l), y(l)).to_bits()),
+            Op::VAddNcU32 => lanes_with(rn, |l| a[l].wrapping_add(b[l])),
+            Op::VLshlrevB32 => lanes_with(rn, |l| b[l] << (a[l] & 31)),
+            Op::VAndB32 => lanes_with(rn, |l| a[l] & b[l]),
+            _ => return Err(self.err(&format!("unsupported VOPD operation {}", h.op.name()))),
         }
         if is_f32(h.op) && !self.l.float.denorm32 {
             for x in &mut r {
@@ -230,11 +236,9 @@ impl Exec<'_, '_> {
             VLdexpF64 => self.v64(i, [Width::F64, b32, b32], |x, e, _| {
                 o64(ldexp(d64(x), e as u32 as i32))
             }),
-            VLshlrevB64 => self.v64(i, [b32, Width::B64, b32], |s, x, _| x << (s & 63)),
-            VLshrrevB64 => self.v64(i, [b32, Width::B64, b32], |s, x, _| x >> (s & 63)),
-            VAshrrevI64 => self.v64(i, [b32, Width::B64, b32], |s, x, _| {
-                ((x as i64) >> (s & 63)) as u64
-            }),
+            VLshlrevB64 => self.vshift64(i, |s, x| x << (s & 63)),
+            VLshrrevB64 => self.vshift64(i, |s, x| x >> (s & 63)),
+            VAshrrevI64 => self.vshift64(i, |s, x| ((x as i64) >> (s & 63)) as u64),
             VLshlAddU64 => self.v64(i, [Width::B64, b32, Width::B64], |x, s, y| {
                 (x << (s & 7)).wrapping_add(y)
             }),
@@ -563,27 +567,12 @@ impl Exec<'_, '_> {
                     acc | (perm_byte(s, (sel >> (8 * k)) & 0xff) << (8 * k))
                 })
             }),
-            VAddCoU32 => self.vcarry(i, |x, y, _| x.overflowing_add(y)),
-            VSubCoU32 => self.vcarry(i, |x, y, _| (x.wrapping_sub(y), y > x)),
-            VSubrevCoU32 => self.vcarry(i, |x, y, _| (y.wrapping_sub(x), x > y)),
-            VAddCoCiU32 => self.vcarry(i, |x, y, c| {
-                let s = u64::from(x) + u64::from(y) + u64::from(c);
-                (s as u32, s >> 32 != 0)
-            }),
-            VSubCoCiU32 => self.vcarry(i, |x, y, c| {
-                let t = u64::from(y) + u64::from(c);
-                (
-                    x.wrapping_sub(y).wrapping_sub(u32::from(c)),
-                    t > u64::from(x),
-                )
-            }),
-            VSubrevCoCiU32 => self.vcarry(i, |x, y, c| {
-                let t = u64::from(x) + u64::from(c);
-                (
-                    y.wrapping_sub(x).wrapping_sub(u32::from(c)),
-                    t > u64::from(y),
-                )
-            }),
+            VAddCoU32 => self.vcarry(i, false, false, false),
+            VSubCoU32 => self.vcarry(i, true, false, false),
+            VSubrevCoU32 => self.vcarry(i, true, true, false),
+            VAddCoCiU32 => self.vcarry(i, false, false, true),
+            VSubCoCiU32 => self.vcarry(i, true, false, true),
+            VSubrevCoCiU32 => self.vcarry(i, true, true, true),
             VCmpF16 | VCmpF32 | VCmpF64 | VCmpI16 | VCmpU16 | VCmpI32 | VCmpU32 | VCmpI64
             | VCmpU64 | VCmpClassF32 | VCmpClassF64 => self.vcmp(i),
             _ => Err(self.unsupported(i)),

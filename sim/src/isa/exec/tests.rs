@@ -1,0 +1,160 @@
+//! Lane loops against per-lane reference formulas: carries and borrows with a carry-in from
+//! VCC, IEEE compares with NaN, signed compares and 64-bit shifts, over edge values in every
+//! lane of a wave32 (the vectorised paths in `operands.rs` and `mask.rs`).
+
+use crate::isa::{FlatMemory, FloatMode, Isa, Launch, ScratchSetup, run};
+
+const BASE: u64 = 0x1_0000;
+const CODE: u64 = 0x1_0000;
+const OUT: u64 = 0x2_0000;
+
+/// Assembled with `llvm-mc-19 -arch=amdgcn -mcpu=gfx1100 -show-encoding`:
+///   v_lshlrev_b32 v0, 2, v0
+///   global_load_b32 v1, v0, s[0:1] offset:256      ; a
+///   global_load_b32 v2, v0, s[0:1] offset:512      ; b
+///   global_load_b32 v3, v0, s[0:1] offset:768      ; carry-in (!= 0), shift amount
+///   s_waitcnt vmcnt(0)
+///   v_cmp_ne_u32 vcc_lo, 0, v3
+///   v_add_co_ci_u32 v4, vcc_lo, v1, v2, vcc_lo     ; -> 1024, carry -> 1152
+///   v_cndmask_b32 v5, 0, 1, vcc_lo  (and the stores, after each step)
+///   v_cmp_ne_u32 vcc_lo, 0, v3
+///   v_sub_co_ci_u32 v4, vcc_lo, v1, v2, vcc_lo     ; -> 1280, borrow -> 1408
+///   v_cmp_ne_u32 vcc_lo, 0, v3
+///   v_subrev_co_ci_u32 v4, vcc_lo, v1, v2, vcc_lo  ; -> 1536, borrow -> 1664
+///   v_sub_co_u32 v4, s2, v1, v2                    ; -> 1792, borrow -> 1920
+///   v_cmp_lg_f32 vcc_lo, v1, v2                    ; -> 2048
+///   v_cmp_nge_f32 vcc_lo, v1, v2                   ; -> 2176
+///   v_cmp_u_f32 vcc_lo, v1, v2                     ; -> 2304
+///   v_cmp_lt_i32 vcc_lo, v1, v2                    ; -> 2432
+///   v_lshrrev_b64 v[6:7], v3, v[1:2]               ; -> 2560, 2688
+///   s_endpgm
+const LANES: &[u32] = &[
+    0x30000082, 0xdc520100, 0x01000000, 0xdc520200, 0x02000000, 0xdc520300, 0x03000000, 0xbf8903f7,
+    0x7c9a0680, 0x40080501, 0xd5010005, 0x01a90280, 0xdc6a0400, 0x00000400, 0xdc6a0480, 0x00000500,
+    0x7c9a0680, 0x42080501, 0xd5010005, 0x01a90280, 0xdc6a0500, 0x00000400, 0xdc6a0580, 0x00000500,
+    0x7c9a0680, 0x44080501, 0xd5010005, 0x01a90280, 0xdc6a0600, 0x00000400, 0xdc6a0680, 0x00000500,
+    0xd7010204, 0x00020501, 0xd5010005, 0x00090280, 0xdc6a0700, 0x00000400, 0xdc6a0780, 0x00000500,
+    0x7c2a0501, 0xd5010005, 0x01a90280, 0xdc6a0800, 0x00000500, 0x7c320501, 0xd5010005, 0x01a90280,
+    0xdc6a0880, 0x00000500, 0x7c300501, 0xd5010005, 0x01a90280, 0xdc6a0900, 0x00000500, 0x7c820501,
+    0xd5010005, 0x01a90280, 0xdc6a0980, 0x00000500, 0xd73d0006, 0x00020303, 0xdc6a0a00, 0x00000600,
+    0xdc6a0a80, 0x00000700, 0xbfb00000,
+];
+
+const EDGES: [u32; 8] = [
+    0,
+    1,
+    0xffff_ffff,
+    0x8000_0000,
+    0x7fff_ffff,
+    0xffff_fffe,
+    0x7fc0_0000, // quiet NaN
+    0x3f80_0000, // 1.0
+];
+
+fn words(mem: &FlatMemory, at: u64) -> Vec<u32> {
+    let mut b = vec![0u8; 32 * 4];
+    mem.peek(OUT + at, &mut b).unwrap();
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+#[test]
+fn carries_compares_and_shifts_match_per_lane_formulas() {
+    let mem = FlatMemory::new(BASE, 0x2_0000);
+    let code: Vec<u8> = LANES.iter().flat_map(|w| w.to_le_bytes()).collect();
+    mem.poke(CODE, &code).unwrap();
+    let a: Vec<u32> = (0..32).map(|l| EDGES[l % 8]).collect();
+    let b: Vec<u32> = (0..32).map(|l| EDGES[(l / 8 + l) % 8]).collect();
+    // CAST: l < 32.
+    let c: Vec<u32> = (0..32u32)
+        .map(|l| if l % 2 == 1 { ((l * 5) % 64) | 1 } else { 0 })
+        .collect();
+    for (at, v) in [(256u64, &a), (512, &b), (768, &c)] {
+        let bytes: Vec<u8> = v.iter().flat_map(|w| w.to_le_bytes()).collect();
+        mem.poke(OUT + at, &bytes).unwrap();
+    }
+    let l = Launch {
+        isa: Isa::Gfx11,
+        pgm: CODE,
+        wave64: false,
+        user_sgprs: vec![OUT as u32, (OUT >> 32) as u32],
+        rsrc2: 2 << 1,
+        local: [32, 1, 1],
+        groups: [1, 1, 1],
+        lds_bytes: 0,
+        vgprs: 16,
+        scratch: ScratchSetup::default(),
+        scratch_waves: 0,
+        float: FloatMode {
+            denorm32: true,
+            denorm16_64: true,
+        },
+        budget: 1 << 20,
+        clock: 0,
+    };
+    run(&l, &mem).unwrap();
+    let (add, add_c) = (words(&mem, 1024), words(&mem, 1152));
+    let (sub, sub_b) = (words(&mem, 1280), words(&mem, 1408));
+    let (rev, rev_b) = (words(&mem, 1536), words(&mem, 1664));
+    let (sub0, sub0_b) = (words(&mem, 1792), words(&mem, 1920));
+    let (lg, nge, u, lt) = (
+        words(&mem, 2048),
+        words(&mem, 2176),
+        words(&mem, 2304),
+        words(&mem, 2432),
+    );
+    let (lo, hi) = (words(&mem, 2560), words(&mem, 2688));
+    for k in 0..32 {
+        let (x, y, ci) = (u64::from(a[k]), u64::from(b[k]), u64::from(c[k] != 0));
+        let s = x + y + ci;
+        assert_eq!(
+            (add[k], add_c[k]),
+            (s as u32, (s >> 32) as u32),
+            "add lane {k}"
+        );
+        let d = x.wrapping_sub(y + ci);
+        assert_eq!(
+            (sub[k], sub_b[k]),
+            (d as u32, u32::from(y + ci > x)),
+            "sub lane {k}"
+        );
+        let r = y.wrapping_sub(x + ci);
+        assert_eq!(
+            (rev[k], rev_b[k]),
+            (r as u32, u32::from(x + ci > y)),
+            "subrev lane {k}"
+        );
+        let d0 = x.wrapping_sub(y);
+        assert_eq!(
+            (sub0[k], sub0_b[k]),
+            (d0 as u32, u32::from(y > x)),
+            "sub_co lane {k}"
+        );
+        let (fx, fy) = (f32::from_bits(a[k]), f32::from_bits(b[k]));
+        let o = fx.partial_cmp(&fy);
+        use core::cmp::Ordering::{Equal, Greater, Less};
+        assert_eq!(
+            lg[k],
+            u32::from(matches!(o, Some(Less | Greater))),
+            "lg lane {k}"
+        );
+        assert_eq!(
+            nge[k],
+            u32::from(!matches!(o, Some(Greater | Equal))),
+            "nge lane {k}"
+        );
+        assert_eq!(u[k], u32::from(o.is_none()), "u lane {k}");
+        assert_eq!(
+            lt[k],
+            u32::from((a[k] as i32) < (b[k] as i32)),
+            "lt_i32 lane {k}"
+        );
+        let v = (x | (y << 32)) >> (c[k] & 63);
+        assert_eq!(
+            (lo[k], hi[k]),
+            (v as u32, (v >> 32) as u32),
+            "lshrrev_b64 lane {k}"
+        );
+    }
+}

@@ -241,8 +241,12 @@ fn desc_of(sim: &SimKfd, q: &KfdQueue) -> QueueDesc {
 impl KfdEngine {
     /// Brings the engine set in line with KFD's queues.
     fn sync(&self, sim: &Arc<SimKfd>) {
-        let live = sim.queues();
+        // The snapshot is taken under `known`'s lock: the engine thread and the ioctl path both
+        // sync, and a snapshot taken before the lock could be older than the one the other
+        // side applied (a queue destroyed and its id reused in between would be removed again
+        // and re-added fresh, losing its state, e.g. an injected hang).
         let mut known = self.known.lock().unwrap_or_else(PoisonError::into_inner);
+        let live = sim.queues();
         let ids: BTreeSet<u32> = live.iter().map(|q| q.queue_id).collect();
         for gone in known.difference(&ids).copied().collect::<Vec<_>>() {
             let _ = self.engines.remove_queue(QueueId(gone));

@@ -1,29 +1,17 @@
 //! The interface engines use: GPU memory through the per-GPU page tables, doorbells, queue
 //! pointers, completion interrupts, VM faults and HW exceptions, and the GPU clock.
 
+use crate::engine::{Access, VmFault, VmFaultKind};
 use crate::kfd::{Engine, SimKfd};
 use crate::mem::{self, SharedMem};
 use crate::state::{Backing, QueueInfo, State};
 use core::fmt;
 use core::sync::atomic::Ordering;
 use hcq_core::kfd::{
-    HsaHwExceptionData, HsaMemoryExceptionData, KFD_DOORBELL_SIZE, KFD_EVENT_SLOT_SIZE,
-    KFD_EVENT_SLOT_UNSIGNALED, KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE, KFD_IOC_EVENT_HW_EXCEPTION,
-    KFD_IOC_EVENT_MEMORY, MemoryExceptionFailure,
+    HsaHwExceptionData, KFD_DOORBELL_SIZE, KFD_EVENT_SLOT_SIZE, KFD_EVENT_SLOT_UNSIGNALED,
+    KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE, KFD_IOC_EVENT_HW_EXCEPTION, KFD_IOC_EVENT_MEMORY,
 };
 use std::sync::{Arc, PoisonError};
-
-/// Why a GPU memory access faulted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FaultReason {
-    /// No mapping of that address on that GPU.
-    NotMapped,
-    /// A write to a buffer allocated without `WRITABLE`.
-    ReadOnly,
-    /// A read of VRAM bytes the CPU wrote through its mapping after the last HDP flush: on
-    /// hardware they may still sit in the HDP's write buffer, so the GPU reads stale data.
-    HdpStale,
-}
 
 /// A GPU VM fault: what the page walk found instead of memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -34,27 +22,29 @@ pub struct GpuFault {
     pub va: u64,
     /// Whether the access was a write.
     pub write: bool,
-    /// What was wrong.
-    pub reason: FaultReason,
+    /// What was wrong (one fault vocabulary with the engines': [`VmFaultKind`]).
+    pub reason: VmFaultKind,
+}
+
+impl GpuFault {
+    /// The same fault as the engines describe it (the access is a read or a write).
+    #[must_use]
+    pub fn vm_fault(&self) -> VmFault {
+        VmFault {
+            va: self.va,
+            access: if self.write {
+                Access::Write
+            } else {
+                Access::Read
+            },
+            kind: self.reason,
+        }
+    }
 }
 
 impl fmt::Display for GpuFault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let what = match self.reason {
-            FaultReason::NotMapped => "not mapped",
-            FaultReason::ReadOnly => "read-only",
-            FaultReason::HdpStale => {
-                "VRAM the CPU wrote after the last HDP flush: flush HDP (WAIT_REG_MEM on \
-                 GPU_HDP_FLUSH_REQ/DONE, or SDMA POLL_REGMEM HDP_FLUSH) before the GPU reads it"
-            }
-        };
-        write!(
-            f,
-            "GPU {:#x} VM fault: {} at {:#x} ({what})",
-            self.gpu_id,
-            if self.write { "write" } else { "read" },
-            self.va
-        )
+        write!(f, "{} (GPU {:#x})", self.vm_fault(), self.gpu_id)
     }
 }
 
@@ -76,18 +66,21 @@ impl SimKfd {
             reason,
         };
         let st = self.lock();
-        let g = st.gpu_by_id(gpu_id).ok_or(fault(FaultReason::NotMapped))?;
-        let (start, e) = st.lookup(g, va).ok_or(fault(FaultReason::NotMapped))?;
-        let bo = st.bos.get(&e.handle).ok_or(fault(FaultReason::NotMapped))?;
+        let g = st.gpu_by_id(gpu_id).ok_or(fault(VmFaultKind::NotPresent))?;
+        let (start, e) = st.lookup(g, va).ok_or(fault(VmFaultKind::NotPresent))?;
+        let bo = st
+            .bos
+            .get(&e.handle)
+            .ok_or(fault(VmFaultKind::NotPresent))?;
         if write && bo.flags & KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE == 0 {
-            return Err(fault(FaultReason::ReadOnly));
+            return Err(fault(VmFaultKind::ReadOnly));
         }
         let off = va - start;
         let avail = e.end - va;
         Ok(match &bo.backing {
             Backing::Shared(m) => (Target::Shared(Arc::clone(m), off), avail),
             Backing::User(host) => (Target::User(host.wrapping_add(off)), avail),
-            Backing::UserInvalidated => return Err(fault(FaultReason::NotMapped)),
+            Backing::UserInvalidated => return Err(fault(VmFaultKind::NotPresent)),
         })
     }
 
@@ -134,7 +127,7 @@ impl SimKfd {
                     gpu_id,
                     va: cur,
                     write: false,
-                    reason: FaultReason::NotMapped,
+                    reason: VmFaultKind::NotPresent,
                 });
             }
             done += n;
@@ -162,7 +155,7 @@ impl SimKfd {
                             // CAST: usize fits u64.
                             va: cur.wrapping_add(stale.off - off),
                             write: false,
-                            reason: FaultReason::HdpStale,
+                            reason: VmFaultKind::HdpStale,
                         });
                     }
                 },
@@ -173,7 +166,7 @@ impl SimKfd {
                     gpu_id,
                     va: cur,
                     write: false,
-                    reason: FaultReason::NotMapped,
+                    reason: VmFaultKind::NotPresent,
                 });
             }
             done += n;
@@ -222,7 +215,7 @@ impl SimKfd {
                     gpu_id,
                     va: cur,
                     write: true,
-                    reason: FaultReason::NotMapped,
+                    reason: VmFaultKind::NotPresent,
                 });
             }
             done += n;
@@ -433,17 +426,7 @@ impl SimKfd {
         if let Some(g) = st.gpu_by_id(fault.gpu_id).and_then(|i| st.gpus.get_mut(i)) {
             g.evicted = true;
         }
-        let data = HsaMemoryExceptionData {
-            failure: MemoryExceptionFailure {
-                not_present: u32::from(fault.reason == FaultReason::NotMapped),
-                read_only: u32::from(fault.write),
-                no_execute: 0,
-                imprecise: 0,
-            },
-            va: fault.va & !0xFFF,
-            gpu_id: fault.gpu_id,
-            error_type: 0,
-        };
+        let data = fault.vm_fault().memory_exception(fault.gpu_id);
         let ids: Vec<u32> = st
             .events
             .iter()
@@ -715,7 +698,7 @@ impl SimKfd {
                 gpu_id,
                 va: va.saturating_add(avail),
                 write,
-                reason: FaultReason::NotMapped,
+                reason: VmFaultKind::NotPresent,
             });
         }
         match t {
@@ -724,7 +707,7 @@ impl SimKfd {
                 gpu_id,
                 va,
                 write,
-                reason: FaultReason::NotMapped,
+                reason: VmFaultKind::NotPresent,
             }),
         }
     }

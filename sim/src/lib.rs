@@ -77,7 +77,7 @@ mod state;
 
 pub use config::{GpuConfig, QueueBufferRules, SimConfig, SimMode};
 pub use engine::{DISPATCH_ENV, DispatchMode, SEED_ENV};
-pub use gpu::{FaultReason, GpuFault, GpuSpan};
+pub use gpu::{GpuFault, GpuSpan};
 pub use kfd::{Engine, LiveObjects, Persistence, SimError, SimKfd, node_dir};
 pub use state::{QueueInfo, QueueKind};
 

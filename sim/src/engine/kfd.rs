@@ -14,7 +14,7 @@
 
 use super::bus::{Access, GpuBus, VmFault, VmFaultKind};
 use super::{Engines, Mode, QueueDesc, QueueId};
-use crate::gpu::{FaultReason, GpuFault};
+use crate::gpu::GpuFault;
 use crate::kfd::{Engine, SimKfd};
 use crate::state::QueueInfo as KfdQueue;
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -47,11 +47,7 @@ impl KfdBus {
         VmFault {
             va: f.va,
             access,
-            kind: match f.reason {
-                FaultReason::NotMapped => VmFaultKind::NotPresent,
-                FaultReason::ReadOnly => VmFaultKind::ReadOnly,
-                FaultReason::HdpStale => VmFaultKind::HdpStale,
-            },
+            kind: f.reason,
         }
     }
 
@@ -176,9 +172,9 @@ impl GpuBus for KfdBus {
                 va: data.va,
                 write,
                 reason: if data.failure.not_present == 0 && write {
-                    FaultReason::ReadOnly
+                    VmFaultKind::ReadOnly
                 } else {
-                    FaultReason::NotMapped
+                    VmFaultKind::NotPresent
                 },
             });
         }

@@ -12,7 +12,12 @@
 //!
 //! `launch_callgrind::builder_launch` is `LAUNCHES` calls; `launch_callgrind::pod_launch` the
 //! same count of `launch_pod` of `fill` (no hidden arguments). The simulator runs the kernels
-//! in `synchronize`, outside both.
+//! in `synchronize`, outside both. To count only one of them, add
+//! `--toggle-collect='launch_callgrind::builder_launch'` and divide the total by 9984 (156
+//! batches of 64).
+//!
+//! `launch_callgrind time` (outside valgrind) prints the median and best wall-clock time per
+//! builder launch over the same batches, for comparing builds in one session.
 
 use std::sync::Arc;
 

@@ -30,6 +30,7 @@ fn load(rig: &Rig, co: &[u8], kernel: &str) -> pm4::Program {
         tmpring_size: 0,
         rsrc1: k.descriptor.compute_pgm_rsrc1,
         rsrc2: k.descriptor.compute_pgm_rsrc2 | k.lds_granules() << 15,
+        rsrc3: k.descriptor.compute_pgm_rsrc3,
         dispatch: None,
         private_segment_buffer: None,
         flat_scratch_init: None,

@@ -105,8 +105,8 @@ impl Exec<'_, '_> {
     // ---- vector operands ----
 
     pub(super) fn vreg(&self, code: u16, n: usize) -> Result<usize, IsaError> {
-        let Some(r) = code.checked_sub(VGPR).filter(|_| code != NONE) else {
-            return Err(self.err(&format!("operand code {code} is not a VGPR")));
+        let Some(r) = code.checked_sub(VGPR).filter(|_| code < AGPR) else {
+            return self.areg(code, n);
         };
         let r = usize::from(r);
         if r + n > self.w.nvgpr {
@@ -121,6 +121,30 @@ impl Exec<'_, '_> {
             )));
         }
         Ok(r * self.w.lanes)
+    }
+
+    /// AGPR `code` (gfx90a/gfx942): VGPR `accum_offset + N` of the unified file, within the
+    /// RSRC1 budget like any VGPR.
+    fn areg(&self, code: u16, n: usize) -> Result<usize, IsaError> {
+        let Some(a) = code.checked_sub(AGPR).filter(|_| code != NONE) else {
+            return Err(self.err(&format!("operand code {code} is not a VGPR")));
+        };
+        let a = usize::from(a);
+        // CAST: at most (63 + 1) * 4.
+        let base = self.l.accum_offset as usize;
+        if base + a + n > self.w.nvgpr {
+            return Err(self.err(&format!(
+                "AGPR a{a}{} is VGPR v{} of the unified file (COMPUTE_PGM_RSRC3.ACCUM_OFFSET puts a0 at v{base}), beyond the {} VGPRs COMPUTE_PGM_RSRC1 grants",
+                if n > 1 {
+                    format!("..a{}", a + n - 1)
+                } else {
+                    String::new()
+                },
+                base + a,
+                self.w.nvgpr
+            )));
+        }
+        Ok((base + a) * self.w.lanes)
     }
 
     pub(super) fn src(&self, code: u16, lit: u32, width: Width) -> Result<Src, IsaError> {

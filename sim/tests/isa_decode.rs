@@ -1,6 +1,6 @@
 //! The decoder against LLVM's disassembler: every instruction of every fixture, of the
 //! ordinary compute kernels in `isa_golden/compute.cl` and `packed.cl` (clang-19) and of
-//! `extra-gfx1100.s`
+//! `extra-gfx1100.s` and `extra-gfx9.s` (gfx90a/gfx942 AGPR forms)
 //! (golden text from `scripts/isa-golden.sh`, i.e. `llvm-objdump-19 -d`) decodes to the same
 //! mnemonic and operands, with the same length, on every target.
 
@@ -103,6 +103,20 @@ fn every_gfx1201_fixture_instruction_matches_llvm_objdump() {
         bad.join("\n")
     );
     assert!(n > 250, "{n} instructions");
+}
+
+#[test]
+fn the_agpr_forms_of_gfx90a_and_gfx942_match_llvm_objdump() {
+    for target in ["gfx90a", "gfx942"] {
+        let (n, bad) = check(Isa::Gfx9, target, &["extra"]);
+        assert!(
+            bad.is_empty(),
+            "{target}: {} of {n} differ:\n{}",
+            bad.len(),
+            bad.join("\n")
+        );
+        assert!(n >= 34, "{target}: {n} instructions");
+    }
 }
 
 #[test]

@@ -1236,3 +1236,75 @@ hcq_common::both_modes!(
     sdma_packet_split_at_the_ring_end,
     timeline_wrap_off_by_one,
 );
+
+/// `agpr_mix`'s kernargs: out, in, k, n (24 bytes).
+fn agpr_args(out: &GpuBuffer, inp: &GpuBuffer, k: u32, n: u32) -> Vec<u8> {
+    let mut a = out.va().get().to_le_bytes().to_vec();
+    a.extend(inp.va().get().to_le_bytes());
+    a.extend(k.to_le_bytes());
+    a.extend(n.to_le_bytes());
+    a
+}
+
+/// Turns `exec`'s SET_SH_REG of COMPUTE_PGM_RSRC3 (offset `reg`) into a NOP of the same length:
+/// the launch the encoder emitted before it programmed the register.
+fn drop_rsrc3(exec: &mut [u32], reg: u32) {
+    let set = pm4::Pm4Header::packet3(pm4::op::SET_SH_REG, 2).raw();
+    let k = exec
+        .windows(2)
+        .position(|w| w == [set, reg])
+        .expect("exec writes COMPUTE_PGM_RSRC3");
+    exec[k] = pm4::Pm4Header::packet3(pm4::op::NOP, 2).raw();
+}
+
+/// Bug: COMPUTE_PGM_RSRC3 not programmed for a gfx90a/gfx942 kernel that uses AGPRs (the CP
+/// never reads the kernel descriptor, so its ACCUM_OFFSET stays 0 and the AGPRs begin at v4,
+/// over ArchVGPRs the kernel holds live). Caught by the ISA interpreter's unified VGPR file:
+/// `agpr_mix`'s AGPR writes clobber live values, a wrong result (or a fault). Run first on a
+/// fresh queue (the register as KFD's zeroed MQD leaves it), then the same launch with the
+/// descriptor's RSRC3 (ACCUM_OFFSET 2: AGPRs from v12) computes exactly.
+fn accum_offset_not_programmed(mode: SimMode) {
+    for gpu in [hcq_sim::GpuConfig::gfx90a(), hcq_sim::GpuConfig::gfx942()] {
+        let cfg = hcq_sim::SimConfig {
+            mode,
+            gpus: vec![gpu],
+            ..hcq_sim::SimConfig::default()
+        };
+        let r = hcq_tests::Rig::with_config(cfg, SHORT);
+        let dev = Device::open(&r.kfd, 0).unwrap();
+        let t = dev.target_name();
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("../core/tests/fixtures/kernels/agpr-{t}.co"));
+        let prog = Program::load(&dev, &std::fs::read(path).unwrap(), "agpr_mix").unwrap();
+        let p = prog.pm4_program();
+        let rsrc3 = hcq_core::hsa::PgmRsrc3Gfx90a(p.rsrc3);
+        assert_eq!(rsrc3.accum_offset_vgprs(), 12, "{t}");
+        let (n, k) = (128u32, 0x1234_5679u32);
+        let inputs: Vec<u32> = (0..n).map(|i| i.wrapping_mul(0x0101_0101) ^ 0x55).collect();
+        let inp = dev.alloc(u64::from(n) * 4, BufferKind::Gtt).unwrap();
+        let bytes: Vec<u8> = inputs.iter().flat_map(|v| v.to_le_bytes()).collect();
+        inp.write(0, &bytes).unwrap();
+        let want: Vec<u32> = (0..n as usize)
+            .map(|i| hcq_sim::kernels::fixtures::agpr_mix_value(inputs[i], inputs[i ^ 1], k))
+            .collect();
+        let grid = ([n / 64, 1, 1], [64, 1, 1]);
+        let reg = dev.arch().regs.pgm_rsrc3;
+        // The bug first, on the fresh queue.
+        let out = sentinel_out(&dev, n as usize);
+        let args = agpr_args(&out, &inp, k, n);
+        let bad = launch_by_hand(&dev, &p, &kernargs(&dev), &args, grid, |e| {
+            drop_rsrc3(e, reg)
+        });
+        assert!(
+            bad.is_err() || words(&out, n as usize) != want,
+            "{t}: agpr_mix computed right without COMPUTE_PGM_RSRC3"
+        );
+        // Correct: the driver's exec programs RSRC3 from the descriptor.
+        let out = sentinel_out(&dev, n as usize);
+        let args = agpr_args(&out, &inp, k, n);
+        launch_by_hand(&dev, &p, &kernargs(&dev), &args, grid, |_| {}).unwrap();
+        assert_eq!(words(&out, n as usize), want, "{t}");
+    }
+}
+
+hcq_common::both_modes!(accum_offset_not_programmed);

@@ -17,6 +17,7 @@ fn prog() -> Program {
         tmpring_size: 1,
         rsrc1: 2,
         rsrc2: 3,
+        rsrc3: 0,
         dispatch: None,
         private_segment_buffer: None,
         flat_scratch_init: None,

@@ -76,6 +76,7 @@ impl Program {
             tmpring_size: dev.scratch.tmpring_size,
             rsrc1: k.descriptor.rsrc1().raw(),
             rsrc2,
+            rsrc3: k.descriptor.compute_pgm_rsrc3,
             dispatch,
             private_segment_buffer,
             flat_scratch_init,

@@ -3,8 +3,8 @@
 
 use hcq_core::addr::GpuVa;
 use hcq_core::arch::GFX11;
-use hcq_core::cmd::{CmdError, ExecCmd, Pm4List, SdmaList};
-use hcq_core::patch::{DimLimits, Dims, PatchError, PatchTable, Value};
+use hcq_core::cmd::{CmdError, CopyCmd, ExecCmd, Pm4List, SdmaList};
+use hcq_core::patch::{DimLimits, Dims, Kind, PatchError, PatchTable, Value};
 use hcq_core::pm4::{DispatchInfo, Program};
 use hcq_core::sdma;
 use hcq_core::signal::{SignalRef, VALUE_OFFSET};
@@ -356,4 +356,212 @@ fn a_copy_cut_after_its_opening_gcr_req_names_the_missing_copy_linear() {
         Ok(())
     );
     assert_eq!(table.required_bytes(src), Ok(0x100));
+}
+
+#[test]
+fn a_copy_handle_whose_length_is_not_gcr_copies_gcr_is_refused() {
+    let mut sdma: SdmaList<256> = SdmaList::new(&GFX11);
+    let copy = sdma.copy(GpuVa(0x8000), GpuVa(0x4000), 0x100).unwrap();
+    let (g, c) = (sdma::GCR_REQ_DWORDS as u32, sdma::COPY_LINEAR_DWORDS as u32);
+    assert_eq!(copy.dwords, 2 * g + c);
+    let mut table: PatchTable<2, 8> = PatchTable::new();
+    let src = table
+        .declare(Value::Addr {
+            addr: GpuVa(0x4000),
+            bytes: 0x100,
+        })
+        .unwrap();
+    let shape = "copy command of GCR_REQ, COPY_LINEAR * n, GCR_REQ";
+    let bind = |t: &mut PatchTable<2, 8>, dwords: u32| {
+        let h = CopyCmd {
+            offset: copy.offset,
+            dwords,
+        };
+        t.bind_copy(Some(src), None, 1, sdma.as_dwords(), &h)
+    };
+    for dwords in [2 * g - 1, 2 * g + c + 1, 2 * g + c - 1] {
+        assert_eq!(
+            bind(&mut table, dwords),
+            Err(PatchError::Cmd(CmdError::WrongPacket {
+                offset: copy.offset as usize,
+                expected: shape,
+                found: dwords,
+            })),
+            "{dwords} dwords"
+        );
+    }
+    // Two GCR_REQs and no copy is a shape; this list has a COPY_LINEAR where the second is.
+    assert!(matches!(
+        bind(&mut table, 2 * g),
+        Err(PatchError::Cmd(CmdError::WrongPacket {
+            expected: "SDMA GCR_REQ (copy end)",
+            ..
+        }))
+    ));
+    assert!(table.entries().is_empty());
+    assert_eq!(bind(&mut table, 2 * g + c), Ok(()));
+}
+
+#[test]
+fn a_copy_cut_anywhere_is_refused_at_the_first_missing_dword() {
+    let mut sdma: SdmaList<256> = SdmaList::new(&GFX11);
+    let copy = sdma.copy(GpuVa(0x8000), GpuVa(0x4000), 0x100).unwrap();
+    let o = copy.offset as usize;
+    let (g, c) = (sdma::GCR_REQ_DWORDS, sdma::COPY_LINEAR_DWORDS);
+    let mut table: PatchTable<2, 8> = PatchTable::new();
+    let src = table
+        .declare(Value::Addr {
+            addr: GpuVa(0x4000),
+            bytes: 0x100,
+        })
+        .unwrap();
+    // Cut after the COPY_LINEAR: the closing GCR_REQ is missing.
+    // Cut inside the closing GCR_REQ: its last dword is missing.
+    for (len, last) in [
+        (o + g + c, o + 2 * g + c - 1),
+        (o + 2 * g + c - 1, o + 2 * g + c - 1),
+    ] {
+        assert_eq!(
+            table.bind_copy(Some(src), None, 1, &sdma.as_dwords()[..len], &copy),
+            Err(PatchError::Cmd(CmdError::OutOfRange { offset: last, len })),
+            "cut at {len}"
+        );
+    }
+    assert!(table.entries().is_empty());
+}
+
+#[test]
+fn copies_above_4_gib_bind_and_patch_both_halves() {
+    let (src_at, dst_at) = (0x1_0000_4000u64, 0x2_0000_8000u64);
+    let mut sdma: SdmaList<256> = SdmaList::new(&GFX11);
+    let copy = sdma.copy(GpuVa(dst_at), GpuVa(src_at), 0x100).unwrap();
+    let mut table: PatchTable<2, 8> = PatchTable::new();
+    let buf = |a: u64| Value::Addr {
+        addr: GpuVa(a),
+        bytes: 0x100,
+    };
+    let src = table.declare(buf(src_at)).unwrap();
+    let dst = table.declare(buf(dst_at)).unwrap();
+    table
+        .bind_copy(Some(src), Some(dst), 0, sdma.as_dwords(), &copy)
+        .unwrap();
+    assert_eq!(table.required_bytes(src), Ok(0x100));
+    assert_eq!(table.required_bytes(dst), Ok(0x100));
+    let mut ring = sdma.as_dwords().to_vec();
+    let (new_src, new_dst) = (0x3_0000_0000u64, 0x4_0000_1000u64);
+    assert_eq!(
+        table.apply(
+            &[Some(buf(new_src)), Some(buf(new_dst))],
+            &mut [&mut ring[..]]
+        ),
+        Ok(4)
+    );
+    let mut fresh: SdmaList<256> = SdmaList::new(&GFX11);
+    fresh.copy(GpuVa(new_dst), GpuVa(new_src), 0x100).unwrap();
+    assert_eq!(ring, fresh.as_dwords());
+}
+
+#[test]
+fn a_wrong_kind_refusal_names_both_kinds() {
+    let mut table: PatchTable<2, 8> = PatchTable::new();
+    let v = table.declare(Value::Scalar(3)).unwrap();
+    let mut mem = [0u32; 4];
+    let e = table
+        .apply(&[Some(Value::Dims(REC))], &mut [&mut mem[..]])
+        .unwrap_err();
+    assert_eq!(
+        e,
+        PatchError::WrongKind {
+            var: v,
+            expected: Kind::Scalar,
+            found: Kind::Dims
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "variable 0 is a scalar variable, used as a launch dims"
+    );
+    assert_eq!(
+        Kind::Addr.to_string() + "/" + &Kind::Scalar.to_string(),
+        "address/scalar"
+    );
+}
+
+#[test]
+fn launch_dims_write_only_the_half_that_changed() {
+    let (list, mut table) = exec_table(DimLimits::AMD);
+    let mut ib = list.as_dwords().to_vec();
+    let only_global = Dims {
+        global: [7, 1, 1],
+        local: REC.local,
+    };
+    assert_eq!(
+        table.apply(&[Some(Value::Dims(only_global))], &mut [&mut ib[..]]),
+        Ok(3)
+    );
+    let only_local = Dims {
+        global: [7, 1, 1],
+        local: [32, 2, 1],
+    };
+    assert_eq!(
+        table.apply(&[Some(Value::Dims(only_local))], &mut [&mut ib[..]]),
+        Ok(3)
+    );
+    let mut fresh: Pm4List<512, 8> = Pm4List::new(&GFX11);
+    fresh
+        .exec(&Program::default(), GpuVa(0x1000), [7, 1, 1], [32, 2, 1])
+        .unwrap();
+    assert_eq!(ib, fresh.as_dwords());
+}
+
+#[test]
+fn a_dispatch_packet_gets_grid_and_workgroup_and_keeps_reserved0() {
+    let prog = Program {
+        dispatch: Some(DispatchInfo {
+            packet_offset: 0x40,
+            group_segment_size: 0,
+            private_segment_size: 0,
+        }),
+        ..Program::default()
+    };
+    let mut list: Pm4List<512, 8> = Pm4List::new(&GFX11);
+    let (exec, _) = list
+        .exec(&prog, GpuVa(0x1000), REC.global, REC.local)
+        .unwrap();
+    let mut table: PatchTable<2, 8> = PatchTable::new();
+    let dims = table.declare(Value::Dims(REC)).unwrap();
+    table
+        .bind_exec(
+            dims,
+            0,
+            list.as_dwords(),
+            &exec,
+            DimLimits::AMD,
+            Some((1, 16)),
+        )
+        .unwrap();
+    let mut ib = list.as_dwords().to_vec();
+    // A pattern whose high halves differ per dword.
+    let orig: [u32; 32] = core::array::from_fn(|i| 0x0101_0000 * i as u32 + 0x5A5A);
+    let mut kernargs = orig;
+    let d = Dims {
+        global: [3, 5, 7],
+        local: [64, 2, 4],
+    };
+    assert!(
+        table
+            .apply(
+                &[Some(Value::Dims(d))],
+                &mut [&mut ib[..], &mut kernargs[..]]
+            )
+            .is_ok()
+    );
+    assert_eq!(kernargs[17], 64 | 2 << 16);
+    assert_eq!(kernargs[18], (orig[18] & 0xFFFF_0000) | 4);
+    assert_eq!(kernargs[19..22], [3 * 64, 5 * 2, 7 * 4]);
+    for (i, (k, o)) in kernargs.iter().zip(orig.iter()).enumerate() {
+        if !(17..22).contains(&i) {
+            assert_eq!(k, o, "dword {i} is not the packet's");
+        }
+    }
 }

@@ -567,14 +567,51 @@ fn run_wave(
             Enc::Sop1 | Enc::Sop2 | Enc::Sopk | Enc::Sopc | Enc::Sopp | Enc::Smem
         ) {
             stats.lane_instructions += 1;
+            if waits_only(i.op) {
+                continue;
+            }
         } else {
-            let active = u64::from(x.w.exec().count_ones());
+            let exec = x.w.exec();
+            // Mostly every lane: no population count (a software one on baseline x86-64).
+            let active = if exec == x.w.lane_mask() {
+                // CAST: usize -> u64 widens.
+                x.w.lanes as u64
+            } else {
+                u64::from(exec.count_ones())
+            };
             stats.lane_instructions += active;
             stats.mem_bytes += active * u64::from(cost.lane_bytes);
         }
         x.step(i, next)?;
     }
     Ok(())
+}
+
+/// Scalar instructions with no architectural effect in the interpreter (waits, scheduling
+/// hints): counted, then skipped without dispatching them (`scalar` returns at once for these).
+fn waits_only(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        SNop | SClause
+            | SDelayAlu
+            | SWaitcnt
+            | SWaitcntDepctr
+            | SSleep
+            | SSetprio
+            | SWaitcntVscnt
+            | SWaitcntVmcnt
+            | SWaitcntExpcnt
+            | SWaitcntLgkmcnt
+            | SWaitLoadcnt
+            | SWaitStorecnt
+            | SWaitSamplecnt
+            | SWaitBvhcnt
+            | SWaitExpcnt
+            | SWaitDscnt
+            | SWaitKmcnt
+            | SWaitAlu
+    )
 }
 
 struct Exec<'a, 'b> {

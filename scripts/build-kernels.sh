@@ -2,7 +2,8 @@
 # Rebuilds the test kernels in kernels/*.cl into core/tests/fixtures/kernels/<stem>-<gfx>.co and
 # writes core/tests/fixtures/kernels/manifest.json: what the compiler says about each object
 # (e_flags, ABI version, and per kernel the fields of its NT_AMDGPU_METADATA note and of its
-# `.amdhsa_kernel` assembler directives). Tests read the committed files; CI does not need clang.
+# `.amdhsa_kernel` assembler directives). Tests read the committed files; CI rebuilds them and
+# fails if a byte differs (the build is deterministic).
 #
 # kernels/*.hip become clang offload bundles core/tests/fixtures/kernels/<stem>-hip.bundle.
 # The manifest also keeps, per object, every kernel's metadata exactly as `llvm-readelf --notes`
@@ -56,8 +57,10 @@ for gfx in $TARGETS; do BUNDLE_ARCHS+=("--offload-arch=$gfx"); done
 for src in "$SRC"/*.hip; do
   stem="$(basename "$src" .hip)"
   out="$OUT/$stem-hip.bundle"
+  # -cuid: the compilation unit id HIP mixes into its symbol names is random without it, and
+  # the bundle would differ on every rebuild.
   "$CLANG" -x hip --offload-device-only -nogpulib -nogpuinc -O2 "${BUNDLE_ARCHS[@]}" \
-    "${LINK[@]}" -o "$out" "$src"
+    -cuid="$stem" "${LINK[@]}" -o "$out" "$src"
   "$CLANG_BUNDLER" --list --type=o --input="$out" | sort > "$TMP/$stem-hip.targets"
   echo "built $(basename "$out") ($(stat -c %s "$out") bytes)"
 done

@@ -2,7 +2,7 @@
 # Regenerates the decoder's golden disassembly: llvm-objdump-19 of every fixture code object
 # (core/tests/fixtures/kernels/*.co) into sim/tests/isa_golden/<fixture>.txt, so the decoder
 # test (sim/tests/isa_decode.rs) compares against LLVM without needing LLVM installed.
-# Optional in CI: run it after installing llvm-19 and check `git diff --exit-code`.
+# CI (.ci/run) installs llvm-19, reruns it and fails on any difference (`git diff --exit-code`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 objdump="${LLVM_OBJDUMP:-llvm-objdump-19}"
@@ -25,6 +25,13 @@ trap 'rm -f "$tmp"' EXIT
 "$objdump" -d --mcpu=gfx1100 "$tmp" \
   | grep -E '^\s+[a-z_].*// [0-9A-F]+:' \
   | sed -E 's/^\s+//; s/ <[^>]*>$//' > "$out/extra-gfx1100.txt"
+# AGPR forms (v_accvgpr_*, ACC bits of FLAT/GLOBAL/SCRATCH/MUBUF/DS) for gfx90a and gfx942.
+for target in gfx90a gfx942; do
+  "$mc" -arch=amdgcn -mcpu="$target" -filetype=obj "$out/extra-gfx9.s" -o "$tmp"
+  "$objdump" -d --mcpu="$target" "$tmp" \
+    | grep -E '^\s+[a-z_].*// [0-9A-F]+:' \
+    | sed -E 's/^\s+//; s/ <[^>]*>$//' > "$out/extra-$target.txt"
+done
 # Ordinary compute kernels (compute.cl) and packed f16 math + LDS atomics (packed.cl) compiled
 # for every target (clang-19, no device library); the code objects are kept too:
 # sim/tests/isa_compute.rs runs them.

@@ -301,6 +301,14 @@ pub struct ArchInfo {
     /// gfx90a/gfx940 0x22c..0x22d are `COMPUTE_SHADER_CHKSUM` / `COMPUTE_PGM_RSRC3` (Mesa's
     /// register database): `exec` must not write all-ones there.
     pub has_static_thread_mgmt_se4: bool,
+    /// Whether `exec` writes `COMPUTE_PGM_RSRC3` from the kernel descriptor (in the slot
+    /// that SE4..SE7 take on gfx11+, so the launch keeps its length everywhere). Required on
+    /// gfx90a/gfx940+ (ACCUM_OFFSET: where the AGPRs begin; TG_SPLIT); on gfx10 it carries
+    /// SHARED_VGPR_CNT. Not on gfx11/gfx12, whose launches stay dword-exact with the seed:
+    /// there RSRC3 holds only SHARED_VGPR_CNT (wave64; hcq dispatches wave32), INST_PREF_SIZE
+    /// (a prefetch hint), TRAP_ON_START/END (debugger) and IMAGE_OP (graphics), none of which
+    /// a compute kernel's results depend on, and the queue's copy starts zeroed in the MQD.
+    pub exec_writes_pgm_rsrc3: bool,
     /// Event numbers.
     pub events: Events,
     /// How the private segment buffer (scratch V#) is built; `None` on families with
@@ -364,6 +372,7 @@ pub const GFX11: ArchInfo = ArchInfo {
     has_cs_w32_en: true,
     sdma_fence_mtype_uc: true,
     has_static_thread_mgmt_se4: true,
+    exec_writes_pgm_rsrc3: false,
     events: EVENTS,
     scratch_rsrc: None,
 };
@@ -375,6 +384,7 @@ pub const GFX10: ArchInfo = ArchInfo {
     tmpring_wavesize_hi: 24,
     tmpring_wavesize_unit: 1024,
     has_static_thread_mgmt_se4: false,
+    exec_writes_pgm_rsrc3: true,
     scratch_rsrc: Some(crate::vsharp::SCRATCH_GFX10),
     ..GFX11
 };
@@ -405,6 +415,7 @@ pub const GFX9: ArchInfo = ArchInfo {
     has_cs_w32_en: false,
     sdma_fence_mtype_uc: false,
     has_static_thread_mgmt_se4: false,
+    exec_writes_pgm_rsrc3: true,
     events: EVENTS,
     scratch_rsrc: Some(crate::vsharp::SCRATCH_GFX9),
 };
@@ -476,6 +487,16 @@ mod tests {
         assert_eq!(GFX9.acquire_mem.dwords(), 7);
         assert_eq!(GFX12.acquire_mem.dwords(), 8);
         const { assert!(!GFX9.has_cs_w32_en) };
+        // RSRC3 takes the SE4..SE7 slot of `exec`: never both.
+        const {
+            let all = [GFX9, GFX10, GFX11, GFX12];
+            let mut k = 0;
+            while k < all.len() {
+                assert!(!(all[k].exec_writes_pgm_rsrc3 && all[k].has_static_thread_mgmt_se4));
+                k += 1;
+            }
+            assert!(GFX9.exec_writes_pgm_rsrc3);
+        };
     }
 
     /// A tiny fixed buffer for Display in no_std tests.

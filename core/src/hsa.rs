@@ -173,6 +173,33 @@ bitfield! {
 }
 
 bitfield! {
+    /// COMPUTE_PGM_RSRC3 on gfx90a and gfx940..gfx942 (kernel descriptor offset 44; CDNA2/CDNA3
+    /// layout, Mesa's `gfx940.json`, Linux `gc_9_4_2_sh_mask.h`/`gc_9_4_3_sh_mask.h`). PM4
+    /// dispatch never reads the descriptor, so the runtime must program this register for
+    /// every kernel that uses AGPRs (ROCR's PM4 blit kernels do the same).
+    pub struct PgmRsrc3Gfx90a(u32) {
+        /// Where the AGPRs begin in the unified VGPR file, in units of 4 VGPRs minus one:
+        /// AGPR `a0` is VGPR `(ACCUM_OFFSET + 1) * 4` (LLVM `.amdhsa_accum_offset`, 4..=256).
+        ACCUM_OFFSET: 5:0,
+        /// Trap on wave start.
+        TRAP_ON_START: 10:10,
+        /// Trap on wave end.
+        TRAP_ON_END: 11:11,
+        /// Work-group split: the waves of a work-group may run on different CUs (LDS then
+        /// unavailable; LLVM `.amdhsa_tg_split`).
+        TG_SPLIT: 16:16,
+    }
+}
+
+impl PgmRsrc3Gfx90a {
+    /// The first VGPR the AGPRs occupy: `(ACCUM_OFFSET + 1) * 4`.
+    #[must_use]
+    pub const fn accum_offset_vgprs(self) -> u32 {
+        (self.get(Self::ACCUM_OFFSET) + 1) * 4
+    }
+}
+
+bitfield! {
     /// `kernel_code_properties` (kernel descriptor offset 56). User SGPRs are allocated in bit
     /// order 0..=6.
     pub struct KernelCodeProperties(u16) {
@@ -291,6 +318,12 @@ impl KernelDescriptor {
     #[must_use]
     pub const fn rsrc3(&self) -> PgmRsrc3 {
         PgmRsrc3(self.compute_pgm_rsrc3)
+    }
+
+    /// RSRC3 in the gfx90a/gfx940 layout (ACCUM_OFFSET, TG_SPLIT).
+    #[must_use]
+    pub const fn rsrc3_gfx90a(&self) -> PgmRsrc3Gfx90a {
+        PgmRsrc3Gfx90a(self.compute_pgm_rsrc3)
     }
 
     /// `kernel_code_properties` as a typed word.

@@ -24,6 +24,7 @@ pub mod codeobj;
 pub mod hsa;
 pub mod kfd;
 pub mod metadata;
+pub mod name;
 pub mod packet;
 pub mod patch;
 pub mod pm4;

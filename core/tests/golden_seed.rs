@@ -39,6 +39,7 @@ fn prog(v: &Value) -> Program {
         tmpring_size: u(v, "tmpring_size") as u32,
         rsrc1: u(v, "rsrc1") as u32,
         rsrc2: u(v, "rsrc2") as u32,
+        rsrc3: 0,
         dispatch: v.get("dispatch_packet_offset").map(|_| DispatchInfo {
             packet_offset: u(v, "dispatch_packet_offset"),
             group_segment_size: u(v, "group_segment_size") as u32,

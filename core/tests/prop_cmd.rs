@@ -52,6 +52,7 @@ fn op() -> impl Strategy<Value = Op> {
                     tmpring_size: r[0],
                     rsrc1: r[1],
                     rsrc2: r[2],
+                    rsrc3: 0,
                     dispatch: dp.then_some(DispatchInfo {
                         packet_offset: 0x40,
                         group_segment_size: 3,

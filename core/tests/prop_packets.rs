@@ -101,7 +101,7 @@ proptest! {
     fn seed_commands(s in signal(), v in any::<u64>(), w in any::<u32>(), gfx9 in any::<bool>(),
                      prog_addr in va(), scratch in va(), regs in any::<[u32; 3]>(), kernargs in 0u64..(1 << 60),
                      g in any::<[u32; 3]>(), l in any::<[u32; 3]>(), dp in any::<bool>(),
-                     psb in any::<bool>(), fsi in any::<bool>()) {
+                     psb in any::<bool>(), fsi in any::<bool>(), rsrc3 in any::<u32>()) {
         let arch = if gfx9 { &GFX9 } else { &GFX11 };
         let mut b = [0u32; 128];
         let n = pm4::signal(&mut b, arch, &s, v).unwrap();
@@ -121,7 +121,7 @@ proptest! {
         prop_assert_eq!(n, pm4::memory_barrier_dwords(arch));
         prop_assert_eq!(pm4::decode(&b[..n]).count(), 2);
         let prog = pm4::Program {
-            prog_addr, scratch_addr: scratch, tmpring_size: regs[0], rsrc1: regs[1], rsrc2: regs[2],
+            prog_addr, scratch_addr: scratch, tmpring_size: regs[0], rsrc1: regs[1], rsrc2: regs[2], rsrc3,
             dispatch: dp.then_some(pm4::DispatchInfo { packet_offset: 0x40, group_segment_size: 1, private_segment_size: 2 }),
             private_segment_buffer: psb.then_some(ScratchRsrc([regs[0], regs[1], regs[2], 7])),
             flat_scratch_init: fsi.then_some(scratch),
@@ -130,9 +130,14 @@ proptest! {
         let layout = pm4::exec_layout(arch, &prog);
         prop_assert_eq!(n, layout.dwords);
         let pk: Vec<_> = pm4::decode(&b[..n]).map(|r| r.unwrap()).collect();
-        prop_assert_eq!(pk.len(), 13);
+        // gfx9 writes COMPUTE_PGM_RSRC3 (then a NOP) where gfx11 writes SE4..SE7.
+        let extra = usize::from(arch.exec_writes_pgm_rsrc3);
+        prop_assert_eq!(pk.len(), 13 + extra);
+        if gfx9 {
+            prop_assert_eq!(pk[7].1, Pm4Packet::SetShReg { reg_offset: 0x22d, values: &[rsrc3] });
+        }
         // USER_DATA in allocation order: V#, dispatch pointer, kernarg pointer, flat scratch init.
-        let Pm4Packet::SetShReg { reg_offset, values } = pk[8].1 else { panic!() };
+        let Pm4Packet::SetShReg { reg_offset, values } = pk[8 + extra].1 else { panic!() };
         prop_assert_eq!(reg_offset, arch.regs.user_data_0);
         let mut want = Vec::new();
         if psb { want.extend([regs[0], regs[1], regs[2], 7]); }
@@ -140,7 +145,7 @@ proptest! {
         want.extend([kernargs as u32, (kernargs >> 32) as u32]);
         if fsi { want.extend([scratch.lo(), scratch.hi()]); }
         prop_assert_eq!(values, &want[..]);
-        let (at, d) = pk[11];
+        let (at, d) = pk[11 + extra];
         prop_assert_eq!(at, layout.dispatch_at);
         prop_assert_eq!(d, Pm4Packet::DispatchDirect(pm4::DispatchDirect { dim: g, initiator: pm4::dispatch_initiator(arch) }));
         prop_assert_eq!(&b[layout.local_at..layout.local_at + 3], &l[..]);

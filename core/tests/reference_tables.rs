@@ -13,7 +13,7 @@
 
 use hcq_core::arch::{ArchInfo, Family, GFX9, GFX10, GFX11, GFX12};
 use hcq_core::bitfield::Field;
-use hcq_core::hsa::{PgmRsrc1, PgmRsrc2, PgmRsrc3};
+use hcq_core::hsa::{PgmRsrc1, PgmRsrc2, PgmRsrc3, PgmRsrc3Gfx90a};
 use hcq_core::pm4::{
     self, CpCoherCntl, DispatchInitiator, EventWriteCntl, GcrCntl, IbControl, Pm4Header,
     ReleaseMemDataCntl, ReleaseMemEventCntl, WaitRegMemCtl, WriteDataCntl,
@@ -369,6 +369,24 @@ fn rsrc_fields(c: &mut Check, family: Family, chip: &str) {
             f(c, PgmRsrc3::IMAGE_OP, "IMAGE_OP");
         }
         _ => {}
+    }
+    // gfx90a/gfx940's layout, which `exec` writes on gfx9 (Mesa has it for gfx940; its gfx9.json,
+    // which stands for gfx900..gfx90a, has no RSRC3: gfx90a shares gfx940's descriptor layout,
+    // LLVM AMDGPUUsage "compute_pgm_rsrc3 for GFX90A, GFX942").
+    if chip == "gfx940" {
+        let f = |c: &mut Check, core: Field<_>, name: &str| {
+            c.field(
+                &format!("{chip} PgmRsrc3Gfx90a.{name}"),
+                core,
+                chip,
+                r3,
+                name,
+            )
+        };
+        f(c, PgmRsrc3Gfx90a::ACCUM_OFFSET, "ACCUM_OFFSET");
+        f(c, PgmRsrc3Gfx90a::TRAP_ON_START, "TRAP_ON_START");
+        f(c, PgmRsrc3Gfx90a::TRAP_ON_END, "TRAP_ON_END");
+        f(c, PgmRsrc3Gfx90a::TG_SPLIT, "TG_SPLIT");
     }
 }
 

@@ -7,12 +7,13 @@ use crate::kfd::{GpuInfo, Kfd, KfdInner, lock};
 use crate::mem::Mapping;
 use crate::queue::{HwQueue, QueueParams, QueueType};
 use crate::signal::{Signal, SignalPages};
+use core::cell::RefCell;
 use core::sync::atomic::{AtomicBool, Ordering};
 use core::time::Duration;
 use hcq_core::addr::GpuVa;
 use hcq_core::arch::{ArchInfo, GfxTarget};
 use hcq_core::kfd::topology::{CwsrSizes, NodeProperties, ScratchSizing};
-use hcq_core::ring::{Pm4, Sdma};
+use hcq_core::ring::{Pm4, Producer, Sdma};
 use hcq_core::signal::SignalRef;
 use hcq_core::timeline::{Timeline, TimelineValue, Which};
 use log::debug;
@@ -78,6 +79,16 @@ pub(crate) struct TimelineState {
     /// Command storage reused by submissions (they run under this lock): no allocation per
     /// submission once warm.
     pub(crate) scratch: Vec<Cmds>,
+    /// The compute queue's timeline wait and signal of each signal, pre-encoded.
+    pub(crate) pm4_sync: [SyncPackets; 2],
+    /// The kernel-argument arena. Launches allocate from it while they build their
+    /// submission, under this state's lock: a cell, not a second lock.
+    pub(crate) kernargs: RefCell<crate::launch::Kernargs>,
+    /// The compute ring's producer (its queue writes the ring only when lent it, under this
+    /// state's lock).
+    pub(crate) pm4_producer: RefCell<Producer<Pm4>>,
+    /// The copy ring's producer.
+    pub(crate) sdma_producer: RefCell<Producer<Sdma>>,
 }
 
 impl TimelineState {
@@ -85,6 +96,14 @@ impl TimelineState {
         match w {
             Which::Primary => &self.signals[0],
             Which::Shadow => &self.signals[1],
+        }
+    }
+
+    /// The pre-encoded compute wait and signal of `w`'s signal.
+    pub(crate) fn pm4_sync_of(&self, w: Which) -> &SyncPackets {
+        match w {
+            Which::Primary => &self.pm4_sync[0],
+            Which::Shadow => &self.pm4_sync[1],
         }
     }
 
@@ -127,7 +146,19 @@ pub(crate) struct Submit<'a> {
     dev: &'a DeviceInner,
 }
 
-impl Submit<'_> {
+impl<'a> Submit<'a> {
+    /// The kernel-argument arena (in the timeline state, whose lock the submission holds).
+    ///
+    /// # Errors
+    /// [`Error::Protocol`] if it is already borrowed (a submission inside a submission).
+    pub(crate) fn kernargs(&self) -> Result<core::cell::RefMut<'a, crate::launch::Kernargs>> {
+        let state: &'a TimelineState = self.state;
+        state
+            .kernargs
+            .try_borrow_mut()
+            .map_err(|_| Error::Protocol("the kernarg arena is already in use".into()))
+    }
+
     /// The value the GPU has completed.
     pub(crate) fn done(&self) -> TimelineValue {
         self.state.done()
@@ -157,7 +188,6 @@ pub(crate) struct DeviceInner {
     pub(crate) timeline: Mutex<TimelineState>,
     pub(crate) compute: HwQueue<Pm4>,
     pub(crate) sdma: HwQueue<Sdma>,
-    pub(crate) kernargs: Mutex<crate::launch::Kernargs>,
     pub(crate) staging: Mutex<Option<crate::copy::Staging>>,
     pub(crate) profile: Mutex<crate::launch::Profile>,
     /// Whether launches are profiled: read on every launch without taking `profile`'s lock.
@@ -266,14 +296,14 @@ impl Device {
             .info();
         core.acquire_vm(&info)?;
         let pages = kfdi.pages_for(info.gpu_id)?;
-        let timeline = TimelineState {
-            scratch: Vec::new(),
-            tl: Timeline::new(),
-            signals: [
-                Arc::new(Signal::new(&pages, 0, Some(pages.signal_event()?))?),
-                Arc::new(Signal::new(&pages, 0, Some(pages.signal_event()?))?),
-            ],
-        };
+        let signals = [
+            Arc::new(Signal::new(&pages, 0, Some(pages.signal_event()?))?),
+            Arc::new(Signal::new(&pages, 0, Some(pages.signal_event()?))?),
+        ];
+        let pm4_sync = [
+            SyncPackets::new(arch, &signals[0].signal_ref())?,
+            SyncPackets::new(arch, &signals[1].signal_ref())?,
+        ];
         let scratch_bo = core.alloc(
             info.gpu_id,
             scratch.scratch_len,
@@ -298,9 +328,19 @@ impl Device {
             cwsr: Some(&cwsr),
             doorbells: &doorbells,
         };
-        let compute =
+        let (compute, pm4_producer) =
             HwQueue::<Pm4>::create(&params(QueueType::Compute, options.compute_ring_size))?;
-        let sdma = HwQueue::<Sdma>::create(&params(QueueType::Sdma, options.sdma_ring_size))?;
+        let (sdma, sdma_producer) =
+            HwQueue::<Sdma>::create(&params(QueueType::Sdma, options.sdma_ring_size))?;
+        let timeline = TimelineState {
+            scratch: Vec::new(),
+            tl: Timeline::new(),
+            pm4_sync,
+            signals,
+            kernargs: RefCell::new(kernargs),
+            pm4_producer: RefCell::new(pm4_producer),
+            sdma_producer: RefCell::new(sdma_producer),
+        };
         // Poll the fault events once: a GPU that is already faulted fails here rather than at
         // the first wait (and a simulator syncs its engines with the new queues).
         if let Some(f) = pages.sleep(None, 0)? {
@@ -333,7 +373,6 @@ impl Device {
                 timeline: Mutex::new(timeline),
                 compute,
                 sdma,
-                kernargs: Mutex::new(kernargs),
                 staging: Mutex::new(None),
                 profile: Mutex::new(crate::launch::Profile::default()),
                 profiling: AtomicBool::new(false),

@@ -153,6 +153,35 @@ impl Cmds {
         r
     }
 
+    /// PM4 only: appends pre-encoded whole packets `dwords` (one command), then lets `patch`
+    /// change the copy in place (a template's launch-dependent dwords).
+    ///
+    /// # Errors
+    /// On the copy queue, or when `patch` fails (`None`: a patch outside the template).
+    pub(crate) fn pm4_patched(
+        &mut self,
+        dwords: &[u32],
+        patch: impl FnOnce(&mut [u32]) -> Option<()>,
+    ) -> Result<()> {
+        if self.ty != QueueType::Compute {
+            return Err(Error::InvalidArgument(
+                "pre-encoded PM4 is a compute-queue command".into(),
+            ));
+        }
+        let start = self.buf.len();
+        self.buf.extend_from_slice(dwords);
+        if self.buf.get_mut(start..).and_then(patch).is_none() {
+            self.buf.truncate(start);
+            return Err(Error::Protocol(
+                "a template patch outside its dwords".into(),
+            ));
+        }
+        if !dwords.is_empty() {
+            self.lens.push(dwords.len());
+        }
+        Ok(())
+    }
+
     /// Waits until `signal >= value` (32-bit compare).
     ///
     /// # Errors

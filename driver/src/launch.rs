@@ -8,9 +8,10 @@ use crate::error::{Error, MemoryKind, Result};
 use crate::kfd::lock;
 use crate::signal::Signal;
 use bytemuck::Pod;
-use core::sync::atomic::Ordering;
+use core::sync::atomic::{AtomicU64, Ordering};
 use core::time::Duration;
 use hcq_core::addr::GpuVa;
+use hcq_core::arch::ArchInfo;
 use hcq_core::bitfield::Field;
 use hcq_core::codeobj::{CodeObject, DeviceLimits, Kernel, LDS_GRANULE_BYTES, MAX_LDS_GRANULES};
 use hcq_core::hsa::{DispatchPacket, KernelCodeProperties, PgmRsrc2};
@@ -26,6 +27,7 @@ use std::sync::Arc;
 mod args;
 mod builder;
 mod program;
+mod template;
 
 #[allow(unused_imports)]
 pub use args::*;
@@ -37,6 +39,8 @@ pub use program::*;
 /// Alignment of each kernel's arguments in the arena (16: dispatch packets need 16, tinygrad
 /// graphs use 16).
 const KERNARG_ALIGN: u64 = 16;
+/// Stride at which [`Kernargs::new`] touches the arena's mapping.
+const PAGE_BYTES: usize = 4096;
 /// The GPU timestamp counter runs at 100 MHz (gfx10+): 10 ns per tick.
 pub const GPU_TICK_NS: u64 = 10;
 /// Profiling records kept before the oldest are harvested (each holds two signal slots).
@@ -55,7 +59,54 @@ impl Kernargs {
     pub(crate) fn new(bo: Bo) -> Result<Self> {
         let arena = TimelineArena::new(bo.size())
             .map_err(|e| Error::InvalidArgument(format!("kernarg arena: {e}")))?;
+        // Touch every page once now, so launches do not take the first-touch page fault of
+        // the arena's CPU mapping (one per 4 KiB: about 1 us here, ~50 ns per launch averaged
+        // over a first pass of 288-byte segments). Nothing uses the arena yet.
+        for w in bo.mapping().u64s().iter().step_by(PAGE_BYTES / 8) {
+            w.store(0, Ordering::Relaxed);
+        }
         Ok(Self { bo, arena })
+    }
+
+    /// Copies a launch's kernarg segment to byte offset `off` of the arena (from
+    /// [`Kernargs::alloc`]): 8 bytes at a time when the source is whole aligned words, else
+    /// through [`crate::mem::Mapping::write_bytes`]. Relaxed atomic stores then a release
+    /// fence, as `write_bytes`: the memory is the GPU's.
+    fn write(&self, off: u64, src: &KernargSrc<'_>) -> Result<()> {
+        let map = self.bo.mapping();
+        let (explicit, template, shape) = match *src {
+            KernargSrc::Bytes(args) => match bytemuck::try_cast_slice::<u8, u64>(args) {
+                Ok(words) => (words, &[][..], &[][..]),
+                Err(_) => return map.write_bytes(off, args),
+            },
+            KernargSrc::Split {
+                explicit,
+                template,
+                shape,
+            } => (explicit, template, shape.as_slice()),
+        };
+        let n = explicit.len().max(template.len());
+        let first = usize::try_from(off / 8).unwrap_or(usize::MAX);
+        let dst = map
+            .u64s()
+            .get(first..first.saturating_add(n))
+            .filter(|_| off % 8 == 0)
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "{} kernarg bytes at arena offset {off:#x} do not fit the arena",
+                    n * 8
+                ))
+            })?;
+        let (head, tail) = dst.split_at(explicit.len().min(n));
+        store_words(head, explicit);
+        store_words(tail, template.get(head.len()..).unwrap_or_default());
+        for &(i, w) in shape {
+            if let Some(d) = dst.get(i) {
+                d.store(w, Ordering::Relaxed);
+            }
+        }
+        core::sync::atomic::fence(Ordering::Release);
+        Ok(())
     }
 
     /// Reserves `size` bytes for the submission `s`; returns their byte offset.
@@ -68,6 +119,39 @@ impl Kernargs {
             }
         }
     }
+}
+
+/// Relaxed stores of `src` into `dst` (as many words as the shorter has), four per step.
+fn store_words(dst: &[AtomicU64], src: &[u64]) {
+    let n = dst.len().min(src.len());
+    let (Some(dst), Some(src)) = (dst.get(..n), src.get(..n)) else {
+        return;
+    };
+    let (mut d, mut s) = (dst.chunks_exact(4), src.chunks_exact(4));
+    for (d4, s4) in (&mut d).zip(&mut s) {
+        if let (Some(d4), Some(s4)) = (d4.first_chunk::<4>(), s4.first_chunk::<4>()) {
+            for (a, &b) in d4.iter().zip(s4) {
+                a.store(b, Ordering::Relaxed);
+            }
+        }
+    }
+    for (a, &b) in d.remainder().iter().zip(s.remainder()) {
+        a.store(b, Ordering::Relaxed);
+    }
+}
+
+/// A launch's kernarg segment, as [`Kernargs::write`] copies it into the arena.
+#[derive(Clone, Copy, Debug)]
+enum KernargSrc<'a> {
+    /// The whole segment.
+    Bytes(&'a [u8]),
+    /// The whole segment as words: `explicit`, then the rest of `template` after as many
+    /// words, then `shape`'s words over those.
+    Split {
+        explicit: &'a [u64],
+        template: &'a [u64],
+        shape: &'a template::ShapeWords,
+    },
 }
 
 /// One profiled launch.
@@ -232,6 +316,10 @@ pub struct Program {
     meta: Option<ProgramMeta>,
     lds_bytes: u32,
     group_segment_size: u32,
+    /// The kernarg template and the launch-dependent hidden arguments.
+    plan: template::HiddenPlan,
+    /// The memory barrier + exec packets, pre-encoded.
+    exec_tpl: template::ExecTemplate,
 }
 
 /// How an explicit kernel argument is passed.
@@ -290,8 +378,11 @@ struct ProgramMeta {
     unknown_hidden: Option<String>,
     /// End of the last explicit argument.
     explicit_end: u32,
-    /// Offset of the first hidden argument (the kernarg size when there is none).
+    /// Offset of the first hidden argument, or the end of the explicit ones if later (the
+    /// kernarg size when there is none).
     hidden_start: u32,
+    /// Offset of the first hidden argument (the kernarg size when there is none).
+    first_hidden: u32,
     max_flat_workgroup_size: u32,
     reqd_workgroup_size: Option<[u32; 3]>,
 }
@@ -339,6 +430,7 @@ impl ProgramMeta {
             unknown_hidden,
             explicit_end,
             hidden_start: hidden_start.max(explicit_end),
+            first_hidden: hidden_start,
             max_flat_workgroup_size: m.max_flat_workgroup_size,
             reqd_workgroup_size: m.reqd_workgroup_size,
         }
@@ -404,13 +496,40 @@ mod tests {
         );
     }
 
+    fn template_round_trip<const N: usize>(size: u64) {
+        let n = template::words_for(size);
+        let t: Vec<u64> = (1..=n as u64).collect();
+        let mut b = KernargBuf::<N>::from_template(&t, size);
+        assert_eq!(b.words(), &t[..], "{size} bytes, {N} inline");
+        let len = b.bytes_mut().len();
+        assert_eq!(len as u64, size);
+        b.bytes_mut()[len - 1] = 0xff;
+        assert_eq!(b.words()[n - 1] >> ((len - 1) % 8 * 8) & 0xff, 0xff);
+        let mut z = KernargBuf::<N>::zeroed(size);
+        assert_eq!(z.bytes_mut().len() as u64, size);
+        assert!(z.words().iter().all(|&w| w == 0));
+    }
+
     #[test]
-    fn kernarg_buf_is_zeroed_inline_or_on_the_heap() {
-        let mut small = KernargBuf::new(272);
-        assert_eq!(small.bytes_mut().len(), 272);
-        assert!(small.bytes_mut().iter().all(|&b| b == 0));
-        let mut big = KernargBuf::new(4096);
-        assert_eq!(big.bytes_mut().len(), 4096);
-        assert!(big.bytes_mut().iter().all(|&b| b == 0));
+    fn store_words_copies_as_many_words_as_the_shorter_side_has() {
+        for n in 0..11usize {
+            for m in [0, n / 2, n, n + 3] {
+                let dst: Vec<AtomicU64> = (0..m).map(|_| AtomicU64::new(u64::MAX)).collect();
+                let src: Vec<u64> = (0..n as u64).collect();
+                store_words(&dst, &src);
+                for (i, d) in dst.iter().enumerate() {
+                    let want = if i < n { i as u64 } else { u64::MAX };
+                    assert_eq!(d.load(Ordering::Relaxed), want, "n {n} m {m} word {i}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn kernarg_buf_copies_the_template_inline_or_on_the_heap() {
+        for size in [272u64, 270, 4096, 4092, 8, 3] {
+            template_round_trip::<INLINE_KERNARG_WORDS>(size);
+            template_round_trip::<INLINE_EXPLICIT_WORDS>(size);
+        }
     }
 }

@@ -258,8 +258,9 @@ impl Drop for Mapping {
 
 /// A ring's memory lent to core's ring producer: the granted dwords as `&mut [u32]`.
 ///
-/// Only the queue that owns the ring creates this, under its producer lock, and nothing else
-/// holds a view of the ring's memory meanwhile; the GPU reads only dwords that were published
+/// Only the queue that owns the ring creates this, while it holds the ring's producer by `&mut`
+/// (lent from the device's timeline state, under its lock), and nothing else holds a view of
+/// the ring's memory meanwhile; the GPU reads only dwords that were published
 /// (below the write pointer), and a grant covers only free space (behind the read pointer).
 pub(crate) struct RingView<'a>(pub(crate) &'a Mapping);
 
@@ -283,7 +284,7 @@ impl hcq_core::ring::RingMemory for RingView<'_> {
         let base = m.base_ptr().cast::<u32>();
         // SAFETY: both ranges are inside the read-write mapping (checked: `head.end <= n`) and
         // disjoint (`tail.end <= head.start`); the mapping is page aligned so the u32s are
-        // aligned; the ring is lent only here, under the queue's producer lock (type docs), and
+        // aligned; the ring is lent only here, while the queue holds its producer by `&mut` (type docs), and
         // the granted space is free (the engine has consumed it and will not read it before the
         // write pointer is published), so nothing else reads or writes these dwords while the
         // slices live. The borrow of `self` bounds their lifetime.

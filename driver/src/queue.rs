@@ -33,11 +33,15 @@ pub(crate) enum QueueType {
 }
 
 /// One KFD user queue of kind `K` (`Pm4` or `Sdma`).
+///
+/// Its ring's producer is handed out by [`HwQueue::create`] and kept by the caller: the
+/// device keeps both queues' producers in its timeline state, under the one lock every
+/// submission holds, and lends the producer to [`HwQueue::submit`] (no second lock per
+/// submission).
 pub(crate) struct HwQueue<K: RingKind> {
     name: String,
     core: Arc<KfdCore>,
     queue_id: u32,
-    producer: Mutex<Producer<K>>,
     /// The engine's read pointer as last seen, monotonic (what the producer checks against).
     rptr_seen: AtomicU64,
     doorbell: Doorbell,
@@ -46,6 +50,8 @@ pub(crate) struct HwQueue<K: RingKind> {
     ptrs: Bo,
     _eop: Option<Bo>,
     _cwsr: Option<Bo>,
+    /// The ring kind (the producer that writes it is kept by the caller).
+    _kind: core::marker::PhantomData<K>,
 }
 
 impl<K: RingKind> core::fmt::Debug for HwQueue<K> {
@@ -71,7 +77,8 @@ pub(crate) struct QueueParams<'a> {
 }
 
 impl<K: RingKind> HwQueue<K> {
-    pub(crate) fn create(p: &QueueParams<'_>) -> Result<Self> {
+    /// Creates the queue; returns it and its ring's producer.
+    pub(crate) fn create(p: &QueueParams<'_>) -> Result<(Self, Producer<K>)> {
         let layout = RingLayout::<K>::new(p.ring_size)
             .map_err(|e| Error::InvalidArgument(format!("{} ring: {e}", K::NAME)))?;
         if p.ring_size < u64::from(abi::KFD_MIN_QUEUE_RING_SIZE) {
@@ -196,18 +203,19 @@ impl<K: RingKind> HwQueue<K> {
             .map_err(|e| Error::Protocol(format!("{name}: {e}")))?;
         let mut guard = guard;
         guard.armed = false;
-        Ok(Self {
+        let queue = Self {
             name,
             core: Arc::clone(p.core),
             queue_id: args.queue_id,
-            producer: Mutex::new(producer),
             rptr_seen: AtomicU64::new(start),
             doorbell,
             ring,
             ptrs,
             _eop: eop,
             _cwsr: cwsr,
-        })
+            _kind: core::marker::PhantomData,
+        };
+        Ok((queue, producer))
     }
 
     fn ptr(&self, off: u64) -> Option<&AtomicU64> {
@@ -246,13 +254,14 @@ impl<K: RingKind> HwQueue<K> {
     /// enough, for at most `timeout` without progress.
     pub(crate) fn submit(
         &self,
+        producer: &mut Producer<K>,
         dwords: &[u32],
         packets: &[usize],
         pages: &SignalPages,
         timeout: Duration,
         others: &dyn Fn() -> Vec<QueueState>,
     ) -> Result<()> {
-        self.reserve_then(dwords, packets, pages, timeout, others, true)
+        self.reserve_then(producer, dwords, packets, pages, timeout, others, true)
     }
 
     /// Waits, like [`HwQueue::submit`], until the ring has room for `dwords` (packets
@@ -261,19 +270,25 @@ impl<K: RingKind> HwQueue<K> {
     /// submissions are made under its timeline lock).
     pub(crate) fn wait_room(
         &self,
+        producer: &mut Producer<K>,
         dwords: &[u32],
         packets: &[usize],
         pages: &SignalPages,
         timeout: Duration,
         others: &dyn Fn() -> Vec<QueueState>,
     ) -> Result<()> {
-        self.reserve_then(dwords, packets, pages, timeout, others, false)
+        self.reserve_then(producer, dwords, packets, pages, timeout, others, false)
     }
 
     /// Reserves room for `dwords` (waiting for the engine when the ring is full) and, when
     /// `publish`, fills and publishes it; otherwise drops the grant (nothing written).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the two public entry points' arguments"
+    )]
     fn reserve_then(
         &self,
+        producer: &mut Producer<K>,
         dwords: &[u32],
         packets: &[usize],
         pages: &SignalPages,
@@ -290,7 +305,6 @@ impl<K: RingKind> HwQueue<K> {
         // Read the clock only once the ring is full (a submission with room never waits).
         let mut progress_at: Option<Instant> = None;
         loop {
-            let mut producer = lock(&self.producer);
             // Where the submission lands is only known under the lock: NOP-pad INDIRECTs for it.
             let aligned;
             let (dwords, packets) = if has_indirect {
@@ -347,18 +361,109 @@ impl<K: RingKind> HwQueue<K> {
                     return Ok(());
                 }
                 Err(RingError::WouldOverrun { .. }) => {
-                    drop(producer);
-                    let since = *progress_at.get_or_insert_with(Instant::now);
-                    if let Some(f) = pages.sleep(None, 1)? {
-                        return Err(Error::DeviceFault(self.report(0, since, others, Some(f))));
+                    self.wait_progress(&mut progress_at, &mut last_rptr, pages, timeout, others)?;
+                }
+                Err(e) => return Err(Error::InvalidArgument(format!("{}: {e}", self.name))),
+            }
+        }
+    }
+
+    /// The ring is full: sleeps a moment (polling the fault events, which also lets a
+    /// deterministic simulator run), then fails if the engine made no progress for `timeout`.
+    fn wait_progress(
+        &self,
+        progress_at: &mut Option<Instant>,
+        last_rptr: &mut Option<u64>,
+        pages: &SignalPages,
+        timeout: Duration,
+        others: &dyn Fn() -> Vec<QueueState>,
+    ) -> Result<()> {
+        let since = *progress_at.get_or_insert_with(Instant::now);
+        if let Some(f) = pages.sleep(None, 1)? {
+            return Err(Error::DeviceFault(self.report(0, since, others, Some(f))));
+        }
+        let r = self.rptr();
+        if *last_rptr != Some(r) {
+            *last_rptr = Some(r);
+            *progress_at = Some(Instant::now());
+        } else if since.elapsed() >= timeout {
+            return Err(Error::Timeout(self.report(0, since, others, None)));
+        }
+        Ok(())
+    }
+
+    /// [`HwQueue::submit`] of `len` dwords that `fill` writes straight into the ring, without
+    /// a copy on the way: it gets the reserved dwords as one slice, or, when they wrap around
+    /// the ring's end, a buffer that is then copied into both parts. `fill` returning `None`
+    /// fails the submission with nothing published. Only for rings that may split a
+    /// submission at their end (PM4).
+    pub(crate) fn submit_with(
+        &self,
+        producer: &mut Producer<K>,
+        len: usize,
+        fill: impl FnOnce(&mut [u32]) -> Option<()>,
+        pages: &SignalPages,
+        timeout: Duration,
+        others: &dyn Fn() -> Vec<QueueState>,
+    ) -> Result<()> {
+        if !K::SPLITS_PACKETS {
+            return Err(Error::Protocol(format!(
+                "{}: a submission written in place needs a ring that splits packets",
+                self.name
+            )));
+        }
+        let mut last_rptr = None;
+        let mut progress_at: Option<Instant> = None;
+        loop {
+            let mut attempt = producer.reserve(len, &self.rptr_seen);
+            if matches!(attempt, Err(RingError::WouldOverrun { .. })) {
+                let size = producer.layout().size();
+                let fresh = monotonic_rptr(self.rptr(), producer.write_pointer().get(), size);
+                self.rptr_seen.store(fresh, Ordering::Relaxed);
+                attempt = producer.reserve(len, &self.rptr_seen);
+            }
+            match attempt {
+                Ok(grant) => {
+                    let (head, tail) = grant.ranges();
+                    let mut view = RingView(self.ring.mapping());
+                    let (h, t) = view.slices_mut(head, tail).ok_or_else(|| {
+                        Error::Protocol(format!("{}: grant outside the ring", self.name))
+                    })?;
+                    let filled = if t.is_empty() && h.len() == len {
+                        fill(h)
+                    } else {
+                        // Wrapping (once per trip around the ring): through a buffer.
+                        let mut buf = vec![0u32; len];
+                        fill(&mut buf).and_then(|()| grant.fill(h, t, &buf).ok())
+                    };
+                    if filled.is_none() {
+                        // Not published: the engine never reads these dwords, and the next
+                        // grant starts at the same write pointer.
+                        return Err(Error::Protocol(format!(
+                            "{}: a submission's writer failed",
+                            self.name
+                        )));
                     }
-                    let r = self.rptr();
-                    if last_rptr != Some(r) {
-                        last_rptr = Some(r);
-                        progress_at = Some(Instant::now());
-                    } else if since.elapsed() >= timeout {
-                        return Err(Error::Timeout(self.report(0, since, others, None)));
-                    }
+                    let Some(write) = self.ptr(WPTR_OFFSET) else {
+                        return Err(Error::Protocol(format!(
+                            "{}: pointer page unmapped",
+                            self.name
+                        )));
+                    };
+                    let db = producer
+                        .publish(grant, write)
+                        .map_err(|e| Error::Protocol(format!("{}: {e}", self.name)))?;
+                    // wptr was stored with Release by `publish`; the doorbell store is Release too.
+                    self.doorbell.ring(db.value());
+                    trace!(
+                        "{}: submitted {len} dwords in place, doorbell {:#x}",
+                        self.name,
+                        db.value()
+                    );
+                    return Ok(());
+                }
+                Err(RingError::WouldOverrun { .. }) => {
+                    self.wait_progress(&mut progress_at, &mut last_rptr, pages, timeout, others)?;
                 }
                 Err(e) => return Err(Error::InvalidArgument(format!("{}: {e}", self.name))),
             }

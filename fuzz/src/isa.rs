@@ -59,6 +59,7 @@ pub fn run_input(data: &[u8]) {
             wave_bytes: if h(3) & 0x10 != 0 { 0x1000 } else { 0 },
         },
         scratch_waves: 2,
+        accum_offset: 4 * (1 + u32::from(h(3) & 7)),
         float: FloatMode::from_rsrc1(u32::from(h(2) & 0x3c) << 14),
         budget: 4000,
         clock: 1,

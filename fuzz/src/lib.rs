@@ -149,6 +149,7 @@ fn program(addrs: [u64; 2], regs: [u32; 3], dp: bool) -> Program {
         tmpring_size: regs[0],
         rsrc1: regs[1],
         rsrc2: regs[2],
+        rsrc3: 0,
         dispatch: dp.then_some(DispatchInfo {
             packet_offset: u64::from(regs[0] & 0xff8),
             group_segment_size: regs[1],

@@ -151,6 +151,7 @@ fn prog(packet: bool) -> Program {
         tmpring_size: 1,
         rsrc1: 2,
         rsrc2: 3,
+        rsrc3: 0,
         dispatch: packet.then_some(DispatchInfo {
             packet_offset: 64,
             group_segment_size: 0,

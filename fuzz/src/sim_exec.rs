@@ -72,6 +72,7 @@ fn structured(kind: QueueKind, ops: &[u8]) -> Vec<u32> {
                 let prog = pm4::Program {
                     prog_addr: GpuVa(target(a) & !0xff),
                     rsrc2: u32::from(b),
+                    rsrc3: 0,
                     ..pm4::Program::default()
                 };
                 pm4::exec(

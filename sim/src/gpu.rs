@@ -1,29 +1,17 @@
 //! The interface engines use: GPU memory through the per-GPU page tables, doorbells, queue
 //! pointers, completion interrupts, VM faults and HW exceptions, and the GPU clock.
 
+use crate::engine::{Access, VmFault, VmFaultKind};
 use crate::kfd::{Engine, SimKfd};
 use crate::mem::{self, SharedMem};
 use crate::state::{Backing, QueueInfo, State};
 use core::fmt;
 use core::sync::atomic::Ordering;
 use hcq_core::kfd::{
-    HsaHwExceptionData, HsaMemoryExceptionData, KFD_DOORBELL_SIZE, KFD_EVENT_SLOT_SIZE,
-    KFD_EVENT_SLOT_UNSIGNALED, KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE, KFD_IOC_EVENT_HW_EXCEPTION,
-    KFD_IOC_EVENT_MEMORY, MemoryExceptionFailure,
+    HsaHwExceptionData, KFD_DOORBELL_SIZE, KFD_EVENT_SLOT_SIZE, KFD_EVENT_SLOT_UNSIGNALED,
+    KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE, KFD_IOC_EVENT_HW_EXCEPTION, KFD_IOC_EVENT_MEMORY,
 };
 use std::sync::{Arc, PoisonError};
-
-/// Why a GPU memory access faulted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FaultReason {
-    /// No mapping of that address on that GPU.
-    NotMapped,
-    /// A write to a buffer allocated without `WRITABLE`.
-    ReadOnly,
-    /// A read of VRAM bytes the CPU wrote through its mapping after the last HDP flush: on
-    /// hardware they may still sit in the HDP's write buffer, so the GPU reads stale data.
-    HdpStale,
-}
 
 /// A GPU VM fault: what the page walk found instead of memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -34,27 +22,29 @@ pub struct GpuFault {
     pub va: u64,
     /// Whether the access was a write.
     pub write: bool,
-    /// What was wrong.
-    pub reason: FaultReason,
+    /// What was wrong (one fault vocabulary with the engines': [`VmFaultKind`]).
+    pub reason: VmFaultKind,
+}
+
+impl GpuFault {
+    /// The same fault as the engines describe it (the access is a read or a write).
+    #[must_use]
+    pub fn vm_fault(&self) -> VmFault {
+        VmFault {
+            va: self.va,
+            access: if self.write {
+                Access::Write
+            } else {
+                Access::Read
+            },
+            kind: self.reason,
+        }
+    }
 }
 
 impl fmt::Display for GpuFault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let what = match self.reason {
-            FaultReason::NotMapped => "not mapped",
-            FaultReason::ReadOnly => "read-only",
-            FaultReason::HdpStale => {
-                "VRAM the CPU wrote after the last HDP flush: flush HDP (WAIT_REG_MEM on \
-                 GPU_HDP_FLUSH_REQ/DONE, or SDMA POLL_REGMEM HDP_FLUSH) before the GPU reads it"
-            }
-        };
-        write!(
-            f,
-            "GPU {:#x} VM fault: {} at {:#x} ({what})",
-            self.gpu_id,
-            if self.write { "write" } else { "read" },
-            self.va
-        )
+        write!(f, "{} (GPU {:#x})", self.vm_fault(), self.gpu_id)
     }
 }
 
@@ -76,18 +66,21 @@ impl SimKfd {
             reason,
         };
         let st = self.lock();
-        let g = st.gpu_by_id(gpu_id).ok_or(fault(FaultReason::NotMapped))?;
-        let (start, e) = st.lookup(g, va).ok_or(fault(FaultReason::NotMapped))?;
-        let bo = st.bos.get(&e.handle).ok_or(fault(FaultReason::NotMapped))?;
+        let g = st.gpu_by_id(gpu_id).ok_or(fault(VmFaultKind::NotPresent))?;
+        let (start, e) = st.lookup(g, va).ok_or(fault(VmFaultKind::NotPresent))?;
+        let bo = st
+            .bos
+            .get(&e.handle)
+            .ok_or(fault(VmFaultKind::NotPresent))?;
         if write && bo.flags & KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE == 0 {
-            return Err(fault(FaultReason::ReadOnly));
+            return Err(fault(VmFaultKind::ReadOnly));
         }
         let off = va - start;
         let avail = e.end - va;
         Ok(match &bo.backing {
             Backing::Shared(m) => (Target::Shared(Arc::clone(m), off), avail),
             Backing::User(host) => (Target::User(host.wrapping_add(off)), avail),
-            Backing::UserInvalidated => return Err(fault(FaultReason::NotMapped)),
+            Backing::UserInvalidated => return Err(fault(VmFaultKind::NotPresent)),
         })
     }
 
@@ -96,6 +89,26 @@ impl SimKfd {
     /// # Errors
     /// The first address not mapped on that GPU (or USERPTR memory the process unmapped).
     pub fn gpu_read(&self, gpu_id: u32, va: u64, buf: &mut [u8]) -> Result<(), GpuFault> {
+        self.read_via(gpu_id, va, buf, true)
+    }
+
+    /// Reads `buf.len()` bytes at GPU VA `va` through `gpu_id`'s page table from memory, past
+    /// its L2 (what an engine that is no L2 client, SDMA on gfx9, reads).
+    ///
+    /// # Errors
+    /// As [`SimKfd::gpu_read`].
+    pub fn gpu_read_memory(&self, gpu_id: u32, va: u64, buf: &mut [u8]) -> Result<(), GpuFault> {
+        self.read_via(gpu_id, va, buf, false)
+    }
+
+    /// What the CPU reads through its own mapping of the buffer at GPU VA `va` of `gpu_id`:
+    /// memory as it is, past every GPU's L2 and the HDP (VRAM through the BAR, GTT without
+    /// snooping the GPU's caches). For tests that play a host reading results the moment a
+    /// signal says they are there.
+    ///
+    /// # Errors
+    /// As [`SimKfd::gpu_read`].
+    pub fn cpu_read(&self, gpu_id: u32, va: u64, buf: &mut [u8]) -> Result<(), GpuFault> {
         let mut done = 0usize;
         while done < buf.len() {
             // CAST: usize fits u64.
@@ -106,7 +119,35 @@ impl SimKfd {
                 .min(buf.len() - done);
             let chunk = buf.get_mut(done..done + n).unwrap_or_default();
             let ok = match t {
-                Target::Shared(m, off) => match m.gpu_read(off, chunk, false) {
+                Target::Shared(m, off) => m.read(off, chunk),
+                Target::User(host) => mem::copy_from_user(host, chunk).is_ok(),
+            };
+            if !ok {
+                return Err(GpuFault {
+                    gpu_id,
+                    va: cur,
+                    write: false,
+                    reason: VmFaultKind::NotPresent,
+                });
+            }
+            done += n;
+        }
+        Ok(())
+    }
+
+    fn read_via(&self, gpu_id: u32, va: u64, buf: &mut [u8], l2: bool) -> Result<(), GpuFault> {
+        let mut done = 0usize;
+        while done < buf.len() {
+            // CAST: usize fits u64.
+            let cur = va.wrapping_add(done as u64);
+            let (t, avail) = self.translate(gpu_id, cur, false)?;
+            let n = usize::try_from(avail)
+                .unwrap_or(usize::MAX)
+                .min(buf.len() - done);
+            let chunk = buf.get_mut(done..done + n).unwrap_or_default();
+            let ok = match t {
+                Target::Shared(m, off) => match m.gpu_read(l2.then_some(gpu_id), off, chunk, false)
+                {
                     Ok(ok) => ok,
                     Err(stale) => {
                         return Err(GpuFault {
@@ -114,7 +155,7 @@ impl SimKfd {
                             // CAST: usize fits u64.
                             va: cur.wrapping_add(stale.off - off),
                             write: false,
-                            reason: FaultReason::HdpStale,
+                            reason: VmFaultKind::HdpStale,
                         });
                     }
                 },
@@ -125,7 +166,7 @@ impl SimKfd {
                     gpu_id,
                     va: cur,
                     write: false,
-                    reason: FaultReason::NotMapped,
+                    reason: VmFaultKind::NotPresent,
                 });
             }
             done += n;
@@ -133,11 +174,28 @@ impl SimKfd {
         Ok(())
     }
 
-    /// Writes `data` at GPU VA `va` through `gpu_id`'s page table.
+    /// Writes `data` at GPU VA `va` through `gpu_id`'s page table, to memory (past the L2's
+    /// write-back: a memory-controller destination, as RELEASE_MEM `DST_SEL` 0 and the
+    /// engines' signal writes; bytes an L2 held dirty there are clean from now on).
     ///
     /// # Errors
     /// The first address not mapped, or mapped without `WRITABLE`.
     pub fn gpu_write(&self, gpu_id: u32, va: u64, data: &[u8]) -> Result<(), GpuFault> {
+        self.write_via(gpu_id, va, data, false)
+    }
+
+    /// Writes `data` at GPU VA `va` through `gpu_id`'s page table and its L2 (shader stores
+    /// and atomics, SDMA copies, CP writes to an L2 destination): memory the L2 caches and the
+    /// CPU has mapped gets the bytes only at the next L2 write-back on `gpu_id`
+    /// ([`SimKfd::l2_writeback`]); `gpu_id`'s engines read them at once.
+    ///
+    /// # Errors
+    /// As [`SimKfd::gpu_write`].
+    pub fn gpu_write_cached(&self, gpu_id: u32, va: u64, data: &[u8]) -> Result<(), GpuFault> {
+        self.write_via(gpu_id, va, data, true)
+    }
+
+    fn write_via(&self, gpu_id: u32, va: u64, data: &[u8], l2: bool) -> Result<(), GpuFault> {
         let mut done = 0usize;
         while done < data.len() {
             // CAST: usize fits u64.
@@ -148,6 +206,7 @@ impl SimKfd {
                 .min(data.len() - done);
             let chunk = data.get(done..done + n).unwrap_or_default();
             let ok = match t {
+                Target::Shared(m, off) if l2 => m.gpu_write_cached(gpu_id, off, chunk),
                 Target::Shared(m, off) => m.gpu_write(off, chunk),
                 Target::User(host) => mem::copy_to_user(host, chunk).is_ok(),
             };
@@ -156,12 +215,43 @@ impl SimKfd {
                     gpu_id,
                     va: cur,
                     write: true,
-                    reason: FaultReason::NotMapped,
+                    reason: VmFaultKind::NotPresent,
                 });
             }
             done += n;
         }
         Ok(())
+    }
+
+    /// An L2 write-back on `gpu_id` (RELEASE_MEM / ACQUIRE_MEM `GL2_WB`, gfx9 `TC_WB_ACTION_ENA`
+    /// or `TC_ACTION_ENA`, SDMA GCR_REQ `GL2_WB`): every byte that GPU's L2 holds dirty
+    /// reaches memory, where the CPU reads it.
+    pub fn l2_writeback(&self, gpu_id: u32) {
+        let dirty: Vec<Arc<SharedMem>> = {
+            let st = self.lock();
+            st.bos
+                .values()
+                .filter_map(|bo| match &bo.backing {
+                    Backing::Shared(m) if m.l2_dirty() => Some(Arc::clone(m)),
+                    _ => None,
+                })
+                .collect()
+        };
+        for m in dirty {
+            m.l2_writeback(gpu_id);
+        }
+    }
+
+    /// Pages of the BO mapped at `va` on `gpu_id` that some GPU's L2 holds dirty (0 for
+    /// memory the L2 model does not track).
+    ///
+    /// # Errors
+    /// `va` is not mapped on that GPU.
+    pub fn l2_dirty_pages(&self, gpu_id: u32, va: u64) -> Result<usize, GpuFault> {
+        Ok(match self.translate(gpu_id, va, false)?.0 {
+            Target::Shared(m, _) => m.l2_dirty_pages(),
+            Target::User(_) => 0,
+        })
     }
 
     /// Reads a u32 (an acquire load when aligned in sim memory).
@@ -172,6 +262,7 @@ impl SimKfd {
         if let (Target::Shared(m, off), avail) = self.translate(gpu_id, va, false)?
             && avail >= 4
             && !m.hdp_tracked()
+            && !m.l2_dirty()
             && let Some(v) = m.load_u32(off)
         {
             return Ok(v);
@@ -189,6 +280,7 @@ impl SimKfd {
         if let (Target::Shared(m, off), avail) = self.translate(gpu_id, va, false)?
             && avail >= 8
             && !m.hdp_tracked()
+            && !m.l2_dirty()
             && let Some(v) = m.load_u64(off)
         {
             return Ok(v);
@@ -207,6 +299,7 @@ impl SimKfd {
             && avail >= 4
             && off % 4 == 0
             && !m.hdp_tracked()
+            && !m.l2_dirty()
             && m.store_u32(off, v)
         {
             return Ok(());
@@ -223,6 +316,7 @@ impl SimKfd {
             && avail >= 8
             && off % 8 == 0
             && !m.hdp_tracked()
+            && !m.l2_dirty()
             && m.store_u64(off, v)
         {
             return Ok(());
@@ -276,6 +370,18 @@ impl SimKfd {
             .load_u64(u64::from(doorbell_id) * KFD_DOORBELL_SIZE)
     }
 
+    /// A process's 64-bit store of `value` to doorbell `doorbell_id` of `gpu_id` through its
+    /// doorbell mapping: for tests that play a queue's producer by hand (raw ring writes).
+    /// `false` when there is no such GPU or doorbell.
+    pub fn write_doorbell(&self, gpu_id: u32, doorbell_id: u32, value: u64) -> bool {
+        let st = self.lock();
+        let Some(g) = st.gpu_by_id(gpu_id).and_then(|i| st.gpus.get(i)) else {
+            return false;
+        };
+        g.doorbells
+            .store_u64(u64::from(doorbell_id) * KFD_DOORBELL_SIZE, value)
+    }
+
     /// Reads a queue's write pointer (the driver's 64-bit value: dwords for PM4, bytes for SDMA).
     ///
     /// # Errors
@@ -320,17 +426,7 @@ impl SimKfd {
         if let Some(g) = st.gpu_by_id(fault.gpu_id).and_then(|i| st.gpus.get_mut(i)) {
             g.evicted = true;
         }
-        let data = HsaMemoryExceptionData {
-            failure: MemoryExceptionFailure {
-                not_present: u32::from(fault.reason == FaultReason::NotMapped),
-                read_only: u32::from(fault.write),
-                no_execute: 0,
-                imprecise: 0,
-            },
-            va: fault.va & !0xFFF,
-            gpu_id: fault.gpu_id,
-            error_type: 0,
-        };
+        let data = fault.vm_fault().memory_exception(fault.gpu_id);
         let ids: Vec<u32> = st
             .events
             .iter()
@@ -602,7 +698,7 @@ impl SimKfd {
                 gpu_id,
                 va: va.saturating_add(avail),
                 write,
-                reason: FaultReason::NotMapped,
+                reason: VmFaultKind::NotPresent,
             });
         }
         match t {
@@ -611,7 +707,7 @@ impl SimKfd {
                 gpu_id,
                 va,
                 write,
-                reason: FaultReason::NotMapped,
+                reason: VmFaultKind::NotPresent,
             }),
         }
     }

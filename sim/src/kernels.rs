@@ -538,6 +538,7 @@ pub mod fixtures {
             "scale_f32" => Arc::new(scale_f32),
             "copy_u32" => Arc::new(copy_u32),
             "scratch_sum" => Arc::new(scratch_sum),
+            "agpr_mix" => Arc::new(agpr_mix),
             "global_id" => Arc::new(global_id),
             "scale" => Arc::new(scale),
             _ => return None,
@@ -757,5 +758,46 @@ pub mod fixtures {
         let (out, k) = (wg.arg_u64(0)?, wg.arg_u32(8)?);
         let (first, count) = span(wg, u64::MAX);
         write(wg, out, first, &vec![k.wrapping_mul(120); count])
+    }
+
+    /// `agpr_mix`'s value for work-item input `x` (0 beyond `n`), its lane partner's input
+    /// `nb` (work-item `i ^ 1`, 0 beyond `n`) and `k` (kernels/agpr.cl).
+    #[must_use]
+    pub fn agpr_mix_value(x: u32, nb: u32, k: u32) -> u32 {
+        let y0 = x.wrapping_mul(3).wrapping_add(k);
+        let y12 = (x ^ 0x9e37_79b9) ^ x.rotate_left(5);
+        let y45 = x.wrapping_add(0x7f4a_7c15) ^ ((x >> 3) ^ k);
+        let y6 = x.wrapping_mul(0x85eb_ca6b);
+        let a3 = x.wrapping_mul(k).wrapping_add(1);
+        (x ^ y0)
+            .wrapping_add(y12)
+            .wrapping_add(y45)
+            .wrapping_add(y6.wrapping_mul(7))
+            .wrapping_add(a3.wrapping_mul(x.wrapping_sub(k)))
+            .wrapping_add(nb)
+    }
+
+    /// `agpr_mix(u32* out @0, u32* in @8, u32 k @16, u32 n @20)`: for `i < n`,
+    /// `out[i] = agpr_mix_value(in[i], in[i ^ 1], k)`.
+    ///
+    /// # Errors
+    /// VM faults.
+    pub fn agpr_mix(wg: &mut KernelCtx<'_>) -> Result<(), KernelError> {
+        let (out, inp, k, n) = (
+            wg.arg_u64(0)?,
+            wg.arg_u64(8)?,
+            wg.arg_u32(16)?,
+            wg.arg_u32(20)?,
+        );
+        let (first, count) = span(wg, u64::from(n));
+        // A partner at or beyond n reads 0 (the kernel loads nothing there).
+        let x = read(wg, inp, first, count)?;
+        let v: Vec<u32> = (0..count)
+            .map(|l| {
+                let at = |j: usize| x.get(j).copied().unwrap_or(0);
+                agpr_mix_value(at(l), at(l ^ 1), k)
+            })
+            .collect();
+        write(wg, out, first, &v)
     }
 }

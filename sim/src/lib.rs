@@ -28,6 +28,7 @@
 //! |---|---|
 //! | the queues (type, ring base/size, rptr/wptr VAs, doorbell id, EOP/CWSR, `active`) | [`SimKfd::queues`], [`SimKfd::queue`] → [`QueueInfo`] |
 //! | GPU memory with translation and faults | [`SimKfd::gpu_read`], [`SimKfd::gpu_write`], `gpu_read_u32/u64`, `gpu_write_u32/u64` (atomic when aligned) |
+//! | the GPU's L2 (a write-back cache the CPU does not snoop) | [`SimKfd::gpu_write_cached`], [`SimKfd::gpu_read_memory`], [`SimKfd::l2_writeback`] |
 //! | lock-free access to a queue's own buffers (ring, rptr/wptr page) | [`SimKfd::gpu_span`] → [`GpuSpan`] |
 //! | doorbell value | [`SimKfd::doorbell`]`(gpu_id, doorbell_id)` |
 //! | wptr / publish rptr | [`SimKfd::read_wptr`], [`SimKfd::write_rptr`] (u64; PM4 dwords, SDMA bytes) |
@@ -43,6 +44,9 @@
 //! [`SimKfd::step`] / [`SimKfd::run_until_idle`]. Threaded mode ([`SimMode::Threaded`]):
 //! WAIT_EVENTS blocks up to its timeout and is woken by SET_EVENT and interrupts; running the
 //! engine on its own thread (watching doorbells) is the engine's job.
+//!
+//! Tests that play the host or a queue's producer by hand: [`SimKfd::cpu_read`] (what the CPU
+//! reads now, past every L2), [`SimKfd::write_doorbell`].
 //!
 //! ## Fault injection
 //! [`SimKfd::fail_ioctl`] (an errno for ioctl number `nr`, once or always),
@@ -73,7 +77,7 @@ mod state;
 
 pub use config::{GpuConfig, QueueBufferRules, SimConfig, SimMode};
 pub use engine::{DISPATCH_ENV, DispatchMode, SEED_ENV};
-pub use gpu::{FaultReason, GpuFault, GpuSpan};
+pub use gpu::{GpuFault, GpuSpan};
 pub use kfd::{Engine, LiveObjects, Persistence, SimError, SimKfd, node_dir};
 pub use state::{QueueInfo, QueueKind};
 

@@ -30,9 +30,12 @@ use std::os::unix::fs::FileExt;
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
 mod hdp;
+mod l2;
 
 pub(crate) use hdp::HdpStale;
 use hdp::HdpView;
+use l2::L2Lines;
+pub(crate) use l2::l2_caches;
 
 fn errno(e: rustix::io::Errno) -> Errno {
     Errno(e.raw_os_error())
@@ -77,6 +80,13 @@ pub(crate) struct SharedMem {
     hdp: Mutex<Option<HdpView>>,
     /// Whether `hdp` is `Some` (checked without the lock on every GPU access).
     hdp_on: AtomicBool,
+    /// The L2 model (`mem/l2.rs`): GPU writes held dirty in a GPU's L2 until a write-back,
+    /// for memory the L2 caches and the CPU has mapped (see [`SharedMem::l2_track`]).
+    l2: Mutex<L2Lines>,
+    /// Whether GPU writes go through `l2` ([`SharedMem::l2_track`] was called).
+    l2_on: AtomicBool,
+    /// Whether `l2` holds any dirty byte (checked without the lock on every GPU access).
+    l2_dirty: AtomicBool,
 }
 
 // SAFETY: the mapping is plain shared memory owned by this value; all access goes through raw
@@ -120,6 +130,9 @@ impl SharedMem {
             len: ulen,
             hdp: Mutex::new(None),
             hdp_on: AtomicBool::new(false),
+            l2: Mutex::new(L2Lines::default()),
+            l2_on: AtomicBool::new(false),
+            l2_dirty: AtomicBool::new(false),
         })
     }
 
@@ -151,30 +164,105 @@ impl SharedMem {
         }
     }
 
-    /// A GPU engine's read: `Ok(false)` out of bounds; `Err` when a byte differs from what the
-    /// GPU may see (written by the CPU after the last HDP flush). With `relaxed`, such bytes
-    /// read as their GPU-visible (old) value instead.
+    /// A GPU engine's read through GPU `gpu`'s L2 (`None`: past any L2): `Ok(false)` out of
+    /// bounds; `Err` when a byte differs from what the GPU may see (written by the CPU after
+    /// the last HDP flush). With `relaxed`, such bytes read as their GPU-visible (old) value
+    /// instead. Bytes `gpu`'s L2 holds dirty read as the L2 holds them.
     pub(crate) fn gpu_read(
         &self,
+        gpu: Option<u32>,
         off: u64,
         buf: &mut [u8],
         relaxed: bool,
     ) -> Result<bool, HdpStale> {
-        if !self.hdp_tracked() {
-            return Ok(self.read(off, buf));
-        }
-        let mut h = self.hdp();
-        if !self.read(off, buf) {
+        if self.hdp_tracked() {
+            let mut h = self.hdp();
+            if !self.read(off, buf) {
+                return Ok(false);
+            }
+            if let Some(v) = h.as_mut() {
+                v.read(self, off, buf, relaxed)?;
+            }
+        } else if !self.read(off, buf) {
             return Ok(false);
         }
-        if let Some(v) = h.as_mut() {
-            v.read(self, off, buf, relaxed)?;
+        if let Some(g) = gpu
+            && self.l2_dirty()
+        {
+            self.l2_lines().overlay(g, off, buf);
         }
         Ok(true)
     }
 
-    /// A GPU engine's write: to memory and to the GPU-visible view.
+    /// A GPU write that goes to memory past the L2's write-back (a memory-controller
+    /// destination, or memory the L2 does not cache): to memory and to the HDP view at once;
+    /// bytes an L2 held dirty there are clean from now on.
     pub(crate) fn gpu_write(&self, off: u64, data: &[u8]) -> bool {
+        if !self.l2_dirty() {
+            return self.write_memory(off, data);
+        }
+        let mut l2 = self.l2_lines();
+        if !self.write_memory(off, data) {
+            return false;
+        }
+        l2.clean(off, data.len());
+        self.l2_dirty.store(!l2.is_empty(), Ordering::Release);
+        true
+    }
+
+    /// A GPU write by GPU `gpu` through its L2: for memory [`SharedMem::l2_track`]ed, it stays
+    /// in the L2 (GPU engines of `gpu` read it at once, the CPU and other GPUs only after
+    /// [`SharedMem::l2_writeback`]); otherwise as [`SharedMem::gpu_write`].
+    pub(crate) fn gpu_write_cached(&self, gpu: u32, off: u64, data: &[u8]) -> bool {
+        if !self.l2_on.load(Ordering::Acquire) {
+            return self.gpu_write(off, data);
+        }
+        if self.range(off, data.len()).is_none() {
+            return false;
+        }
+        let mut l2 = self.l2_lines();
+        l2.write(self, gpu, off, data);
+        self.l2_dirty.store(!l2.is_empty(), Ordering::Release);
+        true
+    }
+
+    /// Puts this memory behind the L2 model: from now on GPU writes through the L2
+    /// ([`SharedMem::gpu_write_cached`]) reach memory only at a write-back. For BOs whose MTYPE
+    /// the L2 caches once the CPU maps them (before that, nothing reads memory but GPUs).
+    pub(crate) fn l2_track(&self) {
+        self.l2_on.store(true, Ordering::Release);
+    }
+
+    /// Whether some GPU's L2 holds dirty bytes of this memory.
+    pub(crate) fn l2_dirty(&self) -> bool {
+        self.l2_dirty.load(Ordering::Acquire)
+    }
+
+    /// Pages some GPU's L2 holds dirty (tests and statistics).
+    pub(crate) fn l2_dirty_pages(&self) -> usize {
+        if self.l2_dirty() {
+            self.l2_lines().dirty_pages()
+        } else {
+            0
+        }
+    }
+
+    /// A write-back of GPU `gpu`'s L2: the bytes it holds dirty here reach memory.
+    pub(crate) fn l2_writeback(&self, gpu: u32) {
+        if !self.l2_dirty() {
+            return;
+        }
+        let mut l2 = self.l2_lines();
+        l2.write_back(self, gpu);
+        self.l2_dirty.store(!l2.is_empty(), Ordering::Release);
+    }
+
+    fn l2_lines(&self) -> MutexGuard<'_, L2Lines> {
+        self.l2.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A GPU write reaching memory: to memory and to the GPU-visible (HDP) view.
+    fn write_memory(&self, off: u64, data: &[u8]) -> bool {
         if !self.hdp_tracked() {
             return self.write(off, data);
         }

@@ -95,7 +95,8 @@ pub(crate) struct Bo {
 /// The kind of a queue: one type for KFD's queues and the engines that run them.
 pub use crate::engine::QueueKind;
 
-/// Everything an engine needs to run a queue (a snapshot; see [`crate::SimKfd::queues`]).
+/// Everything an engine needs to run a queue, as KFD created it (a snapshot; see
+/// [`crate::SimKfd::queues`]). The engine's running state is [`crate::engine::QueueStatus`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QueueInfo {
     /// KFD queue id (0..1023).

@@ -32,6 +32,7 @@ fn fill_rig(seed: u64) -> (Rig, pm4::Program) {
         prog_addr: GpuVa(CODE_VA + k.entry_offset),
         rsrc1: k.descriptor.compute_pgm_rsrc1,
         rsrc2: k.descriptor.compute_pgm_rsrc2 | k.lds_granules() << 15,
+        rsrc3: k.descriptor.compute_pgm_rsrc3,
         ..pm4::Program::default()
     };
     (rig, prog)

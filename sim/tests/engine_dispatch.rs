@@ -30,6 +30,7 @@ fn load(rig: &Rig, co: &[u8], kernel: &str) -> pm4::Program {
         tmpring_size: 0,
         rsrc1: k.descriptor.compute_pgm_rsrc1,
         rsrc2: k.descriptor.compute_pgm_rsrc2 | k.lds_granules() << 15,
+        rsrc3: k.descriptor.compute_pgm_rsrc3,
         dispatch: None,
         private_segment_buffer: None,
         flat_scratch_init: None,
@@ -247,9 +248,9 @@ fn every_fixture_kernel_has_an_implementation() {
             n += reg.register_fixture(&std::fs::read(&p).unwrap()).unwrap();
         }
     }
-    // 9 kernels x 4 targets, each with distinct machine code.
-    assert_eq!(n, 36);
-    assert_eq!(reg.len(), 36);
+    // 10 kernels x 4 targets, each with distinct machine code.
+    assert_eq!(n, 40);
+    assert_eq!(reg.len(), 40);
 }
 
 /// `global_id` reads the work-group size from the hidden argument `hidden_group_size_x` (u16

@@ -53,6 +53,7 @@ fn load(rig: &Rig, co: &[u8], kernel: &str) -> pm4::Program {
         tmpring_size: TMPRING,
         rsrc1: k.descriptor.compute_pgm_rsrc1,
         rsrc2: k.descriptor.compute_pgm_rsrc2 | k.lds_granules() << 15,
+        rsrc3: k.descriptor.compute_pgm_rsrc3,
         dispatch: None,
         private_segment_buffer: psb
             .then(|| ScratchRsrc::new(&GFX9, GpuVa(SCRATCH_VA), SCRATCH_LEN, false).unwrap()),

@@ -324,6 +324,7 @@ fn launch(w: &World, q: &mut Q, base: u64, l: &Launch<'_>) -> u32 {
         tmpring_size: tmpring,
         rsrc1: kd.compute_pgm_rsrc1,
         rsrc2: kd.compute_pgm_rsrc2 | k.lds_granules() << 15,
+        rsrc3: kd.compute_pgm_rsrc3,
         dispatch,
         private_segment_buffer: None,
         flat_scratch_init: None,

@@ -599,3 +599,56 @@ fn release_mem_int_sel_follows_the_headers() {
     assert_eq!(rig.r32(a + 12), 0, "nothing written");
     assert_eq!(rig.gpus[0].events().interrupts, vec![21, 23]);
 }
+
+/// A WAIT_REG_MEM on a gate at `g`, then `out[0] = 1` behind it: the CP blocks with the
+/// WRITE_DATA fetched but not executed.
+fn blocked_queue(rig: &mut Rig, g: &hcq_core::signal::SignalRef, out: u64) -> Q {
+    let mut q = rig.queue(0, QueueKind::Compute, 1024);
+    let ctl = WriteDataCntl::zeroed().with(WriteDataCntl::DST_SEL, 5);
+    let mut dw = pm4(|b| pm4::wait(b, g, 1));
+    dw.extend(pm4(|b| pm4::write_data(b, ctl, va(out), &[1])));
+    rig.submit(&mut q, &dw);
+    rig.engines.run_until_idle();
+    assert!(matches!(
+        rig.engines.queue(q.id).unwrap().state,
+        QueueState::Waiting(_)
+    ));
+    q
+}
+
+#[test]
+fn the_cp_executes_what_is_in_the_ring_when_the_doorbell_moves() {
+    let mut rig = Rig::new(Mode::Deterministic);
+    let g = sig(0x100, None);
+    let out = DATA_VA + 0x200;
+    let mut q = blocked_queue(&mut rig, &g, out);
+    // A producer rewrites the unexecuted WRITE_DATA's data in place (writing before it had
+    // room), then publishes more: the CP runs the ring as it is now, not what it prefetched.
+    let wait_dw = pm4(|b| pm4::wait(b, &g, 1)).len() as u64;
+    let data_dw = q.wptr - 1;
+    assert_eq!(data_dw, wait_dw + 4);
+    q.ring.write(data_dw * 4, &2u32.to_le_bytes());
+    let ctl = WriteDataCntl::zeroed().with(WriteDataCntl::DST_SEL, 5);
+    rig.submit(&mut q, &pm4(|b| pm4::write_data(b, ctl, va(out + 4), &[3])));
+    rig.w32(g.value_addr(), 1);
+    rig.engines.run_until_idle();
+    assert_eq!((rig.r32(out), rig.r32(out + 4)), (2, 3));
+}
+
+#[test]
+fn a_doorbell_over_unexecuted_commands_is_a_ring_overrun() {
+    let mut rig = Rig::new(Mode::Deterministic);
+    let g = sig(0x100, None);
+    let out = DATA_VA + 0x200;
+    let mut q = blocked_queue(&mut rig, &g, out);
+    // 256 more dwords: the last ones land over the WAIT and the WRITE_DATA, unread.
+    rig.submit(&mut q, &pm4(|b| pm4::nop(b, 256)));
+    rig.engines.run_until_idle();
+    let QueueState::Faulted(f) = rig.engines.queue(q.id).unwrap().state else {
+        panic!("the overrun was not caught")
+    };
+    assert!(f.message.contains("ring overrun"), "{}", f.message);
+    rig.w32(g.value_addr(), 1);
+    rig.engines.run_until_idle();
+    assert_eq!(rig.r32(out), 0, "nothing behind the overrun ran");
+}

@@ -108,6 +108,7 @@ impl K<'_> {
                 wave_bytes: 128 * 64,
             },
             scratch_waves: 4,
+            accum_offset: (d.compute_pgm_rsrc3 & 0x3f) * 4 + 4,
             float: FloatMode::from_rsrc1(d.compute_pgm_rsrc1),
             budget: 1 << 20,
             clock: 0,

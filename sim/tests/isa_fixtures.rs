@@ -11,6 +11,7 @@ use hcq_core::codeobj::{CodeObject, LDS_GRANULE_BYTES};
 use hcq_core::hsa::KernelCodeProperties as P;
 use hcq_core::rsrc::ScratchRsrc;
 use hcq_sim::isa::{FlatMemory, FloatMode, Isa, Launch, ScratchSetup, run};
+use hcq_sim::kernels::fixtures::agpr_mix_value;
 
 const BASE: u64 = 0x10_0000;
 const CODE: u64 = BASE;
@@ -102,6 +103,7 @@ impl K<'_> {
                 wave_bytes: 128 * 64,
             },
             scratch_waves: 4,
+            accum_offset: (d.compute_pgm_rsrc3 & 0x3f) * 4 + 4,
             float: FloatMode::from_rsrc1(d.compute_pgm_rsrc1),
             budget: 1 << 20,
             clock: 0,
@@ -215,6 +217,25 @@ fn every_fixture(target: &str, wave64: bool) {
     k.run("multi", "copy_u32", &[lo(c), 0, lo(a), 0, 17], 1);
     let got = k.read(c, 18);
     assert_eq!(&got[..17], &fa[..17], "{target} copy_u32");
+    // agpr_mix(out, in, k, n): values parked in AGPRs on gfx90a/gfx942 (ACC-bit global load,
+    // LDS store and global store; v_accvgpr_write/read/mov), plain VGPRs on gfx11/gfx12.
+    reset();
+    k.run(
+        "agpr",
+        "agpr_mix",
+        &[lo(c), 0, lo(a), 0, 0x1234_5679, N],
+        groups,
+    );
+    let got = k.read(c, 256);
+    let x = |j: usize| if j < N as usize { inputs[j] } else { 0 };
+    for (i, &g) in got.iter().enumerate() {
+        let want = if i < N as usize {
+            agpr_mix_value(x(i), x(i ^ 1), 0x1234_5679)
+        } else {
+            0
+        };
+        assert_eq!(g, want, "{target} agpr_mix [{i}]");
+    }
     // scratch_sum(out, k): 120 * k through a private array.
     reset();
     k.run("scratch", "scratch_sum", &[lo(c), 0, 5], 2);

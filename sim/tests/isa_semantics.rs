@@ -28,6 +28,7 @@ fn launch(lanes: u32, wave64: bool) -> Launch {
         vgprs: 16,
         scratch: ScratchSetup::default(),
         scratch_waves: 0,
+        accum_offset: 0,
         float: FloatMode {
             denorm32: true,
             denorm16_64: true,
@@ -330,4 +331,27 @@ fn gfx9_buffer_addressing_with_idxen_and_offen() {
     let want: Vec<u32> = (0..64).flat_map(|l| [100 + l, 200 + l]).collect();
     assert_eq!(words, want);
     assert_eq!(out(&mem, 64), (200..264).collect::<Vec<u32>>());
+}
+
+#[test]
+fn gfx90a_agprs_live_in_the_unified_vgpr_file_from_accum_offset() {
+    // CDNA2/CDNA3 ISA: AGPRs share the VGPR file, from ACCUM_OFFSET on; the ACC bit of GLOBAL
+    // and DS makes vdata/vdst AGPRs. Lane l stores l, 40, and 40 + l + 7 (through an AGPR
+    // load and an LDS round trip of an AGPR).
+    let mut l = launch(64, true);
+    l.isa = Isa::Gfx9;
+    l.accum_offset = 8;
+    let got = ok(AGPRS, &l, 192);
+    let want: Vec<u32> = (0..64)
+        .chain([40; 64])
+        .chain((0..64).map(|x| 47 + x))
+        .collect();
+    assert_eq!(got, want);
+    // a4 is v12 of 16; with the AGPRs from v12 it is v16, beyond the budget: a fault naming it.
+    l.accum_offset = 12;
+    let e = exec(AGPRS, &l).0.unwrap_err().to_string();
+    assert!(
+        e.contains("AGPR a4 is VGPR v16 of the unified file") && e.contains("a0 at v12"),
+        "{e}"
+    );
 }

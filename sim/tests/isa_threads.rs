@@ -92,6 +92,7 @@ fn setup(path: &str, kernel: &str, args: &[u32]) -> (FlatMemory, Launch) {
         vgprs: ((d.compute_pgm_rsrc1 & 0x3f) + 1) * 8,
         scratch: ScratchSetup::default(),
         scratch_waves: 0,
+        accum_offset: 0,
         float: FloatMode::from_rsrc1(d.compute_pgm_rsrc1),
         budget: 1 << 24,
         clock: 0,

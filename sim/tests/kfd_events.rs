@@ -6,7 +6,8 @@ mod common;
 use common::{Buf, GTT_FLAGS, Proc, cpu_read};
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use hcq_core::kfd::*;
-use hcq_sim::{Engine, FaultReason, GpuFault, SimConfig, SimKfd, SimMode};
+use hcq_sim::engine::VmFaultKind;
+use hcq_sim::{Engine, GpuFault, SimConfig, SimKfd, SimMode};
 use std::sync::Arc;
 
 const COMPLETE: u32 = KFD_IOC_WAIT_RESULT_COMPLETE;
@@ -312,7 +313,7 @@ fn memory_fault_event() {
         .unwrap()
         .event_id;
     let fault = p.sim.gpu_read_u32(p.gpu(), 0xDEAD_BEE1).unwrap_err();
-    assert_eq!(fault.reason, FaultReason::NotMapped);
+    assert_eq!(fault.reason, VmFaultKind::NotPresent);
     p.sim.raise_memory_fault(&fault);
     let mut e = [
         EventData::for_event(sig),
@@ -330,7 +331,7 @@ fn memory_fault_event() {
         gpu_id: p.gpu(),
         va: 0x1234_5678,
         write: true,
-        reason: FaultReason::ReadOnly,
+        reason: VmFaultKind::ReadOnly,
     });
     let mut e = [EventData::for_event(mem)];
     assert_eq!(p.wait(&mut e, true, 0).unwrap(), COMPLETE);
@@ -375,7 +376,7 @@ fn fault_evicts_queues() {
         gpu_id: p.gpu(),
         va: 0,
         write: false,
-        reason: FaultReason::NotMapped,
+        reason: VmFaultKind::NotPresent,
     });
     assert!(!p.sim.queue(a.queue_id).unwrap().active);
     let mut d = DestroyQueueArgs {

@@ -4,7 +4,8 @@ mod common;
 
 use common::{GTT_FLAGS, Proc, VRAM_FLAGS, cpu_read, cpu_write};
 use hcq_core::kfd::*;
-use hcq_sim::{FaultReason, GpuConfig, GpuFault, SimConfig};
+use hcq_sim::engine::VmFaultKind;
+use hcq_sim::{GpuConfig, GpuFault, SimConfig};
 
 fn alloc_args(p: &Proc, va: u64, size: u64, flags: u32) -> AllocMemoryOfGpuArgs {
     AllocMemoryOfGpuArgs {
@@ -164,7 +165,7 @@ fn cpu_and_gpu_see_the_same_bytes() {
             gpu_id: gpu,
             va: b.va,
             write: false,
-            reason: FaultReason::HdpStale
+            reason: VmFaultKind::HdpStale
         })
     );
     let mut b8 = [0u8; 8];
@@ -174,7 +175,7 @@ fn cpu_and_gpu_see_the_same_bytes() {
             gpu_id: gpu,
             va: b.va + 4100,
             write: false,
-            reason: FaultReason::HdpStale
+            reason: VmFaultKind::HdpStale
         }
     );
     assert_eq!(p.sim.gpu_read_u32(gpu, b.va + 16).unwrap(), 0);
@@ -194,7 +195,7 @@ fn cpu_and_gpu_see_the_same_bytes() {
     cpu_write::<u32>(b.va + 16, 7);
     assert_eq!(
         p.sim.gpu_read_u32(gpu, b.va + 16).unwrap_err().reason,
-        FaultReason::HdpStale
+        VmFaultKind::HdpStale
     );
     p.sim.hdp_flush(gpu);
     assert_eq!(p.sim.gpu_read_u32(gpu, b.va + 16).unwrap(), 7);
@@ -207,14 +208,14 @@ fn cpu_and_gpu_see_the_same_bytes() {
             gpu_id: gpu,
             va: b.va + 8192,
             write: false,
-            reason: FaultReason::NotMapped
+            reason: VmFaultKind::NotPresent
         })
     );
     p.release(b, &[gpu]);
     // Unmapped from the GPU: any access faults.
     assert_eq!(
         p.sim.gpu_read_u32(gpu, b.va).unwrap_err().reason,
-        FaultReason::NotMapped
+        VmFaultKind::NotPresent
     );
     assert!(p.sim.live_objects().nothing_leaked());
 }
@@ -228,7 +229,7 @@ fn read_only_buffers_fault_on_gpu_write() {
     let f = p.sim.gpu_write_u32(gpu, b.va, 1).unwrap_err();
     assert_eq!(
         (f.reason, f.write, f.va),
-        (FaultReason::ReadOnly, true, b.va)
+        (VmFaultKind::ReadOnly, true, b.va)
     );
     p.release(b, &[gpu]);
 }
@@ -376,11 +377,11 @@ fn userptr_is_the_process_memory() {
     cpu_write::<u8>(host + 5000, 0x77);
     assert_eq!(
         p.sim.gpu_read(gpu, va + 5000, &mut one).unwrap_err().reason,
-        FaultReason::NotMapped
+        VmFaultKind::NotPresent
     );
     assert_eq!(
         p.sim.gpu_write(gpu, va, &[9]).unwrap_err().reason,
-        FaultReason::NotMapped
+        VmFaultKind::NotPresent
     );
     assert_eq!(cpu_read::<u8>(host), 0, "the new mapping is not written");
     p.unmap(a.handle, &[gpu]).unwrap();
@@ -565,13 +566,13 @@ fn gpu_spans() {
     assert_eq!(r, [0xCD, 0xAB]);
     // Past the mapping: fault at its end.
     let f = p.sim.gpu_span(gpu, b.va + 4096, 8192, false).unwrap_err();
-    assert_eq!((f.va, f.reason), (b.va + 8192, FaultReason::NotMapped));
+    assert_eq!((f.va, f.reason), (b.va + 8192, VmFaultKind::NotPresent));
     // Read-only buffer: a write span faults.
     let ro = p.alloc(4096, KFD_IOC_ALLOC_MEM_FLAGS_GTT);
     assert!(p.sim.gpu_span(gpu, ro.va, 4096, false).is_ok());
     assert_eq!(
         p.sim.gpu_span(gpu, ro.va, 4096, true).unwrap_err().reason,
-        FaultReason::ReadOnly
+        VmFaultKind::ReadOnly
     );
     p.release(b, &[gpu]);
     p.release(ro, &[gpu]);

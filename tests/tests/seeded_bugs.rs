@@ -13,6 +13,7 @@ use hcq_common::{P4, SimMode, programs, rig};
 use hcq_core::addr::GpuVa;
 use hcq_core::hsa::PgmRsrc2;
 use hcq_core::pm4;
+use hcq_core::sdma;
 use hcq_core::sel::{DataSel, IntSel};
 use hcq_driver::kernels::{self, FillArgs};
 use hcq_driver::{BufferKind, Device, Error, GpuBuffer, Program};
@@ -541,6 +542,159 @@ fn timeline_signal_by_write_data(mode: SimMode) {
     assert!(stale > 0, "no seed of 8 showed the stale read");
 }
 
+/// Bug: the end-of-pipe signal that tells the host a kernel's results are there, released
+/// without the L2 write-back (RELEASE_MEM GCR `GL2_WB` dropped on gfx10+, `TC_WB_ACTION_ENA` /
+/// `TC_ACTION_ENA` on gfx9). The kernel's stores sit in the GPU's L2, which the CPU does not
+/// snoop, so a host that reads the output when the signal arrives sees the old bytes. The
+/// queue then waits on a gate (more work behind the signal, so the driver's own timeline
+/// signal, which writes back, has not run). Caught by the L2 model: the CPU's view of the
+/// output is still the sentinel, a wrong result, while the GPU sees the new bytes; after the
+/// driver's signal the output is right. The same signal with the write-back bits shows the
+/// results at once.
+fn missing_l2_writeback_before_the_cpu_reads_results(mode: SimMode) {
+    for gpu in [hcq_sim::GpuConfig::gfx1100(), hcq_sim::GpuConfig::gfx90a()] {
+        let cfg = hcq_sim::SimConfig {
+            mode,
+            gpus: vec![gpu],
+            ..hcq_sim::SimConfig::default()
+        };
+        let r = hcq_tests::Rig::with_config(cfg, SHORT);
+        l2_writeback_on(&r);
+    }
+}
+
+fn l2_writeback_on(r: &hcq_tests::Rig) {
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let (fill, _) = programs(&dev);
+    let ka = kernargs(&dev);
+    let writeback = match dev.arch().family {
+        hcq_core::arch::Family::Gfx9 => (1u32 << 15) | (1 << 17),
+        _ => 1 << 21,
+    };
+    // (write-back bits in the signal, a CS_PARTIAL_FLUSH and an ACQUIRE_MEM write-back after
+    // the kernel instead): the signal alone, the ACQUIRE_MEM alone, neither (the bug).
+    for (wb, acquire_wb) in [(true, false), (false, true), (false, false)] {
+        let out = sentinel_out(&dev, 64);
+        ka.write(0, &fill_args(&out, 5)).unwrap();
+        let exec = if acquire_wb {
+            fill_exec(&dev, &fill, ka.va())
+        } else {
+            fill_exec_no_flush(&dev, &fill, ka.va())
+        };
+        let sig = dev.new_signal(0).unwrap();
+        let gate = dev.new_signal(0).unwrap();
+        let s = sig.signal_ref();
+        let mut p = pm4::release_packet(
+            dev.arch(),
+            DataSel::Data32,
+            IntSel::InterruptAfterWrite,
+            GpuVa(s.value_addr()),
+            1,
+            s.event_id,
+            true,
+        );
+        assert_ne!(
+            p.event.raw() & writeback,
+            0,
+            "the driver's signal writes back"
+        );
+        if !wb {
+            p.event = pm4::ReleaseMemEventCntl(p.event.raw() & !writeback);
+        }
+        let mut rel = [0u32; pm4::RELEASE_MEM_DWORDS];
+        pm4::release_mem(&mut rel, &p).unwrap();
+        // SAFETY: fill writes 64 u32s into `out` and reads `ka`; the release writes `sig`;
+        // all outlive the waits below.
+        let v = unsafe {
+            dev.submit_compute(|c| {
+                c.memory_barrier()?;
+                c.raw(&exec)?;
+                if acquire_wb {
+                    // The HDP flush and the ACQUIRE_MEM with GL2_WB (gfx9: TC_WB_ACTION_ENA).
+                    c.memory_barrier()?;
+                }
+                c.raw(&rel)?;
+                c.wait(&gate.signal_ref(), 1)
+            })
+        }
+        .unwrap();
+        dev.wait(&sig, 1).unwrap();
+        // What a host reading the output on the signal sees (`GpuBuffer::read` would first
+        // wait for the driver's own timeline, which writes back), and what the GPU sees.
+        let mut cpu = [0u8; 256];
+        r.sim
+            .cpu_read(dev.gpu_id(), out.va().get(), &mut cpu)
+            .unwrap();
+        let mut gpu = [0u8; 256];
+        r.sim
+            .gpu_read(dev.gpu_id(), out.va().get(), &mut gpu)
+            .unwrap();
+        let cpu: Vec<u32> = bytemuck::cast_slice(&cpu).to_vec();
+        let gpu: Vec<u32> = bytemuck::cast_slice(&gpu).to_vec();
+        gate.set(1);
+        dev.wait_value(v).unwrap();
+        assert_eq!(gpu, [5; 64], "the GPU reads its L2");
+        assert_eq!(fill_words(&out), [5; 64], "after the driver's write-back");
+        if wb || acquire_wb {
+            assert_eq!(cpu, [5; 64], "written back before the signal");
+        } else {
+            assert_eq!(
+                cpu,
+                [u32::MAX; 64],
+                "the CPU read the results without a write-back"
+            );
+        }
+    }
+}
+
+/// Bug: an SDMA copy into memory the host reads whose closing GCR_REQ does not write the L2
+/// back: the seed's encoding (`GcrPlacement::Seed` puts the GCR bits in `base_va`, so the
+/// GCR_CNTL the engine reads is 0). On gfx10+ SDMA writes through GL2, so the copied bytes
+/// stay in the L2 and the host reads the old ones. Caught by the L2 model: a wrong result
+/// through `GpuBuffer::read`, after the driver's own (FENCE) timeline signal. The driver's
+/// encoding (`GcrPlacement::Hardware`) shows the data. On gfx9 SDMA is no L2 client (SDMA v4
+/// has no GCR_REQ; it writes memory), so both encodings show it there.
+fn sdma_copy_without_the_l2_write_back(mode: SimMode) {
+    for gpu in [hcq_sim::GpuConfig::gfx1100(), hcq_sim::GpuConfig::gfx90a()] {
+        let cfg = hcq_sim::SimConfig {
+            mode,
+            gpus: vec![gpu],
+            ..hcq_sim::SimConfig::default()
+        };
+        sdma_copy_l2_on(&hcq_tests::Rig::with_config(cfg, SHORT));
+    }
+}
+
+fn sdma_copy_l2_on(r: &hcq_tests::Rig) {
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let gfx9 = dev.arch().family == hcq_core::arch::Family::Gfx9;
+    let src = dev.alloc(4096, BufferKind::GttUncached).unwrap();
+    let data: Vec<u8> = (0..=255).collect();
+    src.write(0, &data).unwrap();
+    for (opts, writes_back) in [
+        (sdma::CopyOptions::hardware(dev.arch()), true),
+        (sdma::CopyOptions::seed(dev.arch()), false),
+    ] {
+        let dst = dev.alloc(4096, BufferKind::Gtt).unwrap();
+        let mut b = vec![0u32; 64];
+        let n = sdma::copy_with(&mut b, &opts, dst.va(), src.va(), 256).unwrap();
+        // SAFETY: the copy reads `src` and writes `dst`, both alive past the read below (which
+        // waits for it).
+        unsafe { dev.submit_copy_raw(&b[..n]) }.unwrap();
+        let mut got = vec![0u8; 256];
+        dst.read(0, &mut got).unwrap();
+        if writes_back || gfx9 {
+            assert_eq!(got, data);
+        } else {
+            assert_eq!(
+                got,
+                vec![0u8; 256],
+                "the host read the copy without a write-back"
+            );
+        }
+    }
+}
+
 /// Bug: the host refills a copy source (a staging buffer) through its mapping before the copy
 /// that reads it completed. The copy queue runs behind a compute submission that waits on a gate the host
 /// opens later, so the copy is pending when the host reuses the buffer. Caught as a wrong
@@ -595,6 +749,8 @@ hcq_common::both_modes!(
     kernargs_reused_while_in_flight,
     timeline_signal_by_write_data,
     copy_queue_buffer_reused_before_its_copy_completed,
+    missing_l2_writeback_before_the_cpu_reads_results,
+    sdma_copy_without_the_l2_write_back,
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -730,3 +886,425 @@ hcq_common::both_modes!(
     stale_kernargs_in_the_scalar_cache,
     missing_icache_invalidate_after_a_code_upload,
 );
+
+// ---------------------------------------------------------------------------------------------
+// Rings and the timeline by hand: a producer that writes the driver's own (small) rings
+// directly through the simulator (ring memory, the wptr page, the doorbell), as a driver with
+// the bug would, after the driver's own submissions left the queues idle.
+
+/// Ring bytes of both queues (PM4: 256 dwords; SDMA: 1024 bytes).
+const SMALL_RING: u64 = 1024;
+
+fn small_rings(mode: SimMode) -> (hcq_tests::Rig, Device) {
+    let r = rig(mode, 1, SHORT);
+    let opts = hcq_driver::DeviceOptions {
+        compute_ring_size: SMALL_RING,
+        sdma_ring_size: SMALL_RING,
+        ..hcq_driver::DeviceOptions::default()
+    };
+    let dev = Device::open_with(&r.kfd, 0, opts).unwrap();
+    (r, dev)
+}
+
+/// A producer of one of the device's queues, by hand.
+struct RawRing<'a> {
+    r: &'a hcq_tests::Rig,
+    mode: SimMode,
+    q: hcq_sim::QueueInfo,
+    /// The next write pointer (queue units: PM4 dwords, SDMA bytes).
+    wptr: u64,
+}
+
+impl<'a> RawRing<'a> {
+    /// The device's queue of `kind`, taken over once both queues are idle.
+    fn open(r: &'a hcq_tests::Rig, mode: SimMode, dev: &Device, kind: hcq_sim::QueueKind) -> Self {
+        hcq_common::settled(r, dev);
+        let q = r
+            .sim
+            .queues()
+            .into_iter()
+            .find(|q| q.gpu_id == dev.gpu_id() && q.kind == kind)
+            .unwrap();
+        let wptr = r.sim.read_wptr(&q).unwrap();
+        Self { r, mode, q, wptr }
+    }
+
+    fn units_per_dword(&self) -> u64 {
+        match self.q.kind {
+            hcq_sim::QueueKind::Compute => 1,
+            hcq_sim::QueueKind::Sdma => 4,
+        }
+    }
+
+    fn size_dw(&self) -> u64 {
+        u64::from(self.q.ring_size) / 4
+    }
+
+    /// Ring index (dwords) of the next write.
+    fn index(&self) -> u64 {
+        self.wptr / self.units_per_dword() % self.size_dw()
+    }
+
+    /// Writes `dwords` at the write pointer, wrapping at the ring end, without publishing.
+    fn put(&mut self, dwords: &[u32]) {
+        for &d in dwords {
+            let a = self.q.ring_base + self.index() * 4;
+            self.r
+                .sim
+                .gpu_write(self.q.gpu_id, a, &d.to_le_bytes())
+                .unwrap();
+            self.wptr += self.units_per_dword();
+        }
+    }
+
+    /// Publishes the write pointer: the wptr page, then the doorbell.
+    fn publish(&self) {
+        self.r
+            .sim
+            .gpu_write_u64(self.q.gpu_id, self.q.wptr_addr, self.wptr)
+            .unwrap();
+        assert!(
+            self.r
+                .sim
+                .write_doorbell(self.q.gpu_id, self.q.doorbell_id, self.wptr)
+        );
+    }
+
+    fn faults(&self) -> Vec<String> {
+        self.r.sim.fault_reasons_of(self.q.gpu_id)
+    }
+
+    /// Lets the engine run until the queue faulted; returns the fault reasons (empty after
+    /// [`SHORT`] without a fault).
+    fn until_fault(&self) -> Vec<String> {
+        let deadline = std::time::Instant::now() + SHORT;
+        loop {
+            if self.mode == SimMode::Deterministic {
+                self.r.sim.step();
+            } else {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let faults = self.faults();
+            if !faults.is_empty() || std::time::Instant::now() >= deadline {
+                return faults;
+            }
+        }
+    }
+
+    /// Lets the engine run until the queue's published read pointer is `at` (or it faulted);
+    /// returns the fault reasons so far.
+    fn run_to(&self, at: u64) -> Vec<String> {
+        let deadline = std::time::Instant::now() + SHORT;
+        loop {
+            if self.mode == SimMode::Deterministic {
+                self.r.sim.step();
+            } else {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let rptr = self
+                .r
+                .sim
+                .gpu_read_u64(self.q.gpu_id, self.q.rptr_addr)
+                .unwrap();
+            let faults = self.faults();
+            if rptr == at || !faults.is_empty() {
+                return faults;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "read pointer {rptr:#x}, waiting for {at:#x}"
+            );
+        }
+    }
+
+    /// Publishes and lets the engine read everything; asserts it did not fault.
+    fn run_all(&self) {
+        self.publish();
+        let f = self.run_to(self.wptr);
+        assert!(f.is_empty(), "{f:?}");
+    }
+}
+
+/// `out[i] = v` as a PM4 WRITE_DATA to memory (5 dwords).
+fn write_word(out: &GpuBuffer, i: u32, v: u32) -> Vec<u32> {
+    let mut b = [0u32; 8];
+    let ctl = pm4::WriteDataCntl::zeroed().with(pm4::WriteDataCntl::DST_SEL, 5);
+    let n = pm4::write_data(&mut b, ctl, out.va().offset(4 * u64::from(i)), &[v]).unwrap();
+    b[..n].to_vec()
+}
+
+/// The first `n` u32s of `out` as the CPU sees them now.
+fn cpu_words(r: &hcq_tests::Rig, dev: &Device, out: &GpuBuffer, n: usize) -> Vec<u32> {
+    let mut b = vec![0u8; n * 4];
+    r.sim
+        .cpu_read(dev.gpu_id(), out.va().get(), &mut b)
+        .unwrap();
+    bytemuck::cast_slice(&b).to_vec()
+}
+
+/// Bug: a producer that writes more commands into the PM4 ring than it has room for (a wrong
+/// free-space rule), over commands the CP has not executed yet (the queue waits on a gate in
+/// front of them). Caught by the PM4 engine: the new write pointer is more than one ring ahead
+/// of its read pointer, a ring overrun, and the queue faults naming it (the CP executes what is
+/// in the ring, so without the check it would run the overwritten commands). The correct
+/// producer waits for the engine to read before it writes more, and every write lands.
+fn ring_write_over_unread_commands(mode: SimMode) {
+    let (r, dev) = small_rings(mode);
+    let out = dev.alloc(4096, BufferKind::GttUncached).unwrap();
+    let mut ring = RawRing::open(&r, mode, &dev, hcq_sim::QueueKind::Compute);
+    let size = u32::try_from(ring.size_dw()).unwrap();
+    for (base, overrun) in [(1u32, false), (1000, true)] {
+        let gate = dev.new_signal(0).unwrap();
+        let mut dw = vec![0u32; 16];
+        let n = pm4::wait(&mut dw, &gate.signal_ref(), 1).unwrap();
+        dw.truncate(n);
+        // As many writes behind the gate as the ring holds.
+        let k = (size - u32::try_from(n).unwrap()) / 5;
+        for i in 0..k {
+            dw.extend(write_word(&out, i, base + i));
+        }
+        let at = ring.wptr;
+        ring.put(&dw);
+        ring.publish();
+        assert!(ring.run_to(at).is_empty(), "blocked on the gate");
+        let more: Vec<u32> = (k..k + 10)
+            .flat_map(|i| write_word(&out, i, base + i))
+            .collect();
+        if overrun {
+            // Over the WAIT and the first writes, which the CP has not executed.
+            ring.put(&more);
+            ring.publish();
+            // The engine sees the new write pointer while the queue still waits on the gate;
+            // only then the gate opens (opened first, a threaded engine may run the
+            // overwritten commands before it reads the doorbell: no overrun in sight then).
+            let f = ring.until_fault();
+            gate.set(1);
+            assert!(
+                f.iter().any(|t| t.contains("ring overrun")),
+                "the overrun was not caught: {f:?}"
+            );
+            assert_ne!(
+                cpu_words(&r, &dev, &out, 1),
+                [base],
+                "no command behind the overrun ran"
+            );
+        } else {
+            // The correct producer waits for room: the gate opens, the engine reads, then
+            // the rest is written.
+            gate.set(1);
+            ring.run_all();
+            ring.put(&more);
+            ring.run_all();
+            let want: Vec<u32> = (base..base + k + 10).collect();
+            assert_eq!(cpu_words(&r, &dev, &out, want.len()), want);
+        }
+    }
+}
+
+/// NOPs from the SDMA ring's write pointer up to `left` dwords before the ring end (through
+/// the end and around when it is already closer), each NOP inside one lap; published and
+/// read by the engine.
+fn sdma_pad_to(ring: &mut RawRing<'_>, left: u64) {
+    let size = ring.size_dw();
+    let target = size - left;
+    let nop = |ring: &mut RawRing<'_>, n: u64| {
+        if n > 0 {
+            let len = usize::try_from(n).unwrap();
+            let mut b = vec![0u32; len];
+            sdma::nop(&mut b, len).unwrap();
+            ring.put(&b);
+            ring.run_all();
+        }
+    };
+    let idx = ring.index();
+    if idx > target {
+        nop(ring, size - idx);
+        nop(ring, target);
+    } else {
+        nop(ring, target - idx);
+    }
+}
+
+/// Bug: an SDMA packet written across the end of the ring, as a PM4 producer may write (the
+/// SDMA engine does not wrap inside a packet; ROCr and core pad to the end with NOPs). Caught
+/// by the SDMA engine: the queue faults naming the packet that crosses the end of the ring.
+/// The same FENCE after NOPs up to the ring end starts the next lap and lands.
+fn sdma_packet_split_at_the_ring_end(mode: SimMode) {
+    let (r, dev) = small_rings(mode);
+    let out = dev.alloc(4096, BufferKind::GttUncached).unwrap();
+    let mut ring = RawRing::open(&r, mode, &dev, hcq_sim::QueueKind::Sdma);
+    let fence = |i: u64, v: u32| {
+        let mut b = [0u32; sdma::FENCE_DWORDS];
+        let f = sdma::Fence {
+            header: sdma::fence_header(dev.arch()),
+            addr: out.va().offset(4 * i),
+            data: v,
+        };
+        sdma::fence(&mut b, &f).unwrap();
+        b
+    };
+    // Correct: padded to the ring end, the FENCE starts the next lap.
+    sdma_pad_to(&mut ring, 0);
+    assert_eq!(ring.index(), 0);
+    ring.put(&fence(0, 7));
+    ring.run_all();
+    assert_eq!(cpu_words(&r, &dev, &out, 1), [7]);
+    // The bug: two dwords of the FENCE at the end, two at the start.
+    sdma_pad_to(&mut ring, 2);
+    ring.put(&fence(1, 8));
+    ring.publish();
+    let f = ring.run_to(ring.wptr);
+    assert!(
+        f.iter().any(|t| t.contains("crosses the end of the ring")),
+        "the split packet was not caught: {f:?}"
+    );
+    assert_eq!(cpu_words(&r, &dev, &out, 2), [7, 0]);
+}
+
+/// Bug: the timeline wrap (tinygrad's `_wrap_timeline_signal`) done one value early: the host
+/// compares the GPU's value off by one, so it switches to the shadow signal while the last
+/// submission before the wrap (a kernel behind a gate: more work queued) has not completed,
+/// and then treats everything before the wrap as complete. Core's `Timeline::wrap` refuses
+/// while the GPU shows less than the last value (`Busy`); the bug hands it the observed value
+/// plus one. Caught as a wrong result: the simulator has not run the kernel (it is behind the
+/// gate), so the host reads its output unwritten. The correct wrap waits for the last value
+/// and reads the results.
+fn timeline_wrap_off_by_one(mode: SimMode) {
+    use hcq_core::timeline::{Timeline, TimelineError, Which};
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let (fill, _) = programs(&dev);
+    let ka = kernargs(&dev);
+    for off_by_one in [false, true] {
+        let signals = [dev.new_signal(0).unwrap(), dev.new_signal(0).unwrap()];
+        let of = |w: Which| &signals[usize::from(w == Which::Shadow)];
+        let gate = dev.new_signal(0).unwrap();
+        let mut t = Timeline::starting_at((1 << 31) - 1);
+        let (out_a, out_b) = (sentinel_out(&dev, 64), sentinel_out(&dev, 64));
+        let submit = |t: &mut Timeline, out: &GpuBuffer, slot: u64, value: u32, gated| {
+            let v = t.signal().unwrap();
+            let g = t.gpu_value(v).unwrap();
+            ka.write(slot * 64, &fill_args(out, value)).unwrap();
+            let exec = fill_exec(&dev, &fill, ka.va().offset(slot * 64));
+            let s = of(g.signal).signal_ref();
+            // SAFETY: fill writes 64 u32s into `out` and reads `ka`; the signals are this
+            // test's, alive past every wait below.
+            unsafe {
+                dev.submit_compute(|c| {
+                    if gated {
+                        c.wait(&gate.signal_ref(), 1)?;
+                    }
+                    c.memory_barrier()?;
+                    c.raw(&exec)?;
+                    c.signal(&s, g.value)
+                })
+            }
+            .unwrap();
+            v
+        };
+        submit(&mut t, &out_a, 0, 5, false);
+        let vb = submit(&mut t, &out_b, 1, 6, true);
+        assert!(t.needs_wrap());
+        let primary = of(Which::Primary);
+        dev.wait(primary, (1 << 31) - 1).unwrap();
+        let seen = u32::try_from(primary.value()).unwrap();
+        assert_eq!(seen, (1 << 31) - 1, "the gated kernel has not run");
+        if off_by_one {
+            t.wrap(seen + 1).unwrap();
+        } else {
+            assert!(matches!(t.wrap(seen), Err(TimelineError::Busy { .. })));
+            gate.set(1);
+            dev.wait(primary, 1 << 31).unwrap();
+            t.wrap(u32::try_from(primary.value()).unwrap()).unwrap();
+        }
+        // After the wrap the host takes every value before it as complete and reads.
+        assert!(t.is_complete(vb, 0));
+        let seen_b = cpu_words(&r, &dev, &out_b, 64);
+        gate.set(1);
+        dev.synchronize().unwrap();
+        assert_eq!(fill_words(&out_a), [5; 64]);
+        if off_by_one {
+            assert_eq!(seen_b, [u32::MAX; 64], "the wrap waited for the kernel");
+        } else {
+            assert_eq!(seen_b, [6; 64]);
+        }
+    }
+}
+
+hcq_common::both_modes!(
+    ring_write_over_unread_commands,
+    sdma_packet_split_at_the_ring_end,
+    timeline_wrap_off_by_one,
+);
+
+/// `agpr_mix`'s kernargs: out, in, k, n (24 bytes).
+fn agpr_args(out: &GpuBuffer, inp: &GpuBuffer, k: u32, n: u32) -> Vec<u8> {
+    let mut a = out.va().get().to_le_bytes().to_vec();
+    a.extend(inp.va().get().to_le_bytes());
+    a.extend(k.to_le_bytes());
+    a.extend(n.to_le_bytes());
+    a
+}
+
+/// Turns `exec`'s SET_SH_REG of COMPUTE_PGM_RSRC3 (offset `reg`) into a NOP of the same length:
+/// the launch the encoder emitted before it programmed the register.
+fn drop_rsrc3(exec: &mut [u32], reg: u32) {
+    let set = pm4::Pm4Header::packet3(pm4::op::SET_SH_REG, 2).raw();
+    let k = exec
+        .windows(2)
+        .position(|w| w == [set, reg])
+        .expect("exec writes COMPUTE_PGM_RSRC3");
+    exec[k] = pm4::Pm4Header::packet3(pm4::op::NOP, 2).raw();
+}
+
+/// Bug: COMPUTE_PGM_RSRC3 not programmed for a gfx90a/gfx942 kernel that uses AGPRs (the CP
+/// never reads the kernel descriptor, so its ACCUM_OFFSET stays 0 and the AGPRs begin at v4,
+/// over ArchVGPRs the kernel holds live). Caught by the ISA interpreter's unified VGPR file:
+/// `agpr_mix`'s AGPR writes clobber live values, a wrong result (or a fault). Run first on a
+/// fresh queue (the register as KFD's zeroed MQD leaves it), then the same launch with the
+/// descriptor's RSRC3 (ACCUM_OFFSET 2: AGPRs from v12) computes exactly.
+fn accum_offset_not_programmed(mode: SimMode) {
+    for gpu in [hcq_sim::GpuConfig::gfx90a(), hcq_sim::GpuConfig::gfx942()] {
+        let cfg = hcq_sim::SimConfig {
+            mode,
+            gpus: vec![gpu],
+            ..hcq_sim::SimConfig::default()
+        };
+        let r = hcq_tests::Rig::with_config(cfg, SHORT);
+        let dev = Device::open(&r.kfd, 0).unwrap();
+        let t = dev.target_name();
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("../core/tests/fixtures/kernels/agpr-{t}.co"));
+        let prog = Program::load(&dev, &std::fs::read(path).unwrap(), "agpr_mix").unwrap();
+        let p = prog.pm4_program();
+        let rsrc3 = hcq_core::hsa::PgmRsrc3Gfx90a(p.rsrc3);
+        assert_eq!(rsrc3.accum_offset_vgprs(), 12, "{t}");
+        let (n, k) = (128u32, 0x1234_5679u32);
+        let inputs: Vec<u32> = (0..n).map(|i| i.wrapping_mul(0x0101_0101) ^ 0x55).collect();
+        let inp = dev.alloc(u64::from(n) * 4, BufferKind::Gtt).unwrap();
+        let bytes: Vec<u8> = inputs.iter().flat_map(|v| v.to_le_bytes()).collect();
+        inp.write(0, &bytes).unwrap();
+        let want: Vec<u32> = (0..n as usize)
+            .map(|i| hcq_sim::kernels::fixtures::agpr_mix_value(inputs[i], inputs[i ^ 1], k))
+            .collect();
+        let grid = ([n / 64, 1, 1], [64, 1, 1]);
+        let reg = dev.arch().regs.pgm_rsrc3;
+        // The bug first, on the fresh queue.
+        let out = sentinel_out(&dev, n as usize);
+        let args = agpr_args(&out, &inp, k, n);
+        let bad = launch_by_hand(&dev, &p, &kernargs(&dev), &args, grid, |e| {
+            drop_rsrc3(e, reg)
+        });
+        assert!(
+            bad.is_err() || words(&out, n as usize) != want,
+            "{t}: agpr_mix computed right without COMPUTE_PGM_RSRC3"
+        );
+        // Correct: the driver's exec programs RSRC3 from the descriptor.
+        let out = sentinel_out(&dev, n as usize);
+        let args = agpr_args(&out, &inp, k, n);
+        launch_by_hand(&dev, &p, &kernargs(&dev), &args, grid, |_| {}).unwrap();
+        assert_eq!(words(&out, n as usize), want, "{t}");
+    }
+}
+
+hcq_common::both_modes!(accum_offset_not_programmed);

@@ -90,6 +90,7 @@ pub const PROGRAM: Program = Program {
     tmpring_size: 0x0020_0010,
     rsrc1: 0x0060_00c1,
     rsrc2: 0x0000_0090,
+    rsrc3: 0,
     dispatch: None,
     private_segment_buffer: None,
     flat_scratch_init: None,

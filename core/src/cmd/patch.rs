@@ -79,6 +79,30 @@ pub fn update_exec<T: PatchTarget + ?Sized>(
 ) -> Result<Option<DispatchWrite>, CmdError> {
     let d = idx(h.offset, h.layout.dispatch_at);
     let s = idx(h.offset, h.layout.start_at);
+    let lo = idx(h.offset, h.layout.local_at);
+    // The common case first: every dword touched in range (checked once, so the stores need
+    // no checks of their own) and both headers right. Anything else takes the checked path
+    // below, which names what is wrong.
+    let len = mem.dword_len();
+    let before = |at: usize, n: usize| len.checked_sub(n).is_some_and(|m| at < m);
+    if before(d, 3)
+        && before(s, 8)
+        && before(lo, 2)
+        && mem.load(d) == Some(DISPATCH_HDR)
+        && mem.load(s) == Some(START_HDR)
+        && (h.dispatch.is_none() || pm4::check_dispatch_dims(global, local).is_ok())
+    {
+        let ([lx, ly, lz], [gx, gy, gz]) = (local, global);
+        let stored = mem
+            .store_all(lo, &[lx, ly, lz])
+            .and_then(|()| mem.store_all(d + 1, &[gx, gy, gz]));
+        if stored.is_some() {
+            return Ok(h.dispatch.as_ref().map(|(kernargs, info)| DispatchWrite {
+                addr: kernargs.offset(info.packet_offset),
+                packet: pm4::dispatch_packet_checked(info, *kernargs, global, local),
+            }));
+        }
+    }
     expect(mem, d, d + 3, "DISPATCH_DIRECT", |x| x == DISPATCH_HDR)?;
     expect(mem, s, s + 8, "SET_SH_REG(COMPUTE_START_X)", |x| {
         x == START_HDR
@@ -89,7 +113,6 @@ pub fn update_exec<T: PatchTarget + ?Sized>(
         pm4::check_dispatch_dims(global, local)?;
     }
     // In range: NUM_THREAD_X..Z sit inside the COMPUTE_START packet checked above.
-    let lo = idx(h.offset, h.layout.local_at);
     // Fresh arrays: `local` and `global` may live in memory, and a copy straight from there
     // reads them with wider loads than they were written with (a store-forwarding stall).
     let ([lx, ly, lz], [gx, gy, gz]) = (local, global);
@@ -114,7 +137,7 @@ pub fn update_wait<T: PatchTarget + ?Sized>(
     let (addr_at, value_at) = match h.engine {
         Engine::Pm4 => {
             expect(mem, o, o + 6, "WAIT_REG_MEM", |x| x == WAIT_HDR)?;
-            (o + 2, o + 4)
+            (o + 2, o + pm4::WAIT_REG_MEM_REFERENCE_AT)
         }
         Engine::Sdma => {
             expect(mem, o, o + 5, "SDMA POLL_REGMEM", |x| {
@@ -163,7 +186,7 @@ pub fn update_signal<T: PatchTarget + ?Sized>(
                 }
             }
             if let Some(v) = value {
-                put_all(mem, o + 5, &[lo32(v), hi32(v)])?;
+                put_all(mem, o + pm4::RELEASE_MEM_DATA_AT, &[lo32(v), hi32(v)])?;
             }
         }
         Engine::Sdma => {

@@ -17,6 +17,7 @@ fn prog() -> Program {
         tmpring_size: 1,
         rsrc1: 2,
         rsrc2: 3,
+        rsrc3: 0,
         dispatch: None,
         private_segment_buffer: None,
         flat_scratch_init: None,
@@ -240,4 +241,48 @@ fn sdma_sizes_and_patch() {
         })
     );
     assert!(tiny.is_empty());
+}
+
+/// `update_exec` refuses a handle that does not point at an exec command, or that runs past
+/// the list, or dims the dispatch packet cannot hold, and writes nothing then; the same list
+/// patched through a good handle matches a fresh build.
+#[test]
+fn update_exec_refusals_write_nothing() {
+    let p = Program {
+        dispatch: Some(DispatchInfo {
+            packet_offset: 0x40,
+            group_segment_size: 0,
+            private_segment_size: 0,
+        }),
+        ..prog()
+    };
+    let mut l: Pm4List<256, 8> = Pm4List::new(&GFX11);
+    l.wait(&sig(0x1000, false), 1).unwrap();
+    let (e, _) = l.exec(&p, GpuVa(0x3000), [1, 2, 3], [4, 5, 6]).unwrap();
+    let before: heapless::Vec<u32, 256> = l.as_dwords().iter().copied().collect();
+    // Shifted onto the wait: DISPATCH_DIRECT's header is not where the handle says.
+    let shifted = ExecCmd { offset: 0, ..e };
+    assert!(matches!(
+        l.update_exec(&shifted, [1; 3], [1; 3]),
+        Err(CmdError::WrongPacket {
+            expected: "DISPATCH_DIRECT",
+            ..
+        })
+    ));
+    let far = ExecCmd { offset: 250, ..e };
+    assert!(matches!(
+        l.update_exec(&far, [1; 3], [1; 3]),
+        Err(CmdError::OutOfRange { .. })
+    ));
+    assert!(matches!(
+        l.update_exec(&e, [1; 3], [0x1_0000, 1, 1]),
+        Err(CmdError::Encode(EncodeError::ValueTooLarge { .. }))
+    ));
+    assert_eq!(l.as_dwords(), &before[..]);
+    let w = l.update_exec(&e, [7, 8, 9], [10, 11, 12]).unwrap().unwrap();
+    assert_eq!(w.addr, GpuVa(0x3040));
+    let mut f: Pm4List<256, 8> = Pm4List::new(&GFX11);
+    f.wait(&sig(0x1000, false), 1).unwrap();
+    f.exec(&p, GpuVa(0x3000), [7, 8, 9], [10, 11, 12]).unwrap();
+    assert_eq!(l.as_dwords(), f.as_dwords());
 }

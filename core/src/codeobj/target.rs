@@ -41,18 +41,8 @@ pub const LDS_GRANULE_BYTES: u32 = 512;
 /// Largest value of the 9-bit RSRC2.LDS_SIZE field.
 pub const MAX_LDS_GRANULES: u32 = 0x1ff;
 
-/// A short name kept inside an error (kernel or device name, truncated to 64 bytes).
-pub type Name = heapless::String<64>;
-
-pub(super) fn short_name(s: &str) -> Name {
-    let mut out = Name::new();
-    for c in s.chars() {
-        if out.push(c).is_err() {
-            break;
-        }
-    }
-    out
-}
+pub use crate::name::Name;
+pub(super) use crate::name::short_name;
 
 /// An AMDGPU processor as encoded in `e_flags & EF_AMDGPU_MACH`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

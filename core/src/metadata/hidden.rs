@@ -13,7 +13,7 @@
 use core::fmt;
 
 use super::{ArgMeta, HiddenKind, ValueKind};
-use crate::codeobj::Name;
+use crate::name::{Name, short_name};
 
 /// High 32 bits of the LDS (shared) aperture KFD gives a 64-bit process on gfx9+
 /// (`MAKE_LDS_APP_BASE_V9`, `kfd_flat_memory.c`: `1 << 48`).
@@ -106,15 +106,9 @@ impl core::error::Error for HiddenError {}
 pub fn kind_of(arg: &ArgMeta<'_>) -> Result<HiddenKind, HiddenError> {
     match arg.value_kind {
         ValueKind::Hidden(k) => Ok(k),
-        _ => {
-            let mut kind = Name::new();
-            for c in arg.value_kind_str.chars() {
-                if kind.push(c).is_err() {
-                    break;
-                }
-            }
-            Err(HiddenError::UnknownKind { kind })
-        }
+        _ => Err(HiddenError::UnknownKind {
+            kind: short_name(arg.value_kind_str),
+        }),
     }
 }
 

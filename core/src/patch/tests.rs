@@ -27,6 +27,7 @@ fn prog() -> Program {
         tmpring_size: 1,
         rsrc1: 2,
         rsrc2: 3,
+        rsrc3: 0,
         dispatch: Some(DispatchInfo {
             packet_offset: 64,
             group_segment_size: 0,

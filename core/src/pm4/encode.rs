@@ -6,6 +6,10 @@ use super::*;
 pub const RELEASE_MEM_DWORDS: usize = 8;
 /// Dwords of a WAIT_REG_MEM.
 pub const WAIT_REG_MEM_DWORDS: usize = 7;
+/// The dword of a WAIT_REG_MEM holding its reference value.
+pub const WAIT_REG_MEM_REFERENCE_AT: usize = 4;
+/// The dwords of a RELEASE_MEM holding its data (low, high).
+pub const RELEASE_MEM_DATA_AT: usize = 5;
 /// Dwords of an INDIRECT_BUFFER.
 pub const INDIRECT_BUFFER_DWORDS: usize = 4;
 /// Dwords of a DISPATCH_DIRECT.

@@ -294,6 +294,9 @@ pub struct Program {
     pub rsrc1: u32,
     /// COMPUTE_PGM_RSRC2.
     pub rsrc2: u32,
+    /// COMPUTE_PGM_RSRC3, the kernel descriptor's `compute_pgm_rsrc3` (gfx90a/gfx940:
+    /// ACCUM_OFFSET and TG_SPLIT). Written where [`ArchInfo::exec_writes_pgm_rsrc3`].
+    pub rsrc3: u32,
     /// Present when the kernel takes a dispatch pointer.
     pub dispatch: Option<DispatchInfo>,
     /// The scratch V# for a kernel with `ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER` (gfx9 before
@@ -347,6 +350,10 @@ pub struct ExecLayout {
     pub local_at: usize,
     /// DISPATCH_DIRECT header (global x, y, z follow).
     pub dispatch_at: usize,
+    /// The kernarg pointer's `USER_DATA` values (low, high).
+    pub kernargs_at: usize,
+    /// The dispatch pointer's `USER_DATA` values (low, high), when the program takes one.
+    pub dispatch_ptr_at: Option<usize>,
 }
 
 /// Dwords of the fixed register block between ACQUIRE_MEM and USER_DATA.
@@ -364,12 +371,29 @@ pub const EXEC_MAX_USER_DATA: usize = 10;
 pub const fn exec_layout(arch: &ArchInfo, prog: &Program) -> ExecLayout {
     // SET_SH_REG header and register offset, then the values.
     let user = 2 + prog.user_data_dwords();
-    let start_at = arch.acquire_mem.dwords() + EXEC_MID + user;
+    let user_at = arch.acquire_mem.dwords() + EXEC_MID;
+    let start_at = user_at + user;
+    // USER_DATA values in allocation order: private segment buffer (4), dispatch pointer (2),
+    // kernarg pointer (2), flat scratch init (2).
+    let dispatch_at = user_at
+        + 2
+        + if prog.private_segment_buffer.is_some() {
+            4
+        } else {
+            0
+        };
+    let (dispatch_ptr_at, kernargs_at) = if prog.dispatch.is_some() {
+        (Some(dispatch_at), dispatch_at + 2)
+    } else {
+        (None, dispatch_at)
+    };
     ExecLayout {
         dwords: start_at + EXEC_TAIL,
         start_at,
         local_at: start_at + 5,
         dispatch_at: start_at + 13,
+        kernargs_at,
+        dispatch_ptr_at,
     }
 }
 
@@ -466,7 +490,8 @@ pub const fn exec_dwords(arch: &ArchInfo, prog: &Program) -> usize {
 }
 
 /// The seed's `exec(prg, kernargs, global, local)`: ACQUIRE_MEM, PGM_LO/HI + scratch base,
-/// RSRC1/2, TMPRING, RESTART, STATIC_THREAD_MGMT SE0-7, USER_DATA (private segment buffer if
+/// RSRC1/2, TMPRING, RESTART, STATIC_THREAD_MGMT SE0-7 (or RSRC3: see
+/// [`ArchInfo::exec_writes_pgm_rsrc3`]), USER_DATA (private segment buffer if
 /// any, dispatch pointer if any, kernargs, flat scratch init if any: see [`Program`]),
 /// START/NUM_THREAD, RESOURCE_LIMITS, DISPATCH_DIRECT, EVENT_WRITE CS_PARTIAL_FLUSH.
 ///
@@ -532,8 +557,8 @@ pub fn exec(
         0,
     ];
     // SE4..SE7 exist from gfx11; elsewhere the same offsets are other registers (RELAUNCH and
-    // WAVE_RESTORE_ADDR on gfx10, PGM_RSRC3 on gfx90a/gfx940), so the slot is a 6-dword NOP and
-    // the layout stays the same on every family.
+    // WAVE_RESTORE_ADDR on gfx10, PGM_RSRC3 on gfx90a/gfx940), so there the slot carries
+    // PGM_RSRC3 (or is a NOP) and the layout stays the same on every family.
     let se4_slot = mid.last_chunk_mut::<6>().ok_or(too_small)?;
     *se4_slot = if arch.has_static_thread_mgmt_se4 {
         [
@@ -543,6 +568,15 @@ pub fn exec(
             0xFFFF_FFFF,
             0xFFFF_FFFF,
             0xFFFF_FFFF,
+        ]
+    } else if arch.exec_writes_pgm_rsrc3 {
+        [
+            sh(1),
+            r.pgm_rsrc3,
+            prog.rsrc3,
+            Pm4Header::packet3(op::NOP, 2).raw(),
+            0,
+            0,
         ]
     } else {
         [Pm4Header::packet3(op::NOP, 5).raw(), 0, 0, 0, 0, 0]

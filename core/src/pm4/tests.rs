@@ -134,6 +134,7 @@ fn exec_layout_matches_seed() {
         tmpring_size: 0x1234,
         rsrc1: 0x11,
         rsrc2: 0x22,
+        rsrc3: 0,
         dispatch: None,
         private_segment_buffer: None,
         flat_scratch_init: None,
@@ -189,6 +190,8 @@ fn exec_with_private_segment_buffer() {
         prog_addr: GpuVa(0x7f00_1234_5600),
         scratch_addr: GpuVa(0x7e00_0000_0000),
         private_segment_buffer: Some(v),
+        // ACCUM_OFFSET 3: AGPRs from v16.
+        rsrc3: 3,
         ..Program::default()
     };
     let dp = DispatchInfo {
@@ -259,15 +262,28 @@ fn exec_with_private_segment_buffer() {
         assert_eq!(b[l.local_at..l.local_at + 3], [64, 1, 1]);
         assert_eq!(b[l.dispatch_at], 0xC003_1500);
         assert_eq!(b[l.dispatch_at + 1..l.dispatch_at + 4], [4, 5, 6]);
+        // ... and the pointer offsets on the kernarg and dispatch pointers' USER_DATA values.
+        assert_eq!(b[l.kernargs_at..l.kernargs_at + 2], [0x1000, 0x5555]);
+        match (prog.dispatch, l.dispatch_ptr_at) {
+            (Some(_), Some(at)) => assert_eq!(b[at..at + 2], [0x1040, 0x5555]),
+            (None, None) => {}
+            other => panic!("dispatch pointer layout {other:?}"),
+        }
         // The decoder reads it back: the USER_DATA SET_SH_REG with every value.
+        // On gfx9 the SE4..SE7 slot carries COMPUTE_PGM_RSRC3 (ACCUM_OFFSET) and a NOP.
         let pk: heapless::Vec<_, 32> = decode(&b[..n]).map(|r| r.unwrap().1).collect();
-        assert_eq!(pk.len(), 13);
-        let Pm4Packet::SetShReg { reg_offset, values } = pk[8] else {
-            panic!("{:?}", pk[8]);
+        assert_eq!(pk.len(), 14);
+        let Pm4Packet::SetShReg { reg_offset, values } = pk[7] else {
+            panic!("{:?}", pk[7]);
+        };
+        assert_eq!((reg_offset, values), (0x22d, &[prog.rsrc3][..]));
+        assert!(matches!(pk[8], Pm4Packet::Nop { .. }), "{:?}", pk[8]);
+        let Pm4Packet::SetShReg { reg_offset, values } = pk[9] else {
+            panic!("{:?}", pk[9]);
         };
         assert_eq!(reg_offset, GFX9.regs.user_data_0);
         assert_eq!(values, &user[..]);
-        assert!(matches!(pk[11], Pm4Packet::DispatchDirect(_)));
+        assert!(matches!(pk[12], Pm4Packet::DispatchDirect(_)));
         // A buffer one dword short is refused.
         let mut small = [0u32; 96];
         assert_eq!(
@@ -308,4 +324,14 @@ fn decode_errors_carry_index() {
             }
         })
     );
+}
+
+#[test]
+fn value_positions_are_where_the_encoders_put_them() {
+    let sig = SignalRef::new(0x1234_5678_9000);
+    let mut b = [0u32; 16];
+    wait(&mut b, &sig, 0xabcd).unwrap();
+    assert_eq!(b[WAIT_REG_MEM_REFERENCE_AT], 0xabcd);
+    signal(&mut b, &GFX11, &sig, 0x1_0000_0002).unwrap();
+    assert_eq!(b[RELEASE_MEM_DATA_AT..RELEASE_MEM_DATA_AT + 2], [2, 1]);
 }

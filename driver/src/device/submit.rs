@@ -3,6 +3,67 @@
 
 #[allow(clippy::wildcard_imports)]
 use super::*;
+use core::cell::{RefCell, RefMut};
+use hcq_core::pm4;
+
+/// A timeline signal's compute-queue wait (`WAIT_REG_MEM` until it reaches a value) and signal
+/// (`RELEASE_MEM` of a value, plus the mailbox one when it has an event), encoded once with
+/// value 0: a submission copies them and patches the value.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SyncPackets {
+    wait: [u32; pm4::WAIT_DWORDS],
+    signal: [u32; 2 * pm4::RELEASE_MEM_DWORDS],
+    signal_len: usize,
+}
+
+impl SyncPackets {
+    pub(crate) fn new(arch: &ArchInfo, sig: &SignalRef) -> Result<Self> {
+        let enc = |source| Error::Encode {
+            what: "the timeline packets",
+            source,
+        };
+        let mut wait = [0; pm4::WAIT_DWORDS];
+        let mut signal = [0; 2 * pm4::RELEASE_MEM_DWORDS];
+        pm4::wait(&mut wait, sig, 0).map_err(enc)?;
+        let signal_len = pm4::signal(&mut signal, arch, sig, 0).map_err(enc)?;
+        Ok(Self {
+            wait,
+            signal,
+            signal_len,
+        })
+    }
+
+    /// The signal's dwords.
+    fn signal_dwords(&self) -> &[u32] {
+        self.signal.get(..self.signal_len).unwrap_or_default()
+    }
+
+    /// Patches a copy of the wait to wait for `value`.
+    fn patch_wait(d: &mut [u32], value: u32) -> Option<()> {
+        *d.get_mut(pm4::WAIT_REG_MEM_REFERENCE_AT)? = value;
+        Some(())
+    }
+
+    /// Patches a copy of the signal to write `value`.
+    fn patch_signal(d: &mut [u32], value: u32) -> Option<()> {
+        // The 64-bit data of the first RELEASE_MEM: the value, zero-extended.
+        let data = d
+            .get_mut(pm4::RELEASE_MEM_DATA_AT..)?
+            .first_chunk_mut::<2>()?;
+        *data = [value, 0];
+        Some(())
+    }
+
+    /// Appends the wait until the signal reaches `value` (what `Cmds::wait` encodes).
+    fn wait(&self, cmds: &mut Cmds, value: u32) -> Result<()> {
+        cmds.pm4_patched(&self.wait, |d| Self::patch_wait(d, value))
+    }
+
+    /// Appends the signal of `value` (what `Cmds::signal` encodes).
+    fn signal(&self, cmds: &mut Cmds, value: u32) -> Result<()> {
+        cmds.pm4_patched(self.signal_dwords(), |d| Self::patch_signal(d, value))
+    }
+}
 
 impl DeviceInner {
     pub(crate) fn queue_states(&self) -> Vec<QueueState> {
@@ -75,12 +136,89 @@ impl DeviceInner {
         let mut cmds = take_scratch(&mut st, ty, self.arch);
         let r = self
             .build(&st, &mut cmds, value, true, body)
-            .and_then(|()| self.write(&cmds, value));
+            .and_then(|()| self.write(&st, &cmds, value));
         st.scratch.push(cmds);
         if r.is_err() {
             st.tl = saved;
         }
         r.map(|()| value)
+    }
+
+    /// A compute submission written straight into the ring, for a command pre-encoded as
+    /// `tpl`: `body` does the host side (kernarg allocation and writes, under the timeline
+    /// lock like every submission) and returns what `patch` needs to patch a copy of `tpl`;
+    /// the ring gets `[wait timeline >= v-1] tpl (patched) [signal v]`, the same dwords
+    /// [`DeviceInner::submit_compute`] would write, without building them elsewhere first.
+    /// With tracing on it takes that path (the trace decodes the built dwords).
+    pub(crate) fn submit_compute_in_place<T>(
+        &self,
+        tpl: &[u32],
+        body: impl FnOnce(&mut Submit<'_>) -> Result<T>,
+        patch: impl FnOnce(&mut [u32], T) -> Option<()>,
+    ) -> Result<TimelineValue> {
+        if self.tracing.load(Ordering::Relaxed) {
+            return self.submit_compute(|s| {
+                let t = body(s)?;
+                s.cmds.pm4_patched(tpl, |d| patch(d, t))
+            });
+        }
+        let mut st = lock(&self.timeline);
+        let (saved, value) = st.take_value()?;
+        let r = self.write_in_place(&st, value, tpl, body, patch);
+        if r.is_err() {
+            st.tl = saved;
+        }
+        r.map(|()| value)
+    }
+
+    /// [`DeviceInner::submit_compute_in_place`] under the timeline lock (`st`).
+    fn write_in_place<T>(
+        &self,
+        st: &TimelineState,
+        value: TimelineValue,
+        tpl: &[u32],
+        body: impl FnOnce(&mut Submit<'_>) -> Result<T>,
+        patch: impl FnOnce(&mut [u32], T) -> Option<()>,
+    ) -> Result<()> {
+        let g = st.tl.gpu_value(value).ok_or_else(|| {
+            Error::Protocol(format!("timeline value {} has no GPU value", value.get()))
+        })?;
+        let sync = st.pm4_sync_of(g.signal);
+        let mut s = Submit {
+            value,
+            cmds: Cmds::empty(QueueType::Compute, self.arch),
+            state: st,
+            dev: self,
+        };
+        let t = body(&mut s)?;
+        if !s.cmds.dwords().is_empty() {
+            return Err(Error::Protocol(
+                "an in-place submission's body added commands".into(),
+            ));
+        }
+        let signal = sync.signal_dwords();
+        let len = sync.wait.len() + tpl.len() + signal.len();
+        let fill = |d: &mut [u32]| {
+            let (w, rest) = d.split_at_mut_checked(sync.wait.len())?;
+            let (c, sg) = rest.split_at_mut_checked(tpl.len())?;
+            w.copy_from_slice(&sync.wait);
+            // The previous value lives on the same signal (a wrap resets it to 0 and hands
+            // out 1).
+            SyncPackets::patch_wait(w, g.value.wrapping_sub(1))?;
+            c.copy_from_slice(tpl);
+            patch(c, t)?;
+            sg.copy_from_slice(signal);
+            SyncPackets::patch_signal(sg, g.value)
+        };
+        let others = || self.queue_states();
+        self.compute.submit_with(
+            &mut *producer(&st.pm4_producer)?,
+            len,
+            fill,
+            &self.pages,
+            self.kfd.wait_timeout(),
+            &others,
+        )
     }
 
     /// One timeline value for work on both queues: the copy ring gets
@@ -111,6 +249,7 @@ impl DeviceInner {
             .and_then(|()| {
                 let others = || self.queue_states();
                 self.compute.wait_room(
+                    &mut *producer(&st.pm4_producer)?,
                     k.dwords(),
                     k.packet_lens(),
                     &self.pages,
@@ -118,16 +257,18 @@ impl DeviceInner {
                     &others,
                 )
             })
-            .and_then(|()| self.write(&c, value));
+            .and_then(|()| self.write(&st, &c, value));
         let r = match r {
             Err(e) => {
                 st.tl = saved;
                 Err(e)
             }
-            Ok(()) => self.write(&k, value).map_err(|e| Error::PartialSubmit {
-                value: value.get(),
-                cause: Box::new(e),
-            }),
+            Ok(()) => self
+                .write(&st, &k, value)
+                .map_err(|e| Error::PartialSubmit {
+                    value: value.get(),
+                    cause: Box::new(e),
+                }),
         };
         st.scratch.push(c);
         st.scratch.push(k);
@@ -150,6 +291,8 @@ impl DeviceInner {
             Error::Protocol(format!("timeline value {} has no GPU value", value.get()))
         })?;
         let sig = st.signal_of(g.signal).signal_ref();
+        // The compute queue's wait and signal come pre-encoded.
+        let pm4 = (ty == QueueType::Compute).then(|| st.pm4_sync_of(g.signal));
         let mut s = Submit {
             value,
             cmds: core::mem::replace(cmds, Cmds::empty(ty, self.arch)),
@@ -157,24 +300,30 @@ impl DeviceInner {
             dev: self,
         };
         // The previous value lives on the same signal (a wrap resets it to 0 and hands out 1).
-        let r = s
-            .cmds
-            .wait(&sig, g.value.wrapping_sub(1))
-            .and_then(|()| body(&mut s))
-            .and_then(|()| {
-                if signal {
-                    s.cmds.signal(&sig, g.value)
-                } else {
-                    Ok(())
-                }
-            });
+        let prev = g.value.wrapping_sub(1);
+        let r = match pm4 {
+            Some(p) => p.wait(&mut s.cmds, prev),
+            None => s.cmds.wait(&sig, prev),
+        }
+        .and_then(|()| body(&mut s))
+        .and_then(|()| match (signal, pm4) {
+            (false, _) => Ok(()),
+            (true, Some(p)) => p.signal(&mut s.cmds, g.value),
+            (true, None) => s.cmds.signal(&sig, g.value),
+        });
         // Hand the storage back for the ring write and the next submission.
         *cmds = s.cmds;
         r
     }
 
-    /// Writes `cmds` (built for timeline `value`) into its queue's ring.
-    pub(super) fn write(&self, cmds: &Cmds, value: TimelineValue) -> Result<()> {
+    /// Writes `cmds` (built for timeline `value`) into its queue's ring, with that ring's
+    /// producer from `st` (the timeline state, locked by the caller).
+    pub(super) fn write(
+        &self,
+        st: &TimelineState,
+        cmds: &Cmds,
+        value: TimelineValue,
+    ) -> Result<()> {
         let ty = cmds.queue_type();
         let others = || self.queue_states();
         let timeout = self.kfd.wait_timeout();
@@ -185,12 +334,30 @@ impl DeviceInner {
             trace_submission(t, ty, value.get(), buf);
         }
         match ty {
-            QueueType::Compute => self
-                .compute
-                .submit(buf, lens, &self.pages, timeout, &others),
-            QueueType::Sdma => self.sdma.submit(buf, lens, &self.pages, timeout, &others),
+            QueueType::Compute => self.compute.submit(
+                &mut *producer(&st.pm4_producer)?,
+                buf,
+                lens,
+                &self.pages,
+                timeout,
+                &others,
+            ),
+            QueueType::Sdma => self.sdma.submit(
+                &mut *producer(&st.sdma_producer)?,
+                buf,
+                lens,
+                &self.pages,
+                timeout,
+                &others,
+            ),
         }
     }
+}
+
+/// A ring producer from the timeline state (a cell: the state's lock is held).
+fn producer<K>(cell: &RefCell<Producer<K>>) -> Result<RefMut<'_, Producer<K>>> {
+    cell.try_borrow_mut()
+        .map_err(|_| Error::Protocol("a ring producer is already in use".into()))
 }
 
 /// The command storage for `ty` kept from an earlier submission, or a new one.
@@ -233,6 +400,41 @@ pub(super) fn trace_submission(out: &mut Vec<String>, ty: QueueType, value: u64,
                 match p {
                     Ok((at, p)) => push(at, p.to_string()),
                     Err(e) => push(0, format!("decode error: {e}")),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pre-encoded wait and signal, patched, are what `Cmds::wait` and `Cmds::signal`
+    /// encode, for a signal with and without an event mailbox, on each family.
+    #[test]
+    fn sync_packets_are_what_the_encoders_write() {
+        let sigs = [
+            SignalRef::new(0x7f00_0000_1000),
+            SignalRef {
+                addr: 0x7f00_0000_1040,
+                event_mailbox_ptr: 0x7f00_0000_2000,
+                event_id: 9,
+            },
+        ];
+        for target in ["gfx1100", "gfx1201", "gfx90a", "gfx942"] {
+            let arch = GfxTarget::parse(target).unwrap().info();
+            for sig in &sigs {
+                let p = SyncPackets::new(arch, sig).unwrap();
+                for v in [0u32, 1, 0x7fff_fffe, u32::MAX] {
+                    let mut want = Cmds::new(QueueType::Compute, arch);
+                    want.wait(sig, v).unwrap();
+                    want.signal(sig, v).unwrap();
+                    let mut got = Cmds::new(QueueType::Compute, arch);
+                    p.wait(&mut got, v).unwrap();
+                    p.signal(&mut got, v).unwrap();
+                    assert_eq!(got.dwords(), want.dwords(), "{target} {sig:?} {v}");
+                    assert_eq!(got.packet_lens(), want.packet_lens());
                 }
             }
         }

@@ -10,6 +10,7 @@ fn prog(dispatch: bool) -> Program {
         scratch_addr: GpuVa(0x5000_0000),
         rsrc1: 1,
         rsrc2: 2,
+        rsrc3: 0,
         tmpring_size: 0,
         dispatch: dispatch.then_some(DispatchInfo {
             packet_offset: 64,

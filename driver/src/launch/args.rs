@@ -8,39 +8,72 @@ use super::*;
 /// one is a lying code object).
 pub(super) const MAX_KERNARG_BYTES: u64 = 1 << 20;
 
-/// Kernarg bytes inline up to this size (no allocation per launch); larger segments use the
-/// heap.
-pub(super) const INLINE_KERNARGS: usize = 512;
+/// Kernarg words a full segment keeps inline (512 bytes: no allocation per launch); larger
+/// segments use the heap.
+pub(super) const INLINE_KERNARG_WORDS: usize = 64;
 
-/// A kernarg segment being laid out: zeroed, inline when small.
+/// Explicit-argument words a [`LaunchBuilder`] keeps inline (128 bytes; kernels with more use
+/// the heap, once per builder). Small, so a builder is cheap to create and move.
+pub(super) const INLINE_EXPLICIT_WORDS: usize = 16;
+
+/// A kernarg segment (or its explicit part) being laid out, in 8-byte words (so it is copied
+/// into the arena a word at a time): inline up to `N` words.
 #[derive(Debug)]
-pub(super) struct KernargBuf {
-    pub(super) inline: [u8; INLINE_KERNARGS],
-    pub(super) heap: Vec<u8>,
+pub(super) struct KernargBuf<const N: usize = INLINE_KERNARG_WORDS> {
+    pub(super) inline: [u64; N],
+    pub(super) heap: Vec<u64>,
+    /// Bytes of the segment.
     pub(super) len: usize,
 }
 
-impl KernargBuf {
-    pub(super) fn new(size: u64) -> Self {
+impl<const N: usize> KernargBuf<N> {
+    /// A copy of `template` (the words of a segment of `size` bytes).
+    pub(super) fn from_template(template: &[u64], size: u64) -> Self {
+        let mut b = Self::zeroed(size);
+        if template.len() > N {
+            b.heap = template.to_vec();
+        } else if let Some(d) = b.inline.get_mut(..template.len()) {
+            d.copy_from_slice(template);
+        }
+        b
+    }
+
+    /// A zeroed segment of `size` bytes.
+    pub(super) fn zeroed(size: u64) -> Self {
         let len = usize::try_from(size).unwrap_or(usize::MAX);
-        let heap = if len > INLINE_KERNARGS {
-            vec![0; len]
-        } else {
-            Vec::new()
-        };
+        let n = len.div_ceil(8);
         Self {
-            inline: [0; INLINE_KERNARGS],
-            heap,
+            inline: [0; N],
+            heap: if n > N { vec![0; n] } else { Vec::new() },
             len,
         }
     }
 
-    pub(super) fn bytes_mut(&mut self) -> &mut [u8] {
-        if self.len > INLINE_KERNARGS {
-            &mut self.heap
+    /// The segment's words (the last one zero padded).
+    pub(super) fn words(&self) -> &[u64] {
+        let n = self.len.div_ceil(8);
+        if n > N {
+            self.heap.get(..n).unwrap_or_default()
         } else {
-            self.inline.get_mut(..self.len).unwrap_or_default()
+            self.inline.get(..n).unwrap_or_default()
         }
+    }
+
+    /// The segment's words, mutable.
+    pub(super) fn words_mut(&mut self) -> &mut [u64] {
+        let n = self.len.div_ceil(8);
+        if n > N {
+            self.heap.get_mut(..n).unwrap_or_default()
+        } else {
+            self.inline.get_mut(..n).unwrap_or_default()
+        }
+    }
+
+    /// The segment's bytes.
+    pub(super) fn bytes_mut(&mut self) -> &mut [u8] {
+        let len = self.len;
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(self.words_mut());
+        bytes.get_mut(..len).unwrap_or_default()
     }
 }
 

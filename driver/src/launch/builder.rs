@@ -35,7 +35,8 @@ use super::*;
 #[derive(Debug)]
 pub struct LaunchBuilder<'p> {
     pub(super) prog: &'p Program,
-    pub(super) buf: KernargBuf,
+    /// The explicit arguments' bytes (the hidden ones come from the program at launch).
+    pub(super) buf: KernargBuf<INLINE_EXPLICIT_WORDS>,
     pub(super) next: usize,
     pub(super) groups: [u32; 3],
     pub(super) block: [u32; 3],
@@ -47,7 +48,7 @@ impl<'p> LaunchBuilder<'p> {
     pub(super) fn new(prog: &'p Program) -> Self {
         Self {
             prog,
-            buf: KernargBuf::new(prog.kernarg_size),
+            buf: KernargBuf::zeroed(prog.plan.explicit_bytes),
             next: 0,
             groups: [1, 1, 1],
             block: [1, 1, 1],
@@ -136,7 +137,7 @@ impl<'p> LaunchBuilder<'p> {
         self
     }
 
-    /// Every check that does not depend on an argument's value; then the hidden arguments.
+    /// Every check that does not depend on an argument's value.
     pub(super) fn finish(&mut self) -> Result<()> {
         if let Some(e) = self.err.take() {
             return Err(e);
@@ -183,8 +184,48 @@ impl<'p> LaunchBuilder<'p> {
                 )));
             }
         }
-        // Only explicit arguments were written: the hidden part is still zero.
-        p.fill_hidden(self.buf.bytes_mut(), groups, block, self.dynamic_lds, true)
+        Ok(())
+    }
+
+    /// Checks, lays out the kernarg segment (the explicit arguments, the program's template,
+    /// the launch-dependent hidden arguments) and launches.
+    fn checked_launch(&mut self, timed: bool) -> Result<(TimelineValue, Option<Duration>)> {
+        self.finish()?;
+        let p = self.prog;
+        let (g, b, l) = (self.groups, self.block, self.dynamic_lds);
+        if let Some(why) = &p.plan.refusal {
+            return Err(Error::InvalidArgument(format!("kernel {}: {why}", p.name)));
+        }
+        if p.plan.split {
+            // Straight into the arena: no copy of the whole segment on the way.
+            let shape = LaunchShape {
+                groups: g,
+                block: b,
+                dynamic_lds: l,
+            };
+            let mut words = template::ShapeWords::default();
+            p.plan
+                .shape_words(&shape, &mut words)
+                .map_err(|e| Error::InvalidArgument(format!("kernel {}: {e}", p.name)))?;
+            let src = KernargSrc::Split {
+                explicit: self.buf.words(),
+                template: &p.plan.template,
+                shape: &words,
+            };
+            return p.launch_raw(src, g, b, l, timed);
+        }
+        // A layout the split cannot express: the whole segment, from the template.
+        let mut full =
+            KernargBuf::<INLINE_KERNARG_WORDS>::from_template(&p.plan.template, p.kernarg_size);
+        let explicit = self.buf.bytes_mut();
+        if let Some(d) = full.bytes_mut().get_mut(..explicit.len()) {
+            d.copy_from_slice(explicit);
+        }
+        // Unless an explicit argument overlaps a hidden one (a malformed code object), the
+        // launch-independent hidden arguments are in place.
+        p.fill_hidden(&mut full, g, b, l, p.plan.overlap)?;
+        let words = bytemuck::cast_slice(full.words());
+        p.launch_raw(KernargSrc::Bytes(words), g, b, l, timed)
     }
 
     /// Launches; returns the timeline value that completes it. The builder can launch again
@@ -198,11 +239,7 @@ impl<'p> LaunchBuilder<'p> {
     /// # Errors
     /// The refusals listed on [`LaunchBuilder`]; ring or wait failures.
     pub unsafe fn launch(&mut self) -> Result<TimelineValue> {
-        self.finish()?;
-        let (g, b, l) = (self.groups, self.block, self.dynamic_lds);
-        self.prog
-            .launch_raw(self.buf.bytes_mut(), g, b, l, false)
-            .map(|(v, _)| v)
+        self.checked_launch(false).map(|(v, _)| v)
     }
 
     /// [`LaunchBuilder::launch`], then waits and returns the GPU time between timestamps taken
@@ -214,9 +251,7 @@ impl<'p> LaunchBuilder<'p> {
     /// # Errors
     /// As [`LaunchBuilder::launch`], plus the wait's.
     pub unsafe fn launch_wait(&mut self) -> Result<Duration> {
-        self.finish()?;
-        let (g, b, l) = (self.groups, self.block, self.dynamic_lds);
-        let (_, t) = self.prog.launch_raw(self.buf.bytes_mut(), g, b, l, true)?;
+        let (_, t) = self.checked_launch(true)?;
         Ok(t.unwrap_or_default())
     }
 }

@@ -58,8 +58,10 @@ impl Program {
             group_segment_size: k.group_segment_size(),
             private_segment_size: k.private_segment_size(),
         });
+        // Whole words: launches copy the segment into the arena 8 bytes at a time.
+        let words_bytes = template::words_for(kernarg_size) as u64 * 8;
         // CAST: the 64-byte packet size fits u64.
-        let alloc_size = dispatch.map_or(kernarg_size, |d| {
+        let alloc_size = dispatch.map_or(words_bytes, |d| {
             d.packet_offset + size_of::<DispatchPacket>() as u64
         });
         let (private_segment_buffer, flat_scratch_init) = scratch_user_sgprs(dev, &k)?;
@@ -74,11 +76,14 @@ impl Program {
             tmpring_size: dev.scratch.tmpring_size,
             rsrc1: k.descriptor.rsrc1().raw(),
             rsrc2,
+            rsrc3: k.descriptor.compute_pgm_rsrc3,
             dispatch,
             private_segment_buffer,
             flat_scratch_init,
         };
         let meta = k.metadata.as_ref().map(ProgramMeta::new);
+        let plan = template::HiddenPlan::new(kernarg_size, meta.as_ref());
+        let exec_tpl = template::ExecTemplate::new(dev.arch, &prog)?;
         debug!(
             "loaded {kernel_name} at {:#x} ({size} B image, {kernarg_size} B kernargs)",
             prog.prog_addr.get()
@@ -95,6 +100,8 @@ impl Program {
             meta,
             lds_bytes: limits.lds_bytes,
             group_segment_size: k.group_segment_size(),
+            plan,
+            exec_tpl,
         })
     }
 
@@ -271,7 +278,7 @@ impl Program {
                     self.name, self.kernarg_size, len
                 )));
             }
-            return self.launch_raw(args, global, local, 0, timed);
+            return self.launch_raw(KernargSrc::Bytes(args), global, local, 0, timed);
         };
         self.check_block(meta, local)?;
         let hidden_count = meta.hidden.len() + meta.zero_hidden.len();
@@ -287,18 +294,21 @@ impl Program {
             )));
         }
         if hidden_count == 0 && meta.unknown_hidden.is_none() && len == self.kernarg_size {
-            return self.launch_raw(args, global, local, 0, timed);
+            return self.launch_raw(KernargSrc::Bytes(args), global, local, 0, timed);
         }
-        let mut buf = KernargBuf::new(self.kernarg_size);
-        let bytes = buf.bytes_mut();
-        if let Some(d) = bytes.get_mut(..args.len()) {
+        let mut buf = KernargBuf::<INLINE_KERNARG_WORDS>::from_template(
+            &self.plan.template,
+            self.kernarg_size,
+        );
+        if let Some(d) = buf.bytes_mut().get_mut(..args.len()) {
             d.copy_from_slice(args);
         }
-        // The buffer is zero past `args`: the always-zero hidden arguments need no store
-        // unless the caller's bytes cover them.
-        let zeroed = len <= u64::from(meta.hidden_start);
-        self.fill_hidden(bytes, global, local, 0, zeroed)?;
-        self.launch_raw(bytes, global, local, 0, timed)
+        // The template holds the launch-independent hidden arguments: write them again only
+        // where the caller's bytes cover them.
+        let rewrite = len > u64::from(meta.first_hidden);
+        self.fill_hidden(&mut buf, global, local, 0, rewrite)?;
+        let words = bytemuck::cast_slice(buf.words());
+        self.launch_raw(KernargSrc::Bytes(words), global, local, 0, timed)
     }
 
     /// Refuses a block above `.max_flat_workgroup_size` (or the hardware's 1024) or other than
@@ -327,22 +337,23 @@ impl Program {
         Ok(())
     }
 
-    /// Writes every hidden argument into `kernarg` (the whole segment); the always-zero ones
-    /// only when `kernarg` is not `zeroed` there already.
+    /// Writes the hidden arguments that depend on the launch into `buf` (the whole segment,
+    /// laid out from the program's template); when `rewrite`, the launch-independent ones too
+    /// (the caller's bytes covered them).
     pub(super) fn fill_hidden(
         &self,
-        kernarg: &mut [u8],
+        buf: &mut KernargBuf,
         groups: [u32; 3],
         block: [u32; 3],
         dynamic_lds: u32,
-        zeroed: bool,
+        rewrite: bool,
     ) -> Result<()> {
         let Some(meta) = &self.meta else {
             return Ok(());
         };
-        if let Some(kind) = &meta.unknown_hidden {
+        if let Some(why) = &self.plan.refusal {
             return Err(Error::InvalidArgument(format!(
-                "kernel {}: the kernel takes a hidden argument of kind {kind}, which hcq does not know how to fill",
+                "kernel {}: {why}",
                 self.name
             )));
         }
@@ -351,11 +362,12 @@ impl Program {
             block,
             dynamic_lds,
         };
-        for &(kind, offset, size) in &meta.hidden {
-            hidden_args::write(kernarg, kind, offset, size, &shape)
-                .map_err(|e| Error::InvalidArgument(format!("kernel {}: {e}", self.name)))?;
-        }
-        if !zeroed {
+        if rewrite {
+            let kernarg = buf.bytes_mut();
+            for &(kind, offset, size) in &meta.hidden {
+                hidden_args::write(kernarg, kind, offset, size, &shape)
+                    .map_err(|e| Error::InvalidArgument(format!("kernel {}: {e}", self.name)))?;
+            }
             for &(offset, size) in &meta.zero_hidden {
                 let start = usize::try_from(offset).unwrap_or(usize::MAX);
                 let end = start.saturating_add(usize::try_from(size).unwrap_or(usize::MAX));
@@ -363,14 +375,17 @@ impl Program {
                     d.fill(0);
                 }
             }
+            return Ok(());
         }
-        Ok(())
+        self.plan
+            .fill_shape(buf, &shape)
+            .map_err(|e| Error::InvalidArgument(format!("kernel {}: {e}", self.name)))
     }
 
     /// Launches with `args` exactly the kernarg segment.
     pub(super) fn launch_raw(
         &self,
-        args: &[u8],
+        args: KernargSrc<'_>,
         global: [u32; 3],
         local: [u32; 3],
         dynamic_lds: u32,
@@ -401,12 +416,13 @@ impl Program {
         let refs = stamps
             .as_ref()
             .map(|(a, b)| (a.signal_ref(), b.signal_ref()));
-        let value = dev.submit_compute(|s| {
-            let mut kernargs = lock(&dev.kernargs);
+        // The kernargs: allocated from the arena for this submission, written, and the
+        // dispatch packet after them when the kernel takes a dispatch pointer.
+        let place = |s: &mut Submit<'_>| -> Result<u64> {
+            let mut kernargs = s.kernargs()?;
             let off = kernargs.alloc(alloc_size, s)?;
             let base = kernargs.bo.va() + off;
-            let map = kernargs.bo.mapping();
-            map.write_bytes(off, args)?;
+            kernargs.write(off, &args)?;
             if let Some(d) = &prog.dispatch {
                 let pkt =
                     pm4::dispatch_packet(d, GpuVa(base), global, local).map_err(|source| {
@@ -415,22 +431,36 @@ impl Program {
                             source,
                         }
                     })?;
+                let map = kernargs.bo.mapping();
                 map.write_bytes(off + d.packet_offset, bytemuck::bytes_of(&pkt))?;
             }
-            let c: &mut Cmds = &mut s.cmds;
-            // The kernargs (and any code or data the CPU wrote) are in VRAM, written through
-            // the CPU mapping: flush HDP so the kernel reads them, as the seed's
-            // `wait(...).memory_barrier()` before every launch (exec then invalidates caches).
-            c.memory_barrier()?;
-            if let Some((st, _)) = &refs {
-                c.timestamp(st)?;
-            }
-            c.exec(&prog, GpuVa(base), global, local)?;
-            if let Some((_, en)) = &refs {
-                c.timestamp(en)?;
-            }
-            Ok(())
-        })?;
+            Ok(base)
+        };
+        // The kernargs (and any code or data the CPU wrote) are in VRAM, written through the
+        // CPU mapping: flush HDP so the kernel reads them, as the seed's
+        // `wait(...).memory_barrier()` before every launch (exec then invalidates caches).
+        // Without timestamps or dynamic LDS that and the exec are the program's pre-encoded
+        // commands, patched in the ring.
+        let value = if refs.is_none() && dynamic_lds == 0 {
+            let tpl = &self.exec_tpl;
+            dev.submit_compute_in_place(&tpl.dwords, place, |d, base| {
+                tpl.patch(d, &prog, GpuVa(base), global, local)
+            })?
+        } else {
+            dev.submit_compute(|s| {
+                let base = place(s)?;
+                let c: &mut Cmds = &mut s.cmds;
+                c.memory_barrier()?;
+                if let Some((st, _)) = &refs {
+                    c.timestamp(st)?;
+                }
+                c.exec(&prog, GpuVa(base), global, local)?;
+                if let Some((_, en)) = &refs {
+                    c.timestamp(en)?;
+                }
+                Ok(())
+            })?
+        };
         let mut elapsed = None;
         if let Some((st, en)) = stamps {
             if timed {

@@ -122,6 +122,32 @@ pub trait GpuBus: Send + Sync {
     /// hardware).
     fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault>;
 
+    /// Copies `data` to `va` past this GPU's L2 write-back: a memory-controller destination
+    /// (RELEASE_MEM `DST_SEL` 0, WRITE_DATA `DST_SEL` 1 or 5), whose bytes the CPU sees at
+    /// once. [`GpuBus::write`] goes through the L2 (shader stores, SDMA copies), where they
+    /// stay until [`GpuBus::l2_writeback`]. Buses without an L2 model: [`GpuBus::write`].
+    ///
+    /// # Errors
+    /// As [`GpuBus::write`].
+    fn write_through(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
+        self.write(va, data)
+    }
+
+    /// Copies `buf.len()` bytes at `va` into `buf` from memory, past this GPU's L2: what an
+    /// engine that is no L2 client reads (SDMA on gfx9). Buses without an L2 model:
+    /// [`GpuBus::read`].
+    ///
+    /// # Errors
+    /// As [`GpuBus::read`].
+    fn read_through(&self, va: u64, buf: &mut [u8]) -> Result<(), VmFault> {
+        self.read(va, buf, Access::Read)
+    }
+
+    /// An L2 write-back (RELEASE_MEM / ACQUIRE_MEM `GL2_WB`, gfx9 `TC_WB_ACTION_ENA` /
+    /// `TC_ACTION_ENA`, SDMA GCR_REQ `GL2_WB`): every byte this GPU's L2 holds dirty reaches
+    /// memory, where the CPU reads it (buses without an L2 model: nothing to do).
+    fn l2_writeback(&self) {}
+
     /// Acquire-load of the u32 at `va` (what WAIT_REG_MEM / POLL_REGMEM poll).
     ///
     /// # Errors

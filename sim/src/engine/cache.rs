@@ -20,8 +20,8 @@
 
 use super::bus::{Access, VmFault};
 use super::queue::Env;
-use hcq_core::arch::{AcquireMemLayout, ArchInfo};
-use hcq_core::pm4::{AcquireMem, CpCoherCntl, GcrCntl};
+use hcq_core::arch::{AcquireMemLayout, ArchInfo, Family};
+use hcq_core::pm4::{AcquireMem, CpCoherCntl, GcrCntl, ReleaseMemEventCntl};
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, PoisonError};
 
@@ -146,6 +146,46 @@ impl GpuCaches {
     }
 }
 
+/// gfx9 RELEASE_MEM EVENT_CNTL `TC_WB_ACTION_ENA` (`EOP_TC_WB_ACTION_EN`, soc15d.h): write
+/// back the L2.
+const GFX9_EOP_TC_WB_ACTION_ENA: u32 = 1 << 15;
+/// gfx9 RELEASE_MEM EVENT_CNTL `TC_ACTION_ENA` (`EOP_TC_ACTION_EN`): write back and
+/// invalidate the L2.
+const GFX9_EOP_TC_ACTION_ENA: u32 = 1 << 17;
+
+/// Whether a RELEASE_MEM's cache actions write the L2 back (before its data write): GCR_CNTL
+/// `GL2_WB` on gfx10+ (EVENT_CNTL bit 21), `TC_WB_ACTION_ENA` or `TC_ACTION_ENA` on gfx9
+/// (bits 15 and 17, `gfx_v9_0_ring_emit_fence`; Mesa's `si_emit_cache_flush` uses either
+/// for an L2 write-back).
+#[must_use]
+pub fn release_writes_back_l2(arch: &ArchInfo, event: ReleaseMemEventCntl) -> bool {
+    match arch.family {
+        Family::Gfx9 => event.raw() & (GFX9_EOP_TC_WB_ACTION_ENA | GFX9_EOP_TC_ACTION_ENA) != 0,
+        _ => event.get(ReleaseMemEventCntl::GCR_GL2_WB) != 0,
+    }
+}
+
+/// Whether an ACQUIRE_MEM writes the L2 back: GCR_CNTL `GL2_WB` (gfx10+), CP_COHER_CNTL
+/// `TC_WB_ACTION_ENA` or `TC_ACTION_ENA` (gfx9).
+#[must_use]
+pub fn acquire_writes_back_l2(arch: &ArchInfo, a: &AcquireMem) -> bool {
+    match (arch.acquire_mem, a.gcr_cntl) {
+        (AcquireMemLayout::GcrCntl, Some(g)) => gcr_writes_back_l2(g),
+        (AcquireMemLayout::CoherCntl, _) => {
+            let c = CpCoherCntl(a.coher_cntl);
+            c.get(CpCoherCntl::TC_WB_ACTION_ENA) != 0 || c.get(CpCoherCntl::TC_ACTION_ENA) != 0
+        }
+        (AcquireMemLayout::GcrCntl, None) => false,
+    }
+}
+
+/// Whether a GCR_CNTL (ACQUIRE_MEM on gfx10+, SDMA GCR_REQ) writes the L2 back: `GL2_WB`.
+/// The range fields are not modelled: a write-back writes back the whole L2.
+#[must_use]
+pub fn gcr_writes_back_l2(g: GcrCntl) -> bool {
+    g.get(GcrCntl::GL2_WB) != 0
+}
+
 /// A shader's read through `env`: through the GPU's I$ or K$ where it has them (see the
 /// module docs), else straight to memory. A line that cannot be fetched whole is read
 /// uncached (exactly the bytes asked for, so a fault names the right address).
@@ -248,6 +288,38 @@ mod tests {
         let i = CpCoherCntl::zeroed().with(CpCoherCntl::SH_ICACHE_ACTION_ENA, 1);
         c.acquire(&GFX9, &acquire(i.raw(), None));
         assert_eq!(c.lines(), (0, 0));
+    }
+
+    #[test]
+    fn which_cache_actions_write_the_l2_back() {
+        use super::{acquire_writes_back_l2, gcr_writes_back_l2, release_writes_back_l2};
+        use hcq_core::pm4::ReleaseMemEventCntl;
+        // RELEASE_MEM: the seed's signal flush writes back on every family; gfx10+ needs
+        // GL2_WB (bit 21), gfx9 TC_WB_ACTION_ENA (15) or TC_ACTION_ENA (17).
+        for arch in [&GFX9, &GFX11] {
+            let ev = ReleaseMemEventCntl(arch.release_mem_cache_flush);
+            assert!(release_writes_back_l2(arch, ev), "{:?}", arch.family);
+            assert!(!release_writes_back_l2(arch, ReleaseMemEventCntl(0)));
+        }
+        let gl2_wb = ReleaseMemEventCntl::zeroed().with(ReleaseMemEventCntl::GCR_GL2_WB, 1);
+        assert!(release_writes_back_l2(&GFX11, gl2_wb));
+        let inv_only = ReleaseMemEventCntl::zeroed().with(ReleaseMemEventCntl::GCR_GL2_INV, 1);
+        assert!(!release_writes_back_l2(&GFX11, inv_only));
+        assert!(release_writes_back_l2(&GFX9, ReleaseMemEventCntl(1 << 15)));
+        assert!(release_writes_back_l2(&GFX9, ReleaseMemEventCntl(1 << 17)));
+        assert!(!release_writes_back_l2(&GFX9, ReleaseMemEventCntl(1 << 16)));
+        // ACQUIRE_MEM and SDMA GCR_REQ.
+        let wb = GcrCntl::zeroed().with(GcrCntl::GL2_WB, 1);
+        assert!(acquire_writes_back_l2(&GFX11, &acquire(0, Some(wb))));
+        let inv = GcrCntl::zeroed().with(GcrCntl::GL2_INV, 1);
+        assert!(!acquire_writes_back_l2(&GFX11, &acquire(0, Some(inv))));
+        assert!(gcr_writes_back_l2(wb) && !gcr_writes_back_l2(inv));
+        for bit in [CpCoherCntl::TC_WB_ACTION_ENA, CpCoherCntl::TC_ACTION_ENA] {
+            let c = CpCoherCntl::zeroed().with(bit, 1);
+            assert!(acquire_writes_back_l2(&GFX9, &acquire(c.raw(), None)));
+        }
+        let k = CpCoherCntl::zeroed().with(CpCoherCntl::SH_KCACHE_ACTION_ENA, 1);
+        assert!(!acquire_writes_back_l2(&GFX9, &acquire(k.raw(), None)));
     }
 
     #[test]

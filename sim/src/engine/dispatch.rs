@@ -14,7 +14,9 @@ use core::sync::atomic::Ordering;
 use hcq_core::addr::join64;
 use hcq_core::arch::Family;
 use hcq_core::codeobj::LDS_GRANULE_BYTES;
-use hcq_core::hsa::{DispatchPacket, KernelCodeProperties, KernelDescriptor, PgmRsrc1, PgmRsrc2};
+use hcq_core::hsa::{
+    DispatchPacket, KernelCodeProperties, KernelDescriptor, PgmRsrc1, PgmRsrc2, PgmRsrc3Gfx90a,
+};
 use hcq_core::pm4::{DispatchDirect, DispatchInitiator};
 use hcq_core::rsrc::{BufRsrcWord1, BufRsrcWord3Gfx9, BufRsrcWord3Gfx10, ScratchRsrc};
 use std::collections::BTreeMap;
@@ -135,6 +137,12 @@ fn launch(
         _ if wave64 => g * 4,
         _ => g * 8,
     };
+    // gfx90a/gfx942: the AGPRs begin where COMPUTE_PGM_RSRC3.ACCUM_OFFSET says (the CP never
+    // reads the descriptor: an unprogrammed register puts them at v4).
+    let accum_offset = match family {
+        Family::Gfx9 => PgmRsrc3Gfx90a(sh(r.pgm_rsrc3)).accum_offset_vgprs(),
+        _ => 0,
+    };
     let lds_bytes = PgmRsrc2(rsrc2).get(PgmRsrc2::GRANULATED_LDS_SIZE) * LDS_GRANULE_BYTES;
     let nt = |i: u32| sh(r.start_x + 3 + i) & 0xffff;
     let mut scratch = ScratchSetup::default();
@@ -163,6 +171,7 @@ fn launch(
         groups: d.dim,
         lds_bytes,
         vgprs,
+        accum_offset,
         scratch,
         scratch_waves,
         float: FloatMode::from_rsrc1(rsrc1),

@@ -14,7 +14,7 @@
 
 use super::bus::{Access, GpuBus, VmFault, VmFaultKind};
 use super::{Engines, Mode, QueueDesc, QueueId};
-use crate::gpu::{FaultReason, GpuFault};
+use crate::gpu::GpuFault;
 use crate::kfd::{Engine, SimKfd};
 use crate::state::QueueInfo as KfdQueue;
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -47,11 +47,7 @@ impl KfdBus {
         VmFault {
             va: f.va,
             access,
-            kind: match f.reason {
-                FaultReason::NotMapped => VmFaultKind::NotPresent,
-                FaultReason::ReadOnly => VmFaultKind::ReadOnly,
-                FaultReason::HdpStale => VmFaultKind::HdpStale,
-            },
+            kind: f.reason,
         }
     }
 
@@ -92,8 +88,32 @@ impl GpuBus for KfdBus {
             .sim
             .upgrade()
             .ok_or_else(|| self.gone(va, Access::Write))?;
+        sim.gpu_write_cached(self.gpu_id, va, data)
+            .map_err(|f| Self::vm(f, Access::Write))
+    }
+
+    fn write_through(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
+        let sim = self
+            .sim
+            .upgrade()
+            .ok_or_else(|| self.gone(va, Access::Write))?;
         sim.gpu_write(self.gpu_id, va, data)
             .map_err(|f| Self::vm(f, Access::Write))
+    }
+
+    fn read_through(&self, va: u64, buf: &mut [u8]) -> Result<(), VmFault> {
+        let sim = self
+            .sim
+            .upgrade()
+            .ok_or_else(|| self.gone(va, Access::Read))?;
+        sim.gpu_read_memory(self.gpu_id, va, buf)
+            .map_err(|f| Self::vm(f, Access::Read))
+    }
+
+    fn l2_writeback(&self) {
+        if let Some(sim) = self.sim.upgrade() {
+            sim.l2_writeback(self.gpu_id);
+        }
     }
 
     fn load_u32(&self, va: u64) -> Result<u32, VmFault> {
@@ -152,9 +172,9 @@ impl GpuBus for KfdBus {
                 va: data.va,
                 write,
                 reason: if data.failure.not_present == 0 && write {
-                    FaultReason::ReadOnly
+                    VmFaultKind::ReadOnly
                 } else {
-                    FaultReason::NotMapped
+                    VmFaultKind::NotPresent
                 },
             });
         }
@@ -217,8 +237,12 @@ fn desc_of(sim: &SimKfd, q: &KfdQueue) -> QueueDesc {
 impl KfdEngine {
     /// Brings the engine set in line with KFD's queues.
     fn sync(&self, sim: &Arc<SimKfd>) {
-        let live = sim.queues();
+        // The snapshot is taken under `known`'s lock: the engine thread and the ioctl path both
+        // sync, and a snapshot taken before the lock could be older than the one the other
+        // side applied (a queue destroyed and its id reused in between would be removed again
+        // and re-added fresh, losing its state, e.g. an injected hang).
         let mut known = self.known.lock().unwrap_or_else(PoisonError::into_inner);
+        let live = sim.queues();
         let ids: BTreeSet<u32> = live.iter().map(|q| q.queue_id).collect();
         for gone in known.difference(&ids).copied().collect::<Vec<_>>() {
             let _ = self.engines.remove_queue(QueueId(gone));

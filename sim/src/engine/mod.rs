@@ -40,8 +40,8 @@ pub use dispatch::{LDS_LIMIT, MAX_WORKGROUP_SIZE, MAX_WORKGROUPS};
 pub use flight::{DISPATCH_ENV, DispatchMode, SEED_ENV, env_dispatch, env_seed};
 pub use trace::{DEFAULT_TRACE_CAPACITY, Site, TRACE_PACKET_DWORDS, TraceEntry, TraceEvent};
 pub use types::{
-    EngineError, InterruptPolicy, Mode, QueueDesc, QueueFault, QueueFaultKind, QueueId, QueueInfo,
-    QueueKind, QueueState, WaitInfo,
+    EngineError, InterruptPolicy, Mode, QueueDesc, QueueFault, QueueFaultKind, QueueId, QueueKind,
+    QueueState, QueueStatus, WaitInfo,
 };
 
 use crate::kernels::KernelRegistry;
@@ -370,10 +370,10 @@ impl Engines {
 
     /// A snapshot of queue `id`.
     #[must_use]
-    pub fn queue(&self, id: QueueId) -> Option<QueueInfo> {
+    pub fn queue(&self, id: QueueId) -> Option<QueueStatus> {
         let g = self.lock();
         let q = g.queues.get(&id)?;
-        Some(QueueInfo {
+        Some(QueueStatus {
             id,
             gpu_id: q.gpu_id,
             kind: q.desc.kind,
@@ -387,7 +387,7 @@ impl Engines {
 
     /// Snapshots of every queue, in id order.
     #[must_use]
-    pub fn queues(&self) -> Vec<QueueInfo> {
+    pub fn queues(&self) -> Vec<QueueStatus> {
         let ids: Vec<QueueId> = self.lock().queues.keys().copied().collect();
         ids.into_iter().filter_map(|id| self.queue(id)).collect()
     }

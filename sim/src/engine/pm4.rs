@@ -10,7 +10,8 @@ use hcq_core::pm4::{
     WriteDataCntl,
 };
 use hcq_core::sel::{
-    CompareFunction, DataSel, EventIndex, EventType, IntSel, MemSpace, WaitOperation, WriteDataDst,
+    CompareFunction, DataSel, EventIndex, EventType, IntSel, MemSpace, ReleaseDst, WaitOperation,
+    WriteDataDst,
 };
 
 fn hw<T>(msg: String) -> Result<T, Cause> {
@@ -85,8 +86,12 @@ pub(crate) fn exec(
                 for &v in *data {
                     env.store_u32(a, v)?;
                 }
-            } else {
+            } else if control.dst_sel() == Ok(WriteDataDst::Gl2) {
+                // Into the L2: the CPU sees it after a write-back.
                 env.write(a, bytemuck::cast_slice(data))?;
+            } else {
+                // Memory: past the L2's write-back.
+                env.write_through(a, bytemuck::cast_slice(data))?;
             }
             Ok(Exec::Done)
         }
@@ -221,20 +226,41 @@ pub(crate) fn exec(
                     ))
                 }
             };
+            // The cache actions come before the data write (the EOP/EOS event's flush).
+            if super::cache::release_writes_back_l2(desc.arch, r.event) {
+                env.bus.l2_writeback();
+            }
+            // DST_SEL 0 writes memory (past the L2), 1 the L2 (seen by the CPU only after a
+            // later write-back).
+            let to_l2 = dc.dst_sel() == Ok(ReleaseDst::Gl2);
+            let put32 = |v: u32| {
+                if to_l2 {
+                    env.write(a, &v.to_le_bytes())
+                } else {
+                    env.store_u32(a, v)
+                }
+            };
+            let put64 = |v: u64| {
+                if to_l2 {
+                    env.write(a, &v.to_le_bytes())
+                } else {
+                    env.store_u64(a, v)
+                }
+            };
             match dc.data_sel() {
                 Ok(DataSel::None) => {}
                 Ok(DataSel::Data32) => {
                     align(4)?;
                     // CAST: 32-bit data is the low half.
-                    env.store_u32(a, r.data as u32)?;
+                    put32(r.data as u32)?;
                 }
                 Ok(DataSel::Data64) => {
                     align(8)?;
-                    env.store_u64(a, r.data)?;
+                    put64(r.data)?;
                 }
                 Ok(DataSel::GpuClock | DataSel::SystemClock) => {
                     align(8)?;
-                    env.store_u64(a, env.now())?;
+                    put64(env.now())?;
                 }
                 Err(s) => return hw(format!("RELEASE_MEM DATA_SEL {} is not supported", s.value)),
             }
@@ -272,6 +298,9 @@ pub(crate) fn exec(
             }
             if let Some(c) = env.bus.caches() {
                 c.acquire(desc.arch, a);
+            }
+            if super::cache::acquire_writes_back_l2(desc.arch, a) {
+                env.bus.l2_writeback();
             }
             Ok(Exec::Done)
         }

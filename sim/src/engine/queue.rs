@@ -60,10 +60,24 @@ impl Env<'_> {
         self.bus.read(va, buf, access)
     }
 
+    /// A read of memory past this GPU's L2 (an engine that is no L2 client).
+    pub(crate) fn read_through(&self, va: u64, buf: &mut [u8]) -> Result<(), VmFault> {
+        self.injected(va, buf.len(), Access::Read)?;
+        self.rec.read(va, buf.len());
+        self.bus.read_through(va, buf)
+    }
+
     pub(crate) fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
         self.injected(va, data.len(), Access::Write)?;
         self.rec.write(va, data.len());
         self.bus.write(va, data)
+    }
+
+    /// A write past the L2's write-back (a memory-controller destination).
+    pub(crate) fn write_through(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
+        self.injected(va, data.len(), Access::Write)?;
+        self.rec.write(va, data.len());
+        self.bus.write_through(va, data)
     }
 
     /// A memory wait's poll: not an access that races (polling what another engine writes is
@@ -142,6 +156,8 @@ pub(crate) struct Queue {
     buf: Vec<u32>,
     buf_ptr: u64,
     buf_len: usize,
+    /// The write pointer the doorbell showed when last looked at ([`Queue::step`]).
+    seen_wptr: u64,
     /// SDMA: buffer index where the ring wraps (a packet may not cross it).
     ring_end_at: usize,
     pub(crate) ibs: Vec<IbFrame>,
@@ -201,6 +217,7 @@ impl Queue {
             buf: Vec::new(),
             buf_ptr: desc.start,
             buf_len: 0,
+            seen_wptr: desc.start,
             ring_end_at: usize::MAX,
             ibs: Vec::new(),
             ib_pool: Vec::new(),
@@ -282,13 +299,8 @@ impl Queue {
         };
         let upd = self.upd();
         let avail = wptr.wrapping_sub(self.rptr);
-        if avail > self.desc.ring_size / 4 * upd {
-            return Err(Cause::Hw(format!(
-                "write pointer {wptr:#x} is not within one ring ({:#x} {}) of the read pointer {:#x}",
-                self.desc.ring_size / 4 * upd,
-                if upd == 1 { "dwords" } else { "bytes" },
-                self.rptr
-            )));
+        if let Some(c) = self.overrun(wptr) {
+            return Err(c);
         }
         if avail % upd != 0 {
             return Err(Cause::Hw(format!(
@@ -327,6 +339,48 @@ impl Queue {
         Ok(n)
     }
 
+    /// Whether write pointer `wptr` is more than one ring ahead of (or behind) the read
+    /// pointer: the producer wrote over commands the CP has not executed (or went back).
+    fn overrun(&self, wptr: u64) -> Option<Cause> {
+        let upd = self.upd();
+        let ring = self.desc.ring_size / 4 * upd;
+        let unit = if upd == 1 { "dwords" } else { "bytes" };
+        if wptr < self.rptr {
+            return Some(Cause::Hw(format!(
+                "write pointer {wptr:#x} is behind the read pointer {:#x} (ring of {ring:#x} {unit}): the write pointer only grows",
+                self.rptr
+            )));
+        }
+        (wptr - self.rptr > ring).then(|| {
+            Cause::Hw(format!(
+                "write pointer {wptr:#x} is not within one ring ({ring:#x} {unit}) of the read pointer {:#x}: ring overrun, the producer wrote over {:#x} {unit} of commands the CP had not read",
+                self.rptr,
+                wptr - self.rptr - ring
+            ))
+        })
+    }
+
+    /// A new write pointer on the doorbell: checked against the read pointer (an overrun
+    /// faults), and the commands not executed yet are read from the ring again (the CP
+    /// executes what is in the ring, so a producer that wrote over them is seen). `false`
+    /// when the queue faulted.
+    fn doorbell_changed(&mut self, seq: &mut u64) -> bool {
+        let Some(w) = self.wptr() else {
+            return true;
+        };
+        if w == self.seen_wptr {
+            return true;
+        }
+        self.seen_wptr = w;
+        if let Some(c) = self.overrun(w) {
+            let site = self.site_ring();
+            self.fault(seq, site, c);
+            return false;
+        }
+        self.buf_len = 0;
+        true
+    }
+
     /// Writes the read pointer back (unless stalled). Returns whether it wrote.
     fn publish(&mut self, env: &Env<'_>, seq: &mut u64) -> bool {
         if self.inj.stall_rptr || self.published == self.rptr {
@@ -358,6 +412,10 @@ impl Queue {
             return res;
         }
         let before = self.state.clone();
+        if !self.doorbell_changed(seq) {
+            res.progressed = true;
+            return res;
+        }
         while res.executed < budget {
             let flow = if self.ibs.is_empty() {
                 self.step_ring(env, irqs, seq)
@@ -678,6 +736,6 @@ pub(crate) fn run_packet(
 ) -> Result<Exec, Cause> {
     match pkt {
         Decoded::Pm4(p) => super::pm4::exec(regs, scratch, desc, env, irqs, p),
-        Decoded::Sdma(p) => super::sdma::exec(scratch, env, irqs, p, depth),
+        Decoded::Sdma(p) => super::sdma::exec(scratch, desc, env, irqs, p, depth),
     }
 }

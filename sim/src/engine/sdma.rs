@@ -3,7 +3,9 @@
 use super::WaitInfo;
 use super::bus::Access;
 use super::queue::Env;
+use super::types::QueueDesc;
 use super::types::{Cause, Exec};
+use hcq_core::arch::Family;
 use hcq_core::sdma::{ConstFillHeader, PollRegmemHeader, SdmaPacket};
 
 /// Bytes moved per chunk of a copy or fill.
@@ -13,9 +15,34 @@ fn hw<T>(msg: String) -> Result<T, Cause> {
     Err(Cause::Hw(msg))
 }
 
+/// Whether this SDMA engine is an L2 client: on gfx10+ SDMA reads and writes through GL2
+/// (the kernel's `sdma_v5_0_ring_emit_mem_sync` and ROCr's `BlitSdmaV5` use GCR_REQ to write
+/// it back after a copy); SDMA v4 (gfx9) has no GCR_REQ and goes to memory past the TC L2, so
+/// it sees a kernel's results only after an L2 write-back.
+fn l2_client(desc: &QueueDesc) -> bool {
+    desc.arch.family != Family::Gfx9
+}
+
+/// A data write by this engine: through the L2 where SDMA is an L2 client.
+fn put(env: &Env<'_>, l2: bool, va: u64, data: &[u8]) -> Result<(), Cause> {
+    if l2 {
+        env.write(va, data)?;
+    } else {
+        env.write_through(va, data)?;
+    }
+    Ok(())
+}
+
 /// memmove of `n` bytes from `src` to `dst` through GPU memory, in chunks (backwards when the
 /// destination overlaps the source from above).
-fn copy(env: &Env<'_>, scratch: &mut Vec<u8>, src: u64, dst: u64, n: u64) -> Result<(), Cause> {
+fn copy(
+    env: &Env<'_>,
+    l2: bool,
+    scratch: &mut Vec<u8>,
+    src: u64,
+    dst: u64,
+    n: u64,
+) -> Result<(), Cause> {
     let backwards = dst > src && dst - src < n;
     let mut done = 0u64;
     while done < n {
@@ -24,8 +51,12 @@ fn copy(env: &Env<'_>, scratch: &mut Vec<u8>, src: u64, dst: u64, n: u64) -> Res
         let off = if backwards { n - done - step } else { done };
         // CAST: step <= CHUNK.
         scratch.resize(step as usize, 0);
-        env.read(src.wrapping_add(off), scratch, Access::Read)?;
-        env.write(dst.wrapping_add(off), scratch)?;
+        if l2 {
+            env.read(src.wrapping_add(off), scratch, Access::Read)?;
+        } else {
+            env.read_through(src.wrapping_add(off), scratch)?;
+        }
+        put(env, l2, dst.wrapping_add(off), scratch)?;
         done += step;
     }
     Ok(())
@@ -33,6 +64,7 @@ fn copy(env: &Env<'_>, scratch: &mut Vec<u8>, src: u64, dst: u64, n: u64) -> Res
 
 pub(crate) fn exec(
     scratch: &mut Vec<u8>,
+    desc: &QueueDesc,
     env: &Env<'_>,
     irqs: &mut Vec<u32>,
     pkt: &SdmaPacket<'_>,
@@ -45,11 +77,15 @@ pub(crate) fn exec(
             if let Some(c) = env.bus.caches() {
                 c.gcr(g.gcr);
             }
+            if super::cache::gcr_writes_back_l2(g.gcr) {
+                env.bus.l2_writeback();
+            }
             Ok(Exec::Done)
         }
         SdmaPacket::CopyLinear(c) => {
             copy(
                 env,
+                l2_client(desc),
                 scratch,
                 c.src.get(),
                 c.dst.get(),
@@ -62,7 +98,7 @@ pub(crate) fn exec(
             if a % 4 != 0 {
                 return hw(format!("WRITE destination {a:#x} is not dword aligned"));
             }
-            env.write(a, bytemuck::cast_slice(data))?;
+            put(env, l2_client(desc), a, bytemuck::cast_slice(data))?;
             Ok(Exec::Done)
         }
         SdmaPacket::Indirect(i) => {
@@ -152,7 +188,7 @@ pub(crate) fn exec(
                 let step = (n - done).min(CHUNK as u64) as usize;
                 scratch.clear();
                 scratch.extend(c.data.to_le_bytes().iter().cycle().take(step));
-                env.write(a.wrapping_add(done), scratch)?;
+                put(env, l2_client(desc), a.wrapping_add(done), scratch)?;
                 // CAST: usize -> u64 widens.
                 done += step as u64;
             }

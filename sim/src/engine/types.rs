@@ -100,9 +100,10 @@ pub enum QueueState {
     Faulted(QueueFault),
 }
 
-/// A snapshot of one queue.
+/// A snapshot of one queue's engine: where it is and what state it is in. (What KFD knows
+/// of the queue, its ring, pointers' addresses and doorbell, is [`crate::QueueInfo`].)
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct QueueInfo {
+pub struct QueueStatus {
     /// The queue.
     pub id: QueueId,
     /// Its GPU.

@@ -2,7 +2,7 @@
 //! decoder can be checked against LLVM's disassembler.
 
 use super::Isa;
-use super::decode::{Enc, Inst, LIT, NONE, SEG_FLAT, SEG_SCRATCH, VGPR};
+use super::decode::{AGPR, Enc, Inst, LIT, NONE, SEG_FLAT, SEG_SCRATCH, VGPR};
 use super::ops::Op;
 use core::fmt::Write;
 
@@ -92,6 +92,7 @@ fn operand(code: u16, n: u16, lit: u32, float: bool, wave64: bool) -> String {
         253 => "src_scc".into(),
         LIT => format!("{lit:#x}"),
         NONE => "off".into(),
+        c if c >= AGPR => reg("a", c - AGPR),
         c if c >= VGPR => reg("v", c - VGPR),
         c => format!("<operand {c}>"),
     }
@@ -135,7 +136,12 @@ fn vop_name(i: &Inst) -> String {
 fn has_e32(op: Op) -> bool {
     !matches!(
         op,
-        Op::VFmamkF32 | Op::VFmaakF32 | Op::VFmamkF16 | Op::VFmaakF16 | Op::VReadfirstlaneB32
+        Op::VFmamkF32
+            | Op::VFmaakF32
+            | Op::VFmamkF16
+            | Op::VFmaakF16
+            | Op::VReadfirstlaneB32
+            | Op::VAccvgprMovB32
     )
 }
 
@@ -454,7 +460,11 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
                     | Op::VCmpU64
                     | Op::VCmpClassF32
                     | Op::VCmpClassF64
-            ) || super::decode::has_short_form(i.op);
+            ) || if gfx9 {
+                super::decode::has_short_form_gfx9(i.op)
+            } else {
+                super::decode::has_short_form(i.op)
+            };
             s.push_str(&name);
             if short && has_e32(i.op) {
                 s.push_str("_e32");

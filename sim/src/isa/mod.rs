@@ -14,7 +14,7 @@
 //! over fixed arrays, EXEC as a bitmask), `launch` builds the initial wave state.
 //!
 //! Families: gfx9 (gfx90a and gfx942, wave64; scratch through the buffer descriptor and the
-//! wave-offset SGPR), gfx11 (gfx1100, wave32 and wave64) and gfx12 (gfx1201: its SMEM and VFLAT
+//! wave-offset SGPR; AGPRs in the unified VGPR file from RSRC3's ACCUM_OFFSET on), gfx11 (gfx1100, wave32 and wave64) and gfx12 (gfx1201: its SMEM and VFLAT
 //! layouts, s_wait_* counters, split barriers, workgroup ids in ttmp9/ttmp7) are interpreted.
 //! Host stand-ins remain an explicit opt-in of the registry ([`crate::kernels::ExecMode`]).
 
@@ -117,8 +117,13 @@ pub struct Launch {
     pub groups: [u32; 3],
     /// LDS bytes per workgroup (RSRC2.LDS_SIZE granules).
     pub lds_bytes: u32,
-    /// VGPRs per lane (RSRC1.VGPRS granules).
+    /// VGPRs per lane (RSRC1.VGPRS granules). On gfx90a/gfx942 the unified file: ArchVGPRs
+    /// and AGPRs together.
     pub vgprs: u32,
+    /// gfx90a/gfx942: the VGPR where the AGPRs begin, from COMPUTE_PGM_RSRC3.ACCUM_OFFSET as
+    /// `(field + 1) * 4`: AGPR `aN` is VGPR `accum_offset + N` of the unified file, so AGPRs
+    /// and ArchVGPRs share the RSRC1 budget. Unused by ISAs without AGPRs.
+    pub accum_offset: u32,
     /// Scratch.
     pub scratch: ScratchSetup,
     /// Scratch wave slots (COMPUTE_TMPRING_SIZE.WAVES).

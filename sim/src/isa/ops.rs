@@ -200,6 +200,9 @@ ops! {
     BufferStoreDword = "buffer_store_dword", BufferLoadDwordx2 = "buffer_load_dwordx2",
     BufferStoreDwordx2 = "buffer_store_dwordx2", BufferLoadDwordx4 = "buffer_load_dwordx4",
     BufferStoreDwordx4 = "buffer_store_dwordx4", BufferWbinvl1Vol = "buffer_wbinvl1_vol",
+    // gfx90a/gfx942: moves between the AGPRs and the ArchVGPRs of the unified VGPR file.
+    VAccvgprReadB32 = "v_accvgpr_read_b32", VAccvgprWriteB32 = "v_accvgpr_write_b32",
+    VAccvgprMovB32 = "v_accvgpr_mov_b32",
     // VOPD pair (ops in Inst::vopd)
     VDual = "v_dual",
 }

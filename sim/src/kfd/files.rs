@@ -160,6 +160,16 @@ impl SimKfd {
                                 // The CPU reaches VRAM through the HDP from now on.
                                 m.hdp_track();
                             }
+                            // The CPU reads it without snooping the GPU's L2 from now on: GTT,
+                            // and VRAM allocated for the CPU (PUBLIC; other VRAM is reached
+                            // through copies, whatever is mapped).
+                            let gfx = st.gpus.get(gpu).map_or(0, |g| g.cfg.gfx_target_version);
+                            let cpu_reads = bo.kind == BoKind::Gtt
+                                || (bo.kind == BoKind::Vram
+                                    && bo.flags & KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC != 0);
+                            if cpu_reads && crate::mem::l2_caches(gfx, bo.flags) {
+                                m.l2_track();
+                            }
                             (Arc::clone(m), len)
                         }
                         Backing::User(_) | Backing::UserInvalidated => return Err(Errno::EPERM),

@@ -335,12 +335,18 @@ mod tests {
         assert!(m.gpu_write(0, &[1u8; HDP_PAGE]));
         assert!(m.write(100, &[9]));
         let mut b = [0u8; HDP_PAGE];
-        assert_eq!(m.gpu_read(0, &mut b, false), Err(HdpStale { off: 0 }));
+        assert_eq!(
+            m.gpu_read(Some(1), 0, &mut b, false),
+            Err(HdpStale { off: 0 })
+        );
         // In part, too: the hash cannot tell which byte, so the read's first byte is named.
         let mut s = [0u8; 4];
-        assert_eq!(m.gpu_read(8, &mut s, false), Err(HdpStale { off: 8 }));
+        assert_eq!(
+            m.gpu_read(Some(1), 8, &mut s, false),
+            Err(HdpStale { off: 8 })
+        );
         m.hdp_flush();
-        assert_eq!(m.gpu_read(0, &mut b, false), Ok(true));
+        assert_eq!(m.gpu_read(Some(1), 0, &mut b, false), Ok(true));
         assert_eq!(b[100], 9);
     }
 
@@ -352,15 +358,21 @@ mod tests {
         assert!(m.write(HDP_PAGE as u64 + 40, &[6, 6]));
         let mut s = [0u8; 8];
         // Bytes the CPU did not write read fine.
-        assert_eq!(m.gpu_read(HDP_PAGE as u64, &mut s, false), Ok(true));
+        assert_eq!(
+            m.gpu_read(Some(1), HDP_PAGE as u64, &mut s, false),
+            Ok(true)
+        );
         let mut t = [0u8; 8];
         assert_eq!(
-            m.gpu_read(HDP_PAGE as u64 + 36, &mut t, false),
+            m.gpu_read(Some(1), HDP_PAGE as u64 + 36, &mut t, false),
             Err(HdpStale {
                 off: HDP_PAGE as u64 + 40
             })
         );
-        assert_eq!(m.gpu_read(HDP_PAGE as u64 + 36, &mut t, true), Ok(true));
+        assert_eq!(
+            m.gpu_read(Some(1), HDP_PAGE as u64 + 36, &mut t, true),
+            Ok(true)
+        );
         assert_eq!(t, [0; 8]);
     }
 
@@ -368,13 +380,19 @@ mod tests {
     fn a_flush_pins_the_touched_pages_so_a_later_cpu_write_is_stale() {
         let m = bo();
         let mut b = [0u8; HDP_PAGE];
-        assert_eq!(m.gpu_read(0, &mut b, false), Ok(true));
+        assert_eq!(m.gpu_read(Some(1), 0, &mut b, false), Ok(true));
         m.hdp_flush();
         // The launch bug: the next kernargs land in the page the last launch read.
         assert!(m.write(64, &[1]));
-        assert_eq!(m.gpu_read(0, &mut b, false), Err(HdpStale { off: 0 }));
+        assert_eq!(
+            m.gpu_read(Some(1), 0, &mut b, false),
+            Err(HdpStale { off: 0 })
+        );
         let mut s = [0u8; 4];
-        assert_eq!(m.gpu_read(64, &mut s, false), Err(HdpStale { off: 64 }));
+        assert_eq!(
+            m.gpu_read(Some(1), 64, &mut s, false),
+            Err(HdpStale { off: 64 })
+        );
     }
 
     #[test]
@@ -384,7 +402,7 @@ mod tests {
         // Clean: the page becomes a copy and the write lands in it.
         assert!(m.gpu_write(8, &[2u8; 8]));
         let mut b = [0u8; HDP_PAGE];
-        assert_eq!(m.gpu_read(0, &mut b, false), Ok(true));
+        assert_eq!(m.gpu_read(Some(1), 0, &mut b, false), Ok(true));
         assert_eq!(&b[8..16], &[2u8; 8]);
         // CPU write, then a partial GPU write elsewhere in a hashed page: still stale.
         assert!(m.gpu_write(2 * HDP_PAGE as u64, &[1u8; HDP_PAGE]));
@@ -392,12 +410,12 @@ mod tests {
         assert!(m.gpu_write(2 * HDP_PAGE as u64, &[4u8; 8]));
         let mut s = [0u8; 4];
         assert!(
-            m.gpu_read(2 * HDP_PAGE as u64 + 100, &mut s, false)
+            m.gpu_read(Some(1), 2 * HDP_PAGE as u64 + 100, &mut s, false)
                 .is_err()
         );
         m.hdp_flush();
         assert_eq!(
-            m.gpu_read(2 * HDP_PAGE as u64 + 100, &mut s, false),
+            m.gpu_read(Some(1), 2 * HDP_PAGE as u64 + 100, &mut s, false),
             Ok(true)
         );
     }
@@ -408,7 +426,7 @@ mod tests {
         let m = bo();
         assert!(m.write(0, &[8]));
         let mut s = [0u8; 4];
-        assert_eq!(m.gpu_read(0, &mut s, false), Ok(true));
+        assert_eq!(m.gpu_read(Some(1), 0, &mut s, false), Ok(true));
         assert_eq!(s[0], 8);
     }
 }

@@ -301,3 +301,29 @@ const MUBUF_INDEXED: &[u32] = &[
     0x80010300, 0xbf8c0f70, 0x68080081, 0xe0503000, 0x80010500, 0xbf8c0f70, 0x240c0082, 0xdc708000,
     0x00000506, 0xe0502000, 0x80010704, 0xbf810000,
 ];
+
+/// AGPRS (gfx90a): AGPRs written, moved, stored and loaded with the ACC bit (GLOBAL, DS).
+///   v_lshlrev_b32_e32 v1, 2, v0
+///   v_accvgpr_write_b32 a0, v0
+///   v_accvgpr_write_b32 a1, 40
+///   v_accvgpr_mov_b32 a2, a1
+///   global_store_dword v1, a0, s[0:1]
+///   global_store_dword v1, a2, s[0:1] offset:256
+///   s_waitcnt vmcnt(0)
+///   global_load_dword a3, v1, s[0:1]
+///   s_waitcnt vmcnt(0)
+///   v_accvgpr_read_b32 v2, a3
+///   v_add_u32_e32 v2, 7, v2
+///   ds_write_b32 v1, a1
+///   ds_read_b32 a4, v1
+///   s_waitcnt lgkmcnt(0)
+///   v_accvgpr_read_b32 v3, a4
+///   v_add_u32_e32 v3, v3, v2
+///   global_store_dword v1, v3, s[0:1] offset:512
+///   s_endpgm
+const AGPRS: &[u32] = &[
+    0x24020082, 0xd3d94000, 0x18000100, 0xd3d94001, 0x180000a8, 0x7e04a501, 0xdc708000, 0x00800001,
+    0xdc708100, 0x00800201, 0xbf8c0f70, 0xdc508000, 0x03800001, 0xbf8c0f70, 0xd3d84002, 0x18000103,
+    0x68040487, 0xda1a0000, 0x00000101, 0xda6c0000, 0x04000001, 0xbf8cc07f, 0xd3d84003, 0x18000104,
+    0x68060503, 0xdc708200, 0x00000301, 0xbf810000,
+];

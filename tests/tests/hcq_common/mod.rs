@@ -7,7 +7,7 @@ use hcq_core::cmd::{Pm4List, SdmaList};
 use hcq_driver::kernels;
 use hcq_driver::{Device, DeviceOptions, GpuBuffer, Program};
 pub use hcq_sim::SimMode;
-use hcq_sim::engine::{QueueId, QueueInfo};
+use hcq_sim::engine::{QueueId, QueueStatus};
 use hcq_sim::{SimConfig, SimKfd};
 use hcq_tests::Rig;
 use std::sync::Arc;
@@ -88,7 +88,7 @@ pub fn pattern(n: usize, seed: u32) -> Vec<u8> {
 /// Polls (yielding) until `pred` holds for the simulator's view of queue `id`; panics after
 /// `LONG` (a hang, not a threshold). In deterministic mode engines only run inside waits:
 /// call this after one.
-pub fn until_queue(rig: &Rig, id: u32, pred: impl Fn(&QueueInfo) -> bool) -> QueueInfo {
+pub fn until_queue(rig: &Rig, id: u32, pred: impl Fn(&QueueStatus) -> bool) -> QueueStatus {
     let start = std::time::Instant::now();
     loop {
         // None: the engine thread has not attached the queue yet.

@@ -67,6 +67,7 @@ fn launch(mem: &FlatMemory, stem: &str, kernel: &str, args: &[u32]) -> Result<La
             wave_bytes: SCRATCH_WAVE_BYTES,
         },
         scratch_waves: 1,
+        accum_offset: 0,
         float: FloatMode::from_rsrc1(k.descriptor.compute_pgm_rsrc1),
         budget: u64::MAX,
         clock: 0,

@@ -67,7 +67,16 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
     let w0 = w[0];
     let i = if w0 >> 31 == 0 {
         if w0 >> 25 == 0x3f {
-            vop1(w0, vop1_op)?
+            let mut i = vop1(w0, vop1_op)?;
+            if i.op == Op::VAccvgprMovB32 {
+                // Both operands are AGPRs.
+                if i.src[0] < VGPR {
+                    return Err(undec(w0, "VOP1 (v_accvgpr_mov_b32 of a non-AGPR)", 0x52));
+                }
+                i.dst = agpr(i.dst);
+                i.src[0] = agpr(i.src[0]);
+            }
+            i
         } else if w0 >> 25 == 0x3e {
             vopc(w0)?
         } else {
@@ -85,6 +94,9 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
     } else {
         match w0 >> 26 {
             0b110000 => smem(w0, w[1])?,
+            0b110100 if w0 >> 23 == 0x1a7 && matches!(bits(w0, 16, 7), 0x58 | 0x59) => {
+                accvgpr(w0, w[1])?
+            }
             0b110100 if w0 >> 23 == 0x1a7 => vop3p(w0, w[1], vop3p_op)?,
             0b110100 => vop3(w0, w[1])?,
             0b110110 => {
@@ -94,7 +106,16 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
                     121 => return Err(undec(w0, "DS", 121)),
                     o => o,
                 };
-                gfx11::ds(((w0 & !(0xff << 17)) | (opc << 18)) & !(1 << 17), w[1])?
+                // gfx90a's ACC (bit 25): data and destination are AGPRs.
+                let acc = bits(w0, 25, 1) == 1;
+                let w0 = w0 & !(1 << 25);
+                let mut i = gfx11::ds(((w0 & !(0xff << 17)) | (opc << 18)) & !(1 << 17), w[1])?;
+                if acc {
+                    i.dst = agpr(i.dst);
+                    i.src[1] = agpr(i.src[1]);
+                    i.src[2] = agpr(i.src[2]);
+                }
+                i
             }
             0b110111 => flat(w0, w[1])?,
             0b111000 => mubuf(w0, w[1])?,
@@ -107,6 +128,46 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             }
         }
     };
+    Ok(i)
+}
+
+/// Whether `op` has a 32-bit VOP1/VOP2 encoding on gfx9 (LLVM then names its VOP3 form `_e64`).
+pub(super) fn has_short_form(op: Op) -> bool {
+    (0..64).any(|k| vop2_op(k) == Some(op)) || (0..256).any(|k| vop1_op(k) == Some(op))
+}
+
+/// The AGPR of a VGPR operand code (gfx90a's ACC bits); other codes unchanged.
+fn agpr(code: u16) -> u16 {
+    if (VGPR..AGPR).contains(&code) {
+        code - VGPR + AGPR
+    } else {
+        code
+    }
+}
+
+/// `v_accvgpr_read_b32` (VOP3P 0x58: an AGPR into a VGPR) and `v_accvgpr_write_b32` (0x59: a
+/// VGPR, SGPR or inline constant into an AGPR). Executed as VOP3 moves.
+fn accvgpr(w: u32, w1: u32) -> Result<Inst, Undecodable> {
+    let opc = bits(w, 16, 7);
+    let read = opc == 0x58;
+    let op = if read {
+        Op::VAccvgprReadB32
+    } else {
+        Op::VAccvgprWriteB32
+    };
+    let mut i = Inst::new(op, Enc::Vop3);
+    i.len = 8;
+    let (vdst, src) = (b16(w, 0, 8), b16(w1, 0, 9));
+    if read {
+        if src < VGPR {
+            return Err(undec(w, "VOP3P (v_accvgpr_read_b32 of a non-AGPR)", opc));
+        }
+        i.dst = VGPR + vdst;
+        i.src[0] = agpr(src);
+    } else {
+        i.dst = AGPR + vdst;
+        i.src[0] = src;
+    }
     Ok(i)
 }
 
@@ -156,7 +217,7 @@ fn vop1_op(opc: u32) -> Option<Op> {
         32 => VExpF32, 33 => VLogF32, 34 => VRcpF32, 35 => VRcpIflagF32, 36 => VRsqF32,
         37 => VRcpF64, 38 => VRsqF64, 39 => VSqrtF32, 40 => VSqrtF64, 41 => VSinF32, 42 => VCosF32,
         43 => VNotB32, 44 => VBfrevB32, 45 => VFfbhU32, 46 => VFfblB32, 50 => VFractF64,
-        51 => VFrexpExpI32F32, 52 => VFrexpMantF32,
+        51 => VFrexpExpI32F32, 52 => VFrexpMantF32, 82 => VAccvgprMovB32,
     })
 }
 
@@ -260,7 +321,10 @@ fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
             op
         }
         0x100..=0x13f => vop2_op(opc - 0x100).ok_or_else(|| undec(w, "VOP3 (VOP2)", opc))?,
-        0x140..=0x17f => vop1_op(opc - 0x140).ok_or_else(|| undec(w, "VOP3 (VOP1)", opc))?,
+        // v_accvgpr_mov_b32 has no VOP3 form the interpreter knows (its operands are AGPRs).
+        0x140..=0x17f => vop1_op(opc - 0x140)
+            .filter(|o| *o != Op::VAccvgprMovB32)
+            .ok_or_else(|| undec(w, "VOP3 (VOP1)", opc))?,
         _ => vop3_only(opc).ok_or_else(|| undec(w, "VOP3", opc))?,
     };
     // Reuse the gfx11 field layout (identical from here on), then fix the differences.
@@ -405,6 +469,11 @@ fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     } else {
         NONE
     };
+    // gfx90a's ACC (bit 55): data and destination are AGPRs.
+    if bits(w1, 23, 1) == 1 {
+        i.src[1] = agpr(i.src[1]);
+        i.dst = agpr(i.dst);
+    }
     Ok(i)
 }
 
@@ -445,5 +514,10 @@ fn mubuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     ];
     i.sdst = soff;
     i.dst = if load { VGPR + vdata } else { NONE };
+    // gfx90a's ACC (bit 55): vdata is an AGPR.
+    if bits(w1, 23, 1) == 1 {
+        i.src[1] = agpr(i.src[1]);
+        i.dst = agpr(i.dst);
+    }
     Ok(i)
 }

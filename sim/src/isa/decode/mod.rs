@@ -10,6 +10,12 @@ mod gfx9;
 
 pub use gfx11::has_short_form;
 
+/// Whether `op` has a 32-bit VOP1/VOP2 encoding on gfx9 (gfx90a, gfx942).
+#[must_use]
+pub fn has_short_form_gfx9(op: Op) -> bool {
+    gfx9::has_short_form(op)
+}
+
 /// A family's opcode map written compactly: `table! {opc, MISS; 0 => SMovB32, 1 => ...}`.
 macro_rules! table {
     ($opc:expr, $miss:expr; $($k:pat => $v:ident),* $(,)?) => {
@@ -44,6 +50,9 @@ pub enum Enc {
 pub const LIT: u16 = 255;
 /// Operand codes from here on name VGPRs (`256 + n`).
 pub const VGPR: u16 = 256;
+/// Operand codes from here on name AGPRs (`512 + n`, gfx90a/gfx942): what an ACC bit or an
+/// AGPR operand of `v_accvgpr_*` selects instead of the VGPR of the same number.
+pub const AGPR: u16 = 512;
 /// No operand.
 pub const NONE: u16 = u16::MAX;
 

@@ -3,7 +3,7 @@
 //! barrier.
 
 use super::decode::{
-    self, DualHalf, Enc, Inst, LIT, NONE, SEG_FLAT, SEG_GLOBAL, SEG_SCRATCH, VGPR,
+    self, AGPR, DualHalf, Enc, Inst, LIT, NONE, SEG_FLAT, SEG_GLOBAL, SEG_SCRATCH, VGPR,
 };
 use super::model::{self, Cost};
 use super::ops::Op;

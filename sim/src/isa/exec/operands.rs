@@ -111,10 +111,13 @@ impl Exec<'_, '_> {
     #[inline]
     pub(super) fn vreg(&self, code: u16, n: usize) -> Result<usize, IsaError> {
         let r = usize::from(code.wrapping_sub(VGPR));
-        if code < VGPR || code == NONE || r + n > self.w.nvgpr {
-            return Err(self.vreg_err(code, n));
+        if (VGPR..AGPR).contains(&code) && r + n <= self.w.nvgpr {
+            return Ok(r * self.w.lanes);
         }
-        Ok(r * self.w.lanes)
+        if code >= AGPR && code != NONE {
+            return self.areg(code, n);
+        }
+        Err(self.vreg_err(code, n))
     }
 
     #[cold]
@@ -149,6 +152,30 @@ impl Exec<'_, '_> {
     #[inline(never)]
     pub(super) fn range_err(&self) -> IsaError {
         self.err("VGPR out of range")
+    }
+
+    /// AGPR `code` (gfx90a/gfx942): VGPR `accum_offset + N` of the unified file, within the
+    /// RSRC1 budget like any VGPR.
+    fn areg(&self, code: u16, n: usize) -> Result<usize, IsaError> {
+        let Some(a) = code.checked_sub(AGPR).filter(|_| code != NONE) else {
+            return Err(self.err(&format!("operand code {code} is not a VGPR")));
+        };
+        let a = usize::from(a);
+        // CAST: at most (63 + 1) * 4.
+        let base = self.l.accum_offset as usize;
+        if base + a + n > self.w.nvgpr {
+            return Err(self.err(&format!(
+                "AGPR a{a}{} is VGPR v{} of the unified file (COMPUTE_PGM_RSRC3.ACCUM_OFFSET puts a0 at v{base}), beyond the {} VGPRs COMPUTE_PGM_RSRC1 grants",
+                if n > 1 {
+                    format!("..a{}", a + n - 1)
+                } else {
+                    String::new()
+                },
+                base + a,
+                self.w.nvgpr
+            )));
+        }
+        Ok((base + a) * self.w.lanes)
     }
 
     #[inline]

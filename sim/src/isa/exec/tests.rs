@@ -84,6 +84,7 @@ fn carries_compares_and_shifts_match_per_lane_formulas() {
         groups: [1, 1, 1],
         lds_bytes: 0,
         vgprs: 16,
+        accum_offset: 0,
         scratch: ScratchSetup::default(),
         scratch_waves: 0,
         float: FloatMode {

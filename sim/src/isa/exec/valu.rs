@@ -103,7 +103,7 @@ impl Exec<'_, '_> {
         let o64 = move |x: f64| fl64(x.to_bits());
         match i.op {
             VNop => Ok(()),
-            VMovB32 => self.v1(i, b32, |x| x),
+            VMovB32 | VAccvgprReadB32 | VAccvgprWriteB32 | VAccvgprMovB32 => self.v1(i, b32, |x| x),
             VNotB32 => self.v1(i, b32, |x| !x),
             VBfrevB32 => self.v1(i, b32, u32::reverse_bits),
             VClzI32U32 => self.v1(

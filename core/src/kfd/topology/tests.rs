@@ -1,0 +1,199 @@
+use super::*;
+
+const XTX: &str = "cpu_cores_count 0\nsimd_count 192\nmem_banks_count 1\ncaches_count 206\n\
+    max_waves_per_simd 16\nlds_size_in_kb 64\nwave_front_size 32\narray_count 12\n\
+    simd_arrays_per_engine 2\ncu_per_simd_array 8\nsimd_per_cu 2\nmax_slots_scratch_cu 32\n\
+    gfx_target_version 110000\nvendor_id 4098\ndevice_id 29772\ndrm_render_minor 128\n\
+    num_sdma_engines 2\nnum_sdma_xgmi_engines 0\nmax_engine_clk_fcompute 2482\n\
+    local_mem_size 25753026560\nnum_xcc 1\n";
+
+#[test]
+fn parse_7900xtx() {
+    let p = NodeProperties::parse(XTX).unwrap();
+    assert_eq!(p.simd_count, 192);
+    assert_eq!(p.cu_count(), 96);
+    assert_eq!(p.gfx_version(), (11, 0, 0));
+    assert_eq!(p.drm_render_minor, 128);
+    assert_eq!(p.local_mem_size, 25_753_026_560);
+    assert_eq!(p.num_sdma_engines, 2);
+    assert_eq!(p.wave_front_size, 32);
+    assert_eq!(p.unique_id, 0);
+    assert!(p.is_gpu());
+}
+
+#[test]
+fn parse_errors_name_the_key() {
+    let no_minor = XTX.replace("drm_render_minor 128\n", "");
+    assert_eq!(
+        NodeProperties::parse(&no_minor),
+        Err(PropertiesError::MissingKey("drm_render_minor"))
+    );
+    let bad = XTX.replace("simd_count 192", "simd_count x");
+    assert_eq!(
+        NodeProperties::parse(&bad),
+        Err(PropertiesError::BadValue { key: "simd_count" })
+    );
+    let too_big = XTX.replace("num_xcc 1", "num_xcc 4294967296");
+    assert_eq!(
+        NodeProperties::parse(&too_big),
+        Err(PropertiesError::BadValue { key: "num_xcc" })
+    );
+    assert_eq!(
+        NodeProperties::parse("simd_count\n"),
+        Err(PropertiesError::BadLine { line: 1 })
+    );
+    assert_eq!(parse_gpu_id("48362\n"), Ok(48362));
+    assert_eq!(parse_gpu_id("-1"), Err(PropertiesError::BadGpuId));
+}
+
+#[test]
+fn round_trip() {
+    let p = NodeProperties::parse(XTX).unwrap();
+    let mut s = heapless::String::<2048>::new();
+    p.write_to(&mut s).unwrap();
+    assert_eq!(NodeProperties::parse(&s), Ok(p));
+}
+
+#[test]
+fn gfx9_wavesize_counts_kib() {
+    // An MI210-like node: 104 CUs, 4 SIMDs of 8 waves, 32 scratch slots per CU.
+    let mut p = props(90010, 104, 8);
+    p.simd_per_cu = 4;
+    p.simd_count = 416;
+    p.max_waves_per_simd = 8;
+    p.simd_arrays_per_engine = 1;
+    let s = ScratchSizing::for_node(&p).unwrap();
+    // 32 waves per CU * 4096 bytes per lane, in 1 KiB units.
+    assert_eq!(s.wave_scratch_len, 32 * 4096);
+    assert_eq!(s.tmpring_size >> 12, 32 * 4096 / 1024);
+    assert_eq!(
+        u64::from(s.tmpring_size & 0xfff),
+        s.scratch_len / (s.wave_scratch_len * u64::from(s.engines))
+    );
+    // The same node as gfx11 counts 256-byte units.
+    p.gfx_target_version = 110000;
+    assert_eq!(
+        ScratchSizing::for_node(&p).unwrap().tmpring_size >> 12,
+        32 * 4096 / 256
+    );
+    p.gfx_target_version = 80003;
+    assert_eq!(ScratchSizing::for_node(&p), Err(SizingError::Target(80003)));
+}
+
+#[test]
+fn seed_scratch_for_7900xtx() {
+    let s = ScratchSizing::for_node(&NodeProperties::parse(XTX).unwrap()).unwrap();
+    assert_eq!(s.wave_scratch_len, 0x2_0000);
+    assert_eq!(s.scratch_len, 96 * 32 * 0x2_0000);
+    assert_eq!(s.engines, 6);
+    assert_eq!(s.tmpring_size, (0x200 << 12) | 0x200);
+}
+
+#[test]
+fn banks_caches_and_derived_values() {
+    let bank = MemBankProperties::parse(
+        "heap_type 1\nsize_in_bytes 25753026560\nflags 0\nwidth 384\nmem_clk_max 1250\n",
+    )
+    .unwrap();
+    assert!(bank.is_vram());
+    assert_eq!(bank.size_in_bytes, 25_753_026_560);
+    assert_eq!(
+        MemBankProperties::parse("size_in_bytes 1\n"),
+        Err(PropertiesError::MissingKey("heap_type"))
+    );
+    let caches = [
+        "processor_id_low 2147487744\nlevel 1\nsize 64\ncache_line_size 64\ntype 10\n",
+        "processor_id_low 2147487744\nlevel 1\nsize 32\ncache_line_size 128\ntype 9\n",
+        "level 2\nsize 6144\ntype 9\n",
+        "level 3\nsize 98304\ntype 9\n",
+    ]
+    .map(|t| CacheProperties::parse(t).unwrap());
+    // The instruction cache (type 10 = INSTRUCTION | HSACU) is not the L1 data cache.
+    assert_eq!(data_cache_bytes(&caches, 1), Some(32 << 10));
+    assert_eq!(data_cache_bytes(&caches, 2), Some(6144 << 10));
+    assert_eq!(data_cache_bytes(&caches, 3), Some(96 << 20));
+    assert_eq!(data_cache_bytes(&caches[..2], 3), None);
+    let mut text = heapless::String::<256>::new();
+    caches[2].write_to(&mut text).unwrap();
+    assert_eq!(CacheProperties::parse(&text).unwrap(), caches[2]);
+    let p = NodeProperties::parse(XTX).unwrap();
+    assert_eq!(p.max_waves_per_cu(), p.max_waves_per_simd * p.simd_per_cu);
+    assert_eq!(p.doorbell_bytes(), 8);
+    assert!(!p.has_xnack() && !p.has_sramecc());
+    assert_eq!(marketing_name(0x744C), Some("AMD Radeon RX 7900 XTX"));
+    assert_eq!(marketing_name(0x1234), None);
+    assert_eq!(
+        alloc_free_path(paths::NodePath(1, paths::NodeFile::Cache(3))),
+        "/sys/devices/virtual/kfd/kfd/topology/nodes/1/caches/3/properties"
+    );
+}
+
+fn alloc_free_path(p: paths::NodePath) -> heapless::String<128> {
+    use core::fmt::Write as _;
+    let mut s = heapless::String::new();
+    write!(s, "{p}").unwrap();
+    s
+}
+
+fn props(gfx: u32, cus: u32, arrays: u32) -> NodeProperties {
+    let mut p = NodeProperties::parse(XTX).unwrap();
+    p.gfx_target_version = gfx;
+    p.simd_count = cus * 2;
+    p.array_count = arrays;
+    p
+}
+
+#[test]
+fn cwsr_table() {
+    // (gfx, CUs, ctl_stack, cwsr_size, debug, mapping) from kfd_validation.md §13.
+    let table = [
+        (110000, 96, 0xA000, 0x2BEA000, 0x18000, 0x2C02000),
+        (110002, 32, 0x4000, 0xAA4000, 0x8000, 0xAAC000),
+        (120001, 64, 0x7000, 0x1D47000, 0x10000, 0x1D57000),
+        (100102, 20, 0x2000, 0x6A6000, 0x5000, 0x6AB000),
+    ];
+    for (gfx, cus, ctl, cwsr, dbg, map) in table {
+        let s = CwsrSizes::for_node(&props(gfx, cus, 4)).unwrap();
+        assert_eq!(s.ctl_stack_size, ctl, "gfx {gfx}");
+        assert_eq!(s.cwsr_size, cwsr, "gfx {gfx}");
+        assert_eq!(s.debug_memory_size, dbg, "gfx {gfx}");
+        assert_eq!(s.eop_buffer_size, 4096, "gfx {gfx}");
+        assert_eq!(s.min_cwsr_mapping_size(), Some(map), "gfx {gfx}");
+    }
+}
+
+#[test]
+fn cwsr_edges() {
+    assert_eq!(
+        CwsrSizes::for_node(&props(80000, 8, 4)).unwrap().cwsr_size,
+        0
+    );
+    assert_eq!(
+        CwsrSizes::for_node(&props(80002, 8, 4))
+            .unwrap()
+            .eop_buffer_size,
+        0x8000
+    );
+    // gfx10.1 with many CUs: control stack capped at 0x7000.
+    assert_eq!(
+        CwsrSizes::for_node(&props(100100, 80, 4))
+            .unwrap()
+            .ctl_stack_size,
+        0x7000
+    );
+    // gfx9: waves = min(cu*40, arrays/arrays_per_engine*512), 8 bytes per wave.
+    let g9 = CwsrSizes::for_node(&props(90000, 64, 4)).unwrap();
+    assert_eq!(g9.ctl_stack_size, 0x3000); // 40 + 1024*8 + 8 -> 0x3000
+    let mut zero = props(110000, 96, 12);
+    zero.simd_per_cu = 0;
+    assert_eq!(
+        CwsrSizes::for_node(&zero),
+        Err(SizingError::ZeroProperty("simd_per_cu"))
+    );
+    assert_eq!(
+        ScratchSizing::for_node(&zero),
+        Err(SizingError::ZeroProperty("simd_per_cu"))
+    );
+    let s = CwsrSizes::for_node(&props(110000, 96, 12)).unwrap();
+    assert_eq!(s.cwsr_mapping_size(u32::MAX), None);
+}

@@ -207,8 +207,10 @@ impl Exec<'_, '_> {
         if i.mods == 0 {
             let n = self.w.lanes;
             if code >= VGPR && code != NONE {
+                // VGPRs only: an AGPR lives at RSRC3's offset (`vreg`).
                 let r = usize::from(code - VGPR);
-                if r < self.w.nvgpr
+                if code < AGPR
+                    && r < self.w.nvgpr
                     && let Some(s) = self.w.v.get(r * n..(r + 1) * n)
                 {
                     copy_lanes(&mut out[..n], s);
@@ -306,7 +308,9 @@ impl Exec<'_, '_> {
         // The common case inline: a valid VGPR, every lane live.
         let n = self.w.lanes;
         let reg = usize::from(dst.wrapping_sub(VGPR));
-        if dst >= VGPR && dst != NONE && reg < self.w.nvgpr && self.w.exec() == self.w.lane_mask() {
+        // VGPRs only: an AGPR lives at RSRC3's offset (`vreg`).
+        if (VGPR..AGPR).contains(&dst) && reg < self.w.nvgpr && self.w.exec() == self.w.lane_mask()
+        {
             if let Some(d) = self.w.v.get_mut(reg * n..(reg + 1) * n) {
                 copy_lanes(d, &r[..n]);
                 return Ok(());

@@ -159,3 +159,57 @@ fn carries_compares_and_shifts_match_per_lane_formulas() {
         );
     }
 }
+
+/// Assembled with `llvm-mc-19 -arch=amdgcn -mcpu=gfx90a -show-encoding`:
+///   v_accvgpr_write_b32 a1, v0
+///   v_mov_b32 v3, v5                ; a1 is v5 with ACCUM_OFFSET 4
+///   v_accvgpr_read_b32 v6, a1
+///   v_add_u32 v3, v3, v6
+///   v_lshlrev_b32 v4, 2, v0
+///   global_store_dword v4, v3, s[0:1]
+///   s_endpgm
+const AGPRS: &[u32] = &[
+    0xd3d94001, 0x18000100, 0x7e060305, 0xd3d84006, 0x18000101, 0x68060d03, 0x24080082, 0xdc708000,
+    0x00000304, 0xbf810000,
+];
+
+#[test]
+fn agprs_live_at_the_accum_offset_even_in_a_large_vgpr_file() {
+    // 512 VGPRs: an AGPR's code (512 + n) minus the VGPR base (256) is below the file size,
+    // so a fast path that takes any code from 256 up as a VGPR would hit v(256 + n).
+    let mem = FlatMemory::new(BASE, 0x2_0000);
+    let code: Vec<u8> = AGPRS.iter().flat_map(|w| w.to_le_bytes()).collect();
+    mem.poke(CODE, &code).unwrap();
+    let l = Launch {
+        isa: Isa::Gfx9,
+        pgm: CODE,
+        wave64: true,
+        user_sgprs: vec![OUT as u32, (OUT >> 32) as u32],
+        rsrc2: 2 << 1,
+        local: [64, 1, 1],
+        groups: [1, 1, 1],
+        lds_bytes: 0,
+        vgprs: 512,
+        accum_offset: 4,
+        scratch: ScratchSetup::default(),
+        scratch_waves: 0,
+        float: FloatMode {
+            denorm32: true,
+            denorm16_64: true,
+        },
+        budget: 1 << 20,
+        clock: 0,
+    };
+    run(&l, &mem).unwrap();
+    let mut b = vec![0u8; 64 * 4];
+    mem.peek(OUT, &mut b).unwrap();
+    for (lane, c) in b.chunks_exact(4).enumerate() {
+        // CAST: lane < 64.
+        let want = 2 * lane as u32;
+        assert_eq!(
+            u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
+            want,
+            "lane {lane}"
+        );
+    }
+}

@@ -568,9 +568,9 @@ impl Exec<'_, '_> {
             core::mem::swap(&mut a, &mut b);
         }
         let cin = if ci && i.src[2] != NONE {
-            mask::spread(self.read_mask(i.src[2], i.lit)?)
+            Some(mask::spread(self.read_mask(i.src[2], i.lit)?))
         } else {
-            [0u8; MAX_LANES]
+            None
         };
         let exec = self.w.exec();
         let mut r = [0u32; MAX_LANES];
@@ -578,18 +578,33 @@ impl Exec<'_, '_> {
         // Branch-free 32-bit lanes (vectorised): a carry out of either add, or a borrow out
         // of either subtract.
         let n = self.w.lanes.min(MAX_LANES);
-        if sub {
-            for l in 0..n {
-                let t = a[l].wrapping_sub(b[l]);
-                let ci = u32::from(cin[l]);
-                r[l] = t.wrapping_sub(ci);
-                c[l] = u8::from(a[l] < b[l]) | u8::from(t < ci);
+        match (sub, cin) {
+            (false, None) => {
+                for l in 0..n {
+                    r[l] = a[l].wrapping_add(b[l]);
+                    c[l] = u8::from(r[l] < a[l]);
+                }
             }
-        } else {
-            for l in 0..n {
-                let t = a[l].wrapping_add(b[l]);
-                r[l] = t.wrapping_add(u32::from(cin[l]));
-                c[l] = u8::from(t < a[l]) | u8::from(r[l] < t);
+            (true, None) => {
+                for l in 0..n {
+                    r[l] = a[l].wrapping_sub(b[l]);
+                    c[l] = u8::from(a[l] < b[l]);
+                }
+            }
+            (false, Some(cin)) => {
+                for l in 0..n {
+                    let t = a[l].wrapping_add(b[l]);
+                    r[l] = t.wrapping_add(u32::from(cin[l]));
+                    c[l] = u8::from(t < a[l]) | u8::from(r[l] < t);
+                }
+            }
+            (true, Some(cin)) => {
+                for l in 0..n {
+                    let t = a[l].wrapping_sub(b[l]);
+                    let ci = u32::from(cin[l]);
+                    r[l] = t.wrapping_sub(ci);
+                    c[l] = u8::from(a[l] < b[l]) | u8::from(t < ci);
+                }
             }
         }
         self.write_lanes(i.dst, &r)?;

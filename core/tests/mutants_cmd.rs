@@ -3,7 +3,8 @@
 
 use hcq_core::addr::GpuVa;
 use hcq_core::arch::GFX11;
-use hcq_core::cmd::{CmdError, PatchTarget, Pm4List, SdmaList};
+use hcq_core::cmd::{CmdError, ExecCmd, PatchTarget, Pm4List, SdmaList, patch};
+use hcq_core::pm4::Program;
 use hcq_core::sdma;
 use hcq_core::signal::SignalRef;
 
@@ -140,4 +141,56 @@ fn command_errors_say_what_was_wrong() {
         CmdError::OutOfRange { offset: 9, len: 4 }.to_string(),
         "patch at dword 9 is outside the 4-dword command list"
     );
+}
+
+fn exec_list() -> (Pm4List<512, 8>, ExecCmd) {
+    let mut list: Pm4List<512, 8> = Pm4List::new(&GFX11);
+    let (exec, _) = list
+        .exec(&Program::default(), GpuVa(0x1000), [2, 2, 2], [2, 2, 2])
+        .unwrap();
+    (list, exec)
+}
+
+#[test]
+fn update_exec_on_a_list_cut_inside_dispatch_direct_writes_nothing() {
+    let (list, exec) = exec_list();
+    let d = exec.offset as usize + exec.layout.dispatch_at;
+    // DISPATCH_DIRECT's x, y, z are d+1..=d+3; keep up to d+2.
+    let mut cut = list.as_dwords()[..d + 3].to_vec();
+    let before = cut.clone();
+    assert_eq!(
+        patch::update_exec(&mut cut[..], &exec, [4, 4, 4], [8, 8, 8]),
+        Err(CmdError::OutOfRange {
+            offset: d + 3,
+            len: d + 3
+        })
+    );
+    assert_eq!(cut, before);
+}
+
+#[test]
+fn update_exec_on_an_exec_at_the_start_of_its_memory() {
+    // A handle whose COMPUTE_START_X header is dword 0 of the memory.
+    let (list, exec) = exec_list();
+    let s = exec.offset as usize + exec.layout.start_at;
+    let mut tail = list.as_dwords()[s..].to_vec();
+    let mut layout = exec.layout;
+    layout.start_at = 0;
+    layout.local_at -= exec.layout.start_at;
+    layout.dispatch_at -= exec.layout.start_at;
+    layout.dwords -= exec.layout.start_at;
+    let moved = ExecCmd {
+        offset: 0,
+        layout,
+        dispatch: None,
+    };
+    assert_eq!(
+        patch::update_exec(&mut tail[..], &moved, [4, 5, 6], [8, 4, 2]),
+        Ok(None)
+    );
+    let mut fresh: Pm4List<512, 8> = Pm4List::new(&GFX11);
+    fresh
+        .exec(&Program::default(), GpuVa(0x1000), [4, 5, 6], [8, 4, 2])
+        .unwrap();
+    assert_eq!(tail, fresh.as_dwords()[s..]);
 }

@@ -11,6 +11,10 @@ pub enum GcrPlacement {
     Seed,
     /// As the kernel's `sdma_v6_0_emit_mem_sync`: GCR_CNTL in its own field, base/limit 0.
     Hardware,
+    /// No GCR_REQ: SDMA v4 (gfx9) has no such packet (`vega10_sdma_pkt_open.h` stops at
+    /// opcode 16, DUMMY_TRAP) and moves data past the L2, so a NOP of the same length stands
+    /// in its place and the copy keeps its layout.
+    Nop,
 }
 
 /// Options for [`copy_with`].
@@ -34,12 +38,17 @@ impl CopyOptions {
     }
 
     /// What real hardware needs on `arch`: the seed's copy, with the GCR_REQ cache-control bits
-    /// in the field the SDMA engine reads ([`GcrPlacement::Hardware`]). Same dword count.
+    /// in the field the SDMA engine reads ([`GcrPlacement::Hardware`]), or on gfx9, whose SDMA
+    /// v4 has no GCR_REQ, NOPs in its place ([`GcrPlacement::Nop`]). Same dword count.
     #[must_use]
     #[inline]
     pub const fn hardware(arch: &ArchInfo) -> Self {
         Self {
-            gcr: GcrPlacement::Hardware,
+            gcr: if matches!(arch.family, crate::arch::Family::Gfx9) {
+                GcrPlacement::Nop
+            } else {
+                GcrPlacement::Hardware
+            },
             max_copy_bytes: arch.sdma_max_copy_bytes,
         }
     }
@@ -73,13 +82,25 @@ pub const fn copy_gcr(gcr: GcrCntl, placement: GcrPlacement) -> GcrReq {
             gcr: GcrCntl::zeroed(),
             vmid: 0,
         },
-        GcrPlacement::Hardware => GcrReq {
+        GcrPlacement::Hardware | GcrPlacement::Nop => GcrReq {
             sub_op: sub_op::GCR_REQ,
             base_va: 0,
             limit_va: 0,
             gcr,
             vmid: 0,
         },
+    }
+}
+
+/// The copy's cache request under `placement`: a GCR_REQ, or a NOP of its length.
+fn copy_gcr_packet(
+    buf: &mut [u32],
+    gcr: GcrCntl,
+    placement: GcrPlacement,
+) -> Result<usize, EncodeError> {
+    match placement {
+        GcrPlacement::Nop => nop(buf, GCR_REQ_DWORDS),
+        _ => gcr_req(buf, &copy_gcr(gcr, placement)),
     }
 }
 
@@ -151,7 +172,7 @@ pub fn copy_with(
     let (first, mut rest) = out
         .split_first_chunk_mut::<GCR_REQ_DWORDS>()
         .ok_or(too_small)?;
-    gcr_req(first, &copy_gcr(COPY_GCR_INVALIDATE, opts.gcr))?;
+    copy_gcr_packet(first, COPY_GCR_INVALIDATE, opts.gcr)?;
     let mut copied = 0u64;
     while copied < size {
         let step = if size - copied < max {
@@ -177,7 +198,7 @@ pub fn copy_with(
         rest = r;
         copied += step;
     }
-    gcr_req(rest, &copy_gcr(COPY_GCR_WRITEBACK, opts.gcr))?;
+    copy_gcr_packet(rest, COPY_GCR_WRITEBACK, opts.gcr)?;
     Ok(total)
 }
 

@@ -106,3 +106,27 @@ fn gcr_roundtrip() {
     gcr_req(&mut b, &g).unwrap();
     assert_eq!(decode_one(&b).unwrap(), (SdmaPacket::GcrReq(g), 5));
 }
+
+#[test]
+fn gfx9_copies_carry_no_gcr_req() {
+    use crate::arch::GFX9;
+    let (mut a, mut b) = ([0u32; 64], [0u32; 64]);
+    let dst = GpuVa(0x1_0000);
+    let src = GpuVa(0x2_0000);
+    let n9 = copy_with(&mut a, &CopyOptions::hardware(&GFX9), dst, src, 4096).unwrap();
+    let n11 = copy_with(&mut b, &CopyOptions::hardware(&GFX11), dst, src, 4096).unwrap();
+    // Same layout (patch offsets do not depend on the family) ...
+    assert_eq!(n9, n11);
+    let mut at = 0;
+    let mut packets = 0;
+    while at < n9 {
+        let (p, len) = decode_one(&a[at..n9]).unwrap();
+        assert!(!matches!(p, SdmaPacket::GcrReq(_)), "GCR_REQ on SDMA v4");
+        packets += 1;
+        at += len;
+    }
+    // ... and gfx11 keeps both GCR_REQs.
+    let (first, _) = decode_one(&b[..n11]).unwrap();
+    assert!(matches!(first, SdmaPacket::GcrReq(_)));
+    assert_eq!(packets, 3, "NOP, COPY_LINEAR, NOP");
+}

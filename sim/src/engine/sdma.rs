@@ -72,6 +72,11 @@ pub(crate) fn exec(
 ) -> Result<Exec, Cause> {
     match pkt {
         SdmaPacket::Nop { .. } => Ok(Exec::Done),
+        SdmaPacket::GcrReq(_) if matches!(desc.arch.family, hcq_core::arch::Family::Gfx9) => hw(
+            "SDMA opcode 17 (GCR_REQ) does not exist on SDMA v4 (gfx9): vega10_sdma_pkt_open.h \
+             ends at opcode 16 (DUMMY_TRAP)"
+                .into(),
+        ),
         SdmaPacket::GcrReq(g) => {
             // The GCR_CNTL field as the hardware reads it (the seed's placement leaves it 0).
             if let Some(c) = env.bus.caches() {

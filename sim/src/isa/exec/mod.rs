@@ -164,12 +164,10 @@ const SCAN_WORDS: usize = 1 << 14;
 pub(crate) fn run_dispatch(l: &Launch, mem: &dyn Memory) -> Result<Stats, IsaError> {
     let total = u64::from(l.groups[0]) * u64::from(l.groups[1]) * u64::from(l.groups[2]);
     let slots = l.scratch_waves.max(1);
-    // CAST: usize -> u64 widens.
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
     match mem.shared() {
         Some(shared)
-            if threads >= THREADS
-                && total >= PARALLEL_MIN_GROUPS
+            if total >= PARALLEL_MIN_GROUPS
+                && host_threads() >= THREADS
                 && (u64::from(slots) >= THREADS || l.scratch.wave_bytes == 0)
                 && parallel_safe(l, mem) =>
         {
@@ -177,6 +175,15 @@ pub(crate) fn run_dispatch(l: &Launch, mem: &dyn Memory) -> Result<Stats, IsaErr
         }
         _ => run_range(l, mem, 0, total, (0, slots), l.budget).map_err(|(_, e)| e),
     }
+}
+
+/// The host's available parallelism, asked once: the standard library reads the cgroup quota
+/// files on every call (tens of microseconds under cgroup v1), which a per-dispatch question
+/// would pay on every launch.
+fn host_threads() -> u64 {
+    static HOST_THREADS: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    // CAST: usize -> u64 widens.
+    *HOST_THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u64))
 }
 
 /// Splits the workgroups into [`THREADS`] contiguous ranges, each with its own share of the

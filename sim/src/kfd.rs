@@ -1,7 +1,7 @@
 //! `SimKfd`: the simulated amdkfd. Files, mmap, sysfs topology and the ioctl dispatcher with
 //! the kernel's checks and errnos (amdkfd's `kfd_chardev.c`, `kfd_queue.c`, `kfd_events.c`).
 
-use crate::config::{QueueBufferRules, SimConfig, SimMode, gpu_id_for};
+use crate::config::{GpuConfig, QueueBufferRules, SimConfig, SimMode, gpu_id_for};
 use crate::mem::{self, SharedMem};
 use crate::state::{
     Backing, Bo, BoKind, Event, EventPage, FdKind, Gpu, Injection, PtEntry, Queue, QueueInfo,
@@ -267,6 +267,13 @@ impl SimKfd {
     #[must_use]
     pub fn gpu_ids(&self) -> Vec<u32> {
         self.lock().gpus.iter().map(|g| g.gpu_id).collect()
+    }
+
+    /// The configuration GPU `gpu_id` was built from.
+    #[must_use]
+    pub fn gpu_config(&self, gpu_id: u32) -> Option<&GpuConfig> {
+        let index = self.lock().gpu_by_id(gpu_id)?;
+        self.cfg.gpus.get(index)
     }
 
     /// The topology properties of a GPU.

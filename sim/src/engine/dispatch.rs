@@ -196,6 +196,7 @@ fn machine(
                 .fetch_add(st.wave_instructions, Ordering::Relaxed);
             c.lane_instructions
                 .fetch_add(st.lane_instructions, Ordering::Relaxed);
+            env.spend(&st);
             Ok(Exec::Done)
         }
         Err(IsaError::Vm(v)) => Err(Cause::Vm(v)),

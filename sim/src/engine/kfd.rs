@@ -14,7 +14,9 @@
 
 use super::bus::{Access, GpuBus, VmFault, VmFaultKind};
 use super::{Engines, Mode, QueueDesc, QueueId};
+use crate::config::GpuConfig;
 use crate::gpu::GpuFault;
+use crate::isa::model::GpuShape;
 use crate::kfd::{Engine, SimKfd};
 use crate::state::QueueInfo as KfdQueue;
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -30,6 +32,7 @@ pub struct KfdBus {
     sim: Weak<SimKfd>,
     gpu_id: u32,
     caches: super::cache::GpuCaches,
+    shape: Option<GpuShape>,
 }
 
 impl KfdBus {
@@ -40,6 +43,7 @@ impl KfdBus {
             sim: Arc::downgrade(sim),
             gpu_id,
             caches: super::cache::GpuCaches::default(),
+            shape: sim.gpu_config(gpu_id).map(model_shape),
         }
     }
 
@@ -57,6 +61,28 @@ impl KfdBus {
             access,
             kind: VmFaultKind::NotPresent,
         }
+    }
+}
+
+/// The modelled GPU behind a configuration: every CU and SIMD at the maximum engine clock;
+/// memory bandwidth = bus width x memory clock x transfers per clock, which KFD's memory
+/// clock leaves implicit: 2 for the HBM2e of gfx90a (1600 MHz: 3.2 Gbps per pin), 4 for the
+/// HBM3 of gfx94x (1300 MHz: 5.2 Gbps), 16 for the GDDR6 of gfx10+ (gfx1100: 384 bits x
+/// 1250 MHz x 16 = 960 GB/s).
+fn model_shape(cfg: &GpuConfig) -> GpuShape {
+    let transfers_per_clock: u64 = match cfg.gfx_target_version {
+        90400..=90499 => 4,
+        ..=99999 => 2,
+        _ => 16,
+    };
+    GpuShape {
+        cus: cfg.cu_count,
+        simds_per_cu: cfg.simd_per_cu,
+        clock_mhz: cfg.max_engine_clk_fcompute,
+        // bits / 8 x MHz x transfers = bytes per microsecond.
+        mem_bytes_per_us: u64::from(cfg.vram_width) / 8
+            * u64::from(cfg.mem_clk_max)
+            * transfers_per_clock,
     }
 }
 
@@ -194,6 +220,17 @@ impl GpuBus for KfdBus {
 
     fn clock(&self) -> Option<u64> {
         self.sim.upgrade().map(|s| s.gpu_clock())
+    }
+
+    fn advance_clock(&self, ticks: u64) -> bool {
+        if let Some(sim) = self.sim.upgrade() {
+            sim.advance_gpu_clock(ticks);
+        }
+        true
+    }
+
+    fn gpu_shape(&self) -> Option<GpuShape> {
+        self.shape
     }
 }
 
@@ -373,5 +410,26 @@ impl Drop for SimGpu {
             t.thread().unpark();
             let _ = t.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_shapes_give_the_boards_memory_bandwidth() {
+        // RX 7900 XTX: 960 GB/s; MI250X, one GCD: 1.64 TB/s; MI300X: 5.3 TB/s.
+        let xtx = model_shape(&GpuConfig::gfx1100());
+        assert_eq!(xtx.mem_bytes_per_us, 960_000);
+        assert_eq!((xtx.cus, xtx.simds_per_cu, xtx.clock_mhz), (96, 2, 2482));
+        assert_eq!(
+            model_shape(&GpuConfig::gfx90a()).mem_bytes_per_us,
+            1_638_400
+        );
+        assert_eq!(
+            model_shape(&GpuConfig::gfx942()).mem_bytes_per_us,
+            5_324_800
+        );
     }
 }

@@ -54,7 +54,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
-/// The GPU clock (100 MHz): virtual (ticks per executed packet) or real time.
+/// The GPU clock (100 MHz): virtual (a tick per executed packet, plus each dispatch's
+/// modelled duration) or real time.
 #[derive(Debug)]
 pub(crate) struct Clock {
     virtual_ticks: Option<AtomicU64>,
@@ -84,6 +85,13 @@ impl Clock {
                 // CAST: 10 ns per tick; u64 covers 5800 years.
                 (ns / 10) as u64
             }
+        }
+    }
+
+    /// `ticks` of virtual time at once (a dispatch's modelled duration); real time ignores it.
+    pub(crate) fn advance(&self, ticks: u64) {
+        if let Some(t) = &self.virtual_ticks {
+            t.fetch_add(ticks, Ordering::Relaxed);
         }
     }
 

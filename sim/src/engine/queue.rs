@@ -54,6 +54,22 @@ impl Env<'_> {
         self.bus.clock().unwrap_or_else(|| self.clock.now())
     }
 
+    /// Lets GPU time pass for a dispatch that executed `stats`: its modelled duration on
+    /// the bus's GPU ([`crate::isa::model`]), in 10 ns ticks, on the bus's clock, else the
+    /// engines'. A bus without a shape models no duration. Virtual clocks only: in
+    /// threaded mode the clock is real time and moves by itself.
+    pub(crate) fn spend(&self, stats: &crate::isa::Stats) {
+        let Some(shape) = self.bus.gpu_shape() else {
+            return;
+        };
+        let ticks = stats
+            .modelled_ns(&shape)
+            .div_ceil(1_000_000_000 / super::GPU_CLOCK_HZ);
+        if ticks > 0 && !self.bus.advance_clock(ticks) {
+            self.clock.advance(ticks);
+        }
+    }
+
     pub(crate) fn read(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault> {
         self.injected(va, buf.len(), access)?;
         self.rec.read(va, buf.len());

@@ -41,7 +41,7 @@ fn global_id_json_on_each_simulated_target() {
     if !no_gpu() {
         return; // The expectations below are the simulator's (target and GPU time).
     }
-    for t in ["gfx1100", "gfx90a", "gfx942"] {
+    for t in ["gfx1100", "gfx90a", "gfx942", "gfx1201"] {
         let f = fixture(&format!("global_id-{t}.co"));
         let o = hcq(&[
             &f,
@@ -69,6 +69,12 @@ fn global_id_json_on_each_simulated_target() {
             serde_json::json!([{"arg": 0, "type": "u32", "values": want}])
         );
         assert!(v["gpu_time_ns"].is_u64());
+        if no_gpu() {
+            assert_eq!(v["gpu_time_kind"], "modelled");
+            // 3 x 64 items storing 4 bytes each: memory-bound, under a microsecond, never 0.
+            let ns = v["gpu_time_ns"].as_u64().unwrap();
+            assert!((10..1000).contains(&ns), "{t}: {ns} ns");
+        }
         assert!(stderr(&o).contains(&format!("running on a simulated {t}")));
     }
 }
@@ -160,9 +166,16 @@ fn refusals_exit_1_with_the_reason() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("no kernel nope"), "{}", stderr(&o));
     if no_gpu() {
-        let g12 = fixture("global_id-gfx1201.co");
+        // A gfx1030 object (the gfx1100 fixture with e_flags' EF_AMDGPU_MACH set to gfx1030):
+        // a target the simulator has no GPU for.
+        let mut co = std::fs::read(fixture("global_id-gfx1100.co")).unwrap();
+        co[48] = 0x36;
+        let g1030 =
+            std::env::temp_dir().join(format!("hcq-cli-run-{}-gfx1030.co", std::process::id()));
+        std::fs::write(&g1030, &co).unwrap();
+        let g1030 = g1030.to_str().unwrap().to_owned();
         let o = hcq(&[
-            &g12,
+            &g1030,
             "global_id",
             "--groups",
             "1",
@@ -171,9 +184,10 @@ fn refusals_exit_1_with_the_reason() {
             "buf:u32:1*0",
             "u32:1",
         ]);
+        let _ = std::fs::remove_file(&g1030);
         assert_eq!(o.status.code(), Some(1));
         assert!(
-            stderr(&o).contains("the simulator has no GPU for gfx1201"),
+            stderr(&o).contains("the simulator has no GPU for gfx1030"),
             "{}",
             stderr(&o)
         );

@@ -81,6 +81,36 @@ impl GpuConfig {
         }
     }
 
+    /// A Radeon RX 9070 XT (gfx1201, RDNA4: 64 CUs of 2 SIMD32s, 16 GiB of 256-bit GDDR6 at
+    /// 20 Gbps). Architected flat scratch, workgroup ids in TTMP registers.
+    #[must_use]
+    pub fn gfx1201() -> Self {
+        Self {
+            gfx_target_version: 120001,
+            cu_count: 64,
+            simd_per_cu: 2,
+            max_waves_per_simd: 16,
+            max_slots_scratch_cu: 32,
+            array_count: 8,
+            simd_arrays_per_engine: 2,
+            lds_size_in_kb: 64,
+            vram_size: 16 << 30,
+            num_sdma_engines: 2,
+            num_sdma_queues_per_engine: 8,
+            num_xcc: 1,
+            device_id: 0x7550,
+            max_engine_clk_fcompute: 2970,
+            large_bar: true,
+            l1_instruction_kib: 64,
+            l1_kib: 32,
+            l2_kib: 8 << 10,
+            l3_kib: 64 << 10,
+            sramecc: false,
+            vram_width: 256,
+            mem_clk_max: 1250,
+        }
+    }
+
     /// An Instinct MI210 (gfx90a, CDNA2: 104 CUs of 4 SIMDs, wave64, 64 GiB). Its code
     /// objects use absolute flat scratch: kernels touching scratch take the private segment
     /// buffer.

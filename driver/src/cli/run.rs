@@ -22,10 +22,13 @@ TYPE: u8 u16 u32 u64 i8 i16 i32 i64 f16 f32 f64
   --dynamic-lds BYTES   dynamic LDS per work-group (default 0)
   --json                one JSON object on stdout:
                         {\"kernel\", \"target\", \"groups\", \"block\",
-                         \"buffers\": [{\"arg\", \"type\", \"values\"}], \"gpu_time_ns\"}
+                         \"buffers\": [{\"arg\", \"type\", \"values\"}], \"gpu_time_ns\",
+                         \"gpu_time_kind\": \"modelled\" (simulator) or \"measured\"}
 Without a GPU (/dev/kfd), the simulator runs the kernel's machine code as a GPU of the code
-object's target (gfx90a, gfx942, gfx1100, gfx1201); its gpu_time_ns is the simulator's clock
-between the timestamps around the dispatch, not a model of the kernel's duration.
+object's target (gfx90a, gfx942, gfx1100, gfx1201); its gpu_time_ns is then modelled, not
+measured: the duration a model of the instructions the kernel executed gives on that GPU
+(issue cycles over every SIMD, or bytes over memory bandwidth), plus a few 10 ns ticks for
+the packets between the timestamps around the dispatch.
 Exit status: 0 success, 1 the run failed or was refused, 2 usage error.
 ";
 
@@ -479,13 +482,14 @@ fn open_backend(data: &[u8]) -> Result<Backend, String> {
             ("gfx1100", GpuConfig::gfx1100 as fn() -> GpuConfig),
             ("gfx90a", GpuConfig::gfx90a),
             ("gfx942", GpuConfig::gfx942),
+            ("gfx1201", GpuConfig::gfx1201),
         ];
         let (name, cfg) = targets
             .iter()
             .find_map(|t| simulated.iter().find(|(n, _)| n == t))
             .ok_or_else(|| {
                 format!(
-                    "{real_err}, and the simulator has no GPU for {} (it simulates gfx1100, gfx90a, gfx942)",
+                    "{real_err}, and the simulator has no GPU for {} (it simulates gfx1100, gfx90a, gfx942, gfx1201)",
                     targets.join(", ")
                 )
             })?;
@@ -576,6 +580,7 @@ fn execute(o: &Opts) -> Result<serde_json::Value, String> {
         "block": o.block,
         "buffers": buffers,
         "gpu_time_ns": u64::try_from(t.as_nanos()).unwrap_or(u64::MAX),
+        "gpu_time_kind": if backend.note.is_some() { "modelled" } else { "measured" },
     }))
 }
 
@@ -610,12 +615,13 @@ fn to_text(r: &serde_json::Value) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{} on {}: groups {} block {}, GPU time {} ns",
+        "{} on {}: groups {} block {}, GPU time {} ns ({})",
         r["kernel"].as_str().unwrap_or("?"),
         r["target"].as_str().unwrap_or("?"),
         r["groups"],
         r["block"],
-        r["gpu_time_ns"]
+        r["gpu_time_ns"],
+        r["gpu_time_kind"].as_str().unwrap_or("?")
     );
     for b in r["buffers"].as_array().into_iter().flatten() {
         let vals: Vec<String> = b["values"]

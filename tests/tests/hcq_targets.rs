@@ -1,9 +1,10 @@
-//! gfx9 (CDNA) targets end to end, driver on a simulated GPU of that target: every fixture
+//! Every fixture target end to end, driver on a simulated GPU of that target: every fixture
 //! kernel built for gfx90a (MI200: absolute flat scratch, so its kernels take the private
 //! segment buffer in USER_DATA_0..=3 before the kernarg pointer, and flat scratch init after
-//! it) and for gfx942 (MI300: architected flat scratch, no V#) loads, launches and computes
-//! what it should, one by one and in a replayed graph; kernels asking for user SGPRs hcq's
-//! dispatch cannot fill are refused at load.
+//! it), for gfx942 (MI300: architected flat scratch, no V#), for gfx1201 (RDNA4: architected
+//! flat scratch, workgroup ids in TTMP registers, the s_wait_* counters) and for gfx1100
+//! loads, launches and computes what it should, one by one and in a replayed graph; kernels
+//! asking for user SGPRs hcq's dispatch cannot fill are refused at load.
 
 use core::time::Duration;
 use hcq_core::addr::GpuVa;
@@ -267,6 +268,16 @@ fn gfx942_every_fixture_kernel_runs() {
     every_fixture_runs(GpuConfig::gfx942(), false);
 }
 
+#[test]
+fn gfx1201_every_fixture_kernel_runs() {
+    every_fixture_runs(GpuConfig::gfx1201(), false);
+}
+
+#[test]
+fn gfx1100_every_fixture_kernel_runs() {
+    every_fixture_runs(GpuConfig::gfx1100(), false);
+}
+
 /// agpr_mix on a gfx90a/gfx942 GPU: its input arrives in an AGPR, values sit in AGPRs while
 /// ArchVGPRs hold others, and its result leaves from an AGPR. The driver programs
 /// COMPUTE_PGM_RSRC3 from the descriptor (ACCUM_OFFSET: AGPRs from v12), and the simulator's
@@ -293,13 +304,16 @@ fn agpr_kernel_runs(cfg: GpuConfig) {
         &[A::P(out.va().get()), A::P(inp.va().get()), A::W(k), A::W(n)],
         n.div_ceil(64),
     );
-    // ACCUM_OFFSET 2: the descriptor's RSRC3, as the driver writes it.
-    let rsrc3 = p.pm4_program().rsrc3;
-    assert_eq!(
-        hcq_core::hsa::PgmRsrc3Gfx90a(rsrc3).accum_offset_vgprs(),
-        12,
-        "{t}"
-    );
+    // ACCUM_OFFSET 2: the descriptor's RSRC3, as the driver writes it (gfx9 only: RDNA
+    // builds of the kernel keep the same values in VGPRs).
+    if t.starts_with("gfx9") {
+        let rsrc3 = p.pm4_program().rsrc3;
+        assert_eq!(
+            hcq_core::hsa::PgmRsrc3Gfx90a(rsrc3).accum_offset_vgprs(),
+            12,
+            "{t}"
+        );
+    }
     let got = read_u32s(&dev, &out, 1024);
     let x = |j: usize| inputs.get(j).copied().unwrap_or(0);
     for (i, &g) in got.iter().enumerate() {
@@ -322,15 +336,25 @@ fn gfx942_agpr_kernel_runs_with_rsrc3_programmed() {
     agpr_kernel_runs(GpuConfig::gfx942());
 }
 
-/// A graph of gfx90a launches taking the V# (scratch_sum: also flat scratch init;
-/// grid_size: also the dispatch pointer), replayed with new dims: patching the dims hits
-/// NUM_THREAD and DISPATCH_DIRECT behind the longer USER_DATA.
 #[test]
-fn gfx90a_graph_with_private_segment_buffer_replays() {
-    let (_rig, dev) = rig(GpuConfig::gfx90a());
-    let sc = Program::load(&dev, &fixture("scratch", "gfx90a"), "scratch_sum").unwrap();
-    let gs = Program::load(&dev, kernels::dispatch_ptr("gfx90a").unwrap(), "grid_size").unwrap();
-    assert!(sc.pm4_program().private_segment_buffer.is_some());
+fn gfx1201_agpr_fixture_runs() {
+    agpr_kernel_runs(GpuConfig::gfx1201());
+}
+
+/// A graph of launches using scratch (scratch_sum) and the dispatch pointer (grid_size),
+/// replayed with new dims. On gfx90a they take the V# (scratch_sum: also flat scratch init),
+/// so patching the dims hits NUM_THREAD and DISPATCH_DIRECT behind the longer USER_DATA; on
+/// gfx1201 scratch is architected and the workgroup ids come in TTMP registers.
+fn graph_with_scratch_replays(cfg: GpuConfig) {
+    let (_rig, dev) = rig(cfg);
+    let t = dev.target_name();
+    let sc = Program::load(&dev, &fixture("scratch", &t), "scratch_sum").unwrap();
+    let gs = Program::load(&dev, kernels::dispatch_ptr(&t).unwrap(), "grid_size").unwrap();
+    assert_eq!(
+        sc.pm4_program().private_segment_buffer.is_some(),
+        t == "gfx90a",
+        "{t}"
+    );
     let o1 = dev.alloc(512 * 4, BufferKind::Gtt).unwrap();
     let o2 = dev.alloc(512 * 4, BufferKind::Gtt).unwrap();
     let dims = |g: u32| Dims {
@@ -406,6 +430,16 @@ fn gfx90a_graph_with_private_segment_buffer_replays() {
             "replay {replay}: grid_size overran"
         );
     }
+}
+
+#[test]
+fn gfx90a_graph_with_private_segment_buffer_replays() {
+    graph_with_scratch_replays(GpuConfig::gfx90a());
+}
+
+#[test]
+fn gfx1201_graph_with_scratch_replays() {
+    graph_with_scratch_replays(GpuConfig::gfx1201());
 }
 
 /// `co` with `set` ORed into `kernel`'s `kernel_code_properties` (found by its descriptor's

@@ -4,7 +4,7 @@
 use crate::buffer::{Bo, BoOptions};
 use crate::device::{Device, DeviceInner, GpuBuffer};
 use crate::error::{Error, MemoryKind, Result};
-use crate::kfd::lock;
+use crate::sync::lock;
 use hcq_core::addr::GpuVa;
 use hcq_core::timeline::TimelineValue;
 

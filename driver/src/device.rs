@@ -3,10 +3,11 @@
 use crate::buffer::{Bo, BoOptions};
 use crate::encode::Cmds;
 use crate::error::{Error, MemoryKind, QueueState, Result};
-use crate::kfd::{GpuInfo, Kfd, KfdInner, lock};
+use crate::kfd::{GpuInfo, Kfd, KfdInner};
 use crate::mem::Mapping;
 use crate::queue::{HwQueue, QueueParams, QueueType};
 use crate::signal::{Signal, SignalPages};
+use crate::sync::lock;
 use core::cell::RefCell;
 use core::sync::atomic::{AtomicBool, Ordering};
 use core::time::Duration;
@@ -294,7 +295,7 @@ impl Device {
                 ))
             })?
             .info();
-        core.acquire_vm(&info)?;
+        core.acquire_vm(info.gpu_id, info.properties.drm_render_minor)?;
         let pages = kfdi.pages_for(info.gpu_id)?;
         let signals = [
             Arc::new(Signal::new(&pages, 0, Some(pages.signal_event()?))?),

@@ -3,7 +3,7 @@
 
 use crate::device::{BufferKind, Device, GpuBuffer};
 use crate::error::{Error, Result};
-use crate::kfd::lock;
+use crate::sync::lock;
 use core::sync::atomic::AtomicU32;
 use hcq_core::addr::GpuVa;
 use hcq_core::cmd::{CmdError, Pm4List, SdmaList};

@@ -1,8 +1,9 @@
 //! Buffer objects: KFD allocations mapped at one virtual address for the CPU and every GPU.
 
 use crate::error::{Error, MemoryKind, Result};
-use crate::kfd::{KfdCore, lock};
+use crate::kfd_core::KfdCore;
 use crate::mem::Mapping;
+use crate::sync::lock;
 use hcq_core::kfd::{self as abi, Errno, Fd, MapKind, Prot, Request};
 use log::debug;
 use std::sync::{Arc, Mutex};
@@ -44,6 +45,22 @@ impl core::fmt::Debug for Bo {
             .field("size", &self.size)
             .field("kind", &self.kind)
             .finish_non_exhaustive()
+    }
+}
+
+// The allocation entry point lives with the buffer objects it makes, over the raw handle (which
+// knows nothing of buffers): `core.alloc(..)` everywhere a BO is needed.
+impl KfdCore {
+    /// Allocates a buffer object on `gpu_id` (whose VM must be acquired).
+    pub(crate) fn alloc(
+        self: &Arc<Self>,
+        gpu_id: u32,
+        size: u64,
+        kind: MemoryKind,
+        opts: BoOptions,
+    ) -> Result<Bo> {
+        let render_fd = self.render_fd(gpu_id)?;
+        Bo::alloc(self, gpu_id, render_fd, size, kind, opts)
     }
 }
 

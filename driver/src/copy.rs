@@ -1,38 +1,11 @@
 //! Copies: host to GPU and back through two staging buffers and the SDMA queue (chunked, double
 //! buffered), GPU to GPU on one device, and transfers between devices.
 
-use crate::buffer::{Bo, BoOptions};
-use crate::device::{Device, DeviceInner, GpuBuffer};
-use crate::error::{Error, MemoryKind, Result};
-use crate::kfd::lock;
+use crate::device::{Device, GpuBuffer, Staging};
+use crate::error::{Error, Result};
+use crate::sync::lock;
 use hcq_core::addr::GpuVa;
 use hcq_core::timeline::TimelineValue;
-
-/// Two staging buffers and the timeline value (with generation) that last used each.
-#[derive(Debug)]
-pub(crate) struct Staging {
-    bufs: [Bo; 2],
-    last: [TimelineValue; 2],
-    next: usize,
-}
-
-impl Staging {
-    fn new(dev: &DeviceInner) -> Result<Self> {
-        let alloc = || {
-            dev.kfd.core.alloc(
-                dev.info.gpu_id,
-                dev.options.staging_size,
-                MemoryKind::Gtt,
-                BoOptions::default(),
-            )
-        };
-        Ok(Self {
-            bufs: [alloc()?, alloc()?],
-            last: [TimelineValue::ZERO; 2],
-            next: 0,
-        })
-    }
-}
 
 fn check_range(buf: &GpuBuffer, len: usize, what: &str) -> Result<u64> {
     let n = u64::try_from(len).unwrap_or(u64::MAX);

@@ -3,10 +3,11 @@
 use crate::buffer::{Bo, BoOptions};
 use crate::encode::Cmds;
 use crate::error::{Error, MemoryKind, QueueState, Result};
-use crate::kfd::{GpuInfo, Kfd, KfdInner, lock};
+use crate::kfd::{GpuInfo, Kfd, KfdInner};
 use crate::mem::Mapping;
 use crate::queue::{HwQueue, QueueParams, QueueType};
 use crate::signal::{Signal, SignalPages};
+use crate::sync::lock;
 use core::cell::RefCell;
 use core::sync::atomic::{AtomicBool, Ordering};
 use core::time::Duration;
@@ -20,12 +21,19 @@ use log::debug;
 use std::sync::{Arc, Mutex};
 
 mod gpu_buffer;
+mod kernargs;
+pub(crate) mod profile;
+mod staging;
 mod submit;
 
 #[allow(unused_imports)]
 pub use gpu_buffer::*;
 #[allow(unused_imports)]
 pub use submit::*;
+
+pub(crate) use kernargs::{KERNARG_ALIGN, Kernargs};
+pub(crate) use profile::Profile;
+pub(crate) use staging::Staging;
 
 /// Timeline values above this are wrapped (reset through the shadow signal) at the next
 /// [`Device::synchronize`]: the GPU compares and writes 32-bit values.
@@ -83,7 +91,7 @@ pub(crate) struct TimelineState {
     pub(crate) pm4_sync: [SyncPackets; 2],
     /// The kernel-argument arena. Launches allocate from it while they build their
     /// submission, under this state's lock: a cell, not a second lock.
-    pub(crate) kernargs: RefCell<crate::launch::Kernargs>,
+    pub(crate) kernargs: RefCell<Kernargs>,
     /// The compute ring's producer (its queue writes the ring only when lent it, under this
     /// state's lock).
     pub(crate) pm4_producer: RefCell<Producer<Pm4>>,
@@ -151,7 +159,7 @@ impl<'a> Submit<'a> {
     ///
     /// # Errors
     /// [`Error::Protocol`] if it is already borrowed (a submission inside a submission).
-    pub(crate) fn kernargs(&self) -> Result<core::cell::RefMut<'a, crate::launch::Kernargs>> {
+    pub(crate) fn kernargs(&self) -> Result<core::cell::RefMut<'a, Kernargs>> {
         let state: &'a TimelineState = self.state;
         state
             .kernargs
@@ -188,8 +196,8 @@ pub(crate) struct DeviceInner {
     pub(crate) timeline: Mutex<TimelineState>,
     pub(crate) compute: HwQueue<Pm4>,
     pub(crate) sdma: HwQueue<Sdma>,
-    pub(crate) staging: Mutex<Option<crate::copy::Staging>>,
-    pub(crate) profile: Mutex<crate::launch::Profile>,
+    pub(crate) staging: Mutex<Option<Staging>>,
+    pub(crate) profile: Mutex<Profile>,
     /// Whether launches are profiled: read on every launch without taking `profile`'s lock.
     pub(crate) profiling: AtomicBool,
     pub(crate) scratch_bo: Bo,
@@ -294,7 +302,7 @@ impl Device {
                 ))
             })?
             .info();
-        core.acquire_vm(&info)?;
+        core.acquire_vm(info.gpu_id, info.properties.drm_render_minor)?;
         let pages = kfdi.pages_for(info.gpu_id)?;
         let signals = [
             Arc::new(Signal::new(&pages, 0, Some(pages.signal_event()?))?),
@@ -310,7 +318,7 @@ impl Device {
             MemoryKind::Vram,
             BoOptions::default(),
         )?;
-        let kernargs = crate::launch::Kernargs::new(core.alloc(
+        let kernargs = Kernargs::new(core.alloc(
             info.gpu_id,
             options.kernargs_size,
             MemoryKind::Vram,
@@ -374,7 +382,7 @@ impl Device {
                 compute,
                 sdma,
                 staging: Mutex::new(None),
-                profile: Mutex::new(crate::launch::Profile::default()),
+                profile: Mutex::new(Profile::default()),
                 profiling: AtomicBool::new(false),
                 scratch_bo,
                 trace: Mutex::new(None),

@@ -1,32 +1,23 @@
 //! [`Kfd`]: the process's handle on `/dev/kfd` (topology, version, the event and signal pages).
 
 use crate::error::{Error, Result};
+use crate::kfd_core::KfdCore;
 use crate::signal::SignalPages;
+use crate::sync::lock;
 use core::sync::atomic::{AtomicU64, Ordering};
 use core::time::Duration;
 use hcq_core::kfd::topology::{NodeProperties, TOPOLOGY_NODES_DIR, parse_gpu_id};
 use hcq_core::kfd::{self as abi, Errno, KfdSys};
 use log::debug;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Mutex, Weak};
 
-mod raw;
-
-pub(crate) use raw::KfdCore;
-
-/// Path of the KFD device.
-pub const KFD_PATH: &str = "/dev/kfd";
+pub use crate::sys::KFD_PATH;
 
 /// Default deadline of every wait (tinygrad's `HCQDEV_WAIT_TIMEOUT_MS`).
 pub const DEFAULT_WAIT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Topology nodes probed at most (KFD numbers nodes densely from 0).
 const MAX_NODES: u32 = 256;
-
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Poisoning only means another thread panicked while holding the lock; the data behind
-    // these locks (tables, counters) stays consistent between statements, so keep going.
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// One usable GPU of the topology.
 #[derive(Clone, Debug, PartialEq, Eq)]

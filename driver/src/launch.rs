@@ -2,11 +2,9 @@
 //! arena the GPU is never still reading, optional timestamps and profiling).
 
 use crate::buffer::{Bo, BoOptions};
-use crate::device::{Device, DeviceInner, GpuBuffer, Submit};
+use crate::device::{Device, DeviceInner, GpuBuffer, KERNARG_ALIGN, Kernargs, Submit};
 use crate::encode::Cmds;
 use crate::error::{Error, MemoryKind, Result};
-use crate::kfd::lock;
-use crate::signal::Signal;
 use bytemuck::Pod;
 use core::sync::atomic::{AtomicU64, Ordering};
 use core::time::Duration;
@@ -15,12 +13,11 @@ use hcq_core::arch::ArchInfo;
 use hcq_core::bitfield::Field;
 use hcq_core::codeobj::{CodeObject, DeviceLimits, Kernel, LDS_GRANULE_BYTES, MAX_LDS_GRANULES};
 use hcq_core::hsa::{DispatchPacket, KernelCodeProperties, PgmRsrc2};
-use hcq_core::kfd as abi;
 use hcq_core::metadata::hidden::{self as hidden_args, LaunchShape};
 use hcq_core::metadata::{HiddenKind, KernelMeta, ValueKind};
 use hcq_core::pm4;
 use hcq_core::rsrc::ScratchRsrc;
-use hcq_core::timeline::{ArenaError, TimelineArena, TimelineValue};
+use hcq_core::timeline::TimelineValue;
 use log::debug;
 use std::sync::Arc;
 
@@ -36,38 +33,12 @@ pub use builder::*;
 #[allow(unused_imports)]
 pub use program::*;
 
-/// Alignment of each kernel's arguments in the arena (16: dispatch packets need 16, tinygrad
-/// graphs use 16).
-const KERNARG_ALIGN: u64 = 16;
-/// Stride at which [`Kernargs::new`] touches the arena's mapping.
-const PAGE_BYTES: usize = 4096;
-/// The GPU timestamp counter runs at 100 MHz (gfx10+): 10 ns per tick.
-pub const GPU_TICK_NS: u64 = 10;
-/// Profiling records kept before the oldest are harvested (each holds two signal slots).
-const MAX_PENDING_RECORDS: usize = 128;
+// Profiling records are kept by the device (which hands them out); launches add to them.
+pub use crate::device::profile::{GPU_TICK_NS, LaunchRecord};
 
-/// The kernel-argument arena: core's [`TimelineArena`] over a VRAM buffer, so a region is
-/// handed out again only after the launch that used it completed. Allocated inside the
-/// submission (under the timeline lock), tagged with the submission's own timeline value.
-#[derive(Debug)]
-pub(crate) struct Kernargs {
-    bo: Bo,
-    arena: TimelineArena<1024>,
-}
-
+// How a launch writes its arguments into the device's arena (the arena itself, and how
+// launches allocate from it, belong to the device that holds it).
 impl Kernargs {
-    pub(crate) fn new(bo: Bo) -> Result<Self> {
-        let arena = TimelineArena::new(bo.size())
-            .map_err(|e| Error::InvalidArgument(format!("kernarg arena: {e}")))?;
-        // Touch every page once now, so launches do not take the first-touch page fault of
-        // the arena's CPU mapping (one per 4 KiB: about 1 us here, ~50 ns per launch averaged
-        // over a first pass of 288-byte segments). Nothing uses the arena yet.
-        for w in bo.mapping().u64s().iter().step_by(PAGE_BYTES / 8) {
-            w.store(0, Ordering::Relaxed);
-        }
-        Ok(Self { bo, arena })
-    }
-
     /// Copies a launch's kernarg segment to byte offset `off` of the arena (from
     /// [`Kernargs::alloc`]): 8 bytes at a time when the source is whole aligned words, else
     /// through [`crate::mem::Mapping::write_bytes`]. Relaxed atomic stores then a release
@@ -108,17 +79,6 @@ impl Kernargs {
         core::sync::atomic::fence(Ordering::Release);
         Ok(())
     }
-
-    /// Reserves `size` bytes for the submission `s`; returns their byte offset.
-    fn alloc(&mut self, size: u64, s: &Submit<'_>) -> Result<u64> {
-        loop {
-            match self.arena.alloc(size, KERNARG_ALIGN, s.value, s.done()) {
-                Ok(r) => return Ok(r.offset),
-                Err(ArenaError::MustWait { value }) => s.wait_done(value)?,
-                Err(e) => return Err(Error::InvalidArgument(format!("kernel arguments: {e}"))),
-            }
-        }
-    }
 }
 
 /// Relaxed stores of `src` into `dst` (as many words as the shorter has), four per step.
@@ -152,107 +112,6 @@ enum KernargSrc<'a> {
         template: &'a [u64],
         shape: &'a template::ShapeWords,
     },
-}
-
-/// One profiled launch.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LaunchRecord {
-    /// Kernel name.
-    pub name: String,
-    /// Host time (CLOCK_MONOTONIC_RAW ns) the kernel started, converted from the GPU clock.
-    pub start_ns: u64,
-    /// Host time it ended.
-    pub end_ns: u64,
-}
-
-impl LaunchRecord {
-    /// GPU execution time.
-    #[must_use]
-    pub fn duration(&self) -> Duration {
-        Duration::from_nanos(self.end_ns.saturating_sub(self.start_ns))
-    }
-}
-
-#[derive(Debug, Default)]
-pub(crate) struct Profile {
-    pending: Vec<(String, Signal, Signal)>,
-    done: Vec<LaunchRecord>,
-    /// (gpu ticks, cpu ns) sampled together by GET_CLOCK_COUNTERS.
-    clock: Option<(u64, u64)>,
-}
-
-impl DeviceInner {
-    /// GET_CLOCK_COUNTERS: the GPU clock and CLOCK_MONOTONIC_RAW at the same instant.
-    pub(crate) fn clock_counters(&self) -> Result<(u64, u64)> {
-        let mut args = abi::GetClockCountersArgs {
-            gpu_id: self.info.gpu_id,
-            ..Default::default()
-        };
-        self.kfd
-            .core
-            .ioctl(abi::AMDKFD_IOC_GET_CLOCK_COUNTERS, &mut args)
-            .map_err(|e| Error::sys("GET_CLOCK_COUNTERS", e))?;
-        Ok((args.gpu_clock_counter, args.cpu_clock_counter))
-    }
-
-    /// Converts GPU timestamp ticks to host ns using the sampled clock pair.
-    fn gpu_to_host(clock: (u64, u64), ticks: u64) -> u64 {
-        let (gpu, cpu) = clock;
-        let delta = i128::from(ticks) - i128::from(gpu);
-        let ns = i128::from(cpu) + delta * i128::from(GPU_TICK_NS);
-        u64::try_from(ns.max(0)).unwrap_or(u64::MAX)
-    }
-
-    /// Waits for the pending profiled launches and converts their timestamps.
-    fn harvest(&self, profile: &mut Profile) -> Result<()> {
-        if profile.pending.is_empty() {
-            return Ok(());
-        }
-        let last = self.last_value();
-        self.wait_value(last)?;
-        let clock = match profile.clock {
-            Some(c) => c,
-            None => {
-                let c = self.clock_counters()?;
-                profile.clock = Some(c);
-                c
-            }
-        };
-        for (name, st, en) in profile.pending.drain(..) {
-            profile.done.push(LaunchRecord {
-                name,
-                start_ns: Self::gpu_to_host(clock, st.start_ts()),
-                end_ns: Self::gpu_to_host(clock, en.start_ts()),
-            });
-        }
-        Ok(())
-    }
-}
-
-impl Device {
-    /// Turns per-launch profiling on or off.
-    pub fn set_profiling(&self, on: bool) {
-        let _p = lock(&self.inner.profile);
-        self.inner.profiling.store(on, Ordering::Relaxed);
-    }
-
-    /// Waits for the profiled launches so far and returns their records (oldest first).
-    ///
-    /// # Errors
-    /// A failed wait or GET_CLOCK_COUNTERS.
-    pub fn take_profile(&self) -> Result<Vec<LaunchRecord>> {
-        let mut p = lock(&self.inner.profile);
-        self.inner.harvest(&mut p)?;
-        Ok(core::mem::take(&mut p.done))
-    }
-
-    /// The GPU clock and CLOCK_MONOTONIC_RAW (ns), sampled together.
-    ///
-    /// # Errors
-    /// GET_CLOCK_COUNTERS failing.
-    pub fn clock_counters(&self) -> Result<(u64, u64)> {
-        self.inner.clock_counters()
-    }
 }
 
 /// User SGPR inputs `pm4::exec` cannot fill: a kernel asking for one is refused at load.

@@ -42,10 +42,12 @@ pub mod encode;
 pub mod error;
 pub mod kernels;
 pub mod kfd;
+mod kfd_core;
 pub mod launch;
 mod mem;
 mod queue;
 pub mod signal;
+mod sync;
 mod sys;
 pub mod topology;
 

@@ -4,9 +4,10 @@
 
 use crate::buffer::{Bo, BoOptions};
 use crate::error::{Error, MemoryKind, QueueState, Result, WaitReport};
-use crate::kfd::{KfdCore, lock};
+use crate::kfd_core::KfdCore;
 use crate::mem::{Doorbell, Mapping, RingView};
 use crate::signal::SignalPages;
+use crate::sync::lock;
 use core::sync::atomic::{AtomicU64, Ordering};
 use core::time::Duration;
 use hcq_core::addr::GpuVa;

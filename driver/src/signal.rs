@@ -3,7 +3,8 @@
 
 use crate::buffer::{Bo, BoOptions};
 use crate::error::{Error, MemoryKind, QueueState, Result, WaitReport};
-use crate::kfd::{KfdCore, lock};
+use crate::kfd_core::KfdCore;
+use crate::sync::lock;
 use core::sync::atomic::{AtomicU64, Ordering};
 use core::time::Duration;
 use hcq_core::addr::GpuVa;

@@ -23,7 +23,12 @@ use rustix::ioctl::{Ioctl, IoctlOutput, Opcode};
 use rustix::mm::{MapFlags, ProtFlags};
 use std::collections::HashSet;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::Mutex;
+
+use crate::sync::lock;
+
+/// Path of the KFD device (the only file this port sends ioctls to).
+pub const KFD_PATH: &str = "/dev/kfd";
 
 /// Bytes per page (x86-64 and the arm64 4 KiB configuration amdgpu supports).
 pub(crate) const PAGE_SIZE: u64 = 4096;
@@ -69,11 +74,6 @@ fn errno(e: rustix::io::Errno) -> Errno {
     Errno(e.raw_os_error())
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic while holding these locks leaves plain tables behind; they stay consistent.
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 /// The Linux port: `/dev/kfd`, DRM render nodes and sysfs through rustix.
 #[derive(Debug, Default)]
 pub(crate) struct LinuxKfd {
@@ -117,7 +117,7 @@ impl KfdSys for LinuxKfd {
         let raw = rustix::fd::AsRawFd::as_raw_fd(&owned);
         debug!("open {path} -> fd {raw}");
         lock(&self.files).insert(raw, owned);
-        if path == crate::kfd::KFD_PATH {
+        if path == KFD_PATH {
             lock(&self.kfd_files).insert(raw);
         }
         Ok(Fd(raw))

@@ -469,11 +469,7 @@ impl Program {
                 elapsed = Some(Duration::from_nanos(ticks.saturating_mul(GPU_TICK_NS)));
             }
             if profiling {
-                let mut p = lock(&dev.profile);
-                p.pending.push((self.name.clone(), st, en));
-                if p.pending.len() >= MAX_PENDING_RECORDS {
-                    dev.harvest(&mut p)?;
-                }
+                dev.record_launch(&self.name, st, en)?;
             }
         }
         Ok((value, elapsed))

@@ -1,9 +1,11 @@
 //! [`KfdCore`]: the raw KFD handle. The port, the `/dev/kfd` file and the render nodes whose
 //! VM was acquired; every buffer object and event holds it, so the files close last.
+//!
+//! It sits right over the OS port: buffers, signals and queues are built on it, and the public
+//! [`Kfd`](crate::Kfd) (topology, shared signal pages) over those.
 
-use super::{GpuInfo, lock};
-use crate::buffer::{Bo, BoOptions};
-use crate::error::{Error, MemoryKind, Result};
+use crate::error::{Error, Result};
+use crate::sync::lock;
 use hcq_core::kfd::{self as abi, Errno, Fd, Ioctl, KfdSys, PlainArgs, Request};
 use log::{debug, trace};
 use std::collections::HashMap;
@@ -84,13 +86,14 @@ impl KfdCore {
         }
     }
 
-    /// The render-node fd of `gpu`, opening it and acquiring the VM the first time.
-    pub(crate) fn acquire_vm(&self, gpu: &GpuInfo) -> Result<Fd> {
+    /// The render-node fd of GPU `gpu_id` (DRM render minor `render_minor`), opening it and
+    /// acquiring the VM the first time.
+    pub(crate) fn acquire_vm(&self, gpu_id: u32, render_minor: u32) -> Result<Fd> {
         let mut fds = lock(&self.render_fds);
-        if let Some(fd) = fds.get(&gpu.gpu_id) {
+        if let Some(fd) = fds.get(&gpu_id) {
             return Ok(*fd);
         }
-        let path = format!("/dev/dri/renderD{}", gpu.properties.drm_render_minor);
+        let path = format!("/dev/dri/renderD{render_minor}");
         let fd = self
             .sys
             .open(&path)
@@ -101,31 +104,25 @@ impl KfdCore {
         })?;
         let mut args = abi::AcquireVmArgs {
             drm_fd: raw,
-            gpu_id: gpu.gpu_id,
+            gpu_id,
         };
         if let Err(e) = self.ioctl(abi::AMDKFD_IOC_ACQUIRE_VM, &mut args) {
             let _ = self.sys.close(fd);
             return Err(Error::sys("ACQUIRE_VM", e));
         }
-        debug!("gpu {:#x}: VM acquired on {path}", gpu.gpu_id);
-        fds.insert(gpu.gpu_id, fd);
+        debug!("gpu {gpu_id:#x}: VM acquired on {path}");
+        fds.insert(gpu_id, fd);
         Ok(fd)
     }
 
-    /// Allocates a buffer object on `gpu_id` (whose VM must be acquired).
-    pub(crate) fn alloc(
-        self: &Arc<Self>,
-        gpu_id: u32,
-        size: u64,
-        kind: MemoryKind,
-        opts: BoOptions,
-    ) -> Result<Bo> {
-        let render_fd = *lock(&self.render_fds).get(&gpu_id).ok_or_else(|| {
+    /// The render-node fd whose VM [`KfdCore::acquire_vm`] acquired for `gpu_id` (buffer objects
+    /// are mapped through it).
+    pub(crate) fn render_fd(&self, gpu_id: u32) -> Result<Fd> {
+        lock(&self.render_fds).get(&gpu_id).copied().ok_or_else(|| {
             Error::InvalidArgument(format!(
                 "gpu {gpu_id:#x} has no acquired VM (open its Device first)"
             ))
-        })?;
-        Bo::alloc(self, gpu_id, render_fd, size, kind, opts)
+        })
     }
 }
 

@@ -14,9 +14,22 @@ Sources (nothing here is copied from hcq or from tinygrad):
     --linux-commit NAME=SHA for each.
 
   * The Linux kernel's SDMA packet headers drivers/gpu/drm/amd/amdgpu/navi10_sdma_pkt_open.h
-    (SDMA 5, gfx10+) and vega10_sdma_pkt_open.h (SDMA 4, gfx9): --sdma-header NAME=FILE with
+    (SDMA 5, gfx10+), vega10_sdma_pkt_open.h (SDMA 4, gfx9) and sdma_v6_0_0_pkt_open.h (SDMA 6,
+    gfx11, which sdma_v7_0.c also includes for gfx12): --sdma-header NAME=FILE with
     --sdma-source NAME=REPO@SHA (the repository the copy was read from: torvalds/linux, or a
     tree that carries the file unchanged, such as FreeBSD's drm-kmod).
+
+  * The Linux kernel's GC register headers, for families Mesa's snapshot lacks (gfx12) and to
+    cross-check the convention on one it has (gfx11):
+    drivers/gpu/drm/amd/include/asic_reg/gc/gc_<ver>_offset.h (--gc-offset CHIP=FILE),
+    gc_<ver>_sh_mask.h (--gc-mask CHIP=FILE; a copy of the file or of its COMPUTE_* #define
+    lines), and drivers/gpu/drm/amd/include/soc<N>_enum.h (--soc-enum CHIP=FILE). Each input
+    names where it was read with --origin FILE=REPO@SHA:PATH. Offsets in these headers are
+    dwords relative to a GC base segment (`regX_BASE_IDX`); the absolute dword is offset +
+    GC_BASE[BASE_IDX] (GC_BASE below, the values of every gfx10/gfx11 *_ip_offset.h; gfx11 and
+    gfx12 read them from IP discovery). Checked per header: every register written lies inside
+    the address block whose `base address` comment is the SH space (0xb000 bytes = dword
+    0x2C00).
 
 Only names in the lists below are written, so the files stay small and every row is a fact core
 relies on. Usage:
@@ -25,6 +38,12 @@ relies on. Usage:
       --mesa-repo mesa3d/mesa --linux-header soc15d.h=/tmp/soc15d.h \
       --linux-commit soc15d.h=SHA --linux-header nvd.h=/tmp/nvd.h --linux-commit nvd.h=SHA \
       --out core/tests/reference
+
+  scripts/extract-ref-tables.py --gc-offset gfx12=/tmp/gc_12_0_0_offset.h \
+      --gc-mask gfx12=/tmp/gc_12_0_0_sh_mask.h --soc-enum gfx12=/tmp/soc24_enum.h \
+      --origin /tmp/gc_12_0_0_offset.h=REPO@SHA:PATH ... --out core/tests/reference
+
+Every group of inputs is optional; only the files whose inputs are given are written.
 
 Standard library only.
 """
@@ -101,6 +120,7 @@ LINUX_NAMES = re.compile(
     r"PACKET3_INDIRECT_BUFFER__(IB_SIZE|CHAIN|VALID|VMID|CACHE_POLICY)|"
     r"PACKET3_EVENT_WRITE__(EVENT_TYPE|EVENT_INDEX)|"
     r"PACKET3_ACQUIRE_MEM_CP_COHER_CNTL_\w+|PACKET3_ACQUIRE_MEM__POLL_INTERVAL|"
+    r"PACKET3_ACQUIRE_MEM_GCR_CNTL_\w+|PACKET3_ACQUIRE_MEM_GCR_RANGE_IS_PA|"
     r"PACKET3_RELEASE_MEM_\w+|"
     r"WAIT_REG_MEM_(FUNCTION|MEM_SPACE|OPERATION|ENGINE)|WRITE_DATA_(DST_SEL|ENGINE_SEL|"
     r"CACHE_POLICY)|WR_ONE_ADDR|WR_CONFIRM|INDIRECT_BUFFER_(VALID|CACHE_POLICY|PRE_ENB|"
@@ -118,12 +138,25 @@ SDMA_FIELD = re.compile(r"^\s*#\s*define\s+(SDMA_PKT_(%s)_\w+?)_(offset|mask|shi
 SDMA_VALUE = re.compile(r"^\s*#\s*define\s+(SDMA_(?:OP|SUBOP)_\w+)\s+(\d+)\s*$")
 
 
+# The GCR_CNTL bits an SDMA GCR_REQ carries (`SDMA_GCR_GL2_WB (1 << 15)`,
+# `SDMA_GCR_SEQ(x) (((x) & 0x3) << 16)`): the same word as PM4 ACQUIRE_MEM's GCR_CNTL.
+SDMA_GCR = re.compile(r"^SDMA_GCR_\w+$")
+
+
 def sdma_rows(text):
     """Rows (name, dword, shift, width) for every field of SDMA_PACKETS, then (name, value, -,
-    -) for the SDMA_OP_*/SDMA_SUBOP_* constants."""
+    -) for the SDMA_OP_*/SDMA_SUBOP_* constants, then (name, -, lo, width) for the SDMA_GCR_*
+    GCR_CNTL bits."""
     parts = {}
     order = []
     values = []
+    gcr = []
+    for kind_row in parse_defines(text, SDMA_GCR):
+        name, kind, a, b = kind_row
+        if kind == "shifted" and b == 1:
+            gcr.append((name, "-", a, 1))
+        elif kind == "field" and b != "-":
+            gcr.append((name, "-", a, b))
     for line in text.splitlines():
         m = SDMA_FIELD.match(line)
         if m:
@@ -141,7 +174,91 @@ def sdma_rows(text):
         f = parts[name]
         if {"offset", "mask", "shift"} <= set(f):
             rows.append((name, f["offset"], f["shift"], f["mask"].bit_length()))
-    return rows + values
+    return rows + values + gcr
+
+
+# GC_BASE segments of every gfx10/gfx11 *_ip_offset.h (navi10, sienna_cichlid, ...):
+# absolute dword = header offset + GC_BASE[regX_BASE_IDX].
+GC_BASE = {0: 0x1260, 1: 0xA000}
+# The SH register space SET_SH_REG addresses: dwords 0x2C00..0x2FFF (byte 0xb000).
+SH_BLOCK_BASE = 0xb000
+GC_REG = re.compile(r"^\s*#\s*define\s+reg(\w+?)(_BASE_IDX)?\s+(0x[0-9a-fA-F]+|\d+)\s*$")
+GC_BLOCK = re.compile(r"^//\s*addressBlock:\s*(\S+)")
+GC_BLOCK_BASE = re.compile(r"^//\s*base address:\s*(0x[0-9a-fA-F]+)")
+GC_MASK = re.compile(r"^\s*#\s*define\s+(\w+?)__(\w+?)(__SHIFT|_MASK)\s+(0x[0-9a-fA-F]+|\d+)[uUlL]*\s*$")
+
+
+def gc_register_rows(text, chip):
+    """(chip, register, dword) for REGISTERS in a gc_*_offset.h, absolute dword addresses."""
+    offsets, base_idx, block_of = {}, {}, {}
+    block, block_base = None, {}
+    for line in text.splitlines():
+        m = GC_BLOCK.match(line)
+        if m:
+            block = m.group(1)
+            continue
+        m = GC_BLOCK_BASE.match(line)
+        if m and block:
+            block_base[block] = parse_int(m.group(1))
+            continue
+        m = GC_REG.match(line)
+        if not m:
+            continue
+        name, is_idx, value = m.groups()
+        if is_idx:
+            base_idx[name] = parse_int(value)
+        else:
+            offsets[name] = parse_int(value)
+            block_of[name] = block
+    rows = []
+    for name in REGISTERS:
+        if name not in offsets:
+            continue
+        dword = offsets[name] + GC_BASE[base_idx[name]]
+        # Every register core writes with SET_SH_REG sits in the block whose base is the SH
+        # space: a wrong GC_BASE would move it out.
+        lo = block_base.get(block_of[name], -1) // 4
+        if lo != SH_BLOCK_BASE // 4 or not lo <= dword < lo + 0x400:
+            sys.exit("%s %s: dword %#x is not in the SH block (%s at %#x)"
+                     % (chip, name, dword, block_of[name], lo))
+        rows.append((chip, name, "0x%04x" % dword))
+    return rows
+
+
+def gc_field_rows(text, chip):
+    """(chip, register, field, lo, hi) for FIELD_REGISTERS in a gc_*_sh_mask.h."""
+    shift, mask = {}, {}
+    for line in text.splitlines():
+        m = GC_MASK.match(line)
+        if not m or m.group(1) not in FIELD_REGISTERS:
+            continue
+        key = (m.group(1), m.group(2))
+        (shift if m.group(3) == "__SHIFT" else mask)[key] = parse_int(m.group(4))
+    rows = []
+    for key in sorted(shift):
+        if key not in mask:
+            sys.exit("%s %s.%s: a shift without a mask" % ((chip,) + key))
+        lo, m = shift[key], mask[key]
+        hi = m.bit_length() - 1
+        # The mask must be the contiguous run that starts at the shift.
+        if m != ((1 << (hi + 1)) - (1 << lo)):
+            sys.exit("%s %s.%s: mask %#x does not start at shift %d" % ((chip,) + key + (m, lo)))
+        rows.append((chip, key[0], key[1], lo, hi))
+    return rows
+
+
+def soc_enum_rows(text, chip):
+    """(chip, enum, entry, value) for ENUM_ENTRIES in a soc*_enum.h (`typedef enum E { ... } E;`)."""
+    rows = []
+    for enum in sorted({e for e, _ in ENUM_ENTRIES}):
+        m = re.search(r"typedef enum %s \{(.*?)\}" % enum, text, re.S)
+        if not m:
+            continue
+        for entry in [n for e, n in ENUM_ENTRIES if e == enum]:
+            v = re.search(r"^\s*%s\s*=\s*(0x[0-9a-fA-F]+|\d+)" % entry, m.group(1), re.M)
+            if v:
+                rows.append((chip, enum, entry, parse_int(v.group(1))))
+    return rows
 
 
 def git_show(git_dir, commit, path):
@@ -263,10 +380,38 @@ def main():
     ap.add_argument("--sdma-source", action="append", default=[])
     ap.add_argument("--sdma-only", action="store_true",
                     help="write only the SDMA tables (no Mesa git directory needed)")
+    ap.add_argument("--gc-offset", action="append", default=[], metavar="CHIP=FILE")
+    ap.add_argument("--gc-mask", action="append", default=[], metavar="CHIP=FILE")
+    ap.add_argument("--soc-enum", action="append", default=[], metavar="CHIP=FILE")
+    ap.add_argument("--origin", action="append", default=[], metavar="FILE=REPO@SHA:PATH",
+                    help="where a --gc-offset/--gc-mask/--soc-enum file was read")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     gen = "generated by scripts/extract-ref-tables.py; do not edit"
+
+    origins = dict(kv.split("=", 1) for kv in a.origin)
+
+    def linux_gc(opts, parse, name, notes, columns):
+        rows, heads = [], [gen]
+        for kv in opts:
+            chip, path = kv.split("=", 1)
+            if path not in origins:
+                ap.error("%s has no --origin" % path)
+            heads.append("source: %s: %s" % (chip, origins[path].replace(":", " ", 1)))
+            rows += parse(open(path).read(), chip)
+        if opts:
+            write_tsv(os.path.join(a.out, name), heads + notes, columns, sorted(set(rows)))
+
+    linux_gc(a.gc_offset, gc_register_rows, "linux_gc_registers.tsv",
+             ["dword: header offset + GC_BASE[BASE_IDX] (0x1260 for BASE_IDX 0, the GC segment 0 "
+              "base of every gfx10/gfx11 *_ip_offset.h); SET_SH_REG offset = dword - 0x2C00"],
+             ["chip", "register", "dword"])
+    linux_gc(a.gc_mask, gc_field_rows, "linux_gc_fields.tsv",
+             ["lo/hi: inclusive bit positions (REG__FIELD__SHIFT, REG__FIELD_MASK)"],
+             ["chip", "register", "field", "lo", "hi"])
+    linux_gc(a.soc_enum, soc_enum_rows, "linux_soc_enums.tsv", [],
+             ["chip", "enum", "entry", "value"])
 
     sources = dict(kv.split("=", 1) for kv in a.sdma_source)
     for kv in a.sdma_header:
@@ -275,13 +420,20 @@ def main():
         write_tsv(os.path.join(a.out, "linux_%s.tsv" % stem),
                   [gen, "source: %s drivers/gpu/drm/amd/amdgpu/%s" % (sources.get(name, "?"), name),
                    "field rows: dword = packet dword, shift = low bit, width = mask bits; "
-                   "SDMA_OP_/SDMA_SUBOP_ rows: dword = the value"],
+                   "SDMA_OP_/SDMA_SUBOP_ rows: dword = the value; "
+                   "SDMA_GCR_ rows: GCR_CNTL bits (dword -)"],
                   ["name", "dword", "shift", "width"], sdma_rows(open(path).read()))
     if a.sdma_only:
         return 0
-    if not (a.mesa_git and a.mesa_commit):
-        ap.error("--mesa-git and --mesa-commit are required (or --sdma-only)")
+    if a.mesa_git or a.mesa_commit:
+        if not (a.mesa_git and a.mesa_commit):
+            ap.error("--mesa-git and --mesa-commit go together")
+        write_mesa(a, gen)
+    write_linux_headers(a, gen)
+    return 0
 
+
+def write_mesa(a, gen):
     src = "%s@%s" % (a.mesa_repo, a.mesa_commit)
     regs, fields, enums, sid = mesa_tables(a.mesa_git, a.mesa_commit)
     write_tsv(os.path.join(a.out, "mesa_registers.tsv"),
@@ -301,6 +453,8 @@ def main():
                "shifted: (b << a)"],
               ["name", "kind", "a", "b"], sid)
 
+
+def write_linux_headers(a, gen):
     commits = dict(kv.split("=", 1) for kv in a.linux_commit)
     for kv in a.linux_header:
         name, path = kv.split("=", 1)
@@ -311,7 +465,6 @@ def main():
                    "kind value: a = the constant; field: a = shift, b = width ('-' unknown); "
                    "shifted: (b << a)"],
                   ["name", "kind", "a", "b"], rows)
-    return 0
 
 
 if __name__ == "__main__":

@@ -110,13 +110,58 @@ struct Delayed {
     context: u32,
 }
 
+/// Interrupts raised and not yet delivered, in the order they were raised.
+///
+/// Keeps the latest due round so that a round which raises thousands of interrupts (one per
+/// signal packet, up to the queue's budget) costs O(1) per interrupt, not a scan of the list.
+#[derive(Default)]
+struct PendingIrqs {
+    list: Vec<Delayed>,
+    /// The largest `due` in `list` (exact while `list` is non-empty: delivery removes only
+    /// entries due by now, and every entry left is due later than any removed).
+    latest: u64,
+}
+
+impl PendingIrqs {
+    fn latest(&self) -> Option<u64> {
+        (!self.list.is_empty()).then_some(self.latest)
+    }
+
+    fn push(&mut self, d: Delayed) {
+        self.latest = if self.list.is_empty() {
+            d.due
+        } else {
+            self.latest.max(d.due)
+        };
+        self.list.push(d);
+    }
+
+    /// Delivers, in the order raised, every interrupt due by round `now`; true if any was.
+    fn deliver_due(&mut self, now: u64) -> bool {
+        let before = self.list.len();
+        self.list.retain(|d| {
+            if d.due <= now {
+                d.bus.interrupt(d.context);
+                false
+            } else {
+                true
+            }
+        });
+        self.list.len() != before
+    }
+
+    fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+}
+
 struct Inner {
     queues: BTreeMap<QueueId, Queue>,
     registry: KernelRegistry,
     faults: Vec<u64>,
     seq: u64,
     round: u64,
-    delayed: Vec<Delayed>,
+    delayed: PendingIrqs,
     irqs: Vec<u32>,
     trace_cap: usize,
     budget: usize,
@@ -172,7 +217,7 @@ impl Inner {
                         // ahead of one raised before it.
                         let late = flight.borrow_mut().interrupt_delay();
                         trace_irq(q, seq, TraceEvent::Interrupt(ctx));
-                        let after = delayed.iter().map(|d| d.due).max();
+                        let after = delayed.latest();
                         if late == 0 && after.is_none() {
                             q.bus.interrupt(ctx);
                         } else {
@@ -195,16 +240,7 @@ impl Inner {
             }
         }
         let now = *round;
-        let mut i = 0;
-        while i < delayed.len() {
-            if delayed.get(i).is_some_and(|d| d.due <= now) {
-                let d = delayed.remove(i);
-                d.bus.interrupt(d.context);
-                progressed = true;
-            } else {
-                i += 1;
-            }
-        }
+        progressed |= delayed.deliver_due(now);
         // Dispatches in flight age in every round but are not progress by themselves: a host
         // that stops stepping when nothing else moves sees them unfinished, as it would see a
         // GPU finishing late ([`Engines::run_until_idle`] runs them out).
@@ -250,7 +286,7 @@ impl Engines {
                 faults: Vec::new(),
                 seq: 0,
                 round: 0,
-                delayed: Vec::new(),
+                delayed: PendingIrqs::default(),
                 irqs: Vec::new(),
                 trace_cap: DEFAULT_TRACE_CAPACITY,
                 budget: DEFAULT_BUDGET,
@@ -548,5 +584,48 @@ impl Drop for Engines {
             t.thread().unpark();
             let _ = t.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Delayed, GpuBus, PendingIrqs};
+    use crate::engine::membus::MemBus;
+    use std::sync::Arc;
+
+    #[test]
+    fn pending_irqs_deliver_due_ones_in_raised_order_and_know_the_latest() {
+        let bus = MemBus::new(1);
+        let dynbus: Arc<dyn GpuBus> = bus.clone();
+        let mut p = PendingIrqs::default();
+        assert_eq!(p.latest(), None);
+        for (due, context) in [(3, 10), (1, 11), (5, 12), (2, 13)] {
+            p.push(Delayed {
+                due,
+                bus: Arc::clone(&dynbus),
+                context,
+            });
+        }
+        assert_eq!(p.latest(), Some(5));
+        assert!(!p.deliver_due(0));
+        assert!(p.deliver_due(3));
+        assert_eq!(bus.take_events().interrupts, vec![10, 11, 13]);
+        assert_eq!(p.latest(), Some(5));
+        assert!(!p.is_empty());
+        assert!(!p.deliver_due(4));
+        assert!(p.deliver_due(5));
+        assert_eq!(bus.take_events().interrupts, vec![12]);
+        assert!(p.is_empty());
+        assert_eq!(p.latest(), None);
+        p.push(Delayed {
+            due: 1,
+            bus: dynbus,
+            context: 14,
+        });
+        assert_eq!(
+            p.latest(),
+            Some(1),
+            "the latest restarts once the list drained"
+        );
     }
 }

@@ -47,7 +47,6 @@ KNOWN_CYCLES = [
     ("sim (lib)", "crate root", {"config", "engine", "gpu", "isa", "kernels", "kfd", "state"}),
     ("sim (lib)", "engine", {"bus", "cache", "dispatch", "flight", "op", "pm4", "queue", "sdma",
                              "trace", "types"}),
-    ("sim (lib)", "isa", {"exec", "launch"}),
 ]
 
 

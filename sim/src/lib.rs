@@ -74,9 +74,11 @@ pub mod kernels;
 mod kfd;
 mod mem;
 mod state;
+mod vm;
 
-pub use config::{GpuConfig, QueueBufferRules, SimConfig, SimMode};
-pub use engine::{DISPATCH_ENV, DispatchMode, SEED_ENV};
+pub use config::{
+    DISPATCH_ENV, DispatchMode, GpuConfig, QueueBufferRules, SEED_ENV, SimConfig, SimMode,
+};
 pub use gpu::{GpuFault, GpuSpan};
 pub use kfd::{Engine, LiveObjects, Persistence, SimError, SimKfd, node_dir};
 pub use state::{QueueInfo, QueueKind};

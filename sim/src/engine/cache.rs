@@ -18,8 +18,8 @@
 //! their per-wave cache a line at a time; vector loads read per lane). Reads by the CP and
 //! SDMA engines bypass both.
 
-use super::bus::{Access, VmFault};
 use super::queue::Env;
+use crate::vm::{Access, VmFault};
 use hcq_core::arch::{AcquireMemLayout, ArchInfo, Family};
 use hcq_core::pm4::{AcquireMem, CpCoherCntl, GcrCntl, ReleaseMemEventCntl};
 use std::collections::{HashMap, VecDeque};

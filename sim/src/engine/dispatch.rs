@@ -4,11 +4,11 @@
 //! the differential mode runs both and compares what they stored.
 
 use super::QueueDesc;
-use super::bus::{Access, VmFault};
 use super::queue::Env;
 use super::types::{Cause, Exec, Regs};
 use crate::isa::{self, FloatMode, Isa, IsaError, Launch, ScratchSetup};
 use crate::kernels::{ExecMode, KEY_BYTES, KernelCtx, KernelError, KernelMem, code_key};
+use crate::vm::{Access, VmFault};
 use core::cell::RefCell;
 use core::sync::atomic::Ordering;
 use hcq_core::addr::join64;

@@ -35,9 +35,9 @@ mod sdma;
 pub mod trace;
 mod types;
 
+pub use crate::config::{DISPATCH_ENV, DispatchMode, SEED_ENV, env_dispatch, env_seed};
 pub use bus::{Access, GPU_PAGE_SIZE, GpuBus, VmFault, VmFaultKind};
 pub use dispatch::{LDS_LIMIT, MAX_WORKGROUP_SIZE, MAX_WORKGROUPS};
-pub use flight::{DISPATCH_ENV, DispatchMode, SEED_ENV, env_dispatch, env_seed};
 pub use trace::{DEFAULT_TRACE_CAPACITY, Site, TRACE_PACKET_DWORDS, TraceEntry, TraceEvent};
 pub use types::{
     EngineError, InterruptPolicy, Mode, QueueDesc, QueueFault, QueueFaultKind, QueueId, QueueKind,

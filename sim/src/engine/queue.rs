@@ -3,13 +3,14 @@
 
 use super::Clock;
 use super::bus::{Access, GpuBus, VmFault};
-use super::flight::{DispatchMode, FlightCell, Recorder};
+use super::flight::{FlightCell, Recorder};
 use super::op::{Ctx, Inflight, exec_op};
 use super::trace::{Site, Trace, TraceEvent};
 use super::types::{
     Cause, Exec, InterruptPolicy, QueueDesc, QueueFault, QueueFaultKind, QueueId, QueueKind,
     QueueState, Regs,
 };
+use crate::config::DispatchMode;
 use crate::kernels::{KernelMem, KernelRegistry};
 use hcq_core::kfd::{
     HsaHwExceptionData, KFD_HW_EXCEPTION_GPU_HANG, KFD_HW_EXCEPTION_PER_ENGINE_RESET,

@@ -1,10 +1,10 @@
 //! SDMA packet execution (the copy engine).
 
 use super::WaitInfo;
-use super::bus::Access;
 use super::queue::Env;
 use super::types::QueueDesc;
 use super::types::{Cause, Exec};
+use crate::vm::Access;
 use hcq_core::arch::Family;
 use hcq_core::sdma::{ConstFillHeader, PollRegmemHeader, SdmaPacket};
 

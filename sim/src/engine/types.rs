@@ -3,30 +3,12 @@
 //! queue's registers (`Regs`). The run loop is `queue.rs`, the packets `pm4.rs`, `sdma.rs`,
 //! `dispatch.rs`, the in-flight dispatches `flight.rs`.
 
-use super::bus::VmFault;
 use super::trace::Site;
+pub use crate::state::QueueKind;
+use crate::vm::VmFault;
 use core::fmt;
 use hcq_core::arch::ArchInfo;
 use hcq_core::pm4::DispatchDirect;
-
-/// Which command processor a queue feeds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum QueueKind {
-    /// PM4 compute queue (MEC; KFD_IOC_QUEUE_TYPE_COMPUTE): pointers in dwords, packets may
-    /// cross the ring end.
-    Compute,
-    /// SDMA copy queue: pointers in bytes, a packet crossing the ring end is a fault.
-    Sdma,
-}
-
-impl fmt::Display for QueueKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            QueueKind::Compute => "PM4",
-            QueueKind::Sdma => "SDMA",
-        })
-    }
-}
 
 /// An engine's queue: where its ring, pointers and doorbell are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

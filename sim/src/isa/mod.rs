@@ -27,7 +27,7 @@ pub(crate) mod launch;
 pub mod model;
 pub mod ops;
 
-use crate::engine::bus::{Access, VmFault, VmFaultKind};
+use crate::vm::{Access, VmFault, VmFaultKind};
 use core::fmt;
 use hcq_core::arch::Family;
 

@@ -8,7 +8,7 @@ use super::decode::{
 use super::model::{self, Cost};
 use super::ops::Op;
 use super::{Isa, IsaError, Launch, Memory, Stats};
-use crate::engine::bus::Access;
+use crate::vm::Access;
 
 mod init;
 mod lds;

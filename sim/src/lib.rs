@@ -57,6 +57,12 @@
 //! ## Leaks
 //! [`SimKfd::live_objects`] counts live buffers, GPU and CPU mappings, queues, events and files.
 //!
+//! ## Module layers
+//! Dependencies between modules point one way (`scripts/module-cycles.py` checks it): `mem`,
+//! `vm` < `config` < `state` < `kfd` < `gpu` < `engine`, and `vm` < `isa`, `kernels` <
+//! `engine`. `vm` holds the GPU-memory vocabulary every layer shares ([`engine::Access`],
+//! [`engine::VmFault`]); the engine's own layers are in [`engine`]'s docs.
+//!
 //! ## Not simulated (yet)
 //! AQL queues (CREATE_QUEUE answers EINVAL), XGMI SDMA engines (ENOMEM), SVM, DMA-buf, IPC,
 //! CRIU, GWS, CU masks, the debugger API, SET_SCRATCH_BACKING_VA / GET_TILE_CONFIG /

@@ -14,8 +14,7 @@
 //! and two unordered operations whose ranges overlap, one of them writing, fault the queue with
 //! a reason that names both and the range.
 
-use super::trace::Site;
-use super::{QueueId, QueueKind};
+use super::types::{QueueId, QueueKind, Site};
 use crate::config::DispatchMode;
 use core::fmt;
 use core::sync::atomic::{AtomicBool, Ordering};

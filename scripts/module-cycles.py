@@ -38,17 +38,14 @@ from dataclasses import dataclass, field
 
 DEFAULT_CRATES = ["core", "driver", "sim"]
 
-# Cycles that were there when this check was written (issue 15), as (crate, parent module,
-# members). They are reported but do not fail the run, so that CI holds the line: a new cycle,
-# or a known one that grows a member, fails; and an entry that no longer matches a cycle fails
-# too ("remove it"), so the list only shrinks. `--strict` ignores this list. core and the
-# driver have none.
-KNOWN_CYCLES = [
-    ("sim (lib)", "crate root", {"config", "engine", "gpu", "isa", "kernels", "kfd", "state"}),
-    ("sim (lib)", "engine", {"bus", "cache", "dispatch", "flight", "op", "pm4", "queue", "sdma",
-                             "trace", "types"}),
-    ("sim (lib)", "isa", {"exec", "launch"}),
-]
+# Cycles that may exist without failing the run, as (crate, parent module, members). When this
+# check was written (issue 15) the simulator had three (its top-level modules, `engine/`'s
+# children, `isa::{exec, launch}`); all are broken now (layered: see sim/src/lib.rs and
+# ARCHITECTURE.md), so the list is empty: no crate has a known cycle. An entry here is reported
+# but does not fail the run, so that CI can hold the line while a cycle is being broken: a new
+# cycle, or a known one that grows a member, fails; and an entry that no longer matches a cycle
+# fails too ("remove it"), so the list only shrinks. `--strict` ignores this list.
+KNOWN_CYCLES: list = []
 
 
 # ------------------------------------------------------------------------------------------

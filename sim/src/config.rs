@@ -282,6 +282,46 @@ impl GpuConfig {
     }
 }
 
+/// How DISPATCH_DIRECT runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DispatchMode {
+    /// Dispatches stay in flight until a sync point retires them; the landing point is chosen
+    /// by the seed; unordered overlapping accesses fault (the race detector).
+    #[default]
+    Async,
+    /// Every workgroup has finished before the next packet runs (faster; no race detection).
+    Synchronous,
+}
+
+/// Environment variable that sets the default seed ([`env_seed`]), so CI can sweep seeds.
+pub const SEED_ENV: &str = "HCQ_SIM_SEED";
+
+/// Environment variable that sets the default [`DispatchMode`] ([`env_dispatch`]): `sync` or
+/// `async`.
+pub const DISPATCH_ENV: &str = "HCQ_SIM_DISPATCH";
+
+/// The dispatch mode from [`DISPATCH_ENV`] (`sync` for [`DispatchMode::Synchronous`]), else
+/// [`DispatchMode::Async`].
+#[must_use]
+pub fn env_dispatch() -> DispatchMode {
+    match std::env::var(DISPATCH_ENV) {
+        Ok(v) if v.trim().eq_ignore_ascii_case("sync") => DispatchMode::Synchronous,
+        _ => DispatchMode::Async,
+    }
+}
+
+/// The seed from [`SEED_ENV`] (decimal or `0x` hex), else 0.
+#[must_use]
+pub fn env_seed() -> u64 {
+    std::env::var(SEED_ENV).ok().map_or(0, |s| {
+        let s = s.trim();
+        match s.strip_prefix("0x") {
+            Some(h) => u64::from_str_radix(h, 16).unwrap_or(0),
+            None => s.parse().unwrap_or(0),
+        }
+    })
+}
+
 /// How engines advance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum SimMode {
@@ -322,10 +362,10 @@ pub struct SimConfig {
     pub gtt_size: u64,
     /// How DISPATCH_DIRECT runs: asynchronously with the race detector (the default), or
     /// synchronously (faster, forgiving); the default comes from `HCQ_SIM_DISPATCH`
-    /// ([`crate::engine::env_dispatch`]).
-    pub dispatch: crate::engine::DispatchMode,
+    /// ([`env_dispatch`]).
+    pub dispatch: DispatchMode,
     /// Seed of the asynchronous dispatch's choices (when each dispatch lands, how long it
-    /// lingers); the default comes from `HCQ_SIM_SEED` ([`crate::engine::env_seed`]).
+    /// lingers); the default comes from `HCQ_SIM_SEED` ([`env_seed`]).
     pub seed: u64,
 }
 
@@ -337,8 +377,8 @@ impl Default for SimConfig {
             mode: SimMode::Deterministic,
             queue_buffer_rules: QueueBufferRules::Relaxed,
             gtt_size: 64 << 30,
-            dispatch: crate::engine::env_dispatch(),
-            seed: crate::engine::env_seed(),
+            dispatch: env_dispatch(),
+            seed: env_seed(),
         }
     }
 }

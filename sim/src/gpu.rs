@@ -1,10 +1,10 @@
 //! The interface engines use: GPU memory through the per-GPU page tables, doorbells, queue
 //! pointers, completion interrupts, VM faults and HW exceptions, and the GPU clock.
 
-use crate::engine::{Access, VmFault, VmFaultKind};
 use crate::kfd::{Engine, SimKfd};
 use crate::mem::{self, SharedMem};
 use crate::state::{Backing, QueueInfo, State};
+use crate::vm::{Access, VmFault, VmFaultKind};
 use core::fmt;
 use core::sync::atomic::Ordering;
 use hcq_core::kfd::{

@@ -9,7 +9,7 @@
 //! their exact kernarg layouts; [`KernelRegistry::register_fixture`] registers every kernel of a
 //! fixture code object.
 
-use crate::engine::bus::VmFault;
+use crate::vm::VmFault;
 use core::fmt;
 use hcq_core::codeobj::CodeObject;
 use hcq_core::hsa::{DispatchPacket, KernelDescriptor};

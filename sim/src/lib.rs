@@ -57,6 +57,12 @@
 //! ## Leaks
 //! [`SimKfd::live_objects`] counts live buffers, GPU and CPU mappings, queues, events and files.
 //!
+//! ## Module layers
+//! Dependencies between modules point one way (`scripts/module-cycles.py` checks it): `mem`,
+//! `vm` < `config` < `state` < `kfd` < `gpu` < `engine`, and `vm` < `isa`, `kernels` <
+//! `engine`. `vm` holds the GPU-memory vocabulary every layer shares ([`engine::Access`],
+//! [`engine::VmFault`]); the engine's own layers are in [`engine`]'s docs.
+//!
 //! ## Not simulated (yet)
 //! AQL queues (CREATE_QUEUE answers EINVAL), XGMI SDMA engines (ENOMEM), SVM, DMA-buf, IPC,
 //! CRIU, GWS, CU masks, the debugger API, SET_SCRATCH_BACKING_VA / GET_TILE_CONFIG /
@@ -74,9 +80,11 @@ pub mod kernels;
 mod kfd;
 mod mem;
 mod state;
+mod vm;
 
-pub use config::{GpuConfig, QueueBufferRules, SimConfig, SimMode};
-pub use engine::{DISPATCH_ENV, DispatchMode, SEED_ENV};
+pub use config::{
+    DISPATCH_ENV, DispatchMode, GpuConfig, QueueBufferRules, SEED_ENV, SimConfig, SimMode,
+};
 pub use gpu::{GpuFault, GpuSpan};
 pub use kfd::{Engine, LiveObjects, Persistence, SimError, SimKfd, node_dir};
 pub use state::{QueueInfo, QueueKind};

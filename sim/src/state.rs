@@ -4,6 +4,7 @@
 
 use crate::config::GpuConfig;
 use crate::mem::SharedMem;
+use core::fmt;
 use hcq_core::kfd::topology::{CwsrSizes, NodeProperties};
 use hcq_core::kfd::{Errno, HsaHwExceptionData, HsaMemoryExceptionData};
 use std::collections::{BTreeMap, BTreeSet};
@@ -92,8 +93,25 @@ pub(crate) struct Bo {
     pub mapped: BTreeMap<usize, u32>,
 }
 
-/// The kind of a queue: one type for KFD's queues and the engines that run them.
-pub use crate::engine::QueueKind;
+/// Which command processor a queue feeds: one type for KFD's queues and the engines that run
+/// them (`engine` re-exports it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum QueueKind {
+    /// PM4 compute queue (MEC; KFD_IOC_QUEUE_TYPE_COMPUTE): pointers in dwords, packets may
+    /// cross the ring end.
+    Compute,
+    /// SDMA copy queue: pointers in bytes, a packet crossing the ring end is a fault.
+    Sdma,
+}
+
+impl fmt::Display for QueueKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            QueueKind::Compute => "PM4",
+            QueueKind::Sdma => "SDMA",
+        })
+    }
+}
 
 /// Everything an engine needs to run a queue, as KFD created it (a snapshot; see
 /// [`crate::SimKfd::queues`]). The engine's running state is [`crate::engine::QueueStatus`].

@@ -18,8 +18,7 @@
 //! their per-wave cache a line at a time; vector loads read per lane). Reads by the CP and
 //! SDMA engines bypass both.
 
-use super::bus::{Access, VmFault};
-use super::queue::Env;
+use crate::vm::{Access, VmFault};
 use hcq_core::arch::{AcquireMemLayout, ArchInfo, Family};
 use hcq_core::pm4::{AcquireMem, CpCoherCntl, GcrCntl, ReleaseMemEventCntl};
 use std::collections::{HashMap, VecDeque};
@@ -102,6 +101,34 @@ impl Default for GpuCaches {
 }
 
 impl GpuCaches {
+    /// A shader's read: through the I$ or K$ (see the module docs) when the access is one
+    /// they serve, else straight to memory with `read`. A line that cannot be fetched whole is
+    /// read uncached (exactly the bytes asked for, so a fault names the right address). `read`
+    /// reads memory as the engine does (the caller's environment: fault injection, the race
+    /// detector's recorder, the bus).
+    pub(crate) fn shader_read(
+        &self,
+        va: u64,
+        buf: &mut [u8],
+        access: Access,
+        read: impl Fn(u64, &mut [u8], Access) -> Result<(), VmFault>,
+    ) -> Result<(), VmFault> {
+        // CAST: usize -> u64 widens.
+        let len = buf.len() as u64;
+        let in_one_line = len > 0 && (va & (LINE - 1)) + len <= LINE;
+        let cache = match access {
+            Access::Execute if in_one_line => &self.icache,
+            Access::Read if va % LINE == 0 && len == LINE => &self.kcache,
+            _ => return read(va, buf, access),
+        };
+        let mut lines = cache.lock().unwrap_or_else(PoisonError::into_inner);
+        let fetched = lines.read(va, buf, |line, d| read(line, d, access));
+        match fetched {
+            Ok(()) => Ok(()),
+            Err(_) => read(va, buf, access),
+        }
+    }
+
     /// Drops every I$ line (`icache`) and every K$ line (`kcache`).
     pub fn invalidate(&self, icache: bool, kcache: bool) {
         if icache {
@@ -184,34 +211,6 @@ pub fn acquire_writes_back_l2(arch: &ArchInfo, a: &AcquireMem) -> bool {
 #[must_use]
 pub fn gcr_writes_back_l2(g: GcrCntl) -> bool {
     g.get(GcrCntl::GL2_WB) != 0
-}
-
-/// A shader's read through `env`: through the GPU's I$ or K$ where it has them (see the
-/// module docs), else straight to memory. A line that cannot be fetched whole is read
-/// uncached (exactly the bytes asked for, so a fault names the right address).
-pub(crate) fn shader_read(
-    env: &Env<'_>,
-    va: u64,
-    buf: &mut [u8],
-    access: Access,
-) -> Result<(), VmFault> {
-    let Some(c) = env.bus.caches() else {
-        return env.read(va, buf, access);
-    };
-    // CAST: usize -> u64 widens.
-    let len = buf.len() as u64;
-    let in_one_line = len > 0 && (va & (LINE - 1)) + len <= LINE;
-    let cache = match access {
-        Access::Execute if in_one_line => &c.icache,
-        Access::Read if va % LINE == 0 && len == LINE => &c.kcache,
-        _ => return env.read(va, buf, access),
-    };
-    let mut lines = cache.lock().unwrap_or_else(PoisonError::into_inner);
-    let fetched = lines.read(va, buf, |line, d| env.read(line, d, access));
-    match fetched {
-        Ok(()) => Ok(()),
-        Err(_) => env.read(va, buf, access),
-    }
 }
 
 #[cfg(test)]

@@ -4,11 +4,11 @@
 //! the differential mode runs both and compares what they stored.
 
 use super::QueueDesc;
-use super::bus::{Access, VmFault};
-use super::queue::Env;
+use super::env::Env;
 use super::types::{Cause, Exec, Regs};
 use crate::isa::{self, FloatMode, Isa, IsaError, Launch, ScratchSetup};
 use crate::kernels::{ExecMode, KEY_BYTES, KernelCtx, KernelError, KernelMem, code_key};
+use crate::vm::{Access, VmFault};
 use core::cell::RefCell;
 use core::sync::atomic::Ordering;
 use hcq_core::addr::join64;
@@ -33,8 +33,14 @@ fn hw<T>(msg: String) -> Result<T, Cause> {
 }
 
 impl isa::Memory for Env<'_> {
+    /// A shader's read: through the GPU's I$ or K$ where the bus has them
+    /// ([`GpuCaches::shader_read`](super::cache::GpuCaches::shader_read)), else straight to
+    /// memory.
     fn read(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault> {
-        super::cache::shader_read(self, va, buf, access)
+        match self.bus.caches() {
+            Some(c) => c.shader_read(va, buf, access, |va, b, a| self.read(va, b, a)),
+            None => self.read(va, buf, access),
+        }
     }
     fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
         Env::write(self, va, data)

@@ -14,53 +14,13 @@
 //! and two unordered operations whose ranges overlap, one of them writing, fault the queue with
 //! a reason that names both and the range.
 
-use super::trace::Site;
-use super::{QueueId, QueueKind};
+use super::types::{QueueId, QueueKind, Site};
+use crate::config::DispatchMode;
 use core::fmt;
 use core::sync::atomic::{AtomicBool, Ordering};
 use core::time::Duration;
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
-
-/// How DISPATCH_DIRECT runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum DispatchMode {
-    /// Dispatches stay in flight until a sync point retires them; the landing point is chosen
-    /// by the seed; unordered overlapping accesses fault (the race detector).
-    #[default]
-    Async,
-    /// Every workgroup has finished before the next packet runs (faster; no race detection).
-    Synchronous,
-}
-
-/// Environment variable that sets the default seed ([`env_seed`]), so CI can sweep seeds.
-pub const SEED_ENV: &str = "HCQ_SIM_SEED";
-
-/// Environment variable that sets the default [`DispatchMode`] ([`env_dispatch`]): `sync` or
-/// `async`.
-pub const DISPATCH_ENV: &str = "HCQ_SIM_DISPATCH";
-
-/// The dispatch mode from [`DISPATCH_ENV`] (`sync` for [`DispatchMode::Synchronous`]), else
-/// [`DispatchMode::Async`].
-#[must_use]
-pub fn env_dispatch() -> DispatchMode {
-    match std::env::var(DISPATCH_ENV) {
-        Ok(v) if v.trim().eq_ignore_ascii_case("sync") => DispatchMode::Synchronous,
-        _ => DispatchMode::Async,
-    }
-}
-
-/// The seed from [`SEED_ENV`] (decimal or `0x` hex), else 0.
-#[must_use]
-pub fn env_seed() -> u64 {
-    std::env::var(SEED_ENV).ok().map_or(0, |s| {
-        let s = s.trim();
-        match s.strip_prefix("0x") {
-            Some(h) => u64::from_str_radix(h, 16).unwrap_or(0),
-            None => s.parse().unwrap_or(0),
-        }
-    })
-}
 
 /// Byte ranges `[lo, hi)`, appended in access order and coalesced: an access that touches or
 /// extends one of the last two intervals merges into it, so a kernel streaming through 64 MiB costs one

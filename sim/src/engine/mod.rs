@@ -19,12 +19,16 @@
 //! stays in flight until a sync point retires it, lands where the seed says, and the race
 //! detector faults a queue whose operation overlaps an in-flight dispatch unordered.
 //!
+//! Layers (a module names only those left of it): `types` < `trace`, `flight`, `cache` < `bus`
+//! < `env` < `dispatch` < `pm4`, `sdma` < `op` < `queue`; `membus` and `kfd` over `bus`.
+//!
 //! Fault injection ([`Engines::hang`], [`Engines::stall_rptr`], [`Engines::set_interrupts`],
 //! [`Engines::fault_address`]) and a bounded trace ([`Engines::trace`]) serve tests and the CLI.
 
 pub mod bus;
 pub mod cache;
 mod dispatch;
+mod env;
 mod flight;
 pub mod kfd;
 pub mod membus;
@@ -35,21 +39,22 @@ mod sdma;
 pub mod trace;
 mod types;
 
+pub use crate::config::{DISPATCH_ENV, DispatchMode, SEED_ENV, env_dispatch, env_seed};
 pub use bus::{Access, GPU_PAGE_SIZE, GpuBus, VmFault, VmFaultKind};
 pub use dispatch::{LDS_LIMIT, MAX_WORKGROUP_SIZE, MAX_WORKGROUPS};
-pub use flight::{DISPATCH_ENV, DispatchMode, SEED_ENV, env_dispatch, env_seed};
-pub use trace::{DEFAULT_TRACE_CAPACITY, Site, TRACE_PACKET_DWORDS, TraceEntry, TraceEvent};
+pub use trace::{DEFAULT_TRACE_CAPACITY, TRACE_PACKET_DWORDS, TraceEntry, TraceEvent};
 pub use types::{
     EngineError, InterruptPolicy, Mode, QueueDesc, QueueFault, QueueFaultKind, QueueId, QueueKind,
-    QueueState, QueueStatus, WaitInfo,
+    QueueState, QueueStatus, Site, WaitInfo,
 };
 
 use crate::kernels::KernelRegistry;
 use core::fmt;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use core::time::Duration;
+use env::Env;
 use flight::{Flight, FlightCell, Recorder};
-use queue::{Env, Queue};
+use queue::Queue;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;

@@ -1,13 +1,15 @@
 //! One packet as one operation of the race detector, and the queue's dispatches in flight:
 //! a sync point lands and retires them, every packet's accesses are checked against them, a
 //! DISPATCH_DIRECT joins them, and an idle queue lets them land and retire after lingering
-//! (`flight.rs` holds the ranges and the seed).
+//! (`flight.rs` holds the ranges and the seed). Also the decoded packet ([`Decoded`]) and its
+//! execution by its engine ([`run_packet`]: `pm4.rs` or `sdma.rs`).
 
+use super::env::Env;
 use super::flight::{self, OpLabel, What};
-use super::queue::{Decoded, Env, Queue, run_packet};
-use super::trace::Site;
-use super::types::{Cause, Exec, QueueDesc, QueueId, QueueState, Regs};
+use super::types::{Cause, Exec, QueueDesc, QueueId, QueueKind, Regs, Site};
+use super::{dispatch, pm4, sdma};
 use hcq_core::addr::join64;
+use hcq_core::packet::DecodeError;
 use hcq_core::pm4::{DispatchDirect, EventWriteCntl, Pm4Packet, ReleaseMemEventCntl};
 use hcq_core::sdma::SdmaPacket;
 use hcq_core::sel::EventType;
@@ -35,6 +37,30 @@ impl Inflight {
         !self.pending.is_empty()
     }
 
+    /// The queue faulted: its dispatches never land.
+    pub(crate) fn clear(&mut self) {
+        self.pending.clear();
+    }
+
+    /// A turn of an idle queue in round `round`: the dispatches that have lingered long
+    /// enough land. Returns whether one landed.
+    pub(crate) fn land_lingered(
+        &mut self,
+        desc: &QueueDesc,
+        env: &Env<'_>,
+        round: u64,
+    ) -> Result<bool, (Site, Cause)> {
+        let mut landed = false;
+        let ids: Vec<u64> = self.pending.iter().map(|p| p.id).collect();
+        for id in ids {
+            if env.flight.borrow_mut().lingered(id, round) {
+                self.land(desc, env, id)?;
+                landed = true;
+            }
+        }
+        Ok(landed)
+    }
+
     /// Lands dispatch `id` (runs the kernel, records its ranges, checks them for races).
     fn land(&mut self, desc: &QueueDesc, env: &Env<'_>, id: u64) -> Result<(), (Site, Cause)> {
         let Some(i) = self.pending.iter().position(|p| p.id == id) else {
@@ -46,7 +72,7 @@ impl Inflight {
             uconfig: Box::new([]),
         };
         env.rec.begin();
-        let r = super::dispatch::run(&regs, &mut self.lds, desc, env, &p.d);
+        let r = dispatch::run(&regs, &mut self.lds, desc, env, &p.d);
         let acc = env.rec.end();
         r.map_err(|c| (p.site, c))?;
         env.flight
@@ -80,6 +106,35 @@ impl Inflight {
             self.land(desc, env, id)?;
         }
         Ok(())
+    }
+}
+
+/// A packet decoded in place (it borrows the fetch buffer).
+pub(crate) enum Decoded<'a> {
+    Pm4(Pm4Packet<'a>),
+    Sdma(SdmaPacket<'a>),
+}
+
+pub(crate) fn decode(kind: QueueKind, d: &[u32]) -> Result<(Decoded<'_>, usize), DecodeError> {
+    match kind {
+        QueueKind::Compute => hcq_core::pm4::decode_one(d).map(|(p, n)| (Decoded::Pm4(p), n)),
+        QueueKind::Sdma => hcq_core::sdma::decode_one(d).map(|(p, n)| (Decoded::Sdma(p), n)),
+    }
+}
+
+/// Executes one packet on its engine.
+pub(crate) fn run_packet(
+    regs: &mut Regs,
+    scratch: &mut Vec<u8>,
+    desc: &QueueDesc,
+    env: &Env<'_>,
+    irqs: &mut Vec<u32>,
+    pkt: &Decoded<'_>,
+    depth: usize,
+) -> Result<Exec, Cause> {
+    match pkt {
+        Decoded::Pm4(p) => pm4::exec(regs, scratch, desc, env, irqs, p),
+        Decoded::Sdma(p) => sdma::exec(scratch, desc, env, irqs, p, depth),
     }
 }
 
@@ -216,51 +271,5 @@ fn issue(c: Ctx<'_>, env: &Env<'_>, d: DispatchDirect, site: Site) -> Result<Exe
             }
             Ok(Exec::Done)
         }
-    }
-}
-
-impl Queue {
-    /// Ring and IBs consumed, nothing blocked: the CP is idle.
-    pub(crate) fn is_drained(&self) -> bool {
-        self.ibs.is_empty()
-            && matches!(self.state, QueueState::Idle)
-            && self.wptr().is_none_or(|w| w == self.rptr)
-    }
-
-    /// After the queue's turn in round `round` (it executed `executed` packets): a faulted
-    /// queue drops its dispatches; a queue that executed nothing lets its in-flight dispatches
-    /// land once they have lingered, and, when drained, retire. Returns whether one landed.
-    pub(crate) fn age(
-        &mut self,
-        env: &Env<'_>,
-        seq: &mut u64,
-        executed: usize,
-        round: u64,
-    ) -> bool {
-        if matches!(self.state, QueueState::Faulted(_)) {
-            self.inflight.pending.clear();
-            env.flight.borrow_mut().retire_queue(self.id);
-            return false;
-        }
-        if executed > 0 {
-            env.flight.borrow_mut().busy(self.id);
-            return false;
-        }
-        let mut landed = false;
-        let ids: Vec<u64> = self.inflight.pending.iter().map(|p| p.id).collect();
-        for id in ids {
-            if env.flight.borrow_mut().lingered(id, round) {
-                let desc = self.desc;
-                if let Err((site, c)) = self.inflight.land(&desc, env, id) {
-                    self.fault(seq, site, c);
-                    return true;
-                }
-                landed = true;
-            }
-        }
-        if self.is_drained() {
-            env.flight.borrow_mut().retire_lingered(self.id, round);
-        }
-        landed
     }
 }

@@ -2,29 +2,19 @@
 
 use super::QueueDesc;
 use super::WaitInfo;
-use super::queue::Env;
-use super::types::{Cause, Exec, Regs};
+use super::env::Env;
+use super::types::{Cause, Exec, Regs, compare};
 use hcq_core::arch::AcquireMemLayout;
 use hcq_core::pm4::{
     EventWriteCntl, IbControl, Pm4Packet, ReleaseMemDataCntl, ReleaseMemEventCntl, WaitRegMemCtl,
     WriteDataCntl,
 };
 use hcq_core::sel::{
-    CompareFunction, DataSel, EventIndex, EventType, IntSel, MemSpace, ReleaseDst, WaitOperation,
-    WriteDataDst,
+    DataSel, EventIndex, EventType, IntSel, MemSpace, ReleaseDst, WaitOperation, WriteDataDst,
 };
 
 fn hw<T>(msg: String) -> Result<T, Cause> {
     Err(Cause::Hw(msg))
-}
-
-/// `(value & mask) FUNCTION reference` with the WAIT_REG_MEM/POLL_REGMEM function codes;
-/// `None` for the reserved code 7.
-pub(crate) fn compare(function: u32, value: u32, mask: u32, reference: u32) -> Option<bool> {
-    match CompareFunction::from_raw(function) {
-        Ok(f) => Some(f.holds(value, mask, reference)),
-        Err(_) => None,
-    }
 }
 
 fn set_regs(file: &mut [u32], name: &str, off: u32, values: &[u32]) -> Result<Exec, Cause> {

@@ -1,21 +1,19 @@
 //! One queue's engine: fetch from the ring (and indirect buffers), decode in place with core's
 //! decoders, execute, write the read pointer back.
 
-use super::Clock;
-use super::bus::{Access, GpuBus, VmFault};
-use super::flight::{DispatchMode, FlightCell, Recorder};
-use super::op::{Ctx, Inflight, exec_op};
-use super::trace::{Site, Trace, TraceEvent};
+use super::bus::GpuBus;
+use super::env::Env;
+use super::op::{Ctx, Decoded, Inflight, decode, exec_op};
+use super::trace::{Trace, TraceEvent};
 use super::types::{
     Cause, Exec, InterruptPolicy, QueueDesc, QueueFault, QueueFaultKind, QueueId, QueueKind,
-    QueueState, Regs,
+    QueueState, Regs, Site,
 };
-use crate::kernels::{KernelMem, KernelRegistry};
+use crate::vm::Access;
 use hcq_core::kfd::{
     HsaHwExceptionData, KFD_HW_EXCEPTION_GPU_HANG, KFD_HW_EXCEPTION_PER_ENGINE_RESET,
 };
 use hcq_core::packet::{DecodeError, DecodeErrorKind};
-use hcq_core::pm4::Pm4Packet;
 use hcq_core::sdma::SdmaPacket;
 use std::sync::Arc;
 
@@ -23,117 +21,6 @@ use std::sync::Arc;
 const FETCH_DWORDS: usize = 8192;
 /// Deepest indirect-buffer nesting (PM4: IB1 and IB2, as the CP has; SDMA: one level).
 pub(crate) const MAX_IB_DEPTH: usize = 2;
-/// Everything an executing packet may touch besides its queue's own state.
-pub(crate) struct Env<'a> {
-    pub(crate) bus: &'a dyn GpuBus,
-    pub(crate) faults: &'a [u64],
-    pub(crate) registry: &'a KernelRegistry,
-    pub(crate) clock: &'a Clock,
-    /// The current operation's byte ranges (recorded while a dispatch is in flight).
-    pub(crate) rec: &'a Recorder,
-    /// In-flight dispatches of every queue (the race detector).
-    pub(crate) flight: &'a FlightCell,
-}
-
-impl Env<'_> {
-    fn injected(&self, va: u64, len: usize, access: Access) -> Result<(), VmFault> {
-        // CAST: usize -> u64 widens.
-        let len = len as u64;
-        match self.faults.iter().find(|&&f| f.wrapping_sub(va) < len) {
-            Some(&f) => Err(VmFault {
-                va: f,
-                access,
-                kind: super::bus::VmFaultKind::Injected,
-            }),
-            None => Ok(()),
-        }
-    }
-
-    /// The GPU clock: the bus's, else the engines'.
-    pub(crate) fn now(&self) -> u64 {
-        self.bus.clock().unwrap_or_else(|| self.clock.now())
-    }
-
-    /// Lets GPU time pass for a dispatch that executed `stats`: its modelled duration on
-    /// the bus's GPU ([`crate::isa::model`]), in 10 ns ticks, on the bus's clock, else the
-    /// engines'. A bus without a shape models no duration. Virtual clocks only: in
-    /// threaded mode the clock is real time and moves by itself.
-    pub(crate) fn spend(&self, stats: &crate::isa::Stats) {
-        let Some(shape) = self.bus.gpu_shape() else {
-            return;
-        };
-        let ticks = stats
-            .modelled_ns(&shape)
-            .div_ceil(1_000_000_000 / super::GPU_CLOCK_HZ);
-        if ticks > 0 && !self.bus.advance_clock(ticks) {
-            self.clock.advance(ticks);
-        }
-    }
-
-    pub(crate) fn read(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault> {
-        self.injected(va, buf.len(), access)?;
-        self.rec.read(va, buf.len());
-        self.bus.read(va, buf, access)
-    }
-
-    /// A read of memory past this GPU's L2 (an engine that is no L2 client).
-    pub(crate) fn read_through(&self, va: u64, buf: &mut [u8]) -> Result<(), VmFault> {
-        self.injected(va, buf.len(), Access::Read)?;
-        self.rec.read(va, buf.len());
-        self.bus.read_through(va, buf)
-    }
-
-    pub(crate) fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
-        self.injected(va, data.len(), Access::Write)?;
-        self.rec.write(va, data.len());
-        self.bus.write(va, data)
-    }
-
-    /// A write past the L2's write-back (a memory-controller destination).
-    pub(crate) fn write_through(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
-        self.injected(va, data.len(), Access::Write)?;
-        self.rec.write(va, data.len());
-        self.bus.write_through(va, data)
-    }
-
-    /// A memory wait's poll: not an access that races (polling what another engine writes is
-    /// how engines synchronise); a satisfied wait retires the dispatches that wrote the value.
-    pub(crate) fn poll_u32(&self, va: u64) -> Result<u32, VmFault> {
-        self.injected(va, 4, Access::Read)?;
-        self.bus.load_u32(va)
-    }
-
-    pub(crate) fn store_u32(&self, va: u64, v: u32) -> Result<(), VmFault> {
-        self.injected(va, 4, Access::Write)?;
-        self.rec.write(va, 4);
-        self.bus.store_u32(va, v)
-    }
-
-    pub(crate) fn store_u64(&self, va: u64, v: u64) -> Result<(), VmFault> {
-        self.injected(va, 8, Access::Write)?;
-        self.rec.write(va, 8);
-        self.bus.store_u64(va, v)
-    }
-
-    /// A memory wait on `va` was satisfied.
-    pub(crate) fn wait_satisfied(&self, va: u64) {
-        self.flight.borrow_mut().retire_writers_of(va);
-    }
-
-    pub(crate) fn asynchronous(&self) -> bool {
-        self.flight.borrow().mode() == DispatchMode::Async
-    }
-}
-
-impl KernelMem for Env<'_> {
-    fn read(&self, va: u64, buf: &mut [u8]) -> Result<(), VmFault> {
-        Env::read(self, va, buf, Access::Read)
-    }
-    fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
-        Env::write(self, va, data)
-    }
-}
-
 pub(crate) struct IbFrame {
     base: u64,
     dwords: Vec<u32>,
@@ -189,18 +76,6 @@ fn units_per_dword(kind: QueueKind) -> u64 {
     match kind {
         QueueKind::Compute => 1,
         QueueKind::Sdma => 4,
-    }
-}
-
-pub(crate) enum Decoded<'a> {
-    Pm4(Pm4Packet<'a>),
-    Sdma(SdmaPacket<'a>),
-}
-
-fn decode(kind: QueueKind, d: &[u32]) -> Result<(Decoded<'_>, usize), DecodeError> {
-    match kind {
-        QueueKind::Compute => hcq_core::pm4::decode_one(d).map(|(p, n)| (Decoded::Pm4(p), n)),
-        QueueKind::Sdma => hcq_core::sdma::decode_one(d).map(|(p, n)| (Decoded::Sdma(p), n)),
     }
 }
 
@@ -741,17 +616,43 @@ fn strip_at(e: &DecodeError) -> String {
     }
 }
 
-pub(crate) fn run_packet(
-    regs: &mut Regs,
-    scratch: &mut Vec<u8>,
-    desc: &QueueDesc,
-    env: &Env<'_>,
-    irqs: &mut Vec<u32>,
-    pkt: &Decoded<'_>,
-    depth: usize,
-) -> Result<Exec, Cause> {
-    match pkt {
-        Decoded::Pm4(p) => super::pm4::exec(regs, scratch, desc, env, irqs, p),
-        Decoded::Sdma(p) => super::sdma::exec(scratch, desc, env, irqs, p, depth),
+impl Queue {
+    /// Ring and IBs consumed, nothing blocked: the CP is idle.
+    pub(crate) fn is_drained(&self) -> bool {
+        self.ibs.is_empty()
+            && matches!(self.state, QueueState::Idle)
+            && self.wptr().is_none_or(|w| w == self.rptr)
+    }
+
+    /// After the queue's turn in round `round` (it executed `executed` packets): a faulted
+    /// queue drops its dispatches; a queue that executed nothing lets its in-flight dispatches
+    /// land once they have lingered, and, when drained, retire. Returns whether one landed.
+    pub(crate) fn age(
+        &mut self,
+        env: &Env<'_>,
+        seq: &mut u64,
+        executed: usize,
+        round: u64,
+    ) -> bool {
+        if matches!(self.state, QueueState::Faulted(_)) {
+            self.inflight.clear();
+            env.flight.borrow_mut().retire_queue(self.id);
+            return false;
+        }
+        if executed > 0 {
+            env.flight.borrow_mut().busy(self.id);
+            return false;
+        }
+        let landed = match self.inflight.land_lingered(&self.desc, env, round) {
+            Ok(landed) => landed,
+            Err((site, c)) => {
+                self.fault(seq, site, c);
+                return true;
+            }
+        };
+        if self.is_drained() {
+            env.flight.borrow_mut().retire_lingered(self.id, round);
+        }
+        landed
     }
 }

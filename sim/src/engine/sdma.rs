@@ -1,10 +1,10 @@
 //! SDMA packet execution (the copy engine).
 
 use super::WaitInfo;
-use super::bus::Access;
-use super::queue::Env;
+use super::env::Env;
 use super::types::QueueDesc;
-use super::types::{Cause, Exec};
+use super::types::{Cause, Exec, compare};
+use crate::vm::Access;
 use hcq_core::arch::Family;
 use hcq_core::sdma::{ConstFillHeader, PollRegmemHeader, SdmaPacket};
 
@@ -159,7 +159,7 @@ pub(crate) fn exec(
                 return hw(format!("POLL_REGMEM address {a:#x} is not dword aligned"));
             }
             let v = env.poll_u32(a)?;
-            match super::pm4::compare(function, v, p.mask, p.value) {
+            match compare(function, v, p.mask, p.value) {
                 Some(true) => {
                     env.wait_satisfied(a);
                     Ok(Exec::Done)

@@ -1,7 +1,8 @@
 //! What the engines did: a bounded per-queue record of executed packets (kept raw, formatted
 //! with the core decoder's text only when printed) and of faults and interrupts.
 
-use super::{QueueId, QueueKind};
+pub use super::types::Site;
+use super::types::{QueueId, QueueKind};
 use core::fmt;
 use std::collections::VecDeque;
 
@@ -10,31 +11,6 @@ pub const TRACE_PACKET_DWORDS: usize = 16;
 
 /// Default number of entries kept per queue (older entries are dropped first).
 pub const DEFAULT_TRACE_CAPACITY: usize = 4096;
-
-/// Where a packet came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Site {
-    /// The ring, at this monotonic ring pointer (queue units: PM4 dwords, SDMA bytes).
-    Ring(u64),
-    /// An indirect buffer at `base`, dword `index` inside it, `depth` levels below the ring.
-    Ib {
-        /// IB base address.
-        base: u64,
-        /// Dword index inside the IB.
-        index: u32,
-        /// Nesting depth (1 = called from the ring).
-        depth: u8,
-    },
-}
-
-impl fmt::Display for Site {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Site::Ring(p) => write!(f, "ring@{p:#x}"),
-            Site::Ib { base, index, depth } => write!(f, "ib{depth}@{base:#x}+dw{index}"),
-        }
-    }
-}
 
 /// What happened.
 #[derive(Clone, Debug, PartialEq, Eq)]

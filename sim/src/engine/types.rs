@@ -1,30 +1,38 @@
 //! The engines' shared vocabulary: what a queue is (kind, descriptor, id), its state and
 //! faults, the modes, and what executing one packet yields (`Cause`, `Exec`) against the
-//! queue's registers (`Regs`). The run loop is `queue.rs`, the packets `pm4.rs`, `sdma.rs`,
+//! queue's registers (`Regs`), where a packet came from (`Site`). The lowest layer of the
+//! engine: it names no sibling. The run loop is `queue.rs`, the packets `pm4.rs`, `sdma.rs`,
 //! `dispatch.rs`, the in-flight dispatches `flight.rs`.
 
-use super::bus::VmFault;
-use super::trace::Site;
+pub use crate::state::QueueKind;
+use crate::vm::VmFault;
 use core::fmt;
 use hcq_core::arch::ArchInfo;
 use hcq_core::pm4::DispatchDirect;
+use hcq_core::sel::CompareFunction;
 
-/// Which command processor a queue feeds.
+/// Where a packet came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum QueueKind {
-    /// PM4 compute queue (MEC; KFD_IOC_QUEUE_TYPE_COMPUTE): pointers in dwords, packets may
-    /// cross the ring end.
-    Compute,
-    /// SDMA copy queue: pointers in bytes, a packet crossing the ring end is a fault.
-    Sdma,
+pub enum Site {
+    /// The ring, at this monotonic ring pointer (queue units: PM4 dwords, SDMA bytes).
+    Ring(u64),
+    /// An indirect buffer at `base`, dword `index` inside it, `depth` levels below the ring.
+    Ib {
+        /// IB base address.
+        base: u64,
+        /// Dword index inside the IB.
+        index: u32,
+        /// Nesting depth (1 = called from the ring).
+        depth: u8,
+    },
 }
 
-impl fmt::Display for QueueKind {
+impl fmt::Display for Site {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            QueueKind::Compute => "PM4",
-            QueueKind::Sdma => "SDMA",
-        })
+        match self {
+            Site::Ring(p) => write!(f, "ring@{p:#x}"),
+            Site::Ib { base, index, depth } => write!(f, "ib{depth}@{base:#x}+dw{index}"),
+        }
     }
 }
 
@@ -67,6 +75,15 @@ pub struct WaitInfo {
     pub mask: u32,
     /// Memory value at the last poll.
     pub seen: u32,
+}
+
+/// `(value & mask) FUNCTION reference` with the WAIT_REG_MEM/POLL_REGMEM function codes;
+/// `None` for the reserved code 7.
+pub(crate) fn compare(function: u32, value: u32, mask: u32, reference: u32) -> Option<bool> {
+    match CompareFunction::from_raw(function) {
+        Ok(f) => Some(f.holds(value, mask, reference)),
+        Err(_) => None,
+    }
 }
 
 /// Why a queue stopped.

@@ -11,7 +11,9 @@
 //!
 //! Layout: `decode` turns words into [`decode::Inst`] (decoded once per dispatch and cached
 //! by program offset), `ops` names the shared operations, `exec` runs them (per-lane loops
-//! over fixed arrays, EXEC as a bitmask), `launch` builds the initial wave state.
+//! over fixed arrays, EXEC as a bitmask; `exec::init` builds the initial wave state), `launch`
+//! checks what the hardware could not launch. Layer order: `ops < decode < model < exec`,
+//! `decode < disasm`; `launch` names none of them (and none names it).
 //!
 //! Families: gfx9 (gfx90a and gfx942, wave64; scratch through the buffer descriptor and the
 //! wave-offset SGPR; AGPRs in the unified VGPR file from RSRC3's ACCUM_OFFSET on), gfx11 (gfx1100, wave32 and wave64) and gfx12 (gfx1201: its SMEM and VFLAT
@@ -25,7 +27,7 @@ pub(crate) mod launch;
 pub mod model;
 pub mod ops;
 
-use crate::engine::bus::{Access, VmFault, VmFaultKind};
+use crate::vm::{Access, VmFault, VmFaultKind};
 use core::fmt;
 use hcq_core::arch::Family;
 

@@ -8,8 +8,9 @@ use super::decode::{
 use super::model::{self, Cost};
 use super::ops::Op;
 use super::{Isa, IsaError, Launch, Memory, Stats};
-use crate::engine::bus::Access;
+use crate::vm::Access;
 
+mod init;
 mod lds;
 mod mask;
 mod memory;
@@ -356,7 +357,7 @@ fn run_range(
         for w in &mut waves {
             w.scratch_slot = u64::from(slots.0) + wave_counter % u64::from(slots.1.max(1));
             wave_counter += 1;
-            super::launch::init_wave(l, w, [x, y, z], nwaves);
+            init::init_wave(l, w, [x, y, z], nwaves);
         }
         run_workgroup(
             &lb,

@@ -276,14 +276,18 @@ pub struct ArchInfo {
     /// RELEASE_MEM dw1 cache bits for a "flush caches" release (GCR bits on gfx10+,
     /// TC_WB/TCL1/TC on gfx9).
     pub release_mem_cache_flush: u32,
-    /// NBIO `GPU_HDP_FLUSH_REQ` register dword (the seed: `nbioreg(0x0106)` = 0x0106 + 0xd20).
+    /// NBIO `GPU_HDP_FLUSH_REQ` register dword (the seed: `nbioreg(0x0106)` = 0x0106 + 0xd20):
+    /// what the kernel's `get_hdp_flush_req_offset` returns, offset 0x106 in NBIO segment 2
+    /// (base 0xd20) for every target hcq drives: NBIO 7.4 (gfx90a), 7.9 (gfx942), 2.3
+    /// (gfx1030), 4.3 (gfx1100) and NBIF 6.3.1 (gfx1201); `tests/reference_nbio.rs` checks it
+    /// per target against `tests/reference/linux_nbio_hdp.tsv`.
     pub hdp_flush_req: u32,
-    /// NBIO `GPU_HDP_FLUSH_DONE` register dword.
+    /// NBIO `GPU_HDP_FLUSH_DONE` register dword (offset 0x107 in segment 2, as REQ).
     pub hdp_flush_done: u32,
     /// The bit of `GPU_HDP_FLUSH_REQ`/`DONE` an SDMA engine 0 HDP flush writes and polls: the
-    /// kernel's `ref_and_mask_sdma0 = GPU_HDP_FLUSH_DONE__SDMA0_MASK` (`nbio_v2_3.c`,
-    /// `nbio_v4_3.c`, `nbio_v6_1.c`, `nbio_v7_0.c`, `nbio_v7_4.c`, `nbio_v7_9.c`), bit 10 after
-    /// the ten CP bits in every NBIO version these families use.
+    /// kernel's `ref_and_mask_sdma0` (`*_GPU_HDP_FLUSH_DONE__SDMA0_MASK` of `nbio_v7_4.c`,
+    /// `nbio_v7_9.c`, `nbio_v2_3.c`, `nbio_v4_3.c`, `nbif_v6_3_1.c`), bit 10 after the ten CP
+    /// bits in each of them.
     pub sdma0_hdp_flush_mask: u32,
     /// Maximum bytes one SDMA COPY_LINEAR moves (hcq and the seed use 4 MiB everywhere).
     pub sdma_max_copy_bytes: u64,
@@ -306,8 +310,9 @@ pub struct ArchInfo {
     /// gfx90a/gfx940+ (ACCUM_OFFSET: where the AGPRs begin; TG_SPLIT); on gfx10 it carries
     /// SHARED_VGPR_CNT. Not on gfx11/gfx12, whose launches stay dword-exact with the seed:
     /// there RSRC3 holds only SHARED_VGPR_CNT (wave64; hcq dispatches wave32), INST_PREF_SIZE
-    /// (a prefetch hint), TRAP_ON_START/END (debugger) and IMAGE_OP (graphics), none of which
-    /// a compute kernel's results depend on, and the queue's copy starts zeroed in the MQD.
+    /// (a prefetch hint; 9:4 on gfx11, 11:4 on gfx12), TRAP_ON_START/END (debugger; gfx11
+    /// only), GLG_EN (gfx12 only) and IMAGE_OP (graphics), none of which a compute kernel's
+    /// results depend on, and the queue's copy starts zeroed in the MQD.
     pub exec_writes_pgm_rsrc3: bool,
     /// Event numbers.
     pub events: Events,

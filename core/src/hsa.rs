@@ -157,15 +157,19 @@ bitfield! {
 }
 
 bitfield! {
-    /// COMPUTE_PGM_RSRC3 (kernel descriptor offset 44; gfx10+ layout).
+    /// COMPUTE_PGM_RSRC3 (kernel descriptor offset 44) as gfx11 lays it out. gfx10 has only
+    /// SHARED_VGPR_COUNT (Mesa `gfx10.json`, `gfx103.json`); gfx12 keeps SHARED_VGPR_COUNT and
+    /// IMAGE_OP, widens INST_PREF_SIZE and adds GLG_EN (bit 13, `gc_12_0_0_sh_mask.h`).
     pub struct PgmRsrc3(u32) {
-        /// Shared VGPR count (gfx10/11).
+        /// Shared VGPR count (gfx10, gfx11, gfx12).
         SHARED_VGPR_COUNT: 3:0,
-        /// Instruction prefetch size (gfx11+).
+        /// Instruction prefetch size, gfx11's 6-bit field (Mesa `gfx11.json`: bits 9:4). On
+        /// gfx12 it is 8 bits wide, 11:4 (`gc_12_0_0_sh_mask.h`), taking the two bits that are
+        /// TRAP_ON_START/TRAP_ON_END here; this constant reads only its low 6 bits there.
         INST_PREF_SIZE: 9:4,
-        /// Trap on wave start.
+        /// Trap on wave start (gfx11; on gfx12 bit 10 of INST_PREF_SIZE).
         TRAP_ON_START: 10:10,
-        /// Trap on wave end.
+        /// Trap on wave end (gfx11; on gfx12 bit 11 of INST_PREF_SIZE).
         TRAP_ON_END: 11:11,
         /// Image op.
         IMAGE_OP: 31:31,

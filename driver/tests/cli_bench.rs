@@ -172,7 +172,7 @@ fn check_passes_when_every_budget_is_met() {
         "demo_copy_in_gb_per_s=0",
         "driver_launch_ns=1e12",
         "sim_isa_lane_instr_per_s=0",
-        "graph_patch_1000_ns=1e12",
+        "graph_patch_1000_over_floor=1e12",
         "graph_patch_1000_timeline_ns=1e12",
     ] {
         args.extend(["--budget", b]);

@@ -512,7 +512,9 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
             "graph_patch_1000_ns",
             drv.graph_patch_1000_ns,
             "ns",
-            Budget::AtMost(3000.0),
+            // Budgeted as a ratio to its floor (graph_patch_1000_over_floor): 3 us is below
+            // what plain stores of its 8000 dwords take on a small shared machine.
+            Budget::None,
             "1000-kernel graph replay patch, every kernel's dims + input buffer change",
         ),
         m(
@@ -528,7 +530,7 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
                 .zip(drv.graph_patch_1000_floor_ns)
                 .map(|(a, b)| a / b),
             "x",
-            Budget::None,
+            Budget::AtMost(2.0),
             "graph_patch_1000_ns / graph_patch_1000_floor_ns, measured in one run",
         ),
         m(

@@ -6,6 +6,9 @@ use super::decode::{AGPR, Enc, Inst, LIT, NONE, SEG_FLAT, SEG_SCRATCH, VGPR};
 use super::ops::Op;
 use core::fmt::Write;
 
+mod names;
+use names::{delay_alu, gfx9_name, gfx12_name, sdwa_sel, waitcnt, waitcnt9};
+
 /// Registers (dwords) each operand of `op` spans: (dst, src0, src1, src2).
 fn widths(op: Op) -> (u16, [u16; 3]) {
     use Op::*;
@@ -35,6 +38,8 @@ fn widths(op: Op) -> (u16, [u16; 3]) {
         VCvtF64I32 | VCvtF64U32 | VCvtF64F32 => (2, [1, 1, 1]),
         VCmpF64 | VCmpI64 | VCmpU64 => (1, [2, 2, 1]),
         VCmpClassF64 => (1, [2, 1, 1]),
+        VMovB64 => (2, [2, 1, 1]),
+        VPkMovB32 | SAddNcU64 | SSubNcU64 | SMulU64 => (2, [2, 2, 1]),
         _ => (1, [1, 1, 1]),
     }
 }
@@ -140,168 +145,19 @@ fn has_e32(op: Op) -> bool {
             | Op::VFmaakF32
             | Op::VFmamkF16
             | Op::VFmaakF16
+            | Op::VMadmkF32
+            | Op::VMadakF32
+            | Op::VMadmkF16
+            | Op::VMadakF16
             | Op::VReadfirstlaneB32
             | Op::VAccvgprMovB32
     )
-}
-
-fn waitcnt(imm: u32) -> String {
-    let vm = (imm >> 10) & 0x3f;
-    let exp = imm & 7;
-    let lgkm = (imm >> 4) & 0x3f;
-    let mut parts = Vec::new();
-    if vm != 0x3f {
-        parts.push(format!("vmcnt({vm})"));
-    }
-    if exp != 7 {
-        parts.push(format!("expcnt({exp})"));
-    }
-    if lgkm != 0x3f {
-        parts.push(format!("lgkmcnt({lgkm})"));
-    }
-    if parts.is_empty() {
-        "vmcnt(63) expcnt(7) lgkmcnt(63)".to_string()
-    } else {
-        parts.join(" ")
-    }
-}
-
-fn delay_alu(imm: u32) -> String {
-    let dep = |v: u32| -> String {
-        match v {
-            1..=4 => format!("VALU_DEP_{v}"),
-            5..=7 => format!("TRANS32_DEP_{}", v - 4),
-            8 => "FMA_ACCUM_CYCLE_1".into(),
-            9..=11 => format!("SALU_CYCLE_{}", v - 8),
-            _ => format!("{v}"),
-        }
-    };
-    let mut parts = Vec::new();
-    if imm & 0xf != 0 {
-        parts.push(format!("instid0({})", dep(imm & 0xf)));
-    }
-    let skip = (imm >> 4) & 7;
-    if skip != 0 {
-        let s = match skip {
-            1 => "NEXT".to_string(),
-            k => format!("SKIP_{}", k - 1),
-        };
-        parts.push(format!("instskip({s})"));
-    }
-    if (imm >> 7) & 0xf != 0 {
-        parts.push(format!("instid1({})", dep((imm >> 7) & 0xf)));
-    }
-    parts.join(" | ")
 }
 
 /// LLVM's text for `i` (gfx11 syntax).
 #[must_use]
 pub fn disasm(i: &Inst, wave64: bool) -> String {
     disasm_for(Isa::Gfx11, i, wave64)
-}
-
-/// gfx9's mnemonic where it differs from gfx11's.
-fn gfx9_name(op: Op) -> Option<&'static str> {
-    use Op::*;
-    Some(match op {
-        SLoadB32 => "s_load_dword",
-        SLoadB64 => "s_load_dwordx2",
-        SLoadB128 => "s_load_dwordx4",
-        SLoadB256 => "s_load_dwordx8",
-        SLoadB512 => "s_load_dwordx16",
-        MLoadU8 => "load_ubyte",
-        MLoadI8 => "load_sbyte",
-        MLoadU16 => "load_ushort",
-        MLoadI16 => "load_sshort",
-        MLoadB32 => "load_dword",
-        MLoadB64 => "load_dwordx2",
-        MLoadB96 => "load_dwordx3",
-        MLoadB128 => "load_dwordx4",
-        MStoreB8 => "store_byte",
-        MStoreB16 => "store_short",
-        MStoreB32 => "store_dword",
-        MStoreB64 => "store_dwordx2",
-        MStoreB96 => "store_dwordx3",
-        MStoreB128 => "store_dwordx4",
-        DsStoreB32 => "ds_write_b32",
-        DsCmpswapRtnB32 => "ds_cmpst_rtn_b32",
-        DsCmpswapB32 => "ds_cmpst_b32",
-        DsSwapRtnB32 => "ds_wrxchg_rtn_b32",
-        DsStoreB64 => "ds_write_b64",
-        DsStoreB8 => "ds_write_b8",
-        DsStoreB16 => "ds_write_b16",
-        DsLoadB32 => "ds_read_b32",
-        DsLoadB64 => "ds_read_b64",
-        DsLoadU8 => "ds_read_u8",
-        DsLoadI8 => "ds_read_i8",
-        DsLoadU16 => "ds_read_u16",
-        DsLoadI16 => "ds_read_i16",
-        DsStore2B32 => "ds_write2_b32",
-        DsLoad2B32 => "ds_read2_b32",
-        DsStore2St64B32 => "ds_write2st64_b32",
-        DsLoad2St64B32 => "ds_read2st64_b32",
-        MAtomicSwapB32 => "atomic_swap",
-        MAtomicCmpswapB32 => "atomic_cmpswap",
-        MAtomicAddU32 => "atomic_add",
-        MAtomicSubU32 => "atomic_sub",
-        MAtomicMinI32 => "atomic_smin",
-        MAtomicMinU32 => "atomic_umin",
-        MAtomicMaxI32 => "atomic_smax",
-        MAtomicMaxU32 => "atomic_umax",
-        MAtomicAndB32 => "atomic_and",
-        MAtomicOrB32 => "atomic_or",
-        MAtomicXorB32 => "atomic_xor",
-        MAtomicIncU32 => "atomic_inc",
-        MAtomicDecU32 => "atomic_dec",
-        MAtomicSwapB64 => "atomic_swap_x2",
-        MAtomicCmpswapB64 => "atomic_cmpswap_x2",
-        MAtomicAddU64 => "atomic_add_x2",
-        VAddCoCiU32 => "v_addc_co_u32",
-        VSubCoCiU32 => "v_subb_co_u32",
-        VSubrevCoCiU32 => "v_subbrev_co_u32",
-        VAddNcU32 => "v_add_u32",
-        VSubNcU32 => "v_sub_u32",
-        VSubrevNcU32 => "v_subrev_u32",
-        SAndNot1B32 => "s_andn2_b32",
-        SAndNot1B64 => "s_andn2_b64",
-        SOrNot1B32 => "s_orn2_b32",
-        SOrNot1B64 => "s_orn2_b64",
-        SAndNot1SaveexecB64 => "s_andn2_saveexec_b64",
-        SClzI32U32 => "s_flbit_i32_b32",
-        _ => return None,
-    })
-}
-
-/// gfx12's mnemonic where it differs from gfx11's.
-fn gfx12_name(op: Op) -> Option<&'static str> {
-    Some(match op {
-        Op::SAddI32 => "s_add_co_i32",
-        Op::SSubI32 => "s_sub_co_i32",
-        Op::VMadU64U32 => "v_mad_co_u64_u32",
-        Op::VMadI64I32 => "v_mad_co_i64_i32",
-        _ => return None,
-    })
-}
-
-fn waitcnt9(imm: u32) -> String {
-    let vm = (imm & 0xf) | (((imm >> 14) & 3) << 4);
-    let exp = (imm >> 4) & 7;
-    let lgkm = (imm >> 8) & 0xf;
-    let mut parts = Vec::new();
-    if vm != 0x3f {
-        parts.push(format!("vmcnt({vm})"));
-    }
-    if exp != 7 {
-        parts.push(format!("expcnt({exp})"));
-    }
-    if lgkm != 0xf {
-        parts.push(format!("lgkmcnt({lgkm})"));
-    }
-    if parts.is_empty() {
-        "vmcnt(63) expcnt(7) lgkmcnt(15)".to_string()
-    } else {
-        parts.join(" ")
-    }
 }
 
 /// LLVM's text for `i` of `isa` (gfx9 as gfx90a prints it, gfx11, gfx12).
@@ -442,9 +298,12 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
             } else {
                 None
             };
-            let name = match renamed {
-                Some(n) => n.to_string(),
-                None => vop_name(i),
+            let name = match (renamed, i.op) {
+                // gfx940 fuses the gfx90a v_madmk/madak_f32 encodings.
+                (_, Op::VMadmkF32) if gfx940 => "v_fmamk_f32".to_string(),
+                (_, Op::VMadakF32) if gfx940 => "v_fmaak_f32".to_string(),
+                (Some(n), _) => n.to_string(),
+                (None, _) => vop_name(i),
             };
             let short = matches!(i.enc, Enc::Vop1 | Enc::Vop2 | Enc::Vopc);
             let native_short = matches!(
@@ -466,16 +325,23 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
                 super::decode::has_short_form(i.op)
             };
             s.push_str(&name);
-            if short && has_e32(i.op) {
+            if i.sdwa.is_some() {
+                s.push_str("_sdwa");
+            } else if short && has_e32(i.op) {
                 s.push_str("_e32");
             } else if !short && native_short {
                 s.push_str("_e64");
             }
             let mut ops = Vec::new();
+            let mods = i.enc == Enc::Vop3 || i.sdwa.is_some();
             let src_mod = |k: usize| {
                 let t = op(k);
-                let neg = (i.mods >> k) & 1 == 1 && i.enc == Enc::Vop3;
-                let abs = (i.mods >> (4 + k)) & 1 == 1 && i.enc == Enc::Vop3;
+                let neg = (i.mods >> k) & 1 == 1 && mods;
+                let abs = (i.mods >> (4 + k)) & 1 == 1 && mods;
+                let sext = i
+                    .sdwa
+                    .is_some_and(|sd| k < 2 && (sd >> (19 + 8 * k)) & 1 == 1);
+                let t = if sext { format!("sext({t})") } else { t };
                 let t = if abs { format!("|{t}|") } else { t };
                 if neg { format!("-{t}") } else { t }
             };
@@ -517,7 +383,7 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
                     ops.push(src_mod(0));
                     ops.push(src_mod(1));
                 }
-                Op::VFmamkF32 => {
+                Op::VFmamkF32 | Op::VMadmkF32 | Op::VMadmkF16 => {
                     ops.push(operand(i.dst, 1, 0, false, wave64));
                     ops.push(op(0));
                     ops.push(format!("{:#x}", i.lit));
@@ -549,6 +415,29 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
                 3 => s.push_str(" div:2"),
                 _ => {}
             }
+            if i.opsel != 0 && i.enc == Enc::Vop3 {
+                let mut v: Vec<&str> = (0..3)
+                    .filter(|&k| i.src[k] != NONE)
+                    .map(|k| if (i.opsel >> k) & 1 == 1 { "1" } else { "0" })
+                    .collect();
+                v.push(if i.opsel & 8 != 0 { "1" } else { "0" });
+                let _ = write!(s, " op_sel:[{}]", v.join(","));
+            }
+            if let Some(sd) = i.sdwa {
+                if i.enc != Enc::Vopc {
+                    let unused = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "3"];
+                    let _ = write!(
+                        s,
+                        " dst_sel:{} dst_unused:{}",
+                        sdwa_sel((sd >> 8) & 7),
+                        unused[((sd >> 11) & 3) as usize]
+                    );
+                }
+                let _ = write!(s, " src0_sel:{}", sdwa_sel((sd >> 16) & 7));
+                if i.src[1] != NONE {
+                    let _ = write!(s, " src1_sel:{}", sdwa_sel((sd >> 24) & 7));
+                }
+            }
         }
         Enc::Vop3p => {
             let nm = match i.op {
@@ -556,9 +445,23 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
                 Op::VPkMaxF16 if gfx12 => "v_pk_max_num_f16",
                 op => op.name(),
             };
+            let mix = matches!(i.op, Op::VFmaMixF32 | Op::VFmaMixloF16 | Op::VFmaMixhiF16);
             let used: Vec<usize> = (0..3).filter(|&k| i.src[k] != NONE).collect();
-            let mut ops = vec![operand(i.dst, 1, 0, false, wave64)];
-            ops.extend(used.iter().map(|&k| op(k)));
+            let mut ops = vec![operand(i.dst, dw, 0, false, wave64)];
+            ops.extend(used.iter().map(|&k| {
+                let t = op(k);
+                // The mixed fma prints neg_hi as |abs| and neg_lo as a minus.
+                let t = if mix && (i.mods >> (4 + k)) & 1 == 1 {
+                    format!("|{t}|")
+                } else {
+                    t
+                };
+                if mix && (i.mods >> k) & 1 == 1 {
+                    format!("-{t}")
+                } else {
+                    t
+                }
+            }));
             let _ = write!(s, "{nm} {}", ops.join(", "));
             // LLVM prints a modifier list only when it differs from the default (op_sel_hi
             // all set, the rest clear).
@@ -570,12 +473,22 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
                 let all = v.iter().all(|b| *b == if default { "1" } else { "0" });
                 (!all).then(|| format!("[{}]", v.join(",")))
             };
-            for (name, bits, default) in [
-                ("op_sel", i.sub & 7, false),
-                ("op_sel_hi", (i.sub >> 4) & 7, true),
-                ("neg_lo", i.mods & 7, false),
-                ("neg_hi", (i.mods >> 4) & 7, false),
-            ] {
+            let lists = if mix {
+                [
+                    ("op_sel", i.sub & 7, false),
+                    ("op_sel_hi", (i.sub >> 4) & 7, false),
+                    ("", 0, false),
+                    ("", 0, false),
+                ]
+            } else {
+                [
+                    ("op_sel", i.sub & 7, false),
+                    ("op_sel_hi", (i.sub >> 4) & 7, true),
+                    ("neg_lo", i.mods & 7, false),
+                    ("neg_hi", (i.mods >> 4) & 7, false),
+                ]
+            };
+            for (name, bits, default) in lists.into_iter().filter(|l| !l.0.is_empty()) {
                 if let Some(l) = list(bits, default) {
                     let _ = write!(s, " {name}:{l}");
                 }
@@ -589,9 +502,14 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
                 let parts: Vec<String> = halves
                     .iter()
                     .map(|h| {
+                        let nm = if gfx12 {
+                            gfx12_name(h.op).unwrap_or(h.op.name())
+                        } else {
+                            h.op.name()
+                        };
                         let mut t = format!(
                             "v_dual_{} {}",
-                            &h.op.name()[2..],
+                            &nm[2..],
                             operand(h.dst, 1, 0, false, wave64)
                         );
                         for &c in &h.src {

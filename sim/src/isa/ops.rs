@@ -203,6 +203,17 @@ ops! {
     // gfx90a/gfx942: moves between the AGPRs and the ArchVGPRs of the unified VGPR file.
     VAccvgprReadB32 = "v_accvgpr_read_b32", VAccvgprWriteB32 = "v_accvgpr_write_b32",
     VAccvgprMovB32 = "v_accvgpr_mov_b32",
+    // 16-bit VALU (gfx9 VOP2, gfx11/gfx12 VOP3), mixed-precision fma, packs, 64-bit moves
+    VSubrevF16 = "v_subrev_f16", VMacF16 = "v_mac_f16", VMadmkF32 = "v_madmk_f32",
+    VMadakF32 = "v_madak_f32", VMadmkF16 = "v_madmk_f16", VMadakF16 = "v_madak_f16",
+    VLdexpF16 = "v_ldexp_f16", VAddU16 = "v_add_nc_u16", VSubU16 = "v_sub_nc_u16",
+    VSubrevU16 = "v_subrev_u16", VMulLoU16 = "v_mul_lo_u16", VLshlrevB16 = "v_lshlrev_b16",
+    VLshrrevB16 = "v_lshrrev_b16", VAshrrevI16 = "v_ashrrev_i16", VMaxU16 = "v_max_u16",
+    VMaxI16 = "v_max_i16", VMinU16 = "v_min_u16", VMinI16 = "v_min_i16",
+    VPackB32F16 = "v_pack_b32_f16", VFmaMixF32 = "v_fma_mix_f32",
+    VFmaMixloF16 = "v_fma_mixlo_f16", VFmaMixhiF16 = "v_fma_mixhi_f16",
+    VPkMovB32 = "v_pk_mov_b32", VMovB64 = "v_mov_b64", SAddNcU64 = "s_add_nc_u64",
+    SSubNcU64 = "s_sub_nc_u64", SMulU64 = "s_mul_u64",
     // VOPD pair (ops in Inst::vopd)
     VDual = "v_dual",
 }

@@ -156,6 +156,7 @@ fn vop2_op(opc: u32) -> Option<Op> {
         37 => VAddNcU32, 38 => VSubNcU32, 39 => VSubrevNcU32, 43 => VFmacF32, 44 => VFmamkF32,
         45 => VFmaakF32, 47 => VCvtPkRtzF16F32, 50 => VAddF16, 51 => VSubF16, 53 => VMulF16,
         54 => VFmacF16, 55 => VFmamkF16, 56 => VFmaakF16, 57 => VMaxF16, 58 => VMinF16,
+        52 => VSubrevF16, 59 => VLdexpF16,
     })
 }
 
@@ -232,7 +233,9 @@ fn vop3_only(opc: u32) -> Option<Op> {
         0x326 => VAddNcI32, 0x327 => VAddF64, 0x328 => VMulF64, 0x329 => VMinF64, 0x32a => VMaxF64,
         0x32b => VLdexpF64, 0x32c => VMulLoU32, 0x32d => VMulHiU32, 0x32e => VMulHiI32,
         0x33c => VLshlrevB64, 0x33d => VLshrrevB64, 0x33e => VAshrrevI64, 0x360 => VReadlaneB32,
-        0x361 => VWritelaneB32,
+        0x361 => VWritelaneB32, 0x303 => VAddU16, 0x304 => VSubU16, 0x305 => VMulLoU16,
+        0x309 => VMaxU16, 0x30a => VMaxI16, 0x30b => VMinU16, 0x30c => VMinI16,
+        0x311 => VPackB32F16, 0x338 => VLshlrevB16, 0x339 => VLshrrevB16, 0x33a => VAshrrevI16,
     })
 }
 
@@ -277,6 +280,8 @@ pub(super) fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     let neg = bits(w1, 29, 3) as u8;
     i.omod = bits(w1, 27, 2) as u8;
     i.clamp = bits(w, 15, 1) == 1;
+    // CAST: 4-bit field.
+    i.opsel = if sd { 0 } else { bits(w, 11, 4) as u8 };
     if sd {
         i.dst = VGPR + vdst;
         i.sdst = b16(w, 8, 7);

@@ -45,6 +45,13 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             }
             None => sopp(w0, gfx11::sopp_op)?,
         }
+    } else if w0 >> 30 == 0b10 && w0 >> 28 != 0b1011 && matches!(bits(w0, 23, 7), 83..=85) {
+        // SOP2: gfx12's 64-bit add, subtract and multiply.
+        sop2(w0, |opc| match opc {
+            83 => Some(Op::SAddNcU64),
+            84 => Some(Op::SSubNcU64),
+            _ => Some(Op::SMulU64),
+        })?
     } else if w0 >> 23 == 0x17D && bits(w0, 8, 8) == 78 {
         let mut i = Inst::new(Op::SBarrierSignal, Enc::Sop1);
         i.src[0] = b16(w0, 0, 8);
@@ -52,23 +59,54 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
     } else if w0 >> 31 == 0
         && w0 >> 25 != 0x3f
         && w0 >> 25 != 0x3e
-        && matches!(bits(w0, 25, 6), 2 | 6 | 13 | 14 | 31)
+        && (vop2_12(bits(w0, 25, 6)).is_some() || matches!(bits(w0, 25, 6), 15 | 16 | 57 | 58))
     {
-        let op = match bits(w0, 25, 6) {
-            2 => Op::VAddF64,
-            6 => Op::VMulF64,
-            13 => Op::VMinF64,
-            14 => Op::VMaxF64,
-            _ => Op::VLshlrevB64,
-        };
+        let opc = bits(w0, 25, 6);
+        // gfx11's v_min/max_f32/f16 (15, 16, 57, 58) are gone: RDNA4 has the *_num forms.
+        let op = vop2_12(opc).ok_or_else(|| undec(w0, "VOP2", opc))?;
         let mut i = Inst::new(op, Enc::Vop2);
         i.dst = VGPR + b16(w0, 17, 8);
         i.src = [b16(w0, 0, 9), VGPR + b16(w0, 9, 8), NONE];
         i
+    } else if w0 >> 26 == 0b110101 {
+        vop3_12(w0, w[1])?
     } else {
         return gfx11::decode(w);
     };
     Ok(i)
+}
+
+/// VOP2 opcodes gfx12 adds or moves (its VOP3 forms at 0x100 + opcode): f64 add/mul, the
+/// IEEE-754-2019 minimumNumber/maximumNumber family, v_lshlrev_b64.
+fn vop2_12(opc: u32) -> Option<Op> {
+    use Op::*;
+    Some(table! {opc, return None;
+        2 => VAddF64, 6 => VMulF64, 13 => VMinF64, 14 => VMaxF64, 21 => VMinF32, 22 => VMaxF32,
+        31 => VLshlrevB64, 48 => VMinF16, 49 => VMaxF16,
+    })
+}
+
+/// VOP3: gfx11's layout; the opcodes gfx12 moved decode as the gfx11 opcode of the same
+/// operand shape, then take gfx12's operation.
+fn vop3_12(w: u32, w1: u32) -> Result<Inst, Undecodable> {
+    let opc = bits(w, 16, 10);
+    let as11 = match opc {
+        0x10f | 0x110 | 0x139 | 0x13a | 0x329 | 0x32a => return Err(undec(w, "VOP3", opc)),
+        0x100..=0x13f => match vop2_12(opc - 0x100) {
+            Some(Op::VAddF64) => 0x327,
+            Some(Op::VMulF64) => 0x328,
+            Some(Op::VMinF64) => 0x329,
+            Some(Op::VMaxF64) => 0x32a,
+            Some(Op::VMinF32) => 0x10f,
+            Some(Op::VMaxF32) => 0x110,
+            Some(Op::VLshlrevB64) => 0x33c,
+            Some(Op::VMinF16) => 0x13a,
+            Some(Op::VMaxF16) => 0x139,
+            _ => opc,
+        },
+        _ => opc,
+    };
+    gfx11::vop3((w & !(0x3ff << 16)) | (as11 << 16), w1)
 }
 
 fn smem12(w: u32, w1: u32) -> Result<Inst, Undecodable> {

@@ -65,7 +65,11 @@ fn sopp_op(opc: u32) -> Option<Op> {
 /// [`Op`]s (gfx9's v_add_co_u32 is gfx11's VOP3SD form, v_addc_co_u32 its v_add_co_ci_u32).
 pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
     let w0 = w[0];
-    let i = if w0 >> 31 == 0 {
+    let i = if w0 >> 31 == 0 && bits(w0, 0, 9) == 0xf9 {
+        sdwa(w0, w[1])?
+    } else if w0 >> 31 == 0 && bits(w0, 0, 9) == 0xfa {
+        return Err(undec(w0, "DPP", bits(w0, 25, 6)));
+    } else if w0 >> 31 == 0 {
         if w0 >> 25 == 0x3f {
             let mut i = vop1(w0, vop1_op)?;
             if i.op == Op::VAccvgprMovB32 {
@@ -97,7 +101,10 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             0b110100 if w0 >> 23 == 0x1a7 && matches!(bits(w0, 16, 7), 0x58 | 0x59) => {
                 accvgpr(w0, w[1])?
             }
-            0b110100 if w0 >> 23 == 0x1a7 => vop3p(w0, w[1], vop3p_op)?,
+            0b110100 if w0 >> 23 == 0x1a7 => vop3p(w0, w[1], |opc| match opc {
+                0x33 => Some(Op::VPkMovB32),
+                o => vop3p_op(o),
+            })?,
             0b110100 => vop3(w0, w[1])?,
             0b110110 => {
                 // gfx9's DS opcodes match gfx11's, but for ds_add_rtn_f32 (53 there, 121 here).
@@ -128,6 +135,46 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             }
         }
     };
+    Ok(i)
+}
+
+/// SDWA (the src0 field 0xf9): a VOP1, VOP2 or VOPC operation on selected bytes or words of
+/// its sources (and, but for VOPC, of its destination); the second word has the selects.
+fn sdwa(w0: u32, w1: u32) -> Result<Inst, Undecodable> {
+    let mut i = if w0 >> 25 == 0x3f {
+        vop1(w0, vop1_op)?
+    } else if w0 >> 25 == 0x3e {
+        vopc(w0)?
+    } else {
+        vop2(w0)?
+    };
+    if i.src.contains(&LIT) || matches!(i.op, Op::VAccvgprMovB32 | Op::VReadfirstlaneB32) {
+        return Err(undec(w0, "SDWA", bits(w0, 25, 6)));
+    }
+    i.len = 8;
+    let s0 = b16(w1, 0, 8);
+    i.src[0] = if bits(w1, 23, 1) == 1 { s0 } else { VGPR + s0 };
+    // src1 names an SGPR (or constant) with S1.
+    if i.src[1] != NONE && bits(w1, 31, 1) == 1 {
+        i.src[1] -= VGPR;
+    }
+    // CAST: single bits: neg in bits 0..1, abs in bits 4..5 (the VOP3 layout).
+    i.mods = (bits(w1, 20, 1)
+        | (bits(w1, 28, 1) << 1)
+        | (bits(w1, 21, 1) << 4)
+        | (bits(w1, 29, 1) << 5)) as u8;
+    if i.enc == Enc::Vopc {
+        i.sdst = if bits(w1, 15, 1) == 1 {
+            b16(w1, 8, 7)
+        } else {
+            106
+        };
+    } else {
+        i.clamp = bits(w1, 13, 1) == 1;
+        // CAST: 2-bit field.
+        i.omod = bits(w1, 14, 2) as u8;
+    }
+    i.sdwa = Some(w1);
     Ok(i)
 }
 
@@ -217,7 +264,7 @@ fn vop1_op(opc: u32) -> Option<Op> {
         32 => VExpF32, 33 => VLogF32, 34 => VRcpF32, 35 => VRcpIflagF32, 36 => VRsqF32,
         37 => VRcpF64, 38 => VRsqF64, 39 => VSqrtF32, 40 => VSqrtF64, 41 => VSinF32, 42 => VCosF32,
         43 => VNotB32, 44 => VBfrevB32, 45 => VFfbhU32, 46 => VFfblB32, 50 => VFractF64,
-        51 => VFrexpExpI32F32, 52 => VFrexpMantF32, 82 => VAccvgprMovB32,
+        51 => VFrexpExpI32F32, 52 => VFrexpMantF32, 56 => VMovB64, 82 => VAccvgprMovB32,
     })
 }
 
@@ -231,6 +278,11 @@ fn vop2_op(opc: u32) -> Option<Op> {
         21 => VXorB32, 22 => VMacF32, 4 => VFmacF64, 25 => VAddCoU32, 26 => VSubCoU32,
         27 => VSubrevCoU32, 28 => VAddCoCiU32, 29 => VSubCoCiU32, 30 => VSubrevCoCiU32,
         52 => VAddNcU32, 53 => VSubNcU32, 54 => VSubrevNcU32, 59 => VFmacF32, 61 => VXnorB32,
+        23 => VMadmkF32, 24 => VMadakF32, 31 => VAddF16, 32 => VSubF16, 33 => VSubrevF16,
+        34 => VMulF16, 35 => VMacF16, 36 => VMadmkF16, 37 => VMadakF16, 38 => VAddU16,
+        39 => VSubU16, 40 => VSubrevU16, 41 => VMulLoU16, 42 => VLshlrevB16, 43 => VLshrrevB16,
+        44 => VAshrrevI16, 45 => VMaxF16, 46 => VMinF16, 47 => VMaxU16, 48 => VMaxI16,
+        49 => VMinU16, 50 => VMinI16, 51 => VLdexpF16,
     })
 }
 
@@ -243,6 +295,10 @@ fn vopc_op(opc: u32) -> Option<(Op, u8, bool)> {
         0x11 => (VCmpClassF32, 0, true),
         0x12 => (VCmpClassF64, 0, false),
         0x13 => (VCmpClassF64, 0, true),
+        0xa0..=0xa7 => (VCmpI16, c & 7, false),
+        0xa8..=0xaf => (VCmpU16, c & 7, false),
+        0xb0..=0xb7 => (VCmpI16, c & 7, true),
+        0xb8..=0xbf => (VCmpU16, c & 7, true),
         0x20..=0x2f => (VCmpF16, c, false),
         0x30..=0x3f => (VCmpF16, c, true),
         0x40..=0x4f => (VCmpF32, c, false),
@@ -274,6 +330,12 @@ fn vop2(w: u32) -> Result<Inst, Undecodable> {
         }
         Op::VAddCoU32 | Op::VSubCoU32 | Op::VSubrevCoU32 => i.sdst = 106,
         Op::VCndmaskB32 => i.src[2] = 106,
+        // dst = src0 * K + src1; dst = src0 * src1 + K (K the literal).
+        Op::VMadmkF32 | Op::VMadmkF16 => {
+            i.src[2] = i.src[1];
+            i.src[1] = LIT;
+        }
+        Op::VMadakF32 | Op::VMadakF16 => i.src[2] = LIT,
         _ => {}
     }
     Ok(i)
@@ -306,7 +368,7 @@ fn vop3_only(opc: u32) -> Option<Op> {
         0x281 => VMulF64, 0x282 => VMinF64, 0x283 => VMaxF64, 0x284 => VLdexpF64,
         0x285 => VMulLoU32, 0x286 => VMulHiU32, 0x287 => VMulHiI32, 0x288 => VLdexpF32,
         0x289 => VReadlaneB32, 0x28a => VWritelaneB32, 0x28b => VBcntU32B32,
-        0x28c => VMbcntLoU32B32, 0x28d => VMbcntHiU32B32, 0x28f => VLshlrevB64,
+        0x2a0 => VPackB32F16, 0x28c => VMbcntLoU32B32, 0x28d => VMbcntHiU32B32, 0x28f => VLshlrevB64,
         0x290 => VLshrrevB64, 0x291 => VAshrrevI64,
     })
 }
@@ -327,6 +389,12 @@ fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
             .ok_or_else(|| undec(w, "VOP3 (VOP1)", opc))?,
         _ => vop3_only(opc).ok_or_else(|| undec(w, "VOP3", opc))?,
     };
+    if matches!(
+        op,
+        Op::VMadmkF32 | Op::VMadakF32 | Op::VMadmkF16 | Op::VMadakF16
+    ) {
+        return Err(undec(w, "VOP3 (VOP2)", opc));
+    }
     // Reuse the gfx11 field layout (identical from here on), then fix the differences.
     let g11_opc = match (cmp, op) {
         (Some(_), _) => 0x04c, // any valid gfx11 compare; op and condition are set below
@@ -371,6 +439,7 @@ fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         | Op::VSubCoCiU32
         | Op::VSubrevCoCiU32
         | Op::VMacF32
+        | Op::VMacF16
         | Op::VFmacF32 => 3,
         _ if (0x140..0x180).contains(&opc) => 1,
         _ if (0x100..0x140).contains(&opc) => 2,
@@ -394,6 +463,7 @@ fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
                     | Op::VLshlrevB64
                     | Op::VLshrrevB64
                     | Op::VAshrrevI64
+                    | Op::VPackB32F16
             )
         }) =>
         {
@@ -406,7 +476,7 @@ fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     }
     match op {
         Op::VReadlaneB32 | Op::VReadfirstlaneB32 => i.dst = vdst,
-        Op::VMacF32 | Op::VFmacF32 | Op::VFmacF64 => i.src[2] = i.dst,
+        Op::VMacF32 | Op::VMacF16 | Op::VFmacF32 | Op::VFmacF64 => i.src[2] = i.dst,
         _ => {}
     }
     Ok(i)

@@ -108,6 +108,11 @@ pub struct Inst {
     /// Memory flags: bit 0 glc/sc0 (return for atomics), bit 1 slc, bit 2 dlc, bit 3 sve
     /// (MUBUF: offen), bit 4 MUBUF idxen.
     pub flags: u8,
+    /// VOP3 op_sel of 16-bit operations: bit k reads the high half of source k, bit 3 writes
+    /// the high half of the destination.
+    pub opsel: u8,
+    /// gfx9 SDWA: the second word (operand selects, dst_sel, dst_unused); `None` otherwise.
+    pub sdwa: Option<u32>,
     /// VOPD: the X and Y halves.
     pub dual: Option<[DualHalf; 2]>,
     /// The raw words (for messages).
@@ -142,6 +147,8 @@ impl Inst {
             clamp: false,
             omod: 0,
             flags: 0,
+            opsel: 0,
+            sdwa: None,
             dual: None,
             words: [0; 3],
         }
@@ -274,7 +281,15 @@ pub(super) fn vop3p(w: u32, w1: u32, table: fn(u32) -> Option<Op>) -> Result<Ins
     i.len = 8;
     i.dst = VGPR + b16(w, 0, 8);
     i.src = [b16(w1, 0, 9), b16(w1, 9, 9), b16(w1, 18, 9)];
-    let three = matches!(op, Op::VPkFmaF16 | Op::VPkMadI16 | Op::VPkMadU16);
+    let three = matches!(
+        op,
+        Op::VPkFmaF16
+            | Op::VPkMadI16
+            | Op::VPkMadU16
+            | Op::VFmaMixF32
+            | Op::VFmaMixloF16
+            | Op::VFmaMixhiF16
+    );
     if !three {
         i.src[2] = NONE;
     }
@@ -289,13 +304,14 @@ pub(super) fn vop3p(w: u32, w1: u32, table: fn(u32) -> Option<Op>) -> Result<Ins
     Ok(i)
 }
 
-/// The VOP3P opcodes gfx9 and gfx11 share (0..=18).
+/// The VOP3P opcodes gfx9 and gfx11 share (0..=18, the f16/f32 mixed fma 32..=34).
 pub(super) fn vop3p_op(opc: u32) -> Option<Op> {
     use Op::*;
     Some(table! {opc, return None;
         0 => VPkMadI16, 1 => VPkMulLoU16, 2 => VPkAddI16, 3 => VPkSubI16, 4 => VPkLshlrevB16,
         5 => VPkLshrrevB16, 6 => VPkAshrrevI16, 7 => VPkMaxI16, 8 => VPkMinI16, 9 => VPkMadU16,
         10 => VPkAddU16, 11 => VPkSubU16, 12 => VPkMaxU16, 13 => VPkMinU16, 14 => VPkFmaF16,
-        15 => VPkAddF16, 16 => VPkMulF16, 17 => VPkMinF16, 18 => VPkMaxF16,
+        15 => VPkAddF16, 16 => VPkMulF16, 17 => VPkMinF16, 18 => VPkMaxF16, 32 => VFmaMixF32,
+        33 => VFmaMixloF16, 34 => VFmaMixhiF16,
     })
 }

@@ -21,8 +21,10 @@ mod scalar;
 #[cfg(test)]
 mod tests;
 mod valu;
+mod valu16;
 
 use num::*;
+use valu16::sdwa_select;
 
 /// Most lanes a wave has.
 pub const MAX_LANES: usize = 64;

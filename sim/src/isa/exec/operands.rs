@@ -204,7 +204,7 @@ impl Exec<'_, '_> {
         // The common cases inline: a VGPR, an SGPR or an integer inline constant, without
         // modifiers (32-bit views: what `sread` gives for these codes).
         let code = i.src[k];
-        if i.mods == 0 {
+        if i.mods == 0 && i.opsel == 0 && i.sdwa.is_none() {
             let n = self.w.lanes;
             if code >= VGPR && code != NONE {
                 // VGPRs only: an AGPR lives at RSRC3's offset (`vreg`).
@@ -245,6 +245,29 @@ impl Exec<'_, '_> {
     ) -> Result<(), IsaError> {
         let n = self.w.lanes;
         let (am, xm) = mods_masks(i, k, width);
+        // 16-bit sources: VOP3 op_sel reads the high half; gfx9 SDWA selects a byte or word
+        // (before the modifiers).
+        let hi = width == Width::F16 && k < 3 && (i.opsel >> k) & 1 == 1;
+        let sel = i
+            .sdwa
+            .filter(|_| k < 2)
+            .map(|sd| (sd >> (16 + 8 * k)) & 0xf);
+        if hi || sel.is_some() {
+            let pick = |x: u32| {
+                let x = if hi { x >> 16 } else { x };
+                let x = sel.map_or(x, |s| sdwa_select(x, s & 7, s & 8 != 0));
+                (x & am) ^ xm
+            };
+            match self.src(i.src[k], i.lit, width)? {
+                Src::V(o) => {
+                    for (d, x) in out.iter_mut().zip(self.row(o)?) {
+                        *d = pick(*x);
+                    }
+                }
+                Src::C(c) => out[..n].fill(pick(c)),
+            }
+            return Ok(());
+        }
         match self.src(i.src[k], i.lit, width)? {
             Src::V(o) => {
                 let s = self.row(o)?;

@@ -15,6 +15,11 @@ enum Kind {
 impl Exec<'_, '_> {
     pub(super) fn vop3p(&mut self, i: &Inst) -> Result<(), IsaError> {
         use Op::*;
+        match i.op {
+            VFmaMixF32 | VFmaMixloF16 | VFmaMixhiF16 => return self.fma_mix(i),
+            VPkMovB32 => return self.pk_mov(i),
+            _ => {}
+        }
         let kind = match i.op {
             VPkFmaF16 | VPkAddF16 | VPkMulF16 | VPkMinF16 | VPkMaxF16 => Kind::F16,
             VPkMadI16 | VPkAddI16 | VPkSubI16 | VPkMaxI16 | VPkMinI16 | VPkAshrrevI16 => Kind::I16,

@@ -249,6 +249,10 @@ impl Exec<'_, '_> {
         }
         // 64-bit results.
         let r64: Option<(u64, Option<bool>)> = match i.op {
+            // gfx12: 64-bit add, subtract and multiply; SCC unchanged.
+            SAddNcU64 => Some((a64()?.wrapping_add(b64()?), None)),
+            SSubNcU64 => Some((a64()?.wrapping_sub(b64()?), None)),
+            SMulU64 => Some((a64()?.wrapping_mul(b64()?), None)),
             SLshlB64 => {
                 let v = a64()? << (b()? & 63);
                 Some((v, Some(v != 0)))

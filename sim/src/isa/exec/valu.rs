@@ -88,7 +88,17 @@ impl Exec<'_, '_> {
     }
 
     pub(super) fn valu(&mut self, i: &Inst) -> Result<(), IsaError> {
+        match i.sdwa {
+            Some(sd) if i.enc != Enc::Vopc => self.sdwa(i, sd),
+            _ => self.valu_op(i),
+        }
+    }
+
+    pub(super) fn valu_op(&mut self, i: &Inst) -> Result<(), IsaError> {
         use Op::*;
+        if let Some(r) = self.valu16(i) {
+            return r;
+        }
         let b32 = Width::B32;
         let f16 = Width::F16;
         let denorm64 = self.l.float.denorm16_64;
@@ -371,14 +381,6 @@ impl Exec<'_, '_> {
             VDivFixupF64 => self.v64(i, [Width::F64; 3], |q, d, n| {
                 o64(div_fixup(d64(q), d64(d), d64(n), 2047, exp64))
             }),
-            VFmaF16 | VFmamkF16 | VFmaakF16 => self.v3(i, f16, |x, y, z| {
-                f32_to_f16(
-                    (f64::from(f16_to_f32(x))
-                        .mul_add(f64::from(f16_to_f32(y)), f64::from(f16_to_f32(z))))
-                        as f32,
-                    false,
-                )
-            }),
             VFmacF64 => {
                 let mut i2 = *i;
                 i2.src[2] = i.dst;
@@ -462,33 +464,6 @@ impl Exec<'_, '_> {
             VCvtPkRtzF16F32 => self.v2(i, b32, |x, y| {
                 f32_to_f16(f32v(x), true) | (f32_to_f16(f32v(y), true) << 16)
             }),
-            VAddF16 => self.v2(i, f16, |x, y| {
-                f32_to_f16(f16_to_f32(x) + f16_to_f32(y), false)
-            }),
-            VSubF16 => self.v2(i, f16, |x, y| {
-                f32_to_f16(f16_to_f32(x) - f16_to_f32(y), false)
-            }),
-            VMulF16 => self.v2(i, f16, |x, y| {
-                f32_to_f16(f16_to_f32(x) * f16_to_f32(y), false)
-            }),
-            VMaxF16 => self.v2(i, f16, |x, y| {
-                f32_to_f16(fmax(f16_to_f32(x), f16_to_f32(y)), false)
-            }),
-            VMinF16 => self.v2(i, f16, |x, y| {
-                f32_to_f16(fmin(f16_to_f32(x), f16_to_f32(y)), false)
-            }),
-            VFmacF16 => {
-                let mut i2 = *i;
-                i2.src[2] = i.dst;
-                self.v3(&i2, f16, |x, y, z| {
-                    f32_to_f16(
-                        (f64::from(f16_to_f32(x))
-                            .mul_add(f64::from(f16_to_f32(y)), f64::from(f16_to_f32(z))))
-                            as f32,
-                        false,
-                    )
-                })
-            }
             VFfbhU32 => self.v1(
                 i,
                 b32,

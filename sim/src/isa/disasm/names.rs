@@ -1,0 +1,174 @@
+//! Mnemonics that differ by family and the text of wait/delay immediates.
+
+use crate::isa::ops::Op;
+
+pub(super) fn waitcnt(imm: u32) -> String {
+    let vm = (imm >> 10) & 0x3f;
+    let exp = imm & 7;
+    let lgkm = (imm >> 4) & 0x3f;
+    let mut parts = Vec::new();
+    if vm != 0x3f {
+        parts.push(format!("vmcnt({vm})"));
+    }
+    if exp != 7 {
+        parts.push(format!("expcnt({exp})"));
+    }
+    if lgkm != 0x3f {
+        parts.push(format!("lgkmcnt({lgkm})"));
+    }
+    if parts.is_empty() {
+        "vmcnt(63) expcnt(7) lgkmcnt(63)".to_string()
+    } else {
+        parts.join(" ")
+    }
+}
+
+pub(super) fn delay_alu(imm: u32) -> String {
+    let dep = |v: u32| -> String {
+        match v {
+            1..=4 => format!("VALU_DEP_{v}"),
+            5..=7 => format!("TRANS32_DEP_{}", v - 4),
+            8 => "FMA_ACCUM_CYCLE_1".into(),
+            9..=11 => format!("SALU_CYCLE_{}", v - 8),
+            _ => format!("{v}"),
+        }
+    };
+    let mut parts = Vec::new();
+    if imm & 0xf != 0 {
+        parts.push(format!("instid0({})", dep(imm & 0xf)));
+    }
+    let skip = (imm >> 4) & 7;
+    if skip != 0 {
+        let s = match skip {
+            1 => "NEXT".to_string(),
+            k => format!("SKIP_{}", k - 1),
+        };
+        parts.push(format!("instskip({s})"));
+    }
+    if (imm >> 7) & 0xf != 0 {
+        parts.push(format!("instid1({})", dep((imm >> 7) & 0xf)));
+    }
+    parts.join(" | ")
+}
+
+/// gfx9's mnemonic where it differs from gfx11's.
+pub(super) fn gfx9_name(op: Op) -> Option<&'static str> {
+    use Op::*;
+    Some(match op {
+        SLoadB32 => "s_load_dword",
+        SLoadB64 => "s_load_dwordx2",
+        SLoadB128 => "s_load_dwordx4",
+        SLoadB256 => "s_load_dwordx8",
+        SLoadB512 => "s_load_dwordx16",
+        MLoadU8 => "load_ubyte",
+        MLoadI8 => "load_sbyte",
+        MLoadU16 => "load_ushort",
+        MLoadI16 => "load_sshort",
+        MLoadB32 => "load_dword",
+        MLoadB64 => "load_dwordx2",
+        MLoadB96 => "load_dwordx3",
+        MLoadB128 => "load_dwordx4",
+        MStoreB8 => "store_byte",
+        MStoreB16 => "store_short",
+        MStoreB32 => "store_dword",
+        MStoreB64 => "store_dwordx2",
+        MStoreB96 => "store_dwordx3",
+        MStoreB128 => "store_dwordx4",
+        DsStoreB32 => "ds_write_b32",
+        DsCmpswapRtnB32 => "ds_cmpst_rtn_b32",
+        DsCmpswapB32 => "ds_cmpst_b32",
+        DsSwapRtnB32 => "ds_wrxchg_rtn_b32",
+        DsStoreB64 => "ds_write_b64",
+        DsStoreB8 => "ds_write_b8",
+        DsStoreB16 => "ds_write_b16",
+        DsLoadB32 => "ds_read_b32",
+        DsLoadB64 => "ds_read_b64",
+        DsLoadU8 => "ds_read_u8",
+        DsLoadI8 => "ds_read_i8",
+        DsLoadU16 => "ds_read_u16",
+        DsLoadI16 => "ds_read_i16",
+        DsStore2B32 => "ds_write2_b32",
+        DsLoad2B32 => "ds_read2_b32",
+        DsStore2St64B32 => "ds_write2st64_b32",
+        DsLoad2St64B32 => "ds_read2st64_b32",
+        MAtomicSwapB32 => "atomic_swap",
+        MAtomicCmpswapB32 => "atomic_cmpswap",
+        MAtomicAddU32 => "atomic_add",
+        MAtomicSubU32 => "atomic_sub",
+        MAtomicMinI32 => "atomic_smin",
+        MAtomicMinU32 => "atomic_umin",
+        MAtomicMaxI32 => "atomic_smax",
+        MAtomicMaxU32 => "atomic_umax",
+        MAtomicAndB32 => "atomic_and",
+        MAtomicOrB32 => "atomic_or",
+        MAtomicXorB32 => "atomic_xor",
+        MAtomicIncU32 => "atomic_inc",
+        MAtomicDecU32 => "atomic_dec",
+        MAtomicSwapB64 => "atomic_swap_x2",
+        MAtomicCmpswapB64 => "atomic_cmpswap_x2",
+        MAtomicAddU64 => "atomic_add_x2",
+        VAddCoCiU32 => "v_addc_co_u32",
+        VSubCoCiU32 => "v_subb_co_u32",
+        VSubrevCoCiU32 => "v_subbrev_co_u32",
+        VAddNcU32 => "v_add_u32",
+        VSubNcU32 => "v_sub_u32",
+        VSubrevNcU32 => "v_subrev_u32",
+        SAndNot1B32 => "s_andn2_b32",
+        SAndNot1B64 => "s_andn2_b64",
+        SOrNot1B32 => "s_orn2_b32",
+        SOrNot1B64 => "s_orn2_b64",
+        SAndNot1SaveexecB64 => "s_andn2_saveexec_b64",
+        SClzI32U32 => "s_flbit_i32_b32",
+        VAddU16 => "v_add_u16",
+        VSubU16 => "v_sub_u16",
+        _ => return None,
+    })
+}
+
+/// gfx12's mnemonic where it differs from gfx11's.
+pub(super) fn gfx12_name(op: Op) -> Option<&'static str> {
+    Some(match op {
+        Op::SAddI32 => "s_add_co_i32",
+        Op::SSubI32 => "s_sub_co_i32",
+        Op::VMadU64U32 => "v_mad_co_u64_u32",
+        Op::VMadI64I32 => "v_mad_co_i64_i32",
+        Op::VMinF32 => "v_min_num_f32",
+        Op::VMaxF32 => "v_max_num_f32",
+        Op::VMinF16 => "v_min_num_f16",
+        Op::VMaxF16 => "v_max_num_f16",
+        Op::VMinF64 => "v_min_num_f64",
+        Op::VMaxF64 => "v_max_num_f64",
+        _ => return None,
+    })
+}
+
+pub(super) fn waitcnt9(imm: u32) -> String {
+    let vm = (imm & 0xf) | (((imm >> 14) & 3) << 4);
+    let exp = (imm >> 4) & 7;
+    let lgkm = (imm >> 8) & 0xf;
+    let mut parts = Vec::new();
+    if vm != 0x3f {
+        parts.push(format!("vmcnt({vm})"));
+    }
+    if exp != 7 {
+        parts.push(format!("expcnt({exp})"));
+    }
+    if lgkm != 0xf {
+        parts.push(format!("lgkmcnt({lgkm})"));
+    }
+    if parts.is_empty() {
+        "vmcnt(63) expcnt(7) lgkmcnt(15)".to_string()
+    } else {
+        parts.join(" ")
+    }
+}
+
+/// The SDWA operand-select names (sel 0..6).
+pub(super) fn sdwa_sel(sel: u32) -> &'static str {
+    [
+        "BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD",
+    ]
+    .get(sel as usize)
+    .copied()
+    .unwrap_or("DWORD")
+}

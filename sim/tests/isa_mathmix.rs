@@ -1,0 +1,495 @@
+//! The `mathmix` fixture (kernels/mathmix.cl, clang-19 for every target) runs from its machine
+//! code with results checked against Rust references computed here: an LDS-tiled matmul, a
+//! reduction with global atomics, 32-bit integer, f32, f64, f16 and 64-bit integer math, a 3-D
+//! grid, f16 <-> f32 conversions with f16 min/max/fma (v_fma_mix*, v_pack_b32_f16), byte and
+//! short loads and stores through global memory and LDS (gfx9 SDWA, 16-bit integer ops) and
+//! 64-bit atomics with a compare-exchange float add. Integer, f64, f16 and rounding results are
+//! exact; the f32 transcendentals and OpenCL's 2.5-ulp division within a small tolerance.
+
+use hcq_core::addr::GpuVa;
+use hcq_core::arch::GFX9;
+use hcq_core::codeobj::{CodeObject, LDS_GRANULE_BYTES};
+use hcq_core::hsa::KernelCodeProperties as P;
+use hcq_core::rsrc::ScratchRsrc;
+use hcq_sim::isa::{FlatMemory, FloatMode, Isa, Launch, ScratchSetup, run};
+
+const BASE: u64 = 0x10_0000;
+const CODE: u64 = BASE;
+const ARGS: u64 = BASE + 0x1_0000;
+const PACKET: u64 = BASE + 0x1_8000;
+const BUF: u64 = BASE + 0x2_0000;
+const SCRATCH: u64 = BASE + 0x8_0000;
+const LEN: usize = 0x10_0000;
+
+fn fixture(stem: &str, target: &str) -> Vec<u8> {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../core/tests/fixtures/kernels")
+        .join(format!("{stem}-{target}.co"));
+    std::fs::read(&p).unwrap()
+}
+
+struct K<'a> {
+    mem: &'a FlatMemory,
+    target: &'a str,
+    wave64: bool,
+}
+
+impl K<'_> {
+    fn words(&self, va: u64, w: &[u32]) {
+        let b: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+        self.mem.poke(va, &b).unwrap();
+    }
+    fn bytes(&self, va: u64, n: usize) -> Vec<u8> {
+        let mut b = vec![0u8; n];
+        self.mem.peek(va, &mut b).unwrap();
+        b
+    }
+    fn read64(&self, va: u64, n: usize) -> Vec<u64> {
+        let w = self.read(va, 2 * n);
+        w.chunks_exact(2)
+            .map(|p| u64::from(p[0]) | u64::from(p[1]) << 32)
+            .collect()
+    }
+    fn read(&self, va: u64, n: usize) -> Vec<u32> {
+        let mut b = vec![0u8; 4 * n];
+        self.mem.peek(va, &mut b).unwrap();
+        b.chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    }
+    /// Loads `kernel` of `stem` and runs it over `groups` workgroups of 64 with `args`.
+    fn run(&self, stem: &str, kernel: &str, args: &[u32], groups: u32) {
+        self.run_shape(stem, kernel, args, [groups, 1, 1], [64, 1, 1]);
+    }
+
+    /// Runs `kernel` over `groups` workgroups of `local` work-items.
+    fn run_shape(&self, stem: &str, kernel: &str, args: &[u32], groups: [u32; 3], local: [u32; 3]) {
+        let co = fixture(stem, self.target);
+        let obj = CodeObject::parse(&co).unwrap();
+        let mut image = vec![0u8; obj.image_size() as usize];
+        obj.load_into(&mut image).unwrap();
+        self.mem.poke(CODE, &image).unwrap();
+        let k = obj.kernel(kernel).unwrap();
+        self.words(ARGS, args);
+        // The dispatch packet: grid size x at byte 12.
+        self.words(PACKET, &[0, 64, 0, groups[0] * 64, 1, 1]);
+        let props = k.properties();
+        let d = &k.descriptor;
+        let rsrc2 = d.compute_pgm_rsrc2 | k.lds_granules() << 15;
+        let mut user = vec![0x5555_5555u32; ((rsrc2 >> 1) & 0x1f) as usize];
+        let mut at = 0;
+        if props.get(P::ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER) != 0 {
+            let v = ScratchRsrc::new(&GFX9, GpuVa(SCRATCH), 0x4_0000, false).unwrap();
+            user[..4].copy_from_slice(&v.words());
+            at += 4;
+        }
+        if props.get(P::ENABLE_SGPR_DISPATCH_PTR) != 0 {
+            user[at..at + 2].copy_from_slice(&[PACKET as u32, 0]);
+            at += 2;
+        }
+        if props.get(P::ENABLE_SGPR_KERNARG_SEGMENT_PTR) != 0 {
+            user[at..at + 2].copy_from_slice(&[ARGS as u32, 0]);
+            at += 2;
+        }
+        if props.get(P::ENABLE_SGPR_FLAT_SCRATCH_INIT) != 0 {
+            user[at..at + 2].copy_from_slice(&[SCRATCH as u32, 0]);
+        }
+        let g = (d.compute_pgm_rsrc1 & 0x3f) + 1;
+        let l = Launch {
+            isa: match self.target {
+                "gfx1201" => Isa::Gfx12,
+                "gfx90a" | "gfx942" => Isa::Gfx9,
+                _ => Isa::Gfx11,
+            },
+            pgm: CODE + k.entry_offset,
+            wave64: self.wave64,
+            user_sgprs: user,
+            rsrc2,
+            local,
+            groups,
+            lds_bytes: k.lds_granules() * LDS_GRANULE_BYTES,
+            vgprs: if self.wave64 && self.target == "gfx1100" {
+                g * 4
+            } else {
+                g * 8
+            },
+            scratch: ScratchSetup {
+                base: SCRATCH,
+                wave_bytes: 128 * 64,
+            },
+            scratch_waves: 4,
+            accum_offset: (d.compute_pgm_rsrc3 & 0x3f) * 4 + 4,
+            float: FloatMode::from_rsrc1(d.compute_pgm_rsrc1),
+            budget: 1 << 20,
+            clock: 0,
+        };
+        run(&l, self.mem).unwrap_or_else(|e| panic!("{} {kernel}: {e}", self.target));
+    }
+}
+
+fn lo(a: u64) -> u32 {
+    a as u32
+}
+
+/// Buffer `k` (0x4000 bytes apart).
+fn buf(k: u64) -> u64 {
+    BUF + k * 0x4000
+}
+
+fn f32s(v: &[f32]) -> Vec<u32> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+fn u64s(v: &[u64]) -> Vec<u32> {
+    v.iter()
+        .flat_map(|x| [*x as u32, (*x >> 32) as u32])
+        .collect()
+}
+
+/// `v` rounded to the nearest f16 (ties to even); normal f16 range or zero only.
+fn f16_bits(v: f64) -> u32 {
+    if v == 0.0 {
+        return if v.is_sign_negative() { 0x8000 } else { 0 };
+    }
+    let sign = if v < 0.0 { 0x8000 } else { 0 };
+    let a = v.abs();
+    let mut e = a.log2().floor() as i32;
+    let mut m = (a / 2f64.powi(e) * 1024.0).round_ties_even();
+    if m >= 2048.0 {
+        m = 1024.0;
+        e += 1;
+    }
+    assert!(
+        (-14..=15).contains(&e),
+        "{v} is outside the normal f16 range"
+    );
+    sign | (((e + 15) as u32) << 10) | (m as u32 - 1024)
+}
+
+/// The f64 value of f16 bits (normal or zero).
+fn f16_val(h: u32) -> f64 {
+    let s = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let (e, m) = ((h >> 10) & 0x1f, h & 0x3ff);
+    if e == 0 && m == 0 {
+        return 0.0 * s;
+    }
+    s * (1.0 + f64::from(m) / 1024.0) * 2f64.powi(e as i32 - 15)
+}
+
+/// 16-bit values packed two per word.
+fn halves(v: &[u32]) -> Vec<u32> {
+    v.chunks(2)
+        .map(|p| p[0] | p.get(1).map_or(0, |h| h << 16))
+        .collect()
+}
+
+fn unhalves(w: &[u32]) -> Vec<u32> {
+    w.iter().flat_map(|x| [x & 0xffff, x >> 16]).collect()
+}
+
+fn close(got: f32, want: f64, tol: f64) -> bool {
+    (f64::from(got) - want).abs() <= tol * want.abs().max(1.0)
+        || (got.is_infinite()
+            && want.is_infinite()
+            && got.is_sign_positive() == want.is_sign_positive())
+}
+
+fn mathmix(target: &str) {
+    let mem = FlatMemory::new(BASE, LEN);
+    let k = K {
+        mem: &mem,
+        target,
+        wave64: target.starts_with("gfx9"),
+    };
+    let p = |b: u64| [lo(buf(b)), 0];
+    // matmul: 16 x 16 through 8 x 8 LDS tiles, 2 x 2 workgroups of 8 x 8.
+    let n = 16usize;
+    let ma: Vec<f32> = (0..n * n).map(|i| ((i * 7) % 5) as f32 - 2.0).collect();
+    let mb: Vec<f32> = (0..n * n).map(|i| ((i * 3) % 7) as f32 - 3.0).collect();
+    k.words(buf(0), &f32s(&ma));
+    k.words(buf(1), &f32s(&mb));
+    k.words(buf(2), &vec![0; n * n]);
+    let args = [&p(0)[..], &p(1), &p(2), &[n as u32]].concat();
+    k.run_shape("mathmix", "matmul", &args, [2, 2, 1], [8, 8, 1]);
+    let got = k.read(buf(2), n * n);
+    for y in 0..n {
+        for x in 0..n {
+            let want = (0..n).fold(0f32, |acc, j| ma[y * n + j].mul_add(mb[j * n + x], acc));
+            assert_eq!(got[y * n + x], want.to_bits(), "{target} matmul ({x}, {y})");
+        }
+    }
+    // reduce_atomic: 200 values over 4 workgroups: LDS tree sum, then global add/max/min/xor/
+    // count/exchange.
+    let cnt = 200u32;
+    let input: Vec<i32> = (0..u64::from(cnt))
+        .map(|i| ((i * 2_654_435_761) % 1000) as i32 - 500)
+        .collect();
+    k.words(buf(0), &input.iter().map(|x| *x as u32).collect::<Vec<_>>());
+    k.words(buf(1), &[0, -1_000_000i32 as u32, 1_000_000, 0, 0, 0]);
+    k.run(
+        "mathmix",
+        "reduce_atomic",
+        &[&p(0)[..], &p(1), &[cnt]].concat(),
+        4,
+    );
+    let got = k.read(buf(1), 6);
+    let want = [
+        input.iter().sum::<i32>(),
+        *input.iter().max().unwrap(),
+        *input.iter().min().unwrap(),
+        input.iter().fold(0, |a, x| a ^ x),
+        cnt as i32,
+    ];
+    assert_eq!(got[..5], want.map(|x| x as u32), "{target} reduce_atomic");
+    assert!(got[5] < cnt, "{target} reduce_atomic exchange {}", got[5]);
+    // intmath: 128 work-items, 12 results each.
+    let m = 128u32;
+    let ia: Vec<i32> = (0..m)
+        .map(|i| i.wrapping_mul(0x9E37_79B1).wrapping_add(12345) as i32)
+        .collect();
+    k.words(buf(0), &ia.iter().map(|x| *x as u32).collect::<Vec<_>>());
+    k.run("mathmix", "intmath", &[&p(0)[..], &p(1)].concat(), 2);
+    let got = k.read(buf(1), 12 * m as usize);
+    for i in 0..m {
+        let x = ia[i as usize];
+        let d = if i == 5 { 7 } else { i as i32 - 5 };
+        let ux = x as u32;
+        let want = [
+            x.wrapping_div(d),
+            x.wrapping_rem(d),
+            (ux / (i + 1)) as i32,
+            (ux % (i + 3)) as i32,
+            ((i64::from(x) * 0x1234_5678) >> 32) as i32,
+            ux.count_ones() as i32,
+            ux.leading_zeros() as i32,
+            (ux.wrapping_shl(i & 31) | ux.wrapping_shr(32u32.wrapping_sub(i) & 31)) as i32,
+            x.wrapping_abs()
+                .wrapping_add(x.min(d))
+                .wrapping_add(x.max(d)),
+            x >> (i & 31),
+            (ux >> (i & 31)) as i32,
+            (((x << 8) >> 8).wrapping_mul((d << 8) >> 8).wrapping_add(3))
+                ^ (x << (i & 7))
+                ^ (ux | 0x8000_0000).trailing_zeros() as i32,
+        ];
+        let at = 12 * i as usize;
+        assert_eq!(
+            got[at..at + 12],
+            want.map(|v| v as u32),
+            "{target} intmath {i}"
+        );
+    }
+    // fmath: exact where the operation rounds once; transcendentals and OpenCL's division
+    // within a tolerance.
+    let fa: Vec<f32> = (0..m)
+        .map(|i| ((f64::from(i) - 64.0) * 0.37) as f32)
+        .collect();
+    k.words(buf(0), &f32s(&fa));
+    k.run("mathmix", "fmath", &[&p(0)[..], &p(1)].concat(), 2);
+    let got = k.read(buf(1), 10 * m as usize);
+    for (i, &x) in fa.iter().enumerate() {
+        let g = |j: usize| f32::from_bits(got[10 * i + j]);
+        let xd = f64::from(x);
+        let approx = [
+            (0, xd.abs().sqrt()),
+            (1, (xd * 0.25).exp2()),
+            (2, (xd.abs() + 1.0).log2()),
+            (3, (core::f64::consts::TAU * xd).sin()),
+            (7, 1.0 / xd),
+            (8, xd / 3.0),
+        ];
+        for (j, want) in approx {
+            assert!(
+                close(g(j), want, 2e-5),
+                "{target} fmath {i}.{j}: {} vs {want}",
+                g(j)
+            );
+        }
+        let exact = [
+            (4, x.floor() + x.ceil() + x.trunc() + x.round_ties_even()),
+            (5, x.min(1.5) * x.max(-2.0)),
+            (6, (x as i32) as f32 + (x.abs() as u32) as f32),
+            (
+                9,
+                (x.abs() * 0.5).copysign(-x) + if x > 1.0 { 2.0 } else { -1.0 },
+            ),
+        ];
+        for (j, want) in exact {
+            assert_eq!(g(j).to_bits(), want.to_bits(), "{target} fmath {i}.{j}");
+        }
+    }
+    // dmath: contracted x * x + 1, fma, conversions, min/max, correctly rounded division and
+    // square root.
+    let da: Vec<f64> = (0..m).map(|i| (f64::from(i) - 64.0) * 1.37).collect();
+    k.words(
+        buf(0),
+        &u64s(&da.iter().map(|x| x.to_bits()).collect::<Vec<_>>()),
+    );
+    k.run("mathmix", "dmath", &[&p(0)[..], &p(1)].concat(), 2);
+    let got = k.read64(buf(1), 6 * m as usize);
+    for (i, &x) in da.iter().enumerate() {
+        let want = [
+            x.mul_add(x, 1.0),
+            x.mul_add(3.0, -2.0),
+            (x as i64) as f64,
+            x.min(0.5) + x.max(-0.5),
+            x / 7.0,
+            x.abs().sqrt(),
+        ];
+        for (j, w) in want.iter().enumerate() {
+            assert_eq!(got[6 * i + j], w.to_bits(), "{target} dmath {i}.{j}");
+        }
+    }
+    // hmath: f16 x * 2 + 1 (one fma) and x * x (rounded to f16), packed by v_pack_b32_f16.
+    let ha: Vec<u32> = (0..m)
+        .map(|i| f16_bits((f64::from(i) - 64.0) * 0.25))
+        .collect();
+    k.words(buf(0), &halves(&ha));
+    k.run("mathmix", "hmath", &[&p(0)[..], &p(1)].concat(), 2);
+    let got = unhalves(&k.read(buf(1), m as usize));
+    for (i, &h) in ha.iter().enumerate() {
+        let x = f16_val(h);
+        let want = [f16_bits(x * 2.0 + 1.0), f16_bits(x * x)];
+        assert_eq!(got[2 * i..2 * i + 2], want, "{target} hmath {i}");
+    }
+    // grid3d: 2 x 2 x 2 workgroups of 4 x 4 x 2.
+    k.words(buf(0), &[0; 256]);
+    k.run_shape(
+        "mathmix",
+        "grid3d",
+        &[&p(0)[..], &[8, 8]].concat(),
+        [2, 2, 2],
+        [4, 4, 2],
+    );
+    let got = k.read(buf(0), 256);
+    for z in 0..4u32 {
+        for y in 0..8u32 {
+            for x in 0..8u32 {
+                let want = x | y << 8 | z << 16 | (z / 2) << 24;
+                assert_eq!(got[((z * 8 + y) * 8 + x) as usize], want, "{target} grid3d");
+            }
+        }
+    }
+    // longmath: 64-bit multiply, unsigned and signed division, remainder, rotate.
+    let la: Vec<u64> = (0..u64::from(m))
+        .map(|i| {
+            i.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                .wrapping_add(0x123_4567)
+        })
+        .collect();
+    k.words(buf(0), &u64s(&la));
+    k.run("mathmix", "longmath", &[&p(0)[..], &p(1)].concat(), 2);
+    let got = k.read64(buf(1), 5 * m as usize);
+    for (i, &x) in la.iter().enumerate() {
+        let iu = i as u64;
+        let want = [
+            x.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            x / (iu + 3),
+            x % (iu + 7),
+            x.wrapping_shr((iu & 63) as u32) | x.wrapping_shl((64u64.wrapping_sub(iu) & 63) as u32),
+            ((x as i64).wrapping_div(-(i as i64 + 2))) as u64,
+        ];
+        assert_eq!(got[5 * i..5 * i + 5], want, "{target} longmath {i}");
+    }
+    // hconv: f16 <-> f32 conversions, f16 fma/min/max/sub (every value exact in f16). No
+    // input is zero: LLVM turns (half)(x * y) into v_fma_mix(x, y, +0), whose -0 * y + 0 is +0.
+    let hx: Vec<u32> = (0..m)
+        .map(|i| f16_bits((f64::from(i % 16) - 8.0) * 0.25 + 0.125))
+        .collect();
+    let fy: Vec<f32> = (0..m)
+        .map(|i| ((i % 7) as f32 - 3.0) * 0.5 + 0.25)
+        .collect();
+    k.words(buf(0), &halves(&hx));
+    k.words(buf(1), &f32s(&fy));
+    let args = [&p(0)[..], &p(1), &p(2), &p(3)].concat();
+    k.run("mathmix", "hconv", &args, 2);
+    let got = unhalves(&k.read(buf(2), 2 * m as usize));
+    let gotf = k.read(buf(3), m as usize);
+    for i in 0..m as usize {
+        let (x, y) = (f16_val(hx[i]), f64::from(fy[i]));
+        let want = [
+            f16_bits(x.mul_add(y, 0.5)),
+            f16_bits(x.max(y) - x.min(1.0)),
+            f16_bits(x - y),
+            f16_bits(x * y),
+        ];
+        assert_eq!(got[4 * i..4 * i + 4], want, "{target} hconv {i}");
+        assert_eq!(
+            gotf[i],
+            ((x + y * 3.0) as f32).to_bits(),
+            "{target} hconv f32 {i}"
+        );
+    }
+    // bytes: u8/i8/u16 loads, byte and short stores through global memory and LDS, selects.
+    let ba: Vec<u8> = (0..m).map(|i| (i * 37 + 11) as u8).collect();
+    let bb: Vec<i8> = (0..m).map(|i| (i * 53) as u8 as i8).collect();
+    let bc: Vec<u16> = (0..m).map(|i| (i * 4099 + 7) as u16).collect();
+    mem.poke(buf(0), &ba).unwrap();
+    mem.poke(buf(1), &bb.iter().map(|x| *x as u8).collect::<Vec<_>>())
+        .unwrap();
+    mem.poke(
+        buf(2),
+        &bc.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<_>>(),
+    )
+    .unwrap();
+    let args = [&p(0)[..], &p(1), &p(2), &p(3), &p(4), &p(5)].concat();
+    k.run("mathmix", "bytes", &args, 2);
+    let (o8, o16, o32) = (
+        k.bytes(buf(3), m as usize),
+        k.bytes(buf(4), 2 * m as usize),
+        k.read(buf(5), 2 * m as usize),
+    );
+    for i in 0..m as usize {
+        let j = i / 64 * 64 + 63 - i % 64;
+        let (x, y, z) = (i32::from(ba[i]), i32::from(bb[i]), i32::from(bc[i]));
+        let want8 = (ba[j] ^ bb[j] as u8).wrapping_add(1);
+        let ls = (i32::from(bc[j] as i16) - i32::from(bb[j])) as i16;
+        let want16 = (i32::from(ls) >> 1) as i16;
+        let mx = x.max(y);
+        let mn = z.min(mx);
+        let sel = if x & 1 == 1 {
+            mn
+        } else if y < 0 {
+            -mx
+        } else {
+            mx * 3
+        };
+        let bits =
+            ((z as u32 >> 3) & 0x1f) | (((x & 7) as u32) << 10) | (u32::from(bb[i] as u8) << 24);
+        assert_eq!(o8[i], want8, "{target} bytes u8 {i}");
+        assert_eq!(
+            i16::from_le_bytes([o16[2 * i], o16[2 * i + 1]]),
+            want16,
+            "{target} bytes i16 {i}"
+        );
+        assert_eq!(
+            o32[2 * i..2 * i + 2],
+            [sel as u32, bits],
+            "{target} bytes int {i}"
+        );
+    }
+    // atom64: 64-bit atomic add and max, a compare-exchange loop adding floats (exact sums).
+    let v: Vec<u64> = (0..u64::from(m))
+        .map(|i| i.wrapping_mul(0x1234_5678_9abc).wrapping_add(77))
+        .collect();
+    k.words(buf(0), &[0, 0, 0, 0]);
+    k.words(buf(1), &[0]);
+    k.words(buf(2), &u64s(&v));
+    k.run("mathmix", "atom64", &[&p(0)[..], &p(1), &p(2)].concat(), 2);
+    let got = k.read64(buf(0), 2);
+    let want_sum = v.iter().fold(0u64, |a, x| a.wrapping_add(*x));
+    assert_eq!(got, [want_sum, *v.iter().max().unwrap()], "{target} atom64");
+    let fsum: f32 = (0..m).map(|i| (i & 7) as f32 * 0.5).sum();
+    assert_eq!(
+        k.read(buf(1), 1)[0],
+        fsum.to_bits(),
+        "{target} atom64 float add"
+    );
+}
+
+#[test]
+fn the_mathmix_fixture_runs_exactly_on_every_target() {
+    for t in ["gfx1100", "gfx1201", "gfx90a", "gfx942"] {
+        mathmix(t);
+    }
+}

@@ -20,6 +20,8 @@ mod packed;
 mod scalar;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests16;
 mod valu;
 mod valu16;
 

@@ -222,6 +222,8 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
                 | Op::SWaitExpcnt
                 | Op::SWaitDscnt
                 | Op::SWaitKmcnt
+                | Op::SWaitLoadcntDscnt
+                | Op::SWaitStorecntDscnt
                 | Op::SWaitAlu
                 | Op::SWaitcntDepctr
                 | Op::SBarrierWait => {
@@ -321,6 +323,8 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
                     | Op::VCmpClassF64
             ) || if gfx9 {
                 super::decode::has_short_form_gfx9(i.op)
+            } else if gfx12 {
+                super::decode::has_short_form_gfx12(i.op)
             } else {
                 super::decode::has_short_form(i.op)
             };
@@ -528,6 +532,7 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
             let mut ops = Vec::new();
             let n = match i.op {
                 Op::DsLoadB64 | Op::DsStoreB64 | Op::DsLoad2B32 | Op::DsLoad2St64B32 => 2,
+                op if op.name().ends_with("64") => 2,
                 Op::DsLoadB96 | Op::DsStoreB96 => 3,
                 Op::DsLoadB128 | Op::DsStoreB128 | Op::DsLoad2B64 => 4,
                 _ => 1,
@@ -590,7 +595,18 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
             };
             let _ = write!(s, "{seg}{}", name(i.op));
             let n: u16 = match i.op {
-                Op::MLoadB64 | Op::MStoreB64 | Op::MAtomicAddU64 | Op::MAtomicSwapB64 => 2,
+                Op::MLoadB64
+                | Op::MStoreB64
+                | Op::MAtomicAddU64
+                | Op::MAtomicSwapB64
+                | Op::MAtomicSubU64
+                | Op::MAtomicMinI64
+                | Op::MAtomicMinU64
+                | Op::MAtomicMaxI64
+                | Op::MAtomicMaxU64
+                | Op::MAtomicAndB64
+                | Op::MAtomicOrB64
+                | Op::MAtomicXorB64 => 2,
                 Op::MLoadB96 | Op::MStoreB96 => 3,
                 Op::MLoadB128 | Op::MStoreB128 | Op::MAtomicCmpswapB64 => 4,
                 Op::MAtomicCmpswapB32 => 2,

@@ -82,6 +82,7 @@ fn mem_bytes(op: Op) -> u8 {
         MLoadU8 | MLoadI8 | MStoreB8 => 1,
         MLoadU16 | MLoadI16 | MStoreB16 => 2,
         MLoadB64 | MStoreB64 | MAtomicAddU64 | MAtomicSwapB64 | MAtomicCmpswapB64 => 8,
+        op if op.name().starts_with("atomic_") && op.name().ends_with("64") => 8,
         MLoadB96 | MStoreB96 => 12,
         MLoadB128 | MStoreB128 => 16,
         GlobalInv | GlobalWb | BufferGl0Inv | BufferGl1Inv => 0,

@@ -141,7 +141,8 @@ fn vop1_op(opc: u32) -> Option<Op> {
         37 => VExpF32, 39 => VLogF32, 42 => VRcpF32, 43 => VRcpIflagF32, 46 => VRsqF32,
         47 => VRcpF64, 49 => VRsqF64, 51 => VSqrtF32, 52 => VSqrtF64, 53 => VSinF32, 54 => VCosF32,
         55 => VNotB32, 56 => VBfrevB32, 57 => VClzI32U32, 58 => VCtzI32B32, 62 => VFractF64,
-        63 => VFrexpExpI32F32, 64 => VFrexpMantF32,
+        63 => VFrexpExpI32F32, 64 => VFrexpMantF32, 80 => VCvtF16U16, 81 => VCvtF16I16,
+        82 => VCvtU16F16, 83 => VCvtI16F16,
     })
 }
 
@@ -420,7 +421,11 @@ pub(super) fn ds(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         48 => DsCmpswapRtnB32, 54 => DsLoadB32, 55 => DsLoad2B32, 56 => DsLoad2St64B32,
         57 => DsLoadI8, 58 => DsLoadU8, 59 => DsLoadI16, 60 => DsLoadU16, 77 => DsStoreB64,
         78 => DsStore2B64, 118 => DsLoadB64, 119 => DsLoad2B64, 121 => DsAddRtnF32, 222 => DsStoreB96,
-        223 => DsStoreB128, 254 => DsLoadB96, 255 => DsLoadB128,
+        223 => DsStoreB128, 254 => DsLoadB96, 255 => DsLoadB128, 64 => DsAddU64, 65 => DsSubU64,
+        69 => DsMinI64, 70 => DsMaxI64, 71 => DsMinU64, 72 => DsMaxU64, 73 => DsAndB64,
+        74 => DsOrB64, 75 => DsXorB64, 96 => DsAddRtnU64, 97 => DsSubRtnU64, 101 => DsMinRtnI64,
+        102 => DsMaxRtnI64, 103 => DsMinRtnU64, 104 => DsMaxRtnU64, 105 => DsAndRtnB64,
+        106 => DsOrRtnB64, 107 => DsXorRtnB64,
     };
     let mut i = Inst::new(op, Enc::Ds);
     i.len = 8;
@@ -481,6 +486,8 @@ pub(super) fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         57 => MAtomicMinU32, 58 => MAtomicMaxI32, 59 => MAtomicMaxU32, 60 => MAtomicAndB32,
         61 => MAtomicOrB32, 62 => MAtomicXorB32, 63 => MAtomicIncU32, 64 => MAtomicDecU32,
         65 => MAtomicSwapB64, 66 => MAtomicCmpswapB64, 67 => MAtomicAddU64, 86 => MAtomicAddF32,
+        68 => MAtomicSubU64, 69 => MAtomicMinI64, 70 => MAtomicMinU64, 71 => MAtomicMaxI64,
+        72 => MAtomicMaxU64, 73 => MAtomicAndB64, 74 => MAtomicOrB64, 75 => MAtomicXorB64,
     };
     let mut i = Inst::new(op, Enc::Flat);
     i.len = 8;

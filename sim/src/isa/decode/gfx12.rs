@@ -33,6 +33,8 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             68 => Some(Op::SWaitExpcnt),
             70 => Some(Op::SWaitDscnt),
             71 => Some(Op::SWaitKmcnt),
+            72 => Some(Op::SWaitLoadcntDscnt),
+            73 => Some(Op::SWaitStorecntDscnt),
             9 | 61 => return Err(undec(w0, "SOPP (gfx11 only)", opc)),
             _ => None,
         };
@@ -45,12 +47,36 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             }
             None => sopp(w0, gfx11::sopp_op)?,
         }
-    } else if w0 >> 30 == 0b10 && w0 >> 28 != 0b1011 && matches!(bits(w0, 23, 7), 83..=85) {
-        // SOP2: gfx12's 64-bit add, subtract and multiply.
-        sop2(w0, |opc| match opc {
-            83 => Some(Op::SAddNcU64),
-            84 => Some(Op::SSubNcU64),
-            _ => Some(Op::SMulU64),
+    } else if w0 >> 30 == 0b10
+        && w0 >> 28 != 0b1011
+        && matches!(bits(w0, 23, 7), 64..=68 | 71 | 83..=85)
+    {
+        // SOP2: gfx12's f32 SALU and 64-bit add, subtract and multiply.
+        let mut i = sop2(w0, |opc| {
+            Some(match opc {
+                64 => Op::SAddF32,
+                65 => Op::SSubF32,
+                66 => Op::SMinNumF32,
+                67 => Op::SMaxNumF32,
+                68 => Op::SMulF32,
+                71 => Op::SFmacF32,
+                83 => Op::SAddNcU64,
+                84 => Op::SSubNcU64,
+                _ => Op::SMulU64,
+            })
+        })?;
+        if i.op == Op::SFmacF32 {
+            i.src[2] = i.dst;
+        }
+        i
+    } else if w0 >> 23 == 0x17D && matches!(bits(w0, 8, 8), 100..=103) {
+        sop1(w0, |opc| {
+            Some(match opc {
+                100 => Op::SCvtF32I32,
+                101 => Op::SCvtF32U32,
+                102 => Op::SCvtI32F32,
+                _ => Op::SCvtU32F32,
+            })
         })?
     } else if w0 >> 23 == 0x17D && bits(w0, 8, 8) == 78 {
         let mut i = Inst::new(Op::SBarrierSignal, Enc::Sop1);
@@ -178,4 +204,9 @@ fn vflat12(w: u32, w1: u32, w2: u32) -> Result<Inst, Undecodable> {
     i.src = [vaddr, if load { NONE } else { VGPR + vsrc }, saddr];
     i.dst = if load || rtn { VGPR + vdst } else { NONE };
     Ok(i)
+}
+
+/// Whether `op` has a 32-bit VOP1/VOP2 encoding on gfx12.
+pub(super) fn has_short_form(op: Op) -> bool {
+    (0..64).any(|k| vop2_12(k) == Some(op)) || gfx11::has_short_form(op)
 }

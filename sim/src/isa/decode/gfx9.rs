@@ -265,6 +265,7 @@ fn vop1_op(opc: u32) -> Option<Op> {
         37 => VRcpF64, 38 => VRsqF64, 39 => VSqrtF32, 40 => VSqrtF64, 41 => VSinF32, 42 => VCosF32,
         43 => VNotB32, 44 => VBfrevB32, 45 => VFfbhU32, 46 => VFfblB32, 50 => VFractF64,
         51 => VFrexpExpI32F32, 52 => VFrexpMantF32, 56 => VMovB64, 82 => VAccvgprMovB32,
+        57 => VCvtF16U16, 58 => VCvtF16I16, 59 => VCvtU16F16, 60 => VCvtI16F16,
     })
 }
 
@@ -493,6 +494,8 @@ fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         69 => MAtomicMinU32, 70 => MAtomicMaxI32, 71 => MAtomicMaxU32, 72 => MAtomicAndB32,
         73 => MAtomicOrB32, 74 => MAtomicXorB32, 75 => MAtomicIncU32, 76 => MAtomicDecU32,
         77 => MAtomicAddF32, 96 => MAtomicSwapB64, 97 => MAtomicCmpswapB64, 98 => MAtomicAddU64,
+        99 => MAtomicSubU64, 100 => MAtomicMinI64, 101 => MAtomicMinU64, 102 => MAtomicMaxI64,
+        103 => MAtomicMaxU64, 104 => MAtomicAndB64, 105 => MAtomicOrB64, 106 => MAtomicXorB64,
     };
     let mut i = Inst::new(op, Enc::Flat);
     i.len = 8;

@@ -16,6 +16,13 @@ pub fn has_short_form_gfx9(op: Op) -> bool {
     gfx9::has_short_form(op)
 }
 
+/// Whether `op` has a 32-bit VOP1/VOP2 encoding on gfx12 (gfx11's, less the IEEE-mode
+/// min/max, plus the VOP2 ops gfx12 added).
+#[must_use]
+pub fn has_short_form_gfx12(op: Op) -> bool {
+    gfx12::has_short_form(op)
+}
+
 /// A family's opcode map written compactly: `table! {opc, MISS; 0 => SMovB32, 1 => ...}`.
 macro_rules! table {
     ($opc:expr, $miss:expr; $($k:pat => $v:ident),* $(,)?) => {

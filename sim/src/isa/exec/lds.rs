@@ -138,6 +138,9 @@ impl Exec<'_, '_> {
             }
             return Ok(());
         }
+        if i.op.name().ends_with("64") {
+            return self.ds_atomic64(i, &addr, off0);
+        }
         // Atomics on 32 bits.
         let rtn = i.dst != NONE;
         let dst = if rtn {
@@ -206,6 +209,52 @@ impl Exec<'_, '_> {
             if let Some(d) = dst {
                 if let Some(v) = self.w.v.get_mut(d + l) {
                     *v = old;
+                }
+            }
+        }
+        Ok(())
+    }
+    /// 64-bit LDS atomics: read-modify-write per lane in lane order, the old value returned
+    /// in a VGPR pair by the *_rtn_* forms.
+    fn ds_atomic64(&mut self, i: &Inst, addr: &Lanes, off0: u32) -> Result<(), IsaError> {
+        use Op::*;
+        let n = self.w.lanes;
+        let d0 = self.vreg(i.src[1], 2)?;
+        let dst = if i.dst != NONE {
+            Some(self.vreg(i.dst, 2)?)
+        } else {
+            None
+        };
+        let mut m = self.w.exec();
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let r = self.lds_range(u64::from(addr[l]) + u64::from(off0), 8)?;
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&self.lds[r.clone()]);
+            let old = u64::from_le_bytes(b);
+            let get = |k: usize| u64::from(self.w.v.get(d0 + k * n + l).copied().unwrap_or(0));
+            let x = get(0) | get(1) << 32;
+            let new = match i.op {
+                DsAddU64 | DsAddRtnU64 => old.wrapping_add(x),
+                DsSubU64 | DsSubRtnU64 => old.wrapping_sub(x),
+                // CAST: signed views of the same bits.
+                DsMinI64 | DsMinRtnI64 => (old as i64).min(x as i64) as u64,
+                // CAST: signed views of the same bits.
+                DsMaxI64 | DsMaxRtnI64 => (old as i64).max(x as i64) as u64,
+                DsMinU64 | DsMinRtnU64 => old.min(x),
+                DsMaxU64 | DsMaxRtnU64 => old.max(x),
+                DsAndB64 | DsAndRtnB64 => old & x,
+                DsOrB64 | DsOrRtnB64 => old | x,
+                DsXorB64 | DsXorRtnB64 => old ^ x,
+                _ => return Err(self.unsupported(i)),
+            };
+            self.lds[r].copy_from_slice(&new.to_le_bytes());
+            if let Some(d) = dst {
+                for (k, half) in [old as u32, (old >> 32) as u32].into_iter().enumerate() {
+                    if let Some(v) = self.w.v.get_mut(d + k * n + l) {
+                        *v = half;
+                    }
                 }
             }
         }

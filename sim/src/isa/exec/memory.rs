@@ -222,7 +222,8 @@ impl Exec<'_, '_> {
             MLoadU8 | MLoadI8 | MStoreB8 => 1,
             MLoadU16 | MLoadI16 | MStoreB16 => 2,
             MLoadB64 | MStoreB64 | MAtomicAddU64 | MAtomicSwapB64 => 8,
-            MAtomicCmpswapB64 => 8,
+            MAtomicCmpswapB64 | MAtomicSubU64 | MAtomicMinI64 | MAtomicMinU64 | MAtomicMaxI64
+            | MAtomicMaxU64 | MAtomicAndB64 | MAtomicOrB64 | MAtomicXorB64 => 8,
             MLoadB96 | MStoreB96 => 12,
             MLoadB128 | MStoreB128 => 16,
             _ => 4,
@@ -421,6 +422,16 @@ impl Exec<'_, '_> {
                 let new = match i.op {
                     MAtomicAddU64 => old.wrapping_add(x),
                     MAtomicSwapB64 => x,
+                    MAtomicSubU64 => old.wrapping_sub(x),
+                    // CAST: signed views of the same bits.
+                    MAtomicMinI64 => (old as i64).min(x as i64) as u64,
+                    // CAST: signed views of the same bits.
+                    MAtomicMaxI64 => (old as i64).max(x as i64) as u64,
+                    MAtomicMinU64 => old.min(x),
+                    MAtomicMaxU64 => old.max(x),
+                    MAtomicAndB64 => old & x,
+                    MAtomicOrB64 => old | x,
+                    MAtomicXorB64 => old ^ x,
                     _ => {
                         let cmp = u64::from(get(2)) | (u64::from(get(3)) << 32);
                         if old == cmp { x } else { old }

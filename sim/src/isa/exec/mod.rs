@@ -622,6 +622,8 @@ fn waits_only(op: Op) -> bool {
             | SWaitExpcnt
             | SWaitDscnt
             | SWaitKmcnt
+            | SWaitLoadcntDscnt
+            | SWaitStorecntDscnt
             | SWaitAlu
     )
 }

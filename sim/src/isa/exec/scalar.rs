@@ -147,6 +147,22 @@ impl Exec<'_, '_> {
                 Some((((1u64 << (x & 31)) - 1) as u32) << (y & 31)).map(|v| (v, None))
             }
             SMulI32 => Some((a()?.wrapping_mul(b()?), None)),
+            // gfx12 SALU floats (no SCC).
+            SAddF32 => Some(((f32v(a()?) + f32v(b()?)).to_bits(), None)),
+            SSubF32 => Some(((f32v(a()?) - f32v(b()?)).to_bits(), None)),
+            SMulF32 => Some(((f32v(a()?) * f32v(b()?)).to_bits(), None)),
+            SMinNumF32 => Some((fmin(f32v(a()?), f32v(b()?)).to_bits(), None)),
+            SMaxNumF32 => Some((fmax(f32v(a()?), f32v(b()?)).to_bits(), None)),
+            SFmacF32 => {
+                let d = f32v(self.s32(i.dst, lit)?);
+                Some((f32v(a()?).mul_add(f32v(b()?), d).to_bits(), None))
+            }
+            // CAST: the bits as a signed integer.
+            SCvtF32I32 => Some(((a()? as i32 as f32).to_bits(), None)),
+            // CAST: u32 to f32 rounds to nearest.
+            SCvtF32U32 => Some(((a()? as f32).to_bits(), None)),
+            SCvtI32F32 => Some((cvt_i32(f64::from(f32v(a()?))), None)),
+            SCvtU32F32 => Some((cvt_u32(f64::from(f32v(a()?))), None)),
             SMulHiU32 => Some((((u64::from(a()?) * u64::from(b()?)) >> 32) as u32, None)),
             SMulHiI32 => Some((
                 ((i64::from(a()? as i32) * i64::from(b()? as i32)) >> 32) as u32,

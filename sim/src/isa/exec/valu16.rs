@@ -88,6 +88,26 @@ impl Exec<'_, '_> {
                 // CAST: the f64 result rounds to f32, then to f16.
                 f32_to_f16(ldexp(f64::from(f16_to_f32(x)), s16(e)) as f32, false)
             }),
+            VCvtF16U16 => self.u16x1(i, |x| f32_to_f16(x as f32, false)),
+            VCvtF16I16 => self.u16x1(i, |x| f32_to_f16(s16(x) as f32, false)),
+            // Truncating, saturating; NaN converts to 0.
+            VCvtU16F16 => self.u16x1(i, |x| {
+                let f = f16_to_f32(x);
+                if f.is_nan() {
+                    0
+                } else {
+                    f.trunc().clamp(0.0, 65535.0) as u32
+                }
+            }),
+            VCvtI16F16 => self.u16x1(i, |x| {
+                let f = f16_to_f32(x);
+                // CAST: the i16 result's low 16 bits.
+                if f.is_nan() {
+                    0
+                } else {
+                    (f.trunc().clamp(-32768.0, 32767.0) as i32 as u32) & 0xffff
+                }
+            }),
             VAddU16 => self.i16(i, |x, y| x + y),
             VSubU16 => self.i16(i, |x, y| x - y),
             VSubrevU16 => self.i16(i, |x, y| y - x),
@@ -129,6 +149,17 @@ impl Exec<'_, '_> {
         let mut r = [0u32; MAX_LANES];
         for l in 0..self.w.lanes {
             r[l] = self.clamp16(i, f(a[l] & 0xffff, b[l] & 0xffff));
+        }
+        self.write16(i, &mut r)
+    }
+
+    /// dst.16 = f(src0.16): the 16-bit conversions.
+    fn u16x1(&mut self, i: &Inst, f: impl Fn(u32) -> u32) -> Result<(), IsaError> {
+        let mut a = [0u32; MAX_LANES];
+        self.lanes32(i, 0, Width::F16, &mut a)?;
+        let mut r = [0u32; MAX_LANES];
+        for l in 0..self.w.lanes {
+            r[l] = f(a[l] & 0xffff) & 0xffff;
         }
         self.write16(i, &mut r)
     }

@@ -5,7 +5,10 @@
 // math (fma, conversions, min/max, division, sqrt), f16 math (fma, mul, v_pack_b32_f16), a 3-D
 // grid, 64-bit integer math (multiply, division, remainders, rotates), f16 <-> f32 conversions
 // with f16 min/max/fma (v_fma_mix*), byte and short loads/stores through global memory and LDS
-// (gfx9 SDWA, 16-bit integer ops), and 64-bit atomics with a compare-exchange float add loop.
+// (gfx9 SDWA, 16-bit integer ops), 64-bit atomics with a compare-exchange float add loop, bit
+// manipulation (bitfield extract/insert, byte swap and permute, bit reverse, 64-bit clz/ctz/
+// popcount), select chains and 64-bit min/max, char4/short2 vectors through LDS, half2 math
+// with f16 <-> integer conversions, and 64-bit and f32 LDS atomics.
 // sim/tests/isa_mathmix.rs runs every kernel on every target and checks the results against
 // Rust references. Kernarg layouts: kernels/README.md.
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
@@ -168,4 +171,77 @@ void atom64(__global ulong *acc, __global float *fsum, __global const ulong *v) 
     uint nw = __builtin_bit_cast(uint, __builtin_bit_cast(float, old) + add);
     if (__atomic_compare_exchange_n((__global uint *)fsum, &old, nw, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) break;
   }
+}
+
+__kernel __attribute__((reqd_work_group_size(64, 1, 1)))
+void bits(__global const uint *a, __global const uint *b, __global uint *o) {
+  uint i = GRP0 * 64 + LID0;
+  uint x = a[i], y = b[i];
+  o[i * 8 + 0] = (x >> 5) & 0x3ff;
+  o[i * 8 + 1] = (x & ~(0xffu << 8)) | ((y & 0xff) << 8);
+  o[i * 8 + 2] = __builtin_bswap32(x);
+  o[i * 8 + 3] = ((x & 0xff) << 24) | ((y >> 8) & 0xff) | (x & 0xff00) | ((y & 0xff0000));
+  o[i * 8 + 4] = __builtin_bitreverse32(x) ^ (uint)__builtin_clzll(((ulong)x << 32) | y | 1);
+  o[i * 8 + 5] = (int)(x << 3) >> 11;
+  o[i * 8 + 6] = __builtin_popcountll(((ulong)x << 32) | y) + __builtin_ctzll(((ulong)y << 32) | 0x80000000u);
+  o[i * 8 + 7] = (uint)(((ulong)x * y) >> 32) + (x & 0xffffff) * (y & 0xffffff);
+}
+__kernel __attribute__((reqd_work_group_size(64, 1, 1)))
+void sel(__global const int *a, __global const int *b, __global int *o, __global long *ol) {
+  uint i = GRP0 * 64 + LID0;
+  int x = a[i], y = b[i];
+  int r = x > y ? x - y : y - x;
+  r = (x & 1) ? r : (y < 0 ? r * 2 : r + 7);
+  r = x == y ? 0 : r;
+  o[i * 4 + 0] = r;
+  o[i * 4 + 1] = x < 0 ? (y < 0 ? 1 : 2) : (y < 0 ? 3 : 4);
+  o[i * 4 + 2] = (uint)x < (uint)y ? (uint)x : (uint)y;
+  int c = x < 1000 ? x : 1000; c = c > -1000 ? c : -1000; int m = y % 17;
+  o[i * 4 + 3] = c + (m < 0 ? -m : m);
+  long lx = (long)x * 3, ly = (long)y << 20;
+  ol[i * 2] = lx < ly ? lx : ly;
+  ol[i * 2 + 1] = (ulong)lx > (ulong)ly ? lx : ly;
+}
+__kernel __attribute__((reqd_work_group_size(64, 1, 1)))
+void vec8(__global const uchar4 *a, __global const short2 *b, __global uchar4 *o, __global int2 *oi, __global char *oc) {
+  __local ushort ls[64];
+  uint i = GRP0 * 64 + LID0, l = LID0;
+  uchar4 x = a[i];
+  short2 y = b[i];
+  ls[l] = (ushort)(x.x + x.y * 2) ^ (ushort)y.y;
+  BARRIER();
+  ushort p = ls[l ^ 1];
+  o[i] = (uchar4)(x.w, x.z + 1, x.y >> 1, (uchar)p);
+  oi[i] = (int2)(y.x * y.y, (int)p - y.x);
+  oc[i] = (char)(y.x >> 3);
+}
+__kernel __attribute__((reqd_work_group_size(64, 1, 1)))
+void half2m(__global const half2 *a, __global const half *b, __global half2 *o, __global int *oi, __global short *os) {
+  uint i = GRP0 * 64 + LID0;
+  half2 x = a[i];
+  half y = b[i];
+  half2 r = x * y + (half2)(1.0h, -1.0h);
+  r = __builtin_elementwise_max(r, x);
+  o[i] = r;
+  oi[i] = (int)x.x + (x.y < y ? 1 : 0) + (int)(uint)__builtin_fabsf16(y);
+  os[i] = (short)(x.x * (half)4.0f) + (short)(y > (half)0.0f ? 1 : -1);
+  o[i + 128] = (half2)((half)(int)i, (half)((uint)i * 3u));
+}
+__kernel __attribute__((reqd_work_group_size(64, 1, 1)))
+void latom(__global uint *o, __global ulong *ol) {
+  __local ulong lq[4];
+  __local float lf[2];
+  uint l = LID0;
+  if (l < 4) lq[l] = 0;
+  if (l < 2) lf[l] = 0.0f;
+  BARRIER();
+  __atomic_fetch_add(&lq[0], (ulong)l << 33, __ATOMIC_RELAXED);
+  __atomic_fetch_max(&lq[1], (ulong)(l * 77) << 20, __ATOMIC_RELAXED);
+  __atomic_fetch_or(&lq[2], 1ul << (l % 64), __ATOMIC_RELAXED);
+  __atomic_fetch_add(&lf[0], (float)l * 0.25f, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&ol[3], 1ul << 40, __ATOMIC_RELAXED);
+  __atomic_fetch_min(&ol[4], (ulong)l + 5, __ATOMIC_RELAXED);
+  __atomic_fetch_and(&ol[5], ~(1ul << l), __ATOMIC_RELAXED);
+  BARRIER();
+  if (l == 0) { ol[0] = lq[0]; ol[1] = lq[1]; ol[2] = lq[2]; o[0] = __builtin_bit_cast(uint, lf[0]); }
 }

@@ -487,9 +487,204 @@ fn mathmix(target: &str) {
     );
 }
 
+/// The bit-manipulation, select, vector, half2 and LDS-atomic kernels.
+fn mathmix_more(target: &str) {
+    let mem = FlatMemory::new(BASE, LEN);
+    let k = K {
+        mem: &mem,
+        target,
+        wave64: target.starts_with("gfx9"),
+    };
+    let p = |b: u64| [lo(buf(b)), 0];
+    let m = 128usize;
+    // bits: bitfield extract/insert, byte swap and permute, bit reverse, 64-bit counts.
+    let xa: Vec<u32> = (0..m as u32)
+        .map(|i| i.wrapping_mul(0x9E37_79B1) ^ (i << 7))
+        .collect();
+    let xb: Vec<u32> = (0..m as u32)
+        .map(|i| i.wrapping_mul(0x85EB_CA6B).rotate_left(i % 32))
+        .collect();
+    k.words(buf(0), &xa);
+    k.words(buf(1), &xb);
+    k.run("mathmix", "bits", &[&p(0)[..], &p(1), &p(2)].concat(), 2);
+    let got = k.read(buf(2), 8 * m);
+    for i in 0..m {
+        let (x, y) = (xa[i], xb[i]);
+        let (x64, y64) = (u64::from(x), u64::from(y));
+        let want = [
+            (x >> 5) & 0x3ff,
+            (x & !(0xff << 8)) | ((y & 0xff) << 8),
+            x.swap_bytes(),
+            ((x & 0xff) << 24) | ((y >> 8) & 0xff) | (x & 0xff00) | (y & 0xff_0000),
+            // OpenCL's `long long` is 128 bits: __builtin_clzll counts from bit 127.
+            x.reverse_bits() ^ u128::from((x64 << 32) | y64 | 1).leading_zeros(),
+            (((x << 3) as i32) >> 11) as u32,
+            ((x64 << 32) | y64).count_ones() + ((y64 << 32) | 0x8000_0000).trailing_zeros(),
+            (((x64 * y64) >> 32) as u32).wrapping_add((x & 0xff_ffff).wrapping_mul(y & 0xff_ffff)),
+        ];
+        assert_eq!(got[8 * i..8 * i + 8], want, "{target} bits {i}");
+    }
+    // sel: select chains and 64-bit min/max.
+    let sa: Vec<i32> = (0..m as i32).map(|i| (i * 37 - 2000) ^ (i << 9)).collect();
+    let sb: Vec<i32> = (0..m as i32).map(|i| (i % 11 - 5) * (i * 13 + 1)).collect();
+    k.words(buf(0), &sa.iter().map(|x| *x as u32).collect::<Vec<_>>());
+    k.words(buf(1), &sb.iter().map(|x| *x as u32).collect::<Vec<_>>());
+    k.run(
+        "mathmix",
+        "sel",
+        &[&p(0)[..], &p(1), &p(2), &p(3)].concat(),
+        2,
+    );
+    let got = k.read(buf(2), 4 * m);
+    let gotl = k.read64(buf(3), 2 * m);
+    for i in 0..m {
+        let (x, y) = (sa[i], sb[i]);
+        let r = if x > y {
+            x.wrapping_sub(y)
+        } else {
+            y.wrapping_sub(x)
+        };
+        let r = if x & 1 == 1 {
+            r
+        } else if y < 0 {
+            r.wrapping_mul(2)
+        } else {
+            r.wrapping_add(7)
+        };
+        let r = if x == y { 0 } else { r };
+        let q = match (x < 0, y < 0) {
+            (true, true) => 1,
+            (true, false) => 2,
+            (false, true) => 3,
+            (false, false) => 4,
+        };
+        let c = x.clamp(-1000, 1000) + (y % 17).abs();
+        let want = [r, q, (x as u32).min(y as u32) as i32, c];
+        assert_eq!(
+            got[4 * i..4 * i + 4],
+            want.map(|v| v as u32),
+            "{target} sel {i}"
+        );
+        let (lx, ly) = (i64::from(x) * 3, i64::from(y) << 20);
+        let wl = [lx.min(ly), if lx as u64 > ly as u64 { lx } else { ly }];
+        assert_eq!(
+            gotl[2 * i..2 * i + 2],
+            wl.map(|v| v as u64),
+            "{target} sel i64 {i}"
+        );
+    }
+    // vec8: char4/short2 vectors; a u16 per lane exchanged with the neighbour through LDS.
+    let va: Vec<[u8; 4]> = (0..m as u32)
+        .map(|i| (i.wrapping_mul(0x0101_0101 * 7) ^ 0x5a3c_0f81).to_le_bytes())
+        .collect();
+    let vb: Vec<[i16; 2]> = (0..m as i32)
+        .map(|i| [(i * 517 - 30000) as i16, (i * 299 - 19000) as i16])
+        .collect();
+    mem.poke(buf(0), &va.concat()).unwrap();
+    let bb: Vec<u8> = vb
+        .iter()
+        .flat_map(|v| v.iter().flat_map(|h| h.to_le_bytes()))
+        .collect();
+    mem.poke(buf(1), &bb).unwrap();
+    k.run(
+        "mathmix",
+        "vec8",
+        &[&p(0)[..], &p(1), &p(2), &p(3), &p(4)].concat(),
+        2,
+    );
+    let (o4, oi, oc) = (
+        k.bytes(buf(2), 4 * m),
+        k.read(buf(3), 2 * m),
+        k.bytes(buf(4), m),
+    );
+    let ls = |j: usize| -> u16 {
+        (i32::from(va[j][0]) + i32::from(va[j][1]) * 2) as u16 ^ vb[j][1] as u16
+    };
+    for i in 0..m {
+        let (x, y) = (va[i], vb[i]);
+        let pv = ls(i ^ 1);
+        let want4 = [x[3], x[2].wrapping_add(1), x[1] >> 1, pv as u8];
+        assert_eq!(o4[4 * i..4 * i + 4], want4, "{target} vec8 u8x4 {i}");
+        let wi = [
+            i32::from(y[0]) * i32::from(y[1]),
+            i32::from(pv) - i32::from(y[0]),
+        ];
+        assert_eq!(
+            oi[2 * i..2 * i + 2],
+            wi.map(|v| v as u32),
+            "{target} vec8 int2 {i}"
+        );
+        assert_eq!(oc[i], (y[0] >> 3) as u8, "{target} vec8 char {i}");
+    }
+    // half2m: half2 fma and max, f16 <-> integer conversions (every value exact in f16).
+    let hx = |i: usize| (f64::from((i % 16) as u32) - 8.0) * 0.5 + 0.25;
+    let hy = |i: usize| (f64::from((i % 9) as u32) - 4.0) * 0.75;
+    let hb = |i: usize| (f64::from((i % 5) as u32) - 2.0) * 0.5 + 0.125;
+    let ha: Vec<u32> = (0..m)
+        .map(|i| f16_bits(hx(i)) | f16_bits(hy(i)) << 16)
+        .collect();
+    k.words(buf(0), &ha);
+    k.words(
+        buf(1),
+        &halves(&(0..m).map(|i| f16_bits(hb(i))).collect::<Vec<_>>()),
+    );
+    k.run(
+        "mathmix",
+        "half2m",
+        &[&p(0)[..], &p(1), &p(2), &p(3), &p(4)].concat(),
+        2,
+    );
+    let (o2, oi, os) = (
+        k.read(buf(2), 2 * m),
+        k.read(buf(3), m),
+        k.bytes(buf(4), 2 * m),
+    );
+    for i in 0..m {
+        let (x0, x1, y) = (hx(i), hy(i), hb(i));
+        let r = [(x0 * y + 1.0).max(x0), (x1 * y - 1.0).max(x1)];
+        assert_eq!(
+            o2[i],
+            f16_bits(r[0]) | f16_bits(r[1]) << 16,
+            "{target} half2m {i}"
+        );
+        let wi = x0 as i32 + i32::from(x1 < y) + y.abs() as u32 as i32;
+        assert_eq!(oi[i], wi as u32, "{target} half2m int {i}");
+        let ws = ((x0 * 4.0) as i16).wrapping_add(if y > 0.0 { 1 } else { -1 });
+        assert_eq!(
+            i16::from_le_bytes([os[2 * i], os[2 * i + 1]]),
+            ws,
+            "{target} half2m short {i}"
+        );
+        let conv = f16_bits(i as f64) | f16_bits((i * 3) as f64) << 16;
+        assert_eq!(o2[i + m], conv, "{target} half2m conversions {i}");
+    }
+    // latom: one group: 64-bit and f32 LDS atomics, 64-bit global add/min/and.
+    k.words(buf(0), &[0]);
+    k.words(buf(1), &u64s(&[0, 0, 0, 0, 1000, u64::MAX]));
+    k.run("mathmix", "latom", &[&p(0)[..], &p(1)].concat(), 1);
+    let got = k.read64(buf(1), 6);
+    let lanes = 0..64u64;
+    let want = [
+        lanes.clone().map(|l| l << 33).sum::<u64>(),
+        (63 * 77) << 20,
+        u64::MAX,
+        64 << 40,
+        5,
+        0,
+    ];
+    assert_eq!(got, want, "{target} latom");
+    let fsum: f32 = lanes.map(|l| l as f32 * 0.25).sum();
+    assert_eq!(
+        k.read(buf(0), 1)[0],
+        fsum.to_bits(),
+        "{target} latom float add"
+    );
+}
+
 #[test]
 fn the_mathmix_fixture_runs_exactly_on_every_target() {
     for t in ["gfx1100", "gfx1201", "gfx90a", "gfx942"] {
         mathmix(t);
+        mathmix_more(t);
     }
 }

@@ -7,7 +7,7 @@ use super::ops::Op;
 use core::fmt::Write;
 
 mod names;
-use names::{delay_alu, gfx9_name, gfx12_name, sdwa_sel, waitcnt, waitcnt9};
+use names::{delay_alu, gfx9_name, gfx12_name, sdwa_sel, swizzle, waitcnt, waitcnt9};
 
 /// Registers (dwords) each operand of `op` spans: (dst, src0, src1, src2).
 fn widths(op: Op) -> (u16, [u16; 3]) {
@@ -573,6 +573,9 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
                 if i.sub != 0 {
                     let _ = write!(s, " offset1:{}", i.sub);
                 }
+            } else if i.op == Op::DsSwizzleB32 {
+                // CAST: the 16-bit pattern.
+                let _ = write!(s, " offset:{}", swizzle(i.imm as u32));
             } else if i.imm != 0 {
                 let _ = write!(s, " offset:{}", i.imm);
             }

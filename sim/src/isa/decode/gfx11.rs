@@ -425,7 +425,8 @@ pub(super) fn ds(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         69 => DsMinI64, 70 => DsMaxI64, 71 => DsMinU64, 72 => DsMaxU64, 73 => DsAndB64,
         74 => DsOrB64, 75 => DsXorB64, 96 => DsAddRtnU64, 97 => DsSubRtnU64, 101 => DsMinRtnI64,
         102 => DsMaxRtnI64, 103 => DsMinRtnU64, 104 => DsMaxRtnU64, 105 => DsAndRtnB64,
-        106 => DsOrRtnB64, 107 => DsXorRtnB64,
+        106 => DsOrRtnB64, 107 => DsXorRtnB64, 53 => DsSwizzleB32, 178 => DsPermuteB32,
+        179 => DsBpermuteB32,
     };
     let mut i = Inst::new(op, Enc::Ds);
     i.len = 8;
@@ -468,6 +469,14 @@ pub(super) fn ds(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         if two_data { VGPR + d1 } else { NONE },
     ];
     i.dst = if loads || rtn { VGPR + vdst } else { NONE };
+    // ds_swizzle_b32 reads its source from the address field, with a 16-bit pattern.
+    if op == DsSwizzleB32 {
+        i.src[1] = NONE;
+        i.dst = VGPR + vdst;
+    }
+    if matches!(op, DsPermuteB32 | DsBpermuteB32) {
+        i.dst = VGPR + vdst;
+    }
     if op == DsNop {
         i.src = [NONE; 3];
         i.dst = NONE;

@@ -110,7 +110,11 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
                 // gfx9's DS opcodes match gfx11's, but for ds_add_rtn_f32 (53 there, 121 here).
                 let opc = match bits(w0, 17, 8) {
                     53 => 121,
-                    121 => return Err(undec(w0, "DS", 121)),
+                    // ds_swizzle/permute/bpermute_b32: gfx11 numbers them 53, 178, 179.
+                    61 => 53,
+                    62 => 178,
+                    63 => 179,
+                    o @ (121 | 178 | 179) => return Err(undec(w0, "DS", o)),
                     o => o,
                 };
                 // gfx90a's ACC (bit 25): data and destination are AGPRs.

@@ -186,3 +186,29 @@ pub(super) fn sdwa_sel(sel: u32) -> &'static str {
     .copied()
     .unwrap_or("DWORD")
 }
+
+/// LLVM's text of a ds_swizzle_b32 pattern.
+pub(super) fn swizzle(off: u32) -> String {
+    if off & 0x8000 != 0 {
+        let q: Vec<String> = (0..4).map(|k| ((off >> (2 * k)) & 3).to_string()).collect();
+        return format!("swizzle(QUAD_PERM,{})", q.join(","));
+    }
+    let (and, or, xor) = (off & 0x1f, (off >> 5) & 0x1f, (off >> 10) & 0x1f);
+    if and == 0x1f && or == 0 && xor.count_ones() == 1 {
+        format!("swizzle(SWAP,{xor})")
+    } else if and == 0x1f && or == 0 && xor != 0 && (xor + 1).is_power_of_two() {
+        format!("swizzle(REVERSE,{})", xor + 1)
+    } else {
+        // Per bit, high to low: 0/1 forced, p kept, i inverted.
+        let bits: String = (0..5)
+            .rev()
+            .map(|b| match ((and >> b) & 1, (or >> b) & 1, (xor >> b) & 1) {
+                (0, 0, 0) => '0',
+                (0, 1, 0) | (0, 0, 1) => '1',
+                (1, 0, 0) => 'p',
+                _ => 'i',
+            })
+            .collect();
+        format!("swizzle(BITMASK_PERM,\"{bits}\")")
+    }
+}

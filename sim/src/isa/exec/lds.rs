@@ -23,6 +23,9 @@ impl Exec<'_, '_> {
         if i.op == DsNop {
             return Ok(());
         }
+        if matches!(i.op, DsSwizzleB32 | DsPermuteB32 | DsBpermuteB32) {
+            return self.ds_cross_lane(i);
+        }
         let n = self.w.lanes;
         let mut addr = [0u32; MAX_LANES];
         self.lanes32(i, 0, Width::B32, &mut addr)?;
@@ -259,5 +262,51 @@ impl Exec<'_, '_> {
             }
         }
         Ok(())
+    }
+    /// ds_swizzle_b32 (the offset's pattern: quad permute with bit 15, else and/or/xor masks
+    /// of the lane id within 32 lanes), ds_bpermute_b32 (each lane reads the lane its address
+    /// / 4 names) and ds_permute_b32 (each lane writes to it; unwritten lanes read 0, the
+    /// highest writer wins). Addresses add the offset; lane ids wrap at the wave size.
+    fn ds_cross_lane(&mut self, i: &Inst) -> Result<(), IsaError> {
+        let n = self.w.lanes;
+        let exec = self.w.exec();
+        let mut addr = [0u32; MAX_LANES];
+        let src_k = if i.op == Op::DsSwizzleB32 { 0 } else { 1 };
+        self.lanes32(i, 0, Width::B32, &mut addr)?;
+        let mut data = [0u32; MAX_LANES];
+        self.lanes32(i, src_k, Width::B32, &mut data)?;
+        // CAST: the 16-bit offset.
+        let off = i.imm as u32;
+        let lane_of = |l: usize| (((addr[l].wrapping_add(off)) >> 2) as usize) & (n - 1);
+        let mut r = [0u32; MAX_LANES];
+        match i.op {
+            Op::DsSwizzleB32 => {
+                for (l, r) in r[..n].iter_mut().enumerate() {
+                    let from = if off & 0x8000 != 0 {
+                        (l & !3) | ((off >> (2 * (l & 3))) & 3) as usize
+                    } else {
+                        let (and, or, xor) = (off & 0x1f, (off >> 5) & 0x1f, (off >> 10) & 0x1f);
+                        // CAST: lane ids below 64.
+                        let t = ((l as u32 & 0x1f & and) | or) ^ xor;
+                        (l & !0x1f) | t as usize
+                    };
+                    *r = data[from];
+                }
+            }
+            Op::DsBpermuteB32 => {
+                for (l, r) in r[..n].iter_mut().enumerate() {
+                    *r = data[lane_of(l)];
+                }
+            }
+            _ => {
+                let mut m = exec;
+                while m != 0 {
+                    let l = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    r[lane_of(l)] = data[l];
+                }
+            }
+        }
+        self.write_lanes(i.dst, &r)
     }
 }

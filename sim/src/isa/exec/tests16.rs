@@ -277,3 +277,29 @@ fn sdwa_selects_and_places_bytes_and_words() {
     assert_eq!(sdwa_place(0xaabb_ccdd, 0x1234_5680, 1, 2), 0xaabb_80dd);
     assert_eq!(sdwa_place(0xaabb_ccdd, 0x1234_8680, 5, 1), 0x8680_0000);
 }
+
+/// Assembled with `llvm-mc-19 -arch=amdgcn -mcpu=gfx1100` (a in v1, v0 = 4 * lane):
+///   v_xor_b32 v2, 4, v0 ; ds_bpermute_b32 v3, v2, v1                        -> row 0
+///   v_add_nc_u32 v4, 12, v0 ; ds_permute_b32 v5, v4, v1                     -> row 1
+///   ds_swizzle_b32 v6, v1 offset:swizzle(SWAP,1)                            -> row 2
+///   ds_swizzle_b32 v7, v1 offset:swizzle(QUAD_PERM,3,2,1,0)                 -> row 3
+///   ds_swizzle_b32 v8, v1 offset:swizzle(BITMASK_PERM,"01pip")              -> row 4
+const CROSS: &[u32] = &[
+    0x30000082, 0xdc520100, 0x01000000, 0xbf8903f7, 0x3a040084, 0xdacc0000, 0x03000102, 0x4a08008c,
+    0xdac80000, 0x05000104, 0xd8d4041f, 0x06000001, 0xd8d4801b, 0x07000001, 0xd8d40907, 0x08000001,
+    0xbf89fc07, 0xdc6a0400, 0x00000300, 0xdc6a0480, 0x00000500, 0xdc6a0500, 0x00000600, 0xdc6a0580,
+    0x00000700, 0xdc6a0600, 0x00000800, 0xbfb00000,
+];
+
+#[test]
+fn cross_lane_ds_ops_move_values_between_lanes() {
+    let r = run_prog(Isa::Gfx11, CROSS, 5);
+    let a = |l: usize| inputs(l).0;
+    for l in 0..32 {
+        assert_eq!(r[0][l], a(l ^ 1), "bpermute lane {l}");
+        assert_eq!(r[1][l], a((l + 29) & 31), "permute lane {l}");
+        assert_eq!(r[2][l], a(l ^ 1), "swizzle swap lane {l}");
+        assert_eq!(r[3][l], a((l & !3) | (3 - l % 4)), "swizzle quad lane {l}");
+        assert_eq!(r[4][l], a(((l & 7) | 8) ^ 2), "swizzle bitmask lane {l}");
+    }
+}

@@ -8,7 +8,9 @@
 // (gfx9 SDWA, 16-bit integer ops), 64-bit atomics with a compare-exchange float add loop, bit
 // manipulation (bitfield extract/insert, byte swap and permute, bit reverse, 64-bit clz/ctz/
 // popcount), select chains and 64-bit min/max, char4/short2 vectors through LDS, half2 math
-// with f16 <-> integer conversions, and 64-bit and f32 LDS atomics.
+// with f16 <-> integer conversions, 64-bit and f32 LDS atomics, cross-lane shuffles (ds_bpermute,
+// ds_permute, ds_swizzle, readfirstlane), f64 <-> 64-bit integer and f16 conversions, and LDS
+// f32/u32 and global inc/dec/f32 atomics.
 // sim/tests/isa_mathmix.rs runs every kernel on every target and checks the results against
 // Rust references. Kernarg layouts: kernels/README.md.
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
@@ -244,4 +246,45 @@ void latom(__global uint *o, __global ulong *ol) {
   __atomic_fetch_and(&ol[5], ~(1ul << l), __ATOMIC_RELAXED);
   BARRIER();
   if (l == 0) { ol[0] = lq[0]; ol[1] = lq[1]; ol[2] = lq[2]; o[0] = __builtin_bit_cast(uint, lf[0]); }
+}
+
+__kernel __attribute__((reqd_work_group_size(64, 1, 1)))
+void wave(__global const int *a, __global int *o) {
+  uint i = GRP0 * 64 + LID0, l = LID0;
+  int x = a[i];
+  int p = __builtin_amdgcn_ds_bpermute((int)((l ^ 1) * 4), x);
+  int q = __builtin_amdgcn_ds_permute((int)(((l + 3) & 31) * 4), x);
+  int r = __builtin_amdgcn_readfirstlane(x);
+  int s = __builtin_amdgcn_ds_swizzle(x, 0x041f);
+  o[i * 4] = p; o[i * 4 + 1] = q; o[i * 4 + 2] = r; o[i * 4 + 3] = s;
+}
+__kernel __attribute__((reqd_work_group_size(64, 1, 1)))
+void conv(__global const double *a, __global const ulong *b, __global double *o, __global long *ol, __global half *oh) {
+  uint i = GRP0 * 64 + LID0;
+  double x = a[i]; ulong y = b[i];
+  o[i * 3] = (double)y;
+  o[i * 3 + 1] = (double)(long)y + (double)(float)x;
+  o[i * 3 + 2] = __builtin_floor(x) - __builtin_ceil(x * 0.5) + __builtin_rint(x) + __builtin_trunc(x);
+  ol[i * 2] = (long)x;
+  ol[i * 2 + 1] = (ulong)__builtin_fabs(x * 1e10);
+  oh[i] = (half)x;
+  float f = (float)y;
+  oh[i + 128] = (half)(f * 1e-15f);
+}
+__kernel __attribute__((reqd_work_group_size(64, 1, 1)))
+void fatom(__global float *o, __global uint *u) {
+  __local float lf[4];
+  __local uint lu[4];
+  uint l = LID0, i = GRP0 * 64 + l;
+  if (l < 4) { lf[l] = 0.0f; lu[l] = 0; }
+  BARRIER();
+  __atomic_fetch_add(&lf[0], 0.5f, __ATOMIC_RELAXED);
+  __atomic_fetch_max(&lu[1], l * 3, __ATOMIC_RELAXED);
+  __atomic_fetch_sub(&lu[2], l, __ATOMIC_RELAXED);
+  __builtin_amdgcn_atomic_inc32(&u[0], 17u, __ATOMIC_RELAXED, "agent");
+  __builtin_amdgcn_atomic_dec32(&u[1], 17u, __ATOMIC_RELAXED, "agent");
+  __atomic_fetch_add(&o[1], (float)l, __ATOMIC_RELAXED);
+  __atomic_fetch_sub(&u[2], 3u, __ATOMIC_RELAXED);
+  BARRIER();
+  if (l == 0) { o[0] = lf[0]; u[3] = lu[1]; u[4] = lu[2]; }
 }

@@ -681,10 +681,106 @@ fn mathmix_more(target: &str) {
     );
 }
 
+/// Cross-lane shuffles, f64/f16/64-bit integer conversions, LDS and global atomics.
+fn mathmix_lanes(target: &str) {
+    let mem = FlatMemory::new(BASE, LEN);
+    let wave64 = target.starts_with("gfx9");
+    let k = K {
+        mem: &mem,
+        target,
+        wave64,
+    };
+    let p = |b: u64| [lo(buf(b)), 0];
+    let m = 128usize;
+    // wave: bpermute from lane ^ 1, permute to lane + 3 (mod 32), readfirstlane, swizzle
+    // SWAP 1. Lane ids are within the wave; permute's targets stay below 32, so in wave64
+    // lanes 32..63 write over lanes 0..31 (the highest writer wins) and read 0.
+    let wa: Vec<u32> = (0..m as u32)
+        .map(|i| i.wrapping_mul(0x2545_F491) ^ 0xdead)
+        .collect();
+    k.words(buf(0), &wa);
+    k.run("mathmix", "wave", &[&p(0)[..], &p(1)].concat(), 2);
+    let got = k.read(buf(1), 4 * m);
+    let w = if wave64 { 64 } else { 32 };
+    for i in 0..m {
+        let (base, lane) = (i / w * w, i % w);
+        let permuted = (0..w)
+            .filter(|&src| (src + 3) % 32 == lane)
+            .max()
+            .map_or(0, |src| wa[base + src]);
+        let want = [wa[i ^ 1], permuted, wa[base], wa[i ^ 1]];
+        assert_eq!(got[4 * i..4 * i + 4], want, "{target} wave {i}");
+    }
+    // conv: u64/i64 -> f64, f64 rounding, f64 -> i64/u64, f64 and f32 -> f16.
+    let cx: Vec<f64> = (0..m)
+        .map(|i| (i as f64 - 64.0) * 123.456_789 + 0.5)
+        .collect();
+    let cy: Vec<u64> = (0..m as u64)
+        .map(|i| 1_000_000_000_000_000 + i * 123_456_789_012_345_678)
+        .collect();
+    k.words(
+        buf(0),
+        &u64s(&cx.iter().map(|x| x.to_bits()).collect::<Vec<_>>()),
+    );
+    k.words(buf(1), &u64s(&cy));
+    k.run(
+        "mathmix",
+        "conv",
+        &[&p(0)[..], &p(1), &p(2), &p(3), &p(4)].concat(),
+        2,
+    );
+    let (od, ol, oh) = (
+        k.read64(buf(2), 3 * m),
+        k.read64(buf(3), 2 * m),
+        unhalves(&k.read(buf(4), m)),
+    );
+    for i in 0..m {
+        let (x, y) = (cx[i], cy[i]);
+        let wd = [
+            y as f64,
+            (y as i64) as f64 + f64::from(x as f32),
+            x.floor() - (x * 0.5).ceil() + x.round_ties_even() + x.trunc(),
+        ];
+        assert_eq!(
+            od[3 * i..3 * i + 3],
+            wd.map(f64::to_bits),
+            "{target} conv f64 {i}"
+        );
+        assert_eq!(
+            ol[2 * i..2 * i + 2],
+            [(x as i64) as u64, (x * 1e10).abs() as u64],
+            "{target} conv i64 {i}"
+        );
+        assert_eq!(oh[i], f16_bits(x), "{target} conv f64 -> f16 {i}");
+        let f = (y as f32) * 1e-15;
+        assert_eq!(
+            oh[i + m],
+            f16_bits(f64::from(f)),
+            "{target} conv f32 -> f16 {i}"
+        );
+    }
+    // fatom: per group LDS f32 add, u32 max and sub; global inc/dec wrapping at 17, f32 add,
+    // sub (128 work-items).
+    k.words(buf(0), &[0, 0]);
+    k.words(buf(1), &[0, 0, 1000, 0, 0]);
+    k.run("mathmix", "fatom", &[&p(0)[..], &p(1)].concat(), 2);
+    let got = k.read(buf(0), 2);
+    assert_eq!(
+        got,
+        [32f32.to_bits(), 4032f32.to_bits()],
+        "{target} fatom f32"
+    );
+    let inc = (0..128).fold(0u32, |o, _| if o >= 17 { 0 } else { o + 1 });
+    let dec = (0..128).fold(0u32, |o, _| if o == 0 || o > 17 { 17 } else { o - 1 });
+    let want = [inc, dec, 1000 - 3 * 128, 63 * 3, 0u32.wrapping_sub(2016)];
+    assert_eq!(k.read(buf(1), 5), want, "{target} fatom u32");
+}
+
 #[test]
 fn the_mathmix_fixture_runs_exactly_on_every_target() {
     for t in ["gfx1100", "gfx1201", "gfx90a", "gfx942"] {
         mathmix(t);
         mathmix_more(t);
+        mathmix_lanes(t);
     }
 }

@@ -609,7 +609,8 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
                 | Op::MAtomicMaxU64
                 | Op::MAtomicAndB64
                 | Op::MAtomicOrB64
-                | Op::MAtomicXorB64 => 2,
+                | Op::MAtomicXorB64
+                | Op::MAtomicAddF64 => 2,
                 Op::MLoadB96 | Op::MStoreB96 => 3,
                 Op::MLoadB128 | Op::MStoreB128 | Op::MAtomicCmpswapB64 => 4,
                 Op::MAtomicCmpswapB32 => 2,

@@ -232,6 +232,8 @@ ops! {
     SFmacF32 = "s_fmac_f32", SCvtF32I32 = "s_cvt_f32_i32", SCvtF32U32 = "s_cvt_f32_u32",
     SCvtI32F32 = "s_cvt_i32_f32", SCvtU32F32 = "s_cvt_u32_f32",
     SWaitLoadcntDscnt = "s_wait_loadcnt_dscnt", SWaitStorecntDscnt = "s_wait_storecnt_dscnt",
+    // gfx90a's unfused v_mad_f32; gfx90a/gfx942's global f64 atomic add.
+    VMadF32 = "v_mad_f32", MAtomicAddF64 = "atomic_add_f64",
     // Cross-lane DS operations (no LDS access).
     DsSwizzleB32 = "ds_swizzle_b32", DsPermuteB32 = "ds_permute_b32",
     DsBpermuteB32 = "ds_bpermute_b32",

@@ -65,7 +65,10 @@ pub(super) fn sopp_op(opc: u32) -> Option<Op> {
 
 pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
     let w0 = w[0];
-    let i = if w0 >> 31 == 0 {
+    let i = if w0 >> 31 == 0 && matches!(bits(w0, 0, 9), 0xe9 | 0xea | 0xfa) {
+        // DPP8/DPP16 (the src0 field): not interpreted.
+        return Err(undec(w0, "DPP", bits(w0, 25, 6)));
+    } else if w0 >> 31 == 0 {
         if w0 >> 25 == 0x3f {
             vop1(w0, vop1_op)?
         } else if w0 >> 25 == 0x3e {

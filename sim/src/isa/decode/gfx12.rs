@@ -85,6 +85,7 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
     } else if w0 >> 31 == 0
         && w0 >> 25 != 0x3f
         && w0 >> 25 != 0x3e
+        && !matches!(bits(w0, 0, 9), 0xe9 | 0xea | 0xfa)
         && (vop2_12(bits(w0, 25, 6)).is_some() || matches!(bits(w0, 25, 6), 15 | 16 | 57 | 58))
     {
         let opc = bits(w0, 25, 6);

@@ -373,7 +373,7 @@ fn vop3_only(opc: u32) -> Option<Op> {
         0x281 => VMulF64, 0x282 => VMinF64, 0x283 => VMaxF64, 0x284 => VLdexpF64,
         0x285 => VMulLoU32, 0x286 => VMulHiU32, 0x287 => VMulHiI32, 0x288 => VLdexpF32,
         0x289 => VReadlaneB32, 0x28a => VWritelaneB32, 0x28b => VBcntU32B32,
-        0x2a0 => VPackB32F16, 0x28c => VMbcntLoU32B32, 0x28d => VMbcntHiU32B32, 0x28f => VLshlrevB64,
+        0x2a0 => VPackB32F16, 0x28c => VMbcntLoU32B32, 0x1c1 => VMadF32, 0x28d => VMbcntHiU32B32, 0x28f => VLshlrevB64,
         0x290 => VLshrrevB64, 0x291 => VAshrrevI64,
     })
 }
@@ -498,7 +498,7 @@ fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         69 => MAtomicMinU32, 70 => MAtomicMaxI32, 71 => MAtomicMaxU32, 72 => MAtomicAndB32,
         73 => MAtomicOrB32, 74 => MAtomicXorB32, 75 => MAtomicIncU32, 76 => MAtomicDecU32,
         77 => MAtomicAddF32, 96 => MAtomicSwapB64, 97 => MAtomicCmpswapB64, 98 => MAtomicAddU64,
-        99 => MAtomicSubU64, 100 => MAtomicMinI64, 101 => MAtomicMinU64, 102 => MAtomicMaxI64,
+        79 => MAtomicAddF64, 99 => MAtomicSubU64, 100 => MAtomicMinI64, 101 => MAtomicMinU64, 102 => MAtomicMaxI64,
         103 => MAtomicMaxU64, 104 => MAtomicAndB64, 105 => MAtomicOrB64, 106 => MAtomicXorB64,
     };
     let mut i = Inst::new(op, Enc::Flat);

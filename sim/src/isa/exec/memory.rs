@@ -222,8 +222,8 @@ impl Exec<'_, '_> {
             MLoadU8 | MLoadI8 | MStoreB8 => 1,
             MLoadU16 | MLoadI16 | MStoreB16 => 2,
             MLoadB64 | MStoreB64 | MAtomicAddU64 | MAtomicSwapB64 => 8,
-            MAtomicCmpswapB64 | MAtomicSubU64 | MAtomicMinI64 | MAtomicMinU64 | MAtomicMaxI64
-            | MAtomicMaxU64 | MAtomicAndB64 | MAtomicOrB64 | MAtomicXorB64 => 8,
+            MAtomicCmpswapB64 | MAtomicAddF64 | MAtomicSubU64 | MAtomicMinI64 | MAtomicMinU64
+            | MAtomicMaxI64 | MAtomicMaxU64 | MAtomicAndB64 | MAtomicOrB64 | MAtomicXorB64 => 8,
             MLoadB96 | MStoreB96 => 12,
             MLoadB128 | MStoreB128 => 16,
             _ => 4,
@@ -423,6 +423,7 @@ impl Exec<'_, '_> {
                     MAtomicAddU64 => old.wrapping_add(x),
                     MAtomicSwapB64 => x,
                     MAtomicSubU64 => old.wrapping_sub(x),
+                    MAtomicAddF64 => (f64::from_bits(old) + f64::from_bits(x)).to_bits(),
                     // CAST: signed views of the same bits.
                     MAtomicMinI64 => (old as i64).min(x as i64) as u64,
                     // CAST: signed views of the same bits.

@@ -303,3 +303,37 @@ fn cross_lane_ds_ops_move_values_between_lanes() {
         assert_eq!(r[4][l], a(((l & 7) | 8) ^ 2), "swizzle bitmask lane {l}");
     }
 }
+
+/// Assembled with `llvm-mc-19 -arch=amdgcn -mcpu=gfx90a`:
+///   v_mad_f32 v4, -v1, v2, |v3|                                  -> row 0
+///   v_cvt_f64_f32 v[6:7], v2 ; v_mov_b32 v8, s0 ; v_mov_b32 v9, s1
+///   global_atomic_add_f64 v[8:9], v[6:7], off offset:1536        -> row 2, words 0..1
+const GFX9_MAD: &[u32] = &[
+    0x24000082, 0xdc508100, 0x01000000, 0xdc508200, 0x02000000, 0xdc508300, 0x03000000, 0xbf8c0f70,
+    0xd1c10404, 0x240e0501, 0x7e0a0280, 0x7e0c0280, 0x7e0c2102, 0x7e100200, 0x7e120201, 0xdd3c8600,
+    0x007f0608, 0xdc708400, 0x00000400, 0xbf8c0f70, 0xbf810000,
+];
+
+#[test]
+fn gfx9_mad_f32_rounds_the_product_and_f64_atomic_add_sums_every_lane() {
+    let r = run_prog(Isa::Gfx9, GFX9_MAD, 3);
+    let mut sum = 0f64;
+    for l in 0..64 {
+        let (a, b, c) = inputs(l);
+        let (fa, fb, fc) = (f32::from_bits(a), f32::from_bits(b), f32::from_bits(c));
+        // Unfused: -a * b rounds to f32 before |c| is added.
+        let want = (-fa) * fb + fc.abs();
+        let g = f32::from_bits(r[0][l]);
+        assert!(
+            g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()),
+            "mad_f32 lane {l}: {g} vs {want}"
+        );
+        sum += f64::from(fb);
+    }
+    let got = u64::from(r[2][0]) | u64::from(r[2][1]) << 32;
+    assert_eq!(
+        got,
+        sum.to_bits(),
+        "atomic_add_f64 over 64 lanes in lane order"
+    );
+}

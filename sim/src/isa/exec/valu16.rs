@@ -127,7 +127,7 @@ impl Exec<'_, '_> {
                 let f = if i.op == VMacF16 { mad16 } else { fma16 };
                 self.h16x3(&i2, f)
             }
-            VMadmkF32 | VMadakF32 => {
+            VMadmkF32 | VMadakF32 | VMadF32 => {
                 // Unfused: the product rounds before the add.
                 self.v3(i, Width::B32, |x, y, z| {
                     (f32v(x) * f32v(y) + f32v(z)).to_bits()

@@ -1,0 +1,79 @@
+//! Cases `cargo mutants` over `core/src/pm4/` and the doc review showed untested: the variable-length
+//! packets at the largest body a type-3 header's 14-bit count describes (0x4000 dwords, count
+//! 0x3FFF; only NOP reserves count 0x3FFF for its header-only form).
+
+use hcq_core::addr::GpuVa;
+use hcq_core::packet::EncodeError;
+use hcq_core::pm4::{self, Pm4Packet, WriteDataCntl};
+
+const MAX_BODY: usize = 0x4000;
+
+/// The header's count field (bits 29:16).
+fn count(header: u32) -> u32 {
+    (header >> 16) & 0x3FFF
+}
+
+#[test]
+fn set_reg_packets_take_up_to_0x3fff_values_and_refuse_0x4000() {
+    type Enc = fn(&mut [u32], u32, &[u32]) -> Result<usize, EncodeError>;
+    let encoders: [(Enc, u32); 2] = [
+        (pm4::set_sh_reg, pm4::op::SET_SH_REG),
+        (pm4::set_uconfig_reg, pm4::op::SET_UCONFIG_REG),
+    ];
+    let values: Vec<u32> = (0..MAX_BODY as u32).collect();
+    let mut buf = vec![0u32; MAX_BODY + 2];
+    for (enc, opcode) in encoders {
+        let most = &values[..MAX_BODY - 1];
+        assert_eq!(enc(&mut buf, 0x10, most), Ok(MAX_BODY + 1));
+        assert_eq!(count(buf[0]), 0x3FFF);
+        assert_eq!((buf[0] >> 8) & 0xFF, opcode);
+        let (pk, n) = pm4::decode_one(&buf[..MAX_BODY + 1]).unwrap();
+        assert_eq!(n, MAX_BODY + 1);
+        match pk {
+            Pm4Packet::SetShReg { reg_offset, values }
+            | Pm4Packet::SetUconfigReg { reg_offset, values } => {
+                assert_eq!((reg_offset, values), (0x10, most));
+            }
+            other => panic!("decoded {other:?}"),
+        }
+        assert_eq!(
+            enc(&mut buf, 0x10, &values),
+            Err(EncodeError::ValueTooLarge {
+                field: "register count",
+                value: 0x4000,
+                max: 0x3FFF,
+            })
+        );
+    }
+}
+
+#[test]
+fn write_data_takes_up_to_0x3ffd_dwords_and_refuses_0x3ffe() {
+    let data: Vec<u32> = (0..MAX_BODY as u32).collect();
+    let mut buf = vec![0u32; MAX_BODY + 4];
+    let ctl = WriteDataCntl(0);
+    let most = &data[..MAX_BODY - 3];
+    assert_eq!(
+        pm4::write_data(&mut buf, ctl, GpuVa(0x1000), most),
+        Ok(MAX_BODY + 1)
+    );
+    assert_eq!(count(buf[0]), 0x3FFF);
+    let (pk, n) = pm4::decode_one(&buf[..MAX_BODY + 1]).unwrap();
+    assert_eq!(n, MAX_BODY + 1);
+    assert_eq!(
+        pk,
+        Pm4Packet::WriteData {
+            control: ctl,
+            addr: GpuVa(0x1000),
+            data: most
+        }
+    );
+    assert_eq!(
+        pm4::write_data(&mut buf, ctl, GpuVa(0x1000), &data[..MAX_BODY - 2]),
+        Err(EncodeError::ValueTooLarge {
+            field: "write_data length",
+            value: 0x3FFE,
+            max: 0x3FFD,
+        })
+    );
+}

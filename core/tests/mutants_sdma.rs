@@ -1,5 +1,6 @@
-//! Cases `cargo mutants` over `core/src/sdma/` showed untested: GCR_REQ's field limits at their
-//! exact boundaries and the SDMA_WRITE data list's separators in the decoder's `Display`.
+//! Cases `cargo mutants` over `core/src/sdma/` showed untested: GCR_REQ, CONST_FILL and WRITE
+//! limits at their exact boundaries, the HDP flush packet's dwords, and the SDMA_WRITE data list's
+//! separators in the decoder's `Display`.
 
 use hcq_core::addr::GpuVa;
 use hcq_core::packet::EncodeError;
@@ -105,5 +106,112 @@ fn sdma_write_display_separates_data_dwords_with_commas() {
         let text = pk.to_string();
         assert!(text.starts_with("SDMA_WRITE dst=0x1000"), "{text}");
         assert!(text.ends_with(want), "{text} should end with {want}");
+    }
+}
+
+/// CONST_FILL takes a nonzero multiple of 4 bytes up to 2^30 (the 30-bit count is bytes - 1);
+/// anything else is refused naming the rule and the 2^30 limit.
+#[test]
+fn const_fill_takes_nonzero_dword_multiples_up_to_2_pow_30() {
+    let mut buf = [0u32; 5];
+    for (bytes, count) in [(4u64, 3u32), (0x100, 0xff), (1 << 30, (1 << 30) - 1)] {
+        assert_eq!(
+            sdma::const_fill(&mut buf, GpuVa(0x12_3456_7800), 0xdead_beef, bytes),
+            Ok(5)
+        );
+        // op 11, FILLSIZE 2 (dword) in bits 31:30.
+        assert_eq!(buf, [0x8000_000b, 0x3456_7800, 0x12, 0xdead_beef, count]);
+    }
+    let rule = "const_fill bytes (must be a nonzero multiple of 4)";
+    let cases = [(0, rule), (6, rule), ((1 << 30) + 4, "const_fill bytes")];
+    for (bytes, field) in cases {
+        assert_eq!(
+            sdma::const_fill(&mut buf, GpuVa(0x1000), 0, bytes),
+            Err(EncodeError::ValueTooLarge {
+                field,
+                value: bytes,
+                max: 1 << 30
+            }),
+            "{bytes:#x}"
+        );
+    }
+}
+
+/// A linear WRITE carries 1..=2^20 dwords (count = dwords - 1 in 20 bits).
+#[test]
+fn sdma_write_takes_up_to_2_pow_20_dwords() {
+    let data = vec![7u32; (1 << 20) + 1];
+    let mut buf = vec![0u32; (1 << 20) + 5];
+    assert_eq!(
+        sdma::write(&mut buf, GpuVa(0x1000), &data[..1 << 20]),
+        Ok((1 << 20) + 4)
+    );
+    assert_eq!(buf[..4], [0x0000_0002, 0x1000, 0, 0xf_ffff]);
+    assert_eq!(
+        sdma::write(&mut buf, GpuVa(0x1000), &data),
+        Err(EncodeError::ValueTooLarge {
+            field: "sdma write length",
+            value: (1 << 20) + 1,
+            max: 1 << 20
+        })
+    );
+}
+
+/// The kernel's `sdma_v6_0_ring_emit_hdp_flush`: POLL_REGMEM with HDP_FLUSH and FUNC=equal, the
+/// DONE register's byte offset in dw1 and REQ's in dw2, ref = mask, interval 10, retry 0xfff.
+#[test]
+fn hdp_flush_writes_the_kernels_poll_regmem() {
+    let arch = &hcq_core::arch::GFX11;
+    let mask = 1 << 10;
+    let mut buf = [0u32; 6];
+    assert_eq!(sdma::hdp_flush(&mut buf, arch, mask), Ok(6));
+    assert_eq!(
+        buf,
+        [
+            0x3400_0008,
+            arch.hdp_flush_done << 2,
+            arch.hdp_flush_req << 2,
+            mask,
+            mask,
+            0x0fff_000a
+        ]
+    );
+    // GFX11's NBIO v4.3 HDP_FLUSH registers: DONE 0xe27 and REQ 0xe26 (dword offsets).
+    assert_eq!((buf[1], buf[2]), (0x389c, 0x3898));
+}
+
+/// COPY_LINEAR's count is 30 bits (bytes - 1), so a copy's chunk size is 1..=2^30; 0 and
+/// 2^30 + 1 are refused, each error naming the 2^30 limit.
+#[test]
+fn copy_chunk_size_is_1_to_2_pow_30_bytes() {
+    let opts = |max_copy_bytes| sdma::CopyOptions {
+        gcr: sdma::GcrPlacement::Hardware,
+        max_copy_bytes,
+    };
+    let mut buf = [0u32; 5 + 7 + 7 + 5];
+    // 2^30 + 1 bytes at the largest chunk: one full COPY_LINEAR, then a 1-byte one.
+    let n = sdma::copy_with(
+        &mut buf,
+        &opts(1 << 30),
+        GpuVa(0x8000_0000),
+        GpuVa(0x1000),
+        (1 << 30) + 1,
+    );
+    assert_eq!(n, Ok(24));
+    assert_eq!(buf[5..7], [0x0000_0001, 0x3fff_ffff]);
+    assert_eq!(buf[12..14], [0x0000_0001, 0]);
+    assert_eq!(buf[15..19], [0x4000_1000, 0, 0xc000_0000, 0]);
+    for (max, field) in [
+        (0, "max_copy_bytes (must be at least 1)"),
+        ((1 << 30) + 1, "max_copy_bytes"),
+    ] {
+        assert_eq!(
+            sdma::copy_with(&mut buf, &opts(max), GpuVa(0), GpuVa(0), 4),
+            Err(EncodeError::ValueTooLarge {
+                field,
+                value: max,
+                max: 1 << 30
+            })
+        );
     }
 }

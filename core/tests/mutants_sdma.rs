@@ -215,3 +215,21 @@ fn copy_chunk_size_is_1_to_2_pow_30_bytes() {
         );
     }
 }
+
+/// `signal_dwords` is what `signal` writes: one FENCE (4), or FENCE + mailbox FENCE + TRAP (10)
+/// when the signal has a KFD event.
+#[test]
+fn signal_dwords_matches_what_signal_writes() {
+    let arch = &hcq_core::arch::GFX11;
+    let plain = hcq_core::signal::SignalRef::new(0x2000);
+    let evented = hcq_core::signal::SignalRef {
+        event_mailbox_ptr: 0x9000,
+        event_id: 5,
+        ..plain
+    };
+    for (sig, want) in [(plain, 4), (evented, 10)] {
+        let mut buf = [0u32; 16];
+        assert_eq!(sdma::signal_dwords(&sig), want);
+        assert_eq!(sdma::signal(&mut buf, arch, &sig, 1), Ok(want));
+    }
+}

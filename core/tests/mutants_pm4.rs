@@ -77,3 +77,29 @@ fn write_data_takes_up_to_0x3ffd_dwords_and_refuses_0x3ffe() {
         })
     );
 }
+
+/// The decoder prints register values as a comma-separated list, one separator fewer than values,
+/// with the absolute register (offset + the window's start) next to the offset.
+#[test]
+fn set_reg_display_lists_values_with_commas() {
+    let cases: [(&[u32], &str); 3] = [
+        (&[0x1], "[0x1]"),
+        (&[0x1, 0x2], "[0x1, 0x2]"),
+        (&[0x1, 0x2, 0x3], "[0x1, 0x2, 0x3]"),
+    ];
+    for (values, list) in cases {
+        let mut buf = [0u32; 8];
+        let n = pm4::set_sh_reg(&mut buf, 0x10, values).unwrap();
+        let (pk, _) = pm4::decode_one(&buf[..n]).unwrap();
+        assert_eq!(
+            pk.to_string(),
+            format!("SET_SH_REG reg_offset=0x10 reg=0x2c10 values={list}")
+        );
+        let n = pm4::set_uconfig_reg(&mut buf, 0x10, values).unwrap();
+        let (pk, _) = pm4::decode_one(&buf[..n]).unwrap();
+        assert_eq!(
+            pk.to_string(),
+            format!("SET_UCONFIG_REG reg_offset=0x10 reg=0xc010 values={list}")
+        );
+    }
+}

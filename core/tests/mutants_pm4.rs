@@ -103,3 +103,23 @@ fn set_reg_display_lists_values_with_commas() {
         );
     }
 }
+
+/// INDIRECT_BUFFER's IB_SIZE is 20 bits: 0xF_FFFF dwords encode (with VALID, bit 23), 2^20 is
+/// refused.
+#[test]
+fn indirect_buffer_size_is_20_bits() {
+    let mut buf = [0u32; 4];
+    assert_eq!(
+        pm4::indirect_buffer(&mut buf, GpuVa(0x1_2345_6700), 0xF_FFFF),
+        Ok(4)
+    );
+    assert_eq!(buf, [0xC002_3F00, 0x2345_6700, 0x1, 0x008F_FFFF]);
+    assert_eq!(
+        pm4::indirect_buffer(&mut buf, GpuVa(0x1000), 1 << 20),
+        Err(EncodeError::ValueTooLarge {
+            field: "indirect_buffer size_dwords",
+            value: 1 << 20,
+            max: 0xF_FFFF,
+        })
+    );
+}

@@ -123,3 +123,44 @@ fn indirect_buffer_size_is_20_bits() {
         })
     );
 }
+
+/// The dispatch packet holds workgroup sizes in u16 and grid sizes (global * local) in u32: on
+/// every axis 0xFFFF and 0x1_0001 * 0xFFFF = u32::MAX fit, one more of either is refused.
+#[test]
+fn dispatch_dims_fit_u16_workgroups_and_u32_grids_on_every_axis() {
+    let wg = [
+        "local[0] (dispatch packet workgroup_size_x)",
+        "local[1] (dispatch packet workgroup_size_y)",
+        "local[2] (dispatch packet workgroup_size_z)",
+    ];
+    let grid = [
+        "global[0]*local[0] (dispatch packet grid_size_x)",
+        "global[1]*local[1] (dispatch packet grid_size_y)",
+        "global[2]*local[2] (dispatch packet grid_size_z)",
+    ];
+    let on_axis = |i: usize, v: u32| {
+        let mut a = [1u32; 3];
+        a[i] = v;
+        a
+    };
+    for i in 0..3 {
+        let ok = pm4::check_dispatch_dims(on_axis(i, 0x1_0001), on_axis(i, 0xFFFF));
+        assert_eq!(ok, Ok(()));
+        assert_eq!(
+            pm4::check_dispatch_dims([1; 3], on_axis(i, 0x1_0000)),
+            Err(EncodeError::ValueTooLarge {
+                field: wg[i],
+                value: 0x1_0000,
+                max: 0xFFFF
+            })
+        );
+        assert_eq!(
+            pm4::check_dispatch_dims(on_axis(i, 0x1_0002), on_axis(i, 0xFFFF)),
+            Err(EncodeError::ValueTooLarge {
+                field: grid[i],
+                value: 0x1_0002 * 0xFFFF,
+                max: 0xFFFF_FFFF
+            })
+        );
+    }
+}

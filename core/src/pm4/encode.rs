@@ -168,13 +168,14 @@ fn set_reg(
     Ok(n)
 }
 
-/// Encodes SET_SH_REG writing `values` from register offset `reg_offset` (1..=0x3FFE values).
+/// Encodes SET_SH_REG writing `values` from register offset `reg_offset` (1..=0x3FFF values: the
+/// body is the offset plus the values, at most 0x4000 dwords, i.e. the 14-bit count's 0x3FFF).
 #[inline]
 pub fn set_sh_reg(buf: &mut [u32], reg_offset: u32, values: &[u32]) -> Result<usize, EncodeError> {
     set_reg(buf, op::SET_SH_REG, reg_offset, values)
 }
 
-/// Encodes SET_UCONFIG_REG.
+/// Encodes SET_UCONFIG_REG (1..=0x3FFF values, as [`set_sh_reg`]).
 #[inline]
 pub fn set_uconfig_reg(
     buf: &mut [u32],
@@ -184,7 +185,8 @@ pub fn set_uconfig_reg(
     set_reg(buf, op::SET_UCONFIG_REG, reg_offset, values)
 }
 
-/// Encodes WRITE_DATA of `data` (1..=0x3FFC dwords) to `addr`.
+/// Encodes WRITE_DATA of `data` (1..=0x3FFD dwords: the body is control, address lo/hi and the
+/// data, at most 0x4000 dwords, i.e. the 14-bit count's 0x3FFF) to `addr`.
 #[inline]
 pub fn write_data(
     buf: &mut [u32],

@@ -33,18 +33,19 @@ fn inputs(l: usize) -> (u32, u32, u32) {
 
 /// Runs `prog` over one wave (64 lanes on gfx9, else 32) with the inputs at OUT + 256/512/768
 /// (wave32: 128-byte rows, the program's offsets) and returns the words from OUT + 1024 on,
-/// `rows` rows of one word per lane.
-fn run_prog(isa: Isa, prog: &[u32], rows: usize) -> Vec<Vec<u32>> {
+/// `rows` rows of one word per lane; a fault or a memory error is the test's error.
+fn run_prog(isa: Isa, prog: &[u32], rows: usize) -> Result<Vec<Vec<u32>>, String> {
     let lanes = if isa == Isa::Gfx9 { 64 } else { 32 };
     let mem = FlatMemory::new(BASE, 0x2_0000);
     let code: Vec<u8> = prog.iter().flat_map(|w| w.to_le_bytes()).collect();
-    mem.poke(CODE, &code).unwrap();
+    mem.poke(CODE, &code).map_err(|e| format!("code: {e:?}"))?;
     for l in 0..lanes {
         let (a, b, c) = inputs(l);
         for (k, v) in [a, b, c].into_iter().enumerate() {
             // CAST: small offsets.
             let at = OUT + 256 * (k as u64 + 1) + 4 * l as u64;
-            mem.poke(at, &v.to_le_bytes()).unwrap();
+            mem.poke(at, &v.to_le_bytes())
+                .map_err(|e| format!("input: {e:?}"))?;
         }
     }
     let l = Launch {
@@ -67,16 +68,16 @@ fn run_prog(isa: Isa, prog: &[u32], rows: usize) -> Vec<Vec<u32>> {
         budget: 1 << 20,
         clock: 0,
     };
-    run(&l, &mem).unwrap();
+    run(&l, &mem).map_err(|e| format!("run: {e:?}"))?;
     (0..rows)
         .map(|r| {
             let mut b = vec![0u8; 4 * lanes];
             // CAST: small offsets.
             mem.peek(OUT + 1024 + (4 * lanes * r) as u64, &mut b)
-                .unwrap();
-            b.chunks_exact(4)
+                .map_err(|e| format!("output row {r}: {e:?}"))?;
+            Ok(b.chunks_exact(4)
                 .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect()
+                .collect())
         })
         .collect()
 }
@@ -113,8 +114,8 @@ const GFX11: &[u32] = &[
 ];
 
 #[test]
-fn gfx11_16_bit_ops_take_op_sel_modifiers_and_keep_the_other_half() {
-    let r = run_prog(Isa::Gfx11, GFX11, 6);
+fn gfx11_16_bit_ops_take_op_sel_modifiers_and_keep_the_other_half() -> Result<(), String> {
+    let r = run_prog(Isa::Gfx11, GFX11, 6)?;
     for l in 0..32 {
         let (a, b, c) = inputs(l);
         let pack = ((a >> 16) ^ 0x8000) | (b & 0xffff) << 16;
@@ -141,6 +142,7 @@ fn gfx11_16_bit_ops_take_op_sel_modifiers_and_keep_the_other_half() {
         let sat = (a & 0xffff).saturating_sub(b & 0xffff);
         assert_eq!(r[5][l] & 0xffff, sat, "sub_nc_u16 clamp lane {l}");
     }
+    Ok(())
 }
 
 /// Assembled with `llvm-mc-19 -arch=amdgcn -mcpu=gfx1201`:
@@ -157,8 +159,8 @@ const GFX12: &[u32] = &[
 ];
 
 #[test]
-fn gfx12_min_max_num_take_the_number_over_nan_and_order_signed_zeros() {
-    let r = run_prog(Isa::Gfx12, GFX12, 6);
+fn gfx12_min_max_num_take_the_number_over_nan_and_order_signed_zeros() -> Result<(), String> {
+    let r = run_prog(Isa::Gfx12, GFX12, 6)?;
     let num32 = |x: f32, y: f32| -> f32 {
         if x.is_nan() {
             y
@@ -201,6 +203,7 @@ fn gfx12_min_max_num_take_the_number_over_nan_and_order_signed_zeros() {
             "s_*_u64 lane {l}"
         );
     }
+    Ok(())
 }
 
 /// Assembled with `llvm-mc-19 -arch=amdgcn -mcpu=gfx90a`:
@@ -224,8 +227,8 @@ const GFX9: &[u32] = &[
 ];
 
 #[test]
-fn gfx9_f16_u16_madk_sdwa_and_pk_mov_match_per_lane_formulas() {
-    let r = run_prog(Isa::Gfx9, GFX9, 10);
+fn gfx9_f16_u16_madk_sdwa_and_pk_mov_match_per_lane_formulas() -> Result<(), String> {
+    let r = run_prog(Isa::Gfx9, GFX9, 10)?;
     let same = |got: u32, want: f32| {
         got == want.to_bits() || (f32::from_bits(got).is_nan() && want.is_nan())
     };
@@ -263,6 +266,7 @@ fn gfx9_f16_u16_madk_sdwa_and_pk_mov_match_per_lane_formulas() {
         let sh = ((b as u16 as i16) >> (a & 15)) as u16;
         assert_eq!(r[9][l], u32::from(sh), "ashrrev_i16 lane {l}");
     }
+    Ok(())
 }
 
 #[test]
@@ -292,8 +296,8 @@ const CROSS: &[u32] = &[
 ];
 
 #[test]
-fn cross_lane_ds_ops_move_values_between_lanes() {
-    let r = run_prog(Isa::Gfx11, CROSS, 5);
+fn cross_lane_ds_ops_move_values_between_lanes() -> Result<(), String> {
+    let r = run_prog(Isa::Gfx11, CROSS, 5)?;
     let a = |l: usize| inputs(l).0;
     for l in 0..32 {
         assert_eq!(r[0][l], a(l ^ 1), "bpermute lane {l}");
@@ -302,6 +306,7 @@ fn cross_lane_ds_ops_move_values_between_lanes() {
         assert_eq!(r[3][l], a((l & !3) | (3 - l % 4)), "swizzle quad lane {l}");
         assert_eq!(r[4][l], a(((l & 7) | 8) ^ 2), "swizzle bitmask lane {l}");
     }
+    Ok(())
 }
 
 /// Assembled with `llvm-mc-19 -arch=amdgcn -mcpu=gfx90a`:
@@ -315,8 +320,8 @@ const GFX9_MAD: &[u32] = &[
 ];
 
 #[test]
-fn gfx9_mad_f32_rounds_the_product_and_f64_atomic_add_sums_every_lane() {
-    let r = run_prog(Isa::Gfx9, GFX9_MAD, 3);
+fn gfx9_mad_f32_rounds_the_product_and_f64_atomic_add_sums_every_lane() -> Result<(), String> {
+    let r = run_prog(Isa::Gfx9, GFX9_MAD, 3)?;
     let mut sum = 0f64;
     for l in 0..64 {
         let (a, b, c) = inputs(l);
@@ -336,4 +341,5 @@ fn gfx9_mad_f32_rounds_the_product_and_f64_atomic_add_sums_every_lane() {
         sum.to_bits(),
         "atomic_add_f64 over 64 lanes in lane order"
     );
+    Ok(())
 }

@@ -74,4 +74,14 @@ mod tests {
         assert_eq!(r.get(IoctlRequest::DIR), IOC_READ | IOC_WRITE);
         assert_eq!(io(b'K', 0x27), 0x4B27);
     }
+
+    #[test]
+    fn builders_set_the_direction_bits() {
+        // <asm-generic/ioctl.h>: _IOR('K', 1, 8), _IOW('K', 3, 8), _IOWR('K', 2, 96).
+        assert_eq!(ior(b'K', 0x01, 8), 0x8008_4B01);
+        assert_eq!(iow(b'K', 0x03, 8), 0x4008_4B03);
+        assert_eq!(iowr(b'K', 0x02, 96), 0xC060_4B02);
+        // The size is masked to its 14 bits, never spilling into the direction.
+        assert_eq!(ior(b'K', 0x01, 0x4008), 0x8008_4B01);
+    }
 }

@@ -523,6 +523,26 @@ mod tests {
     }
 
     #[test]
+    fn ioctls_compare_and_print_as_their_entry() {
+        // Same argument type, different commands: equal only to themselves.
+        assert_eq!(AMDKFD_IOC_MAP_MEMORY_TO_GPU, AMDKFD_IOC_MAP_MEMORY_TO_GPU);
+        assert_ne!(
+            AMDKFD_IOC_MAP_MEMORY_TO_GPU,
+            AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU
+        );
+        assert_ne!(AMDKFD_IOC_SVM, AMDKFD_IOC_CRIU_OP);
+        use core::fmt::Write;
+        let (mut shown, mut entry) = (
+            heapless::String::<256>::new(),
+            heapless::String::<256>::new(),
+        );
+        write!(shown, "{:?}", AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU).unwrap();
+        write!(entry, "{:?}", AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU.entry()).unwrap();
+        assert_eq!(shown, entry);
+        assert!(shown.contains("UNMAP_MEMORY_FROM_GPU"), "{shown}");
+    }
+
+    #[test]
     fn pointer_requests_point_at_what_they_borrow() {
         let ids = [7u32, 9];
         let mut a = MapMemoryToGpuArgs {

@@ -814,3 +814,48 @@ fn abi_matches_kernel_header() {
     assert!(checked > 120, "only {checked} items checked");
     eprintln!("kfd_abi: {checked} items match {}", path.display());
 }
+
+/// `Errno::name` against the C library's `<errno.h>` (the kernel's asm-generic numbers), and
+/// how an errno reads in messages.
+#[test]
+fn errno_names_match_errno_h() {
+    let known: Vec<(i32, &str)> = (0..4096i32)
+        .filter_map(|n| Errno(n).name().map(|s| (n, s)))
+        .collect();
+    assert!(known.len() >= 19, "only {} errnos named", known.len());
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("kfd_errno");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut c = String::from("#include <stdio.h>\n#include <errno.h>\nint main(void) {\n");
+    for (_, name) in &known {
+        // ENOTSUPP (524) is the kernel's own, not in userspace headers.
+        c.push_str(&format!(
+            "#ifdef {name}\n  printf(\"{name} %d\\n\", {name});\n#else\n  printf(\"{name} -\\n\");\n#endif\n"
+        ));
+    }
+    c.push_str("  return 0;\n}\n");
+    let (src, exe) = (dir.join("errno.c"), dir.join("errno"));
+    std::fs::write(&src, c).unwrap();
+    let st = Command::new("gcc")
+        .arg("-o")
+        .arg(&exe)
+        .arg(&src)
+        .status()
+        .unwrap();
+    assert!(st.success(), "gcc failed on {}", src.display());
+    let out = String::from_utf8(Command::new(&exe).output().unwrap().stdout).unwrap();
+    let mut from_header = 0;
+    for ((n, name), line) in known.iter().zip(out.lines()) {
+        match line.split_whitespace().nth(1) {
+            Some("-") => assert_eq!((*name, *n), ("ENOTSUPP", 524), "{name} not in errno.h"),
+            Some(v) => {
+                assert_eq!(v.parse::<i32>().unwrap(), *n, "{name}");
+                from_header += 1;
+            }
+            None => panic!("no line for {name}"),
+        }
+    }
+    assert_eq!(from_header, known.len() - 1);
+    assert_eq!(Errno::EINVAL.to_string(), "EINVAL (22)");
+    assert_eq!(format!("{:?}", Errno::ENOTSUPP), "ENOTSUPP (524)");
+    assert_eq!(Errno(4000).to_string(), "errno 4000");
+}

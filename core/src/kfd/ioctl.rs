@@ -523,6 +523,28 @@ mod tests {
     }
 
     #[test]
+    fn accessors_read_the_request() {
+        assert_eq!(AMDKFD_IOC_CREATE_QUEUE.nr(), 0x02);
+        assert_eq!(AMDKFD_IOC_AVAILABLE_MEMORY.nr(), 0x23);
+        // _IOR, _IOW, _IOWR, _IO.
+        assert_eq!(AMDKFD_IOC_GET_VERSION.entry().dir(), IOC_READ);
+        assert_eq!(AMDKFD_IOC_ACQUIRE_VM.entry().dir(), IOC_WRITE);
+        assert_eq!(AMDKFD_IOC_CREATE_QUEUE.entry().dir(), IOC_READ | IOC_WRITE);
+        assert_eq!(AMDKFD_IOC_CREATE_PROCESS.entry().dir(), IOC_NONE);
+        for e in KFD_IOCTLS {
+            assert_eq!(e.request >> 30, e.dir(), "{}", e.name);
+            // CAST: test values.
+            assert_eq!((e.request & 0xFF) as u8, e.nr, "{}", e.name);
+            assert_eq!(
+                ((e.request >> 16) & 0x3FFF) as usize,
+                e.size(),
+                "{}",
+                e.name
+            );
+        }
+    }
+
+    #[test]
     fn ioctls_compare_and_print_as_their_entry() {
         // Same argument type, different commands: equal only to themselves.
         assert_eq!(AMDKFD_IOC_MAP_MEMORY_TO_GPU, AMDKFD_IOC_MAP_MEMORY_TO_GPU);
@@ -555,16 +577,29 @@ mod tests {
         // A caller rewriting the pointer and count does not get them to the kernel.
         r.arg_mut()[8..24].copy_from_slice(&[0xAB; 16]);
         let k: MapMemoryToGpuArgs = bytemuck::pod_read_unaligned(r.kernel_arg());
-        assert_eq!(k.device_ids_array_ptr, addr(&ids));
+        assert_eq!(k.device_ids_array_ptr, ids.as_ptr() as u64);
         assert_eq!((k.n_devices, k.handle), (2, 1));
 
         let mut out = [ProcessDeviceApertures::default(); 3];
+        let out_ptr = out.as_ptr() as u64;
         let mut a = GetProcessAperturesNewArgs::default();
         let mut r = Request::process_apertures(&mut a, &mut out);
         assert_eq!(r.apertures().len(), 3);
         assert!(r.events().is_empty());
         let k: GetProcessAperturesNewArgs = bytemuck::pod_read_unaligned(r.kernel_arg());
         assert_eq!(k.num_of_nodes, 3);
+        assert_eq!(k.kfd_process_device_apertures_ptr, out_ptr);
+
+        let mut events = [EventData::for_event(4); 2];
+        let events_ptr = events.as_ptr() as u64;
+        let mut a = WaitEventsArgs::default();
+        let mut r = Request::wait_events(&mut a, &mut events);
+        assert_eq!(r.request(), 0xC018_4B0C);
+        assert_eq!(r.events().len(), 2);
+        assert_eq!(r.events()[1].event_id, 4);
+        r.arg_mut()[0..8].copy_from_slice(&[0xCD; 8]);
+        let k: WaitEventsArgs = bytemuck::pod_read_unaligned(r.kernel_arg());
+        assert_eq!((k.events_ptr, k.num_events), (events_ptr, 2));
     }
 
     #[test]

@@ -117,6 +117,30 @@ mod tests {
     use super::super::*;
 
     #[test]
+    fn every_type_round_trips_with_the_kernels_bits() {
+        // kfd_priv.h: KFD_MMAP_TYPE_{DOORBELL,EVENTS,RESERVED_MEM,MMIO} = {3,2,1,0} << 62.
+        let types = [
+            (KfdMmapType::Doorbell, 3u64),
+            (KfdMmapType::Events, 2),
+            (KfdMmapType::ReservedMem, 1),
+            (KfdMmapType::Mmio, 0),
+        ];
+        assert_eq!(KFD_MMAP_TYPE_MASK, 3 << 62);
+        assert_eq!(KFD_MMAP_GPU_ID_MASK, 0xFFFF << 46);
+        for (ty, bits) in types {
+            assert_eq!(ty.bits(), bits << 62, "{ty:?}");
+            assert_eq!(ty.bits() & KFD_MMAP_TYPE_MASK, ty.bits(), "{ty:?}");
+            let o = KfdMmapOffset {
+                ty,
+                gpu_id: 0x8001,
+                value: 0x1234_5678,
+            };
+            assert_eq!(o.encode(), (bits << 62) | (0x8001 << 46) | 0x1234_5678);
+            assert_eq!(KfdMmapOffset::decode(o.encode()), o);
+        }
+    }
+
+    #[test]
     fn mmap_offsets() {
         let db = KfdMmapOffset::doorbell(0xBEEF, 3);
         assert_eq!(db.encode(), (3 << 62) | (0xBEEF << 46) | 24);

@@ -44,6 +44,29 @@ fn parse_errors_name_the_key() {
     );
     assert_eq!(parse_gpu_id("48362\n"), Ok(48362));
     assert_eq!(parse_gpu_id("-1"), Err(PropertiesError::BadGpuId));
+    // What a user reads when a topology file is off.
+    let says = |e: PropertiesError, want: &str| {
+        use core::fmt::Write;
+        let mut s = heapless::String::<128>::new();
+        write!(s, "{e}").unwrap();
+        assert_eq!(s, want);
+    };
+    says(
+        PropertiesError::MissingKey("drm_render_minor"),
+        "topology properties lack the key `drm_render_minor`",
+    );
+    says(
+        PropertiesError::BadValue { key: "num_xcc" },
+        "topology property `num_xcc` is not an integer that fits",
+    );
+    says(
+        PropertiesError::BadLine { line: 3 },
+        "topology properties line 3 is not `key value`",
+    );
+    says(
+        PropertiesError::BadGpuId,
+        "topology gpu_id is not a 32-bit decimal integer",
+    );
 }
 
 #[test]
@@ -97,6 +120,13 @@ fn banks_caches_and_derived_values() {
     .unwrap();
     assert!(bank.is_vram());
     assert_eq!(bank.size_in_bytes, 25_753_026_560);
+    for (heap, vram) in [(0, false), (1, true), (2, true), (3, false)] {
+        let b = MemBankProperties {
+            heap_type: heap,
+            ..bank
+        };
+        assert_eq!(b.is_vram(), vram, "heap_type {heap}");
+    }
     assert_eq!(
         MemBankProperties::parse("size_in_bytes 1\n"),
         Err(PropertiesError::MissingKey("heap_type"))
@@ -196,4 +226,63 @@ fn cwsr_edges() {
     );
     let s = CwsrSizes::for_node(&props(110000, 96, 12)).unwrap();
     assert_eq!(s.cwsr_mapping_size(u32::MAX), None);
+}
+
+#[test]
+fn marketing_names_are_libdrms() {
+    // libdrm data/amdgpu.ids: (device_id, revision_id, product_name) of each GPU hcq names (the
+    // revision of the part the name stands for; hcq does not look at revisions).
+    let ids = [
+        (0x744C, 0xC8, "AMD Radeon RX 7900 XTX"),
+        (0x7448, 0x00, "AMD Radeon Pro W7900"),
+        (0x747E, 0xC8, "AMD Radeon RX 7800 XT"),
+        (0x73BF, 0xC0, "AMD Radeon RX 6900 XT"),
+        (0x740F, 0x02, "AMD Instinct MI210"),
+        (0x7408, 0x00, "AMD Instinct MI250X"),
+        (0x740C, 0x01, "AMD Instinct MI250X / MI250"),
+        (0x74A1, 0x00, "AMD Instinct MI300X"),
+        (0x7550, 0xC0, "AMD Radeon RX 9070 XT"),
+    ];
+    for (id, _rev, name) in ids {
+        assert_eq!(marketing_name(id), Some(name), "{id:#x}");
+    }
+    assert_eq!(marketing_name(0x1002), None);
+    assert_eq!(marketing_name(0), None);
+}
+
+#[test]
+fn target_features_and_doorbells_by_version() {
+    let base = NodeProperties::parse(XTX).unwrap();
+    let with = |gfx: u32, capability: u32| NodeProperties {
+        gfx_target_version: gfx,
+        capability,
+        ..base
+    };
+    // (gfx_target_version, sramecc, xnack): gfx906/908/90a and gfx94x have sramecc; gfx9 has
+    // xnack, gfx10 on do not.
+    for (gfx, sramecc, xnack) in [
+        (90000, false, true),
+        (90006, true, true),
+        (90008, true, true),
+        (90010, true, true),
+        (90012, false, true),
+        (90400, true, true),
+        (90402, true, true),
+        (90500, false, true),
+        (100300, false, false),
+        (110000, false, false),
+        (120001, false, false),
+    ] {
+        let p = with(gfx, 0);
+        assert_eq!(p.has_sramecc(), sramecc, "{gfx} sramecc");
+        assert_eq!(p.has_xnack(), xnack, "{gfx} xnack");
+    }
+    // Doorbell type (capability bits 13:12) 2 means 64-bit doorbells even before gfx9; gfx9
+    // and later have them whatever the bits say.
+    assert_eq!(with(80003, 0).doorbell_bytes(), 4);
+    assert_eq!(with(80003, 1 << 12).doorbell_bytes(), 4);
+    assert_eq!(with(80003, 2 << 12).doorbell_bytes(), 8);
+    assert_eq!(with(80003, 3 << 12).doorbell_bytes(), 8);
+    assert_eq!(with(80003, 0xFFFF_CFFF).doorbell_bytes(), 4);
+    assert_eq!(with(90000, 0).doorbell_bytes(), 8);
 }

@@ -269,6 +269,8 @@ fn target_features_and_doorbells_by_version() {
         (90400, true, true),
         (90402, true, true),
         (90500, false, true),
+        (99999, false, true),
+        (100000, false, false),
         (100300, false, false),
         (110000, false, false),
         (120001, false, false),
@@ -285,4 +287,119 @@ fn target_features_and_doorbells_by_version() {
     assert_eq!(with(80003, 3 << 12).doorbell_bytes(), 8);
     assert_eq!(with(80003, 0xFFFF_CFFF).doorbell_bytes(), 4);
     assert_eq!(with(90000, 0).doorbell_bytes(), 8);
+    // A CPU node has no SIMDs.
+    let cpu = NodeProperties {
+        simd_count: 0,
+        ..base
+    };
+    assert!(base.is_gpu() && !cpu.is_gpu());
+}
+
+#[test]
+fn gfx_versions_and_sizing_errors_read_right() {
+    let base = NodeProperties::parse(XTX).unwrap();
+    for (v, want) in [
+        (90010, (9, 0, 10)),
+        (90402, (9, 4, 2)),
+        (100300, (10, 3, 0)),
+        (110001, (11, 0, 1)),
+        (120001, (12, 0, 1)),
+    ] {
+        let p = NodeProperties {
+            gfx_target_version: v,
+            ..base
+        };
+        assert_eq!(p.gfx_version(), want, "{v}");
+    }
+    let says = |e: SizingError, want: &str| {
+        use core::fmt::Write;
+        let mut s = heapless::String::<128>::new();
+        write!(s, "{e}").unwrap();
+        assert_eq!(s, want);
+    };
+    says(
+        SizingError::ZeroProperty("simd_count"),
+        "topology property `simd_count` is 0; cannot size",
+    );
+    says(
+        SizingError::Overflow("scratch length"),
+        "scratch length overflows",
+    );
+    says(
+        SizingError::Target(80003),
+        "gfx_target_version 80003 is not a gfx9..gfx12 GPU; cannot size its scratch",
+    );
+}
+
+#[test]
+fn tmpring_fields_refuse_one_past_their_bits() {
+    let base = NodeProperties::parse(XTX).unwrap();
+    let info = crate::arch::GfxTarget::from_kfd_version(base.gfx_target_version)
+        .unwrap()
+        .info();
+    let bits = info.tmpring_wavesize_hi - 12 + 1;
+    let per_wave = u64::from(ScratchSizing::MAX_PRIVATE_SEGMENT_SIZE);
+    let unit = u64::from(info.tmpring_wavesize_unit);
+    // WAVES (bits 11:0) = CUs * slots / engines: one engine, one slot, 4095 vs 4096 CUs.
+    let waves = |cus: u32| NodeProperties {
+        simd_count: cus * base.simd_per_cu,
+        max_slots_scratch_cu: 1,
+        array_count: base.simd_arrays_per_engine,
+        ..base
+    };
+    let s = ScratchSizing::for_node(&waves(4095)).unwrap();
+    assert_eq!(s.tmpring_size & 0xFFF, 4095);
+    assert_eq!(s.engines, 1);
+    assert_eq!(
+        ScratchSizing::for_node(&waves(4096)),
+        Err(SizingError::Overflow("COMPUTE_TMPRING_SIZE field"))
+    );
+    // WAVESIZE = waves per CU * 4096 / unit: the largest that fits, and one CU-wave more.
+    let per_simd = |m: u32| NodeProperties {
+        max_waves_per_simd: m,
+        simd_per_cu: 1,
+        simd_count: base.simd_count / base.simd_per_cu,
+        ..base
+    };
+    // CAST: test values below 2^32.
+    let fits = (((1u64 << bits) - 1) * unit / per_wave) as u32;
+    let s = ScratchSizing::for_node(&per_simd(fits)).unwrap();
+    assert_eq!(
+        u64::from(s.tmpring_size >> 12),
+        u64::from(fits) * per_wave / unit
+    );
+    assert!(u64::from(s.tmpring_size >> 12) < 1 << bits);
+    assert_eq!(
+        ScratchSizing::for_node(&per_simd(fits + 1)),
+        Err(SizingError::Overflow("COMPUTE_TMPRING_SIZE field"))
+    );
+}
+
+#[test]
+fn cwsr_gfx9_wave_limits_vgpr_sizes_and_xccs() {
+    // kfd_validation.md §13's formula worked by hand: (gfx, CUs over all XCCs, XCCs, arrays,
+    // ctl_stack, cwsr_size, debug, mapping). gfx90a/gfx908/gfx942 save 0x80000 VGPR bytes a CU,
+    // gfx900 0x40000; gfx9 waves are min(CUs*40, arrays/arrays_per_engine*512); gfx942's CUs
+    // split over its 8 XCCs, and the mapping holds one save area per XCC.
+    let table = [
+        (90010, 104, 1, 32, 0x9000, 0x3C91000, 0x20800, 0x3CB2000),
+        (90010, 104, 1, 8, 0x5000, 0x3C8D000, 0x10000, 0x3C9D000),
+        (90008, 120, 1, 32, 0xA000, 0x45E2000, 0x25800, 0x4608000),
+        (90402, 304, 8, 32, 0x3000, 0x1621000, 0xBE00, 0xB167000),
+        (90000, 64, 1, 32, 0x6000, 0x1546000, 0x14000, 0x155A000),
+    ];
+    for (gfx, cus, xcc, arrays, ctl, cwsr, dbg, map) in table {
+        let mut p = props(gfx, cus, arrays);
+        p.num_xcc = xcc;
+        let s = CwsrSizes::for_node(&p).unwrap();
+        assert_eq!(s.ctl_stack_size, ctl, "gfx {gfx} arrays {arrays}");
+        assert_eq!(s.cwsr_size, cwsr, "gfx {gfx} arrays {arrays}");
+        assert_eq!(s.debug_memory_size, dbg, "gfx {gfx} arrays {arrays}");
+        assert_eq!(s.num_xcc, xcc, "gfx {gfx}");
+        assert_eq!(
+            s.min_cwsr_mapping_size(),
+            Some(map),
+            "gfx {gfx} arrays {arrays}"
+        );
+    }
 }

@@ -403,3 +403,25 @@ fn cwsr_gfx9_wave_limits_vgpr_sizes_and_xccs() {
         );
     }
 }
+
+#[test]
+fn cwsr_lds_sized_targets() {
+    // gfx950 and gfx12.5 save the node's whole LDS (`lds_size_in_kb << 10`), gfx12.5 also
+    // 64 waves a CU and larger SGPR/HWREG areas (kfd_validation.md §13, worked by hand):
+    // (gfx, CUs, XCCs, LDS KiB, ctl_stack, cwsr_size, debug, mapping).
+    for (gfx, cus, xcc, lds, ctl, cwsr, dbg, map) in [
+        (90500, 256, 8, 160, 0x3000, 0x15A3000, 0xA000, 0xAD68000),
+        (120500, 96, 1, 320, 0x13000, 0x5413000, 0x30000, 0x5443000),
+    ] {
+        let mut p = props(gfx, cus, 32);
+        p.num_xcc = xcc;
+        p.lds_size_in_kb = lds;
+        let s = CwsrSizes::for_node(&p).unwrap();
+        assert_eq!(
+            (s.ctl_stack_size, s.cwsr_size, s.debug_memory_size),
+            (ctl, cwsr, dbg),
+            "gfx {gfx}"
+        );
+        assert_eq!(s.min_cwsr_mapping_size(), Some(map), "gfx {gfx}");
+    }
+}

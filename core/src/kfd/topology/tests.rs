@@ -198,6 +198,13 @@ fn cwsr_edges() {
         CwsrSizes::for_node(&props(80000, 8, 4)).unwrap().cwsr_size,
         0
     );
+    // gfx 8.0.1 (Carrizo) is the first with CWSR: 320 waves, 8 bytes each.
+    let carrizo = CwsrSizes::for_node(&props(80001, 8, 4)).unwrap();
+    assert_eq!(
+        (carrizo.ctl_stack_size, carrizo.eop_buffer_size),
+        (0x1000, 4096)
+    );
+    assert_eq!(carrizo.cwsr_size, 0x1000 + 8 * 0x55000);
     assert_eq!(
         CwsrSizes::for_node(&props(80002, 8, 4))
             .unwrap()

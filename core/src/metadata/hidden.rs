@@ -278,4 +278,55 @@ mod tests {
         // hidden_none writes nothing, even out of bounds.
         assert!(write(&mut k, HiddenKind::None, 100, 8, &SHAPE).is_ok());
     }
+
+    fn shown(e: &dyn fmt::Display) -> heapless::String<160> {
+        use core::fmt::Write;
+        let mut s = heapless::String::new();
+        write!(s, "{e}").unwrap();
+        s
+    }
+
+    #[test]
+    fn kinds_and_errors_read_right() {
+        let arg = |value_kind_str, value_kind| ArgMeta {
+            name: None,
+            type_name: None,
+            offset: 0,
+            size: 8,
+            value_kind_str,
+            value_kind,
+            address_space: None,
+            is_const: false,
+        };
+        assert_eq!(
+            kind_of(&arg(
+                "hidden_block_count_x",
+                ValueKind::Hidden(HiddenKind::BlockCountX)
+            )),
+            Ok(HiddenKind::BlockCountX)
+        );
+        let unknown = kind_of(&arg("hidden_teapot", ValueKind::Other)).unwrap_err();
+        assert_eq!(
+            shown(&unknown),
+            "the kernel takes a hidden argument of kind hidden_teapot, which hcq does not know how to fill"
+        );
+        let small = HiddenError::TooSmall {
+            kind: HiddenKind::GroupSizeX,
+            size: 1,
+            value: 300,
+        };
+        assert_eq!(
+            shown(&small),
+            "hidden argument hidden_group_size_x is 1 bytes, too small for its value 300"
+        );
+        let oob = HiddenError::OutOfBounds {
+            kind: HiddenKind::BlockCountX,
+            offset: 14,
+            size: 4,
+        };
+        assert_eq!(
+            shown(&oob),
+            "hidden argument hidden_block_count_x (offset 14, size 4) is outside the kernarg buffer"
+        );
+    }
 }

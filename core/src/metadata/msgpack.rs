@@ -272,6 +272,9 @@ mod tests {
             (&[0xc3], Value::Bool(true)),
             (&[0xa2, b'h', b'i'], Value::Str(b"hi")),
             (&[0xd9, 1, b'x'], Value::Str(b"x")),
+            (&[0xda, 0, 2, b'h', b'i'], Value::Str(b"hi")),
+            (&[0xdb, 0, 0, 0, 1, b'z'], Value::Str(b"z")),
+            (&[0xc5, 0, 1, 7], Value::Bin(&[7])),
             (&[0xc4, 2, 1, 2], Value::Bin(&[1, 2])),
             (&[0x92, 1, 2], Value::Array(2)),
             (&[0x81, 1, 2], Value::Map(1)),
@@ -316,5 +319,47 @@ mod tests {
         // Deep nesting costs one step per byte and never recurses.
         let deep = [0x91u8; 10_000];
         assert!(Reader::new(&deep).skip().is_err());
+    }
+
+    #[test]
+    fn names_and_errors_read_right() {
+        use core::fmt::Write;
+        let names = [
+            (Value::Nil, "nil"),
+            (Value::Bool(false), "boolean"),
+            (Value::UInt(1), "integer"),
+            (Value::Int(-1), "integer"),
+            (Value::F32(0.5), "float"),
+            (Value::F64(0.5), "float"),
+            (Value::Str(b"a"), "string"),
+            (Value::Bin(b"a"), "binary"),
+            (Value::Ext(1, b"a"), "extension"),
+            (Value::Array(0), "array"),
+            (Value::Map(0), "map"),
+        ];
+        for (v, name) in names {
+            assert_eq!(v.type_name(), name);
+        }
+        for (e, want) in [
+            (
+                MsgpackError::Truncated { offset: 3 },
+                "MessagePack value at offset 3 is truncated",
+            ),
+            (
+                MsgpackError::Reserved { offset: 0 },
+                "MessagePack byte 0xc1 (never used) at offset 0",
+            ),
+            (
+                MsgpackError::TooManyElements {
+                    offset: 1,
+                    count: 9,
+                },
+                "MessagePack container at offset 1 claims 9 elements, more than the bytes left",
+            ),
+        ] {
+            let mut s = heapless::String::<128>::new();
+            write!(s, "{e}").unwrap();
+            assert_eq!(s, want);
+        }
     }
 }

@@ -235,3 +235,84 @@ fn value_kinds_round_trip() {
     assert!(ValueKind::Other.is_hidden("hidden_future"));
     assert!(!ValueKind::Other.is_hidden("image_2d"));
 }
+
+#[test]
+fn notes_need_both_the_owner_and_the_type() {
+    // An AMDGPU note of another type (NT_AMDGPU_ISA_VERSION-like 1), a GNU note of type 32,
+    // then the metadata note: only the last is it.
+    let mut n = W::new();
+    n.b(&7u32.to_le_bytes())
+        .b(&4u32.to_le_bytes())
+        .b(&1u32.to_le_bytes());
+    n.b(b"AMDGPU\0\0").b(&[9, 9, 9, 9]);
+    n.b(&4u32.to_le_bytes())
+        .b(&4u32.to_le_bytes())
+        .b(&32u32.to_le_bytes());
+    n.b(b"GNU\0").b(&[8, 8, 8, 8]);
+    n.b(&7u32.to_le_bytes())
+        .b(&1u32.to_le_bytes())
+        .b(&32u32.to_le_bytes());
+    n.b(b"AMDGPU\0\0").b(&[0xc0, 0, 0, 0]);
+    assert_eq!(find_note(&n.0), Ok(Some(&[0xc0u8][..])));
+}
+
+#[test]
+fn every_value_kind_llvm_names() {
+    // AMDGPUUsage, "Code Object V3 Metadata", .value_kind.
+    for (s, k) in [
+        ("by_value", ValueKind::ByValue),
+        ("global_buffer", ValueKind::GlobalBuffer),
+        ("dynamic_shared_pointer", ValueKind::DynamicSharedPointer),
+        ("sampler", ValueKind::Sampler),
+        ("image", ValueKind::Image),
+        ("pipe", ValueKind::Pipe),
+        ("queue", ValueKind::Queue),
+    ] {
+        assert_eq!(ValueKind::parse(s), k, "{s}");
+        assert!(!k.is_hidden(s), "{s}");
+    }
+}
+
+#[test]
+fn errors_say_where() {
+    use core::fmt::Write;
+    let cases = [
+        (
+            MetadataError::MissingKey {
+                key: ".offset",
+                kernel: Some(1),
+                arg: Some(2),
+            },
+            "metadata of kernel 1, argument 2: no .offset",
+        ),
+        (
+            MetadataError::MissingKey {
+                key: ".name",
+                kernel: Some(0),
+                arg: None,
+            },
+            "metadata of kernel 0: no .name",
+        ),
+        (
+            MetadataError::MissingKey {
+                key: "amdhsa.kernels",
+                kernel: None,
+                arg: None,
+            },
+            "metadata: no amdhsa.kernels",
+        ),
+        (
+            MetadataError::BadNote { offset: 12 },
+            "note at offset 12 of its section runs past the section's end",
+        ),
+        (
+            MetadataError::UnsupportedVersion { major: 2, minor: 0 },
+            "metadata amdhsa.version 2.0 is not supported (need 1.x, code object v3..v6)",
+        ),
+    ];
+    for (e, want) in cases {
+        let mut s = heapless::String::<160>::new();
+        write!(s, "{e}").unwrap();
+        assert_eq!(s, want);
+    }
+}

@@ -316,3 +316,19 @@ fn errors_say_where() {
         assert_eq!(s, want);
     }
 }
+
+#[test]
+fn every_address_space_llvm_names() {
+    // AMDGPUUsage, .address_space.
+    for (s, a) in [
+        ("private", AddressSpace::Private),
+        ("global", AddressSpace::Global),
+        ("constant", AddressSpace::Constant),
+        ("local", AddressSpace::Local),
+        ("generic", AddressSpace::Generic),
+        ("region", AddressSpace::Region),
+        ("flat", AddressSpace::Other),
+    ] {
+        assert_eq!(AddressSpace::parse(s), a, "{s}");
+    }
+}

@@ -332,3 +332,42 @@ fn every_address_space_llvm_names() {
         assert_eq!(AddressSpace::parse(s), a, "{s}");
     }
 }
+
+#[test]
+fn every_required_kernel_key_is_required() {
+    let required = [
+        ".name",
+        ".symbol",
+        ".kernarg_segment_size",
+        ".kernarg_segment_align",
+        ".group_segment_fixed_size",
+        ".private_segment_fixed_size",
+        ".max_flat_workgroup_size",
+        ".wavefront_size",
+        ".sgpr_count",
+        ".vgpr_count",
+    ];
+    for missing in required {
+        let mut w = W::new();
+        w.map(2).s("amdhsa.version").arr(2).u(1).u(1);
+        // CAST: 10 keys.
+        w.s("amdhsa.kernels").arr(1).map(required.len() as u8);
+        for key in required.iter().filter(|k| **k != missing) {
+            match *key {
+                ".name" => w.s(key).s("k"),
+                ".symbol" => w.s(key).s("k.kd"),
+                _ => w.s(key).u(8),
+            };
+        }
+        w.s(".args").arr(0);
+        assert_eq!(
+            Metadata::parse(&w.0),
+            Err(MetadataError::MissingKey {
+                key: missing,
+                kernel: Some(0),
+                arg: None
+            }),
+            "{missing}"
+        );
+    }
+}

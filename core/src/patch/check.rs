@@ -3,21 +3,23 @@
 use super::*;
 
 impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
-    /// Sorts entries by variable and counts each variable's (done by `apply`): a variable's
-    /// entries then start where the previous variable's end.
+    /// Sorts entries by variable and works out how each variable is written (done by
+    /// `apply`): a variable's entries then sit together, and launch dims bound as a kernel
+    /// launch binds them are written without walking their entries.
     pub fn seal(&mut self) {
         if self.sealed {
             return;
         }
         self.entries
             .sort_unstable_by_key(|e| (e.var, e.target, e.dword));
-        for i in self.vars.iter_mut() {
-            i.count = 0;
-        }
-        for e in &self.entries {
-            if let Some(i) = self.vars.get_mut(e.var.index()) {
-                i.count = i.count.saturating_add(1);
-            }
+        let mut rest = &self.entries[..];
+        let mut first = 0usize;
+        for (i, plan) in self.plans.iter_mut().enumerate() {
+            let n = rest.iter().take_while(|e| e.var.index() == i).count();
+            let (es, tail) = rest.split_at(n);
+            *plan = Plan::of(first, es);
+            first += n;
+            rest = tail;
         }
         self.sealed = true;
     }
@@ -145,6 +147,17 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
             let Some(v) = v else {
                 return Err(PatchError::MissingVar(var));
             };
+            // Launch dims, nearly every variable of a graph, take the short way: `prev` has the
+            // variable's kind (only checked values replace it).
+            if let (Value::Dims(n), Value::Dims(o)) = (v, prev) {
+                let d = (u8::from(n.global != o.global) * GLOBAL)
+                    | (u8::from(n.local != o.local) * LOCAL);
+                *dirty = d;
+                if (d != 0 || info.stale) && !dims_ok(&info.limits, info.packet, n) {
+                    check_dims(var, &info.limits, info.packet, n)?;
+                }
+                continue;
+            }
             *dirty = changes(v, prev);
             if *dirty != 0 || info.stale {
                 Self::check_value(var, info, v)?;

@@ -14,14 +14,61 @@ pub(super) struct VarInfo {
     /// Addr: bytes the graph uses from the address. Scalar: the largest value every field
     /// holds.
     pub(super) bound: u64,
-    /// Entries of the variable (they follow the previous variable's once sealed).
-    pub(super) count: u32,
     /// Dims: the tightest limits of the kernels using it, `max_local` capped at `u16::MAX`
     /// when a dispatch packet carries it.
     pub(super) limits: DimLimits,
 }
 
-const _: () = assert!(size_of::<VarInfo>() <= 48);
+const _: () = assert!(size_of::<VarInfo>() <= 40);
+
+/// How [`PatchTable::write`] writes one variable, worked out by [`PatchTable::seal`] (small:
+/// `write` reads one per changed variable).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Plan {
+    /// Launch dims whose only entries are one global half (DISPATCH_DIRECT x..z) and one local
+    /// half (COMPUTE_NUM_THREAD_X..Z) in one target, as a kernel launch binds them: that
+    /// target, written from `a` (global) and `b` (local) without walking the entries.
+    /// [`NO_PAIR`] otherwise: the entries are `entries[a..a + b]` (sorted by variable).
+    pub(super) pair_target: u8,
+    /// Pair: the global half's first dword. Else: the first entry.
+    pub(super) a: u32,
+    /// Pair: the local half's first dword. Else: how many entries.
+    pub(super) b: u32,
+}
+
+const _: () = assert!(size_of::<Plan>() <= 12);
+
+/// [`Plan::pair_target`] of a variable written through its entries.
+pub(super) const NO_PAIR: u8 = u8::MAX;
+
+impl Plan {
+    /// The plan of a variable whose (sorted) entries are `es`, starting at `first`.
+    pub(super) fn of(first: usize, es: &[Entry]) -> Self {
+        if let [x, y] = es {
+            let pair = match (x.op, y.op) {
+                (Op::Dwords { first: 0, n: 3 }, Op::Dwords { first: 3, n: 3 }) => Some((x, y)),
+                (Op::Dwords { first: 3, n: 3 }, Op::Dwords { first: 0, n: 3 }) => Some((y, x)),
+                _ => None,
+            };
+            if let Some((g, l)) = pair
+                && g.target == l.target
+                && g.target != NO_PAIR
+            {
+                return Self {
+                    pair_target: g.target,
+                    a: g.dword,
+                    b: l.dword,
+                };
+            }
+        }
+        Self {
+            pair_target: NO_PAIR,
+            // CAST (both): entries are at most E, and every entry names a u32 dword.
+            a: first as u32,
+            b: es.len() as u32,
+        }
+    }
+}
 
 /// Limits of a fresh dims variable (none yet).
 const NO_LIMITS: DimLimits = DimLimits {
@@ -35,8 +82,12 @@ const NO_LIMITS: DimLimits = DimLimits {
 pub struct PatchTable<const V: usize, const E: usize, const T: usize = 4> {
     pub(super) vars: heapless::Vec<VarInfo, V>,
     pub(super) prev: heapless::Vec<Value, V>,
+    /// How each variable is written (valid once sealed).
+    pub(super) plans: heapless::Vec<Plan, V>,
     /// Scratch of `check`/`write`: what changed in each variable ([`changes`]).
     pub(super) dirty: heapless::Vec<u8, V>,
+    /// Some variable is [`VarInfo::stale`].
+    pub(super) any_stale: bool,
     /// Bumped by every check, write and change of the table: a [`Checked`] of another
     /// generation is checked again before it is written.
     pub(super) generation: u64,
@@ -174,7 +225,9 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
         Self {
             vars: heapless::Vec::new(),
             prev: heapless::Vec::new(),
+            plans: heapless::Vec::new(),
             dirty: heapless::Vec::new(),
+            any_stale: false,
             generation: 0,
             entries: heapless::Vec::new(),
             need: [0; T],
@@ -192,17 +245,22 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
             packet: false,
             stale: true,
             bound: if kind == Kind::Scalar { u64::MAX } else { 0 },
-            count: 0,
             limits: NO_LIMITS,
         };
         self.vars
             .push(info)
             .map_err(|_| PatchError::TooManyVars { capacity: V })?;
-        if self.prev.push(initial).is_err() || self.dirty.push(0).is_err() {
+        if self.prev.push(initial).is_err()
+            || self.dirty.push(0).is_err()
+            || self.plans.push(Plan::default()).is_err()
+        {
             self.vars.pop();
             self.prev.truncate(n);
+            self.dirty.truncate(n);
             return Err(PatchError::TooManyVars { capacity: V });
         }
+        self.any_stale = true;
+        self.sealed = false;
         self.generation = self.generation.wrapping_add(1);
         Ok(VarId(id))
     }
@@ -260,6 +318,7 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
             .get_mut(var.index())
             .ok_or(PatchError::UnknownVar(var))?;
         i.stale = true;
+        self.any_stale = true;
         Ok(i)
     }
 

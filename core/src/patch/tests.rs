@@ -821,3 +821,102 @@ mod props {
         }
     }
 }
+
+/// Launch dims bound only by `bind_exec` without a dispatch packet are a pair: written from the
+/// plan, each half only when it changed, and the result is what a fresh record holds.
+#[test]
+fn exec_dims_pairs_write_each_half() {
+    let prog = Program::default();
+    let rec = |d: &[Dims; 2]| {
+        let mut l: Pm4List<512, 8> = Pm4List::new(&GFX11);
+        let mut hs = [None, None];
+        for (h, d) in hs.iter_mut().zip(d) {
+            *h = Some(l.exec(&prog, GpuVa(KA), d.global, d.local).unwrap().0);
+        }
+        (l, hs.map(Option::unwrap))
+    };
+    let d0 = [
+        Dims {
+            global: [4, 1, 1],
+            local: [64, 1, 1],
+        },
+        Dims {
+            global: [2, 2, 1],
+            local: [8, 8, 1],
+        },
+    ];
+    let (list, hs) = rec(&d0);
+    let mut t: PatchTable<4, 16> = PatchTable::new();
+    let ids = d0.map(|d| t.declare(Value::Dims(d)).unwrap());
+    for (id, h) in ids.iter().zip(&hs) {
+        t.bind_exec(*id, 0, list.as_dwords(), h, DimLimits::AMD, None)
+            .unwrap();
+    }
+    t.seal();
+    for (id, h) in ids.iter().zip(&hs) {
+        let p = t.plans[id.index()];
+        assert_eq!(p.pair_target, 0);
+        let at = |x: usize| u32::try_from(x).unwrap() + h.offset;
+        // DISPATCH_DIRECT's x..z follow its header; NUM_THREAD_X..Z start at local_at.
+        assert_eq!(
+            (p.a, p.b),
+            (at(h.layout.dispatch_at + 1), at(h.layout.local_at))
+        );
+    }
+    let n = list.as_dwords().len();
+    let mut ib = [0u32; 512];
+    ib[..n].copy_from_slice(list.as_dwords());
+    let mut run = |d: [Dims; 2]| {
+        let w = t
+            .apply(&d.map(|d| Some(Value::Dims(d))), &mut [&mut ib[..n]])
+            .unwrap();
+        assert_eq!(&ib[..n], rec(&d).0.as_dwords());
+        w
+    };
+    let mut d = d0;
+    d[0].global = [9, 3, 1];
+    assert_eq!(run(d), 3);
+    d[1].local = [4, 4, 4];
+    assert_eq!(run(d), 3);
+    d[0].local = [32, 2, 1];
+    d[1].global = [5, 6, 7];
+    assert_eq!(run(d), 6);
+    d[0] = Dims {
+        global: [1, 1, 1],
+        local: [1, 1, 1],
+    };
+    assert_eq!(run(d), 6);
+    assert_eq!(run(d), 0);
+}
+
+/// What makes a pair: exactly a whole global half and a whole local half, in either order, in
+/// one target; anything else walks its entries.
+#[test]
+fn plans_name_pairs_only() {
+    let e = |t: u8, dword: u32, first: u8, n: u8| {
+        Entry::new(VarId(0), t, dword, Op::Dwords { first, n })
+    };
+    let pair = |a, b| Plan {
+        pair_target: 1,
+        a,
+        b,
+    };
+    let walk = |a, b| Plan {
+        pair_target: NO_PAIR,
+        a,
+        b,
+    };
+    assert_eq!(Plan::of(5, &[e(1, 10, 0, 3), e(1, 40, 3, 3)]), pair(10, 40));
+    assert_eq!(Plan::of(5, &[e(1, 4, 3, 3), e(1, 40, 0, 3)]), pair(40, 4));
+    assert_eq!(Plan::of(5, &[e(0, 10, 0, 3), e(1, 40, 3, 3)]), walk(5, 2));
+    assert_eq!(Plan::of(5, &[e(1, 10, 0, 3), e(1, 40, 0, 3)]), walk(5, 2));
+    assert_eq!(Plan::of(5, &[e(1, 10, 3, 3), e(1, 40, 3, 3)]), walk(5, 2));
+    assert_eq!(Plan::of(5, &[e(1, 10, 0, 2), e(1, 40, 3, 3)]), walk(5, 2));
+    assert_eq!(Plan::of(5, &[e(1, 10, 0, 3), e(1, 40, 4, 2)]), walk(5, 2));
+    assert_eq!(Plan::of(7, &[e(1, 10, 0, 3)]), walk(7, 1));
+    assert_eq!(
+        Plan::of(7, &[e(1, 10, 0, 3), e(1, 40, 3, 3), e(1, 50, 3, 3)]),
+        walk(7, 3)
+    );
+    assert_eq!(Plan::of(0, &[]), walk(0, 0));
+}

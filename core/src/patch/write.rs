@@ -18,27 +18,36 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
         } else {
             self.check(checked.values)?
         };
-        // A variable's entries follow the previous variable's, so a running cursor finds them
-        // (no lookup between the loads and the stores).
+        if self.any_stale {
+            // The check behind `checked` covered every value.
+            for info in self.vars.iter_mut() {
+                info.stale = false;
+            }
+            self.any_stale = false;
+        }
         let mut written = 0usize;
-        let mut end = 0usize;
-        for (((v, prev), info), dirty) in checked
+        for ((v, prev), (plan, &how)) in checked
             .values
             .iter()
             .zip(self.prev.iter_mut())
-            .zip(self.vars.iter_mut())
-            .zip(self.dirty.iter())
+            .zip(self.plans.iter().zip(self.dirty.iter()))
         {
-            // The check behind `checked` covered every value.
-            info.stale = false;
-            let start = end;
-            // CAST: u32 -> usize lossless.
-            end = start.saturating_add(info.count as usize);
-            if let (1.., Some(v)) = (*dirty, v) {
-                let es = self.entries.get(start..end).unwrap_or_default();
-                written += write_var(es, v, *dirty, targets);
-                *prev = *v;
-            }
+            let (1.., Some(v)) = (how, v) else {
+                continue;
+            };
+            written += match v {
+                Value::Dims(d) if plan.pair_target != NO_PAIR => write_pair(plan, d, how, targets),
+                _ => {
+                    // CAST: u32 -> usize lossless.
+                    let first = plan.a as usize;
+                    let es = self
+                        .entries
+                        .get(first..first.saturating_add(plan.b as usize))
+                        .unwrap_or_default();
+                    write_var(es, v, how, targets)
+                }
+            };
+            *prev = *v;
         }
         // The notes are spent: writing the same token again re-checks (and finds nothing).
         self.generation = self.generation.wrapping_add(1);
@@ -104,6 +113,24 @@ fn write_var<M: PatchTarget>(es: &[Entry], v: &Value, how: u8, targets: &mut [M]
         }
         _ => write_scalar(es, v, targets),
     }
+}
+
+/// Writes a launch-dims pair ([`Plan::pair_target`]): the halves that changed.
+#[inline(always)]
+fn write_pair<M: PatchTarget>(plan: &Plan, d: &Dims, how: u8, targets: &mut [M]) -> usize {
+    let Some(mem) = targets.get_mut(usize::from(plan.pair_target)) else {
+        return 0;
+    };
+    let mut written = 0;
+    if how & (GLOBAL | OTHER) != 0 {
+        let _ = mem.store_all(idx(plan.a, 0), &d.global);
+        written += 3;
+    }
+    if how & (LOCAL | OTHER) != 0 {
+        let _ = mem.store_all(idx(plan.b, 0), &d.local);
+        written += 3;
+    }
+    written
 }
 
 /// Writes the entries of a dims variable; `how`: which halves changed ([`GLOBAL`] | [`LOCAL`]).

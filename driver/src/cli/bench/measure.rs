@@ -69,6 +69,56 @@ fn as_ns(d: Duration) -> f64 {
 /// Times `f` per `plan`: warm up, find the iteration count that fills one batch, then measure
 /// `plan.batches` batches. `f` must route its result through [`core::hint::black_box`].
 pub fn run(plan: &Plan, mut f: impl FnMut()) -> Stats {
+    let iters = calibrate(plan, &mut f);
+    let mut per_iter_ns: Vec<f64> = (0..plan.batches).map(|_| batch(iters, &mut f)).collect();
+    per_iter_ns.sort_by(f64::total_cmp);
+    Stats { iters, per_iter_ns }
+}
+
+/// Two workloads timed in alternating batches (`a`, `b`, `a`, `b`, ...), so that a change of
+/// the machine's speed during the run (another tenant, the clock) meets both alike, and the
+/// median of the batch pairs' ratios `a / b`: a ratio budget measured in one run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pair {
+    /// `a`'s batches.
+    pub a: Stats,
+    /// `b`'s batches.
+    pub b: Stats,
+    /// The median of `a_i / b_i` over the batch pairs.
+    pub ratio: f64,
+}
+
+/// Times `a` and `b` per `plan` in alternating batches (see [`Pair`]).
+pub fn run_pair(plan: &Plan, mut a: impl FnMut(), mut b: impl FnMut()) -> Pair {
+    let (ia, ib) = (calibrate(plan, &mut a), calibrate(plan, &mut b));
+    let mut ta = Vec::with_capacity(plan.batches);
+    let mut tb = Vec::with_capacity(plan.batches);
+    let mut ratios = Vec::with_capacity(plan.batches);
+    for _ in 0..plan.batches {
+        let x = batch(ia, &mut a);
+        let y = batch(ib, &mut b);
+        ta.push(x);
+        tb.push(y);
+        ratios.push(x / y);
+    }
+    for v in [&mut ta, &mut tb, &mut ratios] {
+        v.sort_by(f64::total_cmp);
+    }
+    Pair {
+        ratio: percentile(&ratios, 50.0),
+        a: Stats {
+            iters: ia,
+            per_iter_ns: ta,
+        },
+        b: Stats {
+            iters: ib,
+            per_iter_ns: tb,
+        },
+    }
+}
+
+/// Warms `f` up for `plan.warmup`, then finds the iteration count of one `plan.batch`.
+fn calibrate(plan: &Plan, f: &mut impl FnMut()) -> u64 {
     let start = Instant::now();
     let mut warm: u64 = 0;
     while start.elapsed() < plan.warmup || warm == 0 {
@@ -87,22 +137,20 @@ pub fn run(plan: &Plan, mut f: impl FnMut()) -> Stats {
             let per = as_ns(el) / iters.max(1) as f64;
             let want = as_ns(plan.batch) / per.max(0.01);
             // CAST: want is positive and bounded by batch/0.01 ns.
-            iters = (want.ceil() as u64).max(1);
-            break;
+            return (want.ceil() as u64).max(1);
         }
         iters *= 2;
     }
-    let mut per_iter_ns = Vec::with_capacity(plan.batches);
-    for _ in 0..plan.batches {
-        let t = Instant::now();
-        for _ in 0..iters {
-            f();
-        }
-        // CAST: iteration counts stay far below 2^52.
-        per_iter_ns.push(as_ns(t.elapsed()) / iters as f64);
+}
+
+/// One batch of `iters` calls: nanoseconds per call.
+fn batch(iters: u64, f: &mut impl FnMut()) -> f64 {
+    let t = Instant::now();
+    for _ in 0..iters {
+        f();
     }
-    per_iter_ns.sort_by(f64::total_cmp);
-    Stats { iters, per_iter_ns }
+    // CAST: iteration counts stay far below 2^52.
+    as_ns(t.elapsed()) / iters as f64
 }
 
 /// Times each call of `f` separately, `samples` times after `warmup` calls (for operations of
@@ -156,5 +204,41 @@ mod tests {
         assert!(s.per_iter_ns.windows(2).all(|w| w[0] <= w[1]));
         let v = samples(2, 9, || {});
         assert_eq!(v.len(), 9);
+    }
+
+    #[test]
+    fn run_pair_alternates_and_takes_the_median_ratio() {
+        let plan = Plan {
+            warmup: Duration::ZERO,
+            batch: Duration::from_micros(200),
+            batches: 7,
+        };
+        // `a` spins about four times as long as `b` per call.
+        let spin = |n: u32| {
+            let t = Instant::now();
+            while t.elapsed() < Duration::from_nanos(u64::from(n)) {
+                core::hint::black_box(n);
+            }
+        };
+        let order = core::cell::RefCell::new(Vec::new());
+        let p = run_pair(
+            &plan,
+            || {
+                order.borrow_mut().push('a');
+                spin(4000);
+            },
+            || {
+                order.borrow_mut().push('b');
+                spin(1000);
+            },
+        );
+        assert_eq!(p.a.per_iter_ns.len(), 7);
+        assert_eq!(p.b.per_iter_ns.len(), 7);
+        assert!(p.a.per_iter_ns.windows(2).all(|w| w[0] <= w[1]));
+        // Both measured phases alternate: after calibration the calls go a-run, b-run, ...
+        let o = order.borrow();
+        let runs = o.windows(2).filter(|w| w[0] != w[1]).count();
+        assert!(runs >= 2 * 7 - 1, "{runs} alternations");
+        assert!(p.ratio > 2.0 && p.ratio < 8.0, "ratio {}", p.ratio);
     }
 }

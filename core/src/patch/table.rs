@@ -23,7 +23,7 @@ const _: () = assert!(size_of::<VarInfo>() <= 40);
 
 /// How [`PatchTable::write`] writes one variable, worked out by [`PatchTable::seal`] (small:
 /// `write` reads one per changed variable).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Plan {
     /// Launch dims whose only entries are one global half (DISPATCH_DIRECT x..z) and one local
     /// half (COMPUTE_NUM_THREAD_X..Z) in one target, as a kernel launch binds them: that
@@ -42,6 +42,13 @@ const _: () = assert!(size_of::<Plan>() <= 12);
 pub(super) const NO_PAIR: u8 = u8::MAX;
 
 impl Plan {
+    /// A variable without entries (until `seal` works its plan out).
+    pub(super) const NONE: Self = Self {
+        pair_target: NO_PAIR,
+        a: 0,
+        b: 0,
+    };
+
     /// The plan of a variable whose (sorted) entries are `es`, starting at `first`.
     pub(super) fn of(first: usize, es: &[Entry]) -> Self {
         if let [x, y] = es {
@@ -252,7 +259,7 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
             .map_err(|_| PatchError::TooManyVars { capacity: V })?;
         if self.prev.push(initial).is_err()
             || self.dirty.push(0).is_err()
-            || self.plans.push(Plan::default()).is_err()
+            || self.plans.push(Plan::NONE).is_err()
         {
             self.vars.pop();
             self.prev.truncate(n);

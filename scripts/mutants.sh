@@ -15,7 +15,7 @@ case "$area" in
   kfd) files=('core/src/kfd/**'); tests=(kfd_abi) ;;
   codeobj) files=('core/src/codeobj/**'); tests=(codeobj_corrupt codeobj_fixtures) ;;
   metadata) files=('core/src/metadata/**'); tests=(metadata_fixtures) ;;
-  top) files=('core/src/*.rs'); tests=(golden_seed prop_packets mutants_pm4 mutants_sdma reference_tables) ;;
+  top) files=('core/src/*.rs'); tests=(golden_seed prop_packets mutants_pm4 mutants_sdma reference_tables reference_nbio) ;;
   ring) files=('core/src/ring/**' 'core/src/timeline/**'); tests=(prop_ring prop_timeline prop_pool) ;;
   patch) files=('core/src/patch/**'); tests=(prop_patch mutants_patch) ;;
   cmd) files=('core/src/cmd/**'); tests=(prop_cmd mutants_cmd golden_seed) ;;

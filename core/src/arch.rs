@@ -97,9 +97,10 @@ impl GfxTarget {
         let major = v / 10000;
         let minor = (v / 100) % 100;
         let stepping = v % 100;
-        if minor >= 16 || stepping >= 16 || major == 0 {
+        if major == 0 {
             return Err(TargetError::BadVersion(v));
         }
+        // `new` refuses minor or stepping of 16 and more as BadVersion(v).
         Self::new(major, minor, stepping)
     }
 
@@ -398,7 +399,7 @@ pub const GFX10: ArchInfo = ArchInfo {
 pub const GFX12: ArchInfo = ArchInfo {
     family: Family::Gfx12,
     tmpring_wavesize_hi: 29,
-    tmpring_wavesize_unit: 256,
+    // WAVESIZE counts 256-byte units, as on gfx11.
     ..GFX11
 };
 
@@ -438,6 +439,8 @@ mod tests {
         assert_eq!(t(120001).to_string_buf().as_str(), "gfx1201");
         assert_eq!(t(110000).family(), Family::Gfx11);
         assert_eq!(t(90010).family(), Family::Gfx9);
+        assert_eq!(t(100300).family(), Family::Gfx10);
+        assert_eq!(t(100300).to_string_buf().as_str(), "gfx1030");
         assert_eq!(t(120001).info().family, Family::Gfx12);
         assert_eq!(t(90402).kfd_version(), 90402);
         assert_eq!(
@@ -451,6 +454,55 @@ mod tests {
         assert_eq!(
             GfxTarget::from_kfd_version(0),
             Err(TargetError::BadVersion(0))
+        );
+        assert_eq!(
+            GfxTarget::from_kfd_version(91016),
+            Err(TargetError::BadVersion(91016))
+        );
+        assert_eq!(
+            GfxTarget::from_kfd_version(1500),
+            Err(TargetError::BadVersion(1500))
+        );
+    }
+
+    #[test]
+    fn rsrc3_is_written_where_the_family_needs_it() {
+        let prog = crate::pm4::Program {
+            rsrc3: 0xabc,
+            ..crate::pm4::Program::default()
+        };
+        let writes_rsrc3 = |arch: &'static ArchInfo| {
+            let mut l: crate::cmd::Pm4List<256, 8> = crate::cmd::Pm4List::new(arch);
+            l.exec(&prog, crate::addr::GpuVa(0x1000), [1, 1, 1], [64, 1, 1])
+                .unwrap();
+            l.as_dwords()
+                .windows(2)
+                .any(|w| w == [arch.regs.pgm_rsrc3, 0xabc])
+        };
+        assert!(writes_rsrc3(&GFX9));
+        assert!(writes_rsrc3(&GFX10));
+        assert!(!writes_rsrc3(&GFX11));
+        assert!(!writes_rsrc3(&GFX12));
+    }
+
+    #[test]
+    fn target_errors_explain_themselves() {
+        let shown = |e: TargetError| {
+            let mut s = heapless::String::<160>::new();
+            core::fmt::write(&mut s, format_args!("{e}")).unwrap();
+            s
+        };
+        assert_eq!(
+            shown(TargetError::BadVersion(91700)).as_str(),
+            "gfx_target_version 91700 is not major*10000+minor*100+stepping with minor and stepping below 16"
+        );
+        assert_eq!(
+            shown(TargetError::BadName).as_str(),
+            "target name is not `gfx` followed by 3 or 4 hex digits (e.g. gfx1100)"
+        );
+        assert_eq!(
+            shown(TargetError::UnsupportedMajor(8)).as_str(),
+            "gfx8 targets are not supported (only gfx9, gfx10, gfx11, gfx12)"
         );
     }
 

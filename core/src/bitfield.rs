@@ -270,4 +270,32 @@ mod tests {
         assert_eq!(W::zeroed().try_with(W::LO, 15).map(W::raw), Some(15));
         assert_eq!(W::FIELDS.len(), 3);
     }
+
+    bitfield! {
+        /// Another word, one field placed like W's.
+        pub struct X(u32) {
+            /// Same bits as W::LO.
+            LO: 3:0,
+            /// Same low bit as W::LO, wider.
+            WIDE: 7:0,
+            /// Same high bit as W::LO, narrower.
+            NARROW: 3:2,
+        }
+    }
+
+    #[test]
+    fn fields_compare_by_position() {
+        assert!(W::LO.same_bits(X::LO));
+        assert!(!W::LO.same_bits(X::WIDE));
+        assert!(!W::LO.same_bits(X::NARROW));
+        assert!(!W::LO.same_bits(W::B));
+        assert_eq!(W::LO, W::LO);
+        assert_ne!(W::LO, W::B);
+        assert_ne!(X::LO, X::WIDE);
+        assert_ne!(X::LO, X::NARROW);
+        let mut s = heapless::String::<96>::new();
+        core::fmt::write(&mut s, format_args!("{:?}", W::TOP)).unwrap();
+        assert!(s.starts_with("Field { word: \""), "{s}");
+        assert!(s.ends_with("W\", lo: 30, hi: 31 }"), "{s}");
+    }
 }

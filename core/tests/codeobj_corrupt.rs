@@ -1,7 +1,10 @@
 //! Corrupted variants of a real code object (clang-19's `vector_add` for gfx1100, and one for
 //! gfx90a): each is refused with the expected error, and nothing panics.
 
-use hcq_core::codeobj::{CodeObject, CodeObjectError as E, Region};
+use hcq_core::codeobj::{
+    CodeObject, CodeObjectError as E, DeviceLimits, FeatureSetting, MAX_IMAGE_SIZE, MAX_SEGMENTS,
+    Region,
+};
 use std::path::PathBuf;
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -501,6 +504,109 @@ fn corrupted_headers_give_the_expected_error() {
             },
         ),
         (
+            "entry exactly at the end of the code's file bytes",
+            |d| {
+                let p = ph(d, 2);
+                wr64(d, p + 32, 0); // the text segment keeps its memsz, loses its file bytes
+            },
+            E::EntryOutsideCode {
+                kernel: name("vector_add"),
+                entry_byte_offset: 0x1100,
+            },
+        ),
+        (
+            "the second of two bad segments is not reached",
+            |d| {
+                let (p2, p3) = (ph(d, 2), ph(d, 3));
+                wr64(d, p2 + 40, 1 << 40);
+                wr64(d, p3 + 40, 0x10); // below its filesz: would be SegmentFileSizeExceedsMemSize
+            },
+            E::ImageTooLarge {
+                index: 2,
+                vaddr: 0x1700,
+                mem_size: 1 << 40,
+            },
+        ),
+        (
+            "a wrapping segment stops the scan",
+            |d| {
+                let (p2, p3) = (ph(d, 2), ph(d, 3));
+                wr64(d, p2 + 16, u64::MAX - 4);
+                wr64(d, p3 + 40, 0x10);
+            },
+            E::ImageTooLarge {
+                index: 2,
+                vaddr: u64::MAX - 4,
+                mem_size: 0x280,
+            },
+        ),
+        (
+            "a segment of exactly the largest image, at 0, overlapping the next",
+            |d| {
+                let p = ph(d, 1);
+                wr64(d, p + 40, MAX_IMAGE_SIZE);
+            },
+            E::SegmentsOverlap {
+                first: 1,
+                second: 2,
+            },
+        ),
+        (
+            "a segment ending one byte past the largest image",
+            |d| {
+                let p = ph(d, 3);
+                wr64(d, p + 40, MAX_IMAGE_SIZE - 0x2980 + 1);
+            },
+            E::ImageTooLarge {
+                index: 3,
+                vaddr: 0x2980,
+                mem_size: MAX_IMAGE_SIZE - 0x2980 + 1,
+            },
+        ),
+        (
+            "descriptor kernarg_size disagrees with the metadata",
+            |d| wr32(d, KD + 8, 32),
+            E::MetadataMismatch {
+                kernel: name("vector_add"),
+                field: "kernarg_segment_size",
+                metadata: 28,
+                descriptor: 32,
+            },
+        ),
+        (
+            "descriptor group_segment_fixed_size disagrees with the metadata",
+            |d| wr32(d, KD, 1024),
+            E::MetadataMismatch {
+                kernel: name("vector_add"),
+                field: "group_segment_fixed_size",
+                metadata: 0,
+                descriptor: 1024,
+            },
+        ),
+        (
+            "descriptor private_segment_fixed_size disagrees with the metadata",
+            |d| wr32(d, KD + 4, 16),
+            E::MetadataMismatch {
+                kernel: name("vector_add"),
+                field: "private_segment_fixed_size",
+                metadata: 0,
+                descriptor: 16,
+            },
+        ),
+        (
+            "descriptor says wave64, the metadata wave32",
+            |d| {
+                let props = rd16(d, KD + 56);
+                wr16(d, KD + 56, props & !(1 << 10));
+            },
+            E::MetadataMismatch {
+                kernel: name("vector_add"),
+                field: "wavefront_size",
+                metadata: 32,
+                descriptor: 64,
+            },
+        ),
+        (
             "user SGPR count below the enabled inputs",
             |d| {
                 let r = rd32(d, KD + 52) & !(0x1f << 1);
@@ -608,4 +714,276 @@ fn garbage_never_panics() {
             }
         }
     }
+}
+
+/// Adds `delta` to every PT_LOAD's addresses and every defined symbol's value: the same object
+/// linked at another address.
+fn relocate(d: &mut [u8], delta: u64) {
+    for i in load_indices(d) {
+        let p = ph(d, i);
+        for f in [16, 24] {
+            let v = rd64(d, p + f);
+            wr64(d, p + f, v + delta);
+        }
+    }
+    for ty in [2, 11] {
+        let s = sh(d, section_of_type(d, ty));
+        let (off, size) = (rd64(d, s + 24) as usize, rd64(d, s + 32) as usize);
+        for e in (off..off + size).step_by(24) {
+            if rd16(d, e + 6) != 0 && rd64(d, e + 8) != 0 {
+                let v = rd64(d, e + 8);
+                wr64(d, e + 8, v + delta);
+            }
+        }
+    }
+}
+
+/// Offsets in the image, as the loader lays them out: (image offset, mem size, file offset,
+/// file size, executable, writable) of each segment.
+fn layout(co: &CodeObject<'_>) -> Vec<(u64, u64, usize, usize, bool, bool)> {
+    co.segments()
+        .iter()
+        .map(|s| {
+            (
+                s.image_offset,
+                s.mem_size,
+                s.file_offset,
+                s.file_size,
+                s.executable,
+                s.writable,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn segments_are_the_program_headers() {
+    let d = base();
+    let co = CodeObject::parse(&d).unwrap();
+    assert_eq!(
+        layout(&co),
+        [
+            (0, 0x644, 0, 0x644, false, false),
+            (0x1700, 0x280, 0x700, 0x280, true, false),
+            (0x2980, 0x680, 0x980, 0x70, false, true),
+        ]
+    );
+    assert_eq!((co.image_base(), co.image_size()), (0, 0x3000));
+    let idx: Vec<u16> = co.segments().iter().map(|s| s.index).collect();
+    assert_eq!(idx, [1, 2, 3]);
+}
+
+#[test]
+fn an_object_linked_elsewhere_keeps_its_image_offsets() {
+    let mut d = base();
+    relocate(&mut d, 0x10_0000);
+    let co = CodeObject::parse(&d).unwrap();
+    assert_eq!(co.image_base(), 0x10_0000);
+    assert_eq!(
+        layout(&co),
+        layout(&CodeObject::parse(&base()).unwrap()),
+        "image offsets do not move with the link address"
+    );
+    let k = co.kernel("vector_add").unwrap();
+    assert_eq!((k.descriptor_offset, k.entry_offset), (0x600, 0x1700));
+    // Not page-aligned: the base is the page below the lowest segment.
+    let mut d = base();
+    relocate(&mut d, 0x10_0100);
+    let co = CodeObject::parse(&d).unwrap();
+    assert_eq!(co.image_base(), 0x10_0000);
+    assert_eq!(co.segments()[0].image_offset, 0x100);
+    let k = co.kernel("vector_add").unwrap();
+    assert_eq!((k.descriptor_offset, k.entry_offset), (0x700, 0x1800));
+    assert_eq!(
+        k.descriptor,
+        CodeObject::parse(&base())
+            .unwrap()
+            .kernel("vector_add")
+            .unwrap()
+            .descriptor
+    );
+}
+
+#[test]
+fn a_descriptor_filling_a_segment_exactly() {
+    // Segment 1 shrunk to the descriptor's 64 bytes: it starts and ends where the descriptor
+    // does, at an unaligned address (the image base stays the page below).
+    let mut d = base();
+    let p = ph(&d, 1);
+    for (f, v) in [(8, 0x600), (16, 0x600), (24, 0x600), (32, 0x40), (40, 0x40)] {
+        wr64(&mut d, p + f, v);
+    }
+    let co = CodeObject::parse(&d).unwrap();
+    assert_eq!(co.image_base(), 0);
+    assert_eq!(layout(&co)[0], (0x600, 0x40, 0x600, 0x40, false, false));
+    let k = co.kernel("vector_add").unwrap();
+    assert_eq!((k.descriptor_offset, k.entry_offset), (0x600, 0x1700));
+    assert_eq!(k.kernarg_size(), 28);
+}
+
+#[test]
+fn adjacent_segments_do_not_overlap() {
+    // The writable segment moved right after the code, then right before it.
+    for (vaddr, what) in [(0x1980u64, "after"), (0x1700 - 0x680, "before")] {
+        let mut d = base();
+        let p = ph(&d, 3);
+        wr64(&mut d, p + 16, vaddr);
+        let co = CodeObject::parse(&d).unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(co.segments()[2].image_offset, vaddr, "{what}");
+    }
+}
+
+#[test]
+fn the_largest_image_and_segment_count_are_accepted() {
+    let mut d = base();
+    let p = ph(&d, 3);
+    wr64(&mut d, p + 40, MAX_IMAGE_SIZE - 0x2980);
+    let co = CodeObject::parse(&d).unwrap();
+    assert_eq!(co.image_size(), MAX_IMAGE_SIZE);
+
+    // The 8 program headers plus small disjoint PT_LOADs, up to MAX_SEGMENTS loads and one more.
+    for extra in [MAX_SEGMENTS - 3, MAX_SEGMENTS - 2] {
+        let mut d = base();
+        let phoff = d.len();
+        let table = d[ph(&d, 0)..ph(&d, 8)].to_vec();
+        d.extend_from_slice(&table);
+        for i in 0..extra as u64 {
+            let mut p = [0u8; 56];
+            wr32(&mut p, 0, 1); // PT_LOAD
+            wr32(&mut p, 4, 4); // PF_R
+            wr64(&mut p, 16, 0x10_0000 + i * 0x1000); // p_vaddr
+            wr64(&mut p, 40, 0x10); // p_memsz
+            d.extend_from_slice(&p);
+        }
+        wr64(&mut d, 0x20, phoff as u64);
+        wr16(&mut d, 0x38, (8 + extra) as u16);
+        let got = CodeObject::parse(&d).map(|co| co.segments().len());
+        if extra + 3 == MAX_SEGMENTS {
+            assert_eq!(got, Ok(MAX_SEGMENTS));
+        } else {
+            assert_eq!(got, Err(E::TooManySegments { count: extra + 3 }));
+        }
+    }
+}
+
+#[test]
+fn a_section_may_start_right_after_the_header() {
+    let mut d = base();
+    let s = sh(&d, 10); // .comment
+    wr64(&mut d, s + 24, 64);
+    assert!(parse(&d).is_ok());
+    wr64(&mut d, s + 24, 63);
+    assert_eq!(
+        parse(&d),
+        Err(E::SectionOverlapsHeader {
+            index: 10,
+            offset: 63,
+            size: 0x43
+        })
+    );
+}
+
+#[test]
+fn only_the_first_note_section_is_read() {
+    // .comment retyped SHT_NOTE: its bytes are not a note, but the metadata note came first.
+    let mut d = base();
+    let s = sh(&d, 10);
+    wr32(&mut d, s + 4, 7);
+    let co = CodeObject::parse(&d).unwrap();
+    assert!(co.metadata().is_some());
+    assert!(co.kernel("vector_add").unwrap().metadata.is_some());
+}
+
+#[test]
+fn xnack_settings_in_e_flags() {
+    use FeatureSetting::{Any, Off, On};
+    for (bits, want, ok_on, ok_off) in [
+        (0x100u32, Any, true, true),
+        (0x200, Off, false, true),
+        (0x300, On, true, false),
+    ] {
+        let mut d = fixture("vector_add-gfx90a.co");
+        let f = rd32(&d, 48) & !0x300;
+        wr32(&mut d, 48, f | bits);
+        let co = CodeObject::parse(&d).unwrap();
+        assert_eq!(co.target().xnack, want);
+        for (device, ok) in [(true, ok_on), (false, ok_off)] {
+            let got = co.check_xnack(device);
+            if ok {
+                assert_eq!(got, Ok(()), "{want:?} on a device with xnack {device}");
+            } else {
+                assert_eq!(
+                    got,
+                    Err(E::XnackMismatch {
+                        object: "gfx90a",
+                        object_wants: want == On
+                    })
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn queue_pointer_bit_is_read() {
+    let d = base();
+    let k = CodeObject::parse(&d).unwrap().kernel("vector_add").unwrap();
+    assert!(!k.uses_queue_ptr());
+    let mut d = base();
+    let props = rd16(&d, KD + 56);
+    wr16(&mut d, KD + 56, props | 1 << 2); // ENABLE_SGPR_QUEUE_PTR
+    let co = CodeObject::parse(&d).unwrap();
+    let k = co.kernel("vector_add").unwrap();
+    assert!(k.uses_queue_ptr());
+    assert!(!k.uses_dispatch_ptr());
+    assert_eq!(k.required_user_sgprs(), 4);
+}
+
+#[test]
+fn lds_limits_at_their_boundaries() {
+    // Without the metadata note (retyped PROGBITS) the descriptor's sizes are not compared.
+    let with_lds = |bytes: u32| {
+        let mut d = base();
+        let s = sh(&d, section_of_type(&d, 7));
+        wr32(&mut d, s + 4, 1);
+        wr32(&mut d, KD, bytes);
+        d
+    };
+    let limits = |lds_bytes| DeviceLimits {
+        lds_bytes,
+        max_private_segment_bytes: 0,
+    };
+    let d = with_lds(1000);
+    let co = CodeObject::parse(&d).unwrap();
+    let k = co.kernel("vector_add").unwrap();
+    assert!(k.metadata.is_none());
+    assert_eq!((k.group_segment_size(), k.lds_granules()), (1000, 2));
+    assert_eq!(k.check_resources(&limits(1000)), Ok(()));
+    assert_eq!(
+        k.check_resources(&limits(999)),
+        Err(E::GroupSegmentTooLarge {
+            kernel: name("vector_add"),
+            size: 1000,
+            limit: 999
+        })
+    );
+    // RSRC2.LDS_SIZE holds 0x1ff granules of 512 bytes, whatever the device has.
+    let most = 0x1ff * 512;
+    let d = with_lds(most);
+    let co = CodeObject::parse(&d).unwrap();
+    let k = co.kernel("vector_add").unwrap();
+    assert_eq!(k.lds_granules(), 0x1ff);
+    assert_eq!(k.check_resources(&limits(1 << 20)), Ok(()));
+    let d = with_lds(most + 1);
+    let co = CodeObject::parse(&d).unwrap();
+    let k = co.kernel("vector_add").unwrap();
+    assert_eq!(k.lds_granules(), 0x200);
+    assert_eq!(
+        k.check_resources(&limits(1 << 20)),
+        Err(E::GroupSegmentTooLarge {
+            kernel: name("vector_add"),
+            size: most + 1,
+            limit: most
+        })
+    );
 }

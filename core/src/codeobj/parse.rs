@@ -142,12 +142,14 @@ impl<'a> CodeObject<'a> {
             });
         }
         let phoff = h.e_phoff.get(LE);
-        let table = region(data, Region::ProgramHeaders, phoff, u64::from(phnum) * 56)?;
+        let size = u64::from(phnum) * 56;
+        let table = region(data, Region::ProgramHeaders, phoff, size)?;
+        // `table` holds exactly phnum headers of 56 bytes, which have alignment 1.
         let (phdrs, _) = pod::slice_from_bytes::<ProgramHeader64<LE>>(table, phnum.into())
             .map_err(|()| CodeObjectError::OutOfBounds {
                 region: Region::ProgramHeaders,
                 offset: phoff,
-                size: u64::from(phnum) * 56,
+                size,
                 file_len: len64(data.len()),
             })?;
 
@@ -259,12 +261,14 @@ impl<'a> CodeObject<'a> {
             });
         }
         let shoff = h.e_shoff.get(LE);
-        let table = region(data, Region::SectionHeaders, shoff, u64::from(shnum) * 64)?;
+        let size = u64::from(shnum) * 64;
+        let table = region(data, Region::SectionHeaders, shoff, size)?;
+        // `table` holds exactly shnum headers of 64 bytes, which have alignment 1.
         let (shdrs, _) = pod::slice_from_bytes::<SectionHeader64<LE>>(table, shnum.into())
             .map_err(|()| CodeObjectError::OutOfBounds {
                 region: Region::SectionHeaders,
                 offset: shoff,
-                size: u64::from(shnum) * 64,
+                size,
                 file_len: len64(data.len()),
             })?;
         for (i, s) in shdrs.iter().enumerate() {

@@ -63,3 +63,57 @@ fn empty_and_short_inputs_are_out_of_bounds() {
         ));
     }
 }
+
+fn shown(v: &dyn core::fmt::Display) -> heapless::String<64> {
+    let mut s = heapless::String::new();
+    core::fmt::write(&mut s, format_args!("{v}")).unwrap();
+    s
+}
+
+#[test]
+fn regions_and_targets_name_themselves() {
+    let cases: [(Region, &str); 6] = [
+        (Region::ElfHeader, "ELF header"),
+        (Region::ProgramHeaders, "program header table"),
+        (Region::SectionHeaders, "section header table"),
+        (Region::Segment(3), "segment 3"),
+        (Region::Section(12), "section 12"),
+        (Region::SymbolName(7), "name of symbol 7"),
+    ];
+    for (r, want) in cases {
+        assert_eq!(shown(&r).as_str(), want);
+    }
+    let t = MachTarget::from_name("gfx942").unwrap();
+    assert_eq!(shown(&t).as_str(), "gfx942");
+}
+
+#[test]
+fn code_object_v3_feature_bits_are_on_or_off() {
+    let mach = MachTarget::from_name("gfx906").unwrap().mach;
+    let cases = [
+        (0, FeatureSetting::Off, FeatureSetting::Off),
+        (
+            EF_AMDGPU_FEATURE_XNACK_V3,
+            FeatureSetting::On,
+            FeatureSetting::Off,
+        ),
+        (
+            EF_AMDGPU_FEATURE_SRAMECC_V3,
+            FeatureSetting::Off,
+            FeatureSetting::On,
+        ),
+        (
+            EF_AMDGPU_FEATURE_XNACK_V3 | EF_AMDGPU_FEATURE_SRAMECC_V3,
+            FeatureSetting::On,
+            FeatureSetting::On,
+        ),
+    ];
+    for (bits, xnack, sramecc) in cases {
+        let t = TargetId::from_flags(mach | bits, ELFABIVERSION_AMDGPU_HSA_V3).unwrap();
+        assert_eq!(
+            (t.mach.name, t.xnack, t.sramecc),
+            ("gfx906", xnack, sramecc),
+            "{bits:#x}"
+        );
+    }
+}

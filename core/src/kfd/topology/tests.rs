@@ -338,6 +338,25 @@ fn gfx_versions_and_sizing_errors_read_right() {
     );
 }
 
+/// WAVESIZE counts 1 KiB units on gfx9 and gfx10, 256 bytes from gfx11 (ROCR's
+/// `mem_alignment_size`): the same node's scratch per wave, in each family's units.
+#[test]
+fn wavesize_units_follow_the_family() {
+    let base = NodeProperties::parse(XTX).unwrap();
+    for (version, unit) in [(90010, 1024), (100300, 1024), (110000, 256), (120001, 256)] {
+        let node = NodeProperties {
+            gfx_target_version: version,
+            ..base
+        };
+        let s = ScratchSizing::for_node(&node).unwrap();
+        assert_eq!(
+            u64::from(s.tmpring_size >> 12) * unit,
+            s.wave_scratch_len,
+            "{version}"
+        );
+    }
+}
+
 #[test]
 fn tmpring_fields_refuse_one_past_their_bits() {
     let base = NodeProperties::parse(XTX).unwrap();

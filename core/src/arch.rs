@@ -487,21 +487,17 @@ mod tests {
 
     #[test]
     fn target_errors_explain_themselves() {
-        let shown = |e: TargetError| {
-            let mut s = heapless::String::<160>::new();
-            core::fmt::write(&mut s, format_args!("{e}")).unwrap();
-            s
-        };
+        use crate::testing::shown;
         assert_eq!(
-            shown(TargetError::BadVersion(91700)).as_str(),
+            shown(&TargetError::BadVersion(91700)).as_str(),
             "gfx_target_version 91700 is not major*10000+minor*100+stepping with minor and stepping below 16"
         );
         assert_eq!(
-            shown(TargetError::BadName).as_str(),
+            shown(&TargetError::BadName).as_str(),
             "target name is not `gfx` followed by 3 or 4 hex digits (e.g. gfx1100)"
         );
         assert_eq!(
-            shown(TargetError::UnsupportedMajor(8)).as_str(),
+            shown(&TargetError::UnsupportedMajor(8)).as_str(),
             "gfx8 targets are not supported (only gfx9, gfx10, gfx11, gfx12)"
         );
     }

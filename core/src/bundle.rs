@@ -356,6 +356,26 @@ mod tests {
     }
 
     #[test]
+    fn entry_count_is_bounded_by_the_smallest_headers() {
+        // N entries with empty ids and code: 32 + 24 * N bytes, the most that many bytes hold.
+        let mut b = heapless::Vec::<u8, 1024>::new();
+        build(&[("", b""), ("", b""), ("", b"")], &mut b);
+        assert_eq!(b.len(), 32 + 3 * 24);
+        let bundle = Bundle::parse(&b).unwrap();
+        assert_eq!((bundle.len(), bundle.is_empty()), (3, false));
+        b[24..32].copy_from_slice(&4u64.to_le_bytes());
+        assert_eq!(
+            Bundle::parse(&b),
+            Err(BundleError::TooManyEntries { count: 4 })
+        );
+        let mut empty = heapless::Vec::<u8, 1024>::new();
+        build(&[], &mut empty);
+        let bundle = Bundle::parse(&empty).unwrap();
+        assert_eq!((bundle.len(), bundle.is_empty()), (0, true));
+        assert_eq!(bundle.entries().count(), 0);
+    }
+
+    #[test]
     fn lying_headers_are_errors() {
         let mut b = heapless::Vec::<u8, 1024>::new();
         build(&[("hipv4-amdgcn-amd-amdhsa--gfx1100", b"code")], &mut b);

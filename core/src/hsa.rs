@@ -342,6 +342,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn agprs_start_after_accum_offset_plus_one_quads() {
+        let r = |v| PgmRsrc3Gfx90a::zeroed().with(PgmRsrc3Gfx90a::ACCUM_OFFSET, v);
+        assert_eq!(r(0).accum_offset_vgprs(), 4);
+        assert_eq!(r(3).accum_offset_vgprs(), 16);
+        assert_eq!(r(63).accum_offset_vgprs(), 256);
+    }
+
+    #[test]
+    fn descriptors_read_from_the_first_64_bytes() {
+        let mut b = [0u8; 70];
+        b[0..4].copy_from_slice(&256u32.to_le_bytes()); // group_segment_fixed_size
+        b[8..12].copy_from_slice(&28u32.to_le_bytes()); // kernarg_size
+        b[16..24].copy_from_slice(&0x1100i64.to_le_bytes());
+        b[48..52].copy_from_slice(&0x6000_0041u32.to_le_bytes()); // rsrc1
+        b[56..58].copy_from_slice(&0x0408u16.to_le_bytes());
+        b[64] = 0xff; // past the descriptor
+        let d = KernelDescriptor::read(&b).unwrap();
+        assert_eq!(d.group_segment_fixed_size, 256);
+        assert_eq!(d.kernarg_size, 28);
+        assert_eq!(d.kernel_code_entry_byte_offset, 0x1100);
+        assert_eq!(d.compute_pgm_rsrc1, 0x6000_0041);
+        assert_eq!(d.kernel_code_properties, 0x0408);
+        assert_eq!(KernelDescriptor::read(&b[..64]), Some(d));
+        assert_eq!(KernelDescriptor::read(&b[..63]), None);
+        assert_eq!(KernelDescriptor::read(&[]), None);
+    }
+
+    #[test]
     fn user_sgprs_follow_allocation_order() {
         let p = KernelCodeProperties::zeroed()
             .with_flag(KernelCodeProperties::ENABLE_SGPR_DISPATCH_PTR, true)

@@ -37,6 +37,17 @@ pub mod sync;
 pub mod timeline;
 mod vsharp;
 
+/// Helpers of core's unit tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    /// `v` as its `Display` text (no allocation: core's tests run without `alloc`).
+    pub(crate) fn shown(v: &dyn core::fmt::Display) -> heapless::String<256> {
+        let mut s = heapless::String::new();
+        core::fmt::write(&mut s, format_args!("{v}")).unwrap();
+        s
+    }
+}
+
 // The README's example is compiled and run as a doctest.
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

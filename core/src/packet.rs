@@ -242,3 +242,104 @@ impl<'a, P: DecodeOne<'a>> Iterator for Decoder<'a, P> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::shown;
+
+    crate::bitfield! {
+        /// A test word.
+        pub struct Word(u32) {
+            /// Bits 3:0.
+            LOW_NIBBLE: 3:0,
+            /// Bit 4.
+            FLAG: 4:4,
+            /// Bits 31:28.
+            TOP: 31:28,
+        }
+    }
+
+    struct Fields(u32);
+
+    impl fmt::Display for Fields {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("word")?;
+            write_fields(f, Word::FIELDS, self.0)
+        }
+    }
+
+    #[test]
+    fn fields_print_lowercase_with_their_shifted_values() {
+        assert_eq!(
+            shown(&Fields(0xA000_001B)).as_str(),
+            "word low_nibble=0xb flag=0x1 top=0xa"
+        );
+        assert_eq!(
+            shown(&Fields(0)).as_str(),
+            "word low_nibble=0x0 flag=0x0 top=0x0"
+        );
+    }
+
+    #[test]
+    fn errors_explain_themselves() {
+        let enc = [
+            (
+                EncodeError::BufferTooSmall {
+                    needed: 8,
+                    available: 3,
+                },
+                "packet needs 8 dwords but the buffer has room for 3",
+            ),
+            (
+                EncodeError::ValueTooLarge {
+                    field: "count",
+                    value: 0x1_0000,
+                    max: 0x3fff,
+                },
+                "count = 0x10000 does not fit (max 0x3fff)",
+            ),
+        ];
+        for (e, want) in enc {
+            assert_eq!(shown(&e).as_str(), want);
+        }
+        let at = |kind| DecodeError { at: 7, kind }.shifted(5);
+        let dec = [
+            (
+                DecodeErrorKind::NotType3 { header: 0x8000 },
+                "dword 12: header 0x00008000 is not a PM4 type-3 packet",
+            ),
+            (
+                DecodeErrorKind::UnknownOpcode {
+                    opcode: 0x7f,
+                    sub_op: 2,
+                },
+                "dword 12: unknown opcode 0x7f (sub-op 0x2)",
+            ),
+            (
+                DecodeErrorKind::BadCount {
+                    opcode: 0x3c,
+                    body_dwords: 2,
+                },
+                "dword 12: opcode 0x3c never has 2 body dwords",
+            ),
+            (
+                DecodeErrorKind::Truncated {
+                    needed: 7,
+                    available: 3,
+                },
+                "dword 12: truncated packet: needs 7 dwords, 3 left",
+            ),
+            (
+                DecodeErrorKind::BadField {
+                    field: "count",
+                    value: 0xff,
+                },
+                "dword 12: field count has impossible value 0xff",
+            ),
+        ];
+        for (kind, want) in dec {
+            assert_eq!(shown(&at(kind)).as_str(), want);
+        }
+    }
+}

@@ -174,6 +174,30 @@ impl ScratchRsrc {
 mod tests {
     use super::*;
     use crate::arch::{GFX9, GFX10, GFX11, GFX12};
+    use crate::testing::shown;
+
+    #[test]
+    fn errors_explain_themselves() {
+        let cases = [
+            (
+                ScratchRsrcError::Unsupported {
+                    family: Family::Gfx11,
+                },
+                "Gfx11 has architected flat scratch: kernels there take no private segment buffer",
+            ),
+            (
+                ScratchRsrcError::BaseTooHigh { base: 1 << 48 },
+                "scratch base 0x1000000000000 does not fit the 48-bit base of a buffer descriptor",
+            ),
+            (
+                ScratchRsrcError::Empty,
+                "the scratch area for the descriptor is 0 bytes",
+            ),
+        ];
+        for (e, want) in cases {
+            assert_eq!(shown(&e).as_str(), want);
+        }
+    }
 
     #[test]
     fn gfx9_words_are_rocr_fields() {

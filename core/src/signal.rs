@@ -371,6 +371,56 @@ impl<const WORDS: usize> SignalPool<WORDS> {
 #[cfg(test)]
 mod pool_tests {
     use super::*;
+    use crate::testing::shown;
+
+    #[test]
+    fn pools_and_signals_say_where_they_are() {
+        let pool = SignalPool::<2>::new(0x10_0000, 70).unwrap();
+        assert_eq!((pool.base(), pool.capacity()), (0x10_0000, 70));
+        let _a = pool.alloc().unwrap();
+        assert_eq!(
+            shown(&format_args!("{pool:?}")).as_str(),
+            "SignalPool { base: 1048576, capacity: 70, in_use: 1, .. }"
+        );
+        let s = SignalRef::new(0x2000);
+        assert_eq!(
+            (s.value_addr(), s.start_ts_addr(), s.end_ts_addr()),
+            // amd_signal_t: value at 8, start_ts at 32, end_ts at 40.
+            (0x2008, 0x2020, 0x2028)
+        );
+    }
+
+    #[test]
+    fn pool_errors_explain_themselves() {
+        let cases = [
+            (
+                PoolError::Exhausted { capacity: 70 },
+                "all 70 signal slots are in use",
+            ),
+            (
+                PoolError::Foreign {
+                    addr: 0x40,
+                    base: 0x1000,
+                    capacity: 2,
+                },
+                "signal 0x40 is not a slot of the pool at 0x1000 with 2 slots",
+            ),
+            (
+                PoolError::DoubleFree { addr: 0x1040 },
+                "signal 0x1040 is already free",
+            ),
+            (
+                PoolError::BadPool {
+                    base: 0x1001,
+                    capacity: 3,
+                },
+                "signal pool at 0x1001 with 3 slots: base must be 64-byte aligned and capacity fit the pool type",
+            ),
+        ];
+        for (e, want) in cases {
+            assert_eq!(shown(&e).as_str(), want);
+        }
+    }
 
     #[test]
     fn alloc_free_exhaust() {

@@ -64,11 +64,7 @@ fn empty_and_short_inputs_are_out_of_bounds() {
     }
 }
 
-fn shown(v: &dyn core::fmt::Display) -> heapless::String<64> {
-    let mut s = heapless::String::new();
-    core::fmt::write(&mut s, format_args!("{v}")).unwrap();
-    s
-}
+use crate::testing::shown;
 
 #[test]
 fn regions_and_targets_name_themselves() {

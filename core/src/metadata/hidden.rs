@@ -279,12 +279,7 @@ mod tests {
         assert!(write(&mut k, HiddenKind::None, 100, 8, &SHAPE).is_ok());
     }
 
-    fn shown(e: &dyn fmt::Display) -> heapless::String<160> {
-        use core::fmt::Write;
-        let mut s = heapless::String::new();
-        write!(s, "{e}").unwrap();
-        s
-    }
+    use crate::testing::shown;
 
     #[test]
     fn kinds_and_errors_read_right() {

@@ -350,7 +350,6 @@ mod tests {
 
     #[test]
     fn names_and_errors_read_right() {
-        use core::fmt::Write;
         let names = [
             (Value::Nil, "nil"),
             (Value::Bool(false), "boolean"),
@@ -384,9 +383,7 @@ mod tests {
                 "MessagePack container at offset 1 claims 9 elements, more than the bytes left",
             ),
         ] {
-            let mut s = heapless::String::<128>::new();
-            write!(s, "{e}").unwrap();
-            assert_eq!(s, want);
+            assert_eq!(crate::testing::shown(&e).as_str(), want);
         }
     }
 }

@@ -275,7 +275,6 @@ fn every_value_kind_llvm_names() {
 
 #[test]
 fn errors_say_where() {
-    use core::fmt::Write;
     let cases = [
         (
             MetadataError::MissingKey {
@@ -311,9 +310,7 @@ fn errors_say_where() {
         ),
     ];
     for (e, want) in cases {
-        let mut s = heapless::String::<160>::new();
-        write!(s, "{e}").unwrap();
-        assert_eq!(s, want);
+        assert_eq!(crate::testing::shown(&e).as_str(), want);
     }
 }
 

@@ -45,12 +45,8 @@ fn parse_errors_name_the_key() {
     assert_eq!(parse_gpu_id("48362\n"), Ok(48362));
     assert_eq!(parse_gpu_id("-1"), Err(PropertiesError::BadGpuId));
     // What a user reads when a topology file is off.
-    let says = |e: PropertiesError, want: &str| {
-        use core::fmt::Write;
-        let mut s = heapless::String::<128>::new();
-        write!(s, "{e}").unwrap();
-        assert_eq!(s, want);
-    };
+    let says =
+        |e: PropertiesError, want: &str| assert_eq!(crate::testing::shown(&e).as_str(), want);
     says(
         PropertiesError::MissingKey("drm_render_minor"),
         "topology properties lack the key `drm_render_minor`",
@@ -318,12 +314,7 @@ fn gfx_versions_and_sizing_errors_read_right() {
         };
         assert_eq!(p.gfx_version(), want, "{v}");
     }
-    let says = |e: SizingError, want: &str| {
-        use core::fmt::Write;
-        let mut s = heapless::String::<128>::new();
-        write!(s, "{e}").unwrap();
-        assert_eq!(s, want);
-    };
+    let says = |e: SizingError, want: &str| assert_eq!(crate::testing::shown(&e).as_str(), want);
     says(
         SizingError::ZeroProperty("simd_count"),
         "topology property `simd_count` is 0; cannot size",

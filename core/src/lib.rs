@@ -43,6 +43,7 @@ pub(crate) mod testing {
     /// `v` as its `Display` text (no allocation: core's tests run without `alloc`).
     pub(crate) fn shown(v: &dyn core::fmt::Display) -> heapless::String<256> {
         let mut s = heapless::String::new();
+        // PANIC: test-only; a text over 256 bytes fails the test that printed it.
         core::fmt::write(&mut s, format_args!("{v}")).unwrap();
         s
     }

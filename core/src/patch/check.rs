@@ -16,7 +16,9 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
         let mut first = 0usize;
         for (i, plan) in self.plans.iter_mut().enumerate() {
             let n = rest.iter().take_while(|e| e.var.index() == i).count();
-            let (es, tail) = rest.split_at(n);
+            let Some((es, tail)) = rest.split_at_checked(n) else {
+                break;
+            };
             *plan = Plan::of(first, es);
             first += n;
             rest = tail;

@@ -24,30 +24,32 @@ const _: () = assert!(size_of::<VarInfo>() <= 40);
 /// How [`PatchTable::write`] writes one variable, worked out by [`PatchTable::seal`] (small:
 /// `write` reads one per changed variable).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Plan {
+pub(super) enum Plan {
     /// Launch dims whose only entries are one global half (DISPATCH_DIRECT x..z) and one local
-    /// half (COMPUTE_NUM_THREAD_X..Z) in one target, as a kernel launch binds them: that
-    /// target, written from `a` (global) and `b` (local) without walking the entries.
-    /// [`NO_PAIR`] otherwise: the entries are `entries[a..a + b]` (sorted by variable).
-    pub(super) pair_target: u8,
-    /// Pair: the global half's first dword. Else: the first entry.
-    pub(super) a: u32,
-    /// Pair: the local half's first dword. Else: how many entries.
-    pub(super) b: u32,
+    /// half (COMPUTE_NUM_THREAD_X..Z) in one target, as a kernel launch binds them: written
+    /// from here without walking the entries.
+    Pair {
+        /// The target both halves are in.
+        target: u8,
+        /// The global half's first dword.
+        global: u32,
+        /// The local half's first dword.
+        local: u32,
+    },
+    /// Anything else: the entries `entries[first..first + count]` (sorted by variable).
+    Walk {
+        /// The first entry.
+        first: u32,
+        /// How many.
+        count: u32,
+    },
 }
 
 const _: () = assert!(size_of::<Plan>() <= 12);
 
-/// [`Plan::pair_target`] of a variable written through its entries.
-pub(super) const NO_PAIR: u8 = u8::MAX;
-
 impl Plan {
     /// A variable without entries (until `seal` works its plan out).
-    pub(super) const NONE: Self = Self {
-        pair_target: NO_PAIR,
-        a: 0,
-        b: 0,
-    };
+    pub(super) const NONE: Self = Self::Walk { first: 0, count: 0 };
 
     /// The plan of a variable whose (sorted) entries are `es`, starting at `first`.
     pub(super) fn of(first: usize, es: &[Entry]) -> Self {
@@ -59,20 +61,18 @@ impl Plan {
             };
             if let Some((g, l)) = pair
                 && g.target == l.target
-                && g.target != NO_PAIR
             {
-                return Self {
-                    pair_target: g.target,
-                    a: g.dword,
-                    b: l.dword,
+                return Self::Pair {
+                    target: g.target,
+                    global: g.dword,
+                    local: l.dword,
                 };
             }
         }
-        Self {
-            pair_target: NO_PAIR,
+        Self::Walk {
             // CAST (both): entries are at most E, and every entry names a u32 dword.
-            a: first as u32,
-            b: es.len() as u32,
+            first: first as u32,
+            count: es.len() as u32,
         }
     }
 }

@@ -854,12 +854,19 @@ fn exec_dims_pairs_write_each_half() {
     }
     t.seal();
     for (id, h) in ids.iter().zip(&hs) {
-        let p = t.plans[id.index()];
-        assert_eq!(p.pair_target, 0);
+        let Plan::Pair {
+            target,
+            global,
+            local,
+        } = t.plans[id.index()]
+        else {
+            panic!("{id}: not a pair");
+        };
+        assert_eq!(target, 0);
         let at = |x: usize| u32::try_from(x).unwrap() + h.offset;
         // DISPATCH_DIRECT's x..z follow its header; NUM_THREAD_X..Z start at local_at.
         assert_eq!(
-            (p.a, p.b),
+            (global, local),
             (at(h.layout.dispatch_at + 1), at(h.layout.local_at))
         );
     }
@@ -896,16 +903,12 @@ fn plans_name_pairs_only() {
     let e = |t: u8, dword: u32, first: u8, n: u8| {
         Entry::new(VarId(0), t, dword, Op::Dwords { first, n })
     };
-    let pair = |a, b| Plan {
-        pair_target: 1,
-        a,
-        b,
+    let pair = |global, local| Plan::Pair {
+        target: 1,
+        global,
+        local,
     };
-    let walk = |a, b| Plan {
-        pair_target: NO_PAIR,
-        a,
-        b,
-    };
+    let walk = |first, count| Plan::Walk { first, count };
     assert_eq!(Plan::of(5, &[e(1, 10, 0, 3), e(1, 40, 3, 3)]), pair(10, 40));
     assert_eq!(Plan::of(5, &[e(1, 4, 3, 3), e(1, 40, 0, 3)]), pair(40, 4));
     assert_eq!(Plan::of(5, &[e(0, 10, 0, 3), e(1, 40, 3, 3)]), walk(5, 2));

@@ -35,17 +35,26 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
             let (1.., Some(v)) = (how, v) else {
                 continue;
             };
-            written += match v {
-                Value::Dims(d) if plan.pair_target != NO_PAIR => write_pair(plan, d, how, targets),
-                _ => {
+            written += match (*plan, v) {
+                (
+                    Plan::Pair {
+                        target,
+                        global,
+                        local,
+                    },
+                    Value::Dims(d),
+                ) => write_pair(target, global, local, d, how, targets),
+                (Plan::Walk { first, count }, _) => {
                     // CAST: u32 -> usize lossless.
-                    let first = plan.a as usize;
+                    let first = first as usize;
                     let es = self
                         .entries
-                        .get(first..first.saturating_add(plan.b as usize))
+                        .get(first..first.saturating_add(count as usize))
                         .unwrap_or_default();
                     write_var(es, v, how, targets)
                 }
+                // Only launch dims are pairs, and a checked value keeps its variable's kind.
+                (Plan::Pair { .. }, _) => 0,
             };
             *prev = *v;
         }
@@ -115,19 +124,26 @@ fn write_var<M: PatchTarget>(es: &[Entry], v: &Value, how: u8, targets: &mut [M]
     }
 }
 
-/// Writes a launch-dims pair ([`Plan::pair_target`]): the halves that changed.
+/// Writes a launch-dims [`Plan::Pair`]: the halves that changed.
 #[inline(always)]
-fn write_pair<M: PatchTarget>(plan: &Plan, d: &Dims, how: u8, targets: &mut [M]) -> usize {
-    let Some(mem) = targets.get_mut(usize::from(plan.pair_target)) else {
+fn write_pair<M: PatchTarget>(
+    target: u8,
+    global: u32,
+    local: u32,
+    d: &Dims,
+    how: u8,
+    targets: &mut [M],
+) -> usize {
+    let Some(mem) = targets.get_mut(usize::from(target)) else {
         return 0;
     };
     let mut written = 0;
     if how & (GLOBAL | OTHER) != 0 {
-        let _ = mem.store_all(idx(plan.a, 0), &d.global);
+        let _ = mem.store_all(idx(global, 0), &d.global);
         written += 3;
     }
     if how & (LOCAL | OTHER) != 0 {
-        let _ = mem.store_all(idx(plan.b, 0), &d.local);
+        let _ = mem.store_all(idx(local, 0), &d.local);
         written += 3;
     }
     written

@@ -14,12 +14,17 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
             .sort_unstable_by_key(|e| (e.var, e.target, e.dword));
         let mut rest = &self.entries[..];
         let mut first = 0usize;
+        self.walks.clear();
         for (i, plan) in self.plans.iter_mut().enumerate() {
             let n = rest.iter().take_while(|e| e.var.index() == i).count();
             let Some((es, tail)) = rest.split_at_checked(n) else {
                 break;
             };
             *plan = Plan::of(first, es);
+            if !matches!(plan, Plan::Pair { .. }) {
+                // CAST: declare() refused ids beyond u16; `walks` holds as many as `plans`.
+                let _ = self.walks.push(i as u16);
+            }
             first += n;
             rest = tail;
         }
@@ -190,20 +195,20 @@ pub(super) fn dims_ok(l: &DimLimits, packet: bool, d: &Dims) -> bool {
     let [l0, l1, l2] = d.local;
     // x in 1..=max  <=>  x - 1 < max (wrapping: 0 becomes u32::MAX, never below a max).
     let in_range = |x: u32, max: u32| x.wrapping_sub(1) < max;
-    let ok = in_range(g0, l.max_global[0])
-        & in_range(g1, l.max_global[1])
-        & in_range(g2, l.max_global[2])
-        & in_range(l0, l.max_local[0])
-        & in_range(l1, l.max_local[1])
-        & in_range(l2, l.max_local[2])
-        & ((u64::from(l0) * u64::from(l1)).saturating_mul(u64::from(l2))
-            <= u64::from(l.max_threads));
-    // A dispatch packet holds 32-bit grid sizes (its 16-bit workgroup sizes are in the
-    // limits already).
-    ok && (!packet
-        || (g0.checked_mul(l0).is_some()
-            & g1.checked_mul(l1).is_some()
-            & g2.checked_mul(l2).is_some()))
+    let grid = |g: u32, l: u32| u64::from(g) * u64::from(l);
+    // Short-circuit: each test is a compare and a branch that is always taken the same way,
+    // cheaper than folding all of them (which LLVM vectorises, shuffling the halves in).
+    in_range(g0, l.max_global[0])
+        && in_range(g1, l.max_global[1])
+        && in_range(g2, l.max_global[2])
+        && in_range(l0, l.max_local[0])
+        && in_range(l1, l.max_local[1])
+        && in_range(l2, l.max_local[2])
+        && (u64::from(l0) * u64::from(l1)).saturating_mul(u64::from(l2))
+            <= u64::from(l.max_threads)
+        // A dispatch packet holds 32-bit grid sizes (its 16-bit workgroup sizes are in the
+        // limits already).
+        && (!packet || (grid(g0, l0) | grid(g1, l1) | grid(g2, l2)) >> 32 == 0)
 }
 
 /// Why `d` is outside the limits (`Ok` if it is not).

@@ -36,6 +36,15 @@ pub(super) enum Plan {
         /// The local half's first dword.
         local: u32,
     },
+    /// An address or scalar whose entries `entries[first..first + count]` are all 64-bit
+    /// splits (buffer pointers in kernargs, as launches bind them): written in a loop over
+    /// just those.
+    Splits {
+        /// The first entry.
+        first: u32,
+        /// How many.
+        count: u32,
+    },
     /// Anything else: the entries `entries[first..first + count]` (sorted by variable).
     Walk {
         /// The first entry.
@@ -69,10 +78,12 @@ impl Plan {
                 };
             }
         }
-        Self::Walk {
-            // CAST (both): entries are at most E, and every entry names a u32 dword.
-            first: first as u32,
-            count: es.len() as u32,
+        // CAST (both): entries are at most E, and every entry names a u32 dword.
+        let (first, count) = (first as u32, es.len() as u32);
+        if !es.is_empty() && es.iter().all(|e| matches!(e.op, Op::Split64 { .. })) {
+            Self::Splits { first, count }
+        } else {
+            Self::Walk { first, count }
         }
     }
 }
@@ -93,6 +104,9 @@ pub struct PatchTable<const V: usize, const E: usize, const T: usize = 4> {
     pub(super) plans: heapless::Vec<Plan, V>,
     /// Scratch of `check`/`write`: what changed in each variable ([`changes`]).
     pub(super) dirty: heapless::Vec<u8, V>,
+    /// The variables whose plan is not a [`Plan::Pair`], in order (valid once sealed): `write`
+    /// visits them after the pairs.
+    pub(super) walks: heapless::Vec<u16, V>,
     /// Some variable is [`VarInfo::stale`].
     pub(super) any_stale: bool,
     /// Bumped by every check, write and change of the table: a [`Checked`] of another
@@ -234,6 +248,7 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
             prev: heapless::Vec::new(),
             plans: heapless::Vec::new(),
             dirty: heapless::Vec::new(),
+            walks: heapless::Vec::new(),
             any_stale: false,
             generation: 0,
             entries: heapless::Vec::new(),

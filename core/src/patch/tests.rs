@@ -923,3 +923,109 @@ fn plans_name_pairs_only() {
     );
     assert_eq!(Plan::of(0, &[]), walk(0, 0));
 }
+
+/// Addresses and scalars whose entries are all 64-bit splits are written by their own loop;
+/// one other entry makes the variable walk.
+#[test]
+fn plans_name_split_runs() {
+    let split = |t: u8, dword: u32, add: u32| Entry::new(VarId(0), t, dword, Op::Split64 { add });
+    let field = Entry::new(
+        VarId(0),
+        0,
+        9,
+        Op::Field {
+            shift: 0,
+            pos: 0,
+            mask: 0xff,
+        },
+    );
+    let splits = |first, count| Plan::Splits { first, count };
+    assert_eq!(Plan::of(3, &[split(2, 0, 0)]), splits(3, 1));
+    assert_eq!(
+        Plan::of(3, &[split(2, 0, 0), split(2, 4, 8), split(1, 6, 16)]),
+        splits(3, 3)
+    );
+    assert_eq!(
+        Plan::of(3, &[split(2, 0, 0), field]),
+        Plan::Walk { first: 3, count: 2 }
+    );
+}
+
+/// Pairs, split runs, walks and variables without entries in one table: each writes its
+/// dwords (pairs first, the rest in order) and every changed value becomes current, bound or
+/// not.
+#[test]
+fn every_plan_writes_and_updates_current() {
+    let prog = Program::default();
+    let mut list: Pm4List<512, 8> = Pm4List::new(&GFX11);
+    let d0 = Dims {
+        global: [4, 1, 1],
+        local: [64, 1, 1],
+    };
+    let (h, _) = list.exec(&prog, GpuVa(KA), d0.global, d0.local).unwrap();
+    let n = list.as_dwords().len();
+    let mut ka = [0u32; 16];
+    let base = 0x1_0000_0000u64;
+    for (k, add) in [(0usize, 0u64), (4, 0x40)] {
+        ka[k] = lo32(base + add);
+        ka[k + 1] = hi32(base + add);
+    }
+    ka[8] = 7;
+    let mut t: PatchTable<8, 32> = PatchTable::new();
+    let unbound = t.declare(Value::Scalar(1)).unwrap();
+    let buf = t
+        .declare(Value::Addr {
+            addr: GpuVa(base),
+            bytes: 0x100,
+        })
+        .unwrap();
+    let scale = t.declare(Value::Scalar(7)).unwrap();
+    let dims = t.declare(Value::Dims(d0)).unwrap();
+    t.bind_u64(buf, 1, Some(&ka[..]), 0, 0).unwrap();
+    t.bind_u64(buf, 1, Some(&ka[..]), 4, 0x40).unwrap();
+    t.bind_u32(scale, 1, Some(&ka[..]), 8).unwrap();
+    t.bind_exec(dims, 0, list.as_dwords(), &h, DimLimits::AMD, None)
+        .unwrap();
+    t.seal();
+    assert!(matches!(
+        t.plans[buf.index()],
+        Plan::Splits { count: 2, .. }
+    ));
+    assert!(matches!(
+        t.plans[scale.index()],
+        Plan::Walk { count: 1, .. }
+    ));
+    assert!(matches!(t.plans[dims.index()], Plan::Pair { .. }));
+    assert!(matches!(
+        t.plans[unbound.index()],
+        Plan::Walk { count: 0, .. }
+    ));
+
+    let mut ib = [0u32; 512];
+    ib[..n].copy_from_slice(list.as_dwords());
+    let d1 = Dims {
+        global: [8, 2, 1],
+        local: [32, 2, 1],
+    };
+    let vals = [
+        Some(Value::Scalar(5)),
+        Some(Value::Addr {
+            addr: GpuVa(0x2_0000_1000),
+            bytes: 0x100,
+        }),
+        Some(Value::Scalar(9)),
+        Some(Value::Dims(d1)),
+    ];
+    let w = t.apply(&vals, &mut [&mut ib[..n], &mut ka[..]]).unwrap();
+    assert_eq!(w, 6 + 4 + 1);
+    assert_eq!(ka[..9], [0x1000, 2, 0, 0, 0x1040, 2, 0, 0, 9]);
+    let mut fresh: Pm4List<512, 8> = Pm4List::new(&GFX11);
+    fresh.exec(&prog, GpuVa(KA), d1.global, d1.local).unwrap();
+    assert_eq!(&ib[..n], fresh.as_dwords());
+    let cur: heapless::Vec<Value, 8> = t.current().iter().copied().collect();
+    let want: heapless::Vec<Value, 8> = vals.iter().flatten().copied().collect();
+    assert_eq!(cur, want);
+    // Nothing changed: nothing written, nothing counted.
+    assert_eq!(t.validate(&vals).unwrap(), 0);
+    assert_eq!(t.apply(&vals, &mut [&mut ib[..n], &mut ka[..]]).unwrap(), 0);
+}

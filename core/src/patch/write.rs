@@ -5,7 +5,9 @@ use super::*;
 impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
     /// Writes what [`Self::check`] found changed: the entries of every changed variable (of
     /// launch dims, only the half that changed), into `targets[i]` for target `i`. Returns the
-    /// dwords written. If the table changed since the check (another check, a new binding),
+    /// dwords written. Launch dims bound as a launch binds them ([`Plan::Pair`]) are written
+    /// first, then the other variables in declaration order (where bindings of two variables
+    /// cover the same dword, a misuse the table does not look for, this order decides). If the table changed since the check (another check, a new binding),
     /// the values are checked again first. On error nothing was written.
     pub fn write<M: PatchTarget>(
         &mut self,
@@ -25,6 +27,8 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
             }
             self.any_stale = false;
         }
+        // Launch dims bound as a launch binds them, nearly every variable of a graph, in one
+        // tight loop; the rest after them.
         let mut written = 0usize;
         for ((v, prev), (plan, &how)) in checked
             .values
@@ -32,29 +36,39 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
             .zip(self.prev.iter_mut())
             .zip(self.plans.iter().zip(self.dirty.iter()))
         {
-            let (1.., Some(v)) = (how, v) else {
+            if let (
+                1..,
+                Some(v @ Value::Dims(d)),
+                Plan::Pair {
+                    target,
+                    global,
+                    local,
+                },
+            ) = (how, v, *plan)
+            {
+                written += write_pair(target, global, local, d, how, targets);
+                *prev = *v;
+            }
+        }
+        for &i in &self.walks {
+            let i = usize::from(i);
+            let (Some(&how @ 1..), Some(Some(v)), Some(prev), Some(&plan)) = (
+                self.dirty.get(i),
+                checked.values.get(i),
+                self.prev.get_mut(i),
+                self.plans.get(i),
+            ) else {
                 continue;
             };
-            written += match (*plan, v) {
-                (
-                    Plan::Pair {
-                        target,
-                        global,
-                        local,
-                    },
-                    Value::Dims(d),
-                ) => write_pair(target, global, local, d, how, targets),
-                (Plan::Walk { first, count }, _) => {
-                    // CAST: u32 -> usize lossless.
-                    let first = first as usize;
-                    let es = self
-                        .entries
-                        .get(first..first.saturating_add(count as usize))
-                        .unwrap_or_default();
-                    write_var(es, v, how, targets)
+            written += match plan {
+                Plan::Splits { first, count } => {
+                    write_splits(entries(&self.entries, first, count), scalar_of(v), targets)
                 }
-                // Only launch dims are pairs, and a checked value keeps its variable's kind.
-                (Plan::Pair { .. }, _) => 0,
+                Plan::Walk { first, count } => {
+                    write_var(entries(&self.entries, first, count), v, how, targets)
+                }
+                // The loop above wrote these.
+                Plan::Pair { .. } => 0,
             };
             *prev = *v;
         }
@@ -104,6 +118,29 @@ pub(super) fn changes(v: &Value, old: &Value) -> u8 {
         }
         _ => u8::from(v != old) * OTHER,
     }
+}
+
+/// `entries[first..first + count]`.
+fn entries(entries: &[Entry], first: u32, count: u32) -> &[Entry] {
+    // CAST: u32 -> usize lossless.
+    let first = first as usize;
+    entries
+        .get(first..first.saturating_add(count as usize))
+        .unwrap_or_default()
+}
+
+/// Writes a [`Plan::Splits`]: value `s` plus each entry's offset, as two dwords.
+#[inline(never)]
+fn write_splits<M: PatchTarget>(es: &[Entry], s: u64, targets: &mut [M]) -> usize {
+    let mut written = 0;
+    for e in es {
+        if let (Op::Split64 { add }, Some(mem)) = (e.op, targets.get_mut(usize::from(e.target))) {
+            let x = s.wrapping_add(u64::from(add));
+            let _ = mem.store_all(idx(e.dword, 0), &[lo32(x), hi32(x)]);
+            written += 2;
+        }
+    }
+    written
 }
 
 /// Writes the entries `es` of a variable whose value changed to `v` ([`changes`] says how);

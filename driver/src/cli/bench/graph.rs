@@ -7,8 +7,9 @@
 
 use core::sync::atomic::AtomicU32;
 
-use hcq_core::addr::GpuVa;
+use hcq_core::addr::{GpuVa, hi32, lo32};
 use hcq_core::arch::ArchInfo;
+use hcq_core::patch::Op;
 use hcq_core::pm4::Program;
 
 use hcq_driver::graph::{
@@ -143,6 +144,23 @@ pub struct Patch1000 {
     flip: usize,
     /// Every dword the patch writes, per target, for [`Patch1000::store_floor_once`].
     floor: [Vec<u32>; 3],
+    /// State of [`Patch1000::hand_once`].
+    hand: Hand,
+}
+
+/// [`Patch1000::hand_once`]: what a loop written for this one graph shape keeps, in place of
+/// the table: the record-time positions and its own previous values.
+#[derive(Debug, Default)]
+struct Hand {
+    /// Kernargs dword of each kernel's input pointer, and its offset into the buffer.
+    input_at: Vec<(u32, u32)>,
+    /// PM4 dword of each kernel's DISPATCH_DIRECT x (global) and COMPUTE_NUM_THREAD_X (local).
+    dims_at: Vec<(u32, u32)>,
+    /// Bytes the input buffer must hold.
+    input_bytes: u64,
+    prev_input: u64,
+    prev_dims: Vec<Dims>,
+    flip: usize,
 }
 
 impl core::fmt::Debug for Patch1000 {
@@ -211,6 +229,30 @@ impl Patch1000 {
         for f in &mut floor {
             f.sort_unstable();
         }
+        let mut hand = Hand {
+            dims_at: vec![(0, 0); PATCH1000_KERNELS],
+            prev_dims: (0..PATCH1000_KERNELS)
+                .map(|i| patch1000_dims(i, 0))
+                .collect(),
+            prev_input: 0x1_0000_0000,
+            ..Hand::default()
+        };
+        for e in enc.table.entries() {
+            let kernel = e.var.index().wrapping_sub(1);
+            match (e.op, hand.dims_at.get_mut(kernel)) {
+                (Op::Split64 { add }, _) => hand.input_at.push((e.dword, add)),
+                (Op::Dwords { first: 0, n: 3 }, Some(at)) => at.0 = e.dword,
+                (Op::Dwords { first: 3, n: 3 }, Some(at)) => at.1 = e.dword,
+                _ => {
+                    return Err(GraphError::Invalid(
+                        "Patch1000: an entry of another shape".into(),
+                    ));
+                }
+            }
+        }
+        if let Some(input) = enc.table.entries().first().map(|e| e.var) {
+            hand.input_bytes = enc.table.required_bytes(input)?;
+        }
         Ok(Self {
             ib: atom(enc.pm4.as_dwords()),
             sdma: atom(enc.sdma.as_dwords()),
@@ -219,6 +261,7 @@ impl Patch1000 {
             sets: [patch1000_values(1), patch1000_values(2)],
             flip: 0,
             floor,
+            hand,
         })
     }
 
@@ -252,6 +295,78 @@ impl Patch1000 {
         }
         n
     }
+
+    /// The same replay as [`Self::patch_once`] by a loop written for this one graph shape, with
+    /// the same checks (every value present and of its kind, the buffer large enough, dims
+    /// inside [`DimLimits::AMD`], nothing written unless all pass) and the same dwords written,
+    /// into the same memory: what the table's generality costs (`graph_patch_1000_hand_ns`).
+    /// Returns the dwords written, `None` if a value is refused.
+    pub fn hand_once(&mut self) -> Option<usize> {
+        let h = &mut self.hand;
+        h.flip ^= 1;
+        let set = self.sets.get(h.flip).map_or(&[][..], |s| &s[..]);
+        let Some((Some(Value::Addr { addr, bytes }), dims)) = set.split_first() else {
+            return None;
+        };
+        if *bytes < h.input_bytes || addr.get().checked_add(*bytes).is_none() {
+            return None;
+        }
+        let dims = dims.get(..h.prev_dims.len())?;
+        // DimLimits::AMD, as this graph's kernels were recorded with: any non-zero workgroup
+        // count, 1..=1024 work-items per axis and per workgroup.
+        const MAX_LOCAL: u32 = 1024;
+        const _: () = assert!(
+            DimLimits::AMD.max_threads == MAX_LOCAL
+                && DimLimits::AMD.max_local[0] == MAX_LOCAL
+                && DimLimits::AMD.max_local[1] == MAX_LOCAL
+                && DimLimits::AMD.max_local[2] == MAX_LOCAL
+                && DimLimits::AMD.max_global[0] == u32::MAX
+                && DimLimits::AMD.max_global[1] == u32::MAX
+                && DimLimits::AMD.max_global[2] == u32::MAX
+        );
+        for v in dims {
+            let Some(Value::Dims(d)) = v else {
+                return None;
+            };
+            let [l0, l1, l2] = d.local;
+            let threads = (u64::from(l0) * u64::from(l1)).saturating_mul(u64::from(l2));
+            if d.global.contains(&0)
+                || d.local.iter().any(|&x| !(1..=MAX_LOCAL).contains(&x))
+                || threads > u64::from(MAX_LOCAL)
+            {
+                return None;
+            }
+        }
+        let mut n = 0;
+        let store = |mem: &[AtomicU32], at: u32, vals: &[u32]| {
+            let at = at as usize;
+            if let Some(w) = mem.get(at..at + vals.len()) {
+                for (w, &v) in w.iter().zip(vals) {
+                    w.store(v, core::sync::atomic::Ordering::Relaxed);
+                }
+            }
+            vals.len()
+        };
+        let a = addr.get();
+        if a != h.prev_input {
+            for &(at, add) in &h.input_at {
+                let x = a.wrapping_add(u64::from(add));
+                n += store(&self.ka, at, &[lo32(x), hi32(x)]);
+            }
+            h.prev_input = a;
+        }
+        for ((v, prev), &(g_at, l_at)) in dims.iter().zip(&mut h.prev_dims).zip(&h.dims_at) {
+            let Some(Value::Dims(d)) = v else { continue };
+            if d.global != prev.global {
+                n += store(&self.ib, g_at, &d.global);
+            }
+            if d.local != prev.local {
+                n += store(&self.ib, l_at, &d.local);
+            }
+            *prev = *d;
+        }
+        Some(n)
+    }
 }
 
 #[cfg(test)]
@@ -268,5 +383,33 @@ mod tests {
         assert_eq!(p.patch_once().unwrap(), 8000);
         // The floor stores exactly the dwords a full patch writes.
         assert_eq!(p.store_floor_once(), 8000);
+    }
+
+    #[test]
+    fn hand_written_loop_writes_what_the_table_writes() {
+        let mut table = Patch1000::new(ARCH).unwrap();
+        let mut hand = Patch1000::new(ARCH).unwrap();
+        let words = |p: &Patch1000| -> Vec<u32> {
+            p.ib.iter()
+                .chain(&p.ka)
+                .map(|w| w.load(core::sync::atomic::Ordering::Relaxed))
+                .collect()
+        };
+        for written in [5000, 8000, 8000, 8000] {
+            assert_eq!(table.patch_once().unwrap(), written);
+            assert_eq!(hand.hand_once().unwrap(), written);
+            assert_eq!(words(&table), words(&hand));
+        }
+        // It refuses what the table refuses, writing nothing.
+        let before = words(&hand);
+        for set in &mut hand.sets {
+            set[500] = Some(Value::Dims(Dims {
+                global: [1, 1, 1],
+                local: [1025, 1, 1],
+            }));
+        }
+        assert!(hand.hand_once().is_none());
+        assert!(hand.patch_once().is_err());
+        assert_eq!(words(&hand), before);
     }
 }

@@ -37,9 +37,11 @@ pub(super) enum Plan {
         local: u32,
     },
     /// An address or scalar whose entries `entries[first..first + count]` are all 64-bit
-    /// splits (buffer pointers in kernargs, as launches bind them): written in a loop over
-    /// just those.
+    /// splits in one target (buffer pointers in kernargs, as launches bind them): written in
+    /// a loop over just those.
     Splits {
+        /// The target they are all in.
+        target: u8,
         /// The first entry.
         first: u32,
         /// How many.
@@ -80,8 +82,16 @@ impl Plan {
         }
         // CAST (both): entries are at most E, and every entry names a u32 dword.
         let (first, count) = (first as u32, es.len() as u32);
-        if !es.is_empty() && es.iter().all(|e| matches!(e.op, Op::Split64 { .. })) {
-            Self::Splits { first, count }
+        if let Some(target) = es.first().map(|e| e.target)
+            && es
+                .iter()
+                .all(|e| e.target == target && matches!(e.op, Op::Split64 { .. }))
+        {
+            Self::Splits {
+                target,
+                first,
+                count,
+            }
         } else {
             Self::Walk { first, count }
         }

@@ -924,8 +924,8 @@ fn plans_name_pairs_only() {
     assert_eq!(Plan::of(0, &[]), walk(0, 0));
 }
 
-/// Addresses and scalars whose entries are all 64-bit splits are written by their own loop;
-/// one other entry makes the variable walk.
+/// Addresses and scalars whose entries are all 64-bit splits in one target are written by
+/// their own loop; one other entry, or another target, makes the variable walk.
 #[test]
 fn plans_name_split_runs() {
     let split = |t: u8, dword: u32, add: u32| Entry::new(VarId(0), t, dword, Op::Split64 { add });
@@ -939,11 +939,20 @@ fn plans_name_split_runs() {
             mask: 0xff,
         },
     );
-    let splits = |first, count| Plan::Splits { first, count };
-    assert_eq!(Plan::of(3, &[split(2, 0, 0)]), splits(3, 1));
+    let splits = |target, first, count| Plan::Splits {
+        target,
+        first,
+        count,
+    };
+    assert_eq!(Plan::of(3, &[split(2, 0, 0)]), splits(2, 3, 1));
+    assert_eq!(
+        Plan::of(3, &[split(1, 0, 0), split(1, 4, 8), split(1, 6, 16)]),
+        splits(1, 3, 3)
+    );
+    // Splits in two targets walk.
     assert_eq!(
         Plan::of(3, &[split(2, 0, 0), split(2, 4, 8), split(1, 6, 16)]),
-        splits(3, 3)
+        Plan::Walk { first: 3, count: 3 }
     );
     assert_eq!(
         Plan::of(3, &[split(2, 0, 0), field]),
@@ -1028,4 +1037,62 @@ fn every_plan_writes_and_updates_current() {
     // Nothing changed: nothing written, nothing counted.
     assert_eq!(t.validate(&vals).unwrap(), 0);
     assert_eq!(t.apply(&vals, &mut [&mut ib[..n], &mut ka[..]]).unwrap(), 0);
+}
+
+/// The branch-free screen agrees with the exact check, and passes what is valid (so valid
+/// dims never take the slow path): every axis's grid overflow alone, in and out of a packet.
+#[test]
+fn dims_screen_agrees_with_the_exact_check() {
+    let l = DimLimits {
+        max_global: [u32::MAX; 3],
+        max_local: [u16::MAX.into(); 3],
+        max_threads: u32::MAX,
+    };
+    let mut cases = heapless::Vec::<Dims, 32>::new();
+    let ok = Dims {
+        global: [1 << 20, 3, 2],
+        local: [1 << 10, 1, 1],
+    };
+    cases.push(ok).unwrap();
+    for axis in 0..3 {
+        // global * local = 2^32 on one axis only (2^17 * 2^15), the others small.
+        let mut d = Dims {
+            global: [1, 1, 1],
+            local: [1, 1, 1],
+        };
+        d.global[axis] = 1 << 17;
+        d.local[axis] = 1 << 15;
+        cases.push(d).unwrap();
+        // Just inside: (2^17 - 1) * 2^15 < 2^32.
+        d.global[axis] = (1 << 17) - 1;
+        cases.push(d).unwrap();
+        // And far outside on this axis alone.
+        d.local[axis] = u16::MAX.into();
+        d.global[axis] = u32::MAX;
+        cases.push(d).unwrap();
+    }
+    // Two axes over by the same amount (an exclusive or of the products would cancel).
+    for (a, b) in [(0, 1), (1, 2), (0, 2)] {
+        let mut d = Dims {
+            global: [1, 1, 1],
+            local: [1, 1, 1],
+        };
+        for k in [a, b] {
+            d.global[k] = 1 << 17;
+            d.local[k] = 1 << 15;
+        }
+        cases.push(d).unwrap();
+    }
+    for d in &cases {
+        for packet in [false, true] {
+            let exact = check_dims(VarId(0), &l, packet, d).is_ok();
+            assert_eq!(dims_ok(&l, packet, d), exact, "{d:?} packet {packet}");
+        }
+    }
+    assert!(dims_ok(&l, true, &ok));
+    let big = Dims {
+        global: [1 << 17, 1, 1],
+        local: [1 << 15, 1, 1],
+    };
+    assert!(dims_ok(&l, false, &big) && !dims_ok(&l, true, &big));
 }

@@ -61,9 +61,13 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
                 continue;
             };
             written += match plan {
-                Plan::Splits { first, count } => {
-                    write_splits(entries(&self.entries, first, count), scalar_of(v), targets)
-                }
+                Plan::Splits {
+                    target,
+                    first,
+                    count,
+                } => targets.get_mut(usize::from(target)).map_or(0, |mem| {
+                    write_splits(entries(&self.entries, first, count), scalar_of(v), mem)
+                }),
                 Plan::Walk { first, count } => {
                     write_var(entries(&self.entries, first, count), v, how, targets)
                 }
@@ -129,18 +133,17 @@ fn entries(entries: &[Entry], first: u32, count: u32) -> &[Entry] {
         .unwrap_or_default()
 }
 
-/// Writes a [`Plan::Splits`]: value `s` plus each entry's offset, as two dwords.
+/// Writes a [`Plan::Splits`] into its target: value `s` plus each entry's offset, as two
+/// dwords.
 #[inline(never)]
-fn write_splits<M: PatchTarget>(es: &[Entry], s: u64, targets: &mut [M]) -> usize {
-    let mut written = 0;
+fn write_splits<M: PatchTarget>(es: &[Entry], s: u64, mem: &mut M) -> usize {
     for e in es {
-        if let (Op::Split64 { add }, Some(mem)) = (e.op, targets.get_mut(usize::from(e.target))) {
+        if let Op::Split64 { add } = e.op {
             let x = s.wrapping_add(u64::from(add));
             let _ = mem.store_all(idx(e.dword, 0), &[lo32(x), hi32(x)]);
-            written += 2;
         }
     }
-    written
+    2 * es.len()
 }
 
 /// Writes the entries `es` of a variable whose value changed to `v` ([`changes`] says how);

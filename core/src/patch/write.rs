@@ -5,9 +5,10 @@ use super::*;
 impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
     /// Writes what [`Self::check`] found changed: the entries of every changed variable (of
     /// launch dims, only the half that changed), into `targets[i]` for target `i`. Returns the
-    /// dwords written. Launch dims bound as a launch binds them ([`Plan::Pair`]) are written
-    /// first, then the other variables in declaration order (where bindings of two variables
-    /// cover the same dword, a misuse the table does not look for, this order decides). If the table changed since the check (another check, a new binding),
+    /// dwords written. Launch dims bound as a launch binds them (one whole global half and
+    /// one whole local half in one target) are written first, then the other variables in
+    /// declaration order (where bindings of two variables cover the same dword, a misuse the
+    /// table does not look for, this order decides). If the table changed since the check (another check, a new binding),
     /// the values are checked again first. On error nothing was written.
     pub fn write<M: PatchTarget>(
         &mut self,

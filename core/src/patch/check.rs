@@ -15,13 +15,18 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
         let mut rest = &self.entries[..];
         let mut first = 0usize;
         self.walks.clear();
+        self.pairs_in = [false; T];
         for (i, plan) in self.plans.iter_mut().enumerate() {
             let n = rest.iter().take_while(|e| e.var.index() == i).count();
             let Some((es, tail)) = rest.split_at_checked(n) else {
                 break;
             };
             *plan = Plan::of(first, es);
-            if !matches!(plan, Plan::Pair { .. }) {
+            if let Plan::Pair { target, .. } = plan {
+                if let Some(p) = self.pairs_in.get_mut(usize::from(*target)) {
+                    *p = true;
+                }
+            } else {
                 // CAST: declare() refused ids beyond u16; `walks` holds as many as `plans`.
                 let _ = self.walks.push(i as u16);
             }
@@ -34,40 +39,32 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
     /// Checks one new value against its variable.
     #[inline(always)]
     fn check_value(var: VarId, info: &VarInfo, v: &Value) -> Result<(), PatchError> {
-        match (info.kind, v) {
-            (Kind::Addr, Value::Addr { addr, bytes }) => {
-                if *bytes < info.bound {
-                    return Err(PatchError::BufferTooSmall {
-                        var,
-                        bytes: *bytes,
-                        needed: info.bound,
-                    });
+        match (info, v) {
+            (&VarInfo::Addr { bytes: needed }, &Value::Addr { addr, bytes }) => {
+                if bytes < needed {
+                    return Err(PatchError::BufferTooSmall { var, bytes, needed });
                 }
-                if addr.get().checked_add(*bytes).is_none() {
-                    return Err(PatchError::BadAddress { var, addr: *addr });
+                if addr.get().checked_add(bytes).is_none() {
+                    return Err(PatchError::BadAddress { var, addr });
                 }
                 Ok(())
             }
-            (Kind::Scalar, Value::Scalar(s)) => {
-                if *s > info.bound {
-                    return Err(PatchError::ScalarTooLarge {
-                        var,
-                        value: *s,
-                        max: info.bound,
-                    });
+            (&VarInfo::Scalar { max }, &Value::Scalar(s)) => {
+                if s > max {
+                    return Err(PatchError::ScalarTooLarge { var, value: s, max });
                 }
                 Ok(())
             }
-            (Kind::Dims, Value::Dims(d)) => {
-                if dims_ok(&info.limits, info.packet, d) {
+            (VarInfo::Dims { packet, limits }, Value::Dims(d)) => {
+                if dims_ok(limits, *packet, d) {
                     Ok(())
                 } else {
-                    check_dims(var, &info.limits, info.packet, d)
+                    check_dims(var, limits, *packet, d)
                 }
             }
-            (k, v) => Err(PatchError::WrongKind {
+            (i, v) => Err(PatchError::WrongKind {
                 var,
-                expected: k,
+                expected: i.kind(),
                 found: v.kind(),
             }),
         }
@@ -76,39 +73,46 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
     /// Checks `values` as [`Self::apply`] would, without writing: every variable present and
     /// acceptable. Returns how many changed since the last apply.
     pub fn validate(&self, values: &[Option<Value>]) -> Result<usize, PatchError> {
-        let mut n = 0usize;
-        self.check_all(values, |_| n += 1)?;
-        Ok(n)
+        let given = self.check_all(values)?;
+        Ok(given
+            .iter()
+            .zip(self.prev.iter())
+            .filter(|(v, prev)| v.as_ref() != Some(*prev))
+            .count())
     }
 
+    /// Every value present and acceptable to its variable; `values` cut to the declared ones.
+    #[inline(always)]
     fn check_all<'v>(
         &self,
         values: &'v [Option<Value>],
-        mut on_changed: impl FnMut(u16),
     ) -> Result<&'v [Option<Value>], PatchError> {
-        let n = self.prev.len();
+        let n = self.vars.len();
         let Some(given) = values.get(..n) else {
             // CAST: values.len() < n <= V, and declare() refused ids beyond u16.
             return Err(PatchError::MissingVar(VarId(values.len() as u16)));
         };
-        for (i, ((v, prev), info)) in given
-            .iter()
-            .zip(self.prev.iter())
-            .zip(self.vars.iter())
-            .enumerate()
-        {
+        for (i, (v, info)) in given.iter().zip(self.vars.iter()).enumerate() {
             // CAST: i < V and declare() refused ids beyond u16.
             let var = VarId(i as u16);
+            // Launch dims, nearly every variable of a graph, take the short way.
+            if let (
+                Some(Value::Dims(d)),
+                VarInfo::Dims {
+                    packet: false,
+                    limits,
+                },
+            ) = (v, info)
+            {
+                if !dims_ok(limits, false, d) {
+                    check_dims(var, limits, false, d)?;
+                }
+                continue;
+            }
             let Some(v) = v else {
                 return Err(PatchError::MissingVar(var));
             };
-            let changed = v != prev;
-            if changed || info.stale {
-                Self::check_value(var, info, v)?;
-            }
-            if changed {
-                on_changed(var.0);
-            }
+            Self::check_value(var, info, v)?;
         }
         Ok(given)
     }
@@ -131,54 +135,26 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
         self.write(c, targets)
     }
 
-    /// Checks `values` as [`Self::apply`] does and notes which changed, writing nothing: the
-    /// result is what [`Self::write`] writes. A graph replay checks, waits until the GPU is
-    /// done with the previous replay, then writes, without checking twice.
+    /// Checks `values` as [`Self::apply`] does, writing nothing: the result is what
+    /// [`Self::write`] writes. A graph replay checks, waits until the GPU is done with the
+    /// previous replay, then writes, without checking twice.
+    ///
+    /// Every value is checked, changed or not, and nothing is compared here: [`Self::write`]
+    /// compares each value with the last written one as it writes, so a replay that changes
+    /// every kernel's dims compares once, not twice (one that changes nothing pays the checks
+    /// instead). A binding made since the last check is covered too.
     pub fn check<'v>(&mut self, values: &'v [Option<Value>]) -> Result<Checked<'v>, PatchError> {
         self.seal();
         self.generation = self.generation.wrapping_add(1);
-        let n = self.prev.len();
-        let Some(given) = values.get(..n) else {
-            // CAST: values.len() < n <= V, and declare() refused ids beyond u16.
-            return Err(PatchError::MissingVar(VarId(values.len() as u16)));
-        };
-        for (i, (((v, prev), info), dirty)) in given
-            .iter()
-            .zip(self.prev.iter())
-            .zip(self.vars.iter())
-            .zip(self.dirty.iter_mut())
-            .enumerate()
-        {
-            // CAST: i < V and declare() refused ids beyond u16.
-            let var = VarId(i as u16);
-            let Some(v) = v else {
-                return Err(PatchError::MissingVar(var));
-            };
-            // Launch dims, nearly every variable of a graph, take the short way: `prev` has the
-            // variable's kind (only checked values replace it).
-            if let (Value::Dims(n), Value::Dims(o)) = (v, prev) {
-                let d = (u8::from(n.global != o.global) * GLOBAL)
-                    | (u8::from(n.local != o.local) * LOCAL);
-                *dirty = d;
-                if (d != 0 || info.stale) && !dims_ok(&info.limits, info.packet, n) {
-                    check_dims(var, &info.limits, info.packet, n)?;
-                }
-                continue;
-            }
-            *dirty = changes(v, prev);
-            if *dirty != 0 || info.stale {
-                Self::check_value(var, info, v)?;
-            }
-        }
         Ok(Checked {
-            values: given,
+            values: self.check_all(values)?,
             generation: self.generation,
         })
     }
 }
 
 /// Values [`PatchTable::check`]ed against a table, ready for [`PatchTable::write`]: they
-/// borrow the caller's values, and the table notes which changed.
+/// borrow the caller's values.
 #[derive(Debug)]
 #[must_use = "checked values are written with PatchTable::write"]
 pub struct Checked<'v> {
@@ -187,15 +163,17 @@ pub struct Checked<'v> {
     pub(super) generation: u64,
 }
 
-/// Whether `d` is inside the variable's limits: the common case, branch-free; [`check_dims`]
-/// says why not.
+/// Whether `d` is inside the variable's limits: the common case, a compare and an always-taken
+/// branch per test; [`check_dims`] says why not.
 #[inline(always)]
 pub(super) fn dims_ok(l: &DimLimits, packet: bool, d: &Dims) -> bool {
+    if packet {
+        return dims_ok_in_packet(l, d);
+    }
     let [g0, g1, g2] = d.global;
     let [l0, l1, l2] = d.local;
     // x in 1..=max  <=>  x - 1 < max (wrapping: 0 becomes u32::MAX, never below a max).
     let in_range = |x: u32, max: u32| x.wrapping_sub(1) < max;
-    let grid = |g: u32, l: u32| u64::from(g) * u64::from(l);
     // Short-circuit: each test is a compare and a branch that is always taken the same way,
     // cheaper than folding all of them (which LLVM vectorises, shuffling the halves in).
     in_range(g0, l.max_global[0])
@@ -204,11 +182,15 @@ pub(super) fn dims_ok(l: &DimLimits, packet: bool, d: &Dims) -> bool {
         && in_range(l0, l.max_local[0])
         && in_range(l1, l.max_local[1])
         && in_range(l2, l.max_local[2])
-        && (u64::from(l0) * u64::from(l1)).saturating_mul(u64::from(l2))
-            <= u64::from(l.max_threads)
-        // A dispatch packet holds 32-bit grid sizes (its 16-bit workgroup sizes are in the
-        // limits already).
-        && (!packet || (grid(g0, l0) | grid(g1, l1) | grid(g2, l2)) >> 32 == 0)
+        && (u64::from(l0) * u64::from(l1)).saturating_mul(u64::from(l2)) <= u64::from(l.max_threads)
+}
+
+/// [`dims_ok`] for dims a dispatch packet carries: also 32-bit grid sizes (its 16-bit
+/// workgroup sizes are in the limits already).
+#[inline(never)]
+fn dims_ok_in_packet(l: &DimLimits, d: &Dims) -> bool {
+    let grid = |k: usize| u64::from(d.global[k]) * u64::from(d.local[k]);
+    dims_ok(l, false, d) && (grid(0) | grid(1) | grid(2)) >> 32 == 0
 }
 
 /// Why `d` is outside the limits (`Ok` if it is not).

@@ -2,27 +2,8 @@
 
 use super::*;
 
-/// Per-variable facts (kept small: `apply` reads one per changed variable).
-#[derive(Clone, Copy, Debug)]
-pub(super) struct VarInfo {
-    pub(super) kind: Kind,
-    /// Dims: whether a dispatch packet carries it (local <= u16, grid <= u32).
-    pub(super) packet: bool,
-    /// Its current value has not been checked against what the bindings require (it was
-    /// declared, or a binding changed the requirements, since): checked even if unchanged.
-    pub(super) stale: bool,
-    /// Addr: bytes the graph uses from the address. Scalar: the largest value every field
-    /// holds.
-    pub(super) bound: u64,
-    /// Dims: the tightest limits of the kernels using it, `max_local` capped at `u16::MAX`
-    /// when a dispatch packet carries it.
-    pub(super) limits: DimLimits,
-}
-
-const _: () = assert!(size_of::<VarInfo>() <= 40);
-
 /// How [`PatchTable::write`] writes one variable, worked out by [`PatchTable::seal`] (small:
-/// `write` reads one per changed variable).
+/// `write` reads one per variable).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Plan {
     /// Launch dims whose only entries are one global half (DISPATCH_DIRECT x..z) and one local
@@ -112,13 +93,12 @@ pub struct PatchTable<const V: usize, const E: usize, const T: usize = 4> {
     pub(super) prev: heapless::Vec<Value, V>,
     /// How each variable is written (valid once sealed).
     pub(super) plans: heapless::Vec<Plan, V>,
-    /// Scratch of `check`/`write`: what changed in each variable ([`changes`]).
-    pub(super) dirty: heapless::Vec<u8, V>,
     /// The variables whose plan is not a [`Plan::Pair`], in order (valid once sealed): `write`
     /// visits them after the pairs.
     pub(super) walks: heapless::Vec<u16, V>,
-    /// Some variable is [`VarInfo::stale`].
-    pub(super) any_stale: bool,
+    /// Targets holding some [`Plan::Pair`] (valid once sealed): `write` runs the pair loop
+    /// over each.
+    pub(super) pairs_in: [bool; T],
     /// Bumped by every check, write and change of the table: a [`Checked`] of another
     /// generation is checked again before it is written.
     pub(super) generation: u64,
@@ -257,9 +237,8 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
             vars: heapless::Vec::new(),
             prev: heapless::Vec::new(),
             plans: heapless::Vec::new(),
-            dirty: heapless::Vec::new(),
             walks: heapless::Vec::new(),
-            any_stale: false,
+            pairs_in: [false; T],
             generation: 0,
             entries: heapless::Vec::new(),
             need: [0; T],
@@ -271,27 +250,22 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
     pub fn declare(&mut self, initial: Value) -> Result<VarId, PatchError> {
         let n = self.vars.len();
         let id = u16::try_from(n).map_err(|_| PatchError::TooManyVars { capacity: V })?;
-        let kind = initial.kind();
-        let info = VarInfo {
-            kind,
-            packet: false,
-            stale: true,
-            bound: if kind == Kind::Scalar { u64::MAX } else { 0 },
-            limits: NO_LIMITS,
+        let info = match initial.kind() {
+            Kind::Addr => VarInfo::Addr { bytes: 0 },
+            Kind::Scalar => VarInfo::Scalar { max: u64::MAX },
+            Kind::Dims => VarInfo::Dims {
+                packet: false,
+                limits: NO_LIMITS,
+            },
         };
         self.vars
             .push(info)
             .map_err(|_| PatchError::TooManyVars { capacity: V })?;
-        if self.prev.push(initial).is_err()
-            || self.dirty.push(0).is_err()
-            || self.plans.push(Plan::NONE).is_err()
-        {
+        if self.prev.push(initial).is_err() || self.plans.push(Plan::NONE).is_err() {
             self.vars.pop();
             self.prev.truncate(n);
-            self.dirty.truncate(n);
             return Err(PatchError::TooManyVars { capacity: V });
         }
-        self.any_stale = true;
         self.sealed = false;
         self.generation = self.generation.wrapping_add(1);
         Ok(VarId(id))
@@ -323,7 +297,14 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
 
     /// Bytes an address variable must cover (the largest use the bindings recorded).
     pub fn required_bytes(&self, var: VarId) -> Result<u64, PatchError> {
-        Ok(self.info(var, Kind::Addr)?.bound)
+        match self.info(var, Kind::Addr)? {
+            VarInfo::Addr { bytes } => Ok(*bytes),
+            i => Err(PatchError::WrongKind {
+                var,
+                expected: i.kind(),
+                found: Kind::Addr,
+            }),
+        }
     }
 
     fn info(&self, var: VarId, kind: Kind) -> Result<&VarInfo, PatchError> {
@@ -331,10 +312,10 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
             .vars
             .get(var.index())
             .ok_or(PatchError::UnknownVar(var))?;
-        if i.kind != kind {
+        if i.kind() != kind {
             return Err(PatchError::WrongKind {
                 var,
-                expected: i.kind,
+                expected: i.kind(),
                 found: kind,
             });
         }
@@ -345,13 +326,9 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
         self.info(var, kind)?;
         // What a check accepted may no longer be acceptable.
         self.generation = self.generation.wrapping_add(1);
-        let i = self
-            .vars
+        self.vars
             .get_mut(var.index())
-            .ok_or(PatchError::UnknownVar(var))?;
-        i.stale = true;
-        self.any_stale = true;
-        Ok(i)
+            .ok_or(PatchError::UnknownVar(var))
     }
 
     fn initial(&self, var: VarId) -> Result<Value, PatchError> {
@@ -418,14 +395,16 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
     }
 
     fn need_bytes(&mut self, var: VarId, bytes: u64) -> Result<(), PatchError> {
-        let i = self.info_mut(var, Kind::Addr)?;
-        i.bound = i.bound.max(bytes);
+        if let VarInfo::Addr { bytes: b } = self.info_mut(var, Kind::Addr)? {
+            *b = (*b).max(bytes);
+        }
         Ok(())
     }
 
     fn limit_scalar(&mut self, var: VarId, max: u64) -> Result<(), PatchError> {
-        let i = self.info_mut(var, Kind::Scalar)?;
-        i.bound = i.bound.min(max);
+        if let VarInfo::Scalar { max: m } = self.info_mut(var, Kind::Scalar)? {
+            *m = (*m).min(max);
+        }
         Ok(())
     }
 
@@ -562,12 +541,17 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
             self.entries.truncate(before);
             return Err(e);
         }
-        let i = self.info_mut(var, Kind::Dims)?;
-        i.packet |= packet.is_some();
-        i.limits = i.limits.meet(limits);
-        if i.packet {
-            // A dispatch packet holds 16-bit workgroup sizes.
-            i.limits.max_local = i.limits.max_local.map(|m| m.min(u16::MAX.into()));
+        if let VarInfo::Dims {
+            packet: p,
+            limits: l,
+        } = self.info_mut(var, Kind::Dims)?
+        {
+            *p |= packet.is_some();
+            *l = l.meet(limits);
+            if *p {
+                // A dispatch packet holds 16-bit workgroup sizes.
+                l.max_local = l.max_local.map(|m| m.min(u16::MAX.into()));
+            }
         }
         Ok(())
     }

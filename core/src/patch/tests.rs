@@ -1096,3 +1096,71 @@ fn dims_screen_agrees_with_the_exact_check() {
     };
     assert!(dims_ok(&l, false, &big) && !dims_ok(&l, true, &big));
 }
+
+/// Launch dims in two targets are each written into their own (the pair loop runs per target),
+/// and a pair whose noted value has lost its kind, which only checked values can replace, is
+/// rewritten whole rather than skipped.
+#[test]
+fn pairs_in_two_targets_and_a_pair_without_its_kind() {
+    let prog = Program::default();
+    let d0 = Dims {
+        global: [4, 1, 1],
+        local: [64, 1, 1],
+    };
+    let mut a: Pm4List<512, 8> = Pm4List::new(&GFX11);
+    let mut b: Pm4List<512, 8> = Pm4List::new(&GFX11);
+    let (ha, _) = a.exec(&prog, GpuVa(KA), d0.global, d0.local).unwrap();
+    b.memory_barrier().unwrap();
+    let (hb, _) = b.exec(&prog, GpuVa(KA), d0.global, d0.local).unwrap();
+    let mut t: PatchTable<4, 16> = PatchTable::new();
+    let da = t.declare(Value::Dims(d0)).unwrap();
+    let db = t.declare(Value::Dims(d0)).unwrap();
+    t.bind_exec(da, 0, a.as_dwords(), &ha, DimLimits::AMD, None)
+        .unwrap();
+    t.bind_exec(db, 2, b.as_dwords(), &hb, DimLimits::AMD, None)
+        .unwrap();
+    t.seal();
+    assert_eq!(t.pairs_in, [true, false, true, false]);
+    let (na, nb) = (a.as_dwords().len(), b.as_dwords().len());
+    let mut ia = [0u32; 512];
+    let mut ib = [0u32; 512];
+    ia[..na].copy_from_slice(a.as_dwords());
+    ib[..nb].copy_from_slice(b.as_dwords());
+    let (d1, d2) = (
+        Dims {
+            global: [8, 2, 1],
+            local: [64, 1, 1],
+        },
+        Dims {
+            global: [4, 1, 1],
+            local: [32, 2, 1],
+        },
+    );
+    let vals = [Some(Value::Dims(d1)), Some(Value::Dims(d2))];
+    let mut none = [0u32; 0];
+    let w = t
+        .apply(&vals, &mut [&mut ia[..na], &mut none[..], &mut ib[..nb]])
+        .unwrap();
+    // Only the global half of one and the local half of the other changed.
+    assert_eq!(w, 3 + 3);
+    let exec = |d: Dims, nops: bool| {
+        let mut l: Pm4List<512, 8> = Pm4List::new(&GFX11);
+        if nops {
+            l.memory_barrier().unwrap();
+        }
+        l.exec(&prog, GpuVa(KA), d.global, d.local).unwrap();
+        l
+    };
+    assert_eq!(&ia[..na], exec(d1, false).as_dwords());
+    assert_eq!(&ib[..nb], exec(d2, true).as_dwords());
+
+    // The same values again write nothing, unless the noted value is not launch dims.
+    t.prev[db.index()] = Value::Scalar(0);
+    ib[..nb].copy_from_slice(b.as_dwords());
+    let w = t
+        .apply(&vals, &mut [&mut ia[..na], &mut none[..], &mut ib[..nb]])
+        .unwrap();
+    assert_eq!(w, 6);
+    assert_eq!(&ib[..nb], exec(d2, true).as_dwords());
+    assert_eq!(t.current()[db.index()], Value::Dims(d2));
+}

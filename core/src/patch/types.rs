@@ -109,6 +109,43 @@ impl fmt::Display for Kind {
     }
 }
 
+/// What a variable's new values are checked against, by kind (32 bytes, the size of a
+/// [`Value`]: `check` streams one beside each value).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum VarInfo {
+    /// An address: bytes the graph uses from it.
+    Addr {
+        /// The largest use the bindings recorded.
+        bytes: u64,
+    },
+    /// A scalar: the largest value every field it lands in holds.
+    Scalar {
+        /// That value.
+        max: u64,
+    },
+    /// Launch dims.
+    Dims {
+        /// Whether a dispatch packet carries them (local <= u16, grid <= u32).
+        packet: bool,
+        /// The tightest limits of the kernels using them, `max_local` capped at `u16::MAX`
+        /// when a dispatch packet carries them.
+        limits: DimLimits,
+    },
+}
+
+const _: () = assert!(size_of::<VarInfo>() == size_of::<Value>());
+
+impl VarInfo {
+    /// The kind of value the variable takes.
+    pub(super) const fn kind(&self) -> Kind {
+        match self {
+            VarInfo::Addr { .. } => Kind::Addr,
+            VarInfo::Scalar { .. } => Kind::Scalar,
+            VarInfo::Dims { .. } => Kind::Dims,
+        }
+    }
+}
+
 /// How an [`Entry`] turns its variable's value into dwords at `dword`, `dword + 1`, ...
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {

@@ -3,13 +3,14 @@
 use super::*;
 
 impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
-    /// Writes what [`Self::check`] found changed: the entries of every changed variable (of
-    /// launch dims, only the half that changed), into `targets[i]` for target `i`. Returns the
-    /// dwords written. Launch dims bound as a launch binds them (one whole global half and
-    /// one whole local half in one target) are written first, then the other variables in
-    /// declaration order (where bindings of two variables cover the same dword, a misuse the
-    /// table does not look for, this order decides). If the table changed since the check (another check, a new binding),
-    /// the values are checked again first. On error nothing was written.
+    /// Writes checked values: the entries of every variable whose value differs from the
+    /// last written (or recorded) one (of launch dims, only the half that changed), into
+    /// `targets[i]` for target `i`. Returns the dwords written. Launch dims bound as a launch
+    /// binds them (one whole global half and one whole local half in one target) are written
+    /// first, then the other variables in declaration order (where bindings of two variables
+    /// cover the same dword, a misuse the table does not look for, this order decides). If
+    /// the table changed since the check (another check, a new binding), the values are
+    /// checked again first. On error nothing was written.
     pub fn write<M: PatchTarget>(
         &mut self,
         checked: Checked<'_>,
@@ -21,46 +22,28 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
         } else {
             self.check(checked.values)?
         };
-        if self.any_stale {
-            // The check behind `checked` covered every value.
-            for info in self.vars.iter_mut() {
-                info.stale = false;
-            }
-            self.any_stale = false;
-        }
         // Launch dims bound as a launch binds them, nearly every variable of a graph, in one
         // tight loop; the rest after them.
-        let mut written = 0usize;
-        for ((v, prev), (plan, &how)) in checked
-            .values
-            .iter()
-            .zip(self.prev.iter_mut())
-            .zip(self.plans.iter().zip(self.dirty.iter()))
-        {
-            if let (
-                1..,
-                Some(v @ Value::Dims(d)),
-                Plan::Pair {
-                    target,
-                    global,
-                    local,
-                },
-            ) = (how, v, *plan)
-            {
-                written += write_pair(target, global, local, d, how, targets);
-                *prev = *v;
+        let mut written = 0;
+        for (t, mem) in targets.iter_mut().enumerate() {
+            if self.pairs_in.get(t) == Some(&true) {
+                // CAST: t < T, and T targets are named by u8.
+                written += write_pairs(checked.values, &mut self.prev, &self.plans, t as u8, mem);
             }
         }
         for &i in &self.walks {
             let i = usize::from(i);
-            let (Some(&how @ 1..), Some(Some(v)), Some(prev), Some(&plan)) = (
-                self.dirty.get(i),
+            let (Some(Some(v)), Some(prev), Some(&plan)) = (
                 checked.values.get(i),
                 self.prev.get_mut(i),
                 self.plans.get(i),
             ) else {
                 continue;
             };
+            let how = changes(v, prev);
+            if how == 0 {
+                continue;
+            }
             written += match plan {
                 Plan::Splits {
                     target,
@@ -72,12 +55,12 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
                 Plan::Walk { first, count } => {
                     write_var(entries(&self.entries, first, count), v, how, targets)
                 }
-                // The loop above wrote these.
+                // write_pairs wrote these.
                 Plan::Pair { .. } => 0,
             };
             *prev = *v;
         }
-        // The notes are spent: writing the same token again re-checks (and finds nothing).
+        // The check is spent: writing the same token again re-checks (and finds nothing new).
         self.generation = self.generation.wrapping_add(1);
         Ok(written)
     }
@@ -165,27 +148,51 @@ fn write_var<M: PatchTarget>(es: &[Entry], v: &Value, how: u8, targets: &mut [M]
     }
 }
 
-/// Writes a launch-dims [`Plan::Pair`]: the halves that changed.
-#[inline(always)]
-fn write_pair<M: PatchTarget>(
-    target: u8,
-    global: u32,
-    local: u32,
-    d: &Dims,
-    how: u8,
-    targets: &mut [M],
+/// Writes every launch-dims [`Plan::Pair`] in target `t` whose value changed (the halves
+/// that did) and notes the value in `prev`. Out of line: the loop gets the registers to
+/// itself.
+#[inline(never)]
+fn write_pairs<M: PatchTarget>(
+    values: &[Option<Value>],
+    prev: &mut [Value],
+    plans: &[Plan],
+    t: u8,
+    mem: &mut M,
 ) -> usize {
-    let Some(mem) = targets.get_mut(usize::from(target)) else {
-        return 0;
-    };
-    let mut written = 0;
-    if how & (GLOBAL | OTHER) != 0 {
-        let _ = mem.store_all(idx(global, 0), &d.global);
-        written += 3;
-    }
-    if how & (LOCAL | OTHER) != 0 {
-        let _ = mem.store_all(idx(local, 0), &d.local);
-        written += 3;
+    let mut written = 0usize;
+    for ((v, prev), plan) in values.iter().zip(prev.iter_mut()).zip(plans.iter()) {
+        let (
+            Some(Value::Dims(d)),
+            &Plan::Pair {
+                target,
+                global,
+                local,
+            },
+        ) = (v, plan)
+        else {
+            continue;
+        };
+        if target != t {
+            continue;
+        }
+        // Each half on its own: compared, written and noted.
+        let Value::Dims(p) = prev else {
+            // Only checked values replace a variable's value, so it keeps its kind: not here.
+            let _ = mem.store_all(idx(global, 0), &d.global);
+            let _ = mem.store_all(idx(local, 0), &d.local);
+            *prev = Value::Dims(*d);
+            written += 6;
+            continue;
+        };
+        if d.global != p.global {
+            let _ = mem.store_all(idx(global, 0), &d.global);
+            written += 3;
+        }
+        if d.local != p.local {
+            let _ = mem.store_all(idx(local, 0), &d.local);
+            written += 3;
+        }
+        *p = *d;
     }
     written
 }

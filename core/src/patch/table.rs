@@ -297,13 +297,14 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
 
     /// Bytes an address variable must cover (the largest use the bindings recorded).
     pub fn required_bytes(&self, var: VarId) -> Result<u64, PatchError> {
-        match self.info(var, Kind::Addr)? {
-            VarInfo::Addr { bytes } => Ok(*bytes),
-            i => Err(PatchError::WrongKind {
+        match self.vars.get(var.index()) {
+            Some(VarInfo::Addr { bytes }) => Ok(*bytes),
+            Some(i) => Err(PatchError::WrongKind {
                 var,
                 expected: i.kind(),
                 found: Kind::Addr,
             }),
+            None => Err(PatchError::UnknownVar(var)),
         }
     }
 

@@ -1164,3 +1164,22 @@ fn pairs_in_two_targets_and_a_pair_without_its_kind() {
     assert_eq!(&ib[..nb], exec(d2, true).as_dwords());
     assert_eq!(t.current()[db.index()], Value::Dims(d2));
 }
+
+/// `required_bytes` answers for address variables only.
+#[test]
+fn required_bytes_names_wrong_kinds_and_unknown_vars() {
+    let mut t: PatchTable<4, 4> = PatchTable::new();
+    let s = t.declare(Value::Scalar(1)).unwrap();
+    assert_eq!(
+        t.required_bytes(s),
+        Err(PatchError::WrongKind {
+            var: s,
+            expected: Kind::Scalar,
+            found: Kind::Addr,
+        })
+    );
+    assert_eq!(
+        t.required_bytes(VarId(3)),
+        Err(PatchError::UnknownVar(VarId(3)))
+    );
+}

@@ -2,7 +2,7 @@
 //! pointers, completion interrupts, VM faults and HW exceptions, and the GPU clock.
 
 use crate::kfd::{Engine, SimKfd};
-use crate::mem::{self, SharedMem};
+use crate::mem::{SharedMem, UserPages};
 use crate::state::{Backing, QueueInfo, State};
 use crate::vm::{Access, VmFault, VmFaultKind};
 use core::fmt;
@@ -53,7 +53,7 @@ impl core::error::Error for GpuFault {}
 /// One contiguous piece of a translated access.
 enum Target {
     Shared(Arc<SharedMem>, u64),
-    User(u64),
+    User(Arc<UserPages>, u64),
 }
 
 impl SimKfd {
@@ -79,7 +79,7 @@ impl SimKfd {
         let avail = e.end - va;
         Ok(match &bo.backing {
             Backing::Shared(m) => (Target::Shared(Arc::clone(m), off), avail),
-            Backing::User(host) => (Target::User(host.wrapping_add(off)), avail),
+            Backing::User(pages) => (Target::User(Arc::clone(pages), off), avail),
             Backing::UserInvalidated => return Err(fault(VmFaultKind::NotPresent)),
         })
     }
@@ -120,7 +120,7 @@ impl SimKfd {
             let chunk = buf.get_mut(done..done + n).unwrap_or_default();
             let ok = match t {
                 Target::Shared(m, off) => m.read(off, chunk),
-                Target::User(host) => mem::copy_from_user(host, chunk).is_ok(),
+                Target::User(pages, off) => pages.read(off, chunk).is_ok(),
             };
             if !ok {
                 return Err(GpuFault {
@@ -159,7 +159,7 @@ impl SimKfd {
                         });
                     }
                 },
-                Target::User(host) => mem::copy_from_user(host, chunk).is_ok(),
+                Target::User(pages, off) => pages.read(off, chunk).is_ok(),
             };
             if !ok {
                 return Err(GpuFault {
@@ -208,7 +208,7 @@ impl SimKfd {
             let ok = match t {
                 Target::Shared(m, off) if l2 => m.gpu_write_cached(gpu_id, off, chunk),
                 Target::Shared(m, off) => m.gpu_write(off, chunk),
-                Target::User(host) => mem::copy_to_user(host, chunk).is_ok(),
+                Target::User(pages, off) => pages.write(off, chunk).is_ok(),
             };
             if !ok {
                 return Err(GpuFault {
@@ -250,7 +250,7 @@ impl SimKfd {
     pub fn l2_dirty_pages(&self, gpu_id: u32, va: u64) -> Result<usize, GpuFault> {
         Ok(match self.translate(gpu_id, va, false)?.0 {
             Target::Shared(m, _) => m.l2_dirty_pages(),
-            Target::User(_) => 0,
+            Target::User(..) => 0,
         })
     }
 
@@ -703,7 +703,7 @@ impl SimKfd {
         }
         match t {
             Target::Shared(mem, off) => Ok(GpuSpan { mem, off, len, va }),
-            Target::User(_) => Err(GpuFault {
+            Target::User(..) => Err(GpuFault {
                 gpu_id,
                 va,
                 write,

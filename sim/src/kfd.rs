@@ -2,7 +2,7 @@
 //! the kernel's checks and errnos (amdkfd's `kfd_chardev.c`, `kfd_queue.c`, `kfd_events.c`).
 
 use crate::config::{GpuConfig, QueueBufferRules, SimConfig, SimMode, gpu_id_for};
-use crate::mem::{self, SharedMem};
+use crate::mem::{self, SharedMem, UserPages};
 use crate::state::{
     Backing, Bo, BoKind, Event, EventPage, FdKind, Gpu, Injection, PtEntry, Queue, QueueInfo,
     QueueKind, State, lowest_free, lowest_free_key,
@@ -387,28 +387,31 @@ impl KfdSys for SimKfd {
             };
         };
         // MAP_FIXED replaces the pages mapped there: the kernel's MMU notifier invalidates the
-        // USERPTR BOs over the old pages, as munmap does.
-        if let MapKind::File { fd, offset } = kind {
-            let addr = self.mmap_file(Some(at), len, prot, fd, offset)?;
-            invalidate_userptr(&mut self.lock(), at, len);
-            return Ok(addr);
+        // USERPTR BOs over the old pages (as munmap does), before they go, so no GPU copy in
+        // flight lands in the new ones.
+        if at % PAGE != 0 || !self.maps.contains(at, len) {
+            return Err(Errno::EINVAL);
         }
-        let mut st = self.lock();
-        let addr = match kind {
+        invalidate_userptr(&mut self.lock(), at, len);
+        match kind {
+            MapKind::File { fd, offset } => self.mmap_file(Some(at), len, prot, fd, offset),
             MapKind::Reserve => self.maps.reserve(Some(at), len),
-            _ => self.maps.anon_shared(Some(at), len, prot),
-        }?;
-        invalidate_userptr(&mut st, at, len);
-        Ok(addr)
+            MapKind::Anonymous => self.maps.anon_shared(Some(at), len, prot),
+        }
     }
 
     fn munmap(&self, addr: u64, len: u64) -> Result<(), Errno> {
         let end = addr.saturating_add(len);
         // The state lock first (the order ALLOC_MEMORY_OF_GPU takes them in), so no GPU access
         // translates into the range between the unmap and the invalidation below.
+        // The notifier runs before the pages go: it waits for the GPU copies in flight into
+        // them, so none lands in whatever the process maps at the address next.
         let mut st = self.lock();
-        self.maps.unmap(addr, len)?;
+        if !self.maps.is_region(addr, len) {
+            return Err(Errno::EINVAL);
+        }
         invalidate_userptr(&mut st, addr, len);
+        self.maps.unmap(addr, len)?;
         let gone: Vec<u64> = st.cpu_maps.range(addr..end).map(|(&a, _)| a).collect();
         for a in gone {
             st.cpu_maps.remove(&a);
@@ -438,15 +441,15 @@ impl KfdSys for SimKfd {
 }
 
 /// The MMU notifier: USERPTR BOs over any part of `[addr, addr + len)` are invalidated (the
-/// caller holds the state lock, so no new GPU access translates into the range), and stay so
-/// even when another mapping later reuses the address.
+/// caller holds the state lock, so no new GPU access translates into the range; each pin
+/// waits for the copies in flight), and stay so even when another mapping later reuses the
+/// address. Called before the pages are unmapped or replaced.
 fn invalidate_userptr(st: &mut State, addr: u64, len: u64) {
-    let end = addr.saturating_add(len);
     for bo in st.bos.values_mut() {
-        if let Backing::User(host) = bo.backing
-            && host < end
-            && addr < host.saturating_add(bo.size)
+        if let Backing::User(pages) = &bo.backing
+            && pages.overlaps(addr, len)
         {
+            pages.invalidate();
             bo.backing = Backing::UserInvalidated;
         }
     }

@@ -12,10 +12,10 @@
 //! inside a region the sim handed out, and `munmap` only takes such a region, so the safe
 //! `KfdSys` methods cannot unmap or overwrite memory Rust owns.
 //!
-//! User addresses the sim does not own (ioctl argument arrays) are accessed through
-//! `/proc/self/mem`, which fails with EIO on an unmapped address instead of crashing: that is
-//! how the sim returns EFAULT, and how a GPU access to freed USERPTR memory becomes a fault
-//! instead of a segfault. USERPTR memory must lie in a region the sim mapped.
+//! USERPTR memory must lie in a region the sim mapped. The simulated GPU reaches it through
+//! `/proc/self/mem` (which fails with EIO on an unmapped address instead of crashing), and only
+//! through a [`UserPages`] pin: the MMU notifier waits for its copies in flight before the
+//! pages go, so a GPU access never lands in memory mapped there later.
 
 use core::ffi::c_void;
 use core::ptr::NonNull;
@@ -27,7 +27,7 @@ use rustix::mm::{MapFlags, ProtFlags};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
-use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError, RwLock};
 
 mod hdp;
 mod l2;
@@ -530,6 +530,11 @@ impl ProcessMaps {
         inside(&lock_regions(&self.regions), addr, len)
     }
 
+    /// Whether `[addr, addr + len)` is exactly one region (what `munmap` takes).
+    pub(crate) fn is_region(&self, addr: u64, len: u64) -> bool {
+        lock_regions(&self.regions).get(&addr) == Some(&len)
+    }
+
     /// Maps `len` bytes of `mem` (from offset 0), shared, at `fixed` or where the kernel
     /// chooses.
     pub(crate) fn map_shared(
@@ -655,8 +660,92 @@ fn proc_mem() -> Result<&'static File, Errno> {
     .ok_or(Errno::EFAULT)
 }
 
+/// USERPTR pages the simulator pinned: a range of one region [`ProcessMaps`] mapped, checked
+/// mapped read-write when pinned. This is the token that lets the simulated GPU copy to and
+/// from process memory: [`UserPages::pin`] is the only way to make one, and its copies stay
+/// inside the range and run only while the pages are pinned.
+///
+/// The MMU notifier (`munmap`, `MAP_FIXED` over the range) calls [`UserPages::invalidate`]
+/// *before* the pages go: it takes the write side of `live`, so it waits for every copy in
+/// flight (each holds the read side across its whole copy), and no copy starts after it. So
+/// a GPU access never reaches whatever the address space maps there later (memory Rust owns,
+/// once the allocator reuses the address).
+#[derive(Debug)]
+pub(crate) struct UserPages {
+    addr: u64,
+    len: u64,
+    /// `true` while pinned; cleared once, under the write lock, by `invalidate`.
+    live: RwLock<bool>,
+}
+
+impl UserPages {
+    /// Pins `[addr, addr + len)`: it must lie inside one region `maps` holds and be mapped
+    /// read-write (what the kernel's `get_user_pages` needs). `EFAULT` otherwise.
+    pub(crate) fn pin(maps: &ProcessMaps, addr: u64, len: u64) -> Result<Self, Errno> {
+        if addr == 0 || len == 0 || !maps.contains(addr, len) || !range_is_rw_mapped(addr, len) {
+            return Err(Errno::EFAULT);
+        }
+        Ok(Self {
+            addr,
+            len,
+            live: RwLock::new(true),
+        })
+    }
+
+    /// Whether the pinned range overlaps `[addr, addr + len)`.
+    pub(crate) fn overlaps(&self, addr: u64, len: u64) -> bool {
+        self.addr < addr.saturating_add(len) && addr < self.addr.saturating_add(self.len)
+    }
+
+    /// The MMU notifier: unpins, after waiting for the copies in flight. Every later copy is
+    /// `EFAULT`. Call it before the pages are unmapped or replaced.
+    pub(crate) fn invalidate(&self) {
+        *self.live.write().unwrap_or_else(PoisonError::into_inner) = false;
+    }
+
+    /// The host address of byte `off`, with `n` bytes from there inside the range, while the
+    /// caller holds `live`'s read side and it says pinned.
+    fn host(&self, live: bool, off: u64, n: usize) -> Result<u64, Errno> {
+        // CAST: usize fits u64.
+        let end = off.checked_add(n as u64).ok_or(Errno::EFAULT)?;
+        if !live || end > self.len {
+            return Err(Errno::EFAULT);
+        }
+        Ok(self.addr + off)
+    }
+
+    /// `copy_from_user`: reads `buf.len()` bytes at offset `off` of the pinned range.
+    ///
+    /// # Errors
+    /// `EFAULT` once invalidated, past the range, or when the process unmapped a page behind
+    /// the simulator's back.
+    pub(crate) fn read(&self, off: u64, buf: &mut [u8]) -> Result<(), Errno> {
+        let live = self.live.read().unwrap_or_else(PoisonError::into_inner);
+        let host = self.host(*live, off, buf.len())?;
+        // SAFETY: `host..+len` lies in a region `ProcessMaps` mapped (checked at `pin`) that is
+        // still pinned: the read guard held across the copy keeps `invalidate`, which the
+        // notifier runs before any unmap or replacement, from completing until it is done.
+        unsafe { copy_from_user(host, buf) }
+    }
+
+    /// `copy_to_user`: writes `data` at offset `off` of the pinned range.
+    ///
+    /// # Errors
+    /// As [`UserPages::read`].
+    pub(crate) fn write(&self, off: u64, data: &[u8]) -> Result<(), Errno> {
+        let live = self.live.read().unwrap_or_else(PoisonError::into_inner);
+        let host = self.host(*live, off, data.len())?;
+        // SAFETY: as in `read`.
+        unsafe { copy_to_user(host, data) }
+    }
+}
+
 /// `copy_from_user`: reads process memory at `addr`; EFAULT when any byte is unmapped.
-pub(crate) fn copy_from_user(addr: u64, buf: &mut [u8]) -> Result<(), Errno> {
+///
+/// # Safety
+/// Every byte of `[addr, addr + buf.len())` lies in a mapping [`ProcessMaps`] made that is not
+/// unmapped or replaced until this returns (no Rust object lives there; the caller pins it).
+unsafe fn copy_from_user(addr: u64, buf: &mut [u8]) -> Result<(), Errno> {
     if buf.is_empty() {
         return Ok(());
     }
@@ -669,7 +758,11 @@ pub(crate) fn copy_from_user(addr: u64, buf: &mut [u8]) -> Result<(), Errno> {
 }
 
 /// `copy_to_user`: writes process memory at `addr`; EFAULT when any byte is unmapped.
-pub(crate) fn copy_to_user(addr: u64, data: &[u8]) -> Result<(), Errno> {
+///
+/// # Safety
+/// As [`copy_from_user`]: the bytes written land in a pinned mapping of the simulator's,
+/// never in memory Rust owns.
+unsafe fn copy_to_user(addr: u64, data: &[u8]) -> Result<(), Errno> {
     if data.is_empty() {
         return Ok(());
     }
@@ -683,7 +776,7 @@ pub(crate) fn copy_to_user(addr: u64, data: &[u8]) -> Result<(), Errno> {
 
 /// Whether every byte of `[addr, addr + len)` is mapped readable and writable in this process
 /// (what pinning USERPTR pages needs), from `/proc/self/maps`.
-pub(crate) fn range_is_rw_mapped(addr: u64, len: u64) -> bool {
+fn range_is_rw_mapped(addr: u64, len: u64) -> bool {
     let Some(end) = addr.checked_add(len) else {
         return false;
     };

@@ -3,7 +3,7 @@
 //! [`crate::SimKfd`].
 
 use crate::config::GpuConfig;
-use crate::mem::SharedMem;
+use crate::mem::{SharedMem, UserPages};
 use core::fmt;
 use hcq_core::kfd::topology::{CwsrSizes, NodeProperties};
 use hcq_core::kfd::{Errno, HsaHwExceptionData, HsaMemoryExceptionData};
@@ -71,8 +71,8 @@ pub(crate) enum BoKind {
 pub(crate) enum Backing {
     /// Sim-owned shared memory (VRAM/GTT memfd, a GPU's doorbell slice or MMIO page).
     Shared(Arc<SharedMem>),
-    /// The process's own memory at this host address (USERPTR).
-    User(u64),
+    /// The process's own memory, pinned (USERPTR).
+    User(Arc<UserPages>),
     /// A USERPTR BO whose host range the process unmapped (through the port): the kernel's MMU
     /// notifier invalidated it, so every later GPU access faults, whatever is mapped at that
     /// address now.

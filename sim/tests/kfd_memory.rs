@@ -411,6 +411,90 @@ fn userptr_is_the_process_memory() {
     assert!(p.sim.live_objects().nothing_leaked());
 }
 
+/// The simulated GPU copies into USERPTR pages while the process unmaps them and maps new
+/// memory at the same address (as an allocator reusing the range would). `munmap` must wait
+/// for the copy in flight: no byte of a copy may land in the new mapping. (The copy through
+/// `/proc/self/mem` used to run after the translation's lock was released, so a write that
+/// had translated before the unmap finished into whatever was mapped there next.)
+#[test]
+fn userptr_munmap_waits_for_gpu_copies_in_flight() {
+    use core::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let p = Proc::one();
+    let gpu = p.gpu();
+    let size: u64 = 1 << 20;
+    let (mut reused, mut rounds) = (0, 0);
+    let start = std::time::Instant::now();
+    while rounds < 400 && start.elapsed() < core::time::Duration::from_secs(8) {
+        rounds += 1;
+        let host = p
+            .sim
+            .mmap(None, size, Prot::READ_WRITE, MapKind::Anonymous)
+            .unwrap();
+        let va = p
+            .sim
+            .mmap(None, size, Prot::NONE, MapKind::Reserve)
+            .unwrap();
+        let mut a = AllocMemoryOfGpuArgs {
+            va_addr: va,
+            size,
+            mmap_offset: host,
+            gpu_id: gpu,
+            flags: KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE,
+            ..Default::default()
+        };
+        p.ioctl(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut a).unwrap();
+        p.map(a.handle, &[gpu]).unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let writing = Arc::new(AtomicBool::new(false));
+        let writer = {
+            let (sim, stop, writing) =
+                (Arc::clone(&p.sim), Arc::clone(&stop), Arc::clone(&writing));
+            std::thread::spawn(move || {
+                // CAST: 1 MiB fits usize.
+                let data = vec![0xABu8; size as usize];
+                while !stop.load(Ordering::Relaxed) {
+                    writing.store(true, Ordering::Relaxed);
+                    let _ = sim.gpu_write(gpu, va, &data);
+                }
+            })
+        };
+        while !writing.load(Ordering::Relaxed) {
+            core::hint::spin_loop();
+        }
+        // Land the unmap somewhere inside a copy (one takes a few hundred microseconds).
+        std::thread::sleep(core::time::Duration::from_micros(rounds % 7 * 40));
+        p.sim.munmap(host, size).unwrap();
+        let again = p
+            .sim
+            .mmap(None, size, Prot::READ_WRITE, MapKind::Anonymous)
+            .unwrap();
+        // Give a copy that escaped the unmap time to land, then stop the writer.
+        std::thread::sleep(core::time::Duration::from_micros(300));
+        stop.store(true, Ordering::Relaxed);
+        writer.join().unwrap();
+        if again == host {
+            reused += 1;
+            for page in (0..size).step_by(4096) {
+                assert_eq!(
+                    cpu_read::<u64>(again + page),
+                    0,
+                    "round {rounds}: a GPU copy landed in the new mapping at +{page:#x}"
+                );
+            }
+        }
+        p.unmap(a.handle, &[gpu]).unwrap();
+        p.free_raw(a.handle).unwrap();
+        p.sim.munmap(again, size).unwrap();
+        p.sim.munmap(va, size).unwrap();
+    }
+    assert!(
+        reused * 2 >= rounds,
+        "the address was reused in only {reused} of {rounds} rounds: the test proves little"
+    );
+    assert!(p.sim.live_objects().nothing_leaked());
+}
+
 #[test]
 fn map_unmap_rules() {
     let p = Proc::new(SimConfig::with_gpus(2));

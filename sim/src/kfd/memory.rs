@@ -81,12 +81,7 @@ impl SimKfd {
                 // must not land in memory Rust owns: the sim pins only pages of mappings it
                 // made itself (the driver maps host buffers through the port), where a real
                 // kernel pins any user page.
-                if !self.maps.contains(a.mmap_offset, size)
-                    || !mem::range_is_rw_mapped(a.mmap_offset, size)
-                {
-                    return Err(Errno::EFAULT);
-                }
-                Backing::User(a.mmap_offset)
+                Backing::User(Arc::new(UserPages::pin(&self.maps, a.mmap_offset, size)?))
             }
             BoKind::Doorbell => Backing::Shared(Arc::clone(&gpu.doorbells)),
             BoKind::MmioRemap => Backing::Shared(Arc::clone(&gpu.mmio)),

@@ -5,6 +5,7 @@ use crate::encode::Cmds;
 use crate::error::{Error, MemoryKind, QueueState, Result};
 use crate::kfd::{GpuInfo, Kfd, KfdInner};
 use crate::mem::Mapping;
+use crate::queue::RingWriter;
 use crate::queue::{HwQueue, QueueParams, QueueType};
 use crate::signal::{Signal, SignalPages};
 use crate::sync::lock;
@@ -14,7 +15,7 @@ use core::time::Duration;
 use hcq_core::addr::GpuVa;
 use hcq_core::arch::{ArchInfo, GfxTarget};
 use hcq_core::kfd::topology::{CwsrSizes, NodeProperties, ScratchSizing};
-use hcq_core::ring::{Pm4, Producer, Sdma};
+use hcq_core::ring::{Pm4, Sdma};
 use hcq_core::signal::SignalRef;
 use hcq_core::timeline::{Timeline, TimelineValue, Which};
 use log::debug;
@@ -94,9 +95,9 @@ pub(crate) struct TimelineState {
     pub(crate) kernargs: RefCell<Kernargs>,
     /// The compute ring's producer (its queue writes the ring only when lent it, under this
     /// state's lock).
-    pub(crate) pm4_producer: RefCell<Producer<Pm4>>,
+    pub(crate) pm4_producer: RefCell<RingWriter<Pm4>>,
     /// The copy ring's producer.
-    pub(crate) sdma_producer: RefCell<Producer<Sdma>>,
+    pub(crate) sdma_producer: RefCell<RingWriter<Sdma>>,
 }
 
 impl TimelineState {

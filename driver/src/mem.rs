@@ -20,6 +20,9 @@ pub(crate) struct Mapping {
     addr: u64,
     len: u64,
     prot: Prot,
+    /// The id of the [`RingLease`] taken on this mapping, 0 while none is: once set, it never
+    /// changes, and the mapping lends no shared view of its bytes.
+    lease: AtomicU64,
 }
 
 impl core::fmt::Debug for Mapping {
@@ -67,6 +70,7 @@ impl Mapping {
             addr,
             len,
             prot,
+            lease: AtomicU64::new(0),
         })
     }
 
@@ -107,8 +111,10 @@ impl Mapping {
         self.addr
     }
 
+    /// Whether the mapping lends shared views (atomics, byte copies): read-write, and no ring
+    /// lease taken on it.
     fn accessible(&self) -> bool {
-        self.prot == Prot::READ_WRITE
+        self.prot == Prot::READ_WRITE && self.lease.load(Ordering::Relaxed) == 0
     }
 
     fn base_ptr(&self) -> *mut u8 {
@@ -256,13 +262,54 @@ impl Drop for Mapping {
     }
 }
 
+/// The right to write one ring's memory as `&mut [u32]`, kept beside the ring's producer
+/// (the queue's `RingWriter`).
+///
+/// [`RingLease::take`] succeeds once per mapping, ever: from then on the mapping lends no
+/// shared view of its bytes (`u32s`, `u64_at`, `read_bytes`, `write_bytes` are empty or
+/// refused), and the only way to them is a [`RingView`], which borrows this lease mutably. So
+/// at most one view of a ring exists at a time, and nothing aliases it, by construction.
+#[derive(Debug)]
+pub(crate) struct RingLease {
+    id: u64,
+}
+
+/// Lease ids: unique for the life of the process, so a lease matches one mapping only.
+static NEXT_LEASE: AtomicU64 = AtomicU64::new(1);
+
+impl RingLease {
+    /// Takes the lease on `ring`; `None` when it is not read-write or already leased.
+    pub(crate) fn take(ring: &Mapping) -> Option<Self> {
+        if ring.prot != Prot::READ_WRITE {
+            return None;
+        }
+        let id = NEXT_LEASE.fetch_add(1, Ordering::Relaxed);
+        ring.lease
+            .compare_exchange(0, id, Ordering::Relaxed, Ordering::Relaxed)
+            .ok()?;
+        Some(Self { id })
+    }
+}
+
 /// A ring's memory lent to core's ring producer: the granted dwords as `&mut [u32]`.
 ///
-/// Only the queue that owns the ring creates this, while it holds the ring's producer by `&mut`
-/// (lent from the device's timeline state, under its lock), and nothing else holds a view of
-/// the ring's memory meanwhile; the GPU reads only dwords that were published
-/// (below the write pointer), and a grant covers only free space (behind the read pointer).
-pub(crate) struct RingView<'a>(pub(crate) &'a Mapping);
+/// Built only from the ring's [`RingLease`], borrowed mutably for the view's life; the GPU
+/// reads only dwords that were published (below the write pointer), and a grant covers only
+/// free space (behind the read pointer).
+pub(crate) struct RingView<'a> {
+    ring: &'a Mapping,
+    _lease: &'a mut RingLease,
+}
+
+impl<'a> RingView<'a> {
+    /// The view of `ring` that `lease` allows; `None` when `lease` is not `ring`'s.
+    pub(crate) fn new(ring: &'a Mapping, lease: &'a mut RingLease) -> Option<Self> {
+        (ring.lease.load(Ordering::Relaxed) == lease.id).then_some(Self {
+            ring,
+            _lease: lease,
+        })
+    }
+}
 
 impl hcq_core::ring::RingMemory for RingView<'_> {
     fn slices_mut(
@@ -270,8 +317,8 @@ impl hcq_core::ring::RingMemory for RingView<'_> {
         head: core::ops::Range<usize>,
         tail: core::ops::Range<usize>,
     ) -> Option<(&mut [u32], &mut [u32])> {
-        let m = self.0;
-        if !m.accessible() {
+        let m = self.ring;
+        if m.prot != Prot::READ_WRITE {
             return None;
         }
         // CAST: `len` fits usize (Mapping invariant).
@@ -284,10 +331,11 @@ impl hcq_core::ring::RingMemory for RingView<'_> {
         let base = m.base_ptr().cast::<u32>();
         // SAFETY: both ranges are inside the read-write mapping (checked: `head.end <= n`) and
         // disjoint (`tail.end <= head.start`); the mapping is page aligned so the u32s are
-        // aligned; the ring is lent only here, while the queue holds its producer by `&mut` (type docs), and
-        // the granted space is free (the engine has consumed it and will not read it before the
-        // write pointer is published), so nothing else reads or writes these dwords while the
-        // slices live. The borrow of `self` bounds their lifetime.
+        // aligned. The mapping is leased (checked in `new`), so it lends no shared view, and
+        // this view holds the one lease by `&mut` for its life: no other reference to these
+        // dwords exists on the CPU side. The granted space is free (the engine has consumed
+        // it and will not read it before the write pointer is published). The borrow of
+        // `self` bounds the slices' lifetime.
         unsafe {
             Some((
                 core::slice::from_raw_parts_mut(base.add(head.start), head_len),
@@ -335,6 +383,41 @@ mod tests {
 
     fn port() -> Arc<dyn KfdSys> {
         Arc::new(LinuxKfd::new())
+    }
+
+    /// A ring's `&mut [u32]` view must be the only reference to its dwords: once leased, the
+    /// mapping lends no shared view, a second lease is refused, and a view needs the ring's
+    /// own lease (borrowed mutably, so one view at a time).
+    #[test]
+    fn a_leased_ring_has_one_writer_and_no_shared_view() {
+        use hcq_core::ring::RingMemory;
+        let sys = port();
+        let ring = Mapping::new(&sys, "test", 4096, Prot::READ_WRITE, MapKind::Anonymous).unwrap();
+        let other = Mapping::new(&sys, "test", 4096, Prot::READ_WRITE, MapKind::Anonymous).unwrap();
+        let none = Mapping::reserve(&sys, 4096).unwrap();
+        assert!(
+            RingLease::take(&none).is_none(),
+            "no lease on memory that is not mapped rw"
+        );
+        let mut lease = RingLease::take(&ring).unwrap();
+        assert!(
+            RingLease::take(&ring).is_none(),
+            "a second lease on the same ring"
+        );
+        assert!(ring.u32s().is_empty() && ring.u64s().is_empty() && ring.u64_at(0).is_none());
+        assert!(ring.read_bytes(0, &mut [0u8; 4]).is_err());
+        assert!(ring.write_bytes(0, &[1]).is_err());
+        let mut foreign = RingLease::take(&other).unwrap();
+        assert!(
+            RingView::new(&ring, &mut foreign).is_none(),
+            "another ring's lease"
+        );
+        let mut view = RingView::new(&ring, &mut lease).unwrap();
+        let (h, t) = view.slices_mut(4..8, 0..2).unwrap();
+        h.fill(7);
+        t.fill(9);
+        assert!(view.slices_mut(1020..1025, 0..0).is_none(), "past the ring");
+        assert!(view.slices_mut(0..4, 2..6).is_none(), "overlapping parts");
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use crate::buffer::{Bo, BoOptions};
 use crate::error::{Error, MemoryKind, QueueState, Result, WaitReport};
 use crate::kfd_core::KfdCore;
-use crate::mem::{Doorbell, Mapping, RingView};
+use crate::mem::{Doorbell, Mapping, RingLease, RingView};
 use crate::signal::SignalPages;
 use crate::sync::lock;
 use core::sync::atomic::{AtomicU64, Ordering};
@@ -33,12 +33,21 @@ pub(crate) enum QueueType {
     Sdma,
 }
 
+/// A ring's producer and the one lease on the ring's memory ([`RingLease`]): the only way to
+/// write the ring. [`HwQueue::create`] makes one per queue; the caller keeps it.
+#[derive(Debug)]
+pub(crate) struct RingWriter<K: RingKind> {
+    /// Core's producer (pointers, reservations).
+    pub(crate) producer: Producer<K>,
+    lease: RingLease,
+}
+
 /// One KFD user queue of kind `K` (`Pm4` or `Sdma`).
 ///
-/// Its ring's producer is handed out by [`HwQueue::create`] and kept by the caller: the
-/// device keeps both queues' producers in its timeline state, under the one lock every
-/// submission holds, and lends the producer to [`HwQueue::submit`] (no second lock per
-/// submission).
+/// Its ring's writer is handed out by [`HwQueue::create`] and kept by the caller: the
+/// device keeps both queues' writers in its timeline state, under the one lock every
+/// submission holds, and lends the writer to [`HwQueue::submit`] (no second lock per
+/// submission). A writer lends views of its own ring only (its lease says which).
 pub(crate) struct HwQueue<K: RingKind> {
     name: String,
     core: Arc<KfdCore>,
@@ -79,7 +88,7 @@ pub(crate) struct QueueParams<'a> {
 
 impl<K: RingKind> HwQueue<K> {
     /// Creates the queue; returns it and its ring's producer.
-    pub(crate) fn create(p: &QueueParams<'_>) -> Result<(Self, Producer<K>)> {
+    pub(crate) fn create(p: &QueueParams<'_>) -> Result<(Self, RingWriter<K>)> {
         let layout = RingLayout::<K>::new(p.ring_size)
             .map_err(|e| Error::InvalidArgument(format!("{} ring: {e}", K::NAME)))?;
         if p.ring_size < u64::from(abi::KFD_MIN_QUEUE_RING_SIZE) {
@@ -202,6 +211,8 @@ impl<K: RingKind> HwQueue<K> {
             .map_or(0, |w| w.load(Ordering::Acquire));
         let producer = Producer::new(layout, RingPtr::new(start))
             .map_err(|e| Error::Protocol(format!("{name}: {e}")))?;
+        let lease = RingLease::take(ring.mapping())
+            .ok_or_else(|| Error::Protocol(format!("{name}: ring memory not writable")))?;
         let mut guard = guard;
         guard.armed = false;
         let queue = Self {
@@ -216,7 +227,7 @@ impl<K: RingKind> HwQueue<K> {
             _cwsr: cwsr,
             _kind: core::marker::PhantomData,
         };
-        Ok((queue, producer))
+        Ok((queue, RingWriter { producer, lease }))
     }
 
     fn ptr(&self, off: u64) -> Option<&AtomicU64> {
@@ -255,14 +266,14 @@ impl<K: RingKind> HwQueue<K> {
     /// enough, for at most `timeout` without progress.
     pub(crate) fn submit(
         &self,
-        producer: &mut Producer<K>,
+        writer: &mut RingWriter<K>,
         dwords: &[u32],
         packets: &[usize],
         pages: &SignalPages,
         timeout: Duration,
         others: &dyn Fn() -> Vec<QueueState>,
     ) -> Result<()> {
-        self.reserve_then(producer, dwords, packets, pages, timeout, others, true)
+        self.reserve_then(writer, dwords, packets, pages, timeout, others, true)
     }
 
     /// Waits, like [`HwQueue::submit`], until the ring has room for `dwords` (packets
@@ -271,14 +282,14 @@ impl<K: RingKind> HwQueue<K> {
     /// submissions are made under its timeline lock).
     pub(crate) fn wait_room(
         &self,
-        producer: &mut Producer<K>,
+        writer: &mut RingWriter<K>,
         dwords: &[u32],
         packets: &[usize],
         pages: &SignalPages,
         timeout: Duration,
         others: &dyn Fn() -> Vec<QueueState>,
     ) -> Result<()> {
-        self.reserve_then(producer, dwords, packets, pages, timeout, others, false)
+        self.reserve_then(writer, dwords, packets, pages, timeout, others, false)
     }
 
     /// Reserves room for `dwords` (waiting for the engine when the ring is full) and, when
@@ -289,7 +300,7 @@ impl<K: RingKind> HwQueue<K> {
     )]
     fn reserve_then(
         &self,
-        producer: &mut Producer<K>,
+        writer: &mut RingWriter<K>,
         dwords: &[u32],
         packets: &[usize],
         pages: &SignalPages,
@@ -297,6 +308,7 @@ impl<K: RingKind> HwQueue<K> {
         others: &dyn Fn() -> Vec<QueueState>,
         publish: bool,
     ) -> Result<()> {
+        let RingWriter { producer, lease } = writer;
         if dwords.is_empty() {
             return Ok(());
         }
@@ -335,7 +347,10 @@ impl<K: RingKind> HwQueue<K> {
                 Ok(_) if !publish => return Ok(()),
                 Ok(grant) => {
                     let (head, tail) = grant.ranges();
-                    let mut view = RingView(self.ring.mapping());
+                    let mut view =
+                        RingView::new(self.ring.mapping(), &mut *lease).ok_or_else(|| {
+                            Error::Protocol(format!("{}: a writer of another ring", self.name))
+                        })?;
                     let (h, t) = view.slices_mut(head, tail).ok_or_else(|| {
                         Error::Protocol(format!("{}: grant outside the ring", self.name))
                     })?;
@@ -400,13 +415,14 @@ impl<K: RingKind> HwQueue<K> {
     /// submission at their end (PM4).
     pub(crate) fn submit_with(
         &self,
-        producer: &mut Producer<K>,
+        writer: &mut RingWriter<K>,
         len: usize,
         fill: impl FnOnce(&mut [u32]) -> Option<()>,
         pages: &SignalPages,
         timeout: Duration,
         others: &dyn Fn() -> Vec<QueueState>,
     ) -> Result<()> {
+        let RingWriter { producer, lease } = writer;
         if !K::SPLITS_PACKETS {
             return Err(Error::Protocol(format!(
                 "{}: a submission written in place needs a ring that splits packets",
@@ -426,7 +442,10 @@ impl<K: RingKind> HwQueue<K> {
             match attempt {
                 Ok(grant) => {
                     let (head, tail) = grant.ranges();
-                    let mut view = RingView(self.ring.mapping());
+                    let mut view =
+                        RingView::new(self.ring.mapping(), &mut *lease).ok_or_else(|| {
+                            Error::Protocol(format!("{}: a writer of another ring", self.name))
+                        })?;
                     let (h, t) = view.slices_mut(head, tail).ok_or_else(|| {
                         Error::Protocol(format!("{}: grant outside the ring", self.name))
                     })?;

@@ -96,17 +96,16 @@ impl LinuxKfd {
         let owned = files.get(&fd.0).ok_or(Errno::EBADF)?;
         Ok(f(owned.as_fd()))
     }
+}
 
-    /// Whether `[addr, addr + len)` lies inside one region this port mapped.
-    fn inside_region(&self, addr: u64, len: u64) -> bool {
-        let regions = lock(&self.regions);
-        let Some((&start, &rlen)) = regions.range(..=addr).next_back() else {
-            return false;
-        };
-        match (addr.checked_add(len), start.checked_add(rlen)) {
-            (Some(end), Some(rend)) => end <= rend,
-            _ => false,
-        }
+/// Whether `[addr, addr + len)` lies inside one of `regions` (start -> length).
+fn inside(regions: &BTreeMap<u64, u64>, addr: u64, len: u64) -> bool {
+    let Some((&start, &rlen)) = regions.range(..=addr).next_back() else {
+        return false;
+    };
+    match (addr.checked_add(len), start.checked_add(rlen)) {
+        (Some(end), Some(rend)) => end <= rend,
+        _ => false,
     }
 }
 
@@ -172,8 +171,12 @@ impl KfdSys for LinuxKfd {
         if len == 0 || len % PAGE_SIZE != 0 {
             return Err(Errno::EINVAL);
         }
+        // Held across the check and the mmap (as the simulator's twin does): a munmap of the
+        // region cannot slip between them and leave MAP_FIXED replacing pages someone else
+        // mapped there since.
+        let mut regions = lock(&self.regions);
         if let Some(addr) = fixed_addr
-            && (addr % PAGE_SIZE != 0 || !self.inside_region(addr, len))
+            && (addr % PAGE_SIZE != 0 || !inside(&regions, addr, len))
         {
             return Err(Errno::EINVAL);
         }
@@ -229,7 +232,7 @@ impl KfdSys for LinuxKfd {
         let addr = ptr.expose_provenance() as u64;
         debug!("mmap {kind:?} {len:#x} B prot {:#x} at {addr:#x}", prot.0);
         if fixed_addr.is_none() {
-            lock(&self.regions).insert(addr, len);
+            regions.insert(addr, len);
         }
         Ok(addr)
     }
@@ -352,7 +355,8 @@ mod tests {
             )
             .unwrap();
         assert_eq!(got, va);
-        // Write through the file, see it through the mapping (checked via a second mapping).
+        // Write through the file, read it through both mappings (the fixed one and a second
+        // one the kernel places); write through one mapping, read it back through the file.
         rustix::io::pwrite(&keep, b"hcq!", PAGE_SIZE + 8).unwrap();
         let second = kfd
             .mmap(
@@ -363,9 +367,20 @@ mod tests {
             )
             .unwrap();
         assert_ne!(second, va);
+        let word = |base: u64| {
+            // CAST: a user address fits usize.
+            core::ptr::with_exposed_provenance_mut::<[u8; 4]>((base + PAGE_SIZE + 8) as usize)
+        };
+        // SAFETY: both are live read-write shared mappings of the memfd this test made, two
+        // pages long; nothing else refers to them.
+        unsafe {
+            assert_eq!(&word(va).read_volatile(), b"hcq!");
+            assert_eq!(&word(second).read_volatile(), b"hcq!");
+            word(second).write_volatile(*b"back");
+        }
         let mut back = [0u8; 4];
         rustix::io::pread(&keep, &mut back, PAGE_SIZE + 8).unwrap();
-        assert_eq!(&back, b"hcq!");
+        assert_eq!(&back, b"back");
         // Fixed mappings outside our regions are refused.
         assert_eq!(
             kfd.mmap(
@@ -399,5 +414,87 @@ mod tests {
             kfd.read_file("/nonexistent/hcq", &mut buf),
             Err(Errno::ENOENT)
         );
+    }
+
+    /// A `MAP_FIXED` into a region races the region's `munmap` and a new mapping that reuses
+    /// its address: the fixed mapping must land only while the region is still ours, never
+    /// over the new mapping's pages (the check and the mmap under one lock).
+    #[test]
+    fn map_fixed_never_lands_in_an_unmapped_region() {
+        use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+        use std::sync::Arc;
+        let kfd = Arc::new(LinuxKfd::new());
+        let region = Arc::new(AtomicU64::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (_keep, path) = memfd_path(PAGE_SIZE);
+        let fd = kfd.open(&path).unwrap();
+        let file = MapKind::File { fd, offset: 0 };
+        let mapper = {
+            let (kfd, region, stop) = (Arc::clone(&kfd), Arc::clone(&region), Arc::clone(&stop));
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    let r = region.load(Ordering::Relaxed);
+                    if r != 0 {
+                        let _ = kfd.mmap(Some(r), PAGE_SIZE, Prot::READ_WRITE, file);
+                    }
+                }
+            })
+        };
+        // Mapping the file elsewhere keeps the port's file table busy, so the mapper often
+        // waits for it after its region check: the window a check without the lock leaves.
+        let busy = {
+            let (kfd, stop) = (Arc::clone(&kfd), Arc::clone(&stop));
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    if let Ok(a) = kfd.mmap(None, PAGE_SIZE, Prot::READ_WRITE, file) {
+                        let _ = kfd.munmap(a, PAGE_SIZE);
+                    }
+                }
+            })
+        };
+        let start = std::time::Instant::now();
+        let mut rounds = 0u32;
+        while start.elapsed() < core::time::Duration::from_millis(500) {
+            rounds += 1;
+            let r = kfd
+                .mmap(None, PAGE_SIZE, Prot::NONE, MapKind::Reserve)
+                .unwrap();
+            region.store(r, Ordering::Relaxed);
+            for _ in 0..rounds % 64 {
+                core::hint::spin_loop();
+            }
+            region.store(0, Ordering::Relaxed);
+            kfd.munmap(r, PAGE_SIZE).unwrap();
+            // Memory mapped outside the port (as the allocator maps Rust's heap), likely at the
+            // freed address: the port must never map over it.
+            // SAFETY: a fresh anonymous page where the kernel chooses aliases nothing.
+            let p = unsafe {
+                rustix::mm::mmap_anonymous(
+                    core::ptr::null_mut(),
+                    4096,
+                    ProtFlags::READ | ProtFlags::WRITE,
+                    MapFlags::PRIVATE,
+                )
+            }
+            .unwrap()
+            .cast::<u64>();
+            // SAFETY: `p` is that fresh read-write page, which only this thread addresses.
+            unsafe { p.write_volatile(0x5eed) };
+            for _ in 0..200 {
+                core::hint::spin_loop();
+            }
+            // SAFETY: as above.
+            let back = unsafe { p.read_volatile() };
+            // SAFETY: the page this test mapped above; nothing refers to it any more.
+            unsafe { rustix::mm::munmap(p.cast(), 4096) }.unwrap();
+            if back != 0x5eed {
+                stop.store(true, Ordering::Relaxed);
+                let _ = (mapper.join(), busy.join());
+                panic!("round {rounds}: a MAP_FIXED replaced a page mapped after the unmap");
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        mapper.join().unwrap();
+        busy.join().unwrap();
     }
 }

@@ -5,6 +5,7 @@
 use super::*;
 use core::cell::{RefCell, RefMut};
 use hcq_core::pm4;
+use hcq_core::ring::RingKind;
 
 /// A timeline signal's compute-queue wait (`WAIT_REG_MEM` until it reaches a value) and signal
 /// (`RELEASE_MEM` of a value, plus the mailbox one when it has an event), encoded once with
@@ -355,7 +356,7 @@ impl DeviceInner {
 }
 
 /// A ring producer from the timeline state (a cell: the state's lock is held).
-fn producer<K>(cell: &RefCell<Producer<K>>) -> Result<RefMut<'_, Producer<K>>> {
+fn producer<K: RingKind>(cell: &RefCell<RingWriter<K>>) -> Result<RefMut<'_, RingWriter<K>>> {
     cell.try_borrow_mut()
         .map_err(|_| Error::Protocol("a ring producer is already in use".into()))
 }

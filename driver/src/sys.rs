@@ -15,7 +15,7 @@
 //! memory the request does not borrow.
 
 use core::ffi::c_void;
-use hcq_core::kfd::{Errno, Fd, KfdSys, MapKind, Prot, Request};
+use hcq_core::kfd::{self as abi, Errno, Fd, KfdSys, MapKind, Prot, Request};
 use log::{debug, trace};
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{Mode, OFlags};
@@ -98,6 +98,34 @@ impl LinuxKfd {
     }
 }
 
+impl LinuxKfd {
+    /// ALLOC_MEMORY_OF_GPU with `USERPTR` hands the kernel a host range (`mmap_offset`,
+    /// `size`) that it pins until FREE, and that the GPU then reads and writes: the one
+    /// pointer a [`hcq_core::kfd::PlainArgs`] struct carries. The port accepts it only inside a
+    /// region it mapped itself (as the simulator does), memory no Rust object lives in, and
+    /// returns the region table's guard for the caller to hold across the ioctl (`EFAULT`
+    /// outside its regions). `None` for every other request.
+    fn userptr_regions(
+        &self,
+        request: u32,
+        arg: &[u8],
+    ) -> Result<Option<std::sync::MutexGuard<'_, BTreeMap<u64, u64>>>, Errno> {
+        if request != abi::AMDKFD_IOC_ALLOC_MEMORY_OF_GPU.request() {
+            return Ok(None);
+        }
+        let a = bytemuck::try_pod_read_unaligned::<abi::AllocMemoryOfGpuArgs>(arg)
+            .map_err(|_| Errno::EINVAL)?;
+        if a.flags & abi::KFD_IOC_ALLOC_MEM_FLAGS_USERPTR == 0 {
+            return Ok(None);
+        }
+        let regions = lock(&self.regions);
+        if !inside(&regions, a.mmap_offset, a.size) {
+            return Err(Errno::EFAULT);
+        }
+        Ok(Some(regions))
+    }
+}
+
 /// Whether `[addr, addr + len)` lies inside one of `regions` (start -> length).
 fn inside(regions: &BTreeMap<u64, u64>, addr: u64, len: u64) -> bool {
     let Some((&start, &rlen)) = regions.range(..=addr).next_back() else {
@@ -136,6 +164,8 @@ impl KfdSys for LinuxKfd {
         if arg.len() != ioctl_size(request) {
             return Err(Errno::EINVAL);
         }
+        // Held until the kernel has pinned the range: no munmap can slip in between.
+        let _regions = self.userptr_regions(request, arg)?;
         if !lock(&self.kfd_files).contains(&fd.0) {
             // Not /dev/kfd (a render node dispatches the same numbers to DRM ioctls with other
             // pointers), or no file at all.
@@ -496,5 +526,45 @@ mod tests {
         stop.store(true, Ordering::Relaxed);
         mapper.join().unwrap();
         busy.join().unwrap();
+    }
+
+    /// USERPTR memory the kernel would pin and the GPU write must be a region the port
+    /// mapped: the test's own heap is refused before the request reaches any kernel.
+    #[test]
+    fn userptr_outside_the_ports_regions_is_efault() {
+        let kfd = LinuxKfd::new();
+        let (_keep, path) = memfd_path(PAGE_SIZE);
+        let fd = kfd.open(&path).unwrap();
+        let heap = vec![0u8; 3 * PAGE_SIZE as usize];
+        let host = (heap.as_ptr() as u64).next_multiple_of(PAGE_SIZE);
+        let mut a = abi::AllocMemoryOfGpuArgs {
+            va_addr: 0x1_0000_0000,
+            size: PAGE_SIZE,
+            mmap_offset: host,
+            flags: abi::KFD_IOC_ALLOC_MEM_FLAGS_USERPTR,
+            ..Default::default()
+        };
+        let alloc = abi::AMDKFD_IOC_ALLOC_MEMORY_OF_GPU;
+        assert_eq!(
+            kfd.ioctl(fd, Request::new(alloc, &mut a)),
+            Err(Errno::EFAULT)
+        );
+        // Inside a region of the port's: past the check (and refused as not /dev/kfd).
+        let mine = kfd
+            .mmap(None, PAGE_SIZE, Prot::READ_WRITE, MapKind::Anonymous)
+            .unwrap();
+        a.mmap_offset = mine;
+        assert_eq!(
+            kfd.ioctl(fd, Request::new(alloc, &mut a)),
+            Err(Errno::ENOTTY)
+        );
+        // Not USERPTR: the offset is no host address.
+        a.mmap_offset = host;
+        a.flags = abi::KFD_IOC_ALLOC_MEM_FLAGS_GTT;
+        assert_eq!(
+            kfd.ioctl(fd, Request::new(alloc, &mut a)),
+            Err(Errno::ENOTTY)
+        );
+        kfd.munmap(mine, PAGE_SIZE).unwrap();
     }
 }

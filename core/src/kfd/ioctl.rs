@@ -153,8 +153,23 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// An argument struct with no user pointer in it: [`Request::new`] issues these as they are.
-/// Sealed: implemented only for this crate's pointer-free argument structs.
+/// An argument struct with no user pointer the kernel follows *during the ioctl*:
+/// [`Request::new`] issues these as they are. Sealed: implemented only for this crate's
+/// argument structs below.
+///
+/// Two of them carry addresses the hardware uses *after* the ioctl, which a borrow cannot
+/// cover (the use lasts until a later FREE or DESTROY, not until the call returns):
+/// - [`AllocMemoryOfGpuArgs`] with `KFD_IOC_ALLOC_MEM_FLAGS_USERPTR`: `mmap_offset` is a
+///   host address whose pages the kernel pins until FREE and the GPU then reads and writes.
+///   What keeps this from reaching memory Rust owns is the port: both ports accept a USERPTR
+///   range only inside a region they mapped themselves (the simulator's `ProcessMaps`, the
+///   Linux port's region table, held across the ioctl), and both invalidate or refuse it
+///   when that region is unmapped.
+/// - [`CreateQueueArgs`]: the ring, read/write pointer, EOP and context-save addresses are GPU
+///   virtual addresses the CP reads and writes through the process's GPU page table. They
+///   reach host memory only through buffer objects mapped into that VM (the ports' own
+///   mappings, or USERPTR memory under the rule above), never a raw host pointer, so the
+///   worst a wrong address does is a GPU page fault the kernel reports.
 pub trait PlainArgs: Pod + sealed::Sealed {}
 
 macro_rules! plain {

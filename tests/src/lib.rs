@@ -32,6 +32,15 @@ impl Rig {
 
     /// A rig for `cfg`.
     ///
+    /// # Soundness
+    /// This wraps the `unsafe` [`Kfd::with_sim`] in a safe function, which is sound only
+    /// because of how this test-only crate (`publish = false`, used by `tests/` alone) is used:
+    /// [`Rig::sim`] is public, and its `KfdSys` methods (`munmap`, fixed `mmap`, `ioctl`) could
+    /// unmap what the driver mapped. No suite calls them on the driver's memory: they inject
+    /// faults and inspect (`fail_ioctl`, `live_objects`, `gpu_read`), and the one fault-injecting
+    /// port (`hcq_faults.rs`) forwards the driver's own calls. A suite that needs the port
+    /// methods on driver memory must not use `Rig`.
+    ///
     /// # Panics
     /// If the simulator or KFD cannot start (a test failure).
     #[must_use]

@@ -238,6 +238,13 @@ impl Proc {
 }
 
 /// Writes `v` at host address `addr` (a live read-write mapping the test made).
+///
+/// # Soundness
+/// A safe wrapper around a raw store, sound only by how the sim suites call it (this module is
+/// compiled into the sim's tests alone): `addr` is always inside a mapping the test made
+/// through the simulator's port (`SimKfd::mmap`, memory no Rust object lives in), still
+/// mapped, and aligned for `T`. A wrong address is a test bug that faults, caught in review
+/// of the test, not an API a caller can misuse.
 pub fn cpu_write<T: Copy>(addr: u64, v: T) {
     // SAFETY: tests only pass addresses inside live read-write mappings they created, aligned
     // for T; volatile because the simulated GPU shares the memory.
@@ -245,6 +252,9 @@ pub fn cpu_write<T: Copy>(addr: u64, v: T) {
 }
 
 /// Reads a `T` at host address `addr` (a live readable mapping the test made).
+///
+/// # Soundness
+/// As [`cpu_write`].
 pub fn cpu_read<T: Copy>(addr: u64) -> T {
     // SAFETY: as `cpu_write`.
     unsafe { core::ptr::read_volatile(addr as *const T) }

@@ -123,7 +123,7 @@ const _: () = assert!(size_of::<FillArgs>() == 16);
 pub fn attach_sim(
     sim: &std::sync::Arc<hcq_sim::SimKfd>,
 ) -> Result<hcq_sim::engine::kfd::SimGpu, String> {
-    let gpu = hcq_sim::engine::kfd::SimGpu::attach(sim);
+    let gpu = hcq_sim::engine::kfd::SimGpu::attach(sim).map_err(|e| e.to_string())?;
     gpu.engines().with_kernels(|k| {
         for t in TARGETS {
             for co in [vector_add(t), fill(t), dispatch_ptr(t), global_id(t)]

@@ -18,7 +18,7 @@ use hcq_core::sdma;
 use hcq_core::signal::SignalRef;
 use hcq_sim::engine::membus::{MemBus, Perms, Region};
 use hcq_sim::engine::{
-    Engines, GpuBus, InterruptPolicy, Mode, QueueDesc, QueueId, QueueKind, QueueState,
+    Engines, GpuBus, InterruptPolicy, SimMode, QueueDesc, QueueId, QueueKind, QueueState,
 };
 use std::sync::Arc;
 
@@ -171,7 +171,7 @@ pub fn run(data: &[u8]) {
     let pattern: Vec<u8> = (0..CODE_LEN).map(|i| (i * 7 + 3) as u8).collect();
     assert!(code.write(0, &pattern));
 
-    let engines = Engines::new(Mode::Deterministic);
+    let engines = Engines::new(SimMode::Deterministic).expect("deterministic engines start no thread");
     engines.set_budget(64);
     engines.set_trace_capacity(64);
     let desc = QueueDesc {

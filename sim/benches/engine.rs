@@ -7,7 +7,7 @@ use hcq_core::pm4;
 use hcq_core::sdma;
 use hcq_core::signal::SignalRef;
 use hcq_sim::engine::membus::{MemBus, Perms, Region};
-use hcq_sim::engine::{Engines, GpuBus, Mode, QueueDesc, QueueId, QueueKind};
+use hcq_sim::engine::{Engines, GpuBus, QueueDesc, QueueId, QueueKind, SimMode};
 use std::sync::Arc;
 
 const RING_VA: u64 = 0x100_0000;
@@ -54,7 +54,7 @@ fn setup(kind: QueueKind) -> (Arc<MemBus>, usize) {
 }
 
 fn engines_for(bus: &Arc<MemBus>, kind: QueueKind, dwords: usize) -> Engines {
-    let e = Engines::new(Mode::Deterministic);
+    let e = Engines::new(SimMode::Deterministic).expect("deterministic engines start no thread");
     let desc = QueueDesc {
         kind,
         arch: &GFX11,

@@ -6,7 +6,6 @@ use crate::mem::{SharedMem, UserPages};
 use crate::state::{Backing, QueueInfo, State};
 use crate::vm::{Access, VmFault, VmFaultKind};
 use core::fmt;
-use core::sync::atomic::Ordering;
 use hcq_core::kfd::{
     HsaHwExceptionData, KFD_DOORBELL_SIZE, KFD_EVENT_SLOT_SIZE, KFD_EVENT_SLOT_UNSIGNALED,
     KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE, KFD_IOC_EVENT_HW_EXCEPTION, KFD_IOC_EVENT_MEMORY,
@@ -494,20 +493,23 @@ impl SimKfd {
         self.cond.notify_all();
     }
 
-    /// The GPU timestamp counter (100 MHz): virtual in deterministic mode (each read advances
-    /// it by one tick, [`SimKfd::advance_gpu_clock`] by more), real time in threaded mode.
+    /// The GPU timestamp counter (100 MHz), as a host reads it (GET_CLOCK_COUNTERS): the one
+    /// GPU clock the attached engines also write timestamps from. Virtual in deterministic
+    /// mode (a tick per executed packet plus each dispatch's modelled duration, and each read
+    /// advances it by one tick), real time in threaded mode.
     #[must_use]
     pub fn gpu_clock(&self) -> u64 {
-        match self.cfg.mode {
-            crate::SimMode::Deterministic => self.virtual_clock.fetch_add(1, Ordering::Relaxed) + 1,
-            // CAST: u128 ticks since start fit u64 for 5800 years.
-            crate::SimMode::Threaded => (self.epoch.elapsed().as_nanos() / 10) as u64,
-        }
+        self.clock.sample()
     }
 
     /// Advances the virtual GPU clock (deterministic mode; time an engine spent).
     pub fn advance_gpu_clock(&self, ticks: u64) {
-        self.virtual_clock.fetch_add(ticks, Ordering::Relaxed);
+        self.clock.advance(ticks);
+    }
+
+    /// The GPU clock itself (engines attach to it).
+    pub(crate) fn clock(&self) -> &Arc<crate::engine::Clock> {
+        &self.clock
     }
 
     /// The value in event `event_id`'s slot of the event page (`~0` = not signaled).

@@ -104,7 +104,8 @@ pub struct SimKfd {
     pub(crate) cond: Condvar,
     pub(crate) engine: Mutex<Option<Arc<dyn Engine>>>,
     pub(crate) epoch: Instant,
-    pub(crate) virtual_clock: core::sync::atomic::AtomicU64,
+    /// The GPU clock (engines attached to this simulator share it).
+    pub(crate) clock: Arc<crate::engine::Clock>,
     /// The regions `mmap` handed out (`MAP_FIXED` and `munmap` are checked against them).
     pub(crate) maps: mem::ProcessMaps,
 }
@@ -174,6 +175,7 @@ impl SimKfd {
     /// # Errors
     /// A GPU whose properties cannot be sized, or no memory for the doorbell pages.
     pub fn new(cfg: SimConfig) -> Result<Self, SimError> {
+        let mode = cfg.mode;
         if cfg.gpus.len() > 64 {
             return Err(SimError::TooManyGpus(cfg.gpus.len()));
         }
@@ -220,7 +222,7 @@ impl SimKfd {
             cond: Condvar::new(),
             engine: Mutex::new(None),
             epoch: Instant::now(),
-            virtual_clock: core::sync::atomic::AtomicU64::new(0),
+            clock: Arc::new(crate::engine::Clock::new(mode)),
             maps: mem::ProcessMaps::default(),
         })
     }

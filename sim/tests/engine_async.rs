@@ -11,7 +11,7 @@ use hcq_core::codeobj::CodeObject;
 use hcq_core::pm4;
 use hcq_core::sdma;
 use hcq_core::sel::{DataSel, IntSel};
-use hcq_sim::engine::{DispatchMode, Mode, QueueKind, QueueState};
+use hcq_sim::engine::{DispatchMode, QueueKind, QueueState, SimMode};
 
 fn fixture(name: &str) -> Vec<u8> {
     let dir =
@@ -20,7 +20,7 @@ fn fixture(name: &str) -> Vec<u8> {
 }
 
 fn fill_rig(seed: u64) -> (Rig, pm4::Program) {
-    let rig = Rig::new(Mode::Deterministic);
+    let rig = Rig::new(SimMode::Deterministic);
     rig.engines.set_dispatch(DispatchMode::Async, seed, false);
     let co = fixture("fill-gfx1100.co");
     let obj = CodeObject::parse(&co).unwrap();

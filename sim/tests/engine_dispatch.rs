@@ -8,7 +8,7 @@ use hcq_core::arch::GFX11;
 use hcq_core::codeobj::CodeObject;
 use hcq_core::pm4;
 use hcq_sim::engine::membus::{Perms, Region};
-use hcq_sim::engine::{Mode, QueueFaultKind, QueueKind, QueueState, VmFaultKind};
+use hcq_sim::engine::{QueueFaultKind, QueueKind, QueueState, SimMode, VmFaultKind};
 use hcq_sim::kernels::ExecMode;
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -68,7 +68,7 @@ fn fill_args(rig: &Rig, at: u64, buf: u64, value: u32, n: u32) {
 
 #[test]
 fn fill_runs_and_checks_hold() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let co = fixture("fill-gfx1100.co");
     rig.engines
         .with_kernels(|k| k.register_fixture(&co))
@@ -162,7 +162,7 @@ fn fill_runs_and_checks_hold() {
 
 #[test]
 fn code_in_memory_that_is_not_executable_faults() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let co = fixture("fill-gfx1100.co");
     rig.engines
         .with_kernels(|k| k.register_fixture(&co))
@@ -195,7 +195,7 @@ fn code_in_memory_that_is_not_executable_faults() {
 
 #[test]
 fn lds_and_wave_size_are_checked() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let co = fixture("lds_reverse-gfx1100.co");
     rig.engines
         .with_kernels(|k| k.register_fixture(&co))
@@ -265,7 +265,7 @@ fn every_fixture_kernel_has_an_implementation() {
 /// computes `i = local_id` and the elements past the first group stay untouched.
 #[test]
 fn global_id_reads_hidden_group_size_x() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let co = fixture("global_id-gfx1100.co");
     rig.engines
         .with_kernels(|k| k.register_fixture(&co))
@@ -303,7 +303,7 @@ fn global_id_reads_hidden_group_size_x() {
 
 #[test]
 fn differential_mode_agrees_with_the_host_stand_ins() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     rig.engines
         .with_kernels(|k| k.set_mode(ExecMode::Differential));
     let ka = DATA_VA + 0x8000;

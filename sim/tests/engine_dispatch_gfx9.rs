@@ -9,7 +9,7 @@ use hcq_core::arch::GFX9;
 use hcq_core::codeobj::CodeObject;
 use hcq_core::pm4;
 use hcq_core::rsrc::ScratchRsrc;
-use hcq_sim::engine::{Mode, QueueFaultKind, QueueKind, QueueState};
+use hcq_sim::engine::{QueueFaultKind, QueueKind, QueueState, SimMode};
 use hcq_sim::kernels::ExecMode;
 
 /// The host stand-ins' checks of USER_DATA against the descriptor (explicit opt-in).
@@ -78,7 +78,7 @@ fn fault_msg(st: QueueState) -> String {
 }
 
 fn scratch_rig() -> (Rig, pm4::Program) {
-    let rig = Rig::new(Mode::Deterministic);
+    let rig = Rig::new(SimMode::Deterministic);
     let prog = load(&rig, &fixture("scratch-gfx90a.co"), "scratch_sum");
     // scratch_sum(out, k = 3)
     rig.write_words(KA, &[OUT as u32, (OUT >> 32) as u32, 3]);
@@ -100,7 +100,7 @@ fn gfx90a_scratch_kernel_runs_with_the_private_segment_buffer() {
 
 #[test]
 fn gfx90a_fill_runs_with_the_private_segment_buffer() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let prog = load(&rig, &fixture("fill-gfx90a.co"), "fill");
     assert!(prog.private_segment_buffer.is_some() && prog.flat_scratch_init.is_none());
     rig.write_words(KA, &[OUT as u32, (OUT >> 32) as u32, 0x5a5a, 100]);
@@ -112,7 +112,7 @@ fn gfx90a_fill_runs_with_the_private_segment_buffer() {
 /// What the seed's layout did (kernarg pointer in USER_DATA_0/1) faults, naming the V#.
 #[test]
 fn gfx90a_without_the_private_segment_buffer_faults() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let prog = load(&rig, &fixture("fill-gfx90a.co"), "fill");
     rig.write_words(KA, &[OUT as u32, (OUT >> 32) as u32, 0x5a5a, 100]);
     let bad = pm4::Program {

@@ -39,7 +39,7 @@ struct World {
 
 fn world(cfg: SimConfig) -> World {
     let p = Proc::new(cfg);
-    let gpu = SimGpu::attach(&p.sim);
+    let gpu = SimGpu::attach(&p.sim).unwrap();
     let all = p.gpus.clone();
     let page = p.alloc_at(0, KFD_EVENT_PAGE_SIZE, GTT_FLAGS).unwrap();
     p.map(page.handle, &all).unwrap();

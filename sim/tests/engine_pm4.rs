@@ -6,11 +6,11 @@ use hcq_core::addr::GpuVa;
 use hcq_core::arch::{GFX9, GFX11};
 use hcq_core::pm4::{self, IbControl, Pm4Header, WriteDataCntl};
 use hcq_core::sel::{DataSel, IntSel};
-use hcq_sim::engine::{Mode, QueueFaultKind, QueueKind, QueueState, Site, VmFaultKind};
+use hcq_sim::engine::{QueueFaultKind, QueueKind, QueueState, SimMode, Site, VmFaultKind};
 
 #[test]
 fn release_mem_writes_32_64_and_clock_and_interrupts() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let mut q = rig.queue(0, QueueKind::Compute, 4096);
     let a = DATA_VA + 0x100;
     let mut s = Vec::new();
@@ -85,7 +85,7 @@ fn release_mem_writes_32_64_and_clock_and_interrupts() {
 
 #[test]
 fn wait_reg_mem_blocks_until_memory_holds_then_releases() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let mut q = rig.queue(0, QueueKind::Compute, 4096);
     let mut other = rig.queue(0, QueueKind::Compute, 4096);
     let w = sig(0x400, None);
@@ -122,7 +122,7 @@ fn wait_reg_mem_blocks_until_memory_holds_then_releases() {
 
 #[test]
 fn barrier_hdp_flush_acquire_mem_event_write_set_regs_write_data() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let mut q = rig.queue(0, QueueKind::Compute, 4096);
     let mut s = pm4(|b| pm4::memory_barrier(b, &GFX11));
     s.extend(pm4(|b| pm4::set_sh_reg(b, 0x240, &[1, 2, 3])));
@@ -166,7 +166,7 @@ fn barrier_hdp_flush_acquire_mem_event_write_set_regs_write_data() {
 
 #[test]
 fn gfx9_acquire_mem_on_gfx11_queue_faults() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let mut q = rig.queue(0, QueueKind::Compute, 4096);
     let s = pm4(|b| pm4::invalidate_cache(b, &GFX9, 0, u64::MAX, pm4::CacheInvalidate::ALL));
     rig.submit(&mut q, &s);
@@ -185,7 +185,7 @@ fn gfx9_acquire_mem_on_gfx11_queue_faults() {
 
 #[test]
 fn indirect_buffers_nest_two_levels_and_no_deeper() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let mut q = rig.queue(0, QueueKind::Compute, 4096);
     let ib2 = DATA_VA + 0x2000;
     let ib1 = DATA_VA + 0x3000;
@@ -222,7 +222,7 @@ fn indirect_buffers_nest_two_levels_and_no_deeper() {
 
 #[test]
 fn wait_inside_an_ib_blocks_and_resumes() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let mut q = rig.queue(0, QueueKind::Compute, 4096);
     let ib = DATA_VA + 0x2000;
     let mut s = pm4(|b| pm4::wait(b, &sig(0x500, None), 1));
@@ -247,7 +247,7 @@ fn wait_inside_an_ib_blocks_and_resumes() {
 /// Long runs through a tiny ring (256 dwords): packets of odd lengths cross the end.
 #[test]
 fn ring_wraps_with_packets_crossing_the_end() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let mut q = rig.queue(0, QueueKind::Compute, 1024);
     let s = sig(0x600, None);
     let mut crossed = 0;
@@ -277,7 +277,7 @@ fn ring_wraps_with_packets_crossing_the_end() {
 fn stalled_rptr_write_back_fills_the_ring() {
     use hcq_core::ring::{Pm4 as KPm4, Producer, RingError, RingLayout, RingPtr};
     use hcq_core::sync::atomic::{AtomicU64, Ordering};
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let mut q = rig.queue(0, QueueKind::Compute, 1024);
     let mut shadow = vec![0u32; 256];
     let (r, w) = (AtomicU64::new(0), AtomicU64::new(0));
@@ -319,7 +319,7 @@ fn stalled_rptr_write_back_fills_the_ring() {
 
 #[test]
 fn unknown_opcode_faults_with_index_and_decoder_message() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let mut q = rig.queue(0, QueueKind::Compute, 4096);
     let done = sig(0x700, None);
     let mut s = pm4(|b| pm4::nop(b, 2));
@@ -364,7 +364,7 @@ fn unknown_opcode_faults_with_index_and_decoder_message() {
 
 #[test]
 fn vm_fault_names_the_address_and_stops_the_queue() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let mut q = rig.queue(0, QueueKind::Compute, 4096);
     let bad = 0xdead_b008u64;
     let mut s = pm4(|b| pm4::signal(b, &GFX11, &hcq_core::signal::SignalRef::new(bad - 8), 1));
@@ -406,7 +406,7 @@ fn vm_fault_names_the_address_and_stops_the_queue() {
 
 #[test]
 fn injected_fault_address_and_hang() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let mut q = rig.queue(0, QueueKind::Compute, 4096);
     let s = sig(0x800, None);
     rig.engines.hang(q.id, true).unwrap();
@@ -432,7 +432,7 @@ fn injected_fault_address_and_hang() {
 #[test]
 fn interrupts_can_be_delayed_or_dropped() {
     use hcq_sim::engine::InterruptPolicy;
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let mut q = rig.queue(0, QueueKind::Compute, 4096);
     let s = sig(0x900, Some(5));
     rig.engines
@@ -458,7 +458,7 @@ fn interrupts_can_be_delayed_or_dropped() {
 
 #[test]
 fn bad_doorbell_and_malformed_fields_fault() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let mut q = rig.queue(0, QueueKind::Compute, 1024);
     q.wptr = 257; // more than one ring ahead
     rig.doorbell(&q);
@@ -506,7 +506,7 @@ fn bad_doorbell_and_malformed_fields_fault() {
 #[test]
 fn same_scenario_gives_identical_traces() {
     let run = || {
-        let mut rig = Rig::multi(Mode::Deterministic, 2);
+        let mut rig = Rig::multi(SimMode::Deterministic, 2);
         let mut a = rig.queue(0, QueueKind::Compute, 1024);
         let mut b = rig.queue(1, QueueKind::Compute, 1024);
         let mut c = rig.queue(0, QueueKind::Sdma, 1024);
@@ -542,7 +542,7 @@ fn same_scenario_gives_identical_traces() {
 
 #[test]
 fn packet_longer_than_the_ring_faults_and_a_partial_one_waits() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let mut q = rig.queue(0, QueueKind::Compute, 1024);
     // The first 3 dwords of an 8-dword RELEASE_MEM: the engine waits for the rest.
     let full = pm4(|b| pm4::signal(b, &GFX11, &sig(0x100, None), 5));
@@ -567,7 +567,7 @@ fn packet_longer_than_the_ring_faults_and_a_partial_one_waits() {
 /// after the write, so a waiter could read the old value).
 #[test]
 fn release_mem_int_sel_follows_the_headers() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let mut q = rig.queue(0, QueueKind::Compute, 4096);
     let a = DATA_VA + 0x300;
     let rel = |data_sel, int_sel, addr, data, ctx| {
@@ -618,7 +618,7 @@ fn blocked_queue(rig: &mut Rig, g: &hcq_core::signal::SignalRef, out: u64) -> Q 
 
 #[test]
 fn the_cp_executes_what_is_in_the_ring_when_the_doorbell_moves() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let g = sig(0x100, None);
     let out = DATA_VA + 0x200;
     let mut q = blocked_queue(&mut rig, &g, out);
@@ -637,7 +637,7 @@ fn the_cp_executes_what_is_in_the_ring_when_the_doorbell_moves() {
 
 #[test]
 fn a_doorbell_over_unexecuted_commands_is_a_ring_overrun() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let g = sig(0x100, None);
     let out = DATA_VA + 0x200;
     let mut q = blocked_queue(&mut rig, &g, out);

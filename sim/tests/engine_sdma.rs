@@ -5,11 +5,11 @@ use engine_common::*;
 use hcq_core::addr::GpuVa;
 use hcq_core::arch::GFX11;
 use hcq_core::sdma::{self, Indirect, IndirectHeader};
-use hcq_sim::engine::{Mode, QueueFaultKind, QueueKind, QueueState, Site};
+use hcq_sim::engine::{QueueFaultKind, QueueKind, QueueState, SimMode, Site};
 
 #[test]
 fn copy_fill_write_fence_trap_timestamp_gcr_nop() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let mut q = rig.queue(0, QueueKind::Sdma, 4096);
     let src = DATA_VA + 0x1000;
     let dst = DATA_VA + 0x2000;
@@ -54,7 +54,7 @@ fn copy_fill_write_fence_trap_timestamp_gcr_nop() {
 
 #[test]
 fn overlapping_copy_is_a_memmove() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let mut q = rig.queue(0, QueueKind::Sdma, 4096);
     let base = DATA_VA + 0x1000;
     let words: Vec<u32> = (0..64).collect();
@@ -71,7 +71,7 @@ fn overlapping_copy_is_a_memmove() {
 
 #[test]
 fn poll_regmem_blocks_until_memory_holds() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let mut q = rig.queue(0, QueueKind::Sdma, 4096);
     let w = sig(0x100, None);
     let d = sig(0x140, None);
@@ -93,7 +93,7 @@ fn poll_regmem_blocks_until_memory_holds() {
 
 #[test]
 fn indirect_runs_an_ib_and_does_not_nest() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let mut q = rig.queue(0, QueueKind::Sdma, 4096);
     let ib = DATA_VA + 0x6000;
     let body = pm4(|b| sdma::signal(b, &GFX11, &sig(0x200, None), 8));
@@ -152,7 +152,7 @@ fn ring_indirect_must_end_on_an_8_dword_boundary() {
         )
     });
     for nops in 0..8u32 {
-        let mut rig = Rig::new(Mode::Deterministic);
+        let mut rig = Rig::new(SimMode::Deterministic);
         let mut q = rig.queue(0, QueueKind::Sdma, 4096);
         rig.write_words(ib, &body);
         let mut s = vec![0u32; nops as usize];
@@ -185,7 +185,7 @@ fn ring_indirect_must_end_on_an_8_dword_boundary() {
 fn ring_wraps_with_nop_padding() {
     use hcq_core::ring::{Producer, RingLayout, RingPtr, Sdma as KSdma};
     use hcq_core::sync::atomic::{AtomicU64, Ordering};
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let mut q = rig.queue(0, QueueKind::Sdma, 1024);
     let mut shadow = vec![0u32; 256];
     let (r, w) = (AtomicU64::new(0), AtomicU64::new(0));
@@ -217,7 +217,7 @@ fn ring_wraps_with_nop_padding() {
 
 #[test]
 fn packet_crossing_the_ring_end_faults() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let mut q = rig.queue(0, QueueKind::Sdma, 1024);
     rig.submit(&mut q, &pm4(|b| sdma::nop(b, 254)));
     rig.engines.run_until_idle();
@@ -244,7 +244,7 @@ fn packet_crossing_the_ring_end_faults() {
 
 #[test]
 fn unknown_and_malformed_sdma_packets_fault() {
-    let mut rig = Rig::new(Mode::Deterministic);
+    let mut rig = Rig::new(SimMode::Deterministic);
     let cases: [(&[u32], &str); 5] = [
         (&[0x0000_0009, 0, 0, 0], "unknown opcode 0x9"),
         (

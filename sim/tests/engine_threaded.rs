@@ -5,7 +5,7 @@ mod engine_common;
 use engine_common::*;
 use hcq_core::arch::GFX11;
 use hcq_core::pm4;
-use hcq_sim::engine::{Mode, QueueKind, QueueState};
+use hcq_sim::engine::{QueueKind, QueueState, SimMode};
 
 fn spin_until(mut f: impl FnMut() -> bool) {
     let mut n = 0u64;
@@ -18,7 +18,7 @@ fn spin_until(mut f: impl FnMut() -> bool) {
 
 #[test]
 fn host_races_the_engine_thread_through_a_small_ring() {
-    let mut rig = Rig::new(Mode::Threaded);
+    let mut rig = Rig::new(SimMode::Threaded);
     let mut q = rig.queue(0, QueueKind::Compute, 1024);
     let s = sig(0x100, None);
     for i in 1..=3000u32 {
@@ -35,7 +35,7 @@ fn host_races_the_engine_thread_through_a_small_ring() {
 
 #[test]
 fn hung_queue_resumes_and_other_queues_run_on() {
-    let mut rig = Rig::new(Mode::Threaded);
+    let mut rig = Rig::new(SimMode::Threaded);
     let mut a = rig.queue(0, QueueKind::Compute, 4096);
     let mut b = rig.queue(0, QueueKind::Sdma, 4096);
     rig.engines.hang(a.id, true).unwrap();

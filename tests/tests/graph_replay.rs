@@ -71,7 +71,7 @@ fn rig_with_trace(gpus: usize, trace: usize) -> Rig {
         ..SimConfig::with_gpus(gpus)
     };
     let sim = Arc::new(SimKfd::new(cfg).unwrap());
-    let gpu = SimGpu::attach(&sim);
+    let gpu = SimGpu::attach(&sim).unwrap();
     gpu.engines().set_trace_capacity(trace);
     gpu.engines().with_kernels(|r| {
         for co in [

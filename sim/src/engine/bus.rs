@@ -125,19 +125,6 @@ pub trait GpuBus: Send + Sync {
         None
     }
 
-    /// The GPU clock (100 MHz) when the bus owns one (so timestamps agree with KFD's
-    /// GET_CLOCK_COUNTERS); `None` lets the engines use their own clock.
-    fn clock(&self) -> Option<u64> {
-        None
-    }
-
-    /// Advances the bus's GPU clock by `ticks` (a dispatch's modelled duration) and returns
-    /// `true`; `false` when the bus owns no clock, so the engines advance their own.
-    fn advance_clock(&self, ticks: u64) -> bool {
-        let _ = ticks;
-        false
-    }
-
     /// The GPU's shape for the modelled dispatch time ([`crate::isa::model`]); `None` (the
     /// default) gives dispatches no modelled duration: the clock moves per packet only.
     fn gpu_shape(&self) -> Option<crate::isa::model::GpuShape> {

@@ -35,14 +35,15 @@ impl Env<'_> {
         }
     }
 
-    /// The GPU clock: the bus's, else the engines'.
+    /// The GPU clock (the `SimKfd`'s when attached: one clock for timestamps and
+    /// GET_CLOCK_COUNTERS).
     pub(crate) fn now(&self) -> u64 {
-        self.bus.clock().unwrap_or_else(|| self.clock.now())
+        self.clock.now()
     }
 
     /// Lets GPU time pass for a dispatch that executed `stats`: its modelled duration on
-    /// the bus's GPU ([`crate::isa::model`]), in 10 ns ticks, on the bus's clock, else the
-    /// engines'. A bus without a shape models no duration. Virtual clocks only: in
+    /// the bus's GPU ([`crate::isa::model`]), in 10 ns ticks, on the engines' clock. A bus
+    /// without a shape models no duration. Virtual clocks only: in
     /// threaded mode the clock is real time and moves by itself.
     pub(crate) fn spend(&self, stats: &crate::isa::Stats) {
         let Some(shape) = self.bus.gpu_shape() else {
@@ -51,9 +52,7 @@ impl Env<'_> {
         let ticks = stats
             .modelled_ns(&shape)
             .div_ceil(1_000_000_000 / super::GPU_CLOCK_HZ);
-        if ticks > 0 && !self.bus.advance_clock(ticks) {
-            self.clock.advance(ticks);
-        }
+        self.clock.advance(ticks);
     }
 
     pub(crate) fn read(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault> {

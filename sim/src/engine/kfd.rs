@@ -6,21 +6,20 @@
 //! # use std::sync::Arc;
 //! use hcq_sim::{SimKfd, engine::kfd::SimGpu};
 //! let sim = Arc::new(SimKfd::gfx1100()?);
-//! let gpu = SimGpu::attach(&sim); // engines now run inside WAIT_EVENTS (or on a thread)
+//! let gpu = SimGpu::attach(&sim)?; // engines now run inside WAIT_EVENTS (or on a thread)
 //! let co = std::fs::read("vector_add-gfx1100.co")?;
 //! gpu.engines().with_kernels(|k| k.register_fixture(&co))?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 use super::bus::{Access, GpuBus, VmFault, VmFaultKind};
-use super::{Engines, Mode, QueueDesc, QueueId};
+use super::{EngineError, Engines, QueueDesc, QueueId, run_engine_loop, spawn_engine_thread};
 use crate::config::GpuConfig;
 use crate::gpu::GpuFault;
 use crate::isa::model::GpuShape;
 use crate::kfd::{Engine, SimKfd};
 use crate::state::QueueInfo as KfdQueue;
 use core::sync::atomic::{AtomicBool, Ordering};
-use core::time::Duration;
 use hcq_core::arch::{GFX11, GfxTarget};
 use hcq_core::kfd::{HsaHwExceptionData, HsaMemoryExceptionData};
 use std::collections::BTreeSet;
@@ -218,17 +217,6 @@ impl GpuBus for KfdBus {
         }
     }
 
-    fn clock(&self) -> Option<u64> {
-        self.sim.upgrade().map(|s| s.gpu_clock())
-    }
-
-    fn advance_clock(&self, ticks: u64) -> bool {
-        if let Some(sim) = self.sim.upgrade() {
-            sim.advance_gpu_clock(ticks);
-        }
-        true
-    }
-
     fn gpu_shape(&self) -> Option<GpuShape> {
         self.shape
     }
@@ -335,37 +323,39 @@ pub struct SimGpu {
 }
 
 impl SimGpu {
-    /// Installs engines in `sim` (`SimKfd::set_engine`). In `SimMode::Threaded` a thread runs
-    /// the queues, watching doorbells while the host races it.
-    #[must_use]
-    pub fn attach(sim: &Arc<SimKfd>) -> Self {
+    /// Installs engines in `sim` (`SimKfd::set_engine`), on the simulator's GPU clock. In
+    /// `SimMode::Threaded` a thread runs the queues, watching doorbells while the host races it.
+    ///
+    /// # Errors
+    /// [`EngineError::ThreadSpawn`] when threaded mode's engine thread cannot start (a GPU
+    /// that never ran would only show as waits timing out).
+    pub fn attach(sim: &Arc<SimKfd>) -> Result<Self, EngineError> {
+        let cfg = sim.config();
         let engine = Arc::new(KfdEngine {
             sim: Arc::downgrade(sim),
-            engines: Engines::new(Mode::Deterministic),
+            engines: Engines::on_clock(cfg.mode, Arc::clone(sim.clock())),
             known: Mutex::new(BTreeSet::new()),
         });
-        let cfg = sim.config();
         engine
             .engines
             .set_dispatch(cfg.dispatch, cfg.seed, cfg.mode == crate::SimMode::Threaded);
-        sim.set_engine(Arc::clone(&engine) as Arc<dyn Engine>);
         let stop = Arc::new(AtomicBool::new(false));
-        let thread = match sim.config().mode {
+        let thread = match cfg.mode {
             crate::SimMode::Deterministic => None,
             crate::SimMode::Threaded => {
                 let weak = Arc::downgrade(sim);
                 let stop = Arc::clone(&stop);
-                std::thread::Builder::new()
-                    .name("hcq-sim-gpu".into())
-                    .spawn(move || engine_thread(&weak, &stop))
-                    .ok()
+                Some(spawn_engine_thread("hcq-sim-gpu", move || {
+                    run_engine_loop(&stop, || Some(weak.upgrade()?.run_queues()));
+                })?)
             }
         };
-        Self {
+        sim.set_engine(Arc::clone(&engine) as Arc<dyn Engine>);
+        Ok(Self {
             engine,
             stop,
             thread,
-        }
+        })
     }
 
     /// The engines (trace, fault injection, kernel registry).
@@ -378,27 +368,6 @@ impl SimGpu {
     pub fn kick(&self) {
         if let Some(t) = &self.thread {
             t.thread().unpark();
-        }
-    }
-}
-
-fn engine_thread(sim: &Weak<SimKfd>, stop: &AtomicBool) {
-    let mut idle: u32 = 0;
-    while !stop.load(Ordering::Acquire) {
-        let Some(s) = sim.upgrade() else { return };
-        let progressed = s.run_queues();
-        drop(s);
-        if progressed {
-            idle = 0;
-        } else {
-            idle = idle.saturating_add(1);
-            if idle < 64 {
-                core::hint::spin_loop();
-            } else if idle < 2048 {
-                std::thread::yield_now();
-            } else {
-                std::thread::park_timeout(Duration::from_micros(50));
-            }
         }
     }
 }

@@ -10,7 +10,7 @@
 //! GPU-mapped memory stop the queue and raise the KFD HW-exception or memory-exception event;
 //! nothing is skipped, nothing panics, the host is never touched outside mapped memory.
 //!
-//! Two ways to run ([`Mode`]): **deterministic** (engines advance only in [`Engines::step`] /
+//! Two ways to run ([`SimMode`], the one mode enum of the simulator): **deterministic** (engines advance only in [`Engines::step`] /
 //! [`Engines::run_until_idle`], which `SimKfd` calls from WAIT_EVENTS; the GPU clock is virtual,
 //! so the same inputs give the same trace) and **threaded** (a thread steps all engines,
 //! polling doorbells with acquire loads while the host races it, and stops on drop).
@@ -39,12 +39,12 @@ mod sdma;
 pub mod trace;
 mod types;
 
-pub use crate::config::{DISPATCH_ENV, DispatchMode, SEED_ENV, env_dispatch, env_seed};
+pub use crate::config::{DISPATCH_ENV, DispatchMode, SEED_ENV, SimMode, env_dispatch, env_seed};
 pub use bus::{Access, GPU_PAGE_SIZE, GpuBus, VmFault, VmFaultKind};
 pub use dispatch::{LDS_LIMIT, MAX_WORKGROUP_SIZE, MAX_WORKGROUPS};
 pub use trace::{DEFAULT_TRACE_CAPACITY, TRACE_PACKET_DWORDS, TraceEntry, TraceEvent};
 pub use types::{
-    EngineError, InterruptPolicy, Mode, QueueDesc, QueueFault, QueueFaultKind, QueueId, QueueKind,
+    EngineError, InterruptPolicy, QueueDesc, QueueFault, QueueFaultKind, QueueId, QueueKind,
     QueueState, QueueStatus, Site, WaitInfo,
 };
 
@@ -71,11 +71,11 @@ pub(crate) struct Clock {
 pub const GPU_CLOCK_HZ: u64 = 100_000_000;
 
 impl Clock {
-    fn new(mode: Mode) -> Self {
+    pub(crate) fn new(mode: SimMode) -> Self {
         Self {
             virtual_ticks: match mode {
-                Mode::Deterministic => Some(AtomicU64::new(0)),
-                Mode::Threaded => None,
+                SimMode::Deterministic => Some(AtomicU64::new(0)),
+                SimMode::Threaded => None,
             },
             origin: Instant::now(),
         }
@@ -100,11 +100,17 @@ impl Clock {
         }
     }
 
-    /// One packet's worth of virtual time. Only the stepping thread (holding the engines'
-    /// lock) advances the clock, so a load and a store suffice (no read-modify-write).
+    /// One packet's worth of virtual time.
     pub(crate) fn tick(&self) {
-        if let Some(t) = &self.virtual_ticks {
-            t.store(t.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
+        self.advance(1);
+    }
+
+    /// A host's read of the counter (GET_CLOCK_COUNTERS): virtual time moves one tick per
+    /// read, so two reads never return the same value; real time is read as it is.
+    pub(crate) fn sample(&self) -> u64 {
+        match &self.virtual_ticks {
+            Some(t) => t.fetch_add(1, Ordering::Relaxed).wrapping_add(1),
+            None => self.now(),
         }
     }
 }
@@ -260,14 +266,14 @@ fn trace_irq(q: &mut Queue, seq: &mut u64, ev: TraceEvent) {
 
 struct Shared {
     inner: Mutex<Inner>,
-    clock: Clock,
+    clock: Arc<Clock>,
     stop: AtomicBool,
 }
 
 /// All engines of a simulated machine (every queue of every GPU).
 pub struct Engines {
     shared: Arc<Shared>,
-    mode: Mode,
+    mode: SimMode,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -281,9 +287,32 @@ impl fmt::Debug for Engines {
 }
 
 impl Engines {
-    /// Engines with no queues; [`Mode::Threaded`] starts the engine thread.
-    #[must_use]
-    pub fn new(mode: Mode) -> Self {
+    /// Engines with no queues, on a clock of their own; [`SimMode::Threaded`] starts the
+    /// engine thread.
+    ///
+    /// # Errors
+    /// [`EngineError::ThreadSpawn`] when the OS cannot start the engine thread.
+    pub fn new(mode: SimMode) -> Result<Self, EngineError> {
+        let mut engines = Self::on_clock(mode, Arc::new(Clock::new(mode)));
+        engines.thread = match mode {
+            SimMode::Deterministic => None,
+            SimMode::Threaded => {
+                let s = Arc::clone(&engines.shared);
+                Some(spawn_engine_thread("hcq-sim-engines", move || {
+                    run_engine_loop(&s.stop, || {
+                        let mut g = s.inner.lock().unwrap_or_else(PoisonError::into_inner);
+                        Some(g.step(&s.clock))
+                    });
+                })?)
+            }
+        };
+        Ok(engines)
+    }
+
+    /// Engines with no queues and no thread of their own, on `clock` (the `SimKfd`'s: one
+    /// GPU clock for timestamps and GET_CLOCK_COUNTERS). In threaded `mode` the caller runs
+    /// the engine loop.
+    pub(crate) fn on_clock(mode: SimMode, clock: Arc<Clock>) -> Self {
         let shared = Arc::new(Shared {
             inner: Mutex::new(Inner {
                 queues: BTreeMap::new(),
@@ -299,32 +328,22 @@ impl Engines {
                 flight: FlightCell::new(Flight::new(
                     env_dispatch(),
                     env_seed(),
-                    mode == Mode::Threaded,
+                    mode == SimMode::Threaded,
                 )),
             }),
-            clock: Clock::new(mode),
+            clock,
             stop: AtomicBool::new(false),
         });
-        let thread = match mode {
-            Mode::Deterministic => None,
-            Mode::Threaded => {
-                let s = Arc::clone(&shared);
-                std::thread::Builder::new()
-                    .name("hcq-sim-engines".into())
-                    .spawn(move || run_thread(&s))
-                    .ok()
-            }
-        };
         Self {
             shared,
             mode,
-            thread,
+            thread: None,
         }
     }
 
     /// The mode.
     #[must_use]
-    pub fn mode(&self) -> Mode {
+    pub fn mode(&self) -> SimMode {
         self.mode
     }
 
@@ -551,26 +570,44 @@ impl Engines {
     }
 }
 
-fn run_thread(s: &Shared) {
+/// Rounds without progress the engine thread spins through before it yields, and yields
+/// through before it parks.
+const IDLE_SPINS: u32 = 64;
+const IDLE_YIELDS: u32 = 2048;
+/// How long an idle engine thread parks (a doorbell's `kick` unparks it sooner).
+const IDLE_PARK: Duration = Duration::from_micros(50);
+
+/// The one engine-thread loop (standalone engines and a `SimKfd`'s attached GPU alike): runs
+/// `round` until `stop`, spinning, then yielding, then parking while rounds make no progress.
+/// `round` returns whether anything happened, or `None` to end the loop (the simulator is gone).
+pub(crate) fn run_engine_loop(stop: &AtomicBool, mut round: impl FnMut() -> Option<bool>) {
     let mut idle: u32 = 0;
-    while !s.stop.load(Ordering::Acquire) {
-        let progressed = {
-            let mut g = s.inner.lock().unwrap_or_else(PoisonError::into_inner);
-            g.step(&s.clock)
-        };
+    while !stop.load(Ordering::Acquire) {
+        let Some(progressed) = round() else { return };
         if progressed {
             idle = 0;
         } else {
             idle = idle.saturating_add(1);
-            if idle < 256 {
+            if idle < IDLE_SPINS {
                 core::hint::spin_loop();
-            } else if idle < 4096 {
+            } else if idle < IDLE_YIELDS {
                 std::thread::yield_now();
             } else {
-                std::thread::park_timeout(Duration::from_micros(50));
+                std::thread::park_timeout(IDLE_PARK);
             }
         }
     }
+}
+
+/// Starts an engine thread named `name` running `body` (which runs [`run_engine_loop`]).
+pub(crate) fn spawn_engine_thread(
+    name: &str,
+    body: impl FnOnce() + Send + 'static,
+) -> Result<std::thread::JoinHandle<()>, EngineError> {
+    std::thread::Builder::new()
+        .name(name.into())
+        .spawn(body)
+        .map_err(|e| EngineError::ThreadSpawn(e.to_string()))
 }
 
 impl Engines {

@@ -151,15 +151,6 @@ pub enum InterruptPolicy {
     Drop,
 }
 
-/// How engines advance.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// Only inside [`Engines::step`](super::Engines::step) / [`Engines::run_until_idle`](super::Engines::run_until_idle); virtual GPU clock.
-    Deterministic,
-    /// On an engine thread, concurrently with the host; real-time GPU clock.
-    Threaded,
-}
-
 /// Why a queue could not be added.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -172,6 +163,8 @@ pub enum EngineError {
     BadRingBase(u64),
     /// No such queue.
     NoQueue(QueueId),
+    /// The engine thread (threaded mode) could not be started: the OS error.
+    ThreadSpawn(String),
 }
 
 impl fmt::Display for EngineError {
@@ -186,6 +179,10 @@ impl fmt::Display for EngineError {
                 write!(f, "ring base {b:#x} is not 256-byte aligned")
             }
             EngineError::NoQueue(q) => write!(f, "no engine for queue {}", q.0),
+            EngineError::ThreadSpawn(e) => write!(
+                f,
+                "cannot start the simulated GPU's engine thread ({e}); threaded mode needs one"
+            ),
         }
     }
 }

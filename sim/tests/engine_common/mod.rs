@@ -6,7 +6,7 @@ use hcq_core::addr::GpuVa;
 use hcq_core::arch::{ArchInfo, GFX11};
 use hcq_core::signal::SignalRef;
 use hcq_sim::engine::membus::{MemBus, Perms, Region};
-use hcq_sim::engine::{Engines, GpuBus, Mode, QueueDesc, QueueId, QueueKind};
+use hcq_sim::engine::{Engines, GpuBus, QueueDesc, QueueId, QueueKind, SimMode};
 use std::sync::Arc;
 
 /// Shared system memory (mapped to every GPU).
@@ -46,11 +46,11 @@ pub struct Q {
 }
 
 impl Rig {
-    pub fn new(mode: Mode) -> Self {
+    pub fn new(mode: SimMode) -> Self {
         Self::multi(mode, 1)
     }
 
-    pub fn multi(mode: Mode, n: usize) -> Self {
+    pub fn multi(mode: SimMode, n: usize) -> Self {
         let data = Region::new(DATA_LEN);
         let code = Region::new(CODE_LEN);
         let ptrs = Region::new(0x1000);
@@ -68,7 +68,7 @@ impl Rig {
             })
             .collect();
         Self {
-            engines: Engines::new(mode),
+            engines: Engines::new(mode).expect("engine thread"),
             gpus,
             data,
             code,

@@ -16,7 +16,7 @@ use hcq_core::cmd::SdmaList;
 use hcq_core::pm4;
 use hcq_core::signal::SignalRef;
 use hcq_sim::engine::membus::{MemBus, Perms, Region};
-use hcq_sim::engine::{Engines, GpuBus, Mode, QueueDesc, QueueId, QueueKind, QueueState};
+use hcq_sim::engine::{Engines, GpuBus, QueueDesc, QueueId, QueueKind, QueueState, SimMode};
 
 use super::SimMetrics;
 use super::measure;
@@ -51,7 +51,7 @@ struct Rig {
 }
 
 impl Rig {
-    fn new(mode: Mode, kind: QueueKind, ring_bytes: u64) -> Result<Self, WorkError> {
+    fn new(mode: SimMode, kind: QueueKind, ring_bytes: u64) -> Result<Self, WorkError> {
         let bus = MemBus::new(1);
         let data = Region::new(DATA_LEN);
         let ptrs = Region::new(0x1000);
@@ -62,7 +62,7 @@ impl Rig {
             .map_err(|_| err("sim: map pointers"))?;
         bus.map(RING_VA, ring_bytes, &ring, Perms::RW)
             .map_err(|_| err("sim: map ring"))?;
-        let engines = Engines::new(mode);
+        let engines = Engines::new(mode).map_err(|e| WorkError::Sim(format!("sim: {e}")))?;
         let desc = QueueDesc {
             kind,
             arch: &GFX11,
@@ -158,7 +158,7 @@ fn pm4_unit(value: u32) -> Result<[u32; UNIT_DWORDS], WorkError> {
 }
 
 fn pm4_dwords_per_s(quick: bool) -> Result<f64, WorkError> {
-    let mut rig = Rig::new(Mode::Deterministic, QueueKind::Compute, PM4_RING_BYTES)?;
+    let mut rig = Rig::new(SimMode::Deterministic, QueueKind::Compute, PM4_RING_BYTES)?;
     let units = usize::try_from(PM4_RING_BYTES / 4).map_err(|_| err("ring"))? / UNIT_DWORDS;
     let mut stream = Vec::with_capacity(units * UNIT_DWORDS);
     for i in 0..units {
@@ -194,7 +194,7 @@ fn pm4_dwords_per_s(quick: bool) -> Result<f64, WorkError> {
 }
 
 fn sdma_gb_per_s(quick: bool) -> Result<f64, WorkError> {
-    let mut rig = Rig::new(Mode::Deterministic, QueueKind::Sdma, SDMA_RING_BYTES)?;
+    let mut rig = Rig::new(SimMode::Deterministic, QueueKind::Sdma, SDMA_RING_BYTES)?;
     let src = Region::new(SDMA_COPY_BYTES);
     let dst = Region::new(SDMA_COPY_BYTES);
     rig.bus
@@ -234,7 +234,7 @@ fn sdma_gb_per_s(quick: bool) -> Result<f64, WorkError> {
 }
 
 fn roundtrip_ns(quick: bool) -> Result<(f64, f64), WorkError> {
-    let mut rig = Rig::new(Mode::Threaded, QueueKind::Compute, 1 << 16)?;
+    let mut rig = Rig::new(SimMode::Threaded, QueueKind::Compute, 1 << 16)?;
     let s = sig(0x80);
     let mut value: u32 = 0;
     let mut packet = [0u32; pm4::RELEASE_MEM_DWORDS];

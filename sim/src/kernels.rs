@@ -1,9 +1,14 @@
-//! Host-side kernels: the simulator's stand-in for shader execution.
+//! The kernel registry: host stand-ins for kernels, and how a dispatch executes
+//! ([`ExecMode`]).
 //!
-//! A dispatch runs the [`HostKernel`] registered for the machine code at the dispatch's
-//! program address: the engine reads [`KEY_BYTES`] bytes there through the GPU's page table
-//! (as an instruction fetch) and looks up their hash. A kernel the driver loaded wrongly
-//! (wrong bytes, wrong address, not executable) is therefore not found and faults the queue.
+//! By default ([`ExecMode::MachineCode`]) a dispatch runs the kernel's machine code on the
+//! instruction interpreter ([`crate::isa`]), from the registers the driver programmed; the
+//! registry's host kernels are not used. Tests opt in to [`ExecMode::HostStandIns`] (or
+//! [`ExecMode::Differential`], both at once) where a [`HostKernel`] registered for the machine
+//! code at the dispatch's program address runs instead: the engine reads [`KEY_BYTES`] bytes
+//! there through the GPU's page table (as an instruction fetch) and looks up their hash, so a
+//! kernel the driver loaded wrongly (wrong bytes, wrong address, not executable) is not found
+//! and faults the queue.
 //!
 //! Ready-made implementations of the repository's fixture kernels (`kernels/README.md`) follow
 //! their exact kernarg layouts; [`KernelRegistry::register_fixture`] registers every kernel of a

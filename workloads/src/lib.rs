@@ -1,7 +1,7 @@
 //! # hcq-workloads
 //!
-//! The core workloads that `hcq bench` (in the `hcq` binary) and hcq-core's criterion benches
-//! (`cargo bench -p hcq-core --bench packets`) both time, so the two report the same work. An
+//! The core workloads that `hcq bench` (in the `hcq` binary) and this crate's criterion benches
+//! (`cargo bench -p hcq-workloads --bench packets`) both time, so the two report the same work. An
 //! internal crate (not published): it exists so the benches and the binary share code without
 //! including each other's source files.
 //!

@@ -1,6 +1,6 @@
 //! The measurement loop: batches of `n` iterations timed with [`Instant`], the median of the
 //! batches' per-iteration times. No criterion here (the binary stays small and the whole run
-//! takes seconds); `core/benches/packets.rs` runs the same workloads under criterion.
+//! takes seconds); `workloads/benches/packets.rs` runs the same workloads under criterion.
 
 use core::time::Duration;
 use std::time::Instant;

@@ -1,6 +1,6 @@
 //! Criterion benches of the hot paths in ARCHITECTURE.md's performance budgets: building a launch,
 //! submitting it to a ring, patching it, building a 64 MiB SDMA copy, decoding, and the
-//! kernargs arena. `cargo bench -p hcq-core --bench packets`.
+//! kernargs arena. `cargo bench -p hcq-workloads --bench packets`.
 //!
 //! The workloads are the ones `hcq bench` times (the `hcq-workloads` crate), so
 //! the two report the same work; `hcq bench` uses its own short loop, criterion gives

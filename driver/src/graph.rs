@@ -489,7 +489,7 @@ impl Encoded {
 }
 
 mod device;
-pub use device::{Dep, Graph, MultiGraph, graph_replay_submit_ns};
+pub use device::{Dep, Graph, MultiGraph};
 
 #[cfg(test)]
 mod tests;

@@ -4,54 +4,9 @@
 
 use std::process::Command;
 
-const KEYS: &[&str] = &[
-    "build_launch_ns",
-    "ring_submit_ns",
-    "update_exec_ns",
-    "update_wait_ns",
-    "update_signal_ns",
-    "sdma_copy_64mib_build_ns",
-    "decode_dwords_per_s",
-    "arena_alloc_ns",
-    "sim_pm4_dwords_per_s",
-    "sim_sdma_copy_gb_per_s",
-    "sim_roundtrip_ns_p50",
-    "sim_roundtrip_ns_p99",
-    "driver_launches_per_s",
-    "demo_copy_in_gb_per_s",
-    "graph_patch_1000_ns",
-    "graph_patch_1000_timeline_ns",
-    "graph_replay_submit_ns",
-    "memcpy_105_dwords_ns",
-    "ring_submit_over_memcpy",
-];
-
-/// Metrics measured in every build.
-const CORE: &[&str] = &[
-    "build_launch_ns",
-    "ring_submit_ns",
-    "update_exec_ns",
-    "update_wait_ns",
-    "update_signal_ns",
-    "sdma_copy_64mib_build_ns",
-    "decode_dwords_per_s",
-    "arena_alloc_ns",
-    "memcpy_105_dwords_ns",
-    "ring_submit_over_memcpy",
-    "graph_patch_1000_ns",
-    "graph_patch_1000_timeline_ns",
-];
-
-/// Metrics measured on the simulator (feature `sim`, on by default).
-const SIM: &[&str] = &[
-    "sim_pm4_dwords_per_s",
-    "sim_sdma_copy_gb_per_s",
-    "sim_roundtrip_ns_p50",
-    "sim_roundtrip_ns_p99",
-    "driver_launches_per_s",
-    "demo_copy_in_gb_per_s",
-    "graph_replay_submit_ns",
-];
+#[path = "../src/cli/bench/keys.rs"]
+mod keys;
+use keys::{ALWAYS_MEASURED, KEYS, MEASURED_ON_SIM};
 
 fn bench(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_hcq"))
@@ -79,8 +34,12 @@ fn json_quick_has_every_key() {
             .unwrap_or_else(|| panic!("missing key {k} in {out}"));
         assert!(x.is_number() || x.is_null(), "{k} is {x}");
     }
-    let sim: &[&str] = if cfg!(feature = "sim") { SIM } else { &[] };
-    for k in CORE.iter().chain(sim) {
+    let sim: &[&str] = if cfg!(feature = "sim") {
+        MEASURED_ON_SIM
+    } else {
+        &[]
+    };
+    for k in ALWAYS_MEASURED.iter().chain(sim) {
         let x = obj[*k]
             .as_f64()
             .unwrap_or_else(|| panic!("{k} is not measured: {out}"));

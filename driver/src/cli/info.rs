@@ -26,38 +26,13 @@ options:
   --json   one JSON object (schema: driver/README.md, `hcq info --json`)
 ";
 
-/// The JSON keys of each GPU object (the schema's; tests check them).
+/// The JSON keys of each GPU object (the schema's), one list for this module's tests and
+/// `driver/tests/cli_info.rs`.
 #[cfg(test)]
-const GPU_KEYS: &[&str] = &[
-    "node",
-    "gpu_id",
-    "gfx_target",
-    "gfx_target_version",
-    "isa",
-    "features",
-    "marketing_name",
-    "vendor_id",
-    "device_id",
-    "compute_units",
-    "simds_per_cu",
-    "max_waves_per_cu",
-    "wave_size",
-    "max_workgroup_size",
-    "lds_bytes",
-    "l1_cache_bytes",
-    "l2_cache_bytes",
-    "l3_cache_bytes",
-    "max_engine_clock_hz",
-    "vram_bytes",
-    "vram_visible_bytes",
-    "gtt_bytes",
-    "queues",
-    "sdma_engines",
-    "sdma_xgmi_engines",
-    "doorbell_bytes",
-    "num_xcc",
-    "drm_render_node",
-];
+#[path = "info_keys.rs"]
+mod info_keys;
+#[cfg(test)]
+use info_keys::GPU_KEYS;
 
 /// One GPU as JSON.
 fn gpu_json(g: &GpuInfo, d: &GpuDetails, xnack: Option<bool>) -> Value {

@@ -234,52 +234,6 @@ impl Graph {
     }
 }
 
-/// `graph_replay_submit_ns` for `hcq bench`: the host cost of [`Graph::replay`] with
-/// unchanged values (validate, no patch, one INDIRECT_BUFFER on the ring) for a graph of
-/// `kernels` `fill` launches on `device`, median over `rounds` (each replay waited for outside
-/// the timed part). The cost does not depend on `kernels`.
-///
-/// # Errors
-/// No `fill` kernel for the device's target, allocation, recording, ring or wait errors.
-pub fn graph_replay_submit_ns(device: &Device, kernels: usize, rounds: usize) -> Result<f64> {
-    use super::{Arg, BufArg, DimLimits, Dims, DimsArg, ScalarArg};
-    let co = crate::kernels::fill(&device.target_name()).ok_or_else(|| {
-        Error::InvalidArgument(format!("no fill kernel for {}", device.target_name()))
-    })?;
-    let fill = crate::Program::load(device, co, "fill")?;
-    let buf = device.alloc(256, BufferKind::Gtt)?;
-    let mut g = GraphBuilder::new(device.arch());
-    for _ in 0..kernels.max(1) {
-        g.launch(
-            &fill.pm4_program(),
-            DimLimits::AMD,
-            &[
-                Arg::Buf(BufArg::Fixed(buf.va())),
-                Arg::U32(ScalarArg::Fixed(1)),
-                Arg::U32(ScalarArg::Fixed(64)),
-            ],
-            DimsArg::Fixed(Dims {
-                global: [1, 1, 1],
-                local: [64, 1, 1],
-            }),
-        )
-        .map_err(graph_err)?;
-    }
-    let mut graph = Graph::record(device, &g)?;
-    let mut times = Vec::with_capacity(rounds.max(1));
-    for _ in 0..rounds.max(1) {
-        let t = std::time::Instant::now();
-        // SAFETY: every launch fills 1 u32 per work-item, 64 of them, into `buf` (256 bytes),
-        // which outlives the replays (each is waited for below).
-        let v = unsafe { graph.replay(&[]) }?;
-        // CAST: ns as f64 is exact enough for a benchmark.
-        times.push(t.elapsed().as_nanos() as f64);
-        device.wait_value(v)?;
-    }
-    times.sort_by(f64::total_cmp);
-    Ok(times.get(times.len() / 2).copied().unwrap_or(f64::NAN))
-}
-
 /// A dependency of one graph of a [`MultiGraph`] on an earlier one (usually on another
 /// device): the waiting graph recorded a wait whose signal address and value are the
 /// variables `signal` and `value`; each replay points them at the timeline value that

@@ -1,6 +1,6 @@
 //! `hcq bench [--json] [--quick] [--check] [--budget KEY=N]`: the hot paths of ARCHITECTURE.md's
 //! performance budgets, measured with a plain [`Instant`](std::time::Instant) loop
-//! ([`measure`]) over the workloads of the `hcq-workloads` crate (which hcq-core's criterion
+//! ([`measure`]) over the workloads of the `hcq-workloads` crate (which its criterion
 //! benches run too), plus the simulator's and the driver's own.
 //!
 //! Every metric is a median unless its name says otherwise. A metric whose code is not in the
@@ -13,6 +13,7 @@ pub mod driver;
 pub mod graph;
 #[cfg(feature = "sim")]
 pub mod isa;
+mod keys;
 pub mod measure;
 #[cfg(feature = "sim")]
 pub mod sim;
@@ -20,6 +21,7 @@ pub mod sim;
 use core::hint::black_box;
 
 use hcq_workloads::{self as work, WorkError};
+pub use keys::KEYS;
 use measure::Plan;
 
 use super::CliError;
@@ -626,38 +628,20 @@ pub struct DriverMetrics {
     pub graph_replay_submit_ns: Option<f64>,
 }
 
-/// The JSON keys `hcq bench --json` always prints with a number or null (besides `cpu`).
-pub const KEYS: &[&str] = &[
-    "build_launch_ns",
-    "ring_submit_ns",
-    "update_exec_ns",
-    "update_wait_ns",
-    "update_signal_ns",
-    "sdma_copy_64mib_build_ns",
-    "decode_dwords_per_s",
-    "arena_alloc_ns",
-    "sim_pm4_dwords_per_s",
-    "sim_sdma_copy_gb_per_s",
-    "sim_roundtrip_ns_p50",
-    "sim_roundtrip_ns_p99",
-    "sim_isa_lane_instr_per_s",
-    "driver_launches_per_s",
-    "driver_launch_ns",
-    "demo_copy_in_gb_per_s",
-    "graph_patch_1000_ns",
-    "graph_patch_1000_floor_ns",
-    "graph_patch_1000_over_floor",
-    "graph_patch_1000_hand_ns",
-    "graph_patch_1000_over_hand",
-    "graph_patch_1000_timeline_ns",
-    "graph_replay_submit_ns",
-    "memcpy_105_dwords_ns",
-    "ring_submit_over_memcpy",
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn measured_key_lists_are_keys() {
+        for k in keys::ALWAYS_MEASURED.iter().chain(keys::MEASURED_ON_SIM) {
+            assert!(KEYS.contains(k), "{k} is not in KEYS");
+        }
+        let mut all = KEYS.to_vec();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), KEYS.len(), "a key listed twice");
+    }
 
     #[test]
     fn workloads_set_up() {

@@ -246,6 +246,50 @@ impl GraphBuilder {
         }
     }
 
+    /// Writes a launch's explicit arguments into the kernargs image `ka` at byte `ka_offset`
+    /// and binds the variable ones (buffer addresses, scalars) in `table`.
+    fn write_args(
+        &self,
+        args: &[Arg],
+        ka_offset: u64,
+        ka: &mut [u32],
+        table: &mut GraphTable,
+    ) -> Result<(), GraphError> {
+        let (offs, _) = arg_layout(args);
+        for (a, off) in args.iter().zip(offs) {
+            let at = dword_of(ka_offset + off)?;
+            // CAST: at < ka.len(), which is a usize.
+            let i = at as usize;
+            match a {
+                Arg::Buf(b) => {
+                    let p = self.addr_of(b)?;
+                    put(ka, i, &[lo32(p), hi32(p)])?;
+                    if let BufArg::Var { var, offset, bytes } = *b {
+                        table.bind_u64(var, TARGET_KERNARGS, Some(&ka[..]), at, offset)?;
+                        table.require_bytes(var, offset.saturating_add(bytes))?;
+                    }
+                }
+                Arg::U32(s) => {
+                    let v = self.scalar_of(s)?;
+                    let v32 = u32::try_from(v)
+                        .map_err(|_| invalid(format!("u32 kernel argument {v:#x} does not fit")))?;
+                    put(ka, i, &[v32])?;
+                    if let ScalarArg::Var(var) = *s {
+                        table.bind_u32(var, TARGET_KERNARGS, Some(&ka[..]), at)?;
+                    }
+                }
+                Arg::U64(s) => {
+                    let v = self.scalar_of(s)?;
+                    put(ka, i, &[lo32(v), hi32(v)])?;
+                    if let ScalarArg::Var(var) = *s {
+                        table.bind_u64(var, TARGET_KERNARGS, Some(&ka[..]), at, 0)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     pub(super) fn dims_of(&self, d: &DimsArg) -> Result<Dims, GraphError> {
         match *d {
             DimsArg::Fixed(d) => Ok(d),
@@ -309,61 +353,16 @@ impl GraphBuilder {
                     dims,
                     ka_offset,
                 } => {
-                    let (offs, _) = arg_layout(args);
-                    for (a, off) in args.iter().zip(offs) {
-                        let at = dword_of(ka_offset + off)?;
-                        // CAST: at < ka.len(), which is a usize.
-                        let i = at as usize;
-                        match a {
-                            Arg::Buf(b) => {
-                                let p = self.addr_of(b)?;
-                                put(&mut ka, i, &[lo32(p), hi32(p)])?;
-                                if let BufArg::Var { var, offset, bytes } = *b {
-                                    table.bind_u64(
-                                        var,
-                                        TARGET_KERNARGS,
-                                        Some(&ka[..]),
-                                        at,
-                                        offset,
-                                    )?;
-                                    table.require_bytes(var, offset.saturating_add(bytes))?;
-                                }
-                            }
-                            Arg::U32(s) => {
-                                let v = self.scalar_of(s)?;
-                                let v32 = u32::try_from(v).map_err(|_| {
-                                    invalid(format!("u32 kernel argument {v:#x} does not fit"))
-                                })?;
-                                put(&mut ka, i, &[v32])?;
-                                if let ScalarArg::Var(var) = *s {
-                                    table.bind_u32(var, TARGET_KERNARGS, Some(&ka[..]), at)?;
-                                }
-                            }
-                            Arg::U64(s) => {
-                                let v = self.scalar_of(s)?;
-                                put(&mut ka, i, &[lo32(v), hi32(v)])?;
-                                if let ScalarArg::Var(var) = *s {
-                                    table.bind_u64(var, TARGET_KERNARGS, Some(&ka[..]), at, 0)?;
-                                }
-                            }
-                        }
-                    }
+                    self.write_args(args, *ka_offset, &mut ka, &mut table)?;
                     let d = self.dims_of(dims)?;
                     let kva = kernargs_va.offset(*ka_offset);
                     let (h, dw) = pm4.exec(prog, kva, d.global, d.local)?;
                     let packet = match (dw, &prog.dispatch) {
-                        (Some(dw), Some(info)) => {
-                            let at = dword_of(ka_offset + info.packet_offset)?;
-                            let words: Vec<u32> = dw
-                                .packet
-                                .to_bytes()
-                                .chunks_exact(4)
-                                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                                .collect();
-                            // CAST: as above.
-                            put(&mut ka, at as usize, &words)?;
-                            Some((TARGET_KERNARGS, at))
-                        }
+                        (Some(dw), Some(info)) => Some(write_dispatch_packet(
+                            &dw.packet,
+                            ka_offset + info.packet_offset,
+                            &mut ka,
+                        )?),
                         _ => None,
                     };
                     match dims {
@@ -454,4 +453,22 @@ impl GraphBuilder {
             internal_signals,
         })
     }
+}
+
+/// Writes the HSA dispatch packet a launch's kernel reads (through its dispatch pointer) into
+/// the kernargs image `ka` at byte `byte`; returns where, as the patch table names it.
+fn write_dispatch_packet(
+    packet: &hcq_core::hsa::DispatchPacket,
+    byte: u64,
+    ka: &mut [u32],
+) -> Result<(u8, u32), GraphError> {
+    let at = dword_of(byte)?;
+    let words: Vec<u32> = packet
+        .to_bytes()
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    // CAST: at < ka.len(), which is a usize.
+    put(ka, at as usize, &words)?;
+    Ok((TARGET_KERNARGS, at))
 }

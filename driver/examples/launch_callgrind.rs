@@ -21,8 +21,17 @@
 
 use std::sync::Arc;
 
-use hcq_driver::kernels::{self, FillArgs};
+/// The directory `fixtures.rs` reads the fixture code objects from.
+macro_rules! fixture_dir {
+    () => {
+        "/fixtures/"
+    };
+}
+#[path = "../src/cli/fixtures.rs"]
+#[allow(dead_code, reason = "the example uses two of the fixtures")]
+mod kernels;
 use hcq_driver::{BufferKind, Device, GpuBuffer, Kfd, Program, Result};
+use kernels::FillArgs;
 
 /// Launches of each kind (in batches of `BATCH`, each followed by an untimed synchronize).
 const LAUNCHES: u32 = 10_000;

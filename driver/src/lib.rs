@@ -12,13 +12,18 @@
 //! [submission contract](Device#submission-contract)). Copies between [`GpuBuffer`]s are safe.
 //!
 //! ```no_run
-//! use hcq_driver::{kernels, BufferKind, Device, Kfd, Program};
-//! # fn main() -> hcq_driver::Result<()> {
+//! use hcq_driver::{BufferKind, Device, Kfd, Program};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let kfd = Kfd::open()?; // or unsafe { Kfd::with_sim(Arc::new(SimKfd::gfx1100()?)) }
 //! let dev = Device::open(&kfd, 0)?;
 //! let buf = dev.alloc(1024 * 4, BufferKind::Vram)?;
-//! let fill = Program::load(&dev, kernels::fill(&dev.target_name()).unwrap(), "fill")?;
-//! let args = kernels::FillArgs { buf: buf.va().get(), value: 7, n: 1024 };
+//! // `fill(buf, value, n)` from kernels/fill.cl, built for this GPU's target.
+//! let co = std::fs::read(format!("fill-{}.co", dev.target_name()))?;
+//! let fill = Program::load(&dev, &co, "fill")?;
+//! #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+//! #[repr(C)]
+//! struct FillArgs { buf: u64, value: u32, n: u32 }
+//! let args = FillArgs { buf: buf.va().get(), value: 7, n: 1024 };
 //! // SAFETY: `buf` holds 1024 u32s and outlives the launch (copy_out below waits for it).
 //! unsafe { fill.launch_pod(&args, [16, 1, 1], [64, 1, 1])? };
 //! let mut out = vec![0u8; 4096];
@@ -40,7 +45,17 @@ mod copy;
 pub mod device;
 pub mod encode;
 pub mod error;
-pub mod kernels;
+/// The directory `cli/fixtures.rs` reads the fixture code objects from (unit tests only).
+#[cfg(test)]
+macro_rules! fixture_dir {
+    () => {
+        "/fixtures/"
+    };
+}
+#[cfg(test)]
+#[path = "cli/fixtures.rs"]
+#[allow(dead_code, reason = "the unit tests use a few of the fixtures")]
+mod kernels;
 pub mod kfd;
 mod kfd_core;
 pub mod launch;

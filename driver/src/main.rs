@@ -1,5 +1,12 @@
 //! `hcq`: inspect, encode, decode and drive AMD GPU command streams.
 
+/// The directory `cli/fixtures.rs` reads the embedded fixture code objects from.
+macro_rules! fixture_dir {
+    () => {
+        "/fixtures/"
+    };
+}
+
 mod cli;
 
 use std::process::ExitCode;

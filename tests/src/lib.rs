@@ -1,6 +1,21 @@
 //! End-to-end tests of hcq-driver on hcq-sim live in `tests/`. This library holds their shared
 //! setup: a simulator with the test kernels registered, opened through the driver.
 
+/// The directory `fixtures` reads the code objects from: the canonical fixtures the CI
+/// rebuilds byte for byte from `kernels/`.
+macro_rules! fixture_dir {
+    () => {
+        "/../core/tests/fixtures/kernels/"
+    };
+}
+
+/// The fixture kernels (`vector_add`, `fill`, `dispatch_ptr`, `global_id`, the HIP `scale`
+/// bundle), their argument structs, and `attach_sim`, which registers their host stand-ins.
+/// The source is the `hcq` binary's `cli/fixtures.rs` (one list of fixtures); the bytes are
+/// the test fixtures in `core/tests/fixtures/kernels/`.
+#[path = "../../driver/src/cli/fixtures.rs"]
+pub mod fixtures;
+
 use core::time::Duration;
 use hcq_driver::Kfd;
 use hcq_sim::engine::kfd::SimGpu;
@@ -46,7 +61,7 @@ impl Rig {
     #[must_use]
     pub fn with_config(cfg: SimConfig, timeout: Duration) -> Self {
         let sim = Arc::new(SimKfd::new(cfg).expect("simulator"));
-        let gpu = hcq_driver::kernels::attach_sim(&sim).expect("engines");
+        let gpu = fixtures::attach_sim(&sim).expect("engines");
         // SAFETY: the suites use `sim` for fault injection and inspection only, never its
         // KfdSys methods on what the driver mapped (see `Rig::sim`).
         let kfd = unsafe { Kfd::with_sim(Arc::clone(&sim)) }.expect("kfd");

@@ -13,11 +13,11 @@ use hcq_driver::graph::{
     Arg, BufArg, Dep, DimLimits, Dims, DimsArg, Graph, GraphBuilder, MultiGraph, ScalarArg, SigArg,
     Value, VarId,
 };
-use hcq_driver::kernels::{FillArgs, VectorAddArgs};
 use hcq_driver::{BufferKind, Device, GpuBuffer, Kfd, Program};
 use hcq_sim::engine::kfd::SimGpu;
 use hcq_sim::engine::trace::{Site, TraceEntry, TraceEvent};
 use hcq_sim::{SimConfig, SimKfd, SimMode};
+use hcq_tests::fixtures::{FillArgs, VectorAddArgs};
 use std::sync::Arc;
 
 /// `Graph::replay` / `MultiGraph::replay` for this file's graphs. Their launches and copies
@@ -96,7 +96,7 @@ fn graph_replay_submit_ns(
     rounds: usize,
 ) -> hcq_driver::Result<f64> {
     use hcq_driver::graph::{Arg, BufArg, DimLimits, Dims, DimsArg, GraphBuilder, ScalarArg};
-    let co = hcq_driver::kernels::fill(&device.target_name()).ok_or_else(|| {
+    let co = hcq_tests::fixtures::fill(&device.target_name()).ok_or_else(|| {
         hcq_driver::Error::InvalidArgument(format!("no fill kernel for {}", device.target_name()))
     })?;
     let fill = Program::load(device, co, "fill")?;
@@ -148,8 +148,8 @@ fn rig_with_trace(gpus: usize, trace: usize) -> Rig {
     gpu.engines().set_trace_capacity(trace);
     gpu.engines().with_kernels(|r| {
         for co in [
-            hcq_driver::kernels::fill("gfx1100").unwrap(),
-            hcq_driver::kernels::vector_add("gfx1100").unwrap(),
+            hcq_tests::fixtures::fill("gfx1100").unwrap(),
+            hcq_tests::fixtures::vector_add("gfx1100").unwrap(),
         ] {
             r.register_fixture(co).unwrap();
         }
@@ -176,10 +176,10 @@ struct Progs {
 
 fn progs(d: &Device) -> Progs {
     Progs {
-        fill: Program::load(d, hcq_driver::kernels::fill("gfx1100").unwrap(), "fill").unwrap(),
+        fill: Program::load(d, hcq_tests::fixtures::fill("gfx1100").unwrap(), "fill").unwrap(),
         add: Program::load(
             d,
-            hcq_driver::kernels::vector_add("gfx1100").unwrap(),
+            hcq_tests::fixtures::vector_add("gfx1100").unwrap(),
             "vector_add",
         )
         .unwrap(),

@@ -5,8 +5,8 @@
 mod hcq_common;
 
 use hcq_common::{LONG, SimMode, both_modes, one_with, pattern, programs, read_u32s};
-use hcq_driver::kernels::FillArgs;
 use hcq_driver::{BufferKind, DeviceOptions};
+use hcq_tests::fixtures::FillArgs;
 
 /// 3000 launches of `fill(out + i, i + 1, 1)`, each with its own arguments, through a 4 KiB
 /// kernarg arena (dozens of laps); no host wait until the end.

@@ -11,9 +11,9 @@ use hcq_common::{
 };
 use hcq_core::cmd::patch;
 use hcq_core::codeobj::CodeObjectError;
-use hcq_driver::kernels::{self, FillArgs, VectorAddArgs};
 use hcq_driver::{BufferKind, Device, DeviceOptions, Error, GpuBuffer, Program};
 use hcq_sim::kernels::{KernelCtx, KernelError};
+use hcq_tests::fixtures::{self, FillArgs, VectorAddArgs};
 use std::sync::Arc;
 
 /// A buffer of `n` ones (filled by the `fill` kernel).
@@ -337,7 +337,7 @@ fn launch_checks_arguments_and_dimensions(mode: SimMode) {
     );
     // Code-object errors keep core's typed cause: in the variant and as `source()`.
     let load = |co: &[u8], name: &str| Program::load(&dev, co, name).unwrap_err();
-    let e = load(kernels::fill("gfx1100").unwrap(), "nope");
+    let e = load(fixtures::fill("gfx1100").unwrap(), "nope");
     assert!(
         matches!(
             &e,
@@ -347,7 +347,7 @@ fn launch_checks_arguments_and_dimensions(mode: SimMode) {
         "{e:?}"
     );
     assert!(e.to_string().contains("kernel nope"), "{e}");
-    let e = load(kernels::fill("gfx90a").unwrap(), "fill");
+    let e = load(fixtures::fill("gfx90a").unwrap(), "fill");
     let cause = core::error::Error::source(&e).and_then(|s| s.downcast_ref::<CodeObjectError>());
     assert!(
         matches!(

@@ -8,11 +8,11 @@ mod hcq_common;
 use core::time::Duration;
 use hcq_common::{LONG, P4, Sd, SimMode, both_modes, one, programs, rig};
 use hcq_core::kfd::{Errno, Fd, KfdSys, MapKind, Prot, Request};
-use hcq_driver::kernels::{self, FillArgs};
 use hcq_driver::{BufferKind, Device, Error, GpuBuffer, Kfd, MemoryKind, Program, Signal};
 use hcq_sim::engine::QueueId;
 use hcq_sim::engine::kfd::SimGpu;
 use hcq_sim::{Persistence, SimConfig, SimKfd};
+use hcq_tests::fixtures::{self, FillArgs};
 use std::sync::{Arc, Mutex};
 
 /// Deadline of the fault tests: a fault must come back as a `DeviceFault` before it (a
@@ -285,7 +285,7 @@ const STEPS: [(&str, Step); 10] = [
     }),
     ("load a program", |_, h| {
         let d = h.dev(0);
-        let p = Program::load(d, kernels::fill(&d.target_name()).unwrap(), "fill")?;
+        let p = Program::load(d, fixtures::fill(&d.target_name()).unwrap(), "fill")?;
         h.progs.push(p);
         Ok(())
     }),
@@ -331,7 +331,7 @@ fn start(mode: SimMode) -> Run {
         })
         .unwrap(),
     );
-    let gpu = kernels::attach_sim(&sim).unwrap();
+    let gpu = fixtures::attach_sim(&sim).unwrap();
     let sys = Arc::new(Counting {
         sim: Arc::clone(&sim),
         log: Mutex::new(Vec::new()),

@@ -5,13 +5,13 @@
 mod hcq_common;
 
 use hcq_common::{LONG, SimMode, both_modes, one, read_u32s, rig, write_u32s};
-use hcq_driver::kernels::{self, FillArgs, GlobalIdArgs};
 use hcq_driver::{BufferKind, BufferView, ByValue, Device, LaunchBuilder, Program};
+use hcq_tests::fixtures::{self, FillArgs, GlobalIdArgs};
 
 fn global_id(dev: &Device) -> Program {
     Program::load(
         dev,
-        kernels::global_id(&dev.target_name()).unwrap(),
+        fixtures::global_id(&dev.target_name()).unwrap(),
         "global_id",
     )
     .unwrap()
@@ -216,7 +216,7 @@ fn builder_refusals(mode: SimMode) {
         "{e}"
     );
     // reqd_workgroup_size (fill is fixed at 64).
-    let fill = Program::load(&dev, kernels::fill(&dev.target_name()).unwrap(), "fill").unwrap();
+    let fill = Program::load(&dev, fixtures::fill(&dev.target_name()).unwrap(), "fill").unwrap();
     let e = refused(
         fill.launch_builder()
             .arg(&out)
@@ -254,7 +254,7 @@ fn refusals_needing_other_objects(mode: SimMode) {
     let r = rig(mode, 2, LONG);
     let dev = Device::open(&r.kfd, 0).unwrap();
     let other = Device::open(&r.kfd, 1).unwrap();
-    let co = kernels::global_id(&dev.target_name()).unwrap();
+    let co = fixtures::global_id(&dev.target_name()).unwrap();
     let out = dev.alloc(4096, BufferKind::Vram).unwrap();
 
     // The note's section turned into PROGBITS: no metadata, the builder refuses.
@@ -316,7 +316,7 @@ both_modes!(
 /// device's target is refused naming the targets it has.
 fn hip_bundle_loads_and_runs(mode: SimMode) {
     let (_r, dev) = one(mode);
-    let prog = Program::load(&dev, kernels::SCALE_HIP_BUNDLE, "scale").unwrap();
+    let prog = Program::load(&dev, fixtures::SCALE_HIP_BUNDLE, "scale").unwrap();
     assert_eq!(prog.max_flat_workgroup_size(), 1024);
     let n = 300u32;
     let x = dev.alloc(u64::from(n) * 4, BufferKind::Vram).unwrap();
@@ -344,7 +344,7 @@ fn hip_bundle_loads_and_runs(mode: SimMode) {
     assert_eq!(got, want);
 
     // The same bundle with only its gfx90a entry.
-    let b = hcq_core::bundle::Bundle::parse(kernels::SCALE_HIP_BUNDLE).unwrap();
+    let b = hcq_core::bundle::Bundle::parse(fixtures::SCALE_HIP_BUNDLE).unwrap();
     let e = b.select("gfx90a").unwrap();
     let mut only = Vec::new();
     only.extend_from_slice(hcq_core::bundle::BUNDLE_MAGIC);

@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
-use hcq_driver::kernels::{self, FillArgs};
 use hcq_driver::{BufferKind, Device, Error, Kfd, Program, Waited};
 use hcq_sim::SimKfd;
 use hcq_sim::engine::kfd::SimGpu;
+use hcq_tests::fixtures::{self, FillArgs};
 
 /// A GPU address no buffer is mapped at (page aligned, below every allocation).
 const BAD_VA: u64 = 0x7ff000;
@@ -27,7 +27,7 @@ fn rig() -> (Arc<SimKfd>, SimGpu, Kfd) {
 fn a_kernel_that_faults_says_why() {
     let (_sim, _gpu, kfd) = rig();
     let dev = Device::open(&kfd, 0).unwrap();
-    let fill = Program::load(&dev, kernels::fill(&dev.target_name()).unwrap(), "fill").unwrap();
+    let fill = Program::load(&dev, fixtures::fill(&dev.target_name()).unwrap(), "fill").unwrap();
     let buf = dev.alloc(256, BufferKind::Vram).unwrap();
     let src = dev.alloc(256, BufferKind::Vram).unwrap();
     // Work before the kernel (a copy on the SDMA queue), then the kernel.

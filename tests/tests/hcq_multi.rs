@@ -7,9 +7,9 @@ mod hcq_common;
 use hcq_common::{
     LONG, P4, Sd, SimMode, both_modes, gpu_u64, pattern, programs, read_u32s, rig, write_u32s,
 };
-use hcq_driver::kernels::VectorAddArgs;
 use hcq_driver::{BufferKind, Device};
 use hcq_tests::Rig;
+use hcq_tests::fixtures::VectorAddArgs;
 
 fn two(mode: SimMode) -> (Rig, Device, Device) {
     let r = rig(mode, 2, LONG);
@@ -80,7 +80,7 @@ fn one_gpu_waits_on_another_timeline(mode: SimMode) {
     let src = d0.alloc(u64::from(n) * 4, BufferKind::Vram).unwrap();
     src.map_to(&d1).unwrap();
     let dst = d1.alloc(u64::from(n) * 4, BufferKind::Vram).unwrap();
-    let args = hcq_driver::kernels::FillArgs {
+    let args = hcq_tests::fixtures::FillArgs {
         buf: src.va().get(),
         value: 0x600d_f00d,
         n,

@@ -12,10 +12,10 @@ use hcq_core::rsrc::ScratchRsrc;
 use hcq_driver::graph::{
     Arg, BufArg, DimLimits, Dims, DimsArg, Graph, GraphBuilder, ScalarArg, Value,
 };
-use hcq_driver::kernels::{self, FillArgs, VectorAddArgs};
 use hcq_driver::{BufferKind, Device, Error, GpuBuffer, Program};
 use hcq_sim::{GpuConfig, SimConfig};
 use hcq_tests::Rig;
+use hcq_tests::fixtures::{self, FillArgs, VectorAddArgs};
 
 const LONG: Duration = Duration::from_secs(20);
 
@@ -126,7 +126,7 @@ fn every_fixture_runs(cfg: GpuConfig, psb: bool) {
         value: 0xabcd_0123,
         n,
     };
-    let fill = Program::load(&dev, kernels::fill(&t).unwrap(), "fill").unwrap();
+    let fill = Program::load(&dev, fixtures::fill(&t).unwrap(), "fill").unwrap();
     check_scratch_sgprs(&dev, &fill, psb, false);
     // SAFETY: buf holds n u32s and outlives the launch (synchronized by copy_out).
     unsafe { fill.launch_pod(&fa, [groups, 1, 1], [64, 1, 1]) }.unwrap();
@@ -147,7 +147,7 @@ fn every_fixture_runs(cfg: GpuConfig, psb: bool) {
         &b,
         &(0..n).map(|i| 3 * i + 0xffff_0000).collect::<Vec<_>>(),
     );
-    let add = Program::load(&dev, kernels::vector_add(&t).unwrap(), "vector_add").unwrap();
+    let add = Program::load(&dev, fixtures::vector_add(&t).unwrap(), "vector_add").unwrap();
     check_scratch_sgprs(&dev, &add, psb, false);
     let va = VectorAddArgs {
         a: a.va().get(),
@@ -165,7 +165,7 @@ fn every_fixture_runs(cfg: GpuConfig, psb: bool) {
     write_u32s(&dev, &out, &[0; 256]);
     let gs = launch(
         &dev,
-        kernels::dispatch_ptr(&t).unwrap(),
+        fixtures::dispatch_ptr(&t).unwrap(),
         "grid_size",
         &[A::P(out.va().get())],
         3,
@@ -349,7 +349,7 @@ fn graph_with_scratch_replays(cfg: GpuConfig) {
     let (_rig, dev) = rig(cfg);
     let t = dev.target_name();
     let sc = Program::load(&dev, &fixture("scratch", &t), "scratch_sum").unwrap();
-    let gs = Program::load(&dev, kernels::dispatch_ptr(&t).unwrap(), "grid_size").unwrap();
+    let gs = Program::load(&dev, fixtures::dispatch_ptr(&t).unwrap(), "grid_size").unwrap();
     assert_eq!(
         sc.pm4_program().private_segment_buffer.is_some(),
         t == "gfx90a",
@@ -445,7 +445,7 @@ fn with_properties(co: &[u8], kernel: &str, set: u16) -> Vec<u8> {
 fn kernels_needing_user_sgprs_exec_cannot_fill_are_refused_at_load() {
     let (_rig, dev) = rig(GpuConfig::gfx1100());
     // fill-gfx1100 has USER_SGPR_COUNT 15, so the code object stays valid with more inputs.
-    let co = kernels::fill("gfx1100").unwrap();
+    let co = fixtures::fill("gfx1100").unwrap();
     for (bit, what) in [
         (1 << 2, "the queue pointer (ENABLE_SGPR_QUEUE_PTR)"),
         (1 << 4, "the dispatch id (ENABLE_SGPR_DISPATCH_ID)"),

@@ -5,7 +5,7 @@ mod hcq_common;
 
 use hcq_common::{P4, Sd, SimMode, both_modes, one, programs, read_u32s, to_bytes};
 use hcq_driver::BufferKind;
-use hcq_driver::kernels::{FillArgs, VectorAddArgs};
+use hcq_tests::fixtures::{FillArgs, VectorAddArgs};
 
 fn four_threads(mode: SimMode) {
     let (rig, dev) = one(mode);

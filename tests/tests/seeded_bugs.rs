@@ -15,8 +15,8 @@ use hcq_core::hsa::PgmRsrc2;
 use hcq_core::pm4;
 use hcq_core::sdma;
 use hcq_core::sel::{DataSel, IntSel};
-use hcq_driver::kernels::{self, FillArgs};
 use hcq_driver::{BufferKind, Device, Error, GpuBuffer, Program};
+use hcq_tests::fixtures::{self, FillArgs};
 
 /// A fault must come back as a `DeviceFault` before this (a timeout would mean it was missed).
 const SHORT: Duration = Duration::from_secs(5);
@@ -223,7 +223,7 @@ const GID: ([u32; 3], [u32; 3]) = ([4, 1, 1], [64, 1, 1]);
 fn global_id(dev: &Device) -> Program {
     let prog = Program::load(
         dev,
-        kernels::global_id(&dev.target_name()).unwrap(),
+        fixtures::global_id(&dev.target_name()).unwrap(),
         "global_id",
     )
     .unwrap();
@@ -847,8 +847,8 @@ fn missing_icache_invalidate_after_a_code_upload(mode: SimMode) {
     let t = dev.target_name();
     let (fill, _) = programs(&dev);
     let gid = global_id(&dev);
-    let fill_code = code_of(kernels::fill(&t).unwrap(), "fill");
-    let gid_code = code_of(kernels::global_id(&t).unwrap(), "global_id");
+    let fill_code = code_of(fixtures::fill(&t).unwrap(), "fill");
+    let gid_code = code_of(fixtures::global_id(&t).unwrap(), "global_id");
     // Both kernels run from the same address, as code uploaded over code would.
     let code = dev.alloc(4096, BufferKind::VramCpuVisible).unwrap();
     let at = |p: &Program| {

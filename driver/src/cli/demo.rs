@@ -3,10 +3,10 @@
 //! and the timeline; then record the same chain once as a graph and replay it with a new
 //! value, verifying again. On the simulator when there is no /dev/kfd (or with `--sim`).
 
+use super::fixtures::{self as kernels, FillArgs, VectorAddArgs};
 use hcq_driver::graph::{
     Arg, BufArg, DimLimits, Dims, DimsArg, Graph, GraphBuilder, ScalarArg, Value,
 };
-use hcq_driver::kernels::{self, FillArgs, VectorAddArgs};
 use hcq_driver::{BufferKind, Device, GpuBuffer, Kfd, Program};
 use std::io::{IsTerminal as _, Write as _};
 

@@ -8,6 +8,7 @@ mod bench;
 mod decode;
 mod demo;
 mod encode;
+pub(crate) mod fixtures;
 mod info;
 mod inspect;
 mod run;

@@ -500,7 +500,7 @@ fn open_backend(data: &[u8]) -> Result<Backend, String> {
             })
             .map_err(|e| format!("starting the simulator: {e}"))?,
         );
-        let gpu = hcq_driver::kernels::attach_sim(&sim)?;
+        let gpu = super::fixtures::attach_sim(&sim)?;
         // SAFETY: `sim` is used only to attach the GPU above; nothing unmaps through it.
         let kfd = unsafe { Kfd::with_sim(std::sync::Arc::clone(&sim)) }
             .map_err(|e| format!("opening the simulated KFD: {e}"))?;

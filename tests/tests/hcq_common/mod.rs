@@ -4,12 +4,12 @@
 
 use core::time::Duration;
 use hcq_core::cmd::{Pm4List, SdmaList};
-use hcq_driver::kernels;
 use hcq_driver::{Device, DeviceOptions, GpuBuffer, Program};
 pub use hcq_sim::SimMode;
 use hcq_sim::engine::{QueueId, QueueStatus};
 use hcq_sim::{SimConfig, SimKfd};
 use hcq_tests::Rig;
+use hcq_tests::fixtures;
 use std::sync::Arc;
 
 /// Deadline for waits that must succeed (a failure, not a threshold: they return much sooner).
@@ -46,8 +46,8 @@ pub fn one_with(mode: SimMode, timeout: Duration, opts: DeviceOptions) -> (Rig, 
 /// `fill` and `vector_add` loaded on `dev`.
 pub fn programs(dev: &Device) -> (Program, Program) {
     let t = dev.target_name();
-    let fill = Program::load(dev, kernels::fill(&t).unwrap(), "fill").unwrap();
-    let add = Program::load(dev, kernels::vector_add(&t).unwrap(), "vector_add").unwrap();
+    let fill = Program::load(dev, fixtures::fill(&t).unwrap(), "fill").unwrap();
+    let add = Program::load(dev, fixtures::vector_add(&t).unwrap(), "vector_add").unwrap();
     (fill, add)
 }
 

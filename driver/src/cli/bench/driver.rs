@@ -9,8 +9,8 @@ use std::time::Instant;
 
 use hcq_core::addr::GpuVa;
 
+use crate::cli::fixtures::{self as kernels, FillArgs};
 use hcq_driver::graph::{Arg, BufArg, DimLimits, Dims, DimsArg, GraphBuilder, ScalarArg};
-use hcq_driver::kernels::{self, FillArgs};
 use hcq_driver::{BufferKind, Device, Kfd, Program};
 
 use super::measure;

@@ -1,5 +1,12 @@
-//! The test kernels hcq ships (built by LLVM 19 from `kernels/*.cl`, see
-//! `core/tests/fixtures/kernels`), for the demo and the end-to-end tests.
+//! The fixture kernels (built by LLVM 19 from `kernels/*.cl`, see
+//! `core/tests/fixtures/kernels`), embedded: the `hcq` binary's demo, bench, run and selftest
+//! kernels, from the copies in `driver/fixtures/` (inside the crate, so `cargo package` has
+//! them; CI checks they are the same bytes as `core/tests/fixtures/kernels/`).
+//!
+//! This file is no module of the library. The binary includes it (`cli::fixtures`), and so do
+//! the library's unit tests, the examples and `hcq-tests` (through `#[path]`): each includer
+//! first defines `fixture_dir!()`, the directory (relative to its `CARGO_MANIFEST_DIR`) the
+//! code objects are read from. `hcq-tests` reads the canonical `core/tests/fixtures/kernels/`.
 //!
 //! `vector_add(a, b, c, n)`: `c[i] = a[i] + b[i]` (u32, wrapping), 28 bytes of arguments.
 //! `fill(buf, value, n)`: `buf[i] = value`, 16 bytes of arguments (12 used, padded).
@@ -11,7 +18,7 @@ macro_rules! fixture {
     ($name:literal, $target:literal) => {
         include_bytes!(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../core/tests/fixtures/kernels/",
+            fixture_dir!(),
             $name,
             "-",
             $target,
@@ -78,7 +85,8 @@ const _: () = assert!(size_of::<GlobalIdArgs>() == 12);
 /// offload bundle holding a code object for every target in [`TARGETS`].
 pub const SCALE_HIP_BUNDLE: &[u8] = include_bytes!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../core/tests/fixtures/kernels/scale-hip.bundle"
+    fixture_dir!(),
+    "scale-hip.bundle"
 ));
 
 /// Arguments of `vector_add`.

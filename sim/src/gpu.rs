@@ -508,7 +508,7 @@ impl SimKfd {
     }
 
     /// The GPU clock itself (engines attach to it).
-    pub(crate) fn clock(&self) -> &Arc<crate::engine::Clock> {
+    pub(crate) fn clock(&self) -> &Arc<crate::clock::Clock> {
         &self.clock
     }
 

@@ -105,7 +105,7 @@ pub struct SimKfd {
     pub(crate) engine: Mutex<Option<Arc<dyn Engine>>>,
     pub(crate) epoch: Instant,
     /// The GPU clock (engines attached to this simulator share it).
-    pub(crate) clock: Arc<crate::engine::Clock>,
+    pub(crate) clock: Arc<crate::clock::Clock>,
     /// The regions `mmap` handed out (`MAP_FIXED` and `munmap` are checked against them).
     pub(crate) maps: mem::ProcessMaps,
 }
@@ -222,7 +222,7 @@ impl SimKfd {
             cond: Condvar::new(),
             engine: Mutex::new(None),
             epoch: Instant::now(),
-            clock: Arc::new(crate::engine::Clock::new(mode)),
+            clock: Arc::new(crate::clock::Clock::new(mode)),
             maps: mem::ProcessMaps::default(),
         })
     }

@@ -72,6 +72,7 @@
 //! drops). DRM mmap offsets are exact: mapping from the middle of a BO is EINVAL.
 #![deny(missing_docs)]
 
+mod clock;
 mod config;
 pub mod engine;
 mod gpu;

@@ -60,7 +60,7 @@ fn pod_launch(prog: &Program, args: &FillArgs) -> Result<()> {
 
 fn main() -> core::result::Result<(), Box<dyn core::error::Error>> {
     let sim = Arc::new(hcq_sim::SimKfd::gfx1100()?);
-    let gpu = hcq_sim::engine::kfd::SimGpu::attach(&sim)?;
+    let gpu = hcq_sim::engine::attach::SimGpu::attach(&sim)?;
     gpu.engines().with_kernels(|k| {
         [kernels::fill("gfx1100"), kernels::global_id("gfx1100")]
             .into_iter()

@@ -12,7 +12,7 @@ use hcq_core::kfd::*;
 use hcq_core::pm4;
 use hcq_core::sdma;
 use hcq_core::signal::SignalRef;
-use hcq_sim::engine::kfd::SimGpu;
+use hcq_sim::engine::attach::SimGpu;
 use hcq_sim::engine::{QueueFaultKind, QueueId, QueueState};
 use hcq_sim::{GpuConfig, SimConfig, SimMode};
 

@@ -18,7 +18,7 @@ pub mod fixtures;
 
 use core::time::Duration;
 use hcq_driver::Kfd;
-use hcq_sim::engine::kfd::SimGpu;
+use hcq_sim::engine::attach::SimGpu;
 use hcq_sim::{SimConfig, SimKfd};
 use std::sync::Arc;
 

@@ -14,7 +14,7 @@ use hcq_driver::graph::{
     Value, VarId,
 };
 use hcq_driver::{BufferKind, Device, GpuBuffer, Kfd, Program};
-use hcq_sim::engine::kfd::SimGpu;
+use hcq_sim::engine::attach::SimGpu;
 use hcq_sim::engine::trace::{Site, TraceEntry, TraceEvent};
 use hcq_sim::{SimConfig, SimKfd, SimMode};
 use hcq_tests::fixtures::{FillArgs, VectorAddArgs};

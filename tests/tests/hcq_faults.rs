@@ -10,7 +10,7 @@ use hcq_common::{LONG, P4, Sd, SimMode, both_modes, one, programs, rig};
 use hcq_core::kfd::{Errno, Fd, KfdSys, MapKind, Prot, Request};
 use hcq_driver::{BufferKind, Device, Error, GpuBuffer, Kfd, MemoryKind, Program, Signal};
 use hcq_sim::engine::QueueId;
-use hcq_sim::engine::kfd::SimGpu;
+use hcq_sim::engine::attach::SimGpu;
 use hcq_sim::{Persistence, SimConfig, SimKfd};
 use hcq_tests::fixtures::{self, FillArgs};
 use std::sync::{Arc, Mutex};

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use hcq_driver::{BufferKind, Device, Error, Kfd, Program, Waited};
 use hcq_sim::SimKfd;
-use hcq_sim::engine::kfd::SimGpu;
+use hcq_sim::engine::attach::SimGpu;
 use hcq_tests::fixtures::{self, FillArgs};
 
 /// A GPU address no buffer is mapped at (page aligned, below every allocation).

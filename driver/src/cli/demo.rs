@@ -26,7 +26,7 @@ pub enum Backend {
         /// Why the simulator is used.
         reason: String,
         /// The simulator's engines (kept alive for the run).
-        _gpu: hcq_sim::engine::kfd::SimGpu,
+        _gpu: hcq_sim::engine::attach::SimGpu,
     },
 }
 

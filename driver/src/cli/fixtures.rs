@@ -130,8 +130,8 @@ const _: () = assert!(size_of::<FillArgs>() == 16);
 #[cfg(feature = "sim")]
 pub fn attach_sim(
     sim: &std::sync::Arc<hcq_sim::SimKfd>,
-) -> Result<hcq_sim::engine::kfd::SimGpu, String> {
-    let gpu = hcq_sim::engine::kfd::SimGpu::attach(sim).map_err(|e| e.to_string())?;
+) -> Result<hcq_sim::engine::attach::SimGpu, String> {
+    let gpu = hcq_sim::engine::attach::SimGpu::attach(sim).map_err(|e| e.to_string())?;
     gpu.engines().with_kernels(|k| {
         for t in TARGETS {
             for co in [vector_add(t), fill(t), dispatch_ptr(t), global_id(t)]

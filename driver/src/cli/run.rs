@@ -444,7 +444,7 @@ struct Backend {
     kfd: Kfd,
     note: Option<String>,
     #[cfg(feature = "sim")]
-    _gpu: Option<hcq_sim::engine::kfd::SimGpu>,
+    _gpu: Option<hcq_sim::engine::attach::SimGpu>,
 }
 
 /// The processors `data` (an ELF or a bundle) has code for.

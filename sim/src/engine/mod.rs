@@ -20,17 +20,17 @@
 //! detector faults a queue whose operation overlaps an in-flight dispatch unordered.
 //!
 //! Layers (a module names only those left of it): `types` < `trace`, `flight`, `cache` < `bus`
-//! < `env` < `dispatch` < `pm4`, `sdma` < `op` < `queue`; `membus` and `kfd` over `bus`.
+//! < `env` < `dispatch` < `pm4`, `sdma` < `op` < `queue`; `membus` and `attach` over `bus`.
 //!
 //! Fault injection ([`Engines::hang`], [`Engines::stall_rptr`], [`Engines::set_interrupts`],
 //! [`Engines::fault_address`]) and a bounded trace ([`Engines::trace`]) serve tests and the CLI.
 
+pub mod attach;
 pub mod bus;
 pub mod cache;
 mod dispatch;
 mod env;
 mod flight;
-pub mod kfd;
 pub mod membus;
 mod op;
 mod pm4;

@@ -42,7 +42,7 @@ pub fn run(quick: bool) -> Result<DriverRun, WorkError> {
     let sim =
         Arc::new(hcq_sim::SimKfd::gfx1100().map_err(|e| sim_err("starting the simulator", e))?);
     // The engines and host implementations of the fixture kernels.
-    let gpu = hcq_sim::engine::kfd::SimGpu::attach(&sim)
+    let gpu = hcq_sim::engine::attach::SimGpu::attach(&sim)
         .map_err(|e| sim_err("attaching the engines", e))?;
     gpu.engines()
         .with_kernels(|k| {

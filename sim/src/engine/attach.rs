@@ -4,7 +4,7 @@
 //!
 //! ```no_run
 //! # use std::sync::Arc;
-//! use hcq_sim::{SimKfd, engine::kfd::SimGpu};
+//! use hcq_sim::{SimKfd, engine::attach::SimGpu};
 //! let sim = Arc::new(SimKfd::gfx1100()?);
 //! let gpu = SimGpu::attach(&sim)?; // engines now run inside WAIT_EVENTS (or on a thread)
 //! let co = std::fs::read("vector_add-gfx1100.co")?;

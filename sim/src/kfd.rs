@@ -163,7 +163,7 @@ fn page_align(v: u64) -> Option<u64> {
     v.checked_add(PAGE - 1).map(|s| s & !(PAGE - 1))
 }
 
-mod dispatch;
+mod ioctl_table;
 mod events;
 mod files;
 mod memory;

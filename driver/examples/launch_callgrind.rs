@@ -29,9 +29,9 @@ macro_rules! fixture_dir {
 }
 #[path = "../src/cli/fixtures.rs"]
 #[allow(dead_code, reason = "the example uses two of the fixtures")]
-mod kernels;
+mod fixtures;
+use fixtures::FillArgs;
 use hcq_driver::{BufferKind, Device, GpuBuffer, Kfd, Program, Result};
-use kernels::FillArgs;
 
 /// Launches of each kind (in batches of `BATCH`, each followed by an untimed synchronize).
 const LAUNCHES: u32 = 10_000;
@@ -62,7 +62,7 @@ fn main() -> core::result::Result<(), Box<dyn core::error::Error>> {
     let sim = Arc::new(hcq_sim::SimKfd::gfx1100()?);
     let gpu = hcq_sim::engine::attach::SimGpu::attach(&sim)?;
     gpu.engines().with_kernels(|k| {
-        [kernels::fill("gfx1100"), kernels::global_id("gfx1100")]
+        [fixtures::fill("gfx1100"), fixtures::global_id("gfx1100")]
             .into_iter()
             .flatten()
             .try_for_each(|co| k.register_fixture(co).map(|_| ()))
@@ -79,10 +79,10 @@ fn main() -> core::result::Result<(), Box<dyn core::error::Error>> {
     let t = dev.target_name();
     let gid = Program::load(
         &dev,
-        kernels::global_id(&t).ok_or("no global_id")?,
+        fixtures::global_id(&t).ok_or("no global_id")?,
         "global_id",
     )?;
-    let fill = Program::load(&dev, kernels::fill(&t).ok_or("no fill")?, "fill")?;
+    let fill = Program::load(&dev, fixtures::fill(&t).ok_or("no fill")?, "fill")?;
     let args = FillArgs {
         buf: out.va().get(),
         value: 7,

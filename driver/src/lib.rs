@@ -55,7 +55,7 @@ macro_rules! fixture_dir {
 #[cfg(test)]
 #[path = "cli/fixtures.rs"]
 #[allow(dead_code, reason = "the unit tests use a few of the fixtures")]
-mod kernels;
+mod fixtures;
 pub mod kfd;
 mod kfd_core;
 pub mod launch;

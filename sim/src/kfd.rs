@@ -163,9 +163,9 @@ fn page_align(v: u64) -> Option<u64> {
     v.checked_add(PAGE - 1).map(|s| s & !(PAGE - 1))
 }
 
-mod ioctl_table;
 mod events;
 mod files;
+mod ioctl_table;
 mod memory;
 mod queues;
 

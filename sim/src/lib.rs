@@ -59,7 +59,7 @@
 //!
 //! ## Module layers
 //! Dependencies between modules point one way (`scripts/module-cycles.py` checks it): `mem`,
-//! `vm` < `config` < `state` < `kfd` < `gpu` < `engine`, and `vm` < `isa`, `kernels` <
+//! `vm` < `config` < `clock` < `state` < `kfd` < `gpu` < `engine`, and `vm` < `isa`, `stand_ins` <
 //! `engine`. `vm` holds the GPU-memory vocabulary every layer shares ([`engine::Access`],
 //! [`engine::VmFault`]); the engine's own layers are in [`engine`]'s docs.
 //!
@@ -77,9 +77,9 @@ mod config;
 pub mod engine;
 mod gpu;
 pub mod isa;
-pub mod kernels;
 mod kfd;
 mod mem;
+pub mod stand_ins;
 mod state;
 mod vm;
 

@@ -9,7 +9,7 @@ use hcq_core::codeobj::CodeObject;
 use hcq_core::pm4;
 use hcq_sim::engine::membus::{Perms, Region};
 use hcq_sim::engine::{QueueFaultKind, QueueKind, QueueState, SimMode, VmFaultKind};
-use hcq_sim::kernels::ExecMode;
+use hcq_sim::stand_ins::ExecMode;
 
 fn fixture(name: &str) -> Vec<u8> {
     let dir =
@@ -236,7 +236,7 @@ fn lds_and_wave_size_are_checked() {
 
 #[test]
 fn every_fixture_kernel_has_an_implementation() {
-    let mut reg = hcq_sim::kernels::KernelRegistry::new();
+    let mut reg = hcq_sim::stand_ins::KernelRegistry::new();
     let mut n = 0;
     for e in std::fs::read_dir(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/fixtures/kernels"),
@@ -358,7 +358,7 @@ fn differential_mode_agrees_with_the_host_stand_ins() {
             k.register_from_code_object(
                 &fixture("fill-gfx1100.co"),
                 "fill",
-                std::sync::Arc::new(|_: &mut hcq_sim::kernels::KernelCtx<'_>| Ok(())),
+                std::sync::Arc::new(|_: &mut hcq_sim::stand_ins::KernelCtx<'_>| Ok(())),
             )
         })
         .unwrap();

@@ -10,7 +10,7 @@ use hcq_core::codeobj::CodeObject;
 use hcq_core::pm4;
 use hcq_core::rsrc::ScratchRsrc;
 use hcq_sim::engine::{QueueFaultKind, QueueKind, QueueState, SimMode};
-use hcq_sim::kernels::ExecMode;
+use hcq_sim::stand_ins::ExecMode;
 
 /// The host stand-ins' checks of USER_DATA against the descriptor (explicit opt-in).
 fn host_opt_in(rig: &Rig) {

@@ -496,7 +496,7 @@ fn unregistered_or_misloaded_kernels_fault() {
     let opt_in = |w: &World| {
         w.gpu
             .engines()
-            .with_kernels(|k| k.set_mode(hcq_sim::kernels::ExecMode::HostStandIns))
+            .with_kernels(|k| k.set_mode(hcq_sim::stand_ins::ExecMode::HostStandIns))
     };
     let mut w = world(SimConfig::default());
     opt_in(&w);

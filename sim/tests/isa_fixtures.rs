@@ -11,7 +11,7 @@ use hcq_core::codeobj::{CodeObject, LDS_GRANULE_BYTES};
 use hcq_core::hsa::KernelCodeProperties as P;
 use hcq_core::rsrc::ScratchRsrc;
 use hcq_sim::isa::{FlatMemory, FloatMode, Isa, Launch, ScratchSetup, run};
-use hcq_sim::kernels::fixtures::agpr_mix_value;
+use hcq_sim::stand_ins::fixtures::agpr_mix_value;
 
 const BASE: u64 = 0x10_0000;
 const CODE: u64 = BASE;

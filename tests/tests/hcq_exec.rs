@@ -12,7 +12,7 @@ use hcq_common::{
 use hcq_core::cmd::patch;
 use hcq_core::codeobj::CodeObjectError;
 use hcq_driver::{BufferKind, Device, DeviceOptions, Error, GpuBuffer, Program};
-use hcq_sim::kernels::{KernelCtx, KernelError};
+use hcq_sim::stand_ins::{KernelCtx, KernelError};
 use hcq_tests::fixtures::{self, FillArgs, VectorAddArgs};
 use std::sync::Arc;
 
@@ -145,7 +145,7 @@ fn exec_update_dims(mode: SimMode) {
         .engines()
         .with_kernels(|k| {
             // A custom host closure in place of copy_u32: the explicit host stand-in opt-in.
-            k.set_mode(hcq_sim::kernels::ExecMode::HostStandIns);
+            k.set_mode(hcq_sim::stand_ins::ExecMode::HostStandIns);
             k.register_from_code_object(MULTI, "copy_u32", Arc::new(count_threads))
         })
         .unwrap();

@@ -318,7 +318,7 @@ fn agpr_kernel_runs(cfg: GpuConfig) {
     let x = |j: usize| inputs.get(j).copied().unwrap_or(0);
     for (i, &g) in got.iter().enumerate() {
         let want = if i < n as usize {
-            hcq_sim::kernels::fixtures::agpr_mix_value(x(i), x(i ^ 1), k)
+            hcq_sim::stand_ins::fixtures::agpr_mix_value(x(i), x(i ^ 1), k)
         } else {
             0
         };

@@ -1292,7 +1292,7 @@ fn accum_offset_not_programmed(mode: SimMode) {
         let bytes: Vec<u8> = inputs.iter().flat_map(|v| v.to_le_bytes()).collect();
         inp.write(0, &bytes).unwrap();
         let want: Vec<u32> = (0..n as usize)
-            .map(|i| hcq_sim::kernels::fixtures::agpr_mix_value(inputs[i], inputs[i ^ 1], k))
+            .map(|i| hcq_sim::stand_ins::fixtures::agpr_mix_value(inputs[i], inputs[i ^ 1], k))
             .collect();
         let grid = ([n / 64, 1, 1], [64, 1, 1]);
         let reg = dev.arch().regs.pgm_rsrc3;

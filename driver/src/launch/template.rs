@@ -386,8 +386,8 @@ mod tests {
     /// writes made, and the whole-segment path agrees.
     #[test]
     fn split_layout_writes_what_the_hidden_argument_writes_did() {
-        for target in crate::kernels::TARGETS {
-            let Some(co) = crate::kernels::global_id(target) else {
+        for target in crate::fixtures::TARGETS {
+            let Some(co) = crate::fixtures::global_id(target) else {
                 continue;
             };
             let co = CodeObject::parse(co).unwrap();
@@ -529,14 +529,14 @@ mod tests {
 /// through the wrap buffer, every launch runs with its own arguments.
 #[cfg(all(test, feature = "sim"))]
 mod sim_tests {
-    use crate::kernels::{self, FillArgs};
+    use crate::fixtures::{self, FillArgs};
     use crate::{BufferKind, Device, DeviceOptions, Kfd, Program};
     use std::sync::Arc;
 
     #[test]
     fn launches_written_in_place_survive_ring_wraps() {
         let sim = Arc::new(hcq_sim::SimKfd::gfx1100().unwrap());
-        let _gpu = kernels::attach_sim(&sim).unwrap();
+        let _gpu = fixtures::attach_sim(&sim).unwrap();
         // SAFETY: nothing else calls the simulator's port methods.
         let kfd = unsafe { Kfd::with_sim(Arc::clone(&sim)) }.unwrap();
         let opts = DeviceOptions {
@@ -546,8 +546,8 @@ mod sim_tests {
         let dev = Device::open_with(&kfd, 0, opts).unwrap();
         sim.run_until_idle(16);
         let t = dev.target_name();
-        let fill = Program::load(&dev, kernels::fill(&t).unwrap(), "fill").unwrap();
-        let gid = Program::load(&dev, kernels::global_id(&t).unwrap(), "global_id").unwrap();
+        let fill = Program::load(&dev, fixtures::fill(&t).unwrap(), "fill").unwrap();
+        let gid = Program::load(&dev, fixtures::global_id(&t).unwrap(), "global_id").unwrap();
         let n = 64u32;
         let outs: Vec<_> = (0..12)
             .map(|_| dev.alloc(u64::from(n) * 4, BufferKind::Gtt).unwrap())

@@ -7,7 +7,7 @@ use super::QueueDesc;
 use super::env::Env;
 use super::types::{Cause, Exec, Regs};
 use crate::isa::{self, FloatMode, Isa, IsaError, Launch, ScratchSetup};
-use crate::kernels::{ExecMode, KEY_BYTES, KernelCtx, KernelError, KernelMem, code_key};
+use crate::stand_ins::{ExecMode, KEY_BYTES, KernelCtx, KernelError, KernelMem, code_key};
 use crate::vm::{Access, VmFault};
 use core::cell::RefCell;
 use core::sync::atomic::Ordering;

@@ -6,7 +6,7 @@ use super::Clock;
 use super::bus::GpuBus;
 use super::flight::{FlightCell, Recorder};
 use crate::config::DispatchMode;
-use crate::kernels::{KernelMem, KernelRegistry};
+use crate::stand_ins::{KernelMem, KernelRegistry};
 use crate::vm::{Access, VmFault, VmFaultKind};
 
 /// Everything an executing packet may touch besides its queue's own state.

@@ -50,7 +50,7 @@ pub use types::{
     QueueState, QueueStatus, Site, WaitInfo,
 };
 
-use crate::kernels::KernelRegistry;
+use crate::stand_ins::KernelRegistry;
 use core::fmt;
 use core::sync::atomic::{AtomicBool, Ordering};
 use core::time::Duration;

@@ -18,7 +18,7 @@
 //! Families: gfx9 (gfx90a and gfx942, wave64; scratch through the buffer descriptor and the
 //! wave-offset SGPR; AGPRs in the unified VGPR file from RSRC3's ACCUM_OFFSET on), gfx11 (gfx1100, wave32 and wave64) and gfx12 (gfx1201: its SMEM and VFLAT
 //! layouts, s_wait_* counters, split barriers, workgroup ids in ttmp9/ttmp7) are interpreted.
-//! Host stand-ins remain an explicit opt-in of the registry ([`crate::kernels::ExecMode`]).
+//! Host stand-ins remain an explicit opt-in of the registry ([`crate::stand_ins::ExecMode`]).
 
 pub mod decode;
 pub mod disasm;

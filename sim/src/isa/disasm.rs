@@ -2,47 +2,12 @@
 //! decoder can be checked against LLVM's disassembler.
 
 use super::Isa;
-use super::decode::{AGPR, Enc, Inst, LIT, NONE, SEG_FLAT, SEG_SCRATCH, VGPR};
+use super::decode::{AGPR, Dpp, Enc, Inst, LIT, NONE, SEG_FLAT, SEG_SCRATCH, VGPR};
 use super::ops::Op;
 use core::fmt::Write;
 
 mod names;
 use names::{delay_alu, gfx9_name, gfx12_name, sdwa_sel, swizzle, waitcnt, waitcnt9};
-
-/// Registers (dwords) each operand of `op` spans: (dst, src0, src1, src2).
-fn widths(op: Op) -> (u16, [u16; 3]) {
-    use Op::*;
-    match op {
-        SMovB64 | SCmovB64 | SNotB64 | SAndSaveexecB64 | SOrSaveexecB64 | SXorSaveexecB64
-        | SAndNot0SaveexecB64 | SAndNot1SaveexecB64 => (2, [2, 1, 1]),
-        SGetpcB64 => (2, [1, 1, 1]),
-        SSetpcB64 => (1, [2, 1, 1]),
-        SSwappcB64 => (2, [2, 1, 1]),
-        SAndB64 | SOrB64 | SXorB64 | SNandB64 | SNorB64 | SXnorB64 | SAndNot1B64 | SOrNot1B64
-        | SCselectB64 => (2, [2, 2, 1]),
-        SLshlB64 | SLshrB64 | SAshrI64 | SBfeU64 | SBfeI64 => (2, [2, 1, 1]),
-        SBfmB64 => (2, [1, 1, 1]),
-        SBcnt1I32B64 | SCtzI32B64 | SClzI32U64 => (1, [2, 1, 1]),
-        SCmpEqU64 | SCmpLgU64 => (1, [2, 2, 1]),
-        VLshlrevB64 | VLshrrevB64 | VAshrrevI64 => (2, [1, 2, 1]),
-        VLshlAddU64 => (2, [2, 1, 2]),
-        VMadU64U32 | VMadI64I32 => (2, [1, 1, 2]),
-        VAddF64 | VMulF64 | VMinF64 | VMaxF64 => (2, [2, 2, 1]),
-        VFmaF64 | VDivScaleF64 | VDivFmasF64 | VDivFixupF64 | VFmacF64 => (2, [2, 2, 2]),
-        SFf1I32B64 => (1, [2, 1, 1]),
-        VLdexpF64 => (2, [2, 1, 1]),
-        VTruncF64 | VCeilF64 | VRndneF64 | VFloorF64 | VRcpF64 | VRsqF64 | VSqrtF64 | VFractF64 => {
-            (2, [2, 1, 1])
-        }
-        VCvtI32F64 | VCvtU32F64 | VCvtF32F64 => (1, [2, 1, 1]),
-        VCvtF64I32 | VCvtF64U32 | VCvtF64F32 => (2, [1, 1, 1]),
-        VCmpF64 | VCmpI64 | VCmpU64 => (1, [2, 2, 1]),
-        VCmpClassF64 => (1, [2, 1, 1]),
-        VMovB64 => (2, [2, 1, 1]),
-        VPkMovB32 | SAddNcU64 | SSubNcU64 | SMulU64 => (2, [2, 2, 1]),
-        _ => (1, [1, 1, 1]),
-    }
-}
 
 fn is_float(op: Op) -> bool {
     let n = op.name();
@@ -103,6 +68,61 @@ fn operand(code: u16, n: u16, lit: u32, float: bool, wave64: bool) -> String {
     }
 }
 
+/// The DPP controls as LLVM prints them after the operands.
+fn dpp_text(d: Dpp, gfx9: bool) -> String {
+    match d {
+        Dpp::Lane8 { sel, fi } => {
+            let v: Vec<String> = (0..8).map(|k| ((sel >> (3 * k)) & 7).to_string()).collect();
+            format!(" dpp8:[{}]{}", v.join(","), if fi { " fi:1" } else { "" })
+        }
+        Dpp::Row {
+            ctrl,
+            row_mask,
+            bank_mask,
+            bound_ctrl,
+            fi,
+        } => {
+            let n = ctrl & 15;
+            let c = match ctrl {
+                0..=0xff => {
+                    let v: Vec<String> = (0..4)
+                        .map(|k| ((ctrl >> (2 * k)) & 3).to_string())
+                        .collect();
+                    format!("quad_perm:[{}]", v.join(","))
+                }
+                0x101..=0x10f => format!("row_shl:{n}"),
+                0x111..=0x11f => format!("row_shr:{n}"),
+                0x121..=0x12f => format!("row_ror:{n}"),
+                0x130 => "wave_shl:1".into(),
+                0x134 => "wave_rol:1".into(),
+                0x138 => "wave_shr:1".into(),
+                0x13c => "wave_ror:1".into(),
+                0x140 => "row_mirror".into(),
+                0x141 => "row_half_mirror".into(),
+                0x142 => "row_bcast:15".into(),
+                0x143 => "row_bcast:31".into(),
+                0x150..=0x15f => format!("row_share:{n}"),
+                0x160..=0x16f => format!("row_xmask:{n}"),
+                c => format!("dpp_ctrl:{c:#x}"),
+            };
+            let mut s = format!(" {c} row_mask:{row_mask:#x} bank_mask:{bank_mask:#x}");
+            if bound_ctrl {
+                s.push_str(" bound_ctrl:1");
+            }
+            if fi && !gfx9 {
+                s.push_str(" fi:1");
+            }
+            s
+        }
+    }
+}
+
+/// The float compare conditions by their 4-bit code (VOPC's and gfx12 SOPC's order).
+const FLOAT_CONDS: [&str; 16] = [
+    "f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle", "neq", "nlt",
+    "t",
+];
+
 fn vop_name(i: &Inst) -> String {
     match i.op {
         Op::VCmpF16
@@ -116,10 +136,7 @@ fn vop_name(i: &Inst) -> String {
         | Op::VCmpU64 => {
             let float = matches!(i.op, Op::VCmpF16 | Op::VCmpF32 | Op::VCmpF64);
             let conds: &[&str] = if float {
-                &[
-                    "f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle",
-                    "neq", "nlt", "t",
-                ]
+                &FLOAT_CONDS
             } else {
                 &["f", "lt", "eq", "le", "gt", "ne", "ge", "t"]
             };
@@ -180,9 +197,15 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
             op.name()
         }
     };
-    let (dw, sw) = widths(i.op);
+    let (dw, sw) = i.op.regs();
     let fl = is_float(i.op);
-    let op = |k: usize| operand(i.src[k], sw[k], i.lit, fl, wave64);
+    // A 16-bit operation's literal prints as its 16 bits.
+    let lit = if i.op.name().ends_with("16") && i.enc != Enc::Vop3p {
+        i.lit & 0xffff
+    } else {
+        i.lit
+    };
+    let op = |k: usize| operand(i.src[k], sw[k], lit, fl, wave64);
     let mask_n = if wave64 { 2 } else { 1 };
     // CAST: simm16 as the printer shows it.
     let imm16 = (i.imm as u32) & 0xffff;
@@ -226,6 +249,7 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
                 | Op::SWaitStorecntDscnt
                 | Op::SWaitAlu
                 | Op::SWaitcntDepctr
+                | Op::SSetInstPrefetchDistance
                 | Op::SBarrierWait => {
                     let _ = write!(s, " {imm16:#x}");
                 }
@@ -244,7 +268,17 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
             );
         }
         Enc::Sop1 | Enc::Sop2 | Enc::Sopc => {
-            s.push_str(name(i.op));
+            match i.op {
+                Op::SCmpF32 | Op::SCmpF16 => {
+                    let _ = write!(
+                        s,
+                        "s_cmp_{}_{}",
+                        FLOAT_CONDS[usize::from(i.sub & 15)],
+                        &i.op.name()[8..]
+                    );
+                }
+                op => s.push_str(name(op)),
+            }
             let mut ops = Vec::new();
             if i.dst != NONE {
                 ops.push(operand(i.dst, dw, 0, false, wave64));
@@ -329,7 +363,12 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
                 super::decode::has_short_form(i.op)
             };
             s.push_str(&name);
-            if i.sdwa.is_some() {
+            if i.dpp.is_some() {
+                // gfx10+ prints a VOPC's DPP form without the suffix.
+                if i.enc != Enc::Vopc || gfx9 {
+                    s.push_str("_dpp");
+                }
+            } else if i.sdwa.is_some() {
                 s.push_str("_sdwa");
             } else if short && has_e32(i.op) {
                 s.push_str("_e32");
@@ -337,7 +376,7 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
                 s.push_str("_e64");
             }
             let mut ops = Vec::new();
-            let mods = i.enc == Enc::Vop3 || i.sdwa.is_some();
+            let mods = i.enc == Enc::Vop3 || i.sdwa.is_some() || i.dpp.is_some();
             let src_mod = |k: usize| {
                 let t = op(k);
                 let neg = (i.mods >> k) & 1 == 1 && mods;
@@ -419,7 +458,13 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
                 3 => s.push_str(" div:2"),
                 _ => {}
             }
-            if i.opsel != 0 && i.enc == Enc::Vop3 {
+            if let Some(d) = i.dpp {
+                s.push_str(&dpp_text(d, gfx9));
+            }
+            if i.opsel != 0 && matches!(i.op, Op::VPermlane16B32 | Op::VPermlanex16B32) {
+                let b = |k: u8| (i.opsel >> k) & 1;
+                let _ = write!(s, " op_sel:[{},{}]", b(0), b(1));
+            } else if i.opsel != 0 && i.enc == Enc::Vop3 {
                 let mut v: Vec<&str> = (0..3)
                     .filter(|&k| i.src[k] != NONE)
                     .map(|k| if (i.opsel >> k) & 1 == 1 { "1" } else { "0" })
@@ -516,10 +561,17 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
                             &nm[2..],
                             operand(h.dst, 1, 0, false, wave64)
                         );
-                        for &c in &h.src {
+                        let lit = format!(", {:#x}", i.lit);
+                        for (k, &c) in h.src.iter().enumerate() {
+                            if k == 1 && h.op == Op::VFmamkF32 {
+                                t.push_str(&lit);
+                            }
                             if c != NONE {
                                 let _ = write!(t, ", {}", operand(c, 1, i.lit, true, wave64));
                             }
+                        }
+                        if h.op == Op::VFmaakF32 {
+                            t.push_str(&lit);
                         }
                         t
                     })

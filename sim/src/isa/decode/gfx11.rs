@@ -56,7 +56,7 @@ fn sopc_op(opc: u32) -> Option<Op> {
 pub(super) fn sopp_op(opc: u32) -> Option<Op> {
     use Op::*;
     Some(table! {opc, return None;
-        0 => SNop, 3 => SSleep, 5 => SClause, 7 => SDelayAlu, 8 => SWaitcntDepctr, 9 => SWaitcnt,
+        0 => SNop, 3 => SSleep, 4 => SSetInstPrefetchDistance, 5 => SClause, 7 => SDelayAlu, 8 => SWaitcntDepctr, 9 => SWaitcnt,
         16 => STrap, 31 => SCodeEnd, 32 => SBranch, 33 => SCbranchScc0, 34 => SCbranchScc1,
         35 => SCbranchVccz, 36 => SCbranchVccnz, 37 => SCbranchExecz, 38 => SCbranchExecnz,
         48 => SEndpgm, 53 => SSetprio, 54 => SSendmsg, 60 => SIcacheInv, 61 => SBarrier,
@@ -65,10 +65,7 @@ pub(super) fn sopp_op(opc: u32) -> Option<Op> {
 
 pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
     let w0 = w[0];
-    let i = if w0 >> 31 == 0 && matches!(bits(w0, 0, 9), 0xe9 | 0xea | 0xfa) {
-        // DPP8/DPP16 (the src0 field): not interpreted.
-        return Err(undec(w0, "DPP", bits(w0, 25, 6)));
-    } else if w0 >> 31 == 0 {
+    let i = if w0 >> 31 == 0 {
         if w0 >> 25 == 0x3f {
             vop1(w0, vop1_op)?
         } else if w0 >> 25 == 0x3e {
@@ -231,7 +228,9 @@ fn vop3_only(opc: u32) -> Option<Op> {
         0x21e => VMax3U32, 0x21f => VMed3F32, 0x220 => VMed3I32, 0x221 => VMed3U32,
         0x240 => VXor3B32, 0x244 => VPermB32, 0x245 => VXadU32, 0x246 => VLshlAddU32,
         0x247 => VAddLshlU32, 0x255 => VAdd3U32, 0x256 => VLshlOrB32, 0x257 => VAndOrB32,
-        0x258 => VOr3B32, 0x2fe => VMadU64U32, 0x2ff => VMadI64I32, 0x300 => VAddCoU32,
+        0x258 => VOr3B32, 0x25b => VPermlane16B32,
+        0x25e => VMaxminF32, 0x25f => VMinmaxF32,
+        0x25c => VPermlanex16B32, 0x2fe => VMadU64U32, 0x2ff => VMadI64I32, 0x300 => VAddCoU32,
         0x301 => VSubCoU32, 0x302 => VSubrevCoU32, 0x31c => VLdexpF32, 0x31d => VBfmB32,
         0x31e => VBcntU32B32, 0x31f => VMbcntLoU32B32, 0x320 => VMbcntHiU32B32, 0x325 => VSubNcI32,
         0x326 => VAddNcI32, 0x327 => VAddF64, 0x328 => VMulF64, 0x329 => VMinF64, 0x32a => VMaxF64,
@@ -344,6 +343,10 @@ pub(super) fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         | Op::VDivFixupF32
         | Op::VDivFixupF64
         | Op::VFmaF16
+        | Op::VPermlane16B32
+        | Op::VPermlanex16B32
+        | Op::VMaxminF32
+        | Op::VMinmaxF32
         | Op::VFmacF32 => 3,
         _ if (0x180..0x200).contains(&opc) => 1,
         _ => 2,

@@ -67,8 +67,6 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
     let w0 = w[0];
     let i = if w0 >> 31 == 0 && bits(w0, 0, 9) == 0xf9 {
         sdwa(w0, w[1])?
-    } else if w0 >> 31 == 0 && bits(w0, 0, 9) == 0xfa {
-        return Err(undec(w0, "DPP", bits(w0, 25, 6)));
     } else if w0 >> 31 == 0 {
         if w0 >> 25 == 0x3f {
             let mut i = vop1(w0, vop1_op)?;
@@ -102,6 +100,9 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
                 accvgpr(w0, w[1])?
             }
             0b110100 if w0 >> 23 == 0x1a7 => vop3p(w0, w[1], |opc| match opc {
+                0x30 => Some(Op::VPkFmaF32),
+                0x31 => Some(Op::VPkMulF32),
+                0x32 => Some(Op::VPkAddF32),
                 0x33 => Some(Op::VPkMovB32),
                 o => vop3p_op(o),
             })?,

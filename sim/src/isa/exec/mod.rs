@@ -10,6 +10,7 @@ use super::ops::Op;
 use super::{Isa, IsaError, Launch, Memory, Stats};
 use crate::vm::Access;
 
+mod dpp;
 mod init;
 mod lds;
 mod mask;
@@ -334,7 +335,8 @@ fn run_range(
             s: [UNDEFINED; 128],
             scc: true,
             pc: l.pgm,
-            v: vec![UNDEFINED; l.vgprs as usize * lanes as usize],
+            // One row more than RSRC1 grants: DPP stages its permuted src0 there.
+            v: vec![UNDEFINED; (l.vgprs as usize + 1) * lanes as usize],
             nvgpr: l.vgprs as usize,
             lanes: lanes as usize,
             id,
@@ -606,6 +608,7 @@ fn waits_only(op: Op) -> bool {
     matches!(
         op,
         SNop | SClause
+            | SSetInstPrefetchDistance
             | SDelayAlu
             | SWaitcnt
             | SWaitcntDepctr

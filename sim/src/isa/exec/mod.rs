@@ -121,6 +121,8 @@ pub(crate) struct Wave {
     id: u32,
     state: WaveState,
     scratch_slot: u64,
+    /// The wave's serial clock ([`model`]).
+    clock: model::WaveClock,
 }
 
 /// Scalar operand codes that differ between families.
@@ -233,6 +235,7 @@ fn run_parallel(
                 stats.wave_instructions += st.wave_instructions;
                 stats.lane_instructions += st.lane_instructions;
                 stats.simd_cycles += st.simd_cycles;
+                stats.wave_cycles = stats.wave_cycles.max(st.wave_cycles);
                 stats.mem_bytes += st.mem_bytes;
             }
             Err((g, e)) => {
@@ -342,6 +345,7 @@ fn run_range(
             id,
             state: WaveState::Running,
             scratch_slot: 0,
+            clock: model::WaveClock::default(),
         })
         .collect();
     // CAST: at most 64 KiB.
@@ -386,6 +390,7 @@ impl Wave {
         self.scc = true;
         self.pc = pc;
         self.state = WaveState::Running;
+        self.clock.reset();
     }
     pub(crate) fn lanes(&self) -> usize {
         self.lanes
@@ -574,6 +579,7 @@ fn run_wave(
         let (i, cost) = (&entry.0, entry.1);
         stats.wave_instructions += 1;
         stats.simd_cycles += u64::from(cost.cycles);
+        x.w.clock.issue(&cost);
         let next = pc.wrapping_add(u64::from(i.len));
         x.w.pc = next;
         if matches!(
@@ -598,6 +604,12 @@ fn run_wave(
         }
         x.step(i, next)?;
     }
+    let t = if x.w.state == WaveState::Done {
+        x.w.clock.finish()
+    } else {
+        x.w.clock.t
+    };
+    stats.wave_cycles = stats.wave_cycles.max(t);
     Ok(())
 }
 

@@ -601,6 +601,28 @@ impl Printer<'_> {
         let Ctx { gfx12, dw, .. } = self.ctx();
         let op = |k: usize| self.op(k);
         let mut s = String::new();
+        let mfma = match i.op {
+            Op::VMfmaF32_16x16x16F16 => Some("v_mfma_f32_16x16x16_f16"),
+            Op::VMfmaF32_32x32x8F16 => Some("v_mfma_f32_32x32x8_f16"),
+            Op::VMfmaF32_16x16x4F32 => Some("v_mfma_f32_16x16x4_f32"),
+            _ => None,
+        };
+        if let Some(gfx940_name) = mfma {
+            // No modifiers: the broadcasts are refused at decode.
+            let nm = if self.gfx940 {
+                gfx940_name
+            } else {
+                i.op.name()
+            };
+            let ops: Vec<String> = (0..3).map(op).collect();
+            let _ = write!(
+                s,
+                "{nm} {}, {}",
+                operand(i.dst, dw, 0, false, wave64),
+                ops.join(", ")
+            );
+            return s;
+        }
         let nm = match i.op {
             Op::VPkMinF16 if gfx12 => "v_pk_min_num_f16",
             Op::VPkMaxF16 if gfx12 => "v_pk_max_num_f16",

@@ -87,7 +87,11 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             0b111101 => smem(w0, w[1])?,
             0b110101 => vop3(w0, w[1])?,
             0b110010 => vopd(w0, w[1])?,
-            0b110011 if w0 >> 24 == 0xcc => vop3p(w0, w[1], vop3p_op)?,
+            0b110011 if w0 >> 24 == 0xcc => vop3p(w0, w[1], |opc| match opc {
+                0x40 => Some(Op::VWmmaF32F16),
+                0x41 => Some(Op::VWmmaF32Bf16),
+                o => vop3p_op(o),
+            })?,
             0b110110 => ds(w0, w[1])?,
             0b110111 => flat(w0, w[1])?,
             0b111000 => mubuf(w0, w[1])?,
@@ -496,7 +500,9 @@ pub(super) fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     let op = table! {opc, return Err(undec(w, "FLAT", opc));
         16 => MLoadU8, 17 => MLoadI8, 18 => MLoadU16, 19 => MLoadI16, 20 => MLoadB32,
         21 => MLoadB64, 22 => MLoadB96, 23 => MLoadB128, 24 => MStoreB8, 25 => MStoreB16,
-        26 => MStoreB32, 27 => MStoreB64, 28 => MStoreB96, 29 => MStoreB128, 51 => MAtomicSwapB32,
+        26 => MStoreB32, 27 => MStoreB64, 28 => MStoreB96, 29 => MStoreB128, 30 => MLoadD16U8,
+        31 => MLoadD16I8, 32 => MLoadD16B16, 33 => MLoadD16HiU8, 34 => MLoadD16HiI8,
+        35 => MLoadD16HiB16, 51 => MAtomicSwapB32,
         52 => MAtomicCmpswapB32, 53 => MAtomicAddU32, 54 => MAtomicSubU32, 56 => MAtomicMinI32,
         57 => MAtomicMinU32, 58 => MAtomicMaxI32, 59 => MAtomicMaxU32, 60 => MAtomicAndB32,
         61 => MAtomicOrB32, 62 => MAtomicXorB32, 63 => MAtomicIncU32, 64 => MAtomicDecU32,
@@ -532,8 +538,8 @@ pub(super) fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         | ((bits(w, 13, 1) as u8) << 2)
         | (u8::from(sve) << 3);
     let (addr, data, saddr, vdst) = (b16(w1, 0, 8), b16(w1, 8, 8), b16(w1, 16, 7), b16(w1, 24, 8));
-    let load = opc < 24;
-    let store = (24..51).contains(&opc);
+    let load = opc < 24 || (30..36).contains(&opc);
+    let store = (24..30).contains(&opc) || (36..51).contains(&opc);
     let vaddr = if seg == SEG_SCRATCH && !sve {
         NONE
     } else {

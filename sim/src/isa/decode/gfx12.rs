@@ -18,6 +18,8 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             17 | 18 => None,
             27 => Some(Op::VPkMinF16),
             28 => Some(Op::VPkMaxF16),
+            0x40 => Some(Op::VWmmaF32F16Gfx12),
+            0x41 => Some(Op::VWmmaF32Bf16Gfx12),
             o => vop3p_op(o),
         })?
     } else if w0 >> 23 == 0x17F {
@@ -209,7 +211,7 @@ fn vflat12(w: u32, w1: u32, w2: u32) -> Result<Inst, Undecodable> {
     let saddr = b16(w, 0, 7);
     let (vdst, vsrc, vaddr) = (b16(w1, 0, 8), b16(w1, 23, 8), b16(w2, 0, 8));
     let atomic = opc >= 51;
-    let load = opc < 24;
+    let load = opc < 24 || (30..36).contains(&opc);
     // Atomics return the old value when TH has the return bit (bit 0 of th, dword1 bit 20).
     let rtn = atomic && bits(w1, 20, 1) == 1;
     i.flags = u8::from(rtn) | (u8::from(sve) << 3) | scope;

@@ -438,6 +438,10 @@ pub(super) fn vop3p(w: u32, w1: u32, table: fn(u32) -> Option<Op>) -> Result<Ins
         op,
         Op::VPkFmaF16
             | Op::VPkFmaF32
+            | Op::VWmmaF32F16
+            | Op::VWmmaF32Bf16
+            | Op::VWmmaF32F16Gfx12
+            | Op::VWmmaF32Bf16Gfx12
             | Op::VPkMadI16
             | Op::VPkMadU16
             | Op::VFmaMixF32

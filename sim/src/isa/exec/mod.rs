@@ -14,6 +14,7 @@ mod dpp;
 mod init;
 mod lds;
 mod mask;
+mod matrix;
 mod memory;
 mod num;
 mod operands;

@@ -18,6 +18,7 @@ impl Exec<'_, '_> {
         match i.op {
             VFmaMixF32 | VFmaMixloF16 | VFmaMixhiF16 => return self.fma_mix(i),
             VPkMovB32 => return self.pk_mov(i),
+            op if Self::is_matrix(op) => return self.matrix(i),
             VPkFmaF32 | VPkMulF32 | VPkAddF32 => return self.pk_f32(i),
             _ => {}
         }

@@ -241,3 +241,51 @@ fn every_dpp_control_moves_lanes_as_the_isa_defines() {
         }
     }
 }
+
+/// A VOP3 operation under DPP (gfx11's `_e64_dpp`, 12 bytes): src0 moves across lanes, the
+/// other sources do not.
+#[test]
+fn a_vop3_operation_reads_its_first_source_through_dpp() {
+    use hcq_sim::isa::{Isa as I, Launch as L};
+    // v_add3_u32_e64_dpp v2, v0, v0, v0 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:1
+    // v_lshlrev_b32_e32 v3, 2, v0 / global_store_b32 v3, v2, s[0:1] / s_endpgm
+    let code = [
+        0xD655_0002u32,
+        0x0402_00FA,
+        0xFF09_1100,
+        0x3006_0082,
+        0xDC6A_0000,
+        0x0000_0203,
+        0xBFB0_0000,
+    ];
+    let mem = FlatMemory::new(BASE, LEN);
+    let b: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
+    mem.poke(CODE, &b).unwrap();
+    let l = L {
+        isa: I::Gfx11,
+        pgm: CODE,
+        wave64: false,
+        user_sgprs: vec![lo(BUF), 0],
+        rsrc2: 2 << 1,
+        local: [32, 1, 1],
+        groups: [1, 1, 1],
+        lds_bytes: 0,
+        vgprs: 8,
+        scratch: ScratchSetup::default(),
+        scratch_waves: 0,
+        accum_offset: 0,
+        float: FloatMode::from_rsrc1(0),
+        budget: 1000,
+        clock: 0,
+    };
+    run(&l, &mem).unwrap();
+    let k = K {
+        mem: &mem,
+        target: "gfx1100",
+        wave64: false,
+    };
+    let want: Vec<u32> = (0..32u32)
+        .map(|l| if l % 16 == 0 { 0 } else { l - 1 } + 2 * l)
+        .collect();
+    assert_eq!(k.read(BUF, 32), want);
+}

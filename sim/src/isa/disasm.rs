@@ -458,7 +458,9 @@ impl Printer<'_> {
         };
         if i.dpp.is_some() {
             // gfx10+ prints a VOPC's DPP form without the suffix.
-            if i.enc != Enc::Vopc || gfx9 {
+            if matches!(i.enc, Enc::Vop3 | Enc::Vop3sd) {
+                "_e64_dpp"
+            } else if i.enc != Enc::Vopc || gfx9 {
                 "_dpp"
             } else {
                 ""

@@ -155,7 +155,7 @@ scratch_load_b64 v[0:1], v2, off
 scratch_store_b32 v1, v2, off offset:8
 s_endpgm
 // DPP16 (row_shl/shr/ror, mirrors, row_share, row_xmask, quad_perm, masks, bound_ctrl, fi,
-// modifiers, VOPC and carry forms), DPP8, the lane permutes and the prefetch hint.
+// modifiers, VOPC and carry forms, VOP3 forms), DPP8, the lane permutes and the prefetch hint.
 v_add_nc_u32_dpp v1, v2, v3 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:1
 v_add_nc_u32_dpp v1, v2, v3 quad_perm:[1,0,3,2] row_mask:0x5 bank_mask:0x3
 v_mov_b32_dpp v4, v1 row_shl:3 row_mask:0xf bank_mask:0xf fi:1
@@ -177,3 +177,9 @@ v_cmpx_eq_u32_dpp v1, v2 quad_perm:[0,0,0,0] row_mask:0xf bank_mask:0xf
 s_set_inst_prefetch_distance 0x2
 v_maxmin_f32 v1, v2, v3, v4
 v_minmax_f32 v1, v2, s3, v4
+v_add_nc_u32_e64_dpp v1, v2, v3 row_shr:1 row_mask:0xf bank_mask:0xf
+v_add3_u32_e64_dpp v1, v2, v3, v4 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:1
+v_fma_f32_e64_dpp v1, -v2, v3, |v4| quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf
+v_add_nc_u32_e64_dpp v1, v2, v3 dpp8:[7,6,5,4,3,2,1,0]
+v_add_f32_e64_dpp v1, v2, v3 clamp row_xmask:1 row_mask:0xf bank_mask:0xf
+v_cmp_lt_i32_e64_dpp s5, v2, v3 row_shr:1 row_mask:0xf bank_mask:0xf

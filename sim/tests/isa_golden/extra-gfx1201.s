@@ -42,3 +42,6 @@ v_permlane16_b32 v2, v3, s1, s2 op_sel:[1,1]
 v_cmpx_eq_u32_dpp v1, v2 quad_perm:[0,0,0,0] row_mask:0xf bank_mask:0xf
 v_maxmin_num_f32 v1, v2, v3, v4
 v_minmax_num_f32 v1, v2, s3, v4
+v_add_nc_u32_e64_dpp v1, v2, v3 row_shr:1 row_mask:0xf bank_mask:0xf
+v_add3_u32_e64_dpp v1, v2, v3, v4 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:1
+v_fma_f32_e64_dpp v1, -v2, v3, |v4| quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf

@@ -273,7 +273,10 @@ pub fn decode(isa: Isa, words: &[u32; 3]) -> Result<Inst, Undecodable> {
         Isa::Gfx9 => gfx9::decode,
     };
     let w0 = words[0];
-    let mut i = if w0 >> 31 == 0 && matches!(bits(w0, 0, 9), 0xe9 | 0xea | 0xfa) {
+    let dpp_marker = |x: u32| matches!(bits(x, 0, 9), 0xe9 | 0xea | 0xfa);
+    let mut i = if (w0 >> 31 == 0 && dpp_marker(w0))
+        || (isa != Isa::Gfx9 && w0 >> 26 == 0b110101 && dpp_marker(words[1]))
+    {
         dpp(isa, words, family)?
     } else {
         family(words)?
@@ -291,21 +294,37 @@ pub fn decode(isa: Isa, words: &[u32; 3]) -> Result<Inst, Undecodable> {
 }
 
 /// A VOP1/VOP2/VOPC word whose src0 field is a DPP marker (0xfa DPP16; 0xe9, 0xea DPP8 on
-/// gfx11+): the family decodes the word as if src0 were v0, then the second word gives the
-/// source VGPR, the lane control and (DPP16) src0/src1 neg and abs.
+/// gfx11+), or a gfx11+ VOP3 whose src0 field is: the family decodes the instruction as if
+/// src0 were v0, then the DPP word (the second word; VOP3: the third) gives the source VGPR,
+/// the lane control and, for the 32-bit forms' DPP16, src0/src1 neg and abs (VOP3 keeps its
+/// own modifiers).
 fn dpp(
     isa: Isa,
     w: &[u32; 3],
     family: fn(&[u32; 3]) -> Result<Inst, Undecodable>,
 ) -> Result<Inst, Undecodable> {
-    let (w0, w1) = (w[0], w[1]);
-    let marker = bits(w0, 0, 9);
+    let w0 = w[0];
+    let vop3 = w0 >> 31 == 1;
+    let (marker, w1) = if vop3 {
+        (bits(w[1], 0, 9), w[2])
+    } else {
+        (bits(w0, 0, 9), w[1])
+    };
     let refuse = |what| Err(undec(w0, what, bits(w0, 25, 7)));
     if isa == Isa::Gfx9 && marker != 0xfa {
         return refuse("VOP (src0 0xe9/0xea: no DPP8 on gfx9)");
     }
-    let mut i = family(&[(w0 & !0x1ff) | u32::from(VGPR), 0, 0])?;
-    if !matches!(i.enc, Enc::Vop1 | Enc::Vop2 | Enc::Vopc)
+    let mut i = if vop3 {
+        family(&[w0, (w[1] & !0x1ff) | u32::from(VGPR), 0])?
+    } else {
+        family(&[(w0 & !0x1ff) | u32::from(VGPR), 0, 0])?
+    };
+    let forms: &[Enc] = if vop3 {
+        &[Enc::Vop3, Enc::Vop3sd]
+    } else {
+        &[Enc::Vop1, Enc::Vop2, Enc::Vopc]
+    };
+    if !forms.contains(&i.enc)
         || i.src.contains(&LIT)
         || i.sdwa.is_some()
         || matches!(
@@ -318,14 +337,16 @@ fn dpp(
     if i.enc == Enc::Vopc && isa == Isa::Gfx9 {
         return refuse("DPP (VOPC has no DPP form on gfx9)");
     }
-    i.len = 8;
+    i.len = if vop3 { 12 } else { 8 };
     i.src[0] = VGPR + b16(w1, 0, 8);
     let d = if marker == 0xfa {
-        // CAST: single bits: neg in bits 0..1, abs in bits 4..5 (the VOP3 layout).
-        i.mods = (bits(w1, 20, 1)
-            | (bits(w1, 22, 1) << 1)
-            | (bits(w1, 21, 1) << 4)
-            | (bits(w1, 23, 1) << 5)) as u8;
+        if !vop3 {
+            // CAST: single bits: neg in bits 0..1, abs in bits 4..5 (the VOP3 layout).
+            i.mods = (bits(w1, 20, 1)
+                | (bits(w1, 22, 1) << 1)
+                | (bits(w1, 21, 1) << 4)
+                | (bits(w1, 23, 1) << 5)) as u8;
+        }
         Dpp::Row {
             ctrl: b16(w1, 8, 9),
             // CAST: 4-bit fields.

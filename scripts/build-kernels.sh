@@ -40,10 +40,13 @@ LINK=(-fuse-ld=lld "--ld-path=$(command -v "ld.lld-$LLVM_VER")")
 
 for src in "$SRC"/*.cl; do
   stem="$(basename "$src" .cl)"
+  # A source may ask for more compiler flags on a line `// clang-flags: ...` (kernels/dpp.cl:
+  # the DPP atomic optimizer).
+  read -r -a EXTRA <<< "$(sed -n 's|^// clang-flags: ||p' "$src")"
   for gfx in $TARGETS; do
     co="$OUT/$stem-$gfx.co"
-    "$CLANG" "${FLAGS[@]}" "${LINK[@]}" -mcpu="$gfx" -o "$co" "$src"
-    "$CLANG" "${FLAGS[@]}" -mcpu="$gfx" -S -o "$TMP/$stem-$gfx.s" "$src"
+    "$CLANG" "${FLAGS[@]}" ${EXTRA[@]+"${EXTRA[@]}"} "${LINK[@]}" -mcpu="$gfx" -o "$co" "$src"
+    "$CLANG" "${FLAGS[@]}" ${EXTRA[@]+"${EXTRA[@]}"} -mcpu="$gfx" -S -o "$TMP/$stem-$gfx.s" "$src"
     "$READOBJ" --elf-output-style=JSON --file-headers --notes --symbols "$co" > "$TMP/$stem-$gfx.json"
     "$READELF" --notes "$co" > "$TMP/$stem-$gfx.notes"
     echo "built $(basename "$co") ($(stat -c %s "$co") bytes)"

@@ -25,6 +25,10 @@ trap 'rm -f "$tmp"' EXIT
 "$objdump" -d --mcpu=gfx1100 "$tmp" \
   | grep -E '^\s+[a-z_].*// [0-9A-F]+:' \
   | sed -E 's/^\s+//; s/ <[^>]*>$//' > "$out/extra-gfx1100.txt"
+"$mc" -arch=amdgcn -mcpu=gfx1201 -filetype=obj "$out/extra-gfx1201.s" -o "$tmp"
+"$objdump" -d --mcpu=gfx1201 "$tmp" \
+  | grep -E '^\s+[a-z_].*// [0-9A-F]+:' \
+  | sed -E 's/^\s+//; s/ <[^>]*>$//' > "$out/extra-gfx1201.txt"
 # AGPR forms (v_accvgpr_*, ACC bits of FLAT/GLOBAL/SCRATCH/MUBUF/DS) for gfx90a and gfx942.
 for target in gfx90a gfx942; do
   "$mc" -arch=amdgcn -mcpu="$target" -filetype=obj "$out/extra-gfx9.s" -o "$tmp"

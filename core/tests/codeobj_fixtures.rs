@@ -31,7 +31,7 @@ fn u(v: &Value) -> u64 {
 )]
 fn manifest_covers_every_kernel_and_target() {
     let objs = manifest();
-    assert_eq!(objs.len(), 36, "9 sources x 4 targets");
+    assert_eq!(objs.len(), 48, "12 sources x 4 targets");
     let mut targets: Vec<&str> = objs.iter().map(|o| o["target"].as_str().unwrap()).collect();
     targets.sort_unstable();
     targets.dedup();
@@ -129,8 +129,8 @@ fn every_fixture_matches_its_metadata() {
             kernels_seen += 1;
         }
     }
-    // 10 kernels in the runtime fixtures, 19 in mathmix.
-    assert_eq!(kernels_seen, 4 * (10 + 19));
+    // 10 kernels in the runtime fixtures, 19 in mathmix, 3 in codegen, 4 in dpp, 1 in matrix.
+    assert_eq!(kernels_seen, 4 * (10 + 19 + 3 + 4 + 1));
 }
 
 #[test]
@@ -361,5 +361,5 @@ fn every_fixture_parses() {
         }
         n += 1;
     }
-    assert_eq!(n, 36, "9 sources x 4 targets");
+    assert_eq!(n, 48, "12 sources x 4 targets");
 }

@@ -1,6 +1,7 @@
 //! The decoder against LLVM's disassembler: every instruction of every fixture, of the
 //! ordinary compute kernels in `isa_golden/compute.cl` and `packed.cl` (clang-19) and of
-//! `extra-gfx1100.s` and `extra-gfx9.s` (gfx90a/gfx942 AGPR forms)
+//! `extra-gfx1100.s`, `extra-gfx1201.s` and `extra-gfx9.s` (gfx90a/gfx942 AGPR, DPP and
+//! packed-f32 forms)
 //! (golden text from `scripts/isa-golden.sh`, i.e. `llvm-objdump-19 -d`) decodes to the same
 //! mnemonic and operands, with the same length, on every target.
 
@@ -91,6 +92,18 @@ fn a_wider_gfx11_instruction_set_matches_llvm_objdump() {
         bad.join("\n")
     );
     assert!(n > 150, "{n} instructions");
+}
+
+#[test]
+fn a_wider_gfx12_instruction_set_matches_llvm_objdump() {
+    let (n, bad) = check(Isa::Gfx12, "gfx1201", &["extra"]);
+    assert!(
+        bad.is_empty(),
+        "{} of {n} differ:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+    assert!(n >= 40, "{n} instructions");
 }
 
 #[test]

@@ -2,47 +2,12 @@
 //! decoder can be checked against LLVM's disassembler.
 
 use super::Isa;
-use super::decode::{AGPR, Enc, Inst, LIT, NONE, SEG_FLAT, SEG_SCRATCH, VGPR};
+use super::decode::{AGPR, Dpp, Enc, Inst, LIT, NONE, SEG_FLAT, SEG_SCRATCH, VGPR};
 use super::ops::Op;
 use core::fmt::Write;
 
 mod names;
 use names::{delay_alu, gfx9_name, gfx12_name, sdwa_sel, swizzle, waitcnt, waitcnt9};
-
-/// Registers (dwords) each operand of `op` spans: (dst, src0, src1, src2).
-fn widths(op: Op) -> (u16, [u16; 3]) {
-    use Op::*;
-    match op {
-        SMovB64 | SCmovB64 | SNotB64 | SAndSaveexecB64 | SOrSaveexecB64 | SXorSaveexecB64
-        | SAndNot0SaveexecB64 | SAndNot1SaveexecB64 => (2, [2, 1, 1]),
-        SGetpcB64 => (2, [1, 1, 1]),
-        SSetpcB64 => (1, [2, 1, 1]),
-        SSwappcB64 => (2, [2, 1, 1]),
-        SAndB64 | SOrB64 | SXorB64 | SNandB64 | SNorB64 | SXnorB64 | SAndNot1B64 | SOrNot1B64
-        | SCselectB64 => (2, [2, 2, 1]),
-        SLshlB64 | SLshrB64 | SAshrI64 | SBfeU64 | SBfeI64 => (2, [2, 1, 1]),
-        SBfmB64 => (2, [1, 1, 1]),
-        SBcnt1I32B64 | SCtzI32B64 | SClzI32U64 => (1, [2, 1, 1]),
-        SCmpEqU64 | SCmpLgU64 => (1, [2, 2, 1]),
-        VLshlrevB64 | VLshrrevB64 | VAshrrevI64 => (2, [1, 2, 1]),
-        VLshlAddU64 => (2, [2, 1, 2]),
-        VMadU64U32 | VMadI64I32 => (2, [1, 1, 2]),
-        VAddF64 | VMulF64 | VMinF64 | VMaxF64 => (2, [2, 2, 1]),
-        VFmaF64 | VDivScaleF64 | VDivFmasF64 | VDivFixupF64 | VFmacF64 => (2, [2, 2, 2]),
-        SFf1I32B64 => (1, [2, 1, 1]),
-        VLdexpF64 => (2, [2, 1, 1]),
-        VTruncF64 | VCeilF64 | VRndneF64 | VFloorF64 | VRcpF64 | VRsqF64 | VSqrtF64 | VFractF64 => {
-            (2, [2, 1, 1])
-        }
-        VCvtI32F64 | VCvtU32F64 | VCvtF32F64 => (1, [2, 1, 1]),
-        VCvtF64I32 | VCvtF64U32 | VCvtF64F32 => (2, [1, 1, 1]),
-        VCmpF64 | VCmpI64 | VCmpU64 => (1, [2, 2, 1]),
-        VCmpClassF64 => (1, [2, 1, 1]),
-        VMovB64 => (2, [2, 1, 1]),
-        VPkMovB32 | SAddNcU64 | SSubNcU64 | SMulU64 => (2, [2, 2, 1]),
-        _ => (1, [1, 1, 1]),
-    }
-}
 
 fn is_float(op: Op) -> bool {
     let n = op.name();
@@ -103,6 +68,61 @@ fn operand(code: u16, n: u16, lit: u32, float: bool, wave64: bool) -> String {
     }
 }
 
+/// The DPP controls as LLVM prints them after the operands.
+fn dpp_text(d: Dpp, gfx9: bool) -> String {
+    match d {
+        Dpp::Lane8 { sel, fi } => {
+            let v: Vec<String> = (0..8).map(|k| ((sel >> (3 * k)) & 7).to_string()).collect();
+            format!(" dpp8:[{}]{}", v.join(","), if fi { " fi:1" } else { "" })
+        }
+        Dpp::Row {
+            ctrl,
+            row_mask,
+            bank_mask,
+            bound_ctrl,
+            fi,
+        } => {
+            let n = ctrl & 15;
+            let c = match ctrl {
+                0..=0xff => {
+                    let v: Vec<String> = (0..4)
+                        .map(|k| ((ctrl >> (2 * k)) & 3).to_string())
+                        .collect();
+                    format!("quad_perm:[{}]", v.join(","))
+                }
+                0x101..=0x10f => format!("row_shl:{n}"),
+                0x111..=0x11f => format!("row_shr:{n}"),
+                0x121..=0x12f => format!("row_ror:{n}"),
+                0x130 => "wave_shl:1".into(),
+                0x134 => "wave_rol:1".into(),
+                0x138 => "wave_shr:1".into(),
+                0x13c => "wave_ror:1".into(),
+                0x140 => "row_mirror".into(),
+                0x141 => "row_half_mirror".into(),
+                0x142 => "row_bcast:15".into(),
+                0x143 => "row_bcast:31".into(),
+                0x150..=0x15f => format!("row_share:{n}"),
+                0x160..=0x16f => format!("row_xmask:{n}"),
+                c => format!("dpp_ctrl:{c:#x}"),
+            };
+            let mut s = format!(" {c} row_mask:{row_mask:#x} bank_mask:{bank_mask:#x}");
+            if bound_ctrl {
+                s.push_str(" bound_ctrl:1");
+            }
+            if fi && !gfx9 {
+                s.push_str(" fi:1");
+            }
+            s
+        }
+    }
+}
+
+/// The float compare conditions by their 4-bit code (VOPC's and gfx12 SOPC's order).
+const FLOAT_CONDS: [&str; 16] = [
+    "f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle", "neq", "nlt",
+    "t",
+];
+
 fn vop_name(i: &Inst) -> String {
     match i.op {
         Op::VCmpF16
@@ -116,10 +136,7 @@ fn vop_name(i: &Inst) -> String {
         | Op::VCmpU64 => {
             let float = matches!(i.op, Op::VCmpF16 | Op::VCmpF32 | Op::VCmpF64);
             let conds: &[&str] = if float {
-                &[
-                    "f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle",
-                    "neq", "nlt", "t",
-                ]
+                &FLOAT_CONDS
             } else {
                 &["f", "lt", "eq", "le", "gt", "ne", "ge", "t"]
             };
@@ -169,555 +186,754 @@ pub fn disasm_for(isa: Isa, i: &Inst, wave64: bool) -> String {
 /// As [`disasm_for`]; `gfx940` selects gfx940's cache-policy names (sc0, sc1, nt) on gfx9.
 #[must_use]
 pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
-    let gfx12 = isa == Isa::Gfx12;
-    let gfx9 = isa == Isa::Gfx9;
-    let name = |op: Op| -> &'static str {
-        if gfx9 {
-            gfx9_name(op).unwrap_or(op.name())
-        } else if gfx12 {
-            gfx12_name(op).unwrap_or(op.name())
-        } else {
-            op.name()
-        }
+    let p = Printer {
+        i,
+        isa,
+        gfx940,
+        wave64,
     };
-    let (dw, sw) = widths(i.op);
-    let fl = is_float(i.op);
-    let op = |k: usize| operand(i.src[k], sw[k], i.lit, fl, wave64);
-    let mask_n = if wave64 { 2 } else { 1 };
-    // CAST: simm16 as the printer shows it.
-    let imm16 = (i.imm as u32) & 0xffff;
-    let mut s = String::new();
     match i.enc {
-        Enc::Sopp => {
-            let name = i.op.name();
-            s.push_str(name);
-            match i.op {
-                Op::SWaitcnt => {
-                    let _ = write!(
-                        s,
-                        " {}",
-                        if gfx9 {
-                            waitcnt9(imm16)
-                        } else {
-                            waitcnt(imm16)
-                        }
-                    );
-                }
-                Op::SDelayAlu => {
-                    let _ = write!(s, " {}", delay_alu(imm16));
-                }
-                Op::SSendmsg => {
-                    let m = match imm16 {
-                        3 => "sendmsg(MSG_DEALLOC_VGPRS)".to_string(),
-                        v => format!("sendmsg({v})"),
-                    };
-                    let _ = write!(s, " {m}");
-                }
-                Op::SEndpgm | Op::SBarrier | Op::SCodeEnd | Op::SIcacheInv => {}
-                Op::SClause
-                | Op::SWaitLoadcnt
-                | Op::SWaitStorecnt
-                | Op::SWaitSamplecnt
-                | Op::SWaitBvhcnt
-                | Op::SWaitExpcnt
-                | Op::SWaitDscnt
-                | Op::SWaitKmcnt
-                | Op::SWaitLoadcntDscnt
-                | Op::SWaitStorecntDscnt
-                | Op::SWaitAlu
-                | Op::SWaitcntDepctr
-                | Op::SBarrierWait => {
-                    let _ = write!(s, " {imm16:#x}");
-                }
-                _ => {
-                    // Branch offsets print as the unsigned 16-bit field.
-                    let _ = write!(s, " {imm16}");
-                }
-            }
+        Enc::Sopp => p.sopp(),
+        Enc::Sopk => p.sopk(),
+        Enc::Sop1 | Enc::Sop2 | Enc::Sopc => p.salu(),
+        Enc::Smem => p.smem(),
+        Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 | Enc::Vop3sd => p.valu(),
+        Enc::Vop3p => p.vop3p(),
+        Enc::Vopd => p.vopd(),
+        Enc::Ds => p.ds(),
+        Enc::Flat if matches!(i.op, Op::GlobalInv | Op::GlobalWb) => p.cache_ctl(),
+        Enc::Flat => p.flat(),
+        Enc::Mubuf => p.mubuf(),
+    }
+}
+
+/// One instruction being printed: what every encoding's printer reads.
+struct Printer<'a> {
+    i: &'a Inst,
+    isa: Isa,
+    gfx940: bool,
+    wave64: bool,
+}
+
+/// The values the encodings' printers share, computed once per instruction.
+struct Ctx {
+    gfx9: bool,
+    gfx12: bool,
+    dw: u16,
+    mask_n: u16,
+    imm16: u32,
+}
+
+impl Printer<'_> {
+    fn ctx(&self) -> Ctx {
+        let i = self.i;
+        Ctx {
+            gfx9: self.isa == Isa::Gfx9,
+            gfx12: self.isa == Isa::Gfx12,
+            dw: i.op.regs().0,
+            mask_n: if self.wave64 { 2 } else { 1 },
+            // CAST: simm16 as the printer shows it.
+            imm16: (i.imm as u32) & 0xffff,
         }
-        Enc::Sopk => {
-            let _ = write!(
-                s,
-                "{} {}, {imm16:#x}",
-                i.op.name(),
-                operand(i.dst, 1, 0, false, wave64)
-            );
+    }
+
+    /// The family's mnemonic of `op`.
+    fn name(&self, op: Op) -> &'static str {
+        match self.isa {
+            Isa::Gfx9 => gfx9_name(op).unwrap_or(op.name()),
+            Isa::Gfx12 => gfx12_name(op).unwrap_or(op.name()),
+            Isa::Gfx11 => op.name(),
         }
-        Enc::Sop1 | Enc::Sop2 | Enc::Sopc => {
-            s.push_str(name(i.op));
-            let mut ops = Vec::new();
-            if i.dst != NONE {
-                ops.push(operand(i.dst, dw, 0, false, wave64));
-            }
-            for k in 0..2 {
-                if i.src[k] != NONE {
-                    ops.push(op(k));
-                }
-            }
-            if !ops.is_empty() {
-                let _ = write!(s, " {}", ops.join(", "));
-            }
-        }
-        Enc::Smem => {
-            s.push_str(name(i.op));
-            if i.dst != NONE {
-                let n = match i.op {
-                    Op::SLoadB64 | Op::SMemtime | Op::SMemrealtime => 2,
-                    Op::SLoadB96 => 3,
-                    Op::SLoadB128 => 4,
-                    Op::SLoadB256 => 8,
-                    Op::SLoadB512 => 16,
-                    _ => 1,
-                };
-                let _ = write!(s, " {}", operand(i.dst, n, 0, false, wave64));
-            }
-            if i.src[0] != NONE {
-                let _ = write!(s, ", {}", operand(i.src[0], 2, 0, false, wave64));
-                let soff = i.src[1];
-                if soff != 124 && soff != NONE {
-                    let _ = write!(s, ", {}", operand(soff, 1, 0, false, wave64));
-                    if i.imm != 0 {
-                        let _ = write!(s, " offset:{:#x}", i.imm);
-                    }
-                } else if i.imm == 0 && !gfx12 && !gfx9 {
-                    s.push_str(", null");
-                } else {
-                    let _ = write!(s, ", {:#x}", i.imm);
-                }
-            }
-            if i.flags & 1 != 0 {
-                s.push_str(" glc");
-            }
-            if i.flags & 4 != 0 {
-                s.push_str(" dlc");
-            }
-        }
-        Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 | Enc::Vop3sd => {
-            let renamed = if gfx9 {
-                gfx9_name(i.op)
-            } else if gfx12 {
-                gfx12_name(i.op)
-            } else {
-                None
-            };
-            let name = match (renamed, i.op) {
-                // gfx940 fuses the gfx90a v_madmk/madak_f32 encodings.
-                (_, Op::VMadmkF32) if gfx940 => "v_fmamk_f32".to_string(),
-                (_, Op::VMadakF32) if gfx940 => "v_fmaak_f32".to_string(),
-                (Some(n), _) => n.to_string(),
-                (None, _) => vop_name(i),
-            };
-            let short = matches!(i.enc, Enc::Vop1 | Enc::Vop2 | Enc::Vopc);
-            let native_short = matches!(
-                i.op,
-                Op::VCmpF16
-                    | Op::VCmpF32
-                    | Op::VCmpF64
-                    | Op::VCmpI16
-                    | Op::VCmpU16
-                    | Op::VCmpI32
-                    | Op::VCmpU32
-                    | Op::VCmpI64
-                    | Op::VCmpU64
-                    | Op::VCmpClassF32
-                    | Op::VCmpClassF64
-            ) || if gfx9 {
-                super::decode::has_short_form_gfx9(i.op)
-            } else if gfx12 {
-                super::decode::has_short_form_gfx12(i.op)
-            } else {
-                super::decode::has_short_form(i.op)
-            };
-            s.push_str(&name);
-            if i.sdwa.is_some() {
-                s.push_str("_sdwa");
-            } else if short && has_e32(i.op) {
-                s.push_str("_e32");
-            } else if !short && native_short {
-                s.push_str("_e64");
-            }
-            let mut ops = Vec::new();
-            let mods = i.enc == Enc::Vop3 || i.sdwa.is_some();
-            let src_mod = |k: usize| {
-                let t = op(k);
-                let neg = (i.mods >> k) & 1 == 1 && mods;
-                let abs = (i.mods >> (4 + k)) & 1 == 1 && mods;
-                let sext = i
-                    .sdwa
-                    .is_some_and(|sd| k < 2 && (sd >> (19 + 8 * k)) & 1 == 1);
-                let t = if sext { format!("sext({t})") } else { t };
-                let t = if abs { format!("|{t}|") } else { t };
-                if neg { format!("-{t}") } else { t }
-            };
-            match i.op {
-                _ if i.enc == Enc::Vopc || (i.enc == Enc::Vop3 && name.starts_with("v_cmp")) => {
-                    if i.cmpx {
-                        if short {
-                            // v_cmpx_*_e32 writes exec implicitly.
-                        }
+    }
+
+    /// Source `k` as its operand text.
+    fn op(&self, k: usize) -> String {
+        let i = self.i;
+        // A 16-bit operation's literal prints as its 16 bits.
+        let lit = if i.op.name().ends_with("16") && i.enc != Enc::Vop3p {
+            i.lit & 0xffff
+        } else {
+            i.lit
+        };
+        operand(i.src[k], i.op.regs().1[k], lit, is_float(i.op), self.wave64)
+    }
+
+    /// SOPP: the mnemonic and its immediate as LLVM formats it (waits, delays, messages, branches).
+    fn sopp(&self) -> String {
+        let i = self.i;
+        let Ctx { gfx9, imm16, .. } = self.ctx();
+        let mut s = String::new();
+        let name = i.op.name();
+        s.push_str(name);
+        match i.op {
+            Op::SWaitcnt => {
+                let _ = write!(
+                    s,
+                    " {}",
+                    if gfx9 {
+                        waitcnt9(imm16)
                     } else {
-                        ops.push(operand(i.sdst, mask_n, 0, false, wave64));
+                        waitcnt(imm16)
                     }
-                    ops.push(src_mod(0));
-                    ops.push(src_mod(1));
-                }
-                Op::VReadfirstlaneB32 | Op::VReadlaneB32 => {
-                    ops.push(operand(i.dst, 1, 0, false, wave64));
-                    for k in 0..3 {
-                        if i.src[k] != NONE {
-                            ops.push(op(k));
-                        }
-                    }
-                }
-                Op::VAddCoCiU32 | Op::VSubCoCiU32 | Op::VSubrevCoCiU32 => {
-                    ops.push(operand(i.dst, 1, 0, false, wave64));
-                    ops.push(operand(i.sdst, mask_n, 0, false, wave64));
-                    ops.push(op(0));
-                    ops.push(op(1));
-                    ops.push(operand(i.src[2], mask_n, 0, false, wave64));
-                }
-                Op::VCndmaskB32 => {
-                    ops.push(operand(i.dst, 1, 0, false, wave64));
-                    ops.push(src_mod(0));
-                    ops.push(src_mod(1));
-                    ops.push(operand(i.src[2], mask_n, 0, false, wave64));
-                }
-                Op::VFmacF32 | Op::VFmacF16 => {
-                    ops.push(operand(i.dst, 1, 0, false, wave64));
-                    ops.push(src_mod(0));
-                    ops.push(src_mod(1));
-                }
-                Op::VFmamkF32 | Op::VMadmkF32 | Op::VMadmkF16 => {
-                    ops.push(operand(i.dst, 1, 0, false, wave64));
-                    ops.push(op(0));
-                    ops.push(format!("{:#x}", i.lit));
-                    ops.push(op(2));
-                }
-                _ => {
-                    if i.dst != NONE {
-                        ops.push(operand(i.dst, dw, 0, false, wave64));
-                    }
-                    if i.enc == Enc::Vop3sd || (i.enc == Enc::Vop2 && i.sdst != NONE) {
-                        ops.push(operand(i.sdst, mask_n, 0, false, wave64));
-                    }
-                    for k in 0..3 {
-                        if i.src[k] != NONE {
-                            ops.push(src_mod(k));
-                        }
-                    }
-                }
+                );
             }
-            if !ops.is_empty() {
-                let _ = write!(s, " {}", ops.join(", "));
+            Op::SDelayAlu => {
+                let _ = write!(s, " {}", delay_alu(imm16));
             }
-            if i.clamp {
-                s.push_str(" clamp");
-            }
-            match i.omod {
-                1 => s.push_str(" mul:2"),
-                2 => s.push_str(" mul:4"),
-                3 => s.push_str(" div:2"),
-                _ => {}
-            }
-            if i.opsel != 0 && i.enc == Enc::Vop3 {
-                let mut v: Vec<&str> = (0..3)
-                    .filter(|&k| i.src[k] != NONE)
-                    .map(|k| if (i.opsel >> k) & 1 == 1 { "1" } else { "0" })
-                    .collect();
-                v.push(if i.opsel & 8 != 0 { "1" } else { "0" });
-                let _ = write!(s, " op_sel:[{}]", v.join(","));
-            }
-            if let Some(sd) = i.sdwa {
-                if i.enc != Enc::Vopc {
-                    let unused = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "3"];
-                    let _ = write!(
-                        s,
-                        " dst_sel:{} dst_unused:{}",
-                        sdwa_sel((sd >> 8) & 7),
-                        unused[((sd >> 11) & 3) as usize]
-                    );
-                }
-                let _ = write!(s, " src0_sel:{}", sdwa_sel((sd >> 16) & 7));
-                if i.src[1] != NONE {
-                    let _ = write!(s, " src1_sel:{}", sdwa_sel((sd >> 24) & 7));
-                }
-            }
-        }
-        Enc::Vop3p => {
-            let nm = match i.op {
-                Op::VPkMinF16 if gfx12 => "v_pk_min_num_f16",
-                Op::VPkMaxF16 if gfx12 => "v_pk_max_num_f16",
-                op => op.name(),
-            };
-            let mix = matches!(i.op, Op::VFmaMixF32 | Op::VFmaMixloF16 | Op::VFmaMixhiF16);
-            let used: Vec<usize> = (0..3).filter(|&k| i.src[k] != NONE).collect();
-            let mut ops = vec![operand(i.dst, dw, 0, false, wave64)];
-            ops.extend(used.iter().map(|&k| {
-                let t = op(k);
-                // The mixed fma prints neg_hi as |abs| and neg_lo as a minus.
-                let t = if mix && (i.mods >> (4 + k)) & 1 == 1 {
-                    format!("|{t}|")
-                } else {
-                    t
+            Op::SSendmsg => {
+                let m = match imm16 {
+                    3 => "sendmsg(MSG_DEALLOC_VGPRS)".to_string(),
+                    v => format!("sendmsg({v})"),
                 };
-                if mix && (i.mods >> k) & 1 == 1 {
-                    format!("-{t}")
-                } else {
-                    t
-                }
-            }));
-            let _ = write!(s, "{nm} {}", ops.join(", "));
-            // LLVM prints a modifier list only when it differs from the default (op_sel_hi
-            // all set, the rest clear).
-            let list = |bits: u8, default: bool| -> Option<String> {
-                let v: Vec<&str> = used
-                    .iter()
-                    .map(|&k| if (bits >> k) & 1 == 1 { "1" } else { "0" })
-                    .collect();
-                let all = v.iter().all(|b| *b == if default { "1" } else { "0" });
-                (!all).then(|| format!("[{}]", v.join(",")))
-            };
-            let lists = if mix {
-                [
-                    ("op_sel", i.sub & 7, false),
-                    ("op_sel_hi", (i.sub >> 4) & 7, false),
-                    ("", 0, false),
-                    ("", 0, false),
-                ]
-            } else {
-                [
-                    ("op_sel", i.sub & 7, false),
-                    ("op_sel_hi", (i.sub >> 4) & 7, true),
-                    ("neg_lo", i.mods & 7, false),
-                    ("neg_hi", (i.mods >> 4) & 7, false),
-                ]
-            };
-            for (name, bits, default) in lists.into_iter().filter(|l| !l.0.is_empty()) {
-                if let Some(l) = list(bits, default) {
-                    let _ = write!(s, " {name}:{l}");
-                }
+                let _ = write!(s, " {m}");
             }
-            if i.clamp {
-                s.push_str(" clamp");
+            Op::SEndpgm | Op::SBarrier | Op::SCodeEnd | Op::SIcacheInv => {}
+            Op::SClause
+            | Op::SWaitLoadcnt
+            | Op::SWaitStorecnt
+            | Op::SWaitSamplecnt
+            | Op::SWaitBvhcnt
+            | Op::SWaitExpcnt
+            | Op::SWaitDscnt
+            | Op::SWaitKmcnt
+            | Op::SWaitLoadcntDscnt
+            | Op::SWaitStorecntDscnt
+            | Op::SWaitAlu
+            | Op::SWaitcntDepctr
+            | Op::SSetInstPrefetchDistance
+            | Op::SBarrierWait => {
+                let _ = write!(s, " {imm16:#x}");
+            }
+            _ => {
+                // Branch offsets print as the unsigned 16-bit field.
+                let _ = write!(s, " {imm16}");
             }
         }
-        Enc::Vopd => {
-            if let Some(halves) = i.dual {
-                let parts: Vec<String> = halves
-                    .iter()
-                    .map(|h| {
-                        let nm = if gfx12 {
-                            gfx12_name(h.op).unwrap_or(h.op.name())
-                        } else {
-                            h.op.name()
-                        };
-                        let mut t = format!(
-                            "v_dual_{} {}",
-                            &nm[2..],
-                            operand(h.dst, 1, 0, false, wave64)
-                        );
-                        for &c in &h.src {
-                            if c != NONE {
-                                let _ = write!(t, ", {}", operand(c, 1, i.lit, true, wave64));
-                            }
-                        }
-                        t
-                    })
-                    .collect();
-                s = parts.join(" :: ");
+        s
+    }
+
+    /// SOPK: destination and 16-bit immediate.
+    fn sopk(&self) -> String {
+        let (i, wave64) = (self.i, self.wave64);
+        let Ctx { imm16, .. } = self.ctx();
+        let mut s = String::new();
+        let _ = write!(
+            s,
+            "{} {}, {imm16:#x}",
+            i.op.name(),
+            operand(i.dst, 1, 0, false, wave64)
+        );
+        s
+    }
+
+    /// SOP1/SOP2/SOPC: destination and sources (gfx12 float compares named by condition).
+    fn salu(&self) -> String {
+        let (i, wave64) = (self.i, self.wave64);
+        let Ctx { dw, .. } = self.ctx();
+        let name = |op: Op| self.name(op);
+        let op = |k: usize| self.op(k);
+        let mut s = String::new();
+        match i.op {
+            Op::SCmpF32 | Op::SCmpF16 => {
+                let _ = write!(
+                    s,
+                    "s_cmp_{}_{}",
+                    FLOAT_CONDS[usize::from(i.sub & 15)],
+                    &i.op.name()[8..]
+                );
+            }
+            op => s.push_str(name(op)),
+        }
+        let mut ops = Vec::new();
+        if i.dst != NONE {
+            ops.push(operand(i.dst, dw, 0, false, wave64));
+        }
+        for k in 0..2 {
+            if i.src[k] != NONE {
+                ops.push(op(k));
             }
         }
-        Enc::Ds => {
-            s.push_str(name(i.op));
-            let mut ops = Vec::new();
+        if !ops.is_empty() {
+            let _ = write!(s, " {}", ops.join(", "));
+        }
+        s
+    }
+
+    /// SMEM: destination, base pair, offset register or immediate, cache bits.
+    fn smem(&self) -> String {
+        let (i, wave64) = (self.i, self.wave64);
+        let Ctx { gfx9, gfx12, .. } = self.ctx();
+        let name = |op: Op| self.name(op);
+        let mut s = String::new();
+        s.push_str(name(i.op));
+        if i.dst != NONE {
             let n = match i.op {
-                Op::DsLoadB64 | Op::DsStoreB64 | Op::DsLoad2B32 | Op::DsLoad2St64B32 => 2,
-                op if op.name().ends_with("64") => 2,
-                Op::DsLoadB96 | Op::DsStoreB96 => 3,
-                Op::DsLoadB128 | Op::DsStoreB128 | Op::DsLoad2B64 => 4,
+                Op::SLoadB64 | Op::SMemtime | Op::SMemrealtime => 2,
+                Op::SLoadB96 => 3,
+                Op::SLoadB128 => 4,
+                Op::SLoadB256 => 8,
+                Op::SLoadB512 => 16,
                 _ => 1,
             };
-            if i.dst != NONE {
-                ops.push(operand(i.dst, n, 0, false, wave64));
-            }
-            for k in 0..3 {
-                if i.src[k] != NONE {
-                    let w = if k == 0 {
-                        1
-                    } else {
-                        n.min(if matches!(i.op, Op::DsStore2B64) {
-                            2
-                        } else {
-                            4
-                        })
-                    };
-                    ops.push(operand(i.src[k], w, 0, false, wave64));
-                }
-            }
-            if !ops.is_empty() {
-                let _ = write!(s, " {}", ops.join(", "));
-            }
-            let two = matches!(
-                i.op,
-                Op::DsStore2B32
-                    | Op::DsStore2St64B32
-                    | Op::DsStore2B64
-                    | Op::DsLoad2B32
-                    | Op::DsLoad2St64B32
-                    | Op::DsLoad2B64
-            );
-            if two {
+            let _ = write!(s, " {}", operand(i.dst, n, 0, false, wave64));
+        }
+        if i.src[0] != NONE {
+            let _ = write!(s, ", {}", operand(i.src[0], 2, 0, false, wave64));
+            let soff = i.src[1];
+            if soff != 124 && soff != NONE {
+                let _ = write!(s, ", {}", operand(soff, 1, 0, false, wave64));
                 if i.imm != 0 {
-                    let _ = write!(s, " offset0:{}", i.imm);
+                    let _ = write!(s, " offset:{:#x}", i.imm);
                 }
-                if i.sub != 0 {
-                    let _ = write!(s, " offset1:{}", i.sub);
-                }
-            } else if i.op == Op::DsSwizzleB32 {
-                // CAST: the 16-bit pattern.
-                let _ = write!(s, " offset:{}", swizzle(i.imm as u32));
-            } else if i.imm != 0 {
-                let _ = write!(s, " offset:{}", i.imm);
+            } else if i.imm == 0 && !gfx12 && !gfx9 {
+                s.push_str(", null");
+            } else {
+                let _ = write!(s, ", {:#x}", i.imm);
             }
         }
-        Enc::Flat if matches!(i.op, Op::GlobalInv | Op::GlobalWb) => {
+        if i.flags & 1 != 0 {
+            s.push_str(" glc");
+        }
+        if i.flags & 4 != 0 {
+            s.push_str(" dlc");
+        }
+        s
+    }
+
+    /// VOP1/VOP2/VOPC/VOP3: mnemonic with its encoding suffix, operands, modifiers.
+    fn valu(&self) -> String {
+        let name = self.valu_name();
+        let mut s = name.clone();
+        s.push_str(self.valu_suffix());
+        let ops = self.valu_operands(&name);
+        if !ops.is_empty() {
+            let _ = write!(s, " {}", ops.join(", "));
+        }
+        s.push_str(&self.valu_modifiers());
+        s
+    }
+
+    /// The family's VALU mnemonic (compares by condition, gfx940's fused madmk/madak).
+    fn valu_name(&self) -> String {
+        let i = self.i;
+        let renamed = match self.isa {
+            Isa::Gfx9 => gfx9_name(i.op),
+            Isa::Gfx12 => gfx12_name(i.op),
+            Isa::Gfx11 => None,
+        };
+        match (renamed, i.op) {
+            // gfx940 fuses the gfx90a v_madmk/madak_f32 encodings.
+            (_, Op::VMadmkF32) if self.gfx940 => "v_fmamk_f32".to_string(),
+            (_, Op::VMadakF32) if self.gfx940 => "v_fmaak_f32".to_string(),
+            (Some(n), _) => n.to_string(),
+            (None, _) => vop_name(i),
+        }
+    }
+
+    /// `_dpp`, `_sdwa`, `_e32` (a 32-bit encoding) or `_e64` (the VOP3 form of an operation
+    /// that also has a 32-bit one), as LLVM names them.
+    fn valu_suffix(&self) -> &'static str {
+        let i = self.i;
+        let Ctx { gfx9, gfx12, .. } = self.ctx();
+        let short = matches!(i.enc, Enc::Vop1 | Enc::Vop2 | Enc::Vopc);
+        let native_short = matches!(
+            i.op,
+            Op::VCmpF16
+                | Op::VCmpF32
+                | Op::VCmpF64
+                | Op::VCmpI16
+                | Op::VCmpU16
+                | Op::VCmpI32
+                | Op::VCmpU32
+                | Op::VCmpI64
+                | Op::VCmpU64
+                | Op::VCmpClassF32
+                | Op::VCmpClassF64
+        ) || if gfx9 {
+            super::decode::has_short_form_gfx9(i.op)
+        } else if gfx12 {
+            super::decode::has_short_form_gfx12(i.op)
+        } else {
+            super::decode::has_short_form(i.op)
+        };
+        if i.dpp.is_some() {
+            // gfx10+ prints a VOPC's DPP form without the suffix.
+            if matches!(i.enc, Enc::Vop3 | Enc::Vop3sd) {
+                "_e64_dpp"
+            } else if i.enc != Enc::Vopc || gfx9 {
+                "_dpp"
+            } else {
+                ""
+            }
+        } else if i.sdwa.is_some() {
+            "_sdwa"
+        } else if short && has_e32(i.op) {
+            "_e32"
+        } else if !short && native_short {
+            "_e64"
+        } else {
+            ""
+        }
+    }
+
+    /// The VALU operands with their neg/abs/sext modifiers, in LLVM's order per operation.
+    fn valu_operands(&self, name: &str) -> Vec<String> {
+        let (i, wave64) = (self.i, self.wave64);
+        let Ctx { dw, mask_n, .. } = self.ctx();
+        let op = |k: usize| self.op(k);
+        let mut ops = Vec::new();
+        let mods = i.enc == Enc::Vop3 || i.sdwa.is_some() || i.dpp.is_some();
+        let src_mod = |k: usize| {
+            let t = op(k);
+            let neg = (i.mods >> k) & 1 == 1 && mods;
+            let abs = (i.mods >> (4 + k)) & 1 == 1 && mods;
+            let sext = i
+                .sdwa
+                .is_some_and(|sd| k < 2 && (sd >> (19 + 8 * k)) & 1 == 1);
+            let t = if sext { format!("sext({t})") } else { t };
+            let t = if abs { format!("|{t}|") } else { t };
+            if neg { format!("-{t}") } else { t }
+        };
+        match i.op {
+            _ if i.enc == Enc::Vopc || (i.enc == Enc::Vop3 && name.starts_with("v_cmp")) => {
+                // v_cmpx writes EXEC, named by no operand.
+                if !i.cmpx {
+                    ops.push(operand(i.sdst, mask_n, 0, false, wave64));
+                }
+                ops.push(src_mod(0));
+                ops.push(src_mod(1));
+            }
+            Op::VReadfirstlaneB32 | Op::VReadlaneB32 => {
+                ops.push(operand(i.dst, 1, 0, false, wave64));
+                for k in 0..3 {
+                    if i.src[k] != NONE {
+                        ops.push(op(k));
+                    }
+                }
+            }
+            Op::VAddCoCiU32 | Op::VSubCoCiU32 | Op::VSubrevCoCiU32 => {
+                ops.push(operand(i.dst, 1, 0, false, wave64));
+                ops.push(operand(i.sdst, mask_n, 0, false, wave64));
+                ops.push(op(0));
+                ops.push(op(1));
+                ops.push(operand(i.src[2], mask_n, 0, false, wave64));
+            }
+            Op::VCndmaskB32 => {
+                ops.push(operand(i.dst, 1, 0, false, wave64));
+                ops.push(src_mod(0));
+                ops.push(src_mod(1));
+                ops.push(operand(i.src[2], mask_n, 0, false, wave64));
+            }
+            Op::VFmacF32 | Op::VFmacF16 => {
+                ops.push(operand(i.dst, 1, 0, false, wave64));
+                ops.push(src_mod(0));
+                ops.push(src_mod(1));
+            }
+            Op::VFmamkF32 | Op::VMadmkF32 | Op::VMadmkF16 => {
+                ops.push(operand(i.dst, 1, 0, false, wave64));
+                ops.push(op(0));
+                ops.push(format!("{:#x}", i.lit));
+                ops.push(op(2));
+            }
+            _ => {
+                if i.dst != NONE {
+                    ops.push(operand(i.dst, dw, 0, false, wave64));
+                }
+                if i.enc == Enc::Vop3sd || (i.enc == Enc::Vop2 && i.sdst != NONE) {
+                    ops.push(operand(i.sdst, mask_n, 0, false, wave64));
+                }
+                for k in 0..3 {
+                    if i.src[k] != NONE {
+                        ops.push(src_mod(k));
+                    }
+                }
+            }
+        }
+        ops
+    }
+
+    /// clamp, omod, DPP controls, op_sel and the SDWA selects after the operands.
+    fn valu_modifiers(&self) -> String {
+        let i = self.i;
+        let mut s = String::new();
+        if i.clamp {
+            s.push_str(" clamp");
+        }
+        match i.omod {
+            1 => s.push_str(" mul:2"),
+            2 => s.push_str(" mul:4"),
+            3 => s.push_str(" div:2"),
+            _ => {}
+        }
+        if let Some(d) = i.dpp {
+            s.push_str(&dpp_text(d, self.isa == Isa::Gfx9));
+        }
+        if i.opsel != 0 && matches!(i.op, Op::VPermlane16B32 | Op::VPermlanex16B32) {
+            let b = |k: u8| (i.opsel >> k) & 1;
+            let _ = write!(s, " op_sel:[{},{}]", b(0), b(1));
+        } else if i.opsel != 0 && i.enc == Enc::Vop3 {
+            let mut v: Vec<&str> = (0..3)
+                .filter(|&k| i.src[k] != NONE)
+                .map(|k| if (i.opsel >> k) & 1 == 1 { "1" } else { "0" })
+                .collect();
+            v.push(if i.opsel & 8 != 0 { "1" } else { "0" });
+            let _ = write!(s, " op_sel:[{}]", v.join(","));
+        }
+        if let Some(sd) = i.sdwa {
+            if i.enc != Enc::Vopc {
+                let unused = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "3"];
+                let _ = write!(
+                    s,
+                    " dst_sel:{} dst_unused:{}",
+                    sdwa_sel((sd >> 8) & 7),
+                    unused[((sd >> 11) & 3) as usize]
+                );
+            }
+            let _ = write!(s, " src0_sel:{}", sdwa_sel((sd >> 16) & 7));
+            if i.src[1] != NONE {
+                let _ = write!(s, " src1_sel:{}", sdwa_sel((sd >> 24) & 7));
+            }
+        }
+        s
+    }
+
+    /// VOP3P: packed operands and the op_sel/op_sel_hi/neg lists that differ from the default.
+    fn vop3p(&self) -> String {
+        let (i, wave64) = (self.i, self.wave64);
+        let Ctx { gfx12, dw, .. } = self.ctx();
+        let op = |k: usize| self.op(k);
+        let mut s = String::new();
+        let mfma = match i.op {
+            Op::VMfmaF32_16x16x16F16 => Some("v_mfma_f32_16x16x16_f16"),
+            Op::VMfmaF32_32x32x8F16 => Some("v_mfma_f32_32x32x8_f16"),
+            Op::VMfmaF32_16x16x4F32 => Some("v_mfma_f32_16x16x4_f32"),
+            _ => None,
+        };
+        if let Some(gfx940_name) = mfma {
+            // No modifiers: the broadcasts are refused at decode.
+            let nm = if self.gfx940 {
+                gfx940_name
+            } else {
+                i.op.name()
+            };
+            let ops: Vec<String> = (0..3).map(op).collect();
+            let _ = write!(
+                s,
+                "{nm} {}, {}",
+                operand(i.dst, dw, 0, false, wave64),
+                ops.join(", ")
+            );
+            return s;
+        }
+        let nm = match i.op {
+            Op::VPkMinF16 if gfx12 => "v_pk_min_num_f16",
+            Op::VPkMaxF16 if gfx12 => "v_pk_max_num_f16",
+            op => op.name(),
+        };
+        let mix = matches!(i.op, Op::VFmaMixF32 | Op::VFmaMixloF16 | Op::VFmaMixhiF16);
+        let used: Vec<usize> = (0..3).filter(|&k| i.src[k] != NONE).collect();
+        let mut ops = vec![operand(i.dst, dw, 0, false, wave64)];
+        ops.extend(used.iter().map(|&k| {
+            let t = op(k);
+            // The mixed fma prints neg_hi as |abs| and neg_lo as a minus.
+            let t = if mix && (i.mods >> (4 + k)) & 1 == 1 {
+                format!("|{t}|")
+            } else {
+                t
+            };
+            if mix && (i.mods >> k) & 1 == 1 {
+                format!("-{t}")
+            } else {
+                t
+            }
+        }));
+        let _ = write!(s, "{nm} {}", ops.join(", "));
+        // LLVM prints a modifier list only when it differs from the default (op_sel_hi
+        // all set, the rest clear).
+        let list = |bits: u8, default: bool| -> Option<String> {
+            let v: Vec<&str> = used
+                .iter()
+                .map(|&k| if (bits >> k) & 1 == 1 { "1" } else { "0" })
+                .collect();
+            let all = v.iter().all(|b| *b == if default { "1" } else { "0" });
+            (!all).then(|| format!("[{}]", v.join(",")))
+        };
+        let lists = if mix {
+            [
+                ("op_sel", i.sub & 7, false),
+                ("op_sel_hi", (i.sub >> 4) & 7, false),
+                ("", 0, false),
+                ("", 0, false),
+            ]
+        } else {
+            [
+                ("op_sel", i.sub & 7, false),
+                ("op_sel_hi", (i.sub >> 4) & 7, true),
+                ("neg_lo", i.mods & 7, false),
+                ("neg_hi", (i.mods >> 4) & 7, false),
+            ]
+        };
+        for (name, bits, default) in lists.into_iter().filter(|l| !l.0.is_empty()) {
+            if let Some(l) = list(bits, default) {
+                let _ = write!(s, " {name}:{l}");
+            }
+        }
+        if i.clamp {
+            s.push_str(" clamp");
+        }
+        s
+    }
+
+    /// VOPD: both halves joined by `::`.
+    fn vopd(&self) -> String {
+        let (i, wave64) = (self.i, self.wave64);
+        let Ctx { gfx12, .. } = self.ctx();
+        let mut s = String::new();
+        if let Some(halves) = i.dual {
+            let parts: Vec<String> = halves
+                .iter()
+                .map(|h| {
+                    let nm = if gfx12 {
+                        gfx12_name(h.op).unwrap_or(h.op.name())
+                    } else {
+                        h.op.name()
+                    };
+                    let mut t = format!(
+                        "v_dual_{} {}",
+                        &nm[2..],
+                        operand(h.dst, 1, 0, false, wave64)
+                    );
+                    let lit = format!(", {:#x}", i.lit);
+                    for (k, &c) in h.src.iter().enumerate() {
+                        if k == 1 && h.op == Op::VFmamkF32 {
+                            t.push_str(&lit);
+                        }
+                        if c != NONE {
+                            let _ = write!(t, ", {}", operand(c, 1, i.lit, true, wave64));
+                        }
+                    }
+                    if h.op == Op::VFmaakF32 {
+                        t.push_str(&lit);
+                    }
+                    t
+                })
+                .collect();
+            s = parts.join(" :: ");
+        }
+        s
+    }
+
+    /// DS: data and address operands, offsets (two-address forms print offset0/offset1).
+    fn ds(&self) -> String {
+        let (i, wave64) = (self.i, self.wave64);
+        let name = |op: Op| self.name(op);
+        let mut s = String::new();
+        s.push_str(name(i.op));
+        let mut ops = Vec::new();
+        let n = match i.op {
+            Op::DsLoadB64 | Op::DsStoreB64 | Op::DsLoad2B32 | Op::DsLoad2St64B32 => 2,
+            op if op.name().ends_with("64") => 2,
+            Op::DsLoadB96 | Op::DsStoreB96 => 3,
+            Op::DsLoadB128 | Op::DsStoreB128 | Op::DsLoad2B64 => 4,
+            _ => 1,
+        };
+        if i.dst != NONE {
+            ops.push(operand(i.dst, n, 0, false, wave64));
+        }
+        for k in 0..3 {
+            if i.src[k] != NONE {
+                let w = if k == 0 {
+                    1
+                } else {
+                    n.min(if matches!(i.op, Op::DsStore2B64) {
+                        2
+                    } else {
+                        4
+                    })
+                };
+                ops.push(operand(i.src[k], w, 0, false, wave64));
+            }
+        }
+        if !ops.is_empty() {
+            let _ = write!(s, " {}", ops.join(", "));
+        }
+        let two = matches!(
+            i.op,
+            Op::DsStore2B32
+                | Op::DsStore2St64B32
+                | Op::DsStore2B64
+                | Op::DsLoad2B32
+                | Op::DsLoad2St64B32
+                | Op::DsLoad2B64
+        );
+        if two {
+            if i.imm != 0 {
+                let _ = write!(s, " offset0:{}", i.imm);
+            }
+            if i.sub != 0 {
+                let _ = write!(s, " offset1:{}", i.sub);
+            }
+        } else if i.op == Op::DsSwizzleB32 {
+            // CAST: the 16-bit pattern.
+            let _ = write!(s, " offset:{}", swizzle(i.imm as u32));
+        } else if i.imm != 0 {
+            let _ = write!(s, " offset:{}", i.imm);
+        }
+        s
+    }
+
+    /// gfx12 global_inv/global_wb: the scope only.
+    fn cache_ctl(&self) -> String {
+        let i = self.i;
+        let mut s = String::new();
+        let scope = [
+            "",
+            " scope:SCOPE_SE",
+            " scope:SCOPE_DEV",
+            " scope:SCOPE_SYS",
+        ];
+        s.push_str(i.op.name());
+        s.push_str(scope[usize::from((i.flags >> 4) & 3)]);
+        s
+    }
+
+    /// FLAT/GLOBAL/SCRATCH: segment prefix, data, address, saddr, offset, cache policy.
+    fn flat(&self) -> String {
+        let (i, wave64, gfx940) = (self.i, self.wave64, self.gfx940);
+        let Ctx { gfx9, gfx12, .. } = self.ctx();
+        let name = |op: Op| self.name(op);
+        let mut s = String::new();
+        let seg = match i.sub {
+            SEG_FLAT => "flat_",
+            SEG_SCRATCH => "scratch_",
+            _ => "global_",
+        };
+        let _ = write!(s, "{seg}{}", name(i.op));
+        let n: u16 = match i.op {
+            Op::MLoadB64
+            | Op::MStoreB64
+            | Op::MAtomicAddU64
+            | Op::MAtomicSwapB64
+            | Op::MAtomicSubU64
+            | Op::MAtomicMinI64
+            | Op::MAtomicMinU64
+            | Op::MAtomicMaxI64
+            | Op::MAtomicMaxU64
+            | Op::MAtomicAndB64
+            | Op::MAtomicOrB64
+            | Op::MAtomicXorB64
+            | Op::MAtomicAddF64 => 2,
+            Op::MLoadB96 | Op::MStoreB96 => 3,
+            Op::MLoadB128 | Op::MStoreB128 | Op::MAtomicCmpswapB64 => 4,
+            Op::MAtomicCmpswapB32 => 2,
+            _ => 1,
+        };
+        let mut ops = Vec::new();
+        if i.dst != NONE {
+            // Loads return n registers; atomics the old value (cmpswap: half the data).
+            let dn = match i.op {
+                Op::MAtomicCmpswapB32 => 1,
+                Op::MAtomicCmpswapB64 => 2,
+                _ => n,
+            };
+            ops.push(operand(i.dst, dn, 0, false, wave64));
+        }
+        let vaddr_n = if i.sub == SEG_SCRATCH || i.src[2] != NONE {
+            1
+        } else {
+            2
+        };
+        ops.push(operand(i.src[0], vaddr_n, 0, false, wave64));
+        if i.src[1] != NONE {
+            ops.push(operand(i.src[1], n, 0, false, wave64));
+        }
+        if i.sub != SEG_FLAT {
+            ops.push(if i.src[2] == NONE {
+                "off".into()
+            } else {
+                operand(
+                    i.src[2],
+                    if i.sub == SEG_SCRATCH { 1 } else { 2 },
+                    0,
+                    false,
+                    wave64,
+                )
+            });
+        }
+        let _ = write!(s, " {}", ops.join(", "));
+        if i.imm != 0 {
+            let _ = write!(s, " offset:{}", i.imm);
+        }
+        if gfx12 {
+            if i.flags & 1 != 0 {
+                s.push_str(" th:TH_ATOMIC_RETURN");
+            }
             let scope = [
                 "",
                 " scope:SCOPE_SE",
                 " scope:SCOPE_DEV",
                 " scope:SCOPE_SYS",
             ];
-            s.push_str(i.op.name());
             s.push_str(scope[usize::from((i.flags >> 4) & 3)]);
+        } else if gfx9 && gfx940 {
+            for (bit, f) in [(1u8, " sc0"), (4, " sc1"), (2, " nt")] {
+                if i.flags & bit != 0 {
+                    s.push_str(f);
+                }
+            }
+        } else if gfx9 {
+            for (bit, f) in [(1u8, " glc"), (2, " slc")] {
+                if i.flags & bit != 0 {
+                    s.push_str(f);
+                }
+            }
+        } else {
+            for (bit, f) in [(1u8, " glc"), (2, " slc"), (4, " dlc")] {
+                if i.flags & bit != 0 {
+                    s.push_str(f);
+                }
+            }
         }
-        Enc::Flat => {
-            let seg = match i.sub {
-                SEG_FLAT => "flat_",
-                SEG_SCRATCH => "scratch_",
-                _ => "global_",
-            };
-            let _ = write!(s, "{seg}{}", name(i.op));
-            let n: u16 = match i.op {
-                Op::MLoadB64
-                | Op::MStoreB64
-                | Op::MAtomicAddU64
-                | Op::MAtomicSwapB64
-                | Op::MAtomicSubU64
-                | Op::MAtomicMinI64
-                | Op::MAtomicMinU64
-                | Op::MAtomicMaxI64
-                | Op::MAtomicMaxU64
-                | Op::MAtomicAndB64
-                | Op::MAtomicOrB64
-                | Op::MAtomicXorB64
-                | Op::MAtomicAddF64 => 2,
-                Op::MLoadB96 | Op::MStoreB96 => 3,
-                Op::MLoadB128 | Op::MStoreB128 | Op::MAtomicCmpswapB64 => 4,
-                Op::MAtomicCmpswapB32 => 2,
+        s
+    }
+
+    /// MUBUF: data, vaddr, descriptor, soffset and the addressing/cache bits.
+    fn mubuf(&self) -> String {
+        let (i, wave64) = (self.i, self.wave64);
+        let mut s = String::new();
+        s.push_str(i.op.name());
+        if i.src[2] != NONE {
+            let n = match i.op {
+                Op::BufferLoadDwordx2 | Op::BufferStoreDwordx2 => 2,
+                Op::BufferLoadDwordx4 | Op::BufferStoreDwordx4 => 4,
                 _ => 1,
             };
-            let mut ops = Vec::new();
-            if i.dst != NONE {
-                // Loads return n registers; atomics the old value (cmpswap: half the data).
-                let dn = match i.op {
-                    Op::MAtomicCmpswapB32 => 1,
-                    Op::MAtomicCmpswapB64 => 2,
-                    _ => n,
-                };
-                ops.push(operand(i.dst, dn, 0, false, wave64));
+            let data = if i.dst != NONE { i.dst } else { i.src[1] };
+            let both = i.flags & 0x18 == 0x18;
+            let _ = write!(
+                s,
+                " {}, {}, {}, {}",
+                operand(data, n, 0, false, wave64),
+                operand(i.src[0], if both { 2 } else { 1 }, 0, false, wave64),
+                operand(i.src[2], 4, 0, false, wave64),
+                operand(i.sdst, 1, i.lit, false, wave64)
+            );
+            if i.flags & 16 != 0 {
+                s.push_str(" idxen");
             }
-            let vaddr_n = if i.sub == SEG_SCRATCH || i.src[2] != NONE {
-                1
-            } else {
-                2
-            };
-            ops.push(operand(i.src[0], vaddr_n, 0, false, wave64));
-            if i.src[1] != NONE {
-                ops.push(operand(i.src[1], n, 0, false, wave64));
+            if i.flags & 8 != 0 {
+                s.push_str(" offen");
             }
-            if i.sub != SEG_FLAT {
-                ops.push(if i.src[2] == NONE {
-                    "off".into()
-                } else {
-                    operand(
-                        i.src[2],
-                        if i.sub == SEG_SCRATCH { 1 } else { 2 },
-                        0,
-                        false,
-                        wave64,
-                    )
-                });
-            }
-            let _ = write!(s, " {}", ops.join(", "));
             if i.imm != 0 {
                 let _ = write!(s, " offset:{}", i.imm);
             }
-            if gfx12 {
-                if i.flags & 1 != 0 {
-                    s.push_str(" th:TH_ATOMIC_RETURN");
-                }
-                let scope = [
-                    "",
-                    " scope:SCOPE_SE",
-                    " scope:SCOPE_DEV",
-                    " scope:SCOPE_SYS",
-                ];
-                s.push_str(scope[usize::from((i.flags >> 4) & 3)]);
-            } else if gfx9 && gfx940 {
-                for (bit, f) in [(1u8, " sc0"), (4, " sc1"), (2, " nt")] {
-                    if i.flags & bit != 0 {
-                        s.push_str(f);
-                    }
-                }
-            } else if gfx9 {
-                for (bit, f) in [(1u8, " glc"), (2, " slc")] {
-                    if i.flags & bit != 0 {
-                        s.push_str(f);
-                    }
-                }
-            } else {
-                for (bit, f) in [(1u8, " glc"), (2, " slc"), (4, " dlc")] {
-                    if i.flags & bit != 0 {
-                        s.push_str(f);
-                    }
-                }
+            if i.flags & 1 != 0 {
+                s.push_str(" glc");
+            }
+            if i.flags & 2 != 0 {
+                s.push_str(" slc");
             }
         }
-        Enc::Mubuf => {
-            s.push_str(i.op.name());
-            if i.src[2] != NONE {
-                let n = match i.op {
-                    Op::BufferLoadDwordx2 | Op::BufferStoreDwordx2 => 2,
-                    Op::BufferLoadDwordx4 | Op::BufferStoreDwordx4 => 4,
-                    _ => 1,
-                };
-                let data = if i.dst != NONE { i.dst } else { i.src[1] };
-                let both = i.flags & 0x18 == 0x18;
-                let _ = write!(
-                    s,
-                    " {}, {}, {}, {}",
-                    operand(data, n, 0, false, wave64),
-                    operand(i.src[0], if both { 2 } else { 1 }, 0, false, wave64),
-                    operand(i.src[2], 4, 0, false, wave64),
-                    operand(i.sdst, 1, i.lit, false, wave64)
-                );
-                if i.flags & 16 != 0 {
-                    s.push_str(" idxen");
-                }
-                if i.flags & 8 != 0 {
-                    s.push_str(" offen");
-                }
-                if i.imm != 0 {
-                    let _ = write!(s, " offset:{}", i.imm);
-                }
-                if i.flags & 1 != 0 {
-                    s.push_str(" glc");
-                }
-                if i.flags & 2 != 0 {
-                    s.push_str(" slc");
-                }
-            }
-        }
+        s
     }
-    s
 }

@@ -149,6 +149,9 @@ pub struct Stats {
     pub simd_cycles: u64,
     /// Bytes vector memory instructions moved, counted per active lane ([`model`]).
     pub mem_bytes: u64,
+    /// The longest wave's serial cost in cycles: issue cycles plus the memory latency it
+    /// waited for ([`model`]).
+    pub wave_cycles: u64,
 }
 
 impl Stats {
@@ -156,7 +159,7 @@ impl Stats {
     /// to be labelled "modelled" wherever it is shown).
     #[must_use]
     pub fn modelled_ns(&self, shape: &model::GpuShape) -> u64 {
-        shape.dispatch_ns(self.simd_cycles, self.mem_bytes)
+        shape.dispatch_ns(self.simd_cycles, self.mem_bytes, self.wave_cycles)
     }
 }
 

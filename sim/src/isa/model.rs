@@ -8,13 +8,87 @@
 //! - the dispatch's SIMD cycles spread over every SIMD of the GPU (CUs x SIMDs per CU) at
 //!   its engine clock: full occupancy, no latency, no cache misses;
 //! - memory: the bytes vector memory instructions move (per active lane) at the GPU's memory
-//!   bandwidth; the dispatch takes the longer of the two.
+//!   bandwidth;
+//! - one wave's serial cost: a wave runs on one SIMD, so a dispatch never finishes before its
+//!   longest wave. Each wave keeps a clock of its own: every instruction advances it by its
+//!   issue cycles; a memory instruction completes [`VMEM_LATENCY`], [`LDS_LATENCY`] or
+//!   [`SMEM_LATENCY`] cycles after it issued; a wait (`s_waitcnt`, gfx12's `s_wait_*`) moves
+//!   the clock to the completion of every operation the wait requires (the counters are in
+//!   order: waiting for N outstanding retires all but the N newest); the wave's end waits for
+//!   everything. The dependent chain of loads a wave waits on is so on its clock;
+//! - the dispatch takes the longest of the three.
 //!
 //! The numbers are a model, not a measurement: callers label them "modelled".
 
 use super::Isa;
 use super::decode::{Enc, Inst};
 use super::ops::Op;
+
+/// Cycles from a vector memory instruction's issue to its data (a model constant: the order of
+/// a GPU's L2/HBM latency at its engine clock).
+pub const VMEM_LATENCY: u16 = 600;
+/// Cycles from an LDS instruction's issue to its data.
+pub const LDS_LATENCY: u16 = 64;
+/// Cycles from a scalar memory load's issue to its data.
+pub const SMEM_LATENCY: u16 = 200;
+
+/// The wave counters the model follows: vector loads (gfx9: every vector memory access,
+/// `vmcnt`), vector stores (gfx10+ `vscnt`, gfx12 `storecnt`), LDS (gfx9/gfx11: LDS and scalar
+/// memory, `lgkmcnt`; gfx12 `dscnt`), scalar memory (gfx12 `kmcnt`).
+const QUEUES: usize = 4;
+const Q_LOAD: u8 = 0;
+const Q_STORE: u8 = 1;
+const Q_LGKM: u8 = 2;
+const Q_KM: u8 = 3;
+/// No wait on a counter.
+const ANY: u8 = u8::MAX;
+
+/// One wave's serial clock (cycles) and the completion times of its outstanding memory
+/// operations per counter, oldest first.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct WaveClock {
+    pub(crate) t: u64,
+    pending: [std::collections::VecDeque<u64>; QUEUES],
+}
+
+impl WaveClock {
+    /// Back to zero with nothing outstanding (a new workgroup's wave).
+    pub(crate) fn reset(&mut self) {
+        self.t = 0;
+        for q in &mut self.pending {
+            q.clear();
+        }
+    }
+
+    /// Issues one instruction of cost `c`.
+    #[inline]
+    pub(crate) fn issue(&mut self, c: &Cost) {
+        self.t += u64::from(c.cycles);
+        if let Some(q) = self.pending.get_mut(usize::from(c.queue)) {
+            q.push_back(self.t + u64::from(c.latency));
+        }
+        if c.wait != [ANY; QUEUES] {
+            self.wait(c.wait);
+        }
+    }
+
+    /// Waits until at most `most[k]` operations are outstanding on counter `k`.
+    fn wait(&mut self, most: [u8; QUEUES]) {
+        for (q, &n) in self.pending.iter_mut().zip(&most) {
+            while q.len() > usize::from(n) {
+                if let Some(done) = q.pop_front() {
+                    self.t = self.t.max(done);
+                }
+            }
+        }
+    }
+
+    /// The wave's end: everything outstanding completes. Returns the wave's serial cycles.
+    pub(crate) fn finish(&mut self) -> u64 {
+        self.wait([0; QUEUES]);
+        self.t
+    }
+}
 
 /// What the model needs to know of the GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,27 +105,108 @@ pub struct GpuShape {
 
 impl GpuShape {
     /// Modelled nanoseconds for `simd_cycles` of issue and `mem_bytes` of vector memory
-    /// traffic (at least 1 ns for a dispatch that executed anything).
+    /// traffic, and at least `wave_cycles` (the longest wave's serial cost) at the engine
+    /// clock (at least 1 ns for a dispatch that executed anything).
     #[must_use]
-    pub fn dispatch_ns(&self, simd_cycles: u64, mem_bytes: u64) -> u64 {
+    pub fn dispatch_ns(&self, simd_cycles: u64, mem_bytes: u64, wave_cycles: u64) -> u64 {
         let simds = u64::from(self.cus.max(1)) * u64::from(self.simds_per_cu.max(1));
         let mhz = u64::from(self.clock_mhz.max(1));
         // cycles / (simds * MHz) us = cycles * 1000 / (simds * MHz) ns.
         let compute = (u128::from(simd_cycles) * 1000).div_ceil(u128::from(simds * mhz));
         let memory =
             (u128::from(mem_bytes) * 1000).div_ceil(u128::from(self.mem_bytes_per_us.max(1)));
+        let serial = (u128::from(wave_cycles) * 1000).div_ceil(u128::from(mhz));
         // CAST: saturating; a dispatch's modelled time stays far below 2^64 ns.
-        let ns = compute.max(memory).min(u128::from(u64::MAX)) as u64;
+        let ns = compute.max(memory).max(serial).min(u128::from(u64::MAX)) as u64;
         if simd_cycles > 0 { ns.max(1) } else { ns }
     }
 }
 
-/// The cost of one decoded instruction: SIMD issue cycles, and bytes per active lane it
-/// moves to or from memory (vector memory only).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// The cost of one decoded instruction: SIMD issue cycles, bytes per active lane it moves to
+/// or from memory (vector memory only), the counter it occupies and for how long, and what
+/// it waits for (the most operations each counter may keep outstanding; [`ANY`]: no wait).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Cost {
     pub(crate) cycles: u16,
     pub(crate) lane_bytes: u8,
+    /// Counter index, or `u8::MAX` for none.
+    queue: u8,
+    latency: u16,
+    wait: [u8; QUEUES],
+}
+
+impl Default for Cost {
+    fn default() -> Self {
+        Self {
+            cycles: 0,
+            lane_bytes: 0,
+            queue: ANY,
+            latency: 0,
+            wait: [ANY; QUEUES],
+        }
+    }
+}
+
+/// The counter a memory instruction occupies and its latency; `None` for anything else.
+fn counter(isa: Isa, i: &Inst) -> Option<(u8, u16)> {
+    use Op::*;
+    let name = i.op.name();
+    Some(match i.enc {
+        Enc::Smem => (if isa == Isa::Gfx12 { Q_KM } else { Q_LGKM }, SMEM_LATENCY),
+        Enc::Ds if matches!(i.op, DsNop) => return None,
+        Enc::Ds => (Q_LGKM, LDS_LATENCY),
+        Enc::Flat | Enc::Mubuf => {
+            if matches!(
+                i.op,
+                GlobalInv | GlobalWb | BufferGl0Inv | BufferGl1Inv | BufferWbinvl1Vol
+            ) {
+                return None;
+            }
+            // Atomics that return count as loads; stores and atomics without return as stores
+            // (gfx9 counts both on vmcnt).
+            let load = name.contains("load") || (name.contains("atomic") && i.flags & 1 != 0);
+            let q = if load || isa == Isa::Gfx9 {
+                Q_LOAD
+            } else {
+                Q_STORE
+            };
+            (q, VMEM_LATENCY)
+        }
+        _ => return None,
+    })
+}
+
+/// What a wait instruction waits for, per counter.
+fn waits(isa: Isa, i: &Inst) -> [u8; QUEUES] {
+    use Op::*;
+    // CAST: the counts are 6 bits at most.
+    let imm = (i.imm as u32) & 0xffff;
+    let n = |v: u32| v.min(u32::from(ANY - 1)) as u8;
+    let mut w = [ANY; QUEUES];
+    match i.op {
+        SWaitcnt if isa == Isa::Gfx9 => {
+            w[usize::from(Q_LOAD)] = n((imm & 0xf) | ((imm >> 14) & 3) << 4);
+            w[usize::from(Q_LGKM)] = n((imm >> 8) & 0xf);
+        }
+        SWaitcnt => {
+            w[usize::from(Q_LOAD)] = n(imm >> 10);
+            w[usize::from(Q_LGKM)] = n((imm >> 4) & 0x3f);
+        }
+        SWaitcntVscnt | SWaitStorecnt => w[usize::from(Q_STORE)] = n(imm),
+        SWaitcntVmcnt | SWaitLoadcnt => w[usize::from(Q_LOAD)] = n(imm),
+        SWaitcntLgkmcnt | SWaitDscnt => w[usize::from(Q_LGKM)] = n(imm),
+        SWaitKmcnt => w[usize::from(Q_KM)] = n(imm),
+        SWaitLoadcntDscnt => {
+            w[usize::from(Q_LOAD)] = n((imm >> 8) & 0x3f);
+            w[usize::from(Q_LGKM)] = n(imm & 0x3f);
+        }
+        SWaitStorecntDscnt => {
+            w[usize::from(Q_STORE)] = n((imm >> 8) & 0x3f);
+            w[usize::from(Q_LGKM)] = n(imm & 0x3f);
+        }
+        _ => {}
+    }
+    w
 }
 
 fn transcendental(op: Op) -> bool {
@@ -80,7 +235,8 @@ fn mem_bytes(op: Op) -> u8 {
     use Op::*;
     match op {
         MLoadU8 | MLoadI8 | MStoreB8 => 1,
-        MLoadU16 | MLoadI16 | MStoreB16 => 2,
+        MLoadU16 | MLoadI16 | MStoreB16 | MLoadD16B16 | MLoadD16HiB16 => 2,
+        MLoadD16U8 | MLoadD16I8 | MLoadD16HiU8 | MLoadD16HiI8 => 1,
         MLoadB64 | MStoreB64 | MAtomicAddU64 | MAtomicSwapB64 | MAtomicCmpswapB64 => 8,
         op if op.name().starts_with("atomic_") && op.name().ends_with("64") => 8,
         MLoadB96 | MStoreB96 => 12,
@@ -110,7 +266,14 @@ pub(crate) fn cost(isa: Isa, lanes: usize, i: &Inst) -> Cost {
             (rate * passes, 0)
         }
     };
-    Cost { cycles, lane_bytes }
+    let (queue, latency) = counter(isa, i).unwrap_or((ANY, 0));
+    Cost {
+        cycles,
+        lane_bytes,
+        queue,
+        latency,
+        wait: waits(isa, i),
+    }
 }
 
 #[cfg(test)]
@@ -127,15 +290,22 @@ mod tests {
     #[test]
     fn compute_bound_time_spreads_cycles_over_every_simd() {
         // 192 SIMDs at 2.5 GHz: 480 cycles per ns.
-        assert_eq!(XTX.dispatch_ns(480_000, 0), 1000);
-        assert_eq!(XTX.dispatch_ns(1, 0), 1);
-        assert_eq!(XTX.dispatch_ns(0, 0), 0);
+        assert_eq!(XTX.dispatch_ns(480_000, 0, 0), 1000);
+        assert_eq!(XTX.dispatch_ns(1, 0, 0), 1);
+        assert_eq!(XTX.dispatch_ns(0, 0, 0), 0);
     }
 
     #[test]
     fn memory_bound_time_is_bytes_over_bandwidth() {
         // 960 GB/s: 96 MB take 100 us, more than the 1 us of compute.
-        assert_eq!(XTX.dispatch_ns(480_000, 96_000_000), 100_000);
+        assert_eq!(XTX.dispatch_ns(480_000, 96_000_000, 0), 100_000);
+    }
+
+    #[test]
+    fn one_waves_serial_cycles_bound_the_dispatch() {
+        // 2.5 GHz: 25 000 serial cycles are 10 us, more than the spread-out 1 us.
+        assert_eq!(XTX.dispatch_ns(480_000, 0, 25_000), 10_000);
+        assert_eq!(XTX.dispatch_ns(480_000, 0, 2_500), 1000);
     }
 
     #[test]
@@ -152,12 +322,8 @@ mod tests {
         let s = Inst::new(Op::SAddU32, Enc::Sop2);
         assert_eq!(cost(Isa::Gfx9, 64, &s).cycles, 1);
         let g = Inst::new(Op::MLoadB64, Enc::Flat);
-        assert_eq!(
-            cost(Isa::Gfx11, 32, &g),
-            Cost {
-                cycles: 4,
-                lane_bytes: 8
-            }
-        );
+        let c = cost(Isa::Gfx11, 32, &g);
+        assert_eq!((c.cycles, c.lane_bytes), (4, 8));
+        assert_eq!((c.queue, c.latency), (Q_LOAD, VMEM_LATENCY));
     }
 }

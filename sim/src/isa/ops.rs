@@ -239,4 +239,67 @@ ops! {
     DsBpermuteB32 = "ds_bpermute_b32",
     // VOPD pair (ops in Inst::vopd)
     VDual = "v_dual",
+    // gfx90a/gfx942 packed f32 (two f32 per 64-bit register pair).
+    VPkFmaF32 = "v_pk_fma_f32", VPkMulF32 = "v_pk_mul_f32", VPkAddF32 = "v_pk_add_f32",
+    // gfx12 scalar float compares (condition in Inst::sub, as VOPC's).
+    SCmpF32 = "s_cmp_*_f32", SCmpF16 = "s_cmp_*_f16",
+    // gfx11 instruction-prefetch hint (no architectural effect).
+    SSetInstPrefetchDistance = "s_set_inst_prefetch_distance",
+    // gfx10+ lane permutes within (and across) rows of 16 lanes.
+    VPermlane16B32 = "v_permlane16_b32", VPermlanex16B32 = "v_permlanex16_b32",
+    // gfx11+ min of a max and max of a min (gfx12: the *_num forms).
+    VMaxminF32 = "v_maxmin_f32", VMinmaxF32 = "v_minmax_f32",
+    // Matrix cores: gfx90a/gfx942 MFMA (gfx942 names them v_mfma_f32_16x16x16_f16, ...), gfx11
+    // WMMA (A and B in 8 VGPRs, wave32) and gfx12 WMMA (A and B in 4 VGPRs, wave32).
+    VMfmaF32_16x16x16F16 = "v_mfma_f32_16x16x16f16",
+    VMfmaF32_32x32x8F16 = "v_mfma_f32_32x32x8f16", VMfmaF32_16x16x4F32 = "v_mfma_f32_16x16x4f32",
+    VWmmaF32F16 = "v_wmma_f32_16x16x16_f16", VWmmaF32Bf16 = "v_wmma_f32_16x16x16_bf16",
+    VWmmaF32F16Gfx12 = "v_wmma_f32_16x16x16_f16", VWmmaF32Bf16Gfx12 = "v_wmma_f32_16x16x16_bf16",
+    // 8/16-bit loads into one half of a VGPR, the other half kept (gfx11/gfx12 FLAT family).
+    MLoadD16U8 = "load_d16_u8", MLoadD16I8 = "load_d16_i8", MLoadD16B16 = "load_d16_b16",
+    MLoadD16HiU8 = "load_d16_hi_u8", MLoadD16HiI8 = "load_d16_hi_i8",
+    MLoadD16HiB16 = "load_d16_hi_b16",
+}
+
+impl Op {
+    /// Registers (dwords) each operand of `op` spans: (dst, src0, src1, src2).
+    #[must_use]
+    pub fn regs(self) -> (u16, [u16; 3]) {
+        use Op::*;
+        match self {
+            SMovB64 | SCmovB64 | SNotB64 | SAndSaveexecB64 | SOrSaveexecB64 | SXorSaveexecB64
+            | SAndNot0SaveexecB64 | SAndNot1SaveexecB64 => (2, [2, 1, 1]),
+            SGetpcB64 => (2, [1, 1, 1]),
+            SSetpcB64 => (1, [2, 1, 1]),
+            SSwappcB64 => (2, [2, 1, 1]),
+            SAndB64 | SOrB64 | SXorB64 | SNandB64 | SNorB64 | SXnorB64 | SAndNot1B64
+            | SOrNot1B64 | SCselectB64 => (2, [2, 2, 1]),
+            SLshlB64 | SLshrB64 | SAshrI64 | SBfeU64 | SBfeI64 => (2, [2, 1, 1]),
+            SBfmB64 => (2, [1, 1, 1]),
+            SBcnt1I32B64 | SCtzI32B64 | SClzI32U64 => (1, [2, 1, 1]),
+            SCmpEqU64 | SCmpLgU64 => (1, [2, 2, 1]),
+            VLshlrevB64 | VLshrrevB64 | VAshrrevI64 => (2, [1, 2, 1]),
+            VLshlAddU64 => (2, [2, 1, 2]),
+            VMadU64U32 | VMadI64I32 => (2, [1, 1, 2]),
+            VAddF64 | VMulF64 | VMinF64 | VMaxF64 => (2, [2, 2, 1]),
+            VFmaF64 | VDivScaleF64 | VDivFmasF64 | VDivFixupF64 | VFmacF64 => (2, [2, 2, 2]),
+            SFf1I32B64 => (1, [2, 1, 1]),
+            VLdexpF64 => (2, [2, 1, 1]),
+            VTruncF64 | VCeilF64 | VRndneF64 | VFloorF64 | VRcpF64 | VRsqF64 | VSqrtF64
+            | VFractF64 => (2, [2, 1, 1]),
+            VCvtI32F64 | VCvtU32F64 | VCvtF32F64 => (1, [2, 1, 1]),
+            VCvtF64I32 | VCvtF64U32 | VCvtF64F32 => (2, [1, 1, 1]),
+            VCmpF64 | VCmpI64 | VCmpU64 => (1, [2, 2, 1]),
+            VCmpClassF64 => (1, [2, 1, 1]),
+            VMovB64 => (2, [2, 1, 1]),
+            VPkFmaF32 => (2, [2, 2, 2]),
+            VMfmaF32_16x16x16F16 => (4, [2, 2, 4]),
+            VMfmaF32_32x32x8F16 => (16, [2, 2, 16]),
+            VMfmaF32_16x16x4F32 => (4, [1, 1, 4]),
+            VWmmaF32F16 | VWmmaF32Bf16 => (8, [8, 8, 8]),
+            VWmmaF32F16Gfx12 | VWmmaF32Bf16Gfx12 => (8, [4, 4, 8]),
+            VPkMovB32 | VPkMulF32 | VPkAddF32 | SAddNcU64 | SSubNcU64 | SMulU64 => (2, [2, 2, 1]),
+            _ => (1, [1, 1, 1]),
+        }
+    }
 }

@@ -154,3 +154,32 @@ flat_store_b32 v[1:2], v0 offset:4
 scratch_load_b64 v[0:1], v2, off
 scratch_store_b32 v1, v2, off offset:8
 s_endpgm
+// DPP16 (row_shl/shr/ror, mirrors, row_share, row_xmask, quad_perm, masks, bound_ctrl, fi,
+// modifiers, VOPC and carry forms, VOP3 forms), DPP8, the lane permutes and the prefetch hint.
+v_add_nc_u32_dpp v1, v2, v3 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:1
+v_add_nc_u32_dpp v1, v2, v3 quad_perm:[1,0,3,2] row_mask:0x5 bank_mask:0x3
+v_mov_b32_dpp v4, v1 row_shl:3 row_mask:0xf bank_mask:0xf fi:1
+v_mov_b32_dpp v4, v1 row_ror:7 row_mask:0xf bank_mask:0xf
+v_mov_b32_dpp v4, v1 row_mirror row_mask:0xf bank_mask:0xf
+v_mov_b32_dpp v4, v1 row_half_mirror row_mask:0xf bank_mask:0xf
+v_mov_b32_dpp v4, v1 row_share:5 row_mask:0xf bank_mask:0xf
+v_mov_b32_dpp v4, v1 row_xmask:9 row_mask:0xf bank_mask:0xf bound_ctrl:1 fi:1
+v_add_f32_dpp v1, -v2, |v3| row_shr:2 row_mask:0xf bank_mask:0xf
+v_mov_b32_dpp v1, v2 dpp8:[7,6,5,4,3,2,1,0]
+v_add_nc_u32_dpp v1, v2, v3 dpp8:[1,0,3,2,5,4,7,6] fi:1
+v_cmp_eq_u32_dpp vcc_lo, v1, v2 quad_perm:[0,0,0,0] row_mask:0xf bank_mask:0xf
+v_cndmask_b32_dpp v1, v2, v3, vcc_lo row_shr:1 row_mask:0xf bank_mask:0xf
+v_add_co_ci_u32_dpp v1, vcc_lo, v2, v3, vcc_lo row_shr:1 row_mask:0xf bank_mask:0xf
+v_max_i32_dpp v1, v2, v3 row_shr:1 row_mask:0xf bank_mask:0xf
+v_permlanex16_b32 v2, v2, -1, -1
+v_permlane16_b32 v2, v3, s1, s2 op_sel:[1,1]
+v_cmpx_eq_u32_dpp v1, v2 quad_perm:[0,0,0,0] row_mask:0xf bank_mask:0xf
+s_set_inst_prefetch_distance 0x2
+v_maxmin_f32 v1, v2, v3, v4
+v_minmax_f32 v1, v2, s3, v4
+v_add_nc_u32_e64_dpp v1, v2, v3 row_shr:1 row_mask:0xf bank_mask:0xf
+v_add3_u32_e64_dpp v1, v2, v3, v4 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:1
+v_fma_f32_e64_dpp v1, -v2, v3, |v4| quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf
+v_add_nc_u32_e64_dpp v1, v2, v3 dpp8:[7,6,5,4,3,2,1,0]
+v_add_f32_e64_dpp v1, v2, v3 clamp row_xmask:1 row_mask:0xf bank_mask:0xf
+v_cmp_lt_i32_e64_dpp s5, v2, v3 row_shr:1 row_mask:0xf bank_mask:0xf

@@ -35,3 +35,20 @@ ds_write_b64 v1, a[2:3]
 ds_read_b64 a[6:7], v1
 ds_add_u32 v1, a5
 ds_add_rtn_u32 a0, v1, a5
+// DPP (row shifts, wave shifts, broadcasts, quad_perm, masks, bound_ctrl, modifiers, carry forms)
+// and packed f32 (v_pk_fma/mul/add_f32 with op_sel, op_sel_hi, neg, clamp, SGPR and constant sources).
+v_add_u32_dpp v2, v2, v2 row_bcast:31 row_mask:0xc bank_mask:0xf
+v_add_u32_dpp v2, v2, v2 row_bcast:15 row_mask:0xa bank_mask:0xf
+v_mov_b32_dpp v1, v2 wave_shr:1 row_mask:0xf bank_mask:0xf
+v_mov_b32_dpp v1, v2 wave_shl:1 row_mask:0xf bank_mask:0xf
+v_mov_b32_dpp v1, v2 wave_rol:1 row_mask:0xf bank_mask:0xf
+v_mov_b32_dpp v1, v2 wave_ror:1 row_mask:0xf bank_mask:0xf bound_ctrl:1
+v_mov_b32_dpp v1, v2 quad_perm:[3,2,1,0] row_mask:0xf bank_mask:0xf
+v_add_f32_dpp v1, -v2, |v3| row_shr:2 row_mask:0xf bank_mask:0xf
+v_cndmask_b32_dpp v1, v2, v3, vcc row_shr:1 row_mask:0xf bank_mask:0xf
+v_addc_co_u32_dpp v1, vcc, v2, v3, vcc row_shr:1 row_mask:0xf bank_mask:0xf
+v_add_co_u32_dpp v1, vcc, v2, v3 row_shr:1 row_mask:0xf bank_mask:0xf
+v_pk_fma_f32 v[0:1], v[2:3], v[4:5], v[6:7] op_sel:[1,0,0] op_sel_hi:[0,1,1] neg_lo:[1,0,0] neg_hi:[0,1,0]
+v_pk_mul_f32 v[0:1], v[2:3], s[4:5]
+v_pk_add_f32 v[0:1], v[2:3], 1.0
+v_pk_fma_f32 v[0:1], v[2:3], v[4:5], v[6:7] clamp

@@ -56,7 +56,7 @@ fn sopc_op(opc: u32) -> Option<Op> {
 pub(super) fn sopp_op(opc: u32) -> Option<Op> {
     use Op::*;
     Some(table! {opc, return None;
-        0 => SNop, 3 => SSleep, 5 => SClause, 7 => SDelayAlu, 8 => SWaitcntDepctr, 9 => SWaitcnt,
+        0 => SNop, 3 => SSleep, 4 => SSetInstPrefetchDistance, 5 => SClause, 7 => SDelayAlu, 8 => SWaitcntDepctr, 9 => SWaitcnt,
         16 => STrap, 31 => SCodeEnd, 32 => SBranch, 33 => SCbranchScc0, 34 => SCbranchScc1,
         35 => SCbranchVccz, 36 => SCbranchVccnz, 37 => SCbranchExecz, 38 => SCbranchExecnz,
         48 => SEndpgm, 53 => SSetprio, 54 => SSendmsg, 60 => SIcacheInv, 61 => SBarrier,
@@ -65,10 +65,7 @@ pub(super) fn sopp_op(opc: u32) -> Option<Op> {
 
 pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
     let w0 = w[0];
-    let i = if w0 >> 31 == 0 && matches!(bits(w0, 0, 9), 0xe9 | 0xea | 0xfa) {
-        // DPP8/DPP16 (the src0 field): not interpreted.
-        return Err(undec(w0, "DPP", bits(w0, 25, 6)));
-    } else if w0 >> 31 == 0 {
+    let i = if w0 >> 31 == 0 {
         if w0 >> 25 == 0x3f {
             vop1(w0, vop1_op)?
         } else if w0 >> 25 == 0x3e {
@@ -90,7 +87,11 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             0b111101 => smem(w0, w[1])?,
             0b110101 => vop3(w0, w[1])?,
             0b110010 => vopd(w0, w[1])?,
-            0b110011 if w0 >> 24 == 0xcc => vop3p(w0, w[1], vop3p_op)?,
+            0b110011 if w0 >> 24 == 0xcc => vop3p(w0, w[1], |opc| match opc {
+                0x40 => Some(Op::VWmmaF32F16),
+                0x41 => Some(Op::VWmmaF32Bf16),
+                o => vop3p_op(o),
+            })?,
             0b110110 => ds(w0, w[1])?,
             0b110111 => flat(w0, w[1])?,
             0b111000 => mubuf(w0, w[1])?,
@@ -231,7 +232,9 @@ fn vop3_only(opc: u32) -> Option<Op> {
         0x21e => VMax3U32, 0x21f => VMed3F32, 0x220 => VMed3I32, 0x221 => VMed3U32,
         0x240 => VXor3B32, 0x244 => VPermB32, 0x245 => VXadU32, 0x246 => VLshlAddU32,
         0x247 => VAddLshlU32, 0x255 => VAdd3U32, 0x256 => VLshlOrB32, 0x257 => VAndOrB32,
-        0x258 => VOr3B32, 0x2fe => VMadU64U32, 0x2ff => VMadI64I32, 0x300 => VAddCoU32,
+        0x258 => VOr3B32, 0x25b => VPermlane16B32,
+        0x25e => VMaxminF32, 0x25f => VMinmaxF32,
+        0x25c => VPermlanex16B32, 0x2fe => VMadU64U32, 0x2ff => VMadI64I32, 0x300 => VAddCoU32,
         0x301 => VSubCoU32, 0x302 => VSubrevCoU32, 0x31c => VLdexpF32, 0x31d => VBfmB32,
         0x31e => VBcntU32B32, 0x31f => VMbcntLoU32B32, 0x320 => VMbcntHiU32B32, 0x325 => VSubNcI32,
         0x326 => VAddNcI32, 0x327 => VAddF64, 0x328 => VMulF64, 0x329 => VMinF64, 0x32a => VMaxF64,
@@ -344,6 +347,10 @@ pub(super) fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         | Op::VDivFixupF32
         | Op::VDivFixupF64
         | Op::VFmaF16
+        | Op::VPermlane16B32
+        | Op::VPermlanex16B32
+        | Op::VMaxminF32
+        | Op::VMinmaxF32
         | Op::VFmacF32 => 3,
         _ if (0x180..0x200).contains(&opc) => 1,
         _ => 2,
@@ -493,7 +500,9 @@ pub(super) fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     let op = table! {opc, return Err(undec(w, "FLAT", opc));
         16 => MLoadU8, 17 => MLoadI8, 18 => MLoadU16, 19 => MLoadI16, 20 => MLoadB32,
         21 => MLoadB64, 22 => MLoadB96, 23 => MLoadB128, 24 => MStoreB8, 25 => MStoreB16,
-        26 => MStoreB32, 27 => MStoreB64, 28 => MStoreB96, 29 => MStoreB128, 51 => MAtomicSwapB32,
+        26 => MStoreB32, 27 => MStoreB64, 28 => MStoreB96, 29 => MStoreB128, 30 => MLoadD16U8,
+        31 => MLoadD16I8, 32 => MLoadD16B16, 33 => MLoadD16HiU8, 34 => MLoadD16HiI8,
+        35 => MLoadD16HiB16, 51 => MAtomicSwapB32,
         52 => MAtomicCmpswapB32, 53 => MAtomicAddU32, 54 => MAtomicSubU32, 56 => MAtomicMinI32,
         57 => MAtomicMinU32, 58 => MAtomicMaxI32, 59 => MAtomicMaxU32, 60 => MAtomicAndB32,
         61 => MAtomicOrB32, 62 => MAtomicXorB32, 63 => MAtomicIncU32, 64 => MAtomicDecU32,
@@ -529,8 +538,8 @@ pub(super) fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         | ((bits(w, 13, 1) as u8) << 2)
         | (u8::from(sve) << 3);
     let (addr, data, saddr, vdst) = (b16(w1, 0, 8), b16(w1, 8, 8), b16(w1, 16, 7), b16(w1, 24, 8));
-    let load = opc < 24;
-    let store = (24..51).contains(&opc);
+    let load = opc < 24 || (30..36).contains(&opc);
+    let store = (24..30).contains(&opc) || (36..51).contains(&opc);
     let vaddr = if seg == SEG_SCRATCH && !sve {
         NONE
     } else {

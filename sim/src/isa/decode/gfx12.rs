@@ -18,6 +18,8 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             17 | 18 => None,
             27 => Some(Op::VPkMinF16),
             28 => Some(Op::VPkMaxF16),
+            0x40 => Some(Op::VWmmaF32F16Gfx12),
+            0x41 => Some(Op::VWmmaF32Bf16Gfx12),
             o => vop3p_op(o),
         })?
     } else if w0 >> 23 == 0x17F {
@@ -35,7 +37,7 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             71 => Some(Op::SWaitKmcnt),
             72 => Some(Op::SWaitLoadcntDscnt),
             73 => Some(Op::SWaitStorecntDscnt),
-            9 | 61 => return Err(undec(w0, "SOPP (gfx11 only)", opc)),
+            4 | 9 | 61 => return Err(undec(w0, "SOPP (gfx11 only)", opc)),
             _ => None,
         };
         match op {
@@ -78,6 +80,17 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
                 _ => Op::SCvtU32F32,
             })
         })?
+    } else if w0 >> 23 == 0x17E && matches!(bits(w0, 16, 7), 0x41..=0x4e | 0x51..=0x5e) {
+        // SOPC: gfx12's scalar float compares, the condition in the low 4 bits (VOPC's order).
+        let opc = bits(w0, 16, 7);
+        let mut i = Inst::new(
+            if opc < 0x50 { Op::SCmpF32 } else { Op::SCmpF16 },
+            Enc::Sopc,
+        );
+        i.src = [b16(w0, 0, 8), b16(w0, 8, 8), NONE];
+        // CAST: 4-bit condition.
+        i.sub = (opc & 0xf) as u8;
+        i
     } else if w0 >> 23 == 0x17D && bits(w0, 8, 8) == 78 {
         let mut i = Inst::new(Op::SBarrierSignal, Enc::Sop1);
         i.src[0] = b16(w0, 0, 8);
@@ -85,7 +98,6 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
     } else if w0 >> 31 == 0
         && w0 >> 25 != 0x3f
         && w0 >> 25 != 0x3e
-        && !matches!(bits(w0, 0, 9), 0xe9 | 0xea | 0xfa)
         && (vop2_12(bits(w0, 25, 6)).is_some() || matches!(bits(w0, 25, 6), 15 | 16 | 57 | 58))
     {
         let opc = bits(w0, 25, 6);
@@ -118,7 +130,18 @@ fn vop2_12(opc: u32) -> Option<Op> {
 fn vop3_12(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     let opc = bits(w, 16, 10);
     let as11 = match opc {
-        0x10f | 0x110 | 0x139 | 0x13a | 0x329 | 0x32a => return Err(undec(w, "VOP3", opc)),
+        // gfx11's IEEE-mode min/max (and their 3-operand forms) are gone from RDNA4.
+        0x10f | 0x110 | 0x139 | 0x13a | 0x329 | 0x32a | 0x219 | 0x21c | 0x21f => {
+            return Err(undec(w, "VOP3", opc));
+        }
+        // v_min3/max3/med3_num_f32: minimumNumber/maximumNumber, as gfx11's min3/max3/med3.
+        0x229 => 0x219,
+        0x22a => 0x21c,
+        0x231 => 0x21f,
+        // v_maxmin/minmax_num_f32 (gfx11's v_maxmin/minmax_f32 at 0x25e/0x25f are gone).
+        0x25e | 0x25f => return Err(undec(w, "VOP3", opc)),
+        0x269 => 0x25e,
+        0x268 => 0x25f,
         0x100..=0x13f => match vop2_12(opc - 0x100) {
             Some(Op::VAddF64) => 0x327,
             Some(Op::VMulF64) => 0x328,
@@ -188,7 +211,7 @@ fn vflat12(w: u32, w1: u32, w2: u32) -> Result<Inst, Undecodable> {
     let saddr = b16(w, 0, 7);
     let (vdst, vsrc, vaddr) = (b16(w1, 0, 8), b16(w1, 23, 8), b16(w2, 0, 8));
     let atomic = opc >= 51;
-    let load = opc < 24;
+    let load = opc < 24 || (30..36).contains(&opc);
     // Atomics return the old value when TH has the return bit (bit 0 of th, dword1 bit 20).
     let rtn = atomic && bits(w1, 20, 1) == 1;
     i.flags = u8::from(rtn) | (u8::from(sve) << 3) | scope;

@@ -67,8 +67,6 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
     let w0 = w[0];
     let i = if w0 >> 31 == 0 && bits(w0, 0, 9) == 0xf9 {
         sdwa(w0, w[1])?
-    } else if w0 >> 31 == 0 && bits(w0, 0, 9) == 0xfa {
-        return Err(undec(w0, "DPP", bits(w0, 25, 6)));
     } else if w0 >> 31 == 0 {
         if w0 >> 25 == 0x3f {
             let mut i = vop1(w0, vop1_op)?;
@@ -101,7 +99,11 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             0b110100 if w0 >> 23 == 0x1a7 && matches!(bits(w0, 16, 7), 0x58 | 0x59) => {
                 accvgpr(w0, w[1])?
             }
+            0b110100 if w0 >> 23 == 0x1a7 && bits(w0, 16, 7) >= 0x40 => mfma(w0, w[1])?,
             0b110100 if w0 >> 23 == 0x1a7 => vop3p(w0, w[1], |opc| match opc {
+                0x30 => Some(Op::VPkFmaF32),
+                0x31 => Some(Op::VPkMulF32),
+                0x32 => Some(Op::VPkAddF32),
                 0x33 => Some(Op::VPkMovB32),
                 o => vop3p_op(o),
             })?,
@@ -219,6 +221,42 @@ fn accvgpr(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         i.dst = AGPR + vdst;
         i.src[0] = src;
     }
+    Ok(i)
+}
+
+/// VOP3P-MAI (MFMA): vdst and src2 in AGPRs when ACC_CD (bit 15), src0/src1 in AGPRs by the
+/// ACC bits of the second word; CBSZ/ABID/BLGP (operand broadcasts) are refused.
+fn mfma(w: u32, w1: u32) -> Result<Inst, Undecodable> {
+    let opc = bits(w, 16, 7);
+    let op = match opc {
+        0x4d => Op::VMfmaF32_16x16x16F16,
+        0x4c => Op::VMfmaF32_32x32x8F16,
+        0x45 => Op::VMfmaF32_16x16x4F32,
+        _ => {
+            return Err(undec(
+                w,
+                "VOP3P-MAI (an MFMA the interpreter does not run)",
+                opc,
+            ));
+        }
+    };
+    if bits(w, 8, 7) != 0 || bits(w1, 29, 3) != 0 {
+        return Err(undec(
+            w,
+            "VOP3P-MAI (CBSZ/ABID/BLGP broadcasts are not interpreted)",
+            opc,
+        ));
+    }
+    let mut i = Inst::new(op, Enc::Vop3p);
+    i.len = 8;
+    let acc_cd = bits(w, 15, 1) == 1;
+    let in_acc = |code: u16, acc: bool| if acc { agpr(code) } else { code };
+    i.dst = in_acc(VGPR + b16(w, 0, 8), acc_cd);
+    i.src = [
+        in_acc(b16(w1, 0, 9), bits(w1, 27, 1) == 1),
+        in_acc(b16(w1, 9, 9), bits(w1, 28, 1) == 1),
+        in_acc(b16(w1, 18, 9), acc_cd),
+    ];
     Ok(i)
 }
 

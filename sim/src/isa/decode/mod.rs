@@ -81,6 +81,86 @@ pub struct DualHalf {
     pub src: [u16; 2],
 }
 
+/// Data-parallel primitives: a VOP1/VOP2/VOPC instruction whose src0 is read from another lane
+/// (the src0 field 0xfa: DPP16; 0xe9/0xea: DPP8, gfx11+). The lane each lane reads is
+/// [`Dpp::source`]'s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dpp {
+    /// DPP16: `ctrl` (quad_perm 0..=0xff, row shifts/rotates 0x101..=0x12f, gfx9's wave
+    /// shifts/rotates 0x130..=0x13c and row broadcasts 0x142/0x143, mirrors 0x140/0x141, gfx10+'s
+    /// row_share 0x150..=0x15f and row_xmask 0x160..=0x16f); a lane of a row whose `row_mask`
+    /// bit is clear, or of a bank (4 lanes of a row) whose `bank_mask` bit is clear, is not
+    /// written; a source lane out of range or inactive (unless `fi`, gfx10+) reads 0 with
+    /// `bound_ctrl`, else the lane is not written.
+    Row {
+        /// DPP_CTRL (9 bits).
+        ctrl: u16,
+        /// ROW_MASK: one bit per row of 16 lanes.
+        row_mask: u8,
+        /// BANK_MASK: one bit per bank of 4 lanes within each row.
+        bank_mask: u8,
+        /// BOUND_CTRL: an invalid source reads 0 (else the lane keeps its value).
+        bound_ctrl: bool,
+        /// FI: inactive source lanes are read (gfx10+).
+        fi: bool,
+    },
+    /// DPP8: lane `8g + k` reads lane `8g + sel[k]` (3 bits each from bit 0); an inactive
+    /// source lane reads 0 unless `fi`.
+    Lane8 {
+        /// Eight 3-bit lane selects.
+        sel: u32,
+        /// FI: inactive source lanes are read.
+        fi: bool,
+    },
+}
+
+impl Dpp {
+    /// The lane that `lane` of a wave of `lanes` reads, or `None` where the control names no
+    /// lane (shifted out of its row or wave, a broadcast into row 0).
+    #[must_use]
+    pub fn source(self, lane: usize, lanes: usize) -> Option<usize> {
+        let (row, k) = (lane & !15, lane & 15);
+        let s = match self {
+            Dpp::Lane8 { sel, .. } => (lane & !7) + ((sel >> (3 * (lane & 7))) & 7) as usize,
+            Dpp::Row { ctrl, .. } => {
+                let n = usize::from(ctrl & 15);
+                match ctrl {
+                    0..=0xff => (lane & !3) + usize::from((ctrl >> (2 * (lane & 3))) & 3),
+                    0x101..=0x10f => row + k.checked_add(n).filter(|&v| v < 16)?,
+                    0x111..=0x11f => row + k.checked_sub(n)?,
+                    0x121..=0x12f => row + (k + 16 - n) % 16,
+                    0x130 => lane + 1,
+                    0x134 => (lane + 1) % lanes,
+                    0x138 => lane.checked_sub(1)?,
+                    0x13c => (lane + lanes - 1) % lanes,
+                    0x140 => row + 15 - k,
+                    0x141 => (lane & !7) + 7 - (lane & 7),
+                    0x142 => row.checked_sub(1)?,
+                    0x143 if lane >= 32 => 31,
+                    0x150..=0x15f => row + n,
+                    0x160..=0x16f => row + (k ^ n),
+                    _ => return None,
+                }
+            }
+        };
+        (s < lanes).then_some(s)
+    }
+
+    /// Whether the control is one `isa` defines (gfx9: no row_share/row_xmask; gfx10+: no wave
+    /// shifts or row broadcasts).
+    fn valid(self, isa: Isa) -> bool {
+        match self {
+            Dpp::Lane8 { .. } => isa != Isa::Gfx9,
+            Dpp::Row { ctrl, .. } => match ctrl {
+                0..=0xff | 0x101..=0x10f | 0x111..=0x11f | 0x121..=0x12f | 0x140 | 0x141 => true,
+                0x130 | 0x134 | 0x138 | 0x13c | 0x142 | 0x143 => isa == Isa::Gfx9,
+                0x150..=0x16f => isa != Isa::Gfx9,
+                _ => false,
+            },
+        }
+    }
+}
+
 /// A decoded instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Inst {
@@ -122,6 +202,8 @@ pub struct Inst {
     pub sdwa: Option<u32>,
     /// VOPD: the X and Y halves.
     pub dual: Option<[DualHalf; 2]>,
+    /// DPP: how src0 is read across lanes; `None` otherwise.
+    pub dpp: Option<Dpp>,
     /// The raw words (for messages).
     pub words: [u32; 3],
 }
@@ -157,6 +239,7 @@ impl Inst {
             opsel: 0,
             sdwa: None,
             dual: None,
+            dpp: None,
             words: [0; 3],
         }
     }
@@ -184,11 +267,20 @@ fn b16(w: u32, lo: u32, n: u32) -> u16 {
 /// # Errors
 /// Words that are no instruction of `isa` the interpreter knows.
 pub fn decode(isa: Isa, words: &[u32; 3]) -> Result<Inst, Undecodable> {
-    let mut i = match isa {
-        Isa::Gfx11 => gfx11::decode(words),
-        Isa::Gfx12 => gfx12::decode(words),
-        Isa::Gfx9 => gfx9::decode(words),
-    }?;
+    let family = match isa {
+        Isa::Gfx11 => gfx11::decode,
+        Isa::Gfx12 => gfx12::decode,
+        Isa::Gfx9 => gfx9::decode,
+    };
+    let w0 = words[0];
+    let dpp_marker = |x: u32| matches!(bits(x, 0, 9), 0xe9 | 0xea | 0xfa);
+    let mut i = if (w0 >> 31 == 0 && dpp_marker(w0))
+        || (isa != Isa::Gfx9 && w0 >> 26 == 0b110101 && dpp_marker(words[1]))
+    {
+        dpp(isa, words, family)?
+    } else {
+        family(words)?
+    };
     if i.uses_lit() {
         let at = usize::from(i.len / 4);
         i.lit = words.get(at).copied().unwrap_or(0);
@@ -198,6 +290,81 @@ pub fn decode(isa: Isa, words: &[u32; 3]) -> Result<Inst, Undecodable> {
     for (k, slot) in i.words.iter_mut().enumerate() {
         *slot = if k < n { words[k] } else { 0 };
     }
+    Ok(i)
+}
+
+/// A VOP1/VOP2/VOPC word whose src0 field is a DPP marker (0xfa DPP16; 0xe9, 0xea DPP8 on
+/// gfx11+), or a gfx11+ VOP3 whose src0 field is: the family decodes the instruction as if
+/// src0 were v0, then the DPP word (the second word; VOP3: the third) gives the source VGPR,
+/// the lane control and, for the 32-bit forms' DPP16, src0/src1 neg and abs (VOP3 keeps its
+/// own modifiers).
+fn dpp(
+    isa: Isa,
+    w: &[u32; 3],
+    family: fn(&[u32; 3]) -> Result<Inst, Undecodable>,
+) -> Result<Inst, Undecodable> {
+    let w0 = w[0];
+    let vop3 = w0 >> 31 == 1;
+    let (marker, w1) = if vop3 {
+        (bits(w[1], 0, 9), w[2])
+    } else {
+        (bits(w0, 0, 9), w[1])
+    };
+    let refuse = |what| Err(undec(w0, what, bits(w0, 25, 7)));
+    if isa == Isa::Gfx9 && marker != 0xfa {
+        return refuse("VOP (src0 0xe9/0xea: no DPP8 on gfx9)");
+    }
+    let mut i = if vop3 {
+        family(&[w0, (w[1] & !0x1ff) | u32::from(VGPR), 0])?
+    } else {
+        family(&[(w0 & !0x1ff) | u32::from(VGPR), 0, 0])?
+    };
+    let forms: &[Enc] = if vop3 {
+        &[Enc::Vop3, Enc::Vop3sd]
+    } else {
+        &[Enc::Vop1, Enc::Vop2, Enc::Vopc]
+    };
+    if !forms.contains(&i.enc)
+        || i.src.contains(&LIT)
+        || i.sdwa.is_some()
+        || matches!(
+            i.op,
+            Op::VReadfirstlaneB32 | Op::VAccvgprMovB32 | Op::VNop | Op::VFmamkF32 | Op::VFmaakF32
+        )
+    {
+        return refuse("DPP (an operation without a DPP form)");
+    }
+    if i.enc == Enc::Vopc && isa == Isa::Gfx9 {
+        return refuse("DPP (VOPC has no DPP form on gfx9)");
+    }
+    i.len = if vop3 { 12 } else { 8 };
+    i.src[0] = VGPR + b16(w1, 0, 8);
+    let d = if marker == 0xfa {
+        if !vop3 {
+            // CAST: single bits: neg in bits 0..1, abs in bits 4..5 (the VOP3 layout).
+            i.mods = (bits(w1, 20, 1)
+                | (bits(w1, 22, 1) << 1)
+                | (bits(w1, 21, 1) << 4)
+                | (bits(w1, 23, 1) << 5)) as u8;
+        }
+        Dpp::Row {
+            ctrl: b16(w1, 8, 9),
+            // CAST: 4-bit fields.
+            row_mask: bits(w1, 28, 4) as u8,
+            bank_mask: bits(w1, 24, 4) as u8,
+            bound_ctrl: bits(w1, 19, 1) == 1,
+            fi: isa != Isa::Gfx9 && bits(w1, 18, 1) == 1,
+        }
+    } else {
+        Dpp::Lane8 {
+            sel: w1 >> 8,
+            fi: marker == 0xea,
+        }
+    };
+    if !d.valid(isa) {
+        return refuse("DPP (a DPP_CTRL this family does not define)");
+    }
+    i.dpp = Some(d);
     Ok(i)
 }
 
@@ -291,6 +458,11 @@ pub(super) fn vop3p(w: u32, w1: u32, table: fn(u32) -> Option<Op>) -> Result<Ins
     let three = matches!(
         op,
         Op::VPkFmaF16
+            | Op::VPkFmaF32
+            | Op::VWmmaF32F16
+            | Op::VWmmaF32Bf16
+            | Op::VWmmaF32F16Gfx12
+            | Op::VWmmaF32Bf16Gfx12
             | Op::VPkMadI16
             | Op::VPkMadU16
             | Op::VFmaMixF32

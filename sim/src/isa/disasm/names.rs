@@ -152,6 +152,11 @@ pub(super) fn gfx12_name(op: Op) -> Option<&'static str> {
         Op::VMaxF16 => "v_max_num_f16",
         Op::VMinF64 => "v_min_num_f64",
         Op::VMaxF64 => "v_max_num_f64",
+        Op::VMin3F32 => "v_min3_num_f32",
+        Op::VMax3F32 => "v_max3_num_f32",
+        Op::VMed3F32 => "v_med3_num_f32",
+        Op::VMaxminF32 => "v_maxmin_num_f32",
+        Op::VMinmaxF32 => "v_minmax_num_f32",
         _ => return None,
     })
 }

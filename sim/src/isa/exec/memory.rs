@@ -220,7 +220,8 @@ impl Exec<'_, '_> {
         }
         let size: usize = match i.op {
             MLoadU8 | MLoadI8 | MStoreB8 => 1,
-            MLoadU16 | MLoadI16 | MStoreB16 => 2,
+            MLoadD16U8 | MLoadD16I8 | MLoadD16HiU8 | MLoadD16HiI8 => 1,
+            MLoadU16 | MLoadI16 | MStoreB16 | MLoadD16B16 | MLoadD16HiB16 => 2,
             MLoadB64 | MStoreB64 | MAtomicAddU64 | MAtomicSwapB64 => 8,
             MAtomicCmpswapB64 | MAtomicAddF64 | MAtomicSubU64 | MAtomicMinI64 | MAtomicMinU64
             | MAtomicMaxI64 | MAtomicMaxU64 | MAtomicAndB64 | MAtomicOrB64 | MAtomicXorB64 => 8,
@@ -231,7 +232,20 @@ impl Exec<'_, '_> {
         let dwords = size.div_ceil(4);
         let load = matches!(
             i.op,
-            MLoadU8 | MLoadI8 | MLoadU16 | MLoadI16 | MLoadB32 | MLoadB64 | MLoadB96 | MLoadB128
+            MLoadU8
+                | MLoadI8
+                | MLoadU16
+                | MLoadI16
+                | MLoadB32
+                | MLoadB64
+                | MLoadB96
+                | MLoadB128
+                | MLoadD16U8
+                | MLoadD16I8
+                | MLoadD16B16
+                | MLoadD16HiU8
+                | MLoadD16HiI8
+                | MLoadD16HiB16
         );
         let store = matches!(
             i.op,
@@ -302,6 +316,21 @@ impl Exec<'_, '_> {
                     MLoadI8 => b[0] as i8 as i32 as u32,
                     MLoadU16 => u32::from(u16::from_le_bytes([b[0], b[1]])),
                     MLoadI16 => i16::from_le_bytes([b[0], b[1]]) as i32 as u32,
+                    MLoadD16U8 | MLoadD16I8 | MLoadD16B16 | MLoadD16HiU8 | MLoadD16HiI8
+                    | MLoadD16HiB16 => {
+                        // CAST: 8-bit values widen to 16 bits (signed for i8).
+                        let h = match i.op {
+                            MLoadD16U8 | MLoadD16HiU8 => u32::from(b[0]),
+                            MLoadD16I8 | MLoadD16HiI8 => u32::from(b[0] as i8 as i16 as u16),
+                            _ => u32::from(u16::from_le_bytes([b[0], b[1]])),
+                        };
+                        let old = self.w.v.get(d + l).copied().unwrap_or(0);
+                        if matches!(i.op, MLoadD16HiU8 | MLoadD16HiI8 | MLoadD16HiB16) {
+                            (old & 0xffff) | (h << 16)
+                        } else {
+                            (old & 0xffff_0000) | h
+                        }
+                    }
                     _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
                 };
                 for k in 0..dwords {

@@ -10,9 +10,11 @@ use super::ops::Op;
 use super::{Isa, IsaError, Launch, Memory, Stats};
 use crate::vm::Access;
 
+mod dpp;
 mod init;
 mod lds;
 mod mask;
+mod matrix;
 mod memory;
 mod num;
 mod operands;
@@ -120,6 +122,8 @@ pub(crate) struct Wave {
     id: u32,
     state: WaveState,
     scratch_slot: u64,
+    /// The wave's serial clock ([`model`]).
+    clock: model::WaveClock,
 }
 
 /// Scalar operand codes that differ between families.
@@ -232,6 +236,7 @@ fn run_parallel(
                 stats.wave_instructions += st.wave_instructions;
                 stats.lane_instructions += st.lane_instructions;
                 stats.simd_cycles += st.simd_cycles;
+                stats.wave_cycles = stats.wave_cycles.max(st.wave_cycles);
                 stats.mem_bytes += st.mem_bytes;
             }
             Err((g, e)) => {
@@ -334,12 +339,14 @@ fn run_range(
             s: [UNDEFINED; 128],
             scc: true,
             pc: l.pgm,
-            v: vec![UNDEFINED; l.vgprs as usize * lanes as usize],
+            // One row more than RSRC1 grants: DPP stages its permuted src0 there.
+            v: vec![UNDEFINED; (l.vgprs as usize + 1) * lanes as usize],
             nvgpr: l.vgprs as usize,
             lanes: lanes as usize,
             id,
             state: WaveState::Running,
             scratch_slot: 0,
+            clock: model::WaveClock::default(),
         })
         .collect();
     // CAST: at most 64 KiB.
@@ -384,6 +391,7 @@ impl Wave {
         self.scc = true;
         self.pc = pc;
         self.state = WaveState::Running;
+        self.clock.reset();
     }
     pub(crate) fn lanes(&self) -> usize {
         self.lanes
@@ -572,6 +580,7 @@ fn run_wave(
         let (i, cost) = (&entry.0, entry.1);
         stats.wave_instructions += 1;
         stats.simd_cycles += u64::from(cost.cycles);
+        x.w.clock.issue(&cost);
         let next = pc.wrapping_add(u64::from(i.len));
         x.w.pc = next;
         if matches!(
@@ -596,6 +605,12 @@ fn run_wave(
         }
         x.step(i, next)?;
     }
+    let t = if x.w.state == WaveState::Done {
+        x.w.clock.finish()
+    } else {
+        x.w.clock.t
+    };
+    stats.wave_cycles = stats.wave_cycles.max(t);
     Ok(())
 }
 
@@ -606,6 +621,7 @@ fn waits_only(op: Op) -> bool {
     matches!(
         op,
         SNop | SClause
+            | SSetInstPrefetchDistance
             | SDelayAlu
             | SWaitcnt
             | SWaitcntDepctr

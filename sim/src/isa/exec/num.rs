@@ -234,7 +234,6 @@ pub(super) fn fmax64(a: f64, b: f64) -> f64 {
 }
 
 /// Float compare by condition (f lt eq le gt lg ge o u nge nlg ngt nle neq nlt t).
-#[cfg(test)]
 pub(super) fn fcmp(c: u8, a: f64, b: f64) -> bool {
     use core::cmp::Ordering::{Equal, Greater, Less};
     let o = a.partial_cmp(&b);

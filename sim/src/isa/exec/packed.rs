@@ -18,6 +18,8 @@ impl Exec<'_, '_> {
         match i.op {
             VFmaMixF32 | VFmaMixloF16 | VFmaMixhiF16 => return self.fma_mix(i),
             VPkMovB32 => return self.pk_mov(i),
+            op if Self::is_matrix(op) => return self.matrix(i),
+            VPkFmaF32 | VPkMulF32 | VPkAddF32 => return self.pk_f32(i),
             _ => {}
         }
         let kind = match i.op {
@@ -76,6 +78,65 @@ impl Exec<'_, '_> {
             *r = out;
         }
         self.write_lanes(i.dst, &r)
+    }
+}
+
+impl Exec<'_, '_> {
+    /// gfx90a/gfx942 packed f32: each source is a 64-bit register pair (or an SGPR pair);
+    /// the low result takes dword op_sel\[k\] of source k and neg_lo, the high one dword
+    /// op_sel_hi\[k\] and neg_hi. An inline constant is one 32-bit value seen in both dwords.
+    /// Denormals follow FLOAT_DENORM_MODE_32, clamp saturates each result to \[0, 1\].
+    fn pk_f32(&mut self, i: &Inst) -> Result<(), IsaError> {
+        use Op::*;
+        let n = self.w.lanes;
+        let mut src = [[0u64; MAX_LANES]; 3];
+        for (k, out) in src.iter_mut().enumerate() {
+            let code = i.src[k];
+            if code == NONE {
+                continue;
+            }
+            if !(128..VGPR).contains(&code) {
+                let mut plain = *i;
+                plain.mods = 0;
+                self.lanes64(&plain, k, Width::B64, out)?;
+            } else {
+                let c = u64::from(self.sread(code, i.lit, Width::B32)? as u32);
+                out[..n].fill(c | (c << 32));
+            }
+        }
+        let op_sel = u32::from(i.sub);
+        let neg = u32::from(i.mods);
+        let denorm = self.l.float.denorm32;
+        let fl = |x: u32| if denorm { x } else { flush32(x) };
+        let mut r = [0u64; MAX_LANES];
+        for (l, r) in r[..n].iter_mut().enumerate() {
+            let mut out = 0u64;
+            for h in 0..2 {
+                let mut a = [0f32; 3];
+                for (k, a) in a.iter_mut().enumerate() {
+                    let hi = (op_sel >> (4 * h + k)) & 1 == 1;
+                    // CAST: the selected dword.
+                    let mut x = (src[k][l] >> if hi { 32 } else { 0 }) as u32;
+                    if (neg >> (4 * h + k)) & 1 == 1 {
+                        x ^= 0x8000_0000;
+                    }
+                    *a = f32v(fl(x));
+                }
+                let v = match i.op {
+                    VPkFmaF32 => a[0].mul_add(a[1], a[2]),
+                    VPkMulF32 => a[0] * a[1],
+                    _ => a[0] + a[1],
+                };
+                let v = if i.clamp {
+                    if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) }
+                } else {
+                    v
+                };
+                out |= u64::from(fl(v.to_bits())) << (32 * h);
+            }
+            *r = out;
+        }
+        self.write_lanes64(i.dst, &r)
     }
 }
 

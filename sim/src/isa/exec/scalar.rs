@@ -424,17 +424,49 @@ impl Exec<'_, '_> {
                 self.w.scc = (bit == 1) == (i.op == SBitcmp1B32);
                 Ok(())
             }
+            // gfx12: f32/f16 compares by condition, denormals as the VALU's (RSRC1's mode).
+            SCmpF32 | SCmpF16 => {
+                let (x, y) = (a()?, b()?);
+                let (x, y) = if i.op == SCmpF16 {
+                    (f16_to_f32(x & 0xffff), f16_to_f32(y & 0xffff))
+                } else if self.l.float.denorm32 {
+                    (f32v(x), f32v(y))
+                } else {
+                    (f32v(flush32(x)), f32v(flush32(y)))
+                };
+                self.w.scc = fcmp(i.sub, f64::from(x), f64::from(y));
+                Ok(())
+            }
             SCmpEqU64 | SCmpLgU64 => {
                 let (x, y) = (a64()?, b64()?);
                 self.w.scc = (x == y) == (i.op == SCmpEqU64);
                 Ok(())
             }
-            SNop | SClause | SDelayAlu | SWaitcnt | SWaitcntDepctr | SSleep | SSetprio
-            | SIcacheInv | SWaitcntVscnt | SWaitcntVmcnt | SWaitcntExpcnt | SWaitcntLgkmcnt
-            | SVersion | SCmovB32 | SCmovB64 | SCmovkI32 | SWaitLoadcnt | SWaitStorecnt
-            | SWaitSamplecnt | SWaitBvhcnt | SWaitExpcnt | SWaitDscnt | SWaitKmcnt | SWaitAlu => {
-                Ok(())
-            }
+            SNop
+            | SClause
+            | SSetInstPrefetchDistance
+            | SDelayAlu
+            | SWaitcnt
+            | SWaitcntDepctr
+            | SSleep
+            | SSetprio
+            | SIcacheInv
+            | SWaitcntVscnt
+            | SWaitcntVmcnt
+            | SWaitcntExpcnt
+            | SWaitcntLgkmcnt
+            | SVersion
+            | SCmovB32
+            | SCmovB64
+            | SCmovkI32
+            | SWaitLoadcnt
+            | SWaitStorecnt
+            | SWaitSamplecnt
+            | SWaitBvhcnt
+            | SWaitExpcnt
+            | SWaitDscnt
+            | SWaitKmcnt
+            | SWaitAlu => Ok(()),
             // gfx12 split barrier: the wave arrives at the signal and waits at the wait; waves
             // of a workgroup run in turn, so arriving is stopping at the wait.
             SBarrierSignal => Ok(()),

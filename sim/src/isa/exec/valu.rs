@@ -88,6 +88,12 @@ impl Exec<'_, '_> {
     }
 
     pub(super) fn valu(&mut self, i: &Inst) -> Result<(), IsaError> {
+        if let Some(d) = i.dpp {
+            return self.dpp(i, d);
+        }
+        if matches!(i.op, Op::VPermlane16B32 | Op::VPermlanex16B32) {
+            return self.permlane(i);
+        }
         match i.sdwa {
             Some(sd) if i.enc != Enc::Vopc => self.sdwa(i, sd),
             _ => self.valu_op(i),
@@ -501,6 +507,12 @@ impl Exec<'_, '_> {
             }),
             VMin3F32 => self.v3(i, b32, |x, y, z| {
                 fmin(fmin(f32v(x), f32v(y)), f32v(z)).to_bits()
+            }),
+            VMaxminF32 => self.v3(i, b32, |x, y, z| {
+                fmin(fmax(f32v(x), f32v(y)), f32v(z)).to_bits()
+            }),
+            VMinmaxF32 => self.v3(i, b32, |x, y, z| {
+                fmax(fmin(f32v(x), f32v(y)), f32v(z)).to_bits()
             }),
             VMax3F32 => self.v3(i, b32, |x, y, z| {
                 fmax(fmax(f32v(x), f32v(y)), f32v(z)).to_bits()

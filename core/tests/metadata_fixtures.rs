@@ -129,6 +129,11 @@ fn every_fixture_matches_llvm_readelf() {
                     opt_bool(la, ".is_const").unwrap_or(false),
                     "{ctx}"
                 );
+                assert_eq!(
+                    a.pointee_align.map(u64::from),
+                    la.get(".pointee_align").and_then(Value::as_u64),
+                    "{ctx}"
+                );
                 hidden += usize::from(a.is_hidden());
             }
             // The kernel's descriptor agrees (CodeObject::parse checked it; kernarg_size is
@@ -141,8 +146,8 @@ fn every_fixture_matches_llvm_readelf() {
     }
     assert_eq!(
         kernels,
-        4 * (10 + 19),
-        "10 + mathmix's 19 kernels x 4 targets"
+        4 * (10 + 19 + 2),
+        "10 + mathmix's 19 + reduce_local's 2 kernels x 4 targets"
     );
     assert!(
         hidden >= 4 * 13,

@@ -188,8 +188,11 @@ pub enum ArgClass {
     Buffer,
     /// `by_value`: a plain value.
     Value,
-    /// Any other kind (`image`, `sampler`, `pipe`, `queue`, `dynamic_shared_pointer`, ...):
-    /// hcq cannot pass it, and a launch through the builder refuses.
+    /// `dynamic_shared_pointer` (an OpenCL `__local T*`): an [`Lds`] size; the launch places
+    /// it in LDS and passes its address.
+    Lds,
+    /// Any other kind (`image`, `sampler`, `pipe`, `queue`, ...): hcq cannot pass it, and a
+    /// launch through the builder refuses.
     Unsupported,
 }
 
@@ -208,6 +211,8 @@ pub struct ArgInfo {
     pub value_kind: String,
     /// How it is passed.
     pub class: ArgClass,
+    /// `.pointee_align` (1 when absent): the alignment of a `dynamic_shared_pointer`'s LDS.
+    pub pointee_align: u32,
 }
 
 impl ArgInfo {
@@ -278,8 +283,10 @@ impl ProgramMeta {
                 class: match a.value_kind {
                     ValueKind::GlobalBuffer => ArgClass::Buffer,
                     ValueKind::ByValue => ArgClass::Value,
+                    ValueKind::DynamicSharedPointer => ArgClass::Lds,
                     _ => ArgClass::Unsupported,
                 },
+                pointee_align: a.pointee_align.unwrap_or(1).max(1),
             });
         }
         Self {
@@ -322,6 +329,7 @@ mod tests {
             size,
             value_kind: kind.into(),
             class,
+            pointee_align: 1,
         }
     }
 

@@ -245,6 +245,25 @@ impl<T: Pod> LaunchArg for ByValue<T> {
     }
 }
 
+/// A `dynamic_shared_pointer` argument (an OpenCL `__local T*`): the bytes of LDS it points
+/// to in each work-group. The launch places every such argument after the kernel's static LDS,
+/// each at the alignment its metadata asks for (`.pointee_align`), and passes its LDS address,
+/// as ROCm's runtime does: `builder.arg(&Lds(256 * 4))`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lds(pub u32);
+
+impl LaunchArg for Lds {
+    fn class(&self) -> ArgClass {
+        ArgClass::Lds
+    }
+    fn bytes(&self) -> ArgBytes {
+        ArgBytes::of(&self.0.to_le_bytes())
+    }
+    fn align(&self) -> u32 {
+        1
+    }
+}
+
 /// Whether an argument of `class`, `size` bytes and `align` alignment may go where `info`
 /// says; the refusal names the argument.
 pub(super) fn check_arg(
@@ -273,6 +292,25 @@ pub(super) fn check_arg(
             return Err(format!(
                 "{} is a by_value argument: pass a value, not a buffer",
                 what()
+            ));
+        }
+        (ArgClass::Lds, ArgClass::Lds) => return Ok(()),
+        (ArgClass::Lds, _) => {
+            return Err(format!(
+                "{} is a dynamic_shared_pointer (__local): pass Lds(bytes), the LDS it needs",
+                what()
+            ));
+        }
+        (_, ArgClass::Lds) => {
+            return Err(format!(
+                "{} is a {}, not a dynamic_shared_pointer: pass {}, not an LDS size",
+                what(),
+                info.value_kind,
+                if info.class == ArgClass::Buffer {
+                    "a GpuBuffer or BufferView"
+                } else {
+                    "a value"
+                }
             ));
         }
         _ => {}

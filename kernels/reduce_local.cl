@@ -42,3 +42,21 @@ void local_layout(__global uint *out, __local uchar *a, __local float4 *b) {
   out[4] = a[0] + a[1] + a[2];
   out[5] = (uint)(b[0].x + b[0].y + b[0].z + b[0].w);
 }
+
+// reduce_affine: reduce_sum with a vector argument: out[group] = sum * ab.x + ab.y.
+__kernel void reduce_affine(__global const float *in, __global float *out,
+                            __local float *scratch, float2 ab, uint n) {
+  uint lid = __builtin_amdgcn_workitem_id_x();
+  uint size = __builtin_amdgcn_workgroup_size_x();
+  uint gid = __builtin_amdgcn_workgroup_id_x() * size + lid;
+  scratch[lid] = gid < n ? in[gid] : 0.0f;
+  for (uint s = size / 2; s > 0; s >>= 1) {
+    __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+    __builtin_amdgcn_s_barrier();
+    __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+    if (lid < s)
+      scratch[lid] += scratch[lid + s];
+  }
+  if (lid == 0)
+    out[__builtin_amdgcn_workgroup_id_x()] = scratch[0] * ab.x + ab.y;
+}

@@ -92,8 +92,8 @@ impl<'p> LaunchBuilder<'p> {
             return self;
         };
         let bytes = a.bytes();
-        // CAST: argument sizes are at most 64 here, far below u32::MAX.
-        if let Err(e) = check_arg(info, index, a.class(), bytes.len as u32, a.align()) {
+        let len = u32::try_from(bytes.len).unwrap_or(u32::MAX);
+        if let Err(e) = check_arg(info, index, a.class(), len, a.align()) {
             self.refuse(e);
             return self;
         }

@@ -5,6 +5,7 @@
 use std::process::ExitCode;
 
 mod bench;
+mod cc;
 mod decode;
 mod demo;
 mod encode;
@@ -151,6 +152,12 @@ pub const COMMANDS: &[Command] = &[
         summary: "run one kernel of a code object with arguments from the command line (--json)",
         help: run::HELP,
         run: run::main,
+    },
+    Command {
+        name: "cc",
+        summary: "compile OpenCL C or HIP to a code object or bundle (clang + ROCm device libs)",
+        help: cc::HELP,
+        run: cc::main,
     },
     Command {
         name: "bench",

@@ -307,12 +307,21 @@ impl Drop for Program {
     fn drop(&mut self) {
         // The image must outlive every launch of it: wait for the device's work so far.
         let dev = &self.device.inner;
-        if let Err(e) = dev.wait_value(dev.last_value()) {
-            log::error!(
-                "program {} dropped while its GPU is not idle ({e}); leaking its code",
-                self.name
-            );
-            core::mem::forget(Arc::clone(&self.image));
+        match dev.wait_value(dev.last_value()) {
+            Ok(_) => {}
+            // The fault was the caller's error already, and a faulted queue runs nothing more
+            // (KFD stops the process's queues on a memory fault or hardware exception): the
+            // code can go.
+            Err(Error::DeviceFault(_)) => {
+                debug!("program {}: freed after a device fault", self.name);
+            }
+            Err(e) => {
+                log::error!(
+                    "program {} dropped while its GPU is not idle ({e}); leaking its code",
+                    self.name
+                );
+                core::mem::forget(Arc::clone(&self.image));
+            }
         }
     }
 }

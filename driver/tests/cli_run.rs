@@ -460,3 +460,55 @@ fn wrong_arguments_name_the_metadata_kind() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A faulting run prints one error: the cause first, what KFD reported, the queue state and
+/// `next:`; no log line repeats the fault and no buffer is reported leaked.
+#[test]
+fn a_fault_prints_one_clean_error() {
+    if !no_gpu() {
+        return; // The fault below is the simulator's.
+    }
+    // global_id writes 1 Mi u32s into a 4-byte buffer: the writes leave its mapping.
+    let f = fixture("global_id-gfx1100.co");
+    let o = hcq(&[
+        &f,
+        "global_id",
+        "--groups",
+        "4096",
+        "--block",
+        "256",
+        "buf:u32:1*0",
+        "u32:1048576",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty());
+    let err = stderr(&o);
+    let lines: Vec<&str> = err.lines().collect();
+    // The simulator note, the error (3 lines), next.
+    assert_eq!(lines.len(), 5, "{err}");
+    assert!(lines[0].contains("running on a simulated gfx1100"), "{err}");
+    assert!(
+        lines[1]
+            .starts_with("hcq run: kernel global_id faulted on gfx1100: GPU VM fault: write at 0x"),
+        "{err}"
+    );
+    assert!(lines[1].ends_with(": no GPU mapping"), "{err}");
+    assert!(
+        lines[2].starts_with("  KFD reported: memory fault at 0x")
+            && lines[2].contains("page not present"),
+        "{err}"
+    );
+    assert!(lines[3].starts_with("  queue state: signal at "), "{err}");
+    assert!(
+        lines[3].contains("rptr") && !lines[3].contains("fault"),
+        "{err}"
+    );
+    assert!(
+        lines[4].starts_with("next: an access outside the kernel's buffers"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("ERROR") && !err.contains("WARN") && !err.contains("leak"),
+        "{err}"
+    );
+}

@@ -9,6 +9,7 @@ mod cc;
 mod decode;
 mod demo;
 mod encode;
+mod fault;
 mod info;
 mod inspect;
 mod run;
@@ -186,7 +187,14 @@ struct StderrLog;
 
 impl log::Log for StderrLog {
     fn enabled(&self, m: &log::Metadata<'_>) -> bool {
-        m.level() <= log::max_level()
+        let quiet = m.target().starts_with("hcq_sim")
+            && QUIET_SIM.load(core::sync::atomic::Ordering::Relaxed);
+        m.level()
+            <= if quiet {
+                log::LevelFilter::Error
+            } else {
+                log::max_level()
+            }
     }
     fn log(&self, r: &log::Record<'_>) {
         if self.enabled(r.metadata()) {
@@ -196,11 +204,18 @@ impl log::Log for StderrLog {
     fn flush(&self) {}
 }
 
+/// Whether `HCQ_LOG` is unset: the simulator's own warnings (a fault it found, which the
+/// driver then reports as the command's error) are not repeated on stderr.
+static QUIET_SIM: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
 /// Installs [`StderrLog`] at `HCQ_LOG`'s level (warn when unset; unknown values say so).
 fn init_log() {
     static LOGGER: StderrLog = StderrLog;
     let level = match std::env::var("HCQ_LOG") {
-        Err(_) => log::LevelFilter::Warn,
+        Err(_) => {
+            QUIET_SIM.store(true, core::sync::atomic::Ordering::Relaxed);
+            log::LevelFilter::Warn
+        }
         Ok(v) => v.parse().unwrap_or_else(|_| {
             eprintln!("hcq: HCQ_LOG={v} is not off/error/warn/info/debug/trace; using warn");
             log::LevelFilter::Warn

@@ -909,7 +909,9 @@ fn execute(o: &Opts) -> Result<serde_json::Value, String> {
     // gives, alive until after the wait inside launch_wait; the kernel's accesses beyond that
     // size are the user's responsibility as with any GPU program, and on a GPU they fault
     // the queue (reported as an error), not the host.
-    let t = unsafe { builder.launch_wait() }.map_err(|e| e.to_string())?;
+    let t = unsafe { builder.launch_wait() }.map_err(|e| {
+        super::fault::describe(&e, &o.kernel, &target, &data).unwrap_or_else(|| e.to_string())
+    })?;
     let mut buffers = Vec::new();
     for (i, (a, b)) in args.iter().zip(&bufs).enumerate() {
         if let (
@@ -1004,11 +1006,17 @@ pub fn main(args: &[String]) -> Result<(), CliError> {
         return emit(USAGE).map_err(CliError::from);
     };
     let r = execute(&o).map_err(|e| {
-        CliError::failed_with(
-            e,
+        let next = if e.contains("\n  instruction: ") {
+            "the instruction above faulted: `llvm-objdump-19 -d FILE` shows the code around its \
+             kernel offset; `hcq inspect FILE` the kernel's arguments; HCQ_LOG=debug the driver's log"
+        } else if e.starts_with(&format!("kernel {} faulted", o.kernel)) {
+            "an access outside the kernel's buffers: check each buf:/out: size against what the \
+             grid (--groups x --block) touches; HCQ_LOG=debug shows the driver's log"
+        } else {
             "`hcq inspect FILE` lists the kernel's arguments and limits; \
-             HCQ_LOG=debug shows the driver's log",
-        )
+             HCQ_LOG=debug shows the driver's log"
+        };
+        CliError::failed_with(e, next)
     })?;
     if o.json {
         emit(&format!("{r}\n"))

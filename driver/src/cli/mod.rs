@@ -13,6 +13,7 @@ mod fault;
 mod info;
 mod inspect;
 mod run;
+mod selftest;
 
 /// Why a sub-command failed.
 #[derive(Debug)]
@@ -159,6 +160,12 @@ pub const COMMANDS: &[Command] = &[
         summary: "compile OpenCL C or HIP to a code object or bundle (clang + ROCm device libs)",
         help: cc::HELP,
         run: cc::main,
+    },
+    Command {
+        name: "selftest",
+        summary: "check every path on this GPU (or the simulator) for a bug report (--json)",
+        help: selftest::HELP,
+        run: selftest::main,
     },
     Command {
         name: "bench",

@@ -44,6 +44,8 @@ fn every_check_passes_on_the_simulator() {
             "kernel:vector_add",
             "kernel:global_id",
             "kernel:lds_reverse",
+            "kernel:grid_size",
+            "kernel:scratch_sum",
             "kernel:reduce_sum",
             "refusals",
             "graph",
@@ -74,10 +76,10 @@ fn every_check_passes_on_the_simulator() {
         .unwrap();
     assert!(o.status.success());
     let text = String::from_utf8(o.stdout).unwrap();
-    assert!(text.ends_with("20 passed, 0 failed\n"), "{text}");
+    assert!(text.ends_with("22 passed, 0 failed\n"), "{text}");
     assert_eq!(
         text.lines().filter(|l| l.starts_with("  pass ")).count(),
-        20
+        22
     );
 }
 
@@ -100,7 +102,7 @@ fn embedded_kernels_are_the_fixtures() {
         );
         n += 1;
     }
-    assert_eq!(n, 20);
+    assert_eq!(n, 28);
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! simulator when there is none), each reported with pass/fail, its time and the exact error;
 //! the JSON also names the GPU, its firmware, the kernel and KFD versions, for bug reports.
 
-mod kernels;
+pub(crate) mod kernels;
 
 use super::{CliError, emit};
 use hcq_driver::graph::{Arg, BufArg, DimLimits, Dims, DimsArg, Graph, GraphBuilder, ScalarArg};
@@ -21,6 +21,7 @@ and the exact error. The checks:
                   gtt, gtt-uncached, host)
   copy:SIZE       copies host->GPU, GPU->GPU and GPU->host at several sizes, byte for byte
   kernel:NAME     every embedded fixture kernel (fill, vector_add, global_id, lds_reverse,
+                  grid_size through the dispatch packet, scratch_sum with private memory,
                   reduce_sum with a __local argument) against its expected output
   refusals        the launch builder's refusals (argument count, kind, block, LDS)
   graph           a recorded graph of launches replayed twice
@@ -262,6 +263,41 @@ fn kernel_checks(out: &mut Vec<Check>, dev: &Device) {
             .collect();
         expect_eq("lds_reverse", &read_u32s(dev, &b, 256)?, &want)?;
         Ok("256 u32s through LDS".into())
+    });
+    check(out, "kernel:grid_size", || {
+        let p = load(dev, "dispatch_ptr", "grid_size")?;
+        let b = buf_u32(dev, &[0; 256])?;
+        // SAFETY: grid_size writes one u32 per work-item, 192, into `b` (256).
+        unsafe {
+            p.launch_builder()
+                .arg(&b)
+                .groups([3, 1, 1])
+                .block([64, 1, 1])
+                .launch_wait()
+        }
+        .map_err(e2s)?;
+        let mut want = vec![192; 192];
+        want.extend([0; 64]);
+        expect_eq("grid_size", &read_u32s(dev, &b, 256)?, &want)?;
+        Ok("the dispatch packet's grid size".into())
+    });
+    check(out, "kernel:scratch_sum", || {
+        let p = load(dev, "scratch", "scratch_sum")?;
+        let b = buf_u32(dev, &[0; 256])?;
+        // SAFETY: scratch_sum writes one u32 per work-item, 192, into `b` (256).
+        unsafe {
+            p.launch_builder()
+                .arg(&b)
+                .arg(&7u32)
+                .groups([3, 1, 1])
+                .block([64, 1, 1])
+                .launch_wait()
+        }
+        .map_err(e2s)?;
+        let mut want = vec![840; 192];
+        want.extend([0; 64]);
+        expect_eq("scratch_sum", &read_u32s(dev, &b, 256)?, &want)?;
+        Ok("68 bytes of private segment per work-item".into())
     });
     check(out, "kernel:reduce_sum", || {
         let p = load(dev, "reduce_local", "reduce_sum")?;

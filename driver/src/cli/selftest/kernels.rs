@@ -92,6 +92,46 @@ pub(crate) const OBJECTS: &[(&str, &str, &[u8])] = &[
         "gfx1201",
         include_bytes!("kernels/reduce_local-gfx1201.co"),
     ),
+    (
+        "scratch",
+        "gfx1100",
+        include_bytes!("kernels/scratch-gfx1100.co"),
+    ),
+    (
+        "scratch",
+        "gfx90a",
+        include_bytes!("kernels/scratch-gfx90a.co"),
+    ),
+    (
+        "scratch",
+        "gfx942",
+        include_bytes!("kernels/scratch-gfx942.co"),
+    ),
+    (
+        "scratch",
+        "gfx1201",
+        include_bytes!("kernels/scratch-gfx1201.co"),
+    ),
+    (
+        "dispatch_ptr",
+        "gfx1100",
+        include_bytes!("kernels/dispatch_ptr-gfx1100.co"),
+    ),
+    (
+        "dispatch_ptr",
+        "gfx90a",
+        include_bytes!("kernels/dispatch_ptr-gfx90a.co"),
+    ),
+    (
+        "dispatch_ptr",
+        "gfx942",
+        include_bytes!("kernels/dispatch_ptr-gfx942.co"),
+    ),
+    (
+        "dispatch_ptr",
+        "gfx1201",
+        include_bytes!("kernels/dispatch_ptr-gfx1201.co"),
+    ),
 ];
 
 /// The embedded object `stem` for `target`.

@@ -129,6 +129,11 @@ fn every_fixture_matches_llvm_readelf() {
                     opt_bool(la, ".is_const").unwrap_or(false),
                     "{ctx}"
                 );
+                assert_eq!(
+                    a.pointee_align.map(u64::from),
+                    la.get(".pointee_align").and_then(Value::as_u64),
+                    "{ctx}"
+                );
                 hidden += usize::from(a.is_hidden());
             }
             // The kernel's descriptor agrees (CodeObject::parse checked it; kernarg_size is
@@ -141,8 +146,8 @@ fn every_fixture_matches_llvm_readelf() {
     }
     assert_eq!(
         kernels,
-        4 * (10 + 19 + 3 + 4 + 1),
-        "10 + mathmix's 19 + codegen's 3 + dpp's 4 + matrix's 1 kernels x 4 targets"
+        4 * (10 + 19 + 3 + 4 + 1 + 3),
+        "10 + mathmix's 19 + codegen's 3 + dpp's 4 + matrix's 1 + reduce_local's 3 kernels x 4 targets"
     );
     assert!(
         hidden >= 4 * 13,

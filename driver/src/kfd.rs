@@ -210,6 +210,29 @@ impl Kfd {
         self.inner.version
     }
 
+    /// Every GPU's apertures as KFD reports them for this process (GET_PROCESS_APERTURES_NEW:
+    /// LDS, scratch and GPUVM base and limit per gpu_id).
+    ///
+    /// # Errors
+    /// The ioctl's.
+    pub fn apertures(&self) -> Result<Vec<abi::ProcessDeviceApertures>> {
+        let mut out = vec![abi::ProcessDeviceApertures::default(); self.inner.gpus.len().max(1)];
+        let mut arg = abi::GetProcessAperturesNewArgs::default();
+        self.inner
+            .core
+            .request(
+                "GET_PROCESS_APERTURES_NEW",
+                abi::Request::process_apertures(&mut arg, &mut out),
+            )
+            .map_err(|e| Error::sys("GET_PROCESS_APERTURES_NEW", e))?;
+        out.truncate(
+            usize::try_from(arg.num_of_nodes)
+                .unwrap_or(0)
+                .min(out.len()),
+        );
+        Ok(out)
+    }
+
     /// The usable GPUs (topology nodes with a nonzero gpu_id), in node order.
     #[must_use]
     pub fn gpus(&self) -> &[GpuInfo] {

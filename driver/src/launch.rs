@@ -188,8 +188,11 @@ pub enum ArgClass {
     Buffer,
     /// `by_value`: a plain value.
     Value,
-    /// Any other kind (`image`, `sampler`, `pipe`, `queue`, `dynamic_shared_pointer`, ...):
-    /// hcq cannot pass it, and a launch through the builder refuses.
+    /// `dynamic_shared_pointer` (an OpenCL `__local T*`): an [`Lds`] size; the launch places
+    /// it in LDS and passes its address.
+    Lds,
+    /// Any other kind (`image`, `sampler`, `pipe`, `queue`, ...): hcq cannot pass it, and a
+    /// launch through the builder refuses.
     Unsupported,
 }
 
@@ -208,6 +211,8 @@ pub struct ArgInfo {
     pub value_kind: String,
     /// How it is passed.
     pub class: ArgClass,
+    /// `.pointee_align` (1 when absent): the alignment of a `dynamic_shared_pointer`'s LDS.
+    pub pointee_align: u32,
 }
 
 impl ArgInfo {
@@ -278,8 +283,10 @@ impl ProgramMeta {
                 class: match a.value_kind {
                     ValueKind::GlobalBuffer => ArgClass::Buffer,
                     ValueKind::ByValue => ArgClass::Value,
+                    ValueKind::DynamicSharedPointer => ArgClass::Lds,
                     _ => ArgClass::Unsupported,
                 },
+                pointee_align: a.pointee_align.unwrap_or(1).max(1),
             });
         }
         Self {
@@ -300,12 +307,21 @@ impl Drop for Program {
     fn drop(&mut self) {
         // The image must outlive every launch of it: wait for the device's work so far.
         let dev = &self.device.inner;
-        if let Err(e) = dev.wait_value(dev.last_value()) {
-            log::error!(
-                "program {} dropped while its GPU is not idle ({e}); leaking its code",
-                self.name
-            );
-            core::mem::forget(Arc::clone(&self.image));
+        match dev.wait_value(dev.last_value()) {
+            Ok(_) => {}
+            // The fault was the caller's error already, and a faulted queue runs nothing more
+            // (KFD stops the process's queues on a memory fault or hardware exception): the
+            // code can go.
+            Err(Error::DeviceFault(_)) => {
+                debug!("program {}: freed after a device fault", self.name);
+            }
+            Err(e) => {
+                log::error!(
+                    "program {} dropped while its GPU is not idle ({e}); leaking its code",
+                    self.name
+                );
+                core::mem::forget(Arc::clone(&self.image));
+            }
         }
     }
 }
@@ -322,6 +338,7 @@ mod tests {
             size,
             value_kind: kind.into(),
             class,
+            pointee_align: 1,
         }
     }
 

@@ -71,7 +71,8 @@ pub use device::{BufferKind, Device, DeviceOptions, GpuBuffer};
 pub use error::{Error, MemoryKind, QueueState, Result, WaitReport, Waited};
 pub use kfd::{GpuInfo, Kfd};
 pub use launch::{
-    ArgClass, ArgInfo, BufferView, ByValue, LaunchArg, LaunchBuilder, LaunchRecord, Program,
+    ArgClass, ArgInfo, BufferView, ByValue, LaunchArg, LaunchBuilder, LaunchRecord, Lds, Program,
+    RawValue,
 };
 pub use signal::Signal;
 pub mod graph;

@@ -292,6 +292,7 @@ mod tests {
             value_kind,
             address_space: None,
             is_const: false,
+            pointee_align: None,
         };
         assert_eq!(
             kind_of(&arg(

@@ -197,6 +197,9 @@ pub struct ArgMeta<'a> {
     pub address_space: Option<AddressSpace>,
     /// `.is_const`.
     pub is_const: bool,
+    /// `.pointee_align`: the alignment a `dynamic_shared_pointer`'s LDS must have, when
+    /// present.
+    pub pointee_align: Option<u32>,
 }
 
 impl ArgMeta<'_> {

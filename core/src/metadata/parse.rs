@@ -23,7 +23,7 @@ const KERNEL_KEYS: [&str; 17] = [
     ".args",
 ];
 
-const ARG_KEYS: [&str; 7] = [
+const ARG_KEYS: [&str; 8] = [
     ".name",
     ".type_name",
     ".offset",
@@ -31,6 +31,7 @@ const ARG_KEYS: [&str; 7] = [
     ".value_kind",
     ".address_space",
     ".is_const",
+    ".pointee_align",
 ];
 
 /// Reads a map key (a string) and finds it in `keys`: `Some(index)` or `None` for others.
@@ -134,6 +135,7 @@ pub(super) fn parse_arg<'a>(
         value_kind: ValueKind::Other,
         address_space: None,
         is_const: false,
+        pointee_align: None,
     };
     for _ in 0..n {
         let at = r.position();
@@ -152,7 +154,8 @@ pub(super) fn parse_arg<'a>(
                 a.value_kind = ValueKind::parse(a.value_kind_str);
             }
             5 => a.address_space = Some(AddressSpace::parse(read_str(r, ".address_space")?)),
-            _ => a.is_const = read_bool(r, ".is_const")?,
+            6 => a.is_const = read_bool(r, ".is_const")?,
+            _ => a.pointee_align = Some(read_u32(r, ".pointee_align")?),
         }
     }
     for (bit, k) in [(2, ".offset"), (3, ".size"), (4, ".value_kind")] {

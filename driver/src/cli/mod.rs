@@ -5,13 +5,16 @@
 use std::process::ExitCode;
 
 mod bench;
+mod cc;
 mod decode;
 mod demo;
 mod encode;
+mod fault;
 pub(crate) mod fixtures;
 mod info;
 mod inspect;
 mod run;
+mod selftest;
 
 /// Why a sub-command failed.
 #[derive(Debug)]
@@ -154,6 +157,18 @@ pub const COMMANDS: &[Command] = &[
         run: run::main,
     },
     Command {
+        name: "cc",
+        summary: "compile OpenCL C or HIP to a code object or bundle (clang + ROCm device libs)",
+        help: cc::HELP,
+        run: cc::main,
+    },
+    Command {
+        name: "selftest",
+        summary: "check every path on this GPU (or the simulator) for a bug report (--json)",
+        help: selftest::HELP,
+        run: selftest::main,
+    },
+    Command {
         name: "bench",
         summary: "measure the hot paths against their budgets (--json, --quick, --check)",
         help: bench::HELP,
@@ -180,7 +195,14 @@ struct StderrLog;
 
 impl log::Log for StderrLog {
     fn enabled(&self, m: &log::Metadata<'_>) -> bool {
-        m.level() <= log::max_level()
+        let quiet = m.target().starts_with("hcq_sim")
+            && QUIET_SIM.load(core::sync::atomic::Ordering::Relaxed);
+        m.level()
+            <= if quiet {
+                log::LevelFilter::Error
+            } else {
+                log::max_level()
+            }
     }
     fn log(&self, r: &log::Record<'_>) {
         if self.enabled(r.metadata()) {
@@ -190,11 +212,18 @@ impl log::Log for StderrLog {
     fn flush(&self) {}
 }
 
+/// Whether `HCQ_LOG` is unset: the simulator's own warnings (a fault it found, which the
+/// driver then reports as the command's error) are not repeated on stderr.
+static QUIET_SIM: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
 /// Installs [`StderrLog`] at `HCQ_LOG`'s level (warn when unset; unknown values say so).
 fn init_log() {
     static LOGGER: StderrLog = StderrLog;
     let level = match std::env::var("HCQ_LOG") {
-        Err(_) => log::LevelFilter::Warn,
+        Err(_) => {
+            QUIET_SIM.store(true, core::sync::atomic::Ordering::Relaxed);
+            log::LevelFilter::Warn
+        }
         Ok(v) => v.parse().unwrap_or_else(|_| {
             eprintln!("hcq: HCQ_LOG={v} is not off/error/warn/info/debug/trace; using warn");
             log::LevelFilter::Warn

@@ -1,29 +1,40 @@
 //! `hcq run FILE KERNEL --groups X[,Y[,Z]] --block X[,Y[,Z]] [ARG]... [--dynamic-lds BYTES]
-//! [--json]`: runs one kernel of a code object (or offload bundle) through the checked launch
-//! builder. Each ARG is one explicit argument, in the kernel's order: `TYPE:VALUE` for a
-//! `by_value` argument, `buf:TYPE:SPEC` for a `global_buffer` (SPEC `1,2,3`, `N*V` or
-//! `iota:N`), allocated at that size, filled, and read back after the kernel. On a machine
-//! without a GPU the simulator runs it, as a GPU of the code object's target.
+//! [--save DIR] [--print all|written|none] [--json]`: runs one kernel of a code object (or
+//! offload bundle) through the checked launch builder. Each ARG is one explicit argument, in
+//! the kernel's order: `TYPE:VALUE` or `TYPExN:A,B,...` for a `by_value` argument,
+//! `buf:TYPE:SPEC` (values, `N*V`, `iota:N` or `@FILE`: a `.npy` or raw bytes) or
+//! `out:TYPE:N` for a `global_buffer`, `lds:BYTES` for a `dynamic_shared_pointer`. Buffers are
+//! read back after the kernel, printed, and saved as `.npy`. On a machine without a GPU the
+//! simulator runs it, as a GPU of the code object's target.
 
 use super::{CliError, emit};
 
-use hcq_driver::{BufferKind, ByValue, Device, GpuBuffer, Kfd, Program};
+use hcq_driver::{BufferKind, Device, GpuBuffer, Kfd, Lds, Program, RawValue};
 use serde_json::json;
 
 const USAGE: &str = "\
-usage: hcq run FILE KERNEL --groups X[,Y[,Z]] --block X[,Y[,Z]] [ARG]... [--dynamic-lds BYTES] [--json]
+usage: hcq run FILE KERNEL --groups X[,Y[,Z]] --block X[,Y[,Z]] [ARG]... [--dynamic-lds BYTES]
+               [--save DIR] [--print all|written|none] [--json]
 
-Runs KERNEL of the code object (or clang offload bundle) FILE once and prints its buffers.
-ARG, one per explicit kernel argument, in order, checked against the kernel's metadata:
-  TYPE:VALUE       a by_value argument          (u32:1000, f32:2.5, i64:-3)
-  buf:TYPE:SPEC    a global_buffer, filled from SPEC and read back after the kernel:
-                   1,2,3 (these values), N*V (N copies of V), iota:N (0, 1, ..., N-1)
+Runs KERNEL of the code object (or clang offload bundle) FILE once and prints the buffers it
+wrote. ARG, one per explicit kernel argument, in order, checked against the kernel's metadata:
+  TYPE:VALUE         a by_value scalar                  (u32:1000, f32:2.5, i64:-3)
+  TYPExN:A,B,...     a by_value vector, N = 2 3 4 8 16  (u32x2:1,2  f32x4:1,2,3,4)
+  buf:TYPE:SPEC      a global_buffer, filled from SPEC and read back after the kernel:
+                     1,2,3 (these values), N*V (N copies of V), iota:N (0, 1, ..., N-1),
+                     @FILE (a .npy file whose dtype is TYPE, or raw little-endian bytes)
+  out:TYPE:N         a global_buffer of N zeroed elements the kernel writes
+  lds:BYTES          a dynamic_shared_pointer (OpenCL __local T*): BYTES of LDS per
+                     work-group, placed after the kernel's static LDS
 TYPE: u8 u16 u32 u64 i8 i16 i32 i64 f16 f32 f64
-  --dynamic-lds BYTES   dynamic LDS per work-group (default 0)
-  --json                one JSON object on stdout:
-                        {\"kernel\", \"target\", \"groups\", \"block\",
-                         \"buffers\": [{\"arg\", \"type\", \"values\"}], \"gpu_time_ns\",
-                         \"gpu_time_kind\": \"modelled\" (simulator) or \"measured\"}
+  --dynamic-lds BYTES     dynamic LDS per work-group (HIP extern __shared__; default 0)
+  --save DIR              write every buffer as DIR/arg<I>.npy (its dtype and shape)
+  --print all|written|none  which buffers the text output prints (default written: the
+                          out: buffers and those whose contents the kernel changed)
+  --json                  one JSON object on stdout, with every buffer:
+                          {\"kernel\", \"target\", \"groups\", \"block\",
+                           \"buffers\": [{\"arg\", \"type\", \"shape\", \"written\", \"values\"}],
+                           \"gpu_time_ns\", \"gpu_time_kind\": \"modelled\" (simulator) or \"measured\"}
 Without a GPU (/dev/kfd), the simulator runs the kernel's machine code as a GPU of the code
 object's target (gfx90a, gfx942, gfx1100, gfx1201); its gpu_time_ns is then modelled, not
 measured: the duration a model of the instructions the kernel executed gives on that GPU
@@ -244,33 +255,96 @@ fn f16_to_f32(h: u16) -> f32 {
 /// One command-line kernel argument.
 #[derive(Clone, Debug, PartialEq)]
 enum CliArg {
+    /// `TYPE:VALUE` or `TYPExN:A,B,...`: `lanes` elements (1 for a scalar), the bytes padded
+    /// to the vector's size (a 3-element vector takes 4 elements' room, as in OpenCL).
     Value {
         ty: Ty,
+        lanes: usize,
         bytes: Vec<u8>,
     },
+    /// `buf:TYPE:SPEC` or `out:TYPE:N`: a buffer of `shape` elements; `out` when it starts
+    /// zeroed as an output only.
     Buf {
         ty: Ty,
         bytes: Vec<u8>,
-        count: usize,
+        shape: Vec<usize>,
+        out: bool,
     },
+    /// `buf:TYPE:@FILE`: read when the run starts (a `.npy` or raw little-endian bytes).
+    File { ty: Ty, path: String },
+    /// `lds:BYTES`: a `dynamic_shared_pointer` (`__local`) argument's LDS.
+    Lds { bytes: u32 },
 }
 
 /// The most elements a buffer SPEC may ask for (1 Gi elements).
 const MAX_ELEMS: usize = 1 << 30;
 
+/// Vector widths `TYPExN` accepts (OpenCL's).
+const LANES: [usize; 5] = [2, 3, 4, 8, 16];
+
+/// `u32` or `u32x4`: the scalar type and the lane count (1 for a scalar).
+fn parse_vec_ty(s: &str) -> Result<(Ty, usize), String> {
+    if let Ok(t) = Ty::parse(s) {
+        return Ok((t, 1));
+    }
+    let Some((t, n)) = s.rsplit_once('x') else {
+        return Ty::parse(s).map(|t| (t, 1));
+    };
+    let ty = Ty::parse(t)?;
+    match n.parse::<usize>() {
+        Ok(n) if LANES.contains(&n) => Ok((ty, n)),
+        _ => Err(format!(
+            "`{s}`: a vector is TYPExN with N one of 2, 3, 4, 8, 16"
+        )),
+    }
+}
+
+/// Elements a vector of `lanes` takes in memory (3 takes 4, as OpenCL's `type3`).
+fn padded_lanes(lanes: usize) -> usize {
+    if lanes == 3 { 4 } else { lanes }
+}
+
 fn parse_arg(s: &str) -> Result<CliArg, String> {
+    if let Some(n) = s.strip_prefix("lds:") {
+        let bytes = n
+            .parse::<u32>()
+            .map_err(|e| format!("`{s}`: lds:BYTES takes a byte count: {e}"))?;
+        return Ok(CliArg::Lds { bytes });
+    }
+    let count_of = |n: &str| -> Result<usize, String> {
+        let n: usize = n.parse().map_err(|e| format!("`{s}`: count `{n}`: {e}"))?;
+        if n == 0 || n > MAX_ELEMS {
+            return Err(format!("`{s}`: count {n} is not in 1..={MAX_ELEMS}"));
+        }
+        Ok(n)
+    };
+    if let Some(rest) = s.strip_prefix("out:") {
+        let (ty, n) = rest
+            .split_once(':')
+            .ok_or_else(|| format!("`{s}`: an output buffer is out:TYPE:N"))?;
+        let ty = Ty::parse(ty).map_err(|e| format!("`{s}`: {e}"))?;
+        let count = count_of(n)?;
+        return Ok(CliArg::Buf {
+            ty,
+            bytes: vec![0; count * ty.size()],
+            shape: vec![count],
+            out: true,
+        });
+    }
     if let Some(rest) = s.strip_prefix("buf:") {
         let (ty, spec) = rest
             .split_once(':')
             .ok_or_else(|| format!("`{s}`: a buffer is buf:TYPE:SPEC"))?;
         let ty = Ty::parse(ty).map_err(|e| format!("`{s}`: {e}"))?;
-        let count_of = |n: &str| -> Result<usize, String> {
-            let n: usize = n.parse().map_err(|e| format!("`{s}`: count `{n}`: {e}"))?;
-            if n == 0 || n > MAX_ELEMS {
-                return Err(format!("`{s}`: count {n} is not in 1..={MAX_ELEMS}"));
+        if let Some(path) = spec.strip_prefix('@') {
+            if path.is_empty() {
+                return Err(format!("`{s}`: buf:TYPE:@FILE needs a file name"));
             }
-            Ok(n)
-        };
+            return Ok(CliArg::File {
+                ty,
+                path: path.to_owned(),
+            });
+        }
         let mut bytes = Vec::new();
         let count;
         if let Some(n) = spec.strip_prefix("iota:") {
@@ -294,14 +368,209 @@ fn parse_arg(s: &str) -> Result<CliArg, String> {
                 bytes.extend(ty.encode(v).map_err(|e| format!("`{s}`: {e}"))?);
             }
         }
-        return Ok(CliArg::Buf { ty, bytes, count });
+        return Ok(CliArg::Buf {
+            ty,
+            bytes,
+            shape: vec![count],
+            out: false,
+        });
     }
-    let (ty, v) = s
-        .split_once(':')
-        .ok_or_else(|| format!("`{s}`: an argument is TYPE:VALUE or buf:TYPE:SPEC"))?;
-    let ty = Ty::parse(ty).map_err(|e| format!("`{s}`: {e}"))?;
-    let bytes = ty.encode(v).map_err(|e| format!("`{s}`: {e}"))?;
-    Ok(CliArg::Value { ty, bytes })
+    let (ty, v) = s.split_once(':').ok_or_else(|| {
+        format!("`{s}`: an argument is TYPE:VALUE, TYPExN:A,B,..., buf:TYPE:SPEC, out:TYPE:N or lds:BYTES")
+    })?;
+    let (ty, lanes) = parse_vec_ty(ty).map_err(|e| format!("`{s}`: {e}"))?;
+    let vals: Vec<&str> = if lanes == 1 {
+        vec![v]
+    } else {
+        v.split(',').collect()
+    };
+    if vals.len() != lanes {
+        return Err(format!(
+            "`{s}`: {}x{lanes} takes {lanes} comma-separated values, got {}",
+            ty.name(),
+            vals.len()
+        ));
+    }
+    let mut bytes = Vec::new();
+    for v in vals {
+        bytes.extend(ty.encode(v).map_err(|e| format!("`{s}`: {e}"))?);
+    }
+    bytes.resize(padded_lanes(lanes) * ty.size(), 0);
+    Ok(CliArg::Value { ty, lanes, bytes })
+}
+
+/// The dtype string `.npy` files spell `ty` with (little-endian).
+fn npy_descr(ty: Ty) -> &'static str {
+    match ty {
+        Ty::U8 => "|u1",
+        Ty::I8 => "|i1",
+        Ty::U16 => "<u2",
+        Ty::I16 => "<i2",
+        Ty::F16 => "<f2",
+        Ty::U32 => "<u4",
+        Ty::I32 => "<i4",
+        Ty::F32 => "<f4",
+        Ty::U64 => "<u8",
+        Ty::I64 => "<i8",
+        Ty::F64 => "<f8",
+    }
+}
+
+/// The data and shape of a `.npy` file (format versions 1.0, 2.0 and 3.0, as numpy's
+/// `numpy.lib.format` describes them), refusing a dtype other than `ty`'s, big-endian data or
+/// Fortran order.
+fn read_npy(ty: Ty, path: &str, data: &[u8]) -> Result<(Vec<u8>, Vec<usize>), String> {
+    let bad = |why: &str| format!("{path}: not a readable .npy file: {why}");
+    let rest = data
+        .strip_prefix(b"\x93NUMPY")
+        .ok_or_else(|| bad("no \\x93NUMPY magic"))?;
+    let (major, rest) = rest.split_first().ok_or_else(|| bad("truncated"))?;
+    let rest = rest.get(1..).ok_or_else(|| bad("truncated"))?;
+    let (len, rest) = match major {
+        1 => {
+            let (l, r) = rest
+                .split_first_chunk::<2>()
+                .ok_or_else(|| bad("truncated"))?;
+            (usize::from(u16::from_le_bytes(*l)), r)
+        }
+        2 | 3 => {
+            let (l, r) = rest
+                .split_first_chunk::<4>()
+                .ok_or_else(|| bad("truncated"))?;
+            (
+                usize::try_from(u32::from_le_bytes(*l)).unwrap_or(usize::MAX),
+                r,
+            )
+        }
+        v => return Err(bad(&format!("format version {v} (hcq reads 1, 2 and 3)"))),
+    };
+    let header = rest
+        .get(..len)
+        .ok_or_else(|| bad("header runs past the end"))?;
+    let body = rest.get(len..).unwrap_or_default();
+    let header = core::str::from_utf8(header).map_err(|_| bad("header is not text"))?;
+    let field = |key: &str| -> Result<&str, String> {
+        let at = header
+            .find(&format!("'{key}'"))
+            .ok_or_else(|| bad(&format!("header has no '{key}'")))?;
+        let after = header.get(at + key.len() + 2..).unwrap_or_default();
+        let after = after
+            .trim_start()
+            .strip_prefix(':')
+            .unwrap_or(after)
+            .trim_start();
+        Ok(after)
+    };
+    let descr = field("descr")?;
+    let descr = descr
+        .strip_prefix('\'')
+        .and_then(|d| d.split_once('\''))
+        .map(|(d, _)| d)
+        .ok_or_else(|| bad("'descr' is not a simple dtype string"))?;
+    let want = npy_descr(ty);
+    let same = |d: &str| {
+        let (o, k) = d.split_at(1.min(d.len()));
+        let (wo, wk) = want.split_at(1);
+        k == wk && (o == wo || o == "=" || o == "|" || (o == "<" && wo == "|"))
+    };
+    if !same(descr) {
+        return Err(format!(
+            "{path}: the array's dtype is '{descr}', but the argument is {} ('{want}'): convert it (numpy: a.astype('{want}')) or pass buf:TYPE with its type",
+            ty.name()
+        ));
+    }
+    if field("fortran_order")?.starts_with("True") {
+        return Err(format!(
+            "{path}: the array is in Fortran order; save a C-ordered copy (numpy.ascontiguousarray)"
+        ));
+    }
+    let shape = field("shape")?;
+    let shape = shape
+        .strip_prefix('(')
+        .and_then(|s| s.split_once(')'))
+        .map(|(s, _)| s)
+        .ok_or_else(|| bad("'shape' is not a tuple"))?;
+    let dims = shape
+        .split(',')
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(|d| d.trim_end_matches('L').parse::<usize>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| bad(&format!("shape ({shape}): {e}")))?;
+    let count = dims
+        .iter()
+        .try_fold(1usize, |a, &d| a.checked_mul(d))
+        .filter(|&c| c <= MAX_ELEMS)
+        .ok_or_else(|| bad(&format!("shape ({shape}) is over {MAX_ELEMS} elements")))?;
+    let bytes = body
+        .get(..count * ty.size())
+        .ok_or_else(|| {
+            bad(&format!(
+                "shape ({shape}) needs {} bytes of data, the file has {}",
+                count * ty.size(),
+                body.len()
+            ))
+        })?
+        .to_vec();
+    Ok((bytes, dims))
+}
+
+/// A `.npy` file (format 1.0) of `bytes` as `shape` elements of `ty`.
+fn write_npy(ty: Ty, shape: &[usize], bytes: &[u8]) -> Vec<u8> {
+    let dims: Vec<String> = shape.iter().map(ToString::to_string).collect();
+    let shape = if dims.len() == 1 {
+        format!("({},)", dims.join(""))
+    } else {
+        format!("({})", dims.join(", "))
+    };
+    let mut header = format!(
+        "{{'descr': '{}', 'fortran_order': False, 'shape': {shape}, }}",
+        npy_descr(ty)
+    );
+    // Magic (6) + version (2) + length (2) + header + '\n', padded with spaces to a multiple
+    // of 64 bytes, so the data is aligned.
+    let total = (10 + header.len() + 1).div_ceil(64) * 64;
+    while 10 + header.len() + 1 < total {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut out = Vec::with_capacity(total + bytes.len());
+    out.extend_from_slice(b"\x93NUMPY\x01\x00");
+    // CAST: the header is a few hundred bytes at most.
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(bytes);
+    out
+}
+
+/// `buf:TYPE:@FILE`'s buffer: a `.npy` (by its magic) or raw little-endian elements.
+fn load_file(ty: Ty, path: &str) -> Result<CliArg, String> {
+    let data = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let (bytes, shape) = if data.starts_with(b"\x93NUMPY") {
+        read_npy(ty, path, &data)?
+    } else {
+        if data.is_empty() || data.len() % ty.size() != 0 {
+            return Err(format!(
+                "{path}: {} bytes of raw data is not a whole number of {} ({}-byte) elements",
+                data.len(),
+                ty.name(),
+                ty.size()
+            ));
+        }
+        let n = data.len() / ty.size();
+        (data, vec![n])
+    };
+    if bytes.is_empty() {
+        return Err(format!(
+            "{path}: the array is empty; a buffer needs at least one element"
+        ));
+    }
+    Ok(CliArg::Buf {
+        ty,
+        bytes,
+        shape,
+        out: false,
+    })
 }
 
 fn parse_dims(flag: &str, s: &str) -> Result<[u32; 3], String> {
@@ -318,6 +587,14 @@ fn parse_dims(flag: &str, s: &str) -> Result<[u32; 3], String> {
     Ok(d)
 }
 
+/// Which buffers the text output prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Print {
+    All,
+    Written,
+    None,
+}
+
 /// The parsed command line.
 #[derive(Debug)]
 struct Opts {
@@ -328,12 +605,15 @@ struct Opts {
     args: Vec<CliArg>,
     dynamic_lds: u32,
     json: bool,
+    save: Option<String>,
+    print: Print,
 }
 
 /// `Ok(None)`: help was asked for.
 fn parse(args: &[String]) -> Result<Option<Opts>, String> {
     let mut pos = Vec::new();
     let (mut groups, mut block, mut dynamic_lds, mut json_out) = (None, None, 0, false);
+    let (mut save, mut print) = (None, Print::Written);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = |flag: &str| {
@@ -349,6 +629,15 @@ fn parse(args: &[String]) -> Result<Option<Opts>, String> {
             "--dynamic-lds" => {
                 let v = value("--dynamic-lds")?;
                 dynamic_lds = v.parse().map_err(|e| format!("--dynamic-lds `{v}`: {e}"))?;
+            }
+            "--save" => save = Some(value("--save")?),
+            "--print" => {
+                print = match value("--print")?.as_str() {
+                    "all" => Print::All,
+                    "written" => Print::Written,
+                    "none" => Print::None,
+                    v => return Err(format!("--print takes all, written or none, got `{v}`")),
+                }
             }
             s if s.starts_with("--") => return Err(format!("unknown option `{s}`")),
             s => pos.push(s.to_owned()),
@@ -366,10 +655,72 @@ fn parse(args: &[String]) -> Result<Option<Opts>, String> {
         args,
         dynamic_lds,
         json: json_out,
+        save,
+        print,
     }))
 }
 
-/// Refuses a command-line argument whose kind or type differs from the metadata's.
+/// The scalar type and lane count a metadata `.type_name` names (`uint` -> (u32, 1),
+/// `float4*` -> (f32, 4)), when it is one hcq run knows.
+fn c_type(type_name: &str) -> Option<(Ty, usize)> {
+    let t = type_name
+        .trim_end_matches('*')
+        .trim()
+        .trim_start_matches("const ")
+        .trim_start_matches("__global ")
+        .trim();
+    if let Some((_, ty)) = TYPES.iter().find(|(_, ty)| ty.c_names().contains(&t)) {
+        return Some((*ty, 1));
+    }
+    let base = t.trim_end_matches(|c: char| c.is_ascii_digit());
+    let lanes: usize = t.get(base.len()..)?.parse().ok()?;
+    let (_, ty) = TYPES.iter().find(|(_, ty)| ty.c_names().contains(&base))?;
+    LANES.contains(&lanes).then_some((*ty, lanes))
+}
+
+/// What `hcq run` takes for metadata argument `m`: `pass u32x2:A,B`.
+fn expected(m: &hcq_driver::ArgInfo) -> String {
+    let ty = m.type_name.as_deref().and_then(c_type);
+    match m.class {
+        hcq_driver::ArgClass::Buffer => {
+            let t = ty.map_or("TYPE", |(t, _)| t.name());
+            format!("pass buf:{t}:SPEC, buf:{t}:@FILE or out:{t}:N")
+        }
+        hcq_driver::ArgClass::Lds => "pass lds:BYTES".to_owned(),
+        hcq_driver::ArgClass::Value => match ty {
+            Some((t, 1)) => format!("pass {}:VALUE", t.name()),
+            Some((t, n)) => {
+                let vals: Vec<&str> = ["A", "B", "C", "D"].into_iter().take(n.min(4)).collect();
+                let more = if n > 4 { ",..." } else { "" };
+                format!("pass {}x{n}:{}{more}", t.name(), vals.join(","))
+            }
+            None => format!("pass TYPE:VALUE of {} bytes", m.size),
+        },
+        hcq_driver::ArgClass::Unsupported => "hcq run cannot pass it".to_owned(),
+    }
+}
+
+/// `by_value uint2`: the metadata kind and type of `m`.
+fn kind_of(m: &hcq_driver::ArgInfo) -> String {
+    match &m.type_name {
+        Some(t) if m.class != hcq_driver::ArgClass::Lds => format!("{} {t}", m.value_kind),
+        _ => m.value_kind.clone(),
+    }
+}
+
+/// How a command-line argument is spelled back in errors.
+fn spelled(a: &CliArg) -> String {
+    match a {
+        CliArg::Value { ty, lanes: 1, .. } => format!("{}:VALUE", ty.name()),
+        CliArg::Value { ty, lanes, .. } => format!("{}x{lanes}", ty.name()),
+        CliArg::Buf { ty, out: true, .. } => format!("out:{}", ty.name()),
+        CliArg::Buf { ty, .. } | CliArg::File { ty, .. } => format!("buf:{}", ty.name()),
+        CliArg::Lds { .. } => "lds:BYTES".to_owned(),
+    }
+}
+
+/// Refuses a command-line argument whose kind or type differs from the metadata's, naming
+/// the metadata's kind and what to pass.
 fn check_against(prog: &Program, args: &[CliArg]) -> Result<(), String> {
     let meta = prog.args();
     if !prog.has_metadata() {
@@ -382,58 +733,42 @@ fn check_against(prog: &Program, args: &[CliArg]) -> Result<(), String> {
         let kinds: Vec<String> = meta
             .iter()
             .enumerate()
-            .map(|(i, a)| {
-                format!(
-                    "{} {}",
-                    a.describe(i),
-                    if a.class == hcq_driver::ArgClass::Buffer {
-                        "buf:TYPE:SPEC"
-                    } else {
-                        "TYPE:VALUE"
-                    }
-                )
-            })
+            .map(|(i, a)| format!("{} {}: {}", a.describe(i), kind_of(a), expected(a)))
             .collect();
         return Err(format!(
             "kernel {} takes {} arguments ({}), got {}",
             prog.name(),
             meta.len(),
-            kinds.join(", "),
+            kinds.join("; "),
             args.len()
         ));
     }
+    use hcq_driver::ArgClass as C;
     for (i, (a, m)) in args.iter().zip(meta).enumerate() {
-        let what = m.describe(i);
-        let (ty, is_buf) = match a {
-            CliArg::Value { ty, .. } => (*ty, false),
-            CliArg::Buf { ty, .. } => (*ty, true),
+        let refuse = || {
+            Err(format!(
+                "{} is {}: {} (got {})",
+                m.describe(i),
+                kind_of(m),
+                expected(m),
+                spelled(a)
+            ))
         };
-        let c_type = m.type_name.as_deref().map(|t| {
-            t.trim_end_matches('*')
-                .trim()
-                .trim_start_matches("const ")
-                .trim_start_matches("__global ")
-                .trim()
-                .to_owned()
-        });
-        let known = c_type
-            .as_deref()
-            .filter(|c| TYPES.iter().any(|(_, t)| t.c_names().contains(c)));
-        if let Some(c) = known.filter(|c| !ty.c_names().contains(c)) {
-            return Err(format!(
-                "{what} is {}{c}, got {}{}",
-                if is_buf { "a buffer of " } else { "a " },
-                if is_buf { "buf:" } else { "" },
-                ty.name()
-            ));
-        }
-        if !is_buf && m.class == hcq_driver::ArgClass::Value && ty.size() as u32 != m.size {
-            return Err(format!(
-                "{what} is {} bytes, {} is {}",
-                m.size,
-                ty.name(),
-                ty.size()
-            ));
+        let want = m.type_name.as_deref().and_then(c_type);
+        match (a, m.class) {
+            (CliArg::Lds { .. }, C::Lds) => {}
+            (CliArg::Buf { ty, .. } | CliArg::File { ty, .. }, C::Buffer) => {
+                // A `float4*` takes a buffer of f32 too: the elements are its lanes.
+                if want.is_some_and(|(t, _)| t != *ty) {
+                    return refuse();
+                }
+            }
+            (CliArg::Value { ty, lanes, bytes }, C::Value) => {
+                if want.is_some_and(|w| w != (*ty, *lanes)) || bytes.len() != m.size as usize {
+                    return refuse();
+                }
+            }
+            _ => return refuse(),
         }
     }
     Ok(())
@@ -522,6 +857,14 @@ fn open_backend(data: &[u8]) -> Result<Backend, String> {
 /// Runs the kernel; returns the JSON report.
 fn execute(o: &Opts) -> Result<serde_json::Value, String> {
     let data = std::fs::read(&o.file).map_err(|e| format!("cannot read {}: {e}", o.file))?;
+    let args = o
+        .args
+        .iter()
+        .map(|a| match a {
+            CliArg::File { ty, path } => load_file(*ty, path),
+            a => Ok(a.clone()),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let backend = open_backend(&data)?;
     if let Some(n) = &backend.note {
         eprintln!("hcq run: {n}");
@@ -529,9 +872,9 @@ fn execute(o: &Opts) -> Result<serde_json::Value, String> {
     let dev = Device::open(&backend.kfd, 0).map_err(|e| format!("opening the GPU: {e}"))?;
     let target = dev.target_name();
     let prog = Program::load(&dev, &data, &o.kernel).map_err(|e| format!("{}: {e}", o.file))?;
-    check_against(&prog, &o.args)?;
+    check_against(&prog, &args)?;
     let mut bufs: Vec<Option<GpuBuffer>> = Vec::new();
-    for a in &o.args {
+    for a in &args {
         bufs.push(match a {
             CliArg::Buf { bytes, .. } => {
                 // CAST: usize -> u64 is lossless on 64-bit hosts.
@@ -542,15 +885,20 @@ fn execute(o: &Opts) -> Result<serde_json::Value, String> {
                     .map_err(|e| format!("filling a buffer: {e}"))?;
                 Some(b)
             }
-            CliArg::Value { .. } => None,
+            _ => None,
         });
     }
     let mut builder = prog.launch_builder();
-    for (a, b) in o.args.iter().zip(&bufs) {
+    for (a, b) in args.iter().zip(&bufs) {
         match (a, b) {
             (_, Some(b)) => builder.arg(b),
-            (CliArg::Value { ty, bytes }, None) => push_value(&mut builder, *ty, bytes),
-            (CliArg::Buf { .. }, None) => &mut builder,
+            (CliArg::Value { ty, lanes, bytes }, None) => {
+                // CAST: at most 16 lanes of 8 bytes.
+                let align = (padded_lanes(*lanes) * ty.size()) as u32;
+                builder.arg(&RawValue { bytes, align })
+            }
+            (CliArg::Lds { bytes }, None) => builder.arg(&Lds(*bytes)),
+            _ => &mut builder,
         };
     }
     builder
@@ -561,16 +909,41 @@ fn execute(o: &Opts) -> Result<serde_json::Value, String> {
     // gives, alive until after the wait inside launch_wait; the kernel's accesses beyond that
     // size are the user's responsibility as with any GPU program, and on a GPU they fault
     // the queue (reported as an error), not the host.
-    let t = unsafe { builder.launch_wait() }.map_err(|e| e.to_string())?;
+    let t = unsafe { builder.launch_wait() }.map_err(|e| {
+        super::fault::describe(&e, &o.kernel, &target, &data).unwrap_or_else(|| e.to_string())
+    })?;
     let mut buffers = Vec::new();
-    for (i, (a, b)) in o.args.iter().zip(&bufs).enumerate() {
-        if let (CliArg::Buf { ty, bytes, .. }, Some(b)) = (a, b) {
+    for (i, (a, b)) in args.iter().zip(&bufs).enumerate() {
+        if let (
+            CliArg::Buf {
+                ty,
+                bytes,
+                shape,
+                out: is_out,
+            },
+            Some(b),
+        ) = (a, b)
+        {
             let mut out = vec![0u8; bytes.len()];
             dev.copy_out(b, &mut out)
                 .map_err(|e| format!("reading buffer {i} back: {e}"))?;
+            if let Some(dir) = &o.save {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| format!("--save: cannot create {dir}: {e}"))?;
+                let path = std::path::Path::new(dir).join(format!("arg{i}.npy"));
+                std::fs::write(&path, write_npy(*ty, shape, &out))
+                    .map_err(|e| format!("--save: cannot write {}: {e}", path.display()))?;
+            }
+            let written = *is_out || out != *bytes;
             let values: Vec<serde_json::Value> =
                 out.chunks_exact(ty.size()).map(|c| ty.decode(c)).collect();
-            buffers.push(json!({ "arg": i, "type": ty.name(), "values": values }));
+            buffers.push(json!({
+                "arg": i,
+                "type": ty.name(),
+                "shape": shape,
+                "written": written,
+                "values": values,
+            }));
         }
     }
     Ok(json!({
@@ -584,33 +957,7 @@ fn execute(o: &Opts) -> Result<serde_json::Value, String> {
     }))
 }
 
-fn push_value<'b, 'p>(
-    b: &'b mut hcq_driver::LaunchBuilder<'p>,
-    ty: Ty,
-    bytes: &[u8],
-) -> &'b mut hcq_driver::LaunchBuilder<'p> {
-    let mut w = [0u8; 8];
-    if let Some(d) = w.get_mut(..bytes.len()) {
-        d.copy_from_slice(bytes);
-    }
-    let u = u64::from_le_bytes(w);
-    // CAST (narrowing): `bytes` is the type's width, so the casts keep every bit.
-    match ty {
-        Ty::U8 => b.arg(&(u as u8)),
-        Ty::U16 => b.arg(&(u as u16)),
-        Ty::U32 => b.arg(&(u as u32)),
-        Ty::U64 => b.arg(&u),
-        Ty::I8 => b.arg(&(u as u8 as i8)),
-        Ty::I16 => b.arg(&(u as u16 as i16)),
-        Ty::I32 => b.arg(&(u as u32 as i32)),
-        Ty::I64 => b.arg(&(u as i64)),
-        Ty::F16 => b.arg(&ByValue(u as u16)),
-        Ty::F32 => b.arg(&f32::from_bits(u as u32)),
-        Ty::F64 => b.arg(&f64::from_bits(u)),
-    }
-}
-
-fn to_text(r: &serde_json::Value) -> String {
+fn to_text(r: &serde_json::Value, print: Print) -> String {
     use core::fmt::Write as _;
     let mut s = String::new();
     let _ = writeln!(
@@ -624,6 +971,14 @@ fn to_text(r: &serde_json::Value) -> String {
         r["gpu_time_kind"].as_str().unwrap_or("?")
     );
     for b in r["buffers"].as_array().into_iter().flatten() {
+        let show = match print {
+            Print::All => true,
+            Print::Written => b["written"].as_bool().unwrap_or(true),
+            Print::None => false,
+        };
+        if !show {
+            continue;
+        }
         let vals: Vec<String> = b["values"]
             .as_array()
             .into_iter()
@@ -651,16 +1006,22 @@ pub fn main(args: &[String]) -> Result<(), CliError> {
         return emit(USAGE).map_err(CliError::from);
     };
     let r = execute(&o).map_err(|e| {
-        CliError::failed_with(
-            e,
+        let next = if e.contains("\n  instruction: ") {
+            "the instruction above faulted: `llvm-objdump-19 -d FILE` shows the code around its \
+             kernel offset; `hcq inspect FILE` the kernel's arguments; HCQ_LOG=debug the driver's log"
+        } else if e.starts_with(&format!("kernel {} faulted", o.kernel)) {
+            "an access outside the kernel's buffers: check each buf:/out: size against what the \
+             grid (--groups x --block) touches; HCQ_LOG=debug shows the driver's log"
+        } else {
             "`hcq inspect FILE` lists the kernel's arguments and limits; \
-             HCQ_LOG=debug shows the driver's log",
-        )
+             HCQ_LOG=debug shows the driver's log"
+        };
+        CliError::failed_with(e, next)
     })?;
     if o.json {
         emit(&format!("{r}\n"))
     } else {
-        emit(&to_text(&r))
+        emit(&to_text(&r, o.print))
     }
     .map_err(CliError::from)
 }
@@ -679,6 +1040,7 @@ mod tests {
             parse_arg("u32:7").unwrap(),
             CliArg::Value {
                 ty: Ty::U32,
+                lanes: 1,
                 bytes: vec![7, 0, 0, 0]
             }
         );
@@ -686,6 +1048,7 @@ mod tests {
             parse_arg("i8:-2").unwrap(),
             CliArg::Value {
                 ty: Ty::I8,
+                lanes: 1,
                 bytes: vec![0xfe]
             }
         );
@@ -694,7 +1057,8 @@ mod tests {
             CliArg::Buf {
                 ty: Ty::U16,
                 bytes: vec![1, 0, 2, 0, 3, 0],
-                count: 3
+                shape: vec![3],
+                out: false
             }
         );
         assert_eq!(
@@ -702,7 +1066,8 @@ mod tests {
             CliArg::Buf {
                 ty: Ty::U8,
                 bytes: vec![9; 4],
-                count: 4
+                shape: vec![4],
+                out: false
             }
         );
         assert_eq!(
@@ -710,13 +1075,15 @@ mod tests {
             CliArg::Buf {
                 ty: Ty::U8,
                 bytes: vec![0, 1, 2],
-                count: 3
+                shape: vec![3],
+                out: false
             }
         );
         assert_eq!(
             parse_arg("f32:2.5").unwrap(),
             CliArg::Value {
                 ty: Ty::F32,
+                lanes: 1,
                 bytes: 2.5f32.to_le_bytes().to_vec()
             }
         );
@@ -732,6 +1099,134 @@ mod tests {
         assert!(parse_arg("buf:u32:0*1").unwrap_err().contains("count 0"));
         assert!(parse_arg("buf:u32").unwrap_err().contains("buf:TYPE:SPEC"));
         assert!(parse_arg("7").unwrap_err().contains("TYPE:VALUE"));
+    }
+
+    #[test]
+    fn new_arg_syntax() {
+        assert_eq!(
+            parse_arg("u32x2:1,2").unwrap(),
+            CliArg::Value {
+                ty: Ty::U32,
+                lanes: 2,
+                bytes: vec![1, 0, 0, 0, 2, 0, 0, 0]
+            }
+        );
+        // A 3-vector takes 4 elements' room, as OpenCL's uint3.
+        assert_eq!(
+            parse_arg("u8x3:1,2,3").unwrap(),
+            CliArg::Value {
+                ty: Ty::U8,
+                lanes: 3,
+                bytes: vec![1, 2, 3, 0]
+            }
+        );
+        let CliArg::Value { bytes, .. } =
+            parse_arg("f64x16:1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16").unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(bytes.len(), 128);
+        assert!(
+            parse_arg("u32x5:1,2,3,4,5")
+                .unwrap_err()
+                .contains("2, 3, 4, 8, 16")
+        );
+        assert!(
+            parse_arg("f32x4:1,2,3")
+                .unwrap_err()
+                .contains("takes 4 comma-separated values, got 3")
+        );
+        assert_eq!(parse_arg("lds:1024").unwrap(), CliArg::Lds { bytes: 1024 });
+        assert!(parse_arg("lds:x").unwrap_err().contains("lds:BYTES"));
+        assert_eq!(
+            parse_arg("out:f32:3").unwrap(),
+            CliArg::Buf {
+                ty: Ty::F32,
+                bytes: vec![0; 12],
+                shape: vec![3],
+                out: true
+            }
+        );
+        assert_eq!(
+            parse_arg("buf:f32:@x.npy").unwrap(),
+            CliArg::File {
+                ty: Ty::F32,
+                path: "x.npy".into()
+            }
+        );
+        assert!(
+            parse_arg("buf:f32:@")
+                .unwrap_err()
+                .contains("needs a file name")
+        );
+    }
+
+    #[test]
+    fn c_types_with_vectors() {
+        assert_eq!(c_type("uint"), Some((Ty::U32, 1)));
+        assert_eq!(c_type("float4*"), Some((Ty::F32, 4)));
+        assert_eq!(c_type("const float*"), Some((Ty::F32, 1)));
+        assert_eq!(c_type("uint2"), Some((Ty::U32, 2)));
+        assert_eq!(c_type("half16"), Some((Ty::F16, 16)));
+        assert_eq!(c_type("uint5"), None);
+        assert_eq!(c_type("struct S"), None);
+    }
+
+    /// The .npy format as numpy's `numpy.lib.format` documents version 1.0: magic, version
+    /// 1.0, a little-endian u16 header length, a Python dict literal ending in '\n' and padded
+    /// with spaces so the data starts at a multiple of 64.
+    #[test]
+    fn npy_bytes_follow_the_format() {
+        let data: Vec<u8> = [1.5f32, -2.0, 3.25]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let f = write_npy(Ty::F32, &[3], &data);
+        assert_eq!(&f[..8], b"\x93NUMPY\x01\x00");
+        let hl = usize::from(u16::from_le_bytes([f[8], f[9]]));
+        assert_eq!((10 + hl) % 64, 0);
+        let header = core::str::from_utf8(&f[10..10 + hl]).unwrap();
+        assert!(
+            header.starts_with("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }"),
+            "{header}"
+        );
+        assert!(header.ends_with('\n'));
+        assert!(header.trim_end_matches('\n').ends_with(['}', ' ']));
+        assert_eq!(&f[10 + hl..], &data[..]);
+        let g = write_npy(Ty::U8, &[2, 3], &[0; 6]);
+        let hl = usize::from(u16::from_le_bytes([g[8], g[9]]));
+        let header = core::str::from_utf8(&g[10..10 + hl]).unwrap();
+        assert!(
+            header.contains("'descr': '|u1'") && header.contains("'shape': (2, 3)"),
+            "{header}"
+        );
+        // Round trip, and what numpy itself writes (version 1.0, shape with a trailing L from
+        // Python 2 is accepted too).
+        assert_eq!(read_npy(Ty::F32, "t", &f).unwrap(), (data.clone(), vec![3]));
+        assert_eq!(read_npy(Ty::U8, "t", &g).unwrap(), (vec![0; 6], vec![2, 3]));
+        let e = read_npy(Ty::U32, "t.npy", &f).unwrap_err();
+        assert!(
+            e.contains("the array's dtype is '<f4', but the argument is u32 ('<u4')"),
+            "{e}"
+        );
+        let mut big = f.clone();
+        let at = big.windows(3).position(|w| w == b"<f4").unwrap();
+        big[at] = b'>';
+        assert!(
+            read_npy(Ty::F32, "t", &big)
+                .unwrap_err()
+                .contains("dtype is '>f4'")
+        );
+        assert!(
+            read_npy(Ty::F32, "t", &f[..f.len() - 1])
+                .unwrap_err()
+                .contains("needs 12 bytes")
+        );
+        assert!(
+            read_npy(Ty::F32, "t", b"nope")
+                .unwrap_err()
+                .contains("magic")
+        );
     }
 
     #[test]
@@ -763,6 +1258,21 @@ mod tests {
         assert_eq!(o.block, [64, 2, 1]);
         assert_eq!(o.args.len(), 2);
         assert!(o.json);
+        assert_eq!(o.print, Print::Written);
+        assert_eq!(o.save, None);
+        let o = parse(&s(&[
+            "k.co", "k", "--groups", "1", "--block", "1", "--print", "all", "--save", "d",
+        ]))
+        .unwrap()
+        .unwrap();
+        assert_eq!((o.print, o.save.as_deref()), (Print::All, Some("d")));
+        assert!(
+            parse(&s(&[
+                "k.co", "k", "--groups", "1", "--block", "1", "--print", "x"
+            ]))
+            .unwrap_err()
+            .contains("all, written or none")
+        );
         assert!(parse(&s(&["--help"])).unwrap().is_none());
         assert_eq!(
             parse(&s(&["k.co", "k", "--block", "1"])).unwrap_err(),

@@ -138,12 +138,20 @@ impl GpuBuffer {
 
 impl Drop for GpuBuffer {
     fn drop(&mut self) {
-        if let Err(e) = self.quiesce() {
-            log::error!(
-                "buffer at {} dropped while its GPU is not idle ({e}); leaking it",
-                self.va()
-            );
-            core::mem::forget(Arc::clone(&self.bo));
+        match self.quiesce() {
+            Ok(()) => {}
+            // The fault was the caller's error already, and a faulted queue runs nothing more
+            // (KFD stops the process's queues): the buffer can be freed.
+            Err(crate::Error::DeviceFault(_)) => {
+                log::debug!("buffer at {}: freed after a device fault", self.va());
+            }
+            Err(e) => {
+                log::error!(
+                    "buffer at {} dropped while its GPU is not idle ({e}); leaking it",
+                    self.va()
+                );
+                core::mem::forget(Arc::clone(&self.bo));
+            }
         }
     }
 }

@@ -372,11 +372,17 @@ pub(super) fn take_scratch(st: &mut TimelineState, ty: QueueType, arch: &'static
 impl Drop for DeviceInner {
     fn drop(&mut self) {
         // Queues are destroyed and buffers freed right after this: let the GPU finish first.
-        if let Err(e) = self.synchronize() {
-            log::error!(
+        match self.synchronize() {
+            Ok(()) => {}
+            // Reported to the caller already; the faulted queues run nothing more.
+            Err(crate::Error::DeviceFault(_)) => log::debug!(
+                "gpu {:#x}: destroying its queues after a device fault",
+                self.info.gpu_id
+            ),
+            Err(e) => log::error!(
                 "gpu {:#x} dropped with work outstanding ({e}); destroying its queues anyway",
                 self.info.gpu_id
-            );
+            ),
         }
     }
 }

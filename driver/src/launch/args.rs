@@ -156,17 +156,21 @@ pub trait LaunchArg {
     }
 }
 
-/// An argument's bytes, inline (at most 64; larger structs go through [`ByValue`]'s slice).
+/// Bytes an argument may have ([`ArgBytes`] holds them inline): a 16-element vector of 8-byte
+/// elements (`double16`, `ulong16`).
+pub const MAX_ARG_BYTES: usize = 128;
+
+/// An argument's bytes, inline (at most [`MAX_ARG_BYTES`]; a longer one is refused).
 #[derive(Clone, Copy, Debug)]
 pub struct ArgBytes {
-    pub(super) data: [u8; 64],
+    pub(super) data: [u8; MAX_ARG_BYTES],
     pub(super) len: usize,
 }
 
 impl ArgBytes {
     pub(super) fn of(b: &[u8]) -> Self {
-        let mut data = [0; 64];
-        let len = b.len().min(64);
+        let mut data = [0; MAX_ARG_BYTES];
+        let len = b.len().min(MAX_ARG_BYTES);
         if let (Some(d), Some(s)) = (data.get_mut(..len), b.get(..len)) {
             d.copy_from_slice(s);
         }
@@ -227,8 +231,8 @@ macro_rules! value_args {
 
 value_args!(u8, u16, u32, u64, i8, i16, i32, i64, f32, f64);
 
-/// A `by_value` argument of any `Pod` type (a struct, a vector such as `[f32; 4]`), at most 64
-/// bytes: `builder.arg(&ByValue(my_struct))`.
+/// A `by_value` argument of any `Pod` type (a struct, a vector such as `[f32; 4]`), at most
+/// [`MAX_ARG_BYTES`] bytes: `builder.arg(&ByValue(my_struct))`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ByValue<T>(pub T);
 
@@ -242,6 +246,48 @@ impl<T: Pod> LaunchArg for ByValue<T> {
     fn align(&self) -> u32 {
         // CAST: alignments fit u32.
         align_of::<T>() as u32
+    }
+}
+
+/// A `by_value` argument given as its little-endian bytes and the alignment its type has (an
+/// OpenCL `uint3` is 16 bytes, 16-aligned): what a tool that learns the types at run time
+/// passes. At most [`MAX_ARG_BYTES`] bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawValue<'a> {
+    /// The value's bytes.
+    pub bytes: &'a [u8],
+    /// The alignment its kernarg offset must have.
+    pub align: u32,
+}
+
+impl LaunchArg for RawValue<'_> {
+    fn class(&self) -> ArgClass {
+        ArgClass::Value
+    }
+    fn bytes(&self) -> ArgBytes {
+        ArgBytes::of(self.bytes)
+    }
+    fn align(&self) -> u32 {
+        self.align
+    }
+}
+
+/// A `dynamic_shared_pointer` argument (an OpenCL `__local T*`): the bytes of LDS it points
+/// to in each work-group. The launch places every such argument after the kernel's static LDS,
+/// each at the alignment its metadata asks for (`.pointee_align`), and passes its LDS address,
+/// as ROCm's runtime does: `builder.arg(&Lds(256 * 4))`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lds(pub u32);
+
+impl LaunchArg for Lds {
+    fn class(&self) -> ArgClass {
+        ArgClass::Lds
+    }
+    fn bytes(&self) -> ArgBytes {
+        ArgBytes::of(&self.0.to_le_bytes())
+    }
+    fn align(&self) -> u32 {
+        1
     }
 }
 
@@ -273,6 +319,25 @@ pub(super) fn check_arg(
             return Err(format!(
                 "{} is a by_value argument: pass a value, not a buffer",
                 what()
+            ));
+        }
+        (ArgClass::Lds, ArgClass::Lds) => return Ok(()),
+        (ArgClass::Lds, _) => {
+            return Err(format!(
+                "{} is a dynamic_shared_pointer (__local): pass Lds(bytes), the LDS it needs",
+                what()
+            ));
+        }
+        (_, ArgClass::Lds) => {
+            return Err(format!(
+                "{} is a {}, not a dynamic_shared_pointer: pass {}, not an LDS size",
+                what(),
+                info.value_kind,
+                if info.class == ArgClass::Buffer {
+                    "a GpuBuffer or BufferView"
+                } else {
+                    "a value"
+                }
             ));
         }
         _ => {}

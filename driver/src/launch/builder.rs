@@ -41,6 +41,8 @@ pub struct LaunchBuilder<'p> {
     pub(super) groups: [u32; 3],
     pub(super) block: [u32; 3],
     pub(super) dynamic_lds: u32,
+    /// (argument index, bytes) of every `dynamic_shared_pointer` argument, in order.
+    pub(super) locals: Vec<(usize, u32)>,
     pub(super) err: Option<Error>,
 }
 
@@ -53,6 +55,7 @@ impl<'p> LaunchBuilder<'p> {
             groups: [1, 1, 1],
             block: [1, 1, 1],
             dynamic_lds: 0,
+            locals: Vec::new(),
             err: None,
         }
     }
@@ -67,7 +70,8 @@ impl<'p> LaunchBuilder<'p> {
     }
 
     /// Adds the next explicit argument: a [`GpuBuffer`] or [`BufferView`] for a
-    /// `global_buffer`, a number or [`ByValue`] for a `by_value`.
+    /// `global_buffer`, a number or [`ByValue`] for a `by_value`, an [`Lds`] size for a
+    /// `dynamic_shared_pointer`.
     pub fn arg<A: LaunchArg + ?Sized>(&mut self, a: &A) -> &mut Self {
         let index = self.next;
         self.next += 1;
@@ -88,9 +92,16 @@ impl<'p> LaunchBuilder<'p> {
             return self;
         };
         let bytes = a.bytes();
-        // CAST: argument sizes are at most 64 here, far below u32::MAX.
-        if let Err(e) = check_arg(info, index, a.class(), bytes.len as u32, a.align()) {
+        let len = u32::try_from(bytes.len).unwrap_or(u32::MAX);
+        if let Err(e) = check_arg(info, index, a.class(), len, a.align()) {
             self.refuse(e);
+            return self;
+        }
+        if a.class() == ArgClass::Lds {
+            // Placed (and its address written) once every argument is known.
+            let b = bytes.as_slice().and_then(|b| b.first_chunk::<4>());
+            self.locals
+                .push((index, b.map_or(0, |b| u32::from_le_bytes(*b))));
             return self;
         }
         let (offset, size) = (info.offset, info.size);
@@ -131,14 +142,17 @@ impl<'p> LaunchBuilder<'p> {
         self
     }
 
-    /// Dynamic LDS bytes per work-group (on top of the kernel's static LDS).
+    /// Dynamic LDS bytes per work-group (on top of the kernel's static LDS and its
+    /// [`Lds`] arguments).
     pub fn dynamic_lds(&mut self, bytes: u32) -> &mut Self {
         self.dynamic_lds = bytes;
         self
     }
 
-    /// Every check that does not depend on an argument's value.
-    pub(super) fn finish(&mut self) -> Result<()> {
+    /// Every check that does not depend on an argument's value; places the [`Lds`]
+    /// arguments and returns the dynamic LDS bytes of the launch (theirs, then
+    /// [`LaunchBuilder::dynamic_lds`]).
+    pub(super) fn finish(&mut self) -> Result<u32> {
         if let Some(e) = self.err.take() {
             return Err(e);
         }
@@ -165,16 +179,72 @@ impl<'p> LaunchBuilder<'p> {
             )));
         }
         p.check_block(meta, block)?;
+        let dynamic = self.place_locals(meta)?;
+        self.check_grid()?;
+        Ok(dynamic)
+    }
+
+    /// Lays the [`Lds`] arguments out after the kernel's static LDS, as ROCm's runtime (CLR's
+    /// `processMemObjects`) does: in argument order, each at its `.pointee_align`, its LDS
+    /// address written over the argument. Returns the dynamic LDS bytes (from the end of the
+    /// static LDS), refusing a total above the device's LDS.
+    fn place_locals(&mut self, meta: &ProgramMeta) -> Result<u32> {
+        let p = self.prog;
+        let start = u64::from(p.group_segment_size);
+        let mut addr = start;
+        let mut locals = 0u64;
+        for &(index, bytes) in &self.locals {
+            let Some(info) = meta.args.get(index) else {
+                continue;
+            };
+            let align = u64::from(info.pointee_align.max(1));
+            addr = addr.div_ceil(align) * align;
+            let at = usize::try_from(info.offset).unwrap_or(usize::MAX);
+            let n = usize::try_from(info.size).unwrap_or(usize::MAX).min(8);
+            let dst = at
+                .checked_add(n)
+                .and_then(|end| self.buf.bytes_mut().get_mut(at..end));
+            match dst {
+                Some(d) => d.copy_from_slice(addr.to_le_bytes().get(..n).unwrap_or_default()),
+                None => {
+                    return Err(Error::InvalidArgument(format!(
+                        "kernel {}: {} ({} bytes at offset {}) does not fit the kernarg segment",
+                        p.name,
+                        info.describe(index),
+                        info.size,
+                        info.offset
+                    )));
+                }
+            }
+            addr += u64::from(bytes);
+            locals += u64::from(bytes);
+        }
+        let dynamic = addr - start + u64::from(self.dynamic_lds);
         let lds_max = p.max_dynamic_lds();
-        if self.dynamic_lds > lds_max {
+        if dynamic > u64::from(lds_max) {
+            let device = p.lds_bytes.min(MAX_LDS_GRANULES * LDS_GRANULE_BYTES);
+            let parts = if self.locals.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ": __local arguments {locals} + alignment padding {} + dynamic {}",
+                    addr - start - locals,
+                    self.dynamic_lds
+                )
+            };
             return Err(Error::InvalidArgument(format!(
-                "kernel {}: dynamic LDS {} bytes is above the {lds_max} bytes left (device LDS {} minus the kernel's static {})",
-                p.name,
-                self.dynamic_lds,
-                p.lds_bytes.min(MAX_LDS_GRANULES * LDS_GRANULE_BYTES),
-                p.group_segment_size
+                "kernel {}: dynamic LDS {dynamic} bytes is above the {lds_max} bytes left (device LDS {device} minus the kernel's static {}){parts}",
+                p.name, p.group_segment_size,
             )));
         }
+        // CAST: at most lds_max, a u32.
+        Ok(dynamic as u32)
+    }
+
+    /// The grid checks [`LaunchBuilder::finish`] ends with.
+    fn check_grid(&self) -> Result<()> {
+        let p = self.prog;
+        let (groups, block) = (self.groups, self.block);
         for (i, axis) in ["x", "y", "z"].iter().enumerate() {
             let items = u64::from(groups[i]) * u64::from(block[i]);
             if items > u64::from(u32::MAX) {
@@ -190,9 +260,9 @@ impl<'p> LaunchBuilder<'p> {
     /// Checks, lays out the kernarg segment (the explicit arguments, the program's template,
     /// the launch-dependent hidden arguments) and launches.
     fn checked_launch(&mut self, timed: bool) -> Result<(TimelineValue, Option<Duration>)> {
-        self.finish()?;
+        let l = self.finish()?;
         let p = self.prog;
-        let (g, b, l) = (self.groups, self.block, self.dynamic_lds);
+        let (g, b) = (self.groups, self.block);
         if let Some(why) = &p.plan.refusal {
             return Err(Error::InvalidArgument(format!("kernel {}: {why}", p.name)));
         }

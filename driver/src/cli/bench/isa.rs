@@ -20,17 +20,10 @@ const SCRATCH: u64 = BUF + 4 * 4 * N as u64;
 const SCRATCH_WAVE_BYTES: u64 = 128 * 32;
 const LEN: usize = 0x2_0000 + 4 * 4 * N as usize + 0x1_0000;
 
+/// The gfx1100 fixture `stem` (`vector_add`, `fill`, `lds_reverse`, `scratch`), from the kernels
+/// `hcq selftest` embeds (inside this crate, so it packages on its own).
 fn fixture(stem: &str) -> &'static [u8] {
-    match stem {
-        "vector_add" => {
-            include_bytes!("../../../../core/tests/fixtures/kernels/vector_add-gfx1100.co")
-        }
-        "fill" => include_bytes!("../../../../core/tests/fixtures/kernels/fill-gfx1100.co"),
-        "lds_reverse" => {
-            include_bytes!("../../../../core/tests/fixtures/kernels/lds_reverse-gfx1100.co")
-        }
-        _ => include_bytes!("../../../../core/tests/fixtures/kernels/scratch-gfx1100.co"),
-    }
+    crate::cli::selftest::kernels::object(stem, "gfx1100").unwrap_or_default()
 }
 
 fn sim_err(e: impl core::fmt::Display) -> WorkError {

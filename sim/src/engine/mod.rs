@@ -27,6 +27,7 @@
 
 pub mod bus;
 pub mod cache;
+mod deadlock;
 mod dispatch;
 mod env;
 mod flight;

@@ -1,10 +1,8 @@
-//! Seeded bugs: each test injects one known class of driver bug into an otherwise correct path
-//! (hand-built command streams through the driver's raw submit) and asserts that the simulator
-//! catches it: a queue fault or a detected wrong result, never a pass. Each test first runs the
-//! correct variant of the same hand-built path. Launches are built with core's `exec` encoder
-//! from the program's `pm4::Program` with one register changed, after the HDP flush the driver
-//! issues, so the injected register is the only bug. The table of bugs and the checks that
-//! catch them is in `sim/README.md` ("Seeded bugs").
+//! The simulator's own checks, on hand-built command streams: each test feeds the engines a
+//! stream a buggy producer could write (through the driver's raw submit, or straight into the
+//! driver's rings) and asserts the simulator catches it, after the correct variant of the
+//! same stream runs. Driver bugs switched on in the driver's real code paths are in
+//! `seeded_bugs.rs`; the table of checks is in `sim/README.md` ("Seeded bugs").
 
 mod hcq_common;
 
@@ -108,6 +106,7 @@ fn int_sel_1_where_the_wakeup_needs_the_write(mode: SimMode) {
     unsafe { dev.submit_compute_raw(&release(IntSel::Interrupt, 2)) }.unwrap();
     let err = dev.wait(&sig, 2).unwrap_err();
     assert!(matches!(err, Error::DeviceFault(_)), "{err}");
+    assert!(err.to_string().contains("INT_SEL 1"), "{err}");
 }
 
 /// Bug: COMPUTE_TMPRING_SIZE.WAVESIZE computed in gfx9/gfx10 units (1 KiB) on gfx11, whose
@@ -154,6 +153,10 @@ fn wrong_scratch_wavesize_unit(mode: SimMode) {
     assert_eq!(u32::from_le_bytes(got), 360);
     let err = run(need_per_wave.div_ceil(1024)).unwrap_err();
     assert!(matches!(err, Error::DeviceFault(_)), "{err}");
+    assert!(
+        err.to_string().contains("COMPUTE_TMPRING_SIZE"),
+        "the fault names the register: {err}"
+    );
 }
 
 /// `n` u32s of `buf` (host memory: read directly).

@@ -1,0 +1,338 @@
+//! Seeded bugs: realistic driver bugs, each switched on in the driver's real code path
+//! (`hcq_driver::seeded`, the `seeded-bugs` feature this crate enables), and the simulator's
+//! verdict on each. Every case runs the same driver calls with the bug armed and asserts the
+//! fault the simulator names: its kind, and the object it names (an address, a register, a
+//! signal and its writers, a hidden argument), never "some error". One case per driver path:
+//! launch, copies in and out, device copy, graph replay, ring wrap, scratch, hidden
+//! arguments, multi-queue ordering. Hand-built command streams that test the simulator's own
+//! checks are in `judge_streams.rs`.
+
+mod hcq_common;
+
+use core::time::Duration;
+use hcq_common::{SimMode, programs, rig};
+use hcq_driver::seeded::{Bug, arm};
+use hcq_driver::{BufferKind, Device, DeviceOptions, Error, GpuBuffer, Program, kernels};
+use hcq_tests::hidden_args::mismatches;
+
+/// Faults come back long before this; a verdict that needs it is a missed bug.
+const SHORT: Duration = Duration::from_secs(5);
+
+/// The fault a seeded bug must end in, as the driver reports it.
+fn fault_of<T: core::fmt::Debug>(
+    r: hcq_driver::Result<T>,
+) -> (Box<hcq_driver::WaitReport>, String) {
+    match r {
+        Err(e @ Error::DeviceFault(_)) => {
+            let text = e.to_string();
+            let Error::DeviceFault(rep) = e else {
+                unreachable!()
+            };
+            (rep, text)
+        }
+        other => panic!("expected a device fault naming the bug, got {other:?}"),
+    }
+}
+
+fn launch_fill(fill: &Program, out: &GpuBuffer, value: u32, n: u32) -> hcq_driver::Result<()> {
+    let args = kernels::FillArgs {
+        buf: out.va().get(),
+        value,
+        n,
+    };
+    // SAFETY: fill writes `n` u32s into `out`, which holds at least that many and outlives the
+    // launch (every test waits before it drops the buffer).
+    unsafe { fill.launch_pod(&args, [n.div_ceil(64), 1, 1], [64, 1, 1]) }?;
+    Ok(())
+}
+
+/// Launch path, bug: the launch's HDP flush and cache invalidate dropped (the pre-encoded
+/// `memory_barrier` before the dispatch). The second launch's kernargs share the arena page of
+/// the first's and still sit in HDP: the simulator faults the dispatch's kernarg read as a
+/// read of VRAM the CPU wrote after the last HDP flush, at the kernargs' address.
+fn launch_without_its_hdp_flush(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let out = dev.alloc(4096, BufferKind::Gtt).unwrap();
+    let (fill, _) = programs(&dev);
+    launch_fill(&fill, &out, 1, 64).unwrap();
+    dev.synchronize().unwrap();
+    let _bug = arm(Bug::LaunchWithoutBarrier);
+    let (fill, _) = programs(&dev);
+    // The first launch reads kernargs on a page the GPU has not read since the last flush
+    // (the program upload's); the second's share that page, which the GPU read in between.
+    let res = launch_fill(&fill, &out, 2, 64)
+        .and_then(|()| dev.synchronize())
+        .and_then(|()| launch_fill(&fill, &out, 3, 64))
+        .and_then(|()| dev.synchronize());
+    let (rep, text) = fault_of(res);
+    let page = rep.fault_addr.expect("a memory fault");
+    assert!(
+        text.contains(
+            "PM4 queue 0 at ring@0x1bc: GPU VM fault: read at 0x"
+        ) && text.contains(
+            "VRAM bytes the CPU wrote after the last HDP flush (missing HDP flush before the GPU read)"
+        ),
+        "{text}"
+    );
+    assert_eq!(page % 4096, 0, "the page of the kernargs: {text}");
+}
+
+/// Device copy, bug: `Device::copy` without its HDP flush. The source is CPU-visible VRAM the
+/// host rewrote after the last copy read it: the copy's read of it faults, naming the source
+/// address.
+fn device_copy_without_its_hdp_flush(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let src = dev.alloc(4096, BufferKind::VramCpuVisible).unwrap();
+    let dst = dev.alloc(4096, BufferKind::Gtt).unwrap();
+    src.write(0, &[1; 4096]).unwrap();
+    dev.wait_value(dev.copy(&dst, &src).unwrap()).unwrap();
+    let _bug = arm(Bug::DeviceCopyWithoutHdpFlush);
+    src.write(0, &[2; 4096]).unwrap();
+    let res = dev.copy(&dst, &src).and_then(|v| dev.wait_value(v));
+    let (rep, text) = fault_of(res);
+    assert!(
+        text.contains("SDMA queue 1 at ring@")
+            && text.contains("VRAM bytes the CPU wrote after the last HDP flush"),
+        "{text}"
+    );
+    assert_eq!(rep.fault_addr, Some(src.va().get()), "{text}");
+}
+
+/// Multi-queue ordering, bug: copy-queue submissions skip their wait for the previous timeline
+/// value. The compute submission before the copy is held behind a gate; the copy runs at once
+/// and writes its timeline value; the compute queue then writes the earlier value over it.
+/// The simulator names the timeline signal going down, both writers and both values.
+fn copy_without_its_timeline_wait(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let (fill, _) = programs(&dev);
+    let gate = dev.new_signal(0).unwrap();
+    let a = dev.alloc(4096, BufferKind::Vram).unwrap();
+    let b = dev.alloc(4096, BufferKind::Vram).unwrap();
+    let out = dev.alloc(4096, BufferKind::Gtt).unwrap();
+    dev.synchronize().unwrap();
+    let _bug = arm(Bug::CopySkipsTimelineWait);
+    // SAFETY: waits on `gate`, alive past every wait below.
+    let held = unsafe { dev.submit_compute(|c| c.wait(&gate.signal_ref(), 1)) }.unwrap();
+    let copied = dev.copy(&b, &a).unwrap();
+    assert_eq!(copied.get(), held.get() + 1);
+    // The copy completes at once: nothing held it behind the gated work.
+    dev.wait_value(copied).unwrap();
+    gate.set(1);
+    let res = launch_fill(&fill, &out, 1, 64).and_then(|()| dev.synchronize());
+    let (_rep, text) = fault_of(res);
+    let (h, c) = (held.get(), copied.get());
+    assert!(
+        text.contains("goes down: RELEASE_MEM (PM4 queue")
+            && text.contains(&format!(
+                "writes {h} over {c}, which SDMA FENCE (SDMA queue"
+            )),
+        "{text}"
+    );
+}
+
+/// Wrong timeline value in a wait, bug: every submission waits for its own timeline value
+/// instead of the previous one. The launch's queue waits for a value only it would write,
+/// while every queue is idle: the simulator reports the deadlock as soon as the host has
+/// waited a moment (not at the 5 s deadline), naming the waiting queue, the signal, the value
+/// and the signal's history.
+fn wait_for_the_submissions_own_value(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let out = dev.alloc(4096, BufferKind::Gtt).unwrap();
+    let (fill, _) = programs(&dev);
+    dev.synchronize().unwrap();
+    let before = dev.last_value().get();
+    let _bug = arm(Bug::WaitForOwnValue);
+    let t0 = std::time::Instant::now();
+    let res = launch_fill(&fill, &out, 1, 64).and_then(|()| dev.synchronize());
+    let took = t0.elapsed();
+    let (rep, text) = fault_of(res);
+    assert!(
+        took < Duration::from_secs(2),
+        "reported after {took:?}: {text}"
+    );
+    // The value of an amd_signal_t is at byte 8.
+    let want = format!(
+        "deadlock: the queue waits for the value at {:#x} to be >= {} (mask 0xffffffff)",
+        rep.signal_addr.get() + 8,
+        before + 1
+    );
+    assert!(text.contains(&want), "{text}");
+    assert!(text.contains(&format!("it holds {before}")), "{text}");
+    assert!(text.contains("the signal's history"), "{text}");
+}
+
+/// Ring wrap, bug: the SDMA ring's producer splits a packet at the ring end. Copies on a small
+/// ring wrap it; the engine faults naming the packet that crosses the end.
+fn sdma_packet_split_at_the_ring_end(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let opts = DeviceOptions {
+        sdma_ring_size: 1024,
+        ..DeviceOptions::default()
+    };
+    let dev = Device::open_with(&r.kfd, 0, opts).unwrap();
+    let a = dev.alloc(4096, BufferKind::Vram).unwrap();
+    let b = dev.alloc(4096, BufferKind::Vram).unwrap();
+    let _bug = arm(Bug::SplitSdmaPackets);
+    let mut res = Ok(());
+    for _ in 0..64 {
+        res = dev.copy(&b, &a).and_then(|v| dev.wait_value(v));
+        if res.is_err() {
+            break;
+        }
+    }
+    let (_rep, text) = fault_of(res);
+    assert!(
+        text.contains("SDMA queue 1 at ring@")
+            && text.contains("crosses the end of the ring (256 dwords)"),
+        "{text}"
+    );
+}
+
+/// Scratch, bug: the scratch buffer allocated 64 times smaller than COMPUTE_TMPRING_SIZE
+/// programs. A scratch kernel's dispatch faults at once, naming both sizes.
+fn short_scratch_buffer(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let _bug = arm(Bug::ShortScratch);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let co = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../core/tests/fixtures/kernels/scratch-gfx1100.co"
+    ))
+    .unwrap();
+    let prog = Program::load(&dev, &co, "scratch_sum").unwrap();
+    let out = dev.alloc(4096, BufferKind::Gtt).unwrap();
+    let mut args = out.va().get().to_le_bytes().to_vec();
+    args.extend(3u32.to_le_bytes());
+    // SAFETY: scratch_sum writes 64 u32s into `out` (4096 bytes), alive past the wait.
+    let res = unsafe { prog.launch(&args, [1, 1, 1], [64, 1, 1]) }.and_then(|_| dev.synchronize());
+    let (_rep, text) = fault_of(res);
+    let s = dev.scratch();
+    let waves = s.tmpring_size & 0xfff;
+    let want = format!(
+        "scratch: COMPUTE_TMPRING_SIZE {:#x} programs {waves} wave slots of {} bytes = {} bytes",
+        s.tmpring_size,
+        s.wave_scratch_len,
+        u64::from(waves) * s.wave_scratch_len
+    );
+    assert!(text.contains(&want), "{text}");
+    // The mapped prefix from the base: the short buffer, and whatever the allocator placed
+    // right after it, short of the programmed region.
+    let short = (s.scratch_len / 64).next_multiple_of(4096);
+    let mapped: u64 = text
+        .split("but only ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no mapped size named: {text}"));
+    assert!(
+        mapped >= short && mapped < u64::from(waves) * s.wave_scratch_len,
+        "{text}"
+    );
+}
+
+/// Hidden arguments, bug: `hidden_grid_dims` written as 1 whatever the launch. The
+/// `hidden_args` fixture kernel reads every hidden argument; on a 3-dimensional launch every
+/// work-group reports `hidden_grid_dims` 1 where the launch has 3, and nothing else wrong.
+fn hidden_grid_dims_written_as_one(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let (groups, block) = ([2, 1, 2], [8, 2, 2]);
+    assert!(mismatches(&dev, groups, block).unwrap().is_empty());
+    let _bug = arm(Bug::HiddenGridDimsOne);
+    let bad = mismatches(&dev, groups, block).unwrap();
+    let want: Vec<String> = (0..4)
+        .map(|g| format!("group {g}: hidden_grid_dims read 1, the launch has 3"))
+        .collect();
+    assert_eq!(bad, want);
+}
+
+/// Hidden arguments, bug: `hidden_group_size_y` filled from the x size (a swapped launch
+/// dimension). The kernel reports `hidden_group_size_y`, and the work-group size y clang's
+/// builtin computes from it, wrong in every group.
+fn hidden_group_size_y_from_x(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let (groups, block) = ([2, 1, 1], [16, 4, 1]);
+    let _bug = arm(Bug::HiddenGroupSizeYFromX);
+    let bad = mismatches(&dev, groups, block).unwrap();
+    let want: Vec<String> = (0..2)
+        .flat_map(|g| {
+            [
+                format!("group {g}: hidden_group_size_y read 16, the launch has 4"),
+                format!(
+                    "group {g}: workgroup size y (group size or remainder) read 16, the launch has 4"
+                ),
+            ]
+        })
+        .collect();
+    assert_eq!(bad, want);
+}
+
+/// Graph replay, bug: the recorded graph loses its memory barrier (`GraphBuilder::barrier`,
+/// the HDP flush and cache invalidate) before a launch that reads CPU-visible VRAM the host
+/// rewrites between replays. The second replay's kernel reads the input the host wrote after
+/// the last HDP flush: the simulator faults the read, naming the input's address.
+fn graph_replay_without_its_barrier(mode: SimMode) {
+    use hcq_driver::graph::{
+        Arg, BufArg, DimLimits, Dims, DimsArg, Graph, GraphBuilder, ScalarArg,
+    };
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let (_, add) = programs(&dev);
+    let a = dev.alloc(4096, BufferKind::VramCpuVisible).unwrap();
+    let b = dev.alloc(4096, BufferKind::Gtt).unwrap();
+    let c = dev.alloc(4096, BufferKind::Gtt).unwrap();
+    let _bug = arm(Bug::GraphLaunchWithoutBarrier);
+    let mut g = GraphBuilder::new(dev.arch());
+    g.barrier();
+    g.launch(
+        &add.pm4_program(),
+        DimLimits::AMD,
+        &[
+            Arg::Buf(BufArg::Fixed(a.va())),
+            Arg::Buf(BufArg::Fixed(b.va())),
+            Arg::Buf(BufArg::Fixed(c.va())),
+            Arg::U32(ScalarArg::Fixed(1024)),
+        ],
+        DimsArg::Fixed(Dims {
+            global: [16, 1, 1],
+            local: [64, 1, 1],
+        }),
+    )
+    .unwrap();
+    let mut graph = Graph::record(&dev, &g).unwrap();
+    let mut replay = || {
+        // SAFETY: the graph's one launch reads `a` and `b` and writes `c` (1024 u32s each,
+        // 4096 bytes), all alive past the waits below.
+        let v = unsafe { graph.replay(&[]) }?;
+        dev.wait_value(v)
+    };
+    a.write(0, &[1; 4096]).unwrap();
+    let first = replay();
+    a.write(0, &[2; 4096]).unwrap();
+    let (rep, text) = fault_of(first.and_then(|()| replay()));
+    assert_eq!(rep.fault_addr, Some(a.va().get()), "{text}");
+    assert!(
+        text.contains(&format!(
+            "read at {:#x}: VRAM bytes the CPU wrote after the last HDP flush",
+            a.va().get()
+        )),
+        "{text}"
+    );
+}
+
+hcq_common::both_modes!(
+    graph_replay_without_its_barrier,
+    hidden_grid_dims_written_as_one,
+    hidden_group_size_y_from_x,
+    launch_without_its_hdp_flush,
+    device_copy_without_its_hdp_flush,
+    copy_without_its_timeline_wait,
+    wait_for_the_submissions_own_value,
+    sdma_packet_split_at_the_ring_end,
+    short_scratch_buffer,
+);

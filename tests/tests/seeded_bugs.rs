@@ -133,6 +133,46 @@ fn copy_without_its_timeline_wait(mode: SimMode) {
     );
 }
 
+/// Copies in and out, bug: copy-queue submissions skip their wait for the previous timeline
+/// value. `copy_in` (and `copy_out`, whose own wait then passes at once) run ahead of the
+/// gated compute work before them; when the compute queue catches up, its timeline value goes
+/// below the copy's, and the simulator names both writers and values.
+fn copies_in_and_out_without_their_timeline_wait(mode: SimMode) {
+    for copy_out in [false, true] {
+        let r = rig(mode, 1, SHORT);
+        let dev = Device::open(&r.kfd, 0).unwrap();
+        let (fill, _) = programs(&dev);
+        let gate = dev.new_signal(0).unwrap();
+        let buf = dev.alloc(4096, BufferKind::Vram).unwrap();
+        let out = dev.alloc(4096, BufferKind::Gtt).unwrap();
+        dev.copy_in(&buf, &[7; 4096]).unwrap();
+        dev.synchronize().unwrap();
+        let _bug = arm(Bug::CopySkipsTimelineWait);
+        // SAFETY: waits on `gate`, alive past every wait below.
+        let held = unsafe { dev.submit_compute(|c| c.wait(&gate.signal_ref(), 1)) }.unwrap();
+        if copy_out {
+            let mut got = vec![0u8; 4096];
+            dev.copy_out(&buf, &mut got).unwrap();
+        } else {
+            dev.copy_in(&buf, &[9; 4096]).unwrap();
+            dev.wait_value(dev.last_value()).unwrap();
+        }
+        let copied = dev.last_value().get();
+        assert_eq!(copied, held.get() + 1);
+        gate.set(1);
+        let res = launch_fill(&fill, &out, 1, 64).and_then(|()| dev.synchronize());
+        let (_rep, text) = fault_of(res);
+        let h = held.get();
+        assert!(
+            text.contains("goes down: RELEASE_MEM (PM4 queue")
+                && text.contains(&format!(
+                    "writes {h} over {copied}, which SDMA FENCE (SDMA queue"
+                )),
+            "copy_out {copy_out}: {text}"
+        );
+    }
+}
+
 /// Wrong timeline value in a wait, bug: every submission waits for its own timeline value
 /// instead of the previous one. The launch's queue waits for a value only it would write,
 /// while every queue is idle: the simulator reports the deadlock as soon as the host has
@@ -326,6 +366,7 @@ fn graph_replay_without_its_barrier(mode: SimMode) {
 }
 
 hcq_common::both_modes!(
+    copies_in_and_out_without_their_timeline_wait,
     graph_replay_without_its_barrier,
     hidden_grid_dims_written_as_one,
     hidden_group_size_y_from_x,

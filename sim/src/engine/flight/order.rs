@@ -182,12 +182,11 @@ impl SignalOrder {
         }
     }
 
-    /// The signal at `addr`'s recent history, for a report ("" when the GPU never wrote it).
+    /// The signal at `addr`'s recent history, for a report.
     pub(crate) fn history(&self, addr: u64) -> String {
         self.signals
             .get(&addr)
-            .map(history_text)
-            .unwrap_or_default()
+            .map_or_else(|| history_text(&SignalState::default()), history_text)
     }
 }
 

@@ -315,7 +315,11 @@ impl Device {
         ];
         let scratch_bo = core.alloc(
             info.gpu_id,
-            scratch.scratch_len,
+            if seeded!(ShortScratch) {
+                (scratch.scratch_len / 64).next_multiple_of(4096)
+            } else {
+                scratch.scratch_len
+            },
             MemoryKind::Vram,
             BoOptions::default(),
         )?;

@@ -39,6 +39,18 @@
 //! read and the driver waits (with a deadline) instead.
 #![deny(missing_docs)]
 
+/// Whether seeded bug `$bug` ([`seeded::Bug`]) is armed: the constant `false` without the
+/// `seeded-bugs` feature, so every hook compiles out.
+macro_rules! seeded {
+    ($bug:ident) => {{
+        #[cfg(feature = "seeded-bugs")]
+        let on = $crate::seeded::armed($crate::seeded::Bug::$bug);
+        #[cfg(not(feature = "seeded-bugs"))]
+        let on = false;
+        on
+    }};
+}
+
 pub mod bind;
 mod buffer;
 mod copy;
@@ -61,6 +73,8 @@ mod kfd_core;
 pub mod launch;
 mod mem;
 mod queue;
+#[cfg(feature = "seeded-bugs")]
+pub mod seeded;
 pub mod signal;
 mod sync;
 mod sys;

@@ -313,7 +313,12 @@ impl<K: RingKind> HwQueue<K> {
             return Ok(());
         }
         let has_indirect = !K::SPLITS_PACKETS && has_sdma_indirect(dwords, packets);
-        let (original, original_packets) = (dwords, packets);
+        let (original, mut original_packets) = (dwords, packets);
+        let ones; // seeded: every dword a packet of its own, so the ring splits packets anywhere
+        if seeded!(SplitSdmaPackets) && !K::SPLITS_PACKETS {
+            ones = vec![1; dwords.len()];
+            original_packets = &ones;
+        }
         let mut last_rptr = None;
         // Read the clock only once the ring is full (a submission with room never waits).
         let mut progress_at: Option<Instant> = None;

@@ -94,6 +94,14 @@ pub trait Engine: Send + Sync {
     fn queues_changed(&self, sim: &SimKfd) {
         let _ = sim;
     }
+
+    /// Called while the host waits (WAIT_EVENTS) and the queues made no progress: reports a
+    /// deadlock (faulting the queues that wait on a value nothing can write any more) once
+    /// the GPU has been unable to move for a while; returns whether it did. The default
+    /// reports none.
+    fn check_deadlock(&self) -> bool {
+        false
+    }
 }
 
 /// The simulated amdkfd (and, through [`Engine`], GPU). Implements [`KfdSys`].

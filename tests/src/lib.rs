@@ -22,6 +22,8 @@ use hcq_sim::engine::attach::SimGpu;
 use hcq_sim::{SimConfig, SimKfd};
 use std::sync::Arc;
 
+pub mod hidden_args;
+
 /// A simulator and the driver's KFD on it.
 pub struct Rig {
     /// The simulator (fault injection, leak accounting). Its `KfdSys` methods (`munmap`,

@@ -205,7 +205,14 @@ impl DeviceInner {
             w.copy_from_slice(&sync.wait);
             // The previous value lives on the same signal (a wrap resets it to 0 and hands
             // out 1).
-            SyncPackets::patch_wait(w, g.value.wrapping_sub(1))?;
+            SyncPackets::patch_wait(
+                w,
+                if seeded!(WaitForOwnValue) {
+                    g.value
+                } else {
+                    g.value.wrapping_sub(1)
+                },
+            )?;
             c.copy_from_slice(tpl);
             patch(c, t)?;
             sg.copy_from_slice(signal);
@@ -301,9 +308,14 @@ impl DeviceInner {
             dev: self,
         };
         // The previous value lives on the same signal (a wrap resets it to 0 and hands out 1).
-        let prev = g.value.wrapping_sub(1);
+        let prev = if seeded!(WaitForOwnValue) {
+            g.value
+        } else {
+            g.value.wrapping_sub(1)
+        };
         let r = match pm4 {
             Some(p) => p.wait(&mut s.cmds, prev),
+            None if seeded!(CopySkipsTimelineWait) => Ok(()),
             None => s.cmds.wait(&sig, prev),
         }
         .and_then(|()| body(&mut s))

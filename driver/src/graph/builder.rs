@@ -425,7 +425,9 @@ impl GraphBuilder {
                     }
                 }
                 Op::Barrier => {
-                    pm4.memory_barrier()?;
+                    if !seeded!(GraphLaunchWithoutBarrier) {
+                        pm4.memory_barrier()?;
+                    }
                 }
             }
         }

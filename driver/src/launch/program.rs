@@ -450,7 +450,9 @@ impl Program {
             dev.submit_compute(|s| {
                 let base = place(s)?;
                 let c: &mut Cmds = &mut s.cmds;
-                c.memory_barrier()?;
+                if !seeded!(LaunchWithoutBarrier) {
+                    c.memory_barrier()?;
+                }
                 if let Some((st, _)) = &refs {
                     c.timestamp(st)?;
                 }

@@ -32,9 +32,18 @@ fn shape_values(shape: &LaunchShape) -> [u64; 8] {
         gy.into(),
         gz.into(),
         bx.into(),
-        by.into(),
+        if seeded!(HiddenGroupSizeYFromX) {
+            bx
+        } else {
+            by
+        }
+        .into(),
         bz.into(),
-        shape.dims().into(),
+        if seeded!(HiddenGridDimsOne) {
+            1
+        } else {
+            shape.dims().into()
+        },
         shape.dynamic_lds.into(),
     ]
 }
@@ -309,6 +318,11 @@ impl ExecTemplate {
         let mut dwords = vec![0u32; barrier + layout.dwords];
         let (b, e) = dwords.split_at_mut(barrier);
         let n = pm4::memory_barrier(b, arch).map_err(enc)?;
+        if seeded!(LaunchWithoutBarrier)
+            && let Some(h) = b.first_mut()
+        {
+            *h = pm4::Pm4Header::packet3(pm4::op::NOP, u32::try_from(n).unwrap_or(1) - 1).raw();
+        }
         let m = pm4::exec(e, arch, prog, GpuVa(0), [1, 1, 1], [1, 1, 1]).map_err(enc)?;
         if n != barrier || m != layout.dwords {
             return Err(Error::Protocol(format!(

@@ -306,6 +306,10 @@ impl Engine for KfdEngine {
         self.engines.step()
     }
 
+    fn check_deadlock(&self) -> bool {
+        self.engines.check_deadlock()
+    }
+
     fn queues_changed(&self, _sim: &SimKfd) {
         if let Some(sim) = self.sim.upgrade() {
             self.sync(&sim);

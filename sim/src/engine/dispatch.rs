@@ -166,6 +166,13 @@ fn launch(
                 u64::from(wavesize) * u64::from(desc.arch.tmpring_wavesize_unit)
             },
         };
+        check_scratch_region(
+            env,
+            tmpring,
+            scratch.base,
+            scratch_waves,
+            scratch.wave_bytes,
+        )?;
     }
     Ok(Launch {
         isa,
@@ -491,9 +498,13 @@ fn host(
                 u64::from(wavesize) * unit
             ));
         }
-        let base = scratch_base;
-        let mut probe = [0u8; 4];
-        env.read(base, &mut probe, Access::Read)?;
+        check_scratch_region(
+            env,
+            tmpring,
+            scratch_base,
+            waves,
+            u64::from(wavesize) * unit,
+        )?;
     }
     // Run.
     let groups = d.dim;
@@ -533,6 +544,45 @@ fn host(
         }
     }
     Ok(Exec::Done)
+}
+
+/// The scratch region COMPUTE_TMPRING_SIZE programs (`waves` slots of `wave_bytes` from
+/// COMPUTE_DISPATCH_SCRATCH_BASE `base`) must be mapped whole at dispatch: the hardware may
+/// give a wave any slot up to WAVES, so a buffer shorter than the region is a fault of the
+/// dispatch, whichever slots this launch's waves happen to take. The fault names both sizes.
+fn check_scratch_region(
+    env: &Env<'_>,
+    tmpring: u32,
+    base: u64,
+    waves: u32,
+    wave_bytes: u64,
+) -> Result<(), Cause> {
+    let total = u64::from(waves).saturating_mul(wave_bytes);
+    // Whether the first `len` bytes are mapped, judged by their last byte (a mapping is
+    // contiguous; its end is what a short buffer gets wrong).
+    let mapped = |len: u64| {
+        let mut b = [0u8; 1];
+        len == 0
+            || base
+                .checked_add(len - 1)
+                .is_some_and(|a| env.bus.read(a, &mut b, Access::Read).is_ok())
+    };
+    if mapped(total) && mapped(1) {
+        return Ok(());
+    }
+    // The mapped prefix: `lo` bytes are mapped, `hi` bytes are not.
+    let (mut lo, mut hi) = (0u64, total);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if mapped(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    hw(format!(
+        "scratch: COMPUTE_TMPRING_SIZE {tmpring:#x} programs {waves} wave slots of {wave_bytes} bytes = {total} bytes from COMPUTE_DISPATCH_SCRATCH_BASE {base:#x}, but only {lo} bytes are mapped there (the scratch buffer is short of the region the hardware may give waves)"
+    ))
 }
 
 /// What a kernel that takes the private segment buffer needs in `USER_DATA_i..i+3`: a scratch V#

@@ -14,11 +14,15 @@
 //! and two unordered operations whose ranges overlap, one of them writing, fault the queue with
 //! a reason that names both and the range.
 
+mod order;
+
 use super::types::{QueueId, QueueKind, Site};
 use crate::config::DispatchMode;
 use core::fmt;
 use core::sync::atomic::{AtomicBool, Ordering};
 use core::time::Duration;
+pub(crate) use order::QueueShape;
+use order::SignalOrder;
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
@@ -268,6 +272,8 @@ pub(crate) struct Flight {
     wall: bool,
     next: u64,
     entries: Vec<Entry>,
+    /// Who wrote each signal and what ordered the writers (ordering between queues).
+    pub(crate) order: SignalOrder,
 }
 
 impl fmt::Debug for Flight {
@@ -297,6 +303,7 @@ impl Flight {
             wall,
             next: 0,
             entries: Vec::new(),
+            order: SignalOrder::default(),
         }
     }
 

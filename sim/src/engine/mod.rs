@@ -28,6 +28,7 @@
 pub mod attach;
 pub mod bus;
 pub mod cache;
+mod deadlock;
 mod dispatch;
 mod env;
 mod flight;

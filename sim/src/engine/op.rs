@@ -190,10 +190,87 @@ pub(crate) struct Ctx<'q> {
     pub(crate) desc: &'q QueueDesc,
 }
 
+/// What a packet does to a signal, for the ordering between queues (`flight::order`).
+enum SignalSync {
+    /// Writes `value` to the signal at `addr` (RELEASE_MEM with data, SDMA FENCE).
+    Release { addr: u64, value: u32 },
+    /// Waits on the memory at `addr` (WAIT_REG_MEM, POLL_REGMEM on memory).
+    Acquire { addr: u64 },
+}
+
+fn signal_sync(pkt: &Decoded<'_>) -> Option<SignalSync> {
+    use hcq_core::sdma::PollRegmemHeader;
+    use hcq_core::sel::{DataSel, MemSpace};
+    match pkt {
+        Decoded::Pm4(Pm4Packet::ReleaseMem(r))
+            if matches!(
+                r.data_cntl.data_sel(),
+                Ok(DataSel::Data32 | DataSel::Data64)
+            ) =>
+        {
+            Some(SignalSync::Release {
+                addr: r.addr.get(),
+                // CAST: the GPU compares 32-bit signal values; the low half.
+                value: r.data as u32,
+            })
+        }
+        Decoded::Pm4(Pm4Packet::WaitRegMem(w)) if w.control.mem_space() == Ok(MemSpace::Memory) => {
+            Some(SignalSync::Acquire {
+                addr: w.addr().get(),
+            })
+        }
+        Decoded::Sdma(SdmaPacket::Fence(f)) => Some(SignalSync::Release {
+            addr: f.addr.get(),
+            value: f.data,
+        }),
+        Decoded::Sdma(SdmaPacket::PollRegmem(p))
+            if p.header.get(PollRegmemHeader::MEM_POLL) != 0 =>
+        {
+            Some(SignalSync::Acquire { addr: p.addr.get() })
+        }
+        _ => None,
+    }
+}
+
+/// Executes one packet as one operation ([`exec_op_racing`]), checking first what it does to
+/// a signal against the signal's other writers (ordering between queues).
+pub(crate) fn exec_op(
+    c: Ctx<'_>,
+    env: &Env<'_>,
+    irqs: &mut Vec<u32>,
+    pkt: &Decoded<'_>,
+    depth: usize,
+    site: Site,
+) -> Result<Exec, (Site, Cause)> {
+    let sync = signal_sync(pkt);
+    let key = (c.gpu, c.id.0);
+    if let Some(SignalSync::Release { addr, value }) = sync
+        && let Ok(current) = env.poll_u32(addr)
+    {
+        let label = OpLabel {
+            gpu: c.gpu,
+            queue: c.id,
+            kind: c.desc.kind,
+            what: What::Packet(classify(pkt, c.desc).0),
+            site,
+        };
+        env.flight
+            .borrow_mut()
+            .order
+            .release(key, label, addr, value, current)
+            .map_err(|m| (site, Cause::Hw(m)))?;
+    }
+    let r = exec_op_racing(c, env, irqs, pkt, depth, site)?;
+    if let (Some(SignalSync::Acquire { addr }), Exec::Done) = (sync, &r) {
+        env.flight.borrow_mut().order.acquire(key, addr);
+    }
+    Ok(r)
+}
+
 /// Executes one packet as one operation: a sync point first lands and retires the queue's
 /// dispatches; the packet's accesses are recorded and checked against the dispatches in flight;
 /// an issued dispatch joins them; dispatches whose turn it is land after the packet.
-pub(crate) fn exec_op(
+fn exec_op_racing(
     c: Ctx<'_>,
     env: &Env<'_>,
     irqs: &mut Vec<u32>,

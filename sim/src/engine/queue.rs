@@ -303,9 +303,16 @@ impl Queue {
             return res;
         }
         let before = self.state.clone();
+        let seen = self.seen_wptr;
         if !self.doorbell_changed(seq) {
             res.progressed = true;
             return res;
+        }
+        if self.seen_wptr != seen {
+            env.flight
+                .borrow_mut()
+                .order
+                .doorbell((self.gpu_id, self.id.0));
         }
         while res.executed < budget {
             let flow = if self.ibs.is_empty() {

@@ -219,6 +219,9 @@ impl SimKfd {
                     drop(st);
                     rounds += 1;
                     if rounds > 1 << 20 || !self.run_queues() {
+                        if self.check_deadlock() {
+                            continue;
+                        }
                         break Ok(false);
                     }
                 }
@@ -237,6 +240,7 @@ impl SimKfd {
                         .wait_timeout(st, wait)
                         .unwrap_or_else(PoisonError::into_inner);
                     drop(guard);
+                    self.check_deadlock();
                 }
             }
         };
@@ -284,5 +288,16 @@ impl SimKfd {
                 Ok(())
             }
         }
+    }
+
+    /// The host waits and the queues made no progress: asks the engine to report a deadlock
+    /// ([`super::Engine::check_deadlock`]). Returns whether it reported one.
+    fn check_deadlock(&self) -> bool {
+        let engine = self
+            .engine
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        engine.is_some_and(|e| e.check_deadlock())
     }
 }

@@ -318,6 +318,23 @@ fn parallel_safe(l: &Launch, mem: &dyn Memory) -> bool {
     true
 }
 
+/// Where a dispatch's waves start taking scratch slots: the hardware may give a wave any slot
+/// up to COMPUTE_TMPRING_SIZE.WAVES, so the simulator does not start at 0 (a scratch buffer
+/// short of the programmed region would then go unnoticed by small launches) but at a spread
+/// chosen from `HCQ_SIM_SEED` and the dispatch (program address, grid), the same on every run.
+fn scratch_spread(l: &Launch) -> u64 {
+    static SEED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    let seed = *SEED.get_or_init(crate::config::env_seed);
+    // splitmix64 of the seed and the dispatch.
+    let mut z = seed
+        ^ l.pgm.rotate_left(17)
+        ^ (u64::from(l.groups[0]) << 32 | u64::from(l.groups[1]) << 16 | u64::from(l.groups[2]));
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// Runs workgroups `first..first + count` (linear, x fastest), using scratch slots
 /// `slots.0..slots.0 + slots.1`. A fault comes with its workgroup's linear index.
 fn run_range(
@@ -352,6 +369,8 @@ fn run_range(
     // CAST: at most 64 KiB.
     let mut lds = vec![0u8; l.lds_bytes as usize];
     let mut wave_counter: u64 = 0;
+    let n_slots = u64::from(slots.1.max(1));
+    let spread = scratch_spread(l) % n_slots;
     let (gx, gy) = (u64::from(l.groups[0]).max(1), u64::from(l.groups[1]).max(1));
     let lb = Launch {
         budget,
@@ -366,7 +385,7 @@ fn run_range(
         );
         lds.fill(0xA5);
         for w in &mut waves {
-            w.scratch_slot = u64::from(slots.0) + wave_counter % u64::from(slots.1.max(1));
+            w.scratch_slot = u64::from(slots.0) + (wave_counter + spread) % n_slots;
             wave_counter += 1;
             init::init_wave(l, w, [x, y, z], nwaves);
         }

@@ -1,0 +1,73 @@
+//! Seeded bugs: realistic driver bugs, switched on one at a time in the driver's real code
+//! paths, so the simulator's verdicts can be tested against bugs a developer actually writes
+//! (`tests/tests/seeded_bugs.rs`).
+//!
+//! Only with the `seeded-bugs` cargo feature, which no default feature enables: without it
+//! this module does not exist and every hook in the driver is the constant `false`, compiled
+//! out. With it, nothing changes until a test arms a bug: [`arm`] turns one [`Bug`] on for the
+//! calling thread (the driver's host side runs on the thread that calls it) until the
+//! returned [`Armed`] guard drops, so tests running side by side in one binary do not see
+//! each other's bugs.
+
+use core::cell::Cell;
+
+/// One driver bug. Each is a one- or two-line change in the driver path it names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Bug {
+    /// Launch: the pre-encoded launch commands lose their `memory_barrier` (HDP flush, then
+    /// cache invalidate) before the dispatch, so the kernel may read kernargs the CPU wrote
+    /// into VRAM that still sit in HDP. Set when the program is loaded (the template is
+    /// encoded then).
+    LaunchWithoutBarrier,
+    /// Device copy: [`crate::Device::copy`] without its HDP flush, so the copy may read
+    /// VRAM the CPU wrote that still sits in HDP.
+    DeviceCopyWithoutHdpFlush,
+    /// Graph: a recorded launch without its `memory_barrier`, so a replay's kernel may read
+    /// the kernargs the replay's patch just wrote, still in HDP.
+    GraphLaunchWithoutBarrier,
+    /// Every copy-queue submission skips its wait for the previous timeline value, so a copy
+    /// runs beside the compute work before it (multi-queue ordering).
+    CopySkipsTimelineWait,
+    /// Every submission waits for its own timeline value instead of the previous one (a wrong
+    /// timeline value in a wait): the queue waits for a value only it would write.
+    WaitForOwnValue,
+    /// The SDMA ring's producer lets a packet run across the end of the ring (as the PM4
+    /// ring may) instead of padding to the end with NOPs.
+    SplitSdmaPackets,
+    /// The scratch buffer is allocated 64 times smaller than `COMPUTE_TMPRING_SIZE` says.
+    ShortScratch,
+    /// `hidden_grid_dims` is written as 1 whatever the launch's dimensions.
+    HiddenGridDimsOne,
+    /// `hidden_group_size_y` gets the x group size (a swapped launch dimension).
+    HiddenGroupSizeYFromX,
+}
+
+std::thread_local! {
+    static ARMED: Cell<Option<Bug>> = const { Cell::new(None) };
+}
+
+/// Arms `bug` on this thread until the guard drops (replacing any bug armed before).
+#[must_use = "the bug is disarmed when the guard drops"]
+pub fn arm(bug: Bug) -> Armed {
+    let before = ARMED.with(|a| a.replace(Some(bug)));
+    Armed { before }
+}
+
+/// Whether `bug` is armed on this thread (the driver's hooks ask through `seeded!`).
+#[must_use]
+pub fn armed(bug: Bug) -> bool {
+    ARMED.with(|a| a.get() == Some(bug))
+}
+
+/// Keeps a bug armed; dropping it restores what was armed before.
+#[derive(Debug)]
+pub struct Armed {
+    before: Option<Bug>,
+}
+
+impl Drop for Armed {
+    fn drop(&mut self) {
+        ARMED.with(|a| a.set(self.before));
+    }
+}

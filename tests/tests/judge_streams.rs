@@ -13,8 +13,8 @@ use hcq_core::hsa::PgmRsrc2;
 use hcq_core::pm4;
 use hcq_core::sdma;
 use hcq_core::sel::{DataSel, IntSel};
-use hcq_driver::kernels::{self, FillArgs};
 use hcq_driver::{BufferKind, Device, Error, GpuBuffer, Program};
+use hcq_tests::fixtures::{self as kernels, FillArgs};
 
 /// A fault must come back as a `DeviceFault` before this (a timeout would mean it was missed).
 const SHORT: Duration = Duration::from_secs(5);
@@ -1295,7 +1295,7 @@ fn accum_offset_not_programmed(mode: SimMode) {
         let bytes: Vec<u8> = inputs.iter().flat_map(|v| v.to_le_bytes()).collect();
         inp.write(0, &bytes).unwrap();
         let want: Vec<u32> = (0..n as usize)
-            .map(|i| hcq_sim::kernels::fixtures::agpr_mix_value(inputs[i], inputs[i ^ 1], k))
+            .map(|i| hcq_sim::stand_ins::fixtures::agpr_mix_value(inputs[i], inputs[i ^ 1], k))
             .collect();
         let grid = ([n / 64, 1, 1], [64, 1, 1]);
         let reg = dev.arch().regs.pgm_rsrc3;

@@ -12,7 +12,8 @@ mod hcq_common;
 use core::time::Duration;
 use hcq_common::{SimMode, programs, rig};
 use hcq_driver::seeded::{Bug, arm};
-use hcq_driver::{BufferKind, Device, DeviceOptions, Error, GpuBuffer, Program, kernels};
+use hcq_driver::{BufferKind, Device, DeviceOptions, Error, GpuBuffer, Program};
+use hcq_tests::fixtures as kernels;
 use hcq_tests::hidden_args::mismatches;
 
 /// Faults come back long before this; a verdict that needs it is a missed bug.

@@ -97,7 +97,7 @@ fn check(out: &mut Vec<Check>, name: &str, f: impl FnOnce() -> Result<String, St
 struct Backend {
     kfd: Kfd,
     simulated: bool,
-    _gpu: Option<hcq_sim::engine::kfd::SimGpu>,
+    _gpu: Option<hcq_sim::engine::attach::SimGpu>,
 }
 
 fn open_backend() -> Result<Backend, String> {
@@ -117,7 +117,8 @@ fn open_backend() -> Result<Backend, String> {
             .map_err(|e| format!("{real_err}; starting the simulator: {e}"))?,
     );
     // The engines only: every kernel runs through the ISA interpreter, no host shortcut.
-    let gpu = hcq_sim::engine::kfd::SimGpu::attach(&sim);
+    let gpu = hcq_sim::engine::attach::SimGpu::attach(&sim)
+        .map_err(|e| format!("{real_err}; starting the simulated GPU: {e}"))?;
     // SAFETY: `sim` is used only to attach the engines above; nothing unmaps through it.
     let kfd = unsafe { Kfd::with_sim(sim) }.map_err(|e| format!("opening the simulator: {e}"))?;
     eprintln!("hcq selftest: {real_err}: running on the simulator (two gfx1100s)");

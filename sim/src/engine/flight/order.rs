@@ -11,9 +11,10 @@
 //! Two faults, each naming both writers and the values:
 //! - a signal written by two queues with different values and nothing ordering the writes
 //!   (the same value from both, an event mailbox's event id, is no conflict);
-//! - a timeline signal whose value goes down (a GPU write of a value below the one the GPU
-//!   last wrote there, which is still in memory: a host write in between starts a new
-//!   history, which is how a timeline is reset at its wrap).
+//! - a timeline signal whose value goes down: a queue writes a value below the one another
+//!   queue last wrote there, which is still in memory (a host write in between starts a new
+//!   history, which is how a timeline is reset at its wrap; one queue rewriting its own signal
+//!   lower, a counter or a benchmark's repeated stream, is its own business).
 //!
 //! The history of each signal (the last writes and host resets) is what a deadlock report
 //! shows.
@@ -134,6 +135,7 @@ impl SignalOrder {
         }
         let clock = self.clocks.entry(q).or_default();
         if let Some(w) = st.writes.iter().max_by_key(|w| w.seq)
+            && w.queue != q
             && value < w.value
             && st.last == Some(current)
         {
@@ -280,7 +282,10 @@ mod tests {
         // Memory shows 0: the host reset it; writing 1 then is fine.
         let mut o = SignalOrder::default();
         o.release(C, lc, 0x200, 5, 0).unwrap();
-        o.release(C, lc, 0x200, 1, 0).unwrap();
+        o.release(S, ls, 0x200, 1, 0).unwrap();
         assert!(o.history(0x200).contains("0 by the host"));
+        // One queue rewriting its own signal lower is no timeline going down.
+        o.release(C, lc, 0x300, 5, 0).unwrap();
+        o.release(C, lc, 0x300, 1, 5).unwrap();
     }
 }

@@ -247,11 +247,19 @@ fn every_fixture_kernel_has_an_implementation() {
         // mathmix, codegen, dpp and matrix are instruction coverage for the interpreter only
         // (their references are in tests/isa_mathmix.rs, isa_codegen.rs, isa_dpp.rs,
         // isa_matrix.rs), and hidden_args reads the kernarg segment exactly as the
-        // interpreter's kernel sees it (tests/tests/hcq_hidden_args.rs): no host implementations.
+        // interpreter's kernel sees it (tests/tests/hcq_hidden_args.rs), and reduce_local (`__local`
+        // arguments) runs in tests/tests/hcq_local_args.rs: no host implementations.
         let coverage = p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-            ["mathmix-", "codegen-", "dpp-", "matrix-", "hidden_args-"]
-                .iter()
-                .any(|s| n.starts_with(s))
+            [
+                "mathmix-",
+                "codegen-",
+                "dpp-",
+                "matrix-",
+                "hidden_args-",
+                "reduce_local-",
+            ]
+            .iter()
+            .any(|s| n.starts_with(s))
         });
         if p.extension().is_some_and(|x| x == "co") && !coverage {
             n += reg.register_fixture(&std::fs::read(&p).unwrap()).unwrap();

@@ -18,7 +18,7 @@ use hcq_core::sdma;
 use hcq_core::signal::SignalRef;
 use hcq_sim::engine::membus::{MemBus, Perms, Region};
 use hcq_sim::engine::{
-    Engines, GpuBus, InterruptPolicy, SimMode, QueueDesc, QueueId, QueueKind, QueueState,
+    Engines, GpuBus, InterruptPolicy, QueueDesc, QueueId, QueueKind, QueueState, SimMode,
 };
 use std::sync::Arc;
 
@@ -66,7 +66,9 @@ fn structured(kind: QueueKind, ops: &[u8]) -> Vec<u32> {
             (QueueKind::Compute, 2) => pm4::memory_barrier(&mut buf, &GFX11),
             (QueueKind::Compute, 3) => pm4::timestamp(&mut buf, &GFX11, &s),
             (QueueKind::Compute, 4) => pm4::nop(&mut buf, usize::from(b % 40) + 1),
-            (QueueKind::Compute, 5) => pm4::indirect_buffer(&mut buf, GpuVa(target(a)), u32::from(b)),
+            (QueueKind::Compute, 5) => {
+                pm4::indirect_buffer(&mut buf, GpuVa(target(a)), u32::from(b))
+            }
             (QueueKind::Compute, 6) => pm4::set_sh_reg(&mut buf, u32::from(a) * 4, &[v; 3]),
             (QueueKind::Compute, 7) => {
                 let prog = pm4::Program {
@@ -171,7 +173,8 @@ pub fn run(data: &[u8]) {
     let pattern: Vec<u8> = (0..CODE_LEN).map(|i| (i * 7 + 3) as u8).collect();
     assert!(code.write(0, &pattern));
 
-    let engines = Engines::new(SimMode::Deterministic).expect("deterministic engines start no thread");
+    let engines =
+        Engines::new(SimMode::Deterministic).expect("deterministic engines start no thread");
     engines.set_budget(64);
     engines.set_trace_capacity(64);
     let desc = QueueDesc {

@@ -367,6 +367,7 @@ impl GraphBuilder {
             .allow_threads(|| dg::Graph::record(&self.dev, &self.b))
             .map_err(err)?;
         Ok(Graph {
+            last: Mutex::new(self.b.initial_values()),
             g: Mutex::new(g),
             dev: self.dev.clone(),
             kinds: self.kinds.clone(),
@@ -379,6 +380,8 @@ impl GraphBuilder {
 #[pyclass(module = "hcq._hcq", frozen)]
 pub struct Graph {
     g: Mutex<dg::Graph>,
+    /// The values of the last replay (the recorded ones at first): what a `None` keeps.
+    last: Mutex<Vec<Option<Value>>>,
     dev: hcq_driver::Device,
     kinds: Vec<VarKind>,
     _keep: Vec<PyObject>,
@@ -472,14 +475,22 @@ impl Graph {
                 }
             }
         }
-        let mut g = self.g.lock().map_err(|_| {
+        let poisoned = || {
             crate::HcqError::new_err("a graph's lock was poisoned by a panic\nnext: report this")
-        })?;
+        };
+        let mut g = self.g.lock().map_err(|_| poisoned())?;
+        let mut last = self.last.lock().map_err(|_| poisoned())?;
+        for (v, l) in vals.iter_mut().zip(last.iter()) {
+            if v.is_none() {
+                *v = *l;
+            }
+        }
         // SAFETY: the caller's contract, as the driver's: the buffers given (and those recorded,
         // which the graph keeps alive) are large enough for the kernels at their dims; every
         // buffer's memory outlives the work submitted before its drop (the driver waits).
         let t = unsafe { g.replay(&vals) }.map_err(err)?;
-        drop(g);
+        *last = vals;
+        drop((g, last));
         if wait {
             py.allow_threads(|| self.dev.wait_value(t)).map_err(err)?;
         }

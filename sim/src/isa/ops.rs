@@ -70,6 +70,7 @@ ops! {
     // SOPP
     SNop = "s_nop", SClause = "s_clause", SDelayAlu = "s_delay_alu", SWaitcnt = "s_waitcnt",
     SWaitcntDepctr = "s_waitcnt_depctr", SSleep = "s_sleep", SSetprio = "s_setprio",
+    SSetInstPrefetchDistance = "s_set_inst_prefetch_distance",
     SCodeEnd = "s_code_end", SBranch = "s_branch", SCbranchScc0 = "s_cbranch_scc0",
     SCbranchScc1 = "s_cbranch_scc1", SCbranchVccz = "s_cbranch_vccz",
     SCbranchVccnz = "s_cbranch_vccnz", SCbranchExecz = "s_cbranch_execz",

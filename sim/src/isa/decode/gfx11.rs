@@ -56,7 +56,7 @@ fn sopc_op(opc: u32) -> Option<Op> {
 pub(super) fn sopp_op(opc: u32) -> Option<Op> {
     use Op::*;
     Some(table! {opc, return None;
-        0 => SNop, 3 => SSleep, 5 => SClause, 7 => SDelayAlu, 8 => SWaitcntDepctr, 9 => SWaitcnt,
+        0 => SNop, 3 => SSleep, 4 => SSetInstPrefetchDistance, 5 => SClause, 7 => SDelayAlu, 8 => SWaitcntDepctr, 9 => SWaitcnt,
         16 => STrap, 31 => SCodeEnd, 32 => SBranch, 33 => SCbranchScc0, 34 => SCbranchScc1,
         35 => SCbranchVccz, 36 => SCbranchVccnz, 37 => SCbranchExecz, 38 => SCbranchExecnz,
         48 => SEndpgm, 53 => SSetprio, 54 => SSendmsg, 60 => SIcacheInv, 61 => SBarrier,

@@ -610,6 +610,7 @@ fn waits_only(op: Op) -> bool {
             | SWaitcnt
             | SWaitcntDepctr
             | SSleep
+            | SSetInstPrefetchDistance
             | SSetprio
             | SWaitcntVscnt
             | SWaitcntVmcnt

@@ -429,12 +429,31 @@ impl Exec<'_, '_> {
                 self.w.scc = (x == y) == (i.op == SCmpEqU64);
                 Ok(())
             }
-            SNop | SClause | SDelayAlu | SWaitcnt | SWaitcntDepctr | SSleep | SSetprio
-            | SIcacheInv | SWaitcntVscnt | SWaitcntVmcnt | SWaitcntExpcnt | SWaitcntLgkmcnt
-            | SVersion | SCmovB32 | SCmovB64 | SCmovkI32 | SWaitLoadcnt | SWaitStorecnt
-            | SWaitSamplecnt | SWaitBvhcnt | SWaitExpcnt | SWaitDscnt | SWaitKmcnt | SWaitAlu => {
-                Ok(())
-            }
+            SNop
+            | SClause
+            | SDelayAlu
+            | SWaitcnt
+            | SWaitcntDepctr
+            | SSleep
+            | SSetprio
+            | SSetInstPrefetchDistance
+            | SIcacheInv
+            | SWaitcntVscnt
+            | SWaitcntVmcnt
+            | SWaitcntExpcnt
+            | SWaitcntLgkmcnt
+            | SVersion
+            | SCmovB32
+            | SCmovB64
+            | SCmovkI32
+            | SWaitLoadcnt
+            | SWaitStorecnt
+            | SWaitSamplecnt
+            | SWaitBvhcnt
+            | SWaitExpcnt
+            | SWaitDscnt
+            | SWaitKmcnt
+            | SWaitAlu => Ok(()),
             // gfx12 split barrier: the wave arrives at the signal and waits at the wait; waves
             // of a workgroup run in turn, so arriving is stopping at the wait.
             SBarrierSignal => Ok(()),

@@ -355,3 +355,25 @@ fn gfx90a_agprs_live_in_the_unified_vgpr_file_from_accum_offset() {
         "{e}"
     );
 }
+
+/// CLS_PREFETCH (what clang -O3 emits in tinygrad's kernels):
+///   s_set_inst_prefetch_distance 0x1
+///   v_lshlrev_b32 v0, 4, v0
+///   v_mov_b32 v2, 1 ; v_cls_i32 v1, v2 ; global_store_b32 v0, v1, s[0:1]
+///   v_mov_b32 v2, -2 ; v_cls_i32 v1, v2 ; global_store_b32 v0, v1, s[0:1] offset:4
+///   v_mov_b32 v2, 0x40000000 ; v_cls_i32 v1, v2 ; global_store_b32 v0, v1, s[0:1] offset:8
+///   v_mov_b32 v2, 0 ; v_cls_i32 v1, v2 ; global_store_b32 v0, v1, s[0:1] offset:12
+///   s_endpgm
+const CLS_PREFETCH: &[u32] = &[
+    0xbf840001, 0x30000084, 0x7e040281, 0x7e027702, 0xdc6a0000, 0x00000100, 0x7e0402c2, 0x7e027702,
+    0xdc6a0004, 0x00000100, 0x7e0402f4, 0x7e027702, 0xdc6a0008, 0x00000100, 0x7e040280, 0x7e027702,
+    0xdc6a000c, 0x00000100, 0xbfb00000,
+];
+
+#[test]
+fn cls_counts_leading_sign_bits_and_prefetch_is_a_hint() {
+    // V_CLS_I32 (RDNA3 ISA): the first bit from bit 30 down that differs from the sign bit,
+    // counted from bit 31; -1 when none does. 1 -> 31, -2 -> 31, 0x40000000 -> 1, 0 -> -1.
+    let got = ok(CLS_PREFETCH, &launch(2, false), 8);
+    assert_eq!(got, [31, 31, 1, u32::MAX].repeat(2));
+}

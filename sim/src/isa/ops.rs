@@ -96,6 +96,7 @@ ops! {
     VRsqF64 = "v_rsq_f64", VSqrtF32 = "v_sqrt_f32", VSqrtF64 = "v_sqrt_f64",
     VSinF32 = "v_sin_f32", VCosF32 = "v_cos_f32", VNotB32 = "v_not_b32",
     VBfrevB32 = "v_bfrev_b32", VClzI32U32 = "v_clz_i32_u32", VCtzI32B32 = "v_ctz_i32_b32",
+    VClsI32 = "v_cls_i32",
     VFrexpExpI32F32 = "v_frexp_exp_i32_f32", VFrexpMantF32 = "v_frexp_mant_f32",
     VFractF64 = "v_fract_f64",
     // VOP2

@@ -143,7 +143,7 @@ fn vop1_op(opc: u32) -> Option<Op> {
         32 => VFractF32, 33 => VTruncF32, 34 => VCeilF32, 35 => VRndneF32, 36 => VFloorF32,
         37 => VExpF32, 39 => VLogF32, 42 => VRcpF32, 43 => VRcpIflagF32, 46 => VRsqF32,
         47 => VRcpF64, 49 => VRsqF64, 51 => VSqrtF32, 52 => VSqrtF64, 53 => VSinF32, 54 => VCosF32,
-        55 => VNotB32, 56 => VBfrevB32, 57 => VClzI32U32, 58 => VCtzI32B32, 62 => VFractF64,
+        55 => VNotB32, 56 => VBfrevB32, 57 => VClzI32U32, 58 => VCtzI32B32, 59 => VClsI32, 62 => VFractF64,
         63 => VFrexpExpI32F32, 64 => VFrexpMantF32, 80 => VCvtF16U16, 81 => VCvtF16I16,
         82 => VCvtU16F16, 83 => VCvtI16F16,
     })

@@ -377,3 +377,27 @@ fn cls_counts_leading_sign_bits_and_prefetch_is_a_hint() {
     let got = ok(CLS_PREFETCH, &launch(2, false), 8);
     assert_eq!(got, [31, 31, 1, u32::MAX].repeat(2));
 }
+
+/// F16_MATH (tinygrad's half kernels):
+///   v_lshlrev_b32 v0, 3, v0
+///   v_mov_b32 v1, 0x4000                      ; 2.0 (f16)
+///   v_exp_f16 v2, v1                          ; 4.0
+///   v_max3_f16 v3, v2, 1.0, -2.0              ; 4.0
+///   global_store_b32 v0, v3, s[0:1]
+///   v_log_f16 v4, v3                          ; 2.0
+///   v_med3_f16 v4, v4, 1.0, 0.5               ; 1.0
+///   global_store_b32 v0, v4, s[0:1] offset:4
+///   s_endpgm
+const F16_MATH: &[u32] = &[
+    0x30000083, 0x7e0202ff, 0x00004000, 0x7e04b101, 0xd64c0003, 0x03d5e502, 0xdc6a0000, 0x00000300,
+    0x7e08af03, 0xd64f0004, 0x03c1e504, 0xdc6a0004, 0x00000400, 0xbfb00000,
+];
+
+#[test]
+fn f16_transcendentals_and_three_operand_min_max() {
+    let got: Vec<u32> = ok(F16_MATH, &launch(2, false), 4)
+        .iter()
+        .map(|x| x & 0xffff)
+        .collect();
+    assert_eq!(got, [0x4400, 0x3c00].repeat(2));
+}

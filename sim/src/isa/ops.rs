@@ -97,6 +97,9 @@ ops! {
     VSinF32 = "v_sin_f32", VCosF32 = "v_cos_f32", VNotB32 = "v_not_b32",
     VBfrevB32 = "v_bfrev_b32", VClzI32U32 = "v_clz_i32_u32", VCtzI32B32 = "v_ctz_i32_b32",
     VClsI32 = "v_cls_i32",
+    VExpF16 = "v_exp_f16", VLogF16 = "v_log_f16", VSqrtF16 = "v_sqrt_f16", VRcpF16 = "v_rcp_f16",
+    VRsqF16 = "v_rsq_f16", VSinF16 = "v_sin_f16", VCosF16 = "v_cos_f16", VMin3F16 = "v_min3_f16",
+    VMax3F16 = "v_max3_f16", VMed3F16 = "v_med3_f16",
     VFrexpExpI32F32 = "v_frexp_exp_i32_f32", VFrexpMantF32 = "v_frexp_mant_f32",
     VFractF64 = "v_fract_f64",
     // VOP2

@@ -145,7 +145,8 @@ fn vop1_op(opc: u32) -> Option<Op> {
         47 => VRcpF64, 49 => VRsqF64, 51 => VSqrtF32, 52 => VSqrtF64, 53 => VSinF32, 54 => VCosF32,
         55 => VNotB32, 56 => VBfrevB32, 57 => VClzI32U32, 58 => VCtzI32B32, 59 => VClsI32, 62 => VFractF64,
         63 => VFrexpExpI32F32, 64 => VFrexpMantF32, 80 => VCvtF16U16, 81 => VCvtF16I16,
-        82 => VCvtU16F16, 83 => VCvtI16F16,
+        82 => VCvtU16F16, 83 => VCvtI16F16, 84 => VRcpF16, 85 => VSqrtF16, 86 => VRsqF16,
+        87 => VLogF16, 88 => VExpF16, 96 => VSinF16, 97 => VCosF16,
     })
 }
 
@@ -224,7 +225,8 @@ fn vop3_only(opc: u32) -> Option<Op> {
     use Op::*;
     Some(table! {opc, return None;
         0x227 => VDivFixupF32, 0x228 => VDivFixupF64, 0x237 => VDivFmasF32, 0x238 => VDivFmasF64,
-        0x2fc => VDivScaleF32, 0x2fd => VDivScaleF64, 0x248 => VFmaF16, 0x20a => VMadI32I24,
+        0x2fc => VDivScaleF32, 0x2fd => VDivScaleF64, 0x248 => VFmaF16, 0x249 => VMin3F16, 0x24c => VMax3F16, 0x24f => VMed3F16,
+        0x20a => VMadI32I24,
         0x20b => VMadU32U24, 0x210 => VBfeU32, 0x211 => VBfeI32, 0x212 => VBfiB32, 0x213 => VFmaF32,
         0x214 => VFmaF64, 0x216 => VAlignbitB32, 0x217 => VAlignbyteB32, 0x219 => VMin3F32,
         0x21a => VMin3I32, 0x21b => VMin3U32, 0x21c => VMax3F32, 0x21d => VMax3I32,
@@ -344,6 +346,9 @@ pub(super) fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         | Op::VDivFixupF32
         | Op::VDivFixupF64
         | Op::VFmaF16
+        | Op::VMin3F16
+        | Op::VMax3F16
+        | Op::VMed3F16
         | Op::VFmacF32 => 3,
         _ if (0x180..0x200).contains(&opc) => 1,
         _ => 2,

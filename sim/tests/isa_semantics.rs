@@ -401,3 +401,20 @@ fn f16_transcendentals_and_three_operand_min_max() {
         .collect();
     assert_eq!(got, [0x4400, 0x3c00].repeat(2));
 }
+
+/// S_CLS:
+///   s_mov_b32 s2, -2
+///   s_cls_i32 s3, s2
+///   v_lshlrev_b32 v0, 2, v0
+///   v_mov_b32 v1, s3
+///   global_store_b32 v0, v1, s[0:1]
+///   s_endpgm
+const S_CLS: &[u32] = &[
+    0xbe8200c2, 0xbe830c02, 0x30000082, 0x7e020203, 0xdc6a0000, 0x00000100, 0xbfb00000,
+];
+
+#[test]
+fn scalar_cls_counts_leading_sign_bits() {
+    // -2 = 0xfffffffe: bits 30..1 equal the sign, bit 0 differs: 31.
+    assert_eq!(ok(S_CLS, &launch(2, false), 2), vec![31; 2]);
+}

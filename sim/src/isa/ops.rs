@@ -41,6 +41,7 @@ ops! {
     SMovB32 = "s_mov_b32", SMovB64 = "s_mov_b64", SCmovB32 = "s_cmov_b32", SCmovB64 = "s_cmov_b64",
     SBrevB32 = "s_brev_b32", SCtzI32B32 = "s_ctz_i32_b32", SCtzI32B64 = "s_ctz_i32_b64",
     SClzI32U32 = "s_clz_i32_u32", SClzI32U64 = "s_clz_i32_u64",
+    SClsI32 = "s_cls_i32",
     SSextI32I8 = "s_sext_i32_i8", SSextI32I16 = "s_sext_i32_i16",
     SBitset0B32 = "s_bitset0_b32", SBitset1B32 = "s_bitset1_b32", SAbsI32 = "s_abs_i32",
     SBcnt0I32B32 = "s_bcnt0_i32_b32", SBcnt1I32B32 = "s_bcnt1_i32_b32",

@@ -22,7 +22,7 @@ fn sop1_op(opc: u32) -> Option<Op> {
     use Op::*;
     Some(table! {opc, return None;
         0 => SMovB32, 1 => SMovB64, 2 => SCmovB32, 3 => SCmovB64, 4 => SBrevB32, 8 => SCtzI32B32,
-        9 => SCtzI32B64, 10 => SClzI32U32, 11 => SClzI32U64, 14 => SSextI32I8, 15 => SSextI32I16,
+        9 => SCtzI32B64, 10 => SClzI32U32, 11 => SClzI32U64, 12 => SClsI32, 14 => SSextI32I8, 15 => SSextI32I16,
         16 => SBitset0B32, 18 => SBitset1B32, 21 => SAbsI32, 22 => SBcnt0I32B32, 24 => SBcnt1I32B32,
         25 => SBcnt1I32B64, 30 => SNotB32, 31 => SNotB64, 32 => SAndSaveexecB32,
         33 => SAndSaveexecB64, 34 => SOrSaveexecB32, 35 => SOrSaveexecB64, 36 => SXorSaveexecB32,

@@ -28,6 +28,10 @@ PY="$VENV/bin/python"
 "$PY" -m pip install -q "tinygrad==0.9.1" pytest numpy
 "$PY" -c "import torch" 2>/dev/null || "$PY" -m pip install -q torch
 "$PY" -m pip install -q "$ROOT/python"
+# tinygrad's CLANG device (which some tests use as the CPU reference) runs `clang`; Debian's
+# clang-19 package installs only clang-19.
+if ! command -v clang >/dev/null && command -v clang-19 >/dev/null; then ln -sf "$(command -v clang-19)" "$VENV/bin/clang"; fi
+export PATH="$VENV/bin:$PATH"
 
 SRC="$VENV/tinygrad-0.9.1-src"
 if [ ! -d "$SRC/test" ]; then
@@ -38,7 +42,7 @@ if [ ! -d "$SRC/test" ]; then
 fi
 
 # The sdist ships the test files but not what they import from the repository: test/__init__.py,
-# test/helpers.py, test/external/ and extra/. They come from the v0.9.1 tag of tinygrad's git
+# test/helpers.py, test/external/, extra/ and examples/. They come from the v0.9.1 tag of tinygrad's git
 # repository (TG_GIT: a local clone or mirror; default: cloned from GitHub).
 if [ ! -f "$SRC/test/helpers.py" ]; then
   GIT="${TG_GIT:-}"
@@ -47,7 +51,7 @@ if [ ! -f "$SRC/test/helpers.py" ]; then
     [ -d "$GIT" ] || git clone -q --bare --filter=blob:none https://github.com/tinygrad/tinygrad "$GIT"
   fi
   git --git-dir="$(git -C "$GIT" rev-parse --git-dir 2>/dev/null || echo "$GIT")" archive v0.9.1 \
-    test/__init__.py test/helpers.py test/external extra | tar x -C "$SRC"
+    test/__init__.py test/helpers.py test/external extra examples | tar x -C "$SRC"
 fi
 
 cd "$SRC"
@@ -57,7 +61,7 @@ export HCQ=1 HCQ_SIM_TARGET="$TARGET" PYTHONPATH="$SRC${PYTHONPATH:+:$PYTHONPATH
 [ -d tinygrad ] && mv tinygrad _tinygrad_sdist
 files=()
 for f in $FILES; do files+=("test/$f"); done
-# One pytest run, one summary line. test_multitensor opens HCQ:0..HCQ:4 (tinygrad's file names
-# five devices), so the simulator plays TG_SIM_GPUS (default 5) GPUs; the other files use HCQ:0.
-export HCQ_SIM_GPUS="${TG_SIM_GPUS:-5}"
+# One pytest run, one summary line. test_multitensor opens HCQ:0..HCQ:5 (tinygrad's file names
+# six devices), so the simulator plays TG_SIM_GPUS (default 6) GPUs; the other files use HCQ:0.
+export HCQ_SIM_GPUS="${TG_SIM_GPUS:-6}"
 exec "$PY" -m pytest -q -p no:cacheprovider "${files[@]}" "${ARGS[@]}"

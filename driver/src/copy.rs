@@ -7,15 +7,16 @@ use crate::sync::lock;
 use hcq_core::addr::GpuVa;
 use hcq_core::timeline::TimelineValue;
 
-fn check_range(buf: &GpuBuffer, len: usize, what: &str) -> Result<u64> {
+/// Refuses `len` bytes from `offset` that do not fit `buf`.
+fn check_range_at(buf: &GpuBuffer, offset: u64, len: usize, what: &str) -> Result<()> {
     let n = u64::try_from(len).unwrap_or(u64::MAX);
-    if n > buf.len() {
+    if offset.checked_add(n).is_none_or(|end| end > buf.len()) {
         return Err(Error::InvalidArgument(format!(
-            "{what} of {n} bytes does not fit the {}-byte buffer",
+            "{what} of {n} bytes at offset {offset} does not fit the {}-byte buffer",
             buf.len()
         )));
     }
-    Ok(n)
+    Ok(())
 }
 
 impl Device {
@@ -39,8 +40,15 @@ impl Device {
     /// # Errors
     /// `data` longer than `dst`, ring or wait failures.
     pub fn copy_in(&self, dst: &GpuBuffer, data: &[u8]) -> Result<()> {
+        self.copy_in_at(dst, 0, data)
+    }
+    /// [`Device::copy_in`] into `dst` from byte `offset` on (a sub-buffer's data).
+    ///
+    /// # Errors
+    /// `offset + data.len()` past the end of `dst`, ring or wait failures.
+    pub fn copy_in_at(&self, dst: &GpuBuffer, offset: u64, data: &[u8]) -> Result<()> {
         self.check_owner(dst)?;
-        check_range(dst, data.len(), "copy_in")?;
+        check_range_at(dst, offset, data.len(), "copy_in")?;
         let dev = &self.inner;
         let mut guard = lock(&dev.staging);
         if guard.is_none() {
@@ -59,7 +67,7 @@ impl Device {
             let Some(bo) = st.bufs.get(b) else { continue };
             bo.mapping().write_bytes(0, piece)?;
             // CAST: usize -> u64 is lossless on the 64-bit hosts KFD runs on.
-            let off = (i * chunk) as u64;
+            let off = offset + (i * chunk) as u64;
             // CAST: as above.
             let (src, n) = (bo.va(), piece.len() as u64);
             let value = dev.submit_copy(|s| s.cmds.copy(dst.va().offset(off), GpuVa(src), n))?;
@@ -76,8 +84,15 @@ impl Device {
     /// # Errors
     /// `out` longer than `src`, ring or wait failures.
     pub fn copy_out(&self, src: &GpuBuffer, out: &mut [u8]) -> Result<()> {
+        self.copy_out_at(src, 0, out)
+    }
+    /// [`Device::copy_out`] from `src` at byte `offset` on (a sub-buffer's data).
+    ///
+    /// # Errors
+    /// `offset + out.len()` past the end of `src`, ring or wait failures.
+    pub fn copy_out_at(&self, src: &GpuBuffer, offset: u64, out: &mut [u8]) -> Result<()> {
         self.check_owner(src)?;
-        check_range(src, out.len(), "copy_out")?;
+        check_range_at(src, offset, out.len(), "copy_out")?;
         let dev = &self.inner;
         let mut guard = lock(&dev.staging);
         if guard.is_none() {
@@ -102,7 +117,8 @@ impl Device {
             // PANIC: as above, `b` is 0 or 1.
             let dstva = GpuVa(st.bufs[b].va());
             // CAST: usize -> u64 is lossless on 64-bit hosts.
-            let value = dev.submit_copy(|s| s.cmds.copy(dstva, src.va().offset(off as u64), n))?;
+            let at = offset + off as u64;
+            let value = dev.submit_copy(|s| s.cmds.copy(dstva, src.va().offset(at), n))?;
             // PANIC: as above.
             st.last[b] = value;
             Ok(value)

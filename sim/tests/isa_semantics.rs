@@ -355,3 +355,66 @@ fn gfx90a_agprs_live_in_the_unified_vgpr_file_from_accum_offset() {
         "{e}"
     );
 }
+
+/// CLS_PREFETCH (what clang -O3 emits in tinygrad's kernels):
+///   s_set_inst_prefetch_distance 0x1
+///   v_lshlrev_b32 v0, 4, v0
+///   v_mov_b32 v2, 1 ; v_cls_i32 v1, v2 ; global_store_b32 v0, v1, s[0:1]
+///   v_mov_b32 v2, -2 ; v_cls_i32 v1, v2 ; global_store_b32 v0, v1, s[0:1] offset:4
+///   v_mov_b32 v2, 0x40000000 ; v_cls_i32 v1, v2 ; global_store_b32 v0, v1, s[0:1] offset:8
+///   v_mov_b32 v2, 0 ; v_cls_i32 v1, v2 ; global_store_b32 v0, v1, s[0:1] offset:12
+///   s_endpgm
+const CLS_PREFETCH: &[u32] = &[
+    0xbf840001, 0x30000084, 0x7e040281, 0x7e027702, 0xdc6a0000, 0x00000100, 0x7e0402c2, 0x7e027702,
+    0xdc6a0004, 0x00000100, 0x7e0402f4, 0x7e027702, 0xdc6a0008, 0x00000100, 0x7e040280, 0x7e027702,
+    0xdc6a000c, 0x00000100, 0xbfb00000,
+];
+
+#[test]
+fn cls_counts_leading_sign_bits_and_prefetch_is_a_hint() {
+    // V_CLS_I32 (RDNA3 ISA): the first bit from bit 30 down that differs from the sign bit,
+    // counted from bit 31; -1 when none does. 1 -> 31, -2 -> 31, 0x40000000 -> 1, 0 -> -1.
+    let got = ok(CLS_PREFETCH, &launch(2, false), 8);
+    assert_eq!(got, [31, 31, 1, u32::MAX].repeat(2));
+}
+
+/// F16_MATH (tinygrad's half kernels):
+///   v_lshlrev_b32 v0, 3, v0
+///   v_mov_b32 v1, 0x4000                      ; 2.0 (f16)
+///   v_exp_f16 v2, v1                          ; 4.0
+///   v_max3_f16 v3, v2, 1.0, -2.0              ; 4.0
+///   global_store_b32 v0, v3, s[0:1]
+///   v_log_f16 v4, v3                          ; 2.0
+///   v_med3_f16 v4, v4, 1.0, 0.5               ; 1.0
+///   global_store_b32 v0, v4, s[0:1] offset:4
+///   s_endpgm
+const F16_MATH: &[u32] = &[
+    0x30000083, 0x7e0202ff, 0x00004000, 0x7e04b101, 0xd64c0003, 0x03d5e502, 0xdc6a0000, 0x00000300,
+    0x7e08af03, 0xd64f0004, 0x03c1e504, 0xdc6a0004, 0x00000400, 0xbfb00000,
+];
+
+#[test]
+fn f16_transcendentals_and_three_operand_min_max() {
+    let got: Vec<u32> = ok(F16_MATH, &launch(2, false), 4)
+        .iter()
+        .map(|x| x & 0xffff)
+        .collect();
+    assert_eq!(got, [0x4400, 0x3c00].repeat(2));
+}
+
+/// S_CLS:
+///   s_mov_b32 s2, -2
+///   s_cls_i32 s3, s2
+///   v_lshlrev_b32 v0, 2, v0
+///   v_mov_b32 v1, s3
+///   global_store_b32 v0, v1, s[0:1]
+///   s_endpgm
+const S_CLS: &[u32] = &[
+    0xbe8200c2, 0xbe830c02, 0x30000082, 0x7e020203, 0xdc6a0000, 0x00000100, 0xbfb00000,
+];
+
+#[test]
+fn scalar_cls_counts_leading_sign_bits() {
+    // -2 = 0xfffffffe: bits 30..1 equal the sign, bit 0 differs: 31.
+    assert_eq!(ok(S_CLS, &launch(2, false), 2), vec![31; 2]);
+}

@@ -261,3 +261,24 @@ fn copy_edges_and_refusals(mode: SimMode) {
 }
 
 both_modes!(copy_edges_and_refusals);
+
+/// copy_in_at/copy_out_at (tinygrad's sub-buffers): bytes at an offset, across a staging
+/// chunk boundary; the bytes around them keep their values; a range past the end is refused.
+fn copy_at_offsets(mode: SimMode) {
+    let (_rig, dev) = one(mode);
+    let n = 5 * MIB as usize;
+    let buf = dev.alloc(6 * MIB, BufferKind::Vram).unwrap();
+    dev.copy_in(&buf, &vec![0xAAu8; 6 * MIB as usize]).unwrap();
+    let data = pattern(n, 7);
+    dev.copy_in_at(&buf, 4096 + 3, &data).unwrap();
+    let mut back = vec![0u8; n];
+    dev.copy_out_at(&buf, 4096 + 3, &mut back).unwrap();
+    assert!(back == data, "copy_out_at returns what copy_in_at wrote");
+    let mut all = vec![0u8; 6 * MIB as usize];
+    dev.copy_out(&buf, &mut all).unwrap();
+    assert!(all[..4099].iter().all(|&b| b == 0xAA) && all[4099 + n..].iter().all(|&b| b == 0xAA));
+    assert!(dev.copy_in_at(&buf, 6 * MIB - 1, &[1, 2]).is_err());
+    assert!(dev.copy_out_at(&buf, 6 * MIB, &mut [0u8; 1]).is_err());
+}
+
+both_modes!(copy_at_offsets);

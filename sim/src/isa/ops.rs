@@ -41,6 +41,7 @@ ops! {
     SMovB32 = "s_mov_b32", SMovB64 = "s_mov_b64", SCmovB32 = "s_cmov_b32", SCmovB64 = "s_cmov_b64",
     SBrevB32 = "s_brev_b32", SCtzI32B32 = "s_ctz_i32_b32", SCtzI32B64 = "s_ctz_i32_b64",
     SClzI32U32 = "s_clz_i32_u32", SClzI32U64 = "s_clz_i32_u64",
+    SClsI32 = "s_cls_i32",
     SSextI32I8 = "s_sext_i32_i8", SSextI32I16 = "s_sext_i32_i16",
     SBitset0B32 = "s_bitset0_b32", SBitset1B32 = "s_bitset1_b32", SAbsI32 = "s_abs_i32",
     SBcnt0I32B32 = "s_bcnt0_i32_b32", SBcnt1I32B32 = "s_bcnt1_i32_b32",
@@ -95,6 +96,10 @@ ops! {
     VRsqF64 = "v_rsq_f64", VSqrtF32 = "v_sqrt_f32", VSqrtF64 = "v_sqrt_f64",
     VSinF32 = "v_sin_f32", VCosF32 = "v_cos_f32", VNotB32 = "v_not_b32",
     VBfrevB32 = "v_bfrev_b32", VClzI32U32 = "v_clz_i32_u32", VCtzI32B32 = "v_ctz_i32_b32",
+    VClsI32 = "v_cls_i32",
+    VExpF16 = "v_exp_f16", VLogF16 = "v_log_f16", VSqrtF16 = "v_sqrt_f16", VRcpF16 = "v_rcp_f16",
+    VRsqF16 = "v_rsq_f16", VSinF16 = "v_sin_f16", VCosF16 = "v_cos_f16", VMin3F16 = "v_min3_f16",
+    VMax3F16 = "v_max3_f16", VMed3F16 = "v_med3_f16",
     VFrexpExpI32F32 = "v_frexp_exp_i32_f32", VFrexpMantF32 = "v_frexp_mant_f32",
     VFractF64 = "v_fract_f64",
     // VOP2

@@ -8,10 +8,26 @@ pub(crate) const TARGETS: [&str; 4] = ["gfx1100", "gfx90a", "gfx942", "gfx1201"]
 
 /// `(stem, target, code object)` of every embedded kernel object.
 pub(crate) const OBJECTS: &[(&str, &str, &[u8])] = &[
-    ("fill", "gfx1100", include_bytes!("../../../fixtures/fill-gfx1100.co")),
-    ("fill", "gfx90a", include_bytes!("../../../fixtures/fill-gfx90a.co")),
-    ("fill", "gfx942", include_bytes!("../../../fixtures/fill-gfx942.co")),
-    ("fill", "gfx1201", include_bytes!("../../../fixtures/fill-gfx1201.co")),
+    (
+        "fill",
+        "gfx1100",
+        include_bytes!("../../../fixtures/fill-gfx1100.co"),
+    ),
+    (
+        "fill",
+        "gfx90a",
+        include_bytes!("../../../fixtures/fill-gfx90a.co"),
+    ),
+    (
+        "fill",
+        "gfx942",
+        include_bytes!("../../../fixtures/fill-gfx942.co"),
+    ),
+    (
+        "fill",
+        "gfx1201",
+        include_bytes!("../../../fixtures/fill-gfx1201.co"),
+    ),
     (
         "vector_add",
         "gfx1100",

@@ -22,7 +22,7 @@ fn sop1_op(opc: u32) -> Option<Op> {
     use Op::*;
     Some(table! {opc, return None;
         0 => SMovB32, 1 => SMovB64, 2 => SCmovB32, 3 => SCmovB64, 4 => SBrevB32, 8 => SCtzI32B32,
-        9 => SCtzI32B64, 10 => SClzI32U32, 11 => SClzI32U64, 14 => SSextI32I8, 15 => SSextI32I16,
+        9 => SCtzI32B64, 10 => SClzI32U32, 11 => SClzI32U64, 12 => SClsI32, 14 => SSextI32I8, 15 => SSextI32I16,
         16 => SBitset0B32, 18 => SBitset1B32, 21 => SAbsI32, 22 => SBcnt0I32B32, 24 => SBcnt1I32B32,
         25 => SBcnt1I32B64, 30 => SNotB32, 31 => SNotB64, 32 => SAndSaveexecB32,
         33 => SAndSaveexecB64, 34 => SOrSaveexecB32, 35 => SOrSaveexecB64, 36 => SXorSaveexecB32,
@@ -144,9 +144,10 @@ fn vop1_op(opc: u32) -> Option<Op> {
         32 => VFractF32, 33 => VTruncF32, 34 => VCeilF32, 35 => VRndneF32, 36 => VFloorF32,
         37 => VExpF32, 39 => VLogF32, 42 => VRcpF32, 43 => VRcpIflagF32, 46 => VRsqF32,
         47 => VRcpF64, 49 => VRsqF64, 51 => VSqrtF32, 52 => VSqrtF64, 53 => VSinF32, 54 => VCosF32,
-        55 => VNotB32, 56 => VBfrevB32, 57 => VClzI32U32, 58 => VCtzI32B32, 62 => VFractF64,
+        55 => VNotB32, 56 => VBfrevB32, 57 => VClzI32U32, 58 => VCtzI32B32, 59 => VClsI32, 62 => VFractF64,
         63 => VFrexpExpI32F32, 64 => VFrexpMantF32, 80 => VCvtF16U16, 81 => VCvtF16I16,
-        82 => VCvtU16F16, 83 => VCvtI16F16,
+        82 => VCvtU16F16, 83 => VCvtI16F16, 84 => VRcpF16, 85 => VSqrtF16, 86 => VRsqF16,
+        87 => VLogF16, 88 => VExpF16, 96 => VSinF16, 97 => VCosF16,
     })
 }
 
@@ -225,7 +226,8 @@ fn vop3_only(opc: u32) -> Option<Op> {
     use Op::*;
     Some(table! {opc, return None;
         0x227 => VDivFixupF32, 0x228 => VDivFixupF64, 0x237 => VDivFmasF32, 0x238 => VDivFmasF64,
-        0x2fc => VDivScaleF32, 0x2fd => VDivScaleF64, 0x248 => VFmaF16, 0x20a => VMadI32I24,
+        0x2fc => VDivScaleF32, 0x2fd => VDivScaleF64, 0x248 => VFmaF16, 0x249 => VMin3F16, 0x24c => VMax3F16, 0x24f => VMed3F16,
+        0x20a => VMadI32I24,
         0x20b => VMadU32U24, 0x210 => VBfeU32, 0x211 => VBfeI32, 0x212 => VBfiB32, 0x213 => VFmaF32,
         0x214 => VFmaF64, 0x216 => VAlignbitB32, 0x217 => VAlignbyteB32, 0x219 => VMin3F32,
         0x21a => VMin3I32, 0x21b => VMin3U32, 0x21c => VMax3F32, 0x21d => VMax3I32,
@@ -351,6 +353,9 @@ pub(super) fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         | Op::VPermlanex16B32
         | Op::VMaxminF32
         | Op::VMinmaxF32
+        | Op::VMin3F16
+        | Op::VMax3F16
+        | Op::VMed3F16
         | Op::VFmacF32 => 3,
         _ if (0x180..0x200).contains(&opc) => 1,
         _ => 2,

@@ -200,6 +200,12 @@ impl Exec<'_, '_> {
                 let x = a()?;
                 Some((if x == 0 { u32::MAX } else { x.leading_zeros() }, None))
             }
+            // As v_cls_i32: leading bits equal to the sign bit after it, -1 for 0 and -1.
+            SClsI32 => {
+                let x = a()?;
+                let y = if x >> 31 == 1 { !x } else { x };
+                Some((if y == 0 { u32::MAX } else { y.leading_zeros() }, None))
+            }
             SCtzI32B64 => {
                 let x = a64()?;
                 Some((if x == 0 { u32::MAX } else { x.trailing_zeros() }, None))

@@ -132,6 +132,12 @@ impl Exec<'_, '_> {
                 b32,
                 |x| if x == 0 { u32::MAX } else { x.trailing_zeros() },
             ),
+            // The first bit from bit 30 down that differs from the sign bit, counted from bit 31
+            // (RDNA3 ISA V_CLS_I32); -1 when none does (0 and -1).
+            VClsI32 => self.v1(i, b32, |x| {
+                let y = if x >> 31 == 1 { !x } else { x };
+                if y == 0 { u32::MAX } else { y.leading_zeros() }
+            }),
             VCvtF32I32 => self.v1(i, b32, |x| (x as i32 as f32).to_bits()),
             VCvtF32U32 => self.v1(i, b32, |x| (x as f32).to_bits()),
             VCvtU32F32 => self.v1(i, b32, |x| cvt_u32(f64::from(f32v(x)))),

@@ -13,6 +13,11 @@ fn h2(f: impl Fn(f32, f32) -> f32) -> impl Fn(u32, u32) -> u32 {
     move |x, y| f32_to_f16(f(f16_to_f32(x), f16_to_f32(y)), false)
 }
 
+/// The f16 result of `f` computed in f32 from three f16 halves.
+fn h3(x: u32, y: u32, z: u32, f: impl Fn(f32, f32, f32) -> f32) -> u32 {
+    f32_to_f16(f(f16_to_f32(x), f16_to_f32(y), f16_to_f32(z)), false)
+}
+
 /// A fused f16 multiply-add (one rounding, through f64).
 fn fma16(x: u32, y: u32, z: u32) -> u32 {
     let f = |v: u32| f64::from(f16_to_f32(v));
@@ -119,6 +124,20 @@ impl Exec<'_, '_> {
             VMinU16 => self.i16(i, i64::min),
             VMaxI16 => self.i16(i, |x, y| i64::from(s16(x as u32).max(s16(y as u32)))),
             VMinI16 => self.i16(i, |x, y| i64::from(s16(x as u32).min(s16(y as u32)))),
+            // Transcendentals computed in f32 and rounded to f16 (the ISA allows 1 ULP);
+            // sin/cos take revolutions, as the f32 forms.
+            VExpF16 => self.h1(i, f32::exp2),
+            VLogF16 => self.h1(i, f32::log2),
+            VSqrtF16 => self.h1(i, f32::sqrt),
+            VRcpF16 => self.h1(i, |x| 1.0 / x),
+            VRsqF16 => self.h1(i, |x| 1.0 / x.sqrt()),
+            VSinF16 => self.h1(i, |x| (x * core::f32::consts::TAU).sin()),
+            VCosF16 => self.h1(i, |x| (x * core::f32::consts::TAU).cos()),
+            VMin3F16 => self.h16x3(i, |x, y, z| h3(x, y, z, |a, b, c| fmin(fmin(a, b), c))),
+            VMax3F16 => self.h16x3(i, |x, y, z| h3(x, y, z, |a, b, c| fmax(fmax(a, b), c))),
+            VMed3F16 => self.h16x3(i, |x, y, z| {
+                h3(x, y, z, |a, b, c| fmax(fmin(a, b), fmin(fmax(a, b), c)))
+            }),
             VFmaF16 | VFmamkF16 | VFmaakF16 => self.h16x3(i, fma16),
             VMadmkF16 | VMadakF16 => self.h16x3(i, mad16),
             VFmacF16 | VMacF16 => {
@@ -149,6 +168,17 @@ impl Exec<'_, '_> {
         let mut r = [0u32; MAX_LANES];
         for l in 0..self.w.lanes {
             r[l] = self.clamp16(i, f(a[l] & 0xffff, b[l] & 0xffff));
+        }
+        self.write16(i, &mut r)
+    }
+
+    /// dst.f16 = f(src0.f16), computed in f32.
+    fn h1(&mut self, i: &Inst, f: impl Fn(f32) -> f32) -> Result<(), IsaError> {
+        let mut a = [0u32; MAX_LANES];
+        self.lanes32(i, 0, Width::F16, &mut a)?;
+        let mut r = [0u32; MAX_LANES];
+        for l in 0..self.w.lanes {
+            r[l] = self.clamp16(i, f32_to_f16(f(f16_to_f32(a[l] & 0xffff)), false));
         }
         self.write16(i, &mut r)
     }

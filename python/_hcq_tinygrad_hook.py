@@ -1,0 +1,47 @@
+"""Registers hcq's tinygrad device as `tinygrad.runtime.ops_hcq`, without editing tinygrad.
+
+Loaded at interpreter start-up by `hcq_tinygrad.pth` (installed with the hcq wheel). It imports
+nothing: it adds one finder to `sys.meta_path`, which acts only when tinygrad is imported:
+- `tinygrad.runtime.ops_hcq` is served as an alias of `hcq.tinygrad.ops_hcq`;
+- after `tinygrad.device` runs, "HCQ" is appended to `Device._devices` (tinygrad 0.9.1 lists
+  its devices from the `ops_*.py` files of its own directory), so `HCQ=1`, `Device["HCQ"]` and
+  `device="HCQ:1"` work as for tinygrad's own devices.
+Set HCQ_TINYGRAD_HOOK=0 to disable.
+"""
+import importlib.abc
+import importlib.util
+import os
+import sys
+
+
+class _Alias(importlib.abc.Loader):
+  def __init__(self, target): self.target = target
+  def create_module(self, spec): return importlib.import_module(self.target)
+  def exec_module(self, module): pass
+
+
+class _AfterDevice(importlib.abc.Loader):
+  def __init__(self, loader): self.loader = loader
+  def create_module(self, spec): return self.loader.create_module(spec)
+  def exec_module(self, module):
+    self.loader.exec_module(module)
+    devices = getattr(getattr(module, "Device", None), "_devices", None)
+    if isinstance(devices, list) and "HCQ" not in devices: devices.append("HCQ")
+
+
+class HcqTinygradFinder(importlib.abc.MetaPathFinder):
+  """Serves tinygrad.runtime.ops_hcq and lists HCQ among tinygrad's devices."""
+  def find_spec(self, name, path=None, target=None):
+    if name == "tinygrad.runtime.ops_hcq": return importlib.util.spec_from_loader(name, _Alias("hcq.tinygrad.ops_hcq"))
+    if name != "tinygrad.device": return None
+    for finder in sys.meta_path:
+      if finder is self or not hasattr(finder, "find_spec"): continue
+      spec = finder.find_spec(name, path, target)
+      if spec is not None and spec.loader is not None:
+        spec.loader = _AfterDevice(spec.loader)
+        return spec
+    return None
+
+
+if os.environ.get("HCQ_TINYGRAD_HOOK", "1") != "0" and not any(isinstance(f, HcqTinygradFinder) for f in sys.meta_path):
+  sys.meta_path.insert(0, HcqTinygradFinder())

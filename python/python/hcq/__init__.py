@@ -1,0 +1,39 @@
+"""hcq from Python: AMD GPUs through /dev/kfd (or hcq-sim's simulated GPUs without one).
+
+    import hcq
+    dev = hcq.open(0)                      # /dev/kfd, else the simulator (HCQ_SIM_TARGET, HCQ_SIM_GPUS)
+    buf = dev.alloc(4096)                  # VRAM
+    dev.copy_in(buf, numpy_array)          # any buffer-protocol object, read in place
+    prog = dev.load(code_object, "kernel") # ELF or offload bundle
+    prog.launch([buf, 1024], groups=(16,), block=(64,))
+    dev.copy_out(out, buf)
+
+The classes are the driver's (hcq-driver): Kfd, Device, Buffer, Program, GraphBuilder, Graph.
+Errors are HcqError (a RuntimeError): the driver's message, cause first, then a `next:` line.
+tinygrad 0.9.1 users: `HCQ=1 python script.py` (see hcq.tinygrad).
+"""
+from __future__ import annotations
+
+import threading
+
+from hcq._hcq import (SIM_TARGETS, Buffer, Device, Graph, GraphBuilder, HcqError, Kfd, OutOfMemoryError, Program,
+                      Var)
+
+__all__ = ["SIM_TARGETS", "Buffer", "Device", "Graph", "GraphBuilder", "HcqError", "Kfd", "OutOfMemoryError",
+           "Program", "Var", "kfd", "open"]
+
+_lock = threading.Lock()
+_kfd: Kfd | None = None
+
+
+def kfd() -> Kfd:
+  """The process's shared Kfd: /dev/kfd when usable, else the simulator chosen by HCQ_SIM_TARGET / HCQ_SIM_GPUS."""
+  global _kfd
+  with _lock:
+    if _kfd is None: _kfd = Kfd()
+    return _kfd
+
+
+def open(index: int = 0) -> Device:  # noqa: A001 (the driver's name: Device::open)
+  """Opens GPU `index` of the shared Kfd (see `kfd()`)."""
+  return kfd().open(index)

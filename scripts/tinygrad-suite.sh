@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# tinygrad 0.9.1's own tests on hcq: `HCQ=1` runs them on hcq's tinygrad device (python/), on the
+# simulated GPU when there is no /dev/kfd.
+#
+#   scripts/tinygrad-suite.sh [--target gfx1100|gfx90a|gfx942|gfx1201] [--venv DIR] [PYTEST ARGS...]
+#
+# Sets up a venv (default .venv-tinygrad: pip install ./python, tinygrad==0.9.1, pytest, numpy,
+# torch), takes the test files from tinygrad 0.9.1's sdist, runs the files below with HCQ=1
+# (test_multitensor on several simulated GPUs) and ends with pytest's summary line. Extra
+# arguments go to pytest (e.g. -k, -x, a file subset with TG_FILES="test_jit.py test_nn.py").
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TARGET="${HCQ_SIM_TARGET:-gfx1100}"
+VENV="${TG_VENV:-$ROOT/.venv-tinygrad}"
+ARGS=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --target) TARGET="$2"; shift 2 ;;
+    --venv) VENV="$2"; shift 2 ;;
+    *) ARGS+=("$1"); shift ;;
+  esac
+done
+FILES="${TG_FILES:-test_ops.py test_dtype.py test_dtype_alu.py test_jit.py test_tensor.py test_assign.py test_setitem.py test_randomness.py test_uops.py test_linearizer.py test_nn.py test_multitensor.py}"
+
+if [ ! -x "$VENV/bin/python" ]; then python3 -m venv "$VENV"; fi
+PY="$VENV/bin/python"
+"$PY" -m pip install -q --upgrade pip >/dev/null
+"$PY" -m pip install -q "tinygrad==0.9.1" pytest numpy
+"$PY" -c "import torch" 2>/dev/null || "$PY" -m pip install -q torch
+"$PY" -m pip install -q "$ROOT/python"
+# tinygrad's CLANG device (which some tests use as the CPU reference) runs `clang`; Debian's
+# clang-19 package installs only clang-19.
+if ! command -v clang >/dev/null && command -v clang-19 >/dev/null; then ln -sf "$(command -v clang-19)" "$VENV/bin/clang"; fi
+export PATH="$VENV/bin:$PATH"
+
+SRC="$VENV/tinygrad-0.9.1-src"
+if [ ! -d "$SRC/test" ]; then
+  TMP="$(mktemp -d)"
+  "$PY" -m pip download -q --no-binary :all: --no-deps "tinygrad==0.9.1" -d "$TMP"
+  mkdir -p "$SRC" && tar xzf "$TMP"/tinygrad-0.9.1.tar.gz -C "$SRC" --strip-components=1
+  rm -rf "$TMP"
+fi
+
+# The sdist ships the test files but not what they import from the repository: test/__init__.py,
+# test/helpers.py, test/external/, extra/ and examples/. They come from the v0.9.1 tag of tinygrad's git
+# repository (TG_GIT: a local clone or mirror; default: cloned from GitHub).
+if [ ! -f "$SRC/test/helpers.py" ]; then
+  GIT="${TG_GIT:-}"
+  if [ -z "$GIT" ]; then
+    GIT="$VENV/tinygrad-git"
+    [ -d "$GIT" ] || git clone -q --bare --filter=blob:none https://github.com/tinygrad/tinygrad "$GIT"
+  fi
+  git --git-dir="$(git -C "$GIT" rev-parse --git-dir 2>/dev/null || echo "$GIT")" archive v0.9.1 \
+    test/__init__.py test/helpers.py test/external extra examples | tar x -C "$SRC"
+fi
+
+cd "$SRC"
+export HCQ=1 HCQ_SIM_TARGET="$TARGET" PYTHONPATH="$SRC${PYTHONPATH:+:$PYTHONPATH}"
+# Run from the sdist with the installed tinygrad (the tests import `test.helpers`): move the
+# sdist's own tinygrad/ package out of the way of the installed one.
+[ -d tinygrad ] && mv tinygrad _tinygrad_sdist
+files=()
+for f in $FILES; do files+=("test/$f"); done
+# One pytest run, one summary line. test_multitensor opens HCQ:0..HCQ:5 (tinygrad's file names
+# six devices), so the simulator plays TG_SIM_GPUS (default 6) GPUs; the other files use HCQ:0.
+export HCQ_SIM_GPUS="${TG_SIM_GPUS:-6}"
+exec "$PY" -m pytest -q -p no:cacheprovider "${files[@]}" "${ARGS[@]}"

@@ -33,8 +33,8 @@ fn function_text(f: u32) -> &'static str {
 
 impl Engines {
     /// The host is waiting: reports a deadlock if every queue has been idle or blocked on a
-    /// memory wait, with nothing in flight, for [`DEADLOCK_GRACE`] (faulting the waiting
-    /// queues). Returns whether it reported one.
+    /// memory wait, with nothing in flight, for the deadlock grace period (0.5 s), faulting the
+    /// waiting queues. Returns whether it reported one.
     pub fn check_deadlock(&self) -> bool {
         let mut g = self.lock();
         let inner = &mut *g;

@@ -418,3 +418,44 @@ fn scalar_cls_counts_leading_sign_bits() {
     // -2 = 0xfffffffe: bits 30..1 equal the sign, bit 0 differs: 31.
     assert_eq!(ok(S_CLS, &launch(2, false), 2), vec![31; 2]);
 }
+
+/// DIV_FMAS (VCC set in every lane):
+///   v_lshlrev_b32 v0, 4, v0
+///   s_mov_b32 vcc_lo, -1
+///   v_mov_b32 v1, 1.0
+///   v_mov_b32 v2, 4.0                         ; exponent 129 > 127: scale up
+///   v_div_fmas_f32 v3, v1, v1, v2             ; 5 * 2^64
+///   global_store_b32 v0, v3, s[0:1]
+///   v_mov_b32 v2, 0.5                         ; exponent 126: scale down
+///   v_div_fmas_f32 v3, v1, v1, v2             ; 1.5 * 2^-64
+///   global_store_b32 v0, v3, s[0:1] offset:4
+///   v_mov_b32 v4, 0
+///   v_mov_b32 v5, 0x3ff00000                  ; 1.0 (f64)
+///   v_mov_b32 v6, 0
+///   v_mov_b32 v7, 0x40100000                  ; 4.0 (f64)
+///   v_div_fmas_f64 v[8:9], v[4:5], v[4:5], v[6:7] ; 5 * 2^128
+///   global_store_b64 v0, v[8:9], s[0:1] offset:8
+///   s_endpgm
+const DIV_FMAS: &[u32] = &[
+    0x30000084, 0xbeea00c1, 0x7e0202f2, 0x7e0402f6, 0xd6370003, 0x040a0301, 0xdc6a0000, 0x00000300,
+    0x7e0402f0, 0xd6370003, 0x040a0301, 0xdc6a0004, 0x00000300, 0x7e080280, 0x7e0a02ff, 0x3ff00000,
+    0x7e0c0280, 0x7e0e02ff, 0x40100000, 0xd6380008, 0x041a0904, 0xdc6e0008, 0x00000800, 0xbfb00000,
+];
+
+#[test]
+fn div_fmas_undoes_the_div_scale_factor() {
+    // V_DIV_SCALE scales by 2^64 (f32) / 2^128 (f64), so V_DIV_FMAS scales back by the same
+    // power, up when exponent(S2) exceeds the bias, else down (as on hardware and in LLVM's
+    // fdiv expansion). A 2^32 here made tinygrad's 1/1.18e-38 come out 2^32 too small.
+    let got = ok(DIV_FMAS, &launch(1, false), 4);
+    let f64_bits = (5.0f64 * 2f64.powi(128)).to_bits();
+    assert_eq!(
+        got,
+        vec![
+            (5.0f32 * 2f32.powi(64)).to_bits(),
+            (1.5f32 * 2f32.powi(-64)).to_bits(),
+            f64_bits as u32,
+            (f64_bits >> 32) as u32,
+        ]
+    );
+}

@@ -459,3 +459,55 @@ fn div_fmas_undoes_the_div_scale_factor() {
         ]
     );
 }
+
+/// FREXP_F64 (one lane; each case stores mantissa (2 dwords) then exponent):
+///   v_mov_b32 v0, 0
+///   v_mov_b32 v2, 0
+///   v_mov_b32 v3, 0x40180000                  ; 6.0
+///   v_frexp_mant_f64 v[4:5], v[2:3]
+///   v_frexp_exp_i32_f64 v6, v[2:3]
+///   global_store_b64 v0, v[4:5], s[0:1]
+///   global_store_b32 v0, v6, s[0:1] offset:8
+///   v_mov_b32 v2, 1
+///   v_mov_b32 v3, 0                           ; 2^-1074, the smallest denormal
+///   v_frexp_mant_f64_e64 v[4:5], -v[2:3]
+///   v_frexp_exp_i32_f64_e64 v6, v[2:3]
+///   (stores at 12, 20)
+///   v_mov_b32 v2, 0
+///   v_mov_b32 v3, 0x7ff00000                  ; +inf
+///   (frexp_mant, frexp_exp; stores at 24, 32)
+///   v_mov_b32 v3, 0x80000000                  ; -0.0
+///   (frexp_mant, frexp_exp; stores at 36, 44)
+///   v_mov_b32 v2, -1
+///   v_mov_b32 v3, 0x7fefffff                  ; f64::MAX
+///   (frexp_mant, frexp_exp; stores at 48, 56)
+///   s_endpgm
+const FREXP_F64: &[u32] = &[
+    0x7e000280, 0x7e040280, 0x7e0602ff, 0x40180000, 0x7e087b02, 0x7e0c7902, 0xdc6e0000, 0x00000400,
+    0xdc6a0008, 0x00000600, 0x7e040281, 0x7e060280, 0xd5bd0004, 0x20000102, 0xd5bc0006, 0x00000102,
+    0xdc6e000c, 0x00000400, 0xdc6a0014, 0x00000600, 0x7e040280, 0x7e0602ff, 0x7ff00000, 0x7e087b02,
+    0x7e0c7902, 0xdc6e0018, 0x00000400, 0xdc6a0020, 0x00000600, 0x7e0602ff, 0x80000000, 0x7e087b02,
+    0x7e0c7902, 0xdc6e0024, 0x00000400, 0xdc6a002c, 0x00000600, 0x7e0402c1, 0x7e0602ff, 0x7fefffff,
+    0x7e087b02, 0x7e0c7902, 0xdc6e0030, 0x00000400, 0xdc6a0038, 0x00000600, 0xbfb00000,
+];
+
+#[test]
+fn frexp_f64_splits_mantissa_and_exponent() {
+    // RDNA3 ISA V_FREXP_MANT_F64 / V_FREXP_EXP_I32_F64: mantissa in [0.5, 1) with the sign,
+    // exponent - 1022; +-inf and NaN keep S0 with exponent 0; zero stays zero (exponent 0);
+    // denormals (enabled here) normalise.
+    let got = ok(FREXP_F64, &launch(1, false), 15);
+    let case = |m: f64, e: i32| {
+        let b = m.to_bits();
+        [b as u32, (b >> 32) as u32, e as u32]
+    };
+    let want: Vec<u32> = [
+        case(0.75, 3),
+        case(-0.5, -1073),
+        case(f64::INFINITY, 0),
+        case(-0.0, 0),
+        case(f64::from_bits(0x3fef_ffff_ffff_ffff), 1024),
+    ]
+    .concat();
+    assert_eq!(got, want);
+}

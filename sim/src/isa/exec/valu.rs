@@ -245,6 +245,10 @@ impl Exec<'_, '_> {
                     (f - f.floor()).min(f64::from_bits(0x3fef_ffff_ffff_ffff))
                 })
             }),
+            // RDNA3 ISA: D = S0 for +-inf and NaN, else mantissa(S0) (in [0.5, 1), S0's sign; 0
+            // stays 0) and exponent(S0) - 1022 (0 for +-inf, NaN and 0). Denormals normalise.
+            VFrexpMantF64 => self.v64(i, [Width::F64; 3], |x, _, _| o64(frexp(d64(x)).0)),
+            VFrexpExpI32F64 => self.v64to32(i, |x| frexp(d64(x)).1 as u32),
             VRcpF64 => self.v64(i, [Width::F64; 3], |x, _, _| o64(1.0 / d64(x))),
             VRsqF64 => self.v64(i, [Width::F64; 3], |x, _, _| o64(1.0 / d64(x).sqrt())),
             VSqrtF64 => self.v64(i, [Width::F64; 3], |x, _, _| o64(d64(x).sqrt())),

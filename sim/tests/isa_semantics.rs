@@ -418,3 +418,96 @@ fn scalar_cls_counts_leading_sign_bits() {
     // -2 = 0xfffffffe: bits 30..1 equal the sign, bit 0 differs: 31.
     assert_eq!(ok(S_CLS, &launch(2, false), 2), vec![31; 2]);
 }
+
+/// DIV_FMAS (VCC set in every lane):
+///   v_lshlrev_b32 v0, 4, v0
+///   s_mov_b32 vcc_lo, -1
+///   v_mov_b32 v1, 1.0
+///   v_mov_b32 v2, 4.0                         ; exponent 129 > 127: scale up
+///   v_div_fmas_f32 v3, v1, v1, v2             ; 5 * 2^64
+///   global_store_b32 v0, v3, s[0:1]
+///   v_mov_b32 v2, 0.5                         ; exponent 126: scale down
+///   v_div_fmas_f32 v3, v1, v1, v2             ; 1.5 * 2^-64
+///   global_store_b32 v0, v3, s[0:1] offset:4
+///   v_mov_b32 v4, 0
+///   v_mov_b32 v5, 0x3ff00000                  ; 1.0 (f64)
+///   v_mov_b32 v6, 0
+///   v_mov_b32 v7, 0x40100000                  ; 4.0 (f64)
+///   v_div_fmas_f64 v[8:9], v[4:5], v[4:5], v[6:7] ; 5 * 2^128
+///   global_store_b64 v0, v[8:9], s[0:1] offset:8
+///   s_endpgm
+const DIV_FMAS: &[u32] = &[
+    0x30000084, 0xbeea00c1, 0x7e0202f2, 0x7e0402f6, 0xd6370003, 0x040a0301, 0xdc6a0000, 0x00000300,
+    0x7e0402f0, 0xd6370003, 0x040a0301, 0xdc6a0004, 0x00000300, 0x7e080280, 0x7e0a02ff, 0x3ff00000,
+    0x7e0c0280, 0x7e0e02ff, 0x40100000, 0xd6380008, 0x041a0904, 0xdc6e0008, 0x00000800, 0xbfb00000,
+];
+
+#[test]
+fn div_fmas_undoes_the_div_scale_factor() {
+    // V_DIV_SCALE scales by 2^64 (f32) / 2^128 (f64), so V_DIV_FMAS scales back by the same
+    // power, up when exponent(S2) exceeds the bias, else down (as on hardware and in LLVM's
+    // fdiv expansion). A 2^32 here made tinygrad's 1/1.18e-38 come out 2^32 too small.
+    let got = ok(DIV_FMAS, &launch(1, false), 4);
+    let f64_bits = (5.0f64 * 2f64.powi(128)).to_bits();
+    assert_eq!(
+        got,
+        vec![
+            (5.0f32 * 2f32.powi(64)).to_bits(),
+            (1.5f32 * 2f32.powi(-64)).to_bits(),
+            f64_bits as u32,
+            (f64_bits >> 32) as u32,
+        ]
+    );
+}
+
+/// FREXP_F64 (one lane; each case stores mantissa (2 dwords) then exponent):
+///   v_mov_b32 v0, 0
+///   v_mov_b32 v2, 0
+///   v_mov_b32 v3, 0x40180000                  ; 6.0
+///   v_frexp_mant_f64 v[4:5], v[2:3]
+///   v_frexp_exp_i32_f64 v6, v[2:3]
+///   global_store_b64 v0, v[4:5], s[0:1]
+///   global_store_b32 v0, v6, s[0:1] offset:8
+///   v_mov_b32 v2, 1
+///   v_mov_b32 v3, 0                           ; 2^-1074, the smallest denormal
+///   v_frexp_mant_f64_e64 v[4:5], -v[2:3]
+///   v_frexp_exp_i32_f64_e64 v6, v[2:3]
+///   (stores at 12, 20)
+///   v_mov_b32 v2, 0
+///   v_mov_b32 v3, 0x7ff00000                  ; +inf
+///   (frexp_mant, frexp_exp; stores at 24, 32)
+///   v_mov_b32 v3, 0x80000000                  ; -0.0
+///   (frexp_mant, frexp_exp; stores at 36, 44)
+///   v_mov_b32 v2, -1
+///   v_mov_b32 v3, 0x7fefffff                  ; f64::MAX
+///   (frexp_mant, frexp_exp; stores at 48, 56)
+///   s_endpgm
+const FREXP_F64: &[u32] = &[
+    0x7e000280, 0x7e040280, 0x7e0602ff, 0x40180000, 0x7e087b02, 0x7e0c7902, 0xdc6e0000, 0x00000400,
+    0xdc6a0008, 0x00000600, 0x7e040281, 0x7e060280, 0xd5bd0004, 0x20000102, 0xd5bc0006, 0x00000102,
+    0xdc6e000c, 0x00000400, 0xdc6a0014, 0x00000600, 0x7e040280, 0x7e0602ff, 0x7ff00000, 0x7e087b02,
+    0x7e0c7902, 0xdc6e0018, 0x00000400, 0xdc6a0020, 0x00000600, 0x7e0602ff, 0x80000000, 0x7e087b02,
+    0x7e0c7902, 0xdc6e0024, 0x00000400, 0xdc6a002c, 0x00000600, 0x7e0402c1, 0x7e0602ff, 0x7fefffff,
+    0x7e087b02, 0x7e0c7902, 0xdc6e0030, 0x00000400, 0xdc6a0038, 0x00000600, 0xbfb00000,
+];
+
+#[test]
+fn frexp_f64_splits_mantissa_and_exponent() {
+    // RDNA3 ISA V_FREXP_MANT_F64 / V_FREXP_EXP_I32_F64: mantissa in [0.5, 1) with the sign,
+    // exponent - 1022; +-inf and NaN keep S0 with exponent 0; zero stays zero (exponent 0);
+    // denormals (enabled here) normalise.
+    let got = ok(FREXP_F64, &launch(1, false), 15);
+    let case = |m: f64, e: i32| {
+        let b = m.to_bits();
+        [b as u32, (b >> 32) as u32, e as u32]
+    };
+    let want: Vec<u32> = [
+        case(0.75, 3),
+        case(-0.5, -1073),
+        case(f64::INFINITY, 0),
+        case(-0.0, 0),
+        case(f64::from_bits(0x3fef_ffff_ffff_ffff), 1024),
+    ]
+    .concat();
+    assert_eq!(got, want);
+}

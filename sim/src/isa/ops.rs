@@ -101,7 +101,8 @@ ops! {
     VRsqF16 = "v_rsq_f16", VSinF16 = "v_sin_f16", VCosF16 = "v_cos_f16", VMin3F16 = "v_min3_f16",
     VMax3F16 = "v_max3_f16", VMed3F16 = "v_med3_f16",
     VFrexpExpI32F32 = "v_frexp_exp_i32_f32", VFrexpMantF32 = "v_frexp_mant_f32",
-    VFractF64 = "v_fract_f64",
+    VFractF64 = "v_fract_f64", VFrexpExpI32F64 = "v_frexp_exp_i32_f64",
+    VFrexpMantF64 = "v_frexp_mant_f64",
     // VOP2
     VCndmaskB32 = "v_cndmask_b32", VAddF32 = "v_add_f32", VSubF32 = "v_sub_f32",
     VSubrevF32 = "v_subrev_f32", VMulF32 = "v_mul_f32", VMulI32I24 = "v_mul_i32_i24",
@@ -291,8 +292,8 @@ impl Op {
             SFf1I32B64 => (1, [2, 1, 1]),
             VLdexpF64 => (2, [2, 1, 1]),
             VTruncF64 | VCeilF64 | VRndneF64 | VFloorF64 | VRcpF64 | VRsqF64 | VSqrtF64
-            | VFractF64 => (2, [2, 1, 1]),
-            VCvtI32F64 | VCvtU32F64 | VCvtF32F64 => (1, [2, 1, 1]),
+            | VFractF64 | VFrexpMantF64 => (2, [2, 1, 1]),
+            VCvtI32F64 | VCvtU32F64 | VCvtF32F64 | VFrexpExpI32F64 => (1, [2, 1, 1]),
             VCvtF64I32 | VCvtF64U32 | VCvtF64F32 => (2, [1, 1, 1]),
             VCmpF64 | VCmpI64 | VCmpU64 => (1, [2, 2, 1]),
             VCmpClassF64 => (1, [2, 1, 1]),

@@ -45,3 +45,6 @@ v_minmax_num_f32 v1, v2, s3, v4
 v_add_nc_u32_e64_dpp v1, v2, v3 row_shr:1 row_mask:0xf bank_mask:0xf
 v_add3_u32_e64_dpp v1, v2, v3, v4 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:1
 v_fma_f32_e64_dpp v1, -v2, v3, |v4| quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf
+v_frexp_mant_f64 v[4:5], v[2:3]
+v_frexp_exp_i32_f64 v6, v[2:3]
+v_frexp_mant_f64_e64 v[4:5], -|v[2:3]|

@@ -52,3 +52,6 @@ v_pk_fma_f32 v[0:1], v[2:3], v[4:5], v[6:7] op_sel:[1,0,0] op_sel_hi:[0,1,1] neg
 v_pk_mul_f32 v[0:1], v[2:3], s[4:5]
 v_pk_add_f32 v[0:1], v[2:3], 1.0
 v_pk_fma_f32 v[0:1], v[2:3], v[4:5], v[6:7] clamp
+v_frexp_mant_f64 v[4:5], v[2:3]
+v_frexp_exp_i32_f64 v6, v[2:3]
+v_frexp_mant_f64_e64 v[4:5], -|v[2:3]|

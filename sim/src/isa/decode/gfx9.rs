@@ -305,7 +305,8 @@ fn vop1_op(opc: u32) -> Option<Op> {
         27 => VFractF32, 28 => VTruncF32, 29 => VCeilF32, 30 => VRndneF32, 31 => VFloorF32,
         32 => VExpF32, 33 => VLogF32, 34 => VRcpF32, 35 => VRcpIflagF32, 36 => VRsqF32,
         37 => VRcpF64, 38 => VRsqF64, 39 => VSqrtF32, 40 => VSqrtF64, 41 => VSinF32, 42 => VCosF32,
-        43 => VNotB32, 44 => VBfrevB32, 45 => VFfbhU32, 46 => VFfblB32, 50 => VFractF64,
+        43 => VNotB32, 44 => VBfrevB32, 45 => VFfbhU32, 46 => VFfblB32, 48 => VFrexpExpI32F64,
+        49 => VFrexpMantF64, 50 => VFractF64,
         51 => VFrexpExpI32F32, 52 => VFrexpMantF32, 56 => VMovB64, 82 => VAccvgprMovB32,
         57 => VCvtF16U16, 58 => VCvtF16I16, 59 => VCvtU16F16, 60 => VCvtI16F16,
     })

@@ -494,19 +494,24 @@ pub(super) fn ldexp(x: f64, e: i32) -> f64 {
     r * 2f64.powi(e)
 }
 
+/// frexp: `x = m * 2^e` with `|m|` in [0.5, 1) and x's sign; `(x, 0)` for 0, +-inf and NaN.
 pub(super) fn frexp(x: f64) -> (f64, i32) {
+    // Read off the bits: exact for every finite f64, denormals and the extremes included
+    // (2^e over- or underflows there, so a division would not be).
     if x == 0.0 || !x.is_finite() {
         return (x, 0);
     }
-    let mut e = x.abs().log2().floor() as i32 + 1;
-    let mut m = x / 2f64.powi(e);
-    if m.abs() >= 1.0 {
-        m /= 2.0;
-        e += 1;
-    }
-    if m.abs() < 0.5 {
-        m *= 2.0;
-        e -= 1;
-    }
-    (m, e)
+    let b = x.to_bits();
+    let frac = b & ((1 << 52) - 1);
+    // CAST: 11-bit field.
+    let (frac, e) = match ((b >> 52) & 0x7ff) as i32 {
+        0 => {
+            // Denormal: shift the leading 1 up to the implicit bit 52.
+            let s = frac.leading_zeros() - 11;
+            // CAST: s <= 52.
+            ((frac << s) & ((1 << 52) - 1), 1 - s as i32)
+        }
+        e => (frac, e),
+    };
+    (f64::from_bits(b & (1 << 63) | 1022 << 52 | frac), e - 1022)
 }

@@ -245,6 +245,10 @@ impl Exec<'_, '_> {
                     (f - f.floor()).min(f64::from_bits(0x3fef_ffff_ffff_ffff))
                 })
             }),
+            // RDNA3 ISA: D = S0 for +-inf and NaN, else mantissa(S0) (in [0.5, 1), S0's sign; 0
+            // stays 0) and exponent(S0) - 1022 (0 for +-inf, NaN and 0). Denormals normalise.
+            VFrexpMantF64 => self.v64(i, [Width::F64; 3], |x, _, _| o64(frexp(d64(x)).0)),
+            VFrexpExpI32F64 => self.v64to32(i, |x| frexp(d64(x)).1 as u32),
             VRcpF64 => self.v64(i, [Width::F64; 3], |x, _, _| o64(1.0 / d64(x))),
             VRsqF64 => self.v64(i, [Width::F64; 3], |x, _, _| o64(1.0 / d64(x).sqrt())),
             VSqrtF64 => self.v64(i, [Width::F64; 3], |x, _, _| o64(d64(x).sqrt())),
@@ -351,9 +355,12 @@ impl Exec<'_, '_> {
                 let mut r = [0u32; MAX_LANES];
                 for l in 0..self.w.lanes {
                     let f = f32v(a[l]).mul_add(f32v(b[l]), f32v(c[l]));
+                    // Hardware (and LLVM's fdiv expansion) undoes V_DIV_SCALE_F32's 2^64:
+                    // 2^64 when exponent(S2) > 127, else 2^-64. The RDNA3 guide's pseudocode
+                    // prints a flat 2^32, which no V_DIV_SCALE result matches.
                     let f = if vcc >> l & 1 == 1 {
                         let up = (c[l] >> 23) & 0xff > 127;
-                        (f64::from(f) * if up { 2f64.powi(32) } else { 2f64.powi(-32) }) as f32
+                        (f64::from(f) * if up { 2f64.powi(64) } else { 2f64.powi(-64) }) as f32
                     } else {
                         f
                     };
@@ -371,8 +378,9 @@ impl Exec<'_, '_> {
                 for l in 0..self.w.lanes {
                     let (x, y, z) = (d64(s[0][l]), d64(s[1][l]), d64(s[2][l]));
                     let f = x.mul_add(y, z);
+                    // As for F32: undoes V_DIV_SCALE_F64's 2^128 (2^128 or 2^-128).
                     let f = if vcc >> l & 1 == 1 {
-                        ldexp(f, if exp64(z) > 1023 { 64 } else { -64 })
+                        ldexp(f, if exp64(z) > 1023 { 128 } else { -128 })
                     } else {
                         f
                     };

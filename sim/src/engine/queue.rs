@@ -188,6 +188,18 @@ impl Queue {
         let Some(wptr) = self.wptr() else {
             return Ok(0);
         };
+        if wptr != self.seen_wptr {
+            // The CP fetches whatever the doorbell announces, also in the middle of a step (the
+            // threaded engine can find a new write pointer here before `step` sees it): what it
+            // executes from here on was published after every signal write the host saw, so the
+            // host-ordering point moves here too, or a copy the host ordered after a wait would
+            // be judged unordered.
+            self.seen_wptr = wptr;
+            env.flight
+                .borrow_mut()
+                .order
+                .doorbell((self.gpu_id, self.id.0));
+        }
         let upd = self.upd();
         let avail = wptr.wrapping_sub(self.rptr);
         if let Some(c) = self.overrun(wptr) {

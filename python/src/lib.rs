@@ -102,7 +102,7 @@ pub struct Kfd {
     backend: &'static str,
     note: Option<String>,
     /// The simulated GPUs' engines (kept for the KFD's life).
-    _gpu: Option<hcq_sim::engine::kfd::SimGpu>,
+    _gpu: Option<hcq_sim::engine::attach::SimGpu>,
 }
 
 fn env_gpus() -> PyResult<usize> {
@@ -149,7 +149,8 @@ impl Kfd {
         })
         .map_err(|e| HcqError::new_err(format!("starting the simulator: {e}\nnext: report this: the simulator refused its own configuration")))?;
         let sim = Arc::new(sim);
-        let gpu = hcq_driver::kernels::attach_sim(&sim).map_err(|e| {
+        // The engines only: every kernel runs through the ISA interpreter (no host stand-ins).
+        let gpu = hcq_sim::engine::attach::SimGpu::attach(&sim).map_err(|e| {
             HcqError::new_err(format!(
                 "attaching the simulated GPU: {e}\nnext: report this"
             ))

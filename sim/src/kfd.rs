@@ -16,10 +16,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
-/// VRAM and GTT BOs up to this size are populated at ALLOC ([`SharedMem::populate`]): the
-/// buffers a program copies into. Larger ones (a runtime's scratch area, tens of MiB, and
-/// kernarg arenas used front to back) stay sparse and fault pages in on first touch; populating
-/// them cost ~150 ms of zero-filling per opened device, most of it never touched.
+/// VRAM and GTT BOs up to this size are populated at ALLOC ([`SharedMem::populate`]); larger
+/// ones at their first bulk write ([`SharedMem::populate_on_first_bulk_write`]). Populating a
+/// runtime's scratch area and kernarg arena at every device open cost ~150 ms of zero-filling
+/// per open, most of it never touched.
 const POPULATE_MAX: u64 = 8 << 20;
 
 /// Page size of the simulated machine.

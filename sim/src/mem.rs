@@ -64,6 +64,10 @@ fn prot_flags(p: Prot) -> ProtFlags {
     f
 }
 
+/// Writes of at least this many bytes populate a deferred mapping
+/// ([`SharedMem::populate_on_first_bulk_write`]).
+const BULK_WRITE: usize = 4096;
+
 /// A memfd and the simulator's own read-write mapping of all of it.
 ///
 /// Invariant: `ptr .. ptr + len` is a live `MAP_SHARED` mapping of `fd` owned by this value,
@@ -87,6 +91,9 @@ pub(crate) struct SharedMem {
     l2_on: AtomicBool,
     /// Whether `l2` holds any dirty byte (checked without the lock on every GPU access).
     l2_dirty: AtomicBool,
+    /// Whether the first bulk write should populate the whole mapping
+    /// ([`SharedMem::populate_on_first_bulk_write`]).
+    populate_pending: AtomicBool,
 }
 
 // SAFETY: the mapping is plain shared memory owned by this value; all access goes through raw
@@ -133,6 +140,7 @@ impl SharedMem {
             l2: Mutex::new(L2Lines::default()),
             l2_on: AtomicBool::new(false),
             l2_dirty: AtomicBool::new(false),
+            populate_pending: AtomicBool::new(false),
         })
     }
 
@@ -301,6 +309,20 @@ impl SharedMem {
         }
     }
 
+    /// Defers [`SharedMem::populate`] to the first write or fill of at least a page: a large
+    /// buffer a copy fills is populated in one call before the copy's first chunk lands, and
+    /// one nobody writes in bulk (a runtime's scratch area, a kernarg arena the CPU fills a
+    /// few bytes at a time) stays sparse.
+    pub(crate) fn populate_on_first_bulk_write(&self) {
+        self.populate_pending.store(true, Ordering::Relaxed);
+    }
+
+    fn populate_if_pending(&self, n: usize) {
+        if n >= BULK_WRITE && self.populate_pending.swap(false, Ordering::Relaxed) {
+            self.populate();
+        }
+    }
+
     /// Size in bytes.
     pub(crate) fn len(&self) -> u64 {
         // CAST: usize is 64 bits on every supported target.
@@ -374,6 +396,7 @@ impl SharedMem {
         let Some(start) = self.range(off, data.len()) else {
             return false;
         };
+        self.populate_if_pending(data.len());
         let (head, body) = split_aligned(start, data.len());
         let (d_head, rest) = data.split_at(head);
         let (d_body, d_tail) = rest.split_at(body);
@@ -406,6 +429,7 @@ impl SharedMem {
         let Some(start) = self.range(off, n) else {
             return false;
         };
+        self.populate_if_pending(n);
         let (head, body) = split_aligned(start, n);
         let bytes = self.bytes();
         let store = |at: usize, len: usize| {

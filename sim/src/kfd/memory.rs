@@ -68,11 +68,15 @@ impl SimKfd {
                     },
                     size,
                 )?;
-                // amdgpu hands out resident, cleared memory; so does the sim, up to
-                // POPULATE_MAX (larger BOs, such as a runtime's scratch area, stay sparse so
-                // every simulated device does not pin hundreds of MiB of host memory).
+                // amdgpu hands out resident, cleared memory. The sim populates small BOs at
+                // once; larger ones (a runtime's scratch area, a kernarg arena, a tensor)
+                // when the first copy or fill writes them in bulk, so a device open does not
+                // zero-fill tens of MiB nobody touches, and a copy into fresh VRAM still
+                // takes no page fault per 4 KiB.
                 if size <= POPULATE_MAX {
                     m.populate();
+                } else {
+                    m.populate_on_first_bulk_write();
                 }
                 Backing::Shared(Arc::new(m))
             }

@@ -52,7 +52,12 @@ cargo build --quiet --release -p hcq-driver --bin hcq
 echo "timing the seed's Python" >&2
 "$py" scripts/bench_seed.py seed "${quick[@]}" > "$tmp/seed.json"
 echo "timing hcq" >&2
-target/release/hcq bench --json "${quick[@]}" > "$tmp/hcq.json"
+target/release/hcq bench --json "${quick[@]}" > "$tmp/hcq-driver.json"
+echo "timing the simulator's internals (cargo bench -p hcq-sim --bench internals)" >&2
+cargo bench --quiet -p hcq-sim --bench internals -- --json "${quick[@]}" > "$tmp/hcq-sim.json"
+# One object for the table: hcq bench's keys and the simulator's (their key sets are disjoint).
+"$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); d.update({k: v for k, v in json.load(open(sys.argv[2])).items() if k != "quick"}); print(json.dumps(d))' \
+  "$tmp/hcq-driver.json" "$tmp/hcq-sim.json" > "$tmp/hcq.json"
 
 "$py" scripts/bench_seed.py compare "$tmp/seed.json" "$tmp/hcq.json"
 if [ -n "$json_out" ]; then

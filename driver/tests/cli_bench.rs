@@ -85,7 +85,7 @@ fn check_fails_on_a_missed_budget_and_names_it() {
         "--budget",
         "build_launch_ns=0.0001",
         "--budget",
-        "sim_pm4_dwords_per_s=1e30",
+        "demo_copy_in_gb_per_s=1e30",
     ]);
     let err = String::from_utf8_lossy(&o.stderr);
     let out = String::from_utf8_lossy(&o.stdout);
@@ -98,7 +98,7 @@ fn check_fails_on_a_missed_budget_and_names_it() {
     assert!(line.contains("build_launch_ns = "), "{line}");
     assert!(line.contains("(budget <= 1.000e-4)"), "{line}");
     if cfg!(feature = "sim") {
-        assert!(line.contains("sim_pm4_dwords_per_s = "), "{line}");
+        assert!(line.contains("demo_copy_in_gb_per_s = "), "{line}");
         assert!(line.contains("(budget >= 1.000e30)"), "{line}");
     }
     assert!(
@@ -126,11 +126,8 @@ fn check_passes_when_every_budget_is_met() {
         "update_exec_ns=1e12",
         "update_wait_ns=1e12",
         "update_signal_ns=1e12",
-        "sim_pm4_dwords_per_s=0",
-        "sim_roundtrip_ns_p50=1e12",
         "demo_copy_in_gb_per_s=0",
         "driver_launch_ns=1e12",
-        "sim_isa_lane_instr_per_s=0",
         "graph_patch_1000_over_floor=1e12",
         "graph_patch_1000_timeline_ns=1e12",
     ] {

@@ -12,11 +12,6 @@ pub const KEYS: &[&str] = &[
     "sdma_copy_64mib_build_ns",
     "decode_dwords_per_s",
     "arena_alloc_ns",
-    "sim_pm4_dwords_per_s",
-    "sim_sdma_copy_gb_per_s",
-    "sim_roundtrip_ns_p50",
-    "sim_roundtrip_ns_p99",
-    "sim_isa_lane_instr_per_s",
     "driver_launches_per_s",
     "driver_launch_ns",
     "demo_copy_in_gb_per_s",
@@ -51,10 +46,6 @@ pub const ALWAYS_MEASURED: &[&str] = &[
 /// Keys measured whenever the simulator is built in (feature `sim`, on by default).
 #[cfg_attr(not(test), allow(dead_code))]
 pub const MEASURED_ON_SIM: &[&str] = &[
-    "sim_pm4_dwords_per_s",
-    "sim_sdma_copy_gb_per_s",
-    "sim_roundtrip_ns_p50",
-    "sim_roundtrip_ns_p99",
     "driver_launches_per_s",
     "demo_copy_in_gb_per_s",
     "graph_replay_submit_ns",

@@ -185,22 +185,6 @@ fn batch(iters: u64, f: &mut impl FnMut()) -> f64 {
     as_ns(t.elapsed()) / iters as f64
 }
 
-/// Times each call of `f` separately, `samples` times after `warmup` calls (for operations of
-/// microseconds, such as a round trip, where the percentiles matter). Sorted nanoseconds.
-pub fn samples(warmup: usize, samples: usize, mut f: impl FnMut()) -> Vec<f64> {
-    for _ in 0..warmup {
-        f();
-    }
-    let mut v = Vec::with_capacity(samples);
-    for _ in 0..samples {
-        let t = Instant::now();
-        f();
-        v.push(as_ns(t.elapsed()));
-    }
-    v.sort_by(f64::total_cmp);
-    v
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -234,8 +218,6 @@ mod tests {
         assert!(s.iters >= 1);
         assert!(calls > 5 * s.iters);
         assert!(s.per_iter_ns.windows(2).all(|w| w[0] <= w[1]));
-        let v = samples(2, 9, || {});
-        assert_eq!(v.len(), 9);
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! `hcq bench [--json] [--quick] [--check] [--budget KEY=N]`: the hot paths of ARCHITECTURE.md's
 //! performance budgets, measured with a plain [`Instant`](std::time::Instant) loop
 //! ([`measure`]) over the workloads of the `hcq-workloads` crate (which its criterion
-//! benches run too), plus the simulator's and the driver's own.
+//! benches run too), plus the driver's own on the simulator, through the driver's public API.
+//! The simulator's internal numbers (its engines and ISA interpreter alone) are the simulator's
+//! bench: `cargo bench -p hcq-sim --bench internals`.
 //!
 //! Every metric is a median unless its name says otherwise. A metric whose code is not in the
 //! build (the simulator's, without the `sim` feature) is `None` (JSON `null`). The table marks
@@ -11,12 +13,8 @@
 #[cfg(feature = "sim")]
 pub mod driver;
 pub mod graph;
-#[cfg(feature = "sim")]
-pub mod isa;
 mod keys;
 pub mod measure;
-#[cfg(feature = "sim")]
-pub mod sim;
 
 use core::hint::black_box;
 
@@ -31,6 +29,8 @@ pub const HELP: &str = "\
 usage: hcq bench [--json] [--quick] [--check] [--budget KEY=N]...
 
 Measures the hot paths against the budgets in ARCHITECTURE.md and prints a table (or --json).
+The simulator's internal numbers (sim_*: its engines and ISA interpreter alone) are
+`cargo bench -p hcq-sim --bench internals [-- --json] [--check]` in a checkout.
 
 options:
   --json          one JSON object: cpu, quick, then every metric (number, or null when not built)
@@ -332,14 +332,6 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
         black_box(arena.run().is_ok());
     });
 
-    #[cfg(feature = "sim")]
-    let sim = sim::run(quick)?;
-    #[cfg(feature = "sim")]
-    let sim_isa = Some(isa::lane_instr_per_s(quick)?);
-    #[cfg(not(feature = "sim"))]
-    let sim_isa: Option<f64> = None;
-    #[cfg(not(feature = "sim"))]
-    let sim = SimMetrics::default();
     let graph =
         graph::Patch1000::new(work::ARCH).map_err(|e| WorkError::Sim(format!("graph: {e}")))?;
     // The patch and its floor in alternating batches: their ratio is the budget.
@@ -477,41 +469,6 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
             "TimelineArena alloc of 256 B kernargs, completion 32 values behind",
         ),
         m(
-            "sim_pm4_dwords_per_s",
-            sim.pm4_dwords_per_s,
-            "dw/s",
-            Budget::AtLeast(100e6),
-            "sim engine over a long PM4 stream of waits/signals/NOPs",
-        ),
-        m(
-            "sim_sdma_copy_gb_per_s",
-            sim.sdma_copy_gb_per_s,
-            "GB/s",
-            Budget::None,
-            "sim SDMA engine: one 4 MiB COPY_LINEAR (GCR before and after)",
-        ),
-        m(
-            "sim_roundtrip_ns_p50",
-            sim.roundtrip_ns_p50,
-            "ns",
-            Budget::AtMost(2000.0),
-            "threaded sim: host submit -> host-observed completion, median",
-        ),
-        m(
-            "sim_roundtrip_ns_p99",
-            sim.roundtrip_ns_p99,
-            "ns",
-            Budget::None,
-            "threaded sim round trip, 99th percentile",
-        ),
-        m(
-            "sim_isa_lane_instr_per_s",
-            sim_isa,
-            "1/s",
-            Budget::AtLeast(200e6),
-            "sim instruction interpreter over the gfx1100 fixture kernels, per active lane",
-        ),
-        m(
             "driver_launches_per_s",
             drv.launches_per_s,
             "1/s",
@@ -589,19 +546,6 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
         quick,
         metrics,
     })
-}
-
-/// The simulator's numbers (`None` in a build without the `sim` feature).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct SimMetrics {
-    /// PM4 engine throughput.
-    pub pm4_dwords_per_s: Option<f64>,
-    /// SDMA engine copy bandwidth.
-    pub sdma_copy_gb_per_s: Option<f64>,
-    /// Threaded round trip, median.
-    pub roundtrip_ns_p50: Option<f64>,
-    /// Threaded round trip, 99th percentile.
-    pub roundtrip_ns_p99: Option<f64>,
 }
 
 /// The driver's numbers: launches and graph submission on the simulator (`None` without the

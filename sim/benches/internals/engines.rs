@@ -1,4 +1,4 @@
-//! The simulator's numbers: its engines on a standalone bus ([`MemBus`]), without KFD.
+//! The engines' numbers: the engines on a standalone bus ([`MemBus`]), without KFD.
 //!
 //! - PM4 throughput: a 1 MiB ring filled with 8192 units of wait (already satisfied) +
 //!   signal (RELEASE_MEM with interrupt) + 17-dword NOP (32 dwords each); each pass rings the
@@ -18,9 +18,7 @@ use hcq_core::signal::SignalRef;
 use hcq_sim::engine::membus::{MemBus, Perms, Region};
 use hcq_sim::engine::{Engines, GpuBus, QueueDesc, QueueId, QueueKind, QueueState, SimMode};
 
-use super::SimMetrics;
-use super::measure;
-use hcq_workloads::WorkError;
+use super::{EngineMetrics, WorkError, percentile, samples};
 
 const DATA_VA: u64 = 0x20_0000;
 const DATA_LEN: u64 = 0x1_0000;
@@ -130,11 +128,11 @@ fn sig(off: u64) -> SignalRef {
 ///
 /// # Errors
 /// If a rig cannot be set up or a queue faults (a bug in the stream or the engine).
-pub fn run(quick: bool) -> Result<SimMetrics, WorkError> {
+pub fn run(quick: bool) -> Result<EngineMetrics, WorkError> {
     let pm4 = pm4_dwords_per_s(quick)?;
     let sdma = sdma_gb_per_s(quick)?;
     let (p50, p99) = roundtrip_ns(quick)?;
-    Ok(SimMetrics {
+    Ok(EngineMetrics {
         pm4_dwords_per_s: Some(pm4),
         sdma_copy_gb_per_s: Some(sdma),
         roundtrip_ns_p50: Some(p50),
@@ -160,6 +158,12 @@ fn pm4_unit(value: u32) -> Result<[u32; UNIT_DWORDS], WorkError> {
 fn pm4_dwords_per_s(quick: bool) -> Result<f64, WorkError> {
     let mut rig = Rig::new(SimMode::Deterministic, QueueKind::Compute, PM4_RING_BYTES)?;
     let units = usize::try_from(PM4_RING_BYTES / 4).map_err(|_| err("ring"))? / UNIT_DWORDS;
+    let kinds: Vec<Option<usize>> = pm4::decode(&pm4_unit(1)?)
+        .map(|p| p.ok().map(|p| p.0))
+        .collect();
+    if kinds != [Some(0), Some(7), Some(15)] {
+        return Err(err("sim: a PM4 unit is not wait + signal + NOP"));
+    }
     let mut stream = Vec::with_capacity(units * UNIT_DWORDS);
     for i in 0..units {
         // CAST: units < 2^32.
@@ -190,7 +194,7 @@ fn pm4_dwords_per_s(quick: bool) -> Result<f64, WorkError> {
         }
     }
     rates.sort_by(f64::total_cmp);
-    Ok(measure::percentile(&rates, 50.0))
+    Ok(percentile(&rates, 50.0))
 }
 
 fn sdma_gb_per_s(quick: bool) -> Result<f64, WorkError> {
@@ -230,7 +234,7 @@ fn sdma_gb_per_s(quick: bool) -> Result<f64, WorkError> {
         }
     }
     rates.sort_by(f64::total_cmp);
-    Ok(measure::percentile(&rates, 50.0))
+    Ok(percentile(&rates, 50.0))
 }
 
 fn roundtrip_ns(quick: bool) -> Result<(f64, f64), WorkError> {
@@ -255,7 +259,7 @@ fn roundtrip_ns(quick: bool) -> Result<(f64, f64), WorkError> {
         Ok(())
     };
     let (warm, n) = if quick { (20, 200) } else { (200, 5000) };
-    let v = measure::samples(warm, n, || {
+    let v = samples(warm, n, || {
         if failed.is_none() {
             if let Err(e) = one(&mut rig) {
                 failed = Some(e);
@@ -267,25 +271,5 @@ fn roundtrip_ns(quick: bool) -> Result<(f64, f64), WorkError> {
     }
     let _ = rig.bus.take_events();
     rig.healthy()?;
-    Ok((measure::percentile(&v, 50.0), measure::percentile(&v, 99.0)))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pm4_unit_is_32_dwords_of_three_packets() {
-        let u = pm4_unit(5).unwrap();
-        let kinds: Vec<usize> = pm4::decode(&u).map(|p| p.unwrap().0).collect();
-        assert_eq!(kinds, vec![0, 7, 15]);
-    }
-
-    #[test]
-    fn sim_metrics_run_quick() {
-        let m = run(true).unwrap();
-        assert!(m.pm4_dwords_per_s.unwrap() > 0.0);
-        assert!(m.sdma_copy_gb_per_s.unwrap() > 0.0);
-        assert!(m.roundtrip_ns_p50.unwrap() <= m.roundtrip_ns_p99.unwrap());
-    }
+    Ok((percentile(&v, 50.0), percentile(&v, 99.0)))
 }

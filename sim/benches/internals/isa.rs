@@ -8,7 +8,7 @@ use std::time::Instant;
 use hcq_core::codeobj::CodeObject;
 use hcq_sim::isa::{FlatMemory, FloatMode, Isa, Launch, ScratchSetup, run};
 
-use super::work::WorkError;
+use super::WorkError;
 
 const BASE: u64 = 0x100_0000;
 const CODE: u64 = BASE;
@@ -20,10 +20,18 @@ const SCRATCH: u64 = BUF + 4 * 4 * N as u64;
 const SCRATCH_WAVE_BYTES: u64 = 128 * 32;
 const LEN: usize = 0x2_0000 + 4 * 4 * N as usize + 0x1_0000;
 
-/// The gfx1100 fixture `stem` (`vector_add`, `fill`, `lds_reverse`, `scratch`), from the kernels
-/// `hcq selftest` embeds (inside this crate, so it packages on its own).
-fn fixture(stem: &str) -> &'static [u8] {
-    crate::cli::selftest::kernels::object(stem, "gfx1100").unwrap_or_default()
+/// The gfx1100 fixture `stem` (`vector_add`, `fill`, `lds_reverse`, `scratch`), read from the
+/// repository's fixtures (`core/tests/fixtures/kernels/`, built by `scripts/build-kernels.sh`).
+fn fixture(stem: &str) -> Result<Vec<u8>, WorkError> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../core/tests/fixtures/kernels")
+        .join(format!("{stem}-gfx1100.co"));
+    std::fs::read(&path).map_err(|e| {
+        WorkError::Sim(format!(
+            "isa bench: reading {}: {e} (run it from a checkout of the repository)",
+            path.display()
+        ))
+    })
 }
 
 fn sim_err(e: impl core::fmt::Display) -> WorkError {
@@ -32,8 +40,8 @@ fn sim_err(e: impl core::fmt::Display) -> WorkError {
 
 /// One dispatch of `kernel` from `stem` with `args` over `N` work-items.
 fn launch(mem: &FlatMemory, stem: &str, kernel: &str, args: &[u32]) -> Result<Launch, WorkError> {
-    let co = fixture(stem);
-    let obj = CodeObject::parse(co).map_err(sim_err)?;
+    let co = fixture(stem)?;
+    let obj = CodeObject::parse(&co).map_err(sim_err)?;
     let mut image = vec![0u8; usize::try_from(obj.image_size()).map_err(sim_err)?];
     obj.load_into(&mut image).map_err(sim_err)?;
     mem.poke(CODE, &image).map_err(sim_err)?;

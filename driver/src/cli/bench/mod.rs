@@ -286,8 +286,35 @@ fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
 /// If a workload cannot be set up (a bug: the inputs are fixed).
 pub fn run(quick: bool) -> Result<Report, WorkError> {
     let plan = if quick { Plan::QUICK } else { Plan::FULL };
-    let p = &plan;
+    let mut metrics = core_metrics(&plan)?;
+    let drv = driver_metrics(quick, &plan)?;
+    metrics.extend(driver_rows(&drv));
+    metrics.extend(graph_rows(&drv));
+    Ok(Report {
+        cpu: cpu_model(),
+        quick,
+        metrics,
+    })
+}
 
+fn metric(
+    key: &'static str,
+    value: Option<f64>,
+    unit: &'static str,
+    budget: Budget,
+    what: &'static str,
+) -> Metric {
+    Metric {
+        key,
+        value,
+        unit,
+        budget,
+        what,
+    }
+}
+
+/// Core's hot paths (the `hcq-workloads` workloads): building, submitting, patching, decoding.
+fn core_metrics(p: &Plan) -> Result<Vec<Metric>, WorkError> {
     let mut build = work::BuildLaunch::new()?;
     let build_launch_ns = ns(p, || {
         black_box(build.run().is_ok());
@@ -332,6 +359,82 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
         black_box(arena.run().is_ok());
     });
 
+    Ok(vec![
+        metric(
+            "build_launch_ns",
+            build_launch_ns,
+            "ns",
+            Budget::AtMost(20.0),
+            "wait + barrier + exec + signal (105 dwords) into a Pm4List",
+        ),
+        metric(
+            "ring_submit_ns",
+            ring_submit_ns,
+            "ns",
+            Budget::AtMost(15.0),
+            "reserve + copy + publish 105 dwords into a 1 MiB PM4 ring, doorbell store",
+        ),
+        metric(
+            "memcpy_105_dwords_ns",
+            memcpy_ns,
+            "ns",
+            Budget::None,
+            "floor: bare copy of the same 105 dwords into the same ring",
+        ),
+        metric(
+            "ring_submit_over_memcpy",
+            ratio(ring_submit_ns, memcpy_ns),
+            "x",
+            Budget::None,
+            "ring_submit_ns / memcpy_105_dwords_ns",
+        ),
+        metric(
+            "update_exec_ns",
+            update_exec_ns,
+            "ns",
+            Budget::AtMost(3.0),
+            "patch launch dims (verifies DISPATCH_DIRECT and START headers)",
+        ),
+        metric(
+            "update_wait_ns",
+            update_wait_ns,
+            "ns",
+            Budget::AtMost(3.0),
+            "patch a wait value (verifies WAIT_REG_MEM header)",
+        ),
+        metric(
+            "update_signal_ns",
+            update_signal_ns,
+            "ns",
+            Budget::AtMost(3.0),
+            "patch a signal value (verifies both RELEASE_MEM headers)",
+        ),
+        metric(
+            "sdma_copy_64mib_build_ns",
+            sdma_ns,
+            "ns",
+            Budget::None,
+            "64 MiB SDMA copy into an SdmaList (GCR + 16 COPY_LINEAR + GCR)",
+        ),
+        metric(
+            "decode_dwords_per_s",
+            decode_dwords_per_s,
+            "dw/s",
+            Budget::None,
+            "PM4 decoder over a stream of 256 launches",
+        ),
+        metric(
+            "arena_alloc_ns",
+            arena_ns,
+            "ns",
+            Budget::None,
+            "TimelineArena alloc of 256 B kernargs, completion 32 values behind",
+        ),
+    ])
+}
+
+/// Graph patching (core) and the driver on the simulator (`None` without the `sim` feature).
+fn driver_metrics(quick: bool, p: &Plan) -> Result<DriverMetrics, WorkError> {
     let graph =
         graph::Patch1000::new(work::ARCH).map_err(|e| WorkError::Sim(format!("graph: {e}")))?;
     // The patch and its floor in alternating batches: their ratio is the budget.
@@ -378,7 +481,7 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
     let demo_copy_in = Some(driver::demo_copy_in_gb_per_s(quick)?);
     #[cfg(not(feature = "sim"))]
     let demo_copy_in = None;
-    let drv = DriverMetrics {
+    Ok(DriverMetrics {
         launches_per_s: launches,
         launch_ns,
         graph_patch_1000_ns: graph_patch_ns,
@@ -388,108 +491,39 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
         graph_patch_1000_over_hand: Some(hand.ratio),
         graph_patch_1000_timeline_ns: graph_timeline_ns,
         graph_replay_submit_ns: submit,
-    };
+        demo_copy_in_gb_per_s: demo_copy_in,
+    })
+}
 
-    let m = |key, value, unit, budget, what| Metric {
-        key,
-        value,
-        unit,
-        budget,
-        what,
-    };
-    let metrics = vec![
-        m(
-            "build_launch_ns",
-            build_launch_ns,
-            "ns",
-            Budget::AtMost(20.0),
-            "wait + barrier + exec + signal (105 dwords) into a Pm4List",
-        ),
-        m(
-            "ring_submit_ns",
-            ring_submit_ns,
-            "ns",
-            Budget::AtMost(15.0),
-            "reserve + copy + publish 105 dwords into a 1 MiB PM4 ring, doorbell store",
-        ),
-        m(
-            "memcpy_105_dwords_ns",
-            memcpy_ns,
-            "ns",
-            Budget::None,
-            "floor: bare copy of the same 105 dwords into the same ring",
-        ),
-        m(
-            "ring_submit_over_memcpy",
-            ratio(ring_submit_ns, memcpy_ns),
-            "x",
-            Budget::None,
-            "ring_submit_ns / memcpy_105_dwords_ns",
-        ),
-        m(
-            "update_exec_ns",
-            update_exec_ns,
-            "ns",
-            Budget::AtMost(3.0),
-            "patch launch dims (verifies DISPATCH_DIRECT and START headers)",
-        ),
-        m(
-            "update_wait_ns",
-            update_wait_ns,
-            "ns",
-            Budget::AtMost(3.0),
-            "patch a wait value (verifies WAIT_REG_MEM header)",
-        ),
-        m(
-            "update_signal_ns",
-            update_signal_ns,
-            "ns",
-            Budget::AtMost(3.0),
-            "patch a signal value (verifies both RELEASE_MEM headers)",
-        ),
-        m(
-            "sdma_copy_64mib_build_ns",
-            sdma_ns,
-            "ns",
-            Budget::None,
-            "64 MiB SDMA copy into an SdmaList (GCR + 16 COPY_LINEAR + GCR)",
-        ),
-        m(
-            "decode_dwords_per_s",
-            decode_dwords_per_s,
-            "dw/s",
-            Budget::None,
-            "PM4 decoder over a stream of 256 launches",
-        ),
-        m(
-            "arena_alloc_ns",
-            arena_ns,
-            "ns",
-            Budget::None,
-            "TimelineArena alloc of 256 B kernargs, completion 32 values behind",
-        ),
-        m(
+fn driver_rows(drv: &DriverMetrics) -> Vec<Metric> {
+    vec![
+        metric(
             "driver_launches_per_s",
             drv.launches_per_s,
             "1/s",
             Budget::None,
             "fill launches through the driver API on the deterministic sim, batches of 500 + synchronize",
         ),
-        m(
+        metric(
             "driver_launch_ns",
             drv.launch_ns,
             "ns",
             Budget::AtMost(200.0),
             "one launch builder launch of a kernel with 13 hidden args: checks, hidden args, kernarg alloc, packets, ring, doorbell (host only, goal 100)",
         ),
-        m(
+        metric(
             "demo_copy_in_gb_per_s",
-            demo_copy_in,
+            drv.demo_copy_in_gb_per_s,
             "GB/s",
             Budget::AtLeast(2.0),
             "hcq demo's copy in on the sim: 2 x 64 MiB host -> fresh VRAM through staging + SDMA",
         ),
-        m(
+    ]
+}
+
+fn graph_rows(drv: &DriverMetrics) -> Vec<Metric> {
+    vec![
+        metric(
             "graph_patch_1000_ns",
             drv.graph_patch_1000_ns,
             "ns",
@@ -498,54 +532,49 @@ pub fn run(quick: bool) -> Result<Report, WorkError> {
             Budget::None,
             "1000-kernel graph replay patch, every kernel's dims + input buffer change",
         ),
-        m(
+        metric(
             "graph_patch_1000_floor_ns",
             drv.graph_patch_1000_floor_ns,
             "ns",
             Budget::None,
             "plain stores of the dwords graph_patch_1000_ns writes, same places (its floor)",
         ),
-        m(
+        metric(
             "graph_patch_1000_over_floor",
             drv.graph_patch_1000_over_floor,
             "x",
             Budget::AtMost(2.0),
             "graph_patch_1000_ns / graph_patch_1000_floor_ns: median of alternating batch pairs",
         ),
-        m(
+        metric(
             "graph_patch_1000_hand_ns",
             drv.graph_patch_1000_hand_ns,
             "ns",
             Budget::None,
             "the same replay by a loop written for this graph, same checks, same dwords written",
         ),
-        m(
+        metric(
             "graph_patch_1000_over_hand",
             drv.graph_patch_1000_over_hand,
             "x",
             Budget::None,
             "graph_patch_1000_ns / graph_patch_1000_hand_ns: the table's generality, alternating batches",
         ),
-        m(
+        metric(
             "graph_patch_1000_timeline_ns",
             drv.graph_patch_1000_timeline_ns,
             "ns",
             Budget::AtMost(100.0),
             "1000-kernel graph replay patch, kickoff + timeline values change (typical)",
         ),
-        m(
+        metric(
             "graph_replay_submit_ns",
             drv.graph_replay_submit_ns,
             "ns",
             Budget::None,
             "submit a bound 1000-kernel graph (timeline wait + IB + signal + doorbell) on the sim",
         ),
-    ];
-    Ok(Report {
-        cpu: cpu_model(),
-        quick,
-        metrics,
-    })
+    ]
 }
 
 /// The driver's numbers: launches and graph submission on the simulator (`None` without the
@@ -570,6 +599,8 @@ pub struct DriverMetrics {
     pub graph_patch_1000_timeline_ns: Option<f64>,
     /// Submitting it.
     pub graph_replay_submit_ns: Option<f64>,
+    /// `hcq demo`'s copy in on the simulator.
+    pub demo_copy_in_gb_per_s: Option<f64>,
 }
 
 #[cfg(test)]

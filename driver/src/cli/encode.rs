@@ -228,10 +228,13 @@ pub(crate) fn encode_script(
     engine: EngineArg,
     arch: &'static ArchInfo,
 ) -> Result<Vec<String>, String> {
-    let mut pm4 = Box::new(Pm4::new(arch));
-    let mut sdma = Box::new(Sdma::new(arch));
-    let mut ops: Vec<(String, Handle)> = Vec::new();
-    let mut dps: Vec<Option<[u8; 64]>> = Vec::new();
+    let mut enc = Encoder {
+        engine,
+        pm4: Box::new(Pm4::new(arch)),
+        sdma: Box::new(Sdma::new(arch)),
+        ops: Vec::new(),
+        dps: Vec::new(),
+    };
     for (i, text) in input.lines().enumerate() {
         let n = i + 1;
         if text.trim().is_empty() {
@@ -246,59 +249,70 @@ pub(crate) fn encode_script(
         let op = l
             .get("op")?
             .as_str()
-            .ok_or_else(|| err(n, "op", "must be a string"))?
-            .to_string();
-        let cmd_err = |e: hcq_core::cmd::CmdError| format!("line {n}: {op}: {e}");
-        let handle = |l: &Line<'_>| -> Result<(usize, Handle), String> {
-            let c = l.u64("cmd")?;
-            let idx = usize::try_from(c)
-                .ok()
-                .filter(|&c| c < ops.len())
-                .ok_or_else(|| {
-                    err(
-                        n,
-                        "cmd",
-                        format!(
-                            "{c} is not a command index (there are {} commands so far)",
-                            ops.len()
-                        ),
-                    )
-                })?;
-            Ok((idx, ops[idx].1))
-        };
-        let h = match (engine, op.as_str()) {
+            .ok_or_else(|| err(n, "op", "must be a string"))?;
+        if op.starts_with("update_") {
+            enc.update(&l, op)?;
+        } else {
+            let h = enc.command(&l, op)?;
+            enc.ops.push((op.to_string(), h));
+        }
+    }
+    Ok(enc.lines())
+}
+
+fn cmd_err(n: usize, op: &str, e: hcq_core::cmd::CmdError) -> String {
+    format!("line {n}: {op}: {e}")
+}
+
+/// A script's command list being built: the engine's list, each command's op and handle, and
+/// the dispatch packet of each exec (for the output's `dispatch_packet`).
+struct Encoder {
+    engine: EngineArg,
+    pm4: Box<Pm4>,
+    sdma: Box<Sdma>,
+    ops: Vec<(String, Handle)>,
+    dps: Vec<Option<[u8; 64]>>,
+}
+
+impl Encoder {
+    /// Appends the command of line `l` (`op` is not an `update_*`).
+    fn command(&mut self, l: &Line<'_>, op: &str) -> Result<Handle, String> {
+        Ok(match (self.engine, op) {
             (EngineArg::Pm4, "memory_barrier") => {
                 l.only(&["op"], "memory_barrier")?;
-                pm4.memory_barrier().map_err(cmd_err)?;
+                self.pm4.memory_barrier().map_err(|e| cmd_err(l.n, op, e))?;
                 Handle::Other
             }
             (EngineArg::Pm4, "indirect_buffer") => {
                 l.only(&["op", "addr", "size_dwords"], "indirect_buffer")?;
-                pm4.indirect_buffer(GpuVa(l.u64("addr")?), l.u32("size_dwords")?)
-                    .map_err(cmd_err)?;
+                self.pm4
+                    .indirect_buffer(GpuVa(l.u64("addr")?), l.u32("size_dwords")?)
+                    .map_err(|e| cmd_err(l.n, op, e))?;
                 Handle::Other
             }
             (EngineArg::Pm4, "exec") => {
                 l.only(&["op", "program", "kernargs", "global", "local"], "exec")?;
                 let prog = l.program("program")?;
-                let (h, dw) = pm4
+                let (h, dw) = self
+                    .pm4
                     .exec(
                         &prog,
                         GpuVa(l.u64("kernargs")?),
                         l.dims("global")?,
                         l.dims("local")?,
                     )
-                    .map_err(cmd_err)?;
-                dps.resize(ops.len() + 1, None);
-                if let (Some(dw), Some(slot)) = (dw, dps.last_mut()) {
+                    .map_err(|e| cmd_err(l.n, op, e))?;
+                self.dps.resize(self.ops.len() + 1, None);
+                if let (Some(dw), Some(slot)) = (dw, self.dps.last_mut()) {
                     *slot = Some(dw.packet.to_bytes());
                 }
                 Handle::Exec(h)
             }
             (EngineArg::Sdma, "copy") => {
                 l.only(&["op", "dst", "src", "size"], "copy")?;
-                sdma.copy(GpuVa(l.u64("dst")?), GpuVa(l.u64("src")?), l.u64("size")?)
-                    .map_err(cmd_err)?;
+                self.sdma
+                    .copy(GpuVa(l.u64("dst")?), GpuVa(l.u64("src")?), l.u64("size")?)
+                    .map_err(|e| cmd_err(l.n, op, e))?;
                 Handle::Other
             }
             (_, "wait") => {
@@ -306,121 +320,232 @@ pub(crate) fn encode_script(
                 let s = l.signal("signal")?;
                 let v = l.u32("value")?;
                 Handle::Wait(
-                    match engine {
-                        EngineArg::Pm4 => pm4.wait(&s, v),
-                        EngineArg::Sdma => sdma.wait(&s, v),
+                    match self.engine {
+                        EngineArg::Pm4 => self.pm4.wait(&s, v),
+                        EngineArg::Sdma => self.sdma.wait(&s, v),
                     }
-                    .map_err(cmd_err)?,
+                    .map_err(|e| cmd_err(l.n, op, e))?,
                 )
             }
             (_, "signal") => {
                 l.only(&["op", "signal", "value"], "signal")?;
                 let s = l.signal("signal")?;
                 Handle::Signal(
-                    match engine {
-                        EngineArg::Pm4 => pm4.signal(&s, l.u64("value")?),
-                        EngineArg::Sdma => sdma.signal(&s, l.u32("value")?),
+                    match self.engine {
+                        EngineArg::Pm4 => self.pm4.signal(&s, l.u64("value")?),
+                        EngineArg::Sdma => self.sdma.signal(&s, l.u32("value")?),
                     }
-                    .map_err(cmd_err)?,
+                    .map_err(|e| cmd_err(l.n, op, e))?,
                 )
             }
             (_, "timestamp") => {
                 l.only(&["op", "signal"], "timestamp")?;
                 let s = l.signal("signal")?;
-                match engine {
-                    EngineArg::Pm4 => pm4.timestamp(&s).map(|_| ()),
-                    EngineArg::Sdma => sdma.timestamp(&s).map(|_| ()),
+                match self.engine {
+                    EngineArg::Pm4 => self.pm4.timestamp(&s).map(|_| ()),
+                    EngineArg::Sdma => self.sdma.timestamp(&s).map(|_| ()),
                 }
-                .map_err(cmd_err)?;
+                .map_err(|e| cmd_err(l.n, op, e))?;
                 Handle::Other
-            }
-            (EngineArg::Pm4, "update_exec") => {
-                l.only(&["op", "cmd", "global", "local"], "update_exec")?;
-                let (idx, h) = handle(&l)?;
-                let Handle::Exec(h) = h else {
-                    return Err(err(
-                        n,
-                        "cmd",
-                        format!("command {idx} is a {}, not an exec", ops[idx].0),
-                    ));
-                };
-                let dw = pm4
-                    .update_exec(&h, l.dims("global")?, l.dims("local")?)
-                    .map_err(cmd_err)?;
-                if let (Some(dw), Some(slot)) = (dw, dps.get_mut(idx)) {
-                    *slot = Some(dw.packet.to_bytes());
-                }
-                continue;
-            }
-            (_, "update_wait") => {
-                l.only(&["op", "cmd", "signal", "value"], "update_wait")?;
-                let (idx, h) = handle(&l)?;
-                let Handle::Wait(h) = h else {
-                    return Err(err(
-                        n,
-                        "cmd",
-                        format!("command {idx} is a {}, not a wait", ops[idx].0),
-                    ));
-                };
-                let s = l.opt("signal", Line::signal)?;
-                let v = l.opt("value", Line::u32)?;
-                match engine {
-                    EngineArg::Pm4 => pm4.update_wait(&h, s.as_ref(), v),
-                    EngineArg::Sdma => sdma.update_wait(&h, s.as_ref(), v),
-                }
-                .map_err(cmd_err)?;
-                continue;
-            }
-            (_, "update_signal") => {
-                l.only(&["op", "cmd", "signal", "value"], "update_signal")?;
-                let (idx, h) = handle(&l)?;
-                let Handle::Signal(h) = h else {
-                    return Err(err(
-                        n,
-                        "cmd",
-                        format!("command {idx} is a {}, not a signal", ops[idx].0),
-                    ));
-                };
-                let s = l.opt("signal", Line::signal)?;
-                match engine {
-                    EngineArg::Pm4 => pm4.update_signal(&h, s.as_ref(), l.opt("value", Line::u64)?),
-                    EngineArg::Sdma => {
-                        sdma.update_signal(&h, s.as_ref(), l.opt("value", Line::u32)?)
-                    }
-                }
-                .map_err(cmd_err)?;
-                continue;
             }
             (e, other) => {
                 let eng = if e == EngineArg::Pm4 { "pm4" } else { "sdma" };
                 return Err(err(
-                    n,
+                    l.n,
                     "op",
                     format!("`{other}` is not an op of the {eng} engine"),
                 ));
             }
-        };
-        ops.push((op, h));
+        })
     }
-    let (dwords, offsets) = match engine {
-        EngineArg::Pm4 => (pm4.as_dwords(), pm4.cmd_offsets()),
-        EngineArg::Sdma => (sdma.as_dwords(), sdma.cmd_offsets()),
-    };
-    let mut out = Vec::with_capacity(ops.len());
-    for (i, (op, _)) in ops.iter().enumerate() {
-        let start = offsets.get(i).map_or(0, |&o| o as usize);
-        let end = offsets.get(i + 1).map_or(dwords.len(), |&o| o as usize);
-        // Built by hand so the keys keep the documented order (cmd, op, dwords, dispatch_packet).
-        let mut line = format!(
-            "{{\"cmd\":{i},\"op\":{},\"dwords\":{}",
-            json!(op),
-            json!(dwords.get(start..end).unwrap_or_default())
-        );
-        if let Some(Some(dp)) = dps.get(i) {
-            line.push_str(&format!(",\"dispatch_packet\":{}", json!(dp.to_vec())));
+
+    /// The command line `l`'s `cmd` names, with its handle.
+    fn handle(&self, l: &Line<'_>) -> Result<(usize, Handle), String> {
+        let c = l.u64("cmd")?;
+        let idx = usize::try_from(c)
+            .ok()
+            .filter(|&c| c < self.ops.len())
+            .ok_or_else(|| {
+                err(
+                    l.n,
+                    "cmd",
+                    format!(
+                        "{c} is not a command index (there are {} commands so far)",
+                        self.ops.len()
+                    ),
+                )
+            })?;
+        Ok((idx, self.ops[idx].1))
+    }
+
+    /// Patches an earlier command (`op` is an `update_*`).
+    fn update(&mut self, l: &Line<'_>, op: &str) -> Result<(), String> {
+        match (self.engine, op) {
+            (EngineArg::Pm4, "update_exec") => {
+                l.only(&["op", "cmd", "global", "local"], "update_exec")?;
+                let (idx, h) = self.handle(l)?;
+                let Handle::Exec(h) = h else {
+                    return Err(err(
+                        l.n,
+                        "cmd",
+                        format!("command {idx} is a {}, not an exec", self.ops[idx].0),
+                    ));
+                };
+                let dw = self
+                    .pm4
+                    .update_exec(&h, l.dims("global")?, l.dims("local")?)
+                    .map_err(|e| cmd_err(l.n, op, e))?;
+                if let (Some(dw), Some(slot)) = (dw, self.dps.get_mut(idx)) {
+                    *slot = Some(dw.packet.to_bytes());
+                }
+                Ok(())
+            }
+            (_, "update_wait") => {
+                l.only(&["op", "cmd", "signal", "value"], "update_wait")?;
+                let (idx, h) = self.handle(l)?;
+                let Handle::Wait(h) = h else {
+                    return Err(err(
+                        l.n,
+                        "cmd",
+                        format!("command {idx} is a {}, not a wait", self.ops[idx].0),
+                    ));
+                };
+                let s = l.opt("signal", Line::signal)?;
+                let v = l.opt("value", Line::u32)?;
+                match self.engine {
+                    EngineArg::Pm4 => self.pm4.update_wait(&h, s.as_ref(), v),
+                    EngineArg::Sdma => self.sdma.update_wait(&h, s.as_ref(), v),
+                }
+                .map_err(|e| cmd_err(l.n, op, e))?;
+                Ok(())
+            }
+            (_, "update_signal") => {
+                l.only(&["op", "cmd", "signal", "value"], "update_signal")?;
+                let (idx, h) = self.handle(l)?;
+                let Handle::Signal(h) = h else {
+                    return Err(err(
+                        l.n,
+                        "cmd",
+                        format!("command {idx} is a {}, not a signal", self.ops[idx].0),
+                    ));
+                };
+                let s = l.opt("signal", Line::signal)?;
+                match self.engine {
+                    EngineArg::Pm4 => {
+                        self.pm4
+                            .update_signal(&h, s.as_ref(), l.opt("value", Line::u64)?)
+                    }
+                    EngineArg::Sdma => {
+                        self.sdma
+                            .update_signal(&h, s.as_ref(), l.opt("value", Line::u32)?)
+                    }
+                }
+                .map_err(|e| cmd_err(l.n, op, e))?;
+                Ok(())
+            }
+            (e, other) => {
+                let eng = if e == EngineArg::Pm4 { "pm4" } else { "sdma" };
+                Err(err(
+                    l.n,
+                    "op",
+                    format!("`{other}` is not an op of the {eng} engine"),
+                ))
+            }
         }
-        line.push('}');
-        out.push(line);
     }
-    Ok(out)
+
+    /// One output line per command: its index, op, dwords and dispatch packet.
+    fn lines(&self) -> Vec<String> {
+        let engine = self.engine;
+        let (pm4, sdma, ops, dps) = (&self.pm4, &self.sdma, &self.ops, &self.dps);
+        let (dwords, offsets) = match engine {
+            EngineArg::Pm4 => (pm4.as_dwords(), pm4.cmd_offsets()),
+            EngineArg::Sdma => (sdma.as_dwords(), sdma.cmd_offsets()),
+        };
+        let mut out = Vec::with_capacity(ops.len());
+        for (i, (op, _)) in ops.iter().enumerate() {
+            let start = offsets.get(i).map_or(0, |&o| o as usize);
+            let end = offsets.get(i + 1).map_or(dwords.len(), |&o| o as usize);
+            // Built by hand so the keys keep the documented order (cmd, op, dwords, dispatch_packet).
+            let mut line = format!(
+                "{{\"cmd\":{i},\"op\":{},\"dwords\":{}",
+                json!(op),
+                json!(dwords.get(start..end).unwrap_or_default())
+            );
+            if let Some(Some(dp)) = dps.get(i) {
+                line.push_str(&format!(",\"dispatch_packet\":{}", json!(dp.to_vec())));
+            }
+            line.push('}');
+            out.push(line);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hcq_core::arch::GFX11;
+
+    fn enc(engine: EngineArg, script: &str) -> Result<Vec<String>, String> {
+        // The lists (1.25 MiB) are built on the stack before they are boxed in a debug build:
+        // more than a test thread's 2 MiB holds with both (the binary's main thread has 8).
+        let script = script.to_string();
+        std::thread::Builder::new()
+            .stack_size(16 << 20)
+            .spawn(move || encode_script(&script, engine, &GFX11))
+            .unwrap()
+            .join()
+            .unwrap()
+    }
+
+    const WAIT: &str = r#"{"op":"wait","signal":{"addr":4096},"value":3}"#;
+
+    #[test]
+    fn updates_patch_the_command_they_name() {
+        let before = enc(EngineArg::Pm4, WAIT).unwrap();
+        let after = enc(
+            EngineArg::Pm4,
+            &format!("{WAIT}\n{}", r#"{"op":"update_wait","cmd":0,"value":9}"#),
+        )
+        .unwrap();
+        assert_eq!(after.len(), 1, "an update adds no command: {after:?}");
+        assert_ne!(before, after);
+        assert!(after[0].contains(",9,"), "{after:?}");
+    }
+
+    #[test]
+    fn updates_name_a_wrong_or_missing_command() {
+        let e = enc(
+            EngineArg::Pm4,
+            &format!(
+                "{WAIT}\n{}",
+                r#"{"op":"update_exec","cmd":0,"global":[1,1,1],"local":[1,1,1]}"#
+            ),
+        )
+        .unwrap_err();
+        assert!(
+            e.contains("line 2") && e.contains("command 0 is a wait, not an exec"),
+            "{e}"
+        );
+        let e = enc(EngineArg::Sdma, r#"{"op":"update_signal","cmd":3}"#).unwrap_err();
+        assert!(
+            e.contains("3 is not a command index (there are 0 commands so far)"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn ops_of_the_other_engine_are_refused() {
+        let e = enc(EngineArg::Sdma, r#"{"op":"memory_barrier"}"#).unwrap_err();
+        assert!(
+            e.contains("`memory_barrier` is not an op of the sdma engine"),
+            "{e}"
+        );
+        let e = enc(EngineArg::Pm4, r#"{"op":"update_copy","cmd":0}"#).unwrap_err();
+        assert!(
+            e.contains("`update_copy` is not an op of the pm4 engine"),
+            "{e}"
+        );
+    }
 }

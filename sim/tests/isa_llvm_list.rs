@@ -18,9 +18,9 @@
 //! `sim/README.md` (executed / listed per family) is checked against the same run.
 //! `ISA_LIST_BLESS=1` rewrites the gap lists and the README table instead of failing.
 
+use core::fmt::Write as _;
 use hcq_sim::isa::{FlatMemory, FloatMode, Isa, Launch, ScratchSetup, decode::decode, run};
 use std::collections::{BTreeMap, BTreeSet};
-use core::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 const TARGETS: [&str; 4] = ["gfx90a", "gfx942", "gfx1100", "gfx1201"];

@@ -86,22 +86,76 @@ pub(crate) struct QueueParams<'a> {
     pub doorbells: &'a Mutex<Option<Arc<Mapping>>>,
 }
 
+/// The ring's layout and its size as CREATE_QUEUE takes it, or why KFD would refuse it.
+fn ring_layout<K: RingKind>(ring_size: u64) -> Result<(RingLayout<K>, u32)> {
+    let layout = RingLayout::<K>::new(ring_size)
+        .map_err(|e| Error::InvalidArgument(format!("{} ring: {e}", K::NAME)))?;
+    if ring_size < u64::from(abi::KFD_MIN_QUEUE_RING_SIZE) {
+        return Err(Error::InvalidArgument(format!(
+            "{} ring of {} bytes: KFD needs at least {} (it would read past a smaller ring)",
+            K::NAME,
+            ring_size,
+            abi::KFD_MIN_QUEUE_RING_SIZE
+        )));
+    }
+    let size32 = u32::try_from(ring_size).map_err(|_| {
+        Error::InvalidArgument(format!("ring size {ring_size:#x} does not fit 32 bits"))
+    })?;
+    Ok((layout, size32))
+}
+
+/// A compute queue's end-of-pipe buffer and context save area (CWSR), with the control-stack
+/// and save-area sizes CREATE_QUEUE takes; none for SDMA queues or a node without CWSR.
+fn save_areas(p: &QueueParams<'_>) -> Result<(Option<Bo>, Option<Bo>, u32, u32)> {
+    Ok(match (p.ty, p.cwsr) {
+        (QueueType::Compute, Some(c)) if c.eop_buffer_size != 0 => {
+            let eop = p.core.alloc(
+                p.gpu_id,
+                u64::from(c.eop_buffer_size),
+                MemoryKind::Vram,
+                BoOptions::default(),
+            )?;
+            let cwsr_len = c.min_cwsr_mapping_size().ok_or_else(|| {
+                Error::Protocol(format!(
+                    "CWSR area for cwsr_size {:#x} overflows",
+                    c.cwsr_size
+                ))
+            })?;
+            let cwsr = p
+                .core
+                .alloc(p.gpu_id, cwsr_len, MemoryKind::Vram, BoOptions::default())?;
+            (Some(eop), Some(cwsr), c.ctl_stack_size, c.cwsr_size)
+        }
+        (QueueType::Compute, Some(c)) => (None, None, c.ctl_stack_size, 0),
+        _ => (None, None, 0, 0),
+    })
+}
+
+/// The device's doorbell page: mapped by the first queue (at the slice holding
+/// `doorbell_offset`), shared by the rest.
+fn doorbell_page(p: &QueueParams<'_>, doorbell_offset: u64) -> Result<Arc<Mapping>> {
+    let mut db = lock(p.doorbells);
+    if let Some(m) = db.as_ref() {
+        return Ok(Arc::clone(m));
+    }
+    let m = Arc::new(Mapping::new(
+        &p.core.sys,
+        "mmap doorbells",
+        abi::KFD_DOORBELL_SLICE_SIZE,
+        hcq_core::kfd::Prot::READ_WRITE,
+        hcq_core::kfd::MapKind::File {
+            fd: p.core.fd,
+            offset: abi::doorbell_slice_offset(doorbell_offset),
+        },
+    )?);
+    *db = Some(Arc::clone(&m));
+    Ok(m)
+}
+
 impl<K: RingKind> HwQueue<K> {
     /// Creates the queue; returns it and its ring's producer.
     pub(crate) fn create(p: &QueueParams<'_>) -> Result<(Self, RingWriter<K>)> {
-        let layout = RingLayout::<K>::new(p.ring_size)
-            .map_err(|e| Error::InvalidArgument(format!("{} ring: {e}", K::NAME)))?;
-        if p.ring_size < u64::from(abi::KFD_MIN_QUEUE_RING_SIZE) {
-            return Err(Error::InvalidArgument(format!(
-                "{} ring of {} bytes: KFD needs at least {} (it would read past a smaller ring)",
-                K::NAME,
-                p.ring_size,
-                abi::KFD_MIN_QUEUE_RING_SIZE
-            )));
-        }
-        let ring_size = u32::try_from(p.ring_size).map_err(|_| {
-            Error::InvalidArgument(format!("ring size {:#x} does not fit 32 bits", p.ring_size))
-        })?;
+        let (layout, ring_size) = ring_layout::<K>(p.ring_size)?;
         let uncached = BoOptions {
             uncached: true,
             ..BoOptions::default()
@@ -110,28 +164,7 @@ impl<K: RingKind> HwQueue<K> {
             .core
             .alloc(p.gpu_id, p.ring_size, MemoryKind::Gtt, uncached)?;
         let ptrs = p.core.alloc(p.gpu_id, 4096, MemoryKind::Gtt, uncached)?;
-        let (eop, cwsr, ctl_stack_size, ctx_size) = match (p.ty, p.cwsr) {
-            (QueueType::Compute, Some(c)) if c.eop_buffer_size != 0 => {
-                let eop = p.core.alloc(
-                    p.gpu_id,
-                    u64::from(c.eop_buffer_size),
-                    MemoryKind::Vram,
-                    BoOptions::default(),
-                )?;
-                let cwsr_len = c.min_cwsr_mapping_size().ok_or_else(|| {
-                    Error::Protocol(format!(
-                        "CWSR area for cwsr_size {:#x} overflows",
-                        c.cwsr_size
-                    ))
-                })?;
-                let cwsr =
-                    p.core
-                        .alloc(p.gpu_id, cwsr_len, MemoryKind::Vram, BoOptions::default())?;
-                (Some(eop), Some(cwsr), c.ctl_stack_size, c.cwsr_size)
-            }
-            (QueueType::Compute, Some(c)) => (None, None, c.ctl_stack_size, 0),
-            _ => (None, None, 0, 0),
-        };
+        let (eop, cwsr, ctl_stack_size, ctx_size) = save_areas(p)?;
         let ptr_base = ptrs.va();
         let mut args = abi::CreateQueueArgs {
             ring_base_address: ring.va(),
@@ -178,26 +211,7 @@ impl<K: RingKind> HwQueue<K> {
             queue_id: args.queue_id,
             armed: true,
         };
-        let page = {
-            let mut db = lock(p.doorbells);
-            match db.as_ref() {
-                Some(m) => Arc::clone(m),
-                None => {
-                    let m = Arc::new(Mapping::new(
-                        &p.core.sys,
-                        "mmap doorbells",
-                        abi::KFD_DOORBELL_SLICE_SIZE,
-                        hcq_core::kfd::Prot::READ_WRITE,
-                        hcq_core::kfd::MapKind::File {
-                            fd: p.core.fd,
-                            offset: abi::doorbell_slice_offset(args.doorbell_offset),
-                        },
-                    )?);
-                    *db = Some(Arc::clone(&m));
-                    m
-                }
-            }
-        };
+        let page = doorbell_page(p, args.doorbell_offset)?;
         let doorbell = Doorbell::new(page, abi::doorbell_in_slice(args.doorbell_offset))
             .ok_or_else(|| {
                 Error::Protocol(format!(

@@ -220,38 +220,13 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         println!("{note}");
     }
     let mut sum = Summary::default();
-    let t = Instant::now();
-    let dev = Device::open(backend.kfd(), 0).map_err(|e| {
-        CliError::failed_with(format!("opening GPU 0: {e}"), super::driver_next_step(&e))
-    })?;
-    let target = dev.target_name();
-    println!(
-        "device: gpu_id {:#x} {target}, {} CUs",
-        dev.gpu_id(),
-        dev.properties().cu_count()
-    );
-    let add_co = kernels::vector_add(&target).ok_or_else(|| {
-        CliError::failed_with(
-            format!("no vector_add build for {target}"),
-            format!("use a GPU of {:?}, or --sim", kernels::TARGETS),
-        )
-    })?;
-    let fill_co = kernels::fill(&target)
-        .ok_or_else(|| CliError::failed_with(format!("no fill build for {target}"), "use --sim"))?;
-    let add = Program::load(&dev, add_co, "vector_add")?;
-    let fill = Program::load(&dev, fill_co, "fill")?;
-    sum.add(
-        "open the device, load 2 kernels",
-        t.elapsed().as_secs_f64(),
-        "",
-    );
+    let (dev, add, fill) = open_and_load(&backend, &mut sum)?;
     dev.set_trace(o.trace);
     dev.set_profiling(true);
 
     let bytes = o.mib << 20;
     let n = bytes / 4;
     let n32 = u32::try_from(n).map_err(|_| CliError::usage("--mib too large"))?;
-    let groups = n32.div_ceil(64);
     progress(&format!("allocating 4 x {} MiB of VRAM ...", o.mib));
     let t = Instant::now();
     let bufs = Buffers {
@@ -282,35 +257,97 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     );
     sum.add(format!("copy in 2 x {} MiB", o.mib), copy_in_s, rate);
 
-    // The chain: ones = 1; c = a + b; then `chain` times c = c + ones.
+    let chain = Chain {
+        fill: &fill,
+        add: &add,
+        a: &bufs.a,
+        b: &bufs.b,
+        c: &bufs.c,
+        ones: &bufs.ones,
+        n: n32,
+        chain: o.chain,
+    };
+    launch_chain(&dev, &chain, on_sim, &mut sum)?;
+    copy_out_and_verify(&dev, &chain, &o, &mut out, &mut sum)?;
+    graph_replays(&dev, &chain, &mut out, &mut sum)?;
+    sum.print();
+    Ok(())
+}
+
+/// Opens GPU 0 of `backend` and loads the demo's two kernels (`vector_add`, `fill`).
+fn open_and_load(
+    backend: &Backend,
+    sum: &mut Summary,
+) -> Result<(Device, Program, Program), CliError> {
+    let t = Instant::now();
+    let dev = Device::open(backend.kfd(), 0).map_err(|e| {
+        CliError::failed_with(format!("opening GPU 0: {e}"), super::driver_next_step(&e))
+    })?;
+    let target = dev.target_name();
+    println!(
+        "device: gpu_id {:#x} {target}, {} CUs",
+        dev.gpu_id(),
+        dev.properties().cu_count()
+    );
+    let add_co = kernels::vector_add(&target).ok_or_else(|| {
+        CliError::failed_with(
+            format!("no vector_add build for {target}"),
+            format!("use a GPU of {:?}, or --sim", kernels::TARGETS),
+        )
+    })?;
+    let fill_co = kernels::fill(&target)
+        .ok_or_else(|| CliError::failed_with(format!("no fill build for {target}"), "use --sim"))?;
+    let add = Program::load(&dev, add_co, "vector_add")?;
+    let fill = Program::load(&dev, fill_co, "fill")?;
+    sum.add(
+        "open the device, load 2 kernels",
+        t.elapsed().as_secs_f64(),
+        "",
+    );
+    Ok((dev, add, fill))
+}
+
+/// Launches the chain (`ones = 1; c = a + b;` then `chain` times `c = c + ones`), waits for it
+/// and prints each launch's GPU time (modelled on the simulator, measured on a GPU).
+fn launch_chain(
+    dev: &Device,
+    ch: &Chain<'_>,
+    on_sim: bool,
+    sum: &mut Summary,
+) -> Result<(), CliError> {
+    let n32 = ch.n;
+    let groups = n32.div_ceil(64);
     let t = Instant::now();
     let fill_args = FillArgs {
-        buf: bufs.ones.va().get(),
+        buf: ch.ones.va().get(),
         value: 1,
         n: n32,
     };
-    progress(&format!("launch fill, vector_add and {} more ...", o.chain));
+    progress(&format!(
+        "launch fill, vector_add and {} more ...",
+        ch.chain
+    ));
     // SAFETY: `ones` holds n u32s, stays alive until the synchronize below.
-    unsafe { fill.launch_pod(&fill_args, [groups, 1, 1], [64, 1, 1]) }?;
+    unsafe { ch.fill.launch_pod(&fill_args, [groups, 1, 1], [64, 1, 1]) }?;
     let first = VectorAddArgs {
-        a: bufs.a.va().get(),
-        b: bufs.b.va().get(),
-        c: bufs.c.va().get(),
+        a: ch.a.va().get(),
+        b: ch.b.va().get(),
+        c: ch.c.va().get(),
         n: n32,
     };
     // SAFETY: a, b, c hold n u32s each and outlive the synchronize below.
-    unsafe { add.launch_pod(&first, [groups, 1, 1], [64, 1, 1]) }?;
-    for _ in 0..o.chain {
+    unsafe { ch.add.launch_pod(&first, [groups, 1, 1], [64, 1, 1]) }?;
+    for _ in 0..ch.chain {
         let step = VectorAddArgs {
-            a: bufs.c.va().get(),
-            b: bufs.ones.va().get(),
-            c: bufs.c.va().get(),
+            a: ch.c.va().get(),
+            b: ch.ones.va().get(),
+            c: ch.c.va().get(),
             n: n32,
         };
         // SAFETY: as above; in-place c = c + 1 reads and writes each element in one thread.
-        unsafe { add.launch_pod(&step, [groups, 1, 1], [64, 1, 1]) }?;
+        unsafe { ch.add.launch_pod(&step, [groups, 1, 1], [64, 1, 1]) }?;
     }
-    progress(&format!("running {} launches ...", o.chain + 2));
+    progress(&format!("running {} launches ...", ch.chain + 2));
     dev.synchronize()?;
     let run_s = t.elapsed().as_secs_f64();
     progress("");
@@ -331,6 +368,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
             r.duration().as_secs_f64() * 1e6
         );
     }
+    let n = u64::from(n32);
     println!(
         "{} launches over {n} elements in {:.1} ms host time",
         records.len(),
@@ -345,22 +383,29 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
             (n as f64 * records.len() as f64) / run_s.max(1e-9) / 1e6
         ),
     );
+    Ok(())
+}
 
-    progress(&format!("copy out {} MiB ...", o.mib));
+/// Copies `c` out into `out` and checks every element against the chain's inputs.
+fn copy_out_and_verify(
+    dev: &Device,
+    ch: &Chain<'_>,
+    o: &Opts,
+    out: &mut [u8],
+    sum: &mut Summary,
+) -> Result<(), CliError> {
+    let (n, mib) = (u64::from(ch.n), o.mib);
+    progress(&format!("copy out {mib} MiB ..."));
     let t = Instant::now();
-    dev.copy_out(&bufs.c, &mut out)?;
+    dev.copy_out(ch.c, out)?;
     let copy_out_s = t.elapsed().as_secs_f64();
     progress("");
-    let rate = format!("{:.2} GB/s", gb_per_s(bytes, copy_out_s));
-    println!(
-        "copy out: {} MiB in {:.1} ms ({rate})",
-        o.mib,
-        copy_out_s * 1e3
-    );
-    sum.add(format!("copy out {} MiB", o.mib), copy_out_s, rate);
+    let rate = format!("{:.2} GB/s", gb_per_s(mib << 20, copy_out_s));
+    println!("copy out: {mib} MiB in {:.1} ms ({rate})", copy_out_s * 1e3);
+    sum.add(format!("copy out {mib} MiB"), copy_out_s, rate);
 
     let t = Instant::now();
-    let first_bad = check(&out, o.chain, 1);
+    let first_bad = check(out, ch.chain, 1);
     sum.add(
         format!("verify {n} elements"),
         t.elapsed().as_secs_f64(),
@@ -386,20 +431,8 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     }
     println!(
         "verified all {n} elements: c[i] = a[i] + b[i] + {}",
-        o.chain
+        ch.chain
     );
-    let chain = Chain {
-        fill: &fill,
-        add: &add,
-        a: &bufs.a,
-        b: &bufs.b,
-        c: &bufs.c,
-        ones: &bufs.ones,
-        n: n32,
-        chain: o.chain,
-    };
-    graph_replays(&dev, &chain, &mut out, &mut sum)?;
-    sum.print();
     Ok(())
 }
 

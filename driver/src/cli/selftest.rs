@@ -179,153 +179,186 @@ fn expect_eq<T: PartialEq + core::fmt::Debug>(
     ))
 }
 
+/// Work-items of the one-dimensional kernel checks.
+const N: u32 = 1000;
+
 /// The fixture kernels, each against its expected output.
 fn kernel_checks(out: &mut Vec<Check>, dev: &Device) {
-    let n = 1000u32;
-    check(out, "kernel:fill", || {
-        let p = load(dev, "fill", "fill")?;
-        let b = buf_u32(dev, &vec![0; n as usize])?;
-        // SAFETY: fill writes n u32s of `b`, which holds n; waited for below.
-        unsafe {
-            p.launch_builder()
-                .arg(&b)
-                .arg(&0xC0FFEEu32)
-                .arg(&n)
-                .groups([n.div_ceil(64), 1, 1])
-                .block([64, 1, 1])
-                .launch_wait()
-        }
-        .map_err(e2s)?;
-        expect_eq(
-            "fill",
-            &read_u32s(dev, &b, n as usize)?,
-            &vec![0xC0FFEE; n as usize],
-        )?;
-        Ok(format!("{n} u32s"))
-    });
-    check(out, "kernel:vector_add", || {
-        let p = load(dev, "vector_add", "vector_add")?;
-        let a: Vec<u32> = (0..n).collect();
-        let bv: Vec<u32> = (0..n).map(|i| i * 3 + 7).collect();
-        let (ab, bb, cb) = (
-            buf_u32(dev, &a)?,
-            buf_u32(dev, &bv)?,
-            buf_u32(dev, &vec![0; n as usize])?,
-        );
-        // SAFETY: vector_add reads n u32s of `ab` and `bb` and writes n of `cb`; waited for.
-        unsafe {
-            p.launch_builder()
-                .arg(&ab)
-                .arg(&bb)
-                .arg(&cb)
-                .arg(&n)
-                .groups([n.div_ceil(64), 1, 1])
-                .block([64, 1, 1])
-                .launch_wait()
-        }
-        .map_err(e2s)?;
-        let want: Vec<u32> = a.iter().zip(&bv).map(|(x, y)| x + y).collect();
-        expect_eq("vector_add", &read_u32s(dev, &cb, n as usize)?, &want)?;
-        Ok(format!("{n} u32s"))
-    });
-    check(out, "kernel:global_id", || {
-        let p = load(dev, "global_id", "global_id")?;
-        let b = buf_u32(dev, &vec![u32::MAX; n as usize])?;
-        // SAFETY: global_id writes n u32s of `b`, which holds n; waited for.
-        unsafe {
-            p.launch_builder()
-                .arg(&b)
-                .arg(&n)
-                .groups([n.div_ceil(128), 1, 1])
-                .block([128, 1, 1])
-                .launch_wait()
-        }
-        .map_err(e2s)?;
-        let want: Vec<u32> = (0..n).collect();
-        expect_eq("global_id", &read_u32s(dev, &b, n as usize)?, &want)?;
-        Ok("hidden arguments filled".into())
-    });
-    check(out, "kernel:lds_reverse", || {
-        let p = load(dev, "lds_reverse", "lds_reverse")?;
-        let data: Vec<u32> = (0..256).collect();
-        let b = buf_u32(dev, &data)?;
-        // SAFETY: lds_reverse rewrites 64 u32s per group, 4 groups: 256, `b`'s size.
-        unsafe {
-            p.launch_builder()
-                .arg(&b)
-                .groups([4, 1, 1])
-                .block([64, 1, 1])
-                .launch_wait()
-        }
-        .map_err(e2s)?;
-        let want: Vec<u32> = data
-            .chunks(64)
-            .flat_map(|c| c.iter().rev().copied())
-            .collect();
-        expect_eq("lds_reverse", &read_u32s(dev, &b, 256)?, &want)?;
-        Ok("256 u32s through LDS".into())
-    });
-    check(out, "kernel:grid_size", || {
-        let p = load(dev, "dispatch_ptr", "grid_size")?;
-        let b = buf_u32(dev, &[0; 256])?;
-        // SAFETY: grid_size writes one u32 per work-item, 192, into `b` (256).
-        unsafe {
-            p.launch_builder()
-                .arg(&b)
-                .groups([3, 1, 1])
-                .block([64, 1, 1])
-                .launch_wait()
-        }
-        .map_err(e2s)?;
-        let mut want = vec![192; 192];
-        want.extend([0; 64]);
-        expect_eq("grid_size", &read_u32s(dev, &b, 256)?, &want)?;
-        Ok("the dispatch packet's grid size".into())
-    });
-    check(out, "kernel:scratch_sum", || {
-        let p = load(dev, "scratch", "scratch_sum")?;
-        let b = buf_u32(dev, &[0; 256])?;
-        // SAFETY: scratch_sum writes one u32 per work-item, 192, into `b` (256).
-        unsafe {
-            p.launch_builder()
-                .arg(&b)
-                .arg(&7u32)
-                .groups([3, 1, 1])
-                .block([64, 1, 1])
-                .launch_wait()
-        }
-        .map_err(e2s)?;
-        let mut want = vec![840; 192];
-        want.extend([0; 64]);
-        expect_eq("scratch_sum", &read_u32s(dev, &b, 256)?, &want)?;
-        Ok("68 bytes of private segment per work-item".into())
-    });
-    check(out, "kernel:reduce_sum", || {
-        let p = load(dev, "reduce_local", "reduce_sum")?;
-        let input: Vec<f32> = (0..n).map(|i| (i % 13) as f32).collect();
-        let inb = buf_u32(dev, &input.iter().map(|v| v.to_bits()).collect::<Vec<_>>())?;
-        let groups = n.div_ceil(256);
-        let ob = buf_u32(dev, &vec![0; groups as usize])?;
-        // SAFETY: reduce_sum reads n floats of `inb` and writes `groups` of `ob`; waited for.
-        unsafe {
-            p.launch_builder()
-                .arg(&inb)
-                .arg(&ob)
-                .arg(&Lds(256 * 4))
-                .arg(&n)
-                .groups([groups, 1, 1])
-                .block([256, 1, 1])
-                .launch_wait()
-        }
-        .map_err(e2s)?;
-        let got: Vec<f32> = read_u32s(dev, &ob, groups as usize)?
-            .into_iter()
-            .map(f32::from_bits)
-            .collect();
-        let want: Vec<f32> = input.chunks(256).map(|c| c.iter().sum()).collect();
-        expect_eq("reduce_sum", &got, &want)?;
-        Ok("__local scratch argument".into())
-    });
+    type KernelCheck = fn(&Device) -> Result<String, String>;
+    const CHECKS: &[(&str, KernelCheck)] = &[
+        ("kernel:fill", kernel_fill),
+        ("kernel:vector_add", kernel_vector_add),
+        ("kernel:global_id", kernel_global_id),
+        ("kernel:lds_reverse", kernel_lds_reverse),
+        ("kernel:grid_size", kernel_grid_size),
+        ("kernel:scratch_sum", kernel_scratch_sum),
+        ("kernel:reduce_sum", kernel_reduce_sum),
+    ];
+    for (name, f) in CHECKS {
+        check(out, name, || f(dev));
+    }
+}
+
+/// `kernel:fill`: `fill` writes one value into every element.
+fn kernel_fill(dev: &Device) -> Result<String, String> {
+    let n = N;
+    let p = load(dev, "fill", "fill")?;
+    let b = buf_u32(dev, &vec![0; n as usize])?;
+    // SAFETY: fill writes n u32s of `b`, which holds n; waited for below.
+    unsafe {
+        p.launch_builder()
+            .arg(&b)
+            .arg(&0xC0FFEEu32)
+            .arg(&n)
+            .groups([n.div_ceil(64), 1, 1])
+            .block([64, 1, 1])
+            .launch_wait()
+    }
+    .map_err(e2s)?;
+    expect_eq(
+        "fill",
+        &read_u32s(dev, &b, n as usize)?,
+        &vec![0xC0FFEE; n as usize],
+    )?;
+    Ok(format!("{n} u32s"))
+}
+
+/// `kernel:vector_add`: `vector_add` adds two buffers element by element.
+fn kernel_vector_add(dev: &Device) -> Result<String, String> {
+    let n = N;
+    let p = load(dev, "vector_add", "vector_add")?;
+    let a: Vec<u32> = (0..n).collect();
+    let bv: Vec<u32> = (0..n).map(|i| i * 3 + 7).collect();
+    let (ab, bb, cb) = (
+        buf_u32(dev, &a)?,
+        buf_u32(dev, &bv)?,
+        buf_u32(dev, &vec![0; n as usize])?,
+    );
+    // SAFETY: vector_add reads n u32s of `ab` and `bb` and writes n of `cb`; waited for.
+    unsafe {
+        p.launch_builder()
+            .arg(&ab)
+            .arg(&bb)
+            .arg(&cb)
+            .arg(&n)
+            .groups([n.div_ceil(64), 1, 1])
+            .block([64, 1, 1])
+            .launch_wait()
+    }
+    .map_err(e2s)?;
+    let want: Vec<u32> = a.iter().zip(&bv).map(|(x, y)| x + y).collect();
+    expect_eq("vector_add", &read_u32s(dev, &cb, n as usize)?, &want)?;
+    Ok(format!("{n} u32s"))
+}
+
+/// `kernel:global_id`: `global_id` writes each work-item's id (hidden arguments filled).
+fn kernel_global_id(dev: &Device) -> Result<String, String> {
+    let n = N;
+    let p = load(dev, "global_id", "global_id")?;
+    let b = buf_u32(dev, &vec![u32::MAX; n as usize])?;
+    // SAFETY: global_id writes n u32s of `b`, which holds n; waited for.
+    unsafe {
+        p.launch_builder()
+            .arg(&b)
+            .arg(&n)
+            .groups([n.div_ceil(128), 1, 1])
+            .block([128, 1, 1])
+            .launch_wait()
+    }
+    .map_err(e2s)?;
+    let want: Vec<u32> = (0..n).collect();
+    expect_eq("global_id", &read_u32s(dev, &b, n as usize)?, &want)?;
+    Ok("hidden arguments filled".into())
+}
+
+/// `kernel:lds_reverse`: `lds_reverse` reverses each group's 64 elements through LDS.
+fn kernel_lds_reverse(dev: &Device) -> Result<String, String> {
+    let p = load(dev, "lds_reverse", "lds_reverse")?;
+    let data: Vec<u32> = (0..256).collect();
+    let b = buf_u32(dev, &data)?;
+    // SAFETY: lds_reverse rewrites 64 u32s per group, 4 groups: 256, `b`'s size.
+    unsafe {
+        p.launch_builder()
+            .arg(&b)
+            .groups([4, 1, 1])
+            .block([64, 1, 1])
+            .launch_wait()
+    }
+    .map_err(e2s)?;
+    let want: Vec<u32> = data
+        .chunks(64)
+        .flat_map(|c| c.iter().rev().copied())
+        .collect();
+    expect_eq("lds_reverse", &read_u32s(dev, &b, 256)?, &want)?;
+    Ok("256 u32s through LDS".into())
+}
+
+/// `kernel:grid_size`: `grid_size` reads the grid size from the dispatch packet.
+fn kernel_grid_size(dev: &Device) -> Result<String, String> {
+    let p = load(dev, "dispatch_ptr", "grid_size")?;
+    let b = buf_u32(dev, &[0; 256])?;
+    // SAFETY: grid_size writes one u32 per work-item, 192, into `b` (256).
+    unsafe {
+        p.launch_builder()
+            .arg(&b)
+            .groups([3, 1, 1])
+            .block([64, 1, 1])
+            .launch_wait()
+    }
+    .map_err(e2s)?;
+    let mut want = vec![192; 192];
+    want.extend([0; 64]);
+    expect_eq("grid_size", &read_u32s(dev, &b, 256)?, &want)?;
+    Ok("the dispatch packet's grid size".into())
+}
+
+/// `kernel:scratch_sum`: `scratch_sum` sums through 68 bytes of private segment per work-item.
+fn kernel_scratch_sum(dev: &Device) -> Result<String, String> {
+    let p = load(dev, "scratch", "scratch_sum")?;
+    let b = buf_u32(dev, &[0; 256])?;
+    // SAFETY: scratch_sum writes one u32 per work-item, 192, into `b` (256).
+    unsafe {
+        p.launch_builder()
+            .arg(&b)
+            .arg(&7u32)
+            .groups([3, 1, 1])
+            .block([64, 1, 1])
+            .launch_wait()
+    }
+    .map_err(e2s)?;
+    let mut want = vec![840; 192];
+    want.extend([0; 64]);
+    expect_eq("scratch_sum", &read_u32s(dev, &b, 256)?, &want)?;
+    Ok("68 bytes of private segment per work-item".into())
+}
+
+/// `kernel:reduce_sum`: `reduce_sum` reduces each group of 256 floats through a `__local` argument.
+fn kernel_reduce_sum(dev: &Device) -> Result<String, String> {
+    let n = N;
+    let p = load(dev, "reduce_local", "reduce_sum")?;
+    let input: Vec<f32> = (0..n).map(|i| (i % 13) as f32).collect();
+    let inb = buf_u32(dev, &input.iter().map(|v| v.to_bits()).collect::<Vec<_>>())?;
+    let groups = n.div_ceil(256);
+    let ob = buf_u32(dev, &vec![0; groups as usize])?;
+    // SAFETY: reduce_sum reads n floats of `inb` and writes `groups` of `ob`; waited for.
+    unsafe {
+        p.launch_builder()
+            .arg(&inb)
+            .arg(&ob)
+            .arg(&Lds(256 * 4))
+            .arg(&n)
+            .groups([groups, 1, 1])
+            .block([256, 1, 1])
+            .launch_wait()
+    }
+    .map_err(e2s)?;
+    let got: Vec<f32> = read_u32s(dev, &ob, groups as usize)?
+        .into_iter()
+        .map(f32::from_bits)
+        .collect();
+    let want: Vec<f32> = input.chunks(256).map(|c| c.iter().sum()).collect();
+    expect_eq("reduce_sum", &got, &want)?;
+    Ok("__local scratch argument".into())
 }
 
 /// The builder's refusals: each must be refused with its reason.

@@ -309,9 +309,6 @@ impl GraphBuilder {
     /// waits for it (see [`Self::internal_signals`]); a graph on both queues also ends its
     /// copy list with a signal the compute list waits for at its end.
     pub fn encode(&self, kernargs_va: GpuVa) -> Result<Encoded, GraphError> {
-        let mut pm4 = new_pm4(self.arch);
-        let mut sd = new_sdma(self.arch);
-        let mut table = new_table();
         let internal_offset = self.internal_offset();
         let internal_signals = self.internal_signals();
         if internal_signals > 0 && kernargs_va.get() % INTERNAL_SIGNAL_ALIGN != 0 {
@@ -329,10 +326,16 @@ impl GraphBuilder {
                     .get(),
             )
         };
-        // CAST: bytes / 4 of a region the host allocated.
-        let mut ka = vec![0u32; (self.kernargs_bytes() / 4) as usize];
+        let mut l = Lists {
+            pm4: new_pm4(self.arch),
+            sd: new_sdma(self.arch),
+            table: new_table(),
+            // CAST: bytes / 4 of a region the host allocated.
+            ka: vec![0u32; (self.kernargs_bytes() / 4) as usize],
+            kernargs_va,
+        };
         for v in &self.vars {
-            table.declare(*v)?;
+            l.table.declare(*v)?;
         }
         let mut prev: Option<Queue> = None;
         let mut next_internal = 0usize;
@@ -341,8 +344,8 @@ impl GraphBuilder {
             if let Some(p) = prev.filter(|&p| p != q) {
                 let r = internal(next_internal);
                 next_internal += 1;
-                internal_signal(&mut pm4, &mut sd, p, &r)?;
-                internal_wait(&mut pm4, &mut sd, q, &r)?;
+                internal_signal(&mut l.pm4, &mut l.sd, p, &r)?;
+                internal_wait(&mut l.pm4, &mut l.sd, q, &r)?;
             }
             prev = Some(q);
             match op {
@@ -352,81 +355,15 @@ impl GraphBuilder {
                     args,
                     dims,
                     ka_offset,
-                } => {
-                    self.write_args(args, *ka_offset, &mut ka, &mut table)?;
-                    let d = self.dims_of(dims)?;
-                    let kva = kernargs_va.offset(*ka_offset);
-                    let (h, dw) = pm4.exec(prog, kva, d.global, d.local)?;
-                    let packet = match (dw, &prog.dispatch) {
-                        (Some(dw), Some(info)) => Some(write_dispatch_packet(
-                            &dw.packet,
-                            ka_offset + info.packet_offset,
-                            &mut ka,
-                        )?),
-                        _ => None,
-                    };
-                    match dims {
-                        DimsArg::Var(var) => {
-                            table.bind_exec(
-                                *var,
-                                TARGET_PM4,
-                                pm4.as_dwords(),
-                                &h,
-                                *limits,
-                                packet,
-                            )?;
-                        }
-                        DimsArg::Fixed(d) => check_fixed_dims(d, limits)?,
-                    }
-                }
-                Op::Copy { dst, src, size } => {
-                    let (d, s) = (self.addr_of(dst)?, self.addr_of(src)?);
-                    let opts = sdma::CopyOptions::hardware(self.arch);
-                    let h = sd.copy_with(&opts, GpuVa(d), GpuVa(s), *size)?;
-                    let var = |b: &BufArg| match b {
-                        BufArg::Var { var, .. } => Some(*var),
-                        BufArg::Fixed(_) => None,
-                    };
-                    if var(src).is_some() || var(dst).is_some() {
-                        table.bind_copy(var(src), var(dst), TARGET_SDMA, sd.as_dwords(), &h)?;
-                    }
-                }
-                Op::Wait { queue, sig, value } => {
-                    let r = self.sig_of(sig)?;
-                    let v = self.scalar_of(value)?;
-                    let v32 = u32::try_from(v)
-                        .map_err(|_| invalid(format!("wait value {v:#x} does not fit 32 bits")))?;
-                    match queue {
-                        Queue::Compute => {
-                            let h = pm4.wait(&r, v32)?;
-                            bind_wait(&mut table, TARGET_PM4, pm4.as_dwords(), &h, sig, value)?;
-                        }
-                        Queue::Copy => {
-                            let h = sd.wait(&r, v32)?;
-                            bind_wait(&mut table, TARGET_SDMA, sd.as_dwords(), &h, sig, value)?;
-                        }
-                    }
-                }
+                } => self.encode_launch(&mut l, prog, limits, args, dims, *ka_offset)?,
+                Op::Copy { dst, src, size } => self.encode_copy(&mut l, dst, src, *size)?,
+                Op::Wait { queue, sig, value } => self.encode_wait(&mut l, *queue, sig, value)?,
                 Op::Signal { queue, sig, value } => {
-                    let r = self.sig_of(sig)?;
-                    let v = self.scalar_of(value)?;
-                    match queue {
-                        Queue::Compute => {
-                            let h = pm4.signal(&r, v)?;
-                            bind_signal(&mut table, TARGET_PM4, pm4.as_dwords(), &h, sig, value)?;
-                        }
-                        Queue::Copy => {
-                            let v32 = u32::try_from(v).map_err(|_| {
-                                invalid(format!("SDMA signal value {v:#x} does not fit 32 bits"))
-                            })?;
-                            let h = sd.signal(&r, v32)?;
-                            bind_signal(&mut table, TARGET_SDMA, sd.as_dwords(), &h, sig, value)?;
-                        }
-                    }
+                    self.encode_signal(&mut l, *queue, sig, value)?;
                 }
                 Op::Barrier => {
                     if !seeded!(GraphLaunchWithoutBarrier) {
-                        pm4.memory_barrier()?;
+                        l.pm4.memory_barrier()?;
                     }
                 }
             }
@@ -436,25 +373,138 @@ impl GraphBuilder {
             // follows) waits for it, so the replay's timeline value means both lists finished.
             let r = internal(next_internal);
             next_internal += 1;
-            internal_signal(&mut pm4, &mut sd, Queue::Copy, &r)?;
-            internal_wait(&mut pm4, &mut sd, Queue::Compute, &r)?;
+            internal_signal(&mut l.pm4, &mut l.sd, Queue::Copy, &r)?;
+            internal_wait(&mut l.pm4, &mut l.sd, Queue::Compute, &r)?;
         }
         if next_internal != internal_signals {
             return Err(invalid(format!(
                 "{next_internal} internal signals encoded, {internal_signals} laid out"
             )));
         }
-        table.seal();
+        l.table.seal();
         Ok(Encoded {
-            pm4,
-            sdma: sd,
-            kernargs: ka,
-            table,
+            pm4: l.pm4,
+            sdma: l.sd,
+            kernargs: l.ka,
+            table: l.table,
             kernargs_va,
             internal_offset,
             internal_signals,
         })
     }
+
+    /// Encodes one launch: its arguments into the kernargs image, its dispatch into the PM4
+    /// list, and the patch-table entries of a variable's dims.
+    fn encode_launch(
+        &self,
+        l: &mut Lists,
+        prog: &Program,
+        limits: &DimLimits,
+        args: &[Arg],
+        dims: &DimsArg,
+        ka_offset: u64,
+    ) -> Result<(), GraphError> {
+        self.write_args(args, ka_offset, &mut l.ka, &mut l.table)?;
+        let d = self.dims_of(dims)?;
+        let kva = l.kernargs_va.offset(ka_offset);
+        let (h, dw) = l.pm4.exec(prog, kva, d.global, d.local)?;
+        let packet = match (dw, &prog.dispatch) {
+            (Some(dw), Some(info)) => Some(write_dispatch_packet(
+                &dw.packet,
+                ka_offset + info.packet_offset,
+                &mut l.ka,
+            )?),
+            _ => None,
+        };
+        match dims {
+            DimsArg::Var(var) => {
+                l.table
+                    .bind_exec(*var, TARGET_PM4, l.pm4.as_dwords(), &h, *limits, packet)?;
+            }
+            DimsArg::Fixed(d) => check_fixed_dims(d, limits)?,
+        }
+        Ok(())
+    }
+
+    /// Encodes one copy into the SDMA list, binding the ends that are variables.
+    fn encode_copy(
+        &self,
+        l: &mut Lists,
+        dst: &BufArg,
+        src: &BufArg,
+        size: u64,
+    ) -> Result<(), GraphError> {
+        let (d, s) = (self.addr_of(dst)?, self.addr_of(src)?);
+        let opts = sdma::CopyOptions::hardware(self.arch);
+        let h = l.sd.copy_with(&opts, GpuVa(d), GpuVa(s), size)?;
+        let var = |b: &BufArg| match b {
+            BufArg::Var { var, .. } => Some(*var),
+            BufArg::Fixed(_) => None,
+        };
+        if var(src).is_some() || var(dst).is_some() {
+            l.table
+                .bind_copy(var(src), var(dst), TARGET_SDMA, l.sd.as_dwords(), &h)?;
+        }
+        Ok(())
+    }
+
+    /// Encodes a wait on `queue`'s list for `sig` to reach `value`.
+    fn encode_wait(
+        &self,
+        l: &mut Lists,
+        queue: Queue,
+        sig: &SigArg,
+        value: &ScalarArg,
+    ) -> Result<(), GraphError> {
+        let r = self.sig_of(sig)?;
+        let v = self.scalar_of(value)?;
+        let v32 = u32::try_from(v)
+            .map_err(|_| invalid(format!("wait value {v:#x} does not fit 32 bits")))?;
+        match queue {
+            Queue::Compute => {
+                let h = l.pm4.wait(&r, v32)?;
+                bind_wait(&mut l.table, TARGET_PM4, l.pm4.as_dwords(), &h, sig, value)
+            }
+            Queue::Copy => {
+                let h = l.sd.wait(&r, v32)?;
+                bind_wait(&mut l.table, TARGET_SDMA, l.sd.as_dwords(), &h, sig, value)
+            }
+        }
+    }
+
+    /// Encodes a signal write of `value` to `sig` at the end of `queue`'s work so far.
+    fn encode_signal(
+        &self,
+        l: &mut Lists,
+        queue: Queue,
+        sig: &SigArg,
+        value: &ScalarArg,
+    ) -> Result<(), GraphError> {
+        let r = self.sig_of(sig)?;
+        let v = self.scalar_of(value)?;
+        match queue {
+            Queue::Compute => {
+                let h = l.pm4.signal(&r, v)?;
+                bind_signal(&mut l.table, TARGET_PM4, l.pm4.as_dwords(), &h, sig, value)
+            }
+            Queue::Copy => {
+                let v32 = u32::try_from(v).map_err(|_| {
+                    invalid(format!("SDMA signal value {v:#x} does not fit 32 bits"))
+                })?;
+                let h = l.sd.signal(&r, v32)?;
+                bind_signal(&mut l.table, TARGET_SDMA, l.sd.as_dwords(), &h, sig, value)
+            }
+        }
+    }
+}
+
+/// The lists and kernargs image a graph is encoded into.
+struct Lists {
+    pm4: Box<GraphPm4>,
+    sd: Box<GraphSdma>,
+    table: Box<GraphTable>,
+    ka: Vec<u32>,
+    kernargs_va: GpuVa,
 }
 
 /// Writes the HSA dispatch packet a launch's kernel reads (through its dispatch pointer) into

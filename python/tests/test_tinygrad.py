@@ -74,3 +74,14 @@ def test_two_gpus():
   np.testing.assert_allclose((t * 2).to("HCQ").numpy(), a * 2)
   s = Tensor(a, device="HCQ").shard(("HCQ", "HCQ:1"), axis=0)
   np.testing.assert_allclose((s + 1).sum().numpy(), (a + 1).sum(), rtol=1e-5)
+
+
+def test_half_sin_uses_the_corrected_ocml():
+  # Debian's ocml.bc returns NaN for every finite half (its __ocml_sin_f16 selects NaN on the
+  # finite branch); hcq links a corrected one ahead of it (hcq/tinygrad/ocml_fixes.ll).
+  x = np.array([0.0, 0.5, 1.0, -1.0, 3.140625, -0.0, 100.0, 65504.0], np.float16)
+  got = Tensor(x, device="HCQ").sin().numpy()
+  assert got.dtype == np.float16
+  np.testing.assert_allclose(got.astype(np.float32), np.sin(x.astype(np.float32)), rtol=2e-3, atol=1e-3)
+  assert np.signbit(got[5]) and got[0] == 0 and not np.signbit(got[0])
+  assert np.isnan(Tensor(np.array([np.inf, -np.inf, np.nan], np.float16), device="HCQ").sin().numpy()).all()

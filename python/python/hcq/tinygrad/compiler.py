@@ -3,13 +3,15 @@
 The math tinygrad calls (`__ocml_*`, `__ockl_*`) comes from the device-library bitcode of
 Debian's `rocm-device-libs` (found under /usr/lib/*/amdgcn/bitcode, or HCQ_DEVICE_LIBS). Where
 that package lacks a target's `oclc_isa_version_<N>.bc`, it is assembled from `isa_version.ll`
-into ~/.cache/hcq/bitcode. tinygrad caches the code objects on disk (its compile cache, keyed
+into ~/.cache/hcq/bitcode. Functions that package's ocml.bc gets wrong (`__ocml_sin_f16`) are
+replaced by `ocml_fixes.ll`, linked ahead of it. tinygrad caches the code objects on disk (its compile cache, keyed
 by the source and `compile_hcq_<target>`).
 """
 from __future__ import annotations
 
 import functools
 import glob
+import hashlib
 import os
 import pathlib
 import shutil
@@ -48,18 +50,13 @@ def cache_dir() -> pathlib.Path:
   return d
 
 
-@functools.lru_cache(None)
-def isa_library(arch: str) -> pathlib.Path:
-  """oclc_isa_version_<N>.bc for `arch`: Debian's, or one assembled from isa_version.ll."""
-  v = isa_version(arch)
-  name = f"oclc_isa_version_{arch.removeprefix('gfx')}.bc"
-  if (p := device_libs() / name).exists(): return p
+def _assemble(ll_text: str, name: str) -> pathlib.Path:
+  """`name` (a .bc) in the cache, assembled by clang-19 from the LLVM IR `ll_text` once."""
   out = cache_dir() / name
   if out.exists(): return out
-  src = (pathlib.Path(__file__).parent / "isa_version.ll").read_text().replace("@VERSION@", str(v))
   with tempfile.TemporaryDirectory() as td:
-    ll, bc = pathlib.Path(td) / "isa.ll", pathlib.Path(td) / name
-    ll.write_text(src)
+    ll, bc = pathlib.Path(td) / "src.ll", pathlib.Path(td) / name
+    ll.write_text(ll_text)
     r = subprocess.run([CLANG, "-c", "-emit-llvm", "-nogpulib", "-target", "amdgcn-amd-amdhsa", str(ll), "-o", str(bc)],
                        capture_output=True, text=True)
     if r.returncode != 0: raise CompileFailed(f"assembling {name}: {r.stderr.strip()}\nnext: install clang-19 (apt-get install clang-19)")
@@ -67,9 +64,34 @@ def isa_library(arch: str) -> pathlib.Path:
   return out
 
 
+@functools.lru_cache(None)
+def isa_library(arch: str) -> pathlib.Path:
+  """oclc_isa_version_<N>.bc for `arch`: Debian's, or one assembled from isa_version.ll."""
+  v = isa_version(arch)
+  name = f"oclc_isa_version_{arch.removeprefix('gfx')}.bc"
+  if (p := device_libs() / name).exists(): return p
+  return _assemble((pathlib.Path(__file__).parent / "isa_version.ll").read_text().replace("@VERSION@", str(v)), name)
+
+
+@functools.lru_cache(None)
+def link_digest() -> str:
+  """A short digest of the IR hcq links besides Debian's libraries (for cache keys)."""
+  d = pathlib.Path(__file__).parent
+  return hashlib.sha256(b"".join((d / n).read_bytes() for n in ["isa_version.ll", "ocml_fixes.ll"])).hexdigest()[:12]
+
+
+@functools.lru_cache(None)
+def ocml_fixes() -> pathlib.Path:
+  """The corrected ocml functions (ocml_fixes.ll), keyed by the file's contents."""
+  src = (pathlib.Path(__file__).parent / "ocml_fixes.ll").read_text()
+  return _assemble(src, f"hcq_ocml_fixes_{hashlib.sha256(src.encode()).hexdigest()[:16]}.bc")
+
+
 def _flags(arch: str) -> list[str]:
   wave64 = arch.startswith("gfx9")
-  libs = [device_libs() / n for n in ["ocml.bc", "ockl.bc", "oclc_finite_only_off.bc", "oclc_unsafe_math_off.bc", "oclc_daz_opt_off.bc",
+  # ocml_fixes first: clang links these libraries "only needed", so what it defines is not
+  # taken from ocml.bc again.
+  libs = [ocml_fixes()] + [device_libs() / n for n in ["ocml.bc", "ockl.bc", "oclc_finite_only_off.bc", "oclc_unsafe_math_off.bc", "oclc_daz_opt_off.bc",
                                       "oclc_correctly_rounded_sqrt_on.bc", f"oclc_wavefrontsize64_{'on' if wave64 else 'off'}.bc",
                                       "oclc_abi_version_500.bc"]] + [isa_library(arch)]
   ld = shutil.which("ld.lld-19") or "ld.lld"

@@ -16,7 +16,7 @@ import time
 from typing import Any, Dict, List, Optional, Tuple
 
 import hcq
-from hcq.tinygrad.compiler import CompileFailed, compile_hip
+from hcq.tinygrad.compiler import CompileFailed, compile_hip, link_digest
 from tinygrad.device import BufferOptions, Compiled, CompileError, Compiler, LRUAllocator
 from tinygrad.engine.jit import GraphRunner
 from tinygrad.engine.realize import CompiledRunner, ExecItem
@@ -36,7 +36,9 @@ class HCQCompiler(Compiler):
   """clang-19 (no ROCm) with Debian's device libraries; results cached on disk by tinygrad."""
   def __init__(self, arch: str):
     self.arch = arch
-    super().__init__(f"compile_hcq_clang19_{arch}")
+    # The key names what the binaries depend on besides the source: a change to the bitcode
+    # hcq links (ocml_fixes.ll) must not reuse code objects built without it.
+    super().__init__(f"compile_hcq_clang19_{arch}_{link_digest()}")
 
   def compile(self, src: str) -> bytes:
     try: return compile_hip(src, self.arch)

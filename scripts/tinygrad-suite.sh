@@ -50,7 +50,7 @@ if [ ! -f "$SRC/test/helpers.py" ]; then
     GIT="$VENV/tinygrad-git"
     [ -d "$GIT" ] || git clone -q --bare --filter=blob:none https://github.com/tinygrad/tinygrad "$GIT"
   fi
-  git --git-dir="$(git -C "$GIT" rev-parse --git-dir 2>/dev/null || echo "$GIT")" archive v0.9.1 \
+  git --git-dir="$(git -C "$GIT" rev-parse --absolute-git-dir 2>/dev/null || echo "$GIT")" archive v0.9.1 \
     test/__init__.py test/helpers.py test/external extra examples | tar x -C "$SRC"
 fi
 

@@ -350,6 +350,28 @@ pub enum ExecMode {
 /// Default for [`KernelRegistry::instruction_budget`]: wave instructions per dispatch.
 pub const DEFAULT_INSTRUCTION_BUDGET: u64 = 1 << 30;
 
+/// Environment variable that sets a new registry's instruction budget (wave instructions per
+/// dispatch, decimal or `0x` hex): the interpreter's hang guard, which a GPU does not have.
+/// Programs with dispatches longer than [`DEFAULT_INSTRUCTION_BUDGET`] (tinygrad's large
+/// convolutions reach ~1.3e9) raise it; a value that does not parse is ignored.
+pub const INSTRUCTION_BUDGET_ENV: &str = "HCQ_SIM_INSTRUCTION_BUDGET";
+
+/// The budget [`INSTRUCTION_BUDGET_ENV`] asks for, if it is set to a number above 0.
+#[must_use]
+pub fn env_instruction_budget() -> Option<u64> {
+    parse_budget(&std::env::var(INSTRUCTION_BUDGET_ENV).ok()?)
+}
+
+/// `4000000000`, `4_000_000_000` or `0xee6b2800`; `None` for 0 or what does not parse.
+fn parse_budget(s: &str) -> Option<u64> {
+    let s = s.trim().replace('_', "");
+    match s.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => s.parse().ok(),
+    }
+    .filter(|&b| b > 0)
+}
+
 /// Instructions the interpreter executed (for benchmarks).
 #[derive(Debug, Default)]
 pub struct IsaCounters {
@@ -373,7 +395,7 @@ impl Default for KernelRegistry {
         Self {
             by_key: HashMap::new(),
             mode: ExecMode::default(),
-            budget: DEFAULT_INSTRUCTION_BUDGET,
+            budget: env_instruction_budget().unwrap_or(DEFAULT_INSTRUCTION_BUDGET),
             counters: Arc::default(),
         }
     }
@@ -480,7 +502,8 @@ impl KernelRegistry {
     }
 
     /// Most wave instructions one dispatch may execute on the interpreter before it faults
-    /// the queue as a hang (default [`DEFAULT_INSTRUCTION_BUDGET`]).
+    /// the queue as a hang (default [`DEFAULT_INSTRUCTION_BUDGET`], or
+    /// [`INSTRUCTION_BUDGET_ENV`] when the registry was made).
     #[must_use]
     pub fn instruction_budget(&self) -> u64 {
         self.budget
@@ -804,5 +827,20 @@ pub mod fixtures {
             })
             .collect();
         write(wg, out, first, &v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_budget;
+
+    #[test]
+    fn budgets_parse_as_decimal_hex_or_not_at_all() {
+        assert_eq!(parse_budget("4000000000"), Some(4_000_000_000));
+        assert_eq!(parse_budget(" 4_000_000_000\n"), Some(4_000_000_000));
+        assert_eq!(parse_budget("0x40000000"), Some(1 << 30));
+        assert_eq!(parse_budget("0"), None);
+        assert_eq!(parse_budget("lots"), None);
+        assert_eq!(parse_budget("-5"), None);
     }
 }

@@ -251,7 +251,7 @@ fn run_parallel(
     }
     if stats.wave_instructions > l.budget {
         return Err(IsaError::Fault(format!(
-            "{}: the dispatch exceeded its instruction budget of {} wave instructions ({} executed over {} workgroups); the budget is configurable",
+            "{}: the dispatch exceeded its instruction budget of {} wave instructions ({} executed over {} workgroups); raise it with HCQ_SIM_INSTRUCTION_BUDGET",
             l.isa.name(),
             l.budget,
             stats.wave_instructions,
@@ -571,7 +571,7 @@ fn run_wave(
         x.at.pc = pc;
         if stats.wave_instructions >= l.budget {
             return Err(x.at.msg(&format!(
-                "the dispatch exceeded its instruction budget of {} wave instructions (an endless loop?); the budget is configurable",
+                "the dispatch exceeded its instruction budget of {} wave instructions (an endless loop?); raise it with HCQ_SIM_INSTRUCTION_BUDGET",
                 l.budget
             )));
         }

@@ -4,7 +4,7 @@
 #
 #   scripts/tinygrad-suite.sh [--target gfx1100|gfx90a|gfx942|gfx1201] [--venv DIR] [PYTEST ARGS...]
 #
-# Sets up a venv (default .venv-tinygrad: pip install ./python, tinygrad==0.9.1, pytest, numpy,
+# Sets up a venv (default .venv-tinygrad: pip install ./python, tinygrad==0.9.1, pytest, numpy, hypothesis,
 # torch), takes the test files from tinygrad 0.9.1's sdist, runs the files below with HCQ=1
 # (test_multitensor on several simulated GPUs) and ends with pytest's summary line. Extra
 # arguments go to pytest (e.g. -k, -x, a file subset with TG_FILES="test_jit.py test_nn.py").
@@ -25,7 +25,7 @@ FILES="${TG_FILES:-test_ops.py test_dtype.py test_dtype_alu.py test_jit.py test_
 if [ ! -x "$VENV/bin/python" ]; then python3 -m venv "$VENV"; fi
 PY="$VENV/bin/python"
 "$PY" -m pip install -q --upgrade pip >/dev/null
-"$PY" -m pip install -q "tinygrad==0.9.1" pytest numpy
+"$PY" -m pip install -q "tinygrad==0.9.1" pytest numpy hypothesis
 "$PY" -c "import torch" 2>/dev/null || "$PY" -m pip install -q torch
 "$PY" -m pip install -q "$ROOT/python"
 # tinygrad's CLANG device (which some tests use as the CPU reference) runs `clang`; Debian's

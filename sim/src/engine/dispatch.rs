@@ -7,7 +7,9 @@ use super::QueueDesc;
 use super::env::Env;
 use super::types::{Cause, Exec, Regs};
 use crate::isa::{self, FloatMode, Isa, IsaError, Launch, ScratchSetup};
-use crate::stand_ins::{ExecMode, KEY_BYTES, KernelCtx, KernelError, KernelMem, code_key};
+use crate::stand_ins::{
+    ExecMode, KEY_BYTES, KernelCtx, KernelError, KernelMem, RegisteredKernel, code_key,
+};
 use crate::vm::{Access, VmFault};
 use core::cell::RefCell;
 use core::sync::atomic::Ordering;
@@ -318,20 +320,15 @@ fn differential(
     Ok(Exec::Done)
 }
 
-/// Runs the registered host stand-in (opt-in), its stores going to `mem`.
-fn host(
+/// The host stand-in registered for the machine code at COMPUTE_PGM, whose descriptor the
+/// loaded code object must carry.
+fn registered_kernel<'e>(
     regs: &Regs,
-    lds_buf: &mut Vec<u8>,
     desc: &QueueDesc,
-    env: &Env<'_>,
-    d: &DispatchDirect,
-    mem: &dyn KernelMem,
-) -> Result<Exec, Cause> {
+    env: &Env<'e>,
+) -> Result<&'e RegisteredKernel, Cause> {
     let r = &desc.arch.regs;
     let sh = |off: u32| regs.sh(off);
-    if d.initiator.get(DispatchInitiator::COMPUTE_SHADER_EN) == 0 {
-        return hw("DISPATCH_DIRECT with COMPUTE_SHADER_EN clear".into());
-    }
     let (pgm_lo, pgm_hi) = (sh(r.pgm_lo), sh(r.pgm_lo + 1));
     if pgm_hi > 0xff {
         return hw(format!("COMPUTE_PGM_HI {pgm_hi:#x} has bits above 7"));
@@ -355,6 +352,67 @@ fn host(
             "the kernel descriptor at {kd_va:#x} (program address {pgm:#x} minus kernel_code_entry_byte_offset) does not match kernel {name}'s"
         ));
     }
+    Ok(k)
+}
+
+/// A kernel with a private segment needs COMPUTE_TMPRING_SIZE to give each wave enough and
+/// the whole programmed region mapped.
+fn check_host_scratch(
+    regs: &Regs,
+    desc: &QueueDesc,
+    env: &Env<'_>,
+    k: &RegisteredKernel,
+    scratch_base: u64,
+) -> Result<(), Cause> {
+    let r = &desc.arch.regs;
+    let (kd, name) = (&k.descriptor, &k.name);
+    let props = kd.properties();
+    let private = kd.private_segment_fixed_size;
+    if private > 0 {
+        let tmpring = regs.sh(r.tmpring_size);
+        let waves = tmpring & 0xfff;
+        let bits = desc.arch.tmpring_wavesize_hi - 12 + 1;
+        let wavesize = (tmpring >> 12) & ((1u32 << bits) - 1);
+        let unit = u64::from(desc.arch.tmpring_wavesize_unit);
+        let lanes = if props.get(KernelCodeProperties::ENABLE_WAVEFRONT_SIZE32) != 0 {
+            32
+        } else {
+            64
+        };
+        let need = u64::from(private) * lanes;
+        if waves == 0 || u64::from(wavesize) * unit < need {
+            return hw(format!(
+                "COMPUTE_TMPRING_SIZE {tmpring:#x} gives {} scratch bytes per wave ({waves} waves) but kernel {name} needs {need}",
+                u64::from(wavesize) * unit
+            ));
+        }
+        check_scratch_region(
+            env,
+            tmpring,
+            scratch_base,
+            waves,
+            u64::from(wavesize) * unit,
+        )?;
+    }
+    Ok(())
+}
+
+/// Runs the registered host stand-in (opt-in), its stores going to `mem`.
+fn host(
+    regs: &Regs,
+    lds_buf: &mut Vec<u8>,
+    desc: &QueueDesc,
+    env: &Env<'_>,
+    d: &DispatchDirect,
+    mem: &dyn KernelMem,
+) -> Result<Exec, Cause> {
+    let r = &desc.arch.regs;
+    let sh = |off: u32| regs.sh(off);
+    if d.initiator.get(DispatchInitiator::COMPUTE_SHADER_EN) == 0 {
+        return hw("DISPATCH_DIRECT with COMPUTE_SHADER_EN clear".into());
+    }
+    let k = registered_kernel(regs, desc, env)?;
+    let name = &k.name;
     let kd = &k.descriptor;
     let (rsrc1, rsrc2) = (sh(r.pgm_rsrc1), sh(r.pgm_rsrc1 + 1));
     if rsrc1 != kd.compute_pgm_rsrc1 {
@@ -478,34 +536,7 @@ fn host(
             ));
         }
     }
-    // Scratch.
-    let private = kd.private_segment_fixed_size;
-    if private > 0 {
-        let tmpring = sh(r.tmpring_size);
-        let waves = tmpring & 0xfff;
-        let bits = desc.arch.tmpring_wavesize_hi - 12 + 1;
-        let wavesize = (tmpring >> 12) & ((1u32 << bits) - 1);
-        let unit = u64::from(desc.arch.tmpring_wavesize_unit);
-        let lanes = if on(KernelCodeProperties::ENABLE_WAVEFRONT_SIZE32) {
-            32
-        } else {
-            64
-        };
-        let need = u64::from(private) * lanes;
-        if waves == 0 || u64::from(wavesize) * unit < need {
-            return hw(format!(
-                "COMPUTE_TMPRING_SIZE {tmpring:#x} gives {} scratch bytes per wave ({waves} waves) but kernel {name} needs {need}",
-                u64::from(wavesize) * unit
-            ));
-        }
-        check_scratch_region(
-            env,
-            tmpring,
-            scratch_base,
-            waves,
-            u64::from(wavesize) * unit,
-        )?;
-    }
+    check_host_scratch(regs, desc, env, k, scratch_base)?;
     // Run.
     let groups = d.dim;
     let total = groups

@@ -6,7 +6,9 @@ use super::types::QueueDesc;
 use super::types::{Cause, Exec, compare};
 use crate::vm::Access;
 use hcq_core::arch::Family;
-use hcq_core::sdma::{ConstFillHeader, PollRegmemHeader, SdmaPacket};
+use hcq_core::sdma::{
+    ConstFill, ConstFillHeader, Indirect, PollRegmem, PollRegmemHeader, SdmaPacket,
+};
 
 /// Bytes moved per chunk of a copy or fill.
 const CHUNK: usize = 1 << 20;
@@ -106,22 +108,7 @@ pub(crate) fn exec(
             put(env, l2_client(desc), a, bytemuck::cast_slice(data))?;
             Ok(Exec::Done)
         }
-        SdmaPacket::Indirect(i) => {
-            if depth > 0 {
-                return hw("INDIRECT inside an indirect buffer (SDMA IBs do not nest)".into());
-            }
-            let a = i.ib.get();
-            if a % 32 != 0 {
-                return hw(format!(
-                    "INDIRECT buffer address {a:#x} is not 32-byte aligned"
-                ));
-            }
-            Ok(Exec::Ib {
-                base: a,
-                dwords: i.size_dwords,
-                chain: false,
-            })
-        }
+        SdmaPacket::Indirect(i) => indirect(i, depth),
         SdmaPacket::Fence(f) => {
             let a = f.addr.get();
             if a % 4 != 0 {
@@ -134,71 +121,8 @@ pub(crate) fn exec(
             irqs.push(*int_context);
             Ok(Exec::Done)
         }
-        SdmaPacket::PollRegmem(p) => {
-            let h = p.header;
-            let function = h.get(PollRegmemHeader::FUNC);
-            if h.function().is_err() {
-                return hw("POLL_REGMEM FUNC 7 is reserved".into());
-            }
-            if h.get(PollRegmemHeader::HDP_FLUSH) != 0 {
-                if h.get(PollRegmemHeader::MEM_POLL) != 0 {
-                    return hw("POLL_REGMEM with both HDP_FLUSH and MEM_POLL".into());
-                }
-                // CPU writes into VRAM become visible to the GPU here.
-                env.bus.hdp_flush();
-                return Ok(Exec::Done);
-            }
-            if h.get(PollRegmemHeader::MEM_POLL) == 0 {
-                return hw(format!(
-                    "register POLL_REGMEM (reg {:#x}) is not supported (only memory polls and the HDP flush)",
-                    p.addr.get()
-                ));
-            }
-            let a = p.addr.get();
-            if a % 4 != 0 {
-                return hw(format!("POLL_REGMEM address {a:#x} is not dword aligned"));
-            }
-            let v = env.poll_u32(a)?;
-            match compare(function, v, p.mask, p.value) {
-                Some(true) => {
-                    env.wait_satisfied(a);
-                    Ok(Exec::Done)
-                }
-                _ => Ok(Exec::Wait(WaitInfo {
-                    addr: a,
-                    function,
-                    reference: p.value,
-                    mask: p.mask,
-                    seen: v,
-                })),
-            }
-        }
-        SdmaPacket::ConstFill(c) => {
-            let fs = c.header.get(ConstFillHeader::FILLSIZE);
-            if fs != 2 {
-                return hw(format!(
-                    "CONST_FILL FILLSIZE {fs} is not supported (only 2, dwords)"
-                ));
-            }
-            let a = c.dst.get();
-            let n = u64::from(c.count) + 1;
-            if a % 4 != 0 || n % 4 != 0 {
-                return hw(format!(
-                    "CONST_FILL of {n} bytes at {a:#x}: address and size must be dword multiples"
-                ));
-            }
-            let mut done = 0u64;
-            while done < n {
-                // CAST: at most CHUNK.
-                let step = (n - done).min(CHUNK as u64) as usize;
-                scratch.clear();
-                scratch.extend(c.data.to_le_bytes().iter().cycle().take(step));
-                put(env, l2_client(desc), a.wrapping_add(done), scratch)?;
-                // CAST: usize -> u64 widens.
-                done += step as u64;
-            }
-            Ok(Exec::Done)
-        }
+        SdmaPacket::PollRegmem(p) => poll_regmem(env, p),
+        SdmaPacket::ConstFill(c) => const_fill(scratch, desc, env, c),
         SdmaPacket::Timestamp { addr } => {
             let a = addr.get();
             if a % 8 != 0 {
@@ -209,4 +133,96 @@ pub(crate) fn exec(
         }
         other => hw(format!("SDMA packet not supported by the engine: {other}")),
     }
+}
+
+/// INDIRECT: the IB the engine runs next (SDMA IBs do not nest).
+fn indirect(i: &Indirect, depth: usize) -> Result<Exec, Cause> {
+    if depth > 0 {
+        return hw("INDIRECT inside an indirect buffer (SDMA IBs do not nest)".into());
+    }
+    let a = i.ib.get();
+    if a % 32 != 0 {
+        return hw(format!(
+            "INDIRECT buffer address {a:#x} is not 32-byte aligned"
+        ));
+    }
+    Ok(Exec::Ib {
+        base: a,
+        dwords: i.size_dwords,
+        chain: false,
+    })
+}
+
+/// POLL_REGMEM: the HDP flush, or a memory poll (done, or a wait the queue parks on).
+fn poll_regmem(env: &Env<'_>, p: &PollRegmem) -> Result<Exec, Cause> {
+    let h = p.header;
+    let function = h.get(PollRegmemHeader::FUNC);
+    if h.function().is_err() {
+        return hw("POLL_REGMEM FUNC 7 is reserved".into());
+    }
+    if h.get(PollRegmemHeader::HDP_FLUSH) != 0 {
+        if h.get(PollRegmemHeader::MEM_POLL) != 0 {
+            return hw("POLL_REGMEM with both HDP_FLUSH and MEM_POLL".into());
+        }
+        // CPU writes into VRAM become visible to the GPU here.
+        env.bus.hdp_flush();
+        return Ok(Exec::Done);
+    }
+    if h.get(PollRegmemHeader::MEM_POLL) == 0 {
+        return hw(format!(
+            "register POLL_REGMEM (reg {:#x}) is not supported (only memory polls and the HDP flush)",
+            p.addr.get()
+        ));
+    }
+    let a = p.addr.get();
+    if a % 4 != 0 {
+        return hw(format!("POLL_REGMEM address {a:#x} is not dword aligned"));
+    }
+    let v = env.poll_u32(a)?;
+    match compare(function, v, p.mask, p.value) {
+        Some(true) => {
+            env.wait_satisfied(a);
+            Ok(Exec::Done)
+        }
+        _ => Ok(Exec::Wait(WaitInfo {
+            addr: a,
+            function,
+            reference: p.value,
+            mask: p.mask,
+            seen: v,
+        })),
+    }
+}
+
+/// CONST_FILL: a dword pattern over a dword-aligned range, in chunks.
+fn const_fill(
+    scratch: &mut Vec<u8>,
+    desc: &QueueDesc,
+    env: &Env<'_>,
+    c: &ConstFill,
+) -> Result<Exec, Cause> {
+    let fs = c.header.get(ConstFillHeader::FILLSIZE);
+    if fs != 2 {
+        return hw(format!(
+            "CONST_FILL FILLSIZE {fs} is not supported (only 2, dwords)"
+        ));
+    }
+    let a = c.dst.get();
+    let n = u64::from(c.count) + 1;
+    if a % 4 != 0 || n % 4 != 0 {
+        return hw(format!(
+            "CONST_FILL of {n} bytes at {a:#x}: address and size must be dword multiples"
+        ));
+    }
+    let mut done = 0u64;
+    while done < n {
+        // CAST: at most CHUNK.
+        let step = (n - done).min(CHUNK as u64) as usize;
+        scratch.clear();
+        scratch.extend(c.data.to_le_bytes().iter().cycle().take(step));
+        put(env, l2_client(desc), a.wrapping_add(done), scratch)?;
+        // CAST: usize -> u64 widens.
+        done += step as u64;
+    }
+    Ok(Exec::Done)
 }

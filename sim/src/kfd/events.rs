@@ -2,6 +2,17 @@
 
 use super::*;
 
+/// One event a WAIT_EVENTS call waits on (the kernel's `struct kfd_event_waiter`).
+struct Waiter {
+    id: u32,
+    activated: bool,
+    age_enabled: bool,
+    /// Age at registration: a change means the event was set for us.
+    seen_age: u64,
+    /// On the event's wait queue (not activated at wait start).
+    registered: bool,
+}
+
 impl SimKfd {
     pub(super) fn create_event(&self, a: &mut CreateEventArgs) -> Result<(), Errno> {
         let mut st = self.lock();
@@ -148,23 +159,42 @@ impl SimKfd {
         // copy_from_user from the array the request borrows: EFAULT past its end.
         let data: Vec<EventData> = user.get(..n).ok_or(Errno::EFAULT)?.to_vec();
 
-        // Register the waiters (init_event_waiter).
-        struct Waiter {
-            id: u32,
-            activated: bool,
-            age_enabled: bool,
-            /// Age at registration: a change means the event was set for us.
-            seen_age: u64,
-            /// On the event's wait queue (not activated at wait start).
-            registered: bool,
+        let mut waiters = self.register_waiters(&data)?;
+        let outcome = self.wait_on(&mut waiters, a.wait_for_all != 0, a.timeout);
+        let copies = self.unregister_waiters(&waiters, matches!(outcome, Ok(true)));
+        match outcome {
+            Err(e) => Err(e),
+            Ok(false) => {
+                a.wait_result = KFD_IOC_WAIT_RESULT_TIMEOUT;
+                Ok(())
+            }
+            Ok(true) => {
+                for (i, bytes) in copies {
+                    // copy_to_user of the event data into element i's union.
+                    let dst = user
+                        .get_mut(i)
+                        .map(bytemuck::bytes_of_mut)
+                        .and_then(|e| e.get_mut(EVENT_DATA_UNION_OFFSET..))
+                        .and_then(|u| u.get_mut(..bytes.len()))
+                        .ok_or(Errno::EFAULT)?;
+                    dst.copy_from_slice(&bytes);
+                }
+                a.wait_result = KFD_IOC_WAIT_RESULT_COMPLETE;
+                Ok(())
+            }
         }
-        let mut waiters = Vec::with_capacity(n);
+    }
+
+    /// Registers a waiter on each event (the kernel's `init_event_waiter`): an event already
+    /// signaled, or whose age moved past the caller's, activates it at once.
+    fn register_waiters(&self, data: &[EventData]) -> Result<Vec<Waiter>, Errno> {
+        let mut waiters = Vec::with_capacity(data.len());
         {
             let mut st = self.lock();
             if data.iter().any(|d| !st.events.contains_key(&d.event_id)) {
                 return Err(Errno::EINVAL);
             }
-            for d in &data {
+            for d in data {
                 let Some(ev) = st.events.get_mut(&d.event_id) else {
                     return Err(Errno::EINVAL);
                 };
@@ -187,12 +217,18 @@ impl SimKfd {
             }
         }
 
-        let all = a.wait_for_all != 0;
-        let infinite = a.timeout == KFD_WAIT_TIMEOUT_INFINITE;
+        Ok(waiters)
+    }
+
+    /// Waits until one (or, with `all`, every) waiter is activated: `Ok(true)`, or the timeout
+    /// passed: `Ok(false)`; `EIO` when an event was destroyed under the wait. Deterministic
+    /// mode runs the queues in the meantime; threaded mode sleeps on the condition variable.
+    fn wait_on(&self, waiters: &mut [Waiter], all: bool, timeout_ms: u32) -> Result<bool, Errno> {
+        let infinite = timeout_ms == KFD_WAIT_TIMEOUT_INFINITE;
         let deadline =
-            Instant::now() + Duration::from_millis(u64::from(a.timeout.min(0x7FFF_FFFF)));
+            Instant::now() + Duration::from_millis(u64::from(timeout_ms.min(0x7FFF_FFFF)));
         let mut rounds: u32 = 0;
-        let outcome: Result<bool, Errno> = loop {
+        loop {
             // Check (under the lock).
             let st = self.lock();
             let mut destroyed = false;
@@ -243,8 +279,12 @@ impl SimKfd {
                     self.check_deadlock();
                 }
             }
-        };
+        }
+    }
 
+    /// Takes the waiters off their events and collects, for a completed wait, the event data
+    /// each activated one copies out (memory and HW exception data, a signal's age).
+    fn unregister_waiters(&self, waiters: &[Waiter], completed: bool) -> Vec<(usize, Vec<u8>)> {
         // Unregister and collect copy-out data.
         let mut copies: Vec<(usize, Vec<u8>)> = Vec::new();
         {
@@ -256,7 +296,7 @@ impl SimKfd {
                 if w.registered {
                     ev.waiters = ev.waiters.saturating_sub(1);
                 }
-                if matches!(outcome, Ok(true)) && w.activated {
+                if completed && w.activated {
                     let bytes = match ev.ty {
                         KFD_IOC_EVENT_MEMORY => bytemuck::bytes_of(&ev.mem).to_vec(),
                         KFD_IOC_EVENT_HW_EXCEPTION => bytemuck::bytes_of(&ev.hw).to_vec(),
@@ -267,27 +307,7 @@ impl SimKfd {
                 }
             }
         }
-        match outcome {
-            Err(e) => Err(e),
-            Ok(false) => {
-                a.wait_result = KFD_IOC_WAIT_RESULT_TIMEOUT;
-                Ok(())
-            }
-            Ok(true) => {
-                for (i, bytes) in copies {
-                    // copy_to_user of the event data into element i's union.
-                    let dst = user
-                        .get_mut(i)
-                        .map(bytemuck::bytes_of_mut)
-                        .and_then(|e| e.get_mut(EVENT_DATA_UNION_OFFSET..))
-                        .and_then(|u| u.get_mut(..bytes.len()))
-                        .ok_or(Errno::EFAULT)?;
-                    dst.copy_from_slice(&bytes);
-                }
-                a.wait_result = KFD_IOC_WAIT_RESULT_COMPLETE;
-                Ok(())
-            }
-        }
+        copies
     }
 
     /// The host waits and the queues made no progress: asks the engine to report a deadlock

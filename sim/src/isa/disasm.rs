@@ -123,7 +123,7 @@ const FLOAT_CONDS: [&str; 16] = [
     "t",
 ];
 
-fn vop_name(i: &Inst) -> String {
+fn vop_name(i: &Inst, gfx9: bool) -> String {
     match i.op {
         Op::VCmpF16
         | Op::VCmpF32
@@ -141,10 +141,14 @@ fn vop_name(i: &Inst) -> String {
                 &["f", "lt", "eq", "le", "gt", "ne", "ge", "t"]
             };
             let ty = &i.op.name()[8..];
-            let c = conds.get(usize::from(i.sub)).copied().unwrap_or("?");
+            // gfx9 names the always-true float compare `tru`.
+            let c = match conds.get(usize::from(i.sub)).copied() {
+                Some("t") if float && gfx9 => "tru",
+                c => c.unwrap_or("?"),
+            };
             format!("v_cmp{}_{c}_{ty}", if i.cmpx { "x" } else { "" })
         }
-        Op::VCmpClassF32 | Op::VCmpClassF64 => {
+        Op::VCmpClassF32 | Op::VCmpClassF64 | Op::VCmpClassF16 => {
             format!(
                 "v_cmp{}_class_{}",
                 if i.cmpx { "x" } else { "" },
@@ -426,7 +430,7 @@ impl Printer<'_> {
             (_, Op::VMadmkF32) if self.gfx940 => "v_fmamk_f32".to_string(),
             (_, Op::VMadakF32) if self.gfx940 => "v_fmaak_f32".to_string(),
             (Some(n), _) => n.to_string(),
-            (None, _) => vop_name(i),
+            (None, _) => vop_name(i, self.isa == Isa::Gfx9),
         }
     }
 
@@ -449,6 +453,7 @@ impl Printer<'_> {
                 | Op::VCmpU64
                 | Op::VCmpClassF32
                 | Op::VCmpClassF64
+                | Op::VCmpClassF16
         ) || if gfx9 {
             super::decode::has_short_form_gfx9(i.op)
         } else if gfx12 {
@@ -496,8 +501,9 @@ impl Printer<'_> {
         };
         match i.op {
             _ if i.enc == Enc::Vopc || (i.enc == Enc::Vop3 && name.starts_with("v_cmp")) => {
-                // v_cmpx writes EXEC, named by no operand.
-                if !i.cmpx {
+                // v_cmpx writes EXEC, named by no operand (gfx9's also writes its SGPR
+                // pair or VCC, printed).
+                if !i.cmpx || self.isa == Isa::Gfx9 {
                     ops.push(operand(i.sdst, mask_n, 0, false, wave64));
                 }
                 ops.push(src_mod(0));

@@ -122,6 +122,7 @@ ops! {
     VCmpI16 = "v_cmp_*_i16", VCmpU16 = "v_cmp_*_u16", VCmpI32 = "v_cmp_*_i32",
     VCmpU32 = "v_cmp_*_u32", VCmpI64 = "v_cmp_*_i64", VCmpU64 = "v_cmp_*_u64",
     VCmpClassF32 = "v_cmp_class_f32", VCmpClassF64 = "v_cmp_class_f64",
+    VCmpClassF16 = "v_cmp_class_f16",
     // VOP3
     VFmaF32 = "v_fma_f32", VFmaF64 = "v_fma_f64", VBfeU32 = "v_bfe_u32", VBfeI32 = "v_bfe_i32",
     VBfiB32 = "v_bfi_b32", VAlignbitB32 = "v_alignbit_b32", VAlignbyteB32 = "v_alignbyte_b32",

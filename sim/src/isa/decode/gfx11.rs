@@ -178,7 +178,7 @@ fn vopc_op(opc: u32) -> Option<(Op, u8, bool)> {
         0x00..=0x0f => VCmpF16, 0x10..=0x1f => VCmpF32, 0x20..=0x2f => VCmpF64,
         0x31..=0x36 => VCmpI16, 0x39..=0x3e => VCmpU16, 0x40..=0x47 => VCmpI32,
         0x48..=0x4f => VCmpU32, 0x50..=0x57 => VCmpI64, 0x58..=0x5f => VCmpU64,
-        0x7e => VCmpClassF32, 0x7f => VCmpClassF64,
+        0x7d => VCmpClassF16, 0x7e => VCmpClassF32, 0x7f => VCmpClassF64,
     };
     // Integer conditions: f lt eq le gt ne ge t (0..7, u32 at +8).
     let c = match op {

@@ -339,6 +339,8 @@ fn vopc_op(opc: u32) -> Option<(Op, u8, bool)> {
         0x11 => (VCmpClassF32, 0, true),
         0x12 => (VCmpClassF64, 0, false),
         0x13 => (VCmpClassF64, 0, true),
+        0x14 => (VCmpClassF16, 0, false),
+        0x15 => (VCmpClassF16, 0, true),
         0xa0..=0xa7 => (VCmpI16, c & 7, false),
         0xa8..=0xaf => (VCmpU16, c & 7, false),
         0xb0..=0xb7 => (VCmpI16, c & 7, true),

@@ -575,7 +575,7 @@ impl Exec<'_, '_> {
             VSubCoCiU32 => self.vcarry(i, true, false, true),
             VSubrevCoCiU32 => self.vcarry(i, true, true, true),
             VCmpF16 | VCmpF32 | VCmpF64 | VCmpI16 | VCmpU16 | VCmpI32 | VCmpU32 | VCmpI64
-            | VCmpU64 | VCmpClassF32 | VCmpClassF64 => self.vcmp(i),
+            | VCmpU64 | VCmpClassF32 | VCmpClassF64 | VCmpClassF16 => self.vcmp(i),
             _ => Err(self.unsupported(i)),
         }
     }

@@ -101,3 +101,70 @@ fn gfx9_cmp_class_f16_and_cmpx_writing_its_sgpr_pair() {
          +normal-as-denorm, exec"
     );
 }
+
+#[test]
+fn gfx9_buffer_subdword_d16_and_atomics_and_wider_global_atomics() {
+    // CDNA3 ISA 9.1 (MUBUF): BUFFER_LOAD_USHORT zero-extends, _SSHORT sign-extends;
+    // _SHORT_D16_HI writes the VGPR's high half and keeps the low one; _SBYTE_D16 writes the
+    // sign-extended byte to the low half, keeping the high one; BUFFER_STORE_SHORT_D16_HI
+    // stores the high half. BUFFER_ATOMIC_ADD with GLC returns the old value (lanes in order,
+    // 64 of them adding 5); BUFFER_ATOMIC_PK_ADD_F16 adds both halves (64 x (1.0, 1.0)).
+    // FLAT/GLOBAL_ATOMIC_INC_X2: tmp = MEM; MEM = (tmp >= DATA) ? 0 : tmp + 1 (64 lanes from 2
+    // with DATA 3: 2 3 0 1 ... ends at 2). GLOBAL_ATOMIC_MAX_F64: the larger double.
+    //
+    //   v_mov_b32 v1, 0
+    //   buffer_load_ushort v2, off, s[4:7], 0 offset:2 / buffer_load_sshort v3, ... offset:2
+    //   v_mov_b32 v4, 0x1111 / buffer_load_short_d16_hi v4, off, s[4:7], 0 offset:2
+    //   v_mov_b32 v5, 0x22220000 / buffer_load_sbyte_d16 v5, off, s[4:7], 0 offset:3
+    //   v_mov_b32 v6, 0xabcd1234 / buffer_store_short_d16_hi v6, off, s[4:7], 0 offset:8
+    //   v_mov_b32 v7, 5 / buffer_atomic_add v7, off, s[4:7], 0 offset:12 glc
+    //   v_mov_b32 v8, 0x3c003c00 / buffer_atomic_pk_add_f16 v8, off, s[4:7], 0 offset:16
+    //   v_mov_b32 v10, 3 / v_mov_b32 v11, 0 / v_mov_b32 v12, 0x18
+    //   global_atomic_inc_x2 v[10:11], v1, v[10:11], s[2:3] offset:24 glc
+    //   v_mov_b32 v14, 0 / v_mov_b32 v15, 0x40000000
+    //   global_atomic_max_f64 v1, v[14:15], s[2:3] offset:32
+    //   s_waitcnt vmcnt(0) / s_mov_b64 exec, 1
+    //   global_store_dwordx4 v1, v[2:5], s[0:1] / global_store_dword v1, v7, s[0:1] offset:16
+    //   global_store_dwordx2 v1, v[10:11], s[0:1] offset:24 / s_endpgm
+    let code = [
+        0x7E020280, 0xE0480002, 0x80010200, 0xE04C0002, 0x80010300, 0x7E0802FF, 0x00001111,
+        0xE0940002, 0x80010400, 0x7E0A02FF, 0x22220000, 0xE0880003, 0x80010500, 0x7E0C02FF,
+        0xABCD1234, 0xE06C0008, 0x80010600, 0x7E0E0285, 0xE108400C, 0x80010700, 0x7E1002FF,
+        0x3C003C00, 0xE1380010, 0x80010800, 0x7E140283, 0x7E160280, 0x7E180298, 0xDDAD8018,
+        0x0A020A01, 0x7E1C0280, 0x7E1E02F4, 0xDD448020, 0x00020E01, 0xBF8C0F70, 0xBEFE0181,
+        0xDC7C8000, 0x00000201, 0xDC708010, 0x00000701, 0xDC748018, 0x00000A01, 0xBF810000,
+    ];
+    // DATA: halves 0x7fff 0x8001; -1; 10; (1.0, 2.0) f16; 0; u64 2; f64 1.0.
+    let data = [
+        0x8001_7fff,
+        0,
+        0xffff_ffff,
+        10,
+        0x4000_3c00,
+        0,
+        2,
+        0,
+        0,
+        0x3ff0_0000,
+    ];
+    let (got, mem) = run_wave(Isa::Gfx9, &code, &data, &[], 8);
+    assert_eq!(
+        got,
+        [0x8001, 0xffff_8001, 0x8001_1111, 0x2222_ff80, 10, 0, 2, 0],
+        "ushort, sshort, short_d16_hi, sbyte_d16, atomic_add's old, -, inc_x2's old"
+    );
+    assert_eq!(
+        words(&mem, DATA + 8, 8),
+        [
+            0xffff_abcd,
+            10 + 64 * 5,
+            0x5420_5410,
+            0,
+            2,
+            0,
+            0,
+            0x4000_0000
+        ],
+        "store_short_d16_hi, atomic_add, pk_add_f16 (65.0, 66.0), -, inc_x2, max_f64 (2.0)"
+    );
+}

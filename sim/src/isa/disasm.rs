@@ -117,6 +117,23 @@ fn dpp_text(d: Dpp, gfx9: bool) -> String {
     }
 }
 
+/// Registers of a FLAT-family or MUBUF operation's data and of its destination (loads return
+/// as many as they read; atomics the old value, cmpswap half its data).
+fn vmem_regs(op: Op) -> (u16, u16) {
+    use Op::*;
+    match op {
+        MLoadB64 | MStoreB64 | MAtomicAddU64 | MAtomicSwapB64 | MAtomicSubU64 | MAtomicMinI64
+        | MAtomicMinU64 | MAtomicMaxI64 | MAtomicMaxU64 | MAtomicAndB64 | MAtomicOrB64
+        | MAtomicXorB64 | MAtomicAddF64 | MAtomicIncU64 | MAtomicDecU64 | MAtomicMinF64
+        | MAtomicMaxF64 => (2, 2),
+        MLoadB96 | MStoreB96 => (3, 3),
+        MLoadB128 | MStoreB128 => (4, 4),
+        MAtomicCmpswapB64 => (4, 2),
+        MAtomicCmpswapB32 => (2, 1),
+        _ => (1, 1),
+    }
+}
+
 /// The float compare conditions by their 4-bit code (VOPC's and gfx12 SOPC's order).
 const FLOAT_CONDS: [&str; 16] = [
     "f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle", "neq", "nlt",
@@ -815,33 +832,9 @@ impl Printer<'_> {
             _ => "global_",
         };
         let _ = write!(s, "{seg}{}", name(i.op));
-        let n: u16 = match i.op {
-            Op::MLoadB64
-            | Op::MStoreB64
-            | Op::MAtomicAddU64
-            | Op::MAtomicSwapB64
-            | Op::MAtomicSubU64
-            | Op::MAtomicMinI64
-            | Op::MAtomicMinU64
-            | Op::MAtomicMaxI64
-            | Op::MAtomicMaxU64
-            | Op::MAtomicAndB64
-            | Op::MAtomicOrB64
-            | Op::MAtomicXorB64
-            | Op::MAtomicAddF64 => 2,
-            Op::MLoadB96 | Op::MStoreB96 => 3,
-            Op::MLoadB128 | Op::MStoreB128 | Op::MAtomicCmpswapB64 => 4,
-            Op::MAtomicCmpswapB32 => 2,
-            _ => 1,
-        };
+        let (n, dn) = vmem_regs(i.op);
         let mut ops = Vec::new();
         if i.dst != NONE {
-            // Loads return n registers; atomics the old value (cmpswap: half the data).
-            let dn = match i.op {
-                Op::MAtomicCmpswapB32 => 1,
-                Op::MAtomicCmpswapB64 => 2,
-                _ => n,
-            };
             ops.push(operand(i.dst, dn, 0, false, wave64));
         }
         let vaddr_n = if i.sub == SEG_SCRATCH || i.src[2] != NONE {
@@ -907,20 +900,33 @@ impl Printer<'_> {
     fn mubuf(&self) -> String {
         let (i, wave64) = (self.i, self.wave64);
         let mut s = String::new();
-        s.push_str(i.op.name());
+        match i.op {
+            Op::BufferInvl2 if self.gfx940 => s.push_str("buffer_inv"),
+            Op::BufferWbl2 | Op::BufferInvl2 | Op::BufferWbinvl1 | Op::BufferWbinvl1Vol => {
+                s.push_str(i.op.name());
+            }
+            op if self.isa == Isa::Gfx9 || i.src[2] != NONE => {
+                let _ = write!(s, "buffer_{}", self.name(op));
+            }
+            op => s.push_str(op.name()),
+        }
         if i.src[2] != NONE {
-            let n = match i.op {
-                Op::BufferLoadDwordx2 | Op::BufferStoreDwordx2 => 2,
-                Op::BufferLoadDwordx4 | Op::BufferStoreDwordx4 => 4,
-                _ => 1,
+            let (n, dn) = vmem_regs(i.op);
+            let (data, n) = if i.src[1] != NONE {
+                (i.src[1], n)
+            } else {
+                (i.dst, dn)
             };
-            let data = if i.dst != NONE { i.dst } else { i.src[1] };
             let both = i.flags & 0x18 == 0x18;
+            let vaddr = if i.src[0] == NONE {
+                "off".to_string()
+            } else {
+                operand(i.src[0], if both { 2 } else { 1 }, 0, false, wave64)
+            };
             let _ = write!(
                 s,
-                " {}, {}, {}, {}",
+                " {}, {vaddr}, {}, {}",
                 operand(data, n, 0, false, wave64),
-                operand(i.src[0], if both { 2 } else { 1 }, 0, false, wave64),
                 operand(i.src[2], 4, 0, false, wave64),
                 operand(i.sdst, 1, i.lit, false, wave64)
             );
@@ -933,11 +939,15 @@ impl Printer<'_> {
             if i.imm != 0 {
                 let _ = write!(s, " offset:{}", i.imm);
             }
-            if i.flags & 1 != 0 {
-                s.push_str(" glc");
-            }
-            if i.flags & 2 != 0 {
-                s.push_str(" slc");
+            let bits: &[(u8, &str)] = if self.gfx940 {
+                &[(1, " sc0"), (4, " sc1"), (2, " nt")]
+            } else {
+                &[(1, " glc"), (2, " slc")]
+            };
+            for (bit, f) in bits {
+                if i.flags & bit != 0 {
+                    s.push_str(f);
+                }
             }
         }
         s

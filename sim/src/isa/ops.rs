@@ -203,10 +203,10 @@ ops! {
     VFmacF64 = "v_fmac_f64", SFf1I32B64 = "s_ff1_i32_b64",
     // gfx9
     VMacF32 = "v_mac_f32", VAddCoU32Gfx9 = "v_add_co_u32_vop2", SFf1I32B32 = "s_ff1_i32_b32",
-    VFfbhU32 = "v_ffbh_u32", VFfblB32 = "v_ffbl_b32", BufferLoadDword = "buffer_load_dword",
-    BufferStoreDword = "buffer_store_dword", BufferLoadDwordx2 = "buffer_load_dwordx2",
-    BufferStoreDwordx2 = "buffer_store_dwordx2", BufferLoadDwordx4 = "buffer_load_dwordx4",
-    BufferStoreDwordx4 = "buffer_store_dwordx4", BufferWbinvl1Vol = "buffer_wbinvl1_vol",
+    VFfbhU32 = "v_ffbh_u32", VFfblB32 = "v_ffbl_b32", BufferWbinvl1Vol = "buffer_wbinvl1_vol",
+    // gfx9 cache controls (MUBUF; no architectural effect in the simulator, whose memory is
+    // coherent).
+    BufferWbinvl1 = "buffer_wbinvl1", BufferWbl2 = "buffer_wbl2", BufferInvl2 = "buffer_invl2",
     // gfx90a/gfx942: moves between the AGPRs and the ArchVGPRs of the unified VGPR file.
     VAccvgprReadB32 = "v_accvgpr_read_b32", VAccvgprWriteB32 = "v_accvgpr_write_b32",
     VAccvgprMovB32 = "v_accvgpr_mov_b32",
@@ -266,6 +266,11 @@ ops! {
     MLoadD16U8 = "load_d16_u8", MLoadD16I8 = "load_d16_i8", MLoadD16B16 = "load_d16_b16",
     MLoadD16HiU8 = "load_d16_hi_u8", MLoadD16HiI8 = "load_d16_hi_i8",
     MLoadD16HiB16 = "load_d16_hi_b16",
+    // Stores of the high half of a VGPR; more 64-bit and packed float atomics (gfx90a/gfx942).
+    MStoreD16HiB8 = "store_d16_hi_b8", MStoreD16HiB16 = "store_d16_hi_b16",
+    MAtomicIncU64 = "atomic_inc_u64", MAtomicDecU64 = "atomic_dec_u64",
+    MAtomicMinF64 = "atomic_min_f64", MAtomicMaxF64 = "atomic_max_f64",
+    MAtomicPkAddF16 = "atomic_pk_add_f16", MAtomicPkAddBf16 = "atomic_pk_add_bf16",
 }
 
 impl Op {

@@ -528,20 +528,34 @@ fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     Ok(i)
 }
 
-fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
+/// The FLAT-family and MUBUF opcodes gfx9 shares (16..=37 loads and stores, 64.. atomics).
+fn vmem_op(opc: u32) -> Option<Op> {
     use Op::*;
-    let opc = bits(w, 18, 7);
-    let op = table! {opc, return Err(undec(w, "FLAT", opc));
+    Some(table! {opc, return None;
         16 => MLoadU8, 17 => MLoadI8, 18 => MLoadU16, 19 => MLoadI16, 20 => MLoadB32,
-        21 => MLoadB64, 22 => MLoadB96, 23 => MLoadB128, 24 => MStoreB8, 26 => MStoreB16,
-        28 => MStoreB32, 29 => MStoreB64, 30 => MStoreB96, 31 => MStoreB128, 64 => MAtomicSwapB32,
+        21 => MLoadB64, 22 => MLoadB96, 23 => MLoadB128, 24 => MStoreB8, 25 => MStoreD16HiB8,
+        26 => MStoreB16, 27 => MStoreD16HiB16, 28 => MStoreB32, 29 => MStoreB64, 30 => MStoreB96,
+        31 => MStoreB128, 32 => MLoadD16U8, 33 => MLoadD16HiU8, 34 => MLoadD16I8,
+        35 => MLoadD16HiI8, 36 => MLoadD16B16, 37 => MLoadD16HiB16, 64 => MAtomicSwapB32,
         65 => MAtomicCmpswapB32, 66 => MAtomicAddU32, 67 => MAtomicSubU32, 68 => MAtomicMinI32,
         69 => MAtomicMinU32, 70 => MAtomicMaxI32, 71 => MAtomicMaxU32, 72 => MAtomicAndB32,
         73 => MAtomicOrB32, 74 => MAtomicXorB32, 75 => MAtomicIncU32, 76 => MAtomicDecU32,
-        77 => MAtomicAddF32, 96 => MAtomicSwapB64, 97 => MAtomicCmpswapB64, 98 => MAtomicAddU64,
-        79 => MAtomicAddF64, 99 => MAtomicSubU64, 100 => MAtomicMinI64, 101 => MAtomicMinU64, 102 => MAtomicMaxI64,
-        103 => MAtomicMaxU64, 104 => MAtomicAndB64, 105 => MAtomicOrB64, 106 => MAtomicXorB64,
-    };
+        77 => MAtomicAddF32, 78 => MAtomicPkAddF16, 79 => MAtomicAddF64, 80 => MAtomicMinF64,
+        81 => MAtomicMaxF64, 82 => MAtomicPkAddBf16, 96 => MAtomicSwapB64,
+        97 => MAtomicCmpswapB64, 98 => MAtomicAddU64, 99 => MAtomicSubU64, 100 => MAtomicMinI64,
+        101 => MAtomicMinU64, 102 => MAtomicMaxI64, 103 => MAtomicMaxU64, 104 => MAtomicAndB64,
+        105 => MAtomicOrB64, 106 => MAtomicXorB64, 107 => MAtomicIncU64, 108 => MAtomicDecU64,
+    })
+}
+
+/// Whether a [`vmem_op`] loads into its destination (opcodes 16..=23 and 32..=37).
+fn vmem_load(opc: u32) -> bool {
+    (16..24).contains(&opc) || (32..38).contains(&opc)
+}
+
+fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
+    let opc = bits(w, 18, 7);
+    let op = vmem_op(opc).ok_or_else(|| undec(w, "FLAT", opc))?;
     let mut i = Inst::new(op, Enc::Flat);
     i.len = 8;
     // CAST: 2-bit field.
@@ -570,7 +584,7 @@ fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         | ((bits(w, 25, 1) as u8) << 2)
         | (u8::from(sve) << 3);
     let (addr, data, saddr, vdst) = (b16(w1, 0, 8), b16(w1, 8, 8), b16(w1, 16, 7), b16(w1, 24, 8));
-    let load = opc < 24;
+    let load = vmem_load(opc);
     let vaddr = if seg == SEG_SCRATCH && !sve {
         NONE
     } else {
@@ -598,22 +612,33 @@ fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
 fn mubuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     use Op::*;
     let opc = bits(w, 18, 7);
-    let op = table! {opc, return Err(undec(w, "MUBUF", opc));
-        20 => BufferLoadDword, 21 => BufferLoadDwordx2, 23 => BufferLoadDwordx4,
-        28 => BufferStoreDword, 29 => BufferStoreDwordx2, 31 => BufferStoreDwordx4,
+    let op = match opc {
+        40 => BufferWbl2,
+        41 => BufferInvl2,
+        62 => BufferWbinvl1,
         63 => BufferWbinvl1Vol,
+        _ => vmem_op(opc).ok_or_else(|| undec(w, "MUBUF", opc))?,
     };
     let mut i = Inst::new(op, Enc::Mubuf);
     i.len = 8;
-    if op == BufferWbinvl1Vol {
+    if matches!(
+        op,
+        BufferWbl2 | BufferInvl2 | BufferWbinvl1 | BufferWbinvl1Vol
+    ) {
         return Ok(i);
+    }
+    let atomic = opc >= 64;
+    // LDS (bit 16): the load goes to LDS at M0 instead of VGPRs (not interpreted).
+    if bits(w, 16, 1) == 1 {
+        return Err(undec(w, "MUBUF with lds", opc));
     }
     i.imm = i32::from(b16(w, 0, 12));
     let offen = bits(w, 12, 1) == 1;
     let idxen = bits(w, 13, 1) == 1;
-    // CAST: flag bits.
+    // CAST: flag bits (glc/sc0, slc/nt, gfx940's sc1 in bit 15 kept in the dlc slot).
     i.flags = (bits(w, 14, 1) as u8)
         | ((bits(w, 17, 1) as u8) << 1)
+        | ((bits(w, 15, 1) as u8) << 2)
         | (u8::from(offen) << 3)
         | (u8::from(idxen) << 4);
     let (vaddr, vdata, srsrc, soff) = (
@@ -622,7 +647,7 @@ fn mubuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         b16(w1, 16, 5) * 4,
         b16(w1, 24, 8),
     );
-    let load = opc < 24;
+    let load = vmem_load(opc);
     // src: vaddr (index with idxen, then offset with offen), vdata (stores), srsrc;
     // soffset in sdst.
     i.src = [
@@ -631,7 +656,12 @@ fn mubuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         srsrc,
     ];
     i.sdst = soff;
-    i.dst = if load { VGPR + vdata } else { NONE };
+    // Atomics return the old value into vdata with glc.
+    i.dst = if load || (atomic && i.flags & 1 == 1) {
+        VGPR + vdata
+    } else {
+        NONE
+    };
     // gfx90a's ACC (bit 55): vdata is an AGPR.
     if bits(w1, 23, 1) == 1 {
         i.src[1] = agpr(i.src[1]);

@@ -12,7 +12,12 @@ impl Exec<'_, '_> {
             Enc::Ds => self.ds(i),
             Enc::Flat => self.flat(i),
             Enc::Mubuf => match i.op {
-                Op::BufferGl0Inv | Op::BufferGl1Inv | Op::BufferWbinvl1Vol => Ok(()),
+                Op::BufferGl0Inv
+                | Op::BufferGl1Inv
+                | Op::BufferWbinvl1Vol
+                | Op::BufferWbinvl1
+                | Op::BufferWbl2
+                | Op::BufferInvl2 => Ok(()),
                 _ => self.mubuf(i),
             },
             Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 | Enc::Vop3sd => self.valu(i),

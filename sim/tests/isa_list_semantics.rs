@@ -168,3 +168,76 @@ fn gfx9_buffer_subdword_d16_and_atomics_and_wider_global_atomics() {
         "store_short_d16_hi, atomic_add, pk_add_f16 (65.0, 66.0), -, inc_x2, max_f64 (2.0)"
     );
 }
+
+#[test]
+fn gfx9_scalar_stores_atomics_and_buffer_loads() {
+    // CDNA3 ISA 4.x (scalar memory): S_STORE_DWORD writes SDATA at SBASE + offset (a later
+    // S_LOAD of the wave reads it); S_ATOMIC_ADD/CMPSWAP/SMAX_X2/UMIN with GLC return the
+    // old value in SDATA (cmpswap: SDATA[0] the new value, SDATA[1] the compare value);
+    // S_BUFFER_LOAD/STORE_DWORD address the V#'s base + offset.
+    //
+    //   s_mov_b32 s8, 7 / s_store_dword s8, s[2:3], 0x0 / s_load_dword s9, s[2:3], 0x0
+    //   s_mov_b32 s10, 5 / s_atomic_add s10, s[2:3], 0x4 glc
+    //   s_mov_b32 s12, 9 / s_mov_b32 s13, 105 / s_atomic_cmpswap s[12:13], s[2:3], 0x4 glc
+    //   s_mov_b64 s[14:15], 3 / s_atomic_smax_x2 s[14:15], s[2:3], 0x8 glc
+    //   s_buffer_load_dword s16, s[4:7], 0x10 / s_buffer_store_dword s8, s[4:7], 0x14
+    //   s_atomic_umin s8, s[2:3], 0x18 / s_waitcnt lgkmcnt(0) / s_mov_b64 exec, 1
+    //   v_mov_b32 v1, 0 / v_mov_b32 v2..v7, s9 s10 s12 s14 s15 s16
+    //   global_store_dwordx4 v1, v[2:5], s[0:1] / global_store_dwordx2 v1, v[6:7], s[0:1] offset:16
+    let code = [
+        0xBE880087, 0xC0420201, 0x00000000, 0xC0020241, 0x00000000, 0xBE8A0085, 0xC20B0281,
+        0x00000004, 0xBE8C0089, 0xBE8D00FF, 0x00000069, 0xC2070301, 0x00000004, 0xBE8E0183,
+        0xC29B0381, 0x00000008, 0xC0220402, 0x00000010, 0xC0620202, 0x00000014, 0xC2160201,
+        0x00000018, 0xBF8CC07F, 0xBEFE0181, 0x7E020280, 0x7E040209, 0x7E06020A, 0x7E08020C,
+        0x7E0A020E, 0x7E0C020F, 0x7E0E0210, 0xDC7C8000, 0x00000201, 0xDC748010, 0x00000601,
+        0xBF810000,
+    ];
+    let data = [0, 100, u32::MAX, u32::MAX, 0x1234, 0, 50];
+    let (got, mem) = run_wave(Isa::Gfx9, &code, &data, &[], 6);
+    assert_eq!(
+        got,
+        [7, 100, 105, u32::MAX, u32::MAX, 0x1234],
+        "load after store, add's old, cmpswap's old, smax_x2's old, buffer load"
+    );
+    assert_eq!(
+        words(&mem, DATA, 7),
+        [7, 9, 3, 0, 0x1234, 7, 7],
+        "store, add then cmpswap, smax_x2 (-1 vs 3), -, buffer store, umin"
+    );
+}
+
+#[test]
+fn gfx12_subdword_scalar_loads_and_buffer_loads() {
+    // RDNA4 ISA (scalar memory): S_LOAD_I8/U8/I16/U16 sign- or zero-extend the byte/half at
+    // the (unaligned) address; S_BUFFER_LOAD_B96 reads three dwords at the V#'s base +
+    // offset, S_BUFFER_LOAD_I8 one sign-extended byte.
+    //
+    //   s_load_i8 s8, s[2:3], 0x3 / s_load_u8 s9, s[2:3], 0x3 / s_load_i16 s10, s[2:3], 0x2
+    //   s_load_u16 s11, s[2:3], 0x2 / s_buffer_load_b96 s[12:14], s[4:7], 0x4
+    //   s_buffer_load_i8 s15, s[4:7], 0x7 / s_wait_kmcnt 0 / s_mov_b32 exec_lo, 1
+    //   v_mov_b32 v1, 0 / v_mov_b32 v2..v9, s8..s15
+    //   global_store_b128 v1, v[2:5], s[0:1] / global_store_b128 v1, v[6:9], s[0:1] offset:16
+    let code = [
+        0xF4010201, 0xF8000003, 0xF4012241, 0xF8000003, 0xF4014281, 0xF8000002, 0xF40162C1,
+        0xF8000002, 0xF402A302, 0xF8000004, 0xF40303C2, 0xF8000007, 0xBFC70000, 0xBEFE0081,
+        0x7E020280, 0x7E040208, 0x7E060209, 0x7E08020A, 0x7E0A020B, 0x7E0C020C, 0x7E0E020D,
+        0x7E10020E, 0x7E12020F, 0xEE074000, 0x01000000, 0x00000001, 0xEE074000, 0x03000000,
+        0x00001001, 0xBFB00000,
+    ];
+    let data = [0x80F1_7F02, 0xFE00_0011, 0x22, 0x33];
+    let (got, _) = run_wave(Isa::Gfx12, &code, &data, &[], 8);
+    assert_eq!(
+        got,
+        [
+            0xffff_ff80,
+            0x80,
+            0xffff_80f1,
+            0x80f1,
+            0xFE00_0011,
+            0x22,
+            0x33,
+            0xffff_fffe
+        ],
+        "i8, u8, i16, u16, buffer b96, buffer i8"
+    );
+}

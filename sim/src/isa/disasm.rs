@@ -382,35 +382,100 @@ impl Printer<'_> {
 
     /// SMEM: destination, base pair, offset register or immediate, cache bits.
     fn smem(&self) -> String {
+        use Op::*;
         let (i, wave64) = (self.i, self.wave64);
         let Ctx { gfx9, gfx12, .. } = self.ctx();
-        let name = |op: Op| self.name(op);
         let mut s = String::new();
-        s.push_str(name(i.op));
-        if i.dst != NONE {
-            let n = match i.op {
-                Op::SLoadB64 | Op::SMemtime | Op::SMemrealtime => 2,
-                Op::SLoadB96 => 3,
-                Op::SLoadB128 => 4,
-                Op::SLoadB256 => 8,
-                Op::SLoadB512 => 16,
-                _ => 1,
-            };
-            let _ = write!(s, " {}", operand(i.dst, n, 0, false, wave64));
+        // Scalar atomics: the operation's name from Inst::sub.
+        const ATOMICS: [&str; 13] = [
+            "swap", "cmpswap", "add", "sub", "smin", "umin", "smax", "umax", "and", "or", "xor",
+            "inc", "dec",
+        ];
+        let x2 = i.sub & 32 != 0;
+        match i.op {
+            SAtomic | SBufferAtomic => {
+                let what = ATOMICS.get(usize::from(i.sub & 31)).copied().unwrap_or("?");
+                let buf = if i.op == SBufferAtomic { "buffer_" } else { "" };
+                let _ = write!(s, "s_{buf}atomic_{what}{}", if x2 { "_x2" } else { "" });
+            }
+            op => s.push_str(self.name(op)),
+        }
+        let (dn, bn) = match i.op {
+            SLoadB64 | SMemtime | SMemrealtime | SBufferLoadB64 | SStoreB64 | SBufferStoreB64 => {
+                (2, 2)
+            }
+            SLoadB96 | SBufferLoadB96 => (3, 2),
+            SLoadB128 | SBufferLoadB128 | SStoreB128 | SBufferStoreB128 => (4, 2),
+            SLoadB256 | SBufferLoadB256 => (8, 2),
+            SLoadB512 | SBufferLoadB512 => (16, 2),
+            SAtomic | SBufferAtomic => {
+                let n = if x2 { 2 } else { 1 };
+                (if i.sub & 31 == 1 { 2 * n } else { n }, 2)
+            }
+            _ => (1, 2),
+        };
+        let bn = if matches!(
+            i.op,
+            SBufferLoadB32
+                | SBufferLoadB64
+                | SBufferLoadB96
+                | SBufferLoadB128
+                | SBufferLoadB256
+                | SBufferLoadB512
+                | SBufferLoadI8
+                | SBufferLoadU8
+                | SBufferLoadI16
+                | SBufferLoadU16
+                | SBufferStoreB32
+                | SBufferStoreB64
+                | SBufferStoreB128
+                | SBufferAtomic
+                | SAtcProbeBuffer
+                | SBufferPrefetchData
+        ) {
+            4
+        } else {
+            bn
+        };
+        let prefetch = matches!(
+            i.op,
+            SPrefetchInst
+                | SPrefetchInstPcRel
+                | SPrefetchData
+                | SPrefetchDataPcRel
+                | SBufferPrefetchData
+        );
+        let mut ops = Vec::new();
+        if matches!(i.op, SAtcProbe | SAtcProbeBuffer) {
+            ops.push(format!("{}", i.sub));
+        } else if i.src[2] != NONE {
+            ops.push(operand(i.src[2], dn, 0, false, wave64));
+        } else if i.dst != NONE {
+            ops.push(operand(i.dst, dn, 0, false, wave64));
         }
         if i.src[0] != NONE {
-            let _ = write!(s, ", {}", operand(i.src[0], 2, 0, false, wave64));
+            ops.push(operand(i.src[0], bn, 0, false, wave64));
+        }
+        if i.src[0] != NONE || prefetch {
             let soff = i.src[1];
-            if soff != 124 && soff != NONE {
-                let _ = write!(s, ", {}", operand(soff, 1, 0, false, wave64));
+            if prefetch {
+                ops.push(format!("{:#x}", i.imm));
+                ops.push(operand(soff, 1, 0, false, wave64));
+                ops.push(format!("{}", i.sub));
+            } else if soff != 124 && soff != NONE {
+                let mut t = operand(soff, 1, 0, false, wave64);
                 if i.imm != 0 {
-                    let _ = write!(s, " offset:{:#x}", i.imm);
+                    let _ = write!(t, " offset:{:#x}", i.imm);
                 }
+                ops.push(t);
             } else if i.imm == 0 && !gfx12 && !gfx9 {
-                s.push_str(", null");
+                ops.push("null".into());
             } else {
-                let _ = write!(s, ", {:#x}", i.imm);
+                ops.push(format!("{:#x}", i.imm));
             }
+        }
+        if !ops.is_empty() {
+            let _ = write!(s, " {}", ops.join(", "));
         }
         if i.flags & 1 != 0 {
             s.push_str(" glc");

@@ -271,6 +271,26 @@ ops! {
     MAtomicIncU64 = "atomic_inc_u64", MAtomicDecU64 = "atomic_dec_u64",
     MAtomicMinF64 = "atomic_min_f64", MAtomicMaxF64 = "atomic_max_f64",
     MAtomicPkAddF16 = "atomic_pk_add_f16", MAtomicPkAddBf16 = "atomic_pk_add_bf16",
+    // SMEM through a buffer descriptor, sub-dword scalar loads (gfx12), scalar stores and
+    // atomics (gfx9; the atomic's operation in Inst::sub: 0 swap, 1 cmpswap, 2 add, 3 sub,
+    // 4 smin, 5 umin, 6 smax, 7 umax, 8 and, 9 or, 10 xor, 11 inc, 12 dec, +32 the 64-bit
+    // form), and cache controls and prefetches (no architectural effect in the simulator).
+    SBufferLoadB32 = "s_buffer_load_b32", SBufferLoadB64 = "s_buffer_load_b64",
+    SBufferLoadB96 = "s_buffer_load_b96", SBufferLoadB128 = "s_buffer_load_b128",
+    SBufferLoadB256 = "s_buffer_load_b256", SBufferLoadB512 = "s_buffer_load_b512",
+    SLoadI8 = "s_load_i8", SLoadU8 = "s_load_u8", SLoadI16 = "s_load_i16", SLoadU16 = "s_load_u16",
+    SBufferLoadI8 = "s_buffer_load_i8", SBufferLoadU8 = "s_buffer_load_u8",
+    SBufferLoadI16 = "s_buffer_load_i16", SBufferLoadU16 = "s_buffer_load_u16",
+    SStoreB32 = "s_store_dword", SStoreB64 = "s_store_dwordx2", SStoreB128 = "s_store_dwordx4",
+    SBufferStoreB32 = "s_buffer_store_dword", SBufferStoreB64 = "s_buffer_store_dwordx2",
+    SBufferStoreB128 = "s_buffer_store_dwordx4", SAtomic = "s_atomic_*",
+    SBufferAtomic = "s_buffer_atomic_*", SDcacheWb = "s_dcache_wb",
+    SDcacheInvVol = "s_dcache_inv_vol", SDcacheWbVol = "s_dcache_wb_vol",
+    SDcacheDiscard = "s_dcache_discard", SDcacheDiscardX2 = "s_dcache_discard_x2",
+    SAtcProbe = "s_atc_probe", SAtcProbeBuffer = "s_atc_probe_buffer",
+    SPrefetchInst = "s_prefetch_inst", SPrefetchInstPcRel = "s_prefetch_inst_pc_rel",
+    SPrefetchData = "s_prefetch_data", SPrefetchDataPcRel = "s_prefetch_data_pc_rel",
+    SBufferPrefetchData = "s_buffer_prefetch_data",
 }
 
 impl Op {

@@ -111,8 +111,10 @@ fn smem(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     use Op::*;
     let opc = bits(w, 18, 8);
     let op = table! {opc, return Err(undec(w, "SMEM", opc));
-        0 => SLoadB32, 1 => SLoadB64, 2 => SLoadB128, 3 => SLoadB256, 4 => SLoadB512, 32 => SGl1Inv,
-        33 => SDcacheInv, 36 => SMemtime, 37 => SMemrealtime,
+        0 => SLoadB32, 1 => SLoadB64, 2 => SLoadB128, 3 => SLoadB256, 4 => SLoadB512,
+        8 => SBufferLoadB32, 9 => SBufferLoadB64, 10 => SBufferLoadB128, 11 => SBufferLoadB256,
+        12 => SBufferLoadB512, 32 => SGl1Inv, 33 => SDcacheInv, 34 => SAtcProbe,
+        35 => SAtcProbeBuffer, 36 => SMemtime, 37 => SMemrealtime,
     };
     let mut i = Inst::new(op, Enc::Smem);
     i.len = 8;
@@ -129,6 +131,12 @@ fn smem(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     }
     if matches!(op, SMemtime | SMemrealtime) {
         i.src = [NONE; 3];
+    }
+    // The probe's SDATA field is its flags (printed as a number).
+    if matches!(op, SAtcProbe | SAtcProbeBuffer) {
+        // CAST: 7-bit field.
+        i.sub = i.dst as u8;
+        i.dst = NONE;
     }
     Ok(i)
 }

@@ -164,6 +164,12 @@ fn smem12(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     let opc = bits(w, 13, 8);
     let op = table! {opc, return Err(undec(w, "SMEM", opc));
         0 => SLoadB32, 1 => SLoadB64, 2 => SLoadB128, 3 => SLoadB256, 4 => SLoadB512, 5 => SLoadB96,
+        8 => SLoadI8, 9 => SLoadU8, 10 => SLoadI16, 11 => SLoadU16, 16 => SBufferLoadB32,
+        17 => SBufferLoadB64, 18 => SBufferLoadB128, 19 => SBufferLoadB256, 20 => SBufferLoadB512,
+        21 => SBufferLoadB96, 24 => SBufferLoadI8, 25 => SBufferLoadU8, 26 => SBufferLoadI16,
+        27 => SBufferLoadU16, 33 => SDcacheInv, 34 => SAtcProbe, 35 => SAtcProbeBuffer,
+        36 => SPrefetchInst, 37 => SPrefetchInstPcRel, 38 => SPrefetchData,
+        39 => SBufferPrefetchData, 40 => SPrefetchDataPcRel,
     };
     let mut i = Inst::new(op, Enc::Smem);
     i.len = 8;
@@ -171,6 +177,25 @@ fn smem12(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     i.src = [b16(w, 0, 6) * 2, b16(w1, 25, 7), NONE];
     // CAST: the 24-bit offset shifted to the top sign-extends.
     i.imm = ((w1 << 8) as i32) >> 8;
+    match op {
+        SDcacheInv => {
+            i.dst = NONE;
+            i.src = [NONE; 3];
+        }
+        // The probe's SDATA field is its flags, a prefetch's its length (numbers).
+        SAtcProbe | SAtcProbeBuffer | SPrefetchInst | SPrefetchData | SBufferPrefetchData => {
+            // CAST: 7-bit field.
+            i.sub = i.dst as u8;
+            i.dst = NONE;
+        }
+        SPrefetchInstPcRel | SPrefetchDataPcRel => {
+            // CAST: 7-bit field.
+            i.sub = i.dst as u8;
+            i.dst = NONE;
+            i.src[0] = NONE;
+        }
+        _ => {}
+    }
     Ok(i)
 }
 

@@ -265,11 +265,18 @@ fn smem(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     let opc = bits(w, 18, 8);
     let op = table! {opc, return Err(undec(w, "SMEM", opc));
         0 => SLoadB32, 1 => SLoadB64, 2 => SLoadB128, 3 => SLoadB256, 4 => SLoadB512,
-        32 => SDcacheInv, 36 => SMemtime, 37 => SMemrealtime,
+        8 => SBufferLoadB32, 9 => SBufferLoadB64, 10 => SBufferLoadB128, 11 => SBufferLoadB256,
+        12 => SBufferLoadB512, 16 => SStoreB32, 17 => SStoreB64, 18 => SStoreB128,
+        24 => SBufferStoreB32, 25 => SBufferStoreB64, 26 => SBufferStoreB128,
+        32 => SDcacheInv, 33 => SDcacheWb, 34 => SDcacheInvVol, 35 => SDcacheWbVol,
+        36 => SMemtime, 37 => SMemrealtime, 38 => SAtcProbe, 39 => SAtcProbeBuffer,
+        40 => SDcacheDiscard, 41 => SDcacheDiscardX2,
+        64..=76 | 96..=108 => SBufferAtomic, 128..=140 | 160..=172 => SAtomic,
     };
     let mut i = Inst::new(op, Enc::Smem);
     i.len = 8;
-    i.dst = b16(w, 6, 7);
+    let sdata = b16(w, 6, 7);
+    i.dst = sdata;
     let imm = bits(w, 17, 1) == 1;
     let soe = bits(w, 14, 1) == 1;
     // Offset: a 21-bit signed immediate, or an SGPR in the low bits when IMM is clear.
@@ -284,12 +291,34 @@ fn smem(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     i.imm = if imm { ((w1 << 11) as i32) >> 11 } else { 0 };
     i.src = [b16(w, 0, 6) * 2, soff, NONE];
     i.flags = u8::from(bits(w, 16, 1) == 1);
-    if matches!(op, SDcacheInv) {
-        i.dst = NONE;
-        i.src = [NONE; 3];
-    }
-    if matches!(op, SMemtime | SMemrealtime) {
-        i.src = [NONE; 3];
+    match op {
+        SDcacheInv | SDcacheWb | SDcacheInvVol | SDcacheWbVol => {
+            i.dst = NONE;
+            i.src = [NONE; 3];
+        }
+        SMemtime | SMemrealtime => i.src = [NONE; 3],
+        SDcacheDiscard | SDcacheDiscardX2 => i.dst = NONE,
+        // The probe's SDATA field is its flags (printed as a number).
+        SAtcProbe | SAtcProbeBuffer => {
+            // CAST: 7-bit field.
+            i.sub = sdata as u8;
+            i.dst = NONE;
+        }
+        SStoreB32 | SStoreB64 | SStoreB128 | SBufferStoreB32 | SBufferStoreB64
+        | SBufferStoreB128 => {
+            i.src[2] = sdata;
+            i.dst = NONE;
+        }
+        // The data in SDATA; with GLC the old value returns there.
+        SAtomic | SBufferAtomic => {
+            // CAST: the operation in 6 bits (x2 at +32).
+            i.sub = (opc & 0x3f) as u8;
+            i.src[2] = sdata;
+            if i.flags & 1 == 0 {
+                i.dst = NONE;
+            }
+        }
+        _ => {}
     }
     Ok(i)
 }

@@ -241,3 +241,67 @@ fn gfx12_subdword_scalar_loads_and_buffer_loads() {
         "i8, u8, i16, u16, buffer b96, buffer i8"
     );
 }
+
+#[test]
+fn gfx9_f16_rounding_frexp_norm_and_f32_rounding_conversions() {
+    // CDNA3 ISA 12.x (VOP1): V_FLOOR/CEIL/TRUNC/RNDNE_F16 round to an integer half;
+    // V_FRACT_F16 = S0 - floor(S0); V_FREXP_MANT_F16 the mantissa in [0.5, 1),
+    // V_FREXP_EXP_I16_F16 the exponent; V_CVT_NORM_I16/U16_F16 clamp to [-1, 1]/[0, 1] and
+    // scale to 32767/65535; V_SAT_PK_U8_I16 = {sat8(S0[31:16]), sat8(S0[15:0])};
+    // V_CVT_FLR_I32_F32 = (int)floor(S0), V_CVT_RPI_I32_F32 = (int)floor(S0 + 0.5);
+    // V_CVT_OFF_F32_I4 = S0[3:0] (signed) / 16; V_SWAP_B32 exchanges the two VGPRs.
+    //
+    //   floor/ceil 1.5, trunc -1.5, rndne 2.5, fract -1.25, frexp_mant/exp 6.0,
+    //   norm_i16 1.0 and -2.0, norm_u16 -2.0, sat_pk 0xff800123, flr -1.5, rpi 2.5 and -2.5,
+    //   off_f32_i4 0xf and 7, v_swap_b32 v18 (18), v19 (19); stored from v2 to v19.
+    let code = [
+        0x7E0202FF, 0x00003E00, 0x7E048901, 0x7E068B01, 0x7E0202FF, 0x0000BE00, 0x7E088D01,
+        0x7E0202FF, 0x00004100, 0x7E0A8F01, 0x7E0202FF, 0x0000BD00, 0x7E0C9101, 0x7E0202FF,
+        0x00004600, 0x7E0E8501, 0x7E108701, 0x7E0202FF, 0x00003C00, 0x7E129B01, 0x7E0202FF,
+        0x0000C000, 0x7E149B01, 0x7E169D01, 0x7E0202FF, 0xFF800123, 0x7E189F01, 0x7E0202FF,
+        0xBFC00000, 0x7E1A1B01, 0x7E0202FF, 0x40200000, 0x7E1C1901, 0x7E0202FF, 0xC0200000,
+        0x7E1E1901, 0x7E02028F, 0x7E201D01, 0x7E020287, 0x7E221D01, 0x7E240292, 0x7E260293,
+        0x7E24A313, 0x7E280280, 0xBEFE0181, 0xDC7C8000, 0x00000214, 0xDC7C8010, 0x00000614,
+        0xDC7C8020, 0x00000A14, 0xDC7C8030, 0x00000E14, 0xDC748040, 0x00001214, 0xBF810000,
+    ];
+    let (got, _) = run_wave(Isa::Gfx9, &code, &[], &[], 18);
+    assert_eq!(
+        got,
+        [
+            0x3c00,
+            0x4000,
+            0xbc00,
+            0x4000,
+            0x3a00,
+            0x3a00,
+            3,
+            0x7fff,
+            0x8001,
+            0,
+            0x00ff,
+            0xffff_fffe,
+            3,
+            0xffff_fffe,
+            0xbd80_0000,
+            0x3ee0_0000,
+            19,
+            18
+        ]
+    );
+}
+
+#[test]
+fn gfx11_16_bit_extensions_and_not_b16() {
+    // RDNA3 ISA 16.x (VOP1): V_CVT_I32_I16 sign-extends S0[15:0], V_CVT_U32_U16
+    // zero-extends; V_NOT_B16 writes ~S0[15:0] to the low half and keeps the high half.
+    //
+    //   v_mov_b32 v1, 0x12348000 / v_cvt_i32_i16_e32 v2, v1 / v_cvt_u32_u16_e32 v3, v1
+    //   v_mov_b32 v4, 0xabcd0000 / v_mov_b32 v5, 0xff / v_not_b16_e32 v4, v5
+    //   v_mov_b32 v6, 0 / s_mov_b32 exec_lo, 1 / global_store_b96 v6, v[2:4], s[0:1]
+    let code = [
+        0x7E0202FF, 0x12348000, 0x7E04D501, 0x7E06D701, 0x7E0802FF, 0xABCD0000, 0x7E0A02FF,
+        0x000000FF, 0x7E08D305, 0x7E0C0280, 0xBEFE0081, 0xDC720000, 0x00000206, 0xBFB00000,
+    ];
+    let (got, _) = run_wave(Isa::Gfx11, &code, &[], &[], 3);
+    assert_eq!(got, [0xffff_8000, 0x8000, 0xabcd_ff00]);
+}

@@ -189,6 +189,8 @@ fn has_e32(op: Op) -> bool {
             | Op::VMadakF16
             | Op::VReadfirstlaneB32
             | Op::VAccvgprMovB32
+            | Op::VSwapB32
+            | Op::VPermlane64B32
     )
 }
 
@@ -543,7 +545,10 @@ impl Printer<'_> {
         } else {
             super::decode::has_short_form(i.op)
         };
-        if i.dpp.is_some() {
+        if matches!(i.op, Op::VNop | Op::VClrexcp | Op::VPipeflush) {
+            // No operands, no encoding suffix.
+            ""
+        } else if i.dpp.is_some() {
             // gfx10+ prints a VOPC's DPP form without the suffix.
             if matches!(i.enc, Enc::Vop3 | Enc::Vop3sd) {
                 "_e64_dpp"
@@ -612,8 +617,8 @@ impl Printer<'_> {
                 ops.push(src_mod(1));
                 ops.push(operand(i.src[2], mask_n, 0, false, wave64));
             }
-            Op::VFmacF32 | Op::VFmacF16 => {
-                ops.push(operand(i.dst, 1, 0, false, wave64));
+            Op::VFmacF32 | Op::VFmacF16 | Op::VMacF32 | Op::VMacF16 | Op::VFmacF64 => {
+                ops.push(operand(i.dst, dw, 0, false, wave64));
                 ops.push(src_mod(0));
                 ops.push(src_mod(1));
             }

@@ -291,6 +291,17 @@ ops! {
     SPrefetchInst = "s_prefetch_inst", SPrefetchInstPcRel = "s_prefetch_inst_pc_rel",
     SPrefetchData = "s_prefetch_data", SPrefetchDataPcRel = "s_prefetch_data_pc_rel",
     SBufferPrefetchData = "s_buffer_prefetch_data",
+    // More VOP1: f16 rounding and frexp, norm conversions, saturating packs, swaps,
+    // rounding f32 conversions, 16-bit extensions, gfx11's wave64 half swap, and the
+    // operations without effect here (no FP exception state, no pipeline to flush).
+    VFloorF16 = "v_floor_f16", VCeilF16 = "v_ceil_f16", VTruncF16 = "v_trunc_f16",
+    VRndneF16 = "v_rndne_f16", VFractF16 = "v_fract_f16", VFrexpMantF16 = "v_frexp_mant_f16",
+    VFrexpExpI16F16 = "v_frexp_exp_i16_f16", VCvtNormI16F16 = "v_cvt_norm_i16_f16",
+    VCvtNormU16F16 = "v_cvt_norm_u16_f16", VSatPkU8I16 = "v_sat_pk_u8_i16",
+    VSwapB32 = "v_swap_b32", VCvtFloorI32F32 = "v_cvt_floor_i32_f32",
+    VCvtNearestI32F32 = "v_cvt_nearest_i32_f32", VCvtOffF32I4 = "v_cvt_off_f32_i4",
+    VNotB16 = "v_not_b16", VCvtI32I16 = "v_cvt_i32_i16", VCvtU32U16 = "v_cvt_u32_u16",
+    VPermlane64B32 = "v_permlane64_b32", VClrexcp = "v_clrexcp", VPipeflush = "v_pipeflush",
 }
 
 impl Op {

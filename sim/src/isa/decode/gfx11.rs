@@ -157,6 +157,11 @@ fn vop1_op(opc: u32) -> Option<Op> {
         63 => VFrexpExpI32F32, 64 => VFrexpMantF32, 80 => VCvtF16U16, 81 => VCvtF16I16,
         82 => VCvtU16F16, 83 => VCvtI16F16, 84 => VRcpF16, 85 => VSqrtF16, 86 => VRsqF16,
         87 => VLogF16, 88 => VExpF16, 96 => VSinF16, 97 => VCosF16,
+        12 => VCvtNearestI32F32, 13 => VCvtFloorI32F32, 14 => VCvtOffF32I4, 27 => VPipeflush,
+        89 => VFrexpMantF16, 90 => VFrexpExpI16F16, 91 => VFloorF16, 92 => VCeilF16,
+        93 => VTruncF16, 94 => VRndneF16, 95 => VFractF16, 98 => VSatPkU8I16,
+        99 => VCvtNormI16F16, 100 => VCvtNormU16F16, 101 => VSwapB32, 103 => VPermlane64B32,
+        105 => VNotB16, 106 => VCvtI32I16, 107 => VCvtU32U16,
     })
 }
 
@@ -375,7 +380,7 @@ pub(super) fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     match op {
         Op::VReadlaneB32 => i.dst = vdst,
         Op::VFmacF32 => i.src[2] = i.dst,
-        Op::VNop => {
+        Op::VNop | Op::VClrexcp | Op::VPipeflush => {
             i.dst = NONE;
             i.src = [NONE; 3];
         }

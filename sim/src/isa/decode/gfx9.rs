@@ -338,6 +338,12 @@ fn vop1_op(opc: u32) -> Option<Op> {
         49 => VFrexpMantF64, 50 => VFractF64,
         51 => VFrexpExpI32F32, 52 => VFrexpMantF32, 56 => VMovB64, 82 => VAccvgprMovB32,
         57 => VCvtF16U16, 58 => VCvtF16I16, 59 => VCvtU16F16, 60 => VCvtI16F16,
+        12 => VCvtNearestI32F32, 13 => VCvtFloorI32F32, 14 => VCvtOffF32I4, 47 => VClsI32,
+        53 => VClrexcp, 61 => VRcpF16, 62 => VSqrtF16, 63 => VRsqF16, 64 => VLogF16,
+        65 => VExpF16, 66 => VFrexpMantF16, 67 => VFrexpExpI16F16, 68 => VFloorF16,
+        69 => VCeilF16, 70 => VTruncF16, 71 => VRndneF16, 72 => VFractF16, 73 => VSinF16,
+        74 => VCosF16, 77 => VCvtNormI16F16, 78 => VCvtNormU16F16, 79 => VSatPkU8I16,
+        81 => VSwapB32,
     })
 }
 
@@ -459,7 +465,7 @@ fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         }
         0x100..=0x13f => vop2_op(opc - 0x100).ok_or_else(|| undec(w, "VOP3 (VOP2)", opc))?,
         // v_accvgpr_mov_b32 has no VOP3 form the interpreter knows (its operands are AGPRs).
-        0x140..=0x17f => vop1_op(opc - 0x140)
+        0x140..=0x1bf => vop1_op(opc - 0x140)
             .filter(|o| *o != Op::VAccvgprMovB32)
             .ok_or_else(|| undec(w, "VOP3 (VOP1)", opc))?,
         _ => vop3_only(opc).ok_or_else(|| undec(w, "VOP3", opc))?,
@@ -516,7 +522,7 @@ fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         | Op::VMacF32
         | Op::VMacF16
         | Op::VFmacF32 => 3,
-        _ if (0x140..0x180).contains(&opc) => 1,
+        _ if (0x140..0x1c0).contains(&opc) => 1,
         _ if (0x100..0x140).contains(&opc) => 2,
         _ if vop3_only(opc).is_some_and(|o| {
             matches!(
@@ -550,6 +556,10 @@ fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         i.src[k] = NONE;
     }
     match op {
+        Op::VNop | Op::VClrexcp => {
+            i.dst = NONE;
+            i.src = [NONE; 3];
+        }
         Op::VReadlaneB32 | Op::VReadfirstlaneB32 => i.dst = vdst,
         Op::VMacF32 | Op::VMacF16 | Op::VFmacF32 | Op::VFmacF64 => i.src[2] = i.dst,
         _ => {}

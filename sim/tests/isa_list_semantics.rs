@@ -305,3 +305,60 @@ fn gfx11_16_bit_extensions_and_not_b16() {
     let (got, _) = run_wave(Isa::Gfx11, &code, &[], &[], 3);
     assert_eq!(got, [0xffff_8000, 0x8000, 0xabcd_ff00]);
 }
+
+#[test]
+fn gfx11_buffer_offen_soffset_and_rdna_atomics() {
+    // RDNA3 ISA 10.x (MUBUF): the address is the V#'s base + VGPR offset (OFFEN) + SOFFSET +
+    // the instruction offset. BUFFER_ATOMIC_CSUB_U32: MEM = (DATA > tmp) ? 0 : tmp - DATA;
+    // BUFFER_ATOMIC_CMPSWAP_F32 compares as floats (+0 == -0); with GLC both return the old
+    // value. BUFFER_STORE_D16_HI_B16 stores the VGPR's high half.
+    //
+    //   s_mov_b32 exec_lo, 1 / v_mov_b32 v1, 8 / s_mov_b32 s8, 4
+    //   buffer_load_b32 v2, v1, s[4:7], s8 offen offset:4
+    //   v_mov_b32 v3, 5 / buffer_atomic_csub_u32 v3, v1, s[4:7], 0 offen glc
+    //   v_mov_b32 v4, 1.0 / v_mov_b32 v5, 0x80000000
+    //   buffer_atomic_cmpswap_f32 v[4:5], v1, s[4:7], 0 offen offset:4 glc
+    //   v_mov_b32 v6, 0x12345678 / buffer_store_d16_hi_b16 v6, off, s[4:7], 0 offset:20
+    //   s_waitcnt vmcnt(0) / v_mov_b32 v7, 0 / global_store_b96 v7, v[2:4], s[0:1]
+    let code = [
+        0xBEFE0081, 0x7E020288, 0xBE880084, 0xE0500004, 0x08410201, 0x7E060285, 0xE0DC4000,
+        0x80410301, 0x7E0802F2, 0x7E0A02FF, 0x80000000, 0xE1404004, 0x80410401, 0x7E0C02FF,
+        0x12345678, 0xE0940014, 0x80010600, 0xBF8903F7, 0x7E0E0280, 0xDC720000, 0x00000207,
+        0xBFB00000,
+    ];
+    let data = [0, 0, 3, 0, 0xAAAA_0001, u32::MAX];
+    let (got, mem) = run_wave(Isa::Gfx11, &code, &data, &[], 3);
+    assert_eq!(
+        got,
+        [0xAAAA_0001, 3, 0],
+        "load, csub's old, cmpswap_f32's old"
+    );
+    assert_eq!(
+        words(&mem, DATA + 8, 4),
+        [0, 0x3f80_0000, 0xAAAA_0001, 0xffff_1234],
+        "csub clamps at 0, cmpswap_f32 swapped (+0 == -0), -, d16_hi store"
+    );
+}
+
+#[test]
+fn gfx12_vbuffer_offen_soffset_and_cond_sub() {
+    // RDNA4 ISA (VBUFFER): the MUBUF address with a 24-bit offset; th:TH_ATOMIC_RETURN makes
+    // an atomic return the old value. BUFFER_ATOMIC_COND_SUB_U32: MEM = (tmp >= DATA) ?
+    // tmp - DATA : tmp.
+    //
+    //   s_mov_b32 exec_lo, 1 / v_mov_b32 v1, 8 / v_mov_b32 v3, 5
+    //   buffer_atomic_cond_sub_u32 v3, v1, s[4:7], null offen th:TH_ATOMIC_RETURN
+    //   v_mov_b32 v4, 50
+    //   buffer_atomic_cond_sub_u32 v4, v1, s[4:7], null offen offset:4 th:TH_ATOMIC_RETURN
+    //   s_mov_b32 s8, 12 / buffer_load_b32 v5, off, s[4:7], s8 offset:4 / s_wait_loadcnt 0
+    //   v_mov_b32 v7, 0 / global_store_b96 v7, v[3:5], s[0:1]
+    let code = [
+        0xBEFE0081, 0x7E020288, 0x7E060285, 0xC414007C, 0x40900803, 0x00000001, 0x7E0802B2,
+        0xC414007C, 0x40900804, 0x00000401, 0xBE88008C, 0xC4050008, 0x00800805, 0x00000400,
+        0xBFC00000, 0x7E0E0280, 0xEE070000, 0x01800000, 0x00000007, 0xBFB00000,
+    ];
+    let data = [0, 0, 3, 60, 0xAAAA_0001];
+    let (got, mem) = run_wave(Isa::Gfx12, &code, &data, &[], 3);
+    assert_eq!(got, [3, 60, 0xAAAA_0001], "cond_sub's old values, load");
+    assert_eq!(words(&mem, DATA + 8, 2), [3, 10], "3 < 5 kept; 60 - 50");
+}

@@ -129,7 +129,7 @@ fn vmem_regs(op: Op) -> (u16, u16) {
         MLoadB96 | MStoreB96 => (3, 3),
         MLoadB128 | MStoreB128 => (4, 4),
         MAtomicCmpswapB64 => (4, 2),
-        MAtomicCmpswapB32 => (2, 1),
+        MAtomicCmpswapB32 | MAtomicCmpswapF32 => (2, 1),
         _ => (1, 1),
     }
 }
@@ -1009,14 +1009,51 @@ impl Printer<'_> {
             if i.imm != 0 {
                 let _ = write!(s, " offset:{}", i.imm);
             }
-            let bits: &[(u8, &str)] = if self.gfx940 {
-                &[(1, " sc0"), (4, " sc1"), (2, " nt")]
+            if self.isa == Isa::Gfx12 {
+                let th = usize::from(i.sub & 7);
+                let kind = if i.op.name().starts_with("atomic") {
+                    [
+                        "",
+                        "RETURN",
+                        "NT",
+                        "NT_RETURN",
+                        "CASCADE_RT",
+                        "CASCADE_NT",
+                        "6",
+                        "7",
+                    ]
+                } else {
+                    ["", "NT", "HT", "BYPASS", "LU", "NT_RT", "RT_NT", "NT_HT"]
+                };
+                let what = if i.op.name().starts_with("atomic") {
+                    "ATOMIC"
+                } else if i.dst != NONE {
+                    "LOAD"
+                } else {
+                    "STORE"
+                };
+                if th != 0 {
+                    let _ = write!(s, " th:TH_{what}_{}", kind[th]);
+                }
+                let scope = [
+                    "",
+                    " scope:SCOPE_SE",
+                    " scope:SCOPE_DEV",
+                    " scope:SCOPE_SYS",
+                ];
+                s.push_str(scope[usize::from((i.sub >> 3) & 3)]);
             } else {
-                &[(1, " glc"), (2, " slc")]
-            };
-            for (bit, f) in bits {
-                if i.flags & bit != 0 {
-                    s.push_str(f);
+                let bits: &[(u8, &str)] = if self.gfx940 {
+                    &[(1, " sc0"), (4, " sc1"), (2, " nt")]
+                } else if self.isa == Isa::Gfx11 {
+                    &[(1, " glc"), (2, " slc"), (4, " dlc")]
+                } else {
+                    &[(1, " glc"), (2, " slc")]
+                };
+                for (bit, f) in bits {
+                    if i.flags & bit != 0 {
+                        s.push_str(f);
+                    }
                 }
             }
         }

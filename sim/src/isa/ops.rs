@@ -302,6 +302,10 @@ ops! {
     VCvtNearestI32F32 = "v_cvt_nearest_i32_f32", VCvtOffF32I4 = "v_cvt_off_f32_i4",
     VNotB16 = "v_not_b16", VCvtI32I16 = "v_cvt_i32_i16", VCvtU32U16 = "v_cvt_u32_u16",
     VPermlane64B32 = "v_permlane64_b32", VClrexcp = "v_clrexcp", VPipeflush = "v_pipeflush",
+    // RDNA memory atomics: clamped and conditional subtract, float compare-swap and min/max.
+    MAtomicCsubU32 = "atomic_csub_u32", MAtomicCondSubU32 = "atomic_cond_sub_u32",
+    MAtomicCmpswapF32 = "atomic_cmpswap_f32", MAtomicMinF32 = "atomic_min_f32",
+    MAtomicMaxF32 = "atomic_max_f32",
 }
 
 impl Op {

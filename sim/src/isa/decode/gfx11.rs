@@ -513,22 +513,43 @@ pub(super) fn ds(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     Ok(i)
 }
 
-pub(super) fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
+/// The FLAT-family and MUBUF opcodes gfx11 shares (16..=37 loads and stores, 51.. atomics;
+/// gfx12 keeps them, `gfx12` selecting its renumbered atomics at 80..).
+pub(super) fn vmem_op(opc: u32, gfx12: bool) -> Option<Op> {
     use Op::*;
-    let opc = bits(w, 18, 7);
-    let op = table! {opc, return Err(undec(w, "FLAT", opc));
+    if gfx12 {
+        match opc {
+            80 => return Some(MAtomicCondSubU32),
+            89 => return Some(MAtomicPkAddF16),
+            90 => return Some(MAtomicPkAddBf16),
+            _ => {}
+        }
+    }
+    Some(table! {opc, return None;
         16 => MLoadU8, 17 => MLoadI8, 18 => MLoadU16, 19 => MLoadI16, 20 => MLoadB32,
         21 => MLoadB64, 22 => MLoadB96, 23 => MLoadB128, 24 => MStoreB8, 25 => MStoreB16,
         26 => MStoreB32, 27 => MStoreB64, 28 => MStoreB96, 29 => MStoreB128, 30 => MLoadD16U8,
         31 => MLoadD16I8, 32 => MLoadD16B16, 33 => MLoadD16HiU8, 34 => MLoadD16HiI8,
-        35 => MLoadD16HiB16, 51 => MAtomicSwapB32,
-        52 => MAtomicCmpswapB32, 53 => MAtomicAddU32, 54 => MAtomicSubU32, 56 => MAtomicMinI32,
-        57 => MAtomicMinU32, 58 => MAtomicMaxI32, 59 => MAtomicMaxU32, 60 => MAtomicAndB32,
-        61 => MAtomicOrB32, 62 => MAtomicXorB32, 63 => MAtomicIncU32, 64 => MAtomicDecU32,
-        65 => MAtomicSwapB64, 66 => MAtomicCmpswapB64, 67 => MAtomicAddU64, 86 => MAtomicAddF32,
+        35 => MLoadD16HiB16, 36 => MStoreD16HiB8, 37 => MStoreD16HiB16, 51 => MAtomicSwapB32,
+        52 => MAtomicCmpswapB32, 53 => MAtomicAddU32, 54 => MAtomicSubU32, 55 => MAtomicCsubU32,
+        56 => MAtomicMinI32, 57 => MAtomicMinU32, 58 => MAtomicMaxI32, 59 => MAtomicMaxU32,
+        60 => MAtomicAndB32, 61 => MAtomicOrB32, 62 => MAtomicXorB32, 63 => MAtomicIncU32,
+        64 => MAtomicDecU32, 65 => MAtomicSwapB64, 66 => MAtomicCmpswapB64, 67 => MAtomicAddU64,
         68 => MAtomicSubU64, 69 => MAtomicMinI64, 70 => MAtomicMinU64, 71 => MAtomicMaxI64,
         72 => MAtomicMaxU64, 73 => MAtomicAndB64, 74 => MAtomicOrB64, 75 => MAtomicXorB64,
-    };
+        76 => MAtomicIncU64, 77 => MAtomicDecU64, 80 => MAtomicCmpswapF32, 81 => MAtomicMinF32,
+        82 => MAtomicMaxF32, 86 => MAtomicAddF32,
+    })
+}
+
+/// Whether a [`vmem_op`] loads into its destination.
+pub(super) fn vmem_load(opc: u32) -> bool {
+    opc < 24 || (30..36).contains(&opc)
+}
+
+pub(super) fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
+    let opc = bits(w, 18, 7);
+    let op = vmem_op(opc, false).ok_or_else(|| undec(w, "FLAT", opc))?;
     let mut i = Inst::new(op, Enc::Flat);
     i.len = 8;
     // CAST: 2-bit field.
@@ -557,7 +578,7 @@ pub(super) fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         | ((bits(w, 13, 1) as u8) << 2)
         | (u8::from(sve) << 3);
     let (addr, data, saddr, vdst) = (b16(w1, 0, 8), b16(w1, 8, 8), b16(w1, 16, 7), b16(w1, 24, 8));
-    let load = opc < 24 || (30..36).contains(&opc);
+    let load = vmem_load(opc);
     let store = (24..30).contains(&opc) || (36..51).contains(&opc);
     let vaddr = if seg == SEG_SCRATCH && !sve {
         NONE
@@ -579,16 +600,64 @@ pub(super) fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     Ok(i)
 }
 
-fn mubuf(w: u32, _w1: u32) -> Result<Inst, Undecodable> {
+fn mubuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     let opc = bits(w, 18, 8);
     let op = match opc {
         43 => Op::BufferGl0Inv,
         44 => Op::BufferGl1Inv,
-        _ => return Err(undec(w, "MUBUF", opc)),
+        _ => vmem_op(opc, false).ok_or_else(|| undec(w, "MUBUF", opc))?,
     };
     let mut i = Inst::new(op, Enc::Mubuf);
     i.len = 8;
+    if matches!(op, Op::BufferGl0Inv | Op::BufferGl1Inv) {
+        return Ok(i);
+    }
+    // LDS (bit 16): the load goes to LDS at M0 instead of VGPRs (not interpreted).
+    if bits(w, 16, 1) == 1 {
+        return Err(undec(w, "MUBUF with lds", opc));
+    }
+    let (offen, idxen) = (bits(w1, 22, 1) == 1, bits(w1, 23, 1) == 1);
+    // CAST: flag bits (glc, slc, dlc, offen, idxen).
+    i.flags = (bits(w, 14, 1) as u8)
+        | ((bits(w, 12, 1) as u8) << 1)
+        | ((bits(w, 13, 1) as u8) << 2)
+        | (u8::from(offen) << 3)
+        | (u8::from(idxen) << 4);
+    i.imm = i32::from(b16(w, 0, 12));
+    mubuf_operands(
+        &mut i,
+        [
+            b16(w1, 0, 8),
+            b16(w1, 8, 8),
+            b16(w1, 16, 5) * 4,
+            b16(w1, 24, 8),
+        ],
+        vmem_load(opc),
+        opc >= 51,
+    );
     Ok(i)
+}
+
+/// MUBUF operands from (vaddr, vdata, srsrc, soffset): src = [vaddr with offen or idxen,
+/// vdata of stores and atomics, srsrc], soffset in `sdst`, vdata the destination of loads
+/// and of atomics that return (`flags` bit 0).
+pub(super) fn mubuf_operands(i: &mut Inst, f: [u16; 4], load: bool, atomic: bool) {
+    let [vaddr, vdata, srsrc, soff] = f;
+    i.src = [
+        if i.flags & 0x18 != 0 {
+            VGPR + vaddr
+        } else {
+            NONE
+        },
+        if load { NONE } else { VGPR + vdata },
+        srsrc,
+    ];
+    i.sdst = soff;
+    i.dst = if load || (atomic && i.flags & 1 == 1) {
+        VGPR + vdata
+    } else {
+        NONE
+    };
 }
 
 /// Whether `op` has a 32-bit VOP1/VOP2 encoding (LLVM then names the VOP3 form `_e64`).

@@ -175,6 +175,9 @@ pub(super) fn gfx12_name(op: Op) -> Option<&'static str> {
         Op::VMed3F32 => "v_med3_num_f32",
         Op::VMaxminF32 => "v_maxmin_num_f32",
         Op::VMinmaxF32 => "v_minmax_num_f32",
+        Op::MAtomicCsubU32 => "atomic_sub_clamp_u32",
+        Op::MAtomicMinF32 => "atomic_min_num_f32",
+        Op::MAtomicMaxF32 => "atomic_max_num_f32",
         _ => return None,
     })
 }

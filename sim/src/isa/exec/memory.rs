@@ -397,7 +397,7 @@ impl Exec<'_, '_> {
         }
         let data = self.vreg(
             i.src[1],
-            if i.op == MAtomicCmpswapB32 {
+            if matches!(i.op, MAtomicCmpswapB32 | MAtomicCmpswapF32) {
                 2
             } else if i.op == MAtomicCmpswapB64 {
                 4
@@ -577,6 +577,26 @@ impl Exec<'_, '_> {
                         }
                     }
                     MAtomicAddF32 => (f32v(old) + f32v(x)).to_bits(),
+                    // Clamped: 0 when DATA exceeds the old value.
+                    MAtomicCsubU32 => old.saturating_sub(x),
+                    // Conditional: subtracts only when the old value is at least DATA.
+                    MAtomicCondSubU32 => {
+                        if old >= x {
+                            old - x
+                        } else {
+                            old
+                        }
+                    }
+                    // Float equality (-0 == +0, a NaN equals nothing).
+                    MAtomicCmpswapF32 => {
+                        if f32v(old) == f32v(get(1)) {
+                            x
+                        } else {
+                            old
+                        }
+                    }
+                    MAtomicMinF32 => fmin(f32v(old), f32v(x)).to_bits(),
+                    MAtomicMaxF32 => fmax(f32v(old), f32v(x)).to_bits(),
                     // Two independent half (bfloat16) adds, round to nearest even, denormals
                     // kept (CDNA2 ISA 9.5: packed f16 atomics never flush). An f32 sum
                     // rounded once more to 16 bits is the correctly rounded sum (24 >= 2*11+2

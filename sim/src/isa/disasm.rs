@@ -117,13 +117,30 @@ fn dpp_text(d: Dpp, gfx9: bool) -> String {
     }
 }
 
+/// Registers of a FLAT-family or MUBUF operation's data and of its destination (loads return
+/// as many as they read; atomics the old value, cmpswap half its data).
+fn vmem_regs(op: Op) -> (u16, u16) {
+    use Op::*;
+    match op {
+        MLoadB64 | MStoreB64 | MAtomicAddU64 | MAtomicSwapB64 | MAtomicSubU64 | MAtomicMinI64
+        | MAtomicMinU64 | MAtomicMaxI64 | MAtomicMaxU64 | MAtomicAndB64 | MAtomicOrB64
+        | MAtomicXorB64 | MAtomicAddF64 | MAtomicIncU64 | MAtomicDecU64 | MAtomicMinF64
+        | MAtomicMaxF64 => (2, 2),
+        MLoadB96 | MStoreB96 => (3, 3),
+        MLoadB128 | MStoreB128 => (4, 4),
+        MAtomicCmpswapB64 => (4, 2),
+        MAtomicCmpswapB32 | MAtomicCmpswapF32 => (2, 1),
+        _ => (1, 1),
+    }
+}
+
 /// The float compare conditions by their 4-bit code (VOPC's and gfx12 SOPC's order).
 const FLOAT_CONDS: [&str; 16] = [
     "f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle", "neq", "nlt",
     "t",
 ];
 
-fn vop_name(i: &Inst) -> String {
+fn vop_name(i: &Inst, gfx9: bool) -> String {
     match i.op {
         Op::VCmpF16
         | Op::VCmpF32
@@ -141,10 +158,14 @@ fn vop_name(i: &Inst) -> String {
                 &["f", "lt", "eq", "le", "gt", "ne", "ge", "t"]
             };
             let ty = &i.op.name()[8..];
-            let c = conds.get(usize::from(i.sub)).copied().unwrap_or("?");
+            // gfx9 names the always-true float compare `tru`.
+            let c = match conds.get(usize::from(i.sub)).copied() {
+                Some("t") if float && gfx9 => "tru",
+                c => c.unwrap_or("?"),
+            };
             format!("v_cmp{}_{c}_{ty}", if i.cmpx { "x" } else { "" })
         }
-        Op::VCmpClassF32 | Op::VCmpClassF64 => {
+        Op::VCmpClassF32 | Op::VCmpClassF64 | Op::VCmpClassF16 => {
             format!(
                 "v_cmp{}_class_{}",
                 if i.cmpx { "x" } else { "" },
@@ -168,6 +189,8 @@ fn has_e32(op: Op) -> bool {
             | Op::VMadakF16
             | Op::VReadfirstlaneB32
             | Op::VAccvgprMovB32
+            | Op::VSwapB32
+            | Op::VPermlane64B32
     )
 }
 
@@ -361,35 +384,100 @@ impl Printer<'_> {
 
     /// SMEM: destination, base pair, offset register or immediate, cache bits.
     fn smem(&self) -> String {
+        use Op::*;
         let (i, wave64) = (self.i, self.wave64);
         let Ctx { gfx9, gfx12, .. } = self.ctx();
-        let name = |op: Op| self.name(op);
         let mut s = String::new();
-        s.push_str(name(i.op));
-        if i.dst != NONE {
-            let n = match i.op {
-                Op::SLoadB64 | Op::SMemtime | Op::SMemrealtime => 2,
-                Op::SLoadB96 => 3,
-                Op::SLoadB128 => 4,
-                Op::SLoadB256 => 8,
-                Op::SLoadB512 => 16,
-                _ => 1,
-            };
-            let _ = write!(s, " {}", operand(i.dst, n, 0, false, wave64));
+        // Scalar atomics: the operation's name from Inst::sub.
+        const ATOMICS: [&str; 13] = [
+            "swap", "cmpswap", "add", "sub", "smin", "umin", "smax", "umax", "and", "or", "xor",
+            "inc", "dec",
+        ];
+        let x2 = i.sub & 32 != 0;
+        match i.op {
+            SAtomic | SBufferAtomic => {
+                let what = ATOMICS.get(usize::from(i.sub & 31)).copied().unwrap_or("?");
+                let buf = if i.op == SBufferAtomic { "buffer_" } else { "" };
+                let _ = write!(s, "s_{buf}atomic_{what}{}", if x2 { "_x2" } else { "" });
+            }
+            op => s.push_str(self.name(op)),
+        }
+        let (dn, bn) = match i.op {
+            SLoadB64 | SMemtime | SMemrealtime | SBufferLoadB64 | SStoreB64 | SBufferStoreB64 => {
+                (2, 2)
+            }
+            SLoadB96 | SBufferLoadB96 => (3, 2),
+            SLoadB128 | SBufferLoadB128 | SStoreB128 | SBufferStoreB128 => (4, 2),
+            SLoadB256 | SBufferLoadB256 => (8, 2),
+            SLoadB512 | SBufferLoadB512 => (16, 2),
+            SAtomic | SBufferAtomic => {
+                let n = if x2 { 2 } else { 1 };
+                (if i.sub & 31 == 1 { 2 * n } else { n }, 2)
+            }
+            _ => (1, 2),
+        };
+        let bn = if matches!(
+            i.op,
+            SBufferLoadB32
+                | SBufferLoadB64
+                | SBufferLoadB96
+                | SBufferLoadB128
+                | SBufferLoadB256
+                | SBufferLoadB512
+                | SBufferLoadI8
+                | SBufferLoadU8
+                | SBufferLoadI16
+                | SBufferLoadU16
+                | SBufferStoreB32
+                | SBufferStoreB64
+                | SBufferStoreB128
+                | SBufferAtomic
+                | SAtcProbeBuffer
+                | SBufferPrefetchData
+        ) {
+            4
+        } else {
+            bn
+        };
+        let prefetch = matches!(
+            i.op,
+            SPrefetchInst
+                | SPrefetchInstPcRel
+                | SPrefetchData
+                | SPrefetchDataPcRel
+                | SBufferPrefetchData
+        );
+        let mut ops = Vec::new();
+        if matches!(i.op, SAtcProbe | SAtcProbeBuffer) {
+            ops.push(format!("{}", i.sub));
+        } else if i.src[2] != NONE {
+            ops.push(operand(i.src[2], dn, 0, false, wave64));
+        } else if i.dst != NONE {
+            ops.push(operand(i.dst, dn, 0, false, wave64));
         }
         if i.src[0] != NONE {
-            let _ = write!(s, ", {}", operand(i.src[0], 2, 0, false, wave64));
+            ops.push(operand(i.src[0], bn, 0, false, wave64));
+        }
+        if i.src[0] != NONE || prefetch {
             let soff = i.src[1];
-            if soff != 124 && soff != NONE {
-                let _ = write!(s, ", {}", operand(soff, 1, 0, false, wave64));
+            if prefetch {
+                ops.push(format!("{:#x}", i.imm));
+                ops.push(operand(soff, 1, 0, false, wave64));
+                ops.push(format!("{}", i.sub));
+            } else if soff != 124 && soff != NONE {
+                let mut t = operand(soff, 1, 0, false, wave64);
                 if i.imm != 0 {
-                    let _ = write!(s, " offset:{:#x}", i.imm);
+                    let _ = write!(t, " offset:{:#x}", i.imm);
                 }
+                ops.push(t);
             } else if i.imm == 0 && !gfx12 && !gfx9 {
-                s.push_str(", null");
+                ops.push("null".into());
             } else {
-                let _ = write!(s, ", {:#x}", i.imm);
+                ops.push(format!("{:#x}", i.imm));
             }
+        }
+        if !ops.is_empty() {
+            let _ = write!(s, " {}", ops.join(", "));
         }
         if i.flags & 1 != 0 {
             s.push_str(" glc");
@@ -426,7 +514,7 @@ impl Printer<'_> {
             (_, Op::VMadmkF32) if self.gfx940 => "v_fmamk_f32".to_string(),
             (_, Op::VMadakF32) if self.gfx940 => "v_fmaak_f32".to_string(),
             (Some(n), _) => n.to_string(),
-            (None, _) => vop_name(i),
+            (None, _) => vop_name(i, self.isa == Isa::Gfx9),
         }
     }
 
@@ -449,6 +537,7 @@ impl Printer<'_> {
                 | Op::VCmpU64
                 | Op::VCmpClassF32
                 | Op::VCmpClassF64
+                | Op::VCmpClassF16
         ) || if gfx9 {
             super::decode::has_short_form_gfx9(i.op)
         } else if gfx12 {
@@ -456,7 +545,10 @@ impl Printer<'_> {
         } else {
             super::decode::has_short_form(i.op)
         };
-        if i.dpp.is_some() {
+        if matches!(i.op, Op::VNop | Op::VClrexcp | Op::VPipeflush) {
+            // No operands, no encoding suffix.
+            ""
+        } else if i.dpp.is_some() {
             // gfx10+ prints a VOPC's DPP form without the suffix.
             if matches!(i.enc, Enc::Vop3 | Enc::Vop3sd) {
                 "_e64_dpp"
@@ -496,8 +588,9 @@ impl Printer<'_> {
         };
         match i.op {
             _ if i.enc == Enc::Vopc || (i.enc == Enc::Vop3 && name.starts_with("v_cmp")) => {
-                // v_cmpx writes EXEC, named by no operand.
-                if !i.cmpx {
+                // v_cmpx writes EXEC, named by no operand (gfx9's also writes its SGPR
+                // pair or VCC, printed).
+                if !i.cmpx || self.isa == Isa::Gfx9 {
                     ops.push(operand(i.sdst, mask_n, 0, false, wave64));
                 }
                 ops.push(src_mod(0));
@@ -524,8 +617,8 @@ impl Printer<'_> {
                 ops.push(src_mod(1));
                 ops.push(operand(i.src[2], mask_n, 0, false, wave64));
             }
-            Op::VFmacF32 | Op::VFmacF16 => {
-                ops.push(operand(i.dst, 1, 0, false, wave64));
+            Op::VFmacF32 | Op::VFmacF16 | Op::VMacF32 | Op::VMacF16 | Op::VFmacF64 => {
+                ops.push(operand(i.dst, dw, 0, false, wave64));
                 ops.push(src_mod(0));
                 ops.push(src_mod(1));
             }
@@ -809,33 +902,9 @@ impl Printer<'_> {
             _ => "global_",
         };
         let _ = write!(s, "{seg}{}", name(i.op));
-        let n: u16 = match i.op {
-            Op::MLoadB64
-            | Op::MStoreB64
-            | Op::MAtomicAddU64
-            | Op::MAtomicSwapB64
-            | Op::MAtomicSubU64
-            | Op::MAtomicMinI64
-            | Op::MAtomicMinU64
-            | Op::MAtomicMaxI64
-            | Op::MAtomicMaxU64
-            | Op::MAtomicAndB64
-            | Op::MAtomicOrB64
-            | Op::MAtomicXorB64
-            | Op::MAtomicAddF64 => 2,
-            Op::MLoadB96 | Op::MStoreB96 => 3,
-            Op::MLoadB128 | Op::MStoreB128 | Op::MAtomicCmpswapB64 => 4,
-            Op::MAtomicCmpswapB32 => 2,
-            _ => 1,
-        };
+        let (n, dn) = vmem_regs(i.op);
         let mut ops = Vec::new();
         if i.dst != NONE {
-            // Loads return n registers; atomics the old value (cmpswap: half the data).
-            let dn = match i.op {
-                Op::MAtomicCmpswapB32 => 1,
-                Op::MAtomicCmpswapB64 => 2,
-                _ => n,
-            };
             ops.push(operand(i.dst, dn, 0, false, wave64));
         }
         let vaddr_n = if i.sub == SEG_SCRATCH || i.src[2] != NONE {
@@ -901,20 +970,33 @@ impl Printer<'_> {
     fn mubuf(&self) -> String {
         let (i, wave64) = (self.i, self.wave64);
         let mut s = String::new();
-        s.push_str(i.op.name());
+        match i.op {
+            Op::BufferInvl2 if self.gfx940 => s.push_str("buffer_inv"),
+            Op::BufferWbl2 | Op::BufferInvl2 | Op::BufferWbinvl1 | Op::BufferWbinvl1Vol => {
+                s.push_str(i.op.name());
+            }
+            op if self.isa == Isa::Gfx9 || i.src[2] != NONE => {
+                let _ = write!(s, "buffer_{}", self.name(op));
+            }
+            op => s.push_str(op.name()),
+        }
         if i.src[2] != NONE {
-            let n = match i.op {
-                Op::BufferLoadDwordx2 | Op::BufferStoreDwordx2 => 2,
-                Op::BufferLoadDwordx4 | Op::BufferStoreDwordx4 => 4,
-                _ => 1,
+            let (n, dn) = vmem_regs(i.op);
+            let (data, n) = if i.src[1] != NONE {
+                (i.src[1], n)
+            } else {
+                (i.dst, dn)
             };
-            let data = if i.dst != NONE { i.dst } else { i.src[1] };
             let both = i.flags & 0x18 == 0x18;
+            let vaddr = if i.src[0] == NONE {
+                "off".to_string()
+            } else {
+                operand(i.src[0], if both { 2 } else { 1 }, 0, false, wave64)
+            };
             let _ = write!(
                 s,
-                " {}, {}, {}, {}",
+                " {}, {vaddr}, {}, {}",
                 operand(data, n, 0, false, wave64),
-                operand(i.src[0], if both { 2 } else { 1 }, 0, false, wave64),
                 operand(i.src[2], 4, 0, false, wave64),
                 operand(i.sdst, 1, i.lit, false, wave64)
             );
@@ -927,11 +1009,52 @@ impl Printer<'_> {
             if i.imm != 0 {
                 let _ = write!(s, " offset:{}", i.imm);
             }
-            if i.flags & 1 != 0 {
-                s.push_str(" glc");
-            }
-            if i.flags & 2 != 0 {
-                s.push_str(" slc");
+            if self.isa == Isa::Gfx12 {
+                let th = usize::from(i.sub & 7);
+                let kind = if i.op.name().starts_with("atomic") {
+                    [
+                        "",
+                        "RETURN",
+                        "NT",
+                        "NT_RETURN",
+                        "CASCADE_RT",
+                        "CASCADE_NT",
+                        "6",
+                        "7",
+                    ]
+                } else {
+                    ["", "NT", "HT", "BYPASS", "LU", "NT_RT", "RT_NT", "NT_HT"]
+                };
+                let what = if i.op.name().starts_with("atomic") {
+                    "ATOMIC"
+                } else if i.dst != NONE {
+                    "LOAD"
+                } else {
+                    "STORE"
+                };
+                if th != 0 {
+                    let _ = write!(s, " th:TH_{what}_{}", kind[th]);
+                }
+                let scope = [
+                    "",
+                    " scope:SCOPE_SE",
+                    " scope:SCOPE_DEV",
+                    " scope:SCOPE_SYS",
+                ];
+                s.push_str(scope[usize::from((i.sub >> 3) & 3)]);
+            } else {
+                let bits: &[(u8, &str)] = if self.gfx940 {
+                    &[(1, " sc0"), (4, " sc1"), (2, " nt")]
+                } else if self.isa == Isa::Gfx11 {
+                    &[(1, " glc"), (2, " slc"), (4, " dlc")]
+                } else {
+                    &[(1, " glc"), (2, " slc")]
+                };
+                for (bit, f) in bits {
+                    if i.flags & bit != 0 {
+                        s.push_str(f);
+                    }
+                }
             }
         }
         s

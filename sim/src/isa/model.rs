@@ -158,7 +158,14 @@ fn counter(isa: Isa, i: &Inst) -> Option<(u8, u16)> {
         Enc::Flat | Enc::Mubuf => {
             if matches!(
                 i.op,
-                GlobalInv | GlobalWb | BufferGl0Inv | BufferGl1Inv | BufferWbinvl1Vol
+                GlobalInv
+                    | GlobalWb
+                    | BufferGl0Inv
+                    | BufferGl1Inv
+                    | BufferWbinvl1Vol
+                    | BufferWbinvl1
+                    | BufferWbl2
+                    | BufferInvl2
             ) {
                 return None;
             }
@@ -234,14 +241,15 @@ fn f64_op(op: Op) -> bool {
 fn mem_bytes(op: Op) -> u8 {
     use Op::*;
     match op {
-        MLoadU8 | MLoadI8 | MStoreB8 => 1,
-        MLoadU16 | MLoadI16 | MStoreB16 | MLoadD16B16 | MLoadD16HiB16 => 2,
+        MLoadU8 | MLoadI8 | MStoreB8 | MStoreD16HiB8 => 1,
+        MLoadU16 | MLoadI16 | MStoreB16 | MLoadD16B16 | MLoadD16HiB16 | MStoreD16HiB16 => 2,
         MLoadD16U8 | MLoadD16I8 | MLoadD16HiU8 | MLoadD16HiI8 => 1,
         MLoadB64 | MStoreB64 | MAtomicAddU64 | MAtomicSwapB64 | MAtomicCmpswapB64 => 8,
         op if op.name().starts_with("atomic_") && op.name().ends_with("64") => 8,
         MLoadB96 | MStoreB96 => 12,
         MLoadB128 | MStoreB128 => 16,
-        GlobalInv | GlobalWb | BufferGl0Inv | BufferGl1Inv => 0,
+        GlobalInv | GlobalWb | BufferGl0Inv | BufferGl1Inv | BufferWbinvl1 | BufferWbl2
+        | BufferInvl2 => 0,
         _ => 4,
     }
 }

@@ -122,6 +122,7 @@ ops! {
     VCmpI16 = "v_cmp_*_i16", VCmpU16 = "v_cmp_*_u16", VCmpI32 = "v_cmp_*_i32",
     VCmpU32 = "v_cmp_*_u32", VCmpI64 = "v_cmp_*_i64", VCmpU64 = "v_cmp_*_u64",
     VCmpClassF32 = "v_cmp_class_f32", VCmpClassF64 = "v_cmp_class_f64",
+    VCmpClassF16 = "v_cmp_class_f16",
     // VOP3
     VFmaF32 = "v_fma_f32", VFmaF64 = "v_fma_f64", VBfeU32 = "v_bfe_u32", VBfeI32 = "v_bfe_i32",
     VBfiB32 = "v_bfi_b32", VAlignbitB32 = "v_alignbit_b32", VAlignbyteB32 = "v_alignbyte_b32",
@@ -202,10 +203,10 @@ ops! {
     VFmacF64 = "v_fmac_f64", SFf1I32B64 = "s_ff1_i32_b64",
     // gfx9
     VMacF32 = "v_mac_f32", VAddCoU32Gfx9 = "v_add_co_u32_vop2", SFf1I32B32 = "s_ff1_i32_b32",
-    VFfbhU32 = "v_ffbh_u32", VFfblB32 = "v_ffbl_b32", BufferLoadDword = "buffer_load_dword",
-    BufferStoreDword = "buffer_store_dword", BufferLoadDwordx2 = "buffer_load_dwordx2",
-    BufferStoreDwordx2 = "buffer_store_dwordx2", BufferLoadDwordx4 = "buffer_load_dwordx4",
-    BufferStoreDwordx4 = "buffer_store_dwordx4", BufferWbinvl1Vol = "buffer_wbinvl1_vol",
+    VFfbhU32 = "v_ffbh_u32", VFfblB32 = "v_ffbl_b32", BufferWbinvl1Vol = "buffer_wbinvl1_vol",
+    // gfx9 cache controls (MUBUF; no architectural effect in the simulator, whose memory is
+    // coherent).
+    BufferWbinvl1 = "buffer_wbinvl1", BufferWbl2 = "buffer_wbl2", BufferInvl2 = "buffer_invl2",
     // gfx90a/gfx942: moves between the AGPRs and the ArchVGPRs of the unified VGPR file.
     VAccvgprReadB32 = "v_accvgpr_read_b32", VAccvgprWriteB32 = "v_accvgpr_write_b32",
     VAccvgprMovB32 = "v_accvgpr_mov_b32",
@@ -265,6 +266,46 @@ ops! {
     MLoadD16U8 = "load_d16_u8", MLoadD16I8 = "load_d16_i8", MLoadD16B16 = "load_d16_b16",
     MLoadD16HiU8 = "load_d16_hi_u8", MLoadD16HiI8 = "load_d16_hi_i8",
     MLoadD16HiB16 = "load_d16_hi_b16",
+    // Stores of the high half of a VGPR; more 64-bit and packed float atomics (gfx90a/gfx942).
+    MStoreD16HiB8 = "store_d16_hi_b8", MStoreD16HiB16 = "store_d16_hi_b16",
+    MAtomicIncU64 = "atomic_inc_u64", MAtomicDecU64 = "atomic_dec_u64",
+    MAtomicMinF64 = "atomic_min_f64", MAtomicMaxF64 = "atomic_max_f64",
+    MAtomicPkAddF16 = "atomic_pk_add_f16", MAtomicPkAddBf16 = "atomic_pk_add_bf16",
+    // SMEM through a buffer descriptor, sub-dword scalar loads (gfx12), scalar stores and
+    // atomics (gfx9; the atomic's operation in Inst::sub: 0 swap, 1 cmpswap, 2 add, 3 sub,
+    // 4 smin, 5 umin, 6 smax, 7 umax, 8 and, 9 or, 10 xor, 11 inc, 12 dec, +32 the 64-bit
+    // form), and cache controls and prefetches (no architectural effect in the simulator).
+    SBufferLoadB32 = "s_buffer_load_b32", SBufferLoadB64 = "s_buffer_load_b64",
+    SBufferLoadB96 = "s_buffer_load_b96", SBufferLoadB128 = "s_buffer_load_b128",
+    SBufferLoadB256 = "s_buffer_load_b256", SBufferLoadB512 = "s_buffer_load_b512",
+    SLoadI8 = "s_load_i8", SLoadU8 = "s_load_u8", SLoadI16 = "s_load_i16", SLoadU16 = "s_load_u16",
+    SBufferLoadI8 = "s_buffer_load_i8", SBufferLoadU8 = "s_buffer_load_u8",
+    SBufferLoadI16 = "s_buffer_load_i16", SBufferLoadU16 = "s_buffer_load_u16",
+    SStoreB32 = "s_store_dword", SStoreB64 = "s_store_dwordx2", SStoreB128 = "s_store_dwordx4",
+    SBufferStoreB32 = "s_buffer_store_dword", SBufferStoreB64 = "s_buffer_store_dwordx2",
+    SBufferStoreB128 = "s_buffer_store_dwordx4", SAtomic = "s_atomic_*",
+    SBufferAtomic = "s_buffer_atomic_*", SDcacheWb = "s_dcache_wb",
+    SDcacheInvVol = "s_dcache_inv_vol", SDcacheWbVol = "s_dcache_wb_vol",
+    SDcacheDiscard = "s_dcache_discard", SDcacheDiscardX2 = "s_dcache_discard_x2",
+    SAtcProbe = "s_atc_probe", SAtcProbeBuffer = "s_atc_probe_buffer",
+    SPrefetchInst = "s_prefetch_inst", SPrefetchInstPcRel = "s_prefetch_inst_pc_rel",
+    SPrefetchData = "s_prefetch_data", SPrefetchDataPcRel = "s_prefetch_data_pc_rel",
+    SBufferPrefetchData = "s_buffer_prefetch_data",
+    // More VOP1: f16 rounding and frexp, norm conversions, saturating packs, swaps,
+    // rounding f32 conversions, 16-bit extensions, gfx11's wave64 half swap, and the
+    // operations without effect here (no FP exception state, no pipeline to flush).
+    VFloorF16 = "v_floor_f16", VCeilF16 = "v_ceil_f16", VTruncF16 = "v_trunc_f16",
+    VRndneF16 = "v_rndne_f16", VFractF16 = "v_fract_f16", VFrexpMantF16 = "v_frexp_mant_f16",
+    VFrexpExpI16F16 = "v_frexp_exp_i16_f16", VCvtNormI16F16 = "v_cvt_norm_i16_f16",
+    VCvtNormU16F16 = "v_cvt_norm_u16_f16", VSatPkU8I16 = "v_sat_pk_u8_i16",
+    VSwapB32 = "v_swap_b32", VCvtFloorI32F32 = "v_cvt_floor_i32_f32",
+    VCvtNearestI32F32 = "v_cvt_nearest_i32_f32", VCvtOffF32I4 = "v_cvt_off_f32_i4",
+    VNotB16 = "v_not_b16", VCvtI32I16 = "v_cvt_i32_i16", VCvtU32U16 = "v_cvt_u32_u16",
+    VPermlane64B32 = "v_permlane64_b32", VClrexcp = "v_clrexcp", VPipeflush = "v_pipeflush",
+    // RDNA memory atomics: clamped and conditional subtract, float compare-swap and min/max.
+    MAtomicCsubU32 = "atomic_csub_u32", MAtomicCondSubU32 = "atomic_cond_sub_u32",
+    MAtomicCmpswapF32 = "atomic_cmpswap_f32", MAtomicMinF32 = "atomic_min_f32",
+    MAtomicMaxF32 = "atomic_max_f32",
 }
 
 impl Op {

@@ -111,8 +111,10 @@ fn smem(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     use Op::*;
     let opc = bits(w, 18, 8);
     let op = table! {opc, return Err(undec(w, "SMEM", opc));
-        0 => SLoadB32, 1 => SLoadB64, 2 => SLoadB128, 3 => SLoadB256, 4 => SLoadB512, 32 => SGl1Inv,
-        33 => SDcacheInv, 36 => SMemtime, 37 => SMemrealtime,
+        0 => SLoadB32, 1 => SLoadB64, 2 => SLoadB128, 3 => SLoadB256, 4 => SLoadB512,
+        8 => SBufferLoadB32, 9 => SBufferLoadB64, 10 => SBufferLoadB128, 11 => SBufferLoadB256,
+        12 => SBufferLoadB512, 32 => SGl1Inv, 33 => SDcacheInv, 34 => SAtcProbe,
+        35 => SAtcProbeBuffer, 36 => SMemtime, 37 => SMemrealtime,
     };
     let mut i = Inst::new(op, Enc::Smem);
     i.len = 8;
@@ -129,6 +131,12 @@ fn smem(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     }
     if matches!(op, SMemtime | SMemrealtime) {
         i.src = [NONE; 3];
+    }
+    // The probe's SDATA field is its flags (printed as a number).
+    if matches!(op, SAtcProbe | SAtcProbeBuffer) {
+        // CAST: 7-bit field.
+        i.sub = i.dst as u8;
+        i.dst = NONE;
     }
     Ok(i)
 }
@@ -149,6 +157,11 @@ fn vop1_op(opc: u32) -> Option<Op> {
         63 => VFrexpExpI32F32, 64 => VFrexpMantF32, 80 => VCvtF16U16, 81 => VCvtF16I16,
         82 => VCvtU16F16, 83 => VCvtI16F16, 84 => VRcpF16, 85 => VSqrtF16, 86 => VRsqF16,
         87 => VLogF16, 88 => VExpF16, 96 => VSinF16, 97 => VCosF16,
+        12 => VCvtNearestI32F32, 13 => VCvtFloorI32F32, 14 => VCvtOffF32I4, 27 => VPipeflush,
+        89 => VFrexpMantF16, 90 => VFrexpExpI16F16, 91 => VFloorF16, 92 => VCeilF16,
+        93 => VTruncF16, 94 => VRndneF16, 95 => VFractF16, 98 => VSatPkU8I16,
+        99 => VCvtNormI16F16, 100 => VCvtNormU16F16, 101 => VSwapB32, 103 => VPermlane64B32,
+        105 => VNotB16, 106 => VCvtI32I16, 107 => VCvtU32U16,
     })
 }
 
@@ -178,7 +191,7 @@ fn vopc_op(opc: u32) -> Option<(Op, u8, bool)> {
         0x00..=0x0f => VCmpF16, 0x10..=0x1f => VCmpF32, 0x20..=0x2f => VCmpF64,
         0x31..=0x36 => VCmpI16, 0x39..=0x3e => VCmpU16, 0x40..=0x47 => VCmpI32,
         0x48..=0x4f => VCmpU32, 0x50..=0x57 => VCmpI64, 0x58..=0x5f => VCmpU64,
-        0x7e => VCmpClassF32, 0x7f => VCmpClassF64,
+        0x7d => VCmpClassF16, 0x7e => VCmpClassF32, 0x7f => VCmpClassF64,
     };
     // Integer conditions: f lt eq le gt ne ge t (0..7, u32 at +8).
     let c = match op {
@@ -367,7 +380,7 @@ pub(super) fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     match op {
         Op::VReadlaneB32 => i.dst = vdst,
         Op::VFmacF32 => i.src[2] = i.dst,
-        Op::VNop => {
+        Op::VNop | Op::VClrexcp | Op::VPipeflush => {
             i.dst = NONE;
             i.src = [NONE; 3];
         }
@@ -500,22 +513,43 @@ pub(super) fn ds(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     Ok(i)
 }
 
-pub(super) fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
+/// The FLAT-family and MUBUF opcodes gfx11 shares (16..=37 loads and stores, 51.. atomics;
+/// gfx12 keeps them, `gfx12` selecting its renumbered atomics at 80..).
+pub(super) fn vmem_op(opc: u32, gfx12: bool) -> Option<Op> {
     use Op::*;
-    let opc = bits(w, 18, 7);
-    let op = table! {opc, return Err(undec(w, "FLAT", opc));
+    if gfx12 {
+        match opc {
+            80 => return Some(MAtomicCondSubU32),
+            89 => return Some(MAtomicPkAddF16),
+            90 => return Some(MAtomicPkAddBf16),
+            _ => {}
+        }
+    }
+    Some(table! {opc, return None;
         16 => MLoadU8, 17 => MLoadI8, 18 => MLoadU16, 19 => MLoadI16, 20 => MLoadB32,
         21 => MLoadB64, 22 => MLoadB96, 23 => MLoadB128, 24 => MStoreB8, 25 => MStoreB16,
         26 => MStoreB32, 27 => MStoreB64, 28 => MStoreB96, 29 => MStoreB128, 30 => MLoadD16U8,
         31 => MLoadD16I8, 32 => MLoadD16B16, 33 => MLoadD16HiU8, 34 => MLoadD16HiI8,
-        35 => MLoadD16HiB16, 51 => MAtomicSwapB32,
-        52 => MAtomicCmpswapB32, 53 => MAtomicAddU32, 54 => MAtomicSubU32, 56 => MAtomicMinI32,
-        57 => MAtomicMinU32, 58 => MAtomicMaxI32, 59 => MAtomicMaxU32, 60 => MAtomicAndB32,
-        61 => MAtomicOrB32, 62 => MAtomicXorB32, 63 => MAtomicIncU32, 64 => MAtomicDecU32,
-        65 => MAtomicSwapB64, 66 => MAtomicCmpswapB64, 67 => MAtomicAddU64, 86 => MAtomicAddF32,
+        35 => MLoadD16HiB16, 36 => MStoreD16HiB8, 37 => MStoreD16HiB16, 51 => MAtomicSwapB32,
+        52 => MAtomicCmpswapB32, 53 => MAtomicAddU32, 54 => MAtomicSubU32, 55 => MAtomicCsubU32,
+        56 => MAtomicMinI32, 57 => MAtomicMinU32, 58 => MAtomicMaxI32, 59 => MAtomicMaxU32,
+        60 => MAtomicAndB32, 61 => MAtomicOrB32, 62 => MAtomicXorB32, 63 => MAtomicIncU32,
+        64 => MAtomicDecU32, 65 => MAtomicSwapB64, 66 => MAtomicCmpswapB64, 67 => MAtomicAddU64,
         68 => MAtomicSubU64, 69 => MAtomicMinI64, 70 => MAtomicMinU64, 71 => MAtomicMaxI64,
         72 => MAtomicMaxU64, 73 => MAtomicAndB64, 74 => MAtomicOrB64, 75 => MAtomicXorB64,
-    };
+        76 => MAtomicIncU64, 77 => MAtomicDecU64, 80 => MAtomicCmpswapF32, 81 => MAtomicMinF32,
+        82 => MAtomicMaxF32, 86 => MAtomicAddF32,
+    })
+}
+
+/// Whether a [`vmem_op`] loads into its destination.
+pub(super) fn vmem_load(opc: u32) -> bool {
+    opc < 24 || (30..36).contains(&opc)
+}
+
+pub(super) fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
+    let opc = bits(w, 18, 7);
+    let op = vmem_op(opc, false).ok_or_else(|| undec(w, "FLAT", opc))?;
     let mut i = Inst::new(op, Enc::Flat);
     i.len = 8;
     // CAST: 2-bit field.
@@ -544,7 +578,7 @@ pub(super) fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         | ((bits(w, 13, 1) as u8) << 2)
         | (u8::from(sve) << 3);
     let (addr, data, saddr, vdst) = (b16(w1, 0, 8), b16(w1, 8, 8), b16(w1, 16, 7), b16(w1, 24, 8));
-    let load = opc < 24 || (30..36).contains(&opc);
+    let load = vmem_load(opc);
     let store = (24..30).contains(&opc) || (36..51).contains(&opc);
     let vaddr = if seg == SEG_SCRATCH && !sve {
         NONE
@@ -566,16 +600,64 @@ pub(super) fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     Ok(i)
 }
 
-fn mubuf(w: u32, _w1: u32) -> Result<Inst, Undecodable> {
+fn mubuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     let opc = bits(w, 18, 8);
     let op = match opc {
         43 => Op::BufferGl0Inv,
         44 => Op::BufferGl1Inv,
-        _ => return Err(undec(w, "MUBUF", opc)),
+        _ => vmem_op(opc, false).ok_or_else(|| undec(w, "MUBUF", opc))?,
     };
     let mut i = Inst::new(op, Enc::Mubuf);
     i.len = 8;
+    if matches!(op, Op::BufferGl0Inv | Op::BufferGl1Inv) {
+        return Ok(i);
+    }
+    // LDS (bit 16): the load goes to LDS at M0 instead of VGPRs (not interpreted).
+    if bits(w, 16, 1) == 1 {
+        return Err(undec(w, "MUBUF with lds", opc));
+    }
+    let (offen, idxen) = (bits(w1, 22, 1) == 1, bits(w1, 23, 1) == 1);
+    // CAST: flag bits (glc, slc, dlc, offen, idxen).
+    i.flags = (bits(w, 14, 1) as u8)
+        | ((bits(w, 12, 1) as u8) << 1)
+        | ((bits(w, 13, 1) as u8) << 2)
+        | (u8::from(offen) << 3)
+        | (u8::from(idxen) << 4);
+    i.imm = i32::from(b16(w, 0, 12));
+    mubuf_operands(
+        &mut i,
+        [
+            b16(w1, 0, 8),
+            b16(w1, 8, 8),
+            b16(w1, 16, 5) * 4,
+            b16(w1, 24, 8),
+        ],
+        vmem_load(opc),
+        opc >= 51,
+    );
     Ok(i)
+}
+
+/// MUBUF operands from (vaddr, vdata, srsrc, soffset): src = [vaddr with offen or idxen,
+/// vdata of stores and atomics, srsrc], soffset in `sdst`, vdata the destination of loads
+/// and of atomics that return (`flags` bit 0).
+pub(super) fn mubuf_operands(i: &mut Inst, f: [u16; 4], load: bool, atomic: bool) {
+    let [vaddr, vdata, srsrc, soff] = f;
+    i.src = [
+        if i.flags & 0x18 != 0 {
+            VGPR + vaddr
+        } else {
+            NONE
+        },
+        if load { NONE } else { VGPR + vdata },
+        srsrc,
+    ];
+    i.sdst = soff;
+    i.dst = if load || (atomic && i.flags & 1 == 1) {
+        VGPR + vdata
+    } else {
+        NONE
+    };
 }
 
 /// Whether `op` has a 32-bit VOP1/VOP2 encoding (LLVM then names the VOP3 form `_e64`).

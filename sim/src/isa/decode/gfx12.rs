@@ -10,6 +10,8 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
     let w0 = w[0];
     let i = if (0xEC..=0xEE).contains(&(w0 >> 24)) {
         vflat12(w0, w[1], w[2])?
+    } else if w0 >> 26 == 0b110001 && bits(w0, 14, 8) < 128 {
+        vbuffer12(w0, w[1], w[2])?
     } else if w0 >> 26 == 0b111101 {
         smem12(w0, w[1])?
     } else if w0 >> 24 == 0xcc {
@@ -164,6 +166,12 @@ fn smem12(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     let opc = bits(w, 13, 8);
     let op = table! {opc, return Err(undec(w, "SMEM", opc));
         0 => SLoadB32, 1 => SLoadB64, 2 => SLoadB128, 3 => SLoadB256, 4 => SLoadB512, 5 => SLoadB96,
+        8 => SLoadI8, 9 => SLoadU8, 10 => SLoadI16, 11 => SLoadU16, 16 => SBufferLoadB32,
+        17 => SBufferLoadB64, 18 => SBufferLoadB128, 19 => SBufferLoadB256, 20 => SBufferLoadB512,
+        21 => SBufferLoadB96, 24 => SBufferLoadI8, 25 => SBufferLoadU8, 26 => SBufferLoadI16,
+        27 => SBufferLoadU16, 33 => SDcacheInv, 34 => SAtcProbe, 35 => SAtcProbeBuffer,
+        36 => SPrefetchInst, 37 => SPrefetchInstPcRel, 38 => SPrefetchData,
+        39 => SBufferPrefetchData, 40 => SPrefetchDataPcRel,
     };
     let mut i = Inst::new(op, Enc::Smem);
     i.len = 8;
@@ -171,6 +179,53 @@ fn smem12(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     i.src = [b16(w, 0, 6) * 2, b16(w1, 25, 7), NONE];
     // CAST: the 24-bit offset shifted to the top sign-extends.
     i.imm = ((w1 << 8) as i32) >> 8;
+    match op {
+        SDcacheInv => {
+            i.dst = NONE;
+            i.src = [NONE; 3];
+        }
+        // The probe's SDATA field is its flags, a prefetch's its length (numbers).
+        SAtcProbe | SAtcProbeBuffer | SPrefetchInst | SPrefetchData | SBufferPrefetchData => {
+            // CAST: 7-bit field.
+            i.sub = i.dst as u8;
+            i.dst = NONE;
+        }
+        SPrefetchInstPcRel | SPrefetchDataPcRel => {
+            // CAST: 7-bit field.
+            i.sub = i.dst as u8;
+            i.dst = NONE;
+            i.src[0] = NONE;
+        }
+        _ => {}
+    }
+    Ok(i)
+}
+
+/// VBUFFER (96 bits): soffset, opcode; vdata, srsrc, scope, th, format, offen, idxen; vaddr
+/// and a 24-bit offset. The operations are MUBUF's (gfx11 numbers, renumbered atomics).
+fn vbuffer12(w: u32, w1: u32, w2: u32) -> Result<Inst, Undecodable> {
+    let opc = bits(w, 14, 8);
+    let op = gfx11::vmem_op(opc, true).ok_or_else(|| undec(w, "VBUFFER", opc))?;
+    let mut i = Inst::new(op, Enc::Mubuf);
+    i.len = 12;
+    let (offen, idxen) = (bits(w1, 30, 1) == 1, bits(w1, 31, 1) == 1);
+    let atomic = opc >= 51;
+    // TH_ATOMIC_RETURN (th bit 0) makes an atomic return.
+    let th = bits(w1, 20, 3);
+    // CAST: flag bits.
+    i.flags = u8::from(atomic && th & 1 == 1) | (u8::from(offen) << 3) | (u8::from(idxen) << 4);
+    // The FORMAT field of a non-format access is ignored (LLVM prints its default, 1).
+    // CAST: the 24-bit offset (unsigned).
+    i.imm = (w2 >> 8) as i32;
+    gfx11::mubuf_operands(
+        &mut i,
+        [b16(w2, 0, 8), b16(w1, 0, 8), b16(w1, 9, 9), b16(w, 0, 7)],
+        gfx11::vmem_load(opc),
+        atomic,
+    );
+    // TH (bits 0..3) and SCOPE (bits 3..5), cache policy kept for the disassembly in `sub`.
+    // CAST: 5 bits.
+    i.sub = (th | (bits(w1, 18, 2) << 3)) as u8;
     Ok(i)
 }
 
@@ -186,15 +241,9 @@ fn vflat12(w: u32, w1: u32, w2: u32) -> Result<Inst, Undecodable> {
     let op = match opc {
         43 if seg == SEG_GLOBAL => GlobalInv,
         44 if seg == SEG_GLOBAL => GlobalWb,
-        _ => {
-            // Loads, stores and atomics keep their gfx11 numbers.
-            let probe = (0b110111u32 << 26) | (u32::from(seg) << 16) | (opc << 18);
-            let g11 = gfx11::flat(probe & !(0x7f << 18) | ((opc & 0x7f) << 18), 0)?;
-            if opc > 0x7f {
-                return Err(undec(w, "VFLAT", opc));
-            }
-            g11.op
-        }
+        // Loads, stores and atomics keep their gfx11 numbers (less the renumbered atomics).
+        _ if seg == SEG_SCRATCH && opc >= 51 => return Err(undec(w, "SCRATCH (atomics)", opc)),
+        _ => gfx11::vmem_op(opc, true).ok_or_else(|| undec(w, "VFLAT", opc))?,
     };
     let mut i = Inst::new(op, Enc::Flat);
     i.len = 12;

@@ -265,11 +265,18 @@ fn smem(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     let opc = bits(w, 18, 8);
     let op = table! {opc, return Err(undec(w, "SMEM", opc));
         0 => SLoadB32, 1 => SLoadB64, 2 => SLoadB128, 3 => SLoadB256, 4 => SLoadB512,
-        32 => SDcacheInv, 36 => SMemtime, 37 => SMemrealtime,
+        8 => SBufferLoadB32, 9 => SBufferLoadB64, 10 => SBufferLoadB128, 11 => SBufferLoadB256,
+        12 => SBufferLoadB512, 16 => SStoreB32, 17 => SStoreB64, 18 => SStoreB128,
+        24 => SBufferStoreB32, 25 => SBufferStoreB64, 26 => SBufferStoreB128,
+        32 => SDcacheInv, 33 => SDcacheWb, 34 => SDcacheInvVol, 35 => SDcacheWbVol,
+        36 => SMemtime, 37 => SMemrealtime, 38 => SAtcProbe, 39 => SAtcProbeBuffer,
+        40 => SDcacheDiscard, 41 => SDcacheDiscardX2,
+        64..=76 | 96..=108 => SBufferAtomic, 128..=140 | 160..=172 => SAtomic,
     };
     let mut i = Inst::new(op, Enc::Smem);
     i.len = 8;
-    i.dst = b16(w, 6, 7);
+    let sdata = b16(w, 6, 7);
+    i.dst = sdata;
     let imm = bits(w, 17, 1) == 1;
     let soe = bits(w, 14, 1) == 1;
     // Offset: a 21-bit signed immediate, or an SGPR in the low bits when IMM is clear.
@@ -284,12 +291,34 @@ fn smem(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     i.imm = if imm { ((w1 << 11) as i32) >> 11 } else { 0 };
     i.src = [b16(w, 0, 6) * 2, soff, NONE];
     i.flags = u8::from(bits(w, 16, 1) == 1);
-    if matches!(op, SDcacheInv) {
-        i.dst = NONE;
-        i.src = [NONE; 3];
-    }
-    if matches!(op, SMemtime | SMemrealtime) {
-        i.src = [NONE; 3];
+    match op {
+        SDcacheInv | SDcacheWb | SDcacheInvVol | SDcacheWbVol => {
+            i.dst = NONE;
+            i.src = [NONE; 3];
+        }
+        SMemtime | SMemrealtime => i.src = [NONE; 3],
+        SDcacheDiscard | SDcacheDiscardX2 => i.dst = NONE,
+        // The probe's SDATA field is its flags (printed as a number).
+        SAtcProbe | SAtcProbeBuffer => {
+            // CAST: 7-bit field.
+            i.sub = sdata as u8;
+            i.dst = NONE;
+        }
+        SStoreB32 | SStoreB64 | SStoreB128 | SBufferStoreB32 | SBufferStoreB64
+        | SBufferStoreB128 => {
+            i.src[2] = sdata;
+            i.dst = NONE;
+        }
+        // The data in SDATA; with GLC the old value returns there.
+        SAtomic | SBufferAtomic => {
+            // CAST: the operation in 6 bits (x2 at +32).
+            i.sub = (opc & 0x3f) as u8;
+            i.src[2] = sdata;
+            if i.flags & 1 == 0 {
+                i.dst = NONE;
+            }
+        }
+        _ => {}
     }
     Ok(i)
 }
@@ -309,6 +338,12 @@ fn vop1_op(opc: u32) -> Option<Op> {
         49 => VFrexpMantF64, 50 => VFractF64,
         51 => VFrexpExpI32F32, 52 => VFrexpMantF32, 56 => VMovB64, 82 => VAccvgprMovB32,
         57 => VCvtF16U16, 58 => VCvtF16I16, 59 => VCvtU16F16, 60 => VCvtI16F16,
+        12 => VCvtNearestI32F32, 13 => VCvtFloorI32F32, 14 => VCvtOffF32I4, 47 => VClsI32,
+        53 => VClrexcp, 61 => VRcpF16, 62 => VSqrtF16, 63 => VRsqF16, 64 => VLogF16,
+        65 => VExpF16, 66 => VFrexpMantF16, 67 => VFrexpExpI16F16, 68 => VFloorF16,
+        69 => VCeilF16, 70 => VTruncF16, 71 => VRndneF16, 72 => VFractF16, 73 => VSinF16,
+        74 => VCosF16, 77 => VCvtNormI16F16, 78 => VCvtNormU16F16, 79 => VSatPkU8I16,
+        81 => VSwapB32,
     })
 }
 
@@ -339,6 +374,8 @@ fn vopc_op(opc: u32) -> Option<(Op, u8, bool)> {
         0x11 => (VCmpClassF32, 0, true),
         0x12 => (VCmpClassF64, 0, false),
         0x13 => (VCmpClassF64, 0, true),
+        0x14 => (VCmpClassF16, 0, false),
+        0x15 => (VCmpClassF16, 0, true),
         0xa0..=0xa7 => (VCmpI16, c & 7, false),
         0xa8..=0xaf => (VCmpU16, c & 7, false),
         0xb0..=0xb7 => (VCmpI16, c & 7, true),
@@ -428,7 +465,7 @@ fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         }
         0x100..=0x13f => vop2_op(opc - 0x100).ok_or_else(|| undec(w, "VOP3 (VOP2)", opc))?,
         // v_accvgpr_mov_b32 has no VOP3 form the interpreter knows (its operands are AGPRs).
-        0x140..=0x17f => vop1_op(opc - 0x140)
+        0x140..=0x1bf => vop1_op(opc - 0x140)
             .filter(|o| *o != Op::VAccvgprMovB32)
             .ok_or_else(|| undec(w, "VOP3 (VOP1)", opc))?,
         _ => vop3_only(opc).ok_or_else(|| undec(w, "VOP3", opc))?,
@@ -485,7 +522,7 @@ fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         | Op::VMacF32
         | Op::VMacF16
         | Op::VFmacF32 => 3,
-        _ if (0x140..0x180).contains(&opc) => 1,
+        _ if (0x140..0x1c0).contains(&opc) => 1,
         _ if (0x100..0x140).contains(&opc) => 2,
         _ if vop3_only(opc).is_some_and(|o| {
             matches!(
@@ -519,6 +556,10 @@ fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         i.src[k] = NONE;
     }
     match op {
+        Op::VNop | Op::VClrexcp => {
+            i.dst = NONE;
+            i.src = [NONE; 3];
+        }
         Op::VReadlaneB32 | Op::VReadfirstlaneB32 => i.dst = vdst,
         Op::VMacF32 | Op::VMacF16 | Op::VFmacF32 | Op::VFmacF64 => i.src[2] = i.dst,
         _ => {}
@@ -526,20 +567,34 @@ fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     Ok(i)
 }
 
-fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
+/// The FLAT-family and MUBUF opcodes gfx9 shares (16..=37 loads and stores, 64.. atomics).
+fn vmem_op(opc: u32) -> Option<Op> {
     use Op::*;
-    let opc = bits(w, 18, 7);
-    let op = table! {opc, return Err(undec(w, "FLAT", opc));
+    Some(table! {opc, return None;
         16 => MLoadU8, 17 => MLoadI8, 18 => MLoadU16, 19 => MLoadI16, 20 => MLoadB32,
-        21 => MLoadB64, 22 => MLoadB96, 23 => MLoadB128, 24 => MStoreB8, 26 => MStoreB16,
-        28 => MStoreB32, 29 => MStoreB64, 30 => MStoreB96, 31 => MStoreB128, 64 => MAtomicSwapB32,
+        21 => MLoadB64, 22 => MLoadB96, 23 => MLoadB128, 24 => MStoreB8, 25 => MStoreD16HiB8,
+        26 => MStoreB16, 27 => MStoreD16HiB16, 28 => MStoreB32, 29 => MStoreB64, 30 => MStoreB96,
+        31 => MStoreB128, 32 => MLoadD16U8, 33 => MLoadD16HiU8, 34 => MLoadD16I8,
+        35 => MLoadD16HiI8, 36 => MLoadD16B16, 37 => MLoadD16HiB16, 64 => MAtomicSwapB32,
         65 => MAtomicCmpswapB32, 66 => MAtomicAddU32, 67 => MAtomicSubU32, 68 => MAtomicMinI32,
         69 => MAtomicMinU32, 70 => MAtomicMaxI32, 71 => MAtomicMaxU32, 72 => MAtomicAndB32,
         73 => MAtomicOrB32, 74 => MAtomicXorB32, 75 => MAtomicIncU32, 76 => MAtomicDecU32,
-        77 => MAtomicAddF32, 96 => MAtomicSwapB64, 97 => MAtomicCmpswapB64, 98 => MAtomicAddU64,
-        79 => MAtomicAddF64, 99 => MAtomicSubU64, 100 => MAtomicMinI64, 101 => MAtomicMinU64, 102 => MAtomicMaxI64,
-        103 => MAtomicMaxU64, 104 => MAtomicAndB64, 105 => MAtomicOrB64, 106 => MAtomicXorB64,
-    };
+        77 => MAtomicAddF32, 78 => MAtomicPkAddF16, 79 => MAtomicAddF64, 80 => MAtomicMinF64,
+        81 => MAtomicMaxF64, 82 => MAtomicPkAddBf16, 96 => MAtomicSwapB64,
+        97 => MAtomicCmpswapB64, 98 => MAtomicAddU64, 99 => MAtomicSubU64, 100 => MAtomicMinI64,
+        101 => MAtomicMinU64, 102 => MAtomicMaxI64, 103 => MAtomicMaxU64, 104 => MAtomicAndB64,
+        105 => MAtomicOrB64, 106 => MAtomicXorB64, 107 => MAtomicIncU64, 108 => MAtomicDecU64,
+    })
+}
+
+/// Whether a [`vmem_op`] loads into its destination (opcodes 16..=23 and 32..=37).
+fn vmem_load(opc: u32) -> bool {
+    (16..24).contains(&opc) || (32..38).contains(&opc)
+}
+
+fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
+    let opc = bits(w, 18, 7);
+    let op = vmem_op(opc).ok_or_else(|| undec(w, "FLAT", opc))?;
     let mut i = Inst::new(op, Enc::Flat);
     i.len = 8;
     // CAST: 2-bit field.
@@ -568,7 +623,7 @@ fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         | ((bits(w, 25, 1) as u8) << 2)
         | (u8::from(sve) << 3);
     let (addr, data, saddr, vdst) = (b16(w1, 0, 8), b16(w1, 8, 8), b16(w1, 16, 7), b16(w1, 24, 8));
-    let load = opc < 24;
+    let load = vmem_load(opc);
     let vaddr = if seg == SEG_SCRATCH && !sve {
         NONE
     } else {
@@ -596,22 +651,33 @@ fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
 fn mubuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     use Op::*;
     let opc = bits(w, 18, 7);
-    let op = table! {opc, return Err(undec(w, "MUBUF", opc));
-        20 => BufferLoadDword, 21 => BufferLoadDwordx2, 23 => BufferLoadDwordx4,
-        28 => BufferStoreDword, 29 => BufferStoreDwordx2, 31 => BufferStoreDwordx4,
+    let op = match opc {
+        40 => BufferWbl2,
+        41 => BufferInvl2,
+        62 => BufferWbinvl1,
         63 => BufferWbinvl1Vol,
+        _ => vmem_op(opc).ok_or_else(|| undec(w, "MUBUF", opc))?,
     };
     let mut i = Inst::new(op, Enc::Mubuf);
     i.len = 8;
-    if op == BufferWbinvl1Vol {
+    if matches!(
+        op,
+        BufferWbl2 | BufferInvl2 | BufferWbinvl1 | BufferWbinvl1Vol
+    ) {
         return Ok(i);
+    }
+    let atomic = opc >= 64;
+    // LDS (bit 16): the load goes to LDS at M0 instead of VGPRs (not interpreted).
+    if bits(w, 16, 1) == 1 {
+        return Err(undec(w, "MUBUF with lds", opc));
     }
     i.imm = i32::from(b16(w, 0, 12));
     let offen = bits(w, 12, 1) == 1;
     let idxen = bits(w, 13, 1) == 1;
-    // CAST: flag bits.
+    // CAST: flag bits (glc/sc0, slc/nt, gfx940's sc1 in bit 15 kept in the dlc slot).
     i.flags = (bits(w, 14, 1) as u8)
         | ((bits(w, 17, 1) as u8) << 1)
+        | ((bits(w, 15, 1) as u8) << 2)
         | (u8::from(offen) << 3)
         | (u8::from(idxen) << 4);
     let (vaddr, vdata, srsrc, soff) = (
@@ -620,7 +686,7 @@ fn mubuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         b16(w1, 16, 5) * 4,
         b16(w1, 24, 8),
     );
-    let load = opc < 24;
+    let load = vmem_load(opc);
     // src: vaddr (index with idxen, then offset with offen), vdata (stores), srsrc;
     // soffset in sdst.
     i.src = [
@@ -629,7 +695,12 @@ fn mubuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         srsrc,
     ];
     i.sdst = soff;
-    i.dst = if load { VGPR + vdata } else { NONE };
+    // Atomics return the old value into vdata with glc.
+    i.dst = if load || (atomic && i.flags & 1 == 1) {
+        VGPR + vdata
+    } else {
+        NONE
+    };
     // gfx90a's ACC (bit 55): vdata is an AGPR.
     if bits(w1, 23, 1) == 1 {
         i.src[1] = agpr(i.src[1]);

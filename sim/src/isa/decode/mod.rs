@@ -329,7 +329,13 @@ fn dpp(
         || i.sdwa.is_some()
         || matches!(
             i.op,
-            Op::VReadfirstlaneB32 | Op::VAccvgprMovB32 | Op::VNop | Op::VFmamkF32 | Op::VFmaakF32
+            Op::VReadfirstlaneB32
+                | Op::VAccvgprMovB32
+                | Op::VNop
+                | Op::VClrexcp
+                | Op::VPipeflush
+                | Op::VFmamkF32
+                | Op::VFmaakF32
         )
     {
         return refuse("DPP (an operation without a DPP form)");
@@ -439,7 +445,7 @@ pub(super) fn vop1(w: u32, table: fn(u32) -> Option<Op>) -> Result<Inst, Undecod
     if op == Op::VReadfirstlaneB32 {
         i.dst = b16(w, 17, 8);
     }
-    if op == Op::VNop {
+    if matches!(op, Op::VNop | Op::VClrexcp | Op::VPipeflush) {
         i.dst = NONE;
         i.src[0] = NONE;
     }

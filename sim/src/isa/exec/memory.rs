@@ -16,21 +16,48 @@ fn consecutive(a: &[u64], size: u64) -> bool {
     ok
 }
 
+/// Bytes one lane of a FLAT-family or MUBUF operation accesses.
+fn vmem_size(op: Op) -> usize {
+    use Op::*;
+    match op {
+        MLoadU8 | MLoadI8 | MStoreB8 | MStoreD16HiB8 => 1,
+        MLoadD16U8 | MLoadD16I8 | MLoadD16HiU8 | MLoadD16HiI8 => 1,
+        MLoadU16 | MLoadI16 | MStoreB16 | MLoadD16B16 | MLoadD16HiB16 | MStoreD16HiB16 => 2,
+        MLoadB64 | MStoreB64 | MAtomicAddU64 | MAtomicSwapB64 => 8,
+        MAtomicCmpswapB64 | MAtomicAddF64 | MAtomicSubU64 | MAtomicMinI64 | MAtomicMinU64
+        | MAtomicMaxI64 | MAtomicMaxU64 | MAtomicAndB64 | MAtomicOrB64 | MAtomicXorB64
+        | MAtomicIncU64 | MAtomicDecU64 | MAtomicMinF64 | MAtomicMaxF64 => 8,
+        MLoadB96 | MStoreB96 => 12,
+        MLoadB128 | MStoreB128 => 16,
+        _ => 4,
+    }
+}
+
+/// Whether `op` is a plain dword load or store (splittable into dwords).
+fn vmem_plain(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        MLoadB32 | MLoadB64 | MLoadB96 | MLoadB128 | MStoreB32 | MStoreB64 | MStoreB96 | MStoreB128
+    )
+}
+
+/// f32 -> bfloat16 bits, round to nearest even (NaN stays a quiet NaN).
+fn f32_to_bf16(f: f32) -> u32 {
+    let b = f.to_bits();
+    if f.is_nan() {
+        return (b >> 16) | 0x40;
+    }
+    let round = 0x7fff + ((b >> 16) & 1);
+    (b.wrapping_add(round)) >> 16
+}
+
 impl Exec<'_, '_> {
-    /// MUBUF loads and stores through the buffer resource (V#) in four SGPRs: raw, or
-    /// swizzled with ADD_TID as the scratch V# is (gfx9 layout, `hcq_core::rsrc`).
+    /// MUBUF loads, stores and atomics through the buffer resource (V#) in four SGPRs: raw,
+    /// or swizzled with ADD_TID as the scratch V# is (gfx9 layout, `hcq_core::rsrc`). Each
+    /// lane's address is computed here; the access is the FLAT family's ([`Self::vmem`]).
     pub(super) fn mubuf(&mut self, i: &Inst) -> Result<(), IsaError> {
-        use Op::*;
-        let n = self.w.lanes;
-        let (dwords, load) = match i.op {
-            BufferLoadDword => (1, true),
-            BufferLoadDwordx2 => (2, true),
-            BufferLoadDwordx4 => (4, true),
-            BufferStoreDword => (1, false),
-            BufferStoreDwordx2 => (2, false),
-            BufferStoreDwordx4 => (4, false),
-            _ => return Err(self.unsupported(i)),
-        };
+        let size = vmem_size(i.op);
         let r = i.src[2];
         let v = [
             self.s32(r, 0)?,
@@ -58,19 +85,28 @@ impl Exec<'_, '_> {
             j.src[0] = i.src[0] + u16::from(idxen);
             self.lanes32(&j, 0, Width::B32, &mut voff)?;
         }
-        let exec = self.w.exec();
-        let data = if load {
-            self.vreg(i.dst, dwords)?
+        // A swizzled access wider than an element is split per dword (each its own address).
+        let parts = if swizzle && size as u64 > elem {
+            if size % 4 != 0 || !vmem_plain(i.op) {
+                return Err(self.err(&format!(
+                    "{} of {size} bytes through a swizzled V# with {elem}-byte elements (only dword loads and stores are split)",
+                    i.op.name()
+                )));
+            }
+            size / 4
         } else {
-            self.vreg(i.src[1], dwords)?
+            1
         };
-        let mut m = exec;
-        while m != 0 {
-            let l = m.trailing_zeros() as usize;
-            m &= m - 1;
-            for k in 0..dwords {
+        let part = size / parts;
+        let mut addr = [0u64; MAX_LANES];
+        let exec = self.w.exec();
+        for k in 0..parts {
+            let mut m = exec;
+            while m != 0 {
+                let l = m.trailing_zeros() as usize;
+                m &= m - 1;
                 // CAST: offsets are 32-bit.
-                let off = u64::from(i.imm as u32) + u64::from(voff[l]) + 4 * k as u64;
+                let off = u64::from(i.imm as u32) + u64::from(voff[l]) + (k * part) as u64;
                 let index = u64::from(vidx[l]) + if add_tid { l as u64 } else { 0 };
                 let boff = if swizzle {
                     let (imsb, ilsb) = (index / index_stride, index % index_stride);
@@ -89,27 +125,32 @@ impl Exec<'_, '_> {
                             i.op.name()
                         )));
                     }
-                } else if boff + 4 > num_records {
+                } else if boff + part as u64 > num_records {
                     return Err(self.err(&format!(
                         "{} of lane {l} at buffer offset {boff:#x} beyond the V#'s NUM_RECORDS {num_records:#x}",
                         i.op.name()
                     )));
                 }
-                let va = base.wrapping_add(soff).wrapping_add(boff);
-                let slot = data + k * n + l;
-                if load {
-                    let mut b = [0u8; 4];
-                    self.mem
-                        .read(va, &mut b, Access::Read)
-                        .map_err(IsaError::Vm)?;
-                    if let Some(x) = self.w.v.get_mut(slot) {
-                        *x = u32::from_le_bytes(b);
-                    }
-                } else {
-                    let x = self.w.v.get(slot).copied().unwrap_or(0);
-                    self.mem.write(va, &x.to_le_bytes()).map_err(IsaError::Vm)?;
-                }
+                addr[l] = base.wrapping_add(soff).wrapping_add(boff);
             }
+            if parts == 1 {
+                return self.vmem(i, &addr, false);
+            }
+            // One dword of each lane: the same operation on the k-th register.
+            let mut j = *i;
+            j.op = if i.dst != NONE {
+                Op::MLoadB32
+            } else {
+                Op::MStoreB32
+            };
+            // CAST: k < 4.
+            let kk = k as u16;
+            if j.dst != NONE {
+                j.dst += kk;
+            } else {
+                j.src[1] += kk;
+            }
+            self.vmem(&j, &addr, false)?;
         }
         Ok(())
     }
@@ -204,10 +245,7 @@ impl Exec<'_, '_> {
     }
 
     pub(super) fn flat(&mut self, i: &Inst) -> Result<(), IsaError> {
-        use Op::*;
-        let n = self.w.lanes;
-        let exec = self.w.exec();
-        if matches!(i.op, GlobalInv | GlobalWb) {
+        if matches!(i.op, Op::GlobalInv | Op::GlobalWb) {
             return Ok(());
         }
         let mut addr = [0u64; MAX_LANES];
@@ -218,17 +256,21 @@ impl Exec<'_, '_> {
             debug_assert!(i.sub == SEG_GLOBAL || i.sub == SEG_FLAT);
             self.global_addrs(i, &mut addr)?;
         }
-        let size: usize = match i.op {
-            MLoadU8 | MLoadI8 | MStoreB8 => 1,
-            MLoadD16U8 | MLoadD16I8 | MLoadD16HiU8 | MLoadD16HiI8 => 1,
-            MLoadU16 | MLoadI16 | MStoreB16 | MLoadD16B16 | MLoadD16HiB16 => 2,
-            MLoadB64 | MStoreB64 | MAtomicAddU64 | MAtomicSwapB64 => 8,
-            MAtomicCmpswapB64 | MAtomicAddF64 | MAtomicSubU64 | MAtomicMinI64 | MAtomicMinU64
-            | MAtomicMaxI64 | MAtomicMaxU64 | MAtomicAndB64 | MAtomicOrB64 | MAtomicXorB64 => 8,
-            MLoadB96 | MStoreB96 => 12,
-            MLoadB128 | MStoreB128 => 16,
-            _ => 4,
-        };
+        self.vmem(i, &addr, scratch)
+    }
+
+    /// The access of a FLAT-family or MUBUF instruction at each active lane's address
+    /// (`scratch`: private offsets, swizzled per lane).
+    pub(super) fn vmem(
+        &mut self,
+        i: &Inst,
+        addr: &[u64; MAX_LANES],
+        scratch: bool,
+    ) -> Result<(), IsaError> {
+        use Op::*;
+        let n = self.w.lanes;
+        let exec = self.w.exec();
+        let size = vmem_size(i.op);
         let dwords = size.div_ceil(4);
         let load = matches!(
             i.op,
@@ -249,7 +291,14 @@ impl Exec<'_, '_> {
         );
         let store = matches!(
             i.op,
-            MStoreB8 | MStoreB16 | MStoreB32 | MStoreB64 | MStoreB96 | MStoreB128
+            MStoreB8
+                | MStoreB16
+                | MStoreB32
+                | MStoreB64
+                | MStoreB96
+                | MStoreB128
+                | MStoreD16HiB8
+                | MStoreD16HiB16
         );
         if load {
             let d = self.vreg(i.dst, dwords)?;
@@ -348,7 +397,7 @@ impl Exec<'_, '_> {
         }
         let data = self.vreg(
             i.src[1],
-            if i.op == MAtomicCmpswapB32 {
+            if matches!(i.op, MAtomicCmpswapB32 | MAtomicCmpswapF32) {
                 2
             } else if i.op == MAtomicCmpswapB64 {
                 4
@@ -408,6 +457,12 @@ impl Exec<'_, '_> {
                 let mut b = [0u8; 16];
                 for k in 0..dwords {
                     let v = self.w.v.get(data + k * n + l).copied().unwrap_or(0);
+                    // The d16_hi stores write the register's high half.
+                    let v = if matches!(i.op, MStoreD16HiB8 | MStoreD16HiB16) {
+                        v >> 16
+                    } else {
+                        v
+                    };
                     b[4 * k..4 * k + 4].copy_from_slice(&v.to_le_bytes());
                 }
                 if scratch {
@@ -462,6 +517,24 @@ impl Exec<'_, '_> {
                     MAtomicAndB64 => old & x,
                     MAtomicOrB64 => old | x,
                     MAtomicXorB64 => old ^ x,
+                    // The ISA's INC/DEC wrap at the data value, as the 32-bit forms.
+                    MAtomicIncU64 => {
+                        if old >= x {
+                            0
+                        } else {
+                            old + 1
+                        }
+                    }
+                    MAtomicDecU64 => {
+                        if old == 0 || old > x {
+                            x
+                        } else {
+                            old - 1
+                        }
+                    }
+                    // IEEE minNum/maxNum as V_MIN_F64/V_MAX_F64 (a NaN loses to a number).
+                    MAtomicMinF64 => fmin64(f64::from_bits(old), f64::from_bits(x)).to_bits(),
+                    MAtomicMaxF64 => fmax64(f64::from_bits(old), f64::from_bits(x)).to_bits(),
                     _ => {
                         let cmp = u64::from(get(2)) | (u64::from(get(3)) << 32);
                         if old == cmp { x } else { old }
@@ -504,6 +577,41 @@ impl Exec<'_, '_> {
                         }
                     }
                     MAtomicAddF32 => (f32v(old) + f32v(x)).to_bits(),
+                    // Clamped: 0 when DATA exceeds the old value.
+                    MAtomicCsubU32 => old.saturating_sub(x),
+                    // Conditional: subtracts only when the old value is at least DATA.
+                    MAtomicCondSubU32 => {
+                        if old >= x {
+                            old - x
+                        } else {
+                            old
+                        }
+                    }
+                    // Float equality (-0 == +0, a NaN equals nothing).
+                    MAtomicCmpswapF32 => {
+                        if f32v(old) == f32v(get(1)) {
+                            x
+                        } else {
+                            old
+                        }
+                    }
+                    MAtomicMinF32 => fmin(f32v(old), f32v(x)).to_bits(),
+                    MAtomicMaxF32 => fmax(f32v(old), f32v(x)).to_bits(),
+                    // Two independent half (bfloat16) adds, round to nearest even, denormals
+                    // kept (CDNA2 ISA 9.5: packed f16 atomics never flush). An f32 sum
+                    // rounded once more to 16 bits is the correctly rounded sum (24 >= 2*11+2
+                    // significand bits).
+                    MAtomicPkAddF16 => {
+                        let h =
+                            |s: u32| f32_to_f16(f16_to_f32(old >> s) + f16_to_f32(x >> s), false);
+                        h(0) | (h(16) << 16)
+                    }
+                    MAtomicPkAddBf16 => {
+                        let f = |s: u32| f32::from_bits(((old >> s) & 0xffff) << 16);
+                        let g = |s: u32| f32::from_bits(((x >> s) & 0xffff) << 16);
+                        let h = |s: u32| f32_to_bf16(f(s) + g(s));
+                        h(0) | (h(16) << 16)
+                    }
                     _ => return Err(self.unsupported(i)),
                 };
                 (u64::from(old), u64::from(new))

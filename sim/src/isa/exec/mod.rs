@@ -90,6 +90,20 @@ impl KCache {
         }
         Ok(())
     }
+
+    /// Writes `data` at `va` to memory (scalar stores and atomics write through) and into
+    /// any line holding it, so later scalar loads of the wave read what it wrote.
+    fn write(&mut self, mem: &dyn Memory, va: u64, data: &[u8]) -> Result<(), IsaError> {
+        mem.write(va, data).map_err(IsaError::Vm)?;
+        for (k, x) in data.iter().enumerate() {
+            let a = va.wrapping_add(k as u64);
+            if let Some((_, line)) = self.lines.iter_mut().find(|(l, _)| *l == a & !63) {
+                // CAST: below 64.
+                line[(a & 63) as usize] = *x;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Most instruction words cached per dispatch (code beyond is decoded at every visit).
@@ -306,7 +320,9 @@ fn parallel_safe(l: &Launch, mem: &dyn Memory) -> bool {
         if i.op == Op::SCodeEnd {
             return true;
         }
-        if matches!(i.enc, Enc::Flat | Enc::Mubuf) && i.op.name().contains("atomic") {
+        if (matches!(i.enc, Enc::Flat | Enc::Mubuf) && i.op.name().contains("atomic"))
+            || matches!(i.op, Op::SAtomic | Op::SBufferAtomic)
+        {
             return false;
         }
         // A call or jump through a register may reach code the scan did not see.

@@ -310,6 +310,45 @@ pub(super) fn class32(x: f32, mask: u32) -> bool {
     mask >> bit & 1 == 1
 }
 
+/// V_CMP_CLASS_F16: whether the class of the half in the low 16 bits of `x` has its bit set
+/// in `mask` (0 signaling NaN, 1 quiet NaN, 2 -inf, 3 -normal, 4 -denormal, 5 -0, 6 +0,
+/// 7 +denormal, 8 +normal, 9 +inf), from the bits: f16 denormals are no f32 denormals.
+pub(super) fn class16(x: u32, mask: u32) -> bool {
+    let (neg, e, m) = (x & 0x8000 != 0, (x >> 10) & 0x1f, x & 0x3ff);
+    let bit = match (e, m) {
+        (0x1f, 0) => {
+            if neg {
+                2
+            } else {
+                9
+            }
+        }
+        (0x1f, m) => u32::from(m & 0x200 != 0),
+        (0, 0) => {
+            if neg {
+                5
+            } else {
+                6
+            }
+        }
+        (0, _) => {
+            if neg {
+                4
+            } else {
+                7
+            }
+        }
+        _ => {
+            if neg {
+                3
+            } else {
+                8
+            }
+        }
+    };
+    mask >> bit & 1 == 1
+}
+
 pub(super) fn rne32(x: f32) -> f32 {
     let r = x.round();
     if (x - x.trunc()).abs() == 0.5 {

@@ -670,7 +670,7 @@ impl Exec<'_, '_> {
                 }
             }
             _ => {
-                let w = if i.op == Op::VCmpF16 {
+                let w = if matches!(i.op, Op::VCmpF16 | Op::VCmpClassF16) {
                     Width::F16
                 } else {
                     Width::B32
@@ -678,7 +678,7 @@ impl Exec<'_, '_> {
                 let mut a = [0u32; MAX_LANES];
                 let mut b = [0u32; MAX_LANES];
                 self.lanes32(i, 0, w, &mut a)?;
-                let w1 = if i.op == Op::VCmpClassF32 {
+                let w1 = if matches!(i.op, Op::VCmpClassF32 | Op::VCmpClassF16) {
                     Width::B32
                 } else {
                     w
@@ -703,6 +703,7 @@ impl Exec<'_, '_> {
                     ),
                     Op::VCmpU16 => mask::icmp(c, n, &a.map(|x| x & 0xffff), &b.map(|x| x & 0xffff)),
                     Op::VCmpClassF32 => mask::cmp(n, &a, &b, |x, y| class32(f32v(x), y)),
+                    Op::VCmpClassF16 => mask::cmp(n, &a, &b, class16),
                     _ => 0,
                 }
             }

@@ -118,7 +118,26 @@ impl Exec<'_, '_> {
         let d64 = move |x: u64| f64::from_bits(fl64(x));
         let o64 = move |x: f64| fl64(x.to_bits());
         match i.op {
-            VNop => Ok(()),
+            VNop | VClrexcp | VPipeflush => Ok(()),
+            // (int)floor(S0.f) and (int)floor(S0.f + 0.5), saturating, NaN to 0.
+            VCvtFloorI32F32 | VCvtNearestI32F32 => {
+                let d32 = self.l.float.denorm32;
+                let half = if i.op == VCvtNearestI32F32 { 0.5 } else { 0.0 };
+                self.v1(i, b32, move |x| {
+                    let f = f32v(if d32 { x } else { flush32(x) });
+                    cvt_i32(f64::from((f + half).floor()))
+                })
+            }
+            // The signed 4-bit S0[3:0] over 16.
+            VCvtOffF32I4 => self.v1(i, b32, |x| {
+                // CAST: sign-extends the 4-bit field.
+                ((((x << 28) as i32) >> 28) as f32 * 0.0625).to_bits()
+            }),
+            // CAST: 16-bit extensions.
+            VCvtI32I16 => self.v1(i, f16, |x| x as u16 as i16 as i32 as u32),
+            VCvtU32U16 => self.v1(i, f16, |x| x & 0xffff),
+            VSwapB32 => self.vswap(i),
+            VPermlane64B32 => self.permlane64(i),
             VMovB32 | VAccvgprReadB32 | VAccvgprWriteB32 | VAccvgprMovB32 => self.v1(i, b32, |x| x),
             VNotB32 => self.v1(i, b32, |x| !x),
             VBfrevB32 => self.v1(i, b32, u32::reverse_bits),
@@ -575,8 +594,35 @@ impl Exec<'_, '_> {
             VSubCoCiU32 => self.vcarry(i, true, false, true),
             VSubrevCoCiU32 => self.vcarry(i, true, true, true),
             VCmpF16 | VCmpF32 | VCmpF64 | VCmpI16 | VCmpU16 | VCmpI32 | VCmpU32 | VCmpI64
-            | VCmpU64 | VCmpClassF32 | VCmpClassF64 => self.vcmp(i),
+            | VCmpU64 | VCmpClassF32 | VCmpClassF64 | VCmpClassF16 => self.vcmp(i),
             _ => Err(self.unsupported(i)),
         }
+    }
+
+    /// V_SWAP_B32: each active lane exchanges its VDST and SRC0 VGPRs.
+    fn vswap(&mut self, i: &Inst) -> Result<(), IsaError> {
+        let (d, s) = (self.vreg(i.dst, 1)?, self.vreg(i.src[0], 1)?);
+        let mut m = self.w.exec();
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            self.w.v.swap(d + l, s + l);
+        }
+        Ok(())
+    }
+
+    /// V_PERMLANE64_B32: lane l of a wave64 reads SRC0 of lane l ^ 32 (every lane's value,
+    /// active or not); nothing happens in wave32.
+    fn permlane64(&mut self, i: &Inst) -> Result<(), IsaError> {
+        if self.w.lanes != 64 {
+            return Ok(());
+        }
+        let mut a = [0u32; MAX_LANES];
+        self.lanes32(i, 0, Width::B32, &mut a)?;
+        let mut r = [0u32; MAX_LANES];
+        for (l, r) in r.iter_mut().enumerate() {
+            *r = a[l ^ 32];
+        }
+        self.write_lanes(i.dst, &r)
     }
 }

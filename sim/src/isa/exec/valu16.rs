@@ -133,6 +133,62 @@ impl Exec<'_, '_> {
             VRsqF16 => self.h1(i, |x| 1.0 / x.sqrt()),
             VSinF16 => self.h1(i, |x| (x * core::f32::consts::TAU).sin()),
             VCosF16 => self.h1(i, |x| (x * core::f32::consts::TAU).cos()),
+            // Rounding to an integer keeps an f16 exact in f32.
+            VFloorF16 => self.h1(i, f32::floor),
+            VCeilF16 => self.h1(i, f32::ceil),
+            VTruncF16 => self.h1(i, f32::trunc),
+            VRndneF16 => self.h1(i, rne32),
+            // x - floor(x), below 1 (0x3bff the largest half under 1); NaN for an infinity.
+            VFractF16 => self.h1(i, |x| {
+                if x.is_infinite() {
+                    f32::NAN
+                } else {
+                    (x - x.floor()).min(f16_to_f32(0x3bff))
+                }
+            }),
+            // The mantissa in [0.5, 1) with the sign; zero, infinities and NaN pass.
+            VFrexpMantF16 => self.h1(i, |x| {
+                if x == 0.0 || !x.is_finite() {
+                    x
+                } else {
+                    // CAST: the mantissa of an f16 is exact in f32.
+                    frexp(f64::from(x)).0 as f32
+                }
+            }),
+            // The exponent as an i16; 0 for zero, infinities and NaN.
+            VFrexpExpI16F16 => self.u16x1(i, |x| {
+                let f = f16_to_f32(x);
+                if f == 0.0 || !f.is_finite() {
+                    0
+                } else {
+                    // CAST: the exponent's low 16 bits (two's complement).
+                    frexp(f64::from(f)).1 as u32 & 0xffff
+                }
+            }),
+            // flt16_to_snorm/unorm: clamp to [-1, 1] / [0, 1], scale by 32767 / 65535, round
+            // to nearest even; NaN converts to 0.
+            VCvtNormI16F16 => self.u16x1(i, |x| {
+                let f = f16_to_f32(x);
+                if f.is_nan() {
+                    0
+                } else {
+                    // CAST: the i16 result's low 16 bits.
+                    (rne32(f.clamp(-1.0, 1.0) * 32767.0) as i32 as u32) & 0xffff
+                }
+            }),
+            VCvtNormU16F16 => self.u16x1(i, |x| {
+                let f = f16_to_f32(x);
+                if f.is_nan() {
+                    0
+                } else {
+                    // CAST: in [0, 65535].
+                    rne32(f.clamp(0.0, 1.0) * 65535.0) as u32
+                }
+            }),
+            VNotB16 => self.u16x1(i, |x| !x & 0xffff),
+            // Each signed half saturated to an unsigned byte: D.u16 = {sat8(S0[31:16]),
+            // sat8(S0[15:0])}.
+            VSatPkU8I16 => self.sat_pk_u8(i),
             VMin3F16 => self.h16x3(i, |x, y, z| h3(x, y, z, |a, b, c| fmin(fmin(a, b), c))),
             VMax3F16 => self.h16x3(i, |x, y, z| h3(x, y, z, |a, b, c| fmax(fmax(a, b), c))),
             VMed3F16 => self.h16x3(i, |x, y, z| {
@@ -157,6 +213,20 @@ impl Exec<'_, '_> {
             VMovB64 => self.v64(i, [Width::B64; 3], |x, _, _| x),
             _ => return None,
         })
+    }
+
+    /// V_SAT_PK_U8_I16: each signed half of S0 saturated to an unsigned byte, D.u16 =
+    /// {sat8(S0[31:16]), sat8(S0[15:0])}.
+    fn sat_pk_u8(&mut self, i: &Inst) -> Result<(), IsaError> {
+        let mut a = [0u32; MAX_LANES];
+        self.lanes32(i, 0, Width::B32, &mut a)?;
+        // CAST: clamped to 0..=255.
+        let sat = |h: u32| s16(h & 0xffff).clamp(0, 255) as u32;
+        let mut r = [0u32; MAX_LANES];
+        for l in 0..self.w.lanes {
+            r[l] = sat(a[l]) | (sat(a[l] >> 16) << 8);
+        }
+        self.write16(i, &mut r)
     }
 
     /// dst.f16 = f(src0, src1) on 16-bit halves (op_sel and the modifiers applied).

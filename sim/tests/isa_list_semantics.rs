@@ -1,0 +1,364 @@
+//! Semantics of the instructions added to close the gaps of LLVM's instruction list
+//! (`isa-list/`): each program runs one wave and stores what it computed; the expected values
+//! come from AMD's ISA documents (the "MI200"/"MI300" CDNA2/CDNA3 ISA guides for gfx90a and
+//! gfx942, the RDNA3/RDNA4 guides for gfx1100/gfx1201), quoted beside each test. The programs
+//! are assembled with `llvm-mc-19 -arch=amdgcn -mcpu=<target> -show-encoding` (the source is
+//! beside each), so the test needs no LLVM.
+
+use hcq_sim::isa::{FlatMemory, FloatMode, Isa, Launch, ScratchSetup, run};
+
+const MEM: usize = 0x10_0000;
+const CODE: u64 = 0x8_0000;
+/// Where the programs store their results (s[0:1] holds it).
+const OUT: u64 = 0x1000;
+/// Memory the programs read and write (s[2:3] holds it; buffer descriptors point at it).
+const DATA: u64 = 0x2000;
+
+/// Runs `code` in one wave of `isa` (wave64 on gfx9, wave32 else) with s[0:1] = OUT,
+/// s[2:3] = DATA, s[4:7] = a raw buffer descriptor over DATA (NUM_RECORDS 0x1000) and then
+/// `user`; `data` is written at DATA first. Returns `n` dwords from OUT and the memory.
+fn run_wave(
+    isa: Isa,
+    code: &[u32],
+    data: &[u32],
+    user: &[u32],
+    n: usize,
+) -> (Vec<u32>, FlatMemory) {
+    let gfx9 = isa == Isa::Gfx9;
+    let mem = FlatMemory::new(0, MEM);
+    let bytes: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
+    mem.poke(CODE, &bytes).unwrap();
+    let d: Vec<u8> = data.iter().flat_map(|w| w.to_le_bytes()).collect();
+    mem.poke(DATA, &d).unwrap();
+    // Word 3: the drivers' raw-buffer formats (32-bit data, 32-bit numeric format).
+    let word3 = if gfx9 { 0x0002_7FAC } else { 0x3101_6FAC };
+    let mut sgprs = vec![OUT as u32, 0, DATA as u32, 0, DATA as u32, 0, 0x1000, word3];
+    sgprs.extend_from_slice(user);
+    let lanes = if gfx9 { 64 } else { 32 };
+    let l = Launch {
+        isa,
+        pgm: CODE,
+        wave64: gfx9,
+        // CAST: at most 16 user SGPRs here.
+        rsrc2: (sgprs.len() as u32) << 1,
+        user_sgprs: sgprs,
+        local: [lanes, 1, 1],
+        groups: [1, 1, 1],
+        lds_bytes: 0x1000,
+        vgprs: 64,
+        accum_offset: 32,
+        scratch: ScratchSetup::default(),
+        scratch_waves: 0,
+        float: FloatMode {
+            denorm32: true,
+            denorm16_64: true,
+        },
+        budget: 1 << 16,
+        clock: 0,
+    };
+    run(&l, &mem).unwrap();
+    (words(&mem, OUT, n), mem)
+}
+
+fn words(mem: &FlatMemory, at: u64, n: usize) -> Vec<u32> {
+    let mut b = vec![0u8; n * 4];
+    mem.peek(at, &mut b).unwrap();
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+#[test]
+fn gfx9_cmp_class_f16_and_cmpx_writing_its_sgpr_pair() {
+    // CDNA3 ISA 12.8 (VOPC): V_CMP_CLASS_F16 tests the class of S0.f16 against the mask in
+    // S1 (bit 0 signaling NaN, 1 quiet NaN, 2 -inf, 3 -normal, 4 -denormal, 5 -0, 6 +0,
+    // 7 +denormal, 8 +normal, 9 +inf); only the low 16 bits of S0 are the half. On gfx9
+    // V_CMPX_* writes EXEC and its destination (VCC or, in VOP3, the SGPR pair).
+    //
+    //   v_mov_b32 v1, 1 / v_mov_b32 v2, 0x80 / v_cmp_class_f16_e32 vcc, v1, v2 / s_mov_b32 s6, vcc_lo
+    //   (0x7e00 mask 2 -> s7; 0x7e00 mask 1 -> s8; 0x7c01 mask 1 -> s9; 0xfc00 mask 4 -> s10;
+    //    0x8000 mask 0x20 -> s11; 0x12343c00 mask 0x100 -> s12)
+    //   s_movk_i32 s13, 0x80 / v_cmp_class_f16_e64 s[14:15], v1, s13
+    //   v_cmpx_gt_u32_e64 s[4:5], 4, v0 / s_mov_b64 s[16:17], exec / s_mov_b64 exec, 1
+    //   v_mov_b32 v4..v15, s4 s5 s6 .. s12 s14 s16 s17 / global_store_dwordx4 (OUT)
+    let code = [
+        0x7E020281, 0x7E0402FF, 0x00000080, 0x7C280501, 0xBE86006A, 0x7E0202FF, 0x00007E00,
+        0x7E040282, 0x7C280501, 0xBE87006A, 0x7E040281, 0x7C280501, 0xBE88006A, 0x7E0202FF,
+        0x00007C01, 0x7C280501, 0xBE89006A, 0x7E0202FF, 0x0000FC00, 0x7E040284, 0x7C280501,
+        0xBE8A006A, 0x7E0202FF, 0x00008000, 0x7E0402A0, 0x7C280501, 0xBE8B006A, 0x7E0202FF,
+        0x12343C00, 0x7E0402FF, 0x00000100, 0x7C280501, 0xBE8C006A, 0xB00D0080, 0xD014000E,
+        0x00001B01, 0xD0DC0004, 0x00020084, 0xBE90017E, 0xBEFE0181, 0x7E080204, 0x7E0A0205,
+        0x7E0C0206, 0x7E0E0207, 0x7E100208, 0x7E120209, 0x7E14020A, 0x7E16020B, 0x7E18020C,
+        0x7E1A020E, 0x7E1C0210, 0x7E1E0211, 0x7E060280, 0xDC7C8000, 0x00000403, 0xDC7C8010,
+        0x00000803, 0xDC7C8020, 0x00000C03, 0xBF810000,
+    ];
+    let (got, _) = run_wave(Isa::Gfx9, &code, &[], &[], 12);
+    let all = u32::MAX;
+    assert_eq!(
+        got,
+        [0xf, 0, all, all, 0, all, all, all, all, 0, 0xf, 0],
+        "s4 s5 (cmpx's pair), +denorm, qnan, qnan-as-snan, snan, -inf, -0, +normal, \
+         +normal-as-denorm, exec"
+    );
+}
+
+#[test]
+fn gfx9_buffer_subdword_d16_and_atomics_and_wider_global_atomics() {
+    // CDNA3 ISA 9.1 (MUBUF): BUFFER_LOAD_USHORT zero-extends, _SSHORT sign-extends;
+    // _SHORT_D16_HI writes the VGPR's high half and keeps the low one; _SBYTE_D16 writes the
+    // sign-extended byte to the low half, keeping the high one; BUFFER_STORE_SHORT_D16_HI
+    // stores the high half. BUFFER_ATOMIC_ADD with GLC returns the old value (lanes in order,
+    // 64 of them adding 5); BUFFER_ATOMIC_PK_ADD_F16 adds both halves (64 x (1.0, 1.0)).
+    // FLAT/GLOBAL_ATOMIC_INC_X2: tmp = MEM; MEM = (tmp >= DATA) ? 0 : tmp + 1 (64 lanes from 2
+    // with DATA 3: 2 3 0 1 ... ends at 2). GLOBAL_ATOMIC_MAX_F64: the larger double.
+    //
+    //   v_mov_b32 v1, 0
+    //   buffer_load_ushort v2, off, s[4:7], 0 offset:2 / buffer_load_sshort v3, ... offset:2
+    //   v_mov_b32 v4, 0x1111 / buffer_load_short_d16_hi v4, off, s[4:7], 0 offset:2
+    //   v_mov_b32 v5, 0x22220000 / buffer_load_sbyte_d16 v5, off, s[4:7], 0 offset:3
+    //   v_mov_b32 v6, 0xabcd1234 / buffer_store_short_d16_hi v6, off, s[4:7], 0 offset:8
+    //   v_mov_b32 v7, 5 / buffer_atomic_add v7, off, s[4:7], 0 offset:12 glc
+    //   v_mov_b32 v8, 0x3c003c00 / buffer_atomic_pk_add_f16 v8, off, s[4:7], 0 offset:16
+    //   v_mov_b32 v10, 3 / v_mov_b32 v11, 0 / v_mov_b32 v12, 0x18
+    //   global_atomic_inc_x2 v[10:11], v1, v[10:11], s[2:3] offset:24 glc
+    //   v_mov_b32 v14, 0 / v_mov_b32 v15, 0x40000000
+    //   global_atomic_max_f64 v1, v[14:15], s[2:3] offset:32
+    //   s_waitcnt vmcnt(0) / s_mov_b64 exec, 1
+    //   global_store_dwordx4 v1, v[2:5], s[0:1] / global_store_dword v1, v7, s[0:1] offset:16
+    //   global_store_dwordx2 v1, v[10:11], s[0:1] offset:24 / s_endpgm
+    let code = [
+        0x7E020280, 0xE0480002, 0x80010200, 0xE04C0002, 0x80010300, 0x7E0802FF, 0x00001111,
+        0xE0940002, 0x80010400, 0x7E0A02FF, 0x22220000, 0xE0880003, 0x80010500, 0x7E0C02FF,
+        0xABCD1234, 0xE06C0008, 0x80010600, 0x7E0E0285, 0xE108400C, 0x80010700, 0x7E1002FF,
+        0x3C003C00, 0xE1380010, 0x80010800, 0x7E140283, 0x7E160280, 0x7E180298, 0xDDAD8018,
+        0x0A020A01, 0x7E1C0280, 0x7E1E02F4, 0xDD448020, 0x00020E01, 0xBF8C0F70, 0xBEFE0181,
+        0xDC7C8000, 0x00000201, 0xDC708010, 0x00000701, 0xDC748018, 0x00000A01, 0xBF810000,
+    ];
+    // DATA: halves 0x7fff 0x8001; -1; 10; (1.0, 2.0) f16; 0; u64 2; f64 1.0.
+    let data = [
+        0x8001_7fff,
+        0,
+        0xffff_ffff,
+        10,
+        0x4000_3c00,
+        0,
+        2,
+        0,
+        0,
+        0x3ff0_0000,
+    ];
+    let (got, mem) = run_wave(Isa::Gfx9, &code, &data, &[], 8);
+    assert_eq!(
+        got,
+        [0x8001, 0xffff_8001, 0x8001_1111, 0x2222_ff80, 10, 0, 2, 0],
+        "ushort, sshort, short_d16_hi, sbyte_d16, atomic_add's old, -, inc_x2's old"
+    );
+    assert_eq!(
+        words(&mem, DATA + 8, 8),
+        [
+            0xffff_abcd,
+            10 + 64 * 5,
+            0x5420_5410,
+            0,
+            2,
+            0,
+            0,
+            0x4000_0000
+        ],
+        "store_short_d16_hi, atomic_add, pk_add_f16 (65.0, 66.0), -, inc_x2, max_f64 (2.0)"
+    );
+}
+
+#[test]
+fn gfx9_scalar_stores_atomics_and_buffer_loads() {
+    // CDNA3 ISA 4.x (scalar memory): S_STORE_DWORD writes SDATA at SBASE + offset (a later
+    // S_LOAD of the wave reads it); S_ATOMIC_ADD/CMPSWAP/SMAX_X2/UMIN with GLC return the
+    // old value in SDATA (cmpswap: SDATA[0] the new value, SDATA[1] the compare value);
+    // S_BUFFER_LOAD/STORE_DWORD address the V#'s base + offset.
+    //
+    //   s_mov_b32 s8, 7 / s_store_dword s8, s[2:3], 0x0 / s_load_dword s9, s[2:3], 0x0
+    //   s_mov_b32 s10, 5 / s_atomic_add s10, s[2:3], 0x4 glc
+    //   s_mov_b32 s12, 9 / s_mov_b32 s13, 105 / s_atomic_cmpswap s[12:13], s[2:3], 0x4 glc
+    //   s_mov_b64 s[14:15], 3 / s_atomic_smax_x2 s[14:15], s[2:3], 0x8 glc
+    //   s_buffer_load_dword s16, s[4:7], 0x10 / s_buffer_store_dword s8, s[4:7], 0x14
+    //   s_atomic_umin s8, s[2:3], 0x18 / s_waitcnt lgkmcnt(0) / s_mov_b64 exec, 1
+    //   v_mov_b32 v1, 0 / v_mov_b32 v2..v7, s9 s10 s12 s14 s15 s16
+    //   global_store_dwordx4 v1, v[2:5], s[0:1] / global_store_dwordx2 v1, v[6:7], s[0:1] offset:16
+    let code = [
+        0xBE880087, 0xC0420201, 0x00000000, 0xC0020241, 0x00000000, 0xBE8A0085, 0xC20B0281,
+        0x00000004, 0xBE8C0089, 0xBE8D00FF, 0x00000069, 0xC2070301, 0x00000004, 0xBE8E0183,
+        0xC29B0381, 0x00000008, 0xC0220402, 0x00000010, 0xC0620202, 0x00000014, 0xC2160201,
+        0x00000018, 0xBF8CC07F, 0xBEFE0181, 0x7E020280, 0x7E040209, 0x7E06020A, 0x7E08020C,
+        0x7E0A020E, 0x7E0C020F, 0x7E0E0210, 0xDC7C8000, 0x00000201, 0xDC748010, 0x00000601,
+        0xBF810000,
+    ];
+    let data = [0, 100, u32::MAX, u32::MAX, 0x1234, 0, 50];
+    let (got, mem) = run_wave(Isa::Gfx9, &code, &data, &[], 6);
+    assert_eq!(
+        got,
+        [7, 100, 105, u32::MAX, u32::MAX, 0x1234],
+        "load after store, add's old, cmpswap's old, smax_x2's old, buffer load"
+    );
+    assert_eq!(
+        words(&mem, DATA, 7),
+        [7, 9, 3, 0, 0x1234, 7, 7],
+        "store, add then cmpswap, smax_x2 (-1 vs 3), -, buffer store, umin"
+    );
+}
+
+#[test]
+fn gfx12_subdword_scalar_loads_and_buffer_loads() {
+    // RDNA4 ISA (scalar memory): S_LOAD_I8/U8/I16/U16 sign- or zero-extend the byte/half at
+    // the (unaligned) address; S_BUFFER_LOAD_B96 reads three dwords at the V#'s base +
+    // offset, S_BUFFER_LOAD_I8 one sign-extended byte.
+    //
+    //   s_load_i8 s8, s[2:3], 0x3 / s_load_u8 s9, s[2:3], 0x3 / s_load_i16 s10, s[2:3], 0x2
+    //   s_load_u16 s11, s[2:3], 0x2 / s_buffer_load_b96 s[12:14], s[4:7], 0x4
+    //   s_buffer_load_i8 s15, s[4:7], 0x7 / s_wait_kmcnt 0 / s_mov_b32 exec_lo, 1
+    //   v_mov_b32 v1, 0 / v_mov_b32 v2..v9, s8..s15
+    //   global_store_b128 v1, v[2:5], s[0:1] / global_store_b128 v1, v[6:9], s[0:1] offset:16
+    let code = [
+        0xF4010201, 0xF8000003, 0xF4012241, 0xF8000003, 0xF4014281, 0xF8000002, 0xF40162C1,
+        0xF8000002, 0xF402A302, 0xF8000004, 0xF40303C2, 0xF8000007, 0xBFC70000, 0xBEFE0081,
+        0x7E020280, 0x7E040208, 0x7E060209, 0x7E08020A, 0x7E0A020B, 0x7E0C020C, 0x7E0E020D,
+        0x7E10020E, 0x7E12020F, 0xEE074000, 0x01000000, 0x00000001, 0xEE074000, 0x03000000,
+        0x00001001, 0xBFB00000,
+    ];
+    let data = [0x80F1_7F02, 0xFE00_0011, 0x22, 0x33];
+    let (got, _) = run_wave(Isa::Gfx12, &code, &data, &[], 8);
+    assert_eq!(
+        got,
+        [
+            0xffff_ff80,
+            0x80,
+            0xffff_80f1,
+            0x80f1,
+            0xFE00_0011,
+            0x22,
+            0x33,
+            0xffff_fffe
+        ],
+        "i8, u8, i16, u16, buffer b96, buffer i8"
+    );
+}
+
+#[test]
+fn gfx9_f16_rounding_frexp_norm_and_f32_rounding_conversions() {
+    // CDNA3 ISA 12.x (VOP1): V_FLOOR/CEIL/TRUNC/RNDNE_F16 round to an integer half;
+    // V_FRACT_F16 = S0 - floor(S0); V_FREXP_MANT_F16 the mantissa in [0.5, 1),
+    // V_FREXP_EXP_I16_F16 the exponent; V_CVT_NORM_I16/U16_F16 clamp to [-1, 1]/[0, 1] and
+    // scale to 32767/65535; V_SAT_PK_U8_I16 = {sat8(S0[31:16]), sat8(S0[15:0])};
+    // V_CVT_FLR_I32_F32 = (int)floor(S0), V_CVT_RPI_I32_F32 = (int)floor(S0 + 0.5);
+    // V_CVT_OFF_F32_I4 = S0[3:0] (signed) / 16; V_SWAP_B32 exchanges the two VGPRs.
+    //
+    //   floor/ceil 1.5, trunc -1.5, rndne 2.5, fract -1.25, frexp_mant/exp 6.0,
+    //   norm_i16 1.0 and -2.0, norm_u16 -2.0, sat_pk 0xff800123, flr -1.5, rpi 2.5 and -2.5,
+    //   off_f32_i4 0xf and 7, v_swap_b32 v18 (18), v19 (19); stored from v2 to v19.
+    let code = [
+        0x7E0202FF, 0x00003E00, 0x7E048901, 0x7E068B01, 0x7E0202FF, 0x0000BE00, 0x7E088D01,
+        0x7E0202FF, 0x00004100, 0x7E0A8F01, 0x7E0202FF, 0x0000BD00, 0x7E0C9101, 0x7E0202FF,
+        0x00004600, 0x7E0E8501, 0x7E108701, 0x7E0202FF, 0x00003C00, 0x7E129B01, 0x7E0202FF,
+        0x0000C000, 0x7E149B01, 0x7E169D01, 0x7E0202FF, 0xFF800123, 0x7E189F01, 0x7E0202FF,
+        0xBFC00000, 0x7E1A1B01, 0x7E0202FF, 0x40200000, 0x7E1C1901, 0x7E0202FF, 0xC0200000,
+        0x7E1E1901, 0x7E02028F, 0x7E201D01, 0x7E020287, 0x7E221D01, 0x7E240292, 0x7E260293,
+        0x7E24A313, 0x7E280280, 0xBEFE0181, 0xDC7C8000, 0x00000214, 0xDC7C8010, 0x00000614,
+        0xDC7C8020, 0x00000A14, 0xDC7C8030, 0x00000E14, 0xDC748040, 0x00001214, 0xBF810000,
+    ];
+    let (got, _) = run_wave(Isa::Gfx9, &code, &[], &[], 18);
+    assert_eq!(
+        got,
+        [
+            0x3c00,
+            0x4000,
+            0xbc00,
+            0x4000,
+            0x3a00,
+            0x3a00,
+            3,
+            0x7fff,
+            0x8001,
+            0,
+            0x00ff,
+            0xffff_fffe,
+            3,
+            0xffff_fffe,
+            0xbd80_0000,
+            0x3ee0_0000,
+            19,
+            18
+        ]
+    );
+}
+
+#[test]
+fn gfx11_16_bit_extensions_and_not_b16() {
+    // RDNA3 ISA 16.x (VOP1): V_CVT_I32_I16 sign-extends S0[15:0], V_CVT_U32_U16
+    // zero-extends; V_NOT_B16 writes ~S0[15:0] to the low half and keeps the high half.
+    //
+    //   v_mov_b32 v1, 0x12348000 / v_cvt_i32_i16_e32 v2, v1 / v_cvt_u32_u16_e32 v3, v1
+    //   v_mov_b32 v4, 0xabcd0000 / v_mov_b32 v5, 0xff / v_not_b16_e32 v4, v5
+    //   v_mov_b32 v6, 0 / s_mov_b32 exec_lo, 1 / global_store_b96 v6, v[2:4], s[0:1]
+    let code = [
+        0x7E0202FF, 0x12348000, 0x7E04D501, 0x7E06D701, 0x7E0802FF, 0xABCD0000, 0x7E0A02FF,
+        0x000000FF, 0x7E08D305, 0x7E0C0280, 0xBEFE0081, 0xDC720000, 0x00000206, 0xBFB00000,
+    ];
+    let (got, _) = run_wave(Isa::Gfx11, &code, &[], &[], 3);
+    assert_eq!(got, [0xffff_8000, 0x8000, 0xabcd_ff00]);
+}
+
+#[test]
+fn gfx11_buffer_offen_soffset_and_rdna_atomics() {
+    // RDNA3 ISA 10.x (MUBUF): the address is the V#'s base + VGPR offset (OFFEN) + SOFFSET +
+    // the instruction offset. BUFFER_ATOMIC_CSUB_U32: MEM = (DATA > tmp) ? 0 : tmp - DATA;
+    // BUFFER_ATOMIC_CMPSWAP_F32 compares as floats (+0 == -0); with GLC both return the old
+    // value. BUFFER_STORE_D16_HI_B16 stores the VGPR's high half.
+    //
+    //   s_mov_b32 exec_lo, 1 / v_mov_b32 v1, 8 / s_mov_b32 s8, 4
+    //   buffer_load_b32 v2, v1, s[4:7], s8 offen offset:4
+    //   v_mov_b32 v3, 5 / buffer_atomic_csub_u32 v3, v1, s[4:7], 0 offen glc
+    //   v_mov_b32 v4, 1.0 / v_mov_b32 v5, 0x80000000
+    //   buffer_atomic_cmpswap_f32 v[4:5], v1, s[4:7], 0 offen offset:4 glc
+    //   v_mov_b32 v6, 0x12345678 / buffer_store_d16_hi_b16 v6, off, s[4:7], 0 offset:20
+    //   s_waitcnt vmcnt(0) / v_mov_b32 v7, 0 / global_store_b96 v7, v[2:4], s[0:1]
+    let code = [
+        0xBEFE0081, 0x7E020288, 0xBE880084, 0xE0500004, 0x08410201, 0x7E060285, 0xE0DC4000,
+        0x80410301, 0x7E0802F2, 0x7E0A02FF, 0x80000000, 0xE1404004, 0x80410401, 0x7E0C02FF,
+        0x12345678, 0xE0940014, 0x80010600, 0xBF8903F7, 0x7E0E0280, 0xDC720000, 0x00000207,
+        0xBFB00000,
+    ];
+    let data = [0, 0, 3, 0, 0xAAAA_0001, u32::MAX];
+    let (got, mem) = run_wave(Isa::Gfx11, &code, &data, &[], 3);
+    assert_eq!(
+        got,
+        [0xAAAA_0001, 3, 0],
+        "load, csub's old, cmpswap_f32's old"
+    );
+    assert_eq!(
+        words(&mem, DATA + 8, 4),
+        [0, 0x3f80_0000, 0xAAAA_0001, 0xffff_1234],
+        "csub clamps at 0, cmpswap_f32 swapped (+0 == -0), -, d16_hi store"
+    );
+}
+
+#[test]
+fn gfx12_vbuffer_offen_soffset_and_cond_sub() {
+    // RDNA4 ISA (VBUFFER): the MUBUF address with a 24-bit offset; th:TH_ATOMIC_RETURN makes
+    // an atomic return the old value. BUFFER_ATOMIC_COND_SUB_U32: MEM = (tmp >= DATA) ?
+    // tmp - DATA : tmp.
+    //
+    //   s_mov_b32 exec_lo, 1 / v_mov_b32 v1, 8 / v_mov_b32 v3, 5
+    //   buffer_atomic_cond_sub_u32 v3, v1, s[4:7], null offen th:TH_ATOMIC_RETURN
+    //   v_mov_b32 v4, 50
+    //   buffer_atomic_cond_sub_u32 v4, v1, s[4:7], null offen offset:4 th:TH_ATOMIC_RETURN
+    //   s_mov_b32 s8, 12 / buffer_load_b32 v5, off, s[4:7], s8 offset:4 / s_wait_loadcnt 0
+    //   v_mov_b32 v7, 0 / global_store_b96 v7, v[3:5], s[0:1]
+    let code = [
+        0xBEFE0081, 0x7E020288, 0x7E060285, 0xC414007C, 0x40900803, 0x00000001, 0x7E0802B2,
+        0xC414007C, 0x40900804, 0x00000401, 0xBE88008C, 0xC4050008, 0x00800805, 0x00000400,
+        0xBFC00000, 0x7E0E0280, 0xEE070000, 0x01800000, 0x00000007, 0xBFB00000,
+    ];
+    let data = [0, 0, 3, 60, 0xAAAA_0001];
+    let (got, mem) = run_wave(Isa::Gfx12, &code, &data, &[], 3);
+    assert_eq!(got, [3, 60, 0xAAAA_0001], "cond_sub's old values, load");
+    assert_eq!(words(&mem, DATA + 8, 2), [3, 10], "3 < 5 kept; 60 - 50");
+}

@@ -72,6 +72,8 @@ pub(super) fn is_f32(op: Op) -> bool {
             | VMin3F32
             | VMax3F32
             | VMed3F32
+            | VMaxminF32
+            | VMinmaxF32
             | VLdexpF32
             | VCmpF32
             | VCmpClassF32
@@ -96,6 +98,20 @@ pub(super) fn is_f32(op: Op) -> bool {
             | VFrexpMantF32
             | VCvtPkRtzF16F32
     )
+}
+
+/// Whether the op's 32-bit result is an f32 (clamp, omod, the quiet bit of a NaN and the
+/// denormal mode apply to it): the f32 ops of [`is_f32`] whose result is a float, and the
+/// conversions to f32 from integers, bytes and f64.
+pub(super) fn f32_result(op: Op) -> bool {
+    use Op::*;
+    match op {
+        VCmpF32 | VCmpClassF32 | VCvtU32F32 | VCvtI32F32 | VCvtF16F32 | VCvtF64F32
+        | VFrexpExpI32F32 | VCvtPkRtzF16F32 => false,
+        VCvtF32I32 | VCvtF32U32 | VCvtF32Ubyte0 | VCvtF32Ubyte1 | VCvtF32Ubyte2 | VCvtF32Ubyte3
+        | VCvtF32F64 | VCvtF32F16 => true,
+        _ => is_f32(op),
+    }
 }
 
 /// Per-source bit masks for VOP3 abs/neg on a float of `width` (applied to the word holding
@@ -394,8 +410,10 @@ pub(super) fn bfe_i(x: u32, off: u32, w: u32) -> u32 {
     if w == 0 {
         return 0;
     }
-    let v = ((x >> off) as u64) << (64 - w);
-    // CAST: arithmetic shift of the field placed at the top sign-extends it.
+    // S0.i32 >> offset is an arithmetic shift (RDNA3 ISA V_BFE_I32/S_BFE_I32 pseudo-code):
+    // a field reaching past bit 31 takes copies of the sign bit.
+    // CAST: the shifted word's bits, then the field placed at the top and shifted back.
+    let v = u64::from(((x as i32) >> off) as u32) << (64 - w);
     ((v as i64) >> (64 - w)) as u32
 }
 
@@ -404,38 +422,18 @@ pub(super) fn sext24(x: u32) -> i64 {
     i64::from(((x << 8) as i32) >> 8)
 }
 
+/// One byte of V_PERM_B32 (RDNA3 ISA BYTE_PERMUTE): selectors 0..7 pick a byte of
+/// {S0, S1}, 8..11 the sign of bytes 1, 3, 5, 7 spread to the byte, 12 zero (LLVM's masks
+/// use 0x0c for a zero byte), 13 and up 0xff.
 pub(super) fn perm_byte(s: u64, sel: u32) -> u32 {
+    let sign = |bit: u32| if s >> bit & 1 == 1 { 0xff } else { 0 };
     match sel {
         0..=7 => ((s >> (sel * 8)) & 0xff) as u32,
-        8 => 0,
-        9 => {
-            if s >> 15 & 1 == 1 {
-                0xff
-            } else {
-                0
-            }
-        }
-        10 => {
-            if s >> 31 & 1 == 1 {
-                0xff
-            } else {
-                0
-            }
-        }
-        11 => {
-            if s >> 47 & 1 == 1 {
-                0xff
-            } else {
-                0
-            }
-        }
-        12 => {
-            if s >> 63 & 1 == 1 {
-                0xff
-            } else {
-                0
-            }
-        }
+        8 => sign(15),
+        9 => sign(31),
+        10 => sign(47),
+        11 => sign(63),
+        12 => 0,
         _ => 0xff,
     }
 }
@@ -497,14 +495,17 @@ pub(super) fn sub32(x: f64) -> bool {
 pub(super) fn div_fixup(s0: f64, s1: f64, s2: f64, max_exp: i32, e: fn(f64) -> i32) -> f64 {
     let neg = s1.is_sign_negative() != s2.is_sign_negative();
     let signed = |m: f64| if neg { -m } else { m };
+    // A NaN operand comes out quiet; 0/0 and inf/inf give the negative quiet NaN
+    // (0xffc00000, 0xfff8000000000000) (RDNA3 ISA V_DIV_FIXUP pseudo-code).
+    let quiet = |x: f64| f64::from_bits(x.to_bits() | 1 << 51);
     if s2.is_nan() {
-        return s2;
+        return quiet(s2);
     }
     if s1.is_nan() {
-        return s1;
+        return quiet(s1);
     }
     if (s1 == 0.0 && s2 == 0.0) || (s1.is_infinite() && s2.is_infinite()) {
-        return f64::NAN;
+        return -f64::NAN;
     }
     if s1 == 0.0 || s2.is_infinite() {
         return signed(f64::INFINITY);

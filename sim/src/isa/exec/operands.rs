@@ -379,6 +379,17 @@ impl Exec<'_, '_> {
 
     pub(super) fn f32_mode_out(&self, i: &Inst, r: &mut Lanes) {
         let n = self.w.lanes;
+        // IEEE-754 (which the ISA guide's float ops follow): an operation on a signaling NaN
+        // returns it quieted.
+        for x in &mut r[..n] {
+            // V_FREXP_MANT and V_DIV_FIXUP return a NaN operand as it is (RDNA3 ISA: D = S0,
+            // D = abs(S0)).
+            if *x & 0x7fff_ffff > 0x7f80_0000
+                && !matches!(i.op, Op::VFrexpMantF32 | Op::VDivFixupF32)
+            {
+                *x |= 0x0040_0000;
+            }
+        }
         if i.omod != 0 {
             let k = [1.0f32, 2.0, 4.0, 0.5][usize::from(i.omod & 3)];
             for x in &mut r[..n] {
@@ -431,7 +442,7 @@ impl Exec<'_, '_> {
         for ((r, a), b) in r[..n].iter_mut().zip(&a[..n]).zip(&b[..n]) {
             *r = f(*a, *b);
         }
-        if f32op {
+        if f32_result(i.op) {
             self.f32_mode_out(i, &mut r);
         }
         self.write_lanes(i.dst, &r)
@@ -454,7 +465,7 @@ impl Exec<'_, '_> {
         for (r, a) in r[..n].iter_mut().zip(&a[..n]) {
             *r = f(*a);
         }
-        if f32op {
+        if f32_result(i.op) {
             self.f32_mode_out(i, &mut r);
         }
         self.write_lanes(i.dst, &r)
@@ -483,7 +494,7 @@ impl Exec<'_, '_> {
         for (((r, a), b), c) in r[..n].iter_mut().zip(&a[..n]).zip(&b[..n]).zip(&c[..n]) {
             *r = f(*a, *b, *c);
         }
-        if f32op {
+        if f32_result(i.op) {
             self.f32_mode_out(i, &mut r);
         }
         self.write_lanes(i.dst, &r)
@@ -517,6 +528,9 @@ impl Exec<'_, '_> {
         let n = self.w.lanes.min(MAX_LANES);
         for l in 0..n {
             r[l] = f(s0[l], s1[l], s2[l]);
+        }
+        if w[0] == Width::F64 {
+            f64_out(i, &mut r[..n]);
         }
         self.write_lanes64(i.dst, &r)
     }
@@ -554,6 +568,9 @@ impl Exec<'_, '_> {
         for (r, x) in r.iter_mut().zip(&s) {
             *r = f(*x);
         }
+        if f32_result(i.op) {
+            self.f32_mode_out(i, &mut r);
+        }
         self.write_lanes(i.dst, &r)
     }
 
@@ -570,6 +587,8 @@ impl Exec<'_, '_> {
         for (r, x) in r.iter_mut().zip(&a) {
             *r = f(*x);
         }
+        // Every 32-to-64-bit op is a conversion to f64.
+        f64_out(i, &mut r);
         self.write_lanes64(i.dst, &r)
     }
 
@@ -627,6 +646,16 @@ impl Exec<'_, '_> {
                     let ci = u32::from(cin[l]);
                     r[l] = t.wrapping_sub(ci);
                     c[l] = u8::from(a[l] < b[l]) | u8::from(t < ci);
+                }
+            }
+        }
+        if i.clamp {
+            // Clamp saturates: a carry out gives all ones, a borrow zero (RDNA3 ISA, VOP3
+            // CLAMP); the carry mask is written as without it.
+            let sat = if sub { 0 } else { u32::MAX };
+            for l in 0..n {
+                if c[l] != 0 {
+                    r[l] = sat;
                 }
             }
         }
@@ -716,5 +745,31 @@ impl Exec<'_, '_> {
             }
         }
         self.write_mask(i.sdst, m)
+    }
+}
+
+/// The result modifiers of an f64 result: a signaling NaN comes out quiet (IEEE-754), omod
+/// scales, clamp limits to [0, 1] (NaN to 0) (RDNA3 ISA, VOP3 CLAMP and OMOD).
+pub(super) fn f64_out(i: &Inst, r: &mut [u64]) {
+    for x in r.iter_mut() {
+        // V_FREXP_MANT and V_DIV_FIXUP return a NaN operand as it is (RDNA3 ISA: D = S0,
+        // D = abs(S0)).
+        if *x & !(1 << 63) > 0x7ff0_0000_0000_0000
+            && !matches!(i.op, Op::VFrexpMantF64 | Op::VDivFixupF64)
+        {
+            *x |= 1 << 51;
+        }
+        if i.omod != 0 {
+            let k = [1.0f64, 2.0, 4.0, 0.5][usize::from(i.omod & 3)];
+            *x = (f64::from_bits(*x) * k).to_bits();
+        }
+        if i.clamp {
+            let f = f64::from_bits(*x);
+            *x = if f.is_nan() {
+                0
+            } else {
+                f.clamp(0.0, 1.0).to_bits()
+            };
+        }
     }
 }

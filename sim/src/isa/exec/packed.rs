@@ -181,7 +181,9 @@ fn packed_half(op: Op, kind: Kind, a: [u32; 3], clamp: bool) -> u32 {
         VPkMaxI16 | VPkMaxU16 => x.max(y),
         _ => x.min(y),
     };
-    let wide = match (clamp, kind) {
+    // Clamp saturates arithmetic; a shift's result is its low 16 bits either way.
+    let shift = matches!(op, VPkLshlrevB16 | VPkLshrrevB16 | VPkAshrrevI16);
+    let wide = match (clamp && !shift, kind) {
         (true, Kind::I16) => wide.clamp(-0x8000, 0x7fff),
         (true, _) => wide.clamp(0, 0xffff),
         _ => wide,

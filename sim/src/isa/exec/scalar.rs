@@ -144,7 +144,12 @@ impl Exec<'_, '_> {
             }
             SBfeI32 => {
                 let (x, y) = (a()?, b()?);
-                let v = bfe_i(x, y & 31, (y >> 16) & 0x7f);
+                // A width of 32 or more takes every bit above the offset, as for S_BFE_U32.
+                let v = if (y >> 16) & 0x7f >= 32 {
+                    ((x as i32) >> (y & 31)) as u32
+                } else {
+                    bfe_i(x, y & 31, (y >> 16) & 0x7f)
+                };
                 Some((v, Some(v != 0)))
             }
             SBfmB32 => {
@@ -311,12 +316,19 @@ impl Exec<'_, '_> {
                 let (x, y) = (a64()?, b()?);
                 let off = y & 63;
                 let w = (y >> 16) & 0x7f;
+                // S0.i64 >> offset is arithmetic for S_BFE_I64 (RDNA3 ISA pseudo-code).
+                // CAST: the 64-bit word's bits as signed and back.
+                let sh = if i.op == SBfeI64 {
+                    ((x as i64) >> off) as u64
+                } else {
+                    x >> off
+                };
                 let v = if w == 0 {
                     0
                 } else if w >= 64 {
-                    x >> off
+                    sh
                 } else {
-                    let f = (x >> off) & ((1u64 << w) - 1);
+                    let f = sh & ((1u64 << w) - 1);
                     if i.op == SBfeI64 {
                         (((f << (64 - w)) as i64) >> (64 - w)) as u64
                     } else {

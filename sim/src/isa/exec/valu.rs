@@ -161,7 +161,18 @@ impl Exec<'_, '_> {
             VCvtF32U32 => self.v1(i, b32, |x| (x as f32).to_bits()),
             VCvtU32F32 => self.v1(i, b32, |x| cvt_u32(f64::from(f32v(x)))),
             VCvtI32F32 => self.v1(i, b32, |x| cvt_i32(f64::from(f32v(x)))),
-            VCvtF16F32 => self.v1(i, b32, |x| f32_to_f16(f32v(x), false)),
+            // A 16-bit result: the other half of the destination is kept on gfx11/gfx12
+            // (`write16`), as for every f16 result.
+            VCvtF16F32 => {
+                let mut a = [0u32; MAX_LANES];
+                self.lanes32(i, 0, b32, &mut a)?;
+                self.in_f32(&mut a);
+                let mut r = [0u32; MAX_LANES];
+                for l in 0..self.w.lanes {
+                    r[l] = self.clamp16(i, f32_to_f16(f32v(a[l]), false));
+                }
+                self.write16(i, &mut r)
+            }
             VCvtF32F16 => self.v1(i, f16, |x| f16_to_f32(x).to_bits()),
             VCvtF32Ubyte0 => self.v1(i, b32, |x| ((x & 0xff) as f32).to_bits()),
             VCvtF32Ubyte1 => self.v1(i, b32, |x| ((x >> 8 & 0xff) as f32).to_bits()),
@@ -169,7 +180,9 @@ impl Exec<'_, '_> {
             VCvtF32Ubyte3 => self.v1(i, b32, |x| ((x >> 24) as f32).to_bits()),
             VFractF32 => self.v1(i, b32, |x| {
                 let f = f32v(x);
-                if f.is_infinite() {
+                if f.is_nan() {
+                    x
+                } else if f.is_infinite() {
                     f32::NAN.to_bits()
                 } else {
                     (f - f.floor()).min(f32::from_bits(0x3f7f_ffff)).to_bits()
@@ -258,7 +271,9 @@ impl Exec<'_, '_> {
             VRndneF64 => self.v64(i, [Width::F64; 3], |x, _, _| o64(rne64(d64(x)))),
             VFractF64 => self.v64(i, [Width::F64; 3], |x, _, _| {
                 let f = d64(x);
-                o64(if f.is_infinite() {
+                o64(if f.is_nan() {
+                    f
+                } else if f.is_infinite() {
                     f64::NAN
                 } else {
                     (f - f.floor()).min(f64::from_bits(0x3fef_ffff_ffff_ffff))
@@ -385,6 +400,7 @@ impl Exec<'_, '_> {
                     };
                     r[l] = f.to_bits();
                 }
+                self.f32_mode_out(i, &mut r);
                 self.write_lanes(i.dst, &r)
             }
             VDivFmasF64 => {
@@ -405,6 +421,7 @@ impl Exec<'_, '_> {
                     };
                     r[l] = o64(f);
                 }
+                super::operands::f64_out(i, &mut r[..self.w.lanes]);
                 self.write_lanes64(i.dst, &r)
             }
             VDivFixupF32 => self.v3(i, b32, |q, d, n| {
@@ -465,6 +482,16 @@ impl Exec<'_, '_> {
             VOrB32 => self.v2(i, b32, |x, y| x | y),
             VXorB32 => self.v2(i, b32, |x, y| x ^ y),
             VXnorB32 => self.v2(i, b32, |x, y| !(x ^ y)),
+            // With clamp the integer result saturates (RDNA3 ISA, VOP3 CLAMP).
+            VAddNcU32 if i.clamp => self.v2(i, b32, u32::saturating_add),
+            VSubNcU32 if i.clamp => self.v2(i, b32, u32::saturating_sub),
+            VSubrevNcU32 if i.clamp => self.v2(i, b32, |x, y| y.saturating_sub(x)),
+            VAddNcI32 if i.clamp => {
+                self.v2(i, b32, |x, y| (x as i32).saturating_add(y as i32) as u32)
+            }
+            VSubNcI32 if i.clamp => {
+                self.v2(i, b32, |x, y| (x as i32).saturating_sub(y as i32) as u32)
+            }
             VAddNcU32 => self.v2(i, b32, u32::wrapping_add),
             VSubNcU32 => self.v2(i, b32, u32::wrapping_sub),
             VSubrevNcU32 => self.v2(i, b32, |x, y| y.wrapping_sub(x)),
@@ -552,7 +579,12 @@ impl Exec<'_, '_> {
             }),
             VMed3F32 => self.v3(i, b32, |x, y, z| {
                 let (a, b, c) = (f32v(x), f32v(y), f32v(z));
-                fmax(fmin(a, b), fmin(fmax(a, b), c)).to_bits()
+                // RDNA3 ISA V_MED3_F32: with a NaN operand, the min3 of the three.
+                if a.is_nan() || b.is_nan() || c.is_nan() {
+                    fmin(fmin(a, b), c).to_bits()
+                } else {
+                    fmax(fmin(a, b), fmin(fmax(a, b), c)).to_bits()
+                }
             }),
             VMin3I32 => self.v3(i, b32, |x, y, z| {
                 (x as i32).min(y as i32).min(z as i32) as u32

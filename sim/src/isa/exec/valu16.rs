@@ -192,7 +192,14 @@ impl Exec<'_, '_> {
             VMin3F16 => self.h16x3(i, |x, y, z| h3(x, y, z, |a, b, c| fmin(fmin(a, b), c))),
             VMax3F16 => self.h16x3(i, |x, y, z| h3(x, y, z, |a, b, c| fmax(fmax(a, b), c))),
             VMed3F16 => self.h16x3(i, |x, y, z| {
-                h3(x, y, z, |a, b, c| fmax(fmin(a, b), fmin(fmax(a, b), c)))
+                h3(x, y, z, |a, b, c| {
+                    // RDNA3 ISA V_MED3: with a NaN operand, the min3 of the three.
+                    if a.is_nan() || b.is_nan() || c.is_nan() {
+                        fmin(fmin(a, b), c)
+                    } else {
+                        fmax(fmin(a, b), fmin(fmax(a, b), c))
+                    }
+                })
             }),
             VFmaF16 | VFmamkF16 | VFmaakF16 => self.h16x3(i, fma16),
             VMadmkF16 | VMadakF16 => self.h16x3(i, mad16),
@@ -277,13 +284,14 @@ impl Exec<'_, '_> {
         self.write16(i, &mut r)
     }
 
-    /// f16 clamp to [0, 1] (NaN to 0) when the instruction has it.
-    fn clamp16(&self, i: &Inst, h: u32) -> u32 {
+    /// f16 clamp to [0, 1] (NaN to 0) when the instruction has it; -0 is in the range and
+    /// stays -0, as for f32 and f64.
+    pub(super) fn clamp16(&self, i: &Inst, h: u32) -> u32 {
         if !i.clamp {
             return h;
         }
         let f = f16_to_f32(h);
-        if f.is_nan() || f <= 0.0 {
+        if f.is_nan() || f < 0.0 {
             0
         } else if f >= 1.0 {
             0x3c00

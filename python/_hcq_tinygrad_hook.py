@@ -6,6 +6,10 @@ nothing: it adds one finder to `sys.meta_path`, which acts only when tinygrad is
 - after `tinygrad.device` runs, "HCQ" is appended to `Device._devices` (tinygrad 0.9.1 lists
   its devices from the `ops_*.py` files of its own directory), so `HCQ=1`, `Device["HCQ"]` and
   `device="HCQ:1"` work as for tinygrad's own devices.
+Under `python -m hcq.mockgpu` (HCQ_MOCKGPU_COMPILER=1), `tinygrad.runtime.driver.hip_comgr` is
+served as `hcq.mockgpu.hip_comgr`: ops_amd.py imports comgr's compile_hip at line 8, before its
+MOCKGPU hook, and no comgr here compiles for gfx11; the stand-in compiles with the HCQ device's
+clang-19.
 Set HCQ_TINYGRAD_HOOK=0 to disable.
 """
 import importlib.abc
@@ -33,6 +37,8 @@ class HcqTinygradFinder(importlib.abc.MetaPathFinder):
   """Serves tinygrad.runtime.ops_hcq and lists HCQ among tinygrad's devices."""
   def find_spec(self, name, path=None, target=None):
     if name == "tinygrad.runtime.ops_hcq": return importlib.util.spec_from_loader(name, _Alias("hcq.tinygrad.ops_hcq"))
+    if name == "tinygrad.runtime.driver.hip_comgr" and os.environ.get("HCQ_MOCKGPU_COMPILER") == "1":
+      return importlib.util.spec_from_loader(name, _Alias("hcq.mockgpu.hip_comgr"))
     if name != "tinygrad.device": return None
     for finder in sys.meta_path:
       if finder is self or not hasattr(finder, "find_spec"): continue

@@ -2,7 +2,10 @@
 # tinygrad 0.9.1's own tests on hcq: `HCQ=1` runs them on hcq's tinygrad device (python/), on the
 # simulated GPU when there is no /dev/kfd.
 #
-#   scripts/tinygrad-suite.sh [--target gfx1100|gfx90a|gfx942|gfx1201] [--venv DIR] [PYTEST ARGS...]
+#   scripts/tinygrad-suite.sh [--target gfx1100|gfx90a|gfx942|gfx1201] [--venv DIR] [--seed] [PYTEST ARGS...]
+#
+# --seed runs them on tinygrad's own AMD runtime instead (its unmodified ops_amd.py, AMD=1
+# MOCKGPU=1) through hcq's mock-GPU hook on hcq-sim (python -m hcq.mockgpu).
 #
 # Sets up a venv (default .venv-tinygrad: pip install ./python, tinygrad==0.9.1, pytest, numpy, hypothesis,
 # torch), takes the test files from tinygrad 0.9.1's sdist, runs the files below with HCQ=1
@@ -13,8 +16,10 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TARGET="${HCQ_SIM_TARGET:-gfx1100}"
 VENV="${TG_VENV:-$ROOT/.venv-tinygrad}"
 ARGS=()
+SEED=0
 while [ $# -gt 0 ]; do
   case "$1" in
+    --seed) SEED=1; shift ;;
     --target) TARGET="$2"; shift 2 ;;
     --venv) VENV="$2"; shift 2 ;;
     *) ARGS+=("$1"); shift ;;
@@ -64,4 +69,8 @@ for f in $FILES; do files+=("test/$f"); done
 # One pytest run, one summary line. test_multitensor opens HCQ:0..HCQ:5 (tinygrad's file names
 # six devices), so the simulator plays TG_SIM_GPUS (default 6) GPUs; the other files use HCQ:0.
 export HCQ_SIM_GPUS="${TG_SIM_GPUS:-6}"
+if [ "$SEED" = 1 ]; then
+  unset HCQ
+  exec "$PY" -m hcq.mockgpu --target "$TARGET" --gpus "$HCQ_SIM_GPUS" -- "$PY" -m pytest -q -p no:cacheprovider "${files[@]}" "${ARGS[@]}"
+fi
 exec "$PY" -m pytest -q -p no:cacheprovider "${files[@]}" "${ARGS[@]}"

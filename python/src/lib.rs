@@ -11,6 +11,7 @@ mod buffer;
 mod graph;
 mod program;
 mod pybuf;
+mod simkfd;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -24,6 +25,7 @@ use pyo3::types::PyDict;
 pub use buffer::Buffer;
 pub use graph::{Graph, GraphBuilder, Var};
 pub use program::Program;
+pub use simkfd::SimKfd;
 
 create_exception!(
     _hcq,
@@ -472,5 +474,6 @@ fn _hcq(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<GraphBuilder>()?;
     m.add_class::<Graph>()?;
     m.add_class::<Var>()?;
+    m.add_class::<SimKfd>()?;
     Ok(())
 }

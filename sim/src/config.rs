@@ -338,6 +338,12 @@ pub enum SimMode {
 /// Which version of CREATE_QUEUE's buffer-size rules to apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum QueueBufferRules {
+    /// Linux before 6.12: CREATE_QUEUE does not look the ring, pointers, EOP or save area up
+    /// among the process's GPU mappings (`kfd_queue_acquire_buffers` came with 6.12), takes
+    /// `ctl_stack_size` and the save-area size as given (0 included), and holds no reference
+    /// on the buffers (unmapping one under a live queue is not EBUSY). tinygrad 0.9.1 was
+    /// written against these kernels.
+    Pre612,
     /// Linux 6.12 as merged: `ctx_save_restore_size == cwsr_size`, `eop_buffer_size ==`
     /// node size, mappings of exactly those sizes.
     Strict612,
@@ -345,6 +351,92 @@ pub enum QueueBufferRules {
     /// (`>=`), and each mapping must be exactly the size derived from the size passed.
     #[default]
     Relaxed,
+}
+
+impl QueueBufferRules {
+    /// The rules of Linux `version` (`"6.8"`, `"6.12"`, `"6.13.2"`): before 6.12
+    /// [`QueueBufferRules::Pre612`], 6.12 [`QueueBufferRules::Strict612`] (as merged; its
+    /// stable releases took the relaxation later), 6.13 on [`QueueBufferRules::Relaxed`].
+    /// `None` for text that is not a version.
+    #[must_use]
+    pub fn for_kernel(version: &str) -> Option<Self> {
+        let mut it = version.trim().split('.');
+        let major: u32 = it.next()?.trim().parse().ok()?;
+        let minor: u32 = match it.next() {
+            Some(m) => m.trim().parse().ok()?,
+            None => 0,
+        };
+        Some(match (major, minor) {
+            (m, _) if m < 6 => Self::Pre612,
+            (6, n) if n < 12 => Self::Pre612,
+            (6, 12) => Self::Strict612,
+            _ => Self::Relaxed,
+        })
+    }
+}
+
+/// Environment variable naming the simulated kernel's version (`6.8`, `6.12`, `6.13`), which
+/// picks [`SimConfig::queue_buffer_rules`] ([`env_kernel`]).
+pub const KERNEL_ENV: &str = "HCQ_SIM_KERNEL";
+
+/// The queue-buffer rules of the kernel [`KERNEL_ENV`] names, if it is set to a version.
+#[must_use]
+pub fn env_kernel() -> Option<QueueBufferRules> {
+    std::env::var(KERNEL_ENV)
+        .ok()
+        .and_then(|v| QueueBufferRules::for_kernel(&v))
+}
+
+/// Environment variable choosing which clients a simulator built from the environment serves:
+/// `hcq` (the default: [`SimClient::Hcq`]) or `any` ([`SimClient::Any`], granted by the
+/// embedder through [`SimConfig::for_any_client`]; the variable alone grants nothing).
+pub const CLIENT_ENV: &str = "HCQ_SIM_CLIENT";
+
+/// What [`CLIENT_ENV`] asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ClientChoice {
+    /// `hcq` or unset: hcq's own driver, the strict checks.
+    #[default]
+    Hcq,
+    /// `any`: any in-process KFD client, the kernel's rules.
+    Any,
+}
+
+/// [`CLIENT_ENV`] parsed.
+///
+/// # Errors
+/// A value other than `hcq`, `any` or empty, with what to set instead.
+pub fn env_client() -> Result<ClientChoice, String> {
+    match std::env::var(CLIENT_ENV) {
+        Err(_) => Ok(ClientChoice::Hcq),
+        Ok(v) => match v.trim().to_ascii_lowercase().as_str() {
+            "" | "hcq" => Ok(ClientChoice::Hcq),
+            "any" => Ok(ClientChoice::Any),
+            other => Err(format!(
+                "{CLIENT_ENV}={other:?} is not a client mode\nnext: set {CLIENT_ENV}=hcq (hcq's driver, strict) or {CLIENT_ENV}=any (any KFD client, kernel rules)"
+            )),
+        },
+    }
+}
+
+/// The token that lets a simulator serve any client: only [`SimConfig::for_any_client`], an
+/// `unsafe fn`, makes one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AnyClientGrant(());
+
+/// Which clients the simulator serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SimClient {
+    /// hcq's own driver (through its `KfdSys` port), held to hcq's habits: `MAP_FIXED` only
+    /// inside ranges the simulator handed out, `munmap` of whole such ranges, USERPTR only over
+    /// memory the simulator mapped. Nothing the client passes can reach memory it does not own.
+    #[default]
+    Hcq,
+    /// Any in-process client, under the kernel's rules: `MAP_FIXED` of buffer objects,
+    /// doorbells and event pages over any mapped range of the process (the client's own
+    /// reservations), `munmap` of any range, USERPTR over any range the process has mapped
+    /// read-write. See [`SimConfig::for_any_client`] for what the embedder promises.
+    Any(AnyClientGrant),
 }
 
 /// The simulated machine.
@@ -367,6 +459,9 @@ pub struct SimConfig {
     /// Seed of the asynchronous dispatch's choices (when each dispatch lands, how long it
     /// lingers); the default comes from `HCQ_SIM_SEED` ([`env_seed`]).
     pub seed: u64,
+    /// Which clients are served ([`SimClient::Hcq`] unless granted by
+    /// [`SimConfig::for_any_client`]).
+    pub client: SimClient,
 }
 
 impl Default for SimConfig {
@@ -375,10 +470,11 @@ impl Default for SimConfig {
             gpus: vec![GpuConfig::gfx1100()],
             kfd_minor_version: 14,
             mode: SimMode::Deterministic,
-            queue_buffer_rules: QueueBufferRules::Relaxed,
+            queue_buffer_rules: env_kernel().unwrap_or(QueueBufferRules::Relaxed),
             gtt_size: 64 << 30,
             dispatch: env_dispatch(),
             seed: env_seed(),
+            client: SimClient::Hcq,
         }
     }
 }
@@ -390,6 +486,31 @@ impl SimConfig {
         Self {
             gpus: vec![GpuConfig::gfx1100(); n],
             ..Self::default()
+        }
+    }
+
+    /// This machine serving any in-process KFD client ([`SimClient::Any`]), with its engines on
+    /// their own thread ([`SimMode::Threaded`]: such clients spin on signal memory and ring
+    /// doorbells by plain stores, so the GPU must run while the host does).
+    ///
+    /// # Safety
+    /// In this mode the simulator does to the process's address space what the kernel does on
+    /// a client's word, and the caller vouches for that word. For the simulator's whole life:
+    /// - every `MAP_FIXED` address range passed to `mmap` is the client's own mapping (a
+    ///   reservation it made), holding no Rust object and nothing other code relies on: the
+    ///   simulator replaces the pages there;
+    /// - every range passed to `munmap` is the client's (its reservations, or what the
+    ///   simulator mapped for it): the simulator unmaps it;
+    /// - every USERPTR range passed to ALLOC_MEMORY_OF_GPU is memory the client owns and lets
+    ///   the simulated GPU read and write at any time while registered (no Rust reference into
+    ///   it), and the client unmaps or replaces it only through this simulator's `munmap` /
+    ///   `mmap` (which run the MMU notifier first).
+    #[must_use]
+    pub unsafe fn for_any_client(self) -> Self {
+        Self {
+            client: SimClient::Any(AnyClientGrant(())),
+            mode: SimMode::Threaded,
+            ..self
         }
     }
 }

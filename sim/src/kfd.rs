@@ -176,6 +176,7 @@ fn page_align(v: u64) -> Option<u64> {
 
 mod events;
 mod files;
+pub use files::FileStat;
 mod ioctl_table;
 mod memory;
 mod queues;
@@ -187,6 +188,7 @@ impl SimKfd {
     /// A GPU whose properties cannot be sized, or no memory for the doorbell pages.
     pub fn new(cfg: SimConfig) -> Result<Self, SimError> {
         let mode = cfg.mode;
+        let any_client = matches!(cfg.client, crate::config::SimClient::Any(_));
         if cfg.gpus.len() > 64 {
             return Err(SimError::TooManyGpus(cfg.gpus.len()));
         }
@@ -234,7 +236,7 @@ impl SimKfd {
             engine: Mutex::new(None),
             epoch: Instant::now(),
             clock: Arc::new(crate::clock::Clock::new(mode)),
-            maps: mem::ProcessMaps::default(),
+            maps: mem::ProcessMaps::new(any_client),
         })
     }
 
@@ -363,7 +365,7 @@ impl KfdSys for SimKfd {
                     .position(|g| g.props.drm_render_minor == minor)
                     .ok_or(Errno::ENOENT)?
             };
-            return Ok(self.new_fd(FdKind::Render { gpu }));
+            return Ok(self.new_render_fd(gpu));
         }
         Err(Errno::ENOENT)
     }
@@ -402,7 +404,7 @@ impl KfdSys for SimKfd {
         // MAP_FIXED replaces the pages mapped there: the kernel's MMU notifier invalidates the
         // USERPTR BOs over the old pages (as munmap does), before they go, so no GPU copy in
         // flight lands in the new ones.
-        if at % PAGE != 0 || !self.maps.contains(at, len) {
+        if at % PAGE != 0 || !self.maps.may_map_fixed(at, len) {
             return Err(Errno::EINVAL);
         }
         invalidate_userptr(&mut self.lock(), at, len);
@@ -420,7 +422,7 @@ impl KfdSys for SimKfd {
         // The notifier runs before the pages go: it waits for the GPU copies in flight into
         // them, so none lands in whatever the process maps at the address next.
         let mut st = self.lock();
-        if !self.maps.is_region(addr, len) {
+        if !self.maps.may_unmap(addr, len) {
             return Err(Errno::EINVAL);
         }
         invalidate_userptr(&mut st, addr, len);

@@ -84,10 +84,11 @@ mod state;
 mod vm;
 
 pub use config::{
-    DISPATCH_ENV, DispatchMode, GpuConfig, QueueBufferRules, SEED_ENV, SimConfig, SimMode,
+    AnyClientGrant, CLIENT_ENV, ClientChoice, DISPATCH_ENV, DispatchMode, GpuConfig, KERNEL_ENV,
+    QueueBufferRules, SEED_ENV, SimClient, SimConfig, SimMode, env_client, env_kernel,
 };
 pub use gpu::{GpuFault, GpuSpan};
-pub use kfd::{Engine, LiveObjects, Persistence, SimError, SimKfd, node_dir};
+pub use kfd::{Engine, FileStat, LiveObjects, Persistence, SimError, SimKfd, node_dir};
 pub use state::{QueueInfo, QueueKind};
 
 // The README's example is compiled and run as a doctest.

@@ -521,9 +521,17 @@ impl Drop for SharedMem {
 /// memory Rust owns: a `MAP_FIXED` mapping is accepted only inside one of these regions (the
 /// driver reserves a range, then maps a buffer object over it), and `munmap` takes only a
 /// whole region. Anything else is `EINVAL`, as the Linux port answers.
+///
+/// Serving any client ([`crate::SimClient::Any`], granted by the `unsafe`
+/// [`crate::SimConfig::for_any_client`]), the table also accepts what the kernel accepts on the
+/// client's word: `MAP_FIXED` over any mapped range of the process, `munmap` of any range
+/// (regions it covers whole leave the table; one it cuts is `EINVAL`), USERPTR over any
+/// read-write range.
 #[derive(Debug, Default)]
 pub(crate) struct ProcessMaps {
     regions: Mutex<BTreeMap<u64, u64>>,
+    /// The embedder vouched for the client's ranges (`SimConfig::for_any_client`'s contract).
+    any_client: bool,
 }
 
 fn lock_regions(m: &Mutex<BTreeMap<u64, u64>>) -> MutexGuard<'_, BTreeMap<u64, u64>> {
@@ -548,15 +556,55 @@ enum Backing<'a> {
     File(rustix::fd::BorrowedFd<'a>),
 }
 
+/// Whether `[addr, addr + len)` overlaps a region without covering it whole.
+fn cuts_region(regions: &BTreeMap<u64, u64>, addr: u64, len: u64) -> bool {
+    let end = addr.saturating_add(len);
+    let before = regions
+        .range(..addr)
+        .next_back()
+        .is_some_and(|(&s, &l)| s.saturating_add(l) > addr);
+    before
+        || regions
+            .range(addr..end)
+            .any(|(&s, &l)| s.saturating_add(l) > end)
+}
+
+/// Whether `munmap` takes `[addr, addr + len)`: exactly one region, or (`any_client`) any
+/// page-aligned range that cuts no region.
+fn client_may_unmap(regions: &BTreeMap<u64, u64>, any_client: bool, addr: u64, len: u64) -> bool {
+    if regions.get(&addr) == Some(&len) {
+        return true;
+    }
+    any_client && addr % 4096 == 0 && len != 0 && !cuts_region(regions, addr, len)
+}
+
 impl ProcessMaps {
-    /// Whether `[addr, addr + len)` lies inside one region (USERPTR memory must).
-    pub(crate) fn contains(&self, addr: u64, len: u64) -> bool {
-        inside(&lock_regions(&self.regions), addr, len)
+    /// The table of a simulator; `any_client` only when the embedder took
+    /// `SimConfig::for_any_client`'s contract.
+    pub(crate) fn new(any_client: bool) -> Self {
+        Self {
+            regions: Mutex::default(),
+            any_client,
+        }
     }
 
-    /// Whether `[addr, addr + len)` is exactly one region (what `munmap` takes).
-    pub(crate) fn is_region(&self, addr: u64, len: u64) -> bool {
-        lock_regions(&self.regions).get(&addr) == Some(&len)
+    /// Whether `[addr, addr + len)` may be replaced by a `MAP_FIXED` mapping: inside one
+    /// region, or (any client) mapped in the process, the client's own reservation.
+    pub(crate) fn may_map_fixed(&self, addr: u64, len: u64) -> bool {
+        inside(&lock_regions(&self.regions), addr, len)
+            || (self.any_client && range_is_mapped(addr, len, false))
+    }
+
+    /// Whether USERPTR pages may be pinned over `[addr, addr + len)`: inside one region (hcq's
+    /// driver maps host buffers through the port), or anywhere for any client.
+    pub(crate) fn may_pin(&self, addr: u64, len: u64) -> bool {
+        self.any_client || inside(&lock_regions(&self.regions), addr, len)
+    }
+
+    /// Whether `munmap` takes `[addr, addr + len)`: exactly one region, or (any client) a
+    /// range that cuts no region.
+    pub(crate) fn may_unmap(&self, addr: u64, len: u64) -> bool {
+        client_may_unmap(&lock_regions(&self.regions), self.any_client, addr, len)
     }
 
     /// Maps `len` bytes of `mem` (from offset 0), shared, at `fixed` or where the kernel
@@ -604,7 +652,13 @@ impl ProcessMaps {
         // Held across the mmap: no munmap of the region can slip between check and map.
         let mut regions = lock_regions(&self.regions);
         let (addr, fixed_flag) = match fixed {
-            Some(a) if a % 4096 != 0 || !inside(&regions, a, len) => return Err(Errno::EINVAL),
+            Some(a)
+                if a % 4096 != 0
+                    || !(inside(&regions, a, len)
+                        || (self.any_client && range_is_mapped(a, len, false))) =>
+            {
+                return Err(Errno::EINVAL);
+            }
             Some(a) => (
                 core::ptr::without_provenance_mut::<c_void>(to_usize(a)?),
                 MapFlags::FIXED,
@@ -615,7 +669,9 @@ impl ProcessMaps {
             // SAFETY: without `fixed` the kernel picks free address space, which aliases
             // nothing; with it, the range lies inside a region this table says we mapped and
             // handed out (checked above under the lock), so only pages of that region are
-            // replaced, which the caller addresses by number and no Rust object lives in.
+            // replaced, which the caller addresses by number and no Rust object lives in; or,
+            // serving any client, it is a mapped range the embedder vouched is the client's
+            // own reservation (`SimConfig::for_any_client`'s contract).
             Backing::Anonymous(flags) => unsafe {
                 rustix::mm::mmap_anonymous(addr, ulen, prot_flags(prot), flags | fixed_flag)
             },
@@ -640,11 +696,12 @@ impl ProcessMaps {
         Ok(got)
     }
 
-    /// Unmaps exactly a region this table holds (the port's `munmap(2)`); `EINVAL` for
+    /// Unmaps exactly a region this table holds (the port's `munmap(2)`), or, serving any
+    /// client, a range that cuts none (regions inside it leave the table); `EINVAL` for
     /// anything else.
     pub(crate) fn unmap(&self, addr: u64, len: u64) -> Result<(), Errno> {
         let mut regions = lock_regions(&self.regions);
-        if regions.get(&addr) != Some(&len) {
+        if !client_may_unmap(&regions, self.any_client, addr, len) {
             return Err(Errno::EINVAL);
         }
         let ulen = to_usize(len)?;
@@ -652,8 +709,14 @@ impl ProcessMaps {
         // SAFETY: exactly a region mapped through this table and not unmapped since (checked
         // under the lock), so no memory Rust owns is affected; the caller addresses it by
         // number only, and the simulator's own views (`SharedMem`) are separate mappings.
+        // Serving any client, a range that cuts no region and that the embedder vouched is
+        // the client's (`SimConfig::for_any_client`'s contract).
         unsafe { rustix::mm::munmap(ptr, ulen) }.map_err(errno)?;
-        regions.remove(&addr);
+        let end = addr.saturating_add(len);
+        let gone: Vec<u64> = regions.range(addr..end).map(|(&a, _)| a).collect();
+        for a in gone {
+            regions.remove(&a);
+        }
         Ok(())
     }
 }
@@ -684,7 +747,8 @@ fn proc_mem() -> Result<&'static File, Errno> {
     .ok_or(Errno::EFAULT)
 }
 
-/// USERPTR pages the simulator pinned: a range of one region [`ProcessMaps`] mapped, checked
+/// USERPTR pages the simulator pinned: a range of one region [`ProcessMaps`] mapped (or, serving
+/// any client, a range the embedder vouched for), checked
 /// mapped read-write when pinned. This is the token that lets the simulated GPU copy to and
 /// from process memory: [`UserPages::pin`] is the only way to make one, and its copies stay
 /// inside the range and run only while the pages are pinned.
@@ -703,10 +767,11 @@ pub(crate) struct UserPages {
 }
 
 impl UserPages {
-    /// Pins `[addr, addr + len)`: it must lie inside one region `maps` holds and be mapped
-    /// read-write (what the kernel's `get_user_pages` needs). `EFAULT` otherwise.
+    /// Pins `[addr, addr + len)`: it must lie inside one region `maps` holds (any range when
+    /// serving any client) and be mapped read-write (what the kernel's `get_user_pages`
+    /// needs). `EFAULT` otherwise.
     pub(crate) fn pin(maps: &ProcessMaps, addr: u64, len: u64) -> Result<Self, Errno> {
-        if addr == 0 || len == 0 || !maps.contains(addr, len) || !range_is_rw_mapped(addr, len) {
+        if addr == 0 || len == 0 || !maps.may_pin(addr, len) || !range_is_mapped(addr, len, true) {
             return Err(Errno::EFAULT);
         }
         Ok(Self {
@@ -746,8 +811,9 @@ impl UserPages {
     pub(crate) fn read(&self, off: u64, buf: &mut [u8]) -> Result<(), Errno> {
         let live = self.live.read().unwrap_or_else(PoisonError::into_inner);
         let host = self.host(*live, off, buf.len())?;
-        // SAFETY: `host..+len` lies in a region `ProcessMaps` mapped (checked at `pin`) that is
-        // still pinned: the read guard held across the copy keeps `invalidate`, which the
+        // SAFETY: `host..+len` lies in a region `ProcessMaps` mapped (checked at `pin`), or in
+        // client memory the embedder vouched for (`SimConfig::for_any_client`), that is still
+        // pinned: the read guard held across the copy keeps `invalidate`, which the
         // notifier runs before any unmap or replacement, from completing until it is done.
         unsafe { copy_from_user(host, buf) }
     }
@@ -767,8 +833,9 @@ impl UserPages {
 /// `copy_from_user`: reads process memory at `addr`; EFAULT when any byte is unmapped.
 ///
 /// # Safety
-/// Every byte of `[addr, addr + buf.len())` lies in a mapping [`ProcessMaps`] made that is not
-/// unmapped or replaced until this returns (no Rust object lives there; the caller pins it).
+/// Every byte of `[addr, addr + buf.len())` lies in a mapping [`ProcessMaps`] made, or in
+/// client memory the embedder vouched for (`SimConfig::for_any_client`), that is not unmapped
+/// or replaced until this returns (no Rust object lives there; the caller pins it).
 unsafe fn copy_from_user(addr: u64, buf: &mut [u8]) -> Result<(), Errno> {
     if buf.is_empty() {
         return Ok(());
@@ -798,9 +865,9 @@ unsafe fn copy_to_user(addr: u64, data: &[u8]) -> Result<(), Errno> {
         .map_err(|_| Errno::EFAULT)
 }
 
-/// Whether every byte of `[addr, addr + len)` is mapped readable and writable in this process
-/// (what pinning USERPTR pages needs), from `/proc/self/maps`.
-fn range_is_rw_mapped(addr: u64, len: u64) -> bool {
+/// Whether every byte of `[addr, addr + len)` is mapped in this process (readable and writable
+/// when `rw`: what pinning USERPTR pages needs), from `/proc/self/maps`.
+fn range_is_mapped(addr: u64, len: u64, rw: bool) -> bool {
     let Some(end) = addr.checked_add(len) else {
         return false;
     };
@@ -820,7 +887,7 @@ fn range_is_rw_mapped(addr: u64, len: u64) -> bool {
             continue;
         };
         if a <= cursor && cursor < b {
-            if !perms.starts_with("rw") {
+            if rw && !perms.starts_with("rw") {
                 return false;
             }
             cursor = b;

@@ -15,8 +15,9 @@ use std::sync::Arc;
 pub(crate) enum FdKind {
     /// `/dev/kfd`.
     Kfd,
-    /// `/dev/dri/renderD<minor>` of GPU `gpu` (index).
-    Render { gpu: usize },
+    /// `/dev/dri/renderD<minor>` of GPU `gpu` (index); `file` names the open file (the fd
+    /// `open` returned; its `dup`s share it, as descriptors of one open file do).
+    Render { gpu: usize, file: i32 },
 }
 
 /// One GPU VM page-table entry: `[start, end)` maps buffer `handle`.

@@ -10,6 +10,18 @@
 - `tinygrad_jit_call_us_per_kernel` (information): the same for the whole TinyJit call,
   which adds tinygrad's own Python (input checks, buffer lookups) around the replay.
 Budgets: launch <= 5 us, JIT replay <= 0.5 us per kernel.
+
+`python -m hcq.bench --vs-seed --json`: the same tinygrad workloads on `AMD` (tinygrad 0.9.1's
+own ops_amd.py, the seed, through hcq.mockgpu) and on `HCQ`, in one process, on the same
+simulated GPU model (HCQ_SIM_TARGET; two simulator instances: a process has one DRM file per
+GPU VM, so two runtimes cannot share one GPU's VM, on hardware either), in alternating batches
+(seed, hcq, seed, hcq, ...; each figure is the median over its batches). For each figure
+`seed_<name>`, `hcq_<name>` and `hcq_over_seed_<name>` (above 1 where hcq is faster: the
+seed's time over hcq's, or hcq's throughput over the seed's):
+- `launch` (us): host time per kernel launch from tinygrad's program call to the doorbell;
+- `jit_replay` (us per kernel): a TinyJit batch of 100 kernels replayed by the device's graph;
+- `copy_in` / `copy_out` (GB/s): the allocator's copyin / copyout of 16 MiB, waited for;
+- `train_step` (ms): one step of a 3-layer MLP (forward, backward, SGD update, realized).
 """
 from __future__ import annotations
 
@@ -46,6 +58,24 @@ def launch_us(dev, dev_name: str, batch: int = 200, rounds: int = 15) -> float:
   return statistics.median(per)
 
 
+def _jit_graph(dev_name: str, kernels: int):
+  """A TinyJit function of `kernels` kernels captured as one graph: (f, graph runner, x, inputs)."""
+  from tinygrad import Tensor, TinyJit
+  from tinygrad.engine.jit import GraphRunner
+
+  @TinyJit
+  def f(x: Tensor) -> Tensor:
+    for _ in range(kernels): x = (x + 1).realize()
+    return x
+
+  x = Tensor.zeros(256, device=dev_name).contiguous().realize()
+  for _ in range(3): f(x)  # run, capture, first replay
+  runners = [ji.prg for ji in f.jit_cache]
+  if len(runners) != 1 or not isinstance(runners[0], GraphRunner):
+    raise RuntimeError(f"the JIT made {len(runners)} batches, not one {dev_name} graph: {[type(r).__name__ for r in runners]}")
+  return f, runners[0], x, [x.lazydata.base.realized]
+
+
 def jit_replay_us_per_kernel(dev, dev_name: str, kernels: int = 100, rounds: int = 15) -> tuple[float, float]:
   """(graph replay, whole TinyJit call) host microseconds per kernel."""
   from tinygrad import Tensor, TinyJit
@@ -75,11 +105,128 @@ def jit_replay_us_per_kernel(dev, dev_name: str, kernels: int = 100, rounds: int
   return timed(lambda: graph(inputs, {})), timed(lambda: f(x))
 
 
+# ---- --vs-seed: the seed (AMD through hcq.mockgpu) and HCQ side by side -----------------------
+
+def _enable_seed() -> None:
+  """What `python -m hcq.mockgpu` sets, in this process (before tinygrad's ops_amd is imported)."""
+  from hcq.mockgpu import path_dir
+  os.environ.update(MOCKGPU="1", HCQ_MOCKGPU_COMPILER="1", HCQ_SIM_CLIENT="any")
+  os.environ.setdefault("HCQ_SIM_KERNEL", "6.8")
+  if path_dir() not in sys.path: sys.path.insert(0, path_dir())
+
+
+class _Side:
+  """One device's workloads, each run as a batch that returns its figure."""
+  def __init__(self, name: str, kernels: int = 100):
+    from tinygrad import Device
+    self.name, self.dev = name, Device[name]
+    self.prg, self.bufs, self.gs, self.ls = _small_kernel(name)
+    for _ in range(20): self.prg(*self.bufs, global_size=self.gs, local_size=self.ls)
+    self.dev.synchronize()
+    self.kernels = kernels
+    self.jit, self.graph, self.x, self.inputs = _jit_graph(name, kernels)
+    self.copy_size = 16 << 20
+    alloc = self.dev.allocator
+    from tinygrad.device import BufferOptions
+    self.copy_buf = alloc.alloc(self.copy_size, BufferOptions())
+    self.host = memoryview(bytearray(os.urandom(1 << 16)) * (self.copy_size >> 16))
+    self.host_out = memoryview(bytearray(self.copy_size))
+    self._train_setup()
+
+  def launch_us(self, batch: int = 200) -> float:
+    t0 = time.perf_counter()
+    for _ in range(batch): self.prg(*self.bufs, global_size=self.gs, local_size=self.ls)
+    t = (time.perf_counter() - t0) / batch * 1e6
+    self.dev.synchronize()
+    return t
+
+  def jit_replay_us(self) -> float:
+    self.dev.synchronize()
+    t0 = time.perf_counter()
+    self.graph(self.inputs, {})
+    t = (time.perf_counter() - t0) / self.kernels * 1e6
+    self.dev.synchronize()
+    return t
+
+  def copy_in_gbps(self) -> float:
+    self.dev.synchronize()
+    t0 = time.perf_counter()
+    self.dev.allocator.copyin(self.copy_buf, self.host)
+    self.dev.synchronize()
+    return self.copy_size / (time.perf_counter() - t0) / 1e9
+
+  def copy_out_gbps(self) -> float:
+    self.dev.synchronize()
+    t0 = time.perf_counter()
+    self.dev.allocator.copyout(self.host_out, self.copy_buf)
+    return self.copy_size / (time.perf_counter() - t0) / 1e9
+
+  def _train_setup(self) -> None:
+    from tinygrad import Tensor, nn
+    rng = __import__("numpy").random.default_rng(0)
+    d = self.name
+    self.layers = [nn.Linear(64, 128), nn.Linear(128, 128), nn.Linear(128, 10)]
+    for l in self.layers:
+      l.weight = Tensor(rng.standard_normal(l.weight.shape).astype("float32") * 0.1, device=d, requires_grad=True)
+      l.bias = Tensor.zeros(*l.bias.shape, device=d, requires_grad=True).contiguous()
+    self.opt = nn.optim.SGD([p for l in self.layers for p in (l.weight, l.bias)], lr=0.01)
+    self.xs = Tensor(rng.standard_normal((32, 64)).astype("float32"), device=d)
+    self.ys = Tensor(rng.integers(0, 10, 32).astype("int32"), device=d)
+    for _ in range(2): self.train_step_ms()
+
+  def train_step_ms(self) -> float:
+    from tinygrad import Tensor
+    self.dev.synchronize()
+    t0 = time.perf_counter()
+    with Tensor.train():
+      self.opt.zero_grad()
+      h = self.xs
+      for i, l in enumerate(self.layers): h = l(h).relu() if i < len(self.layers) - 1 else l(h)
+      loss = h.sparse_categorical_crossentropy(self.ys)
+      loss.backward()
+      self.opt.step()
+    loss.numpy()
+    self.dev.synchronize()
+    return (time.perf_counter() - t0) * 1e3
+
+
+def vs_seed(rounds: int = 7) -> dict:
+  """The side-by-side figures (see the module doc)."""
+  _enable_seed()
+  from tinygrad import Device
+  Device.DEFAULT = "HCQ"  # layers made without a device land on hcq, then move where asked
+  sides = {"seed": _Side("AMD"), "hcq": _Side("HCQ")}
+  figures = {"launch": ("launch_us", False), "jit_replay": ("jit_replay_us", False), "copy_in": ("copy_in_gbps", True),
+             "copy_out": ("copy_out_gbps", True), "train_step": ("train_step_ms", False)}
+  units = {"launch": "us", "jit_replay": "us_per_kernel", "copy_in": "gbps", "copy_out": "gbps", "train_step": "ms"}
+  samples: dict = {(w, k): [] for k in figures for w in sides}
+  for _ in range(rounds):  # alternating batches: seed, hcq, seed, hcq, ...
+    for key, (method, _) in figures.items():
+      for who, side in sides.items(): samples[(who, key)].append(getattr(side, method)())
+  res: dict = {"target": sides["hcq"].dev.arch, "rounds": rounds}
+  for key, (_, higher_better) in figures.items():
+    seed, mine = statistics.median(samples[("seed", key)]), statistics.median(samples[("hcq", key)])
+    res[f"seed_{key}_{units[key]}"] = round(seed, 4)
+    res[f"hcq_{key}_{units[key]}"] = round(mine, 4)
+    res[f"hcq_over_seed_{key}"] = round((mine / seed) if higher_better else (seed / mine), 3)
+  res["goal"] = {"hcq_over_seed_launch": 10.0, "hcq_over_seed_jit_replay": 10.0}
+  res["goal_met"] = res["hcq_over_seed_launch"] >= 10.0 and res["hcq_over_seed_jit_replay"] >= 10.0
+  return res
+
+
 def main(argv=None) -> int:
   ap = argparse.ArgumentParser(prog="python -m hcq.bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
   ap.add_argument("--json", action="store_true", help="print one JSON object")
+  ap.add_argument("--vs-seed", action="store_true", help="the seed (tinygrad's AMD on hcq-sim) and HCQ side by side")
+  ap.add_argument("--rounds", type=int, default=7, help="--vs-seed: alternating batches per figure")
   args = ap.parse_args(argv)
   os.environ.setdefault("JIT_BATCH_SIZE", "128")
+  if args.vs_seed:
+    res = vs_seed(args.rounds)
+    if args.json: print(json.dumps(res))
+    else:
+      for k, v in res.items(): print(f"{k}: {v}")
+    return 0
   from tinygrad import Device
   dev = Device["HCQ"]
   res = {

@@ -12,6 +12,52 @@ impl SimKfd {
         Fd(fd)
     }
 
+    pub(super) fn new_render_fd(&self, gpu: usize) -> Fd {
+        let mut st = self.lock();
+        let fd = st.next_fd;
+        st.next_fd = st.next_fd.saturating_add(1);
+        st.fds.insert(fd, FdKind::Render { gpu, file: fd });
+        Fd(fd)
+    }
+
+    /// `dup(2)`: a new descriptor of the open file `fd` is (`EBADF` for none). Both name the
+    /// same file: a VM acquired through one is the other's, and closing one leaves the other
+    /// open.
+    ///
+    /// # Errors
+    /// `EBADF` when `fd` is not an open sim file.
+    pub fn dup(&self, fd: Fd) -> Result<Fd, Errno> {
+        let mut st = self.lock();
+        let kind = *st.fds.get(&fd.0).ok_or(Errno::EBADF)?;
+        let new = st.next_fd;
+        st.next_fd = st.next_fd.saturating_add(1);
+        st.fds.insert(new, kind);
+        Ok(Fd(new))
+    }
+
+    /// `fstat(2)` of an open sim file: the character device it is.
+    ///
+    /// # Errors
+    /// `EBADF` when `fd` is not an open sim file.
+    pub fn fstat(&self, fd: Fd) -> Result<FileStat, Errno> {
+        let st = self.lock();
+        match *st.fds.get(&fd.0).ok_or(Errno::EBADF)? {
+            FdKind::Kfd => Ok(FileStat {
+                path: "/dev/kfd".into(),
+                major: KFD_CHAR_MAJOR,
+                minor: 0,
+            }),
+            FdKind::Render { gpu, .. } => {
+                let minor = st.gpus.get(gpu).map_or(0, |g| g.props.drm_render_minor);
+                Ok(FileStat {
+                    path: format!("/dev/dri/renderD{minor}"),
+                    major: DRM_CHAR_MAJOR,
+                    minor,
+                })
+            }
+        }
+    }
+
     pub(super) fn topology_file(&self, path: &str) -> Result<String, Errno> {
         let rest = path
             .strip_prefix("/sys/devices/virtual/kfd/kfd/topology/")
@@ -141,13 +187,13 @@ impl SimKfd {
                         KfdMmapType::ReservedMem => return Err(Errno::EINVAL),
                     }
                 }
-                FdKind::Render { gpu } => {
+                FdKind::Render { gpu, file } => {
                     let bo = st
                         .bos
                         .values()
                         .find(|b| b.gpu == gpu && b.drm_offset == offset)
                         .ok_or(Errno::EINVAL)?;
-                    if st.gpus.get(gpu).and_then(|g| g.vm_file) != Some(fd.0) {
+                    if st.gpus.get(gpu).and_then(|g| g.vm_file) != Some(file) {
                         // The BO's GEM object is only visible to the DRM file of the VM.
                         return Err(Errno::EACCES);
                     }
@@ -181,6 +227,23 @@ impl SimKfd {
         self.track_cpu_map(addr, map_len);
         Ok(addr)
     }
+}
+
+/// Major number of `/dev/kfd` as the sim reports it (the kernel's is dynamic; 238 is what
+/// Debian's kernels usually get).
+const KFD_CHAR_MAJOR: u32 = 238;
+/// Major number of DRM devices (`DRM_MAJOR`).
+const DRM_CHAR_MAJOR: u32 = 226;
+
+/// What `fstat(2)` of a sim file says: a character device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileStat {
+    /// The device node it was opened as.
+    pub path: String,
+    /// Device major number (`st_rdev`).
+    pub major: u32,
+    /// Device minor number (`st_rdev`).
+    pub minor: u32,
 }
 
 pub(super) fn cpu_node_properties() -> NodeProperties {

@@ -162,21 +162,26 @@ impl SimKfd {
         let fd = a.drm_fd as i32;
         let kind = st.fds.get(&fd).copied().ok_or(Errno::EINVAL)?;
         let g = st.gpu_by_id(a.gpu_id).ok_or(Errno::EINVAL)?;
+        // The open file, which every dup of the descriptor shares.
+        let file = match kind {
+            FdKind::Render { file, .. } => file,
+            FdKind::Kfd => fd,
+        };
         let current = st.gpus.get(g).and_then(|g| g.vm_file);
         match current {
-            Some(f) if f == fd => return Ok(()),
+            Some(f) if f == file => return Ok(()),
             Some(_) => return Err(Errno::EBUSY),
             None => {}
         }
         if !matches!(kind, FdKind::Render { .. }) {
             return Err(Errno::EINVAL);
         }
-        if st.gpus.iter().any(|g| g.vm_file == Some(fd)) {
+        if st.gpus.iter().any(|g| g.vm_file == Some(file)) {
             // That DRM file's VM is already a compute VM.
             return Err(Errno::EINVAL);
         }
         if let Some(gpu) = st.gpus.get_mut(g) {
-            gpu.vm_file = Some(fd);
+            gpu.vm_file = Some(file);
         }
         Ok(())
     }

@@ -51,7 +51,7 @@ impl SimKfd {
         if qt > KFD_IOC_QUEUE_TYPE_SDMA_BY_ENG_ID {
             return Err(Errno::ENOTSUPP);
         }
-        let mut st = self.lock();
+        let st = self.lock();
         let g = st.gpu_by_id(a.gpu_id).ok_or(Errno::EINVAL)?;
         let (bound, sizes, engines, per_engine) = {
             let gpu = st.gpus.get(g).ok_or(Errno::EINVAL)?;
@@ -78,12 +78,29 @@ impl SimKfd {
             QueueKind::Sdma
         };
 
-        // kfd_queue_acquire_buffers
+        // kfd_queue_acquire_buffers (Linux 6.12 on; earlier kernels looked nothing up).
         let mut refs = Vec::new();
-        refs.push(Self::buffer_get(&st, g, a.write_pointer_address, PAGE)?);
-        refs.push(Self::buffer_get(&st, g, a.read_pointer_address, PAGE)?);
+        if self.cfg.queue_buffer_rules != QueueBufferRules::Pre612 {
+            self.acquire_buffers(&st, g, kind, sizes, a, &mut refs)?;
+        }
+        self.finish_create_queue(st, g, kind, qt, engines, per_engine, refs, a)
+    }
+
+    /// `kfd_queue_acquire_buffers` (Linux 6.12): each buffer CREATE_QUEUE names must be a GPU
+    /// mapping of the right size; `refs` gets the handles to hold.
+    fn acquire_buffers(
+        &self,
+        st: &State,
+        g: usize,
+        kind: QueueKind,
+        sizes: CwsrSizes,
+        a: &CreateQueueArgs,
+        refs: &mut Vec<u64>,
+    ) -> Result<(), Errno> {
+        refs.push(Self::buffer_get(st, g, a.write_pointer_address, PAGE)?);
+        refs.push(Self::buffer_get(st, g, a.read_pointer_address, PAGE)?);
         refs.push(Self::buffer_get(
-            &st,
+            st,
             g,
             a.ring_base_address,
             u64::from(a.ring_size),
@@ -101,7 +118,7 @@ impl SimKfd {
                     return Err(Errno::EINVAL);
                 }
                 let expected = page_align(a.eop_buffer_size).ok_or(Errno::EINVAL)?;
-                refs.push(Self::buffer_get(&st, g, a.eop_buffer_address, expected)?);
+                refs.push(Self::buffer_get(st, g, a.eop_buffer_address, expected)?);
             }
             if a.ctl_stack_size != sizes.ctl_stack_size {
                 return Err(Errno::EINVAL);
@@ -120,9 +137,23 @@ impl SimKfd {
                 a.ctx_save_restore_size
             };
             let total = sizes.cwsr_mapping_size(declared).ok_or(Errno::EINVAL)?;
-            refs.push(Self::buffer_get(&st, g, a.ctx_save_restore_address, total)?);
+            refs.push(Self::buffer_get(st, g, a.ctx_save_restore_address, total)?);
         }
+        Ok(())
+    }
 
+    #[allow(clippy::too_many_arguments)]
+    fn finish_create_queue(
+        &self,
+        mut st: MutexGuard<'_, State>,
+        g: usize,
+        kind: QueueKind,
+        qt: u32,
+        engines: u32,
+        per_engine: u32,
+        refs: Vec<u64>,
+        a: &mut CreateQueueArgs,
+    ) -> Result<(), Errno> {
         let gpu = st.gpus.get(g).ok_or(Errno::EINVAL)?;
         if gpu.queue_count >= MAX_QUEUES_PER_DEVICE {
             return Err(Errno::ENOSPC);

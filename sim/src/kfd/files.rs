@@ -105,6 +105,8 @@ impl SimKfd {
         fd: Fd,
         offset: u64,
     ) -> Result<u64, Errno> {
+        // What the host guard watches: the doorbells, and buffers mapped read-write.
+        let mut watch = Watch::None;
         let (mem, map_len) = {
             let mut st = self.lock();
             let kind = *st.fds.get(&fd.0).ok_or(Errno::EBADF)?;
@@ -118,6 +120,7 @@ impl SimKfd {
                                 return Err(Errno::EINVAL);
                             }
                             let gpu = st.gpus.get(g).ok_or(Errno::ENODEV)?;
+                            watch = Watch::Doorbell;
                             (Arc::clone(&gpu.doorbells), len)
                         }
                         KfdMmapType::Mmio => {
@@ -170,6 +173,9 @@ impl SimKfd {
                             if cpu_reads && crate::mem::l2_caches(gfx, bo.flags) {
                                 m.l2_track();
                             }
+                            if prot.0 & Prot::READ.0 != 0 && prot.0 & Prot::WRITE.0 != 0 {
+                                watch = Watch::Data(bo.va);
+                            }
                             (Arc::clone(m), len)
                         }
                         Backing::User(_) | Backing::UserInvalidated => return Err(Errno::EPERM),
@@ -179,8 +185,21 @@ impl SimKfd {
         };
         let addr = self.maps.map_shared(&mem, fixed, map_len, prot)?;
         self.track_cpu_map(addr, map_len);
+        match watch {
+            Watch::Data(va) => self.guard.add_data(addr, map_len, va),
+            Watch::Doorbell => self.guard.add_doorbell(addr, map_len),
+            Watch::None => {}
+        }
         Ok(addr)
     }
+}
+
+/// What the host guard watches of a new process mapping.
+enum Watch {
+    None,
+    Doorbell,
+    /// A buffer at this GPU virtual address.
+    Data(u64),
 }
 
 pub(super) fn cpu_node_properties() -> NodeProperties {

@@ -41,6 +41,14 @@ pub enum Bug {
     HiddenGridDimsOne,
     /// `hidden_group_size_y` gets the x group size (a swapped launch dimension).
     HiddenGroupSizeYFromX,
+    /// Copy in: a staging buffer is rewritten without waiting for the copy that last read it
+    /// (the wait for its last timeline value dropped).
+    CopyInReusesStaging,
+    /// Copy out: a staging buffer is read back without waiting for the copy into it.
+    CopyOutSkipsWait,
+    /// Launch: the kernarg arena hands out its start for every launch, as if every earlier
+    /// launch had completed (an arena region reused early).
+    KernargsReusedEarly,
 }
 
 std::thread_local! {

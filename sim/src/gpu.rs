@@ -369,6 +369,35 @@ impl SimKfd {
             .load_u64(u64::from(doorbell_id) * KFD_DOORBELL_SIZE)
     }
 
+    /// Has the host guard snapshot doorbell `doorbell_id` of `gpu_id` (a queue's) with every
+    /// host access it records (`on`), or stop.
+    pub(crate) fn guard_doorbell(&self, gpu_id: u32, doorbell_id: u32, on: bool) {
+        let off = u64::from(doorbell_id) * KFD_DOORBELL_SIZE;
+        let key = (u64::from(gpu_id) << 32) | off;
+        if !on {
+            self.guard.remove_cell(key);
+            return;
+        }
+        let st = self.lock();
+        if let Some(a) = st
+            .gpu_by_id(gpu_id)
+            .and_then(|i| st.gpus.get(i))
+            .and_then(|g| g.doorbells.word_addr(off))
+        {
+            self.guard.add_cell(key, a);
+        }
+    }
+
+    /// The host accesses the guard recorded since the last call (`mem/hostguard.rs`).
+    pub(crate) fn host_accesses(&self) -> Vec<crate::mem::HostFault> {
+        self.guard.collect()
+    }
+
+    /// Nothing is queued: the host's accesses need no watching until the next doorbell.
+    pub(crate) fn relax_host_guard(&self) {
+        self.guard.relax();
+    }
+
     /// A process's 64-bit store of `value` to doorbell `doorbell_id` of `gpu_id` through its
     /// doorbell mapping: for tests that play a queue's producer by hand (raw ring writes).
     /// `false` when there is no such GPU or doorbell.

@@ -109,6 +109,9 @@ pub trait Engine: Send + Sync {
 
 /// The simulated amdkfd (and, through [`Engine`], GPU). Implements [`KfdSys`].
 pub struct SimKfd {
+    /// Host accesses in the race detector (`mem/hostguard.rs`); first, so it unregisters
+    /// before the memory it watches goes.
+    pub(crate) guard: mem::HostGuard,
     pub(crate) cfg: SimConfig,
     pub(crate) state: Mutex<State>,
     /// Notified on every event set, destroy and interrupt (threaded waits).
@@ -230,6 +233,7 @@ impl SimKfd {
             ..State::default()
         };
         Ok(Self {
+            guard: mem::HostGuard::new(),
             cfg,
             state: Mutex::new(state),
             cond: Condvar::new(),
@@ -408,6 +412,7 @@ impl KfdSys for SimKfd {
             return Err(Errno::EINVAL);
         }
         invalidate_userptr(&mut self.lock(), at, len);
+        self.guard.remove_range(at, len);
         match kind {
             MapKind::File { fd, offset } => self.mmap_file(Some(at), len, prot, fd, offset),
             MapKind::Reserve => self.maps.reserve(Some(at), len),
@@ -426,6 +431,7 @@ impl KfdSys for SimKfd {
             return Err(Errno::EINVAL);
         }
         invalidate_userptr(&mut st, addr, len);
+        self.guard.remove_range(addr, len);
         self.maps.unmap(addr, len)?;
         let gone: Vec<u64> = st.cpu_maps.range(addr..end).map(|(&a, _)| a).collect();
         for a in gone {

@@ -30,10 +30,12 @@ use std::os::unix::fs::FileExt;
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError, RwLock};
 
 mod hdp;
+mod hostguard;
 mod l2;
 
 pub(crate) use hdp::HdpStale;
 use hdp::HdpView;
+pub(crate) use hostguard::{HostFault, HostGuard};
 use l2::L2Lines;
 pub(crate) use l2::l2_caches;
 
@@ -498,6 +500,13 @@ impl SharedMem {
             return true;
         }
         self.write(off, &v.to_le_bytes())
+    }
+
+    /// The address of the aligned u64 at `off` in the simulator's own mapping (a doorbell the
+    /// host guard snapshots), valid while `self` lives.
+    pub(crate) fn word_addr(&self, off: u64) -> Option<usize> {
+        let a = self.atomic64(off)?;
+        Some(core::ptr::from_ref(a).expose_provenance())
     }
 
     /// The memfd, for [`ProcessMaps::map_shared`].

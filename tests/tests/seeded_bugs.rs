@@ -366,6 +366,126 @@ fn graph_replay_without_its_barrier(mode: SimMode) {
     );
 }
 
+/// The host-race verdict's text for a race with the operation the timeline value `value`
+/// completes: the simulator names what the host should have waited for.
+fn ordering(rep: &hcq_driver::WaitReport, value: u64) -> String {
+    // The value of an amd_signal_t is at byte 8.
+    format!(
+        "waiting for the value at {:#x} to reach {value} (the ",
+        rep.signal_addr.get() + 8
+    )
+}
+
+/// Copy out, bug: the staging buffer is read back without waiting for the copy into it. The
+/// host reads the staging buffer while the SDMA copy that writes it is queued; the simulator
+/// (host accesses in the race detector) faults the copy's queue naming the host's read, the
+/// copy, and the timeline value that would have ordered them. Deterministic mode: the engine
+/// runs only when the host waits, so the copy is always still queued at the read.
+fn copy_out_reads_before_its_copy_completed(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let buf = dev.alloc(4096, BufferKind::Vram).unwrap();
+    dev.copy_in(&buf, &[7; 4096]).unwrap();
+    dev.synchronize().unwrap();
+    let _bug = arm(Bug::CopyOutSkipsWait);
+    let mut got = vec![0u8; 4096];
+    // The read itself returns (whatever the staging buffer held); the verdict comes when the
+    // GPU runs the copy.
+    let res = dev
+        .copy_out(&buf, &mut got)
+        .and_then(|()| dev.synchronize());
+    let copied = dev.last_value().get();
+    let (rep, text) = fault_of(res);
+    assert!(
+        text.contains("SDMA queue 1 at ring@")
+            && text.contains("host race: the CPU read 0x")
+            && text.contains("(byte 0x0 of the buffer at 0x")
+            && text.contains("while SDMA COPY_LINEAR (SDMA queue 1 of GPU")
+            && text.contains("which writes bytes")
+            && text.contains("was queued and not complete")
+            && text.contains(&ordering(&rep, copied))
+            && text.contains("SDMA FENCE at ring@"),
+        "{text}"
+    );
+}
+
+/// Copy in, bug: a staging buffer is rewritten without waiting for the copy that last read
+/// it. With 4 KiB staging buffers a 12 KiB copy_in uses staging 0 twice: the host's write of
+/// the third chunk lands in it while the first chunk's copy, which reads it, is still queued.
+fn copy_in_reuses_staging_before_its_copy_completed(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let opts = DeviceOptions {
+        staging_size: 4096,
+        ..DeviceOptions::default()
+    };
+    let dev = Device::open_with(&r.kfd, 0, opts).unwrap();
+    let buf = dev.alloc(3 * 4096, BufferKind::Vram).unwrap();
+    dev.copy_in(&buf, &[1; 4096]).unwrap();
+    dev.synchronize().unwrap();
+    let first = dev.last_value().get() + 1;
+    let _bug = arm(Bug::CopyInReusesStaging);
+    let res = dev
+        .copy_in(&buf, &[2; 3 * 4096])
+        .and_then(|()| dev.synchronize());
+    let (rep, text) = fault_of(res);
+    assert!(
+        text.contains("host race: the CPU wrote 0x")
+            && text.contains("(byte 0x0 of the buffer at 0x")
+            && text.contains("while SDMA COPY_LINEAR (SDMA queue 1 of GPU")
+            && text.contains("which reads bytes")
+            && text.contains(&ordering(&rep, first)),
+        "{text}"
+    );
+}
+
+/// Launch, bug: the kernarg arena hands out its start for every launch. The second launch's
+/// kernargs overwrite the first's while the first launch, which reads them, is queued: the
+/// simulator names the host's write (the arena buffer and offset 0), the dispatch, and the
+/// first launch's timeline value.
+fn kernargs_reused_before_the_launch_completed(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let out = dev.alloc(4096, BufferKind::Gtt).unwrap();
+    let (fill, _) = programs(&dev);
+    launch_fill(&fill, &out, 1, 64).unwrap();
+    dev.synchronize().unwrap();
+    let _bug = arm(Bug::KernargsReusedEarly);
+    let res = launch_fill(&fill, &out, 2, 64);
+    let first = dev.last_value().get();
+    let res = res
+        .and_then(|()| launch_fill(&fill, &out, 3, 64))
+        .and_then(|()| dev.synchronize());
+    let (rep, text) = fault_of(res);
+    assert!(
+        text.contains("PM4 queue 0 at ring@")
+            && text.contains("host race: the CPU wrote 0x")
+            && text.contains("(byte 0x0 of the buffer at 0x")
+            && text.contains("(PM4 queue 0 of GPU")
+            && text.contains("which reads bytes")
+            && text.contains(&ordering(&rep, first))
+            && text.contains("RELEASE_MEM at ring@"),
+        "{text}"
+    );
+}
+
+/// The host-race cases run deterministically: there the engines run only while the host
+/// waits, so the GPU operation is always still queued at the racing access (a threaded engine
+/// may finish it first, and then the race is invisible, as on hardware that happens to win).
+mod host_races {
+    #[test]
+    fn copy_out_reads_before_its_copy_completed() {
+        super::copy_out_reads_before_its_copy_completed(super::SimMode::Deterministic);
+    }
+    #[test]
+    fn copy_in_reuses_staging_before_its_copy_completed() {
+        super::copy_in_reuses_staging_before_its_copy_completed(super::SimMode::Deterministic);
+    }
+    #[test]
+    fn kernargs_reused_before_the_launch_completed() {
+        super::kernargs_reused_before_the_launch_completed(super::SimMode::Deterministic);
+    }
+}
+
 hcq_common::both_modes!(
     copies_in_and_out_without_their_timeline_wait,
     graph_replay_without_its_barrier,

@@ -270,6 +270,9 @@ impl KfdEngine {
         let live = sim.queues();
         let ids: BTreeSet<u32> = live.iter().map(|q| q.queue_id).collect();
         for gone in known.difference(&ids).copied().collect::<Vec<_>>() {
+            if let Some((gpu, db)) = self.engines.queue_doorbell(QueueId(gone)) {
+                sim.guard_doorbell(gpu, db, false);
+            }
             let _ = self.engines.remove_queue(QueueId(gone));
             known.remove(&gone);
         }
@@ -285,6 +288,7 @@ impl KfdEngine {
                     known.remove(&q.queue_id);
                     continue;
                 }
+                sim.guard_doorbell(q.gpu_id, q.doorbell_id, true);
             }
             let _ = self.engines.suspend(QueueId(q.queue_id), !q.active);
         }
@@ -303,7 +307,12 @@ impl Engine for KfdEngine {
             return false;
         };
         self.sync(&sim);
-        self.engines.step()
+        let host = sim.host_accesses();
+        let (progressed, idle) = self.engines.step_with_host(host);
+        if idle {
+            sim.relax_host_guard();
+        }
+        progressed
     }
 
     fn check_deadlock(&self) -> bool {

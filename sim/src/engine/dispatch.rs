@@ -47,6 +47,17 @@ impl isa::Memory for Env<'_> {
     fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
         Env::write(self, va, data)
     }
+    /// A K$ line fill: read as [`isa::Memory::read`], without recording it for the race
+    /// detector (the kernel's use of the bytes is recorded by `used`).
+    fn fill(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault> {
+        match self.bus.caches() {
+            Some(c) => c.shader_read(va, buf, access, |va, b, a| self.read_unrecorded(va, b, a)),
+            None => self.read_unrecorded(va, buf, access),
+        }
+    }
+    fn used(&self, va: u64, len: usize) {
+        self.rec.read(va, len);
+    }
     fn shared(&self) -> Option<&(dyn isa::Memory + Sync)> {
         Some(self)
     }

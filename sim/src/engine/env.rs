@@ -61,6 +61,18 @@ impl Env<'_> {
         self.bus.read(va, buf, access)
     }
 
+    /// A read the race detector does not record (a scalar-cache line fill: what the kernel
+    /// uses of it is recorded).
+    pub(crate) fn read_unrecorded(
+        &self,
+        va: u64,
+        buf: &mut [u8],
+        access: Access,
+    ) -> Result<(), VmFault> {
+        self.injected(va, buf.len(), access)?;
+        self.bus.read(va, buf, access)
+    }
+
     /// A read of memory past this GPU's L2 (an engine that is no L2 client).
     pub(crate) fn read_through(&self, va: u64, buf: &mut [u8]) -> Result<(), VmFault> {
         self.injected(va, buf.len(), Access::Read)?;

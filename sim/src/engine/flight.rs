@@ -14,6 +14,7 @@
 //! and two unordered operations whose ranges overlap, one of them writing, fault the queue with
 //! a reason that names both and the range.
 
+mod host;
 mod order;
 
 use super::types::{QueueId, QueueKind, Site};
@@ -21,6 +22,7 @@ use crate::config::DispatchMode;
 use core::fmt;
 use core::sync::atomic::{AtomicBool, Ordering};
 use core::time::Duration;
+pub(crate) use host::queue_key;
 pub(crate) use order::QueueShape;
 use order::SignalOrder;
 use std::sync::{Mutex, PoisonError};
@@ -274,6 +276,8 @@ pub(crate) struct Flight {
     entries: Vec<Entry>,
     /// Who wrote each signal and what ordered the writers (ordering between queues).
     pub(crate) order: SignalOrder,
+    /// Host accesses to judge against the work queued before them (`flight/host.rs`).
+    pub(crate) host: host::HostAccesses,
 }
 
 impl fmt::Debug for Flight {
@@ -304,6 +308,7 @@ impl Flight {
             next: 0,
             entries: Vec::new(),
             order: SignalOrder::default(),
+            host: host::HostAccesses::default(),
         }
     }
 
@@ -321,6 +326,12 @@ impl Flight {
     /// Whether any dispatch is in flight (operations must be recorded).
     pub(crate) fn active(&self) -> bool {
         !self.entries.is_empty()
+    }
+
+    /// Whether operations must record their accesses: a dispatch in flight, or host accesses
+    /// waiting to be judged.
+    pub(crate) fn watching(&self) -> bool {
+        self.active() || !self.host.is_empty()
     }
 
     pub(crate) fn in_flight(&self) -> usize {

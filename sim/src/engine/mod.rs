@@ -196,6 +196,19 @@ impl Inner {
                 }
             }
         }
+        if !flight.borrow().host.is_empty() {
+            // Host accesses whose queued work has all executed (nothing left in flight) are
+            // judged: drop them.
+            let done: Vec<(u64, u64)> = queues
+                .values()
+                .filter(|q| !q.inflight.has_pending())
+                .map(|q| (flight::queue_key(q.gpu_id, q.desc.doorbell_offset), q.rptr))
+                .collect();
+            flight
+                .borrow_mut()
+                .host
+                .prune(|key, pos| done.iter().any(|&(k, rptr)| k == key && rptr >= pos));
+        }
         let now = *round;
         progressed |= delayed.deliver_due(now);
         // Dispatches in flight age in every round but are not progress by themselves: a host
@@ -348,6 +361,28 @@ impl Engines {
     pub fn step(&self) -> bool {
         let mut g = self.lock();
         g.step(&self.shared.clock)
+    }
+
+    /// One round after adding the host accesses recorded since the last
+    /// (`mem/hostguard.rs`); whether anything changed, and whether the GPU is idle with nothing
+    /// queued (every ring drained, nothing in flight, no host access left to judge).
+    pub(crate) fn step_with_host(&self, host: Vec<crate::mem::HostFault>) -> (bool, bool) {
+        let mut g = self.lock();
+        if !host.is_empty() {
+            g.flight.borrow_mut().host.add(host);
+        }
+        let progressed = g.step(&self.shared.clock);
+        let idle = !g.flight.borrow().watching()
+            && g.delayed.is_empty()
+            && g.queues.values().all(Queue::is_drained);
+        (progressed, idle)
+    }
+
+    /// The GPU id and doorbell id of queue `id`.
+    pub(crate) fn queue_doorbell(&self, id: QueueId) -> Option<(u32, u32)> {
+        let g = self.lock();
+        let q = g.queues.get(&id)?;
+        Some((q.gpu_id, u32::try_from(q.desc.doorbell_offset / 8).ok()?))
     }
 
     /// Steps until no queue can make progress (every ring drained, blocked or faulted), no

@@ -23,6 +23,9 @@ struct Pending {
     site: Site,
     /// Packets after which it lands ([`flight::NEVER`]: only at a sync point or idle).
     after: u32,
+    /// Its name in reports, and its ring position (host accesses are judged by it).
+    label: OpLabel,
+    pos: u64,
 }
 
 /// The queue's dispatches that have not landed.
@@ -74,6 +77,9 @@ impl Inflight {
         env.rec.begin();
         let r = dispatch::run(&regs, &mut self.lds, desc, env, &p.d);
         let acc = env.rec.end();
+        // A host access it races is the cause of whatever else its run found (a stale HDP
+        // read of kernargs the host rewrote).
+        host_race(env, &p.label, desc, p.pos, &acc).map_err(|m| (p.site, m))?;
         r.map_err(|c| (p.site, c))?;
         env.flight
             .borrow_mut()
@@ -188,6 +194,29 @@ pub(crate) struct Ctx<'q> {
     pub(crate) scratch: &'q mut Vec<u8>,
     pub(crate) inflight: &'q mut Inflight,
     pub(crate) desc: &'q QueueDesc,
+    /// The ring position of the packet (of the ring's INDIRECT_BUFFER, inside an IB).
+    pub(crate) pos: u64,
+}
+
+/// A host access recorded after operation `label` (at ring position `pos`) was queued that
+/// touches what it accessed: the queue faults naming both (`flight/host.rs`); the queue adds
+/// what would have ordered them.
+fn host_race(
+    env: &Env<'_>,
+    label: &OpLabel,
+    desc: &QueueDesc,
+    pos: u64,
+    acc: &flight::Access,
+) -> Result<(), Cause> {
+    let f = env.flight.borrow();
+    if f.host.is_empty() {
+        return Ok(());
+    }
+    let key = flight::queue_key(label.gpu, desc.doorbell_offset);
+    match f.host.check(label, key, pos, acc) {
+        Some(m) => Err(Cause::Hw(m)),
+        None => Ok(()),
+    }
 }
 
 /// What a packet does to a signal, for the ordering between queues (`flight::order`).
@@ -228,6 +257,22 @@ fn signal_sync(pkt: &Decoded<'_>) -> Option<SignalSync> {
         {
             Some(SignalSync::Acquire { addr: p.addr.get() })
         }
+        _ => None,
+    }
+}
+
+/// The signal write `pkt` makes, `(address, value, packet name)`: what a host waits for
+/// (a host race names the one after the racing operation).
+pub(crate) fn release_of(pkt: &Decoded<'_>) -> Option<(u64, u32, &'static str)> {
+    match signal_sync(pkt) {
+        Some(SignalSync::Release { addr, value }) => Some((
+            addr,
+            value,
+            match pkt {
+                Decoded::Pm4(_) => "RELEASE_MEM",
+                Decoded::Sdma(_) => "SDMA FENCE",
+            },
+        )),
         _ => None,
     }
 }
@@ -278,8 +323,8 @@ fn exec_op_racing(
     depth: usize,
     site: Site,
 ) -> Result<Exec, (Site, Cause)> {
-    if !env.flight.borrow().active() {
-        // Nothing in flight: nothing to retire, record or check.
+    if !env.flight.borrow().watching() {
+        // Nothing in flight, no host access to judge: nothing to retire, record or check.
         let r = run_packet(c.regs, c.scratch, c.desc, env, irqs, pkt, depth);
         return match r.map_err(|e| (site, e))? {
             Exec::Dispatch(d) => issue(c, env, d, site),
@@ -290,12 +335,27 @@ fn exec_op_racing(
     if sync {
         c.inflight.sync(c.desc, env, c.id)?;
     }
-    let record = env.flight.borrow().active();
+    let record = env.flight.borrow().watching();
     if record {
         env.rec.begin();
     }
     let r = run_packet(c.regs, c.scratch, c.desc, env, irqs, pkt, depth);
     let acc = record.then(|| env.rec.end());
+    if let Some(acc) = &acc
+        && matches!(
+            name,
+            "SDMA COPY_LINEAR" | "SDMA CONST_FILL" | "DISPATCH_DIRECT"
+        )
+    {
+        let label = OpLabel {
+            gpu: c.gpu,
+            queue: c.id,
+            kind: c.desc.kind,
+            what: What::Packet(name),
+            site,
+        };
+        host_race(env, &label, c.desc, c.pos, acc).map_err(|m| (site, m))?;
+    }
     let r = r.map_err(|e| (site, e))?;
     if let Some(acc) = acc {
         if matches!(r, Exec::Done) {
@@ -329,19 +389,22 @@ fn issue(c: Ctx<'_>, env: &Env<'_>, d: DispatchDirect, site: Site) -> Result<Exe
         {
             let ar = &c.desc.arch.regs;
             let pgm = join64(c.regs.sh(ar.pgm_lo), c.regs.sh(ar.pgm_lo + 1)) << 8;
-            let (id, after) = env.flight.borrow_mut().issue(OpLabel {
+            let label = OpLabel {
                 gpu: c.gpu,
                 queue: c.id,
                 kind: c.desc.kind,
                 what: What::Dispatch(pgm),
                 site,
-            });
+            };
+            let (id, after) = env.flight.borrow_mut().issue(label);
             c.inflight.pending.push(Pending {
                 id,
                 sh: c.regs.sh.clone(),
                 d,
                 site,
                 after,
+                label,
+                pos: c.pos,
             });
             if after == 0 {
                 c.inflight.land(c.desc, env, id)?;

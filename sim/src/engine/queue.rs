@@ -143,12 +143,42 @@ impl Queue {
         self.trace.event(*seq, site, event);
     }
 
+    /// The first signal write in the ring from the current packet on (address, value, packet,
+    /// ring position): what the host should have waited for before a racing access.
+    fn release_after(&self) -> Option<(u64, u32, &'static str, u64)> {
+        let upd = self.upd();
+        let mut cursor = usize::try_from(self.rptr.wrapping_sub(self.buf_ptr) / upd).ok()?;
+        let mut pos = self.rptr;
+        while let Some(avail) = self.buf.get(cursor..self.buf_len)
+            && !avail.is_empty()
+        {
+            let (pkt, len) = decode(self.desc.kind, avail).ok()?;
+            if let Some((addr, value, name)) = super::op::release_of(&pkt) {
+                return Some((addr, value, name, pos));
+            }
+            cursor += len;
+            // CAST: usize -> u64 widens.
+            pos = pos.wrapping_add(len as u64 * upd);
+        }
+        None
+    }
+
     /// Stops the queue and raises the exception event.
     pub(crate) fn fault(&mut self, seq: &mut u64, site: Site, cause: Cause) {
-        let message = match &cause {
+        let mut message = match &cause {
             Cause::Vm(v) => v.to_string(),
             Cause::Hw(m) => m.clone(),
         };
+        if message.starts_with("host race:") {
+            match self.release_after() {
+                Some((addr, value, name, pos)) => message.push_str(&format!(
+                    ": waiting for the value at {addr:#x} to reach {value} (the {name} at ring@{pos:#x} after it signals its completion) before the access would have ordered them"
+                )),
+                None => message.push_str(
+                    ": nothing after it in the ring signals its completion, so nothing could have ordered the access after it",
+                ),
+            }
+        }
         let text = format!(
             "{} queue {} at {site}: {message}",
             self.desc.kind, self.id.0
@@ -412,6 +442,7 @@ impl Queue {
                     scratch: &mut self.scratch,
                     inflight: &mut self.inflight,
                     desc: &self.desc,
+                    pos: self.rptr,
                 };
                 (len, exec_op(c, env, irqs, &pkt, 0, site))
             }
@@ -570,6 +601,7 @@ impl Queue {
             scratch: &mut self.scratch,
             inflight: &mut self.inflight,
             desc: &self.desc,
+            pos: self.rptr,
         };
         let r = exec_op(c, env, irqs, &pkt, depth, site);
         match r {

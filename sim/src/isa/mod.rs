@@ -196,6 +196,20 @@ pub trait Memory {
     /// # Errors
     /// The first byte that is not writable.
     fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault>;
+    /// A line fill of the scalar cache: reads as [`Memory::read`] does, but the bytes are
+    /// fetched ahead, not used; what the kernel uses of them is [`Memory::used`] (the race
+    /// detector records that, so a kernel reading 32 bytes of kernargs does not read the next
+    /// launch's bytes in the same line). Default: [`Memory::read`].
+    ///
+    /// # Errors
+    /// As [`Memory::read`].
+    fn fill(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault> {
+        self.read(va, buf, access)
+    }
+    /// The kernel used `len` bytes at `va` that a [`Memory::fill`] fetched. Default: nothing.
+    fn used(&self, va: u64, len: usize) {
+        let _ = (va, len);
+    }
     /// This memory as one several threads may use at once, when it is: the interpreter then
     /// may run a dispatch's workgroups on several threads (deterministically: see
     /// `exec::run_dispatch`). `None`, the default, keeps every dispatch on one thread.

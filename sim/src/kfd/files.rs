@@ -151,6 +151,8 @@ impl SimKfd {
         fd: Fd,
         offset: u64,
     ) -> Result<u64, Errno> {
+        // What the host guard watches: the doorbells, and buffers mapped read-write.
+        let mut watch = Watch::None;
         let (mem, map_len) = {
             let mut st = self.lock();
             let kind = *st.fds.get(&fd.0).ok_or(Errno::EBADF)?;
@@ -164,6 +166,7 @@ impl SimKfd {
                                 return Err(Errno::EINVAL);
                             }
                             let gpu = st.gpus.get(g).ok_or(Errno::ENODEV)?;
+                            watch = Watch::Doorbell;
                             (Arc::clone(&gpu.doorbells), len)
                         }
                         KfdMmapType::Mmio => {
@@ -216,6 +219,9 @@ impl SimKfd {
                             if cpu_reads && crate::mem::l2_caches(gfx, bo.flags) {
                                 m.l2_track();
                             }
+                            if prot.0 & Prot::READ.0 != 0 && prot.0 & Prot::WRITE.0 != 0 {
+                                watch = Watch::Data(bo.va);
+                            }
                             (Arc::clone(m), len)
                         }
                         Backing::User(_) | Backing::UserInvalidated => return Err(Errno::EPERM),
@@ -225,6 +231,11 @@ impl SimKfd {
         };
         let addr = self.maps.map_shared(&mem, fixed, map_len, prot)?;
         self.track_cpu_map(addr, map_len);
+        match watch {
+            Watch::Data(va) => self.guard.add_data(addr, map_len, va),
+            Watch::Doorbell => self.guard.add_doorbell(addr, map_len),
+            Watch::None => {}
+        }
         Ok(addr)
     }
 }
@@ -244,6 +255,14 @@ pub struct FileStat {
     pub major: u32,
     /// Device minor number (`st_rdev`).
     pub minor: u32,
+}
+
+/// What the host guard watches of a new process mapping.
+enum Watch {
+    None,
+    Doorbell,
+    /// A buffer at this GPU virtual address.
+    Data(u64),
 }
 
 pub(super) fn cpu_node_properties() -> NodeProperties {

@@ -72,7 +72,7 @@ impl KCache {
                 Some(k) => k,
                 None => {
                     let mut data = [0u8; 64];
-                    if mem.read(line, &mut data, Access::Read).is_err() {
+                    if mem.fill(line, &mut data, Access::Read).is_err() {
                         return mem.read(va, buf, Access::Read).map_err(IsaError::Vm);
                     }
                     if self.lines.len() == KCACHE_LINES {
@@ -86,6 +86,7 @@ impl KCache {
             {
                 dst.copy_from_slice(&data[off..off + n]);
             }
+            mem.used(a, n);
             done += n;
         }
         Ok(())

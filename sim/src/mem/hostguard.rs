@@ -1,0 +1,534 @@
+//! Host accesses join the race detector: the CPU's reads and writes of GPU memory through the
+//! process's mappings are seen the way sanitizers see them, by page protection, with no help
+//! from the driver.
+//!
+//! The invariant: while the host runs, either the process's doorbell mappings are read-only
+//! or every guarded data mapping (a BO the process mapped read-write) is inaccessible.
+//! - The host's write to a read-only doorbell page faults: every data mapping of that
+//!   simulator becomes `PROT_NONE` and the doorbell pages writable again; the write completes.
+//! - The host's access to a `PROT_NONE` data page faults: the handler records the address,
+//!   whether it writes (x86-64's page-fault error code), and every queue's doorbell value at
+//!   that moment (which ring positions were queued before the access) into a preallocated slot,
+//!   makes that page accessible again and the doorbell pages read-only, and the access
+//!   completes.
+//!
+//! So the first host access to each page after every doorbell write is recorded, with what was
+//! queued when it happened. The engines judge the records ([`HostGuard::collect`], then
+//! `engine/flight/host.rs`): an operation queued before the access that executes after it and
+//! touches the accessed byte (a write against its reads or writes, a read against its writes)
+//! is a race. Later accesses to a page already opened are not seen until the next doorbell
+//! (missed, never reported wrongly). When the engines are idle the data mappings are opened
+//! again ([`HostGuard::relax`]): nothing is queued, so nothing can race.
+//!
+//! The handler is async-signal-safe: atomics, `mprotect(2)`, no allocation, no lock but a spin
+//! flag that no code holds while it touches guarded memory. A fault that is not ours (another
+//! address, a `SEGV_MAPERR`) goes to the handler installed before ours (Rust's stack-overflow
+//! handler, a sanitizer's), or to the default action. Only mappings the simulator made are
+//! ever protected, and only while registered: unmapping or replacing one unregisters it first.
+//! Linux on x86-64 only (elsewhere [`HostGuard::new`] is off); `HCQ_SIM_HOST_GUARD=0` turns it
+//! off (benchmarks of the host's own copies).
+
+use core::ffi::c_void;
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU8, AtomicU64, AtomicUsize, Ordering};
+
+/// The environment variable that turns the guard off (`0`).
+pub(crate) const HOST_GUARD_ENV: &str = "HCQ_SIM_HOST_GUARD";
+
+const PAGE: u64 = 4096;
+/// Guarded mappings, all simulators of the process together.
+const REGIONS: usize = 1024;
+/// Queue doorbells whose value a record snapshots.
+const CELLS: usize = 128;
+/// Records not yet collected.
+const SLOTS: usize = 64;
+
+const FREE: u8 = 0;
+const DATA: u8 = 1;
+const DOORBELL: u8 = 2;
+
+struct Region {
+    owner: AtomicU64,
+    kind: AtomicU8,
+    /// Whether the whole region was protected (data: `PROT_NONE`, doorbells: read-only) since
+    /// it was last opened.
+    guarded: AtomicBool,
+    start: AtomicU64,
+    len: AtomicU64,
+    /// The buffer's GPU virtual address (data regions).
+    va: AtomicU64,
+}
+
+struct Cell {
+    owner: AtomicU64,
+    /// `gpu_id << 32 | doorbell byte offset`.
+    key: AtomicU64,
+    /// The simulator's own mapping of the doorbell (never protected).
+    addr: AtomicUsize,
+}
+
+struct Slot {
+    /// 0 free, 1 filled.
+    full: AtomicU8,
+    owner: AtomicU64,
+    addr: AtomicU64,
+    /// 0 read, 1 write.
+    write: AtomicU8,
+    vals: [AtomicU64; CELLS],
+}
+
+#[allow(clippy::declare_interior_mutable_const)]
+const REGION: Region = Region {
+    owner: AtomicU64::new(0),
+    kind: AtomicU8::new(FREE),
+    guarded: AtomicBool::new(false),
+    start: AtomicU64::new(0),
+    len: AtomicU64::new(0),
+    va: AtomicU64::new(0),
+};
+#[allow(clippy::declare_interior_mutable_const)]
+const CELL: Cell = Cell {
+    owner: AtomicU64::new(0),
+    key: AtomicU64::new(0),
+    addr: AtomicUsize::new(0),
+};
+#[allow(clippy::declare_interior_mutable_const)]
+const ZERO: AtomicU64 = AtomicU64::new(0);
+#[allow(clippy::declare_interior_mutable_const)]
+const SLOT: Slot = Slot {
+    full: AtomicU8::new(0),
+    owner: AtomicU64::new(0),
+    addr: AtomicU64::new(0),
+    write: AtomicU8::new(0),
+    vals: [ZERO; CELLS],
+};
+
+static REGION_TABLE: [Region; REGIONS] = [REGION; REGIONS];
+static CELL_TABLE: [Cell; CELLS] = [CELL; CELLS];
+static SLOT_TABLE: [Slot; SLOTS] = [SLOT; SLOTS];
+/// Records lost because every slot was full.
+static DROPPED: AtomicU64 = AtomicU64::new(0);
+static NEXT_OWNER: AtomicU64 = AtomicU64::new(1);
+/// The spin flag over the tables (held by the handler and by registration, never while
+/// touching guarded memory).
+static LOCK: AtomicBool = AtomicBool::new(false);
+/// The `sigaction` installed before ours (leaked once, read by the handler).
+static PREVIOUS: AtomicPtr<libc::sigaction> = AtomicPtr::new(core::ptr::null_mut());
+static INSTALLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+
+struct Held;
+
+fn lock() -> Held {
+    while LOCK
+        .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
+        .is_err()
+    {
+        core::hint::spin_loop();
+    }
+    Held
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        LOCK.store(false, Ordering::Release);
+    }
+}
+
+/// `mprotect(2)` of `[start, start + len)`; whether it succeeded.
+///
+/// # Safety
+/// The range lies in a mapping the simulator made for the process (a registered region), in
+/// which no Rust object lives: changing its protection affects only the host's accesses by
+/// address, which this module's handler resolves.
+unsafe fn protect(start: u64, len: u64, prot: libc::c_int) -> bool {
+    let (Ok(a), Ok(l)) = (usize::try_from(start), usize::try_from(len)) else {
+        return false;
+    };
+    // SAFETY: as the function's contract says; mprotect is async-signal-safe (a system call).
+    unsafe { libc::mprotect(core::ptr::without_provenance_mut::<c_void>(a), l, prot) == 0 }
+}
+
+const RW: libc::c_int = libc::PROT_READ | libc::PROT_WRITE;
+
+/// Sets every region of `owner` of `kind` to `prot` (whole regions); marks data regions
+/// guarded or not. Called with the lock held.
+fn protect_all(owner: u64, kind: u8, prot: libc::c_int) -> bool {
+    let mut ok = true;
+    for r in &REGION_TABLE {
+        if r.owner.load(Ordering::Relaxed) == owner && r.kind.load(Ordering::Relaxed) == kind {
+            let (s, l) = (
+                r.start.load(Ordering::Relaxed),
+                r.len.load(Ordering::Relaxed),
+            );
+            // SAFETY: a registered region: a mapping the simulator made (`register`).
+            ok &= unsafe { protect(s, l, prot) };
+            r.guarded.store(prot != RW, Ordering::Relaxed);
+        }
+    }
+    ok
+}
+
+/// The handler's work: whether the fault at `addr` was ours (and is resolved).
+fn resolve(addr: u64, write: bool) -> bool {
+    let _held = lock();
+    let Some(r) = REGION_TABLE.iter().find(|r| {
+        let k = r.kind.load(Ordering::Relaxed);
+        let s = r.start.load(Ordering::Relaxed);
+        k != FREE && s <= addr && addr - s < r.len.load(Ordering::Relaxed)
+    }) else {
+        return false;
+    };
+    let owner = r.owner.load(Ordering::Relaxed);
+    match r.kind.load(Ordering::Relaxed) {
+        DOORBELL => {
+            // A doorbell write: guard every data mapping, then let it (and later ones) through.
+            protect_all(owner, DATA, libc::PROT_NONE);
+            protect_all(owner, DOORBELL, RW)
+        }
+        DATA => {
+            let page = addr & !(PAGE - 1);
+            // SAFETY: the page lies in a registered data region.
+            if !unsafe { protect(page, PAGE, RW) } {
+                return false;
+            }
+            match SLOT_TABLE.iter().find(|s| {
+                s.full
+                    .compare_exchange(0, 2, Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
+            }) {
+                Some(s) => {
+                    s.owner.store(owner, Ordering::Relaxed);
+                    s.addr.store(addr, Ordering::Relaxed);
+                    s.write.store(u8::from(write), Ordering::Relaxed);
+                    for (c, v) in CELL_TABLE.iter().zip(&s.vals) {
+                        let a = c.addr.load(Ordering::Relaxed);
+                        let val = if c.owner.load(Ordering::Relaxed) == owner && a != 0 {
+                            // SAFETY: a registered cell: an aligned u64 of the simulator's own
+                            // doorbell mapping, alive while registered (the owner unregisters
+                            // before it drops the memory); read atomically.
+                            unsafe {
+                                (*core::ptr::with_exposed_provenance::<AtomicU64>(a))
+                                    .load(Ordering::Acquire)
+                            }
+                        } else {
+                            0
+                        };
+                        v.store(val, Ordering::Relaxed);
+                    }
+                    s.full.store(1, Ordering::Release);
+                }
+                None => {
+                    DROPPED.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            // The next doorbell write guards the page again.
+            protect_all(owner, DOORBELL, libc::PROT_READ);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Hands a fault that is not ours to the handler installed before ours, or to the default
+/// action (reinstalled; the faulting access then repeats and takes it).
+///
+/// # Safety
+/// Called from the SIGSEGV handler with the kernel's arguments.
+unsafe fn chain(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut c_void) {
+    let prev = PREVIOUS.load(Ordering::Acquire);
+    // SAFETY: `PREVIOUS` is null or a leaked `sigaction` written once before our handler was
+    // installed, never freed.
+    let prev = unsafe { prev.as_ref() };
+    match prev {
+        Some(p) if p.sa_sigaction != libc::SIG_DFL && p.sa_sigaction != libc::SIG_IGN => {
+            if p.sa_flags & libc::SA_SIGINFO != 0 {
+                // SAFETY: with SA_SIGINFO, `sa_sigaction` is a three-argument handler that
+                // its installer wrote for exactly this call.
+                let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut c_void) =
+                    unsafe { core::mem::transmute(p.sa_sigaction) };
+                f(sig, info, ctx);
+            } else {
+                // SAFETY: without SA_SIGINFO, it is a one-argument handler.
+                let f: extern "C" fn(libc::c_int) = unsafe { core::mem::transmute(p.sa_sigaction) };
+                f(sig);
+            }
+        }
+        _ => {
+            // SAFETY: a zeroed sigaction with SIG_DFL is valid; sigaction is async-signal-safe.
+            unsafe {
+                let mut dfl: libc::sigaction = core::mem::zeroed();
+                dfl.sa_sigaction = libc::SIG_DFL;
+                libc::sigaction(sig, &dfl, core::ptr::null_mut());
+            }
+        }
+    }
+}
+
+/// The SIGSEGV handler.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+extern "C" fn on_segv(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut c_void) {
+    /// Linux's `SEGV_ACCERR`: a mapped page without the permission.
+    const SEGV_ACCERR: libc::c_int = 2;
+    // SAFETY: the kernel passes a valid siginfo (SA_SIGINFO); for SIGSEGV `si_addr` is set.
+    let (code, addr) = unsafe { ((*info).si_code, (*info).si_addr()) };
+    // x86-64's page-fault error code: bit 1 set for a write.
+    // SAFETY: for SA_SIGINFO handlers `ctx` is the interrupted thread's ucontext_t.
+    let err =
+        unsafe { (*ctx.cast::<libc::ucontext_t>()).uc_mcontext.gregs[libc::REG_ERR as usize] };
+    // CAST: the address as a number.
+    if code == SEGV_ACCERR && resolve(addr.expose_provenance() as u64, err & 2 != 0) {
+        return;
+    }
+    // SAFETY: the kernel's arguments, from the handler.
+    unsafe { chain(sig, info, ctx) };
+}
+
+/// Elsewhere: no page-fault error code to tell reads from writes; the guard stays off.
+#[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
+fn install() -> bool {
+    false
+}
+
+/// Installs the handler once per process; whether it is installed.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+fn install() -> bool {
+    *INSTALLED.get_or_init(|| {
+        // SAFETY: a zeroed sigaction is valid; we fill the handler, SA_SIGINFO (three
+        // arguments) and SA_ONSTACK (it runs on the thread's alternate stack, as Rust's
+        // stack-overflow handler needs), and keep the previous action for chaining. The
+        // previous action is stored (leaked) before ours can run: a fault in between finds
+        // PREVIOUS null and takes the default action, as it would have.
+        unsafe {
+            let mut act: libc::sigaction = core::mem::zeroed();
+            act.sa_sigaction = on_segv as *const () as usize;
+            act.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
+            libc::sigemptyset(&mut act.sa_mask);
+            let old = Box::into_raw(Box::new(core::mem::zeroed::<libc::sigaction>()));
+            if libc::sigaction(libc::SIGSEGV, core::ptr::null(), old) != 0 {
+                drop(Box::from_raw(old));
+                return false;
+            }
+            PREVIOUS.store(old, Ordering::Release);
+            libc::sigaction(libc::SIGSEGV, &act, core::ptr::null_mut()) == 0
+        }
+    })
+}
+
+/// One host access the handler recorded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct HostFault {
+    /// The host address accessed.
+    pub(crate) host: u64,
+    /// The GPU virtual address of that byte (its buffer's VA plus the offset).
+    pub(crate) va: u64,
+    /// The buffer's GPU virtual address.
+    pub(crate) buf: u64,
+    /// Whether the access writes.
+    pub(crate) write: bool,
+    /// Each queue's doorbell value when it happened: `(gpu_id << 32 | doorbell offset, value)`.
+    pub(crate) queued: Vec<(u64, u64)>,
+}
+
+/// One simulator's part of the guard (`0`: off).
+#[derive(Debug)]
+pub(crate) struct HostGuard {
+    owner: u64,
+}
+
+impl HostGuard {
+    /// A guard for one simulator: on unless `HCQ_SIM_HOST_GUARD=0` or off this target.
+    pub(crate) fn new() -> Self {
+        let on = cfg!(all(target_os = "linux", target_arch = "x86_64"))
+            && std::env::var(HOST_GUARD_ENV).map_or(true, |v| v != "0")
+            && install();
+        Self {
+            owner: if on {
+                NEXT_OWNER.fetch_add(1, Ordering::Relaxed)
+            } else {
+                0
+            },
+        }
+    }
+
+    /// Whether host accesses are watched.
+    pub(crate) fn on(&self) -> bool {
+        self.owner != 0
+    }
+
+    fn register(&self, kind: u8, start: u64, len: u64, va: u64) {
+        if !self.on() || len == 0 || start % PAGE != 0 {
+            return;
+        }
+        let _held = lock();
+        let Some(r) = REGION_TABLE
+            .iter()
+            .find(|r| r.kind.load(Ordering::Relaxed) == FREE)
+        else {
+            log::debug!("host guard: region table full, {start:#x} not watched");
+            return;
+        };
+        let len = len.next_multiple_of(PAGE);
+        r.owner.store(self.owner, Ordering::Relaxed);
+        r.start.store(start, Ordering::Relaxed);
+        r.len.store(len, Ordering::Relaxed);
+        r.va.store(va, Ordering::Relaxed);
+        r.guarded.store(false, Ordering::Relaxed);
+        r.kind.store(kind, Ordering::Release);
+        if kind == DOORBELL {
+            // SAFETY: the doorbell mapping the simulator just made for the process.
+            let ro = unsafe { protect(start, len, libc::PROT_READ) };
+            r.guarded.store(ro, Ordering::Relaxed);
+        }
+    }
+
+    /// Watches a read-write mapping at `start` of a buffer whose GPU address is `va`.
+    pub(crate) fn add_data(&self, start: u64, len: u64, va: u64) {
+        self.register(DATA, start, len, va);
+    }
+
+    /// Watches the process's doorbell mapping at `start` (made read-only now).
+    pub(crate) fn add_doorbell(&self, start: u64, len: u64) {
+        self.register(DOORBELL, start, len, 0);
+    }
+
+    /// Stops watching every mapping overlapping `[start, start + len)` (about to be unmapped or
+    /// replaced), restoring read-write access.
+    pub(crate) fn remove_range(&self, start: u64, len: u64) {
+        if !self.on() {
+            return;
+        }
+        let end = start.saturating_add(len);
+        let _held = lock();
+        for r in &REGION_TABLE {
+            let (s, l) = (
+                r.start.load(Ordering::Relaxed),
+                r.len.load(Ordering::Relaxed),
+            );
+            if r.owner.load(Ordering::Relaxed) == self.owner
+                && r.kind.load(Ordering::Relaxed) != FREE
+                && s < end
+                && start < s.saturating_add(l)
+            {
+                // SAFETY: a registered region, still mapped (the caller unmaps after this).
+                unsafe { protect(s, l, RW) };
+                r.kind.store(FREE, Ordering::Release);
+                r.owner.store(0, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Snapshots the doorbell at `addr` (the simulator's own mapping of it, an aligned u64
+    /// alive until [`HostGuard::remove_cell`] or drop) in every record, as queue `key`.
+    pub(crate) fn add_cell(&self, key: u64, addr: usize) {
+        if !self.on() || addr % 8 != 0 {
+            return;
+        }
+        let _held = lock();
+        if let Some(c) = CELL_TABLE
+            .iter()
+            .find(|c| c.owner.load(Ordering::Relaxed) == 0)
+        {
+            c.key.store(key, Ordering::Relaxed);
+            c.addr.store(addr, Ordering::Relaxed);
+            c.owner.store(self.owner, Ordering::Release);
+        }
+    }
+
+    /// Stops snapshotting queue `key`.
+    pub(crate) fn remove_cell(&self, key: u64) {
+        if !self.on() {
+            return;
+        }
+        let _held = lock();
+        for c in &CELL_TABLE {
+            if c.owner.load(Ordering::Relaxed) == self.owner && c.key.load(Ordering::Relaxed) == key
+            {
+                c.owner.store(0, Ordering::Relaxed);
+                c.addr.store(0, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// The host accesses recorded since the last call.
+    pub(crate) fn collect(&self) -> Vec<HostFault> {
+        let mut out = Vec::new();
+        if !self.on() {
+            return out;
+        }
+        let _held = lock();
+        for s in &SLOT_TABLE {
+            if s.full.load(Ordering::Acquire) != 1 || s.owner.load(Ordering::Relaxed) != self.owner
+            {
+                continue;
+            }
+            let host = s.addr.load(Ordering::Relaxed);
+            let region = REGION_TABLE.iter().find(|r| {
+                let st = r.start.load(Ordering::Relaxed);
+                r.owner.load(Ordering::Relaxed) == self.owner
+                    && r.kind.load(Ordering::Relaxed) == DATA
+                    && st <= host
+                    && host - st < r.len.load(Ordering::Relaxed)
+            });
+            if let Some(r) = region {
+                let buf = r.va.load(Ordering::Relaxed);
+                let queued = CELL_TABLE
+                    .iter()
+                    .zip(&s.vals)
+                    .filter(|(c, _)| c.owner.load(Ordering::Relaxed) == self.owner)
+                    .map(|(c, v)| (c.key.load(Ordering::Relaxed), v.load(Ordering::Relaxed)))
+                    .collect();
+                out.push(HostFault {
+                    host,
+                    va: buf + (host - r.start.load(Ordering::Relaxed)),
+                    buf,
+                    write: s.write.load(Ordering::Relaxed) != 0,
+                    queued,
+                });
+            }
+            s.full.store(0, Ordering::Release);
+        }
+        out
+    }
+
+    /// Nothing is queued: the data mappings open again (the doorbells stay read-only, so the
+    /// next submission guards them).
+    pub(crate) fn relax(&self) {
+        if !self.on() {
+            return;
+        }
+        let _held = lock();
+        let mine = |kind: u8, guarded: bool| {
+            REGION_TABLE.iter().any(|r| {
+                r.owner.load(Ordering::Relaxed) == self.owner
+                    && r.kind.load(Ordering::Relaxed) == kind
+                    && r.guarded.load(Ordering::Relaxed) == guarded
+            })
+        };
+        if mine(DATA, true) {
+            protect_all(self.owner, DATA, RW);
+        }
+        if mine(DOORBELL, false) {
+            protect_all(self.owner, DOORBELL, libc::PROT_READ);
+        }
+    }
+}
+
+impl Drop for HostGuard {
+    fn drop(&mut self) {
+        if !self.on() {
+            return;
+        }
+        self.remove_range(0, u64::MAX);
+        let _held = lock();
+        for c in &CELL_TABLE {
+            if c.owner.load(Ordering::Relaxed) == self.owner {
+                c.owner.store(0, Ordering::Relaxed);
+                c.addr.store(0, Ordering::Relaxed);
+            }
+        }
+        for s in &SLOT_TABLE {
+            if s.owner.load(Ordering::Relaxed) == self.owner {
+                s.full.store(0, Ordering::Release);
+            }
+        }
+    }
+}

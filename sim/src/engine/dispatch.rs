@@ -408,6 +408,57 @@ fn check_host_scratch(
     Ok(())
 }
 
+/// Runs the stand-in once per workgroup of `groups`, each with `lds` zeroed bytes of LDS.
+#[allow(clippy::too_many_arguments)]
+fn run_host_workgroups(
+    k: &RegisteredKernel,
+    mem: &dyn KernelMem,
+    kernarg: &[u8],
+    dispatch: Option<&DispatchPacket>,
+    groups: [u32; 3],
+    local: [u32; 3],
+    lds: u32,
+    lds_buf: &mut Vec<u8>,
+) -> Result<Exec, Cause> {
+    let name = &k.name;
+    let total = groups
+        .iter()
+        .try_fold(1u64, |acc, &g| acc.checked_mul(u64::from(g)))
+        .unwrap_or(u64::MAX);
+    if total > MAX_WORKGROUPS {
+        return hw(format!(
+            "dispatch of {groups:?} = {total} workgroups exceeds the simulator's limit of {MAX_WORKGROUPS}"
+        ));
+    }
+    // CAST: lds <= 64 KiB.
+    let lds_len = lds as usize;
+    for z in 0..groups[2] {
+        for y in 0..groups[1] {
+            for x in 0..groups[0] {
+                lds_buf.clear();
+                lds_buf.resize(lds_len, 0);
+                let mut ctx = KernelCtx {
+                    mem,
+                    kernarg,
+                    workgroup_id: [x, y, z],
+                    local_size: local,
+                    num_workgroups: groups,
+                    dispatch,
+                    lds: lds_buf,
+                };
+                match k.kernel.run(&mut ctx) {
+                    Ok(()) => {}
+                    Err(KernelError::Vm(v)) => return Err(Cause::Vm(v)),
+                    Err(e) => {
+                        return hw(format!("kernel {name} workgroup [{x}, {y}, {z}]: {e}"));
+                    }
+                }
+            }
+        }
+    }
+    Ok(Exec::Done)
+}
+
 /// Runs the registered host stand-in (opt-in), its stores going to `mem`.
 fn host(
     regs: &Regs,
@@ -548,44 +599,16 @@ fn host(
         }
     }
     check_host_scratch(regs, desc, env, k, scratch_base)?;
-    // Run.
-    let groups = d.dim;
-    let total = groups
-        .iter()
-        .try_fold(1u64, |acc, &g| acc.checked_mul(u64::from(g)))
-        .unwrap_or(u64::MAX);
-    if total > MAX_WORKGROUPS {
-        return hw(format!(
-            "dispatch of {groups:?} = {total} workgroups exceeds the simulator's limit of {MAX_WORKGROUPS}"
-        ));
-    }
-    // CAST: lds <= 64 KiB.
-    let lds_len = lds as usize;
-    for z in 0..groups[2] {
-        for y in 0..groups[1] {
-            for x in 0..groups[0] {
-                lds_buf.clear();
-                lds_buf.resize(lds_len, 0);
-                let mut ctx = KernelCtx {
-                    mem,
-                    kernarg: &kernarg,
-                    workgroup_id: [x, y, z],
-                    local_size: local,
-                    num_workgroups: groups,
-                    dispatch: dispatch.as_ref(),
-                    lds: lds_buf,
-                };
-                match k.kernel.run(&mut ctx) {
-                    Ok(()) => {}
-                    Err(KernelError::Vm(v)) => return Err(Cause::Vm(v)),
-                    Err(e) => {
-                        return hw(format!("kernel {name} workgroup [{x}, {y}, {z}]: {e}"));
-                    }
-                }
-            }
-        }
-    }
-    Ok(Exec::Done)
+    run_host_workgroups(
+        k,
+        mem,
+        &kernarg,
+        dispatch.as_ref(),
+        d.dim,
+        local,
+        lds,
+        lds_buf,
+    )
 }
 
 /// The scratch region COMPUTE_TMPRING_SIZE programs (`waves` slots of `wave_bytes` from

@@ -89,6 +89,7 @@ pub use config::{
 };
 pub use gpu::{GpuFault, GpuSpan};
 pub use kfd::{Engine, FileStat, LiveObjects, Persistence, SimError, SimKfd, node_dir};
+pub use mem::host_guard_off_by_default;
 pub use state::{QueueInfo, QueueKind};
 
 // The README's example is compiled and run as a doctest.

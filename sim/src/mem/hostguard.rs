@@ -26,7 +26,14 @@
 //! handler, a sanitizer's), or to the default action. Only mappings the simulator made are
 //! ever protected, and only while registered: unmapping or replacing one unregisters it first.
 //! Linux on x86-64 only (elsewhere [`HostGuard::new`] is off); `HCQ_SIM_HOST_GUARD=0` turns it
-//! off (benchmarks of the host's own copies).
+//! off (benchmarks of the host's own copies), `=1` on.
+//!
+//! A process whose other code owns SIGSEGV cannot have it: the guard relies on its handler
+//! staying installed while pages are protected, and a runtime that restores "its" previous
+//! handler later (Python's `faulthandler.disable()`, which pytest calls at the end of every
+//! session) removes ours under protected pages, and the next host access kills the process.
+//! Such embedders (hcq's Python package) call [`host_guard_off_by_default`] before making a
+//! simulator; `HCQ_SIM_HOST_GUARD=1` still turns it on there.
 
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU8, AtomicU64, AtomicUsize, Ordering};
@@ -114,6 +121,15 @@ static LOCK: AtomicBool = AtomicBool::new(false);
 /// The `sigaction` installed before ours (leaked once, read by the handler).
 static PREVIOUS: AtomicPtr<libc::sigaction> = AtomicPtr::new(core::ptr::null_mut());
 static INSTALLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+/// Whether a guard is on when `HCQ_SIM_HOST_GUARD` does not say.
+static DEFAULT_ON: AtomicBool = AtomicBool::new(true);
+
+/// Simulators made from now on in this process leave host accesses unwatched unless
+/// `HCQ_SIM_HOST_GUARD=1`: for embedders whose other code may reinstall the SIGSEGV handler
+/// (see the module docs).
+pub fn host_guard_off_by_default() {
+    DEFAULT_ON.store(false, Ordering::Relaxed);
+}
 
 struct Held;
 
@@ -335,11 +351,15 @@ pub(crate) struct HostGuard {
 }
 
 impl HostGuard {
-    /// A guard for one simulator: on unless `HCQ_SIM_HOST_GUARD=0` or off this target.
+    /// A guard for one simulator: on unless `HCQ_SIM_HOST_GUARD=0`, [`host_guard_off_by_default`]
+    /// (without `HCQ_SIM_HOST_GUARD=1`) or off this target.
     pub(crate) fn new() -> Self {
-        let on = cfg!(all(target_os = "linux", target_arch = "x86_64"))
-            && std::env::var(HOST_GUARD_ENV).map_or(true, |v| v != "0")
-            && install();
+        let wanted = match std::env::var(HOST_GUARD_ENV).as_deref() {
+            Ok("0") => false,
+            Ok("1") => true,
+            _ => DEFAULT_ON.load(Ordering::Relaxed),
+        };
+        let on = cfg!(all(target_os = "linux", target_arch = "x86_64")) && wanted && install();
         Self {
             owner: if on {
                 NEXT_OWNER.fetch_add(1, Ordering::Relaxed)

@@ -202,8 +202,9 @@ pub(super) fn flush32(x: u32) -> u32 {
 
 pub(super) fn fmin(a: f32, b: f32) -> f32 {
     if a.is_nan() {
+        // Two NaNs: S0 quieted (RDNA4 ISA V_MIN_NUM/V_MAX_NUM; RDNA3 returns S0).
         return if b.is_nan() {
-            f32::from_bits(0x7fc0_0000)
+            f32::from_bits(a.to_bits() | 0x0040_0000)
         } else {
             b
         };
@@ -220,8 +221,9 @@ pub(super) fn fmin(a: f32, b: f32) -> f32 {
 
 pub(super) fn fmax(a: f32, b: f32) -> f32 {
     if a.is_nan() {
+        // Two NaNs: S0 quieted (RDNA4 ISA V_MIN_NUM/V_MAX_NUM; RDNA3 returns S0).
         return if b.is_nan() {
-            f32::from_bits(0x7fc0_0000)
+            f32::from_bits(a.to_bits() | 0x0040_0000)
         } else {
             b
         };

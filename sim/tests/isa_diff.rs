@@ -250,12 +250,9 @@ fn diff(got: &State, want: &State) -> String {
         d.push(format!("scc: sim {} ref {}", got.scc, want.scc));
     }
     for (r, w) in &want.v {
-        for l in 0..LANES {
-            if got.v[r][l] != w[l] {
-                d.push(format!(
-                    "v{r}[{l}]: sim {:08x} ref {:08x}",
-                    got.v[r][l], w[l]
-                ));
+        for (l, (g, w)) in got.v[r].iter().zip(w).enumerate() {
+            if g != w {
+                d.push(format!("v{r}[{l}]: sim {g:08x} ref {w:08x}"));
             }
         }
     }
@@ -267,24 +264,30 @@ fn diff(got: &State, want: &State) -> String {
     d.join("; ")
 }
 
-/// `mnemonic -> (verdict, reason)` from the verdict list.
-fn verdicts(target: &str) -> BTreeMap<String, (String, String)> {
+/// A verdict: the cases (plain, mods, sgpr) that disagree, the verdict, the reason.
+type Verdict = (String, String, String);
+
+/// `mnemonic -> verdict` from the verdict list.
+fn verdicts(target: &str) -> BTreeMap<String, Verdict> {
     let mut m = BTreeMap::new();
     for l in read(&dir().join(format!("verdicts-{target}.tsv"))).lines() {
         if l.starts_with('#') || l.is_empty() {
             continue;
         }
         let f: Vec<&str> = l.split('\t').collect();
-        assert_eq!(f.len(), 3, "verdicts-{target}.tsv: {l}");
+        assert_eq!(f.len(), 4, "verdicts-{target}.tsv: {l}");
         assert!(
-            ["reference", "undefined", "sim-open"].contains(&f[1]),
+            ["reference", "undefined", "sim-open"].contains(&f[2]),
             "verdicts-{target}.tsv: {l}: the verdict is `reference` (the reference deviates from the ISA guide), `undefined` (the guide leaves these bits open) or `sim-open` (hcq-sim deviates; the reason names the follow-up)"
         );
         assert!(
-            f[2].len() > 30,
+            f[3].len() > 30,
             "verdicts-{target}.tsv: {l}: give the reason"
         );
-        m.insert(f[0].to_string(), (f[1].to_string(), f[2].to_string()));
+        m.insert(
+            f[0].to_string(),
+            (f[1].to_string(), f[2].to_string(), f[3].to_string()),
+        );
     }
     m
 }
@@ -314,18 +317,21 @@ fn check(target: &str, isa: Isa, min_cases: usize) {
     assert!(cases.len() > min_cases, "{target}: {} cases", cases.len());
     let verdicts = verdicts(target);
     let gaps = gaps(target);
-    let mut disagree: BTreeMap<String, String> = BTreeMap::new();
+    // mnemonic -> (the first disagreement, the first one of each case that disagrees)
+    type Seen = (String, BTreeMap<String, String>);
+    let mut disagree: BTreeMap<String, Seen> = BTreeMap::new();
     let mut unexecuted: BTreeMap<(String, String), String> = BTreeMap::new();
     let mut compared = BTreeSet::new();
     for c in &cases {
         match simulate(isa, c) {
             Ok(got) => {
                 compared.insert(c.mnemonic.clone());
-                if got != c.after && !disagree.contains_key(&c.mnemonic) {
-                    disagree.insert(
-                        c.mnemonic.clone(),
-                        format!("{} {}: {}", c.mnemonic, c.kind, diff(&got, &c.after)),
-                    );
+                if got != c.after {
+                    let d = format!("{} {}: {}", c.mnemonic, c.kind, diff(&got, &c.after));
+                    let e = disagree
+                        .entry(c.mnemonic.clone())
+                        .or_insert_with(|| (d.clone(), BTreeMap::new()));
+                    e.1.entry(c.kind.clone()).or_insert(d);
                 }
             }
             Err(e) => {
@@ -342,11 +348,17 @@ fn check(target: &str, isa: Isa, min_cases: usize) {
             ));
         }
     }
-    for (m, d) in &disagree {
-        if !verdicts.contains_key(m) {
-            bad.push(format!(
-                "{target}: disagrees with the reference, no verdict in verdicts-{target}.tsv: {d}"
-            ));
+    for (m, (d, kinds)) in &disagree {
+        let kinds = kinds.keys().cloned().collect::<Vec<_>>().join(",");
+        match verdicts.get(m) {
+            None => bad.push(format!(
+                "{target}: disagrees with the reference, no verdict in verdicts-{target}.tsv: {d} (cases {kinds})"
+            )),
+            Some(v) if v.0 != kinds => bad.push(format!(
+                "verdicts-{target}.tsv: {m} disagrees in cases {kinds}, the verdict is for {}: {d}",
+                v.0
+            )),
+            Some(_) => {}
         }
     }
     for m in verdicts.keys() {
@@ -360,8 +372,12 @@ fn check(target: &str, isa: Isa, min_cases: usize) {
         }
     }
     if std::env::var_os("ISA_DIFF_VERBOSE").is_some() {
-        for d in disagree.values() {
-            eprintln!("{d}");
+        for (d, kinds) in disagree.values() {
+            let names = kinds.keys().cloned().collect::<Vec<_>>().join(",");
+            eprintln!("{d} [{names}]");
+            for k in kinds.values().filter(|k| *k != d) {
+                eprintln!("  also {k}");
+            }
         }
     }
     eprintln!(

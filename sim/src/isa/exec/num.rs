@@ -109,7 +109,7 @@ pub(super) fn f32_result(op: Op) -> bool {
         VCmpF32 | VCmpClassF32 | VCvtU32F32 | VCvtI32F32 | VCvtF16F32 | VCvtF64F32
         | VFrexpExpI32F32 | VCvtPkRtzF16F32 => false,
         VCvtF32I32 | VCvtF32U32 | VCvtF32Ubyte0 | VCvtF32Ubyte1 | VCvtF32Ubyte2 | VCvtF32Ubyte3
-        | VCvtF32F64 | VCvtF32F16 => true,
+        | VCvtF32F64 | VCvtF32F16 | VDivFixupF32 => true,
         _ => is_f32(op),
     }
 }
@@ -475,6 +475,15 @@ pub(super) fn div_fixup(s0: f64, s1: f64, s2: f64, max_exp: i32, e: fn(f64) -> i
     }
     if s1.is_infinite() || s2 == 0.0 {
         return signed(0.0);
+    }
+    // A quotient below the smallest denormal: the smallest denormal, signed.
+    let (floor, tiny) = if max_exp == 255 {
+        (-150, 2f64.powi(-149))
+    } else {
+        (-1075, f64::from_bits(1))
+    };
+    if e(s2) - e(s1) < floor {
+        return signed(tiny);
     }
     if e(s1) == max_exp {
         return signed(f64::INFINITY);

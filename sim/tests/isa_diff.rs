@@ -1,19 +1,19 @@
 //! Differential test of single instructions against an executor that shares no code with the
 //! interpreter: tinygrad's RDNA emulator (`test/mockgpu/amd/emu.py`, which compiles the
 //! pseudo-code of AMD's ISA documents), pinned at the commit `scripts/isa-diff.py` names. The
-//! script ran every SOP1/SOP2/SOPC/VOP1/VOP2/VOPC/VOP3/VOP3P instruction of LLVM's gfx1100 list
-//! on it with seeded random and edge operands (denormals, NaN payloads, +-0, +-inf, integer
-//! extremes, shift counts at and above the width), modifiers (abs, neg, clamp, op_sel) and
-//! EXEC masks with inactive lanes, and wrote the registers before and after to
-//! `tests/isa_diff/gfx1100.tsv`. This test replays every line on hcq-sim and compares every
+//! script ran every SOP1/SOP2/SOPC/VOP1/VOP2/VOPC/VOP3/VOP3P instruction of LLVM's gfx1100 and
+//! gfx1201 lists on it with seeded random and edge operands (denormals, NaN payloads, +-0,
+//! +-inf, integer extremes, shift counts at and above the width), modifiers (abs, neg, clamp,
+//! op_sel) and EXEC masks with inactive lanes, and wrote the registers before and after to
+//! `tests/isa_diff/<target>.tsv`. This test replays every line on hcq-sim and compares every
 //! register bit for bit; it needs neither Python nor the reference.
 //!
-//! Disagreements are resolved against the RDNA3 ISA guide and recorded in
-//! `tests/isa_diff/verdicts-gfx1100.tsv` (the reference deviates from the guide, the guide
+//! Disagreements are resolved against the RDNA3/RDNA4 ISA guides and recorded in
+//! `tests/isa_diff/verdicts-<target>.tsv` (the reference deviates from the guide, the guide
 //! leaves the bits undefined, or hcq-sim deviates and the entry names what is left to do);
-//! the list is checked exactly, so an entry that stops disagreeing
-//! must leave it. Where hcq-sim was wrong, the interpreter was fixed. An instruction the
-//! interpreter does not execute yet must be a gap of `isa-list/gaps-gfx1100.txt`.
+//! the list is checked exactly, so an entry that stops disagreeing must leave it. Where
+//! hcq-sim was wrong, the interpreter was fixed. An instruction the interpreter does not
+//! execute yet must be a gap of `isa-list/gaps-<target>.txt`.
 
 use hcq_sim::isa::{FlatMemory, FloatMode, Isa, Launch, ScratchSetup, run};
 use std::collections::{BTreeMap, BTreeSet};
@@ -67,7 +67,7 @@ struct Case {
 
 fn parse(line: &str) -> Case {
     let f: Vec<&str> = line.split('\t').collect();
-    assert_eq!(f.len(), 7, "gfx1100.tsv: {line}");
+    assert_eq!(f.len(), 7, "golden file: {line}");
     let mut before = State {
         s: BTreeMap::new(),
         exec: 0,
@@ -92,7 +92,7 @@ fn parse(line: &str) -> Case {
                 let lanes: Vec<u32> = val.split(',').map(hex).collect();
                 st.v.insert(k[1..].parse().unwrap(), lanes.try_into().unwrap());
             }
-            _ => panic!("gfx1100.tsv: register {k}"),
+            _ => panic!("golden file: register {k}"),
         }
     };
     for item in f[4].split(' ') {
@@ -117,16 +117,37 @@ fn parse(line: &str) -> Case {
     }
 }
 
-/// The program that sets `st`, runs `words` and stores every compared register (gfx11
-/// encodings, from `llvm-mc-19 -mcpu=gfx1100 -show-encoding`).
-fn program(words: &[u32], st: &State) -> Vec<u32> {
+/// `global_load_b32 v{reg}, v1, s[0:1] offset:{off}` for the ISA.
+fn load(isa: Isa, reg: u32, off: u32) -> Vec<u32> {
+    match isa {
+        Isa::Gfx12 => vec![0xEE05_0000, reg, 1 | off << 8],
+        _ => vec![0xDC52_0000 | off, 1 | reg << 24],
+    }
+}
+
+/// `global_store_b32 v1, v{reg}, s[2:3] offset:{off}` for the ISA.
+fn store(isa: Isa, reg: u32, off: u32) -> Vec<u32> {
+    match isa {
+        Isa::Gfx12 => vec![0xEE06_8002, reg << 23, 1 | off << 8],
+        _ => vec![0xDC6A_0000 | off, 1 | reg << 8 | 2 << 16],
+    }
+}
+
+/// The program that sets `st`, runs `words` and stores every compared register (encodings
+/// from `llvm-mc-19 -mcpu=gfx1100/gfx1201 -show-encoding`; the SALU and VOP1 ones are the
+/// same on both).
+fn program(isa: Isa, words: &[u32], st: &State) -> Vec<u32> {
     // v_lshlrev_b32 v1, 2, v0
     let mut c = vec![0x3002_0082];
     for (k, r) in VGPRS.iter().enumerate() {
-        // global_load_b32 v{r}, v1, s[0:1] offset:128*k
-        c.extend([0xDC52_0000 | (k as u32 * 128), 1 | r << 24]);
+        c.extend(load(isa, *r, k as u32 * 128));
     }
-    c.push(0xBF89_03F7); // s_waitcnt vmcnt(0)
+    // s_waitcnt vmcnt(0) / s_wait_loadcnt 0
+    c.push(if isa == Isa::Gfx12 {
+        0xBFC0_0000
+    } else {
+        0xBF89_03F7
+    });
     for (r, x) in &st.s {
         c.extend([0xBE80_00FF | r << 16, *x]); // s_mov_b32 s{r}, x
     }
@@ -142,13 +163,11 @@ fn program(words: &[u32], st: &State) -> Vec<u32> {
     c.push(0x9829_8081); // s_cselect_b32 s41, 1, 0
     c.push(0xBEFE_00C1); // s_mov_b32 exec_lo, -1
     for (k, r) in VGPRS.iter().enumerate() {
-        // global_store_b32 v1, v{r}, s[2:3] offset:128*k
-        c.extend([0xDC6A_0000 | (k as u32 * 128), 1 | r << 8 | 2 << 16]);
+        c.extend(store(isa, *r, k as u32 * 128));
     }
     for (k, r) in SGPRS.iter().chain(&[40, 41]).enumerate() {
         c.push(0x7E04_0200 | r); // v_mov_b32 v2, s{r}
-        let off = (VGPRS.len() + k) as u32 * 128;
-        c.extend([0xDC6A_0000 | off, 1 | 2 << 8 | 2 << 16]);
+        c.extend(store(isa, 2, (VGPRS.len() + k) as u32 * 128));
     }
     c.push(0xBFB0_0000); // s_endpgm
     c
@@ -159,16 +178,16 @@ fn words_le(w: &[u32]) -> Vec<u8> {
 }
 
 /// Runs one case on hcq-sim: the registers after, or the interpreter's error.
-fn simulate(c: &Case) -> Result<State, String> {
+fn simulate(isa: Isa, c: &Case) -> Result<State, String> {
     let mem = FlatMemory::new(BASE, 0x4000);
-    mem.poke(CODE, &words_le(&program(&c.words, &c.before)))
+    mem.poke(CODE, &words_le(&program(isa, &c.words, &c.before)))
         .unwrap();
     for (k, r) in VGPRS.iter().enumerate() {
         mem.poke(IN + 128 * k as u64, &words_le(&c.before.v[r]))
             .unwrap();
     }
     let l = Launch {
-        isa: Isa::Gfx11,
+        isa,
         pgm: CODE,
         wave64: false,
         user_sgprs: vec![IN as u32, 0, OUT as u32, 0],
@@ -231,12 +250,9 @@ fn diff(got: &State, want: &State) -> String {
         d.push(format!("scc: sim {} ref {}", got.scc, want.scc));
     }
     for (r, w) in &want.v {
-        for l in 0..LANES {
-            if got.v[r][l] != w[l] {
-                d.push(format!(
-                    "v{r}[{l}]: sim {:08x} ref {:08x}",
-                    got.v[r][l], w[l]
-                ));
+        for (l, (g, w)) in got.v[r].iter().zip(w).enumerate() {
+            if g != w {
+                d.push(format!("v{r}[{l}]: sim {g:08x} ref {w:08x}"));
             }
         }
     }
@@ -248,31 +264,37 @@ fn diff(got: &State, want: &State) -> String {
     d.join("; ")
 }
 
-/// `mnemonic -> (verdict, reason)` from the verdict list.
-fn verdicts() -> BTreeMap<String, (String, String)> {
+/// A verdict: the cases (plain, mods, sgpr) that disagree, the verdict, the reason.
+type Verdict = (String, String, String);
+
+/// `mnemonic -> verdict` from the verdict list.
+fn verdicts(target: &str) -> BTreeMap<String, Verdict> {
     let mut m = BTreeMap::new();
-    for l in read(&dir().join("verdicts-gfx1100.tsv")).lines() {
+    for l in read(&dir().join(format!("verdicts-{target}.tsv"))).lines() {
         if l.starts_with('#') || l.is_empty() {
             continue;
         }
         let f: Vec<&str> = l.split('\t').collect();
-        assert_eq!(f.len(), 3, "verdicts-gfx1100.tsv: {l}");
+        assert_eq!(f.len(), 4, "verdicts-{target}.tsv: {l}");
         assert!(
-            ["reference", "undefined", "sim-open"].contains(&f[1]),
-            "verdicts-gfx1100.tsv: {l}: the verdict is `reference` (the reference deviates from the ISA guide), `undefined` (the guide leaves these bits open) or `sim-open` (hcq-sim deviates; the reason names the follow-up)"
+            ["reference", "undefined", "sim-open"].contains(&f[2]),
+            "verdicts-{target}.tsv: {l}: the verdict is `reference` (the reference deviates from the ISA guide), `undefined` (the guide leaves these bits open) or `sim-open` (hcq-sim deviates; the reason names the follow-up)"
         );
         assert!(
-            f[2].len() > 30,
-            "verdicts-gfx1100.tsv: {l}: give the reason"
+            f[3].len() > 30,
+            "verdicts-{target}.tsv: {l}: give the reason"
         );
-        m.insert(f[0].to_string(), (f[1].to_string(), f[2].to_string()));
+        m.insert(
+            f[0].to_string(),
+            (f[1].to_string(), f[2].to_string(), f[3].to_string()),
+        );
     }
     m
 }
 
-/// Gaps of the LLVM list (`isa-list/gaps-gfx1100.txt`): `family mnemonic`.
-fn gaps() -> BTreeSet<(String, String)> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("isa-list/gaps-gfx1100.txt");
+/// Gaps of the LLVM list (`isa-list/gaps-<target>.txt`): `family mnemonic`.
+fn gaps(target: &str) -> BTreeSet<(String, String)> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("isa-list/gaps-{target}.txt"));
     read(&p)
         .lines()
         .filter(|l| !l.starts_with('#') && !l.is_empty())
@@ -283,29 +305,33 @@ fn gaps() -> BTreeSet<(String, String)> {
         .collect()
 }
 
-#[test]
-fn gfx1100_single_instructions_agree_with_the_reference() {
-    let text = read(&dir().join("gfx1100.tsv"));
+/// Replays every case of `target`'s golden file; fails on a disagreement without a verdict, a
+/// stale verdict, or an instruction that does not execute and is no gap.
+fn check(target: &str, isa: Isa, min_cases: usize) {
+    let text = read(&dir().join(format!("{target}.tsv")));
     let cases: Vec<Case> = text
         .lines()
         .filter(|l| !l.starts_with('#') && !l.is_empty())
         .map(parse)
         .collect();
-    assert!(cases.len() > 3000, "{} cases", cases.len());
-    let verdicts = verdicts();
-    let gaps = gaps();
-    let mut disagree: BTreeMap<String, String> = BTreeMap::new();
+    assert!(cases.len() > min_cases, "{target}: {} cases", cases.len());
+    let verdicts = verdicts(target);
+    let gaps = gaps(target);
+    // mnemonic -> (the first disagreement, the first one of each case that disagrees)
+    type Seen = (String, BTreeMap<String, String>);
+    let mut disagree: BTreeMap<String, Seen> = BTreeMap::new();
     let mut unexecuted: BTreeMap<(String, String), String> = BTreeMap::new();
     let mut compared = BTreeSet::new();
     for c in &cases {
-        match simulate(c) {
+        match simulate(isa, c) {
             Ok(got) => {
                 compared.insert(c.mnemonic.clone());
-                if got != c.after && !disagree.contains_key(&c.mnemonic) {
-                    disagree.insert(
-                        c.mnemonic.clone(),
-                        format!("{} {}: {}", c.mnemonic, c.kind, diff(&got, &c.after)),
-                    );
+                if got != c.after {
+                    let d = format!("{} {}: {}", c.mnemonic, c.kind, diff(&got, &c.after));
+                    let e = disagree
+                        .entry(c.mnemonic.clone())
+                        .or_insert_with(|| (d.clone(), BTreeMap::new()));
+                    e.1.entry(c.kind.clone()).or_insert(d);
                 }
             }
             Err(e) => {
@@ -317,39 +343,59 @@ fn gfx1100_single_instructions_agree_with_the_reference() {
     for (k, e) in &unexecuted {
         if !gaps.contains(k) {
             bad.push(format!(
-                "{} {}: does not execute and is no gap of isa-list/gaps-gfx1100.txt: {e}",
+                "{target} {} {}: does not execute and is no gap of isa-list/gaps-{target}.txt: {e}",
                 k.0, k.1
             ));
         }
     }
-    for (m, d) in &disagree {
-        if !verdicts.contains_key(m) {
-            bad.push(format!(
-                "disagrees with the reference, no verdict in verdicts-gfx1100.tsv: {d}"
-            ));
+    for (m, (d, kinds)) in &disagree {
+        let kinds = kinds.keys().cloned().collect::<Vec<_>>().join(",");
+        match verdicts.get(m) {
+            None => bad.push(format!(
+                "{target}: disagrees with the reference, no verdict in verdicts-{target}.tsv: {d} (cases {kinds})"
+            )),
+            Some(v) if v.0 != kinds => bad.push(format!(
+                "verdicts-{target}.tsv: {m} disagrees in cases {kinds}, the verdict is for {}: {d}",
+                v.0
+            )),
+            Some(_) => {}
         }
     }
     for m in verdicts.keys() {
         if compared.contains(m) && !disagree.contains_key(m) {
             bad.push(format!(
-                "verdicts-gfx1100.tsv: {m} now agrees with the reference: remove its entry"
+                "verdicts-{target}.tsv: {m} now agrees with the reference: remove its entry"
             ));
         }
         if !compared.contains(m) && !unexecuted.keys().any(|k| &k.1 == m) {
-            bad.push(format!("verdicts-gfx1100.tsv: {m} is not in gfx1100.tsv"));
+            bad.push(format!("verdicts-{target}.tsv: {m} is not in {target}.tsv"));
         }
     }
     if std::env::var_os("ISA_DIFF_VERBOSE").is_some() {
-        for d in disagree.values() {
-            eprintln!("{d}");
+        for (d, kinds) in disagree.values() {
+            let names = kinds.keys().cloned().collect::<Vec<_>>().join(",");
+            eprintln!("{d} [{names}]");
+            for k in kinds.values().filter(|k| *k != d) {
+                eprintln!("  also {k}");
+            }
         }
     }
     eprintln!(
-        "isa_diff gfx1100: {} cases, {} instructions compared, {} disagree (all with verdicts), {} not executed (gaps)",
+        "isa_diff {target}: {} cases, {} instructions compared, {} disagree (all with verdicts), {} not executed (gaps)",
         cases.len(),
         compared.len(),
         disagree.len(),
         unexecuted.len()
     );
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn gfx1100_single_instructions_agree_with_the_reference() {
+    check("gfx1100", Isa::Gfx11, 3000);
+}
+
+#[test]
+fn gfx1201_single_instructions_agree_with_the_reference() {
+    check("gfx1201", Isa::Gfx12, 3000);
 }

@@ -109,7 +109,7 @@ pub(super) fn f32_result(op: Op) -> bool {
         VCmpF32 | VCmpClassF32 | VCvtU32F32 | VCvtI32F32 | VCvtF16F32 | VCvtF64F32
         | VFrexpExpI32F32 | VCvtPkRtzF16F32 => false,
         VCvtF32I32 | VCvtF32U32 | VCvtF32Ubyte0 | VCvtF32Ubyte1 | VCvtF32Ubyte2 | VCvtF32Ubyte3
-        | VCvtF32F64 | VCvtF32F16 => true,
+        | VCvtF32F64 | VCvtF32F16 | VDivFixupF32 => true,
         _ => is_f32(op),
     }
 }
@@ -202,8 +202,9 @@ pub(super) fn flush32(x: u32) -> u32 {
 
 pub(super) fn fmin(a: f32, b: f32) -> f32 {
     if a.is_nan() {
+        // Two NaNs: S0 quieted (RDNA4 ISA V_MIN_NUM/V_MAX_NUM; RDNA3 returns S0).
         return if b.is_nan() {
-            f32::from_bits(0x7fc0_0000)
+            f32::from_bits(a.to_bits() | 0x0040_0000)
         } else {
             b
         };
@@ -220,8 +221,9 @@ pub(super) fn fmin(a: f32, b: f32) -> f32 {
 
 pub(super) fn fmax(a: f32, b: f32) -> f32 {
     if a.is_nan() {
+        // Two NaNs: S0 quieted (RDNA4 ISA V_MIN_NUM/V_MAX_NUM; RDNA3 returns S0).
         return if b.is_nan() {
-            f32::from_bits(0x7fc0_0000)
+            f32::from_bits(a.to_bits() | 0x0040_0000)
         } else {
             b
         };
@@ -512,6 +514,15 @@ pub(super) fn div_fixup(s0: f64, s1: f64, s2: f64, max_exp: i32, e: fn(f64) -> i
     }
     if s1.is_infinite() || s2 == 0.0 {
         return signed(0.0);
+    }
+    // A quotient below the smallest denormal: the smallest denormal, signed.
+    let (floor, tiny) = if max_exp == 255 {
+        (-150, 2f64.powi(-149))
+    } else {
+        (-1075, f64::from_bits(1))
+    };
+    if e(s2) - e(s1) < floor {
+        return signed(tiny);
     }
     if e(s1) == max_exp {
         return signed(f64::INFINITY);

@@ -109,13 +109,25 @@ impl Exec<'_, '_> {
                 let (x, y) = (a()?, b()?);
                 Some((x.min(y), Some(x < y)))
             }
+            // SCC: S0 >= S1 on gfx11/gfx12 (RDNA3/RDNA4 ISA S_MAX pseudo-code), S0 chosen
+            // as the strictly greater on gfx9 (Vega ISA).
             SMaxI32 => {
                 let (x, y) = (a()? as i32, b()? as i32);
-                Some((x.max(y) as u32, Some(x > y)))
+                let scc = if self.l.isa == Isa::Gfx9 {
+                    x > y
+                } else {
+                    x >= y
+                };
+                Some((x.max(y) as u32, Some(scc)))
             }
             SMaxU32 => {
                 let (x, y) = (a()?, b()?);
-                Some((x.max(y), Some(x > y)))
+                let scc = if self.l.isa == Isa::Gfx9 {
+                    x > y
+                } else {
+                    x >= y
+                };
+                Some((x.max(y), Some(scc)))
             }
             SAndB32 | SOrB32 | SXorB32 | SNandB32 | SNorB32 | SXnorB32 | SAndNot1B32
             | SOrNot1B32 => {

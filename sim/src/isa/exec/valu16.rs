@@ -93,8 +93,15 @@ impl Exec<'_, '_> {
                 // CAST: the f64 result rounds to f32, then to f16.
                 f32_to_f16(ldexp(f64::from(f16_to_f32(x)), s16(e)) as f32, false)
             }),
-            VCvtF16U16 => self.u16x1(i, |x| f32_to_f16(x as f32, false)),
-            VCvtF16I16 => self.u16x1(i, |x| f32_to_f16(s16(x) as f32, false)),
+            // f16 results: clamp applies (the other u16x1 results are integers).
+            VCvtF16U16 => {
+                let c = self.clamp16_of(i);
+                self.u16x1(i, |x| c(f32_to_f16(x as f32, false)))
+            }
+            VCvtF16I16 => {
+                let c = self.clamp16_of(i);
+                self.u16x1(i, |x| c(f32_to_f16(s16(x) as f32, false)))
+            }
             // Truncating, saturating; NaN converts to 0.
             VCvtU16F16 => self.u16x1(i, |x| {
                 let f = f16_to_f32(x);
@@ -284,20 +291,28 @@ impl Exec<'_, '_> {
         self.write16(i, &mut r)
     }
 
+    /// [`Self::clamp16`] as a closure that does not borrow the executor.
+    fn clamp16_of(&self, i: &Inst) -> impl Fn(u32) -> u32 + use<> {
+        let on = i.clamp;
+        move |h| {
+            if !on {
+                return h;
+            }
+            let f = f16_to_f32(h);
+            if f.is_nan() || f < 0.0 {
+                0
+            } else if f >= 1.0 {
+                0x3c00
+            } else {
+                h
+            }
+        }
+    }
+
     /// f16 clamp to [0, 1] (NaN to 0) when the instruction has it; -0 is in the range and
     /// stays -0, as for f32 and f64.
     pub(super) fn clamp16(&self, i: &Inst, h: u32) -> u32 {
-        if !i.clamp {
-            return h;
-        }
-        let f = f16_to_f32(h);
-        if f.is_nan() || f < 0.0 {
-            0
-        } else if f >= 1.0 {
-            0x3c00
-        } else {
-            h
-        }
+        self.clamp16_of(i)(h)
     }
 
     /// dst.u16 = f(src0, src1) on the 16-bit halves (zero-extended; signed ops sign-extend

@@ -231,12 +231,9 @@ fn diff(got: &State, want: &State) -> String {
         d.push(format!("scc: sim {} ref {}", got.scc, want.scc));
     }
     for (r, w) in &want.v {
-        for l in 0..LANES {
-            if got.v[r][l] != w[l] {
-                d.push(format!(
-                    "v{r}[{l}]: sim {:08x} ref {:08x}",
-                    got.v[r][l], w[l]
-                ));
+        for (l, (g, w)) in got.v[r].iter().zip(w).enumerate() {
+            if g != w {
+                d.push(format!("v{r}[{l}]: sim {g:08x} ref {w:08x}"));
             }
         }
     }

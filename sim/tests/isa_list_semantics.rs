@@ -291,6 +291,35 @@ fn gfx9_f16_rounding_frexp_norm_and_f32_rounding_conversions() {
 }
 
 #[test]
+fn gfx11_fract_f16_of_nan_infinity_and_tiny_negatives() {
+    // RDNA3 ISA 16.x (VOP1): V_FRACT_F16 D.f16 = S0.f16 + -floor(S0.f16), clamped below 1.0
+    // as V_FRACT_F32 (the largest half under 1 is 0x3bff); an IEEE operation on a NaN gives
+    // that NaN quieted (payload kept), inf - inf an invalid-operation NaN. The 16-bit VOP1
+    // forms write D[15:0] and keep D[31:16].
+    //
+    //   v_mov_b32 v2, 0x12347d23 / v_fract_f16_e32 v2, v2 (signaling NaN, payload 0x123)
+    //   v_mov_b32 v3, 0x1234fe45 / v_fract_f16_e32 v3, v3 (quiet -NaN)
+    //   v_mov_b32 v4, 0x12347c00 / v_fract_f16_e32 v4, v4 (+inf)
+    //   v_mov_b32 v5, 0x12348001 / v_fract_f16_e32 v5, v5 (-2^-24: 1 - 2^-24 clamps)
+    //   v_mov_b32 v6, 0x1234bd00 / v_fract_f16_e32 v6, v6 (-1.25)
+    //   v_mov_b32 v7, 0 / s_mov_b32 exec_lo, 1 / global_store_b128 v7, v[2:5], s[0:1]
+    //   global_store_b32 v7, v6, s[0:1] offset:16
+    let code = [
+        0x7E0402FF, 0x12347D23, 0x7E04BF02, 0x7E0602FF, 0x1234FE45, 0x7E06BF03, 0x7E0802FF,
+        0x12347C00, 0x7E08BF04, 0x7E0A02FF, 0x12348001, 0x7E0ABF05, 0x7E0C02FF, 0x1234BD00,
+        0x7E0CBF06, 0x7E0E0280, 0xBEFE0081, 0xDC760000, 0x00000207, 0xDC6A0010, 0x00000607,
+        0xBFB00000,
+    ];
+    let (got, _) = run_wave(Isa::Gfx11, &code, &[], &[], 5);
+    assert_eq!(got[0], 0x1234_7f23, "sNaN: quieted, payload kept");
+    assert_eq!(got[1], 0x1234_fe45, "qNaN: unchanged");
+    assert_eq!(got[2] >> 16, 0x1234, "inf: high half kept");
+    assert!(got[2] & 0x7fff > 0x7c00, "inf: a NaN, got {:#x}", got[2]);
+    assert_eq!(got[3], 0x1234_3bff, "-2^-24: below 1.0");
+    assert_eq!(got[4], 0x1234_3a00, "-1.25: 0.75");
+}
+
+#[test]
 fn gfx11_16_bit_extensions_and_not_b16() {
     // RDNA3 ISA 16.x (VOP1): V_CVT_I32_I16 sign-extends S0[15:0], V_CVT_U32_U16
     // zero-extends; V_NOT_B16 writes ~S0[15:0] to the low half and keeps the high half.

@@ -145,9 +145,12 @@ impl Exec<'_, '_> {
             VCeilF16 => self.h1(i, f32::ceil),
             VTruncF16 => self.h1(i, f32::trunc),
             VRndneF16 => self.h1(i, rne32),
-            // x - floor(x), below 1 (0x3bff the largest half under 1); NaN for an infinity.
+            // x - floor(x), below 1 (0x3bff the largest half under 1); a NaN operand stays
+            // NaN (quieted, payload kept), an infinity gives NaN.
             VFractF16 => self.h1(i, |x| {
-                if x.is_infinite() {
+                if x.is_nan() {
+                    x
+                } else if x.is_infinite() {
                     f32::NAN
                 } else {
                     (x - x.floor()).min(f16_to_f32(0x3bff))

@@ -362,3 +362,50 @@ fn gfx12_vbuffer_offen_soffset_and_cond_sub() {
     assert_eq!(got, [3, 60, 0xAAAA_0001], "cond_sub's old values, load");
     assert_eq!(words(&mem, DATA + 8, 2), [3, 10], "3 < 5 kept; 60 - 50");
 }
+
+#[test]
+fn gfx11_vop3_16_bit_three_way_mads_sads_lerp_and_saturating_packs() {
+    // RDNA3 ISA 15.x (VOP3): V_MIN3_I16/V_MAX3_U16/V_MED3_I16 on the low halves (signed or
+    // not); V_MAD_U16 = S0 * S1 + S2 (16 bits); V_MAD_I32_I16 = S0.i16 * S1.i16 + S2.i32;
+    // V_SAD_U8 = sum |S0.b - S1.b| + S2, V_MSAD_U8 skips bytes whose S1 byte is 0,
+    // V_SAD_HI_U8 = (sum << 16) + S2; V_LERP_U8 per byte (S0.b + S1.b + S2.b[0]) >> 1;
+    // V_CVT_PK_I16_I32 / V_CVT_PK_U16_U32 = {sat16(S1), sat16(S0)}.
+    //
+    //   v_mov_b32 v4..v7, 0 / v1 = 0xfffe0003, v2 = 0x00050002, v3 = 0x7fff8000
+    //   v_min3_i16 v4, v1, v2, v3 / v_max3_u16 v5, ... / v_med3_i16 v6, ...
+    //   v_mad_u16 v7, v1, v2, v3 clamp / v_mad_i32_i16 v8, v1, v2, v3
+    //   v9 = 0x01020304, v10 = 0x04000102 / v_sad_u8 v11, v9, v10, 10
+    //   v_msad_u8 v12, v9, v10, 0 / v_sad_hi_u8 v13, v9, v10, 1
+    //   v_lerp_u8 v14, v9, v10, 0x01000001 / v_cvt_pk_i16_i32 v15, v3, v1
+    //   v_cvt_pk_u16_u32 v16, v3, 7 / stores of v4..v16
+    let code = [
+        0x7E080280, 0x7E0A0280, 0x7E0C0280, 0x7E0E0280, 0x7E0202FF, 0xFFFE0003, 0x7E0402FF,
+        0x00050002, 0x7E0602FF, 0x7FFF8000, 0xD64A0004, 0x040E0501, 0xD64E0005, 0x040E0501,
+        0xD6500006, 0x040E0501, 0xD6418007, 0x040E0501, 0xD65A0008, 0x040E0501, 0x7E1202FF,
+        0x01020304, 0x7E1402FF, 0x04000102, 0xD622000B, 0x022A1509, 0xD639000C, 0x02021509,
+        0xD623000D, 0x02061509, 0xD615000E, 0x03FE1509, 0x01000001, 0xD724000F, 0x00020303,
+        0xD7230010, 0x00010F03, 0x7E220280, 0xBEFE0081, 0xDC760000, 0x00000411, 0xDC760010,
+        0x00000811, 0xDC760020, 0x00000C11, 0xDC6A0030, 0x00001011, 0xBFB00000,
+    ];
+    let (got, _) = run_wave(Isa::Gfx11, &code, &[], &[], 13);
+    assert_eq!(
+        got,
+        [
+            0x8000,
+            0x8000,
+            2,
+            0x8006,
+            0x7fff_8006,
+            0x0102_0304,
+            0x0400_0102,
+            19,
+            7,
+            0x9_0001,
+            0x0301_0203,
+            0x8000_7fff,
+            0x0007_ffff
+        ],
+        "min3_i16, max3_u16, med3_i16, mad_u16, mad_i32_i16, (inputs), sad_u8, msad_u8, \
+         sad_hi_u8, lerp_u8, cvt_pk_i16_i32, cvt_pk_u16_u32"
+    );
+}

@@ -306,6 +306,20 @@ ops! {
     MAtomicCsubU32 = "atomic_csub_u32", MAtomicCondSubU32 = "atomic_cond_sub_u32",
     MAtomicCmpswapF32 = "atomic_cmpswap_f32", MAtomicMinF32 = "atomic_min_f32",
     MAtomicMaxF32 = "atomic_max_f32",
+    // VOP3 integer operations on 16-bit halves and bytes: three-way min/max/median,
+    // multiply-adds, sums of absolute differences, byte averages, saturating packs, signed
+    // 16-bit add/sub, 16-bit logic, and gfx11's integer max-of-min/min-of-max.
+    VMin3I16 = "v_min3_i16", VMin3U16 = "v_min3_u16", VMax3I16 = "v_max3_i16",
+    VMax3U16 = "v_max3_u16", VMed3I16 = "v_med3_i16", VMed3U16 = "v_med3_u16",
+    VMadU16 = "v_mad_u16", VMadI16 = "v_mad_i16", VMadU32U16 = "v_mad_u32_u16",
+    VMadI32I16 = "v_mad_i32_i16", VSadU8 = "v_sad_u8", VSadHiU8 = "v_sad_hi_u8",
+    VSadU16 = "v_sad_u16", VSadU32 = "v_sad_u32", VMsadU8 = "v_msad_u8", VLerpU8 = "v_lerp_u8",
+    VCvtPkU16U32 = "v_cvt_pk_u16_u32", VCvtPkI16I32 = "v_cvt_pk_i16_i32",
+    VMaxminI32 = "v_maxmin_i32", VMaxminU32 = "v_maxmin_u32", VMinmaxI32 = "v_minmax_i32",
+    VMinmaxU32 = "v_minmax_u32", VAndB16 = "v_and_b16", VOrB16 = "v_or_b16",
+    VXorB16 = "v_xor_b16", VAddNcI16 = "v_add_nc_i16", VSubNcI16 = "v_sub_nc_i16",
+    // gfx9's VI-compatible 16-bit multiply-adds (no op_sel; the same arithmetic).
+    VMadLegacyU16 = "v_mad_legacy_u16", VMadLegacyI16 = "v_mad_legacy_i16",
 }
 
 impl Op {

@@ -259,6 +259,13 @@ fn vop3_only(opc: u32) -> Option<Op> {
         0x361 => VWritelaneB32, 0x303 => VAddU16, 0x304 => VSubU16, 0x305 => VMulLoU16,
         0x309 => VMaxU16, 0x30a => VMaxI16, 0x30b => VMinU16, 0x30c => VMinI16,
         0x311 => VPackB32F16, 0x338 => VLshlrevB16, 0x339 => VLshrrevB16, 0x33a => VAshrrevI16,
+        0x24a => VMin3I16, 0x24b => VMin3U16, 0x24d => VMax3I16, 0x24e => VMax3U16,
+        0x250 => VMed3I16, 0x251 => VMed3U16, 0x241 => VMadU16, 0x253 => VMadI16,
+        0x259 => VMadU32U16, 0x25a => VMadI32I16, 0x222 => VSadU8, 0x223 => VSadHiU8,
+        0x224 => VSadU16, 0x225 => VSadU32, 0x239 => VMsadU8, 0x215 => VLerpU8,
+        0x323 => VCvtPkU16U32, 0x324 => VCvtPkI16I32, 0x262 => VMaxminU32, 0x263 => VMinmaxU32,
+        0x264 => VMaxminI32, 0x265 => VMinmaxI32, 0x362 => VAndB16, 0x363 => VOrB16,
+        0x364 => VXorB16, 0x30d => VAddNcI16, 0x30e => VSubNcI16,
     })
 }
 
@@ -370,6 +377,26 @@ pub(super) fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         | Op::VMin3F16
         | Op::VMax3F16
         | Op::VMed3F16
+        | Op::VMin3I16
+        | Op::VMin3U16
+        | Op::VMax3I16
+        | Op::VMax3U16
+        | Op::VMed3I16
+        | Op::VMed3U16
+        | Op::VMadU16
+        | Op::VMadI16
+        | Op::VMadU32U16
+        | Op::VMadI32I16
+        | Op::VSadU8
+        | Op::VSadHiU8
+        | Op::VSadU16
+        | Op::VSadU32
+        | Op::VMsadU8
+        | Op::VLerpU8
+        | Op::VMaxminI32
+        | Op::VMaxminU32
+        | Op::VMinmaxI32
+        | Op::VMinmaxU32
         | Op::VFmacF32 => 3,
         _ if (0x180..0x200).contains(&opc) => 1,
         _ => 2,

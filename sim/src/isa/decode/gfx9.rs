@@ -451,6 +451,12 @@ fn vop3_only(opc: u32) -> Option<Op> {
         0x289 => VReadlaneB32, 0x28a => VWritelaneB32, 0x28b => VBcntU32B32,
         0x2a0 => VPackB32F16, 0x28c => VMbcntLoU32B32, 0x1c1 => VMadF32, 0x28d => VMbcntHiU32B32, 0x28f => VLshlrevB64,
         0x290 => VLshrrevB64, 0x291 => VAshrrevI64,
+        0x1f5 => VMin3I16, 0x1f6 => VMin3U16, 0x1f8 => VMax3I16, 0x1f9 => VMax3U16,
+        0x1fb => VMed3I16, 0x1fc => VMed3U16, 0x204 => VMadU16, 0x205 => VMadI16,
+        0x1eb => VMadLegacyU16, 0x1ec => VMadLegacyI16, 0x1f1 => VMadU32U16, 0x1f2 => VMadI32I16,
+        0x1d9 => VSadU8, 0x1da => VSadHiU8, 0x1db => VSadU16, 0x1dc => VSadU32, 0x1e4 => VMsadU8,
+        0x1cd => VLerpU8, 0x297 => VCvtPkU16U32, 0x298 => VCvtPkI16I32, 0x293 => VBfmB32,
+        0x29c => VAddNcI32, 0x29d => VSubNcI32, 0x29e => VAddNcI16, 0x29f => VSubNcI16,
     })
 }
 
@@ -545,6 +551,13 @@ fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
                     | Op::VLshrrevB64
                     | Op::VAshrrevI64
                     | Op::VPackB32F16
+                    | Op::VCvtPkU16U32
+                    | Op::VCvtPkI16I32
+                    | Op::VBfmB32
+                    | Op::VAddNcI32
+                    | Op::VSubNcI32
+                    | Op::VAddNcI16
+                    | Op::VSubNcI16
             )
         }) =>
         {

@@ -409,3 +409,57 @@ fn gfx11_vop3_16_bit_three_way_mads_sads_lerp_and_saturating_packs() {
          sad_hi_u8, lerp_u8, cvt_pk_i16_i32, cvt_pk_u16_u32"
     );
 }
+
+#[test]
+fn gfx9_lds_mskor_wrap_float_min_d16_and_u64_dec() {
+    // CDNA3 ISA 11.x (DS), 64 lanes on one address, lanes in order:
+    // DS_MSKOR_RTN_B32: MEM = (MEM & ~DATA) | DATA2 (0xf0 -> 0x0a); DS_WRAP_RTN_B32:
+    // MEM = (MEM >= DATA) ? MEM - DATA : MEM + DATA2 (10 -> 110 -> 10 ...);
+    // DS_MIN_RTN_F32 (2.0 vs 1.0); DS_WRITE_B16_D16_HI stores the high half;
+    // DS_READ_U8_D16 writes the byte to the low half, keeping the high;
+    // DS_DEC_RTN_U64: MEM = (MEM == 0 || MEM > DATA) ? DATA : MEM - 1 (0 3 2 1 0 ...).
+    // Each returning op returns lane 0's old value.
+    //
+    //   v1 = 0, v2 = 0xf0, v3 = 0x0a / ds_write_b32 v1, v2 / ds_mskor_rtn_b32 v4, v1, v2, v3
+    //   v5 = 10, v6 = 100 / ds_write_b32 v1, v5 offset:4 / ds_wrap_rtn_b32 v7, v1, v6, v6 offset:4
+    //   v8 = 2.0 / ds_write_b32 v1, v8 offset:8 / v9 = 1.0 / ds_min_rtn_f32 v10, v1, v9 offset:8
+    //   v11 = 0x12345678 / ds_write_b32 v1, v1 offset:12 / ds_write_b16_d16_hi v1, v11 offset:12
+    //   v12 = 0xaaaa0000 / ds_read_u8_d16 v12, v1 offset:12
+    //   v[14:15] = 0 / ds_write_b64 v1, v[14:15] offset:16 / v[16:17] = 3
+    //   ds_dec_rtn_u64 v[18:19], v1, v[16:17] offset:16 / ds_read_b32 v20..v24 (LDS 0..16)
+    //   stores: v4..v7, v10..v11, v12, v18..v21, v22..v24
+    let code = [
+        0x7E020280, 0x7E0402FF, 0x000000F0, 0x7E06028A, 0xD81A0000, 0x00000201, 0xD8580000,
+        0x04030201, 0x7E0A028A, 0x7E0C02FF, 0x00000064, 0xD81A0004, 0x00000501, 0xD8680004,
+        0x07060601, 0x7E1002F4, 0xD81A0008, 0x00000801, 0x7E1202F2, 0xD8640008, 0x0A000901,
+        0x7E1602FF, 0x12345678, 0xD81A000C, 0x00000101, 0xD8AA000C, 0x00000B01, 0x7E1802FF,
+        0xAAAA0000, 0xD8AC000C, 0x0C000001, 0x7E1C0280, 0x7E1E0280, 0xD89A0010, 0x00000E01,
+        0x7E200283, 0x7E220280, 0xD8C80010, 0x12001001, 0xD86C0000, 0x14000001, 0xD86C0004,
+        0x15000001, 0xD86C0008, 0x16000001, 0xD86C000C, 0x17000001, 0xD86C0010, 0x18000001,
+        0xBF8CC07F, 0xBEFE0181, 0xDC7C8000, 0x00000401, 0xDC748010, 0x00000A01, 0xDC708018,
+        0x00000C01, 0xDC7C8020, 0x00001201, 0xDC788030, 0x00001601, 0xBF810000,
+    ];
+    let (got, _) = run_wave(Isa::Gfx9, &code, &[], &[], 15);
+    assert_eq!(
+        got,
+        [
+            0xf0,
+            10,
+            100,
+            10,
+            0x4000_0000,
+            0x1234_5678,
+            0xaaaa_0034,
+            0,
+            0,
+            0,
+            0x0a,
+            10,
+            0x3f80_0000,
+            0x1234,
+            0
+        ],
+        "mskor's old, -, -, wrap's old, min_f32's old, -, read_u8_d16, -, dec_u64's old, \
+         LDS after: mskor, wrap (even count), min_f32, d16_hi store, dec_u64 (64 steps)"
+    );
+}

@@ -825,9 +825,9 @@ impl Printer<'_> {
         let mut ops = Vec::new();
         let n = match i.op {
             Op::DsLoadB64 | Op::DsStoreB64 | Op::DsLoad2B32 | Op::DsLoad2St64B32 => 2,
-            op if op.name().ends_with("64") => 2,
             Op::DsLoadB96 | Op::DsStoreB96 => 3,
-            Op::DsLoadB128 | Op::DsStoreB128 | Op::DsLoad2B64 => 4,
+            Op::DsLoadB128 | Op::DsStoreB128 | Op::DsLoad2B64 | Op::DsLoad2St64B64 => 4,
+            op if op.name().ends_with("64") => 2,
             _ => 1,
         };
         if i.dst != NONE {
@@ -838,7 +838,7 @@ impl Printer<'_> {
                 let w = if k == 0 {
                     1
                 } else {
-                    n.min(if matches!(i.op, Op::DsStore2B64) {
+                    n.min(if matches!(i.op, Op::DsStore2B64 | Op::DsStore2St64B64) {
                         2
                     } else {
                         4
@@ -858,6 +858,8 @@ impl Printer<'_> {
                 | Op::DsLoad2B32
                 | Op::DsLoad2St64B32
                 | Op::DsLoad2B64
+                | Op::DsStore2St64B64
+                | Op::DsLoad2St64B64
         );
         if two {
             if i.imm != 0 {
@@ -866,7 +868,7 @@ impl Printer<'_> {
             if i.sub != 0 {
                 let _ = write!(s, " offset1:{}", i.sub);
             }
-        } else if i.op == Op::DsSwizzleB32 {
+        } else if i.op == Op::DsSwizzleB32 && i.imm != 0 {
             // CAST: the 16-bit pattern.
             let _ = write!(s, " offset:{}", swizzle(i.imm as u32));
         } else if i.imm != 0 {

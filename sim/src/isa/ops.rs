@@ -320,6 +320,30 @@ ops! {
     VXorB16 = "v_xor_b16", VAddNcI16 = "v_add_nc_i16", VSubNcI16 = "v_sub_nc_i16",
     // gfx9's VI-compatible 16-bit multiply-adds (no op_sel; the same arithmetic).
     VMadLegacyU16 = "v_mad_legacy_u16", VMadLegacyI16 = "v_mad_legacy_i16",
+    // More LDS operations: masked or, float compare-store/min/max, wrap, 64-bit
+    // inc/dec/rsub/swap/compare-store, f64 add (gfx90a), gfx12's conditional and clamped
+    // subtracts and packed adds, d16 loads and stores, stride-64 pairs of 64-bit values.
+    DsMskorB32 = "ds_mskor_b32", DsMskorRtnB32 = "ds_mskor_rtn_b32",
+    DsMskorB64 = "ds_mskor_b64", DsMskorRtnB64 = "ds_mskor_rtn_b64",
+    DsCmpstoreF32 = "ds_cmpstore_f32", DsCmpstoreRtnF32 = "ds_cmpstore_rtn_f32",
+    DsCmpstoreB64 = "ds_cmpstore_b64", DsCmpstoreRtnB64 = "ds_cmpstore_rtn_b64",
+    DsCmpstoreF64 = "ds_cmpstore_f64", DsCmpstoreRtnF64 = "ds_cmpstore_rtn_f64",
+    DsMinF32 = "ds_min_f32", DsMaxF32 = "ds_max_f32", DsMinRtnF32 = "ds_min_rtn_f32",
+    DsMaxRtnF32 = "ds_max_rtn_f32", DsMinF64 = "ds_min_f64", DsMaxF64 = "ds_max_f64",
+    DsMinRtnF64 = "ds_min_rtn_f64", DsMaxRtnF64 = "ds_max_rtn_f64",
+    DsWrapRtnB32 = "ds_wrap_rtn_b32", DsRsubU64 = "ds_rsub_u64", DsIncU64 = "ds_inc_u64",
+    DsDecU64 = "ds_dec_u64", DsRsubRtnU64 = "ds_rsub_rtn_u64", DsIncRtnU64 = "ds_inc_rtn_u64",
+    DsDecRtnU64 = "ds_dec_rtn_u64", DsSwapRtnB64 = "ds_storexchg_rtn_b64",
+    DsAddF64 = "ds_add_f64", DsAddRtnF64 = "ds_add_rtn_f64",
+    DsCondSubU32 = "ds_cond_sub_u32", DsCondSubRtnU32 = "ds_cond_sub_rtn_u32",
+    DsSubClampU32 = "ds_sub_clamp_u32", DsSubClampRtnU32 = "ds_sub_clamp_rtn_u32",
+    DsPkAddF16 = "ds_pk_add_f16", DsPkAddRtnF16 = "ds_pk_add_rtn_f16",
+    DsPkAddBf16 = "ds_pk_add_bf16", DsPkAddRtnBf16 = "ds_pk_add_rtn_bf16",
+    DsLoadU8D16 = "ds_load_u8_d16", DsLoadU8D16Hi = "ds_load_u8_d16_hi",
+    DsLoadI8D16 = "ds_load_i8_d16", DsLoadI8D16Hi = "ds_load_i8_d16_hi",
+    DsLoadU16D16 = "ds_load_u16_d16", DsLoadU16D16Hi = "ds_load_u16_d16_hi",
+    DsStoreB8D16Hi = "ds_store_b8_d16_hi", DsStoreB16D16Hi = "ds_store_b16_d16_hi",
+    DsStore2St64B64 = "ds_store_2addr_stride64_b64", DsLoad2St64B64 = "ds_load_2addr_stride64_b64",
 }
 
 impl Op {

@@ -482,7 +482,18 @@ pub(super) fn ds(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         74 => DsOrB64, 75 => DsXorB64, 96 => DsAddRtnU64, 97 => DsSubRtnU64, 101 => DsMinRtnI64,
         102 => DsMaxRtnI64, 103 => DsMinRtnU64, 104 => DsMaxRtnU64, 105 => DsAndRtnB64,
         106 => DsOrRtnB64, 107 => DsXorRtnB64, 53 => DsSwizzleB32, 178 => DsPermuteB32,
-        179 => DsBpermuteB32,
+        179 => DsBpermuteB32, 12 => DsMskorB32, 44 => DsMskorRtnB32, 76 => DsMskorB64,
+        108 => DsMskorRtnB64, 17 => DsCmpstoreF32, 49 => DsCmpstoreRtnF32, 80 => DsCmpstoreB64,
+        112 => DsCmpstoreRtnB64, 81 => DsCmpstoreF64, 113 => DsCmpstoreRtnF64, 18 => DsMinF32,
+        19 => DsMaxF32, 50 => DsMinRtnF32, 51 => DsMaxRtnF32, 82 => DsMinF64, 83 => DsMaxF64,
+        114 => DsMinRtnF64, 115 => DsMaxRtnF64, 52 => DsWrapRtnB32, 66 => DsRsubU64,
+        67 => DsIncU64, 68 => DsDecU64, 98 => DsRsubRtnU64, 99 => DsIncRtnU64,
+        100 => DsDecRtnU64, 109 => DsSwapRtnB64, 152 => DsCondSubU32, 168 => DsCondSubRtnU32,
+        153 => DsSubClampU32, 169 => DsSubClampRtnU32, 154 => DsPkAddF16, 170 => DsPkAddRtnF16,
+        155 => DsPkAddBf16, 171 => DsPkAddRtnBf16, 162 => DsLoadU8D16, 163 => DsLoadU8D16Hi,
+        164 => DsLoadI8D16, 165 => DsLoadI8D16Hi, 166 => DsLoadU16D16, 167 => DsLoadU16D16Hi,
+        160 => DsStoreB8D16Hi, 161 => DsStoreB16D16Hi, 79 => DsStore2St64B64,
+        120 => DsLoad2St64B64,
     };
     let mut i = Inst::new(op, Enc::Ds);
     i.len = 8;
@@ -491,7 +502,14 @@ pub(super) fn ds(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     i.sub = bits(w, 8, 8) as u8;
     if matches!(
         op,
-        DsStore2B32 | DsStore2St64B32 | DsStore2B64 | DsLoad2B32 | DsLoad2St64B32 | DsLoad2B64
+        DsStore2B32
+            | DsStore2St64B32
+            | DsStore2B64
+            | DsLoad2B32
+            | DsLoad2St64B32
+            | DsLoad2B64
+            | DsStore2St64B64
+            | DsLoad2St64B64
     ) {
         i.imm = i32::from(b16(w, 0, 8));
     } else {
@@ -512,12 +530,35 @@ pub(super) fn ds(w: u32, w1: u32) -> Result<Inst, Undecodable> {
             | DsLoad2B64
             | DsLoadB96
             | DsLoadB128
+            | DsLoad2St64B64
+            | DsLoadU8D16
+            | DsLoadU8D16Hi
+            | DsLoadI8D16
+            | DsLoadI8D16Hi
+            | DsLoadU16D16
+            | DsLoadU16D16Hi
     );
     // Every returning DS op the table has is named *_rtn_*.
     let rtn = op.name().contains("_rtn_");
     let two_data = matches!(
         op,
-        DsStore2B32 | DsStore2St64B32 | DsStore2B64 | DsCmpswapRtnB32 | DsCmpswapB32
+        DsStore2B32
+            | DsStore2St64B32
+            | DsStore2B64
+            | DsStore2St64B64
+            | DsCmpswapRtnB32
+            | DsCmpswapB32
+            | DsMskorB32
+            | DsMskorRtnB32
+            | DsMskorB64
+            | DsMskorRtnB64
+            | DsCmpstoreF32
+            | DsCmpstoreRtnF32
+            | DsCmpstoreB64
+            | DsCmpstoreRtnB64
+            | DsCmpstoreF64
+            | DsCmpstoreRtnF64
+            | DsWrapRtnB32
     );
     i.src = [
         VGPR + addr,

@@ -110,8 +110,20 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             0b110100 => vop3(w0, w[1])?,
             0b110110 => {
                 // gfx9's DS opcodes match gfx11's, but for ds_add_rtn_f32 (53 there, 121 here).
-                let opc = match bits(w0, 17, 8) {
+                let raw = bits(w0, 17, 8);
+                let opc = match raw {
                     53 => 121,
+                    // The d16 loads and stores (gfx11: 160..=167).
+                    84..=91 => raw + 76,
+                    // gfx942's packed adds (gfx12: 154, 155, 170, 171).
+                    23 => 154,
+                    24 => 155,
+                    183 => 170,
+                    184 => 171,
+                    // ds_add_f64 / ds_add_rtn_f64: decoded as the u64 adds' shape.
+                    92 => 64,
+                    124 => 96,
+                    o @ (152..=155 | 160..=171) => return Err(undec(w0, "DS", o)),
                     // ds_swizzle/permute/bpermute_b32: gfx11 numbers them 53, 178, 179.
                     61 => 53,
                     62 => 178,
@@ -123,6 +135,11 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
                 let acc = bits(w0, 25, 1) == 1;
                 let w0 = w0 & !(1 << 25);
                 let mut i = gfx11::ds(((w0 & !(0xff << 17)) | (opc << 18)) & !(1 << 17), w[1])?;
+                match raw {
+                    92 => i.op = Op::DsAddF64,
+                    124 => i.op = Op::DsAddRtnF64,
+                    _ => {}
+                }
                 if acc {
                     i.dst = agpr(i.dst);
                     i.src[1] = agpr(i.src[1]);

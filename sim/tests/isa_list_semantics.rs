@@ -463,3 +463,46 @@ fn gfx9_lds_mskor_wrap_float_min_d16_and_u64_dec() {
          LDS after: mskor, wrap (even count), min_f32, d16_hi store, dec_u64 (64 steps)"
     );
 }
+
+#[test]
+fn gfx9_sop1_bit_ops_quad_masks_and_exec_logic() {
+    // CDNA3 ISA 5.x (SOP1): S_FF0_I32_B32 the first zero bit; S_BREV_B64 reverses 64 bits;
+    // S_QUADMASK_B32 one bit per quad with any bit set; S_WQM_B32 every bit of such a quad;
+    // S_BITREPLICATE_B64_B32 each bit twice; S_NAND_SAVEEXEC_B64: D = EXEC,
+    // EXEC = ~(S0 & EXEC); S_ANDN1_WREXEC_B64: EXEC = ~S0 & EXEC, D = the new EXEC.
+    //
+    //   s_mov_b32 s8, 0xffff / s_ff0_i32_b32 s9, s8 / s_mov_b64 s[10:11], 1
+    //   s_brev_b64 s[12:13], s[10:11] / s_mov_b32 s14, 0x00f00010 / s_quadmask_b32 s15, s14
+    //   s_wqm_b32 s16, s14 / s_bitreplicate_b64_b32 s[18:19], 5 / s_mov_b64 s[22:23], 15
+    //   s_nand_saveexec_b64 s[20:21], s[22:23] / s_mov_b64 s[24:25], exec
+    //   s_andn1_wrexec_b64 s[26:27], s[22:23] / s_mov_b64 exec, 1
+    //   v2..v13 = s9 s12 s13 s15 s16 s18 s19 s20 s21 s24 s25 s26 / global_store_dwordx4 x3
+    let code = [
+        0xBE8800FF, 0x0000FFFF, 0xBE890E08, 0xBE8A0181, 0xBE8C090A, 0xBE8E00FF, 0x00F00010,
+        0xBE8F280E, 0xBE90060E, 0xBE923785, 0xBE96018F, 0xBE942516, 0xBE98017E, 0xBE9A3516,
+        0xBEFE0181, 0x7E020280, 0x7E040209, 0x7E06020C, 0x7E08020D, 0x7E0A020F, 0x7E0C0210,
+        0x7E0E0212, 0x7E100213, 0x7E120214, 0x7E140215, 0x7E160218, 0x7E180219, 0x7E1A021A,
+        0xDC7C8000, 0x00000201, 0xDC7C8010, 0x00000601, 0xDC7C8020, 0x00000A01, 0xBF810000,
+    ];
+    let (got, _) = run_wave(Isa::Gfx9, &code, &[], &[], 12);
+    let all = u32::MAX;
+    assert_eq!(
+        got,
+        [
+            16,
+            0,
+            0x8000_0000,
+            0x22,
+            0x00f0_00f0,
+            0x33,
+            0,
+            all,
+            all,
+            0xffff_fff0,
+            all,
+            0xffff_fff0
+        ],
+        "ff0, brev_b64, quadmask, wqm, bitreplicate, nand_saveexec's old EXEC, its new EXEC, \
+         andn1_wrexec's D"
+    );
+}

@@ -344,6 +344,20 @@ ops! {
     DsLoadU16D16 = "ds_load_u16_d16", DsLoadU16D16Hi = "ds_load_u16_d16_hi",
     DsStoreB8D16Hi = "ds_store_b8_d16_hi", DsStoreB16D16Hi = "ds_store_b16_d16_hi",
     DsStore2St64B64 = "ds_store_2addr_stride64_b64", DsLoad2St64B64 = "ds_load_2addr_stride64_b64",
+    // More SOP1: the remaining EXEC-saving logic and the EXEC-writing forms, 64-bit bit
+    // operations, quad masks and whole-quad mode masks, bit replication.
+    SNandSaveexecB32 = "s_nand_saveexec_b32", SNandSaveexecB64 = "s_nand_saveexec_b64",
+    SNorSaveexecB32 = "s_nor_saveexec_b32", SNorSaveexecB64 = "s_nor_saveexec_b64",
+    SXnorSaveexecB32 = "s_xnor_saveexec_b32", SXnorSaveexecB64 = "s_xnor_saveexec_b64",
+    SOrNot0SaveexecB32 = "s_or_not0_saveexec_b32", SOrNot0SaveexecB64 = "s_or_not0_saveexec_b64",
+    SOrNot1SaveexecB32 = "s_or_not1_saveexec_b32", SOrNot1SaveexecB64 = "s_or_not1_saveexec_b64",
+    SAndNot0WrexecB32 = "s_and_not0_wrexec_b32", SAndNot0WrexecB64 = "s_and_not0_wrexec_b64",
+    SAndNot1WrexecB32 = "s_and_not1_wrexec_b32", SAndNot1WrexecB64 = "s_and_not1_wrexec_b64",
+    SBrevB64 = "s_brev_b64", SBcnt0I32B64 = "s_bcnt0_i32_b64", SFf0I32B32 = "s_ff0_i32_b32",
+    SFf0I32B64 = "s_ff0_i32_b64", SClsI32I64 = "s_cls_i32_i64", SBitset0B64 = "s_bitset0_b64",
+    SBitset1B64 = "s_bitset1_b64", SBitreplicateB64B32 = "s_bitreplicate_b64_b32",
+    SQuadmaskB32 = "s_quadmask_b32", SQuadmaskB64 = "s_quadmask_b64", SWqmB32 = "s_wqm_b32",
+    SWqmB64 = "s_wqm_b64",
 }
 
 impl Op {
@@ -353,7 +367,11 @@ impl Op {
         use Op::*;
         match self {
             SMovB64 | SCmovB64 | SNotB64 | SAndSaveexecB64 | SOrSaveexecB64 | SXorSaveexecB64
-            | SAndNot0SaveexecB64 | SAndNot1SaveexecB64 => (2, [2, 1, 1]),
+            | SAndNot0SaveexecB64 | SAndNot1SaveexecB64 | SNandSaveexecB64 | SNorSaveexecB64
+            | SXnorSaveexecB64 | SOrNot0SaveexecB64 | SOrNot1SaveexecB64 | SAndNot0WrexecB64
+            | SAndNot1WrexecB64 | SBrevB64 | SQuadmaskB64 | SWqmB64 => (2, [2, 1, 1]),
+            SBcnt0I32B64 | SFf0I32B64 | SClsI32I64 => (1, [2, 1, 1]),
+            SBitset0B64 | SBitset1B64 | SBitreplicateB64B32 => (2, [1, 1, 1]),
             SGetpcB64 => (2, [1, 1, 1]),
             SSetpcB64 => (1, [2, 1, 1]),
             SSwappcB64 => (2, [2, 1, 1]),

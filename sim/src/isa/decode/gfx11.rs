@@ -28,7 +28,13 @@ fn sop1_op(opc: u32) -> Option<Op> {
         33 => SAndSaveexecB64, 34 => SOrSaveexecB32, 35 => SOrSaveexecB64, 36 => SXorSaveexecB32,
         37 => SXorSaveexecB64, 44 => SAndNot0SaveexecB32, 45 => SAndNot0SaveexecB64,
         48 => SAndNot1SaveexecB32, 49 => SAndNot1SaveexecB64, 71 => SGetpcB64, 72 => SSetpcB64,
-        73 => SSwappcB64,
+        73 => SSwappcB64, 5 => SBrevB64, 13 => SClsI32I64, 17 => SBitset0B64, 19 => SBitset1B64,
+        20 => SBitreplicateB64B32, 23 => SBcnt0I32B64, 26 => SQuadmaskB32, 27 => SQuadmaskB64,
+        28 => SWqmB32, 29 => SWqmB64, 38 => SNandSaveexecB32, 39 => SNandSaveexecB64,
+        40 => SNorSaveexecB32, 41 => SNorSaveexecB64, 42 => SXnorSaveexecB32,
+        43 => SXnorSaveexecB64, 46 => SOrNot0SaveexecB32, 47 => SOrNot0SaveexecB64,
+        50 => SOrNot1SaveexecB32, 51 => SOrNot1SaveexecB64, 52 => SAndNot0WrexecB32,
+        53 => SAndNot0WrexecB64, 54 => SAndNot1WrexecB32, 55 => SAndNot1WrexecB64,
     })
 }
 

@@ -27,7 +27,13 @@ fn sop1_op(opc: u32) -> Option<Op> {
         17 => SFf1I32B64, 18 => SClzI32U32, 22 => SSextI32I8, 23 => SSextI32I16, 24 => SBitset0B32,
         26 => SBitset1B32, 28 => SGetpcB64, 29 => SSetpcB64, 30 => SSwappcB64,
         32 => SAndSaveexecB64, 33 => SOrSaveexecB64, 34 => SXorSaveexecB64,
-        35 => SAndNot1SaveexecB64, 48 => SAbsI32,
+        35 => SAndNot1SaveexecB64, 48 => SAbsI32, 6 => SWqmB32, 7 => SWqmB64, 9 => SBrevB64,
+        11 => SBcnt0I32B64, 14 => SFf0I32B32, 15 => SFf0I32B64, 19 => SClzI32U64, 20 => SClsI32,
+        21 => SClsI32I64, 25 => SBitset0B64, 27 => SBitset1B64, 36 => SOrNot1SaveexecB64,
+        37 => SNandSaveexecB64, 38 => SNorSaveexecB64, 39 => SXnorSaveexecB64,
+        40 => SQuadmaskB32, 41 => SQuadmaskB64, 51 => SAndNot0SaveexecB64,
+        52 => SOrNot0SaveexecB64, 53 => SAndNot0WrexecB64, 54 => SAndNot1WrexecB64,
+        55 => SBitreplicateB64B32,
     })
 }
 

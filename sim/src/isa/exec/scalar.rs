@@ -237,6 +237,57 @@ impl Exec<'_, '_> {
                 let v = a64()?.count_ones();
                 Some((v, Some(v != 0)))
             }
+            SBcnt0I32B64 => {
+                let v = a64()?.count_zeros();
+                Some((v, Some(v != 0)))
+            }
+            // The first zero bit from bit 0, -1 when there is none.
+            SFf0I32B32 => {
+                let x = a()?;
+                Some((
+                    if x == u32::MAX {
+                        u32::MAX
+                    } else {
+                        x.trailing_ones()
+                    },
+                    None,
+                ))
+            }
+            SFf0I32B64 => {
+                let x = a64()?;
+                Some((
+                    if x == u64::MAX {
+                        u32::MAX
+                    } else {
+                        x.trailing_ones()
+                    },
+                    None,
+                ))
+            }
+            // As s_cls_i32 on 64 bits: leading bits equal to the sign after it, -1 for 0, -1.
+            SClsI32I64 => {
+                let x = a64()?;
+                let y = if x >> 63 == 1 { !x } else { x };
+                Some((if y == 0 { u32::MAX } else { y.leading_zeros() }, None))
+            }
+            // Whole-quad mode: every lane of a quad with any lane set.
+            SWqmB32 => {
+                let x = a()?;
+                let v = (0..8).fold(0, |m, q| {
+                    m | if (x >> (4 * q)) & 15 != 0 {
+                        15 << (4 * q)
+                    } else {
+                        0
+                    }
+                });
+                Some((v, Some(v != 0)))
+            }
+            // One bit per quad of S0: set when any of the quad's four is.
+            SQuadmaskB32 => {
+                let x = a()?;
+                let v = (0..8).fold(0, |m, q| m | u32::from((x >> (4 * q)) & 15 != 0) << q);
+                Some((v, Some(v != 0)))
+            }
             SNotB32 => {
                 let v = !a()?;
                 Some((v, Some(v != 0)))
@@ -276,6 +327,42 @@ impl Exec<'_, '_> {
         }
         // 64-bit results.
         let r64: Option<(u64, Option<bool>)> = match i.op {
+            SBrevB64 => Some((a64()?.reverse_bits(), None)),
+            SQuadmaskB64 => {
+                let x = a64()?;
+                let v = (0..16).fold(0, |m, q| m | u64::from((x >> (4 * q)) & 15 != 0) << q);
+                Some((v, Some(v != 0)))
+            }
+            // Whole-quad mode: every lane of a quad with any lane set.
+            SWqmB64 => {
+                let x = a64()?;
+                let v = (0..16).fold(0, |m, q| {
+                    m | if (x >> (4 * q)) & 15 != 0 {
+                        15 << (4 * q)
+                    } else {
+                        0
+                    }
+                });
+                Some((v, Some(v != 0)))
+            }
+            SBitset0B64 | SBitset1B64 => {
+                let d = self.s64(i.dst, 0)?;
+                let bit = 1u64 << (a()? & 63);
+                Some((
+                    if i.op == SBitset0B64 {
+                        d & !bit
+                    } else {
+                        d | bit
+                    },
+                    None,
+                ))
+            }
+            // Each bit of S0 twice: D[2k] = D[2k + 1] = S0[k].
+            SBitreplicateB64B32 => {
+                let x = a()?;
+                let v = (0..32).fold(0u64, |m, k| m | (u64::from((x >> k) & 1) * 3) << (2 * k));
+                Some((v, None))
+            }
             // gfx12: 64-bit add, subtract and multiply; SCC unchanged.
             SAddNcU64 => Some((a64()?.wrapping_add(b64()?), None)),
             SSubNcU64 => Some((a64()?.wrapping_sub(b64()?), None)),
@@ -363,15 +450,11 @@ impl Exec<'_, '_> {
         match i.op {
             SAndSaveexecB32 | SOrSaveexecB32 | SXorSaveexecB32 | SAndNot0SaveexecB32
             | SAndNot1SaveexecB32 | SAndSaveexecB64 | SOrSaveexecB64 | SXorSaveexecB64
-            | SAndNot0SaveexecB64 | SAndNot1SaveexecB64 => {
-                let wide = matches!(
-                    i.op,
-                    SAndSaveexecB64
-                        | SOrSaveexecB64
-                        | SXorSaveexecB64
-                        | SAndNot0SaveexecB64
-                        | SAndNot1SaveexecB64
-                );
+            | SAndNot0SaveexecB64 | SAndNot1SaveexecB64 | SNandSaveexecB32 | SNandSaveexecB64
+            | SNorSaveexecB32 | SNorSaveexecB64 | SXnorSaveexecB32 | SXnorSaveexecB64
+            | SOrNot0SaveexecB32 | SOrNot0SaveexecB64 | SOrNot1SaveexecB32 | SOrNot1SaveexecB64
+            | SAndNot0WrexecB32 | SAndNot0WrexecB64 | SAndNot1WrexecB32 | SAndNot1WrexecB64 => {
+                let wide = i.op.name().ends_with("64");
                 let full = u64::from(self.w.s[126]) | (u64::from(self.w.s[127]) << 32);
                 let old = if wide { full } else { full & 0xffff_ffff };
                 let s = if wide { a64()? } else { u64::from(a()?) };
@@ -380,15 +463,27 @@ impl Exec<'_, '_> {
                     SOrSaveexecB32 | SOrSaveexecB64 => s | old,
                     SXorSaveexecB32 | SXorSaveexecB64 => s ^ old,
                     SAndNot0SaveexecB32 | SAndNot0SaveexecB64 => !s & old,
+                    SNandSaveexecB32 | SNandSaveexecB64 => !(s & old),
+                    SNorSaveexecB32 | SNorSaveexecB64 => !(s | old),
+                    SXnorSaveexecB32 | SXnorSaveexecB64 => !(s ^ old),
+                    SOrNot0SaveexecB32 | SOrNot0SaveexecB64 => !s | old,
+                    SOrNot1SaveexecB32 | SOrNot1SaveexecB64 => s | !old,
+                    SAndNot0WrexecB32 | SAndNot0WrexecB64 => !s & old,
                     _ => s & !old,
                 };
                 let new = if wide { new } else { new & 0xffff_ffff };
+                // The wrexec forms write the new EXEC to the destination, the others the old.
+                let d = if i.op.name().contains("wrexec") {
+                    new
+                } else {
+                    old
+                };
                 if wide {
-                    self.swrite64(i.dst, old)?;
+                    self.swrite64(i.dst, d)?;
                     self.w.set_exec(new);
                 } else {
                     // CAST: wave32 halves.
-                    self.swrite(i.dst, old as u32)?;
+                    self.swrite(i.dst, d as u32)?;
                     self.w.s[126] = new as u32;
                 }
                 self.w.scc = new != 0;

@@ -506,3 +506,39 @@ fn gfx9_sop1_bit_ops_quad_masks_and_exec_logic() {
          andn1_wrexec's D"
     );
 }
+
+#[test]
+fn gfx12_scalar_float_rounding_f16_and_ieee_minimum() {
+    // RDNA4 ISA (SOP1/SOP2 floats): S_FLOOR_F32; S_CEIL_F16 on S0[15:0] (D[31:16] zero);
+    // S_CVT_HI_F32_F16 converts S0[31:16]; S_ADD_F16; S_MINIMUM_F32 (IEEE 754-2019: a NaN
+    // operand gives NaN); S_MIN_NUM_F16 (the number wins); S_FMAAK_F32 = S0 * S1 + K;
+    // S_PACK_HL_B32_B16 = {S1[15:0], S0[31:16]}.
+    //
+    //   s8 = -1.5 / s_floor_f32 s9, s8 / s10 = 0x12343e00 / s_ceil_f16 s11, s10
+    //   s_cvt_hi_f32_f16 s12, s10 / s13 = 1.0 (f16) / s_add_f16 s14, s10, s13
+    //   s15 = NaN / s_minimum_f32 s16, s15, s8 / s_min_num_f16 s17, s10, s13
+    //   s_fmaak_f32 s18, s8, s8, 0x40000000 / s_pack_hl_b32_b16 s19, s10, s13
+    //   v2..v9 = s9 s11 s12 s14 s16 s17 s18 s19 / global_store_b128 x2
+    let code = [
+        0xBE8800FF, 0xBFC00000, 0xBE896108, 0xBE8A00FF, 0x12343E00, 0xBE8B6B0A, 0xBE8C6A0A,
+        0xBE8D00FF, 0x00003C00, 0xA48E0D0A, 0xBE8F00FF, 0x7FC00000, 0xA790080F, 0xA5910D0A,
+        0xA2920808, 0x40000000, 0x9A930D0A, 0xBEFE0081, 0x7E020280, 0x7E040209, 0x7E06020B,
+        0x7E08020C, 0x7E0A020E, 0x7E0C0210, 0x7E0E0211, 0x7E100212, 0x7E120213, 0xEE074000,
+        0x01000000, 0x00000001, 0xEE074000, 0x03000000, 0x00001001, 0xBFB00000,
+    ];
+    let (got, _) = run_wave(Isa::Gfx12, &code, &[], &[], 8);
+    assert_eq!(
+        got,
+        [
+            0xc000_0000,
+            0x4000,
+            0x3a46_8000,
+            0x4100,
+            0x7fc0_0000,
+            0x3c00,
+            0x4088_0000,
+            0x3c00_1234
+        ],
+        "floor_f32, ceil_f16, cvt_hi_f32_f16, add_f16, minimum_f32, min_num_f16, fmaak, pack_hl"
+    );
+}

@@ -371,7 +371,13 @@ impl Printer<'_> {
         if i.dst != NONE {
             ops.push(operand(i.dst, dw, 0, false, wave64));
         }
-        for k in 0..2 {
+        // gfx12's s_fmaak/s_fmamk name a third source (s_fmac's is its destination).
+        let n = if matches!(i.op, Op::SFmaakF32 | Op::SFmamkF32) {
+            3
+        } else {
+            2
+        };
+        for k in 0..n {
             if i.src[k] != NONE {
                 ops.push(op(k));
             }

@@ -358,6 +358,16 @@ ops! {
     SBitset1B64 = "s_bitset1_b64", SBitreplicateB64B32 = "s_bitreplicate_b64_b32",
     SQuadmaskB32 = "s_quadmask_b32", SQuadmaskB64 = "s_quadmask_b64", SWqmB32 = "s_wqm_b32",
     SWqmB64 = "s_wqm_b64",
+    // gfx12 SALU floats: rounding, f16 conversions and arithmetic, IEEE minimum/maximum.
+    SCeilF32 = "s_ceil_f32", SFloorF32 = "s_floor_f32", STruncF32 = "s_trunc_f32",
+    SRndneF32 = "s_rndne_f32", SCeilF16 = "s_ceil_f16", SFloorF16 = "s_floor_f16",
+    STruncF16 = "s_trunc_f16", SRndneF16 = "s_rndne_f16", SCvtF16F32 = "s_cvt_f16_f32",
+    SCvtF32F16 = "s_cvt_f32_f16", SCvtHiF32F16 = "s_cvt_hi_f32_f16",
+    SCvtPkRtzF16F32 = "s_cvt_pk_rtz_f16_f32", SAddF16 = "s_add_f16", SSubF16 = "s_sub_f16",
+    SMulF16 = "s_mul_f16", SFmacF16 = "s_fmac_f16", SMinNumF16 = "s_min_num_f16",
+    SMaxNumF16 = "s_max_num_f16", SMinimumF32 = "s_minimum_f32", SMaximumF32 = "s_maximum_f32",
+    SMinimumF16 = "s_minimum_f16", SMaximumF16 = "s_maximum_f16",
+    SPackHlB32B16 = "s_pack_hl_b32_b16", SFmaakF32 = "s_fmaak_f32", SFmamkF32 = "s_fmamk_f32",
 }
 
 impl Op {

@@ -14,7 +14,7 @@ fn sop2_op(opc: u32) -> Option<Op> {
         33 => SXnorB64, 34 => SAndNot1B32, 35 => SAndNot1B64, 36 => SOrNot1B32, 37 => SOrNot1B64,
         38 => SBfeU32, 39 => SBfeI32, 40 => SBfeU64, 41 => SBfeI64, 42 => SBfmB32, 43 => SBfmB64,
         44 => SMulI32, 45 => SMulHiU32, 46 => SMulHiI32, 48 => SCselectB32, 49 => SCselectB64,
-        50 => SPackLlB32B16, 51 => SPackLhB32B16, 52 => SPackHhB32B16,
+        50 => SPackLlB32B16, 51 => SPackLhB32B16, 52 => SPackHhB32B16, 53 => SPackHlB32B16,
     })
 }
 

@@ -215,6 +215,10 @@ pub(super) fn gfx12_name(op: Op) -> Option<&'static str> {
         Op::DsMaxF64 => "ds_max_num_f64",
         Op::DsMinRtnF64 => "ds_min_num_rtn_f64",
         Op::DsMaxRtnF64 => "ds_max_num_rtn_f64",
+        Op::SAddU32 => "s_add_co_u32",
+        Op::SSubU32 => "s_sub_co_u32",
+        Op::SAddcU32 => "s_add_co_ci_u32",
+        Op::SSubbU32 => "s_sub_co_ci_u32",
         _ => return None,
     })
 }

@@ -162,6 +162,58 @@ impl Exec<'_, '_> {
                 let d = f32v(self.s32(i.dst, lit)?);
                 Some((f32v(a()?).mul_add(f32v(b()?), d).to_bits(), None))
             }
+            SCeilF32 => Some((f32v(a()?).ceil().to_bits(), None)),
+            SFloorF32 => Some((f32v(a()?).floor().to_bits(), None)),
+            STruncF32 => Some((f32v(a()?).trunc().to_bits(), None)),
+            SRndneF32 => Some((rne32(f32v(a()?)).to_bits(), None)),
+            // The 16-bit forms read S0[15:0] and write D[15:0], D[31:16] zero.
+            SCeilF16 | SFloorF16 | STruncF16 | SRndneF16 => {
+                let x = f16_to_f32(a()? & 0xffff);
+                let r = match i.op {
+                    SCeilF16 => x.ceil(),
+                    SFloorF16 => x.floor(),
+                    STruncF16 => x.trunc(),
+                    _ => rne32(x),
+                };
+                Some((f32_to_f16(r, false), None))
+            }
+            SCvtF16F32 => Some((f32_to_f16(f32v(a()?), false), None)),
+            SCvtF32F16 => Some((f16_to_f32(a()? & 0xffff).to_bits(), None)),
+            SCvtHiF32F16 => Some((f16_to_f32(a()? >> 16).to_bits(), None)),
+            // {f16(S1) rounded toward zero, f16(S0) rounded toward zero}.
+            SCvtPkRtzF16F32 => {
+                let (x, y) = (a()?, b()?);
+                Some((
+                    f32_to_f16(f32v(x), true) | (f32_to_f16(f32v(y), true) << 16),
+                    None,
+                ))
+            }
+            SAddF16 | SSubF16 | SMulF16 | SMinNumF16 | SMaxNumF16 | SMinimumF16 | SMaximumF16 => {
+                let (x, y) = (f16_to_f32(a()? & 0xffff), f16_to_f32(b()? & 0xffff));
+                let r = match i.op {
+                    SAddF16 => x + y,
+                    SSubF16 => x - y,
+                    SMulF16 => x * y,
+                    SMinNumF16 => fmin(x, y),
+                    SMaxNumF16 => fmax(x, y),
+                    SMinimumF16 => fminimum(x, y),
+                    _ => fmaximum(x, y),
+                };
+                Some((f32_to_f16(r, false), None))
+            }
+            SFmacF16 => {
+                let f = |v: u32| f64::from(f16_to_f32(v & 0xffff));
+                let d = f(self.s32(i.dst, lit)?);
+                // CAST: the f64 result rounds to f32, then to f16.
+                Some((f32_to_f16(f(a()?).mul_add(f(b()?), d) as f32, false), None))
+            }
+            SMinimumF32 => Some((fminimum(f32v(a()?), f32v(b()?)).to_bits(), None)),
+            SMaximumF32 => Some((fmaximum(f32v(a()?), f32v(b()?)).to_bits(), None)),
+            SPackHlB32B16 => Some(((a()? >> 16) | (b()? << 16), None)),
+            SFmaakF32 | SFmamkF32 => {
+                let c = f32v(self.s32(i.src[2], lit)?);
+                Some((f32v(a()?).mul_add(f32v(b()?), c).to_bits(), None))
+            }
             // CAST: the bits as a signed integer.
             SCvtF32I32 => Some(((a()? as i32 as f32).to_bits(), None)),
             // CAST: u32 to f32 rounds to nearest.
@@ -820,4 +872,26 @@ impl Exec<'_, '_> {
         }
         Ok(())
     }
+}
+
+/// IEEE 754-2019 minimum: a NaN operand gives a quiet NaN; -0 is below +0.
+fn fminimum(a: f32, b: f32) -> f32 {
+    if a.is_nan() || b.is_nan() {
+        return f32::from_bits(0x7fc0_0000);
+    }
+    if a == b {
+        return f32::from_bits(a.to_bits() | b.to_bits());
+    }
+    a.min(b)
+}
+
+/// IEEE 754-2019 maximum: a NaN operand gives a quiet NaN; +0 is above -0.
+fn fmaximum(a: f32, b: f32) -> f32 {
+    if a.is_nan() || b.is_nan() {
+        return f32::from_bits(0x7fc0_0000);
+    }
+    if a == b {
+        return f32::from_bits(a.to_bits() & b.to_bits());
+    }
+    a.max(b)
 }

@@ -371,6 +371,33 @@ ops! {
 }
 
 impl Op {
+    /// Whether `self` is a DS load (reads LDS into its destination VGPRs, no data operand).
+    #[must_use]
+    pub fn is_ds_load(self) -> bool {
+        use Op::*;
+        matches!(
+            self,
+            DsLoadB32
+                | DsLoad2B32
+                | DsLoad2St64B32
+                | DsLoadI8
+                | DsLoadU8
+                | DsLoadI16
+                | DsLoadU16
+                | DsLoadB64
+                | DsLoad2B64
+                | DsLoadB96
+                | DsLoadB128
+                | DsLoad2St64B64
+                | DsLoadU8D16
+                | DsLoadU8D16Hi
+                | DsLoadI8D16
+                | DsLoadI8D16Hi
+                | DsLoadU16D16
+                | DsLoadU16D16Hi
+        )
+    }
+
     /// Registers (dwords) each operand of `op` spans: (dst, src0, src1, src2).
     #[must_use]
     pub fn regs(self) -> (u16, [u16; 3]) {

@@ -523,27 +523,7 @@ pub(super) fn ds(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         i.sub = 0;
     }
     let (addr, d0, d1, vdst) = (b16(w1, 0, 8), b16(w1, 8, 8), b16(w1, 16, 8), b16(w1, 24, 8));
-    let loads = matches!(
-        op,
-        DsLoadB32
-            | DsLoad2B32
-            | DsLoad2St64B32
-            | DsLoadI8
-            | DsLoadU8
-            | DsLoadI16
-            | DsLoadU16
-            | DsLoadB64
-            | DsLoad2B64
-            | DsLoadB96
-            | DsLoadB128
-            | DsLoad2St64B64
-            | DsLoadU8D16
-            | DsLoadU8D16Hi
-            | DsLoadI8D16
-            | DsLoadI8D16Hi
-            | DsLoadU16D16
-            | DsLoadU16D16Hi
-    );
+    let loads = op.is_ds_load();
     // Every returning DS op the table has is named *_rtn_*.
     let rtn = op.name().contains("_rtn_");
     let two_data = matches!(

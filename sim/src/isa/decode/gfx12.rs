@@ -91,7 +91,7 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             i.src[2] = i.dst;
         }
         i
-    } else if w0 >> 23 == 0x17D && matches!(bits(w0, 8, 8), 96..=99 | 100..=110) {
+    } else if w0 >> 23 == 0x17D && matches!(bits(w0, 8, 8), 96..=110) {
         sop1(w0, |opc| {
             Some(match opc {
                 96 => Op::SCeilF32,

@@ -48,27 +48,7 @@ impl Exec<'_, '_> {
             _ => (4, false, 0),
         };
         let dwords = size.div_ceil(4);
-        let is_load = matches!(
-            i.op,
-            DsLoadB32
-                | DsLoad2B32
-                | DsLoad2St64B32
-                | DsLoadI8
-                | DsLoadU8
-                | DsLoadI16
-                | DsLoadU16
-                | DsLoadB64
-                | DsLoad2B64
-                | DsLoadB96
-                | DsLoadB128
-                | DsLoad2St64B64
-                | DsLoadU8D16
-                | DsLoadU8D16Hi
-                | DsLoadI8D16
-                | DsLoadI8D16Hi
-                | DsLoadU16D16
-                | DsLoadU16D16Hi
-        );
+        let is_load = i.op.is_ds_load();
         let is_store = matches!(
             i.op,
             DsStoreB8

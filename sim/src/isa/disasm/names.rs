@@ -48,6 +48,10 @@ pub(super) fn delay_alu(imm: u32) -> String {
     if (imm >> 7) & 0xf != 0 {
         parts.push(format!("instid1({})", dep((imm >> 7) & 0xf)));
     }
+    // No field set: LLVM prints the number.
+    if parts.is_empty() {
+        return "0".into();
+    }
     parts.join(" | ")
 }
 

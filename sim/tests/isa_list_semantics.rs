@@ -391,3 +391,183 @@ fn gfx12_vbuffer_offen_soffset_and_cond_sub() {
     assert_eq!(got, [3, 60, 0xAAAA_0001], "cond_sub's old values, load");
     assert_eq!(words(&mem, DATA + 8, 2), [3, 10], "3 < 5 kept; 60 - 50");
 }
+
+#[test]
+fn gfx11_vop3_16_bit_three_way_mads_sads_lerp_and_saturating_packs() {
+    // RDNA3 ISA 15.x (VOP3): V_MIN3_I16/V_MAX3_U16/V_MED3_I16 on the low halves (signed or
+    // not); V_MAD_U16 = S0 * S1 + S2 (16 bits); V_MAD_I32_I16 = S0.i16 * S1.i16 + S2.i32;
+    // V_SAD_U8 = sum |S0.b - S1.b| + S2, V_MSAD_U8 skips bytes whose S1 byte is 0,
+    // V_SAD_HI_U8 = (sum << 16) + S2; V_LERP_U8 per byte (S0.b + S1.b + S2.b[0]) >> 1;
+    // V_CVT_PK_I16_I32 / V_CVT_PK_U16_U32 = {sat16(S1), sat16(S0)}.
+    //
+    //   v_mov_b32 v4..v7, 0 / v1 = 0xfffe0003, v2 = 0x00050002, v3 = 0x7fff8000
+    //   v_min3_i16 v4, v1, v2, v3 / v_max3_u16 v5, ... / v_med3_i16 v6, ...
+    //   v_mad_u16 v7, v1, v2, v3 clamp / v_mad_i32_i16 v8, v1, v2, v3
+    //   v9 = 0x01020304, v10 = 0x04000102 / v_sad_u8 v11, v9, v10, 10
+    //   v_msad_u8 v12, v9, v10, 0 / v_sad_hi_u8 v13, v9, v10, 1
+    //   v_lerp_u8 v14, v9, v10, 0x01000001 / v_cvt_pk_i16_i32 v15, v3, v1
+    //   v_cvt_pk_u16_u32 v16, v3, 7 / stores of v4..v16
+    let code = [
+        0x7E080280, 0x7E0A0280, 0x7E0C0280, 0x7E0E0280, 0x7E0202FF, 0xFFFE0003, 0x7E0402FF,
+        0x00050002, 0x7E0602FF, 0x7FFF8000, 0xD64A0004, 0x040E0501, 0xD64E0005, 0x040E0501,
+        0xD6500006, 0x040E0501, 0xD6418007, 0x040E0501, 0xD65A0008, 0x040E0501, 0x7E1202FF,
+        0x01020304, 0x7E1402FF, 0x04000102, 0xD622000B, 0x022A1509, 0xD639000C, 0x02021509,
+        0xD623000D, 0x02061509, 0xD615000E, 0x03FE1509, 0x01000001, 0xD724000F, 0x00020303,
+        0xD7230010, 0x00010F03, 0x7E220280, 0xBEFE0081, 0xDC760000, 0x00000411, 0xDC760010,
+        0x00000811, 0xDC760020, 0x00000C11, 0xDC6A0030, 0x00001011, 0xBFB00000,
+    ];
+    let (got, _) = run_wave(Isa::Gfx11, &code, &[], &[], 13);
+    assert_eq!(
+        got,
+        [
+            0x8000,
+            0x8000,
+            2,
+            0x8006,
+            0x7fff_8006,
+            0x0102_0304,
+            0x0400_0102,
+            19,
+            7,
+            0x9_0001,
+            0x0301_0203,
+            0x8000_7fff,
+            0x0007_ffff
+        ],
+        "min3_i16, max3_u16, med3_i16, mad_u16, mad_i32_i16, (inputs), sad_u8, msad_u8, \
+         sad_hi_u8, lerp_u8, cvt_pk_i16_i32, cvt_pk_u16_u32"
+    );
+}
+
+#[test]
+fn gfx9_lds_mskor_wrap_float_min_d16_and_u64_dec() {
+    // CDNA3 ISA 11.x (DS), 64 lanes on one address, lanes in order:
+    // DS_MSKOR_RTN_B32: MEM = (MEM & ~DATA) | DATA2 (0xf0 -> 0x0a); DS_WRAP_RTN_B32:
+    // MEM = (MEM >= DATA) ? MEM - DATA : MEM + DATA2 (10 -> 110 -> 10 ...);
+    // DS_MIN_RTN_F32 (2.0 vs 1.0); DS_WRITE_B16_D16_HI stores the high half;
+    // DS_READ_U8_D16 writes the byte to the low half, keeping the high;
+    // DS_DEC_RTN_U64: MEM = (MEM == 0 || MEM > DATA) ? DATA : MEM - 1 (0 3 2 1 0 ...).
+    // Each returning op returns lane 0's old value.
+    //
+    //   v1 = 0, v2 = 0xf0, v3 = 0x0a / ds_write_b32 v1, v2 / ds_mskor_rtn_b32 v4, v1, v2, v3
+    //   v5 = 10, v6 = 100 / ds_write_b32 v1, v5 offset:4 / ds_wrap_rtn_b32 v7, v1, v6, v6 offset:4
+    //   v8 = 2.0 / ds_write_b32 v1, v8 offset:8 / v9 = 1.0 / ds_min_rtn_f32 v10, v1, v9 offset:8
+    //   v11 = 0x12345678 / ds_write_b32 v1, v1 offset:12 / ds_write_b16_d16_hi v1, v11 offset:12
+    //   v12 = 0xaaaa0000 / ds_read_u8_d16 v12, v1 offset:12
+    //   v[14:15] = 0 / ds_write_b64 v1, v[14:15] offset:16 / v[16:17] = 3
+    //   ds_dec_rtn_u64 v[18:19], v1, v[16:17] offset:16 / ds_read_b32 v20..v24 (LDS 0..16)
+    //   stores: v4..v7, v10..v11, v12, v18..v21, v22..v24
+    let code = [
+        0x7E020280, 0x7E0402FF, 0x000000F0, 0x7E06028A, 0xD81A0000, 0x00000201, 0xD8580000,
+        0x04030201, 0x7E0A028A, 0x7E0C02FF, 0x00000064, 0xD81A0004, 0x00000501, 0xD8680004,
+        0x07060601, 0x7E1002F4, 0xD81A0008, 0x00000801, 0x7E1202F2, 0xD8640008, 0x0A000901,
+        0x7E1602FF, 0x12345678, 0xD81A000C, 0x00000101, 0xD8AA000C, 0x00000B01, 0x7E1802FF,
+        0xAAAA0000, 0xD8AC000C, 0x0C000001, 0x7E1C0280, 0x7E1E0280, 0xD89A0010, 0x00000E01,
+        0x7E200283, 0x7E220280, 0xD8C80010, 0x12001001, 0xD86C0000, 0x14000001, 0xD86C0004,
+        0x15000001, 0xD86C0008, 0x16000001, 0xD86C000C, 0x17000001, 0xD86C0010, 0x18000001,
+        0xBF8CC07F, 0xBEFE0181, 0xDC7C8000, 0x00000401, 0xDC748010, 0x00000A01, 0xDC708018,
+        0x00000C01, 0xDC7C8020, 0x00001201, 0xDC788030, 0x00001601, 0xBF810000,
+    ];
+    let (got, _) = run_wave(Isa::Gfx9, &code, &[], &[], 15);
+    assert_eq!(
+        got,
+        [
+            0xf0,
+            10,
+            100,
+            10,
+            0x4000_0000,
+            0x1234_5678,
+            0xaaaa_0034,
+            0,
+            0,
+            0,
+            0x0a,
+            10,
+            0x3f80_0000,
+            0x1234,
+            0
+        ],
+        "mskor's old, -, -, wrap's old, min_f32's old, -, read_u8_d16, -, dec_u64's old, \
+         LDS after: mskor, wrap (even count), min_f32, d16_hi store, dec_u64 (64 steps)"
+    );
+}
+
+#[test]
+fn gfx9_sop1_bit_ops_quad_masks_and_exec_logic() {
+    // CDNA3 ISA 5.x (SOP1): S_FF0_I32_B32 the first zero bit; S_BREV_B64 reverses 64 bits;
+    // S_QUADMASK_B32 one bit per quad with any bit set; S_WQM_B32 every bit of such a quad;
+    // S_BITREPLICATE_B64_B32 each bit twice; S_NAND_SAVEEXEC_B64: D = EXEC,
+    // EXEC = ~(S0 & EXEC); S_ANDN1_WREXEC_B64: EXEC = ~S0 & EXEC, D = the new EXEC.
+    //
+    //   s_mov_b32 s8, 0xffff / s_ff0_i32_b32 s9, s8 / s_mov_b64 s[10:11], 1
+    //   s_brev_b64 s[12:13], s[10:11] / s_mov_b32 s14, 0x00f00010 / s_quadmask_b32 s15, s14
+    //   s_wqm_b32 s16, s14 / s_bitreplicate_b64_b32 s[18:19], 5 / s_mov_b64 s[22:23], 15
+    //   s_nand_saveexec_b64 s[20:21], s[22:23] / s_mov_b64 s[24:25], exec
+    //   s_andn1_wrexec_b64 s[26:27], s[22:23] / s_mov_b64 exec, 1
+    //   v2..v13 = s9 s12 s13 s15 s16 s18 s19 s20 s21 s24 s25 s26 / global_store_dwordx4 x3
+    let code = [
+        0xBE8800FF, 0x0000FFFF, 0xBE890E08, 0xBE8A0181, 0xBE8C090A, 0xBE8E00FF, 0x00F00010,
+        0xBE8F280E, 0xBE90060E, 0xBE923785, 0xBE96018F, 0xBE942516, 0xBE98017E, 0xBE9A3516,
+        0xBEFE0181, 0x7E020280, 0x7E040209, 0x7E06020C, 0x7E08020D, 0x7E0A020F, 0x7E0C0210,
+        0x7E0E0212, 0x7E100213, 0x7E120214, 0x7E140215, 0x7E160218, 0x7E180219, 0x7E1A021A,
+        0xDC7C8000, 0x00000201, 0xDC7C8010, 0x00000601, 0xDC7C8020, 0x00000A01, 0xBF810000,
+    ];
+    let (got, _) = run_wave(Isa::Gfx9, &code, &[], &[], 12);
+    let all = u32::MAX;
+    assert_eq!(
+        got,
+        [
+            16,
+            0,
+            0x8000_0000,
+            0x22,
+            0x00f0_00f0,
+            0x33,
+            0,
+            all,
+            all,
+            0xffff_fff0,
+            all,
+            0xffff_fff0
+        ],
+        "ff0, brev_b64, quadmask, wqm, bitreplicate, nand_saveexec's old EXEC, its new EXEC, \
+         andn1_wrexec's D"
+    );
+}
+
+#[test]
+fn gfx12_scalar_float_rounding_f16_and_ieee_minimum() {
+    // RDNA4 ISA (SOP1/SOP2 floats): S_FLOOR_F32; S_CEIL_F16 on S0[15:0] (D[31:16] zero);
+    // S_CVT_HI_F32_F16 converts S0[31:16]; S_ADD_F16; S_MINIMUM_F32 (IEEE 754-2019: a NaN
+    // operand gives NaN); S_MIN_NUM_F16 (the number wins); S_FMAAK_F32 = S0 * S1 + K;
+    // S_PACK_HL_B32_B16 = {S1[15:0], S0[31:16]}.
+    //
+    //   s8 = -1.5 / s_floor_f32 s9, s8 / s10 = 0x12343e00 / s_ceil_f16 s11, s10
+    //   s_cvt_hi_f32_f16 s12, s10 / s13 = 1.0 (f16) / s_add_f16 s14, s10, s13
+    //   s15 = NaN / s_minimum_f32 s16, s15, s8 / s_min_num_f16 s17, s10, s13
+    //   s_fmaak_f32 s18, s8, s8, 0x40000000 / s_pack_hl_b32_b16 s19, s10, s13
+    //   v2..v9 = s9 s11 s12 s14 s16 s17 s18 s19 / global_store_b128 x2
+    let code = [
+        0xBE8800FF, 0xBFC00000, 0xBE896108, 0xBE8A00FF, 0x12343E00, 0xBE8B6B0A, 0xBE8C6A0A,
+        0xBE8D00FF, 0x00003C00, 0xA48E0D0A, 0xBE8F00FF, 0x7FC00000, 0xA790080F, 0xA5910D0A,
+        0xA2920808, 0x40000000, 0x9A930D0A, 0xBEFE0081, 0x7E020280, 0x7E040209, 0x7E06020B,
+        0x7E08020C, 0x7E0A020E, 0x7E0C0210, 0x7E0E0211, 0x7E100212, 0x7E120213, 0xEE074000,
+        0x01000000, 0x00000001, 0xEE074000, 0x03000000, 0x00001001, 0xBFB00000,
+    ];
+    let (got, _) = run_wave(Isa::Gfx12, &code, &[], &[], 8);
+    assert_eq!(
+        got,
+        [
+            0xc000_0000,
+            0x4000,
+            0x3a46_8000,
+            0x4100,
+            0x7fc0_0000,
+            0x3c00,
+            0x4088_0000,
+            0x3c00_1234
+        ],
+        "floor_f32, ceil_f16, cvt_hi_f32_f16, add_f16, minimum_f32, min_num_f16, fmaak, pack_hl"
+    );
+}

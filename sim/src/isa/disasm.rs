@@ -371,7 +371,13 @@ impl Printer<'_> {
         if i.dst != NONE {
             ops.push(operand(i.dst, dw, 0, false, wave64));
         }
-        for k in 0..2 {
+        // gfx12's s_fmaak/s_fmamk name a third source (s_fmac's is its destination).
+        let n = if matches!(i.op, Op::SFmaakF32 | Op::SFmamkF32) {
+            3
+        } else {
+            2
+        };
+        for k in 0..n {
             if i.src[k] != NONE {
                 ops.push(op(k));
             }
@@ -825,9 +831,9 @@ impl Printer<'_> {
         let mut ops = Vec::new();
         let n = match i.op {
             Op::DsLoadB64 | Op::DsStoreB64 | Op::DsLoad2B32 | Op::DsLoad2St64B32 => 2,
-            op if op.name().ends_with("64") => 2,
             Op::DsLoadB96 | Op::DsStoreB96 => 3,
-            Op::DsLoadB128 | Op::DsStoreB128 | Op::DsLoad2B64 => 4,
+            Op::DsLoadB128 | Op::DsStoreB128 | Op::DsLoad2B64 | Op::DsLoad2St64B64 => 4,
+            op if op.name().ends_with("64") => 2,
             _ => 1,
         };
         if i.dst != NONE {
@@ -838,7 +844,7 @@ impl Printer<'_> {
                 let w = if k == 0 {
                     1
                 } else {
-                    n.min(if matches!(i.op, Op::DsStore2B64) {
+                    n.min(if matches!(i.op, Op::DsStore2B64 | Op::DsStore2St64B64) {
                         2
                     } else {
                         4
@@ -858,6 +864,8 @@ impl Printer<'_> {
                 | Op::DsLoad2B32
                 | Op::DsLoad2St64B32
                 | Op::DsLoad2B64
+                | Op::DsStore2St64B64
+                | Op::DsLoad2St64B64
         );
         if two {
             if i.imm != 0 {
@@ -866,7 +874,7 @@ impl Printer<'_> {
             if i.sub != 0 {
                 let _ = write!(s, " offset1:{}", i.sub);
             }
-        } else if i.op == Op::DsSwizzleB32 {
+        } else if i.op == Op::DsSwizzleB32 && i.imm != 0 {
             // CAST: the 16-bit pattern.
             let _ = write!(s, " offset:{}", swizzle(i.imm as u32));
         } else if i.imm != 0 {

@@ -306,16 +306,109 @@ ops! {
     MAtomicCsubU32 = "atomic_csub_u32", MAtomicCondSubU32 = "atomic_cond_sub_u32",
     MAtomicCmpswapF32 = "atomic_cmpswap_f32", MAtomicMinF32 = "atomic_min_f32",
     MAtomicMaxF32 = "atomic_max_f32",
+    // VOP3 integer operations on 16-bit halves and bytes: three-way min/max/median,
+    // multiply-adds, sums of absolute differences, byte averages, saturating packs, signed
+    // 16-bit add/sub, 16-bit logic, and gfx11's integer max-of-min/min-of-max.
+    VMin3I16 = "v_min3_i16", VMin3U16 = "v_min3_u16", VMax3I16 = "v_max3_i16",
+    VMax3U16 = "v_max3_u16", VMed3I16 = "v_med3_i16", VMed3U16 = "v_med3_u16",
+    VMadU16 = "v_mad_u16", VMadI16 = "v_mad_i16", VMadU32U16 = "v_mad_u32_u16",
+    VMadI32I16 = "v_mad_i32_i16", VSadU8 = "v_sad_u8", VSadHiU8 = "v_sad_hi_u8",
+    VSadU16 = "v_sad_u16", VSadU32 = "v_sad_u32", VMsadU8 = "v_msad_u8", VLerpU8 = "v_lerp_u8",
+    VCvtPkU16U32 = "v_cvt_pk_u16_u32", VCvtPkI16I32 = "v_cvt_pk_i16_i32",
+    VMaxminI32 = "v_maxmin_i32", VMaxminU32 = "v_maxmin_u32", VMinmaxI32 = "v_minmax_i32",
+    VMinmaxU32 = "v_minmax_u32", VAndB16 = "v_and_b16", VOrB16 = "v_or_b16",
+    VXorB16 = "v_xor_b16", VAddNcI16 = "v_add_nc_i16", VSubNcI16 = "v_sub_nc_i16",
+    // gfx9's VI-compatible 16-bit multiply-adds (no op_sel; the same arithmetic).
+    VMadLegacyU16 = "v_mad_legacy_u16", VMadLegacyI16 = "v_mad_legacy_i16",
+    // More LDS operations: masked or, float compare-store/min/max, wrap, 64-bit
+    // inc/dec/rsub/swap/compare-store, f64 add (gfx90a), gfx12's conditional and clamped
+    // subtracts and packed adds, d16 loads and stores, stride-64 pairs of 64-bit values.
+    DsMskorB32 = "ds_mskor_b32", DsMskorRtnB32 = "ds_mskor_rtn_b32",
+    DsMskorB64 = "ds_mskor_b64", DsMskorRtnB64 = "ds_mskor_rtn_b64",
+    DsCmpstoreF32 = "ds_cmpstore_f32", DsCmpstoreRtnF32 = "ds_cmpstore_rtn_f32",
+    DsCmpstoreB64 = "ds_cmpstore_b64", DsCmpstoreRtnB64 = "ds_cmpstore_rtn_b64",
+    DsCmpstoreF64 = "ds_cmpstore_f64", DsCmpstoreRtnF64 = "ds_cmpstore_rtn_f64",
+    DsMinF32 = "ds_min_f32", DsMaxF32 = "ds_max_f32", DsMinRtnF32 = "ds_min_rtn_f32",
+    DsMaxRtnF32 = "ds_max_rtn_f32", DsMinF64 = "ds_min_f64", DsMaxF64 = "ds_max_f64",
+    DsMinRtnF64 = "ds_min_rtn_f64", DsMaxRtnF64 = "ds_max_rtn_f64",
+    DsWrapRtnB32 = "ds_wrap_rtn_b32", DsRsubU64 = "ds_rsub_u64", DsIncU64 = "ds_inc_u64",
+    DsDecU64 = "ds_dec_u64", DsRsubRtnU64 = "ds_rsub_rtn_u64", DsIncRtnU64 = "ds_inc_rtn_u64",
+    DsDecRtnU64 = "ds_dec_rtn_u64", DsSwapRtnB64 = "ds_storexchg_rtn_b64",
+    DsAddF64 = "ds_add_f64", DsAddRtnF64 = "ds_add_rtn_f64",
+    DsCondSubU32 = "ds_cond_sub_u32", DsCondSubRtnU32 = "ds_cond_sub_rtn_u32",
+    DsSubClampU32 = "ds_sub_clamp_u32", DsSubClampRtnU32 = "ds_sub_clamp_rtn_u32",
+    DsPkAddF16 = "ds_pk_add_f16", DsPkAddRtnF16 = "ds_pk_add_rtn_f16",
+    DsPkAddBf16 = "ds_pk_add_bf16", DsPkAddRtnBf16 = "ds_pk_add_rtn_bf16",
+    DsLoadU8D16 = "ds_load_u8_d16", DsLoadU8D16Hi = "ds_load_u8_d16_hi",
+    DsLoadI8D16 = "ds_load_i8_d16", DsLoadI8D16Hi = "ds_load_i8_d16_hi",
+    DsLoadU16D16 = "ds_load_u16_d16", DsLoadU16D16Hi = "ds_load_u16_d16_hi",
+    DsStoreB8D16Hi = "ds_store_b8_d16_hi", DsStoreB16D16Hi = "ds_store_b16_d16_hi",
+    DsStore2St64B64 = "ds_store_2addr_stride64_b64", DsLoad2St64B64 = "ds_load_2addr_stride64_b64",
+    // More SOP1: the remaining EXEC-saving logic and the EXEC-writing forms, 64-bit bit
+    // operations, quad masks and whole-quad mode masks, bit replication.
+    SNandSaveexecB32 = "s_nand_saveexec_b32", SNandSaveexecB64 = "s_nand_saveexec_b64",
+    SNorSaveexecB32 = "s_nor_saveexec_b32", SNorSaveexecB64 = "s_nor_saveexec_b64",
+    SXnorSaveexecB32 = "s_xnor_saveexec_b32", SXnorSaveexecB64 = "s_xnor_saveexec_b64",
+    SOrNot0SaveexecB32 = "s_or_not0_saveexec_b32", SOrNot0SaveexecB64 = "s_or_not0_saveexec_b64",
+    SOrNot1SaveexecB32 = "s_or_not1_saveexec_b32", SOrNot1SaveexecB64 = "s_or_not1_saveexec_b64",
+    SAndNot0WrexecB32 = "s_and_not0_wrexec_b32", SAndNot0WrexecB64 = "s_and_not0_wrexec_b64",
+    SAndNot1WrexecB32 = "s_and_not1_wrexec_b32", SAndNot1WrexecB64 = "s_and_not1_wrexec_b64",
+    SBrevB64 = "s_brev_b64", SBcnt0I32B64 = "s_bcnt0_i32_b64", SFf0I32B32 = "s_ff0_i32_b32",
+    SFf0I32B64 = "s_ff0_i32_b64", SClsI32I64 = "s_cls_i32_i64", SBitset0B64 = "s_bitset0_b64",
+    SBitset1B64 = "s_bitset1_b64", SBitreplicateB64B32 = "s_bitreplicate_b64_b32",
+    SQuadmaskB32 = "s_quadmask_b32", SQuadmaskB64 = "s_quadmask_b64", SWqmB32 = "s_wqm_b32",
+    SWqmB64 = "s_wqm_b64",
+    // gfx12 SALU floats: rounding, f16 conversions and arithmetic, IEEE minimum/maximum.
+    SCeilF32 = "s_ceil_f32", SFloorF32 = "s_floor_f32", STruncF32 = "s_trunc_f32",
+    SRndneF32 = "s_rndne_f32", SCeilF16 = "s_ceil_f16", SFloorF16 = "s_floor_f16",
+    STruncF16 = "s_trunc_f16", SRndneF16 = "s_rndne_f16", SCvtF16F32 = "s_cvt_f16_f32",
+    SCvtF32F16 = "s_cvt_f32_f16", SCvtHiF32F16 = "s_cvt_hi_f32_f16",
+    SCvtPkRtzF16F32 = "s_cvt_pk_rtz_f16_f32", SAddF16 = "s_add_f16", SSubF16 = "s_sub_f16",
+    SMulF16 = "s_mul_f16", SFmacF16 = "s_fmac_f16", SMinNumF16 = "s_min_num_f16",
+    SMaxNumF16 = "s_max_num_f16", SMinimumF32 = "s_minimum_f32", SMaximumF32 = "s_maximum_f32",
+    SMinimumF16 = "s_minimum_f16", SMaximumF16 = "s_maximum_f16",
+    SPackHlB32B16 = "s_pack_hl_b32_b16", SFmaakF32 = "s_fmaak_f32", SFmamkF32 = "s_fmamk_f32",
 }
 
 impl Op {
+    /// Whether `self` is a DS load (reads LDS into its destination VGPRs, no data operand).
+    #[must_use]
+    pub fn is_ds_load(self) -> bool {
+        use Op::*;
+        matches!(
+            self,
+            DsLoadB32
+                | DsLoad2B32
+                | DsLoad2St64B32
+                | DsLoadI8
+                | DsLoadU8
+                | DsLoadI16
+                | DsLoadU16
+                | DsLoadB64
+                | DsLoad2B64
+                | DsLoadB96
+                | DsLoadB128
+                | DsLoad2St64B64
+                | DsLoadU8D16
+                | DsLoadU8D16Hi
+                | DsLoadI8D16
+                | DsLoadI8D16Hi
+                | DsLoadU16D16
+                | DsLoadU16D16Hi
+        )
+    }
+
     /// Registers (dwords) each operand of `op` spans: (dst, src0, src1, src2).
     #[must_use]
     pub fn regs(self) -> (u16, [u16; 3]) {
         use Op::*;
         match self {
             SMovB64 | SCmovB64 | SNotB64 | SAndSaveexecB64 | SOrSaveexecB64 | SXorSaveexecB64
-            | SAndNot0SaveexecB64 | SAndNot1SaveexecB64 => (2, [2, 1, 1]),
+            | SAndNot0SaveexecB64 | SAndNot1SaveexecB64 | SNandSaveexecB64 | SNorSaveexecB64
+            | SXnorSaveexecB64 | SOrNot0SaveexecB64 | SOrNot1SaveexecB64 | SAndNot0WrexecB64
+            | SAndNot1WrexecB64 | SBrevB64 | SQuadmaskB64 | SWqmB64 => (2, [2, 1, 1]),
+            SBcnt0I32B64 | SFf0I32B64 | SClsI32I64 => (1, [2, 1, 1]),
+            SBitset0B64 | SBitset1B64 | SBitreplicateB64B32 => (2, [1, 1, 1]),
             SGetpcB64 => (2, [1, 1, 1]),
             SSetpcB64 => (1, [2, 1, 1]),
             SSwappcB64 => (2, [2, 1, 1]),

@@ -14,7 +14,7 @@ fn sop2_op(opc: u32) -> Option<Op> {
         33 => SXnorB64, 34 => SAndNot1B32, 35 => SAndNot1B64, 36 => SOrNot1B32, 37 => SOrNot1B64,
         38 => SBfeU32, 39 => SBfeI32, 40 => SBfeU64, 41 => SBfeI64, 42 => SBfmB32, 43 => SBfmB64,
         44 => SMulI32, 45 => SMulHiU32, 46 => SMulHiI32, 48 => SCselectB32, 49 => SCselectB64,
-        50 => SPackLlB32B16, 51 => SPackLhB32B16, 52 => SPackHhB32B16,
+        50 => SPackLlB32B16, 51 => SPackLhB32B16, 52 => SPackHhB32B16, 53 => SPackHlB32B16,
     })
 }
 
@@ -28,7 +28,13 @@ fn sop1_op(opc: u32) -> Option<Op> {
         33 => SAndSaveexecB64, 34 => SOrSaveexecB32, 35 => SOrSaveexecB64, 36 => SXorSaveexecB32,
         37 => SXorSaveexecB64, 44 => SAndNot0SaveexecB32, 45 => SAndNot0SaveexecB64,
         48 => SAndNot1SaveexecB32, 49 => SAndNot1SaveexecB64, 71 => SGetpcB64, 72 => SSetpcB64,
-        73 => SSwappcB64,
+        73 => SSwappcB64, 5 => SBrevB64, 13 => SClsI32I64, 17 => SBitset0B64, 19 => SBitset1B64,
+        20 => SBitreplicateB64B32, 23 => SBcnt0I32B64, 26 => SQuadmaskB32, 27 => SQuadmaskB64,
+        28 => SWqmB32, 29 => SWqmB64, 38 => SNandSaveexecB32, 39 => SNandSaveexecB64,
+        40 => SNorSaveexecB32, 41 => SNorSaveexecB64, 42 => SXnorSaveexecB32,
+        43 => SXnorSaveexecB64, 46 => SOrNot0SaveexecB32, 47 => SOrNot0SaveexecB64,
+        50 => SOrNot1SaveexecB32, 51 => SOrNot1SaveexecB64, 52 => SAndNot0WrexecB32,
+        53 => SAndNot0WrexecB64, 54 => SAndNot1WrexecB32, 55 => SAndNot1WrexecB64,
     })
 }
 
@@ -259,6 +265,13 @@ fn vop3_only(opc: u32) -> Option<Op> {
         0x361 => VWritelaneB32, 0x303 => VAddU16, 0x304 => VSubU16, 0x305 => VMulLoU16,
         0x309 => VMaxU16, 0x30a => VMaxI16, 0x30b => VMinU16, 0x30c => VMinI16,
         0x311 => VPackB32F16, 0x338 => VLshlrevB16, 0x339 => VLshrrevB16, 0x33a => VAshrrevI16,
+        0x24a => VMin3I16, 0x24b => VMin3U16, 0x24d => VMax3I16, 0x24e => VMax3U16,
+        0x250 => VMed3I16, 0x251 => VMed3U16, 0x241 => VMadU16, 0x253 => VMadI16,
+        0x259 => VMadU32U16, 0x25a => VMadI32I16, 0x222 => VSadU8, 0x223 => VSadHiU8,
+        0x224 => VSadU16, 0x225 => VSadU32, 0x239 => VMsadU8, 0x215 => VLerpU8,
+        0x323 => VCvtPkU16U32, 0x324 => VCvtPkI16I32, 0x262 => VMaxminU32, 0x263 => VMinmaxU32,
+        0x264 => VMaxminI32, 0x265 => VMinmaxI32, 0x362 => VAndB16, 0x363 => VOrB16,
+        0x364 => VXorB16, 0x30d => VAddNcI16, 0x30e => VSubNcI16,
     })
 }
 
@@ -370,6 +383,26 @@ pub(super) fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         | Op::VMin3F16
         | Op::VMax3F16
         | Op::VMed3F16
+        | Op::VMin3I16
+        | Op::VMin3U16
+        | Op::VMax3I16
+        | Op::VMax3U16
+        | Op::VMed3I16
+        | Op::VMed3U16
+        | Op::VMadU16
+        | Op::VMadI16
+        | Op::VMadU32U16
+        | Op::VMadI32I16
+        | Op::VSadU8
+        | Op::VSadHiU8
+        | Op::VSadU16
+        | Op::VSadU32
+        | Op::VMsadU8
+        | Op::VLerpU8
+        | Op::VMaxminI32
+        | Op::VMaxminU32
+        | Op::VMinmaxI32
+        | Op::VMinmaxU32
         | Op::VFmacF32 => 3,
         _ if (0x180..0x200).contains(&opc) => 1,
         _ => 2,
@@ -455,7 +488,18 @@ pub(super) fn ds(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         74 => DsOrB64, 75 => DsXorB64, 96 => DsAddRtnU64, 97 => DsSubRtnU64, 101 => DsMinRtnI64,
         102 => DsMaxRtnI64, 103 => DsMinRtnU64, 104 => DsMaxRtnU64, 105 => DsAndRtnB64,
         106 => DsOrRtnB64, 107 => DsXorRtnB64, 53 => DsSwizzleB32, 178 => DsPermuteB32,
-        179 => DsBpermuteB32,
+        179 => DsBpermuteB32, 12 => DsMskorB32, 44 => DsMskorRtnB32, 76 => DsMskorB64,
+        108 => DsMskorRtnB64, 17 => DsCmpstoreF32, 49 => DsCmpstoreRtnF32, 80 => DsCmpstoreB64,
+        112 => DsCmpstoreRtnB64, 81 => DsCmpstoreF64, 113 => DsCmpstoreRtnF64, 18 => DsMinF32,
+        19 => DsMaxF32, 50 => DsMinRtnF32, 51 => DsMaxRtnF32, 82 => DsMinF64, 83 => DsMaxF64,
+        114 => DsMinRtnF64, 115 => DsMaxRtnF64, 52 => DsWrapRtnB32, 66 => DsRsubU64,
+        67 => DsIncU64, 68 => DsDecU64, 98 => DsRsubRtnU64, 99 => DsIncRtnU64,
+        100 => DsDecRtnU64, 109 => DsSwapRtnB64, 152 => DsCondSubU32, 168 => DsCondSubRtnU32,
+        153 => DsSubClampU32, 169 => DsSubClampRtnU32, 154 => DsPkAddF16, 170 => DsPkAddRtnF16,
+        155 => DsPkAddBf16, 171 => DsPkAddRtnBf16, 162 => DsLoadU8D16, 163 => DsLoadU8D16Hi,
+        164 => DsLoadI8D16, 165 => DsLoadI8D16Hi, 166 => DsLoadU16D16, 167 => DsLoadU16D16Hi,
+        160 => DsStoreB8D16Hi, 161 => DsStoreB16D16Hi, 79 => DsStore2St64B64,
+        120 => DsLoad2St64B64,
     };
     let mut i = Inst::new(op, Enc::Ds);
     i.len = 8;
@@ -464,7 +508,14 @@ pub(super) fn ds(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     i.sub = bits(w, 8, 8) as u8;
     if matches!(
         op,
-        DsStore2B32 | DsStore2St64B32 | DsStore2B64 | DsLoad2B32 | DsLoad2St64B32 | DsLoad2B64
+        DsStore2B32
+            | DsStore2St64B32
+            | DsStore2B64
+            | DsLoad2B32
+            | DsLoad2St64B32
+            | DsLoad2B64
+            | DsStore2St64B64
+            | DsLoad2St64B64
     ) {
         i.imm = i32::from(b16(w, 0, 8));
     } else {
@@ -472,25 +523,28 @@ pub(super) fn ds(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         i.sub = 0;
     }
     let (addr, d0, d1, vdst) = (b16(w1, 0, 8), b16(w1, 8, 8), b16(w1, 16, 8), b16(w1, 24, 8));
-    let loads = matches!(
-        op,
-        DsLoadB32
-            | DsLoad2B32
-            | DsLoad2St64B32
-            | DsLoadI8
-            | DsLoadU8
-            | DsLoadI16
-            | DsLoadU16
-            | DsLoadB64
-            | DsLoad2B64
-            | DsLoadB96
-            | DsLoadB128
-    );
+    let loads = op.is_ds_load();
     // Every returning DS op the table has is named *_rtn_*.
     let rtn = op.name().contains("_rtn_");
     let two_data = matches!(
         op,
-        DsStore2B32 | DsStore2St64B32 | DsStore2B64 | DsCmpswapRtnB32 | DsCmpswapB32
+        DsStore2B32
+            | DsStore2St64B32
+            | DsStore2B64
+            | DsStore2St64B64
+            | DsCmpswapRtnB32
+            | DsCmpswapB32
+            | DsMskorB32
+            | DsMskorRtnB32
+            | DsMskorB64
+            | DsMskorRtnB64
+            | DsCmpstoreF32
+            | DsCmpstoreRtnF32
+            | DsCmpstoreB64
+            | DsCmpstoreRtnB64
+            | DsCmpstoreF64
+            | DsCmpstoreRtnF64
+            | DsWrapRtnB32
     );
     i.src = [
         VGPR + addr,

@@ -51,10 +51,7 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             }
             None => sopp(w0, gfx11::sopp_op)?,
         }
-    } else if w0 >> 30 == 0b10
-        && w0 >> 28 != 0b1011
-        && matches!(bits(w0, 23, 7), 64..=68 | 71 | 83..=85)
-    {
+    } else if w0 >> 30 == 0b10 && w0 >> 28 != 0b1011 && matches!(bits(w0, 23, 7), 64..=85) {
         // SOP2: gfx12's f32 SALU and 64-bit add, subtract and multiply.
         let mut i = sop2(w0, |opc| {
             Some(match opc {
@@ -63,23 +60,55 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
                 66 => Op::SMinNumF32,
                 67 => Op::SMaxNumF32,
                 68 => Op::SMulF32,
+                69 => Op::SFmaakF32,
+                70 => Op::SFmamkF32,
                 71 => Op::SFmacF32,
+                72 => Op::SCvtPkRtzF16F32,
+                73 => Op::SAddF16,
+                74 => Op::SSubF16,
+                75 => Op::SMinNumF16,
+                76 => Op::SMaxNumF16,
+                77 => Op::SMulF16,
+                78 => Op::SFmacF16,
+                79 => Op::SMinimumF32,
+                80 => Op::SMaximumF32,
+                81 => Op::SMinimumF16,
+                82 => Op::SMaximumF16,
                 83 => Op::SAddNcU64,
                 84 => Op::SSubNcU64,
                 _ => Op::SMulU64,
             })
         })?;
-        if i.op == Op::SFmacF32 {
+        // D = S0 * S1 + K and D = S0 * K + S1, K the literal after the instruction.
+        if i.op == Op::SFmaakF32 {
+            i.src[2] = LIT;
+        }
+        if i.op == Op::SFmamkF32 {
+            i.src[2] = i.src[1];
+            i.src[1] = LIT;
+        }
+        if matches!(i.op, Op::SFmacF32 | Op::SFmacF16) {
             i.src[2] = i.dst;
         }
         i
-    } else if w0 >> 23 == 0x17D && matches!(bits(w0, 8, 8), 100..=103) {
+    } else if w0 >> 23 == 0x17D && matches!(bits(w0, 8, 8), 96..=110) {
         sop1(w0, |opc| {
             Some(match opc {
+                96 => Op::SCeilF32,
+                97 => Op::SFloorF32,
+                98 => Op::STruncF32,
+                99 => Op::SRndneF32,
                 100 => Op::SCvtF32I32,
                 101 => Op::SCvtF32U32,
                 102 => Op::SCvtI32F32,
-                _ => Op::SCvtU32F32,
+                103 => Op::SCvtU32F32,
+                104 => Op::SCvtF16F32,
+                105 => Op::SCvtF32F16,
+                106 => Op::SCvtHiF32F16,
+                107 => Op::SCeilF16,
+                108 => Op::SFloorF16,
+                109 => Op::STruncF16,
+                _ => Op::SRndneF16,
             })
         })?
     } else if w0 >> 23 == 0x17E && matches!(bits(w0, 16, 7), 0x41..=0x4e | 0x51..=0x5e) {

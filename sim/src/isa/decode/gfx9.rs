@@ -27,7 +27,13 @@ fn sop1_op(opc: u32) -> Option<Op> {
         17 => SFf1I32B64, 18 => SClzI32U32, 22 => SSextI32I8, 23 => SSextI32I16, 24 => SBitset0B32,
         26 => SBitset1B32, 28 => SGetpcB64, 29 => SSetpcB64, 30 => SSwappcB64,
         32 => SAndSaveexecB64, 33 => SOrSaveexecB64, 34 => SXorSaveexecB64,
-        35 => SAndNot1SaveexecB64, 48 => SAbsI32,
+        35 => SAndNot1SaveexecB64, 48 => SAbsI32, 6 => SWqmB32, 7 => SWqmB64, 9 => SBrevB64,
+        11 => SBcnt0I32B64, 14 => SFf0I32B32, 15 => SFf0I32B64, 19 => SClzI32U64, 20 => SClsI32,
+        21 => SClsI32I64, 25 => SBitset0B64, 27 => SBitset1B64, 36 => SOrNot1SaveexecB64,
+        37 => SNandSaveexecB64, 38 => SNorSaveexecB64, 39 => SXnorSaveexecB64,
+        40 => SQuadmaskB32, 41 => SQuadmaskB64, 51 => SAndNot0SaveexecB64,
+        52 => SOrNot0SaveexecB64, 53 => SAndNot0WrexecB64, 54 => SAndNot1WrexecB64,
+        55 => SBitreplicateB64B32,
     })
 }
 
@@ -110,8 +116,20 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             0b110100 => vop3(w0, w[1])?,
             0b110110 => {
                 // gfx9's DS opcodes match gfx11's, but for ds_add_rtn_f32 (53 there, 121 here).
-                let opc = match bits(w0, 17, 8) {
+                let raw = bits(w0, 17, 8);
+                let opc = match raw {
                     53 => 121,
+                    // The d16 loads and stores (gfx11: 160..=167).
+                    84..=91 => raw + 76,
+                    // gfx942's packed adds (gfx12: 154, 155, 170, 171).
+                    23 => 154,
+                    24 => 155,
+                    183 => 170,
+                    184 => 171,
+                    // ds_add_f64 / ds_add_rtn_f64: decoded as the u64 adds' shape.
+                    92 => 64,
+                    124 => 96,
+                    o @ (152..=155 | 160..=171) => return Err(undec(w0, "DS", o)),
                     // ds_swizzle/permute/bpermute_b32: gfx11 numbers them 53, 178, 179.
                     61 => 53,
                     62 => 178,
@@ -123,6 +141,11 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
                 let acc = bits(w0, 25, 1) == 1;
                 let w0 = w0 & !(1 << 25);
                 let mut i = gfx11::ds(((w0 & !(0xff << 17)) | (opc << 18)) & !(1 << 17), w[1])?;
+                match raw {
+                    92 => i.op = Op::DsAddF64,
+                    124 => i.op = Op::DsAddRtnF64,
+                    _ => {}
+                }
                 if acc {
                     i.dst = agpr(i.dst);
                     i.src[1] = agpr(i.src[1]);
@@ -451,6 +474,12 @@ fn vop3_only(opc: u32) -> Option<Op> {
         0x289 => VReadlaneB32, 0x28a => VWritelaneB32, 0x28b => VBcntU32B32,
         0x2a0 => VPackB32F16, 0x28c => VMbcntLoU32B32, 0x1c1 => VMadF32, 0x28d => VMbcntHiU32B32, 0x28f => VLshlrevB64,
         0x290 => VLshrrevB64, 0x291 => VAshrrevI64,
+        0x1f5 => VMin3I16, 0x1f6 => VMin3U16, 0x1f8 => VMax3I16, 0x1f9 => VMax3U16,
+        0x1fb => VMed3I16, 0x1fc => VMed3U16, 0x204 => VMadU16, 0x205 => VMadI16,
+        0x1eb => VMadLegacyU16, 0x1ec => VMadLegacyI16, 0x1f1 => VMadU32U16, 0x1f2 => VMadI32I16,
+        0x1d9 => VSadU8, 0x1da => VSadHiU8, 0x1db => VSadU16, 0x1dc => VSadU32, 0x1e4 => VMsadU8,
+        0x1cd => VLerpU8, 0x297 => VCvtPkU16U32, 0x298 => VCvtPkI16I32, 0x293 => VBfmB32,
+        0x29c => VAddNcI32, 0x29d => VSubNcI32, 0x29e => VAddNcI16, 0x29f => VSubNcI16,
     })
 }
 
@@ -545,6 +574,13 @@ fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
                     | Op::VLshrrevB64
                     | Op::VAshrrevI64
                     | Op::VPackB32F16
+                    | Op::VCvtPkU16U32
+                    | Op::VCvtPkI16I32
+                    | Op::VBfmB32
+                    | Op::VAddNcI32
+                    | Op::VSubNcI32
+                    | Op::VAddNcI16
+                    | Op::VSubNcI16
             )
         }) =>
         {

@@ -48,6 +48,10 @@ pub(super) fn delay_alu(imm: u32) -> String {
     if (imm >> 7) & 0xf != 0 {
         parts.push(format!("instid1({})", dep((imm >> 7) & 0xf)));
     }
+    // No field set: LLVM prints the number.
+    if parts.is_empty() {
+        return "0".into();
+    }
     parts.join(" | ")
 }
 
@@ -63,6 +67,35 @@ pub(super) fn gfx9_name(op: Op) -> Option<&'static str> {
         VCvtNearestI32F32 => "v_cvt_rpi_i32_f32",
         VCvtFloorI32F32 => "v_cvt_flr_i32_f32",
         VClsI32 => "v_ffbh_i32",
+        SClsI32 => "s_flbit_i32",
+        SClzI32U64 => "s_flbit_i32_b64",
+        SClsI32I64 => "s_flbit_i32_i64",
+        SOrNot0SaveexecB64 => "s_orn1_saveexec_b64",
+        SOrNot1SaveexecB64 => "s_orn2_saveexec_b64",
+        SAndNot0SaveexecB64 => "s_andn1_saveexec_b64",
+        SAndNot0WrexecB64 => "s_andn1_wrexec_b64",
+        SAndNot1WrexecB64 => "s_andn2_wrexec_b64",
+        DsCmpstoreF32 => "ds_cmpst_f32",
+        DsCmpstoreRtnF32 => "ds_cmpst_rtn_f32",
+        DsCmpstoreB64 => "ds_cmpst_b64",
+        DsCmpstoreRtnB64 => "ds_cmpst_rtn_b64",
+        DsCmpstoreF64 => "ds_cmpst_f64",
+        DsCmpstoreRtnF64 => "ds_cmpst_rtn_f64",
+        DsSwapRtnB64 => "ds_wrxchg_rtn_b64",
+        DsLoadU8D16 => "ds_read_u8_d16",
+        DsLoadU8D16Hi => "ds_read_u8_d16_hi",
+        DsLoadI8D16 => "ds_read_i8_d16",
+        DsLoadI8D16Hi => "ds_read_i8_d16_hi",
+        DsLoadU16D16 => "ds_read_u16_d16",
+        DsLoadU16D16Hi => "ds_read_u16_d16_hi",
+        DsStoreB8D16Hi => "ds_write_b8_d16_hi",
+        DsStoreB16D16Hi => "ds_write_b16_d16_hi",
+        DsStore2St64B64 => "ds_write2st64_b64",
+        DsLoad2St64B64 => "ds_read2st64_b64",
+        VAddNcI32 => "v_add_i32",
+        VSubNcI32 => "v_sub_i32",
+        VAddNcI16 => "v_add_i16",
+        VSubNcI16 => "v_sub_i16",
         SBufferLoadB32 => "s_buffer_load_dword",
         SBufferLoadB64 => "s_buffer_load_dwordx2",
         SBufferLoadB128 => "s_buffer_load_dwordx4",
@@ -178,6 +211,18 @@ pub(super) fn gfx12_name(op: Op) -> Option<&'static str> {
         Op::MAtomicCsubU32 => "atomic_sub_clamp_u32",
         Op::MAtomicMinF32 => "atomic_min_num_f32",
         Op::MAtomicMaxF32 => "atomic_max_num_f32",
+        Op::DsMinF32 => "ds_min_num_f32",
+        Op::DsMaxF32 => "ds_max_num_f32",
+        Op::DsMinRtnF32 => "ds_min_num_rtn_f32",
+        Op::DsMaxRtnF32 => "ds_max_num_rtn_f32",
+        Op::DsMinF64 => "ds_min_num_f64",
+        Op::DsMaxF64 => "ds_max_num_f64",
+        Op::DsMinRtnF64 => "ds_min_num_rtn_f64",
+        Op::DsMaxRtnF64 => "ds_max_num_rtn_f64",
+        Op::SAddU32 => "s_add_co_u32",
+        Op::SSubU32 => "s_sub_co_u32",
+        Op::SAddcU32 => "s_add_co_ci_u32",
+        Op::SSubbU32 => "s_sub_co_ci_u32",
         _ => return None,
     })
 }

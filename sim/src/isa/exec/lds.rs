@@ -34,8 +34,11 @@ impl Exec<'_, '_> {
         let off0 = i.imm as u32;
         let off1 = u32::from(i.sub);
         let (size, two, stride) = match i.op {
-            DsStoreB8 | DsLoadU8 | DsLoadI8 => (1usize, false, 0u32),
-            DsStoreB16 | DsLoadU16 | DsLoadI16 => (2, false, 0),
+            DsStoreB8 | DsLoadU8 | DsLoadI8 | DsStoreB8D16Hi => (1usize, false, 0u32),
+            DsLoadU8D16 | DsLoadU8D16Hi | DsLoadI8D16 | DsLoadI8D16Hi => (1, false, 0),
+            DsStoreB16 | DsLoadU16 | DsLoadI16 | DsStoreB16D16Hi => (2, false, 0),
+            DsLoadU16D16 | DsLoadU16D16Hi => (2, false, 0),
+            DsStore2St64B64 | DsLoad2St64B64 => (8, true, 512),
             DsStoreB64 | DsLoadB64 => (8, false, 0),
             DsStoreB96 | DsLoadB96 => (12, false, 0),
             DsStoreB128 | DsLoadB128 => (16, false, 0),
@@ -45,20 +48,7 @@ impl Exec<'_, '_> {
             _ => (4, false, 0),
         };
         let dwords = size.div_ceil(4);
-        let is_load = matches!(
-            i.op,
-            DsLoadB32
-                | DsLoad2B32
-                | DsLoad2St64B32
-                | DsLoadI8
-                | DsLoadU8
-                | DsLoadI16
-                | DsLoadU16
-                | DsLoadB64
-                | DsLoad2B64
-                | DsLoadB96
-                | DsLoadB128
-        );
+        let is_load = i.op.is_ds_load();
         let is_store = matches!(
             i.op,
             DsStoreB8
@@ -70,6 +60,9 @@ impl Exec<'_, '_> {
                 | DsStore2B32
                 | DsStore2St64B32
                 | DsStore2B64
+                | DsStore2St64B64
+                | DsStoreB8D16Hi
+                | DsStoreB16D16Hi
         );
         let parts = if two { 2 } else { 1 };
         if is_load {
@@ -91,9 +84,32 @@ impl Exec<'_, '_> {
                     let vals: [u32; 4] = core::array::from_fn(|k| {
                         u32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]])
                     });
+                    // The d16 loads write one half of the VGPR and keep the other.
+                    let half = |h: u32, hi: bool, old: u32| {
+                        if hi {
+                            (old & 0xffff) | (h << 16)
+                        } else {
+                            (old & 0xffff_0000) | (h & 0xffff)
+                        }
+                    };
+                    let old = self.w.v.get(d + l).copied().unwrap_or(0);
                     let v0 = match i.op {
                         DsLoadI8 => b[0] as i8 as i32 as u32,
                         DsLoadI16 => i16::from_le_bytes([b[0], b[1]]) as i32 as u32,
+                        DsLoadU8D16 | DsLoadU8D16Hi => {
+                            half(u32::from(b[0]), i.op == DsLoadU8D16Hi, old)
+                        }
+                        // CAST: the byte sign-extended to 16 bits.
+                        DsLoadI8D16 | DsLoadI8D16Hi => half(
+                            u32::from(b[0] as i8 as i16 as u16),
+                            i.op == DsLoadI8D16Hi,
+                            old,
+                        ),
+                        DsLoadU16D16 | DsLoadU16D16Hi => half(
+                            u32::from(u16::from_le_bytes([b[0], b[1]])),
+                            i.op == DsLoadU16D16Hi,
+                            old,
+                        ),
                         _ => vals[0],
                     };
                     for (k, &val) in vals.iter().enumerate().take(dwords) {
@@ -133,6 +149,12 @@ impl Exec<'_, '_> {
                     let mut b = [0u8; 16];
                     for k in 0..dwords {
                         let v = self.w.v.get(base + k * n + l).copied().unwrap_or(0);
+                        // The d16_hi stores write the VGPR's high half.
+                        let v = if matches!(i.op, DsStoreB8D16Hi | DsStoreB16D16Hi) {
+                            v >> 16
+                        } else {
+                            v
+                        };
                         b[4 * k..4 * k + 4].copy_from_slice(&v.to_le_bytes());
                     }
                     let r = self.lds_range(a, size)?;
@@ -206,6 +228,52 @@ impl Exec<'_, '_> {
                     };
                     if old == cmp { src } else { old }
                 }
+                // As DS_CMPST_B32 with a float compare (+0 == -0, a NaN equals nothing).
+                DsCmpstoreF32 | DsCmpstoreRtnF32 => {
+                    let (src, cmp) = if self.l.isa == Isa::Gfx9 {
+                        (y, x)
+                    } else {
+                        (x, y)
+                    };
+                    if f32v(old) == f32v(cmp) { src } else { old }
+                }
+                // MEM = (MEM & ~DATA) | DATA2.
+                DsMskorB32 | DsMskorRtnB32 => (old & !x) | y,
+                // MEM = (MEM >= DATA) ? MEM - DATA : MEM + DATA2.
+                DsWrapRtnB32 => {
+                    if old >= x {
+                        old - x
+                    } else {
+                        old.wrapping_add(y)
+                    }
+                }
+                DsMinF32 | DsMinRtnF32 => fmin(f32v(old), f32v(x)).to_bits(),
+                DsMaxF32 | DsMaxRtnF32 => fmax(f32v(old), f32v(x)).to_bits(),
+                DsCondSubU32 | DsCondSubRtnU32 => {
+                    if old >= x {
+                        old - x
+                    } else {
+                        old
+                    }
+                }
+                DsSubClampU32 | DsSubClampRtnU32 => old.saturating_sub(x),
+                // Two half adds, rounded to nearest even (as the packed memory atomics).
+                DsPkAddF16 | DsPkAddRtnF16 => {
+                    let h = |s: u32| f32_to_f16(f16_to_f32(old >> s) + f16_to_f32(x >> s), false);
+                    h(0) | (h(16) << 16)
+                }
+                DsPkAddBf16 | DsPkAddRtnBf16 => {
+                    let f = |v: u32, s: u32| f32::from_bits(((v >> s) & 0xffff) << 16);
+                    let h = |s: u32| {
+                        let b = (f(old, s) + f(x, s)).to_bits();
+                        if f32::from_bits(b).is_nan() {
+                            (b >> 16) | 0x40
+                        } else {
+                            b.wrapping_add(0x7fff + ((b >> 16) & 1)) >> 16
+                        }
+                    };
+                    h(0) | (h(16) << 16)
+                }
                 _ => return Err(self.unsupported(i)),
             };
             self.lds[r].copy_from_slice(&new.to_le_bytes());
@@ -223,6 +291,11 @@ impl Exec<'_, '_> {
         use Op::*;
         let n = self.w.lanes;
         let d0 = self.vreg(i.src[1], 2)?;
+        let d1 = if i.src[2] != NONE {
+            self.vreg(i.src[2], 2)?
+        } else {
+            0
+        };
         let dst = if i.dst != NONE {
             Some(self.vreg(i.dst, 2)?)
         } else {
@@ -238,7 +311,44 @@ impl Exec<'_, '_> {
             let old = u64::from_le_bytes(b);
             let get = |k: usize| u64::from(self.w.v.get(d0 + k * n + l).copied().unwrap_or(0));
             let x = get(0) | get(1) << 32;
+            let y = u64::from(self.w.v.get(d1 + l).copied().unwrap_or(0))
+                | u64::from(self.w.v.get(d1 + n + l).copied().unwrap_or(0)) << 32;
+            let (fo, fx) = (f64::from_bits(old), f64::from_bits(x));
             let new = match i.op {
+                DsRsubU64 | DsRsubRtnU64 => x.wrapping_sub(old),
+                DsIncU64 | DsIncRtnU64 => {
+                    if old >= x {
+                        0
+                    } else {
+                        old + 1
+                    }
+                }
+                DsDecU64 | DsDecRtnU64 => {
+                    if old == 0 || old > x {
+                        x
+                    } else {
+                        old - 1
+                    }
+                }
+                DsSwapRtnB64 => x,
+                DsMskorB64 | DsMskorRtnB64 => (old & !x) | y,
+                // The data order as the 32-bit compare-stores (gfx9: compare value first).
+                DsCmpstoreB64 | DsCmpstoreRtnB64 | DsCmpstoreF64 | DsCmpstoreRtnF64 => {
+                    let (src, cmp) = if self.l.isa == Isa::Gfx9 {
+                        (y, x)
+                    } else {
+                        (x, y)
+                    };
+                    let eq = if matches!(i.op, DsCmpstoreF64 | DsCmpstoreRtnF64) {
+                        fo == f64::from_bits(cmp)
+                    } else {
+                        old == cmp
+                    };
+                    if eq { src } else { old }
+                }
+                DsMinF64 | DsMinRtnF64 => fmin64(fo, fx).to_bits(),
+                DsMaxF64 | DsMaxRtnF64 => fmax64(fo, fx).to_bits(),
+                DsAddF64 | DsAddRtnF64 => (fo + fx).to_bits(),
                 DsAddU64 | DsAddRtnU64 => old.wrapping_add(x),
                 DsSubU64 | DsSubRtnU64 => old.wrapping_sub(x),
                 // CAST: signed views of the same bits.

@@ -179,6 +179,58 @@ impl Exec<'_, '_> {
                 let d = f32v(self.s32(i.dst, lit)?);
                 Some((f32v(a()?).mul_add(f32v(b()?), d).to_bits(), None))
             }
+            SCeilF32 => Some((f32v(a()?).ceil().to_bits(), None)),
+            SFloorF32 => Some((f32v(a()?).floor().to_bits(), None)),
+            STruncF32 => Some((f32v(a()?).trunc().to_bits(), None)),
+            SRndneF32 => Some((rne32(f32v(a()?)).to_bits(), None)),
+            // The 16-bit forms read S0[15:0] and write D[15:0], D[31:16] zero.
+            SCeilF16 | SFloorF16 | STruncF16 | SRndneF16 => {
+                let x = f16_to_f32(a()? & 0xffff);
+                let r = match i.op {
+                    SCeilF16 => x.ceil(),
+                    SFloorF16 => x.floor(),
+                    STruncF16 => x.trunc(),
+                    _ => rne32(x),
+                };
+                Some((f32_to_f16(r, false), None))
+            }
+            SCvtF16F32 => Some((f32_to_f16(f32v(a()?), false), None)),
+            SCvtF32F16 => Some((f16_to_f32(a()? & 0xffff).to_bits(), None)),
+            SCvtHiF32F16 => Some((f16_to_f32(a()? >> 16).to_bits(), None)),
+            // {f16(S1) rounded toward zero, f16(S0) rounded toward zero}.
+            SCvtPkRtzF16F32 => {
+                let (x, y) = (a()?, b()?);
+                Some((
+                    f32_to_f16(f32v(x), true) | (f32_to_f16(f32v(y), true) << 16),
+                    None,
+                ))
+            }
+            SAddF16 | SSubF16 | SMulF16 | SMinNumF16 | SMaxNumF16 | SMinimumF16 | SMaximumF16 => {
+                let (x, y) = (f16_to_f32(a()? & 0xffff), f16_to_f32(b()? & 0xffff));
+                let r = match i.op {
+                    SAddF16 => x + y,
+                    SSubF16 => x - y,
+                    SMulF16 => x * y,
+                    SMinNumF16 => fmin(x, y),
+                    SMaxNumF16 => fmax(x, y),
+                    SMinimumF16 => fminimum(x, y),
+                    _ => fmaximum(x, y),
+                };
+                Some((f32_to_f16(r, false), None))
+            }
+            SFmacF16 => {
+                let f = |v: u32| f64::from(f16_to_f32(v & 0xffff));
+                let d = f(self.s32(i.dst, lit)?);
+                // CAST: the f64 result rounds to f32, then to f16.
+                Some((f32_to_f16(f(a()?).mul_add(f(b()?), d) as f32, false), None))
+            }
+            SMinimumF32 => Some((fminimum(f32v(a()?), f32v(b()?)).to_bits(), None)),
+            SMaximumF32 => Some((fmaximum(f32v(a()?), f32v(b()?)).to_bits(), None)),
+            SPackHlB32B16 => Some(((a()? >> 16) | (b()? << 16), None)),
+            SFmaakF32 | SFmamkF32 => {
+                let c = f32v(self.s32(i.src[2], lit)?);
+                Some((f32v(a()?).mul_add(f32v(b()?), c).to_bits(), None))
+            }
             // CAST: the bits as a signed integer.
             SCvtF32I32 => Some(((a()? as i32 as f32).to_bits(), None)),
             // CAST: u32 to f32 rounds to nearest.
@@ -254,6 +306,57 @@ impl Exec<'_, '_> {
                 let v = a64()?.count_ones();
                 Some((v, Some(v != 0)))
             }
+            SBcnt0I32B64 => {
+                let v = a64()?.count_zeros();
+                Some((v, Some(v != 0)))
+            }
+            // The first zero bit from bit 0, -1 when there is none.
+            SFf0I32B32 => {
+                let x = a()?;
+                Some((
+                    if x == u32::MAX {
+                        u32::MAX
+                    } else {
+                        x.trailing_ones()
+                    },
+                    None,
+                ))
+            }
+            SFf0I32B64 => {
+                let x = a64()?;
+                Some((
+                    if x == u64::MAX {
+                        u32::MAX
+                    } else {
+                        x.trailing_ones()
+                    },
+                    None,
+                ))
+            }
+            // As s_cls_i32 on 64 bits: leading bits equal to the sign after it, -1 for 0, -1.
+            SClsI32I64 => {
+                let x = a64()?;
+                let y = if x >> 63 == 1 { !x } else { x };
+                Some((if y == 0 { u32::MAX } else { y.leading_zeros() }, None))
+            }
+            // Whole-quad mode: every lane of a quad with any lane set.
+            SWqmB32 => {
+                let x = a()?;
+                let v = (0..8).fold(0, |m, q| {
+                    m | if (x >> (4 * q)) & 15 != 0 {
+                        15 << (4 * q)
+                    } else {
+                        0
+                    }
+                });
+                Some((v, Some(v != 0)))
+            }
+            // One bit per quad of S0: set when any of the quad's four is.
+            SQuadmaskB32 => {
+                let x = a()?;
+                let v = (0..8).fold(0, |m, q| m | u32::from((x >> (4 * q)) & 15 != 0) << q);
+                Some((v, Some(v != 0)))
+            }
             SNotB32 => {
                 let v = !a()?;
                 Some((v, Some(v != 0)))
@@ -293,6 +396,42 @@ impl Exec<'_, '_> {
         }
         // 64-bit results.
         let r64: Option<(u64, Option<bool>)> = match i.op {
+            SBrevB64 => Some((a64()?.reverse_bits(), None)),
+            SQuadmaskB64 => {
+                let x = a64()?;
+                let v = (0..16).fold(0, |m, q| m | u64::from((x >> (4 * q)) & 15 != 0) << q);
+                Some((v, Some(v != 0)))
+            }
+            // Whole-quad mode: every lane of a quad with any lane set.
+            SWqmB64 => {
+                let x = a64()?;
+                let v = (0..16).fold(0, |m, q| {
+                    m | if (x >> (4 * q)) & 15 != 0 {
+                        15 << (4 * q)
+                    } else {
+                        0
+                    }
+                });
+                Some((v, Some(v != 0)))
+            }
+            SBitset0B64 | SBitset1B64 => {
+                let d = self.s64(i.dst, 0)?;
+                let bit = 1u64 << (a()? & 63);
+                Some((
+                    if i.op == SBitset0B64 {
+                        d & !bit
+                    } else {
+                        d | bit
+                    },
+                    None,
+                ))
+            }
+            // Each bit of S0 twice: D[2k] = D[2k + 1] = S0[k].
+            SBitreplicateB64B32 => {
+                let x = a()?;
+                let v = (0..32).fold(0u64, |m, k| m | (u64::from((x >> k) & 1) * 3) << (2 * k));
+                Some((v, None))
+            }
             // gfx12: 64-bit add, subtract and multiply; SCC unchanged.
             SAddNcU64 => Some((a64()?.wrapping_add(b64()?), None)),
             SSubNcU64 => Some((a64()?.wrapping_sub(b64()?), None)),
@@ -387,15 +526,11 @@ impl Exec<'_, '_> {
         match i.op {
             SAndSaveexecB32 | SOrSaveexecB32 | SXorSaveexecB32 | SAndNot0SaveexecB32
             | SAndNot1SaveexecB32 | SAndSaveexecB64 | SOrSaveexecB64 | SXorSaveexecB64
-            | SAndNot0SaveexecB64 | SAndNot1SaveexecB64 => {
-                let wide = matches!(
-                    i.op,
-                    SAndSaveexecB64
-                        | SOrSaveexecB64
-                        | SXorSaveexecB64
-                        | SAndNot0SaveexecB64
-                        | SAndNot1SaveexecB64
-                );
+            | SAndNot0SaveexecB64 | SAndNot1SaveexecB64 | SNandSaveexecB32 | SNandSaveexecB64
+            | SNorSaveexecB32 | SNorSaveexecB64 | SXnorSaveexecB32 | SXnorSaveexecB64
+            | SOrNot0SaveexecB32 | SOrNot0SaveexecB64 | SOrNot1SaveexecB32 | SOrNot1SaveexecB64
+            | SAndNot0WrexecB32 | SAndNot0WrexecB64 | SAndNot1WrexecB32 | SAndNot1WrexecB64 => {
+                let wide = i.op.name().ends_with("64");
                 let full = u64::from(self.w.s[126]) | (u64::from(self.w.s[127]) << 32);
                 let old = if wide { full } else { full & 0xffff_ffff };
                 let s = if wide { a64()? } else { u64::from(a()?) };
@@ -404,15 +539,27 @@ impl Exec<'_, '_> {
                     SOrSaveexecB32 | SOrSaveexecB64 => s | old,
                     SXorSaveexecB32 | SXorSaveexecB64 => s ^ old,
                     SAndNot0SaveexecB32 | SAndNot0SaveexecB64 => !s & old,
+                    SNandSaveexecB32 | SNandSaveexecB64 => !(s & old),
+                    SNorSaveexecB32 | SNorSaveexecB64 => !(s | old),
+                    SXnorSaveexecB32 | SXnorSaveexecB64 => !(s ^ old),
+                    SOrNot0SaveexecB32 | SOrNot0SaveexecB64 => !s | old,
+                    SOrNot1SaveexecB32 | SOrNot1SaveexecB64 => s | !old,
+                    SAndNot0WrexecB32 | SAndNot0WrexecB64 => !s & old,
                     _ => s & !old,
                 };
                 let new = if wide { new } else { new & 0xffff_ffff };
+                // The wrexec forms write the new EXEC to the destination, the others the old.
+                let d = if i.op.name().contains("wrexec") {
+                    new
+                } else {
+                    old
+                };
                 if wide {
-                    self.swrite64(i.dst, old)?;
+                    self.swrite64(i.dst, d)?;
                     self.w.set_exec(new);
                 } else {
                     // CAST: wave32 halves.
-                    self.swrite(i.dst, old as u32)?;
+                    self.swrite(i.dst, d as u32)?;
                     self.w.s[126] = new as u32;
                 }
                 self.w.scc = new != 0;
@@ -749,4 +896,26 @@ impl Exec<'_, '_> {
         }
         Ok(())
     }
+}
+
+/// IEEE 754-2019 minimum: a NaN operand gives a quiet NaN; -0 is below +0.
+fn fminimum(a: f32, b: f32) -> f32 {
+    if a.is_nan() || b.is_nan() {
+        return f32::from_bits(0x7fc0_0000);
+    }
+    if a == b {
+        return f32::from_bits(a.to_bits() | b.to_bits());
+    }
+    a.min(b)
+}
+
+/// IEEE 754-2019 maximum: a NaN operand gives a quiet NaN; +0 is above -0.
+fn fmaximum(a: f32, b: f32) -> f32 {
+    if a.is_nan() || b.is_nan() {
+        return f32::from_bits(0x7fc0_0000);
+    }
+    if a == b {
+        return f32::from_bits(a.to_bits() & b.to_bits());
+    }
+    a.max(b)
 }

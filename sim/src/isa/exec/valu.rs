@@ -137,6 +137,58 @@ impl Exec<'_, '_> {
             VCvtI32I16 => self.v1(i, f16, |x| x as u16 as i16 as i32 as u32),
             VCvtU32U16 => self.v1(i, f16, |x| x & 0xffff),
             VSwapB32 => self.vswap(i),
+            // D = S0.u16 * S1.u16 + S2.u32 (signed: i16 x i16 + i32); clamp saturates.
+            VMadU32U16 | VMadI32I16 => self.mad32_16(i),
+            // Sums of absolute differences of bytes, halves or words, plus S2 (sad_hi: the
+            // byte sum shifted to the high half); msad skips bytes whose S1 byte is 0.
+            VSadU8 | VSadHiU8 | VMsadU8 => {
+                let (hi, masked) = (i.op == VSadHiU8, i.op == VMsadU8);
+                self.v3(i, b32, move |a, b, c| {
+                    let mut t = 0u32;
+                    for k in 0..4 {
+                        let (x, y) = ((a >> (8 * k)) & 0xff, (b >> (8 * k)) & 0xff);
+                        if !(masked && y == 0) {
+                            t += x.abs_diff(y);
+                        }
+                    }
+                    if hi {
+                        (t << 16).wrapping_add(c)
+                    } else {
+                        t.wrapping_add(c)
+                    }
+                })
+            }
+            VSadU16 => self.v3(i, b32, |a, b, c| {
+                let t = (a & 0xffff).abs_diff(b & 0xffff) + (a >> 16).abs_diff(b >> 16);
+                t.wrapping_add(c)
+            }),
+            VSadU32 => self.v3(i, b32, |a, b, c| a.abs_diff(b).wrapping_add(c)),
+            // Per byte: (S0.b + S1.b + S2.b[0]) >> 1 (the rounding bit is bit 0 of S2's byte).
+            VLerpU8 => self.v3(i, b32, |a, b, c| {
+                let mut r = 0;
+                for k in 0..4 {
+                    let f = |x: u32| (x >> (8 * k)) & 0xff;
+                    r |= ((f(a) + f(b) + (f(c) & 1)) >> 1) << (8 * k);
+                }
+                r
+            }),
+            // {sat16(S1), sat16(S0)}.
+            VCvtPkU16U32 => self.v2(i, b32, |a, b| a.min(0xffff) | (b.min(0xffff) << 16)),
+            VCvtPkI16I32 => self.v2(i, b32, |a, b| {
+                // CAST: signed views, then the saturated halves' bits.
+                let s = |x: u32| ((x as i32).clamp(-0x8000, 0x7fff) as u32) & 0xffff;
+                s(a) | (s(b) << 16)
+            }),
+            // CAST: signed views of the same bits.
+            VMaxminI32 => self.v3(i, b32, |a, b, c| {
+                (a as i32).max(b as i32).min(c as i32) as u32
+            }),
+            // CAST: signed views of the same bits.
+            VMinmaxI32 => self.v3(i, b32, |a, b, c| {
+                (a as i32).min(b as i32).max(c as i32) as u32
+            }),
+            VMaxminU32 => self.v3(i, b32, |a, b, c| a.max(b).min(c)),
+            VMinmaxU32 => self.v3(i, b32, |a, b, c| a.min(b).max(c)),
             VPermlane64B32 => self.permlane64(i),
             VMovB32 | VAccvgprReadB32 | VAccvgprWriteB32 | VAccvgprMovB32 => self.v1(i, b32, |x| x),
             VNotB32 => self.v1(i, b32, |x| !x),
@@ -654,6 +706,40 @@ impl Exec<'_, '_> {
         let mut r = [0u32; MAX_LANES];
         for (l, r) in r.iter_mut().enumerate() {
             *r = a[l ^ 32];
+        }
+        self.write_lanes(i.dst, &r)
+    }
+
+    /// V_MAD_U32_U16 / V_MAD_I32_I16: the 16-bit halves (op_sel) of S0 and S1 multiplied,
+    /// plus the 32-bit S2; clamp saturates to 32 bits.
+    fn mad32_16(&mut self, i: &Inst) -> Result<(), IsaError> {
+        let mut s = [[0u32; MAX_LANES]; 3];
+        self.lanes32(i, 0, Width::F16, &mut s[0])?;
+        self.lanes32(i, 1, Width::F16, &mut s[1])?;
+        self.lanes32(i, 2, Width::B32, &mut s[2])?;
+        let signed = i.op == Op::VMadI32I16;
+        let mut r = [0u32; MAX_LANES];
+        for l in 0..self.w.lanes {
+            let x = if signed {
+                // CAST: sign extensions of the halves and of S2.
+                let p = i64::from(s[0][l] as u16 as i16) * i64::from(s[1][l] as u16 as i16);
+                let x = p + i64::from(s[2][l] as i32);
+                if i.clamp {
+                    x.clamp(i64::from(i32::MIN), i64::from(i32::MAX))
+                } else {
+                    x
+                }
+            } else {
+                let p = i64::from(s[0][l] & 0xffff) * i64::from(s[1][l] & 0xffff);
+                let x = p + i64::from(s[2][l]);
+                if i.clamp {
+                    x.min(i64::from(u32::MAX))
+                } else {
+                    x
+                }
+            };
+            // CAST: the low 32 bits are the result.
+            r[l] = x as u32;
         }
         self.write_lanes(i.dst, &r)
     }

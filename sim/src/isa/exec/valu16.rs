@@ -199,6 +199,17 @@ impl Exec<'_, '_> {
             // Each signed half saturated to an unsigned byte: D.u16 = {sat8(S0[31:16]),
             // sat8(S0[15:0])}.
             VSatPkU8I16 => self.sat_pk_u8(i),
+            VMin3I16 | VMin3U16 | VMax3I16 | VMax3U16 | VMed3I16 | VMed3U16 | VMadU16 | VMadI16
+            | VMadLegacyU16 | VMadLegacyI16 => self.i16x3(i),
+            VAndB16 => self.i16(i, |x, y| x & y),
+            VOrB16 => self.i16(i, |x, y| x | y),
+            VXorB16 => self.i16(i, |x, y| x ^ y),
+            VAddNcI16 => self.i16(i, |x, y| {
+                i64::from(s16(x as u32)) + i64::from(s16(y as u32))
+            }),
+            VSubNcI16 => self.i16(i, |x, y| {
+                i64::from(s16(x as u32)) - i64::from(s16(y as u32))
+            }),
             VMin3F16 => self.h16x3(i, |x, y, z| h3(x, y, z, |a, b, c| fmin(fmin(a, b), c))),
             VMax3F16 => self.h16x3(i, |x, y, z| h3(x, y, z, |a, b, c| fmax(fmax(a, b), c))),
             VMed3F16 => self.h16x3(i, |x, y, z| {
@@ -230,6 +241,47 @@ impl Exec<'_, '_> {
             VMovB64 => self.v64(i, [Width::B64; 3], |x, _, _| x),
             _ => return None,
         })
+    }
+
+    /// Three 16-bit integer sources (halves per op_sel): min3/max3/med3 and the
+    /// multiply-adds; `clamp` saturates the multiply-adds to 16 bits.
+    fn i16x3(&mut self, i: &Inst) -> Result<(), IsaError> {
+        use Op::*;
+        let mut s = [[0u32; MAX_LANES]; 3];
+        for (k, s) in s.iter_mut().enumerate() {
+            self.lanes32(i, k, Width::F16, s)?;
+        }
+        let signed = matches!(
+            i.op,
+            VMin3I16 | VMax3I16 | VMed3I16 | VMadI16 | VMadLegacyI16
+        );
+        let v = |x: u32| -> i64 {
+            if signed {
+                i64::from(s16(x))
+            } else {
+                i64::from(x & 0xffff)
+            }
+        };
+        let mut r = [0u32; MAX_LANES];
+        for l in 0..self.w.lanes {
+            let (a, b, c) = (v(s[0][l]), v(s[1][l]), v(s[2][l]));
+            let x = match i.op {
+                VMin3I16 | VMin3U16 => a.min(b).min(c),
+                VMax3I16 | VMax3U16 => a.max(b).max(c),
+                VMed3I16 | VMed3U16 => a.min(b).max(a.max(b).min(c)),
+                _ => {
+                    let x = a * b + c;
+                    match (i.clamp, signed) {
+                        (true, false) => x.clamp(0, 0xffff),
+                        (true, true) => x.clamp(-0x8000, 0x7fff),
+                        _ => x,
+                    }
+                }
+            };
+            // CAST: the low 16 bits are the result.
+            r[l] = (x as u32) & 0xffff;
+        }
+        self.write16(i, &mut r)
     }
 
     /// V_SAT_PK_U8_I16: each signed half of S0 saturated to an unsigned byte, D.u16 =
@@ -325,7 +377,10 @@ impl Exec<'_, '_> {
         let mut b = [0u32; MAX_LANES];
         self.lanes32(i, 0, Width::F16, &mut a)?;
         self.lanes32(i, 1, Width::F16, &mut b)?;
-        let signed = matches!(i.op, Op::VMaxI16 | Op::VMinI16 | Op::VAshrrevI16);
+        let signed = matches!(
+            i.op,
+            Op::VMaxI16 | Op::VMinI16 | Op::VAshrrevI16 | Op::VAddNcI16 | Op::VSubNcI16
+        );
         let mut r = [0u32; MAX_LANES];
         for l in 0..self.w.lanes {
             let v = f(i64::from(a[l] & 0xffff), i64::from(b[l] & 0xffff));

@@ -474,6 +474,7 @@ fn vop3_only(opc: u32) -> Option<Op> {
         0x289 => VReadlaneB32, 0x28a => VWritelaneB32, 0x28b => VBcntU32B32,
         0x2a0 => VPackB32F16, 0x28c => VMbcntLoU32B32, 0x1c1 => VMadF32, 0x28d => VMbcntHiU32B32, 0x28f => VLshlrevB64,
         0x290 => VLshrrevB64, 0x291 => VAshrrevI64,
+        0x1f4 => VMin3F16, 0x1f7 => VMax3F16, 0x1fa => VMed3F16,
         0x1f5 => VMin3I16, 0x1f6 => VMin3U16, 0x1f8 => VMax3I16, 0x1f9 => VMax3U16,
         0x1fb => VMed3I16, 0x1fc => VMed3U16, 0x204 => VMadU16, 0x205 => VMadI16,
         0x1eb => VMadLegacyU16, 0x1ec => VMadLegacyI16, 0x1f1 => VMadU32U16, 0x1f2 => VMadI32I16,

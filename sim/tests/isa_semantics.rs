@@ -544,3 +544,19 @@ fn wmma_f16_writes_the_opsel_half_and_keeps_the_other() {
         vec![0xabcd_5010, 0xabcd_5010, 0x5010_abcd, 0x5010_abcd]
     );
 }
+
+/// STORE_D16_HI (one lane): the high half of v1 = 0xbeef1234 as 16 and 8 bits:
+///   v_mov_b32 v0, 0
+///   v_mov_b32 v1, 0xbeef1234
+///   global_store_d16_hi_b16 v0, v1, s[0:1]
+///   global_store_d16_hi_b8 v0, v1, s[0:1] offset:2
+///   s_endpgm
+/// tinygrad's bf16 kernels store through it (test_dtype test_bf16).
+const STORE_D16_HI: &[u32] = &[
+    0x7e000280, 0x7e0202ff, 0xbeef1234, 0xdc960000, 0x00000100, 0xdc920002, 0x00000100, 0xbfb00000,
+];
+
+#[test]
+fn store_d16_hi_writes_the_high_half() {
+    assert_eq!(ok(STORE_D16_HI, &launch(1, false), 1), vec![0x00ef_beef]);
+}

@@ -235,7 +235,7 @@ fn mem_bytes(op: Op) -> u8 {
     use Op::*;
     match op {
         MLoadU8 | MLoadI8 | MStoreB8 => 1,
-        MLoadU16 | MLoadI16 | MStoreB16 | MLoadD16B16 | MLoadD16HiB16 => 2,
+        MLoadU16 | MLoadI16 | MStoreB16 | MLoadD16B16 | MLoadD16HiB16 | MStoreD16HiB16 => 2,
         MLoadD16U8 | MLoadD16I8 | MLoadD16HiU8 | MLoadD16HiI8 => 1,
         MLoadB64 | MStoreB64 | MAtomicAddU64 | MAtomicSwapB64 | MAtomicCmpswapB64 => 8,
         op if op.name().starts_with("atomic_") && op.name().ends_with("64") => 8,

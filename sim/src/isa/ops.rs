@@ -266,6 +266,8 @@ ops! {
     MLoadD16U8 = "load_d16_u8", MLoadD16I8 = "load_d16_i8", MLoadD16B16 = "load_d16_b16",
     MLoadD16HiU8 = "load_d16_hi_u8", MLoadD16HiI8 = "load_d16_hi_i8",
     MLoadD16HiB16 = "load_d16_hi_b16",
+    // The high half of a VGPR stored as 8 or 16 bits (gfx11/gfx12 FLAT family).
+    MStoreD16HiB8 = "store_d16_hi_b8", MStoreD16HiB16 = "store_d16_hi_b16",
 }
 
 impl Op {

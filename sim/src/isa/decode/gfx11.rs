@@ -509,7 +509,7 @@ pub(super) fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         21 => MLoadB64, 22 => MLoadB96, 23 => MLoadB128, 24 => MStoreB8, 25 => MStoreB16,
         26 => MStoreB32, 27 => MStoreB64, 28 => MStoreB96, 29 => MStoreB128, 30 => MLoadD16U8,
         31 => MLoadD16I8, 32 => MLoadD16B16, 33 => MLoadD16HiU8, 34 => MLoadD16HiI8,
-        35 => MLoadD16HiB16, 51 => MAtomicSwapB32,
+        35 => MLoadD16HiB16, 36 => MStoreD16HiB8, 37 => MStoreD16HiB16, 51 => MAtomicSwapB32,
         52 => MAtomicCmpswapB32, 53 => MAtomicAddU32, 54 => MAtomicSubU32, 56 => MAtomicMinI32,
         57 => MAtomicMinU32, 58 => MAtomicMaxI32, 59 => MAtomicMaxU32, 60 => MAtomicAndB32,
         61 => MAtomicOrB32, 62 => MAtomicXorB32, 63 => MAtomicIncU32, 64 => MAtomicDecU32,

@@ -219,9 +219,9 @@ impl Exec<'_, '_> {
             self.global_addrs(i, &mut addr)?;
         }
         let size: usize = match i.op {
-            MLoadU8 | MLoadI8 | MStoreB8 => 1,
+            MLoadU8 | MLoadI8 | MStoreB8 | MStoreD16HiB8 => 1,
             MLoadD16U8 | MLoadD16I8 | MLoadD16HiU8 | MLoadD16HiI8 => 1,
-            MLoadU16 | MLoadI16 | MStoreB16 | MLoadD16B16 | MLoadD16HiB16 => 2,
+            MLoadU16 | MLoadI16 | MStoreB16 | MLoadD16B16 | MLoadD16HiB16 | MStoreD16HiB16 => 2,
             MLoadB64 | MStoreB64 | MAtomicAddU64 | MAtomicSwapB64 => 8,
             MAtomicCmpswapB64 | MAtomicAddF64 | MAtomicSubU64 | MAtomicMinI64 | MAtomicMinU64
             | MAtomicMaxI64 | MAtomicMaxU64 | MAtomicAndB64 | MAtomicOrB64 | MAtomicXorB64 => 8,
@@ -249,8 +249,17 @@ impl Exec<'_, '_> {
         );
         let store = matches!(
             i.op,
-            MStoreB8 | MStoreB16 | MStoreB32 | MStoreB64 | MStoreB96 | MStoreB128
+            MStoreB8
+                | MStoreB16
+                | MStoreB32
+                | MStoreB64
+                | MStoreB96
+                | MStoreB128
+                | MStoreD16HiB8
+                | MStoreD16HiB16
         );
+        // The d16_hi stores write the data VGPR's high half.
+        let hi_half = matches!(i.op, MStoreD16HiB8 | MStoreD16HiB16);
         if load {
             let d = self.vreg(i.dst, dwords)?;
             // Fast path: every lane live and the lanes' addresses consecutive.
@@ -408,6 +417,7 @@ impl Exec<'_, '_> {
                 let mut b = [0u8; 16];
                 for k in 0..dwords {
                     let v = self.w.v.get(data + k * n + l).copied().unwrap_or(0);
+                    let v = if hi_half { v >> 16 } else { v };
                     b[4 * k..4 * k + 4].copy_from_slice(&v.to_le_bytes());
                 }
                 if scratch {

@@ -331,6 +331,18 @@ impl SimKfd {
             .map_err(|e| os_err(e, "munmap"))
     }
 
+    /// What the simulated GPUs faulted on so far (a hang, an illegal instruction, a memory
+    /// fault), one line per fault, as the kernel log would tell: clients such as tinygrad's
+    /// ops_amd.py only see their signal not arrive.
+    fn fault_reasons(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for id in self.sim.gpu_ids() {
+            self.sim
+                .fault_reasons(id, &mut |r| out.push(format!("gpu {id:#x}: {r}")));
+        }
+        out
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "SimKfd(gpus={}, client={:?})",

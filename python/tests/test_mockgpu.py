@@ -88,7 +88,7 @@ def test_a_6_12_kernel_refuses_the_seeds_queue_buffers():
 
 def test_simkfd_binding_speaks_the_kernels_abi():
   s = SimKfd(client="any", kernel="6.8")
-  assert s.client == "any" and len(s.gpu_ids) == 1
+  assert s.client == "any" and len(s.gpu_ids) == 1 and s.fault_reasons() == []
   kfd = s.open("/dev/kfd")
   assert s.fstat(kfd)[0] == "/dev/kfd"
   props = s.read_file("/sys/devices/virtual/kfd/kfd/topology/nodes/1/properties").decode()

@@ -511,3 +511,52 @@ fn frexp_f64_splits_mantissa_and_exponent() {
     .concat();
     assert_eq!(got, want);
 }
+
+/// WMMA_F16 (wave32): A = 1.0 and B = 2.0 everywhere (v[0:7], v[8:15]); C = 0.5 in the low
+/// halves with 0xabcd above (v[16:23]), then 0.5 in the high halves with 0xabcd below
+/// (v[24:31], op_sel:[0,0,1]):
+///   v_wmma_f16_16x16x16_f16 v[16:23], v[0:7], v[8:15], v[16:23]
+///   v_wmma_f16_16x16x16_f16 v[24:31], v[0:7], v[8:15], v[24:31] op_sel:[0,0,1]
+///   global_store_b32 of v16, v23, v24, v31 (lane 0 first, at 0, 4, 8, 12)
+/// tinygrad's half-accumulating tensor cores compile to it (test_linearizer test_tensor_cores).
+const WMMA_F16: &[u32] = &[
+    0x7e0002ff, 0x3c003c00, 0x7e0202ff, 0x3c003c00, 0x7e0402ff, 0x3c003c00, 0x7e0602ff, 0x3c003c00,
+    0x7e0802ff, 0x3c003c00, 0x7e0a02ff, 0x3c003c00, 0x7e0c02ff, 0x3c003c00, 0x7e0e02ff, 0x3c003c00,
+    0x7e1002ff, 0x40004000, 0x7e1202ff, 0x40004000, 0x7e1402ff, 0x40004000, 0x7e1602ff, 0x40004000,
+    0x7e1802ff, 0x40004000, 0x7e1a02ff, 0x40004000, 0x7e1c02ff, 0x40004000, 0x7e1e02ff, 0x40004000,
+    0x7e2002ff, 0xabcd3800, 0x7e2202ff, 0xabcd3800, 0x7e2402ff, 0xabcd3800, 0x7e2602ff, 0xabcd3800,
+    0x7e2802ff, 0xabcd3800, 0x7e2a02ff, 0xabcd3800, 0x7e2c02ff, 0xabcd3800, 0x7e2e02ff, 0xabcd3800,
+    0xcc424010, 0x1c421100, 0x7e3002ff, 0x3800abcd, 0x7e3202ff, 0x3800abcd, 0x7e3402ff, 0x3800abcd,
+    0x7e3602ff, 0x3800abcd, 0x7e3802ff, 0x3800abcd, 0x7e3a02ff, 0x3800abcd, 0x7e3c02ff, 0x3800abcd,
+    0x7e3e02ff, 0x3800abcd, 0xcc426018, 0x1c621100, 0x7e500280, 0xdc6a0000, 0x00001028, 0xdc6a0004,
+    0x00001728, 0xdc6a0008, 0x00001828, 0xdc6a000c, 0x00001f28, 0xbfb00000,
+];
+
+#[test]
+fn wmma_f16_writes_the_opsel_half_and_keeps_the_other() {
+    let l = Launch {
+        vgprs: 48,
+        ..launch(32, false)
+    };
+    // 16 products of 1 x 2, plus 0.5: 32.5 (f16 0x5010).
+    assert_eq!(
+        ok(WMMA_F16, &l, 4),
+        vec![0xabcd_5010, 0xabcd_5010, 0x5010_abcd, 0x5010_abcd]
+    );
+}
+
+/// STORE_D16_HI (one lane): the high half of v1 = 0xbeef1234 as 16 and 8 bits:
+///   v_mov_b32 v0, 0
+///   v_mov_b32 v1, 0xbeef1234
+///   global_store_d16_hi_b16 v0, v1, s[0:1]
+///   global_store_d16_hi_b8 v0, v1, s[0:1] offset:2
+///   s_endpgm
+/// tinygrad's bf16 kernels store through it (test_dtype test_bf16).
+const STORE_D16_HI: &[u32] = &[
+    0x7e000280, 0x7e0202ff, 0xbeef1234, 0xdc960000, 0x00000100, 0xdc920002, 0x00000100, 0xbfb00000,
+];
+
+#[test]
+fn store_d16_hi_writes_the_high_half() {
+    assert_eq!(ok(STORE_D16_HI, &launch(1, false), 1), vec![0x00ef_beef]);
+}

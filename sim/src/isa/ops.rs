@@ -261,6 +261,7 @@ ops! {
     VMfmaF32_16x16x16F16 = "v_mfma_f32_16x16x16f16",
     VMfmaF32_32x32x8F16 = "v_mfma_f32_32x32x8f16", VMfmaF32_16x16x4F32 = "v_mfma_f32_16x16x4f32",
     VWmmaF32F16 = "v_wmma_f32_16x16x16_f16", VWmmaF32Bf16 = "v_wmma_f32_16x16x16_bf16",
+    VWmmaF16F16 = "v_wmma_f16_16x16x16_f16",
     VWmmaF32F16Gfx12 = "v_wmma_f32_16x16x16_f16", VWmmaF32Bf16Gfx12 = "v_wmma_f32_16x16x16_bf16",
     // 8/16-bit loads into one half of a VGPR, the other half kept (gfx11/gfx12 FLAT family).
     MLoadD16U8 = "load_d16_u8", MLoadD16I8 = "load_d16_i8", MLoadD16B16 = "load_d16_b16",
@@ -436,7 +437,7 @@ impl Op {
             VMfmaF32_16x16x16F16 => (4, [2, 2, 4]),
             VMfmaF32_32x32x8F16 => (16, [2, 2, 16]),
             VMfmaF32_16x16x4F32 => (4, [1, 1, 4]),
-            VWmmaF32F16 | VWmmaF32Bf16 => (8, [8, 8, 8]),
+            VWmmaF32F16 | VWmmaF32Bf16 | VWmmaF16F16 => (8, [8, 8, 8]),
             VWmmaF32F16Gfx12 | VWmmaF32Bf16Gfx12 => (8, [4, 4, 8]),
             VPkMovB32 | VPkMulF32 | VPkAddF32 | SAddNcU64 | SSubNcU64 | SMulU64 => (2, [2, 2, 1]),
             _ => (1, [1, 1, 1]),

@@ -27,6 +27,7 @@ the queue-buffer rules of Linux `HCQ_SIM_KERNEL` (default 6.8: tinygrad 0.9.1 pa
 """
 from __future__ import annotations
 
+import atexit
 import builtins
 import ctypes
 import ctypes.util
@@ -276,6 +277,13 @@ def _munmap(buf, sz):
     return -1
 
 
+def _report_faults() -> None:
+  """At exit, what the simulated GPU faulted on (hardware would log it in dmesg; the seed only sees its
+  signal time out)."""
+  if _sim is None: return
+  for r in _sim.fault_reasons(): print(f"hcq-sim: GPU fault: {r}", file=sys.stderr)
+
+
 def install() -> None:
   """Patches what tinygrad 0.9.1's ops_amd.py calls (see the module doc). Idempotent."""
   global _installed
@@ -283,6 +291,7 @@ def install() -> None:
     if _installed: return
     _installed = True
   sim()
+  atexit.register(_report_faults)
   patches = {"open": (builtins, "open", _open), "io.open": (io, "open", _open), "os.open": (os, "open", _os_open),
              "os.close": (os, "close", _os_close), "os.dup": (os, "dup", _os_dup), "os.fstat": (os, "fstat", _os_fstat),
              "os.stat": (os, "stat", _os_stat), "os.lstat": (os, "lstat", _os_lstat), "os.scandir": (os, "scandir", _os_scandir),

@@ -467,6 +467,7 @@ pub(super) fn vop3p(w: u32, w1: u32, table: fn(u32) -> Option<Op>) -> Result<Ins
             | Op::VPkFmaF32
             | Op::VWmmaF32F16
             | Op::VWmmaF32Bf16
+            | Op::VWmmaF16F16
             | Op::VWmmaF32F16Gfx12
             | Op::VWmmaF32Bf16Gfx12
             | Op::VPkMadI16

@@ -20,6 +20,9 @@ struct Shape {
     n: usize,
     k: usize,
     bf16: bool,
+    /// C and D are f16, one per register, in the half OPSEL[2] picks (the other half of D is
+    /// kept); otherwise f32.
+    f16_out: bool,
     /// Lanes the instruction needs (32: wave32 only; 64: wave64 only).
     lanes: usize,
     a: Place,
@@ -35,6 +38,7 @@ fn shape(op: Op) -> Option<Shape> {
             n: 16,
             k: 16,
             bf16: false,
+            f16_out: false,
             lanes: 64,
             a: |m, k| half(k % 4, m + 16 * (k / 4)),
             b: |k, n| half(k % 4, n + 16 * (k / 4)),
@@ -45,6 +49,7 @@ fn shape(op: Op) -> Option<Shape> {
             n: 32,
             k: 8,
             bf16: false,
+            f16_out: false,
             lanes: 64,
             a: |m, k| half(k % 4, m + 32 * (k / 4)),
             b: |k, n| half(k % 4, n + 32 * (k / 4)),
@@ -55,6 +60,7 @@ fn shape(op: Op) -> Option<Shape> {
             n: 16,
             k: 4,
             bf16: false,
+            f16_out: false,
             lanes: 64,
             a: |m, k| (0, m + 16 * k, -1),
             b: |k, n| (0, n + 16 * k, -1),
@@ -65,8 +71,22 @@ fn shape(op: Op) -> Option<Shape> {
             n: 16,
             k: 16,
             bf16: op == VWmmaF32Bf16,
+            f16_out: false,
             lanes: 32,
             // Lanes 16..31 hold a copy of lanes 0..15's A and B; the hardware reads 0..15.
+            a: |m, k| half(k, m),
+            b: |k, n| half(k, n),
+            d: |m, n| (m / 2, n + 16 * (m % 2), -1),
+        },
+        // D.f16 = A.f16 x B.f16 + C.f16: the f32 instruction's layout, one f16 per register
+        // (RDNA3 ISA, WMMA); products and sums in f32, rounded once to f16.
+        VWmmaF16F16 => Shape {
+            m: 16,
+            n: 16,
+            k: 16,
+            bf16: false,
+            f16_out: true,
+            lanes: 32,
             a: |m, k| half(k, m),
             b: |k, n| half(k, n),
             d: |m, n| (m / 2, n + 16 * (m % 2), -1),
@@ -76,6 +96,7 @@ fn shape(op: Op) -> Option<Shape> {
             n: 16,
             k: 16,
             bf16: op == VWmmaF32Bf16Gfx12,
+            f16_out: false,
             lanes: 32,
             a: |m, k| half(k % 8, m + 16 * (k / 8)),
             b: |k, n| half(k % 8, n + 16 * (k / 8)),
@@ -142,18 +163,38 @@ impl Exec<'_, '_> {
                 }
             }
         };
-        let mut d = vec![0u32; usize::from(dw) * n];
+        // f16 C and D: the half OPSEL[2] selects; D's other half is kept.
+        let hi = i8::from(i.sub & 4 != 0);
+        let o = self.vreg(i.dst, usize::from(dw))?;
+        let mut d = if s.f16_out {
+            self.w
+                .v
+                .get(o..o + usize::from(dw) * n)
+                .map(<[u32]>::to_vec)
+                .ok_or_else(|| self.range_err())?
+        } else {
+            vec![0u32; usize::from(dw) * n]
+        };
         for row in 0..s.m {
             for col in 0..s.n {
-                let mut acc = elem(&c, (s.d)(row, col));
+                let (reg, lane, _) = (s.d)(row, col);
+                let mut acc = if s.f16_out {
+                    elem(&c, (reg, lane, hi))
+                } else {
+                    elem(&c, (reg, lane, -1))
+                };
                 for k in 0..s.k {
                     acc += elem(&a, (s.a)(row, k)) * elem(&b, (s.b)(k, col));
                 }
-                let (reg, lane, _) = (s.d)(row, col);
-                d[reg * n + lane] = acc.to_bits();
+                let w = &mut d[reg * n + lane];
+                *w = if s.f16_out {
+                    let shift = 16 * u32::from(hi.unsigned_abs());
+                    (*w & !(0xffff << shift)) | (f32_to_f16(acc, false) << shift)
+                } else {
+                    acc.to_bits()
+                };
             }
         }
-        let o = self.vreg(i.dst, usize::from(dw))?;
         match self.w.v.get_mut(o..o + d.len()) {
             Some(dst) => dst.copy_from_slice(&d),
             None => return Err(self.range_err()),

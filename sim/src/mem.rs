@@ -1,7 +1,8 @@
 //! Host memory: memfd-backed shared memory (BOs, doorbell slices, event pages), mappings into
 //! the process at the driver's addresses, and copies to/from arbitrary user addresses.
 //!
-//! This is the only module of the simulator with `unsafe`. Memory here is shared with the
+//! This module (with its `hostguard`, which protects the process's mappings of these buffers
+//! to see the host's accesses) is the only one of the simulator with `unsafe`. Memory here is shared with the
 //! driver (and, in threaded mode, with engine threads) while both run, exactly as GPU memory is
 //! shared with a real GPU. It is only ever viewed as slices of atomics (`AtomicU8`,
 //! `AtomicU32`, `AtomicU64`), never as plain bytes: every copy is a run of relaxed atomic
@@ -211,6 +212,9 @@ impl SharedMem {
     /// [`SharedMem::hdp_take_preimages`] with the HDP lock held (before every GPU access of
     /// the view: a threaded engine may reach the page before its next round).
     fn preimages_into(&self, v: &mut HdpView) {
+        if !hostguard::images_ready_anywhere() {
+            return;
+        }
         for &(ri, start) in self.guard_regions().iter() {
             if hostguard::images_ready(ri) {
                 for (page, data) in hostguard::take_images(ri, start) {

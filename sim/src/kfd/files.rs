@@ -187,8 +187,7 @@ impl SimKfd {
         self.track_cpu_map(addr, map_len);
         match watch {
             Watch::Data(va, vram) => {
-                let hdp = vram.then(|| mem.own_mapping());
-                if let Some(ri) = self.guard.add_data(addr, map_len, va, hdp)
+                if let Some(ri) = self.guard.add_data(addr, map_len, va, vram.then_some(&mem))
                     && vram
                 {
                     mem.guard_region(ri, addr);

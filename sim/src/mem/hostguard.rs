@@ -71,6 +71,8 @@ struct Region {
     flushes: AtomicU64,
     /// Some page is dirty or lost since the last flush / has a pre-image to deliver.
     dirty_any: AtomicBool,
+    /// Some page was opened since the region was last made inaccessible whole.
+    opened: AtomicBool,
     images: AtomicBool,
 }
 
@@ -128,6 +130,7 @@ const REGION: Region = Region {
     epoch: AtomicU32::new(1),
     flushes: AtomicU64::new(0),
     dirty_any: AtomicBool::new(false),
+    opened: AtomicBool::new(false),
     images: AtomicBool::new(false),
 };
 #[allow(clippy::declare_interior_mutable_const)]
@@ -164,6 +167,12 @@ static SLOT_TABLE: [Slot; SLOTS] = [SLOT; SLOTS];
 /// Records lost because every slot was full.
 static DROPPED: AtomicU64 = AtomicU64::new(0);
 static NEXT_OWNER: AtomicU64 = AtomicU64::new(1);
+/// Faults the handler resolved, process-wide (a relax with none since the last one has
+/// nothing to do).
+static RESOLVED: AtomicU64 = AtomicU64::new(0);
+/// Regions with pre-images to deliver, process-wide (one load on every GPU access of a
+/// guarded VRAM buffer while none is).
+static WITH_IMAGES: AtomicUsize = AtomicUsize::new(0);
 /// The spin flag over the tables (held by the handler and by registration, never while
 /// touching guarded memory).
 static LOCK: AtomicBool = AtomicBool::new(false);
@@ -178,7 +187,10 @@ fn lock() -> Held {
         .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
         .is_err()
     {
-        core::hint::spin_loop();
+        // Yield to the holder (it may be a descheduled thread in a few `mprotect`s):
+        // sched_yield is async-signal-safe.
+        // SAFETY: a system call without arguments.
+        unsafe { libc::sched_yield() };
     }
     Held
 }
@@ -254,30 +266,42 @@ fn page_prot(r: &Region, st: u32) -> libc::c_int {
 /// epoch). Called with the lock held.
 fn guard_data(owner: u64) {
     for r in &REGION_TABLE {
-        if r.owner.load(Ordering::Relaxed) == owner && r.kind.load(Ordering::Relaxed) == DATA {
+        if r.owner.load(Ordering::Relaxed) == owner
+            && r.kind.load(Ordering::Relaxed) == DATA
+            // Still inaccessible whole since the last doorbell: nothing to do.
+            && !(r.guarded.load(Ordering::Relaxed) && !r.opened.load(Ordering::Relaxed))
+        {
             let (s, l) = (
                 r.start.load(Ordering::Relaxed),
                 r.len.load(Ordering::Relaxed),
             );
             r.epoch.fetch_add(1, Ordering::Relaxed);
             r.guarded.store(true, Ordering::Relaxed);
+            r.opened.store(false, Ordering::Relaxed);
             // SAFETY: a registered region: a mapping the simulator made (`register`).
             unsafe { protect(s, l, libc::PROT_NONE) };
         }
     }
 }
 
-/// Nothing is queued: every data mapping of `owner` opens (HDP-tracked pages the CPU has not
-/// written since the last flush stay read-only). Called with the lock held.
+/// Mappings at least this large open when nothing is queued (a host filling a large buffer
+/// after a wait would take a fault per page); smaller ones (rings, signals, pointers) stay
+/// guarded until the host touches them, which costs less than opening them whole each time.
+const OPEN_WHEN_IDLE: u64 = 1 << 20;
+
+/// Nothing is queued: the large data mappings of `owner` open (HDP-tracked pages the CPU has
+/// not written since the last flush stay read-only). Called with the lock held.
 fn open_data(owner: u64) {
     for r in &REGION_TABLE {
         if r.owner.load(Ordering::Relaxed) != owner
             || r.kind.load(Ordering::Relaxed) != DATA
             || !r.guarded.load(Ordering::Relaxed)
+            || r.len.load(Ordering::Relaxed) < OPEN_WHEN_IDLE
         {
             continue;
         }
         r.guarded.store(false, Ordering::Relaxed);
+        r.opened.store(true, Ordering::Relaxed);
         let (s, l) = (
             r.start.load(Ordering::Relaxed),
             r.len.load(Ordering::Relaxed),
@@ -287,16 +311,34 @@ fn open_data(owner: u64) {
             unsafe { protect(s, l, RW) };
             continue;
         }
-        // SAFETY: a registered region.
-        unsafe { protect(s, l, libc::PROT_READ) };
-        let mut i = 0;
-        while let Some(st) = page_state(r, i) {
-            if st.load(Ordering::Relaxed) & DIRTY != 0 {
-                // SAFETY: a page of a registered region.
-                unsafe { protect(s + i as u64 * PAGE, PAGE, RW) };
+        apply_prots(r, s);
+    }
+}
+
+/// Sets every page of HDP-tracked region `r` (at `start`) to what its state asks
+/// ([`page_prot`]), one `mprotect` per run of pages that ask the same. Called with the lock
+/// held.
+fn apply_prots(r: &Region, start: u64) {
+    let mut run: Option<(usize, libc::c_int)> = None;
+    let mut i = 0;
+    loop {
+        let prot = page_state(r, i).map(|st| page_prot(r, st.load(Ordering::Relaxed)));
+        match (run, prot) {
+            (Some((_, p)), Some(q)) if p == q => {}
+            (prev, next) => {
+                if let Some((from, p)) = prev {
+                    // CAST: page indexes of a usize-sized mapping.
+                    let (a, n) = (start + from as u64 * PAGE, (i - from) as u64 * PAGE);
+                    // SAFETY: pages of a registered region.
+                    unsafe { protect(a, n, p) };
+                }
+                match next {
+                    Some(q) => run = Some((i, q)),
+                    None => return,
+                }
             }
-            i += 1;
         }
+        i += 1;
     }
 }
 
@@ -344,6 +386,7 @@ fn capture(ri: usize, r: &Region, i: usize) -> bool {
 /// The handler's work: whether the fault at `addr` was ours (and is resolved).
 fn resolve(addr: u64, write: bool) -> bool {
     let _held = lock();
+    RESOLVED.fetch_add(1, Ordering::Relaxed);
     let Some((ri, r)) = REGION_TABLE.iter().enumerate().find(|(_, r)| {
         let k = r.kind.load(Ordering::Relaxed);
         let s = r.start.load(Ordering::Relaxed);
@@ -380,7 +423,9 @@ fn resolve(addr: u64, write: bool) -> bool {
                         s1 |= LOST;
                     }
                     r.dirty_any.store(true, Ordering::Relaxed);
-                    r.images.store(true, Ordering::Release);
+                    if !r.images.swap(true, Ordering::Release) {
+                        WITH_IMAGES.fetch_add(1, Ordering::Release);
+                    }
                 }
                 st.store(s1, Ordering::Relaxed);
                 (page_prot(r, s1), race)
@@ -389,6 +434,7 @@ fn resolve(addr: u64, write: bool) -> bool {
             if !unsafe { protect(page, PAGE, prot) } {
                 return false;
             }
+            r.opened.store(true, Ordering::Relaxed);
             if !race {
                 // Only the HDP's first-write fault: no GPU work was guarded against it.
                 return true;
@@ -535,6 +581,11 @@ pub(crate) struct HostFault {
 #[derive(Debug)]
 pub(crate) struct HostGuard {
     owner: u64,
+    /// The buffers whose own mapping an HDP-tracked region reads (pre-images), kept alive
+    /// while registered, by region index.
+    keep: std::sync::Mutex<Vec<(usize, std::sync::Arc<super::SharedMem>)>>,
+    /// [`RESOLVED`] at the last relax.
+    relaxed_at: AtomicU64,
 }
 
 impl HostGuard {
@@ -549,6 +600,8 @@ impl HostGuard {
             } else {
                 0
             },
+            keep: std::sync::Mutex::new(Vec::new()),
+            relaxed_at: AtomicU64::new(u64::MAX),
         }
     }
 
@@ -632,9 +685,20 @@ impl HostGuard {
         start: u64,
         len: u64,
         va: u64,
-        hdp: Option<(usize, usize)>,
+        hdp: Option<&std::sync::Arc<super::SharedMem>>,
     ) -> Option<usize> {
-        self.register(DATA, start, len, va, hdp)
+        let mut keep = self.kept();
+        let ri = self.register(DATA, start, len, va, hdp.map(|m| m.own_mapping()))?;
+        if let Some(m) = hdp {
+            keep.push((ri, std::sync::Arc::clone(m)));
+        }
+        Some(ri)
+    }
+
+    fn kept(&self) -> std::sync::MutexGuard<'_, Vec<(usize, std::sync::Arc<super::SharedMem>)>> {
+        self.keep
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Watches the process's doorbell mapping at `start` (made read-only now).
@@ -649,8 +713,11 @@ impl HostGuard {
             return;
         }
         let end = start.saturating_add(len);
-        let _held = lock();
-        for r in &REGION_TABLE {
+        let mut freed = Vec::new();
+        // `keep` before the spin flag (the order `add_data` takes them in).
+        let mut keep = self.kept();
+        let held = lock();
+        for (ri, r) in REGION_TABLE.iter().enumerate() {
             let (s, l) = (
                 r.start.load(Ordering::Relaxed),
                 r.len.load(Ordering::Relaxed),
@@ -665,6 +732,10 @@ impl HostGuard {
                 r.kind.store(FREE, Ordering::Release);
                 r.owner.store(0, Ordering::Relaxed);
                 r.sim_base.store(0, Ordering::Relaxed);
+                if r.images.swap(false, Ordering::Relaxed) {
+                    WITH_IMAGES.fetch_sub(1, Ordering::Relaxed);
+                }
+                freed.push(ri);
                 let p = r.pages.swap(core::ptr::null_mut(), Ordering::Relaxed);
                 let n = r.npages.swap(0, Ordering::Relaxed);
                 if !p.is_null() {
@@ -679,6 +750,9 @@ impl HostGuard {
                 }
             }
         }
+        drop(held);
+        // The buffers go outside the spin flag (their drop unmaps).
+        keep.retain(|(ri, _)| !freed.contains(ri));
     }
 
     /// Snapshots the doorbell at `addr` (the simulator's own mapping of it, an aligned u64
@@ -760,6 +834,11 @@ impl HostGuard {
         if !self.on() {
             return;
         }
+        let seen = RESOLVED.load(Ordering::Relaxed);
+        if self.relaxed_at.swap(seen, Ordering::Relaxed) == seen {
+            // No fault since the last relax: nothing was guarded or opened.
+            return;
+        }
         let _held = lock();
         let mine = |kind: u8, guarded: bool| {
             REGION_TABLE.iter().any(|r| {
@@ -790,6 +869,7 @@ pub(crate) fn hdp_flushed(ri: usize, start: u64) {
     }
     r.flushes.fetch_add(1, Ordering::Relaxed);
     if r.images.swap(false, Ordering::Relaxed) {
+        WITH_IMAGES.fetch_sub(1, Ordering::Relaxed);
         for m in &IMAGE_TABLE {
             if m.full.load(Ordering::Relaxed) == 1 && m.region.load(Ordering::Relaxed) == ri {
                 m.full.store(0, Ordering::Release);
@@ -803,21 +883,25 @@ pub(crate) fn hdp_flushed(ri: usize, start: u64) {
     while let Some(st) = page_state(r, i) {
         let s0 = st.load(Ordering::Relaxed);
         if s0 & DIRTY != 0 {
-            let s1 = s0 & EPOCH;
-            st.store(s1, Ordering::Relaxed);
-            // SAFETY: a page of a registered region.
-            unsafe { protect(start + i as u64 * PAGE, PAGE, page_prot(r, s1)) };
+            st.store(s0 & EPOCH, Ordering::Relaxed);
         }
         i += 1;
     }
+    apply_prots(r, start);
+}
+
+/// Whether any region has pre-images to take (one atomic load).
+pub(crate) fn images_ready_anywhere() -> bool {
+    WITH_IMAGES.load(Ordering::Acquire) != 0
 }
 
 /// Whether region `ri` has pre-images to take (one atomic load: checked on every GPU access
 /// of a guarded VRAM buffer).
 pub(crate) fn images_ready(ri: usize) -> bool {
-    REGION_TABLE
-        .get(ri)
-        .is_some_and(|r| r.images.load(Ordering::Acquire))
+    WITH_IMAGES.load(Ordering::Acquire) != 0
+        && REGION_TABLE
+            .get(ri)
+            .is_some_and(|r| r.images.load(Ordering::Acquire))
 }
 
 /// A page the CPU wrote after the last HDP flush: its index, and what the GPU sees of it
@@ -838,6 +922,7 @@ pub(crate) fn take_images(ri: usize, start: u64) -> Vec<PreImage> {
     {
         return out;
     }
+    WITH_IMAGES.fetch_sub(1, Ordering::Relaxed);
     let flushes = r.flushes.load(Ordering::Relaxed);
     for m in &IMAGE_TABLE {
         if m.full.load(Ordering::Acquire) != 1 || m.region.load(Ordering::Relaxed) != ri {

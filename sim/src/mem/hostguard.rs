@@ -268,8 +268,8 @@ fn guard_data(owner: u64) {
     for r in &REGION_TABLE {
         if r.owner.load(Ordering::Relaxed) == owner
             && r.kind.load(Ordering::Relaxed) == DATA
-            // Still inaccessible whole since the last doorbell: nothing to do.
-            && !(r.guarded.load(Ordering::Relaxed) && !r.opened.load(Ordering::Relaxed))
+            // Not still inaccessible whole since the last doorbell (else nothing to do).
+            && (!r.guarded.load(Ordering::Relaxed) || r.opened.load(Ordering::Relaxed))
         {
             let (s, l) = (
                 r.start.load(Ordering::Relaxed),

@@ -2,9 +2,9 @@
 //! the process at the driver's addresses, and copies to/from arbitrary user addresses.
 //!
 //! This module (with its `hostguard`, which protects the process's mappings of these buffers
-//! to see the host's accesses) is the only one of the simulator with `unsafe`. Memory here is shared with the
-//! driver (and, in threaded mode, with engine threads) while both run, exactly as GPU memory is
-//! shared with a real GPU. It is only ever viewed as slices of atomics (`AtomicU8`,
+//! to see the host's accesses) is the only one of the simulator with `unsafe`. Memory here is
+//! shared with the driver (and, in threaded mode, with engine threads) while both run, exactly
+//! as GPU memory is shared with a real GPU. It is only ever viewed as slices of atomics (`AtomicU8`,
 //! `AtomicU32`, `AtomicU64`), never as plain bytes: every copy is a run of relaxed atomic
 //! loads or stores between fences, as the driver's own accesses are, so concurrent access by
 //! the driver and the engine threads is never a data race.

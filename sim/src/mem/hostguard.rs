@@ -17,8 +17,14 @@
 //! `engine/flight/host.rs`): an operation queued before the access that executes after it and
 //! touches the accessed byte (a write against its reads or writes, a read against its writes)
 //! is a race. Later accesses to a page already opened are not seen until the next doorbell
-//! (missed, never reported wrongly). When the engines are idle the data mappings are opened
-//! again ([`HostGuard::relax`]): nothing is queued, so nothing can race.
+//! (missed, never reported wrongly). When the engines are idle the large data mappings are
+//! opened again ([`HostGuard::relax`]): nothing is queued, so nothing can race.
+//!
+//! The HDP model uses the same faults: a VRAM mapping's pages are read-only after each HDP
+//! flush, so the CPU's first write to a page since the flush faults, and the handler keeps a
+//! copy of the page as it was (a pre-image: what GPU engines see) in a preallocated slot
+//! before the write goes on ([`take_images`] hands them to the buffer's HDP view,
+//! [`hdp_flushed`] voids them and makes the pages read-only again).
 //!
 //! The handler is async-signal-safe: atomics, `mprotect(2)`, no allocation, no lock but a spin
 //! flag that no code holds while it touches guarded memory. A fault that is not ours (another

@@ -393,6 +393,22 @@ impl SimKfd {
         self.guard.collect()
     }
 
+    /// Takes the CPU's writes into VRAM since the last HDP flush (the host guard's
+    /// pre-images) into the HDP views, before GPU engines read.
+    pub(crate) fn take_hdp_preimages(&self) {
+        if !self.guard.images_pending() {
+            return;
+        }
+        let st = self.lock();
+        for bo in st.bos.values() {
+            if bo.kind == crate::state::BoKind::Vram
+                && let Backing::Shared(m) = &bo.backing
+            {
+                m.hdp_take_preimages();
+            }
+        }
+    }
+
     /// Nothing is queued: the host's accesses need no watching until the next doorbell.
     pub(crate) fn relax_host_guard(&self) {
         self.guard.relax();

@@ -1,9 +1,10 @@
 //! Host memory: memfd-backed shared memory (BOs, doorbell slices, event pages), mappings into
 //! the process at the driver's addresses, and copies to/from arbitrary user addresses.
 //!
-//! This is the only module of the simulator with `unsafe`. Memory here is shared with the
-//! driver (and, in threaded mode, with engine threads) while both run, exactly as GPU memory is
-//! shared with a real GPU. It is only ever viewed as slices of atomics (`AtomicU8`,
+//! This module (with its `hostguard`, which protects the process's mappings of these buffers
+//! to see the host's accesses) is the only one of the simulator with `unsafe`. Memory here is
+//! shared with the driver (and, in threaded mode, with engine threads) while both run, exactly
+//! as GPU memory is shared with a real GPU. It is only ever viewed as slices of atomics (`AtomicU8`,
 //! `AtomicU32`, `AtomicU64`), never as plain bytes: every copy is a run of relaxed atomic
 //! loads or stores between fences, as the driver's own accesses are, so concurrent access by
 //! the driver and the engine threads is never a data race.
@@ -97,6 +98,9 @@ pub(crate) struct SharedMem {
     /// Whether the first bulk write should populate the whole mapping
     /// ([`SharedMem::populate_on_first_bulk_write`]).
     populate_pending: AtomicBool,
+    /// The host guard's regions of the process's mappings of this memory (index, start), for
+    /// the HDP model: the CPU's first write to each page after a flush ([`hostguard`]).
+    guarded: Mutex<Vec<(usize, u64)>>,
 }
 
 // SAFETY: the mapping is plain shared memory owned by this value; all access goes through raw
@@ -144,6 +148,7 @@ impl SharedMem {
             l2_on: AtomicBool::new(false),
             l2_dirty: AtomicBool::new(false),
             populate_pending: AtomicBool::new(false),
+            guarded: Mutex::new(Vec::new()),
         })
     }
 
@@ -170,8 +175,53 @@ impl SharedMem {
     /// view was taken since the last flush take their current bytes as what the GPU sees;
     /// every other page's view lapses (the next GPU access takes it afresh).
     pub(crate) fn hdp_flush(&self) {
-        if let Some(v) = self.hdp().as_mut() {
+        let mut h = self.hdp();
+        for &(ri, start) in self.guard_regions().iter() {
+            hostguard::hdp_flushed(ri, start);
+        }
+        if let Some(v) = h.as_mut() {
             v.flush(self);
+        }
+    }
+
+    fn guard_regions(&self) -> MutexGuard<'_, Vec<(usize, u64)>> {
+        self.guarded.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The host guard watches a process mapping of this memory at `start` as region `ri`:
+    /// the CPU's first write to each page after an HDP flush is seen, with the page as the
+    /// GPU sees it ([`SharedMem::hdp_take_preimages`]).
+    pub(crate) fn guard_region(&self, ri: usize, start: u64) {
+        self.guard_regions().push((ri, start));
+    }
+
+    /// The simulator's own mapping: (address, bytes), for the host guard's pre-images.
+    pub(crate) fn own_mapping(&self) -> (usize, usize) {
+        (self.ptr.as_ptr().expose_provenance(), self.len)
+    }
+
+    /// Takes the pages the CPU wrote since the last HDP flush into the HDP view: what GPU
+    /// engines see of them is the page before that write (or, when the guard had no room
+    /// for it, nothing the CPU wrote may be read: any GPU read of the page is stale).
+    pub(crate) fn hdp_take_preimages(&self) {
+        let mut h = self.hdp();
+        if let Some(v) = h.as_mut() {
+            self.preimages_into(v);
+        }
+    }
+
+    /// [`SharedMem::hdp_take_preimages`] with the HDP lock held (before every GPU access of
+    /// the view: a threaded engine may reach the page before its next round).
+    fn preimages_into(&self, v: &mut HdpView) {
+        if !hostguard::images_ready_anywhere() {
+            return;
+        }
+        for &(ri, start) in self.guard_regions().iter() {
+            if hostguard::images_ready(ri) {
+                for (page, data) in hostguard::take_images(ri, start) {
+                    v.preimage(self, page, data.as_deref().map(|b| &b[..]));
+                }
+            }
         }
     }
 
@@ -192,6 +242,7 @@ impl SharedMem {
                 return Ok(false);
             }
             if let Some(v) = h.as_mut() {
+                self.preimages_into(v);
                 v.read(self, off, buf, relaxed)?;
             }
         } else if !self.read(off, buf) {
@@ -282,6 +333,7 @@ impl SharedMem {
             return false;
         }
         if let Some(v) = h.as_mut() {
+            self.preimages_into(v);
             v.before_write(self, off, data.len());
         }
         if !self.write(off, data) {

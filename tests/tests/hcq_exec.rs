@@ -97,6 +97,8 @@ fn exec_2_kernels_100_times(mode: SimMode) {
     let sig = dev.new_signal(0).unwrap();
     let mut list = P4::new(dev.arch());
     let w = list.wait(&sig.signal_ref(), 0).unwrap();
+    // The kernargs are CPU-written VRAM: flushed out of HDP before the kernels read them.
+    list.memory_barrier().unwrap();
     let prog = add.pm4_program();
     for _ in 0..2 {
         list.exec(&prog, ka.va(), [n / 64, 1, 1], [64, 1, 1])
@@ -210,6 +212,8 @@ fn bind(mode: SimMode) {
     let done = dev.new_signal(0).unwrap();
     let mut list = P4::new(dev.arch());
     let w = list.wait(&gate.signal_ref(), 0).unwrap();
+    // The kernargs are CPU-written VRAM: flushed out of HDP before the kernel reads them.
+    list.memory_barrier().unwrap();
     list.exec(&add.pm4_program(), ka.va(), [n / 64, 1, 1], [64, 1, 1])
         .unwrap();
     let s = list.signal(&done.signal_ref(), 0).unwrap();
@@ -292,6 +296,8 @@ fn four_thousand_kernels_in_one_submission(mode: SimMode) {
     // in `ka`; the CPU reads `c` only after the wait.
     let v = unsafe {
         dev.submit_compute(|cmds| {
+            // The kernargs are CPU-written VRAM: flushed out of HDP before the kernels read them.
+            cmds.memory_barrier()?;
             for _ in 0..4000 {
                 cmds.exec(&prog, ka.va(), [1, 1, 1], [64, 1, 1])?;
             }

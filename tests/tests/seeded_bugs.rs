@@ -48,9 +48,11 @@ fn launch_fill(fill: &Program, out: &GpuBuffer, value: u32, n: u32) -> hcq_drive
 }
 
 /// Launch path, bug: the launch's HDP flush and cache invalidate dropped (the pre-encoded
-/// `memory_barrier` before the dispatch). The second launch's kernargs share the arena page of
-/// the first's and still sit in HDP: the simulator faults the dispatch's kernarg read as a
-/// read of VRAM the CPU wrote after the last HDP flush, at the kernargs' address.
+/// `memory_barrier` before the dispatch). The launch's kernargs, written by the CPU into VRAM
+/// after the last flush, still sit in HDP (any CPU write may, whatever the GPU touched since
+/// the flush): the simulator faults the dispatch's kernarg read as a read of VRAM the CPU
+/// wrote after the last HDP flush, at the first kernarg byte that differs from what the GPU
+/// sees.
 fn launch_without_its_hdp_flush(mode: SimMode) {
     let r = rig(mode, 1, SHORT);
     let dev = Device::open(&r.kfd, 0).unwrap();
@@ -60,23 +62,25 @@ fn launch_without_its_hdp_flush(mode: SimMode) {
     dev.synchronize().unwrap();
     let _bug = arm(Bug::LaunchWithoutBarrier);
     let (fill, _) = programs(&dev);
-    // The first launch reads kernargs on a page the GPU has not read since the last flush
-    // (the program upload's); the second's share that page, which the GPU read in between.
-    let res = launch_fill(&fill, &out, 2, 64)
-        .and_then(|()| dev.synchronize())
-        .and_then(|()| launch_fill(&fill, &out, 3, 64))
-        .and_then(|()| dev.synchronize());
+    let res = launch_fill(&fill, &out, 2, 64).and_then(|()| dev.synchronize());
     let (rep, text) = fault_of(res);
     let page = rep.fault_addr.expect("a memory fault");
     assert!(
-        text.contains(
-            "PM4 queue 0 at ring@0x1bc: GPU VM fault: read at 0x"
-        ) && text.contains(
-            "VRAM bytes the CPU wrote after the last HDP flush (missing HDP flush before the GPU read)"
-        ),
+        text.contains("PM4 queue 0 at ring@0x153: GPU VM fault: read at 0x")
+            && text.contains(
+                "VRAM bytes the CPU wrote after the last HDP flush (missing HDP flush before the GPU read)"
+            ),
         "{text}"
     );
     assert_eq!(page % 4096, 0, "the page of the kernargs: {text}");
+    let read: u64 = text
+        .split("read at 0x")
+        .nth(1)
+        .and_then(|t| t.split(':').next())
+        .and_then(|h| u64::from_str_radix(h, 16).ok())
+        .unwrap_or_else(|| panic!("no address named: {text}"));
+    // The byte is inside the kernargs' page: `value` (2 now, 1 in the launch before).
+    assert!(read > page && read < page + 4096, "{text}");
 }
 
 /// Device copy, bug: `Device::copy` without its HDP flush. The source is CPU-visible VRAM the
@@ -96,6 +100,31 @@ fn device_copy_without_its_hdp_flush(mode: SimMode) {
     assert!(
         text.contains("SDMA queue 1 at ring@")
             && text.contains("VRAM bytes the CPU wrote after the last HDP flush"),
+        "{text}"
+    );
+    assert_eq!(rep.fault_addr, Some(src.va().get()), "{text}");
+}
+
+/// Device copy, bug: `Device::copy` without its HDP flush, from CPU-visible VRAM the GPU has
+/// never read: the CPU's write may sit in HDP whatever the GPU touched before (the simulator
+/// sees the CPU's first write to each VRAM page after a flush), so the copy's read faults at
+/// the source's first byte.
+fn device_copy_of_vram_the_gpu_never_read(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let src = dev.alloc(4096, BufferKind::VramCpuVisible).unwrap();
+    let dst = dev.alloc(4096, BufferKind::Gtt).unwrap();
+    dev.synchronize().unwrap();
+    let _bug = arm(Bug::DeviceCopyWithoutHdpFlush);
+    src.write(0, &[3; 4096]).unwrap();
+    let res = dev.copy(&dst, &src).and_then(|v| dev.wait_value(v));
+    let (rep, text) = fault_of(res);
+    assert!(
+        text.contains("SDMA queue 1 at ring@")
+            && text.contains(&format!(
+                "read at {:#x}: VRAM bytes the CPU wrote after the last HDP flush",
+                src.va().get()
+            )),
         "{text}"
     );
     assert_eq!(rep.fault_addr, Some(src.va().get()), "{text}");
@@ -315,8 +344,9 @@ fn hidden_group_size_y_from_x(mode: SimMode) {
 
 /// Graph replay, bug: the recorded graph loses its memory barrier (`GraphBuilder::barrier`,
 /// the HDP flush and cache invalidate) before a launch that reads CPU-visible VRAM the host
-/// rewrites between replays. The second replay's kernel reads the input the host wrote after
-/// the last HDP flush: the simulator faults the read, naming the input's address.
+/// writes before the replay. The replay's kernel reads the input the host wrote after the
+/// last HDP flush (an ordinary launch flushed the graph's recorded kernargs before): the
+/// simulator faults the read, naming the input's address.
 fn graph_replay_without_its_barrier(mode: SimMode) {
     use hcq_driver::graph::{
         Arg, BufArg, DimLimits, Dims, DimsArg, Graph, GraphBuilder, ScalarArg,
@@ -327,7 +357,7 @@ fn graph_replay_without_its_barrier(mode: SimMode) {
     let a = dev.alloc(4096, BufferKind::VramCpuVisible).unwrap();
     let b = dev.alloc(4096, BufferKind::Gtt).unwrap();
     let c = dev.alloc(4096, BufferKind::Gtt).unwrap();
-    let _bug = arm(Bug::GraphLaunchWithoutBarrier);
+    let bug = arm(Bug::GraphLaunchWithoutBarrier);
     let mut g = GraphBuilder::new(dev.arch());
     g.barrier();
     g.launch(
@@ -346,6 +376,11 @@ fn graph_replay_without_its_barrier(mode: SimMode) {
     )
     .unwrap();
     let mut graph = Graph::record(&dev, &g).unwrap();
+    drop(bug);
+    // An ordinary launch's HDP flush makes the kernargs the recording wrote visible.
+    let (fill, _) = programs(&dev);
+    launch_fill(&fill, &c, 0, 64).unwrap();
+    dev.synchronize().unwrap();
     let mut replay = || {
         // SAFETY: the graph's one launch reads `a` and `b` and writes `c` (1024 u32s each,
         // 4096 bytes), all alive past the waits below.
@@ -353,9 +388,7 @@ fn graph_replay_without_its_barrier(mode: SimMode) {
         dev.wait_value(v)
     };
     a.write(0, &[1; 4096]).unwrap();
-    let first = replay();
-    a.write(0, &[2; 4096]).unwrap();
-    let (rep, text) = fault_of(first.and_then(|()| replay()));
+    let (rep, text) = fault_of(replay());
     assert_eq!(rep.fault_addr, Some(a.va().get()), "{text}");
     assert!(
         text.contains(&format!(
@@ -493,6 +526,7 @@ hcq_common::both_modes!(
     hidden_group_size_y_from_x,
     launch_without_its_hdp_flush,
     device_copy_without_its_hdp_flush,
+    device_copy_of_vram_the_gpu_never_read,
     copy_without_its_timeline_wait,
     wait_for_the_submissions_own_value,
     sdma_packet_split_at_the_ring_end,

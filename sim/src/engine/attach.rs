@@ -307,6 +307,7 @@ impl Engine for KfdEngine {
             return false;
         };
         self.sync(&sim);
+        sim.take_hdp_preimages();
         let host = sim.host_accesses();
         let (progressed, idle) = self.engines.step_with_host(host);
         if idle {

@@ -220,7 +220,7 @@ impl SimKfd {
                                 m.l2_track();
                             }
                             if prot.0 & Prot::READ.0 != 0 && prot.0 & Prot::WRITE.0 != 0 {
-                                watch = Watch::Data(bo.va);
+                                watch = Watch::Data(bo.va, bo.kind == BoKind::Vram);
                             }
                             (Arc::clone(m), len)
                         }
@@ -232,7 +232,13 @@ impl SimKfd {
         let addr = self.maps.map_shared(&mem, fixed, map_len, prot)?;
         self.track_cpu_map(addr, map_len);
         match watch {
-            Watch::Data(va) => self.guard.add_data(addr, map_len, va),
+            Watch::Data(va, vram) => {
+                if let Some(ri) = self.guard.add_data(addr, map_len, va, vram.then_some(&mem))
+                    && vram
+                {
+                    mem.guard_region(ri, addr);
+                }
+            }
             Watch::Doorbell => self.guard.add_doorbell(addr, map_len),
             Watch::None => {}
         }
@@ -261,8 +267,8 @@ pub struct FileStat {
 enum Watch {
     None,
     Doorbell,
-    /// A buffer at this GPU virtual address.
-    Data(u64),
+    /// A buffer at this GPU virtual address; whether it is VRAM (behind the HDP).
+    Data(u64, bool),
 }
 
 pub(super) fn cpu_node_properties() -> NodeProperties {

@@ -145,6 +145,39 @@ impl HdpView {
         // GPU takes them anew after the next flush, so the list starts empty.
     }
 
+    /// The CPU wrote page `page` after the last flush (the host guard saw its first write):
+    /// `data` is the page before that write, what GPU engines see (`None`: unknown, so any
+    /// GPU read of the page is stale). A page already taken in this generation keeps its
+    /// view (it holds what the GPU saw, and the CPU's write differs from it already).
+    pub(super) fn preimage(&mut self, mem: &SharedMem, page: usize, data: Option<&[u8]>) {
+        let g = self.generation;
+        let n = self.page_len(page);
+        let Some((t, view)) = self.pages.get_mut(page) else {
+            return;
+        };
+        if *t == g {
+            return;
+        }
+        *t = g;
+        self.touched.push(page);
+        match data {
+            Some(d) => {
+                let mut b = Box::new([0u8; HDP_PAGE]);
+                if let (Some(dst), Some(src)) = (b.get_mut(..n), d.get(..n)) {
+                    dst.copy_from_slice(src);
+                }
+                *view = View::Full(b);
+            }
+            None => {
+                let mut b = [0u8; HDP_PAGE];
+                // CAST: usize -> u64 widens.
+                let _ = mem.read((page * HDP_PAGE) as u64, b.get_mut(..n).unwrap_or_default());
+                // A hash memory does not have: every GPU read of the page is stale.
+                *view = View::Hashed(page_hash(b.get(..n).unwrap_or_default()) ^ 1);
+            }
+        }
+    }
+
     /// Page `page`'s view for an access of `n_acc` bytes at `in_page`: taken afresh (from
     /// `whole`, the page's current bytes when the access covers it, else from memory) when it
     /// lapsed. Returns the view and whether it was taken afresh; `None` beyond the BO.
@@ -421,8 +454,45 @@ mod tests {
     }
 
     #[test]
+    fn a_preimage_makes_a_cpu_write_before_the_first_gpu_access_stale() {
+        // The host guard saw the CPU's first write to page 1 after the flush and kept the page
+        // as it was: the GPU sees that, and the written byte is named.
+        let m = bo();
+        let before = [0u8; HDP_PAGE];
+        assert!(m.write(HDP_PAGE as u64 + 77, &[5]));
+        m.hdp().as_mut().unwrap().preimage(&m, 1, Some(&before[..]));
+        let mut s = [0u8; 128];
+        assert_eq!(
+            m.gpu_read(Some(1), HDP_PAGE as u64, &mut s, false),
+            Err(HdpStale {
+                off: HDP_PAGE as u64 + 77
+            })
+        );
+        // No pre-image (the guard had no room): any read of the page is stale.
+        assert!(m.write(2 * HDP_PAGE as u64 + 9, &[1]));
+        m.hdp().as_mut().unwrap().preimage(&m, 2, None);
+        let mut t = [0u8; 4];
+        assert!(
+            m.gpu_read(Some(1), 2 * HDP_PAGE as u64 + 1000, &mut t, false)
+                .is_err()
+        );
+        // The flush makes both visible.
+        m.hdp_flush();
+        assert_eq!(
+            m.gpu_read(Some(1), HDP_PAGE as u64, &mut s, false),
+            Ok(true)
+        );
+        assert_eq!(s[77], 5);
+        assert_eq!(
+            m.gpu_read(Some(1), 2 * HDP_PAGE as u64 + 1000, &mut t, false),
+            Ok(true)
+        );
+    }
+
+    #[test]
     fn a_cpu_write_before_the_first_gpu_access_after_a_flush_is_not_seen() {
-        // The documented limit: a lapsed page is taken afresh at its next GPU access.
+        // The view's own limit, which the host guard's pre-images lift for the process's
+        // writes (`preimage`): a lapsed page is taken afresh at its next GPU access.
         let m = bo();
         assert!(m.write(0, &[8]));
         let mut s = [0u8; 4];

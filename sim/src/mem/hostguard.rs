@@ -17,8 +17,14 @@
 //! `engine/flight/host.rs`): an operation queued before the access that executes after it and
 //! touches the accessed byte (a write against its reads or writes, a read against its writes)
 //! is a race. Later accesses to a page already opened are not seen until the next doorbell
-//! (missed, never reported wrongly). When the engines are idle the data mappings are opened
-//! again ([`HostGuard::relax`]): nothing is queued, so nothing can race.
+//! (missed, never reported wrongly). When the engines are idle the large data mappings are
+//! opened again ([`HostGuard::relax`]): nothing is queued, so nothing can race.
+//!
+//! The HDP model uses the same faults: a VRAM mapping's pages are read-only after each HDP
+//! flush, so the CPU's first write to a page since the flush faults, and the handler keeps a
+//! copy of the page as it was (a pre-image: what GPU engines see) in a preallocated slot
+//! before the write goes on ([`take_images`] hands them to the buffer's HDP view,
+//! [`hdp_flushed`] voids them and makes the pages read-only again).
 //!
 //! The handler is async-signal-safe: atomics, `mprotect(2)`, no allocation, no lock but a spin
 //! flag that no code holds while it touches guarded memory. A fault that is not ours (another
@@ -36,7 +42,9 @@
 //! simulator; `HCQ_SIM_HOST_GUARD=1` still turns it on there.
 
 use core::ffi::c_void;
-use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU8, AtomicU64, AtomicUsize, Ordering};
+use core::sync::atomic::{
+    AtomicBool, AtomicPtr, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, Ordering,
+};
 
 /// The environment variable that turns the guard off (`0`).
 pub(crate) const HOST_GUARD_ENV: &str = "HCQ_SIM_HOST_GUARD";
@@ -63,6 +71,43 @@ struct Region {
     len: AtomicU64,
     /// The buffer's GPU virtual address (data regions).
     va: AtomicU64,
+    /// HDP tracking (VRAM behind the HDP): the simulator's own mapping of the buffer (0: not
+    /// tracked) and its length, and one state per page ([`DIRTY`], [`LOST`], the race epoch
+    /// the page was opened in).
+    sim_base: AtomicUsize,
+    sim_len: AtomicUsize,
+    pages: AtomicPtr<AtomicU32>,
+    npages: AtomicUsize,
+    /// Bumped whenever a doorbell guards the region whole.
+    epoch: AtomicU32,
+    /// HDP flushes of the buffer so far (a pre-image taken before the last one is void).
+    flushes: AtomicU64,
+    /// Some page is dirty or lost since the last flush / has a pre-image to deliver.
+    dirty_any: AtomicBool,
+    /// Some page was opened since the region was last made inaccessible whole.
+    opened: AtomicBool,
+    images: AtomicBool,
+}
+
+/// A page the CPU wrote since the last HDP flush (write faults no longer see it).
+const DIRTY: u32 = 1 << 31;
+/// A dirty page whose pre-image found no free slot (any GPU read of it is stale).
+const LOST: u32 = 1 << 30;
+const EPOCH: u32 = LOST - 1;
+
+/// Pre-images: what the GPU sees of a page the CPU wrote after the last HDP flush (the page
+/// as it was at the CPU's first write since the flush).
+const IMAGES: usize = 1024;
+const WORDS: usize = PAGE as usize / 8;
+
+struct Image {
+    /// 0 free, 1 filled, 2 being filled.
+    full: AtomicU8,
+    region: AtomicUsize,
+    start: AtomicU64,
+    flushes: AtomicU64,
+    page: AtomicUsize,
+    data: [AtomicU64; WORDS],
 }
 
 struct Cell {
@@ -91,6 +136,15 @@ const REGION: Region = Region {
     start: AtomicU64::new(0),
     len: AtomicU64::new(0),
     va: AtomicU64::new(0),
+    sim_base: AtomicUsize::new(0),
+    sim_len: AtomicUsize::new(0),
+    pages: AtomicPtr::new(core::ptr::null_mut()),
+    npages: AtomicUsize::new(0),
+    epoch: AtomicU32::new(1),
+    flushes: AtomicU64::new(0),
+    dirty_any: AtomicBool::new(false),
+    opened: AtomicBool::new(false),
+    images: AtomicBool::new(false),
 };
 #[allow(clippy::declare_interior_mutable_const)]
 const CELL: Cell = Cell {
@@ -109,12 +163,29 @@ const SLOT: Slot = Slot {
     vals: [ZERO; CELLS],
 };
 
+#[allow(clippy::declare_interior_mutable_const)]
+const IMAGE: Image = Image {
+    full: AtomicU8::new(0),
+    region: AtomicUsize::new(0),
+    start: AtomicU64::new(0),
+    flushes: AtomicU64::new(0),
+    page: AtomicUsize::new(0),
+    data: [ZERO; WORDS],
+};
+
 static REGION_TABLE: [Region; REGIONS] = [REGION; REGIONS];
+static IMAGE_TABLE: [Image; IMAGES] = [IMAGE; IMAGES];
 static CELL_TABLE: [Cell; CELLS] = [CELL; CELLS];
 static SLOT_TABLE: [Slot; SLOTS] = [SLOT; SLOTS];
 /// Records lost because every slot was full.
 static DROPPED: AtomicU64 = AtomicU64::new(0);
 static NEXT_OWNER: AtomicU64 = AtomicU64::new(1);
+/// Faults the handler resolved, process-wide (a relax with none since the last one has
+/// nothing to do).
+static RESOLVED: AtomicU64 = AtomicU64::new(0);
+/// Regions with pre-images to deliver, process-wide (one load on every GPU access of a
+/// guarded VRAM buffer while none is).
+static WITH_IMAGES: AtomicUsize = AtomicUsize::new(0);
 /// The spin flag over the tables (held by the handler and by registration, never while
 /// touching guarded memory).
 static LOCK: AtomicBool = AtomicBool::new(false);
@@ -138,7 +209,10 @@ fn lock() -> Held {
         .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
         .is_err()
     {
-        core::hint::spin_loop();
+        // Yield to the holder (it may be a descheduled thread in a few `mprotect`s):
+        // sched_yield is async-signal-safe.
+        // SAFETY: a system call without arguments.
+        unsafe { libc::sched_yield() };
     }
     Held
 }
@@ -165,8 +239,8 @@ unsafe fn protect(start: u64, len: u64, prot: libc::c_int) -> bool {
 
 const RW: libc::c_int = libc::PROT_READ | libc::PROT_WRITE;
 
-/// Sets every region of `owner` of `kind` to `prot` (whole regions); marks data regions
-/// guarded or not. Called with the lock held.
+/// Sets every region of `owner` of `kind` to `prot` (whole regions) and marks them guarded
+/// (anything but read-write) or not. Called with the lock held.
 fn protect_all(owner: u64, kind: u8, prot: libc::c_int) -> bool {
     let mut ok = true;
     for r in &REGION_TABLE {
@@ -183,10 +257,159 @@ fn protect_all(owner: u64, kind: u8, prot: libc::c_int) -> bool {
     ok
 }
 
+/// Page `i`'s state of an HDP-tracked region. Called with the lock held.
+fn page_state(r: &Region, i: usize) -> Option<&AtomicU32> {
+    let p = r.pages.load(Ordering::Relaxed);
+    if p.is_null() || i >= r.npages.load(Ordering::Relaxed) {
+        return None;
+    }
+    // SAFETY: `pages` is a leaked boxed slice of `npages` states, freed only under the lock
+    // when the region is unregistered (and the pointer cleared first).
+    Some(unsafe { &*p.add(i) })
+}
+
+/// Whether a page in state `st` is still guarded by the last doorbell (not opened since).
+fn race_guarded(r: &Region, st: u32) -> bool {
+    r.guarded.load(Ordering::Relaxed) && st & EPOCH != r.epoch.load(Ordering::Relaxed) & EPOCH
+}
+
+/// What the host may do with a page of region `r` in state `st`.
+fn page_prot(r: &Region, st: u32) -> libc::c_int {
+    if race_guarded(r, st) {
+        libc::PROT_NONE
+    } else if st & DIRTY == 0 {
+        libc::PROT_READ
+    } else {
+        RW
+    }
+}
+
+/// A doorbell was written: every data mapping of `owner` becomes inaccessible (a new race
+/// epoch). Called with the lock held.
+fn guard_data(owner: u64) {
+    for r in &REGION_TABLE {
+        if r.owner.load(Ordering::Relaxed) == owner
+            && r.kind.load(Ordering::Relaxed) == DATA
+            // Not still inaccessible whole since the last doorbell (else nothing to do).
+            && (!r.guarded.load(Ordering::Relaxed) || r.opened.load(Ordering::Relaxed))
+        {
+            let (s, l) = (
+                r.start.load(Ordering::Relaxed),
+                r.len.load(Ordering::Relaxed),
+            );
+            r.epoch.fetch_add(1, Ordering::Relaxed);
+            r.guarded.store(true, Ordering::Relaxed);
+            r.opened.store(false, Ordering::Relaxed);
+            // SAFETY: a registered region: a mapping the simulator made (`register`).
+            unsafe { protect(s, l, libc::PROT_NONE) };
+        }
+    }
+}
+
+/// Mappings at least this large open when nothing is queued (a host filling a large buffer
+/// after a wait would take a fault per page); smaller ones (rings, signals, pointers) stay
+/// guarded until the host touches them, which costs less than opening them whole each time.
+const OPEN_WHEN_IDLE: u64 = 1 << 20;
+
+/// Nothing is queued: the large data mappings of `owner` open (HDP-tracked pages the CPU has
+/// not written since the last flush stay read-only). Called with the lock held.
+fn open_data(owner: u64) {
+    for r in &REGION_TABLE {
+        if r.owner.load(Ordering::Relaxed) != owner
+            || r.kind.load(Ordering::Relaxed) != DATA
+            || !r.guarded.load(Ordering::Relaxed)
+            || r.len.load(Ordering::Relaxed) < OPEN_WHEN_IDLE
+        {
+            continue;
+        }
+        r.guarded.store(false, Ordering::Relaxed);
+        r.opened.store(true, Ordering::Relaxed);
+        let (s, l) = (
+            r.start.load(Ordering::Relaxed),
+            r.len.load(Ordering::Relaxed),
+        );
+        if r.sim_base.load(Ordering::Relaxed) == 0 {
+            // SAFETY: a registered region.
+            unsafe { protect(s, l, RW) };
+            continue;
+        }
+        apply_prots(r, s);
+    }
+}
+
+/// Sets every page of HDP-tracked region `r` (at `start`) to what its state asks
+/// ([`page_prot`]), one `mprotect` per run of pages that ask the same. Called with the lock
+/// held.
+fn apply_prots(r: &Region, start: u64) {
+    let mut run: Option<(usize, libc::c_int)> = None;
+    let mut i = 0;
+    loop {
+        let prot = page_state(r, i).map(|st| page_prot(r, st.load(Ordering::Relaxed)));
+        match (run, prot) {
+            (Some((_, p)), Some(q)) if p == q => {}
+            (prev, next) => {
+                if let Some((from, p)) = prev {
+                    // CAST: page indexes of a usize-sized mapping.
+                    let (a, n) = (start + from as u64 * PAGE, (i - from) as u64 * PAGE);
+                    // SAFETY: pages of a registered region.
+                    unsafe { protect(a, n, p) };
+                }
+                match next {
+                    Some(q) => run = Some((i, q)),
+                    None => return,
+                }
+            }
+        }
+        i += 1;
+    }
+}
+
+/// Copies page `i` of HDP-tracked region `r` (index `ri`) into a free pre-image slot, from
+/// the simulator's own mapping; `false` when no slot is free. Called with the lock held.
+fn capture(ri: usize, r: &Region, i: usize) -> bool {
+    let Some(img) = IMAGE_TABLE.iter().find(|m| {
+        m.full
+            .compare_exchange(0, 2, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+    }) else {
+        return false;
+    };
+    img.region.store(ri, Ordering::Relaxed);
+    img.start
+        .store(r.start.load(Ordering::Relaxed), Ordering::Relaxed);
+    img.flushes
+        .store(r.flushes.load(Ordering::Relaxed), Ordering::Relaxed);
+    img.page.store(i, Ordering::Relaxed);
+    let base = r.sim_base.load(Ordering::Relaxed);
+    let words = r
+        .sim_len
+        .load(Ordering::Relaxed)
+        .saturating_sub(i * PAGE as usize)
+        .min(PAGE as usize)
+        / 8;
+    for (k, w) in img.data.iter().enumerate() {
+        let v = if k < words {
+            // SAFETY: inside the simulator's own read-write mapping of the buffer (`sim_len`
+            // bytes from `sim_base`, alive while the region is registered), 8-byte aligned
+            // (page-aligned base); read atomically, as every access to it is.
+            unsafe {
+                (*core::ptr::with_exposed_provenance::<AtomicU64>(base + i * PAGE as usize + k * 8))
+                    .load(Ordering::Relaxed)
+            }
+        } else {
+            0
+        };
+        w.store(v, Ordering::Relaxed);
+    }
+    img.full.store(1, Ordering::Release);
+    true
+}
+
 /// The handler's work: whether the fault at `addr` was ours (and is resolved).
 fn resolve(addr: u64, write: bool) -> bool {
     let _held = lock();
-    let Some(r) = REGION_TABLE.iter().find(|r| {
+    RESOLVED.fetch_add(1, Ordering::Relaxed);
+    let Some((ri, r)) = REGION_TABLE.iter().enumerate().find(|(_, r)| {
         let k = r.kind.load(Ordering::Relaxed);
         let s = r.start.load(Ordering::Relaxed);
         k != FREE && s <= addr && addr - s < r.len.load(Ordering::Relaxed)
@@ -197,14 +420,46 @@ fn resolve(addr: u64, write: bool) -> bool {
     match r.kind.load(Ordering::Relaxed) {
         DOORBELL => {
             // A doorbell write: guard every data mapping, then let it (and later ones) through.
-            protect_all(owner, DATA, libc::PROT_NONE);
+            guard_data(owner);
             protect_all(owner, DOORBELL, RW)
         }
         DATA => {
             let page = addr & !(PAGE - 1);
+            let start = r.start.load(Ordering::Relaxed);
+            // CAST: inside the region, whose length fits usize.
+            let i = ((page - start) / PAGE) as usize;
+            let (prot, race) = if r.sim_base.load(Ordering::Relaxed) == 0 {
+                (RW, r.guarded.load(Ordering::Relaxed))
+            } else {
+                let Some(st) = page_state(r, i) else {
+                    return false;
+                };
+                let s0 = st.load(Ordering::Relaxed);
+                let race = race_guarded(r, s0);
+                // Opened for this race epoch; a first write since the flush keeps what the
+                // GPU sees of the page first.
+                let mut s1 = (s0 & (DIRTY | LOST)) | (r.epoch.load(Ordering::Relaxed) & EPOCH);
+                if write && s0 & DIRTY == 0 {
+                    s1 |= DIRTY;
+                    if !capture(ri, r, i) {
+                        s1 |= LOST;
+                    }
+                    r.dirty_any.store(true, Ordering::Relaxed);
+                    if !r.images.swap(true, Ordering::Release) {
+                        WITH_IMAGES.fetch_add(1, Ordering::Release);
+                    }
+                }
+                st.store(s1, Ordering::Relaxed);
+                (page_prot(r, s1), race)
+            };
             // SAFETY: the page lies in a registered data region.
-            if !unsafe { protect(page, PAGE, RW) } {
+            if !unsafe { protect(page, PAGE, prot) } {
                 return false;
+            }
+            r.opened.store(true, Ordering::Relaxed);
+            if !race {
+                // Only the HDP's first-write fault: no GPU work was guarded against it.
+                return true;
             }
             match SLOT_TABLE.iter().find(|s| {
                 s.full
@@ -348,6 +603,11 @@ pub(crate) struct HostFault {
 #[derive(Debug)]
 pub(crate) struct HostGuard {
     owner: u64,
+    /// The buffers whose own mapping an HDP-tracked region reads (pre-images), kept alive
+    /// while registered, by region index.
+    keep: std::sync::Mutex<Vec<(usize, std::sync::Arc<super::SharedMem>)>>,
+    /// [`RESOLVED`] at the last relax.
+    relaxed_at: AtomicU64,
 }
 
 impl HostGuard {
@@ -366,6 +626,8 @@ impl HostGuard {
             } else {
                 0
             },
+            keep: std::sync::Mutex::new(Vec::new()),
+            relaxed_at: AtomicU64::new(u64::MAX),
         }
     }
 
@@ -374,40 +636,100 @@ impl HostGuard {
         self.owner != 0
     }
 
-    fn register(&self, kind: u8, start: u64, len: u64, va: u64) {
+    /// Registers a mapping; its region index. `hdp`: the simulator's own mapping of the
+    /// buffer (address, bytes) for HDP tracking.
+    fn register(
+        &self,
+        kind: u8,
+        start: u64,
+        len: u64,
+        va: u64,
+        hdp: Option<(usize, usize)>,
+    ) -> Option<usize> {
         if !self.on() || len == 0 || start % PAGE != 0 {
-            return;
+            return None;
         }
+        let len = len.next_multiple_of(PAGE);
+        // CAST: a mapping's page count fits usize.
+        let npages = (len / PAGE) as usize;
+        // Allocated outside the lock (the handler never allocates or frees).
+        let pages: Option<Box<[AtomicU32]>> =
+            hdp.map(|_| (0..npages).map(|_| AtomicU32::new(0)).collect());
         let _held = lock();
-        let Some(r) = REGION_TABLE
+        let Some((ri, r)) = REGION_TABLE
             .iter()
-            .find(|r| r.kind.load(Ordering::Relaxed) == FREE)
+            .enumerate()
+            .find(|(_, r)| r.kind.load(Ordering::Relaxed) == FREE)
         else {
             log::debug!("host guard: region table full, {start:#x} not watched");
-            return;
+            return None;
         };
-        let len = len.next_multiple_of(PAGE);
         r.owner.store(self.owner, Ordering::Relaxed);
         r.start.store(start, Ordering::Relaxed);
         r.len.store(len, Ordering::Relaxed);
         r.va.store(va, Ordering::Relaxed);
         r.guarded.store(false, Ordering::Relaxed);
-        r.kind.store(kind, Ordering::Release);
-        if kind == DOORBELL {
-            // SAFETY: the doorbell mapping the simulator just made for the process.
-            let ro = unsafe { protect(start, len, libc::PROT_READ) };
-            r.guarded.store(ro, Ordering::Relaxed);
+        r.dirty_any.store(false, Ordering::Relaxed);
+        r.images.store(false, Ordering::Relaxed);
+        let (base, blen) = hdp.unwrap_or((0, 0));
+        r.sim_base.store(base, Ordering::Relaxed);
+        r.sim_len.store(blen, Ordering::Relaxed);
+        match pages {
+            Some(p) => {
+                let n = p.len();
+                r.pages
+                    .store(Box::into_raw(p).cast::<AtomicU32>(), Ordering::Relaxed);
+                r.npages.store(n, Ordering::Relaxed);
+            }
+            None => {
+                r.pages.store(core::ptr::null_mut(), Ordering::Relaxed);
+                r.npages.store(0, Ordering::Relaxed);
+            }
         }
+        r.kind.store(kind, Ordering::Release);
+        let prot = match (kind, hdp) {
+            (DOORBELL, _) => Some(libc::PROT_READ),
+            // Every page clean: the CPU's first write to each is seen.
+            (_, Some(_)) => Some(libc::PROT_READ),
+            _ => None,
+        };
+        if let Some(prot) = prot {
+            // SAFETY: the mapping the simulator just made for the process.
+            let ok = unsafe { protect(start, len, prot) };
+            if kind == DOORBELL {
+                r.guarded.store(ok, Ordering::Relaxed);
+            }
+        }
+        Some(ri)
     }
 
-    /// Watches a read-write mapping at `start` of a buffer whose GPU address is `va`.
-    pub(crate) fn add_data(&self, start: u64, len: u64, va: u64) {
-        self.register(DATA, start, len, va);
+    /// Watches a read-write mapping at `start` of a buffer whose GPU address is `va`; with
+    /// `hdp` (the simulator's own mapping of it: address, bytes) the CPU's writes are tracked
+    /// for the HDP model too. Its region index, for [`hdp_flushed`] and [`take_images`].
+    pub(crate) fn add_data(
+        &self,
+        start: u64,
+        len: u64,
+        va: u64,
+        hdp: Option<&std::sync::Arc<super::SharedMem>>,
+    ) -> Option<usize> {
+        let mut keep = self.kept();
+        let ri = self.register(DATA, start, len, va, hdp.map(|m| m.own_mapping()))?;
+        if let Some(m) = hdp {
+            keep.push((ri, std::sync::Arc::clone(m)));
+        }
+        Some(ri)
+    }
+
+    fn kept(&self) -> std::sync::MutexGuard<'_, Vec<(usize, std::sync::Arc<super::SharedMem>)>> {
+        self.keep
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Watches the process's doorbell mapping at `start` (made read-only now).
     pub(crate) fn add_doorbell(&self, start: u64, len: u64) {
-        self.register(DOORBELL, start, len, 0);
+        self.register(DOORBELL, start, len, 0, None);
     }
 
     /// Stops watching every mapping overlapping `[start, start + len)` (about to be unmapped or
@@ -417,8 +739,11 @@ impl HostGuard {
             return;
         }
         let end = start.saturating_add(len);
-        let _held = lock();
-        for r in &REGION_TABLE {
+        let mut freed = Vec::new();
+        // `keep` before the spin flag (the order `add_data` takes them in).
+        let mut keep = self.kept();
+        let held = lock();
+        for (ri, r) in REGION_TABLE.iter().enumerate() {
             let (s, l) = (
                 r.start.load(Ordering::Relaxed),
                 r.len.load(Ordering::Relaxed),
@@ -432,8 +757,28 @@ impl HostGuard {
                 unsafe { protect(s, l, RW) };
                 r.kind.store(FREE, Ordering::Release);
                 r.owner.store(0, Ordering::Relaxed);
+                r.sim_base.store(0, Ordering::Relaxed);
+                if r.images.swap(false, Ordering::Relaxed) {
+                    WITH_IMAGES.fetch_sub(1, Ordering::Relaxed);
+                }
+                freed.push(ri);
+                let p = r.pages.swap(core::ptr::null_mut(), Ordering::Relaxed);
+                let n = r.npages.swap(0, Ordering::Relaxed);
+                if !p.is_null() {
+                    // SAFETY: the boxed slice `register` leaked (`n` states); the handler
+                    // reaches it only under the lock we hold, and the pointer is cleared.
+                    drop(unsafe { Box::from_raw(core::ptr::slice_from_raw_parts_mut(p, n)) });
+                }
+                for m in &IMAGE_TABLE {
+                    if m.full.load(Ordering::Relaxed) == 1 && m.start.load(Ordering::Relaxed) == s {
+                        m.full.store(0, Ordering::Release);
+                    }
+                }
             }
         }
+        drop(held);
+        // The buffers go outside the spin flag (their drop unmaps).
+        keep.retain(|(ri, _)| !freed.contains(ri));
     }
 
     /// Snapshots the doorbell at `addr` (the simulator's own mapping of it, an aligned u64
@@ -515,6 +860,11 @@ impl HostGuard {
         if !self.on() {
             return;
         }
+        let seen = RESOLVED.load(Ordering::Relaxed);
+        if self.relaxed_at.swap(seen, Ordering::Relaxed) == seen {
+            // No fault since the last relax: nothing was guarded or opened.
+            return;
+        }
         let _held = lock();
         let mine = |kind: u8, guarded: bool| {
             REGION_TABLE.iter().any(|r| {
@@ -524,11 +874,114 @@ impl HostGuard {
             })
         };
         if mine(DATA, true) {
-            protect_all(self.owner, DATA, RW);
+            open_data(self.owner);
         }
         if mine(DOORBELL, false) {
             protect_all(self.owner, DOORBELL, libc::PROT_READ);
         }
+    }
+}
+
+/// Region `ri` (mapped at `start`) of a buffer that had an HDP flush: what the CPU wrote is
+/// visible to GPU engines now, so every page is clean again (read-only, unless a doorbell
+/// guards it) and pre-images taken before are void. The caller holds the buffer's HDP lock.
+pub(crate) fn hdp_flushed(ri: usize, start: u64) {
+    let _held = lock();
+    let Some(r) = REGION_TABLE.get(ri) else {
+        return;
+    };
+    if r.kind.load(Ordering::Relaxed) != DATA || r.start.load(Ordering::Relaxed) != start {
+        return;
+    }
+    r.flushes.fetch_add(1, Ordering::Relaxed);
+    if r.images.swap(false, Ordering::Relaxed) {
+        WITH_IMAGES.fetch_sub(1, Ordering::Relaxed);
+        for m in &IMAGE_TABLE {
+            if m.full.load(Ordering::Relaxed) == 1 && m.region.load(Ordering::Relaxed) == ri {
+                m.full.store(0, Ordering::Release);
+            }
+        }
+    }
+    if !r.dirty_any.swap(false, Ordering::Relaxed) {
+        return;
+    }
+    let mut i = 0;
+    while let Some(st) = page_state(r, i) {
+        let s0 = st.load(Ordering::Relaxed);
+        if s0 & DIRTY != 0 {
+            st.store(s0 & EPOCH, Ordering::Relaxed);
+        }
+        i += 1;
+    }
+    apply_prots(r, start);
+}
+
+/// Whether any region has pre-images to take (one atomic load).
+pub(crate) fn images_ready_anywhere() -> bool {
+    WITH_IMAGES.load(Ordering::Acquire) != 0
+}
+
+/// Whether region `ri` has pre-images to take (one atomic load: checked on every GPU access
+/// of a guarded VRAM buffer).
+pub(crate) fn images_ready(ri: usize) -> bool {
+    WITH_IMAGES.load(Ordering::Acquire) != 0
+        && REGION_TABLE
+            .get(ri)
+            .is_some_and(|r| r.images.load(Ordering::Acquire))
+}
+
+/// A page the CPU wrote after the last HDP flush: its index, and what the GPU sees of it
+/// (`None`: no pre-image slot was free, what it held is unknown).
+pub(crate) type PreImage = (usize, Option<Box<[u8; PAGE as usize]>>);
+
+/// The pre-images of region `ri` (mapped at `start`) taken since the last call or flush.
+/// The caller holds the buffer's HDP lock (so no flush slips in between).
+pub(crate) fn take_images(ri: usize, start: u64) -> Vec<PreImage> {
+    let mut out = Vec::new();
+    let _held = lock();
+    let Some(r) = REGION_TABLE.get(ri) else {
+        return out;
+    };
+    if r.kind.load(Ordering::Relaxed) != DATA
+        || r.start.load(Ordering::Relaxed) != start
+        || !r.images.swap(false, Ordering::Relaxed)
+    {
+        return out;
+    }
+    WITH_IMAGES.fetch_sub(1, Ordering::Relaxed);
+    let flushes = r.flushes.load(Ordering::Relaxed);
+    for m in &IMAGE_TABLE {
+        if m.full.load(Ordering::Acquire) != 1 || m.region.load(Ordering::Relaxed) != ri {
+            continue;
+        }
+        if m.flushes.load(Ordering::Relaxed) == flushes {
+            let mut b = Box::new([0u8; PAGE as usize]);
+            for (d, w) in b.chunks_exact_mut(8).zip(&m.data) {
+                d.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
+            }
+            out.push((m.page.load(Ordering::Relaxed), Some(b)));
+        }
+        m.full.store(0, Ordering::Release);
+    }
+    let mut i = 0;
+    while let Some(st) = page_state(r, i) {
+        let s0 = st.load(Ordering::Relaxed);
+        if s0 & LOST != 0 {
+            st.store(s0 & !LOST, Ordering::Relaxed);
+            out.push((i, None));
+        }
+        i += 1;
+    }
+    out
+}
+
+impl HostGuard {
+    /// Whether some buffer of this simulator has pre-images to deliver ([`take_images`]).
+    pub(crate) fn images_pending(&self) -> bool {
+        self.on()
+            && REGION_TABLE.iter().any(|r| {
+                r.owner.load(Ordering::Relaxed) == self.owner && r.images.load(Ordering::Relaxed)
+            })
     }
 }
 

@@ -571,3 +571,43 @@ fn gfx12_scalar_float_rounding_f16_and_ieee_minimum() {
         "floor_f32, ceil_f16, cvt_hi_f32_f16, add_f16, minimum_f32, min_num_f16, fmaak, pack_hl"
     );
 }
+
+#[test]
+fn gfx12_scalar_minimum_maximum_and_rounding_of_nans() {
+    // RDNA4 ISA (SOP2) S_MINIMUM/S_MAXIMUM_F32/F16: "if isSignalNAN(S0) then D0 =
+    // cvtToQuietNAN(S0) elsif isSignalNAN(S1) then D0 = cvtToQuietNAN(S1) elsif
+    // isQuietNAN(S0) then D0 = S0 elsif isQuietNAN(S1) then D0 = S1": the NaN operand itself
+    // (a signaling one first, S0 before S1), quieted by setting the quiet bit, payload and sign
+    // kept. (SOP1) S_CEIL/S_TRUNC/S_FLOOR/S_RNDNE_F32 are IEEE 754 operations: a signaling NaN
+    // comes back quiet (0x7fa12345 -> 0x7fe12345), a quiet NaN unchanged.
+    //
+    //   s8 = 0x7fa12345 (sNaN) / s_ceil_f32 s9, s8 / s10 = 0xffd23456 (-qNaN)
+    //   s_minimum_f32 s11, s10, s8 / s_maximum_f32 s12, s10, 1.0
+    //   s13 = 0x7c01 (f16 sNaN) / s15 = 0x3c00 / s_maximum_f16 s14, s15, s13
+    //   s17 = 0xfe45 (f16 -qNaN) / s_minimum_f16 s16, s17, s15
+    //   s_trunc_f32 s18, s8 / s_floor_f32 s19, s10 / s_rndne_f32 s20, s8
+    //   v2..v9 = s9 s11 s12 s14 s16 s18 s19 s20 / global_store_b128 x2
+    let code = [
+        0xBE8800FF, 0x7FA12345, 0xBE896008, 0xBE8A00FF, 0xFFD23456, 0xA78B080A, 0xA80CF20A,
+        0xBE8D00FF, 0x00007C01, 0xBE8F00FF, 0x00003C00, 0xA90E0D0F, 0xBE9100FF, 0x0000FE45,
+        0xA8900F11, 0xBE926208, 0xBE93610A, 0xBE946308, 0xBEFE0081, 0x7E020280, 0x7E040209,
+        0x7E06020B, 0x7E08020C, 0x7E0A020E, 0x7E0C0210, 0x7E0E0212, 0x7E100213, 0x7E120214,
+        0xEE074000, 0x01000000, 0x00000001, 0xEE074000, 0x03000000, 0x00001001, 0xBFB00000,
+    ];
+    let (got, _) = run_wave(Isa::Gfx12, &code, &[], &[], 8);
+    assert_eq!(
+        got,
+        [
+            0x7fe1_2345,
+            0x7fe1_2345,
+            0xffd2_3456,
+            0x7e01,
+            0xfe45,
+            0x7fe1_2345,
+            0xffd2_3456,
+            0x7fe1_2345
+        ],
+        "ceil_f32(sNaN), minimum_f32(qNaN, sNaN), maximum_f32(qNaN, 1), maximum_f16(1, sNaN), \
+         minimum_f16(qNaN, 1), trunc_f32(sNaN), floor_f32(qNaN), rndne_f32(sNaN)"
+    );
+}

@@ -179,10 +179,11 @@ impl Exec<'_, '_> {
                 let d = f32v(self.s32(i.dst, lit)?);
                 Some((f32v(a()?).mul_add(f32v(b()?), d).to_bits(), None))
             }
-            SCeilF32 => Some((f32v(a()?).ceil().to_bits(), None)),
-            SFloorF32 => Some((f32v(a()?).floor().to_bits(), None)),
-            STruncF32 => Some((f32v(a()?).trunc().to_bits(), None)),
-            SRndneF32 => Some((rne32(f32v(a()?)).to_bits(), None)),
+            // A NaN operand comes back quieted with its payload (IEEE 754 rounding ops).
+            SCeilF32 => Some((quiet32(f32v(a()?).ceil()), None)),
+            SFloorF32 => Some((quiet32(f32v(a()?).floor()), None)),
+            STruncF32 => Some((quiet32(f32v(a()?).trunc()), None)),
+            SRndneF32 => Some((quiet32(rne32(f32v(a()?))), None)),
             // The 16-bit forms read S0[15:0] and write D[15:0], D[31:16] zero.
             SCeilF16 | SFloorF16 | STruncF16 | SRndneF16 => {
                 let x = f16_to_f32(a()? & 0xffff);
@@ -204,6 +205,16 @@ impl Exec<'_, '_> {
                     f32_to_f16(f32v(x), true) | (f32_to_f16(f32v(y), true) << 16),
                     None,
                 ))
+            }
+            // The guide's S_MINIMUM/S_MAXIMUM pseudo-code: a signaling NaN (S0 first) comes back
+            // quieted with its payload, else a quiet NaN operand (S0 first) unchanged.
+            SMinimumF16 | SMaximumF16
+                if nan_operand(a()? & 0xffff, b()? & 0xffff, 16).is_some() =>
+            {
+                nan_operand(a()? & 0xffff, b()? & 0xffff, 16).map(|v| (v, None))
+            }
+            SMinimumF32 | SMaximumF32 if nan_operand(a()?, b()?, 32).is_some() => {
+                nan_operand(a()?, b()?, 32).map(|v| (v, None))
             }
             SAddF16 | SSubF16 | SMulF16 | SMinNumF16 | SMaxNumF16 | SMinimumF16 | SMaximumF16 => {
                 let (x, y) = (f16_to_f32(a()? & 0xffff), f16_to_f32(b()? & 0xffff));
@@ -907,6 +918,40 @@ fn fminimum(a: f32, b: f32) -> f32 {
         return f32::from_bits(a.to_bits() | b.to_bits());
     }
     a.min(b)
+}
+
+/// A NaN result with the quiet bit set and its payload kept, as bits.
+fn quiet32(x: f32) -> u32 {
+    if x.is_nan() {
+        x.to_bits() | 0x0040_0000
+    } else {
+        x.to_bits()
+    }
+}
+
+/// The NaN the guide's S_MINIMUM/S_MAXIMUM return for `width`-bit (16 or 32) operands `a` (S0)
+/// and `b` (S1): the first signaling NaN quieted (payload kept), else the first quiet NaN;
+/// `None` without a NaN operand.
+fn nan_operand(a: u32, b: u32, width: u32) -> Option<u32> {
+    let (exp, quiet) = if width == 16 {
+        (0x7c00u32, 0x0200u32)
+    } else {
+        (0x7f80_0000, 0x0040_0000)
+    };
+    let mag = exp | ((quiet << 1) - 1);
+    let nan = |x: u32| (x & mag) > exp;
+    let snan = |x: u32| nan(x) && (x & quiet) == 0;
+    if snan(a) {
+        Some(a | quiet)
+    } else if snan(b) {
+        Some(b | quiet)
+    } else if nan(a) {
+        Some(a)
+    } else if nan(b) {
+        Some(b)
+    } else {
+        None
+    }
 }
 
 /// IEEE 754-2019 maximum: a NaN operand gives a quiet NaN; +0 is above -0.

@@ -61,6 +61,14 @@ impl Client {
     }
 }
 
+impl Client {
+    /// The simulator unmapped this range (the client's `munmap` went through it): forget it,
+    /// so the drop does not unmap whatever another test thread has mapped there since.
+    fn unmapped_by_the_simulator(self) {
+        core::mem::forget(self);
+    }
+}
+
 impl Drop for Client {
     fn drop(&mut self) {
         // SAFETY: the test's own mapping (or, once the simulator unmapped it, free address
@@ -141,6 +149,7 @@ fn userptr_over_the_processes_own_rw_memory() {
     // notifier runs), FREE.
     p.unmap(a.handle, &[p.gpu()]).unwrap();
     p.sim.munmap(host.addr, host.len).unwrap();
+    host.unmapped_by_the_simulator();
     p.free_raw(a.handle).unwrap();
 }
 
@@ -182,12 +191,18 @@ fn map_fixed_of_a_bo_over_the_clients_reservation() {
         )
         .unwrap();
     assert_eq!(cpu_read::<u64>(view + 8), 0xC0FFEE);
-    // Unmapped range: nothing of the client's is there, MAP_FIXED is EINVAL.
     p.sim.munmap(res.addr, res.len).unwrap();
+    let len = res.len;
+    res.unmapped_by_the_simulator();
+    // Unmapped range: nothing of the client's is there, MAP_FIXED is EINVAL. Not the range
+    // just unmapped: other test threads map concurrently, and the kernel may hand that hole to
+    // one of them (a MAP_FIXED there would then replace their mapping). 16 TiB is far below
+    // where the kernel's top-down search places mappings in a process of this size.
+    let never_mapped = 0x1000_0000_0000;
     assert_eq!(
         p.sim.mmap(
-            Some(res.addr),
-            res.len,
+            Some(never_mapped),
+            len,
             Prot::READ_WRITE,
             MapKind::File {
                 fd: p.render[0],
@@ -196,7 +211,7 @@ fn map_fixed_of_a_bo_over_the_clients_reservation() {
         ),
         Err(Errno::EINVAL)
     );
-    p.sim.munmap(view, res.len).unwrap();
+    p.sim.munmap(view, len).unwrap();
 }
 
 #[test]
@@ -213,6 +228,7 @@ fn munmap_takes_client_ranges_but_never_cuts_a_simulator_region() {
     let c = Client::reserve(0x1000);
     assert_eq!(strict.sim.munmap(c.addr, c.len), Err(Errno::EINVAL));
     p.sim.munmap(c.addr, c.len).unwrap();
+    c.unmapped_by_the_simulator();
 }
 
 #[test]

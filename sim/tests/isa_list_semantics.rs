@@ -611,3 +611,93 @@ fn gfx12_scalar_minimum_maximum_and_rounding_of_nans() {
          minimum_f16(qNaN, 1), trunc_f32(sNaN), floor_f32(qNaN), rndne_f32(sNaN)"
     );
 }
+
+#[test]
+fn gfx12_scalar_transcendentals_on_normal_zero_infinite_nan_and_negative_values() {
+    // RDNA4 ISA 16.x (VOP3): V_S_EXP_F32 D.f32 = 2^S0, V_S_LOG_F32 = log2(S0), V_S_RCP_F32 =
+    // 1 / S0, V_S_RSQ_F32 = 1 / sqrt(S0), V_S_SQRT_F32 = sqrt(S0), once per wave from a scalar
+    // source to an SGPR; the _F16 forms read S0[15:0] and write D[15:0] (D[31:16] zero).
+    // Edge values (the guide's tables, IEEE's): exp(-inf) = 0, exp(+inf) = +inf,
+    // log(0) = -inf, log(-1) = NaN, rcp(-0) = -inf, rcp(+inf) = 0, rsq(0) = +inf,
+    // rsq(-1) = NaN, sqrt(-0) = -0, sqrt(-4) = NaN, a quiet NaN passes; abs/neg, clamp and
+    // omod apply.
+    //
+    //   s10 = 3.0, s11 = -inf, s12 = +inf, s13 = -0, s14 = qNaN, s15 = 0xabcd4200 (f16 3.0)
+    //   v_s_exp_f32 s20, s10 / s21, s11 / s22, s12 / s23, -|s10| / s24, s10 clamp
+    //   v_s_log_f32 s25, 0x41000000 / s26, 0 / s27, -1.0
+    //   v_s_rcp_f32 s28, 4.0 / s29, s13 / s30, s12
+    //   v_s_rsq_f32 s31, 4.0 / s32, 0 / s33, -1.0
+    //   v_s_sqrt_f32 s34, 4.0 / s35, s13 / s36, -4.0
+    //   v_s_exp_f32 s37, s14 / v_s_sqrt_f32 s38, 4.0 mul:2
+    //   v_s_exp_f16 s39, s15 / v_s_log_f16 s40, 0x4800 / v_s_rcp_f16 s41, 4.0
+    //   v_s_rsq_f16 s42, 4.0 / v_s_sqrt_f16 s43, 4.0 / v_s_rcp_f16 s44, 0
+    //   v_s_log_f16 s45, 0 / v_s_sqrt_f16 s46, -1.0 / v_s_exp_f16 s47, -s15
+    //   v_mov_b32 v1..v28, s20..s47 / global_store_b128 x7 (OUT)
+    let code = [
+        0xBE8A00FF, 0x40400000, 0xD6800014, 0x0000000A, 0xBE8B00FF, 0xFF800000, 0xD6800015,
+        0x0000000B, 0xBE8C00FF, 0x7F800000, 0xD6800016, 0x0000000C, 0xD6800117, 0x2000000A,
+        0xD6808018, 0x0000000A, 0xD6820019, 0x000000FF, 0x41000000, 0xD682001A, 0x00000080,
+        0xD682001B, 0x000000F3, 0xD684001C, 0x000000F6, 0xBE8D00FF, 0x80000000, 0xD684001D,
+        0x0000000D, 0xD684001E, 0x0000000C, 0xD686001F, 0x000000F6, 0xD6860020, 0x00000080,
+        0xD6860021, 0x000000F3, 0xD6880022, 0x000000F6, 0xD6880023, 0x0000000D, 0xD6880024,
+        0x000000F7, 0xBE8E00FF, 0x7FC00000, 0xD6800025, 0x0000000E, 0xD6880026, 0x080000F6,
+        0xBE8F00FF, 0xABCD4200, 0xD6810027, 0x0000000F, 0xD6830028, 0x000000FF, 0x00004800,
+        0xD6850029, 0x000000F6, 0xD687002A, 0x000000F6, 0xD689002B, 0x000000F6, 0xD685002C,
+        0x00000080, 0xD683002D, 0x00000080, 0xD689002E, 0x000000F3, 0xD681002F, 0x2000000F,
+        0x7E000280, 0x7E020214, 0x7E040215, 0x7E060216, 0x7E080217, 0x7E0A0218, 0x7E0C0219,
+        0x7E0E021A, 0x7E10021B, 0x7E12021C, 0x7E14021D, 0x7E16021E, 0x7E18021F, 0x7E1A0220,
+        0x7E1C0221, 0x7E1E0222, 0x7E200223, 0x7E220224, 0x7E240225, 0x7E260226, 0x7E280227,
+        0x7E2A0228, 0x7E2C0229, 0x7E2E022A, 0x7E30022B, 0x7E32022C, 0x7E34022D, 0x7E36022E,
+        0x7E38022F, 0xEE074000, 0x00800000, 0x00000000, 0xEE074000, 0x02800000, 0x00001000,
+        0xEE074000, 0x04800000, 0x00002000, 0xEE074000, 0x06800000, 0x00003000, 0xEE074000,
+        0x08800000, 0x00004000, 0xEE074000, 0x0A800000, 0x00005000, 0xEE074000, 0x0C800000,
+        0x00006000, 0xBFB00000,
+    ];
+    let (got, _) = run_wave(Isa::Gfx12, &code, &[], &[], 28);
+    let nan32 = |x: u32| x & 0x7fff_ffff > 0x7f80_0000 && x & 0x0040_0000 != 0;
+    let nan16 = |x: u32| x >> 16 == 0 && x & 0x7fff > 0x7c00 && x & 0x0200 != 0;
+    for (k, name) in [(7, "log(-1)"), (13, "rsq(-1)"), (16, "sqrt(-4)")] {
+        assert!(nan32(got[k]), "{name}: {:#x} is not a quiet NaN", got[k]);
+    }
+    assert!(nan16(got[26]), "sqrt_f16(-1): {:#x}", got[26]);
+    let mut fixed = got.clone();
+    for k in [7, 13, 16, 26] {
+        fixed[k] = 0;
+    }
+    assert_eq!(
+        fixed,
+        [
+            0x4100_0000,
+            0,
+            0x7f80_0000,
+            0x3e00_0000,
+            0x3f80_0000,
+            0x4040_0000,
+            0xff80_0000,
+            0,
+            0x3e80_0000,
+            0xff80_0000,
+            0,
+            0x3f00_0000,
+            0x7f80_0000,
+            0,
+            0x4000_0000,
+            0x8000_0000,
+            0,
+            0x7fc0_0000,
+            0x4080_0000,
+            0x4800,
+            0x4200,
+            0x3400,
+            0x3800,
+            0x4000,
+            0x7c00,
+            0xfc00,
+            0,
+            0x3000
+        ],
+        "exp 3, -inf, +inf, -|3|, 3 clamp; log 8, 0, (-1); rcp 4, -0, +inf; rsq 4, 0, (-1); \
+         sqrt 4, -0, (-4); exp NaN; sqrt 4 mul:2; f16: exp 3, log 8, rcp 4, rsq 4, sqrt 4, \
+         rcp 0, log 0, (sqrt -1), exp -3"
+    );
+}

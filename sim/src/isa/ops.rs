@@ -369,6 +369,11 @@ ops! {
     SMaxNumF16 = "s_max_num_f16", SMinimumF32 = "s_minimum_f32", SMaximumF32 = "s_maximum_f32",
     SMinimumF16 = "s_minimum_f16", SMaximumF16 = "s_maximum_f16",
     SPackHlB32B16 = "s_pack_hl_b32_b16", SFmaakF32 = "s_fmaak_f32", SFmamkF32 = "s_fmamk_f32",
+    // gfx12's VOP3 scalar transcendentals: one value per wave, from a scalar source to an SGPR.
+    VSExpF32 = "v_s_exp_f32", VSExpF16 = "v_s_exp_f16", VSLogF32 = "v_s_log_f32",
+    VSLogF16 = "v_s_log_f16", VSRcpF32 = "v_s_rcp_f32", VSRcpF16 = "v_s_rcp_f16",
+    VSRsqF32 = "v_s_rsq_f32", VSRsqF16 = "v_s_rsq_f16", VSSqrtF32 = "v_s_sqrt_f32",
+    VSSqrtF16 = "v_s_sqrt_f16",
 }
 
 impl Op {

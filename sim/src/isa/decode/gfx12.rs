@@ -160,6 +160,9 @@ fn vop2_12(opc: u32) -> Option<Op> {
 /// operand shape, then take gfx12's operation.
 fn vop3_12(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     let opc = bits(w, 16, 10);
+    if (0x280..=0x289).contains(&opc) {
+        return Ok(vop3_scalar_trans(w, w1, opc));
+    }
     let as11 = match opc {
         // gfx11's IEEE-mode min/max (and their 3-operand forms) are gone from RDNA4.
         0x10f | 0x110 | 0x139 | 0x13a | 0x329 | 0x32a | 0x219 | 0x21c | 0x21f => {
@@ -188,6 +191,27 @@ fn vop3_12(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         _ => opc,
     };
     gfx11::vop3((w & !(0x3ff << 16)) | (as11 << 16), w1)
+}
+
+/// RDNA4's V_S_{EXP,LOG,RCP,RSQ,SQRT}_{F32,F16} (VOP3 0x280..0x289): VDST names an SGPR and
+/// SRC0 a scalar operand; abs/neg, clamp and omod apply as to any VOP3 float operation.
+fn vop3_scalar_trans(w: u32, w1: u32, opc: u32) -> Inst {
+    use Op::*;
+    const OPS: [Op; 10] = [
+        VSExpF32, VSExpF16, VSLogF32, VSLogF16, VSRcpF32, VSRcpF16, VSRsqF32, VSRsqF16, VSSqrtF32,
+        VSSqrtF16,
+    ];
+    // CAST: opc is in 0x280..=0x289 (the caller checks).
+    let mut i = Inst::new(OPS[(opc - 0x280) as usize], Enc::Vop3);
+    i.len = 8;
+    i.dst = b16(w, 0, 8);
+    i.src = [b16(w1, 0, 9), NONE, NONE];
+    i.clamp = bits(w, 15, 1) == 1;
+    // CAST: 2-bit field.
+    i.omod = bits(w1, 27, 2) as u8;
+    // CAST: the neg and abs bits of source 0.
+    i.mods = (bits(w1, 29, 1) | (bits(w, 8, 1) << 4)) as u8;
+    i
 }
 
 fn smem12(w: u32, w1: u32) -> Result<Inst, Undecodable> {

@@ -189,6 +189,8 @@ impl Exec<'_, '_> {
             }),
             VMaxminU32 => self.v3(i, b32, |a, b, c| a.max(b).min(c)),
             VMinmaxU32 => self.v3(i, b32, |a, b, c| a.min(b).max(c)),
+            VSExpF32 | VSExpF16 | VSLogF32 | VSLogF16 | VSRcpF32 | VSRcpF16 | VSRsqF32
+            | VSRsqF16 | VSSqrtF32 | VSSqrtF16 => self.scalar_trans(i),
             VPermlane64B32 => self.permlane64(i),
             VMovB32 | VAccvgprReadB32 | VAccvgprWriteB32 | VAccvgprMovB32 => self.v1(i, b32, |x| x),
             VNotB32 => self.v1(i, b32, |x| !x),
@@ -708,6 +710,41 @@ impl Exec<'_, '_> {
             *r = a[l ^ 32];
         }
         self.write_lanes(i.dst, &r)
+    }
+
+    /// RDNA4 ISA V_S_EXP/LOG/RCP/RSQ/SQRT_F32/F16: the vector transcendental's arithmetic on
+    /// one scalar value, computed once per wave and written to the destination SGPR (the
+    /// f16 forms: D[15:0] the result, D[31:16] zero, as for the other scalar f16 results).
+    /// Edge values are IEEE's, which the guide's tables give: exp(-inf) = 0, log(+-0) = -inf,
+    /// log(x < 0) = NaN, rcp(+-0) = +-inf, rsq(+-0) = +-inf, rsq/sqrt(x < 0) = NaN,
+    /// sqrt(-0) = -0; NaN in, quiet NaN out. The SGPR is written whatever EXEC holds (a
+    /// per-wave result, as V_READFIRSTLANE_B32's).
+    fn scalar_trans(&mut self, i: &Inst) -> Result<(), IsaError> {
+        use Op::*;
+        let f: fn(f32) -> f32 = match i.op {
+            VSExpF32 | VSExpF16 => f32::exp2,
+            VSLogF32 | VSLogF16 => f32::log2,
+            VSRcpF32 | VSRcpF16 => |x| 1.0 / x,
+            VSRsqF32 | VSRsqF16 => |x| 1.0 / x.sqrt(),
+            _ => f32::sqrt,
+        };
+        let half = matches!(i.op, VSExpF16 | VSLogF16 | VSRcpF16 | VSRsqF16 | VSSqrtF16);
+        // The scalar source, with abs/neg, through the lane reader (every lane the same).
+        let mut a = [0u32; MAX_LANES];
+        self.lanes32(i, 0, if half { Width::F16 } else { Width::B32 }, &mut a)?;
+        let omod = [1.0f32, 2.0, 4.0, 0.5][usize::from(i.omod & 3)];
+        let d = if half {
+            let h = f32_to_f16(f(f16_to_f32(a[0] & 0xffff)) * omod, false);
+            self.clamp16(i, h) & 0xffff
+        } else {
+            self.in_f32(&mut a);
+            let mut r = [0u32; MAX_LANES];
+            r[0] = f(f32v(a[0])).to_bits();
+            // Quiet NaN, omod, clamp and the denormal mode, as for the vector forms.
+            self.f32_mode_out(i, &mut r);
+            r[0]
+        };
+        self.swrite(i.dst, d)
     }
 
     /// V_MAD_U32_U16 / V_MAD_I32_I16: the 16-bit halves (op_sel) of S0 and S1 multiplied,

@@ -701,3 +701,184 @@ fn gfx12_scalar_transcendentals_on_normal_zero_infinite_nan_and_negative_values(
          rcp 0, log 0, (sqrt -1), exp -3"
     );
 }
+
+#[test]
+fn gfx11_cndmask_b16_f16_maxmin_div_fixup_dots_packed_conversions_cube_and_dx9_zero() {
+    // RDNA3 ISA (VOP3/VOP2/VOP3P): V_CNDMASK_B16 D.u16 = mask ? S1 : S0 (the other half kept);
+    // V_MAXMIN_F16 = min(max(S0, S1), S2), V_MINMAX_F16 = max(min(S0, S1), S2);
+    // V_DIV_FIXUP_F16 of x / 0 = +inf; V_DOT2_F16_F16 / V_DOT2_BF16_BF16 = S0.lo * S1.lo +
+    // S0.hi * S1.hi + S2; V_CVT_PK_I16/U16_F32 truncate and saturate, {cvt(S1), cvt(S0)};
+    // V_CVT_PK_NORM_*: snorm = rne(clamp(x, -1, 1) * 32767), unorm = rne(clamp(x, 0, 1) *
+    // 65535); V_CVT_PK_U8_F32 puts rne(S0) in byte S1[1:0] of S2; V_CUBE* of (1, -2, 0.5):
+    // y-major, negative: id 3, sc = x, tc = -z, ma = 2y; V_MULLIT_F32 = S0 * S1, or -MAX_FLOAT
+    // when S2 <= 0; V_MUL_DX9_ZERO_F32 0 * inf = 0; V_FMA/FMAC_DX9_ZERO with a zero factor =
+    // S2; VOP3P V_DOT2_F32_F16/BF16, V_DOT4_I32_IU8 (neg_lo[0]/[1] make A/B signed),
+    // V_DOT4_U32_U8, V_DOT8_U32_U4, V_DOT8_I32_IU4 = sum of products + S2; VOP2
+    // V_DOT2ACC_F32_F16 accumulates into D.
+    //
+    //   v1 = 0x3c004000 (f16 hi 1, lo 2), v2 = 0x42004400 (hi 3, lo 4), v3 = 0xdead0000
+    //   s10 = exec_lo, s11 = 0 / v_cndmask_b16 v3, v1, v2, s10 / v13 = 0xbeef0000
+    //   v_cndmask_b16 v13, v1, v2, s11 / v_maxmin_f16 v4, v1, v2, 0x3e00
+    //   v_minmax_f16 v5, v1, v2, 1.0 / v_div_fixup_f16 v6, v1, 0, v2
+    //   v_dot2_f16_f16 v7, v1, v2, 1.0 / v9 = 0x3f804000, v10 = 0x3f80
+    //   v_dot2_bf16_bf16 v8, v9, v9, v10 / s13 = 40000.0
+    //   v_cvt_pk_i16_f32 v11, -2.5, s13 / v_cvt_pk_u16_f32 v12, -1.0, 70000.0
+    //   v_cvt_pk_norm_i16_f32 v14, 0.5, -2.0 / v_cvt_pk_norm_u16_f32 v15, 0.5, 2.0
+    //   v17 = 0xb8003800 / v_cvt_pk_norm_u16_f16 v16, v17, v17 op_sel:[0,1,0]
+    //   v18 = 0x11223344 / v_cvt_pk_u8_f32 v18, 200.5, 2, v18
+    //   v_cubeid/sc/tc/ma_f32 v19..v22, 1.0, -2.0, 0.5
+    //   v_mullit_f32 v23, 2.0, 3.0, 1.0 / v_mullit_f32 v24, 2.0, 3.0, 0
+    //   s12 = +inf / v_mul_dx9_zero_f32_e64 v25, 0, s12 / v28 = 3.0
+    //   v_mul_dx9_zero_f32_e32 v26, 2.0, v28 / v_fma_dx9_zero_f32 v27, 0, s12, 4.0
+    //   v_dot2_f32_f16 v29, v1, v2, 1.0 / v32 = 0xff020304, v33 = 0x01020304
+    //   v_dot4_i32_iu8 v30, v32, v33, 10 neg_lo:[1,1,0] / v_dot4_u32_u8 v31, v32, v33, 10
+    //   v36 = 0x11111111, v37 = 0x22222222 / v_dot8_u32_u4 v32, v36, v37, 0
+    //   v36 = 15 / v_dot8_i32_iu4 v33, v36, 2, 0 neg_lo:[1,0,0]
+    //   v34 = 1.0 / v_dot2acc_f32_f16 v34, v1, v2 / v35 = 5.0
+    //   v_fmac_dx9_zero_f32_e32 v35, 0, v28 / v36 = 0x3f804000
+    //   v_dot2_f32_bf16 v36, v36, v36, 1.0 / stores of v3..v36
+    let code = [
+        0x7E000280, 0x7E0202FF, 0x3C004000, 0x7E0402FF, 0x42004400, 0x7E0602FF, 0xDEAD0000,
+        0x7E080280, 0x7E0A0280, 0x7E0C0280, 0x7E0E0280, 0x7E100280, 0xBE8A007E, 0xBE8B0080,
+        0xD65D0003, 0x002A0501, 0x7E1A02FF, 0xBEEF0000, 0xD65D000D, 0x002E0501, 0xD6600004,
+        0x03FE0501, 0x00003E00, 0xD6610005, 0x03CA0501, 0xD6540006, 0x04090101, 0xD6660007,
+        0x03CA0501, 0x7E1202FF, 0x3F804000, 0x7E1402FF, 0x00003F80, 0xD6670008, 0x042A1309,
+        0xBE8D00FF, 0x471C4000, 0xD706000B, 0x00001AFF, 0xC0200000, 0xD707000C, 0x0001FEF3,
+        0x47886000, 0xD721000E, 0x0001EAF0, 0xD722000F, 0x0001E8F0, 0x7E2202FF, 0xB8003800,
+        0xD7131010, 0x00022311, 0x7E2402FF, 0x11223344, 0xD6260012, 0x044904FF, 0x43488000,
+        0xD60C0013, 0x03C1EAF2, 0xD60D0014, 0x03C1EAF2, 0xD60E0015, 0x03C1EAF2, 0xD60F0016,
+        0x03C1EAF2, 0xD6180017, 0x03C9FEF4, 0x40400000, 0xD6180018, 0x0201FEF4, 0x40400000,
+        0xBE8C00FF, 0x7F800000, 0xD5070019, 0x00001880, 0x7E3802FF, 0x40400000, 0x0E3438F4,
+        0xD609001B, 0x03D81880, 0xCC13401D, 0x1BCA0501, 0x7E4002FF, 0xFF020304, 0x7E4202FF,
+        0x01020304, 0xCC16401E, 0x7A2A4320, 0xCC17401F, 0x1A2A4320, 0x7E4802FF, 0x11111111,
+        0x7E4A02FF, 0x22222222, 0xCC194020, 0x1A024B24, 0x7E48028F, 0xCC184021, 0x3A010524,
+        0x7E4402F2, 0x04440501, 0x7E4602FF, 0x40A00000, 0x0C463880, 0x7E4802FF, 0x3F804000,
+        0xCC1A4024, 0x1BCA4924, 0xDC760000, 0x00000300, 0xDC760010, 0x00000700, 0xDC760020,
+        0x00000B00, 0xDC760030, 0x00000F00, 0xDC760040, 0x00001300, 0xDC760050, 0x00001700,
+        0xDC760060, 0x00001B00, 0xDC760070, 0x00001F00, 0xDC6E0080, 0x00002300, 0xBFB00000,
+    ];
+    let (got, _) = run_wave(Isa::Gfx11, &code, &[], &[], 34);
+    assert_eq!(
+        got,
+        [
+            0xdead_4400,
+            0x3e00,
+            0x4000,
+            0x7c00,
+            0x4a00,
+            0x40c0,
+            0x3f80_4000,
+            0x3f80,
+            0x7fff_fffe,
+            0xffff_0000,
+            0xbeef_4000,
+            0x8001_4000,
+            0xffff_8000,
+            0x8000,
+            0xb800_3800,
+            0x11c8_3344,
+            0x4040_0000,
+            0x3f80_0000,
+            0xbf00_0000,
+            0xc080_0000,
+            0x40c0_0000,
+            0xff7f_ffff,
+            0,
+            0x40c0_0000,
+            0x4080_0000,
+            0x4040_0000,
+            0x4140_0000,
+            38,
+            294,
+            16,
+            0xffff_fffe,
+            0x4140_0000,
+            0x40a0_0000,
+            0x40c0_0000
+        ],
+        "cndmask_b16 (mask set), maxmin_f16, minmax_f16, div_fixup_f16 x/0, dot2_f16_f16, \
+         dot2_bf16_bf16, (v9, v10), cvt_pk_i16_f32, cvt_pk_u16_f32, cndmask_b16 (mask clear), \
+         pk_norm_i16_f32, pk_norm_u16_f32, pk_norm_u16_f16 op_sel, (v17), cvt_pk_u8_f32, \
+         cubeid, cubesc, cubetc, cubema, mullit, mullit S2 = 0, mul_dx9_zero 0 * inf, \
+         mul_dx9_zero, fma_dx9_zero 0 * inf + 4, (v28), dot2_f32_f16, dot4_i32_iu8, \
+         dot4_u32_u8, dot8_u32_u4, dot8_i32_iu4, dot2acc_f32_f16, fmac_dx9_zero, dot2_f32_bf16"
+    );
+}
+
+#[test]
+fn gfx12_ieee_minimum_maximum_family_and_num_f16_three_way_ops() {
+    // RDNA4 ISA (VOP3/VOP3P): V_MINIMUM/V_MAXIMUM_F32/F16/F64 are IEEE-754-2019 minimum and
+    // maximum: a NaN operand gives a NaN, -0 orders below +0; V_MINIMUM3/MAXIMUM3 of three,
+    // V_MINIMUMMAXIMUM = maximum(minimum(S0, S1), S2), V_MAXIMUMMINIMUM = minimum(maximum(S0,
+    // S1), S2); V_PK_MINIMUM/MAXIMUM_F16 per half. The *_num_f16 three-way forms are
+    // minNum/maxNum: V_MIN3_NUM_F16, V_MAXMIN_NUM_F16 = min(max(S0, S1), S2),
+    // V_MINMAX_NUM_F16 = max(min(S0, S1), S2), V_MED3_NUM_F16, V_MAX3_NUM_F16.
+    //
+    //   v10..v15, v20..v24 = 0 / s10 = -0.0, s11 = 0x7fc00001, s12 = f16 -0, s[14:15] = f64 -0
+    //   v_minimum_f32 v3, s10, 0 / v_maximum_f32 v4, s10, 0 / v_maximum_f32 v5, 1.0, s11
+    //   v_minimum3_f32 v6, 3.0, 1.0, 2.0 / v_maximum3_f32 v7, 3.0, 1.0, 2.0
+    //   v_minimummaximum_f32 v8, 1.0, 2.0, 4.0 / v_maximumminimum_f32 v9, 1.0, 2.0, 4.0
+    //   v_minimum_f16 v10, s12, 0 / v_maximum_f16 v11, s12, 0
+    //   v_minimum3_f16 v12, 1.0, 2.0, 0.5 / v_maximumminimum_f16 v13, 1.0, 2.0, 0.5
+    //   v_minimummaximum_f16 v14, 1.0, 2.0, 4.0 / v_maximum3_f16 v15, 1.0, 2.0, 4.0
+    //   v_minimum_f64 v[16:17], s[14:15], 0 / v_maximum_f64 v[18:19], s[14:15], 0
+    //   v_min3_num_f16 v20, 1.0, 2.0, 0.5 / v_maxmin_num_f16 v21, 1.0, 2.0, 0.5
+    //   v_minmax_num_f16 v22, 1.0, 2.0, 4.0 / v_med3_num_f16 v23, 1.0, 4.0, 2.0
+    //   v_max3_num_f16 v24, 1.0, 4.0, 2.0 / v26 = 0x80003c00, v27 = 0x4000
+    //   v_pk_minimum_f16 v25, v26, v27 / v_pk_maximum_f16 v26, v26, v27 / stores of v3..v26
+    let code = [
+        0x7E000280, 0x7E140280, 0x7E160280, 0x7E180280, 0x7E1A0280, 0x7E1C0280, 0x7E1E0280,
+        0x7E280280, 0x7E2A0280, 0x7E2C0280, 0x7E2E0280, 0x7E300280, 0xBE8A00FF, 0x80000000,
+        0xBE8B00FF, 0x7FC00001, 0xBE8C00FF, 0x00008000, 0xBE8E0080, 0xBE8F00FF, 0x80000000,
+        0xD7650003, 0x0001000A, 0xD7660004, 0x0001000A, 0xD7660005, 0x000016F2, 0xD62D0006,
+        0x03D1E4FF, 0x40400000, 0xD62E0007, 0x03D1E4FF, 0x40400000, 0xD66C0008, 0x03D9E8F2,
+        0xD66D0009, 0x03D9E8F2, 0xD767000A, 0x0001000C, 0xD768000B, 0x0001000C, 0xD62F000C,
+        0x03C1E8F2, 0xD66F000D, 0x03C1E8F2, 0xD66E000E, 0x03D9E8F2, 0xD630000F, 0x03D9E8F2,
+        0xD7410010, 0x0001000E, 0xD7420012, 0x0001000E, 0xD62B0014, 0x03C1E8F2, 0xD66B0015,
+        0x03C1E8F2, 0xD66A0016, 0x03D9E8F2, 0xD6320017, 0x03D1ECF2, 0xD62C0018, 0x03D1ECF2,
+        0x7E3402FF, 0x80003C00, 0x7E3602FF, 0x00004000, 0xCC1D4019, 0x1802371A, 0xCC1E401A,
+        0x1802371A, 0xEE074000, 0x01800000, 0x00000000, 0xEE074000, 0x03800000, 0x00001000,
+        0xEE074000, 0x05800000, 0x00002000, 0xEE074000, 0x07800000, 0x00003000, 0xEE074000,
+        0x09800000, 0x00004000, 0xEE074000, 0x0B800000, 0x00005000, 0xBFB00000,
+    ];
+    let (mut got, _) = run_wave(Isa::Gfx12, &code, &[], &[], 24);
+    assert!(
+        got[2] & 0x7fff_ffff > 0x7f80_0000,
+        "maximum(1, NaN): {:#x} is not a NaN",
+        got[2]
+    );
+    got[2] = 0;
+    assert_eq!(
+        got,
+        [
+            0x8000_0000,
+            0,
+            0,
+            0x3f80_0000,
+            0x4040_0000,
+            0x4080_0000,
+            0x4000_0000,
+            0x8000,
+            0,
+            0x3800,
+            0x3800,
+            0x4400,
+            0x4400,
+            0,
+            0x8000_0000,
+            0,
+            0,
+            0x3800,
+            0x3800,
+            0x4400,
+            0x4000,
+            0x4400,
+            0x8000_3c00,
+            0x4000
+        ],
+        "minimum -0/+0, maximum -0/+0, (NaN), minimum3, maximum3, minimummaximum, \
+         maximumminimum, f16: minimum -0/+0, maximum -0/+0, minimum3, maximumminimum, \
+         minimummaximum, maximum3, f64 minimum -0/+0 (lo, hi), maximum (lo, hi), min3_num, \
+         maxmin_num, minmax_num, med3_num, max3_num, pk_minimum, pk_maximum"
+    );
+}

@@ -191,6 +191,7 @@ fn has_e32(op: Op) -> bool {
             | Op::VAccvgprMovB32
             | Op::VSwapB32
             | Op::VPermlane64B32
+            | Op::VDot2accF32F16
     )
 }
 

@@ -97,7 +97,7 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
                 0x40 => Some(Op::VWmmaF32F16),
                 0x41 => Some(Op::VWmmaF32Bf16),
                 0x42 => Some(Op::VWmmaF16F16),
-                o => vop3p_op(o),
+                o => vop3p_dot(o).or_else(|| vop3p_op(o)),
             })?,
             0b110110 => ds(w0, w[1])?,
             0b110111 => flat(w0, w[1])?,
@@ -172,6 +172,15 @@ fn vop1_op(opc: u32) -> Option<Op> {
     })
 }
 
+/// The VOP3P dot products of gfx11 and gfx12 (gfx9 numbers its own).
+pub(super) fn vop3p_dot(opc: u32) -> Option<Op> {
+    use Op::*;
+    Some(table! {opc, return None;
+        0x13 => VDot2F32F16, 0x16 => VDot4I32Iu8, 0x17 => VDot4U32U8, 0x18 => VDot8I32Iu4,
+        0x19 => VDot8U32U4, 0x1a => VDot2F32Bf16,
+    })
+}
+
 fn vop2_op(opc: u32) -> Option<Op> {
     use Op::*;
     Some(table! {opc, return None;
@@ -183,7 +192,8 @@ fn vop2_op(opc: u32) -> Option<Op> {
         37 => VAddNcU32, 38 => VSubNcU32, 39 => VSubrevNcU32, 43 => VFmacF32, 44 => VFmamkF32,
         45 => VFmaakF32, 47 => VCvtPkRtzF16F32, 50 => VAddF16, 51 => VSubF16, 53 => VMulF16,
         54 => VFmacF16, 55 => VFmamkF16, 56 => VFmaakF16, 57 => VMaxF16, 58 => VMinF16,
-        52 => VSubrevF16, 59 => VLdexpF16,
+        52 => VSubrevF16, 59 => VLdexpF16, 2 => VDot2accF32F16, 6 => VFmacDx9ZeroF32,
+        7 => VMulDx9ZeroF32,
     })
 }
 
@@ -273,10 +283,25 @@ fn vop3_only(opc: u32) -> Option<Op> {
         0x323 => VCvtPkU16U32, 0x324 => VCvtPkI16I32, 0x262 => VMaxminU32, 0x263 => VMinmaxU32,
         0x264 => VMaxminI32, 0x265 => VMinmaxI32, 0x362 => VAndB16, 0x363 => VOrB16,
         0x364 => VXorB16, 0x30d => VAddNcI16, 0x30e => VSubNcI16,
+        0x25d => VCndmaskB16, 0x260 => VMaxminF16, 0x261 => VMinmaxF16, 0x254 => VDivFixupF16,
+        0x266 => VDot2F16F16, 0x267 => VDot2Bf16Bf16, 0x306 => VCvtPkI16F32,
+        0x307 => VCvtPkU16F32, 0x312 => VCvtPkNormI16F16, 0x313 => VCvtPkNormU16F16,
+        0x321 => VCvtPkNormI16F32, 0x322 => VCvtPkNormU16F32, 0x226 => VCvtPkU8F32,
+        0x20c => VCubeidF32, 0x20d => VCubescF32, 0x20e => VCubetcF32, 0x20f => VCubemaF32,
+        0x218 => VMullitF32, 0x209 => VFmaDx9ZeroF32,
     })
 }
 
 pub(super) fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
+    vop3_with(w, w1, |_| None)
+}
+
+/// VOP3 with `extra` consulted first for the VOP3-only opcodes (gfx12's additions).
+pub(super) fn vop3_with(
+    w: u32,
+    w1: u32,
+    extra: fn(u32) -> Option<Op>,
+) -> Result<Inst, Undecodable> {
     let opc = bits(w, 16, 10);
     let mut cmp = None;
     let op = match opc {
@@ -287,7 +312,9 @@ pub(super) fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         }
         0x100..=0x13f => vop2_op(opc - 0x100).ok_or_else(|| undec(w, "VOP3 (VOP2)", opc))?,
         0x180..=0x1ff => vop1_op(opc - 0x180).ok_or_else(|| undec(w, "VOP3 (VOP1)", opc))?,
-        _ => vop3_only(opc).ok_or_else(|| undec(w, "VOP3", opc))?,
+        _ => extra(opc)
+            .or_else(|| vop3_only(opc))
+            .ok_or_else(|| undec(w, "VOP3", opc))?,
     };
     // VOP2 forms without a VOP3 encoding of their own.
     if matches!(
@@ -404,6 +431,27 @@ pub(super) fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         | Op::VMaxminU32
         | Op::VMinmaxI32
         | Op::VMinmaxU32
+        | Op::VCndmaskB16
+        | Op::VMaxminF16
+        | Op::VMinmaxF16
+        | Op::VDivFixupF16
+        | Op::VDot2F16F16
+        | Op::VDot2Bf16Bf16
+        | Op::VCvtPkU8F32
+        | Op::VCubeidF32
+        | Op::VCubescF32
+        | Op::VCubetcF32
+        | Op::VCubemaF32
+        | Op::VMullitF32
+        | Op::VFmaDx9ZeroF32
+        | Op::VMinimum3F32
+        | Op::VMaximum3F32
+        | Op::VMinimum3F16
+        | Op::VMaximum3F16
+        | Op::VMinimummaximumF32
+        | Op::VMaximumminimumF32
+        | Op::VMinimummaximumF16
+        | Op::VMaximumminimumF16
         | Op::VFmacF32 => 3,
         _ if (0x180..0x200).contains(&opc) => 1,
         _ => 2,

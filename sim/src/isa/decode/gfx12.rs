@@ -22,7 +22,9 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             28 => Some(Op::VPkMaxF16),
             0x40 => Some(Op::VWmmaF32F16Gfx12),
             0x41 => Some(Op::VWmmaF32Bf16Gfx12),
-            o => vop3p_op(o),
+            0x1d => Some(Op::VPkMinimumF16),
+            0x1e => Some(Op::VPkMaximumF16),
+            o => gfx11::vop3p_dot(o).or_else(|| vop3p_op(o)),
         })?
     } else if w0 >> 23 == 0x17F {
         // SOPP
@@ -176,6 +178,13 @@ fn vop3_12(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         0x25e | 0x25f => return Err(undec(w, "VOP3", opc)),
         0x269 => 0x25e,
         0x268 => 0x25f,
+        // The f16 forms likewise: v_min3/max3/med3_num_f16, v_maxmin/minmax_num_f16.
+        0x249 | 0x24c | 0x24f | 0x260 | 0x261 => return Err(undec(w, "VOP3", opc)),
+        0x22b => 0x249,
+        0x22c => 0x24c,
+        0x232 => 0x24f,
+        0x26b => 0x260,
+        0x26a => 0x261,
         0x100..=0x13f => match vop2_12(opc - 0x100) {
             Some(Op::VAddF64) => 0x327,
             Some(Op::VMulF64) => 0x328,
@@ -190,7 +199,18 @@ fn vop3_12(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         },
         _ => opc,
     };
-    gfx11::vop3((w & !(0x3ff << 16)) | (as11 << 16), w1)
+    gfx11::vop3_with((w & !(0x3ff << 16)) | (as11 << 16), w1, vop3_only12)
+}
+
+/// VOP3 opcodes only gfx12 has: the IEEE-754-2019 minimum/maximum family.
+fn vop3_only12(opc: u32) -> Option<Op> {
+    use Op::*;
+    Some(table! {opc, return None;
+        0x365 => VMinimumF32, 0x366 => VMaximumF32, 0x367 => VMinimumF16, 0x368 => VMaximumF16,
+        0x341 => VMinimumF64, 0x342 => VMaximumF64, 0x22d => VMinimum3F32, 0x22e => VMaximum3F32,
+        0x22f => VMinimum3F16, 0x230 => VMaximum3F16, 0x26c => VMinimummaximumF32,
+        0x26d => VMaximumminimumF32, 0x26e => VMinimummaximumF16, 0x26f => VMaximumminimumF16,
+    })
 }
 
 /// RDNA4's V_S_{EXP,LOG,RCP,RSQ,SQRT}_{F32,F16} (VOP3 0x280..0x289): VDST names an SGPR and

@@ -475,6 +475,12 @@ pub(super) fn vop3p(w: u32, w1: u32, table: fn(u32) -> Option<Op>) -> Result<Ins
             | Op::VFmaMixF32
             | Op::VFmaMixloF16
             | Op::VFmaMixhiF16
+            | Op::VDot2F32F16
+            | Op::VDot2F32Bf16
+            | Op::VDot4I32Iu8
+            | Op::VDot4U32U8
+            | Op::VDot8I32Iu4
+            | Op::VDot8U32U4
     );
     if !three {
         i.src[2] = NONE;

@@ -26,6 +26,7 @@ mod tests;
 mod tests16;
 mod valu;
 mod valu16;
+mod valu_ext;
 
 use num::*;
 use valu16::sdwa_select;

@@ -20,10 +20,14 @@ impl Exec<'_, '_> {
             VPkMovB32 => return self.pk_mov(i),
             op if Self::is_matrix(op) => return self.matrix(i),
             VPkFmaF32 | VPkMulF32 | VPkAddF32 => return self.pk_f32(i),
+            VDot2F32F16 | VDot2F32Bf16 | VDot4I32Iu8 | VDot4U32U8 | VDot8I32Iu4 | VDot8U32U4 => {
+                return self.dot_packed(i);
+            }
             _ => {}
         }
         let kind = match i.op {
-            VPkFmaF16 | VPkAddF16 | VPkMulF16 | VPkMinF16 | VPkMaxF16 => Kind::F16,
+            VPkFmaF16 | VPkAddF16 | VPkMulF16 | VPkMinF16 | VPkMaxF16 | VPkMinimumF16
+            | VPkMaximumF16 => Kind::F16,
             VPkMadI16 | VPkAddI16 | VPkSubI16 | VPkMaxI16 | VPkMinI16 | VPkAshrrevI16 => Kind::I16,
             _ => Kind::U16,
         };
@@ -143,6 +147,18 @@ impl Exec<'_, '_> {
 /// One 16-bit result of `op` from the source halves `a` (zero-extended).
 fn packed_half(op: Op, kind: Kind, a: [u32; 3], clamp: bool) -> u32 {
     use Op::*;
+    if matches!(op, VPkMinimumF16 | VPkMaximumF16) {
+        // RDNA4 ISA V_PK_MINIMUM/MAXIMUM_F16: IEEE-754-2019 minimum/maximum per half.
+        let v = super::valu_ext::minmax_ieee16(a[0], a[1], op == VPkMaximumF16);
+        let f = f16_to_f32(v);
+        return if clamp && f.is_nan() {
+            0
+        } else if clamp {
+            f32_to_f16(f.clamp(0.0, 1.0), false)
+        } else {
+            v
+        };
+    }
     if kind == Kind::F16 {
         let f = |x: u32| f16_to_f32(x);
         let v = match op {

@@ -105,6 +105,9 @@ impl Exec<'_, '_> {
         if let Some(r) = self.valu16(i) {
             return r;
         }
+        if let Some(r) = self.valu_ext(i) {
+            return r;
+        }
         let b32 = Width::B32;
         let f16 = Width::F16;
         let denorm64 = self.l.float.denorm16_64;

@@ -1,0 +1,542 @@
+//! More of the vector ALU (gfx11/gfx12, RDNA3/RDNA4 ISA guides): the 16-bit select, the f16
+//! max-of-min/min-of-max and div_fixup, VOP3 and VOP3P dot products, packed conversions, the
+//! cube-map coordinates, the DX9 zero-preserving multiplies, v_mullit, and gfx12's
+//! IEEE-754-2019 minimum/maximum family.
+
+use super::*;
+
+/// IEEE-754-2019 minimum (`max` false) or maximum of f32 bits: a NaN operand is the result
+/// (a signaling one quieted, S0's first), -0 orders below +0 (RDNA4 ISA V_MINIMUM_F32).
+fn minmax_ieee32(a: u32, b: u32, max: bool) -> u32 {
+    let nan = |x: u32| x & 0x7fff_ffff > 0x7f80_0000;
+    let snan = |x: u32| nan(x) && x & 0x0040_0000 == 0;
+    if snan(a) || (nan(a) && !snan(b)) {
+        return a | 0x0040_0000;
+    }
+    if nan(b) {
+        return b | 0x0040_0000;
+    }
+    let (x, y) = (f32v(a), f32v(b));
+    if x == y {
+        // +-0: the minimum has the sign if either has it, the maximum only if both do.
+        return if max { a & b } else { a | b };
+    }
+    if (x < y) != max { a } else { b }
+}
+
+/// [`minmax_ieee32`] on f16 bits.
+pub(super) fn minmax_ieee16(a: u32, b: u32, max: bool) -> u32 {
+    let nan = |x: u32| x & 0x7fff > 0x7c00;
+    let snan = |x: u32| nan(x) && x & 0x0200 == 0;
+    if snan(a) || (nan(a) && !snan(b)) {
+        return a | 0x0200;
+    }
+    if nan(b) {
+        return b | 0x0200;
+    }
+    let (x, y) = (f16_to_f32(a), f16_to_f32(b));
+    if x == y {
+        return if max { a & b } else { a | b };
+    }
+    if (x < y) != max { a } else { b }
+}
+
+/// [`minmax_ieee32`] on f64 bits.
+fn minmax_ieee64(a: u64, b: u64, max: bool) -> u64 {
+    let q = 1u64 << 51;
+    let nan = |x: u64| x & !(1 << 63) > 0x7ff0_0000_0000_0000;
+    let snan = |x: u64| nan(x) && x & q == 0;
+    if snan(a) || (nan(a) && !snan(b)) {
+        return a | q;
+    }
+    if nan(b) {
+        return b | q;
+    }
+    let (x, y) = (f64::from_bits(a), f64::from_bits(b));
+    if x == y {
+        return if max { a & b } else { a | b };
+    }
+    if (x < y) != max { a } else { b }
+}
+
+/// f32 → bf16 bits, round to nearest even (a NaN stays a quiet NaN).
+fn bf16_of(f: f32) -> u32 {
+    let b = f.to_bits();
+    if f.is_nan() {
+        return (b >> 16) | 0x40;
+    }
+    let round = 0x7fff + ((b >> 16) & 1);
+    (b.wrapping_add(round)) >> 16
+}
+
+/// bf16 bits → f32.
+fn bf16_to_f32(h: u32) -> f32 {
+    f32::from_bits((h & 0xffff) << 16)
+}
+
+/// f32 → a signed or unsigned 16-bit integer, truncating and saturating, NaN to 0 (the
+/// guide's f32_to_i16 / f32_to_u16 of V_CVT_PK_I16_F32 / V_CVT_PK_U16_F32).
+fn f32_to_int16(f: f32, signed: bool) -> u32 {
+    if f.is_nan() {
+        return 0;
+    }
+    let (lo, hi) = if signed {
+        (-32768.0, 32767.0)
+    } else {
+        (0.0, 65535.0)
+    };
+    // CAST: saturated to the 16-bit range, then its low 16 bits.
+    (f.trunc().clamp(lo, hi) as i32 as u32) & 0xffff
+}
+
+/// f32 in [-1, 1] (snorm) or [0, 1] (unorm) → a 16-bit normalized integer, round to nearest
+/// even, NaN to 0 (the guide's f32_to_snorm / f32_to_unorm).
+fn f32_to_norm16(f: f32, signed: bool) -> u32 {
+    if f.is_nan() {
+        return 0;
+    }
+    let v = if signed {
+        rne32(f.clamp(-1.0, 1.0) * 32767.0)
+    } else {
+        rne32(f.clamp(0.0, 1.0) * 65535.0)
+    };
+    // CAST: an integer in the 16-bit range, its low 16 bits.
+    (v as i32 as u32) & 0xffff
+}
+
+/// Which face of the cube a direction (x, y, z) hits: 2 for z, 1 for y, 0 for x (RDNA3 ISA
+/// V_CUBEID_F32: z wins ties with x and y, y wins ties with x).
+fn cube_major(x: f32, y: f32, z: f32) -> u8 {
+    if z.abs() >= x.abs() && z.abs() >= y.abs() {
+        2
+    } else if y.abs() >= x.abs() {
+        1
+    } else {
+        0
+    }
+}
+
+/// V_DIV_FIXUP_F16 (RDNA3 ISA): the special cases of the quotient S2 / S1 whose estimate is
+/// S0: a NaN operand quieted (S2's first), 0/0 and inf/inf the negative quiet NaN, x/0 and
+/// inf/x infinity, x/inf and 0/x zero (signed by sign(S1) ^ sign(S2)); otherwise |S0| with
+/// that sign.
+fn div_fixup16(q: u32, d: u32, n: u32) -> u32 {
+    let nan = |x: u32| x & 0x7fff > 0x7c00;
+    let (fd, fn_) = (f16_to_f32(d), f16_to_f32(n));
+    let sign = (d ^ n) & 0x8000;
+    if nan(n) {
+        return n | 0x0200;
+    }
+    if nan(d) {
+        return d | 0x0200;
+    }
+    if (fd == 0.0 && fn_ == 0.0) || (fd.is_infinite() && fn_.is_infinite()) {
+        return 0xfe00;
+    }
+    if fd == 0.0 || fn_.is_infinite() {
+        return sign | 0x7c00;
+    }
+    if fd.is_infinite() || fn_ == 0.0 {
+        return sign;
+    }
+    sign | (q & 0x7fff)
+}
+
+impl Exec<'_, '_> {
+    /// The operations of this module; `None` for any other.
+    pub(super) fn valu_ext(&mut self, i: &Inst) -> Option<Result<(), IsaError>> {
+        use Op::*;
+        let m32 = minmax_ieee32;
+        let m16 = minmax_ieee16;
+        Some(match i.op {
+            VCndmaskB16 => self.cndmask16(i),
+            VMaxminF16 => self.f16x3(i, |a, b, c| {
+                f32_to_f16(
+                    fmin(fmax(f16_to_f32(a), f16_to_f32(b)), f16_to_f32(c)),
+                    false,
+                )
+            }),
+            VMinmaxF16 => self.f16x3(i, |a, b, c| {
+                f32_to_f16(
+                    fmax(fmin(f16_to_f32(a), f16_to_f32(b)), f16_to_f32(c)),
+                    false,
+                )
+            }),
+            VDivFixupF16 => self.f16x3(i, div_fixup16),
+            VMinimumF16 => self.f16x3(i, |a, b, _| m16(a, b, false)),
+            VMaximumF16 => self.f16x3(i, |a, b, _| m16(a, b, true)),
+            VMinimum3F16 => self.f16x3(i, |a, b, c| m16(m16(a, b, false), c, false)),
+            VMaximum3F16 => self.f16x3(i, |a, b, c| m16(m16(a, b, true), c, true)),
+            VMinimummaximumF16 => self.f16x3(i, |a, b, c| m16(m16(a, b, false), c, true)),
+            VMaximumminimumF16 => self.f16x3(i, |a, b, c| m16(m16(a, b, true), c, false)),
+            VMinimumF32 => self.f32x3(i, |a, b, _| m32(a, b, false)),
+            VMaximumF32 => self.f32x3(i, |a, b, _| m32(a, b, true)),
+            VMinimum3F32 => self.f32x3(i, |a, b, c| m32(m32(a, b, false), c, false)),
+            VMaximum3F32 => self.f32x3(i, |a, b, c| m32(m32(a, b, true), c, true)),
+            VMinimummaximumF32 => self.f32x3(i, |a, b, c| m32(m32(a, b, false), c, true)),
+            VMaximumminimumF32 => self.f32x3(i, |a, b, c| m32(m32(a, b, true), c, false)),
+            VMinimumF64 => self.v64(i, [Width::F64; 3], |a, b, _| minmax_ieee64(a, b, false)),
+            VMaximumF64 => self.v64(i, [Width::F64; 3], |a, b, _| minmax_ieee64(a, b, true)),
+            // RDNA3 ISA: D = (S0 == 0 || S1 == 0) ? +0 : S0 * S1 (0 * inf and 0 * NaN are 0);
+            // the fma forms return S2 (the accumulator) in that case.
+            VMulDx9ZeroF32 => self.f32x3(i, |a, b, _| {
+                let (x, y) = (f32v(a), f32v(b));
+                if x == 0.0 || y == 0.0 {
+                    0
+                } else {
+                    (x * y).to_bits()
+                }
+            }),
+            VFmaDx9ZeroF32 | VFmacDx9ZeroF32 => {
+                let mut j = *i;
+                if i.op == VFmacDx9ZeroF32 {
+                    j.src[2] = i.dst;
+                }
+                self.f32x3(&j, |a, b, c| {
+                    let (x, y) = (f32v(a), f32v(b));
+                    if x == 0.0 || y == 0.0 {
+                        c
+                    } else {
+                        x.mul_add(y, f32v(c)).to_bits()
+                    }
+                })
+            }
+            // RDNA3 ISA V_MULLIT_F32: -MAX_FLOAT when S1 is -MAX_FLOAT, -inf or NaN, or when S2
+            // is <= 0 or NaN; else S0 * S1.
+            VMullitF32 => self.f32x3(i, |a, b, c| {
+                let (y, z) = (f32v(b), f32v(c));
+                if y == -f32::MAX || y == f32::NEG_INFINITY || y.is_nan() || z.is_nan() || z <= 0.0
+                {
+                    (-f32::MAX).to_bits()
+                } else {
+                    (f32v(a) * y).to_bits()
+                }
+            }),
+            // RDNA3 ISA V_CUBE*: (S0, S1, S2) = (x, y, z); the face id (0..5 as a float),
+            // the face's s and t coordinates and twice the major axis.
+            VCubeidF32 => self.f32x3(i, |a, b, c| {
+                let (x, y, z) = (f32v(a), f32v(b), f32v(c));
+                let v = match cube_major(x, y, z) {
+                    2 => 4.0 + f32::from(u8::from(z < 0.0)),
+                    1 => 2.0 + f32::from(u8::from(y < 0.0)),
+                    _ => f32::from(u8::from(x < 0.0)),
+                };
+                v.to_bits()
+            }),
+            // The s/t coordinates are selections of (negated) operands: a NaN passes as it is.
+            VCubescF32 => self.f32x3_sel(i, |a, b, c| {
+                let (x, y, z) = (f32v(a), f32v(b), f32v(c));
+                let v = match cube_major(x, y, z) {
+                    2 if z < 0.0 => -x,
+                    2 | 1 => x,
+                    _ if x < 0.0 => z,
+                    _ => -z,
+                };
+                v.to_bits()
+            }),
+            VCubetcF32 => self.f32x3_sel(i, |a, b, c| {
+                let (x, y, z) = (f32v(a), f32v(b), f32v(c));
+                let v = match cube_major(x, y, z) {
+                    1 if y < 0.0 => -z,
+                    1 => z,
+                    _ => -y,
+                };
+                v.to_bits()
+            }),
+            VCubemaF32 => self.f32x3(i, |a, b, c| {
+                let (x, y, z) = (f32v(a), f32v(b), f32v(c));
+                let v = match cube_major(x, y, z) {
+                    2 => 2.0 * z,
+                    1 => 2.0 * y,
+                    _ => 2.0 * x,
+                };
+                v.to_bits()
+            }),
+            // D = {cvt(S1), cvt(S0)}: f32 sources (abs/neg apply), 16-bit integer halves.
+            VCvtPkI16F32 => self.pk16(i, Width::B32, |x| f32_to_int16(f32v(x), true)),
+            VCvtPkU16F32 => self.pk16(i, Width::B32, |x| f32_to_int16(f32v(x), false)),
+            VCvtPkNormI16F32 => self.pk16(i, Width::B32, |x| f32_to_norm16(f32v(x), true)),
+            VCvtPkNormU16F32 => self.pk16(i, Width::B32, |x| f32_to_norm16(f32v(x), false)),
+            VCvtPkNormI16F16 => self.pk16(i, Width::F16, |x| f32_to_norm16(f16_to_f32(x), true)),
+            VCvtPkNormU16F16 => self.pk16(i, Width::F16, |x| f32_to_norm16(f16_to_f32(x), false)),
+            VCvtPkU8F32 => self.cvt_pk_u8(i),
+            VDot2F16F16 | VDot2Bf16Bf16 => self.dot2_16(i),
+            VDot2accF32F16 => {
+                let mut j = *i;
+                j.src[2] = i.dst;
+                self.dot_packed(&j)
+            }
+            _ => return None,
+        })
+    }
+
+    /// The three sources as 32-bit lanes, with VOP3 abs/neg on the `width` float.
+    fn srcs3(&self, i: &Inst, width: Width) -> Result<[Lanes; 3], IsaError> {
+        let mut s = [[0u32; MAX_LANES]; 3];
+        for (k, s) in s.iter_mut().enumerate() {
+            if i.src[k] != NONE {
+                self.lanes32(i, k, width, s)?;
+            }
+        }
+        Ok(s)
+    }
+
+    /// dst.f16 = f(S0.f16, S1.f16, S2.f16) on halves (op_sel, abs/neg), clamp applied.
+    fn f16x3(&mut self, i: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result<(), IsaError> {
+        let s = self.srcs3(i, Width::F16)?;
+        let mut r = [0u32; MAX_LANES];
+        for l in 0..self.w.lanes {
+            let v = f(s[0][l] & 0xffff, s[1][l] & 0xffff, s[2][l] & 0xffff);
+            r[l] = self.clamp16(i, v & 0xffff);
+        }
+        self.write16(i, &mut r)
+    }
+
+    /// dst.f32 = f(S0, S1, S2) on f32 bits: abs/neg, the denormal mode on the inputs, and
+    /// the quiet bit, omod, clamp and denormal mode on the result.
+    fn f32x3(&mut self, i: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result<(), IsaError> {
+        let mut s = self.srcs3(i, Width::B32)?;
+        for s in &mut s {
+            self.in_f32(s);
+        }
+        let mut r = [0u32; MAX_LANES];
+        for l in 0..self.w.lanes {
+            r[l] = f(s[0][l], s[1][l], s[2][l]);
+        }
+        self.f32_mode_out(i, &mut r);
+        self.write_lanes(i.dst, &r)
+    }
+
+    /// [`Self::f32x3`] for results that select an operand (possibly negated) rather than
+    /// compute one: a NaN comes out as it went in, not quieted (omod and clamp still apply).
+    fn f32x3_sel(&mut self, i: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result<(), IsaError> {
+        let mut s = self.srcs3(i, Width::B32)?;
+        for s in &mut s {
+            self.in_f32(s);
+        }
+        let mut r = [0u32; MAX_LANES];
+        for l in 0..self.w.lanes {
+            r[l] = f(s[0][l], s[1][l], s[2][l]);
+        }
+        let raw = r;
+        self.f32_mode_out(i, &mut r);
+        if !i.clamp {
+            for (r, x) in r.iter_mut().zip(&raw) {
+                if x & 0x7fff_ffff > 0x7f80_0000 {
+                    *r = *x;
+                }
+            }
+        }
+        self.write_lanes(i.dst, &r)
+    }
+
+    /// D = {f(S1), f(S0)}: two 16-bit results packed into the 32-bit destination.
+    fn pk16(&mut self, i: &Inst, width: Width, f: impl Fn(u32) -> u32) -> Result<(), IsaError> {
+        let mut s = self.srcs3(i, width)?;
+        if width == Width::B32 {
+            self.in_f32(&mut s[0]);
+            self.in_f32(&mut s[1]);
+        }
+        let mut r = [0u32; MAX_LANES];
+        for l in 0..self.w.lanes {
+            let (a, b) = if width == Width::F16 {
+                (s[0][l] & 0xffff, s[1][l] & 0xffff)
+            } else {
+                (s[0][l], s[1][l])
+            };
+            r[l] = (f(a) & 0xffff) | ((f(b) & 0xffff) << 16);
+        }
+        self.write_lanes(i.dst, &r)
+    }
+
+    /// V_CVT_PK_U8_F32: S2 with byte S1[1:0] replaced by f32_to_u8(S0): truncated toward
+    /// zero and saturated as the guide's other float-to-unsigned conversions (V_CVT_U32_F32),
+    /// NaN to 0.
+    fn cvt_pk_u8(&mut self, i: &Inst) -> Result<(), IsaError> {
+        let mut s = [[0u32; MAX_LANES]; 3];
+        self.lanes32(i, 0, Width::B32, &mut s[0])?;
+        self.in_f32(&mut s[0]);
+        let mut j = *i;
+        j.mods = 0;
+        self.lanes32(&j, 1, Width::B32, &mut s[1])?;
+        self.lanes32(&j, 2, Width::B32, &mut s[2])?;
+        let mut r = [0u32; MAX_LANES];
+        for l in 0..self.w.lanes {
+            let f = f32v(s[0][l]);
+            // CAST: in [0, 255].
+            let byte = if f.is_nan() {
+                0
+            } else {
+                f.clamp(0.0, 255.0).trunc() as u32
+            };
+            let sh = 8 * (s[1][l] & 3);
+            r[l] = (s[2][l] & !(0xff << sh)) | (byte << sh);
+        }
+        self.write_lanes(i.dst, &r)
+    }
+
+    /// V_CNDMASK_B16: D.u16 = mask[lane] ? S1.u16 : S0.u16, the mask an SGPR (pair in wave64)
+    /// or VCC; abs/neg apply to the halves as f16 modifiers, op_sel picks them.
+    fn cndmask16(&mut self, i: &Inst) -> Result<(), IsaError> {
+        let mut a = [0u32; MAX_LANES];
+        let mut b = [0u32; MAX_LANES];
+        self.lanes32(i, 0, Width::F16, &mut a)?;
+        self.lanes32(i, 1, Width::F16, &mut b)?;
+        let m = self.read_mask(i.src[2], i.lit)?;
+        let mut r = [0u32; MAX_LANES];
+        for l in 0..self.w.lanes {
+            r[l] = if (m >> l) & 1 == 1 { b[l] } else { a[l] } & 0xffff;
+        }
+        self.write16(i, &mut r)
+    }
+
+    /// S0 and S1 as packed 16-bit pairs: VOP3 neg flips both halves' signs, abs clears them.
+    fn packed_pair(&self, i: &Inst, k: usize, out: &mut Lanes) -> Result<(), IsaError> {
+        let mut j = *i;
+        j.mods = 0;
+        j.opsel = 0;
+        self.lanes32(&j, k, Width::B32, out)?;
+        let (neg, abs) = ((i.mods >> k) & 1 == 1, (i.mods >> (4 + k)) & 1 == 1);
+        for x in &mut out[..self.w.lanes] {
+            if abs {
+                *x &= 0x7fff_7fff;
+            }
+            if neg {
+                *x ^= 0x8000_8000;
+            }
+        }
+        Ok(())
+    }
+
+    /// V_DOT2_F16_F16 / V_DOT2_BF16_BF16 (RDNA3 ISA): D.16 = S0[15:0] * S1[15:0] +
+    /// S0[31:16] * S1[31:16] + S2.16 (S2's half by op_sel[2]); the sum is formed exactly and
+    /// rounded once to the 16-bit format; the result goes to the half op_sel[3] names.
+    fn dot2_16(&mut self, i: &Inst) -> Result<(), IsaError> {
+        let bf = i.op == Op::VDot2Bf16Bf16;
+        let mut a = [0u32; MAX_LANES];
+        let mut b = [0u32; MAX_LANES];
+        let mut c = [0u32; MAX_LANES];
+        self.packed_pair(i, 0, &mut a)?;
+        self.packed_pair(i, 1, &mut b)?;
+        self.lanes32(i, 2, Width::F16, &mut c)?;
+        let to = |h: u32| {
+            f64::from(if bf {
+                bf16_to_f32(h)
+            } else {
+                f16_to_f32(h & 0xffff)
+            })
+        };
+        let mut r = [0u32; MAX_LANES];
+        for l in 0..self.w.lanes {
+            let s = to(a[l]) * to(b[l]) + to(a[l] >> 16) * to(b[l] >> 16) + to(c[l]);
+            // CAST: the f64 sum rounds to f32, then to the 16-bit format.
+            let f = s as f32;
+            let h = if bf { bf16_of(f) } else { f32_to_f16(f, false) };
+            r[l] = self.clamp16(i, h & 0xffff);
+        }
+        self.write16(i, &mut r)
+    }
+
+    /// The packed dot products into 32 bits (VOP3P v_dot2_f32_f16/bf16, v_dot4/dot8 of bytes
+    /// and nibbles; VOP2 v_dot2acc_f32_f16 with S2 = D), RDNA3 ISA: D = sum of the products
+    /// of the element pairs + S2. For f16/bf16 neg_lo/neg_hi flip the sign bits of the low/high
+    /// halves of each source (S2's bits 15 and 31 too); the sum rounds once to f32 (clamp to
+    /// [0, 1]).
+    /// For the IU forms neg_lo[0]/[1] make S0's/S1's elements signed; clamp saturates.
+    pub(super) fn dot_packed(&mut self, i: &Inst) -> Result<(), IsaError> {
+        use Op::*;
+        let mut s = [[0u32; MAX_LANES]; 3];
+        let mut j = *i;
+        j.mods = 0;
+        j.opsel = 0;
+        j.sub = 0;
+        for (k, s) in s.iter_mut().enumerate() {
+            self.lanes32(&j, k, Width::B32, s)?;
+        }
+        let p = i.enc == Enc::Vop3p;
+        if p {
+            // The VOP3P operand mux: each source's low half is its half op_sel[k] names and
+            // its high half the one op_sel_hi[k] names (the packed sources are rebuilt before
+            // the products, as for every VOP3P operation).
+            let (sel, sel_hi) = (u32::from(i.sub & 7), u32::from((i.sub >> 4) & 7));
+            for (k, s) in s.iter_mut().enumerate() {
+                let h = |x: u32, hi: bool| if hi { x >> 16 } else { x & 0xffff };
+                let (lo_hi, hi_hi) = ((sel >> k) & 1 == 1, (sel_hi >> k) & 1 == 1);
+                for x in &mut s[..self.w.lanes] {
+                    *x = h(*x, lo_hi) | (h(*x, hi_hi) << 16);
+                }
+            }
+        }
+        // VOP3P neg bits (the VOP2 form has none).
+        let (neg_lo, neg_hi) = if p {
+            (u32::from(i.mods & 7), u32::from((i.mods >> 4) & 7))
+        } else {
+            (0, 0)
+        };
+        let mut r = [0u32; MAX_LANES];
+        for l in 0..self.w.lanes {
+            let (a, b, c) = (s[0][l], s[1][l], s[2][l]);
+            r[l] = match i.op {
+                VDot2F32F16 | VDot2F32Bf16 | VDot2accF32F16 => {
+                    let bf = i.op == VDot2F32Bf16;
+                    let el = |x: u32, k: usize, h: u32| {
+                        let v = (x >> (16 * h)) & 0xffff;
+                        let f = f64::from(if bf { bf16_to_f32(v) } else { f16_to_f32(v) });
+                        let n = if h == 0 { neg_lo } else { neg_hi };
+                        if (n >> k) & 1 == 1 { -f } else { f }
+                    };
+                    // S2 (f32) goes through the same per-half operand modifiers as every
+                    // VOP3P source: neg_lo[2] flips bit 15, neg_hi[2] bit 31.
+                    let c = f32v(
+                        c ^ if neg_lo & 4 != 0 { 0x8000 } else { 0 }
+                            ^ if neg_hi & 4 != 0 { 0x8000_0000 } else { 0 },
+                    );
+                    // S2 + both products, fused: the products of 16-bit floats are exact in
+                    // f64 and the sum rounds once to f32 (the guide's tmp += steps read as
+                    // one dot-product unit; the reference agrees on cancelling sums).
+                    let sum = f64::from(c) + el(a, 0, 0) * el(b, 1, 0) + el(a, 0, 1) * el(b, 1, 1);
+                    // CAST: the sum rounded to f32.
+                    let f = sum as f32;
+                    let f = if i.clamp {
+                        if f.is_nan() { 0.0 } else { f.clamp(0.0, 1.0) }
+                    } else {
+                        f
+                    };
+                    f.to_bits()
+                }
+                _ => {
+                    let (n, bits) = match i.op {
+                        VDot4I32Iu8 | VDot4U32U8 => (4, 8),
+                        _ => (8, 4),
+                    };
+                    let iu = matches!(i.op, VDot4I32Iu8 | VDot8I32Iu4);
+                    let (sa, sb) = (iu && neg_lo & 1 != 0, iu && neg_lo & 2 != 0);
+                    let el = |x: u32, k: u32, signed: bool| -> i64 {
+                        let v = i64::from((x >> (bits * k)) & ((1 << bits) - 1));
+                        if signed && v >> (bits - 1) & 1 == 1 {
+                            v - (1 << bits)
+                        } else {
+                            v
+                        }
+                    };
+                    let mut t: i64 = (0..n).map(|k| el(a, k, sa) * el(b, k, sb)).sum();
+                    if iu {
+                        // CAST: S2 as a signed accumulator.
+                        t += i64::from(c as i32);
+                        if i.clamp {
+                            t = t.clamp(i64::from(i32::MIN), i64::from(i32::MAX));
+                        }
+                    } else {
+                        t += i64::from(c);
+                        if i.clamp {
+                            t = t.min(i64::from(u32::MAX));
+                        }
+                    }
+                    // CAST: the low 32 bits.
+                    t as u32
+                }
+            };
+        }
+        self.write_lanes(i.dst, &r)
+    }
+}

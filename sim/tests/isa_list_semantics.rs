@@ -882,3 +882,36 @@ fn gfx12_ieee_minimum_maximum_family_and_num_f16_three_way_ops() {
          maxmin_num, minmax_num, med3_num, max3_num, pk_minimum, pk_maximum"
     );
 }
+
+#[test]
+fn gfx11_pk_fmac_f16_dual_dx9_zero_and_dot2acc_and_a_vop3p_dot_under_dpp() {
+    // RDNA3 ISA: V_PK_FMAC_F16 D.h = fma(S0.h, S1.h, D.h) per half; VOPD V_DUAL_MUL_DX9_ZERO_F32
+    // = +0 when a factor is 0 (0 * inf = 0), V_DUAL_DOT2ACC_F32_F16 D += S0.lo * S1.lo +
+    // S0.hi * S1.hi; VOP3P V_DOT2_F32_F16 with DPP quad_perm:[1,0,3,2]: S0 comes from the
+    // neighbouring lane (lane ^ 1).
+    //
+    //   v_mbcnt_lo_u32_b32 v0, -1, 0 / v11 = 4 * lane / v12 = 0
+    //   v1 = 0x3c004000 (f16 hi 1, lo 2), v2 = 0x42004400 (hi 3, lo 4), v3 = 0x3c003c00
+    //   v_pk_fmac_f16 v3, v1, v2 / v5 = +inf, v7 = 1.0
+    //   v_dual_mul_dx9_zero_f32 v4, 0, v5 :: v_dual_dot2acc_f32_f16 v7, v1, v2
+    //   v9 = 0 / v_cvt_f16_u16_e32 v9, v0 / v10 = 0
+    //   v_dot2_f32_f16_e64_dpp v8, v9, v2, v10 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf
+    //   global_store_b32 v11, v8 (OUT + 4 * lane) / v20..v22 = v3, v4, v7 -> OUT + 128
+    let code = [
+        0xD71F0000, 0x000100C1, 0x30160082, 0x7E180280, 0x7E0202FF, 0x3C004000, 0x7E0402FF,
+        0x42004400, 0x7E0602FF, 0x3C003C00, 0x78060501, 0x7E0A02FF, 0x7F800000, 0x7E0E02F2,
+        0xC9D80A80, 0x04060501, 0x7E120280, 0x7E12A100, 0x7E140280, 0xCC134008, 0x1C2A04FA,
+        0xFF00B109, 0xDC6A0000, 0x0000080B, 0x7E280303, 0x7E2A0304, 0x7E2C0307, 0xDC720080,
+        0x0000140C, 0xBFB00000,
+    ];
+    let (got, _) = run_wave(Isa::Gfx11, &code, &[], &[], 35);
+    let dots: Vec<u32> = (0..32u32)
+        .map(|l| (4.0 * (l ^ 1) as f32).to_bits())
+        .collect();
+    assert_eq!(got[..32], dots[..], "dot2 under DPP: 4 * (lane ^ 1)");
+    assert_eq!(
+        got[32..],
+        [0x4400_4880, 0, 0x4140_0000],
+        "pk_fmac (hi 1*3+1 = 4, lo 2*4+1 = 9), dual mul_dx9_zero 0 * inf, dual dot2acc 1+8+3"
+    );
+}

@@ -566,7 +566,8 @@ impl Printer<'_> {
             }
         } else if i.sdwa.is_some() {
             "_sdwa"
-        } else if short && has_e32(i.op) {
+        } else if short && has_e32(i.op) && (gfx9 || i.op != Op::VPkFmacF16) {
+            // (gfx11/gfx12 print v_pk_fmac_f16 without the suffix; gfx9 with it.)
             "_e32"
         } else if !short && native_short {
             "_e64"
@@ -747,7 +748,8 @@ impl Printer<'_> {
                 t
             }
         }));
-        let _ = write!(s, "{nm} {}", ops.join(", "));
+        let dpp = if i.dpp.is_some() { "_e64_dpp" } else { "" };
+        let _ = write!(s, "{nm}{dpp} {}", ops.join(", "));
         // LLVM prints a modifier list only when it differs from the default (op_sel_hi
         // all set, the rest clear).
         let list = |bits: u8, default: bool| -> Option<String> {
@@ -780,6 +782,9 @@ impl Printer<'_> {
         }
         if i.clamp {
             s.push_str(" clamp");
+        }
+        if let Some(d) = i.dpp {
+            s.push_str(&dpp_text(d, false));
         }
         s
     }

@@ -397,6 +397,7 @@ ops! {
     VDot2F32F16 = "v_dot2_f32_f16", VDot2F32Bf16 = "v_dot2_f32_bf16",
     VDot4I32Iu8 = "v_dot4_i32_iu8", VDot4U32U8 = "v_dot4_u32_u8", VDot8I32Iu4 = "v_dot8_i32_iu4",
     VDot8U32U4 = "v_dot8_u32_u4", VDot2accF32F16 = "v_dot2acc_f32_f16",
+    VPkFmacF16 = "v_pk_fmac_f16",
 }
 
 impl Op {

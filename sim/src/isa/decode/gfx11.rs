@@ -193,7 +193,7 @@ fn vop2_op(opc: u32) -> Option<Op> {
         45 => VFmaakF32, 47 => VCvtPkRtzF16F32, 50 => VAddF16, 51 => VSubF16, 53 => VMulF16,
         54 => VFmacF16, 55 => VFmamkF16, 56 => VFmaakF16, 57 => VMaxF16, 58 => VMinF16,
         52 => VSubrevF16, 59 => VLdexpF16, 2 => VDot2accF32F16, 6 => VFmacDx9ZeroF32,
-        7 => VMulDx9ZeroF32,
+        7 => VMulDx9ZeroF32, 60 => VPkFmacF16,
     })
 }
 
@@ -486,6 +486,8 @@ fn vopd_op(opc: u32, y: bool) -> Option<Op> {
         9 => VCndmaskB32,
         10 => VMaxF32,
         11 => VMinF32,
+        7 => VMulDx9ZeroF32,
+        12 => VDot2accF32F16,
         16 if y => VAddNcU32,
         17 if y => VLshlrevB32,
         18 if y => VAndB32,

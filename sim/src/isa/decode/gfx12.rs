@@ -142,6 +142,9 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
         i
     } else if w0 >> 26 == 0b110101 {
         vop3_12(w0, w[1])?
+    } else if w0 >> 26 == 0b110010 && (bits(w0, 22, 4) == 12 || bits(w0, 17, 5) == 12) {
+        // VOPD: RDNA4 has no v_dual_dot2acc_f32_f16 (opcode 12 of either half).
+        return Err(undec(w0, "VOPD", 12));
     } else {
         return gfx11::decode(w);
     };

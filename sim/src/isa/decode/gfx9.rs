@@ -384,7 +384,7 @@ fn vop2_op(opc: u32) -> Option<Op> {
         34 => VMulF16, 35 => VMacF16, 36 => VMadmkF16, 37 => VMadakF16, 38 => VAddU16,
         39 => VSubU16, 40 => VSubrevU16, 41 => VMulLoU16, 42 => VLshlrevB16, 43 => VLshrrevB16,
         44 => VAshrrevI16, 45 => VMaxF16, 46 => VMinF16, 47 => VMaxU16, 48 => VMaxI16,
-        49 => VMinU16, 50 => VMinI16, 51 => VLdexpF16,
+        49 => VMinU16, 50 => VMinI16, 51 => VLdexpF16, 60 => VPkFmacF16,
     })
 }
 

@@ -276,6 +276,7 @@ pub fn decode(isa: Isa, words: &[u32; 3]) -> Result<Inst, Undecodable> {
     let dpp_marker = |x: u32| matches!(bits(x, 0, 9), 0xe9 | 0xea | 0xfa);
     let mut i = if (w0 >> 31 == 0 && dpp_marker(w0))
         || (isa != Isa::Gfx9 && w0 >> 26 == 0b110101 && dpp_marker(words[1]))
+        || (isa != Isa::Gfx9 && w0 >> 24 == 0xcc && dpp_marker(words[1]))
     {
         dpp(isa, words, family)?
     } else {
@@ -320,7 +321,7 @@ fn dpp(
         family(&[(w0 & !0x1ff) | u32::from(VGPR), 0, 0])?
     };
     let forms: &[Enc] = if vop3 {
-        &[Enc::Vop3, Enc::Vop3sd]
+        &[Enc::Vop3, Enc::Vop3sd, Enc::Vop3p]
     } else {
         &[Enc::Vop1, Enc::Vop2, Enc::Vopc]
     };
@@ -337,6 +338,11 @@ fn dpp(
                 | Op::VFmamkF32
                 | Op::VFmaakF32
         )
+        || (i.enc == Enc::Vop3p
+            && !matches!(
+                i.op,
+                Op::VFmaMixF32 | Op::VFmaMixloF16 | Op::VFmaMixhiF16 | Op::VDot2F32F16
+            ))
     {
         return refuse("DPP (an operation without a DPP form)");
     }

@@ -69,7 +69,11 @@ impl Exec<'_, '_> {
         let saved = (self.w.s[126], self.w.s[127]);
         self.w.set_exec(exec & write);
         self.w.nvgpr += 1;
-        let r = self.valu(&j);
+        let r = if j.enc == Enc::Vop3p {
+            self.vop3p(&j)
+        } else {
+            self.valu(&j)
+        };
         self.w.nvgpr -= 1;
         if !i.cmpx {
             (self.w.s[126], self.w.s[127]) = saved;

@@ -15,6 +15,9 @@ enum Kind {
 impl Exec<'_, '_> {
     pub(super) fn vop3p(&mut self, i: &Inst) -> Result<(), IsaError> {
         use Op::*;
+        if let Some(d) = i.dpp {
+            return self.dpp(i, d);
+        }
         match i.op {
             VFmaMixF32 | VFmaMixloF16 | VFmaMixhiF16 => return self.fma_mix(i),
             VPkMovB32 => return self.pk_mov(i),

@@ -45,7 +45,7 @@ impl Exec<'_, '_> {
         rd(h.src[0], &mut a)?;
         rd(h.src[1], &mut b)?;
         let mut d = [0u32; MAX_LANES];
-        let needs_d = matches!(h.op, Op::VFmacF32);
+        let needs_d = matches!(h.op, Op::VFmacF32 | Op::VDot2accF32F16);
         if needs_d {
             let o = self.vreg(h.dst, 1)?;
             if let Some(s) = self.w.v.get(o..o + self.w.lanes) {
@@ -77,6 +77,21 @@ impl Exec<'_, '_> {
             Op::VAddNcU32 => lanes_with(rn, |l| a[l].wrapping_add(b[l])),
             Op::VLshlrevB32 => lanes_with(rn, |l| b[l] << (a[l] & 31)),
             Op::VAndB32 => lanes_with(rn, |l| a[l] & b[l]),
+            // RDNA3 ISA: +0 when either factor is 0 (0 * inf, 0 * NaN included).
+            Op::VMulDx9ZeroF32 => lanes_with(rn, |l| {
+                if x(l) == 0.0 || y(l) == 0.0 {
+                    0
+                } else {
+                    (x(l) * y(l)).to_bits()
+                }
+            }),
+            // D.f32 += S0.lo * S1.lo + S0.hi * S1.hi (f16 halves; the sum rounds once).
+            Op::VDot2accF32F16 => lanes_with(rn, |l| {
+                let h = |v: u32, k: u32| f64::from(f16_to_f32((v >> (16 * k)) & 0xffff));
+                let s = f64::from(f32v(d[l])) + h(a[l], 0) * h(b[l], 0) + h(a[l], 1) * h(b[l], 1);
+                // CAST: the sum rounded to f32.
+                (s as f32).to_bits()
+            }),
             _ => return Err(self.err(&format!("unsupported VOPD operation {}", h.op.name()))),
         }
         if is_f32(h.op) && !self.l.float.denorm32 {

@@ -266,8 +266,34 @@ impl Exec<'_, '_> {
                 j.src[2] = i.dst;
                 self.dot_packed(&j)
             }
+            VPkFmacF16 => self.pk_fmac16(i),
             _ => return None,
         })
+    }
+
+    /// V_PK_FMAC_F16 (VOP2): per 16-bit half, D.h = fma(S0.h, S1.h, D.h), each rounded once
+    /// to f16.
+    fn pk_fmac16(&mut self, i: &Inst) -> Result<(), IsaError> {
+        let mut s = [[0u32; MAX_LANES]; 3];
+        let mut j = *i;
+        j.src[2] = i.dst;
+        j.mods = 0;
+        for (k, s) in s.iter_mut().enumerate() {
+            self.lanes32(&j, k, Width::B32, s)?;
+        }
+        let f = |v: u32, h: u32| f64::from(f16_to_f32((v >> (16 * h)) & 0xffff));
+        let mut r = [0u32; MAX_LANES];
+        for l in 0..self.w.lanes {
+            let (a, b, c) = (s[0][l], s[1][l], s[2][l]);
+            let mut out = 0;
+            for h in 0..2 {
+                // CAST: the f64 fma rounds to f32, then to f16.
+                let v = f(a, h).mul_add(f(b, h), f(c, h)) as f32;
+                out |= (f32_to_f16(v, false) & 0xffff) << (16 * h);
+            }
+            r[l] = out;
+        }
+        self.write_lanes(i.dst, &r)
     }
 
     /// The three sources as 32-bit lanes, with VOP3 abs/neg on the `width` float.

@@ -915,3 +915,63 @@ fn gfx11_pk_fmac_f16_dual_dx9_zero_and_dot2acc_and_a_vop3p_dot_under_dpp() {
         "pk_fmac (hi 1*3+1 = 4, lo 2*4+1 = 9), dual mul_dx9_zero 0 * inf, dual dot2acc 1+8+3"
     );
 }
+
+#[test]
+fn gfx11_m0_relative_moves_quad_sads_and_trig_preop() {
+    // RDNA3 ISA: V_MOVRELS_B32 D = VGPR[S0 + M0], V_MOVRELD_B32 VGPR[D + M0] = S0,
+    // V_MOVRELSD_B32 VGPR[D + M0] = VGPR[S0 + M0], V_MOVRELSD_2_B32 VGPR[D + M0[25:16]] =
+    // VGPR[S0 + M0[9:0]], V_SWAPREL_B32 swaps those two; V_QSAD_PK_U16_U8 = four byte SADs of
+    // the windows S0[31:0], S0[39:8], S0[47:16], S0[55:24] against S1, plus the 16-bit parts
+    // of S2; V_MQSAD_* skip bytes whose S1 byte is 0 (V_MQSAD_U32_U8 with 32-bit parts);
+    // V_TRIG_PREOP_F64(1.0, n) = the n-th 53-bit piece of 2/pi, scaled by 2^(-53(n+1)).
+    //
+    //   v1..v6 = 11, 22, 33, 44, 55, 0x42 / m0 = 2 / v_movrels_b32 v10, v1
+    //   v_movreld_b32 v1, 77 / v_movrelsd_b32 v4, v2 / m0 = 0x20001
+    //   v_movrelsd_2_b32 v1, v4 / v_swaprel_b32 v2, v1
+    //   v[14:15] = 0x0807060504030201, v16 = 0x04030201, v17 = 0x04000201,
+    //   v[18:19] = 0x0001000200030004 / v_qsad_pk_u16_u8 v[12:13], v[14:15], v16, v[18:19]
+    //   v_mqsad_pk_u16_u8 v[20:21], v[14:15], v17, v[18:19] / v28..v31 = 100, 200, 300, 400
+    //   v_mqsad_u32_u8 v[24:27], v[14:15], v17, v[28:31]
+    //   v_trig_preop_f64 v[32:33], 1.0, 0 / v_trig_preop_f64 v[34:35], 1.0, 1
+    //   v7 = v10 / stores of v1..v8, v12..v13, v20..v21, v24..v27, v32..v35
+    let code = [
+        0x7E02028B, 0x7E040296, 0x7E0602A1, 0x7E0802AC, 0x7E0A02B7, 0x7E0C02FF, 0x00000042,
+        0xBEFD0082, 0x7E148701, 0x7E0284FF, 0x0000004D, 0x7E088902, 0xBEFD00FF, 0x00020001,
+        0x7E029104, 0x7E04D101, 0x7E1C02FF, 0x04030201, 0x7E1E02FF, 0x08070605, 0x7E2002FF,
+        0x04030201, 0x7E2202FF, 0x04000201, 0x7E2402FF, 0x00030004, 0x7E2602FF, 0x00010002,
+        0xD63A000C, 0x044A210E, 0xD63B0014, 0x044A230E, 0x7E3802FF, 0x00000064, 0x7E3A02FF,
+        0x000000C8, 0x7E3C02FF, 0x0000012C, 0x7E3E02FF, 0x00000190, 0xD63D0018, 0x0472230E,
+        0xD72F0020, 0x000100F2, 0xD72F0022, 0x000102F2, 0x7E000280, 0x7E0E030A, 0xDC760000,
+        0x00000100, 0xDC760010, 0x00000500, 0xDC6E0020, 0x00000C00, 0xDC6E0028, 0x00001400,
+        0xDC760030, 0x00001800, 0xDC760040, 0x00002000, 0xBFB00000,
+    ];
+    let (mut got, _) = run_wave(Isa::Gfx11, &code, &[], &[], 20);
+    got[7] = 0;
+    assert_eq!(
+        got,
+        [
+            11,
+            44,
+            55,
+            22,
+            55,
+            44,
+            33,
+            0,
+            0x0007_0004,
+            0x000d_000a,
+            0x0006_0004,
+            0x000a_0008,
+            100,
+            203,
+            306,
+            409,
+            0x6dc9_c882,
+            0x3fe4_5f30,
+            0x9d5f_47d4,
+            0x3c94_a7f0
+        ],
+        "v1..v6 after the relative moves, movrels result, (v8), qsad_pk, mqsad_pk, mqsad_u32, \
+         trig_preop(1, 0), trig_preop(1, 1)"
+    );
+}

@@ -192,6 +192,7 @@ fn has_e32(op: Op) -> bool {
             | Op::VSwapB32
             | Op::VPermlane64B32
             | Op::VDot2accF32F16
+            | Op::VSwaprelB32
     )
 }
 

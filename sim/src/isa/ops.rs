@@ -398,6 +398,11 @@ ops! {
     VDot4I32Iu8 = "v_dot4_i32_iu8", VDot4U32U8 = "v_dot4_u32_u8", VDot8I32Iu4 = "v_dot8_i32_iu4",
     VDot8U32U4 = "v_dot8_u32_u4", VDot2accF32F16 = "v_dot2acc_f32_f16",
     VPkFmacF16 = "v_pk_fmac_f16",
+    // Relative VGPR moves (M0-indexed), the quad SADs, and v_trig_preop_f64.
+    VMovreldB32 = "v_movreld_b32", VMovrelsB32 = "v_movrels_b32", VMovrelsdB32 = "v_movrelsd_b32",
+    VMovrelsd2B32 = "v_movrelsd_2_b32", VSwaprelB32 = "v_swaprel_b32",
+    VQsadPkU16U8 = "v_qsad_pk_u16_u8", VMqsadPkU16U8 = "v_mqsad_pk_u16_u8",
+    VMqsadU32U8 = "v_mqsad_u32_u8", VTrigPreopF64 = "v_trig_preop_f64",
 }
 
 impl Op {
@@ -455,6 +460,9 @@ impl Op {
             VFmaF64 | VDivScaleF64 | VDivFmasF64 | VDivFixupF64 | VFmacF64 => (2, [2, 2, 2]),
             SFf1I32B64 => (1, [2, 1, 1]),
             VLdexpF64 => (2, [2, 1, 1]),
+            VQsadPkU16U8 | VMqsadPkU16U8 => (2, [2, 1, 2]),
+            VMqsadU32U8 => (4, [2, 1, 4]),
+            VTrigPreopF64 => (2, [2, 1, 1]),
             VTruncF64 | VCeilF64 | VRndneF64 | VFloorF64 | VRcpF64 | VRsqF64 | VSqrtF64
             | VFractF64 | VFrexpMantF64 => (2, [2, 1, 1]),
             VCvtI32F64 | VCvtU32F64 | VCvtF32F64 | VFrexpExpI32F64 => (1, [2, 1, 1]),

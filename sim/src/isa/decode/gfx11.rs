@@ -151,6 +151,8 @@ fn smem(w: u32, w1: u32) -> Result<Inst, Undecodable> {
 fn vop1_op(opc: u32) -> Option<Op> {
     use Op::*;
     Some(table! {opc, return None;
+        66 => VMovreldB32, 67 => VMovrelsB32, 68 => VMovrelsdB32, 72 => VMovrelsd2B32,
+        104 => VSwaprelB32,
         0 => VNop, 1 => VMovB32, 2 => VReadfirstlaneB32, 3 => VCvtI32F64, 4 => VCvtF64I32,
         5 => VCvtF32I32, 6 => VCvtF32U32, 7 => VCvtU32F32, 8 => VCvtI32F32, 10 => VCvtF16F32,
         11 => VCvtF32F16, 15 => VCvtF32F64, 16 => VCvtF64F32, 17 => VCvtF32Ubyte0,
@@ -288,7 +290,8 @@ fn vop3_only(opc: u32) -> Option<Op> {
         0x307 => VCvtPkU16F32, 0x312 => VCvtPkNormI16F16, 0x313 => VCvtPkNormU16F16,
         0x321 => VCvtPkNormI16F32, 0x322 => VCvtPkNormU16F32, 0x226 => VCvtPkU8F32,
         0x20c => VCubeidF32, 0x20d => VCubescF32, 0x20e => VCubetcF32, 0x20f => VCubemaF32,
-        0x218 => VMullitF32, 0x209 => VFmaDx9ZeroF32,
+        0x218 => VMullitF32, 0x209 => VFmaDx9ZeroF32, 0x23a => VQsadPkU16U8,
+        0x23b => VMqsadPkU16U8, 0x23d => VMqsadU32U8, 0x32f => VTrigPreopF64,
     })
 }
 
@@ -316,10 +319,10 @@ pub(super) fn vop3_with(
             .or_else(|| vop3_only(opc))
             .ok_or_else(|| undec(w, "VOP3", opc))?,
     };
-    // VOP2 forms without a VOP3 encoding of their own.
+    // VOP2 forms without a VOP3 encoding of their own (and v_swaprel_b32, VOP1 only).
     if matches!(
         op,
-        Op::VFmamkF32 | Op::VFmaakF32 | Op::VFmamkF16 | Op::VFmaakF16
+        Op::VFmamkF32 | Op::VFmaakF32 | Op::VFmamkF16 | Op::VFmaakF16 | Op::VSwaprelB32
     ) {
         return Err(undec(w, "VOP3 (VOP2)", opc));
     }
@@ -452,6 +455,9 @@ pub(super) fn vop3_with(
         | Op::VMaximumminimumF32
         | Op::VMinimummaximumF16
         | Op::VMaximumminimumF16
+        | Op::VQsadPkU16U8
+        | Op::VMqsadPkU16U8
+        | Op::VMqsadU32U8
         | Op::VFmacF32 => 3,
         _ if (0x180..0x200).contains(&opc) => 1,
         _ => 2,

@@ -12,6 +12,17 @@ use crate::isa::decode::Dpp;
 
 impl Exec<'_, '_> {
     pub(super) fn dpp(&mut self, i: &Inst, d: Dpp) -> Result<(), IsaError> {
+        // The M0-relative moves permute the register they address (a plain move of it).
+        let rel;
+        let i = if matches!(
+            i.op,
+            Op::VMovreldB32 | Op::VMovrelsB32 | Op::VMovrelsdB32 | Op::VMovrelsd2B32
+        ) {
+            rel = self.movrel(i)?;
+            &rel
+        } else {
+            i
+        };
         let n = self.w.lanes;
         let (dw, sw) = i.op.regs();
         if dw > 1 || sw.iter().any(|&w| w > 1) {

@@ -142,6 +142,61 @@ fn div_fixup16(q: u32, d: u32, n: u32) -> u32 {
     sign | (q & 0x7fff)
 }
 
+/// 2/pi as a 1201-bit binary fraction (bit 1200 has weight 2^-1), in 64-bit limbs, least
+/// significant first: the constant V_TRIG_PREOP_F64 reads (computed with Machin's formula).
+const TWO_OVER_PI: [u64; 19] = [
+    0xba10_ac06_608d_f8f6,
+    0x25d4_d7f6_bf62_3f1a,
+    0xe2f6_7a0e_73ef_14a5,
+    0xd45a_ea4f_758f_d7cb,
+    0x136e_9e8c_7ecd_3cbf,
+    0xda3e_da6c_fd9e_4f96,
+    0x301f_de5e_2316_b414,
+    0x5076_3ff1_2fff_bc0b,
+    0x73e9_3908_bf17_7bf2,
+    0xfc82_7323_ac73_06a6,
+    0x8909_d338_e04d_68be,
+    0x4e7d_d104_6bea_5d76,
+    0x2439_fc3b_d639_6253,
+    0xa5c0_0c92_5dd4_13a3,
+    0x8ac3_6e48_dc74_849b,
+    0x2083_fca2_c757_bd77,
+    0xbb81_b6c5_2b32_7887,
+    0x2a53_f84e_afa3_ea69,
+    0x0001_45f3_06dc_9c88,
+];
+
+/// V_TRIG_PREOP_F64 (RDNA3 ISA): the 53 bits of 2/pi that start `shift` = 53 * S1[4:0]
+/// (plus exponent(S0) - 1077 when that is positive) bits after the binary point, scaled by
+/// 2^(-53 - shift) (2^128 more when exponent(S0) >= 1968): a piece of 2/pi for the
+/// Payne-Hanek range reduction of S0.
+fn trig_preop(x: u64, s1: u64, _: u64) -> u64 {
+    // CAST: the biased 11-bit exponent of S0.
+    let e = ((x >> 52) & 0x7ff) as i64;
+    // CAST: S1[4:0].
+    let mut shift = (s1 & 31) as i64 * 53;
+    if e > 1077 {
+        shift += e - 1077;
+    }
+    // Bits [lo, lo + 53) of the 1201-bit constant (bits below 0 are zero).
+    let lo = 1201 - 53 - shift;
+    let mut chunk = 0u64;
+    for k in 0..53 {
+        let bit = lo + k;
+        if (0..1201).contains(&bit) {
+            // CAST: 0 <= bit < 1201.
+            let b = bit as usize;
+            chunk |= ((TWO_OVER_PI[b / 64] >> (b % 64)) & 1) << k;
+        }
+    }
+    let mut scale = -53 - shift;
+    if e >= 1968 {
+        scale += 128;
+    }
+    // CAST: a 53-bit integer is exact in f64; scale fits i32.
+    ldexp(chunk as f64, scale as i32).to_bits()
+}
+
 impl Exec<'_, '_> {
     /// The operations of this module; `None` for any other.
     pub(super) fn valu_ext(&mut self, i: &Inst) -> Option<Result<(), IsaError>> {
@@ -267,8 +322,139 @@ impl Exec<'_, '_> {
                 self.dot_packed(&j)
             }
             VPkFmacF16 => self.pk_fmac16(i),
+            VMovreldB32 | VMovrelsB32 | VMovrelsdB32 | VMovrelsd2B32 => match self.movrel(i) {
+                Ok(j) => self.v1(&j, Width::B32, |x| x),
+                Err(e) => Err(e),
+            },
+            VSwaprelB32 => self.swaprel(i),
+            VQsadPkU16U8 | VMqsadPkU16U8 | VMqsadU32U8 => self.qsad(i),
+            VTrigPreopF64 => self.v64(i, [Width::F64, Width::B32, Width::B32], trig_preop),
             _ => return None,
         })
+    }
+
+    /// A VGPR operand code moved `off` registers on (the M0-relative moves); a fault when it
+    /// leaves the VGPRs.
+    fn rel_vgpr(&self, code: u16, off: u32) -> Result<u16, IsaError> {
+        if !(VGPR..AGPR).contains(&code) {
+            return Err(self.err(&format!(
+                "M0-relative move: operand code {code} is not a VGPR"
+            )));
+        }
+        u32::from(code - VGPR)
+            .checked_add(off)
+            .filter(|&r| r < u32::from(AGPR - VGPR))
+            .and_then(|r| u16::try_from(r).ok())
+            .map(|r| VGPR + r)
+            .ok_or_else(|| {
+                self.err(&format!(
+                    "M0-relative move: VGPR v{} + M0 {off} is beyond the VGPRs",
+                    code - VGPR
+                ))
+            })
+    }
+
+    /// The M0-relative moves as the plain move they amount to (RDNA3 ISA): V_MOVRELD_B32
+    /// writes VGPR[D + M0], V_MOVRELS_B32 reads VGPR[S0 + M0], V_MOVRELSD_B32 both, and
+    /// V_MOVRELSD_2_B32 reads VGPR[S0 + M0[9:0]] into VGPR[D + M0[25:16]]. A register beyond
+    /// the wave's VGPRs faults when the move executes. Used by DPP too (the permutation reads
+    /// the relative source).
+    pub(super) fn movrel(&self, i: &Inst) -> Result<Inst, IsaError> {
+        let m0 = self.w.s[125];
+        let (src_off, dst_off) = match i.op {
+            Op::VMovreldB32 => (None, Some(m0)),
+            Op::VMovrelsB32 => (Some(m0), None),
+            Op::VMovrelsdB32 => (Some(m0), Some(m0)),
+            _ => (Some(m0 & 0x3ff), Some((m0 >> 16) & 0x3ff)),
+        };
+        let mut j = *i;
+        j.op = Op::VMovB32;
+        if let Some(o) = src_off {
+            j.src[0] = self.rel_vgpr(i.src[0], o)?;
+        }
+        if let Some(o) = dst_off {
+            j.dst = self.rel_vgpr(i.dst, o)?;
+        }
+        Ok(j)
+    }
+
+    /// V_SWAPREL_B32 (RDNA3 ISA): swaps VGPR[S0 + M0[9:0]] and VGPR[D + M0[25:16]] in the
+    /// active lanes.
+    fn swaprel(&mut self, i: &Inst) -> Result<(), IsaError> {
+        let m0 = self.w.s[125];
+        let a = self.rel_vgpr(i.src[0], m0 & 0x3ff)?;
+        let b = self.rel_vgpr(i.dst, (m0 >> 16) & 0x3ff)?;
+        let mut x = [0u32; MAX_LANES];
+        let mut y = [0u32; MAX_LANES];
+        let n = self.w.lanes;
+        let (oa, ob) = (self.vreg(a, 1)?, self.vreg(b, 1)?);
+        x[..n].copy_from_slice(self.row(oa)?);
+        y[..n].copy_from_slice(self.row(ob)?);
+        self.write_lanes(b, &x)?;
+        self.write_lanes(a, &y)
+    }
+
+    /// V_QSAD_PK_U16_U8 / V_MQSAD_PK_U16_U8 / V_MQSAD_U32_U8 (RDNA3 ISA): four byte SADs of
+    /// the 32-bit windows S0[31:0], S0[39:8], S0[47:16], S0[55:24] (S0 64-bit) against S1,
+    /// each plus its part of S2: 16-bit parts of 64 bits (the result's low 16 bits kept) or,
+    /// for V_MQSAD_U32_U8, 32-bit parts of 128 bits. The MQSAD forms skip bytes whose S1
+    /// byte is 0 (as V_MSAD_U8).
+    fn qsad(&mut self, i: &Inst) -> Result<(), IsaError> {
+        let wide = i.op == Op::VMqsadU32U8;
+        let masked = i.op != Op::VQsadPkU16U8;
+        let mut a = [0u64; MAX_LANES];
+        let mut b = [0u32; MAX_LANES];
+        let mut j = *i;
+        j.mods = 0;
+        // 64-bit operands: an inline float constant is its f64 encoding.
+        self.lanes64(&j, 0, Width::F64, &mut a)?;
+        self.lanes32(&j, 1, Width::B32, &mut b)?;
+        let parts = if wide { 4 } else { 2 };
+        // S2's dwords: its first 64 bits as a 64-bit operand, V_MQSAD_U32_U8's upper two
+        // from the next registers of the run (a constant has none: zero).
+        let mut c = [[0u32; MAX_LANES]; 4];
+        let mut c64 = [0u64; MAX_LANES];
+        self.lanes64(&j, 2, Width::F64, &mut c64)?;
+        for l in 0..self.w.lanes {
+            // CAST: the halves of the 64-bit value.
+            (c[0][l], c[1][l]) = (c64[l] as u32, (c64[l] >> 32) as u32);
+        }
+        let code = i.src[2];
+        if wide && (code < 128 || (VGPR..AGPR).contains(&code)) {
+            for (k, c) in c.iter_mut().enumerate().skip(2) {
+                let mut j2 = j;
+                // CAST: k < 4.
+                j2.src[2] = code + k as u16;
+                self.lanes32(&j2, 2, Width::B32, c)?;
+            }
+        }
+        let mut r = [[0u32; MAX_LANES]; 4];
+        for l in 0..self.w.lanes {
+            for q in 0..4u32 {
+                // CAST: a 32-bit window of the 64-bit S0.
+                let win = (a[l] >> (8 * q)) as u32;
+                let mut t = 0u32;
+                for k in 0..4 {
+                    let (x, y) = ((win >> (8 * k)) & 0xff, (b[l] >> (8 * k)) & 0xff);
+                    if !(masked && y == 0) {
+                        t += x.abs_diff(y);
+                    }
+                }
+                if wide {
+                    r[q as usize][l] = t.wrapping_add(c[q as usize][l]);
+                } else {
+                    let (dw, sh) = ((q / 2) as usize, 16 * (q % 2));
+                    let acc = (c[dw][l] >> sh) & 0xffff;
+                    r[dw][l] |= (t.wrapping_add(acc) & 0xffff) << sh;
+                }
+            }
+        }
+        self.vreg(i.dst, parts)?;
+        for (k, r) in r.iter().enumerate().take(parts) {
+            // CAST: k < 4.
+            self.write_lanes(i.dst + k as u16, r)?;
+        }
+        Ok(())
     }
 
     /// V_PK_FMAC_F16 (VOP2): per 16-bit half, D.h = fma(S0.h, S1.h, D.h), each rounded once

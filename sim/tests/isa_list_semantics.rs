@@ -975,3 +975,83 @@ fn gfx11_m0_relative_moves_quad_sads_and_trig_preop() {
          trig_preop(1, 0), trig_preop(1, 1)"
     );
 }
+
+#[test]
+fn gfx9_legacy_f16_f32_mads_packed_conversions_cube_and_dot_products() {
+    // CDNA3 ISA (VOP3/VOP2/VOP3P): V_MAD_F16 / V_FMA_LEGACY_F16 = S0 * S1 + S2 (the low half
+    // written, the high cleared on gfx9); V_MAD_LEGACY_F32 and V_MUL_LEGACY_F32 use the DX9
+    // rule 0 * anything = 0; V_DIV_FIXUP_F16 of x / 0 = +inf; V_CVT_PKNORM_I16_F32 = {snorm(S1),
+    // snorm(S0)}; V_CVT_PKRTZ_F16_F32 = {f16(S1), f16(S0)}; V_CVT_PKACCUM_U8_F32 puts u8(S0)
+    // into byte S1 of D; V_CUBEID_F32 of (1, -2, 0.5) = 3; V_DOT2C_F32_F16, V_DOT2C_I32_I16,
+    // V_DOT4C_I32_I8, V_DOT8C_I32_I4 accumulate into D (signed elements); VOP3P V_DOT2_I32_I16,
+    // V_DOT2_U32_U16, V_DOT4_I32_I8, V_DOT8_I32_I4, V_DOT2_F32_F16 add S2; V_EXP_LEGACY_F32 2^S0,
+    // V_LOG_LEGACY_F32 log2(S0); V_TRIG_PREOP_F64(1.0, 0) = the first 53 bits of 2/pi.
+    //
+    //   v1 = 0x3c004000 (f16 hi 1, lo 2), v2 = 0x42004400 (hi 3, lo 4), s10 = +inf
+    //   v_mad_f16 v3, v1, v2, v1 / v_mad_legacy_f32 v4, 0, s10, 1.0 / v_mul_legacy_f32 v5, 0, s10
+    //   v_fma_legacy_f16 v6, v1, v2, v1 / v_div_fixup_f16 v7, v1, 0, v2
+    //   v_cvt_pknorm_i16_f32 v8, 0.5, -2.0 / v_cvt_pkrtz_f16_f32 v9, 1.0, 2.0
+    //   v10 = 0x11223344, s11 = 200.5 / v_cvt_pkaccum_u8_f32 v10, s11, 1
+    //   v_cubeid_f32 v11, 1.0, -2.0, 0.5 / v12 = 1.0 / v_dot2c_f32_f16 v12, v1, v2
+    //   v13 = 10, v14 = 0xfffe0003, v15 = 0x00050002 / v_dot2c_i32_i16 v13, v14, v15
+    //   v16 = 0, v17 = 0xff020304, v18 = 0x01020304 / v_dot4c_i32_i8 v16, v17, v18
+    //   v19 = 0, v20 = 15, v21 = 2 / v_dot8c_i32_i4 v19, v20, v21
+    //   v_dot2_i32_i16 v22, v14, v15, 10 / v_dot2_u32_u16 v23, v14, v15, 0
+    //   v_dot4_i32_i8 v24, v17, v18, 0 / v_dot8_i32_i4 v25, v20, v21, 0
+    //   v_dot2_f32_f16 v26, v1, v2, 1.0 / v_exp_legacy_f32 v27, 2.0 / v_log_legacy_f32 v28, 4.0
+    //   v29 = 0 / v_trig_preop_f64 v[30:31], 1.0, 0 / stores of v4..v31, v3
+    let code = [
+        0x7E000280, 0x7E0202FF, 0x3C004000, 0x7E0402FF, 0x42004400, 0xBE8A00FF, 0x7F800000,
+        0xD2030003, 0x04060501, 0xD1C00004, 0x03C81480, 0xD2A10005, 0x00001480, 0xD1EE0006,
+        0x04060501, 0xD2070007, 0x04090101, 0xD2940008, 0x0001EAF0, 0xD2960009, 0x0001E8F2,
+        0x7E1402FF, 0x11223344, 0xBE8B00FF, 0x43488000, 0xD1F0000A, 0x0001020B, 0xD1C4000B,
+        0x03C1EAF2, 0x7E1802F2, 0x6E180501, 0x7E1A028A, 0x7E1C02FF, 0xFFFE0003, 0x7E1E02FF,
+        0x00050002, 0x701A1F0E, 0x7E200280, 0x7E2202FF, 0xFF020304, 0x7E2402FF, 0x01020304,
+        0x72202511, 0x7E260280, 0x7E28028F, 0x7E2A0282, 0x74262B14, 0xD3A64016, 0x1A2A1F0E,
+        0xD3A74017, 0x1A021F0E, 0xD3A84018, 0x1A022511, 0xD3AA4019, 0x1A022B14, 0xD3A3401A,
+        0x1BCA0501, 0x7E3696F4, 0x7E3898F6, 0x7E3A0280, 0xD292001E, 0x000100F2, 0xDC7C8000,
+        0x00000400, 0xDC7C8010, 0x00000800, 0xDC7C8020, 0x00000C00, 0xDC7C8030, 0x00001000,
+        0xDC7C8040, 0x00001400, 0xDC7C8050, 0x00001800, 0xDC7C8060, 0x00001C00, 0xDC708070,
+        0x00000300, 0xBF810000,
+    ];
+    let (got, _) = run_wave(Isa::Gfx9, &code, &[], &[], 29);
+    assert_eq!(
+        got,
+        [
+            0x3f80_0000,
+            0,
+            0x4900,
+            0x7c00,
+            0x8001_4000,
+            0x4000_3c00,
+            0x1122_c844,
+            0x4040_0000,
+            0x4140_0000,
+            6,
+            0xfffe_0003,
+            0x0005_0002,
+            28,
+            0xff02_0304,
+            0x0102_0304,
+            0xffff_fffe,
+            15,
+            2,
+            6,
+            327_676,
+            28,
+            0xffff_fffe,
+            0x4140_0000,
+            0x4080_0000,
+            0x4000_0000,
+            0,
+            0x6dc9_c882,
+            0x3fe4_5f30,
+            0x4900
+        ],
+        "mad_legacy_f32, mul_legacy_f32, fma_legacy_f16, div_fixup_f16, cvt_pknorm_i16_f32, \
+         cvt_pkrtz, cvt_pkaccum_u8, cubeid, dot2c_f32_f16, dot2c_i32_i16, (v14, v15), \
+         dot4c_i32_i8, (v17, v18), dot8c_i32_i4, (v20, v21), dot2_i32_i16, dot2_u32_u16, \
+         dot4_i32_i8, dot8_i32_i4, dot2_f32_f16, exp_legacy, log_legacy, (v29), trig_preop, \
+         mad_f16"
+    );
+}

@@ -191,7 +191,6 @@ fn has_e32(op: Op) -> bool {
             | Op::VAccvgprMovB32
             | Op::VSwapB32
             | Op::VPermlane64B32
-            | Op::VDot2accF32F16
             | Op::VSwaprelB32
     )
 }
@@ -567,8 +566,12 @@ impl Printer<'_> {
             }
         } else if i.sdwa.is_some() {
             "_sdwa"
-        } else if short && has_e32(i.op) && (gfx9 || i.op != Op::VPkFmacF16) {
-            // (gfx11/gfx12 print v_pk_fmac_f16 without the suffix; gfx9 with it.)
+        } else if short
+            && has_e32(i.op)
+            && (gfx9 || !matches!(i.op, Op::VPkFmacF16 | Op::VDot2accF32F16))
+        {
+            // (gfx11/gfx12 print v_pk_fmac_f16 and v_dot2acc_f32_f16 without the suffix;
+            // gfx9 prints them, as v_pk_fmac_f16_e32 and v_dot2c_f32_f16_e32, with it.)
             "_e32"
         } else if !short && native_short {
             "_e64"

@@ -403,6 +403,14 @@ ops! {
     VMovrelsd2B32 = "v_movrelsd_2_b32", VSwaprelB32 = "v_swaprel_b32",
     VQsadPkU16U8 = "v_qsad_pk_u16_u8", VMqsadPkU16U8 = "v_mqsad_pk_u16_u8",
     VMqsadU32U8 = "v_mqsad_u32_u8", VTrigPreopF64 = "v_trig_preop_f64",
+    // gfx9's VALU: VI-compatible f16 multiply-adds and div_fixup, legacy f32 mad, legacy
+    // exp/log, the byte-accumulating conversion, the signed VOP2/VOP3P dot products.
+    VMadF16 = "v_mad_f16", VMadLegacyF16 = "v_mad_legacy_f16", VFmaLegacyF16 = "v_fma_legacy_f16",
+    VDivFixupLegacyF16 = "v_div_fixup_legacy_f16", VMadLegacyF32 = "v_mad_legacy_f32",
+    VExpLegacyF32 = "v_exp_legacy_f32", VLogLegacyF32 = "v_log_legacy_f32",
+    VCvtPkaccumU8F32 = "v_cvt_pkaccum_u8_f32", VDot2cI32I16 = "v_dot2c_i32_i16",
+    VDot4cI32I8 = "v_dot4c_i32_i8", VDot8cI32I4 = "v_dot8c_i32_i4", VDot2I32I16 = "v_dot2_i32_i16",
+    VDot2U32U16 = "v_dot2_u32_u16", VDot4I32I8 = "v_dot4_i32_i8", VDot8I32I4 = "v_dot8_i32_i4",
 }
 
 impl Op {

@@ -111,6 +111,13 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
                 0x31 => Some(Op::VPkMulF32),
                 0x32 => Some(Op::VPkAddF32),
                 0x33 => Some(Op::VPkMovB32),
+                0x23 => Some(Op::VDot2F32F16),
+                0x26 => Some(Op::VDot2I32I16),
+                0x27 => Some(Op::VDot2U32U16),
+                0x28 => Some(Op::VDot4I32I8),
+                0x29 => Some(Op::VDot4U32U8),
+                0x2a => Some(Op::VDot8I32I4),
+                0x2b => Some(Op::VDot8U32U4),
                 o => vop3p_op(o),
             })?,
             0b110100 => vop3(w0, w[1])?,
@@ -349,6 +356,7 @@ fn smem(w: u32, w1: u32) -> Result<Inst, Undecodable> {
 fn vop1_op(opc: u32) -> Option<Op> {
     use Op::*;
     Some(table! {opc, return None;
+        0x4b => VExpLegacyF32, 0x4c => VLogLegacyF32,
         0 => VNop, 1 => VMovB32, 2 => VReadfirstlaneB32, 3 => VCvtI32F64, 4 => VCvtF64I32,
         5 => VCvtF32I32, 6 => VCvtF32U32, 7 => VCvtU32F32, 8 => VCvtI32F32, 10 => VCvtF16F32,
         11 => VCvtF32F16, 15 => VCvtF32F64, 16 => VCvtF64F32, 17 => VCvtF32Ubyte0,
@@ -384,7 +392,8 @@ fn vop2_op(opc: u32) -> Option<Op> {
         34 => VMulF16, 35 => VMacF16, 36 => VMadmkF16, 37 => VMadakF16, 38 => VAddU16,
         39 => VSubU16, 40 => VSubrevU16, 41 => VMulLoU16, 42 => VLshlrevB16, 43 => VLshrrevB16,
         44 => VAshrrevI16, 45 => VMaxF16, 46 => VMinF16, 47 => VMaxU16, 48 => VMaxI16,
-        49 => VMinU16, 50 => VMinI16, 51 => VLdexpF16, 60 => VPkFmacF16,
+        49 => VMinU16, 50 => VMinI16, 51 => VLdexpF16, 60 => VPkFmacF16, 55 => VDot2accF32F16,
+        56 => VDot2cI32I16, 57 => VDot4cI32I8, 58 => VDot8cI32I4,
     })
 }
 
@@ -460,6 +469,13 @@ fn vopc(w: u32) -> Result<Inst, Undecodable> {
 fn vop3_only(opc: u32) -> Option<Op> {
     use Op::*;
     Some(table! {opc, return None;
+        0x1c4 => VCubeidF32, 0x1c5 => VCubescF32, 0x1c6 => VCubetcF32, 0x1c7 => VCubemaF32,
+        0x1dd => VCvtPkU8F32, 0x294 => VCvtPkNormI16F32, 0x295 => VCvtPkNormU16F32,
+        0x299 => VCvtPkNormI16F16, 0x29a => VCvtPkNormU16F16, 0x296 => VCvtPkRtzF16F32,
+        0x207 => VDivFixupF16, 0x1ef => VDivFixupLegacyF16, 0x1ee => VFmaLegacyF16,
+        0x203 => VMadF16, 0x1ea => VMadLegacyF16, 0x1c0 => VMadLegacyF32, 0x2a1 => VMulDx9ZeroF32,
+        0x1e5 => VQsadPkU16U8, 0x1e6 => VMqsadPkU16U8, 0x1e7 => VMqsadU32U8,
+        0x292 => VTrigPreopF64, 0x1f0 => VCvtPkaccumU8F32,
         0x1de => VDivFixupF32, 0x1df => VDivFixupF64, 0x1e0 => VDivScaleF32, 0x1e1 => VDivScaleF64,
         0x1e2 => VDivFmasF32, 0x1e3 => VDivFmasF64, 0x206 => VFmaF16, 0x1c2 => VMadI32I24,
         0x1c3 => VMadU32U24, 0x1c8 => VBfeU32, 0x1c9 => VBfeI32, 0x1ca => VBfiB32, 0x1cb => VFmaF32,
@@ -582,6 +598,14 @@ fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
                     | Op::VSubNcI32
                     | Op::VAddNcI16
                     | Op::VSubNcI16
+                    | Op::VCvtPkNormI16F32
+                    | Op::VCvtPkNormU16F32
+                    | Op::VCvtPkNormI16F16
+                    | Op::VCvtPkNormU16F16
+                    | Op::VCvtPkRtzF16F32
+                    | Op::VMulDx9ZeroF32
+                    | Op::VTrigPreopF64
+                    | Op::VCvtPkaccumU8F32
             )
         }) =>
         {

@@ -332,12 +332,13 @@ fn dpp(
             i.op,
             Op::VReadfirstlaneB32
                 | Op::VAccvgprMovB32
-                | Op::VNop
                 | Op::VClrexcp
                 | Op::VPipeflush
                 | Op::VFmamkF32
                 | Op::VFmaakF32
         )
+        // gfx9 decodes v_nop with a DPP word (it does nothing either way).
+        || (i.op == Op::VNop && (isa != Isa::Gfx9 || vop3))
         || (i.enc == Enc::Vop3p
             && !matches!(
                 i.op,
@@ -350,7 +351,9 @@ fn dpp(
         return refuse("DPP (VOPC has no DPP form on gfx9)");
     }
     i.len = if vop3 { 12 } else { 8 };
-    i.src[0] = VGPR + b16(w1, 0, 8);
+    if i.op != Op::VNop {
+        i.src[0] = VGPR + b16(w1, 0, 8);
+    }
     let d = if marker == 0xfa {
         if !vop3 {
             // CAST: single bits: neg in bits 0..1, abs in bits 4..5 (the VOP3 layout).
@@ -487,6 +490,10 @@ pub(super) fn vop3p(w: u32, w1: u32, table: fn(u32) -> Option<Op>) -> Result<Ins
             | Op::VDot4U32U8
             | Op::VDot8I32Iu4
             | Op::VDot8U32U4
+            | Op::VDot2I32I16
+            | Op::VDot2U32U16
+            | Op::VDot4I32I8
+            | Op::VDot8I32I4
     );
     if !three {
         i.src[2] = NONE;

@@ -12,6 +12,9 @@ use crate::isa::decode::Dpp;
 
 impl Exec<'_, '_> {
     pub(super) fn dpp(&mut self, i: &Inst, d: Dpp) -> Result<(), IsaError> {
+        if i.op == Op::VNop {
+            return Ok(());
+        }
         // The M0-relative moves permute the register they address (a plain move of it).
         let rel;
         let i = if matches!(

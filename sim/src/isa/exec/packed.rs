@@ -23,7 +23,8 @@ impl Exec<'_, '_> {
             VPkMovB32 => return self.pk_mov(i),
             op if Self::is_matrix(op) => return self.matrix(i),
             VPkFmaF32 | VPkMulF32 | VPkAddF32 => return self.pk_f32(i),
-            VDot2F32F16 | VDot2F32Bf16 | VDot4I32Iu8 | VDot4U32U8 | VDot8I32Iu4 | VDot8U32U4 => {
+            VDot2F32F16 | VDot2F32Bf16 | VDot4I32Iu8 | VDot4U32U8 | VDot8I32Iu4 | VDot8U32U4
+            | VDot2I32I16 | VDot2U32U16 | VDot4I32I8 | VDot8I32I4 => {
                 return self.dot_packed(i);
             }
             _ => {}

@@ -322,6 +322,41 @@ impl Exec<'_, '_> {
                 self.dot_packed(&j)
             }
             VPkFmacF16 => self.pk_fmac16(i),
+            // gfx9 (CDNA3 ISA): V_MAD_F16 and V_MAD_LEGACY_F16 round the product to f16 before
+            // the add (a MAD, not fused); V_FMA_LEGACY_F16 is fused; the legacy forms are
+            // the VI encodings without op_sel (same arithmetic).
+            VMadF16 | VMadLegacyF16 => self.f16x3(i, |a, b, c| {
+                let p = f32_to_f16(f16_to_f32(a) * f16_to_f32(b), false);
+                f32_to_f16(f16_to_f32(p) + f16_to_f32(c), false)
+            }),
+            VFmaLegacyF16 => self.f16x3(i, |a, b, c| {
+                let f = |v: u32| f64::from(f16_to_f32(v));
+                // CAST: the f64 fma rounds to f32, then to f16.
+                f32_to_f16(f(a).mul_add(f(b), f(c)) as f32, false)
+            }),
+            VDivFixupLegacyF16 => self.f16x3(i, div_fixup16),
+            // CDNA3 ISA V_MAD_LEGACY_F32: S0 * S1 + S2 with DX9 rules (0 * anything = 0),
+            // the product rounded before the add.
+            VMadLegacyF32 => self.f32x3(i, |a, b, c| {
+                let (x, y) = (f32v(a), f32v(b));
+                let p = if x == 0.0 || y == 0.0 { 0.0 } else { x * y };
+                (p + f32v(c)).to_bits()
+            }),
+            // CDNA3 ISA V_EXP_LEGACY_F32 / V_LOG_LEGACY_F32: 2^S0 and log2(S0) at the
+            // Southern Islands precision, which the exact results meet.
+            VExpLegacyF32 => self.f32x3(i, |a, _, _| f32v(a).exp2().to_bits()),
+            VLogLegacyF32 => self.f32x3(i, |a, _, _| f32v(a).log2().to_bits()),
+            // V_CVT_PKACCUM_U8_F32: V_CVT_PK_U8_F32 with D as the word it updates.
+            VCvtPkaccumU8F32 => {
+                let mut j = *i;
+                j.src[2] = i.dst;
+                self.cvt_pk_u8(&j)
+            }
+            VDot2cI32I16 | VDot4cI32I8 | VDot8cI32I4 => {
+                let mut j = *i;
+                j.src[2] = i.dst;
+                self.dot_packed(&j)
+            }
             VMovreldB32 | VMovrelsB32 | VMovrelsdB32 | VMovrelsd2B32 => match self.movrel(i) {
                 Ok(j) => self.v1(&j, Width::B32, |x| x),
                 Err(e) => Err(e),
@@ -718,11 +753,26 @@ impl Exec<'_, '_> {
                 }
                 _ => {
                     let (n, bits) = match i.op {
-                        VDot4I32Iu8 | VDot4U32U8 => (4, 8),
+                        VDot2I32I16 | VDot2U32U16 | VDot2cI32I16 => (2, 16),
+                        VDot4I32Iu8 | VDot4U32U8 | VDot4I32I8 | VDot4cI32I8 => (4, 8),
                         _ => (8, 4),
                     };
-                    let iu = matches!(i.op, VDot4I32Iu8 | VDot8I32Iu4);
-                    let (sa, sb) = (iu && neg_lo & 1 != 0, iu && neg_lo & 2 != 0);
+                    // Signed elements: the gfx9 I forms (both), the IU forms by neg_lo[0]/[1].
+                    let both = matches!(
+                        i.op,
+                        VDot2I32I16
+                            | VDot4I32I8
+                            | VDot8I32I4
+                            | VDot2cI32I16
+                            | VDot4cI32I8
+                            | VDot8cI32I4
+                    );
+                    let iu = both || matches!(i.op, VDot4I32Iu8 | VDot8I32Iu4);
+                    let (sa, sb) = if both {
+                        (true, true)
+                    } else {
+                        (iu && neg_lo & 1 != 0, iu && neg_lo & 2 != 0)
+                    };
                     let el = |x: u32, k: u32, signed: bool| -> i64 {
                         let v = i64::from((x >> (bits * k)) & ((1 << bits) - 1));
                         if signed && v >> (bits - 1) & 1 == 1 {

@@ -1055,3 +1055,63 @@ fn gfx9_legacy_f16_f32_mads_packed_conversions_cube_and_dot_products() {
          mad_f16"
     );
 }
+
+#[test]
+fn gfx12_permlane16_var_and_v_illegal() {
+    // RDNA4 ISA: V_PERMLANE16_VAR_B32 D[lane] = S0[row * 16 + S1[lane][3:0]] within each row of
+    // 16 lanes; V_PERMLANEX16_VAR_B32 reads the other row of the pair. With S0 = 10 * lane and
+    // S1 = 15 - lane both reverse a row: lane l gets 10 * (row * 16 + 15 - l % 16), the X form
+    // from the other row.
+    //
+    //   v_mbcnt_lo_u32_b32 v0, -1, 0 / v5 = 4 * lane / v_mul_u32_u24 v1, 10, v0
+    //   v_sub_nc_u32 v2, 15, v0 / v_permlane16_var_b32 v3, v1, v2
+    //   v_permlanex16_var_b32 v4, v1, v2 / stores of v3 (OUT + 4 lane), v4 (OUT + 128 + 4 lane)
+    let code = [
+        0xD71F0000, 0x000100C1, 0x300A0082, 0x1602008A, 0x4C04008F, 0xD70F0003, 0x00020501,
+        0xD7100004, 0x00020501, 0xEE068000, 0x01800000, 0x00000005, 0xEE068000, 0x02000000,
+        0x00008005, 0xBFB00000,
+    ];
+    let (got, _) = run_wave(Isa::Gfx12, &code, &[], &[], 64);
+    let want: Vec<u32> = (0..64u32)
+        .map(|k| {
+            let (l, x) = (k % 32, k >= 32);
+            let row = if x { (l / 16) ^ 1 } else { l / 16 };
+            10 * (row * 16 + 15 - l % 16)
+        })
+        .collect();
+    assert_eq!(
+        got, want,
+        "permlane16_var (lanes 0..32), permlanex16_var (32..64)"
+    );
+
+    // V_ILLEGAL (the all-zero word) raises the illegal-instruction exception: with no trap
+    // handler the wave stops with a fault naming it.
+    let mem = FlatMemory::new(0, MEM);
+    let bytes: Vec<u8> = [0u32, 0xBFB0_0000]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    mem.poke(CODE, &bytes).unwrap();
+    let l = Launch {
+        isa: Isa::Gfx12,
+        pgm: CODE,
+        wave64: false,
+        rsrc2: 0,
+        user_sgprs: vec![],
+        local: [32, 1, 1],
+        groups: [1, 1, 1],
+        lds_bytes: 0,
+        vgprs: 8,
+        accum_offset: 8,
+        scratch: ScratchSetup::default(),
+        scratch_waves: 0,
+        float: FloatMode {
+            denorm32: true,
+            denorm16_64: true,
+        },
+        budget: 1 << 10,
+        clock: 0,
+    };
+    let e = run(&l, &mem).expect_err("v_illegal must fault");
+    assert!(e.to_string().contains("v_illegal"), "{e}");
+}

@@ -552,7 +552,10 @@ impl Printer<'_> {
         } else {
             super::decode::has_short_form(i.op)
         };
-        if matches!(i.op, Op::VNop | Op::VClrexcp | Op::VPipeflush) {
+        if matches!(
+            i.op,
+            Op::VNop | Op::VClrexcp | Op::VPipeflush | Op::VIllegal
+        ) {
             // No operands, no encoding suffix.
             ""
         } else if i.dpp.is_some() {

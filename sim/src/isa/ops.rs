@@ -411,6 +411,9 @@ ops! {
     VCvtPkaccumU8F32 = "v_cvt_pkaccum_u8_f32", VDot2cI32I16 = "v_dot2c_i32_i16",
     VDot4cI32I8 = "v_dot4c_i32_i8", VDot8cI32I4 = "v_dot8c_i32_i4", VDot2I32I16 = "v_dot2_i32_i16",
     VDot2U32U16 = "v_dot2_u32_u16", VDot4I32I8 = "v_dot4_i32_i8", VDot8I32I4 = "v_dot8_i32_i4",
+    // gfx11/gfx12's illegal-instruction opcode and gfx12's VGPR-selected lane permutes.
+    VIllegal = "v_illegal", VPermlane16VarB32 = "v_permlane16_var_b32",
+    VPermlanex16VarB32 = "v_permlanex16_var_b32",
 }
 
 impl Op {

@@ -222,6 +222,10 @@ fn vopc_op(opc: u32) -> Option<(Op, u8, bool)> {
 
 fn vop2(w: u32) -> Result<Inst, Undecodable> {
     let opc = bits(w, 25, 6);
+    if opc == 0 {
+        // V_ILLEGAL (VOP2 opcode 0, which includes the all-zero word): no operands.
+        return Ok(Inst::new(Op::VIllegal, Enc::Vop2));
+    }
     let op = vop2_op(opc).ok_or_else(|| undec(w, "VOP2", opc))?;
     let mut i = Inst::new(op, Enc::Vop2);
     i.dst = VGPR + b16(w, 17, 8);

@@ -213,6 +213,7 @@ fn vop3_only12(opc: u32) -> Option<Op> {
         0x341 => VMinimumF64, 0x342 => VMaximumF64, 0x22d => VMinimum3F32, 0x22e => VMaximum3F32,
         0x22f => VMinimum3F16, 0x230 => VMaximum3F16, 0x26c => VMinimummaximumF32,
         0x26d => VMaximumminimumF32, 0x26e => VMinimummaximumF16, 0x26f => VMaximumminimumF16,
+        0x30f => VPermlane16VarB32, 0x310 => VPermlanex16VarB32,
     })
 }
 

@@ -322,6 +322,12 @@ impl Exec<'_, '_> {
                 self.dot_packed(&j)
             }
             VPkFmacF16 => self.pk_fmac16(i),
+            // RDNA3/RDNA4 ISA: V_ILLEGAL raises the illegal-instruction exception into the
+            // trap handler; the simulator has none, so the wave stops with a named fault.
+            VIllegal => Err(self.err(
+                "v_illegal: illegal-instruction exception (no trap handler in the simulator)",
+            )),
+            VPermlane16VarB32 | VPermlanex16VarB32 => self.permlane_var(i),
             // gfx9 (CDNA3 ISA): V_MAD_F16 and V_MAD_LEGACY_F16 round the product to f16 before
             // the add (a MAD, not fused); V_FMA_LEGACY_F16 is fused; the legacy forms are
             // the VI encodings without op_sel (same arithmetic).
@@ -366,6 +372,40 @@ impl Exec<'_, '_> {
             VTrigPreopF64 => self.v64(i, [Width::F64, Width::B32, Width::B32], trig_preop),
             _ => return None,
         })
+    }
+
+    /// V_PERMLANE16_VAR_B32 / V_PERMLANEX16_VAR_B32 (RDNA4 ISA): each active lane reads S0
+    /// of the lane S1[3:0] selects within its row of 16 (the X form: within the other row of
+    /// its pair); S0 is read whole before any lane is written.
+    fn permlane_var(&mut self, i: &Inst) -> Result<(), IsaError> {
+        let n = self.w.lanes;
+        // (An SGPR or constant operand, which LLVM flags as invalid, reads as that value in
+        // every lane.)
+        let mut src = [0u32; MAX_LANES];
+        let mut sel = [0u32; MAX_LANES];
+        let mut j = *i;
+        j.mods = 0;
+        j.opsel = 0;
+        self.lanes32(&j, 0, Width::B32, &mut src)?;
+        self.lanes32(&j, 1, Width::B32, &mut sel)?;
+        let cross = i.op == Op::VPermlanex16VarB32;
+        let d = self.vreg(i.dst, 1)?;
+        let mut out = [0u32; MAX_LANES];
+        out[..n].copy_from_slice(self.row(d)?);
+        let exec = self.w.exec();
+        for (l, o) in out[..n].iter_mut().enumerate() {
+            if (exec >> l) & 1 == 0 {
+                continue;
+            }
+            let row = l / 16;
+            let from = if cross { row ^ 1 } else { row };
+            // CAST: a 4-bit lane index.
+            let k = from * 16 + (sel[l] & 15) as usize;
+            if let Some(v) = src.get(k).filter(|_| k < n) {
+                *o = *v;
+            }
+        }
+        self.write_lanes(i.dst, &out)
     }
 
     /// A VGPR operand code moved `off` registers on (the M0-relative moves); a fault when it

@@ -1115,3 +1115,82 @@ fn gfx12_permlane16_var_and_v_illegal() {
     let e = run(&l, &mem).expect_err("v_illegal must fault");
     assert!(e.to_string().contains("v_illegal"), "{e}");
 }
+
+#[test]
+fn fp8_and_bf8_conversions_on_gfx12_ocp_and_gfx942_fnuz_and_gfx12_fp8_dot() {
+    // RDNA4 ISA (OCP formats: E4M3FN bias 7, no infinities, NaN 0x7f/0xff, max 448; E5M2 bias
+    // 15 with infinities): V_CVT_F32_FP8/BF8 read byte 0 (VOP1), V_CVT_PK_F32_FP8 the two low
+    // bytes into D, D + 1; V_CVT_PK_FP8_F32 = {cvt(S1), cvt(S0)} into D's low word (high kept),
+    // round to nearest even, an overflow is NaN (E4M3) or infinity (E5M2); V_CVT_SR_FP8_F32 adds
+    // S1[31:12] to S0's mantissa before rounding (1.0625 with 0 rounds to even 1.0, with
+    // 0x80000 added it is 1.125); V_DOT4_F32_FP8_FP8 = S2 + the four products.
+    //
+    //   v1 = 0x7e014038 / v_cvt_f32_fp8_e32 v2, v1 / v3 = 0 / v_cvt_pk_f32_fp8_e32 v[4:5], v1
+    //   v6 = 0x7c013c40 / v_cvt_f32_bf8_e32 v7, v6 / v8 = 0xdead0000
+    //   v_cvt_pk_fp8_f32 v8, 1.0, 2.0 / v9 = 0, s6 = -0.0 / v_cvt_pk_fp8_f32 v9, 1000.0, s6
+    //   v10 = v11 = 0 / v_cvt_pk_bf8_f32 v11, 1.0, 100000.0 / s5 = 0x80000000
+    //   v12 = 0 / v_cvt_sr_fp8_f32 v12, 1.0625, 0 / v13 = 0 / v_cvt_sr_fp8_f32 v13, 1.0625, s5
+    //   v15 = 0x38384038, v16 = 0x38383838 / v_dot4_f32_fp8_fp8 v14, v15, v16, 1.0
+    //   stores of v2..v5, v7..v10, v11..v14
+    let code = [
+        0x7E000280, 0x7E0202FF, 0x7E014038, 0x7E04D901, 0x7E060280, 0x7E08DD01, 0x7E0C02FF,
+        0x7C013C40, 0x7E0EDB06, 0x7E1002FF, 0xDEAD0000, 0xD7690008, 0x0001E8F2, 0x7E120280,
+        0xBE8600FF, 0x80000000, 0xD7690009, 0x00000CFF, 0x447A0000, 0x7E140280, 0x7E160280,
+        0xD76A000B, 0x0001FEF2, 0x47C35000, 0xBE8500FF, 0x80000000, 0x7E180280, 0xD76B000C,
+        0x000100FF, 0x3F880000, 0x7E1A0280, 0xD76B000D, 0x00000AFF, 0x3F880000, 0x7E1E02FF,
+        0x38384038, 0x7E2002FF, 0x38383838, 0xCC26400E, 0x1BCA210F, 0xEE074000, 0x01000000,
+        0x00000000, 0xEE074000, 0x03800000, 0x00001000, 0xEE074000, 0x05800000, 0x00002000,
+        0xBFB00000,
+    ];
+    let (got, _) = run_wave(Isa::Gfx12, &code, &[], &[], 12);
+    assert_eq!(
+        got,
+        [
+            0x3f80_0000,
+            0,
+            0x3f80_0000,
+            0x4000_0000,
+            0x4000_0000,
+            0xdead_4038,
+            0x807f,
+            0,
+            0x7c3c,
+            0x38,
+            0x39,
+            0x40c0_0000
+        ],
+        "cvt_f32_fp8 1.0, (v3), cvt_pk_f32_fp8 1.0 2.0, cvt_f32_bf8 2.0, cvt_pk_fp8 (1, 2), \
+         cvt_pk_fp8 (overflow NaN, -0), (v10), cvt_pk_bf8 (1, overflow inf), cvt_sr_fp8 tie, \
+         cvt_sr_fp8 with the random bits, dot4_f32_fp8_fp8"
+    );
+
+    // CDNA3 ISA (gfx942's FNUZ formats: E4M3 bias 8 and E5M2 bias 16, no infinities, no -0,
+    // the one NaN 0x80): 0x40 is 1.0, 0x48 2.0; an overflow converts to NaN, -0 to +0.
+    //
+    //   v1 = 0x807f4840 / v_cvt_f32_fp8_e32 v2, v1 / v3 = 0 / v_cvt_pk_f32_fp8_e32 v[4:5], v1
+    //   v6 = 0xdead0000 / v_cvt_pk_fp8_f32 v6, 1.0, 2.0 / v7 = 0, s5 = 1000.0, v30 = -0.0
+    //   v_cvt_pk_fp8_f32 v7, s5, v30 / v8 = 0 / v_cvt_pk_bf8_f32 v8, 1.0, 0.5 / v9 = 0
+    //   stores of v2..v9
+    let code = [
+        0x7E000280, 0x7E0202FF, 0x807F4840, 0x7E04A901, 0x7E060280, 0x7E08AD01, 0x7E0C02FF,
+        0xDEAD0000, 0xD2A20006, 0x0001E8F2, 0x7E0E0280, 0xBE8500FF, 0x447A0000, 0x7E3C02FF,
+        0x80000000, 0xD2A20007, 0x00023C05, 0x7E100280, 0xD2A30008, 0x0001E0F2, 0x7E120280,
+        0xDC7C8000, 0x00000200, 0xDC7C8010, 0x00000600, 0xBF810000,
+    ];
+    let (got, _) = run_wave(Isa::Gfx9, &code, &[], &[], 8);
+    assert_eq!(
+        got,
+        [
+            0x3f80_0000,
+            0,
+            0x3f80_0000,
+            0x4000_0000,
+            0xdead_4840,
+            0x0080,
+            0x3c40,
+            0
+        ],
+        "gfx942: cvt_f32_fp8 1.0, (v3), cvt_pk_f32_fp8 1.0 2.0, cvt_pk_fp8 (1, 2), \
+         cvt_pk_fp8 (overflow NaN, -0 to +0), cvt_pk_bf8 (1, 0.5), (v9)"
+    );
+}

@@ -688,7 +688,12 @@ impl Printer<'_> {
             let _ = write!(s, " op_sel:[{}]", v.join(","));
         }
         if let Some(sd) = i.sdwa {
-            if i.enc != Enc::Vopc {
+            // (gfx942's 8-bit float conversions to f32 have no destination select.)
+            let no_dst_sel = matches!(
+                i.op,
+                Op::VCvtF32Fp8 | Op::VCvtF32Bf8 | Op::VCvtPkF32Fp8 | Op::VCvtPkF32Bf8
+            );
+            if i.enc != Enc::Vopc && !no_dst_sel {
                 let unused = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "3"];
                 let _ = write!(
                     s,

@@ -414,6 +414,13 @@ ops! {
     // gfx11/gfx12's illegal-instruction opcode and gfx12's VGPR-selected lane permutes.
     VIllegal = "v_illegal", VPermlane16VarB32 = "v_permlane16_var_b32",
     VPermlanex16VarB32 = "v_permlanex16_var_b32",
+    // 8-bit floats (gfx942: E4M3/E5M2 FNUZ; gfx12: OCP E4M3FN/E5M2): conversions to and from f32.
+    VCvtF32Fp8 = "v_cvt_f32_fp8", VCvtF32Bf8 = "v_cvt_f32_bf8", VCvtPkF32Fp8 = "v_cvt_pk_f32_fp8",
+    VCvtPkF32Bf8 = "v_cvt_pk_f32_bf8", VCvtPkFp8F32 = "v_cvt_pk_fp8_f32",
+    VCvtPkBf8F32 = "v_cvt_pk_bf8_f32", VCvtSrFp8F32 = "v_cvt_sr_fp8_f32",
+    VCvtSrBf8F32 = "v_cvt_sr_bf8_f32", VDot4F32Fp8Bf8 = "v_dot4_f32_fp8_bf8",
+    VDot4F32Bf8Fp8 = "v_dot4_f32_bf8_fp8", VDot4F32Fp8Fp8 = "v_dot4_f32_fp8_fp8",
+    VDot4F32Bf8Bf8 = "v_dot4_f32_bf8_bf8",
 }
 
 impl Op {
@@ -474,6 +481,7 @@ impl Op {
             VQsadPkU16U8 | VMqsadPkU16U8 => (2, [2, 1, 2]),
             VMqsadU32U8 => (4, [2, 1, 4]),
             VTrigPreopF64 => (2, [2, 1, 1]),
+            VCvtPkF32Fp8 | VCvtPkF32Bf8 => (2, [1, 1, 1]),
             VTruncF64 | VCeilF64 | VRndneF64 | VFloorF64 | VRcpF64 | VRsqF64 | VSqrtF64
             | VFractF64 | VFrexpMantF64 => (2, [2, 1, 1]),
             VCvtI32F64 | VCvtU32F64 | VCvtF32F64 | VFrexpExpI32F64 => (1, [2, 1, 1]),

@@ -312,6 +312,7 @@ pub(super) fn vop3_with(
     let opc = bits(w, 16, 10);
     let mut cmp = None;
     let op = match opc {
+        _ if extra(opc).is_some() => extra(opc).ok_or_else(|| undec(w, "VOP3", opc))?,
         0..=0xff => {
             let (op, c, x) = vopc_op(opc).ok_or_else(|| undec(w, "VOP3 (VOPC)", opc))?;
             cmp = Some((c, x));
@@ -319,9 +320,7 @@ pub(super) fn vop3_with(
         }
         0x100..=0x13f => vop2_op(opc - 0x100).ok_or_else(|| undec(w, "VOP3 (VOP2)", opc))?,
         0x180..=0x1ff => vop1_op(opc - 0x180).ok_or_else(|| undec(w, "VOP3 (VOP1)", opc))?,
-        _ => extra(opc)
-            .or_else(|| vop3_only(opc))
-            .ok_or_else(|| undec(w, "VOP3", opc))?,
+        _ => vop3_only(opc).ok_or_else(|| undec(w, "VOP3", opc))?,
     };
     // VOP2 forms without a VOP3 encoding of their own (and v_swaprel_b32, VOP1 only).
     if matches!(

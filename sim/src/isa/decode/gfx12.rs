@@ -22,6 +22,10 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             28 => Some(Op::VPkMaxF16),
             0x40 => Some(Op::VWmmaF32F16Gfx12),
             0x41 => Some(Op::VWmmaF32Bf16Gfx12),
+            0x24 => Some(Op::VDot4F32Fp8Bf8),
+            0x25 => Some(Op::VDot4F32Bf8Fp8),
+            0x26 => Some(Op::VDot4F32Fp8Fp8),
+            0x27 => Some(Op::VDot4F32Bf8Bf8),
             0x1d => Some(Op::VPkMinimumF16),
             0x1e => Some(Op::VPkMaximumF16),
             o => gfx11::vop3p_dot(o).or_else(|| vop3p_op(o)),
@@ -140,6 +144,8 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
         i.dst = VGPR + b16(w0, 17, 8);
         i.src = [b16(w0, 0, 9), VGPR + b16(w0, 9, 8), NONE];
         i
+    } else if w0 >> 25 == 0x3f && vop1_12(bits(w0, 9, 8)).is_some() {
+        vop1(w0, vop1_12)?
     } else if w0 >> 26 == 0b110101 {
         vop3_12(w0, w[1])?
     } else if w0 >> 26 == 0b110010 && (bits(w0, 22, 4) == 12 || bits(w0, 17, 5) == 12) {
@@ -205,10 +211,23 @@ fn vop3_12(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     gfx11::vop3_with((w & !(0x3ff << 16)) | (as11 << 16), w1, vop3_only12)
 }
 
-/// VOP3 opcodes only gfx12 has: the IEEE-754-2019 minimum/maximum family.
-fn vop3_only12(opc: u32) -> Option<Op> {
+/// VOP1 opcodes gfx12 adds: the 8-bit float conversions to f32.
+fn vop1_12(opc: u32) -> Option<Op> {
     use Op::*;
     Some(table! {opc, return None;
+        108 => VCvtF32Fp8, 109 => VCvtF32Bf8, 110 => VCvtPkF32Fp8, 111 => VCvtPkF32Bf8,
+    })
+}
+
+/// VOP3 opcodes only gfx12 has: the IEEE-754-2019 minimum/maximum family, the 8-bit float
+/// conversions (their VOP1 forms at 0x180 + opcode).
+fn vop3_only12(opc: u32) -> Option<Op> {
+    use Op::*;
+    if (0x1ec..=0x1ef).contains(&opc) {
+        return vop1_12(opc - 0x180);
+    }
+    Some(table! {opc, return None;
+        0x369 => VCvtPkFp8F32, 0x36a => VCvtPkBf8F32, 0x36b => VCvtSrFp8F32, 0x36c => VCvtSrBf8F32,
         0x365 => VMinimumF32, 0x366 => VMaximumF32, 0x367 => VMinimumF16, 0x368 => VMaximumF16,
         0x341 => VMinimumF64, 0x342 => VMaximumF64, 0x22d => VMinimum3F32, 0x22e => VMaximum3F32,
         0x22f => VMinimum3F16, 0x230 => VMaximum3F16, 0x26c => VMinimummaximumF32,
@@ -358,5 +377,7 @@ fn vflat12(w: u32, w1: u32, w2: u32) -> Result<Inst, Undecodable> {
 
 /// Whether `op` has a 32-bit VOP1/VOP2 encoding on gfx12.
 pub(super) fn has_short_form(op: Op) -> bool {
-    (0..64).any(|k| vop2_12(k) == Some(op)) || gfx11::has_short_form(op)
+    (0..64).any(|k| vop2_12(k) == Some(op))
+        || (0..256).any(|k| vop1_12(k) == Some(op))
+        || gfx11::has_short_form(op)
 }

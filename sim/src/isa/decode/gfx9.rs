@@ -356,7 +356,8 @@ fn smem(w: u32, w1: u32) -> Result<Inst, Undecodable> {
 fn vop1_op(opc: u32) -> Option<Op> {
     use Op::*;
     Some(table! {opc, return None;
-        0x4b => VExpLegacyF32, 0x4c => VLogLegacyF32,
+        0x4b => VExpLegacyF32, 0x4c => VLogLegacyF32, 84 => VCvtF32Fp8, 85 => VCvtF32Bf8,
+        86 => VCvtPkF32Fp8, 87 => VCvtPkF32Bf8,
         0 => VNop, 1 => VMovB32, 2 => VReadfirstlaneB32, 3 => VCvtI32F64, 4 => VCvtF64I32,
         5 => VCvtF32I32, 6 => VCvtF32U32, 7 => VCvtU32F32, 8 => VCvtI32F32, 10 => VCvtF16F32,
         11 => VCvtF32F16, 15 => VCvtF32F64, 16 => VCvtF64F32, 17 => VCvtF32Ubyte0,
@@ -475,7 +476,8 @@ fn vop3_only(opc: u32) -> Option<Op> {
         0x207 => VDivFixupF16, 0x1ef => VDivFixupLegacyF16, 0x1ee => VFmaLegacyF16,
         0x203 => VMadF16, 0x1ea => VMadLegacyF16, 0x1c0 => VMadLegacyF32, 0x2a1 => VMulDx9ZeroF32,
         0x1e5 => VQsadPkU16U8, 0x1e6 => VMqsadPkU16U8, 0x1e7 => VMqsadU32U8,
-        0x292 => VTrigPreopF64, 0x1f0 => VCvtPkaccumU8F32,
+        0x292 => VTrigPreopF64, 0x1f0 => VCvtPkaccumU8F32, 0x2a2 => VCvtPkFp8F32,
+        0x2a3 => VCvtPkBf8F32, 0x2a4 => VCvtSrFp8F32, 0x2a5 => VCvtSrBf8F32,
         0x1de => VDivFixupF32, 0x1df => VDivFixupF64, 0x1e0 => VDivScaleF32, 0x1e1 => VDivScaleF64,
         0x1e2 => VDivFmasF32, 0x1e3 => VDivFmasF64, 0x206 => VFmaF16, 0x1c2 => VMadI32I24,
         0x1c3 => VMadU32U24, 0x1c8 => VBfeU32, 0x1c9 => VBfeI32, 0x1ca => VBfiB32, 0x1cb => VFmaF32,
@@ -606,6 +608,10 @@ fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
                     | Op::VMulDx9ZeroF32
                     | Op::VTrigPreopF64
                     | Op::VCvtPkaccumU8F32
+                    | Op::VCvtPkFp8F32
+                    | Op::VCvtPkBf8F32
+                    | Op::VCvtSrFp8F32
+                    | Op::VCvtSrBf8F32
             )
         }) =>
         {
@@ -623,6 +629,18 @@ fn vop3(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         }
         Op::VReadlaneB32 | Op::VReadfirstlaneB32 => i.dst = vdst,
         Op::VMacF32 | Op::VMacF16 | Op::VFmacF32 | Op::VFmacF64 => i.src[2] = i.dst,
+        // gfx942's 8-bit float conversions select bytes and words with op_sel.
+        Op::VCvtF32Fp8
+        | Op::VCvtF32Bf8
+        | Op::VCvtPkF32Fp8
+        | Op::VCvtPkF32Bf8
+        | Op::VCvtPkFp8F32
+        | Op::VCvtPkBf8F32
+        | Op::VCvtSrFp8F32
+        | Op::VCvtSrBf8F32 => {
+            // CAST: 4-bit field.
+            i.opsel = bits(w, 11, 4) as u8;
+        }
         _ => {}
     }
     Ok(i)

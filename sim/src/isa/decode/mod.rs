@@ -342,7 +342,14 @@ fn dpp(
         || (i.enc == Enc::Vop3p
             && !matches!(
                 i.op,
-                Op::VFmaMixF32 | Op::VFmaMixloF16 | Op::VFmaMixhiF16 | Op::VDot2F32F16
+                Op::VFmaMixF32
+                    | Op::VFmaMixloF16
+                    | Op::VFmaMixhiF16
+                    | Op::VDot2F32F16
+                    | Op::VDot4F32Fp8Bf8
+                    | Op::VDot4F32Bf8Fp8
+                    | Op::VDot4F32Fp8Fp8
+                    | Op::VDot4F32Bf8Bf8
             ))
     {
         return refuse("DPP (an operation without a DPP form)");
@@ -494,6 +501,10 @@ pub(super) fn vop3p(w: u32, w1: u32, table: fn(u32) -> Option<Op>) -> Result<Ins
             | Op::VDot2U32U16
             | Op::VDot4I32I8
             | Op::VDot8I32I4
+            | Op::VDot4F32Fp8Bf8
+            | Op::VDot4F32Bf8Fp8
+            | Op::VDot4F32Fp8Fp8
+            | Op::VDot4F32Bf8Bf8
     );
     if !three {
         i.src[2] = NONE;

@@ -27,6 +27,9 @@ impl Exec<'_, '_> {
             | VDot2I32I16 | VDot2U32U16 | VDot4I32I8 | VDot8I32I4 => {
                 return self.dot_packed(i);
             }
+            VDot4F32Fp8Bf8 | VDot4F32Bf8Fp8 | VDot4F32Fp8Fp8 | VDot4F32Bf8Bf8 => {
+                return self.dot4_fp8(i);
+            }
             _ => {}
         }
         let kind = match i.op {

@@ -197,6 +197,142 @@ fn trig_preop(x: u64, s1: u64, _: u64) -> u64 {
     ldexp(chunk as f64, scale as i32).to_bits()
 }
 
+/// An 8-bit float format: mantissa bits, exponent bias, and which variant: gfx942's FNUZ
+/// (no infinities, no -0, the one NaN 0x80) or gfx12's OCP formats (E4M3FN: no infinities,
+/// NaN S.1111.111; E5M2: IEEE-like with infinities).
+#[derive(Clone, Copy)]
+struct Fp8 {
+    m: u32,
+    bias: i32,
+    fnuz: bool,
+}
+
+impl Fp8 {
+    /// The format of `bf8` (E5M2) or fp8 (E4M3) on `isa`.
+    fn of(isa: Isa, bf8: bool) -> Fp8 {
+        let fnuz = isa == Isa::Gfx9;
+        match (bf8, fnuz) {
+            (false, true) => Fp8 {
+                m: 3,
+                bias: 8,
+                fnuz,
+            },
+            (true, true) => Fp8 {
+                m: 2,
+                bias: 16,
+                fnuz,
+            },
+            (false, false) => Fp8 {
+                m: 3,
+                bias: 7,
+                fnuz,
+            },
+            (true, false) => Fp8 {
+                m: 2,
+                bias: 15,
+                fnuz,
+            },
+        }
+    }
+
+    /// The largest finite magnitude's bits (FNUZ: 0x7f; OCP E4M3FN: 0x7e; E5M2: 0x7b).
+    fn max_bits(self) -> u32 {
+        match (self.fnuz, self.m) {
+            (true, _) => 0x7f,
+            (false, 3) => 0x7e,
+            _ => 0x7b,
+        }
+    }
+
+    /// The bits of a NaN (and, for E4M3FN and FNUZ, of an overflow) with sign `s` (0x80 or 0).
+    fn nan(self, s: u32) -> u32 {
+        match (self.fnuz, self.m) {
+            (true, _) => 0x80,
+            (false, 3) => s | 0x7f,
+            _ => s | 0x7e,
+        }
+    }
+
+    /// The 8-bit value `b` as an f32 (exact).
+    fn to_f32(self, b: u32) -> f32 {
+        let b = b & 0xff;
+        let (m, e_bits) = (self.m, 7 - self.m);
+        let (e, man) = ((b >> m) & ((1 << e_bits) - 1), b & ((1 << m) - 1));
+        let emax = (1u32 << e_bits) - 1;
+        if self.fnuz && b == 0x80 {
+            return f32::NAN;
+        }
+        if !self.fnuz && e == emax && (m == 2 || man == (1 << m) - 1) {
+            if m == 2 && man == 0 {
+                return if b & 0x80 != 0 {
+                    f32::NEG_INFINITY
+                } else {
+                    f32::INFINITY
+                };
+            }
+            return f32::NAN;
+        }
+        // CAST: small exponents.
+        let v = if e == 0 {
+            f64::from(man) * 2f64.powi(1 - self.bias - m as i32)
+        } else {
+            f64::from(man + (1 << m)) * 2f64.powi(e as i32 - self.bias - m as i32)
+        };
+        // CAST: exact in f32.
+        let v = v as f32;
+        if b & 0x80 != 0 { -v } else { v }
+    }
+
+    /// `f` rounded to nearest even into this format; `sat` (the instruction's clamp) turns an
+    /// overflow and infinity into the largest finite value, else an overflow is a NaN
+    /// (E4M3, FNUZ) or infinity (OCP E5M2).
+    fn convert(self, f: f32, sat: bool) -> u32 {
+        let s = if f.is_sign_negative() { 0x80 } else { 0 };
+        if f.is_nan() {
+            return self.nan(s);
+        }
+        let over = |s: u32| {
+            if sat {
+                s | self.max_bits()
+            } else if !self.fnuz && self.m == 2 {
+                s | 0x7c
+            } else {
+                self.nan(s)
+            }
+        };
+        if f.is_infinite() {
+            return over(s);
+        }
+        let a = f64::from(f.abs());
+        // CAST: small exponents.
+        let m = self.m as i32;
+        let emin = 1 - self.bias;
+        let (bits, v) = if a < 2f64.powi(emin) {
+            let q = rne64(a / 2f64.powi(emin - m));
+            // CAST: q <= 2^m (then it is the smallest normal's encoding).
+            (q as u32, q * 2f64.powi(emin - m))
+        } else {
+            let mut e = frexp(a).1 - 1;
+            let mut q = rne64(a / 2f64.powi(e - m));
+            if q >= 2f64.powi(m + 1) {
+                e += 1;
+                q /= 2.0;
+            }
+            // CAST: the biased exponent and the mantissa fit the byte when not overflowing.
+            let b =
+                (((e + self.bias).max(0) as u32) << self.m) | ((q as u32) & ((1 << self.m) - 1));
+            (b, q * 2f64.powi(e - m))
+        };
+        if v > f64::from(self.to_f32(self.max_bits())) {
+            return over(s);
+        }
+        if bits == 0 && self.fnuz {
+            return 0;
+        }
+        s | bits
+    }
+}
+
 impl Exec<'_, '_> {
     /// The operations of this module; `None` for any other.
     pub(super) fn valu_ext(&mut self, i: &Inst) -> Option<Result<(), IsaError>> {
@@ -322,6 +458,8 @@ impl Exec<'_, '_> {
                 self.dot_packed(&j)
             }
             VPkFmacF16 => self.pk_fmac16(i),
+            VCvtF32Fp8 | VCvtF32Bf8 | VCvtPkF32Fp8 | VCvtPkF32Bf8 => self.cvt_from_fp8(i),
+            VCvtPkFp8F32 | VCvtPkBf8F32 | VCvtSrFp8F32 | VCvtSrBf8F32 => self.cvt_to_fp8(i),
             // RDNA3/RDNA4 ISA: V_ILLEGAL raises the illegal-instruction exception into the
             // trap handler; the simulator has none, so the wave stops with a named fault.
             VIllegal => Err(self.err(
@@ -372,6 +510,119 @@ impl Exec<'_, '_> {
             VTrigPreopF64 => self.v64(i, [Width::F64, Width::B32, Width::B32], trig_preop),
             _ => return None,
         })
+    }
+
+    /// V_CVT_F32_FP8/BF8 (one byte of S0, chosen by op_sel: RDNA4 ISA OPSEL[1:0] 0, 2, 1, 3
+    /// for bytes 0..3) and V_CVT_PK_F32_FP8/BF8 (the two bytes of S0's word op_sel[0] names,
+    /// to D and D + 1), exactly, into f32 (omod and clamp apply).
+    fn cvt_from_fp8(&mut self, i: &Inst) -> Result<(), IsaError> {
+        use Op::*;
+        let fmt = Fp8::of(self.l.isa, matches!(i.op, VCvtF32Bf8 | VCvtPkF32Bf8));
+        let mut j = *i;
+        j.mods = 0;
+        j.opsel = 0;
+        let mut a = [0u32; MAX_LANES];
+        self.lanes32(&j, 0, Width::B32, &mut a)?;
+        let pk = matches!(i.op, VCvtPkF32Fp8 | VCvtPkF32Bf8);
+        let shift = if pk {
+            16 * u32::from(i.opsel & 1)
+        } else {
+            8 * [0, 2, 1, 3][usize::from(i.opsel & 3)]
+        };
+        let mut lo = [0u32; MAX_LANES];
+        let mut hi = [0u32; MAX_LANES];
+        for l in 0..self.w.lanes {
+            lo[l] = fmt.to_f32(a[l] >> shift).to_bits();
+            hi[l] = fmt.to_f32(a[l] >> (shift + 8)).to_bits();
+        }
+        let mut k = *i;
+        k.op = VCvtF32F16;
+        self.f32_mode_out(&k, &mut lo);
+        if !pk {
+            return self.write_lanes(i.dst, &lo);
+        }
+        self.f32_mode_out(&k, &mut hi);
+        self.vreg(i.dst, 2)?;
+        self.write_lanes(i.dst, &lo)?;
+        self.write_lanes(i.dst + 1, &hi)
+    }
+
+    /// V_CVT_PK_FP8/BF8_F32: {cvt(S1), cvt(S0)} into the word of D op_sel[3] names (the other
+    /// word kept); V_CVT_SR_FP8/BF8_F32: S0 with S1[31:12] added to its mantissa (wrapping
+    /// within the mantissa: stochastic rounding), converted, into the byte op_sel[3:2] names
+    /// (the other bytes kept). Round to nearest even; clamp saturates (RDNA4/CDNA3 ISA).
+    fn cvt_to_fp8(&mut self, i: &Inst) -> Result<(), IsaError> {
+        use Op::*;
+        let fmt = Fp8::of(self.l.isa, matches!(i.op, VCvtPkBf8F32 | VCvtSrBf8F32));
+        let mut a = [0u32; MAX_LANES];
+        let mut b = [0u32; MAX_LANES];
+        let mut j = *i;
+        j.opsel = 0;
+        self.lanes32(&j, 0, Width::B32, &mut a)?;
+        self.in_f32(&mut a);
+        let sr = matches!(i.op, VCvtSrFp8F32 | VCvtSrBf8F32);
+        j.mods = 0;
+        self.lanes32(&j, 1, Width::B32, &mut b)?;
+        if !sr {
+            // S1's abs/neg (as an f32 source).
+            let mut k = *i;
+            k.opsel = 0;
+            self.lanes32(&k, 1, Width::B32, &mut b)?;
+            self.in_f32(&mut b);
+        }
+        let o = self.vreg(i.dst, 1)?;
+        let mut r = [0u32; MAX_LANES];
+        r[..self.w.lanes].copy_from_slice(self.row(o)?);
+        let cv = |x: u32| fmt.convert(f32v(x), i.clamp);
+        for l in 0..self.w.lanes {
+            if sr {
+                let x = a[l];
+                let m = (x & 0x7f_ffff).wrapping_add(b[l] >> 12) & 0x7f_ffff;
+                let sh = 8 * u32::from((i.opsel >> 2) & 3);
+                r[l] = (r[l] & !(0xff << sh)) | (cv((x & 0xff80_0000) | m) << sh);
+            } else {
+                let sh = 16 * u32::from((i.opsel >> 3) & 1);
+                let v = cv(a[l]) | (cv(b[l]) << 8);
+                r[l] = (r[l] & !(0xffff << sh)) | (v << sh);
+            }
+        }
+        self.write_lanes(i.dst, &r)
+    }
+
+    /// RDNA4 ISA V_DOT4_F32_{FP8,BF8}_{FP8,BF8}: D.f32 = S2.f32 + the sum of the four
+    /// products of S0's and S1's 8-bit floats (exact in f64; the sum rounds once to f32).
+    pub(super) fn dot4_fp8(&mut self, i: &Inst) -> Result<(), IsaError> {
+        use Op::*;
+        let isa = self.l.isa;
+        let fa = Fp8::of(isa, matches!(i.op, VDot4F32Bf8Fp8 | VDot4F32Bf8Bf8));
+        let fb = Fp8::of(isa, matches!(i.op, VDot4F32Fp8Bf8 | VDot4F32Bf8Bf8));
+        let mut s = [[0u32; MAX_LANES]; 3];
+        let mut j = *i;
+        j.mods = 0;
+        j.sub = 0;
+        for (k, s) in s.iter_mut().enumerate() {
+            self.lanes32(&j, k, Width::B32, s)?;
+        }
+        let mut r = [0u32; MAX_LANES];
+        for l in 0..self.w.lanes {
+            let mut t = f64::from(f32v(s[2][l]));
+            for k in 0..4 {
+                let (x, y) = (s[0][l] >> (8 * k), s[1][l] >> (8 * k));
+                t += f64::from(fa.to_f32(x)) * f64::from(fb.to_f32(y));
+            }
+            // CAST: the sum rounded to f32.
+            let f = t as f32;
+            r[l] = if i.clamp {
+                if f.is_nan() {
+                    0
+                } else {
+                    f.clamp(0.0, 1.0).to_bits()
+                }
+            } else {
+                f.to_bits()
+            };
+        }
+        self.write_lanes(i.dst, &r)
     }
 
     /// V_PERMLANE16_VAR_B32 / V_PERMLANEX16_VAR_B32 (RDNA4 ISA): each active lane reads S0

@@ -1194,3 +1194,34 @@ fn fp8_and_bf8_conversions_on_gfx12_ocp_and_gfx942_fnuz_and_gfx12_fp8_dot() {
          cvt_pk_fp8 (overflow NaN, -0 to +0), cvt_pk_bf8 (1, 0.5), (v9)"
     );
 }
+
+#[test]
+fn gfx11_mov_b16_halves_literal_and_dpp() {
+    // RDNA3 ISA V_MOV_B16 (true16 VOP1 operands: bit 7 of a VGPR number is its high half):
+    // D.h/l = S0.h/l, the other half of D kept; a literal is its 16 bits; under DPP
+    // quad_perm:[1,0,3,2] the source half comes from lane ^ 1.
+    //
+    //   v_mbcnt_lo_u32_b32 v0, -1, 0 / v10 = 4 * lane / v11 = 0
+    //   v1 = 0x11112222, v2 = 0xaaaabbbb / v_mov_b16_e32 v2.h, v1.l
+    //   v3 = 0xccccdddd / v_mov_b16_e32 v3.l, v1.h / v4 = 0 / v_mov_b16_e32 v4.l, 0x1234
+    //   v6 = 0xffff0000 / v_mov_b16_dpp v6.l, v0.l quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf
+    //   global_store_b32 v10, v6 (OUT + 4 lane) / global_store_b96 v11, v[2:4] (OUT + 128)
+    let code = [
+        0xD71F0000, 0x000100C1, 0x30140082, 0x7E160280, 0x7E0202FF, 0x11112222, 0x7E0402FF,
+        0xAAAABBBB, 0x7F043901, 0x7E0602FF, 0xCCCCDDDD, 0x7E063981, 0x7E080280, 0x7E0838FF,
+        0x00001234, 0x7E0C02FF, 0xFFFF0000, 0x7E0C38FA, 0xFF00B100, 0xDC6A0000, 0x0000060A,
+        0xDC720080, 0x0000020B, 0xBFB00000,
+    ];
+    let (got, _) = run_wave(Isa::Gfx11, &code, &[], &[], 35);
+    let want: Vec<u32> = (0..32u32).map(|l| 0xffff_0000 | (l ^ 1)).collect();
+    assert_eq!(
+        got[..32],
+        want[..],
+        "v_mov_b16_dpp v6.l, v0.l from lane ^ 1"
+    );
+    assert_eq!(
+        got[32..],
+        [0x2222_bbbb, 0xcccc_1111, 0x1234],
+        "v2.h = v1.l, v3.l = v1.h, v4.l = 0x1234"
+    );
+}

@@ -611,6 +611,18 @@ impl Printer<'_> {
                 ops.push(src_mod(0));
                 ops.push(src_mod(1));
             }
+            // True16 halves: `v0.l`, `v0.h` (VOP1 and DPP forms).
+            Op::VMovB16 if i.enc == Enc::Vop1 => {
+                let half = |code: u16, hi: bool| {
+                    format!("v{}.{}", code - VGPR, if hi { "h" } else { "l" })
+                };
+                ops.push(half(i.dst, i.opsel & 8 != 0));
+                ops.push(if (VGPR..AGPR).contains(&i.src[0]) {
+                    half(i.src[0], i.opsel & 1 != 0)
+                } else {
+                    op(0)
+                });
+            }
             Op::VReadfirstlaneB32 | Op::VReadlaneB32 => {
                 ops.push(operand(i.dst, 1, 0, false, wave64));
                 for k in 0..3 {

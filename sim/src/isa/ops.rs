@@ -420,7 +420,7 @@ ops! {
     VCvtPkBf8F32 = "v_cvt_pk_bf8_f32", VCvtSrFp8F32 = "v_cvt_sr_fp8_f32",
     VCvtSrBf8F32 = "v_cvt_sr_bf8_f32", VDot4F32Fp8Bf8 = "v_dot4_f32_fp8_bf8",
     VDot4F32Bf8Fp8 = "v_dot4_f32_bf8_fp8", VDot4F32Fp8Fp8 = "v_dot4_f32_fp8_fp8",
-    VDot4F32Bf8Bf8 = "v_dot4_f32_bf8_bf8",
+    VDot4F32Bf8Bf8 = "v_dot4_f32_bf8_bf8", VMovB16 = "v_mov_b16",
 }
 
 impl Op {

@@ -73,7 +73,11 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
     let w0 = w[0];
     let i = if w0 >> 31 == 0 {
         if w0 >> 25 == 0x3f {
-            vop1(w0, vop1_op)?
+            let mut i = vop1(w0, vop1_op)?;
+            if i.op == Op::VMovB16 {
+                half_regs(&mut i);
+            }
+            i
         } else if w0 >> 25 == 0x3e {
             vopc(w0)?
         } else {
@@ -154,7 +158,7 @@ fn vop1_op(opc: u32) -> Option<Op> {
         66 => VMovreldB32, 67 => VMovrelsB32, 68 => VMovrelsdB32, 72 => VMovrelsd2B32,
         104 => VSwaprelB32,
         0 => VNop, 1 => VMovB32, 2 => VReadfirstlaneB32, 3 => VCvtI32F64, 4 => VCvtF64I32,
-        5 => VCvtF32I32, 6 => VCvtF32U32, 7 => VCvtU32F32, 8 => VCvtI32F32, 10 => VCvtF16F32,
+        28 => VMovB16, 5 => VCvtF32I32, 6 => VCvtF32U32, 7 => VCvtU32F32, 8 => VCvtI32F32, 10 => VCvtF16F32,
         11 => VCvtF32F16, 15 => VCvtF32F64, 16 => VCvtF64F32, 17 => VCvtF32Ubyte0,
         18 => VCvtF32Ubyte1, 19 => VCvtF32Ubyte2, 20 => VCvtF32Ubyte3, 21 => VCvtU32F64,
         22 => VCvtF64U32, 23 => VTruncF64, 24 => VCeilF64, 25 => VRndneF64, 26 => VFloorF64,
@@ -172,6 +176,20 @@ fn vop1_op(opc: u32) -> Option<Op> {
         99 => VCvtNormI16F16, 100 => VCvtNormU16F16, 101 => VSwapB32, 103 => VPermlane64B32,
         105 => VNotB16, 106 => VCvtI32I16, 107 => VCvtU32U16,
     })
+}
+
+/// V_MOV_B16's VOP1 (and DPP) operands name 16-bit halves: bit 7 of a VGPR number is the
+/// half (`v0.h`), kept as VOP3's op_sel (bit 0 the source, bit 3 the destination), so the
+/// operand readers and `write16` pick the halves.
+pub(super) fn half_regs(i: &mut Inst) {
+    if i.dst >= VGPR && i.dst != NONE && (i.dst - VGPR) & 0x80 != 0 {
+        i.dst -= 0x80;
+        i.opsel |= 8;
+    }
+    if i.src[0] >= VGPR && i.src[0] != NONE && (i.src[0] - VGPR) & 0x80 != 0 {
+        i.src[0] -= 0x80;
+        i.opsel |= 1;
+    }
 }
 
 /// The VOP3P dot products of gfx11 and gfx12 (gfx9 numbers its own).

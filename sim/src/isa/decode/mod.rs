@@ -361,6 +361,11 @@ fn dpp(
     if i.op != Op::VNop {
         i.src[0] = VGPR + b16(w1, 0, 8);
     }
+    if i.op == Op::VMovB16 && !vop3 {
+        // The DPP word's source VGPR names a half too (bit 7).
+        i.opsel &= !1;
+        gfx11::half_regs(&mut i);
+    }
     let d = if marker == 0xfa {
         if !vop3 {
             // CAST: single bits: neg in bits 0..1, abs in bits 4..5 (the VOP3 layout).

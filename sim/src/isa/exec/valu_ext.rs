@@ -458,6 +458,19 @@ impl Exec<'_, '_> {
                 self.dot_packed(&j)
             }
             VPkFmacF16 => self.pk_fmac16(i),
+            // D.h/l = S0.h/l (the halves as op_sel names them; the other half of D kept).
+            VMovB16 => {
+                let mut a = [0u32; MAX_LANES];
+                match self.lanes32(i, 0, Width::F16, &mut a) {
+                    Ok(()) => {
+                        for x in &mut a {
+                            *x &= 0xffff;
+                        }
+                        self.write16(i, &mut a)
+                    }
+                    Err(e) => Err(e),
+                }
+            }
             VCvtF32Fp8 | VCvtF32Bf8 | VCvtPkF32Fp8 | VCvtPkF32Bf8 => self.cvt_from_fp8(i),
             VCvtPkFp8F32 | VCvtPkBf8F32 | VCvtSrFp8F32 | VCvtSrBf8F32 => self.cvt_to_fp8(i),
             // RDNA3/RDNA4 ISA: V_ILLEGAL raises the illegal-instruction exception into the

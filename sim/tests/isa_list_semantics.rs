@@ -1225,3 +1225,60 @@ fn gfx11_mov_b16_halves_literal_and_dpp() {
         "v2.h = v1.l, v3.l = v1.h, v4.l = 0x1234"
     );
 }
+
+#[test]
+fn vop3_carry_select_and_readlane_forms_with_scalar_masks() {
+    // RDNA3 ISA (gfx11) / CDNA3 ISA (gfx9) VOP3 forms with a scalar carry or mask (the list's
+    // templates put a VGPR there, an invalid encoding refused by name): V_ADD_CO_CI_U32
+    // (gfx9 V_ADDC_CO_U32) D = S0 + S1 + mask[lane], carry-out where it overflows;
+    // V_SUB_CO_CI_U32 (V_SUBB_CO_U32) D = S0 - S1 - mask, V_SUBREV_CO_CI_U32 (V_SUBBREV_CO_U32)
+    // D = S1 - S0 - mask, borrow-out where it underflows; V_CNDMASK_B32 D = mask ? S1 : S0;
+    // V_READLANE_B32 S = VGPR[lane S1]. With S0 = -2 or the lane, S1 the lane or 1, and the
+    // mask on lanes 0..3: carries on lanes 1.. (lane + c >= 2), borrows on lanes 0, 1 (sub)
+    // and 1.. (subrev).
+    //
+    //   v0 = lane / v8 = 16 * lane / v1 = -2 / v2 = v0 / s10 = 15 (gfx9: s[10:11])
+    //   v_add_co_ci_u32_e64 v3, s11, v1, v2, s10 / v_sub_co_ci_u32_e64 v4, s12, v2, 1, s10
+    //   v_subrev_co_ci_u32_e64 v5, s13, v2, 1, s10 / v_cndmask_b32_e64 v6, 5, 7, s10
+    //   v_readlane_b32 s14, v2, 5 / stores of v3..v6 per lane, s11..s14 after them
+    //   (gfx9: v_addc_co_u32_e64 v4, s[12:13], ... into v4..v7, masks s12, s14, s16, s18)
+    let code11 = [
+        0xD71F0000, 0x000100C1, 0x30100084, 0x7E1A0280, 0x7E0202C2, 0x7E040300, 0xBE8A008F,
+        0xD5200B03, 0x002A0501, 0xD5210C04, 0x00290302, 0xD5220D05, 0x00290302, 0xD5010006,
+        0x00290E85, 0xD760000E, 0x00010B02, 0x7E12020B, 0x7E14020C, 0x7E16020D, 0x7E18020E,
+        0xDC760000, 0x00000308, 0xDC760200, 0x0000090D, 0xBFB00000,
+    ];
+    let code9 = [
+        0xD28C0000, 0x000100C1, 0xD28D0000, 0x000200C1, 0x24100084, 0x7E1A0280, 0x7E0202C2,
+        0x7E040300, 0xBE8A018F, 0xD11C0C04, 0x002A0501, 0xD11D0E05, 0x00290302, 0xD11E1006,
+        0x00290302, 0xD1000007, 0x00290E85, 0xD2890012, 0x00010B02, 0x7E14020C, 0x7E16020E,
+        0x7E180210, 0x7E1A0212, 0x7E120280, 0xDC7C8000, 0x00000408, 0xDC7C8400, 0x00000A09,
+        0xBF810000,
+    ];
+    for (isa, code, lanes) in [
+        (Isa::Gfx11, &code11[..], 32u32),
+        (Isa::Gfx9, &code9[..], 64),
+    ] {
+        let n = 4 * lanes as usize;
+        let (got, _) = run_wave(isa, code, &[], &[], n + 4);
+        for l in 0..lanes {
+            let c = u32::from(l < 4);
+            let k = 4 * l as usize;
+            assert_eq!(
+                got[k..k + 4],
+                [
+                    l.wrapping_sub(2).wrapping_add(c),
+                    l.wrapping_sub(1 + c),
+                    1u32.wrapping_sub(l + c),
+                    if c == 1 { 7 } else { 5 }
+                ],
+                "{isa:?} lane {l}: add_co_ci, sub_co_ci, subrev_co_ci, cndmask"
+            );
+        }
+        assert_eq!(
+            got[n..],
+            [0xffff_fffe, 0x3, 0xffff_fffe, 5],
+            "{isa:?}: carry-out, borrow-outs (lanes 0..32), readlane of lane 5"
+        );
+    }
+}

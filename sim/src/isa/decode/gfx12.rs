@@ -7,6 +7,9 @@ use super::*;
 /// VFLAT/VGLOBAL/VSCRATCH encodings, the split s_wait_* counters and barriers, VOP2
 /// v_lshlrev_b64.
 pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
+    if w[0] >> 24 == 0xcc && vop3p12(bits(w[0], 16, 7)).is_some() {
+        return vop3p(w[0], w[1], vop3p12);
+    }
     let w0 = w[0];
     let i = if (0xEC..=0xEE).contains(&(w0 >> 24)) {
         vflat12(w0, w[1], w[2])?
@@ -22,13 +25,7 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             28 => Some(Op::VPkMaxF16),
             0x40 => Some(Op::VWmmaF32F16Gfx12),
             0x41 => Some(Op::VWmmaF32Bf16Gfx12),
-            0x24 => Some(Op::VDot4F32Fp8Bf8),
-            0x25 => Some(Op::VDot4F32Bf8Fp8),
-            0x26 => Some(Op::VDot4F32Fp8Fp8),
-            0x27 => Some(Op::VDot4F32Bf8Bf8),
-            0x1d => Some(Op::VPkMinimumF16),
-            0x1e => Some(Op::VPkMaximumF16),
-            o => gfx11::vop3p_dot(o).or_else(|| vop3p_op(o)),
+            o => vop3p_op(o),
         })?
     } else if w0 >> 23 == 0x17F {
         // SOPP
@@ -209,6 +206,21 @@ fn vop3_12(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         _ => opc,
     };
     gfx11::vop3_with((w & !(0x3ff << 16)) | (as11 << 16), w1, vop3_only12)
+}
+
+/// VOP3P opcodes beyond the ones gfx9 shares: the dot products (gfx11's numbers and gfx12's
+/// 8-bit float ones) and the IEEE-754-2019 packed minimum/maximum.
+fn vop3p12(opc: u32) -> Option<Op> {
+    use Op::*;
+    Some(match opc {
+        0x1d => VPkMinimumF16,
+        0x1e => VPkMaximumF16,
+        0x24 => VDot4F32Fp8Bf8,
+        0x25 => VDot4F32Bf8Fp8,
+        0x26 => VDot4F32Fp8Fp8,
+        0x27 => VDot4F32Bf8Bf8,
+        o => return gfx11::vop3p_dot(o),
+    })
 }
 
 /// VOP1 opcodes gfx12 adds: the 8-bit float conversions to f32.

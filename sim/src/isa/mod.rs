@@ -168,6 +168,9 @@ impl Stats {
 pub enum IsaError {
     /// A memory access (fetch, load, store, atomic) the page table refused.
     Vm(VmFault),
+    /// [`IsaError::Vm`] with where it happened: `at kernel offset 0x.. (program address
+    /// 0x..), wave W of workgroup [x, y, z]`, the text [`IsaError::Fault`] messages end with.
+    VmAt(VmFault, String),
     /// Anything else: unsupported instruction, out-of-range register, LDS or scratch, the
     /// instruction budget, a bad launch state. The message names where.
     Fault(String),
@@ -177,6 +180,7 @@ impl fmt::Display for IsaError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             IsaError::Vm(v) => write!(f, "{v}"),
+            IsaError::VmAt(v, at) => write!(f, "{v} {at}"),
             IsaError::Fault(m) => f.write_str(m),
         }
     }

@@ -164,14 +164,26 @@ struct At<'a> {
 
 impl At<'_> {
     fn msg(&self, what: &str) -> IsaError {
-        IsaError::Fault(format!(
-            "{}: {what} at kernel offset {:#x} (program address {:#x}), wave {} of workgroup {:?}",
-            self.l.isa.name(),
+        IsaError::Fault(format!("{}: {what} {}", self.l.isa.name(), self.place()))
+    }
+
+    /// `at kernel offset 0x.. (program address 0x..), wave W of workgroup [x, y, z]`.
+    fn place(&self) -> String {
+        format!(
+            "at kernel offset {:#x} (program address {:#x}), wave {} of workgroup {:?}",
             self.pc.wrapping_sub(self.l.pgm),
             self.pc,
             self.wave,
             self.wg
-        ))
+        )
+    }
+
+    /// A page fault of this wave's instruction, with where it happened.
+    fn locate(&self, e: IsaError) -> IsaError {
+        match e {
+            IsaError::Vm(v) => IsaError::VmAt(v, self.place()),
+            e => e,
+        }
     }
 }
 
@@ -602,7 +614,7 @@ fn run_wave(
         };
         let entry: &(Inst, Cost) = match cache.slots.get(idx) {
             Some(Some(c)) => c,
-            _ => match fetch(l, mem, cache, pc, x.w.lanes, &x.at)? {
+            _ => match fetch(l, mem, cache, pc, x.w.lanes, &x.at).map_err(|e| x.at.locate(e))? {
                 Ok(s) => match cache.slots.get(s) {
                     Some(Some(c)) => c,
                     _ => return Err(x.at.msg("instruction cache slot vanished")),
@@ -639,7 +651,9 @@ fn run_wave(
             stats.lane_instructions += active;
             stats.mem_bytes += active * u64::from(cost.lane_bytes);
         }
-        x.step(i, next)?;
+        if let Err(e) = x.step(i, next) {
+            return Err(x.at.locate(e));
+        }
     }
     let t = if x.w.state == WaveState::Done {
         x.w.clock.finish()

@@ -173,7 +173,7 @@ impl Exec<'_, '_> {
                 // CAST: simm16's bits (sign-extended by the decoder; the fields read are below bit 16).
                 let m = self.message(i.imm as u32 & 0xffff)?;
                 if m != Msg::DeallocVgprs {
-                    return Err(self.err(&format!("{} {m:?}", i.op.name())));
+                    return Err(self.err(&format!("{} {}", i.op.name(), m.why())));
                 }
                 if i.op == SSendmsghalt {
                     return Err(self.err(
@@ -192,7 +192,7 @@ impl Exec<'_, '_> {
                     Msg::RtnTma | Msg::RtnTba => 0,
                     // SE_AID_ID: every simulated wave runs on shader engine 0 of die 0.
                     Msg::RtnSeAidId => 0,
-                    m => return Err(self.err(&format!("{} {m:?}", i.op.name()))),
+                    m => return Err(self.err(&format!("{} {}", i.op.name(), m.why()))),
                 };
                 if i.op == SSendmsgRtnB64 {
                     self.swrite64(i.dst, v)
@@ -497,8 +497,7 @@ impl Exec<'_, '_> {
     }
 }
 
-/// A message of `s_sendmsg`/`s_sendmsg_rtn`, with why the simulator does or does not deliver
-/// it (the `Debug` text is the fault's).
+/// A message of `s_sendmsg`/`s_sendmsg_rtn` ([`Msg::why`]: why a fault does not deliver it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Msg {
     /// MSG_DEALLOC_VGPRS (gfx11+): releases the wave's VGPRs early; nothing to model.
@@ -538,4 +537,27 @@ enum Msg {
     RtnTbaToPc,
     /// MSG_RTN_GET_SE_AID_ID (gfx12): the shader engine and die of the wave.
     RtnSeAidId,
+}
+
+impl Msg {
+    /// The message's name and why the simulator does not deliver it (a fault's text).
+    fn why(self) -> String {
+        match self {
+            Msg::DeallocVgprs => "MSG_DEALLOC_VGPRS".into(),
+            Msg::Interrupt => "MSG_INTERRUPT: an interrupt to the driver with M0 as its payload (KFD signals the event it names); the interpreter has no path to the simulated interrupt handler".into(),
+            Msg::Graphics(id) => format!("message {id}: a geometry, tessellation or pixel-shader message; a compute wave has no graphics pipeline to receive it"),
+            Msg::SaveWave => "MSG_SAVEWAVE: the context-save trap handler's report; the simulator runs no trap handler".into(),
+            Msg::WaveControl(id) => format!("message {id} (STALL_WAVE_GEN/HALT_WAVES): stops wave launch or halts waves until the host resumes them, a debugger's message"),
+            Msg::GetDoorbell => "MSG_GET_DOORBELL: the trap handler's doorbell query (answered in its TTMPs); the simulator runs no trap handler".into(),
+            Msg::Sysmsg => "MSG_SYSMSG: a privileged system message (ECC interrupt, register read, trace PC)".into(),
+            Msg::RtnDoorbell => "MSG_RTN_GET_DOORBELL: the doorbell of the dispatch's queue, which the interpreter's launch state does not carry".into(),
+            Msg::RtnDdid => "MSG_RTN_GET_DDID: the queue's draw/dispatch id counter, which the interpreter's launch state does not carry".into(),
+            Msg::RtnTma => "MSG_RTN_GET_TMA".into(),
+            Msg::RtnRealtime => "MSG_RTN_GET_REALTIME".into(),
+            Msg::RtnSaveWave => "MSG_RTN_SAVE_WAVE: the context-save trap handler's report; the simulator runs no trap handler".into(),
+            Msg::RtnTba => "MSG_RTN_GET_TBA".into(),
+            Msg::RtnTbaToPc => "MSG_RTN_GET_TBA_TO_PC: enters the trap handler at TBA; the simulator runs no trap handler".into(),
+            Msg::RtnSeAidId => "MSG_RTN_GET_SE_AID_ID".into(),
+        }
+    }
 }

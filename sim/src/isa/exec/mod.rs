@@ -340,8 +340,12 @@ fn parallel_safe(l: &Launch, mem: &dyn Memory) -> bool {
         {
             return false;
         }
-        // A call or jump through a register may reach code the scan did not see.
-        if matches!(i.op, Op::SSwappcB64 | Op::SSetpcB64) {
+        // A call or jump through a register (gfx9's fork to S1 and join's popped PC too) may
+        // reach code the scan did not see.
+        if matches!(
+            i.op,
+            Op::SSwappcB64 | Op::SSetpcB64 | Op::SCbranchGFork | Op::SCbranchJoin
+        ) {
             return false;
         }
         k += usize::from(i.len / 4).max(1);

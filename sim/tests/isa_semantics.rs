@@ -184,7 +184,7 @@ fn unsupported_instructions_name_where_they_are() {
     let e = r.unwrap_err().to_string();
     assert!(
         e.starts_with(
-            "gfx11: unsupported instruction word 0xbf820000 (SOPP 2) at kernel offset 0x8"
+            "gfx11: unsupported instruction word 0xbf860000 (SOPP 6) at kernel offset 0x8"
         ),
         "{e}"
     );

@@ -7,7 +7,10 @@ use super::ops::Op;
 use core::fmt::Write;
 
 mod names;
-use names::{delay_alu, gfx9_name, gfx12_name, sdwa_sel, swizzle, waitcnt, waitcnt9};
+use names::{
+    delay_alu, depctr, gfx9_name, gfx12_name, gpr_idx, hwreg, imm16 as imm_text, sdwa_sel, sendmsg,
+    swizzle, version, waitcnt, waitcnt9,
+};
 
 fn is_float(op: Op) -> bool {
     let n = op.name();
@@ -303,14 +306,29 @@ impl Printer<'_> {
             Op::SDelayAlu => {
                 let _ = write!(s, " {}", delay_alu(imm16));
             }
-            Op::SSendmsg => {
-                let m = match imm16 {
-                    3 => "sendmsg(MSG_DEALLOC_VGPRS)".to_string(),
-                    v => format!("sendmsg({v})"),
-                };
-                let _ = write!(s, " {m}");
+            Op::SSendmsg | Op::SSendmsghalt => {
+                let _ = write!(s, " {}", sendmsg(self.gfx(), imm16));
             }
-            Op::SEndpgm | Op::SBarrier | Op::SCodeEnd | Op::SIcacheInv => {}
+            Op::SWaitcntDepctr | Op::SWaitAlu => {
+                let _ = write!(s, " {}", depctr(imm16));
+            }
+            Op::SSetGprIdxMode => {
+                let _ = write!(s, " {}", gpr_idx(imm16 & 15));
+            }
+            Op::SBarrierWait | Op::SDenormMode => {
+                let _ = write!(s, " {}", imm_text(imm16));
+            }
+            Op::SEndpgm
+            | Op::SBarrier
+            | Op::SCodeEnd
+            | Op::SIcacheInv
+            | Op::SEndpgmSaved
+            | Op::SEndpgmOrderedPsDone
+            | Op::STtracedata
+            | Op::SWaitIdle
+            | Op::SWakeup
+            | Op::SSetGprIdxOff
+            | Op::SBarrierLeave => {}
             Op::SClause
             | Op::SWaitLoadcnt
             | Op::SWaitStorecnt
@@ -321,10 +339,11 @@ impl Printer<'_> {
             | Op::SWaitKmcnt
             | Op::SWaitLoadcntDscnt
             | Op::SWaitStorecntDscnt
-            | Op::SWaitAlu
-            | Op::SWaitcntDepctr
             | Op::SSetInstPrefetchDistance
-            | Op::SBarrierWait => {
+            | Op::SRoundMode
+            | Op::SWaitEvent
+            | Op::STtracedataImm
+            | Op::SSingleuseVdst => {
                 let _ = write!(s, " {imm16:#x}");
             }
             _ => {
@@ -335,18 +354,51 @@ impl Printer<'_> {
         s
     }
 
-    /// SOPK: destination and 16-bit immediate.
+    /// SOPK: destination and 16-bit immediate (hardware registers, call offsets, versions).
     fn sopk(&self) -> String {
         let (i, wave64) = (self.i, self.wave64);
-        let Ctx { imm16, .. } = self.ctx();
-        let mut s = String::new();
-        let _ = write!(
-            s,
-            "{} {}, {imm16:#x}",
-            i.op.name(),
-            operand(i.dst, 1, 0, false, wave64)
-        );
-        s
+        let Ctx { imm16, dw, .. } = self.ctx();
+        let name = self.name(i.op);
+        let reg = |code: u16, n: u16| operand(code, n, 0, false, wave64);
+        match i.op {
+            Op::SGetregB32 => format!(
+                "{name} {}, {}",
+                reg(i.dst, 1),
+                hwreg(self.gfx(), self.gfx940, imm16)
+            ),
+            Op::SSetregB32 => format!(
+                "{name} {}, {}",
+                hwreg(self.gfx(), self.gfx940, imm16),
+                reg(i.src[0], 1)
+            ),
+            // The literal prints as an inline constant would where it is one (-16..=64).
+            Op::SSetregImm32B32 => {
+                // CAST: the literal's bits as a signed number.
+                let v = i.lit as i32;
+                let lit = if (-16..=64).contains(&v) {
+                    v.to_string()
+                } else {
+                    format!("{:#x}", i.lit)
+                };
+                format!("{name} {}, {lit}", hwreg(self.gfx(), self.gfx940, imm16))
+            }
+            Op::SVersion => format!("{name} {}", version(imm16)),
+            // Branch-like offsets print as the unsigned 16-bit field.
+            Op::SCallB64 | Op::SSubvectorLoopBegin | Op::SSubvectorLoopEnd => {
+                format!("{name} {}, {imm16}", reg(i.dst, dw))
+            }
+            Op::SCbranchIFork => format!("{name} {}, {imm16}", reg(i.src[0], 2)),
+            _ => format!("{name} {}, {imm16:#x}", reg(i.dst, 1)),
+        }
+    }
+
+    /// The family number the operand printers key on (9, 11, 12).
+    fn gfx(&self) -> u32 {
+        match self.isa {
+            Isa::Gfx9 => 9,
+            Isa::Gfx11 => 11,
+            Isa::Gfx12 => 12,
+        }
     }
 
     /// SOP1/SOP2/SOPC: destination and sources (gfx12 float compares named by condition).
@@ -368,6 +420,20 @@ impl Printer<'_> {
             op => s.push_str(name(op)),
         }
         let mut ops = Vec::new();
+        match i.op {
+            Op::SSendmsgRtnB32 | Op::SSendmsgRtnB64 => {
+                // CAST: the 8-bit message field.
+                let m = sendmsg(self.gfx(), i.imm as u32);
+                let _ = write!(s, " {}, {m}", operand(i.dst, dw, 0, false, wave64));
+                return s;
+            }
+            Op::SSetGprIdxOn => {
+                // CAST: the 4-bit mode field.
+                let _ = write!(s, " {}, {}", op(0), gpr_idx(i.imm as u32));
+                return s;
+            }
+            _ => {}
+        }
         if i.dst != NONE {
             ops.push(operand(i.dst, dw, 0, false, wave64));
         }

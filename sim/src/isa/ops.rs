@@ -369,6 +369,32 @@ ops! {
     SMaxNumF16 = "s_max_num_f16", SMinimumF32 = "s_minimum_f32", SMaximumF32 = "s_maximum_f32",
     SMinimumF16 = "s_minimum_f16", SMaximumF16 = "s_maximum_f16",
     SPackHlB32B16 = "s_pack_hl_b32_b16", SFmaakF32 = "s_fmaak_f32", SFmamkF32 = "s_fmamk_f32",
+    // Scalar control: M0-relative SGPR moves, calls, hardware registers and the MODE writes,
+    // 64-bit bit compares, messages (and the gfx11+ forms that return a value), debugger
+    // branches, halts, kills, trace data, perf-level hints, waits, gfx12's barrier ops, gfx9's
+    // VGPR index mode, VSKIP and the fork/join branch stack.
+    SMovrelsB32 = "s_movrels_b32", SMovrelsB64 = "s_movrels_b64", SMovreldB32 = "s_movreld_b32",
+    SMovreldB64 = "s_movreld_b64", SMovrelsd2B32 = "s_movrelsd_2_b32", SRfeB64 = "s_rfe_b64",
+    SSendmsgRtnB32 = "s_sendmsg_rtn_b32", SSendmsgRtnB64 = "s_sendmsg_rtn_b64",
+    SCallB64 = "s_call_b64", SGetregB32 = "s_getreg_b32", SSetregB32 = "s_setreg_b32",
+    SSetregImm32B32 = "s_setreg_imm32_b32", SSubvectorLoopBegin = "s_subvector_loop_begin",
+    SSubvectorLoopEnd = "s_subvector_loop_end", SBitcmp0B64 = "s_bitcmp0_b64",
+    SBitcmp1B64 = "s_bitcmp1_b64", SCbranchCdbgsys = "s_cbranch_cdbgsys",
+    SCbranchCdbguser = "s_cbranch_cdbguser", SCbranchCdbgsysOrUser = "s_cbranch_cdbgsys_or_user",
+    SCbranchCdbgsysAndUser = "s_cbranch_cdbgsys_and_user", SIncperflevel = "s_incperflevel",
+    SDecperflevel = "s_decperflevel", SRoundMode = "s_round_mode", SDenormMode = "s_denorm_mode",
+    SEndpgmSaved = "s_endpgm_saved", SEndpgmOrderedPsDone = "s_endpgm_ordered_ps_done",
+    SSendmsghalt = "s_sendmsghalt", SSethalt = "s_sethalt", SSetkill = "s_setkill",
+    STtracedata = "s_ttracedata", STtracedataImm = "s_ttracedata_imm", SWaitEvent = "s_wait_event",
+    SWaitIdle = "s_wait_idle", SWakeup = "s_wakeup", SSingleuseVdst = "s_singleuse_vdst",
+    SBarrierSignalIsfirst = "s_barrier_signal_isfirst", SGetBarrierState = "s_get_barrier_state",
+    SBarrierInit = "s_barrier_init", SBarrierJoin = "s_barrier_join",
+    SWakeupBarrier = "s_wakeup_barrier", SBarrierLeave = "s_barrier_leave",
+    SSleepVar = "s_sleep_var", SSetGprIdxOn = "s_set_gpr_idx_on",
+    SSetGprIdxOff = "s_set_gpr_idx_off", SSetGprIdxIdx = "s_set_gpr_idx_idx",
+    SSetGprIdxMode = "s_set_gpr_idx_mode", SSetvskip = "s_setvskip",
+    SCbranchGFork = "s_cbranch_g_fork", SCbranchIFork = "s_cbranch_i_fork",
+    SCbranchJoin = "s_cbranch_join", SRfeRestoreB64 = "s_rfe_restore_b64",
 }
 
 impl Op {
@@ -409,6 +435,10 @@ impl Op {
             | SXnorSaveexecB64 | SOrNot0SaveexecB64 | SOrNot1SaveexecB64 | SAndNot0WrexecB64
             | SAndNot1WrexecB64 | SBrevB64 | SQuadmaskB64 | SWqmB64 => (2, [2, 1, 1]),
             SBcnt0I32B64 | SFf0I32B64 | SClsI32I64 => (1, [2, 1, 1]),
+            SMovrelsB64 | SMovreldB64 | SSendmsgRtnB64 => (2, [2, 1, 1]),
+            SCallB64 | SCbranchIFork => (2, [1, 1, 1]),
+            SBitcmp0B64 | SBitcmp1B64 | SRfeB64 | SRfeRestoreB64 => (1, [2, 1, 1]),
+            SCbranchGFork => (1, [2, 2, 1]),
             SBitset0B64 | SBitset1B64 | SBitreplicateB64B32 => (2, [1, 1, 1]),
             SGetpcB64 => (2, [1, 1, 1]),
             SSetpcB64 => (1, [2, 1, 1]),

@@ -35,6 +35,8 @@ fn sop1_op(opc: u32) -> Option<Op> {
         43 => SXnorSaveexecB64, 46 => SOrNot0SaveexecB32, 47 => SOrNot0SaveexecB64,
         50 => SOrNot1SaveexecB32, 51 => SOrNot1SaveexecB64, 52 => SAndNot0WrexecB32,
         53 => SAndNot0WrexecB64, 54 => SAndNot1WrexecB32, 55 => SAndNot1WrexecB64,
+        64 => SMovrelsB32, 65 => SMovrelsB64, 66 => SMovreldB32, 67 => SMovreldB64,
+        68 => SMovrelsd2B32, 74 => SRfeB64, 76 => SSendmsgRtnB32, 77 => SSendmsgRtnB64,
     })
 }
 
@@ -45,7 +47,8 @@ fn sopk_op(opc: u32) -> Option<Op> {
         5 => SCmpkGtI32, 6 => SCmpkGeI32, 7 => SCmpkLtI32, 8 => SCmpkLeI32, 9 => SCmpkEqU32,
         10 => SCmpkLgU32, 11 => SCmpkGtU32, 12 => SCmpkGeU32, 13 => SCmpkLtU32, 14 => SCmpkLeU32,
         15 => SAddkI32, 16 => SMulkI32, 24 => SWaitcntVscnt, 25 => SWaitcntVmcnt,
-        26 => SWaitcntExpcnt, 27 => SWaitcntLgkmcnt,
+        26 => SWaitcntExpcnt, 27 => SWaitcntLgkmcnt, 17 => SGetregB32, 18 => SSetregB32,
+        19 => SSetregImm32B32, 20 => SCallB64, 22 => SSubvectorLoopBegin, 23 => SSubvectorLoopEnd,
     })
 }
 
@@ -55,7 +58,7 @@ fn sopc_op(opc: u32) -> Option<Op> {
         0 => SCmpEqI32, 1 => SCmpLgI32, 2 => SCmpGtI32, 3 => SCmpGeI32, 4 => SCmpLtI32,
         5 => SCmpLeI32, 6 => SCmpEqU32, 7 => SCmpLgU32, 8 => SCmpGtU32, 9 => SCmpGeU32,
         10 => SCmpLtU32, 11 => SCmpLeU32, 12 => SBitcmp0B32, 13 => SBitcmp1B32, 16 => SCmpEqU64,
-        17 => SCmpLgU64,
+        17 => SCmpLgU64, 14 => SBitcmp0B64, 15 => SBitcmp1B64,
     })
 }
 
@@ -66,6 +69,11 @@ pub(super) fn sopp_op(opc: u32) -> Option<Op> {
         16 => STrap, 31 => SCodeEnd, 32 => SBranch, 33 => SCbranchScc0, 34 => SCbranchScc1,
         35 => SCbranchVccz, 36 => SCbranchVccnz, 37 => SCbranchExecz, 38 => SCbranchExecnz,
         48 => SEndpgm, 53 => SSetprio, 54 => SSendmsg, 60 => SIcacheInv, 61 => SBarrier,
+        1 => SSetkill, 2 => SSethalt, 10 => SWaitIdle, 11 => SWaitEvent, 17 => SRoundMode,
+        18 => SDenormMode, 39 => SCbranchCdbgsys, 40 => SCbranchCdbguser,
+        41 => SCbranchCdbgsysOrUser, 42 => SCbranchCdbgsysAndUser, 49 => SEndpgmSaved,
+        52 => SWakeup, 55 => SSendmsghalt, 56 => SIncperflevel, 57 => SDecperflevel,
+        58 => STtracedata, 59 => STtracedataImm,
     })
 }
 

@@ -39,7 +39,10 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             71 => Some(Op::SWaitKmcnt),
             72 => Some(Op::SWaitLoadcntDscnt),
             73 => Some(Op::SWaitStorecntDscnt),
-            4 | 9 | 61 => return Err(undec(w0, "SOPP (gfx11 only)", opc)),
+            9 => Some(Op::SWaitcnt),
+            19 => Some(Op::SSingleuseVdst),
+            21 => Some(Op::SBarrierLeave),
+            4 | 39..=42 | 61 => return Err(undec(w0, "SOPP (gfx11 only)", opc)),
             _ => None,
         };
         match op {
@@ -125,6 +128,23 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
     } else if w0 >> 23 == 0x17D && bits(w0, 8, 8) == 78 {
         let mut i = Inst::new(Op::SBarrierSignal, Enc::Sop1);
         i.src[0] = b16(w0, 0, 8);
+        i
+    } else if w0 >> 23 == 0x17D && matches!(bits(w0, 8, 8), 79..=82 | 87 | 88) {
+        // gfx12's barrier operations and the variable sleep: one source (the barrier id,
+        // M0 or an inline constant; the sleep's duration), s_get_barrier_state a destination.
+        let op = match bits(w0, 8, 8) {
+            79 => Op::SBarrierSignalIsfirst,
+            80 => Op::SGetBarrierState,
+            81 => Op::SBarrierInit,
+            82 => Op::SBarrierJoin,
+            87 => Op::SWakeupBarrier,
+            _ => Op::SSleepVar,
+        };
+        let mut i = Inst::new(op, Enc::Sop1);
+        i.src[0] = b16(w0, 0, 8);
+        if op == Op::SGetBarrierState {
+            i.dst = b16(w0, 16, 7);
+        }
         i
     } else if w0 >> 31 == 0
         && w0 >> 25 != 0x3f

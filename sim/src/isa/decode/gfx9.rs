@@ -16,6 +16,7 @@ fn sop2_op(opc: u32) -> Option<Op> {
         38 => SBfeI32, 39 => SBfeU64, 40 => SBfeI64, 42 => SAbsdiffI32, 44 => SMulHiU32,
         45 => SMulHiI32, 46 => SLshl1AddU32, 47 => SLshl2AddU32, 48 => SLshl3AddU32,
         49 => SLshl4AddU32, 50 => SPackLlB32B16, 51 => SPackLhB32B16, 52 => SPackHhB32B16,
+        41 => SCbranchGFork, 43 => SRfeRestoreB64,
     })
 }
 
@@ -33,7 +34,8 @@ fn sop1_op(opc: u32) -> Option<Op> {
         37 => SNandSaveexecB64, 38 => SNorSaveexecB64, 39 => SXnorSaveexecB64,
         40 => SQuadmaskB32, 41 => SQuadmaskB64, 51 => SAndNot0SaveexecB64,
         52 => SOrNot0SaveexecB64, 53 => SAndNot0WrexecB64, 54 => SAndNot1WrexecB64,
-        55 => SBitreplicateB64B32,
+        55 => SBitreplicateB64B32, 42 => SMovrelsB32, 43 => SMovrelsB64, 44 => SMovreldB32,
+        45 => SMovreldB64, 46 => SCbranchJoin, 31 => SRfeB64, 50 => SSetGprIdxIdx,
     })
 }
 
@@ -43,7 +45,8 @@ fn sopk_op(opc: u32) -> Option<Op> {
         0 => SMovkI32, 1 => SCmovkI32, 2 => SCmpkEqI32, 3 => SCmpkLgI32, 4 => SCmpkGtI32,
         5 => SCmpkGeI32, 6 => SCmpkLtI32, 7 => SCmpkLeI32, 8 => SCmpkEqU32, 9 => SCmpkLgU32,
         10 => SCmpkGtU32, 11 => SCmpkGeU32, 12 => SCmpkLtU32, 13 => SCmpkLeU32, 14 => SAddkI32,
-        15 => SMulkI32,
+        15 => SMulkI32, 16 => SCbranchIFork, 17 => SGetregB32, 18 => SSetregB32,
+        20 => SSetregImm32B32, 21 => SCallB64,
     })
 }
 
@@ -53,7 +56,7 @@ fn sopc_op(opc: u32) -> Option<Op> {
         0 => SCmpEqI32, 1 => SCmpLgI32, 2 => SCmpGtI32, 3 => SCmpGeI32, 4 => SCmpLtI32,
         5 => SCmpLeI32, 6 => SCmpEqU32, 7 => SCmpLgU32, 8 => SCmpGtU32, 9 => SCmpGeU32,
         10 => SCmpLtU32, 11 => SCmpLeU32, 12 => SBitcmp0B32, 13 => SBitcmp1B32, 18 => SCmpEqU64,
-        19 => SCmpLgU64,
+        19 => SCmpLgU64, 14 => SBitcmp0B64, 15 => SBitcmp1B64, 16 => SSetvskip, 17 => SSetGprIdxOn,
     })
 }
 
@@ -63,7 +66,11 @@ fn sopp_op(opc: u32) -> Option<Op> {
         0 => SNop, 1 => SEndpgm, 2 => SBranch, 4 => SCbranchScc0, 5 => SCbranchScc1,
         6 => SCbranchVccz, 7 => SCbranchVccnz, 8 => SCbranchExecz, 9 => SCbranchExecnz,
         10 => SBarrier, 12 => SWaitcnt, 14 => SSleep, 15 => SSetprio, 16 => SSendmsg, 18 => STrap,
-        19 => SIcacheInv, 31 => SCodeEnd,
+        19 => SIcacheInv, 31 => SCodeEnd, 3 => SWakeup, 11 => SSetkill, 13 => SSethalt,
+        17 => SSendmsghalt, 20 => SIncperflevel, 21 => SDecperflevel, 22 => STtracedata,
+        23 => SCbranchCdbgsys, 24 => SCbranchCdbguser, 25 => SCbranchCdbgsysOrUser,
+        26 => SCbranchCdbgsysAndUser, 27 => SEndpgmSaved, 28 => SSetGprIdxOff,
+        29 => SSetGprIdxMode, 30 => SEndpgmOrderedPsDone,
     })
 }
 

@@ -385,6 +385,9 @@ pub(super) fn sop2(w: u32, table: fn(u32) -> Option<Op>) -> Result<Inst, Undecod
     let mut i = Inst::new(op, Enc::Sop2);
     i.dst = b16(w, 16, 7);
     i.src = [b16(w, 0, 8), b16(w, 8, 8), NONE];
+    if matches!(op, Op::SCbranchGFork | Op::SRfeRestoreB64) {
+        i.dst = NONE;
+    }
     Ok(i)
 }
 
@@ -399,8 +402,14 @@ pub(super) fn sop1(w: u32, table: fn(u32) -> Option<Op>) -> Result<Inst, Undecod
     if op == SGetpcB64 {
         i.src[0] = NONE;
     }
-    if op == SSetpcB64 {
+    if matches!(op, SSetpcB64 | SRfeB64 | SCbranchJoin | SSetGprIdxIdx) {
         i.dst = NONE;
+    }
+    // The message is the SSRC0 field itself (no SGPR is read).
+    if matches!(op, SSendmsgRtnB32 | SSendmsgRtnB64) {
+        i.src[0] = NONE;
+        // CAST: an 8-bit field.
+        i.imm = bits(w, 0, 8) as i32;
     }
     Ok(i)
 }
@@ -413,6 +422,20 @@ pub(super) fn sopk(w: u32, table: fn(u32) -> Option<Op>) -> Result<Inst, Undecod
     i.dst = b16(w, 16, 7);
     // CAST: simm16 sign-extends.
     i.imm = i32::from(w as u16 as i16);
+    match op {
+        // The SDST field names the source (s_setreg's SGPR, s_cbranch_i_fork's mask pair).
+        Op::SSetregB32 | Op::SCbranchIFork => {
+            i.src[0] = i.dst;
+            i.dst = NONE;
+        }
+        // The value is the 32-bit literal after the instruction.
+        Op::SSetregImm32B32 => {
+            i.src[0] = LIT;
+            i.dst = NONE;
+        }
+        Op::SVersion => i.dst = NONE,
+        _ => {}
+    }
     Ok(i)
 }
 
@@ -422,6 +445,12 @@ pub(super) fn sopc(w: u32, table: fn(u32) -> Option<Op>) -> Result<Inst, Undecod
     let op = table(opc).ok_or_else(|| undec(w, "SOPC", opc))?;
     let mut i = Inst::new(op, Enc::Sopc);
     i.src = [b16(w, 0, 8), b16(w, 8, 8), NONE];
+    // gfx9 s_set_gpr_idx_on: the SSRC1 field is the 4-bit mode (which operands index).
+    if op == Op::SSetGprIdxOn {
+        i.src[1] = NONE;
+        // CAST: a 4-bit field.
+        i.imm = bits(w, 8, 4) as i32;
+    }
     Ok(i)
 }
 

@@ -206,6 +206,14 @@ pub fn disasm_for(isa: Isa, i: &Inst, wave64: bool) -> String {
     disasm_target(isa, false, i, wave64)
 }
 
+/// Registers each operand of `i` spans (the matrix table's for matrix instructions).
+fn regs_of(i: &Inst) -> (u16, [u16; 3]) {
+    match (i.op, crate::isa::mai::of(i.imm)) {
+        (Op::VMfma | Op::VWmma, Some(m)) => m.regs(),
+        _ => i.op.regs(),
+    }
+}
+
 /// As [`disasm_for`]; `gfx940` selects gfx940's cache-policy names (sc0, sc1, nt) on gfx9.
 #[must_use]
 pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
@@ -253,7 +261,7 @@ impl Printer<'_> {
         Ctx {
             gfx9: self.isa == Isa::Gfx9,
             gfx12: self.isa == Isa::Gfx12,
-            dw: i.op.regs().0,
+            dw: regs_of(i).0,
             mask_n: if self.wave64 { 2 } else { 1 },
             // CAST: simm16 as the printer shows it.
             imm16: (i.imm as u32) & 0xffff,
@@ -278,7 +286,7 @@ impl Printer<'_> {
         } else {
             i.lit
         };
-        operand(i.src[k], i.op.regs().1[k], lit, is_float(i.op), self.wave64)
+        operand(i.src[k], regs_of(i).1[k], lit, is_float(i.op), self.wave64)
     }
 
     /// SOPP: the mnemonic and its immediate as LLVM formats it (waits, delays, messages, branches).
@@ -702,18 +710,12 @@ impl Printer<'_> {
         let Ctx { gfx12, dw, .. } = self.ctx();
         let op = |k: usize| self.op(k);
         let mut s = String::new();
-        let mfma = match i.op {
-            Op::VMfmaF32_16x16x16F16 => Some("v_mfma_f32_16x16x16_f16"),
-            Op::VMfmaF32_32x32x8F16 => Some("v_mfma_f32_32x32x8_f16"),
-            Op::VMfmaF32_16x16x4F32 => Some("v_mfma_f32_16x16x4_f32"),
-            _ => None,
-        };
-        if let Some(gfx940_name) = mfma {
-            // No modifiers: the broadcasts are refused at decode.
-            let nm = if self.gfx940 {
-                gfx940_name
+        let row = crate::isa::mai::of(i.imm);
+        if let (Op::VMfma, Some(m)) = (i.op, row) {
+            let nm = if (self.gfx940 && !m.name940.is_empty()) || m.name.is_empty() {
+                m.name940
             } else {
-                i.op.name()
+                m.name
             };
             let ops: Vec<String> = (0..3).map(op).collect();
             let _ = write!(
@@ -722,12 +724,30 @@ impl Printer<'_> {
                 operand(i.dst, dw, 0, false, wave64),
                 ops.join(", ")
             );
+            let (cbsz, abid, blgp) = crate::isa::mai::broadcast(i.imm);
+            for (name, v) in [("cbsz", cbsz), ("abid", abid)] {
+                if v != 0 {
+                    let _ = write!(s, " {name}:{v}");
+                }
+            }
+            if blgp != 0 {
+                if self.gfx940 && m.out == crate::isa::mai::Ty::F64 {
+                    // gfx940's f64 MFMA reads the field as neg:[A,B,C].
+                    let b = |k: u32| (blgp >> k) & 1;
+                    let _ = write!(s, " neg:[{},{},{}]", b(0), b(1), b(2));
+                } else {
+                    let _ = write!(s, " blgp:{blgp}");
+                }
+            }
             return s;
         }
-        let nm = match i.op {
-            Op::VPkMinF16 if gfx12 => "v_pk_min_num_f16",
-            Op::VPkMaxF16 if gfx12 => "v_pk_max_num_f16",
-            op => op.name(),
+        let nm = match (i.op, row) {
+            (Op::VWmma, Some(m)) => m.name,
+            _ => match i.op {
+                Op::VPkMinF16 if gfx12 => "v_pk_min_num_f16",
+                Op::VPkMaxF16 if gfx12 => "v_pk_max_num_f16",
+                op => op.name(),
+            },
         };
         let mix = matches!(i.op, Op::VFmaMixF32 | Op::VFmaMixloF16 | Op::VFmaMixhiF16);
         let used: Vec<usize> = (0..3).filter(|&k| i.src[k] != NONE).collect();

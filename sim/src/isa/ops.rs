@@ -256,13 +256,9 @@ ops! {
     VPermlane16B32 = "v_permlane16_b32", VPermlanex16B32 = "v_permlanex16_b32",
     // gfx11+ min of a max and max of a min (gfx12: the *_num forms).
     VMaxminF32 = "v_maxmin_f32", VMinmaxF32 = "v_minmax_f32",
-    // Matrix cores: gfx90a/gfx942 MFMA (gfx942 names them v_mfma_f32_16x16x16_f16, ...), gfx11
-    // WMMA (A and B in 8 VGPRs, wave32) and gfx12 WMMA (A and B in 4 VGPRs, wave32).
-    VMfmaF32_16x16x16F16 = "v_mfma_f32_16x16x16f16",
-    VMfmaF32_32x32x8F16 = "v_mfma_f32_32x32x8f16", VMfmaF32_16x16x4F32 = "v_mfma_f32_16x16x4f32",
-    VWmmaF32F16 = "v_wmma_f32_16x16x16_f16", VWmmaF32Bf16 = "v_wmma_f32_16x16x16_bf16",
-    VWmmaF16F16 = "v_wmma_f16_16x16x16_f16",
-    VWmmaF32F16Gfx12 = "v_wmma_f32_16x16x16_f16", VWmmaF32Bf16Gfx12 = "v_wmma_f32_16x16x16_bf16",
+    // Matrix cores: gfx90a/gfx942 MFMA and SMFMAC, gfx11/gfx12 WMMA and SWMMAC; which one
+    // (shape, types, names) is the `isa::mai::TABLE` row in the low byte of `Inst::imm`.
+    VMfma = "v_mfma", VWmma = "v_wmma",
     // 8/16-bit loads into one half of a VGPR, the other half kept (gfx11/gfx12 FLAT family).
     MLoadD16U8 = "load_d16_u8", MLoadD16I8 = "load_d16_i8", MLoadD16B16 = "load_d16_b16",
     MLoadD16HiU8 = "load_d16_hi_u8", MLoadD16HiI8 = "load_d16_hi_i8",
@@ -434,11 +430,6 @@ impl Op {
             VCmpClassF64 => (1, [2, 1, 1]),
             VMovB64 => (2, [2, 1, 1]),
             VPkFmaF32 => (2, [2, 2, 2]),
-            VMfmaF32_16x16x16F16 => (4, [2, 2, 4]),
-            VMfmaF32_32x32x8F16 => (16, [2, 2, 16]),
-            VMfmaF32_16x16x4F32 => (4, [1, 1, 4]),
-            VWmmaF32F16 | VWmmaF32Bf16 | VWmmaF16F16 => (8, [8, 8, 8]),
-            VWmmaF32F16Gfx12 | VWmmaF32Bf16Gfx12 => (8, [4, 4, 8]),
             VPkMovB32 | VPkMulF32 | VPkAddF32 | SAddNcU64 | SSubNcU64 | SMulU64 => (2, [2, 2, 1]),
             _ => (1, [1, 1, 1]),
         }

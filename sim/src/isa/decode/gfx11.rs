@@ -93,12 +93,10 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             0b111101 => smem(w0, w[1])?,
             0b110101 => vop3(w0, w[1])?,
             0b110010 => vopd(w0, w[1])?,
-            0b110011 if w0 >> 24 == 0xcc => vop3p(w0, w[1], |opc| match opc {
-                0x40 => Some(Op::VWmmaF32F16),
-                0x41 => Some(Op::VWmmaF32Bf16),
-                0x42 => Some(Op::VWmmaF16F16),
-                o => vop3p_op(o),
-            })?,
+            0b110011 if w0 >> 24 == 0xcc && bits(w0, 16, 7) >= 0x40 => {
+                super::wmma(Isa::Gfx11, w0, w[1])?
+            }
+            0b110011 if w0 >> 24 == 0xcc => vop3p(w0, w[1], vop3p_op)?,
             0b110110 => ds(w0, w[1])?,
             0b110111 => flat(w0, w[1])?,
             0b111000 => mubuf(w0, w[1])?,

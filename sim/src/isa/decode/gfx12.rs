@@ -14,14 +14,14 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
         vbuffer12(w0, w[1], w[2])?
     } else if w0 >> 26 == 0b111101 {
         smem12(w0, w[1])?
+    } else if w0 >> 24 == 0xcc && bits(w0, 16, 7) >= 0x40 {
+        super::wmma(Isa::Gfx12, w0, w[1])?
     } else if w0 >> 24 == 0xcc {
         // VOP3P: gfx12 renumbers the f16 min/max (IEEE minimumNumber/maximumNumber).
         vop3p(w0, w[1], |opc| match opc {
             17 | 18 => None,
             27 => Some(Op::VPkMinF16),
             28 => Some(Op::VPkMaxF16),
-            0x40 => Some(Op::VWmmaF32F16Gfx12),
-            0x41 => Some(Op::VWmmaF32Bf16Gfx12),
             o => vop3p_op(o),
         })?
     } else if w0 >> 23 == 0x17F {

@@ -105,7 +105,12 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             0b110100 if w0 >> 23 == 0x1a7 && matches!(bits(w0, 16, 7), 0x58 | 0x59) => {
                 accvgpr(w0, w[1])?
             }
-            0b110100 if w0 >> 23 == 0x1a7 && bits(w0, 16, 7) >= 0x40 => mfma(w0, w[1])?,
+            0b110100
+                if w0 >> 23 == 0x1a7
+                    && crate::isa::mai::find(Isa::Gfx9, bits(w0, 16, 7)).is_some() =>
+            {
+                mfma(w0, w[1])?
+            }
             0b110100 if w0 >> 23 == 0x1a7 => vop3p(w0, w[1], |opc| match opc {
                 0x30 => Some(Op::VPkFmaF32),
                 0x31 => Some(Op::VPkMulF32),
@@ -247,30 +252,15 @@ fn accvgpr(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     Ok(i)
 }
 
-/// VOP3P-MAI (MFMA): vdst and src2 in AGPRs when ACC_CD (bit 15), src0/src1 in AGPRs by the
-/// ACC bits of the second word; CBSZ/ABID/BLGP (operand broadcasts) are refused.
+/// VOP3P-MAI (MFMA, SMFMAC): vdst and src2 in AGPRs when ACC_CD (bit 15), src0/src1 in
+/// AGPRs by the ACC bits of the second word. `imm` holds the [`crate::isa::mai::TABLE`] row
+/// (bits 0..8), CBSZ (8..11), ABID (11..15) and BLGP (15..18).
 fn mfma(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     let opc = bits(w, 16, 7);
-    let op = match opc {
-        0x4d => Op::VMfmaF32_16x16x16F16,
-        0x4c => Op::VMfmaF32_32x32x8F16,
-        0x45 => Op::VMfmaF32_16x16x4F32,
-        _ => {
-            return Err(undec(
-                w,
-                "VOP3P-MAI (an MFMA the interpreter does not run)",
-                opc,
-            ));
-        }
+    let Some(row) = crate::isa::mai::find(Isa::Gfx9, opc) else {
+        return Err(undec(w, "VOP3P-MAI (no such MFMA)", opc));
     };
-    if bits(w, 8, 7) != 0 || bits(w1, 29, 3) != 0 {
-        return Err(undec(
-            w,
-            "VOP3P-MAI (CBSZ/ABID/BLGP broadcasts are not interpreted)",
-            opc,
-        ));
-    }
-    let mut i = Inst::new(op, Enc::Vop3p);
+    let mut i = Inst::new(Op::VMfma, Enc::Vop3p);
     i.len = 8;
     let acc_cd = bits(w, 15, 1) == 1;
     let in_acc = |code: u16, acc: bool| if acc { agpr(code) } else { code };
@@ -280,6 +270,9 @@ fn mfma(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         in_acc(b16(w1, 9, 9), bits(w1, 28, 1) == 1),
         in_acc(b16(w1, 18, 9), acc_cd),
     ];
+    // CAST: the row (< 256) and three small fields.
+    i.imm = (row as u32 | (bits(w, 8, 3) << 8) | (bits(w, 11, 4) << 11) | (bits(w1, 29, 3) << 15))
+        as i32;
     Ok(i)
 }
 

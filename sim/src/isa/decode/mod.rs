@@ -465,11 +465,7 @@ pub(super) fn vop3p(w: u32, w1: u32, table: fn(u32) -> Option<Op>) -> Result<Ins
         op,
         Op::VPkFmaF16
             | Op::VPkFmaF32
-            | Op::VWmmaF32F16
-            | Op::VWmmaF32Bf16
-            | Op::VWmmaF16F16
-            | Op::VWmmaF32F16Gfx12
-            | Op::VWmmaF32Bf16Gfx12
+            | Op::VWmma
             | Op::VPkMadI16
             | Op::VPkMadU16
             | Op::VFmaMixF32
@@ -487,6 +483,17 @@ pub(super) fn vop3p(w: u32, w1: u32, table: fn(u32) -> Option<Op>) -> Result<Ins
     i.sub = (op_sel | (op_sel_hi << 4)) as u8;
     // CAST: as above.
     i.mods = (neg_lo | (neg_hi << 4)) as u8;
+    Ok(i)
+}
+
+/// gfx11/gfx12 WMMA and SWMMAC (VOP3P opcodes 0x40..): the VOP3P fields, with the
+/// instruction's [`crate::isa::mai::TABLE`] row in `imm`.
+pub(super) fn wmma(isa: Isa, w: u32, w1: u32) -> Result<Inst, Undecodable> {
+    let opc = bits(w, 16, 7);
+    let row = crate::isa::mai::find(isa, opc).ok_or_else(|| undec(w, "VOP3P (WMMA)", opc))?;
+    let mut i = vop3p(w, w1, |_| Some(Op::VWmma))?;
+    // CAST: the table has fewer than 256 rows.
+    i.imm = row as i32;
     Ok(i)
 }
 

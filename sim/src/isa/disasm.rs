@@ -206,6 +206,60 @@ pub fn disasm_for(isa: Isa, i: &Inst, wave64: bool) -> String {
     disasm_target(isa, false, i, wave64)
 }
 
+/// MTBUF's format as LLVM prints it (nothing for the default: gfx9's DFMT 1 NFMT 0, gfx10+'s
+/// BUF_FMT_8_UNORM), symbolic where LLVM has a name (AMDGPUAsmUtils' DfmtSymbolic,
+/// NfmtSymbolicVI, UfmtSymbolicGFX11).
+fn buf_format(isa: Isa, f: u8) -> String {
+    if isa == Isa::Gfx9 {
+        const DFMT: [&str; 16] = [
+            "INVALID",
+            "8",
+            "16",
+            "8_8",
+            "32",
+            "16_16",
+            "10_11_11",
+            "11_11_10",
+            "10_10_10_2",
+            "2_10_10_10",
+            "8_8_8_8",
+            "32_32",
+            "16_16_16_16",
+            "32_32_32",
+            "32_32_32_32",
+            "RESERVED_15",
+        ];
+        const NFMT: [&str; 8] = [
+            "UNORM",
+            "SNORM",
+            "USCALED",
+            "SSCALED",
+            "UINT",
+            "SINT",
+            "RESERVED_6",
+            "FLOAT",
+        ];
+        let (d, n) = (usize::from(f & 15), usize::from(f >> 4));
+        let mut parts = Vec::new();
+        if d != 1 {
+            parts.push(format!("BUF_DATA_FORMAT_{}", DFMT[d]));
+        }
+        if n != 0 {
+            parts.push(format!("BUF_NUM_FORMAT_{}", NFMT[n]));
+        }
+        return if parts.is_empty() {
+            String::new()
+        } else {
+            format!(" format:[{}]", parts.join(","))
+        };
+    }
+    match crate::isa::decode::UFMT_NAMES.get(usize::from(f)) {
+        _ if f == 1 => String::new(),
+        Some(n) => format!(" format:[BUF_FMT_{n}]"),
+        None => format!(" format:{f}"),
+    }
+}
+
 /// Registers each operand of `i` spans (the matrix table's for matrix instructions).
 fn regs_of(i: &Inst) -> (u16, [u16; 3]) {
     match (i.op, crate::isa::mai::of(i.imm)) {
@@ -1003,13 +1057,38 @@ impl Printer<'_> {
             Op::BufferWbl2 | Op::BufferInvl2 | Op::BufferWbinvl1 | Op::BufferWbinvl1Vol => {
                 s.push_str(i.op.name());
             }
+            op @ (Op::MLoadFormat | Op::MStoreFormat) => {
+                let t = if i.opsel & 0x80 != 0 { "t" } else { "" };
+                let dir = if op == Op::MLoadFormat {
+                    "load"
+                } else {
+                    "store"
+                };
+                let xyzw = &"xyzw"[..usize::from(i.omod & 3) + 1];
+                let d16 = match (i.omod >> 2) & 3 {
+                    0 => "",
+                    1 => "d16_",
+                    _ => "d16_hi_",
+                };
+                // gfx9 names d16 after the format (buffer_load_format_d16_x), gfx10+ before.
+                if self.isa == Isa::Gfx9 {
+                    let _ = write!(s, "{t}buffer_{dir}_format_{d16}{xyzw}");
+                } else {
+                    let _ = write!(s, "{t}buffer_{dir}_{d16}format_{xyzw}");
+                }
+            }
             op if self.isa == Isa::Gfx9 || i.src[2] != NONE => {
                 let _ = write!(s, "buffer_{}", self.name(op));
             }
             op => s.push_str(op.name()),
         }
         if i.src[2] != NONE {
-            let (n, dn) = vmem_regs(i.op);
+            let (n, dn) = if matches!(i.op, Op::MLoadFormat | Op::MStoreFormat) {
+                let r = crate::isa::decode::format_regs(i.omod);
+                (r, r)
+            } else {
+                vmem_regs(i.op)
+            };
             let (data, n) = if i.src[1] != NONE {
                 (i.src[1], n)
             } else {
@@ -1028,6 +1107,9 @@ impl Printer<'_> {
                 operand(i.src[2], 4, 0, false, wave64),
                 operand(i.sdst, 1, i.lit, false, wave64)
             );
+            if i.opsel & 0x80 != 0 {
+                s.push_str(&buf_format(self.isa, i.opsel & 0x7f));
+            }
             if i.flags & 16 != 0 {
                 s.push_str(" idxen");
             }

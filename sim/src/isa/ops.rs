@@ -299,6 +299,11 @@ ops! {
     VCvtNearestI32F32 = "v_cvt_nearest_i32_f32", VCvtOffF32I4 = "v_cvt_off_f32_i4",
     VNotB16 = "v_not_b16", VCvtI32I16 = "v_cvt_i32_i16", VCvtU32U16 = "v_cvt_u32_u16",
     VPermlane64B32 = "v_permlane64_b32", VClrexcp = "v_clrexcp", VPipeflush = "v_pipeflush",
+    // Typed buffer loads and stores (MUBUF *_format_*, MTBUF): components converted by a
+    // buffer format (the descriptor's, or MTBUF's own): `Inst::omod` holds the component
+    // count - 1 (bits 0..2), d16 (bit 2) and d16_hi (bit 3); `Inst::opsel` MTBUF's format
+    // field with bit 7 set (`decode::format_fields`).
+    MLoadFormat = "load_format", MStoreFormat = "store_format",
     // RDNA memory atomics: clamped and conditional subtract, float compare-swap and min/max.
     MAtomicCsubU32 = "atomic_csub_u32", MAtomicCondSubU32 = "atomic_cond_sub_u32",
     MAtomicCmpswapF32 = "atomic_cmpswap_f32", MAtomicMinF32 = "atomic_min_f32",

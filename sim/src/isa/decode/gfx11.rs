@@ -100,6 +100,7 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             0b110110 => ds(w0, w[1])?,
             0b110111 => flat(w0, w[1])?,
             0b111000 => mubuf(w0, w[1])?,
+            0b111010 => buf(w0, w[1], true)?,
             _ => {
                 return Err(undec(
                     w0,
@@ -654,19 +655,37 @@ pub(super) fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
 }
 
 fn mubuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
-    let opc = bits(w, 18, 8);
-    let op = match opc {
-        43 => Op::BufferGl0Inv,
-        44 => Op::BufferGl1Inv,
+    buf(w, w1, false)
+}
+
+/// MUBUF, or MTBUF (`mtbuf`: a 4-bit opcode at bit 15 and the 7-bit FORMAT at bit 19, kept
+/// in `opsel` with bit 7 set).
+fn buf(w: u32, w1: u32, mtbuf: bool) -> Result<Inst, Undecodable> {
+    let opc = if mtbuf {
+        bits(w, 15, 4)
+    } else {
+        bits(w, 18, 8)
+    };
+    let fmt = super::format_op(opc);
+    let op = match (opc, fmt) {
+        (43, _) if !mtbuf => Op::BufferGl0Inv,
+        (44, _) if !mtbuf => Op::BufferGl1Inv,
+        (_, Some((op, _))) => op,
+        _ if mtbuf => return Err(undec(w, "MTBUF", opc)),
         _ => vmem_op(opc, false).ok_or_else(|| undec(w, "MUBUF", opc))?,
     };
     let mut i = Inst::new(op, Enc::Mubuf);
     i.len = 8;
+    i.omod = fmt.map_or(0, |f| f.1);
+    if mtbuf {
+        // CAST: 7 bits.
+        i.opsel = (0x80 | bits(w, 19, 7)) as u8;
+    }
     if matches!(op, Op::BufferGl0Inv | Op::BufferGl1Inv) {
         return Ok(i);
     }
     // LDS (bit 16): the load goes to LDS at M0 instead of VGPRs (not interpreted).
-    if bits(w, 16, 1) == 1 {
+    if !mtbuf && bits(w, 16, 1) == 1 {
         return Err(undec(w, "MUBUF with lds", opc));
     }
     let (offen, idxen) = (bits(w1, 22, 1) == 1, bits(w1, 23, 1) == 1);
@@ -685,8 +704,8 @@ fn mubuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
             b16(w1, 16, 5) * 4,
             b16(w1, 24, 8),
         ],
-        vmem_load(opc),
-        opc >= 51,
+        fmt.map_or(vmem_load(opc), |f| f.0 == Op::MLoadFormat),
+        !mtbuf && opc >= 51,
     );
     Ok(i)
 }

@@ -10,7 +10,7 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
     let w0 = w[0];
     let i = if (0xEC..=0xEE).contains(&(w0 >> 24)) {
         vflat12(w0, w[1], w[2])?
-    } else if w0 >> 26 == 0b110001 && bits(w0, 14, 8) < 128 {
+    } else if w0 >> 26 == 0b110001 && (bits(w0, 14, 8) < 128 || bits(w0, 18, 4) == 8) {
         vbuffer12(w0, w[1], w[2])?
     } else if w0 >> 26 == 0b111101 {
         smem12(w0, w[1])?
@@ -233,10 +233,27 @@ fn smem12(w: u32, w1: u32) -> Result<Inst, Undecodable> {
 /// VBUFFER (96 bits): soffset, opcode; vdata, srsrc, scope, th, format, offen, idxen; vaddr
 /// and a 24-bit offset. The operations are MUBUF's (gfx11 numbers, renumbered atomics).
 fn vbuffer12(w: u32, w1: u32, w2: u32) -> Result<Inst, Undecodable> {
-    let opc = bits(w, 14, 8);
-    let op = gfx11::vmem_op(opc, true).ok_or_else(|| undec(w, "VBUFFER", opc))?;
+    // MTBUF: bit 21 set, a 4-bit opcode; its FORMAT (bits 55..62) is kept in `opsel` with
+    // bit 7 set (MUBUF's FORMAT field is ignored).
+    let mtbuf = bits(w, 21, 1) == 1;
+    let opc = if mtbuf {
+        bits(w, 14, 4)
+    } else {
+        bits(w, 14, 8)
+    };
+    let fmt = super::format_op(opc);
+    let op = match fmt {
+        Some((op, _)) => op,
+        None if mtbuf => return Err(undec(w, "MTBUF", opc)),
+        None => gfx11::vmem_op(opc, true).ok_or_else(|| undec(w, "VBUFFER", opc))?,
+    };
     let mut i = Inst::new(op, Enc::Mubuf);
     i.len = 12;
+    i.omod = fmt.map_or(0, |f| f.1);
+    if mtbuf {
+        // CAST: 7 bits.
+        i.opsel = (0x80 | bits(w1, 23, 7)) as u8;
+    }
     let (offen, idxen) = (bits(w1, 30, 1) == 1, bits(w1, 31, 1) == 1);
     let atomic = opc >= 51;
     // TH_ATOMIC_RETURN (th bit 0) makes an atomic return.
@@ -249,8 +266,8 @@ fn vbuffer12(w: u32, w1: u32, w2: u32) -> Result<Inst, Undecodable> {
     gfx11::mubuf_operands(
         &mut i,
         [b16(w2, 0, 8), b16(w1, 0, 8), b16(w1, 9, 9), b16(w, 0, 7)],
-        gfx11::vmem_load(opc),
-        atomic,
+        fmt.map_or(gfx11::vmem_load(opc), |f| f.0 == Op::MLoadFormat),
+        atomic && !mtbuf,
     );
     // TH (bits 0..3) and SCOPE (bits 3..5), cache policy kept for the disassembly in `sub`.
     // CAST: 5 bits.

@@ -160,6 +160,7 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             }
             0b110111 => flat(w0, w[1])?,
             0b111000 => mubuf(w0, w[1])?,
+            0b111010 => mtbuf(w0, w[1])?,
             _ => {
                 return Err(undec(
                     w0,
@@ -681,14 +682,17 @@ fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
 fn mubuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     use Op::*;
     let opc = bits(w, 18, 7);
-    let op = match opc {
-        40 => BufferWbl2,
-        41 => BufferInvl2,
-        62 => BufferWbinvl1,
-        63 => BufferWbinvl1Vol,
+    let fmt = super::format_op(opc);
+    let op = match (opc, fmt) {
+        (40, _) => BufferWbl2,
+        (41, _) => BufferInvl2,
+        (62, _) => BufferWbinvl1,
+        (63, _) => BufferWbinvl1Vol,
+        (_, Some((op, _))) => op,
         _ => vmem_op(opc).ok_or_else(|| undec(w, "MUBUF", opc))?,
     };
     let mut i = Inst::new(op, Enc::Mubuf);
+    i.omod = fmt.map_or(0, |f| f.1);
     i.len = 8;
     if matches!(
         op,
@@ -710,13 +714,43 @@ fn mubuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         | ((bits(w, 15, 1) as u8) << 2)
         | (u8::from(offen) << 3)
         | (u8::from(idxen) << 4);
+    let load = fmt.map_or(vmem_load(opc), |f| f.0 == MLoadFormat);
+    buf_operands(&mut i, w1, load, atomic);
+    Ok(i)
+}
+
+/// MTBUF: MUBUF's fields with a 4-bit opcode (bits 15..19), the format (DFMT bits 19..23,
+/// NFMT bits 23..26, kept in `opsel` as DFMT | NFMT << 4 | 0x80) and SLC in the second word.
+fn mtbuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
+    let opc = bits(w, 15, 4);
+    let (op, omod) = super::format_op(opc).ok_or_else(|| undec(w, "MTBUF", opc))?;
+    let mut i = Inst::new(op, Enc::Mubuf);
+    i.len = 8;
+    i.omod = omod;
+    // CAST: 7 bits.
+    i.opsel = (0x80 | bits(w, 19, 4) | (bits(w, 23, 3) << 4)) as u8;
+    i.imm = i32::from(b16(w, 0, 12));
+    let (offen, idxen) = (bits(w, 12, 1) == 1, bits(w, 13, 1) == 1);
+    // CAST: flag bits (glc, slc).
+    i.flags = (bits(w, 14, 1) as u8)
+        | ((bits(w1, 22, 1) as u8) << 1)
+        | (u8::from(offen) << 3)
+        | (u8::from(idxen) << 4);
+    buf_operands(&mut i, w1, op == Op::MLoadFormat, false);
+    Ok(i)
+}
+
+/// MUBUF/MTBUF operands from the second word: src = [vaddr with offen or idxen, vdata of
+/// stores, srsrc], soffset in `sdst`; vdata the destination of loads and returning atomics;
+/// gfx90a's ACC (bit 55) puts vdata in the AGPRs.
+fn buf_operands(i: &mut Inst, w1: u32, load: bool, atomic: bool) {
+    let (offen, idxen) = (i.flags & 8 != 0, i.flags & 16 != 0);
     let (vaddr, vdata, srsrc, soff) = (
         b16(w1, 0, 8),
         b16(w1, 8, 8),
         b16(w1, 16, 5) * 4,
         b16(w1, 24, 8),
     );
-    let load = vmem_load(opc);
     // src: vaddr (index with idxen, then offset with offen), vdata (stores), srsrc;
     // soffset in sdst.
     i.src = [
@@ -736,5 +770,4 @@ fn mubuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         i.src[1] = agpr(i.src[1]);
         i.dst = agpr(i.dst);
     }
-    Ok(i)
 }

@@ -57,7 +57,6 @@ impl Exec<'_, '_> {
     /// or swizzled with ADD_TID as the scratch V# is (gfx9 layout, `hcq_core::rsrc`). Each
     /// lane's address is computed here; the access is the FLAT family's ([`Self::vmem`]).
     pub(super) fn mubuf(&mut self, i: &Inst) -> Result<(), IsaError> {
-        let size = vmem_size(i.op);
         let r = i.src[2];
         let v = [
             self.s32(r, 0)?,
@@ -65,6 +64,16 @@ impl Exec<'_, '_> {
             self.s32(r + 2, 0)?,
             self.s32(r + 3, 0)?,
         ];
+        // Typed accesses: one element of the buffer format per lane (`format.rs`).
+        let fmt = if matches!(i.op, Op::MLoadFormat | Op::MStoreFormat) {
+            match self.buf_fmt(i, v[3]) {
+                Some(f) => Some(f),
+                None => return self.format_invalid(i),
+            }
+        } else {
+            None
+        };
+        let size = fmt.map_or(vmem_size(i.op), |f| f.bytes());
         let base = u64::from(v[0]) | (u64::from(v[1] & 0xffff) << 32);
         let stride = u64::from((v[1] >> 16) & 0x3fff);
         let swizzle = v[1] >> 31 == 1;
@@ -134,7 +143,10 @@ impl Exec<'_, '_> {
                 addr[l] = base.wrapping_add(soff).wrapping_add(boff);
             }
             if parts == 1 {
-                return self.vmem(i, &addr, false);
+                return match fmt {
+                    Some(f) => self.format_access(i, &addr, f, v[3]),
+                    None => self.vmem(i, &addr, false),
+                };
             }
             // One dword of each lane: the same operation on the k-th register.
             let mut j = *i;

@@ -11,6 +11,7 @@ use super::{Isa, IsaError, Launch, Memory, Stats};
 use crate::vm::Access;
 
 mod dpp;
+mod format;
 mod init;
 mod lds;
 mod mask;

@@ -903,7 +903,16 @@ impl Printer<'_> {
         let mut s = String::new();
         s.push_str(name(i.op));
         let mut ops = Vec::new();
+        let xchg2 = matches!(
+            i.op,
+            Op::DsStorexchg2RtnB32
+                | Op::DsStorexchg2St64RtnB32
+                | Op::DsStorexchg2RtnB64
+                | Op::DsStorexchg2St64RtnB64
+        );
         let n = match i.op {
+            Op::DsStorexchg2RtnB32 | Op::DsStorexchg2St64RtnB32 => 2,
+            Op::DsStorexchg2RtnB64 | Op::DsStorexchg2St64RtnB64 => 4,
             Op::DsLoadB64 | Op::DsStoreB64 | Op::DsLoad2B32 | Op::DsLoad2St64B32 => 2,
             Op::DsLoadB96 | Op::DsStoreB96 => 3,
             Op::DsLoadB128 | Op::DsStoreB128 | Op::DsLoad2B64 | Op::DsLoad2St64B64 => 4,
@@ -917,6 +926,8 @@ impl Printer<'_> {
             if i.src[k] != NONE {
                 let w = if k == 0 {
                     1
+                } else if xchg2 {
+                    n / 2
                 } else {
                     n.min(if matches!(i.op, Op::DsStore2B64 | Op::DsStore2St64B64) {
                         2
@@ -940,7 +951,7 @@ impl Printer<'_> {
                 | Op::DsLoad2B64
                 | Op::DsStore2St64B64
                 | Op::DsLoad2St64B64
-        );
+        ) || xchg2;
         if two {
             if i.imm != 0 {
                 let _ = write!(s, " offset0:{}", i.imm);

@@ -346,6 +346,12 @@ ops! {
     DsLoadU16D16 = "ds_load_u16_d16", DsLoadU16D16Hi = "ds_load_u16_d16_hi",
     DsStoreB8D16Hi = "ds_store_b8_d16_hi", DsStoreB16D16Hi = "ds_store_b16_d16_hi",
     DsStore2St64B64 = "ds_store_2addr_stride64_b64", DsLoad2St64B64 = "ds_load_2addr_stride64_b64",
+    // Exchanges at two addresses (offset0/offset1, as the 2addr stores), returning both old
+    // values.
+    DsStorexchg2RtnB32 = "ds_storexchg_2addr_rtn_b32",
+    DsStorexchg2St64RtnB32 = "ds_storexchg_2addr_stride64_rtn_b32",
+    DsStorexchg2RtnB64 = "ds_storexchg_2addr_rtn_b64",
+    DsStorexchg2St64RtnB64 = "ds_storexchg_2addr_stride64_rtn_b64",
     // More SOP1: the remaining EXEC-saving logic and the EXEC-writing forms, 64-bit bit
     // operations, quad masks and whole-quad mode masks, bit replication.
     SNandSaveexecB32 = "s_nand_saveexec_b32", SNandSaveexecB64 = "s_nand_saveexec_b64",

@@ -499,7 +499,8 @@ pub(super) fn ds(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         155 => DsPkAddBf16, 171 => DsPkAddRtnBf16, 162 => DsLoadU8D16, 163 => DsLoadU8D16Hi,
         164 => DsLoadI8D16, 165 => DsLoadI8D16Hi, 166 => DsLoadU16D16, 167 => DsLoadU16D16Hi,
         160 => DsStoreB8D16Hi, 161 => DsStoreB16D16Hi, 79 => DsStore2St64B64,
-        120 => DsLoad2St64B64,
+        120 => DsLoad2St64B64, 46 => DsStorexchg2RtnB32, 47 => DsStorexchg2St64RtnB32,
+        110 => DsStorexchg2RtnB64, 111 => DsStorexchg2St64RtnB64,
     };
     let mut i = Inst::new(op, Enc::Ds);
     i.len = 8;
@@ -516,6 +517,10 @@ pub(super) fn ds(w: u32, w1: u32) -> Result<Inst, Undecodable> {
             | DsLoad2B64
             | DsStore2St64B64
             | DsLoad2St64B64
+            | DsStorexchg2RtnB32
+            | DsStorexchg2St64RtnB32
+            | DsStorexchg2RtnB64
+            | DsStorexchg2St64RtnB64
     ) {
         i.imm = i32::from(b16(w, 0, 8));
     } else {
@@ -545,6 +550,10 @@ pub(super) fn ds(w: u32, w1: u32) -> Result<Inst, Undecodable> {
             | DsCmpstoreF64
             | DsCmpstoreRtnF64
             | DsWrapRtnB32
+            | DsStorexchg2RtnB32
+            | DsStorexchg2St64RtnB32
+            | DsStorexchg2RtnB64
+            | DsStorexchg2St64RtnB64
     );
     i.src = [
         VGPR + addr,

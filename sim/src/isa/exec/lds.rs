@@ -26,6 +26,15 @@ impl Exec<'_, '_> {
         if matches!(i.op, DsSwizzleB32 | DsPermuteB32 | DsBpermuteB32) {
             return self.ds_cross_lane(i);
         }
+        if matches!(
+            i.op,
+            DsStorexchg2RtnB32
+                | DsStorexchg2St64RtnB32
+                | DsStorexchg2RtnB64
+                | DsStorexchg2St64RtnB64
+        ) {
+            return self.ds_xchg2(i);
+        }
         let n = self.w.lanes;
         let mut addr = [0u32; MAX_LANES];
         self.lanes32(i, 0, Width::B32, &mut addr)?;
@@ -418,5 +427,59 @@ impl Exec<'_, '_> {
             }
         }
         self.write_lanes(i.dst, &r)
+    }
+}
+
+impl Exec<'_, '_> {
+    /// DS_STOREXCHG_2ADDR(_STRIDE64)_RTN_B32/B64 (gfx9: ds_wrxchg2(st64)_rtn): per lane,
+    /// MEM[addr + offset0 * size] and MEM[addr + offset1 * size] (size 4 or 8; stride64: 64
+    /// times that) take DATA0 and DATA1; their old values return in the destination's first
+    /// and second halves (RDNA3 ISA, DS opcodes 46, 47, 110, 111).
+    fn ds_xchg2(&mut self, i: &Inst) -> Result<(), IsaError> {
+        use Op::*;
+        let n = self.w.lanes;
+        let size = if matches!(i.op, DsStorexchg2RtnB64 | DsStorexchg2St64RtnB64) {
+            8usize
+        } else {
+            4
+        };
+        let stride = if matches!(i.op, DsStorexchg2St64RtnB32 | DsStorexchg2St64RtnB64) {
+            64 * size
+        } else {
+            size
+        } as u64;
+        let dw = size / 4;
+        let mut addr = [0u32; MAX_LANES];
+        self.lanes32(i, 0, Width::B32, &mut addr)?;
+        let (d0, d1, dst) = (
+            self.vreg(i.src[1], dw)?,
+            self.vreg(i.src[2], dw)?,
+            self.vreg(i.dst, 2 * dw)?,
+        );
+        let len = self.w.v.len();
+        if len < d0.max(d1) + dw * n || len < dst + 2 * dw * n {
+            return Err(self.range_err());
+        }
+        // CAST: non-negative 8-bit offsets.
+        let offs = [i.imm as u64, u64::from(i.sub)];
+        let mut m = self.w.exec();
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let mut old = [0u32; 4];
+            for (p, (&off, &data)) in offs.iter().zip(&[d0, d1]).enumerate() {
+                let r = self.lds_range(u64::from(addr[l]) + off * stride, size)?;
+                for k in 0..dw {
+                    let at = r.start + 4 * k;
+                    let b = &mut self.lds[at..at + 4];
+                    old[p * dw + k] = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                    b.copy_from_slice(&self.w.v[data + k * n + l].to_le_bytes());
+                }
+            }
+            for (k, &v) in old.iter().enumerate().take(2 * dw) {
+                self.w.v[dst + k * n + l] = v;
+            }
+        }
+        Ok(())
     }
 }

@@ -128,3 +128,102 @@ fn ds_storexchg_2addr_swaps_two_addresses_and_returns_both_old_values() {
         );
     }
 }
+
+// gfx1100/gfx1201 source (gfx90a: ds_write/read_addtid_b32, 64-bit exec, no GLOBAL
+// addtid; the simulator completes LDS and memory accesses in order, so no waits):
+//   s_mov_b32 m0, 16
+//   v_lshlrev_b32 v12, 2, v0
+//   v_add_nc_u32 v1, 0x100, v0
+//   v_mov_b32 v3, 0
+//   s_mov_b32 exec_lo, 0xf
+//   ds_store_addtid_b32 v3 offset:8
+//   s_mov_b32 exec_lo, 0xb
+//   ds_store_addtid_b32 v1 offset:8
+//   s_mov_b32 exec_lo, 0xf
+//   ds_load_addtid_b32 v2 offset:8
+//   v_mov_b32 v6, 0x200
+//   v_mov_b32 v5, 10
+//   ds_store_b32 v6, v5
+//   v_mov_b32 v5, 100
+//   ds_store_b32 v6, v5 offset:4
+//   s_mov_b32 m0, 0x200
+//   s_mov_b32 exec_lo, 0xb
+//   ds_append v7
+//   ds_consume v8
+//   s_mov_b32 exec_lo, 0xf
+//   ds_consume v9 offset:4
+//   ds_load_b32 v10, v6 offset:4
+//   s_mov_b32 exec_lo, 0xb
+//   global_store_addtid_b32 v1, s[0:1] offset:128
+//   s_mov_b32 exec_lo, 0xf
+//   global_load_addtid_b32 v11, s[0:1] offset:128
+//   global_store_b32 v12, v2, s[0:1]
+//   global_store_b32 v12, v11, s[0:1] offset:32
+//   s_mov_b32 exec_lo, 0xb
+//   global_store_b32 v12, v7, s[0:1] offset:48
+//   s_mov_b32 exec_lo, 1
+//   v_mov_b32 v12, 0
+//   global_store_b32 v12, v7, s[0:1] offset:16
+//   global_store_b32 v12, v8, s[0:1] offset:20
+//   global_store_b32 v12, v9, s[0:1] offset:24
+//   global_store_b32 v12, v10, s[0:1] offset:28
+//   s_endpgm
+const M0_GFX1100: &[u32] = &[
+    0xBEFD0090, 0x30180082, 0x4A0200FF, 0x00000100, 0x7E060280, 0xBEFE008F, 0xDAC00008, 0x00000300,
+    0xBEFE008B, 0xDAC00008, 0x00000100, 0xBEFE008F, 0xDAC40008, 0x02000000, 0x7E0C02FF, 0x00000200,
+    0x7E0A028A, 0xD8340000, 0x00000506, 0x7E0A02FF, 0x00000064, 0xD8340004, 0x00000506, 0xBEFD00FF,
+    0x00000200, 0xBEFE008B, 0xD8F80000, 0x07000000, 0xD8F40000, 0x08000000, 0xBEFE008F, 0xD8F40004,
+    0x09000000, 0xD8D80004, 0x0A000006, 0xBEFE008B, 0xDCA60080, 0x00000100, 0xBEFE008F, 0xDCA20080,
+    0x0B000000, 0xDC6A0000, 0x0000020C, 0xDC6A0020, 0x00000B0C, 0xBEFE008B, 0xDC6A0030, 0x0000070C,
+    0xBEFE0081, 0x7E180280, 0xDC6A0010, 0x0000070C, 0xDC6A0014, 0x0000080C, 0xDC6A0018, 0x0000090C,
+    0xDC6A001C, 0x00000A0C, 0xBFB00000,
+];
+const M0_GFX1201: &[u32] = &[
+    0xBEFD0090, 0x30180082, 0x4A0200FF, 0x00000100, 0x7E060280, 0xBEFE008F, 0xDAC00008, 0x00000300,
+    0xBEFE008B, 0xDAC00008, 0x00000100, 0xBEFE008F, 0xDAC40008, 0x02000000, 0x7E0C02FF, 0x00000200,
+    0x7E0A028A, 0xD8340000, 0x00000506, 0x7E0A02FF, 0x00000064, 0xD8340004, 0x00000506, 0xBEFD00FF,
+    0x00000200, 0xBEFE008B, 0xD8F80000, 0x07000000, 0xD8F40000, 0x08000000, 0xBEFE008F, 0xD8F40004,
+    0x09000000, 0xD8D80004, 0x0A000006, 0xBEFE008B, 0xEE0A4000, 0x00800000, 0x00008000, 0xBEFE008F,
+    0xEE0A0000, 0x0000000B, 0x00008000, 0xEE068000, 0x01000000, 0x0000000C, 0xEE068000, 0x05800000,
+    0x0000200C, 0xBEFE008B, 0xEE068000, 0x03800000, 0x0000300C, 0xBEFE0081, 0x7E180280, 0xEE068000,
+    0x03800000, 0x0000100C, 0xEE068000, 0x04000000, 0x0000140C, 0xEE068000, 0x04800000, 0x0000180C,
+    0xEE068000, 0x05000000, 0x00001C0C, 0xBFB00000,
+];
+const M0_GFX90A: &[u32] = &[
+    0xBEFC0090, 0x24180082, 0x680200FF, 0x00000100, 0x7E060280, 0xBEFE018F, 0xD83A0008, 0x00000300,
+    0xBEFE018B, 0xD83A0008, 0x00000100, 0xBEFE018F, 0xD96C0008, 0x02000000, 0x7E0C02FF, 0x00000200,
+    0x7E0A028A, 0xD81A0000, 0x00000506, 0x7E0A02FF, 0x00000064, 0xD81A0004, 0x00000506, 0xBEFC00FF,
+    0x00000200, 0xBEFE018B, 0xD97C0000, 0x07000000, 0xD97A0000, 0x08000000, 0xBEFE018F, 0xD97A0004,
+    0x09000000, 0xD86C0004, 0x0A000006, 0xBEFE018B, 0xBEFE018F, 0xDC708000, 0x0000020C, 0xBEFE018B,
+    0xDC708030, 0x0000070C, 0xBEFE0181, 0x7E180280, 0xDC708010, 0x0000070C, 0xDC708014, 0x0000080C,
+    0xDC708018, 0x0000090C, 0xDC70801C, 0x00000A0C, 0xBF810000,
+];
+
+#[test]
+fn ds_addtid_append_consume_and_global_addtid_address_by_m0_and_lane() {
+    // RDNA3 ISA: DS_STORE_ADDTID_B32: MEM[M0 + OFFSET + laneID * 4] = DATA0;
+    // DS_LOAD_ADDTID_B32 reads it back; DS_APPEND/DS_CONSUME add/subtract the number of
+    // active lanes to the dword at M0 + OFFSET and return its old value to every active
+    // lane; GLOBAL_STORE/LOAD_ADDTID_B32: MEM[SADDR + OFFSET + laneID * 4]. Lanes 0, 1, 3
+    // (EXEC 0xb) write; lane 2 keeps what was there.
+    for (isa, code) in [
+        (Isa::Gfx11, M0_GFX1100),
+        (Isa::Gfx12, M0_GFX1201),
+        (Isa::Gfx9, M0_GFX90A),
+    ] {
+        let got = run_prog(isa, code, 40);
+        let addtid = [0x100, 0x101, 0, 0x103];
+        assert_eq!(got[..4], addtid, "{isa:?}: ds addtid");
+        // append from 10 by 3 lanes; consume back from 13; consume at +4 by 4 lanes.
+        assert_eq!(got[4..8], [10, 13, 100, 96], "{isa:?}: append/consume");
+        assert_eq!(
+            got[12..16],
+            [10, 10, 0, 10],
+            "{isa:?}: append's value in every lane"
+        );
+        if isa != Isa::Gfx9 {
+            assert_eq!(got[8..12], addtid, "{isa:?}: global addtid load");
+            assert_eq!(got[32..36], addtid, "{isa:?}: global addtid store");
+        }
+    }
+}

@@ -1005,7 +1005,9 @@ impl Printer<'_> {
         } else {
             2
         };
-        ops.push(operand(i.src[0], vaddr_n, 0, false, wave64));
+        if !matches!(i.op, Op::MLoadAddtidB32 | Op::MStoreAddtidB32) {
+            ops.push(operand(i.src[0], vaddr_n, 0, false, wave64));
+        }
         if i.src[1] != NONE {
             ops.push(operand(i.src[1], n, 0, false, wave64));
         }

@@ -304,6 +304,8 @@ ops! {
     // count - 1 (bits 0..2), d16 (bit 2) and d16_hi (bit 3); `Inst::opsel` MTBUF's format
     // field with bit 7 set (`decode::format_fields`).
     MLoadFormat = "load_format", MStoreFormat = "store_format",
+    // GLOBAL dwords at SADDR + offset + lane * 4 (gfx10+; no address VGPR).
+    MLoadAddtidB32 = "load_addtid_b32", MStoreAddtidB32 = "store_addtid_b32",
     // RDNA memory atomics: clamped and conditional subtract, float compare-swap and min/max.
     MAtomicCsubU32 = "atomic_csub_u32", MAtomicCondSubU32 = "atomic_cond_sub_u32",
     MAtomicCmpswapF32 = "atomic_cmpswap_f32", MAtomicMinF32 = "atomic_min_f32",
@@ -352,6 +354,10 @@ ops! {
     DsStorexchg2St64RtnB32 = "ds_storexchg_2addr_stride64_rtn_b32",
     DsStorexchg2RtnB64 = "ds_storexchg_2addr_rtn_b64",
     DsStorexchg2St64RtnB64 = "ds_storexchg_2addr_stride64_rtn_b64",
+    // Lane-addressed LDS dwords (M0 + offset + lane * 4) and the append/consume counters
+    // (M0 + offset, by the number of active lanes).
+    DsStoreAddtidB32 = "ds_store_addtid_b32", DsLoadAddtidB32 = "ds_load_addtid_b32",
+    DsAppend = "ds_append", DsConsume = "ds_consume",
     // More SOP1: the remaining EXEC-saving logic and the EXEC-writing forms, 64-bit bit
     // operations, quad masks and whole-quad mode masks, bit replication.
     SNandSaveexecB32 = "s_nand_saveexec_b32", SNandSaveexecB64 = "s_nand_saveexec_b64",

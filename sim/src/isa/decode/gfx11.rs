@@ -500,7 +500,8 @@ pub(super) fn ds(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         164 => DsLoadI8D16, 165 => DsLoadI8D16Hi, 166 => DsLoadU16D16, 167 => DsLoadU16D16Hi,
         160 => DsStoreB8D16Hi, 161 => DsStoreB16D16Hi, 79 => DsStore2St64B64,
         120 => DsLoad2St64B64, 46 => DsStorexchg2RtnB32, 47 => DsStorexchg2St64RtnB32,
-        110 => DsStorexchg2RtnB64, 111 => DsStorexchg2St64RtnB64,
+        110 => DsStorexchg2RtnB64, 111 => DsStorexchg2St64RtnB64, 176 => DsStoreAddtidB32,
+        177 => DsLoadAddtidB32, 61 => DsConsume, 62 => DsAppend,
     };
     let mut i = Inst::new(op, Enc::Ds);
     i.len = 8;
@@ -573,6 +574,15 @@ pub(super) fn ds(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         i.src = [NONE; 3];
         i.dst = NONE;
     }
+    // No address operand: M0 (and the lane) give it.
+    match op {
+        DsStoreAddtidB32 => i.src[0] = NONE,
+        DsLoadAddtidB32 | DsAppend | DsConsume => {
+            i.src = [NONE; 3];
+            i.dst = VGPR + vdst;
+        }
+        _ => {}
+    }
     Ok(i)
 }
 
@@ -612,11 +622,15 @@ pub(super) fn vmem_load(opc: u32) -> bool {
 
 pub(super) fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     let opc = bits(w, 18, 7);
-    let op = vmem_op(opc, false).ok_or_else(|| undec(w, "FLAT", opc))?;
-    let mut i = Inst::new(op, Enc::Flat);
-    i.len = 8;
     // CAST: 2-bit field.
     let seg = bits(w, 16, 2) as u8;
+    let op = match opc {
+        40 if seg == SEG_GLOBAL => Op::MLoadAddtidB32,
+        41 if seg == SEG_GLOBAL => Op::MStoreAddtidB32,
+        _ => vmem_op(opc, false).ok_or_else(|| undec(w, "FLAT", opc))?,
+    };
+    let mut i = Inst::new(op, Enc::Flat);
+    i.len = 8;
     if seg == 3 {
         return Err(undec(w, "FLAT segment 3", opc));
     }
@@ -641,9 +655,10 @@ pub(super) fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         | ((bits(w, 13, 1) as u8) << 2)
         | (u8::from(sve) << 3);
     let (addr, data, saddr, vdst) = (b16(w1, 0, 8), b16(w1, 8, 8), b16(w1, 16, 7), b16(w1, 24, 8));
-    let load = vmem_load(opc);
+    let load = vmem_load(opc) || op == Op::MLoadAddtidB32;
     let store = (24..30).contains(&opc) || (36..51).contains(&opc);
-    let vaddr = if seg == SEG_SCRATCH && !sve {
+    let addtid = matches!(op, Op::MLoadAddtidB32 | Op::MStoreAddtidB32);
+    let vaddr = if (seg == SEG_SCRATCH && !sve) || addtid {
         NONE
     } else {
         VGPR + addr

@@ -287,6 +287,8 @@ fn vflat12(w: u32, w1: u32, w2: u32) -> Result<Inst, Undecodable> {
     let op = match opc {
         43 if seg == SEG_GLOBAL => GlobalInv,
         44 if seg == SEG_GLOBAL => GlobalWb,
+        40 if seg == SEG_GLOBAL => MLoadAddtidB32,
+        41 if seg == SEG_GLOBAL => MStoreAddtidB32,
         // Loads, stores and atomics keep their gfx11 numbers (less the renumbered atomics).
         _ if seg == SEG_SCRATCH && opc >= 51 => return Err(undec(w, "SCRATCH (atomics)", opc)),
         _ => gfx11::vmem_op(opc, true).ok_or_else(|| undec(w, "VFLAT", opc))?,
@@ -306,11 +308,12 @@ fn vflat12(w: u32, w1: u32, w2: u32) -> Result<Inst, Undecodable> {
     let saddr = b16(w, 0, 7);
     let (vdst, vsrc, vaddr) = (b16(w1, 0, 8), b16(w1, 23, 8), b16(w2, 0, 8));
     let atomic = opc >= 51;
-    let load = opc < 24 || (30..36).contains(&opc);
+    let load = opc < 24 || (30..36).contains(&opc) || op == MLoadAddtidB32;
+    let addtid = matches!(op, MLoadAddtidB32 | MStoreAddtidB32);
     // Atomics return the old value when TH has the return bit (bit 0 of th, dword1 bit 20).
     let rtn = atomic && bits(w1, 20, 1) == 1;
     i.flags = u8::from(rtn) | (u8::from(sve) << 3) | scope;
-    let vaddr = if seg == SEG_SCRATCH && !sve {
+    let vaddr = if (seg == SEG_SCRATCH && !sve) || addtid {
         NONE
     } else {
         VGPR + vaddr

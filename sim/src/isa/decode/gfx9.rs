@@ -139,7 +139,12 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
                     61 => 53,
                     62 => 178,
                     63 => 179,
-                    o @ (121 | 178 | 179) => return Err(undec(w0, "DS", o)),
+                    // ds_consume/append, ds_write/read_addtid_b32 (gfx11: 61, 62, 176, 177).
+                    189 => 61,
+                    190 => 62,
+                    29 => 176,
+                    182 => 177,
+                    o @ (121 | 178 | 179 | 176 | 177) => return Err(undec(w0, "DS", o)),
                     o => o,
                 };
                 // gfx90a's ACC (bit 25): data and destination are AGPRs.

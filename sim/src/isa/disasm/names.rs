@@ -130,6 +130,8 @@ pub(super) fn gfx9_name(op: Op) -> Option<&'static str> {
         DsCmpswapB32 => "ds_cmpst_b32",
         DsSwapRtnB32 => "ds_wrxchg_rtn_b32",
         DsStorexchg2RtnB32 => "ds_wrxchg2_rtn_b32",
+        DsStoreAddtidB32 => "ds_write_addtid_b32",
+        DsLoadAddtidB32 => "ds_read_addtid_b32",
         DsStorexchg2St64RtnB32 => "ds_wrxchg2st64_rtn_b32",
         DsStorexchg2RtnB64 => "ds_wrxchg2_rtn_b64",
         DsStorexchg2St64RtnB64 => "ds_wrxchg2st64_rtn_b64",

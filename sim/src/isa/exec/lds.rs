@@ -35,6 +35,12 @@ impl Exec<'_, '_> {
         ) {
             return self.ds_xchg2(i);
         }
+        if matches!(
+            i.op,
+            DsStoreAddtidB32 | DsLoadAddtidB32 | DsAppend | DsConsume
+        ) {
+            return self.ds_m0(i);
+        }
         let n = self.w.lanes;
         let mut addr = [0u32; MAX_LANES];
         self.lanes32(i, 0, Width::B32, &mut addr)?;
@@ -478,6 +484,71 @@ impl Exec<'_, '_> {
             }
             for (k, &v) in old.iter().enumerate().take(2 * dw) {
                 self.w.v[dst + k * n + l] = v;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Exec<'_, '_> {
+    /// The DS operations M0 addresses (RDNA3 ISA pseudo code; CDNA3 names them
+    /// ds_write/read_addtid_b32):
+    /// - DS_STORE/LOAD_ADDTID_B32: MEM[M0 + OFFSET + laneID * 4] = DATA0 / VDST = MEM[..];
+    /// - DS_APPEND/DS_CONSUME: the dword at M0 + OFFSET grows/shrinks by the number of
+    ///   active lanes; every active lane gets its value before (the wave's base slot; a lane
+    ///   adds its mbcnt).
+    fn ds_m0(&mut self, i: &Inst) -> Result<(), IsaError> {
+        let m0 = if self.l.isa == Isa::Gfx9 { 124 } else { 125 };
+        // CAST: the non-negative 16-bit offset.
+        let base = u64::from(self.s32(m0, 0)?) + i.imm as u64;
+        let n = self.w.lanes;
+        let exec = self.w.exec();
+        let word = |x: &Self, a: u64| -> Result<(core::ops::Range<usize>, u32), IsaError> {
+            let r = x.lds_range(a, 4)?;
+            let b = &x.lds[r.clone()];
+            Ok((r, u32::from_le_bytes([b[0], b[1], b[2], b[3]])))
+        };
+        match i.op {
+            Op::DsAppend | Op::DsConsume => {
+                let d = self.vreg(i.dst, 1)?;
+                let (r, old) = word(self, base)?;
+                let k = exec.count_ones();
+                let new = if i.op == Op::DsAppend {
+                    old.wrapping_add(k)
+                } else {
+                    old.wrapping_sub(k)
+                };
+                self.lds[r].copy_from_slice(&new.to_le_bytes());
+                if self.w.v.len() < d + n {
+                    return Err(self.range_err());
+                }
+                for (l, x) in self.w.v[d..d + n].iter_mut().enumerate() {
+                    if exec >> l & 1 == 1 {
+                        *x = old;
+                    }
+                }
+            }
+            _ => {
+                let load = i.op == Op::DsLoadAddtidB32;
+                let d = if load {
+                    self.vreg(i.dst, 1)?
+                } else {
+                    self.vreg(i.src[1], 1)?
+                };
+                if self.w.v.len() < d + n {
+                    return Err(self.range_err());
+                }
+                let mut m = exec;
+                while m != 0 {
+                    let l = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let (r, old) = word(self, base + 4 * l as u64)?;
+                    if load {
+                        self.w.v[d + l] = old;
+                    } else {
+                        self.lds[r].copy_from_slice(&self.w.v[d + l].to_le_bytes());
+                    }
+                }
             }
         }
         Ok(())

@@ -261,6 +261,28 @@ impl Exec<'_, '_> {
             return Ok(());
         }
         let mut addr = [0u64; MAX_LANES];
+        if matches!(i.op, Op::MLoadAddtidB32 | Op::MStoreAddtidB32) {
+            // RDNA3 ISA, GLOBAL_LOAD/STORE_ADDTID_B32: address = SADDR (0 with off) + offset
+            // + laneID * 4; a dword load or store.
+            let base = if i.src[2] == NONE {
+                0
+            } else {
+                self.s64(i.src[2], 0)?
+            };
+            for (l, a) in addr.iter_mut().enumerate() {
+                // CAST: sign-extended offset.
+                *a = base
+                    .wrapping_add(i.imm as i64 as u64)
+                    .wrapping_add(4 * l as u64);
+            }
+            let mut j = *i;
+            j.op = if i.op == Op::MLoadAddtidB32 {
+                Op::MLoadB32
+            } else {
+                Op::MStoreB32
+            };
+            return self.vmem(&j, &addr, false);
+        }
         let scratch = i.sub == SEG_SCRATCH;
         if scratch {
             self.scratch_addrs(i, &mut addr)?;

@@ -227,3 +227,133 @@ fn ds_addtid_append_consume_and_global_addtid_address_by_m0_and_lane() {
         }
     }
 }
+
+/// As [`run_prog`], with `data` at DATA, s[2:3] = DATA and s[4:7] a raw buffer descriptor over
+/// it (NUM_RECORDS 0x1000); returns `n` dwords of OUT and 4 dwords of DATA from 64.
+fn run_data(isa: Isa, code: &[u32], data: &[u32], n: usize) -> (Vec<u32>, Vec<u32>) {
+    const DATA: u64 = 0x2000;
+    let gfx9 = isa == Isa::Gfx9;
+    let mem = FlatMemory::new(0, MEM);
+    let bytes: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
+    mem.poke(CODE, &bytes).unwrap();
+    let d: Vec<u8> = data.iter().flat_map(|w| w.to_le_bytes()).collect();
+    mem.poke(DATA, &d).unwrap();
+    let word3 = if gfx9 { 0x0002_7FAC } else { 0x3101_6FAC };
+    let lanes = if gfx9 { 64 } else { 32 };
+    let l = Launch {
+        isa,
+        pgm: CODE,
+        wave64: gfx9,
+        rsrc2: 8 << 1,
+        user_sgprs: vec![OUT as u32, 0, DATA as u32, 0, DATA as u32, 0, 0x1000, word3],
+        local: [lanes, 1, 1],
+        groups: [1, 1, 1],
+        lds_bytes: 0x1000,
+        vgprs: 64,
+        accum_offset: 64,
+        scratch: ScratchSetup::default(),
+        scratch_waves: 0,
+        float: FloatMode {
+            denorm32: true,
+            denorm16_64: true,
+        },
+        budget: 1 << 16,
+        clock: 0,
+    };
+    run(&l, &mem).unwrap();
+    let read = |at: u64, k: usize| -> Vec<u32> {
+        let mut out = vec![0u8; 4 * k];
+        mem.peek(at, &mut out).unwrap();
+        out.chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    (read(OUT, n), read(DATA + 64, 4))
+}
+
+// gfx1100:
+//   s_mov_b32 exec_lo, 0xf
+//   s_mov_b32 m0, 0x100
+//   v_lshlrev_b32 v1, 2, v0
+//   buffer_load_lds_b32 v1, s[4:7], 0 offen
+//   buffer_load_lds_i8 v1, s[4:7], 0 offen offset:16
+//   buffer_load_lds_u16 v1, s[4:7], 0 offen offset:32
+//   ds_load_b32 v2, v1 offset:256
+//   ds_load_b32 v3, v1 offset:272
+//   ds_load_b32 v4, v1 offset:288
+//   global_store_b32 v1, v2, s[0:1]
+//   global_store_b32 v1, v3, s[0:1] offset:16
+//   global_store_b32 v1, v4, s[0:1] offset:32
+//   s_endpgm
+const LDS_DMA_GFX1100: &[u32] = &[
+    0xBEFE008F, 0xBEFD00FF, 0x00000100, 0x30020082, 0xE0C40000, 0x80410001, 0xE0B80010, 0x80410001,
+    0xE0BC0020, 0x80410001, 0xD8D80100, 0x02000001, 0xD8D80110, 0x03000001, 0xD8D80120, 0x04000001,
+    0xDC6A0000, 0x00000201, 0xDC6A0010, 0x00000301, 0xDC6A0020, 0x00000401, 0xBFB00000,
+];
+// gfx942:
+//   s_mov_b64 exec, 0xf
+//   v_lshlrev_b32 v1, 2, v0
+//   s_mov_b32 m0, 0x100
+//   global_load_lds_dword v1, s[2:3]
+//   s_mov_b32 m0, 0x110
+//   global_load_lds_sbyte v1, s[2:3] offset:16
+//   s_mov_b32 m0, 0x120
+//   global_load_lds_ushort v1, s[2:3] offset:32
+//   s_mov_b32 m0, -1
+//   ds_read_b32 v2, v1 offset:256
+//   ds_read_b32 v3, v1 offset:272
+//   ds_read_b32 v4, v1 offset:288
+//   global_store_dword v1, v2, s[0:1]
+//   global_store_dword v1, v3, s[0:1] offset:16
+//   global_store_dword v1, v4, s[0:1] offset:32
+//   s_mov_b64 exec, 1
+//   v_mov_b32 v5, 0x12345678
+//   v_mov_b32 v6, 0
+//   ds_write_b32 v6, v5 offset:320
+//   s_mov_b32 m0, 0x100
+//   buffer_store_lds_dword s[4:7], 0 offset:64 lds
+//   global_load_dword v7, v6, s[2:3] offset:64
+//   global_store_dword v6, v7, s[0:1] offset:48
+//   s_endpgm
+const LDS_DMA_GFX942: &[u32] = &[
+    0xBEFE018F, 0x24020082, 0xBEFC00FF, 0x00000100, 0xDCA88000, 0x00020001, 0xBEFC00FF, 0x00000110,
+    0xDC9C8010, 0x00020001, 0xBEFC00FF, 0x00000120, 0xDCA08020, 0x00020001, 0xBEFC00C1, 0xD86C0100,
+    0x02000001, 0xD86C0110, 0x03000001, 0xD86C0120, 0x04000001, 0xDC708000, 0x00000201, 0xDC708010,
+    0x00000301, 0xDC708020, 0x00000401, 0xBEFE0181, 0x7E0A02FF, 0x12345678, 0x7E0C0280, 0xD81A0140,
+    0x00000506, 0xBEFC00FF, 0x00000100, 0xE0F50040, 0x80010000, 0xDC508040, 0x07020006, 0xDC708030,
+    0x00000706, 0xBF810000,
+];
+
+#[test]
+fn lds_dma_loads_write_lds_at_m0_plus_lane_and_store_lds_dword_writes_memory() {
+    // RDNA3 ISA BUFFER_LOAD_LDS_B32/I8/U16 and CDNA3 GLOBAL_LOAD_LDS_DWORD/SBYTE/USHORT: the
+    // loaded value, extended to a dword (signed for i8), goes to LDS at M0 + lane * 4 (plus
+    // the MUBUF instruction offset); CDNA3 BUFFER_STORE_LDS_DWORD stores the LDS dword at
+    // M0 + offset to the buffer address.
+    let mut data = vec![0u32; 20];
+    for l in 0..4u32 {
+        data[l as usize] = 0x1111_1111 * (l + 1);
+        data[4 + l as usize] = 0x80 + l;
+        data[8 + l as usize] = 0x8000 + l;
+    }
+    let want: Vec<u32> = (0..4u32)
+        .map(|l| 0x1111_1111 * (l + 1))
+        .chain((0..4).map(|l| 0xFFFF_FF80 + l))
+        .chain((0..4).map(|l| 0x8000 + l))
+        .collect();
+    let (got, _) = run_data(Isa::Gfx11, LDS_DMA_GFX1100, &data, 12);
+    let pick = |g: &[u32]| -> Vec<u32> {
+        [0..4, 4..8, 8..12]
+            .into_iter()
+            .flat_map(|r| g[r].to_vec())
+            .collect()
+    };
+    assert_eq!(pick(&got), want, "gfx1100 buffer_load_lds_*");
+    let (got, stored) = run_data(Isa::Gfx9, LDS_DMA_GFX942, &data, 13);
+    assert_eq!(pick(&got), want, "gfx942 global_load_lds_*");
+    assert_eq!(
+        (got[12], stored[0]),
+        (0x1234_5678, 0x1234_5678),
+        "buffer_store_lds_dword"
+    );
+}

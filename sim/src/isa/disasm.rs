@@ -286,7 +286,9 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
         Enc::Vop3p => p.vop3p(),
         Enc::Vopd => p.vopd(),
         Enc::Ds => p.ds(),
-        Enc::Flat if matches!(i.op, Op::GlobalInv | Op::GlobalWb) => p.cache_ctl(),
+        Enc::Flat if matches!(i.op, Op::GlobalInv | Op::GlobalWb | Op::GlobalWbinv) => {
+            p.cache_ctl()
+        }
         Enc::Flat => p.flat(),
         Enc::Mubuf => p.mubuf(),
     }
@@ -994,7 +996,13 @@ impl Printer<'_> {
             SEG_SCRATCH => "scratch_",
             _ => "global_",
         };
-        let _ = write!(s, "{seg}{}", name(i.op));
+        if i.flags & 0x80 != 0 {
+            // gfx940's LDS DMA loads: global/scratch_load_lds_{ubyte,...,dword}.
+            let t = name(i.op).trim_start_matches("load_");
+            let _ = write!(s, "{seg}load_lds_{t}");
+        } else {
+            let _ = write!(s, "{seg}{}", name(i.op));
+        }
         let (n, dn) = vmem_regs(i.op);
         let mut ops = Vec::new();
         if i.dst != NONE {
@@ -1065,7 +1073,21 @@ impl Printer<'_> {
     fn mubuf(&self) -> String {
         let (i, wave64) = (self.i, self.wave64);
         let mut s = String::new();
+        // LDS DMA (flags bit 7): gfx9's buffer_store_lds_dword, gfx11's buffer_load_lds_*.
+        let lds = i.flags & 0x80 != 0;
         match i.op {
+            _ if lds && self.isa == Isa::Gfx9 => s.push_str("buffer_store_lds_dword"),
+            op if lds => {
+                let t = match op {
+                    Op::MLoadU8 => "u8",
+                    Op::MLoadI8 => "i8",
+                    Op::MLoadU16 => "u16",
+                    Op::MLoadI16 => "i16",
+                    Op::MLoadFormat => "format_x",
+                    _ => "b32",
+                };
+                let _ = write!(s, "buffer_load_lds_{t}");
+            }
             Op::BufferInvl2 if self.gfx940 => s.push_str("buffer_inv"),
             Op::BufferWbl2 | Op::BufferInvl2 | Op::BufferWbinvl1 | Op::BufferWbinvl1Vol => {
                 s.push_str(i.op.name());
@@ -1113,13 +1135,29 @@ impl Printer<'_> {
             } else {
                 operand(i.src[0], if both { 2 } else { 1 }, 0, false, wave64)
             };
-            let _ = write!(
-                s,
-                " {}, {vaddr}, {}, {}",
-                operand(data, n, 0, false, wave64),
-                operand(i.src[2], 4, 0, false, wave64),
-                operand(i.sdst, 1, i.lit, false, wave64)
-            );
+            if lds && self.isa == Isa::Gfx9 {
+                let _ = write!(
+                    s,
+                    " {}, {}",
+                    operand(i.src[2], 4, 0, false, wave64),
+                    operand(i.sdst, 1, i.lit, false, wave64)
+                );
+            } else if lds {
+                let _ = write!(
+                    s,
+                    " {vaddr}, {}, {}",
+                    operand(i.src[2], 4, 0, false, wave64),
+                    operand(i.sdst, 1, i.lit, false, wave64)
+                );
+            } else {
+                let _ = write!(
+                    s,
+                    " {}, {vaddr}, {}, {}",
+                    operand(data, n, 0, false, wave64),
+                    operand(i.src[2], 4, 0, false, wave64),
+                    operand(i.sdst, 1, i.lit, false, wave64)
+                );
+            }
             if i.opsel & 0x80 != 0 {
                 s.push_str(&buf_format(self.isa, i.opsel & 0x7f));
             }
@@ -1177,6 +1215,9 @@ impl Printer<'_> {
                     if i.flags & bit != 0 {
                         s.push_str(f);
                     }
+                }
+                if lds && self.isa == Isa::Gfx9 {
+                    s.push_str(" lds");
                 }
             }
         }

@@ -194,7 +194,7 @@ ops! {
     SWaitExpcnt = "s_wait_expcnt", SWaitDscnt = "s_wait_dscnt", SWaitKmcnt = "s_wait_kmcnt",
     SWaitAlu = "s_wait_alu", SBarrierSignal = "s_barrier_signal",
     SBarrierWait = "s_barrier_wait", SLoadB96 = "s_load_b96", GlobalInv = "global_inv",
-    GlobalWb = "global_wb",
+    GlobalWb = "global_wb", GlobalWbinv = "global_wbinv",
     // division helpers and more
     VDivScaleF32 = "v_div_scale_f32", VDivScaleF64 = "v_div_scale_f64",
     VDivFmasF32 = "v_div_fmas_f32", VDivFmasF64 = "v_div_fmas_f64",

@@ -692,6 +692,13 @@ fn buf(w: u32, w1: u32, mtbuf: bool) -> Result<Inst, Undecodable> {
     };
     let fmt = super::format_op(opc);
     let op = match (opc, fmt) {
+        // buffer_load_lds_{u8,i8,u16,i16,b32,format_x}: into LDS at M0 (flags bit 7).
+        (45, _) if !mtbuf => Op::MLoadU8,
+        (46, _) if !mtbuf => Op::MLoadI8,
+        (47, _) if !mtbuf => Op::MLoadU16,
+        (48, _) if !mtbuf => Op::MLoadI16,
+        (49, _) if !mtbuf => Op::MLoadB32,
+        (50, _) if !mtbuf => Op::MLoadFormat,
         (43, _) if !mtbuf => Op::BufferGl0Inv,
         (44, _) if !mtbuf => Op::BufferGl1Inv,
         (_, Some((op, _))) => op,
@@ -731,6 +738,11 @@ fn buf(w: u32, w1: u32, mtbuf: bool) -> Result<Inst, Undecodable> {
         fmt.map_or(vmem_load(opc), |f| f.0 == Op::MLoadFormat),
         !mtbuf && opc >= 51,
     );
+    if !mtbuf && (45..=50).contains(&opc) {
+        i.flags |= 0x80;
+        i.dst = NONE;
+        i.src[1] = NONE;
+    }
     Ok(i)
 }
 

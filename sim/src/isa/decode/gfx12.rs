@@ -287,6 +287,8 @@ fn vflat12(w: u32, w1: u32, w2: u32) -> Result<Inst, Undecodable> {
     let op = match opc {
         43 if seg == SEG_GLOBAL => GlobalInv,
         44 if seg == SEG_GLOBAL => GlobalWb,
+        // Write back and invalidate (no architectural effect: the memory is coherent).
+        79 if seg == SEG_GLOBAL => GlobalWbinv,
         40 if seg == SEG_GLOBAL => MLoadAddtidB32,
         41 if seg == SEG_GLOBAL => MStoreAddtidB32,
         // Loads, stores and atomics keep their gfx11 numbers (less the renumbered atomics).
@@ -298,7 +300,7 @@ fn vflat12(w: u32, w1: u32, w2: u32) -> Result<Inst, Undecodable> {
     i.sub = seg;
     // CAST: 2-bit SCOPE field, kept in flags bits 4..6 (for the disassembly).
     let scope = (bits(w1, 18, 2) as u8) << 4;
-    if matches!(op, GlobalInv | GlobalWb) {
+    if matches!(op, GlobalInv | GlobalWb | GlobalWbinv) {
         i.flags = scope;
         return Ok(i);
     }

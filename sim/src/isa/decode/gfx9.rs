@@ -630,7 +630,14 @@ fn vmem_load(opc: u32) -> bool {
 
 fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     let opc = bits(w, 18, 7);
-    let op = vmem_op(opc).ok_or_else(|| undec(w, "FLAT", opc))?;
+    // gfx940's global/scratch_load_lds_{ubyte,sbyte,ushort,sshort,dword} (38..=42): the
+    // load goes to LDS at M0 (flags bit 7), not to VGPRs.
+    let lds = (38..=42).contains(&opc) && bits(w, 14, 2) != 0;
+    let op = if lds {
+        vmem_op(opc - 22).ok_or_else(|| undec(w, "FLAT", opc))?
+    } else {
+        vmem_op(opc).ok_or_else(|| undec(w, "FLAT", opc))?
+    };
     let mut i = Inst::new(op, Enc::Flat);
     i.len = 8;
     // CAST: 2-bit field.
@@ -681,6 +688,11 @@ fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         i.src[1] = agpr(i.src[1]);
         i.dst = agpr(i.dst);
     }
+    if lds {
+        i.flags |= 0x80;
+        i.dst = NONE;
+        i.src[1] = NONE;
+    }
     Ok(i)
 }
 
@@ -691,6 +703,8 @@ fn mubuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     let op = match (opc, fmt) {
         (40, _) => BufferWbl2,
         (41, _) => BufferInvl2,
+        // buffer_store_lds_dword: a dword of LDS (M0-addressed) to memory (flags bit 7).
+        (61, _) => MStoreB32,
         (62, _) => BufferWbinvl1,
         (63, _) => BufferWbinvl1Vol,
         (_, Some((op, _))) => op,
@@ -706,8 +720,9 @@ fn mubuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         return Ok(i);
     }
     let atomic = opc >= 64;
-    // LDS (bit 16): the load goes to LDS at M0 instead of VGPRs (not interpreted).
-    if bits(w, 16, 1) == 1 {
+    // LDS (bit 16): the load goes to LDS at M0 instead of VGPRs (interpreted for
+    // buffer_store_lds_dword only).
+    if bits(w, 16, 1) == 1 && opc != 61 {
         return Err(undec(w, "MUBUF with lds", opc));
     }
     i.imm = i32::from(b16(w, 0, 12));
@@ -721,6 +736,10 @@ fn mubuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         | (u8::from(idxen) << 4);
     let load = fmt.map_or(vmem_load(opc), |f| f.0 == MLoadFormat);
     buf_operands(&mut i, w1, load, atomic);
+    if opc == 61 {
+        i.flags |= 0x80;
+        i.src[1] = NONE;
+    }
     Ok(i)
 }
 

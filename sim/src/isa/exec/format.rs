@@ -112,6 +112,42 @@ impl Fmt {
         Fmt::from_gfx9(d, n)
     }
 
+    /// Component `c` of the element `elem` as a load writes it: a dword (f32 or the integer)
+    /// or, with `d16`, a half; components the format lacks are 0, or 1 for w.
+    pub(super) fn load(&self, elem: u128, c: usize, d16: bool) -> u32 {
+        let Some(&b) = self.bits.get(c) else {
+            return match (c == 3, self.float_like(), d16) {
+                (false, _, _) => 0,
+                (true, false, _) => 1,
+                (true, true, false) => 0x3f80_0000,
+                (true, true, true) => 0x3c00,
+            };
+        };
+        let off: u32 = self.bits[..c].iter().sum();
+        let mask = if b == 32 { u32::MAX } else { (1u32 << b) - 1 };
+        // CAST: the component's bits.
+        let r = ((elem >> off) as u32) & mask;
+        let x: f32 = match self.num {
+            Num::Uint => return if d16 { r & 0xffff } else { r },
+            Num::Sint => return if d16 { r & 0xffff } else { sext(r, b) as u32 },
+            // CAST: the normalizations the format tables give.
+            Num::Unorm => (f64::from(r) / f64::from(mask)) as f32,
+            Num::Snorm => (f64::from(sext(r, b)) / f64::from(mask >> 1)).max(-1.0) as f32,
+            Num::Uscaled => r as f32,
+            Num::Sscaled => sext(r, b) as f32,
+            Num::Float => match b {
+                32 => f32v(r),
+                16 => f16_to_f32(r),
+                _ => ufloat_to_f32(r, b - 5),
+            },
+        };
+        if d16 {
+            f32_to_f16(x, false)
+        } else {
+            x.to_bits()
+        }
+    }
+
     fn float_like(&self) -> bool {
         !matches!(self.num, Num::Uint | Num::Sint)
     }
@@ -248,41 +284,7 @@ impl Exec<'_, '_> {
                 }
             };
             if load {
-                let comp = |c: usize| -> u32 {
-                    let Some(&b) = f.bits.get(c) else {
-                        // Missing: 0, or 1 for w.
-                        return match (c == 3, f.float_like(), d16) {
-                            (false, _, _) => 0,
-                            (true, false, _) => 1,
-                            (true, true, false) => 0x3f80_0000,
-                            (true, true, true) => 0x3c00,
-                        };
-                    };
-                    // CAST: the component's bits.
-                    let r = ((elem >> offs[c]) as u32) & mask(b);
-                    let full = 1u32.checked_shl(b).map_or(u32::MAX, |v| v - 1);
-                    let x: f32 = match f.num {
-                        Num::Uint => return if d16 { r & 0xffff } else { r },
-                        Num::Sint => return if d16 { r & 0xffff } else { sext(r, b) as u32 },
-                        // CAST: the normalizations the format tables give.
-                        Num::Unorm => (f64::from(r) / f64::from(full)) as f32,
-                        Num::Snorm => {
-                            (f64::from(sext(r, b)) / f64::from(full >> 1)).max(-1.0) as f32
-                        }
-                        Num::Uscaled => r as f32,
-                        Num::Sscaled => sext(r, b) as f32,
-                        Num::Float => match b {
-                            32 => f32v(r),
-                            16 => f16_to_f32(r),
-                            _ => ufloat_to_f32(r, b - 5),
-                        },
-                    };
-                    if d16 {
-                        f32_to_f16(x, false)
-                    } else {
-                        x.to_bits()
-                    }
-                };
+                let comp = |c: usize| f.load(elem, c, d16);
                 // DST_SEL (word 3 bits 0..12): 0 and 1 constants, 4..7 components x..w.
                 let vals: Vec<u32> = (0..4)
                     .map(|c| match (word3 >> (3 * c)) & 7 {

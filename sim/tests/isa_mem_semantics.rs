@@ -357,3 +357,39 @@ fn lds_dma_loads_write_lds_at_m0_plus_lane_and_store_lds_dword_writes_memory() {
         "buffer_store_lds_dword"
     );
 }
+
+// gfx1100 source (gfx90a: ds_write2_b32/ds_read2_b32, 64-bit exec, m0 set):
+//   s_mov_b32 exec_lo, 1
+//   v_mov_b32 v1, 0x105
+//   v_mov_b32 v2, 0x11111111
+//   v_mov_b32 v3, 0x22222222
+//   v_mov_b32 v10, 0x100
+//   ds_store_2addr_b32 v10, v2, v3 offset0:2 offset1:3
+//   v_mov_b32 v4, 0x80000005
+//   v_mov_b32 v5, 7
+//   ds_condxchg32_rtn_b64 v[6:7], v1, v[4:5] offset:4
+//   ds_load_2addr_b32 v[8:9], v10 offset0:2 offset1:3
+//   v_mov_b32 v0, 0
+//   global_store_b128 v0, v[6:9], s[0:1]
+//   s_endpgm
+const CONDXCHG_GFX1100: &[u32] = &[
+    0xBEFE0081, 0x7E0202FF, 0x00000105, 0x7E0402FF, 0x11111111, 0x7E0602FF, 0x22222222, 0x7E1402FF,
+    0x00000100, 0xD8380302, 0x0003020A, 0x7E0802FF, 0x80000005, 0x7E0A0287, 0xD9F80004, 0x06000401,
+    0xD8DC0302, 0x0800000A, 0x7E000280, 0xDC760000, 0x00000600, 0xBFB00000,
+];
+const CONDXCHG_GFX90A: &[u32] = &[
+    0xBEFE0181, 0xBEFC00C1, 0x7E0202FF, 0x00000105, 0x7E0402FF, 0x11111111, 0x7E0602FF, 0x22222222,
+    0x7E1402FF, 0x00000100, 0xD81C0302, 0x0003020A, 0x7E0802FF, 0x80000005, 0x7E0A0287, 0xD8FC0004,
+    0x06000401, 0xD86E0302, 0x0800000A, 0x7E000280, 0xDC7C8000, 0x00000600, 0xBF810000,
+];
+
+#[test]
+fn ds_condxchg32_writes_the_dwords_whose_data_bit_31_is_set() {
+    // CDNA3 ISA DS_CONDXCHG32_RTN_B64: ADDR0 = (ADDR + offset) & 0xfff8 (0x105 + 4 -> 0x108),
+    // ADDR1 = ADDR0 + 4; both old dwords return; a dword is written (bit 31 cleared) only when
+    // its data's bit 31 is set.
+    for (isa, code) in [(Isa::Gfx11, CONDXCHG_GFX1100), (Isa::Gfx9, CONDXCHG_GFX90A)] {
+        let got = run_prog(isa, code, 4);
+        assert_eq!(got, [0x1111_1111, 0x2222_2222, 5, 0x2222_2222], "{isa:?}");
+    }
+}

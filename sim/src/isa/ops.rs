@@ -358,6 +358,8 @@ ops! {
     // (M0 + offset, by the number of active lanes).
     DsStoreAddtidB32 = "ds_store_addtid_b32", DsLoadAddtidB32 = "ds_load_addtid_b32",
     DsAppend = "ds_append", DsConsume = "ds_consume",
+    // Two conditional 32-bit exchanges at an 8-byte aligned address.
+    DsCondxchg32RtnB64 = "ds_condxchg32_rtn_b64",
     // More SOP1: the remaining EXEC-saving logic and the EXEC-writing forms, 64-bit bit
     // operations, quad masks and whole-quad mode masks, bit replication.
     SNandSaveexecB32 = "s_nand_saveexec_b32", SNandSaveexecB64 = "s_nand_saveexec_b64",

@@ -37,7 +37,7 @@ impl Exec<'_, '_> {
         }
         if matches!(
             i.op,
-            DsStoreAddtidB32 | DsLoadAddtidB32 | DsAppend | DsConsume
+            DsStoreAddtidB32 | DsLoadAddtidB32 | DsAppend | DsConsume | DsCondxchg32RtnB64
         ) {
             return self.ds_m0(i);
         }
@@ -496,11 +496,17 @@ impl Exec<'_, '_> {
     /// - DS_STORE/LOAD_ADDTID_B32: MEM[M0 + OFFSET + laneID * 4] = DATA0 / VDST = MEM[..];
     /// - DS_APPEND/DS_CONSUME: the dword at M0 + OFFSET grows/shrinks by the number of
     ///   active lanes; every active lane gets its value before (the wave's base slot; a lane
-    ///   adds its mbcnt).
+    ///   adds its mbcnt). The CDNA ISA text names M0's base for GDS only; LLVM's selection
+    ///   of LDS ds_append/ds_consume puts the LDS pointer in M0, which is what is modelled.
+    ///
+    /// M0 counts with its low 16 bits (the ADDTID pseudo code's M0[15:0]).
     fn ds_m0(&mut self, i: &Inst) -> Result<(), IsaError> {
+        if i.op == Op::DsCondxchg32RtnB64 {
+            return self.ds_condxchg(i);
+        }
         let m0 = if self.l.isa == Isa::Gfx9 { 124 } else { 125 };
         // CAST: the non-negative 16-bit offset.
-        let base = u64::from(self.s32(m0, 0)?) + i.imm as u64;
+        let base = u64::from(self.s32(m0, 0)? & 0xffff) + i.imm as u64;
         let n = self.w.lanes;
         let exec = self.w.exec();
         let word = |x: &Self, a: u64| -> Result<(core::ops::Range<usize>, u32), IsaError> {
@@ -549,6 +555,43 @@ impl Exec<'_, '_> {
                         self.lds[r].copy_from_slice(&self.w.v[d + l].to_le_bytes());
                     }
                 }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Exec<'_, '_> {
+    /// DS_CONDXCHG32_RTN_B64 (CDNA3/RDNA3 ISA pseudo code): ADDR0 = (ADDR + offset) & 0xfff8,
+    /// ADDR1 = ADDR0 + 4; each dword returns its old value and, when its data dword's bit 31
+    /// is set, takes that data's low 31 bits (bit 31 cleared).
+    fn ds_condxchg(&mut self, i: &Inst) -> Result<(), IsaError> {
+        let n = self.w.lanes;
+        let mut addr = [0u32; MAX_LANES];
+        self.lanes32(i, 0, Width::B32, &mut addr)?;
+        let (data, dst) = (self.vreg(i.src[1], 2)?, self.vreg(i.dst, 2)?);
+        let len = self.w.v.len();
+        if len < data + 2 * n || len < dst + 2 * n {
+            return Err(self.range_err());
+        }
+        let mut m = self.w.exec();
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            // CAST: the non-negative 16-bit offset.
+            let a0 = u64::from(addr[l].wrapping_add(i.imm as u32) & 0xfff8);
+            let mut old = [0u32; 2];
+            for (k, o) in old.iter_mut().enumerate() {
+                let r = self.lds_range(a0 + 4 * k as u64, 4)?;
+                let b = &mut self.lds[r];
+                *o = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                let d = self.w.v[data + k * n + l];
+                if d >> 31 == 1 {
+                    b.copy_from_slice(&(d & 0x7fff_ffff).to_le_bytes());
+                }
+            }
+            for (k, &o) in old.iter().enumerate() {
+                self.w.v[dst + k * n + l] = o;
             }
         }
         Ok(())

@@ -393,3 +393,36 @@ fn ds_condxchg32_writes_the_dwords_whose_data_bit_31_is_set() {
         assert_eq!(got, [0x1111_1111, 0x2222_2222, 5, 0x2222_2222], "{isa:?}");
     }
 }
+
+// gfx90a:
+//   s_mov_b32 s4, 1
+//   s_mov_b32 s10, 0xabcd1234
+//   s_mov_b32 s11, 0x5678
+//   s_scratch_store_dwordx2 s[10:11], s[2:3], s4
+//   s_waitcnt lgkmcnt(0)
+//   s_scratch_load_dword s12, s[2:3], 0x44
+//   s_scratch_load_dwordx2 s[14:15], s[2:3], s4
+//   s_waitcnt lgkmcnt(0)
+//   v_mov_b32 v0, 0
+//   v_mov_b32 v2, s12
+//   v_mov_b32 v3, s14
+//   v_mov_b32 v4, s15
+//   v_mov_b32 v5, 0
+//   global_store_dwordx4 v0, v[2:5], s[0:1]
+//   s_endpgm
+const SCALAR_SCRATCH_GFX90A: &[u32] = &[
+    0xBE840081, 0xBE8A00FF, 0xABCD1234, 0xBE8B00FF, 0x00005678, 0xC0580281, 0x00000004, 0xBF8CC07F,
+    0xC0160301, 0x00000044, 0xC0180381, 0x00000004, 0xBF8CC07F, 0x7E000280, 0x7E04020C, 0x7E06020E,
+    0x7E08020F, 0x7E0A0280, 0xDC7C8000, 0x00000200, 0xBF810000,
+];
+
+#[test]
+fn gfx9_scalar_scratch_counts_the_sgpr_offset_in_64_byte_units() {
+    // CDNA3 ISA S_SCRATCH_LOAD/STORE_DWORD*: addr = SBASE + SGPR offset * 64 (the SGPR holds
+    // an unsigned 64-byte offset, as other scratch operations) or + the signed byte
+    // immediate. s4 = 1: the pair goes to SBASE + 64; the immediate 0x44 reads its second
+    // dword.
+    let (got, stored) = run_data(Isa::Gfx9, SCALAR_SCRATCH_GFX90A, &[0; 32], 3);
+    assert_eq!(got, [0x5678, 0xabcd_1234, 0x5678]);
+    assert_eq!(stored[..2], [0xabcd_1234, 0x5678]);
+}

@@ -470,6 +470,10 @@ impl Printer<'_> {
                 let buf = if i.op == SBufferAtomic { "buffer_" } else { "" };
                 let _ = write!(s, "s_{buf}atomic_{what}{}", if x2 { "_x2" } else { "" });
             }
+            // gfx9's scalar scratch accesses (`sub` bit 6).
+            op if i.sub & 0x40 != 0 => {
+                let _ = write!(s, "s_scratch_{}", self.name(op).trim_start_matches("s_"));
+            }
             op => s.push_str(self.name(op)),
         }
         let (dn, bn) = match i.op {

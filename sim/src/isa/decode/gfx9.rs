@@ -287,7 +287,8 @@ fn smem(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     let opc = bits(w, 18, 8);
     let op = table! {opc, return Err(undec(w, "SMEM", opc));
         0 => SLoadB32, 1 => SLoadB64, 2 => SLoadB128, 3 => SLoadB256, 4 => SLoadB512,
-        8 => SBufferLoadB32, 9 => SBufferLoadB64, 10 => SBufferLoadB128, 11 => SBufferLoadB256,
+        5 => SLoadB32, 6 => SLoadB64, 7 => SLoadB128, 21 => SStoreB32, 22 => SStoreB64,
+        23 => SStoreB128, 8 => SBufferLoadB32, 9 => SBufferLoadB64, 10 => SBufferLoadB128, 11 => SBufferLoadB256,
         12 => SBufferLoadB512, 16 => SStoreB32, 17 => SStoreB64, 18 => SStoreB128,
         24 => SBufferStoreB32, 25 => SBufferStoreB64, 26 => SBufferStoreB128,
         32 => SDcacheInv, 33 => SDcacheWb, 34 => SDcacheInvVol, 35 => SDcacheWbVol,
@@ -313,6 +314,10 @@ fn smem(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     i.imm = if imm { ((w1 << 11) as i32) >> 11 } else { 0 };
     i.src = [b16(w, 0, 6) * 2, soff, NONE];
     i.flags = u8::from(bits(w, 16, 1) == 1);
+    // s_scratch_load/store_dword*: `sub` bit 6 (the SGPR offset counts 64-byte units).
+    if matches!(opc, 5..=7 | 21..=23) {
+        i.sub = 0x40;
+    }
     match op {
         SDcacheInv | SDcacheWb | SDcacheInvVol | SDcacheWbVol => {
             i.dst = NONE;

@@ -24,6 +24,7 @@ pub mod decode;
 pub mod disasm;
 pub(crate) mod exec;
 pub(crate) mod launch;
+pub mod mai;
 pub mod model;
 pub mod ops;
 

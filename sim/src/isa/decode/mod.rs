@@ -494,11 +494,7 @@ pub(super) fn vop3p(w: u32, w1: u32, table: fn(u32) -> Option<Op>) -> Result<Ins
         op,
         Op::VPkFmaF16
             | Op::VPkFmaF32
-            | Op::VWmmaF32F16
-            | Op::VWmmaF32Bf16
-            | Op::VWmmaF16F16
-            | Op::VWmmaF32F16Gfx12
-            | Op::VWmmaF32Bf16Gfx12
+            | Op::VWmma
             | Op::VPkMadI16
             | Op::VPkMadU16
             | Op::VFmaMixF32
@@ -517,6 +513,110 @@ pub(super) fn vop3p(w: u32, w1: u32, table: fn(u32) -> Option<Op>) -> Result<Ins
     // CAST: as above.
     i.mods = (neg_lo | (neg_hi << 4)) as u8;
     Ok(i)
+}
+
+/// gfx11/gfx12 WMMA and SWMMAC (VOP3P opcodes 0x40..): the VOP3P fields, with the
+/// instruction's [`crate::isa::mai::TABLE`] row in `imm`.
+pub(super) fn wmma(isa: Isa, w: u32, w1: u32) -> Result<Inst, Undecodable> {
+    let opc = bits(w, 16, 7);
+    let row = crate::isa::mai::find(isa, opc).ok_or_else(|| undec(w, "VOP3P (WMMA)", opc))?;
+    let mut i = vop3p(w, w1, |_| Some(Op::VWmma))?;
+    // CAST: the table has fewer than 256 rows.
+    i.imm = row as i32;
+    Ok(i)
+}
+
+/// A typed buffer opcode (MUBUF 0..=15, 38, 39 on every family; MTBUF 0..=15): the
+/// operation and its `omod` (component count - 1, d16 in bit 2, d16_hi in bit 3).
+pub(super) fn format_op(opc: u32) -> Option<(Op, u8)> {
+    // CAST: opc < 16 below.
+    let n = (opc & 3) as u8;
+    Some(match opc {
+        0..=3 => (Op::MLoadFormat, n),
+        4..=7 => (Op::MStoreFormat, n),
+        8..=11 => (Op::MLoadFormat, n | 4),
+        12..=15 => (Op::MStoreFormat, n | 4),
+        38 => (Op::MLoadFormat, 4 | 8),
+        39 => (Op::MStoreFormat, 4 | 8),
+        _ => return None,
+    })
+}
+
+/// gfx10+'s unified buffer formats by number (LLVM's UfmtSymbolicGFX11 less the
+/// `BUF_FMT_` prefix; the RDNA3/RDNA4 ISA guides' buffer format tables): data format and
+/// numeric format of each.
+pub const UFMT_NAMES: [&str; 64] = [
+    "INVALID",
+    "8_UNORM",
+    "8_SNORM",
+    "8_USCALED",
+    "8_SSCALED",
+    "8_UINT",
+    "8_SINT",
+    "16_UNORM",
+    "16_SNORM",
+    "16_USCALED",
+    "16_SSCALED",
+    "16_UINT",
+    "16_SINT",
+    "16_FLOAT",
+    "8_8_UNORM",
+    "8_8_SNORM",
+    "8_8_USCALED",
+    "8_8_SSCALED",
+    "8_8_UINT",
+    "8_8_SINT",
+    "32_UINT",
+    "32_SINT",
+    "32_FLOAT",
+    "16_16_UNORM",
+    "16_16_SNORM",
+    "16_16_USCALED",
+    "16_16_SSCALED",
+    "16_16_UINT",
+    "16_16_SINT",
+    "16_16_FLOAT",
+    "10_11_11_FLOAT",
+    "11_11_10_FLOAT",
+    "10_10_10_2_UNORM",
+    "10_10_10_2_SNORM",
+    "10_10_10_2_UINT",
+    "10_10_10_2_SINT",
+    "2_10_10_10_UNORM",
+    "2_10_10_10_SNORM",
+    "2_10_10_10_USCALED",
+    "2_10_10_10_SSCALED",
+    "2_10_10_10_UINT",
+    "2_10_10_10_SINT",
+    "8_8_8_8_UNORM",
+    "8_8_8_8_SNORM",
+    "8_8_8_8_USCALED",
+    "8_8_8_8_SSCALED",
+    "8_8_8_8_UINT",
+    "8_8_8_8_SINT",
+    "32_32_UINT",
+    "32_32_SINT",
+    "32_32_FLOAT",
+    "16_16_16_16_UNORM",
+    "16_16_16_16_SNORM",
+    "16_16_16_16_USCALED",
+    "16_16_16_16_SSCALED",
+    "16_16_16_16_UINT",
+    "16_16_16_16_SINT",
+    "16_16_16_16_FLOAT",
+    "32_32_32_UINT",
+    "32_32_32_SINT",
+    "32_32_32_FLOAT",
+    "32_32_32_32_UINT",
+    "32_32_32_32_SINT",
+    "32_32_32_32_FLOAT",
+];
+
+/// Registers of a typed buffer access's data: one per component, or one per two with d16.
+#[must_use]
+pub fn format_regs(omod: u8) -> u16 {
+    let n = u16::from(omod & 3) + 1;
+    if omod & 4 != 0 { n.div_ceil(2) } else { n }
 }
 
 /// The VOP3P opcodes gfx9 and gfx11 share (0..=18, the f16/f32 mixed fma 32..=34).

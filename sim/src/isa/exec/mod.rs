@@ -12,6 +12,7 @@ use crate::vm::Access;
 
 mod control;
 mod dpp;
+mod format;
 mod init;
 mod lds;
 mod mask;

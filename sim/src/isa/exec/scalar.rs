@@ -762,6 +762,18 @@ impl Exec<'_, '_> {
         } else {
             0
         };
+        // gfx9 S_SCRATCH_LOAD/STORE (`sub` bit 6): CDNA3 ISA, "if the offset is specified as
+        // an SGPR, the SGPR contains an UNSIGNED 64-byte offset, consistent with other scratch
+        // operations"; the immediate stays a signed byte offset from SBASE (the wave's
+        // scratch base, e.g. FLAT_SCRATCH).
+        let soff = if i.enc == Enc::Smem
+            && i.sub & 0x40 != 0
+            && !matches!(i.op, SAtomic | SBufferAtomic)
+        {
+            soff.wrapping_mul(64)
+        } else {
+            soff
+        };
         // CAST: sign-extended offset.
         let off = (i.imm as i64 as u64).wrapping_add(soff);
         let va = if buffer {

@@ -158,6 +158,11 @@ impl Device {
         let Some(dst) = out.get_mut(off..end) else {
             return Err(Error::Protocol("copy_out chunk".into()));
         };
+        let b = if seeded!(CopyOutReadsOtherStaging) {
+            b ^ 1
+        } else {
+            b
+        };
         let Some(bo) = st.bufs.get(b) else {
             return Err(Error::Protocol("staging buffer index".into()));
         };

@@ -49,6 +49,10 @@ pub enum Bug {
     /// Launch: the kernarg arena hands out its start for every launch, as if every earlier
     /// launch had completed (an arena region reused early).
     KernargsReusedEarly,
+    /// Copy out: a chunk is read back from the other staging buffer than the one its copy
+    /// wrote (the two staging pointers swapped), which the next chunk's copy, pipelined ahead
+    /// of the read back, is still writing.
+    CopyOutReadsOtherStaging,
 }
 
 std::thread_local! {

@@ -484,27 +484,38 @@ fn a_fault_prints_one_clean_error() {
     assert!(o.stdout.is_empty());
     let err = stderr(&o);
     let lines: Vec<&str> = err.lines().collect();
-    // The simulator note, the error (3 lines), next.
-    assert_eq!(lines.len(), 5, "{err}");
+    // The simulator note, the error (4 lines), next.
+    assert_eq!(lines.len(), 6, "{err}");
     assert!(lines[0].contains("running on a simulated gfx1100"), "{err}");
     assert!(
         lines[1]
             .starts_with("hcq run: kernel global_id faulted on gfx1100: GPU VM fault: write at 0x"),
         "{err}"
     );
-    assert!(lines[1].ends_with(": no GPU mapping"), "{err}");
+    // The cause names the buffer the store ran past, and the argument it is.
     assert!(
-        lines[2].starts_with("  KFD reported: memory fault at 0x")
-            && lines[2].contains("page not present"),
-        "{err}"
-    );
-    assert!(lines[3].starts_with("  queue state: signal at "), "{err}");
-    assert!(
-        lines[3].contains("rptr") && !lines[3].contains("fault"),
+        lines[1].contains(": no GPU mapping (0 bytes past the end of the 4096-byte buffer at 0x")
+            && lines[1].ends_with(" (arg 0))"),
         "{err}"
     );
     assert!(
-        lines[4].starts_with("next: an access outside the kernel's buffers"),
+        lines[2].starts_with("  instruction: global_store_b32 ")
+            && lines[2].contains(" at kernel offset 0x")
+            && lines[2].contains(", wave "),
+        "{err}"
+    );
+    assert!(
+        lines[3].starts_with("  KFD reported: memory fault at 0x")
+            && lines[3].contains("page not present"),
+        "{err}"
+    );
+    assert!(lines[4].starts_with("  queue state: signal at "), "{err}");
+    assert!(
+        lines[4].contains("rptr") && !lines[4].contains("fault"),
+        "{err}"
+    );
+    assert!(
+        lines[5].starts_with("next: an access outside the kernel's buffers"),
         "{err}"
     );
     assert!(

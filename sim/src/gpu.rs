@@ -498,6 +498,84 @@ impl SimKfd {
         r.push((gpu_id, text.to_owned()));
     }
 
+    /// What GPU VA `va` is on `gpu_id`, for a page fault's message (`None` for an unknown
+    /// GPU): the buffer there (a USERPTR buffer the process unmapped, or one mapped without
+    /// write permission), a live buffer there that is not mapped to this GPU, a buffer that
+    /// was there (unmapped from this GPU, or freed: a use after free), or else the nearest
+    /// buffer of this GPU within 16 MiB (so many bytes past its end or before its start).
+    #[must_use]
+    pub fn describe_va(&self, gpu_id: u32, va: u64) -> Option<String> {
+        const NEAR: u64 = 16 << 20;
+        let buf = |a: u64, e: u64| format!("the {}-byte buffer at {a:#x}..{e:#x}", e - a);
+        let st = self.lock();
+        let g = st.gpu_by_id(gpu_id)?;
+        if let Some((start, e)) = st.lookup(g, va) {
+            let bo = st.bos.get(&e.handle)?;
+            let what = buf(start, e.end);
+            return Some(match bo.backing {
+                Backing::UserInvalidated => format!(
+                    "in {what}, a USERPTR buffer whose host pages the process unmapped: the MMU notifier invalidated it"
+                ),
+                _ if bo.flags & KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE == 0 => {
+                    format!("in {what}, allocated without KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE")
+                }
+                _ => format!("byte {:#x} of {what}", va - start),
+            });
+        }
+        if let Some(bo) = st
+            .bos
+            .values()
+            .find(|b| b.va <= va && va < b.va.saturating_add(b.size))
+        {
+            let owner = st.gpus.get(bo.gpu).map_or(0, |o| o.gpu_id);
+            return Some(format!(
+                "byte {:#x} of {} (allocated on GPU {owner:#x}), which is not mapped to this GPU: MAP_MEMORY_TO_GPU it here first",
+                va - bo.va,
+                buf(bo.va, bo.va.saturating_add(bo.size))
+            ));
+        }
+        if let Some(r) = st
+            .retired
+            .iter()
+            .rev()
+            .find(|r| r.gpu == g && r.va <= va && va < r.end)
+        {
+            let how = if r.freed {
+                "unmapped from this GPU and freed since: a use after free"
+            } else {
+                "unmapped from this GPU since: a use after unmap"
+            };
+            return Some(format!(
+                "byte {:#x} of {}, {how}",
+                va - r.va,
+                buf(r.va, r.end)
+            ));
+        }
+        let table = &st.gpus.get(g)?.page_table;
+        let past = table
+            .range(..=va)
+            .next_back()
+            .map(|(&a, e)| (va - e.end, a, e.end))
+            .filter(|p| p.0 < NEAR);
+        let before = table
+            .range(va..)
+            .next()
+            .map(|(&a, e)| (a - va, a, e.end))
+            .filter(|b| b.0 < NEAR);
+        Some(match (past, before) {
+            (Some(p), Some(b)) if b.0 < p.0 => {
+                format!("{} bytes before the start of {}", b.0, buf(b.1, b.2))
+            }
+            (Some(p), _) => format!("{} bytes past the end of {}", p.0, buf(p.1, p.2)),
+            (None, Some(b)) => format!("{} bytes before the start of {}", b.0, buf(b.1, b.2)),
+            (None, None) if va < NEAR => {
+                "no buffer within 16 MiB; an address this small is a null pointer plus an offset"
+                    .to_owned()
+            }
+            (None, None) => "no buffer of this GPU within 16 MiB of it".to_owned(),
+        })
+    }
+
     /// The fault reasons recorded for `gpu_id`, oldest first.
     #[must_use]
     pub fn fault_reasons_of(&self, gpu_id: u32) -> Vec<String> {

@@ -219,7 +219,7 @@ impl SharedMem {
         for &(ri, start) in self.guard_regions().iter() {
             if hostguard::images_ready(ri) {
                 for (page, data) in hostguard::take_images(ri, start) {
-                    v.preimage(self, page, data.as_deref().map(|b| &b[..]));
+                    v.preimage(page, data.as_deref().map(|b| &b[..]));
                 }
             }
         }

@@ -222,7 +222,28 @@ pub(crate) struct State {
     pub steps: u64,
     /// Why queues faulted, oldest first (gpu_id, text): at most [`FAULT_REASONS_KEPT`].
     pub fault_reasons: Vec<(u32, String)>,
+    /// Buffers taken off a GPU's page table (unmapped, then maybe freed), oldest first: what a
+    /// later page fault at their addresses names. At most [`RETIRED_KEPT`].
+    pub retired: std::collections::VecDeque<Retired>,
 }
+
+/// A buffer's mapping that left a GPU's page table ([`State::retired`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Retired {
+    /// The GPU (index) it was mapped on.
+    pub gpu: usize,
+    /// Its GPU VA range.
+    pub va: u64,
+    /// End of the range (exclusive).
+    pub end: u64,
+    /// Its handle.
+    pub handle: u64,
+    /// FREE_MEMORY_OF_GPU released it after the unmap.
+    pub freed: bool,
+}
+
+/// How many unmapped buffers [`State::retired`] remembers.
+pub(crate) const RETIRED_KEPT: usize = 256;
 
 /// How many fault reasons [`State::fault_reasons`] keeps.
 pub(crate) const FAULT_REASONS_KEPT: usize = 8;

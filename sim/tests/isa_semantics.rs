@@ -184,7 +184,7 @@ fn unsupported_instructions_name_where_they_are() {
     let e = r.unwrap_err().to_string();
     assert!(
         e.starts_with(
-            "gfx11: unsupported instruction word 0xbf820000 (SOPP 2) at kernel offset 0x8"
+            "gfx11: unsupported instruction word 0xbf860000 (SOPP 6) at kernel offset 0x8"
         ),
         "{e}"
     );
@@ -221,7 +221,13 @@ fn fetch_outside_memory_is_a_vm_fault() {
     l.pgm = 0x9000_0000;
     let (r, _) = exec(CARRY, &l);
     match r {
-        Err(IsaError::Vm(v)) => assert_eq!(v.va, 0x9000_0000),
+        Err(IsaError::VmAt(v, at)) => {
+            assert_eq!(v.va, 0x9000_0000);
+            assert!(
+                at.starts_with("at kernel offset 0x0 (program address 0x90000000), wave 0 of"),
+                "{at}"
+            );
+        }
         other => panic!("{other:?}"),
     }
 }

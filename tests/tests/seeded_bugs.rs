@@ -442,6 +442,40 @@ fn copy_out_reads_before_its_copy_completed(mode: SimMode) {
     );
 }
 
+/// Copy out, bug: the staging pointers are swapped, so each chunk is read back from the other
+/// staging buffer. With 4 KiB staging buffers a 12 KiB copy_out queues chunk i+1's copy before
+/// it reads chunk i back: the host's read of the other staging buffer races that copy, and the
+/// verdict names the read, the copy that writes the bytes and the value that orders them.
+fn copy_out_reads_the_other_staging_buffer(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let opts = DeviceOptions {
+        staging_size: 4096,
+        ..DeviceOptions::default()
+    };
+    let dev = Device::open_with(&r.kfd, 0, opts).unwrap();
+    let buf = dev.alloc(3 * 4096, BufferKind::Vram).unwrap();
+    dev.copy_in(&buf, &[5; 3 * 4096]).unwrap();
+    dev.synchronize().unwrap();
+    // Chunks 0, 1, 2 complete at +1, +2, +3. The wait before chunk 0's read back runs the
+    // queued copies through chunk 1's, so the first read that races is chunk 1's: from
+    // staging 0, which chunk 2's copy (+3, queued just before) writes.
+    let third = dev.last_value().get() + 3;
+    let _bug = arm(Bug::CopyOutReadsOtherStaging);
+    let mut got = vec![0u8; 3 * 4096];
+    let res = dev
+        .copy_out(&buf, &mut got)
+        .and_then(|()| dev.synchronize());
+    let (rep, text) = fault_of(res);
+    assert!(
+        text.contains("host race: the CPU read 0x")
+            && text.contains("(byte 0x0 of the buffer at 0x")
+            && text.contains("while SDMA COPY_LINEAR (SDMA queue 1 of GPU")
+            && text.contains("which writes bytes")
+            && text.contains(&ordering(&rep, third)),
+        "{text}"
+    );
+}
+
 /// Copy in, bug: a staging buffer is rewritten without waiting for the copy that last read
 /// it. With 4 KiB staging buffers a 12 KiB copy_in uses staging 0 twice: the host's write of
 /// the third chunk lands in it while the first chunk's copy, which reads it, is still queued.
@@ -512,6 +546,10 @@ mod host_races {
     #[test]
     fn copy_in_reuses_staging_before_its_copy_completed() {
         super::copy_in_reuses_staging_before_its_copy_completed(super::SimMode::Deterministic);
+    }
+    #[test]
+    fn copy_out_reads_the_other_staging_buffer() {
+        super::copy_out_reads_the_other_staging_buffer(super::SimMode::Deterministic);
     }
     #[test]
     fn kernargs_reused_before_the_launch_completed() {

@@ -910,7 +910,14 @@ fn execute(o: &Opts) -> Result<serde_json::Value, String> {
     // size are the user's responsibility as with any GPU program, and on a GPU they fault
     // the queue (reported as an error), not the host.
     let t = unsafe { builder.launch_wait() }.map_err(|e| {
-        super::fault::describe(&e, &o.kernel, &target, &data).unwrap_or_else(|| e.to_string())
+        let text =
+            super::fault::describe(&e, &o.kernel, &target, &data).unwrap_or_else(|| e.to_string());
+        let vas: Vec<(usize, u64)> = bufs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| b.as_ref().map(|b| (i, b.va().get())))
+            .collect();
+        name_buffers(&text, &vas)
     })?;
     let mut buffers = Vec::new();
     for (i, (a, b)) in args.iter().zip(&bufs).enumerate() {
@@ -997,6 +1004,24 @@ fn to_text(r: &serde_json::Value, print: Print) -> String {
     s
 }
 
+/// `text` with each `buffer at 0xVA..0xEND` the simulator names followed by the argument
+/// the buffer was made for (`(arg I)`), for the buffers `(I, VA)` of this launch.
+fn name_buffers(text: &str, vas: &[(usize, u64)]) -> String {
+    let mut s = text.to_owned();
+    for &(i, va) in vas {
+        let needle = format!("buffer at {va:#x}..");
+        let Some(at) = s.find(&needle) else {
+            continue;
+        };
+        let from = at + needle.len();
+        let end = s[from..]
+            .find(|c: char| !(c.is_ascii_hexdigit() || c == 'x'))
+            .map_or(s.len(), |n| from + n);
+        s.insert_str(end, &format!(" (arg {i})"));
+    }
+    s
+}
+
 /// Its help text.
 pub const HELP: &str = USAGE;
 
@@ -1006,7 +1031,11 @@ pub fn main(args: &[String]) -> Result<(), CliError> {
         return emit(USAGE).map_err(CliError::from);
     };
     let r = execute(&o).map_err(|e| {
-        let next = if e.contains("\n  instruction: ") {
+        let next = if e.contains(": GPU VM fault: ") {
+            "an access outside the kernel's buffers: check each buf:/out: size against what the \
+             grid (--groups x --block) touches; `llvm-objdump-19 -d FILE` shows the code around \
+             the faulting instruction's kernel offset; HCQ_LOG=debug the driver's log"
+        } else if e.contains("\n  instruction: ") {
             "the instruction above faulted: `llvm-objdump-19 -d FILE` shows the code around its \
              kernel offset; `hcq inspect FILE` the kernel's arguments; HCQ_LOG=debug the driver's log"
         } else if e.starts_with(&format!("kernel {} faulted", o.kernel)) {
@@ -1032,6 +1061,22 @@ mod tests {
 
     fn s(v: &[&str]) -> Vec<String> {
         v.iter().map(|x| (*x).to_owned()).collect()
+    }
+
+    #[test]
+    fn fault_text_names_the_argument_of_each_buffer() {
+        let t = "GPU VM fault: write at 0x2000: no GPU mapping (0 bytes past the end of the \
+                 4096-byte buffer at 0x1000..0x2000) at kernel offset 0x68";
+        assert_eq!(
+            name_buffers(t, &[(2, 0x5000), (0, 0x1000)]),
+            "GPU VM fault: write at 0x2000: no GPU mapping (0 bytes past the end of the \
+             4096-byte buffer at 0x1000..0x2000 (arg 0)) at kernel offset 0x68"
+        );
+        assert_eq!(
+            name_buffers(t, &[(1, 0x10)]),
+            t,
+            "0x10 is not a buffer named there"
+        );
     }
 
     #[test]

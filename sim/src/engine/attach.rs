@@ -217,6 +217,10 @@ impl GpuBus for KfdBus {
         }
     }
 
+    fn describe_va(&self, va: u64) -> Option<String> {
+        self.sim.upgrade()?.describe_va(self.gpu_id, va)
+    }
+
     fn gpu_shape(&self) -> Option<GpuShape> {
         self.shape
     }

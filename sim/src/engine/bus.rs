@@ -115,6 +115,14 @@ pub trait GpuBus: Send + Sync {
         let _ = text;
     }
 
+    /// What GPU VA `va` is, for a page fault's message: the buffer it runs past or falls
+    /// before, a buffer there that was freed or is not mapped to this GPU. Real hardware
+    /// cannot say; the default (and any bus that keeps no buffer table) says nothing.
+    fn describe_va(&self, va: u64) -> Option<String> {
+        let _ = va;
+        None
+    }
+
     /// An HDP flush: CPU writes into this GPU's VRAM so far become visible to its engines
     /// (buses without an HDP model: nothing to do).
     fn hdp_flush(&self) {}

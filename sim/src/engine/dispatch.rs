@@ -226,6 +226,7 @@ fn machine(
             Ok(Exec::Done)
         }
         Err(IsaError::Vm(v)) => Err(Cause::Vm(v)),
+        Err(IsaError::VmAt(v, at)) => Err(Cause::VmAt(v, at)),
         Err(IsaError::Fault(m)) => hw(m),
     }
 }

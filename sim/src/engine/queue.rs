@@ -165,8 +165,17 @@ impl Queue {
 
     /// Stops the queue and raises the exception event.
     pub(crate) fn fault(&mut self, seq: &mut u64, site: Site, cause: Cause) {
+        // A page fault names what the address is near or was (a buffer it runs past, one
+        // freed or not mapped to this GPU), then the kernel instruction's place.
+        let near = |v: &crate::vm::VmFault| {
+            self.bus
+                .describe_va(v.va)
+                .map(|d| format!(" ({d})"))
+                .unwrap_or_default()
+        };
         let mut message = match &cause {
-            Cause::Vm(v) => v.to_string(),
+            Cause::Vm(v) => format!("{v}{}", near(v)),
+            Cause::VmAt(v, at) => format!("{v}{} {at}", near(v)),
             Cause::Hw(m) => m.clone(),
         };
         if message.starts_with("host race:") {
@@ -186,7 +195,7 @@ impl Queue {
         // The reason first, so a host that sees the exception can already ask why.
         self.bus.fault_reason(&text);
         let kind = match cause {
-            Cause::Vm(v) => {
+            Cause::Vm(v) | Cause::VmAt(v, _) => {
                 self.bus.memory_exception(&v.memory_exception(self.gpu_id));
                 QueueFaultKind::Vm(v)
             }

@@ -199,6 +199,9 @@ pub(crate) const UCONFIG_REGS: usize = 0x4000;
 pub(crate) enum Cause {
     /// A GPU memory access faulted.
     Vm(VmFault),
+    /// A kernel's memory access faulted: the fault and the instruction's place (`at kernel
+    /// offset 0x.. (program address 0x..), wave W of workgroup [x, y, z]`).
+    VmAt(VmFault, String),
     /// The packet is unknown, malformed or unsupported; a kernel failed.
     Hw(String),
 }

@@ -7,7 +7,10 @@ use super::ops::Op;
 use core::fmt::Write;
 
 mod names;
-use names::{delay_alu, gfx9_name, gfx12_name, sdwa_sel, swizzle, waitcnt, waitcnt9};
+use names::{
+    delay_alu, depctr, gfx9_name, gfx12_name, gpr_idx, hwreg, imm16 as imm_text, sdwa_sel, sendmsg,
+    swizzle, version, waitcnt, waitcnt9,
+};
 
 fn is_float(op: Op) -> bool {
     let n = op.name();
@@ -207,6 +210,68 @@ pub fn disasm_for(isa: Isa, i: &Inst, wave64: bool) -> String {
     disasm_target(isa, false, i, wave64)
 }
 
+/// MTBUF's format as LLVM prints it (nothing for the default: gfx9's DFMT 1 NFMT 0, gfx10+'s
+/// BUF_FMT_8_UNORM), symbolic where LLVM has a name (AMDGPUAsmUtils' DfmtSymbolic,
+/// NfmtSymbolicVI, UfmtSymbolicGFX11).
+fn buf_format(isa: Isa, f: u8) -> String {
+    if isa == Isa::Gfx9 {
+        const DFMT: [&str; 16] = [
+            "INVALID",
+            "8",
+            "16",
+            "8_8",
+            "32",
+            "16_16",
+            "10_11_11",
+            "11_11_10",
+            "10_10_10_2",
+            "2_10_10_10",
+            "8_8_8_8",
+            "32_32",
+            "16_16_16_16",
+            "32_32_32",
+            "32_32_32_32",
+            "RESERVED_15",
+        ];
+        const NFMT: [&str; 8] = [
+            "UNORM",
+            "SNORM",
+            "USCALED",
+            "SSCALED",
+            "UINT",
+            "SINT",
+            "RESERVED_6",
+            "FLOAT",
+        ];
+        let (d, n) = (usize::from(f & 15), usize::from(f >> 4));
+        let mut parts = Vec::new();
+        if d != 1 {
+            parts.push(format!("BUF_DATA_FORMAT_{}", DFMT[d]));
+        }
+        if n != 0 {
+            parts.push(format!("BUF_NUM_FORMAT_{}", NFMT[n]));
+        }
+        return if parts.is_empty() {
+            String::new()
+        } else {
+            format!(" format:[{}]", parts.join(","))
+        };
+    }
+    match crate::isa::decode::UFMT_NAMES.get(usize::from(f)) {
+        _ if f == 1 => String::new(),
+        Some(n) => format!(" format:[BUF_FMT_{n}]"),
+        None => format!(" format:{f}"),
+    }
+}
+
+/// Registers each operand of `i` spans (the matrix table's for matrix instructions).
+fn regs_of(i: &Inst) -> (u16, [u16; 3]) {
+    match (i.op, crate::isa::mai::of(i.imm)) {
+        (Op::VMfma | Op::VWmma, Some(m)) => m.regs(),
+        _ => i.op.regs(),
+    }
+}
+
 /// As [`disasm_for`]; `gfx940` selects gfx940's cache-policy names (sc0, sc1, nt) on gfx9.
 #[must_use]
 pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
@@ -225,7 +290,9 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
         Enc::Vop3p => p.vop3p(),
         Enc::Vopd => p.vopd(),
         Enc::Ds => p.ds(),
-        Enc::Flat if matches!(i.op, Op::GlobalInv | Op::GlobalWb) => p.cache_ctl(),
+        Enc::Flat if matches!(i.op, Op::GlobalInv | Op::GlobalWb | Op::GlobalWbinv) => {
+            p.cache_ctl()
+        }
         Enc::Flat => p.flat(),
         Enc::Mubuf => p.mubuf(),
     }
@@ -254,7 +321,7 @@ impl Printer<'_> {
         Ctx {
             gfx9: self.isa == Isa::Gfx9,
             gfx12: self.isa == Isa::Gfx12,
-            dw: i.op.regs().0,
+            dw: regs_of(i).0,
             mask_n: if self.wave64 { 2 } else { 1 },
             // CAST: simm16 as the printer shows it.
             imm16: (i.imm as u32) & 0xffff,
@@ -279,7 +346,7 @@ impl Printer<'_> {
         } else {
             i.lit
         };
-        operand(i.src[k], i.op.regs().1[k], lit, is_float(i.op), self.wave64)
+        operand(i.src[k], regs_of(i).1[k], lit, is_float(i.op), self.wave64)
     }
 
     /// SOPP: the mnemonic and its immediate as LLVM formats it (waits, delays, messages, branches).
@@ -304,14 +371,29 @@ impl Printer<'_> {
             Op::SDelayAlu => {
                 let _ = write!(s, " {}", delay_alu(imm16));
             }
-            Op::SSendmsg => {
-                let m = match imm16 {
-                    3 => "sendmsg(MSG_DEALLOC_VGPRS)".to_string(),
-                    v => format!("sendmsg({v})"),
-                };
-                let _ = write!(s, " {m}");
+            Op::SSendmsg | Op::SSendmsghalt => {
+                let _ = write!(s, " {}", sendmsg(self.gfx(), imm16));
             }
-            Op::SEndpgm | Op::SBarrier | Op::SCodeEnd | Op::SIcacheInv => {}
+            Op::SWaitcntDepctr | Op::SWaitAlu => {
+                let _ = write!(s, " {}", depctr(imm16));
+            }
+            Op::SSetGprIdxMode => {
+                let _ = write!(s, " {}", gpr_idx(imm16 & 15));
+            }
+            Op::SBarrierWait | Op::SDenormMode => {
+                let _ = write!(s, " {}", imm_text(imm16));
+            }
+            Op::SEndpgm
+            | Op::SBarrier
+            | Op::SCodeEnd
+            | Op::SIcacheInv
+            | Op::SEndpgmSaved
+            | Op::SEndpgmOrderedPsDone
+            | Op::STtracedata
+            | Op::SWaitIdle
+            | Op::SWakeup
+            | Op::SSetGprIdxOff
+            | Op::SBarrierLeave => {}
             Op::SClause
             | Op::SWaitLoadcnt
             | Op::SWaitStorecnt
@@ -322,10 +404,11 @@ impl Printer<'_> {
             | Op::SWaitKmcnt
             | Op::SWaitLoadcntDscnt
             | Op::SWaitStorecntDscnt
-            | Op::SWaitAlu
-            | Op::SWaitcntDepctr
             | Op::SSetInstPrefetchDistance
-            | Op::SBarrierWait => {
+            | Op::SRoundMode
+            | Op::SWaitEvent
+            | Op::STtracedataImm
+            | Op::SSingleuseVdst => {
                 let _ = write!(s, " {imm16:#x}");
             }
             _ => {
@@ -336,18 +419,51 @@ impl Printer<'_> {
         s
     }
 
-    /// SOPK: destination and 16-bit immediate.
+    /// SOPK: destination and 16-bit immediate (hardware registers, call offsets, versions).
     fn sopk(&self) -> String {
         let (i, wave64) = (self.i, self.wave64);
-        let Ctx { imm16, .. } = self.ctx();
-        let mut s = String::new();
-        let _ = write!(
-            s,
-            "{} {}, {imm16:#x}",
-            i.op.name(),
-            operand(i.dst, 1, 0, false, wave64)
-        );
-        s
+        let Ctx { imm16, dw, .. } = self.ctx();
+        let name = self.name(i.op);
+        let reg = |code: u16, n: u16| operand(code, n, 0, false, wave64);
+        match i.op {
+            Op::SGetregB32 => format!(
+                "{name} {}, {}",
+                reg(i.dst, 1),
+                hwreg(self.gfx(), self.gfx940, imm16)
+            ),
+            Op::SSetregB32 => format!(
+                "{name} {}, {}",
+                hwreg(self.gfx(), self.gfx940, imm16),
+                reg(i.src[0], 1)
+            ),
+            // The literal prints as an inline constant would where it is one (-16..=64).
+            Op::SSetregImm32B32 => {
+                // CAST: the literal's bits as a signed number.
+                let v = i.lit as i32;
+                let lit = if (-16..=64).contains(&v) {
+                    v.to_string()
+                } else {
+                    format!("{:#x}", i.lit)
+                };
+                format!("{name} {}, {lit}", hwreg(self.gfx(), self.gfx940, imm16))
+            }
+            Op::SVersion => format!("{name} {}", version(imm16)),
+            // Branch-like offsets print as the unsigned 16-bit field.
+            Op::SCallB64 | Op::SSubvectorLoopBegin | Op::SSubvectorLoopEnd => {
+                format!("{name} {}, {imm16}", reg(i.dst, dw))
+            }
+            Op::SCbranchIFork => format!("{name} {}, {imm16}", reg(i.src[0], 2)),
+            _ => format!("{name} {}, {imm16:#x}", reg(i.dst, 1)),
+        }
+    }
+
+    /// The family number the operand printers key on (9, 11, 12).
+    fn gfx(&self) -> u32 {
+        match self.isa {
+            Isa::Gfx9 => 9,
+            Isa::Gfx11 => 11,
+            Isa::Gfx12 => 12,
+        }
     }
 
     /// SOP1/SOP2/SOPC: destination and sources (gfx12 float compares named by condition).
@@ -369,6 +485,20 @@ impl Printer<'_> {
             op => s.push_str(name(op)),
         }
         let mut ops = Vec::new();
+        match i.op {
+            Op::SSendmsgRtnB32 | Op::SSendmsgRtnB64 => {
+                // CAST: the 8-bit message field.
+                let m = sendmsg(self.gfx(), i.imm as u32);
+                let _ = write!(s, " {}, {m}", operand(i.dst, dw, 0, false, wave64));
+                return s;
+            }
+            Op::SSetGprIdxOn => {
+                // CAST: the 4-bit mode field.
+                let _ = write!(s, " {}, {}", op(0), gpr_idx(i.imm as u32));
+                return s;
+            }
+            _ => {}
+        }
         if i.dst != NONE {
             ops.push(operand(i.dst, dw, 0, false, wave64));
         }
@@ -406,6 +536,10 @@ impl Printer<'_> {
                 let what = ATOMICS.get(usize::from(i.sub & 31)).copied().unwrap_or("?");
                 let buf = if i.op == SBufferAtomic { "buffer_" } else { "" };
                 let _ = write!(s, "s_{buf}atomic_{what}{}", if x2 { "_x2" } else { "" });
+            }
+            // gfx9's scalar scratch accesses (`sub` bit 6).
+            op if i.sub & 0x40 != 0 => {
+                let _ = write!(s, "s_scratch_{}", self.name(op).trim_start_matches("s_"));
             }
             op => s.push_str(self.name(op)),
         }
@@ -728,18 +862,12 @@ impl Printer<'_> {
         let Ctx { gfx12, dw, .. } = self.ctx();
         let op = |k: usize| self.op(k);
         let mut s = String::new();
-        let mfma = match i.op {
-            Op::VMfmaF32_16x16x16F16 => Some("v_mfma_f32_16x16x16_f16"),
-            Op::VMfmaF32_32x32x8F16 => Some("v_mfma_f32_32x32x8_f16"),
-            Op::VMfmaF32_16x16x4F32 => Some("v_mfma_f32_16x16x4_f32"),
-            _ => None,
-        };
-        if let Some(gfx940_name) = mfma {
-            // No modifiers: the broadcasts are refused at decode.
-            let nm = if self.gfx940 {
-                gfx940_name
+        let row = crate::isa::mai::of(i.imm);
+        if let (Op::VMfma, Some(m)) = (i.op, row) {
+            let nm = if (self.gfx940 && !m.name940.is_empty()) || m.name.is_empty() {
+                m.name940
             } else {
-                i.op.name()
+                m.name
             };
             let ops: Vec<String> = (0..3).map(op).collect();
             let _ = write!(
@@ -748,12 +876,30 @@ impl Printer<'_> {
                 operand(i.dst, dw, 0, false, wave64),
                 ops.join(", ")
             );
+            let (cbsz, abid, blgp) = crate::isa::mai::broadcast(i.imm);
+            for (name, v) in [("cbsz", cbsz), ("abid", abid)] {
+                if v != 0 {
+                    let _ = write!(s, " {name}:{v}");
+                }
+            }
+            if blgp != 0 {
+                if self.gfx940 && m.out == crate::isa::mai::Ty::F64 {
+                    // gfx940's f64 MFMA reads the field as neg:[A,B,C].
+                    let b = |k: u32| (blgp >> k) & 1;
+                    let _ = write!(s, " neg:[{},{},{}]", b(0), b(1), b(2));
+                } else {
+                    let _ = write!(s, " blgp:{blgp}");
+                }
+            }
             return s;
         }
-        let nm = match i.op {
-            Op::VPkMinF16 if gfx12 => "v_pk_min_num_f16",
-            Op::VPkMaxF16 if gfx12 => "v_pk_max_num_f16",
-            op => op.name(),
+        let nm = match (i.op, row) {
+            (Op::VWmma, Some(m)) => m.name,
+            _ => match i.op {
+                Op::VPkMinF16 if gfx12 => "v_pk_min_num_f16",
+                Op::VPkMaxF16 if gfx12 => "v_pk_max_num_f16",
+                op => op.name(),
+            },
         };
         let mix = matches!(i.op, Op::VFmaMixF32 | Op::VFmaMixloF16 | Op::VFmaMixhiF16);
         let used: Vec<usize> = (0..3).filter(|&k| i.src[k] != NONE).collect();
@@ -859,7 +1005,16 @@ impl Printer<'_> {
         let mut s = String::new();
         s.push_str(name(i.op));
         let mut ops = Vec::new();
+        let xchg2 = matches!(
+            i.op,
+            Op::DsStorexchg2RtnB32
+                | Op::DsStorexchg2St64RtnB32
+                | Op::DsStorexchg2RtnB64
+                | Op::DsStorexchg2St64RtnB64
+        );
         let n = match i.op {
+            Op::DsStorexchg2RtnB32 | Op::DsStorexchg2St64RtnB32 => 2,
+            Op::DsStorexchg2RtnB64 | Op::DsStorexchg2St64RtnB64 => 4,
             Op::DsLoadB64 | Op::DsStoreB64 | Op::DsLoad2B32 | Op::DsLoad2St64B32 => 2,
             Op::DsLoadB96 | Op::DsStoreB96 => 3,
             Op::DsLoadB128 | Op::DsStoreB128 | Op::DsLoad2B64 | Op::DsLoad2St64B64 => 4,
@@ -873,6 +1028,8 @@ impl Printer<'_> {
             if i.src[k] != NONE {
                 let w = if k == 0 {
                     1
+                } else if xchg2 {
+                    n / 2
                 } else {
                     n.min(if matches!(i.op, Op::DsStore2B64 | Op::DsStore2St64B64) {
                         2
@@ -896,7 +1053,7 @@ impl Printer<'_> {
                 | Op::DsLoad2B64
                 | Op::DsStore2St64B64
                 | Op::DsLoad2St64B64
-        );
+        ) || xchg2;
         if two {
             if i.imm != 0 {
                 let _ = write!(s, " offset0:{}", i.imm);
@@ -939,7 +1096,13 @@ impl Printer<'_> {
             SEG_SCRATCH => "scratch_",
             _ => "global_",
         };
-        let _ = write!(s, "{seg}{}", name(i.op));
+        if i.flags & 0x80 != 0 {
+            // gfx940's LDS DMA loads: global/scratch_load_lds_{ubyte,...,dword}.
+            let t = name(i.op).trim_start_matches("load_");
+            let _ = write!(s, "{seg}load_lds_{t}");
+        } else {
+            let _ = write!(s, "{seg}{}", name(i.op));
+        }
         let (n, dn) = vmem_regs(i.op);
         let mut ops = Vec::new();
         if i.dst != NONE {
@@ -950,7 +1113,9 @@ impl Printer<'_> {
         } else {
             2
         };
-        ops.push(operand(i.src[0], vaddr_n, 0, false, wave64));
+        if !matches!(i.op, Op::MLoadAddtidB32 | Op::MStoreAddtidB32) {
+            ops.push(operand(i.src[0], vaddr_n, 0, false, wave64));
+        }
         if i.src[1] != NONE {
             ops.push(operand(i.src[1], n, 0, false, wave64));
         }
@@ -1008,10 +1173,44 @@ impl Printer<'_> {
     fn mubuf(&self) -> String {
         let (i, wave64) = (self.i, self.wave64);
         let mut s = String::new();
+        // LDS DMA (flags bit 7): gfx9's buffer_store_lds_dword, gfx11's buffer_load_lds_*.
+        let lds = i.flags & 0x80 != 0;
         match i.op {
+            _ if lds && self.isa == Isa::Gfx9 => s.push_str("buffer_store_lds_dword"),
+            op if lds => {
+                let t = match op {
+                    Op::MLoadU8 => "u8",
+                    Op::MLoadI8 => "i8",
+                    Op::MLoadU16 => "u16",
+                    Op::MLoadI16 => "i16",
+                    Op::MLoadFormat => "format_x",
+                    _ => "b32",
+                };
+                let _ = write!(s, "buffer_load_lds_{t}");
+            }
             Op::BufferInvl2 if self.gfx940 => s.push_str("buffer_inv"),
             Op::BufferWbl2 | Op::BufferInvl2 | Op::BufferWbinvl1 | Op::BufferWbinvl1Vol => {
                 s.push_str(i.op.name());
+            }
+            op @ (Op::MLoadFormat | Op::MStoreFormat) => {
+                let t = if i.opsel & 0x80 != 0 { "t" } else { "" };
+                let dir = if op == Op::MLoadFormat {
+                    "load"
+                } else {
+                    "store"
+                };
+                let xyzw = &"xyzw"[..usize::from(i.omod & 3) + 1];
+                let d16 = match (i.omod >> 2) & 3 {
+                    0 => "",
+                    1 => "d16_",
+                    _ => "d16_hi_",
+                };
+                // gfx9 names d16 after the format (buffer_load_format_d16_x), gfx10+ before.
+                if self.isa == Isa::Gfx9 {
+                    let _ = write!(s, "{t}buffer_{dir}_format_{d16}{xyzw}");
+                } else {
+                    let _ = write!(s, "{t}buffer_{dir}_{d16}format_{xyzw}");
+                }
             }
             op if self.isa == Isa::Gfx9 || i.src[2] != NONE => {
                 let _ = write!(s, "buffer_{}", self.name(op));
@@ -1019,7 +1218,12 @@ impl Printer<'_> {
             op => s.push_str(op.name()),
         }
         if i.src[2] != NONE {
-            let (n, dn) = vmem_regs(i.op);
+            let (n, dn) = if matches!(i.op, Op::MLoadFormat | Op::MStoreFormat) {
+                let r = crate::isa::decode::format_regs(i.omod);
+                (r, r)
+            } else {
+                vmem_regs(i.op)
+            };
             let (data, n) = if i.src[1] != NONE {
                 (i.src[1], n)
             } else {
@@ -1031,13 +1235,32 @@ impl Printer<'_> {
             } else {
                 operand(i.src[0], if both { 2 } else { 1 }, 0, false, wave64)
             };
-            let _ = write!(
-                s,
-                " {}, {vaddr}, {}, {}",
-                operand(data, n, 0, false, wave64),
-                operand(i.src[2], 4, 0, false, wave64),
-                operand(i.sdst, 1, i.lit, false, wave64)
-            );
+            if lds && self.isa == Isa::Gfx9 {
+                let _ = write!(
+                    s,
+                    " {}, {}",
+                    operand(i.src[2], 4, 0, false, wave64),
+                    operand(i.sdst, 1, i.lit, false, wave64)
+                );
+            } else if lds {
+                let _ = write!(
+                    s,
+                    " {vaddr}, {}, {}",
+                    operand(i.src[2], 4, 0, false, wave64),
+                    operand(i.sdst, 1, i.lit, false, wave64)
+                );
+            } else {
+                let _ = write!(
+                    s,
+                    " {}, {vaddr}, {}, {}",
+                    operand(data, n, 0, false, wave64),
+                    operand(i.src[2], 4, 0, false, wave64),
+                    operand(i.sdst, 1, i.lit, false, wave64)
+                );
+            }
+            if i.opsel & 0x80 != 0 {
+                s.push_str(&buf_format(self.isa, i.opsel & 0x7f));
+            }
             if i.flags & 16 != 0 {
                 s.push_str(" idxen");
             }
@@ -1092,6 +1315,9 @@ impl Printer<'_> {
                     if i.flags & bit != 0 {
                         s.push_str(f);
                     }
+                }
+                if lds && self.isa == Isa::Gfx9 {
+                    s.push_str(" lds");
                 }
             }
         }

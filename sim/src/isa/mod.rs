@@ -24,6 +24,7 @@ pub mod decode;
 pub mod disasm;
 pub(crate) mod exec;
 pub(crate) mod launch;
+pub mod mai;
 pub mod model;
 pub mod ops;
 
@@ -168,6 +169,9 @@ impl Stats {
 pub enum IsaError {
     /// A memory access (fetch, load, store, atomic) the page table refused.
     Vm(VmFault),
+    /// [`IsaError::Vm`] with where it happened: `at kernel offset 0x.. (program address
+    /// 0x..), wave W of workgroup [x, y, z]`, the text [`IsaError::Fault`] messages end with.
+    VmAt(VmFault, String),
     /// Anything else: unsupported instruction, out-of-range register, LDS or scratch, the
     /// instruction budget, a bad launch state. The message names where.
     Fault(String),
@@ -177,6 +181,7 @@ impl fmt::Display for IsaError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             IsaError::Vm(v) => write!(f, "{v}"),
+            IsaError::VmAt(v, at) => write!(f, "{v} {at}"),
             IsaError::Fault(m) => f.write_str(m),
         }
     }

@@ -160,6 +160,7 @@ fn counter(isa: Isa, i: &Inst) -> Option<(u8, u16)> {
                 i.op,
                 GlobalInv
                     | GlobalWb
+                    | GlobalWbinv
                     | BufferGl0Inv
                     | BufferGl1Inv
                     | BufferWbinvl1Vol
@@ -248,8 +249,8 @@ fn mem_bytes(op: Op) -> u8 {
         op if op.name().starts_with("atomic_") && op.name().ends_with("64") => 8,
         MLoadB96 | MStoreB96 => 12,
         MLoadB128 | MStoreB128 => 16,
-        GlobalInv | GlobalWb | BufferGl0Inv | BufferGl1Inv | BufferWbinvl1 | BufferWbl2
-        | BufferInvl2 => 0,
+        GlobalInv | GlobalWb | GlobalWbinv | BufferGl0Inv | BufferGl1Inv | BufferWbinvl1
+        | BufferWbl2 | BufferInvl2 => 0,
         _ => 4,
     }
 }

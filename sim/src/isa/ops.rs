@@ -194,7 +194,7 @@ ops! {
     SWaitExpcnt = "s_wait_expcnt", SWaitDscnt = "s_wait_dscnt", SWaitKmcnt = "s_wait_kmcnt",
     SWaitAlu = "s_wait_alu", SBarrierSignal = "s_barrier_signal",
     SBarrierWait = "s_barrier_wait", SLoadB96 = "s_load_b96", GlobalInv = "global_inv",
-    GlobalWb = "global_wb",
+    GlobalWb = "global_wb", GlobalWbinv = "global_wbinv",
     // division helpers and more
     VDivScaleF32 = "v_div_scale_f32", VDivScaleF64 = "v_div_scale_f64",
     VDivFmasF32 = "v_div_fmas_f32", VDivFmasF64 = "v_div_fmas_f64",
@@ -256,13 +256,9 @@ ops! {
     VPermlane16B32 = "v_permlane16_b32", VPermlanex16B32 = "v_permlanex16_b32",
     // gfx11+ min of a max and max of a min (gfx12: the *_num forms).
     VMaxminF32 = "v_maxmin_f32", VMinmaxF32 = "v_minmax_f32",
-    // Matrix cores: gfx90a/gfx942 MFMA (gfx942 names them v_mfma_f32_16x16x16_f16, ...), gfx11
-    // WMMA (A and B in 8 VGPRs, wave32) and gfx12 WMMA (A and B in 4 VGPRs, wave32).
-    VMfmaF32_16x16x16F16 = "v_mfma_f32_16x16x16f16",
-    VMfmaF32_32x32x8F16 = "v_mfma_f32_32x32x8f16", VMfmaF32_16x16x4F32 = "v_mfma_f32_16x16x4f32",
-    VWmmaF32F16 = "v_wmma_f32_16x16x16_f16", VWmmaF32Bf16 = "v_wmma_f32_16x16x16_bf16",
-    VWmmaF16F16 = "v_wmma_f16_16x16x16_f16",
-    VWmmaF32F16Gfx12 = "v_wmma_f32_16x16x16_f16", VWmmaF32Bf16Gfx12 = "v_wmma_f32_16x16x16_bf16",
+    // Matrix cores: gfx90a/gfx942 MFMA and SMFMAC, gfx11/gfx12 WMMA and SWMMAC; which one
+    // (shape, types, names) is the `isa::mai::TABLE` row in the low byte of `Inst::imm`.
+    VMfma = "v_mfma", VWmma = "v_wmma",
     // 8/16-bit loads into one half of a VGPR, the other half kept (gfx11/gfx12 FLAT family).
     MLoadD16U8 = "load_d16_u8", MLoadD16I8 = "load_d16_i8", MLoadD16B16 = "load_d16_b16",
     MLoadD16HiU8 = "load_d16_hi_u8", MLoadD16HiI8 = "load_d16_hi_i8",
@@ -303,6 +299,13 @@ ops! {
     VCvtNearestI32F32 = "v_cvt_nearest_i32_f32", VCvtOffF32I4 = "v_cvt_off_f32_i4",
     VNotB16 = "v_not_b16", VCvtI32I16 = "v_cvt_i32_i16", VCvtU32U16 = "v_cvt_u32_u16",
     VPermlane64B32 = "v_permlane64_b32", VClrexcp = "v_clrexcp", VPipeflush = "v_pipeflush",
+    // Typed buffer loads and stores (MUBUF *_format_*, MTBUF): components converted by a
+    // buffer format (the descriptor's, or MTBUF's own): `Inst::omod` holds the component
+    // count - 1 (bits 0..2), d16 (bit 2) and d16_hi (bit 3); `Inst::opsel` MTBUF's format
+    // field with bit 7 set (`decode::format_fields`).
+    MLoadFormat = "load_format", MStoreFormat = "store_format",
+    // GLOBAL dwords at SADDR + offset + lane * 4 (gfx10+; no address VGPR).
+    MLoadAddtidB32 = "load_addtid_b32", MStoreAddtidB32 = "store_addtid_b32",
     // RDNA memory atomics: clamped and conditional subtract, float compare-swap and min/max.
     MAtomicCsubU32 = "atomic_csub_u32", MAtomicCondSubU32 = "atomic_cond_sub_u32",
     MAtomicCmpswapF32 = "atomic_cmpswap_f32", MAtomicMinF32 = "atomic_min_f32",
@@ -397,6 +400,18 @@ ops! {
     DsLoadU16D16 = "ds_load_u16_d16", DsLoadU16D16Hi = "ds_load_u16_d16_hi",
     DsStoreB8D16Hi = "ds_store_b8_d16_hi", DsStoreB16D16Hi = "ds_store_b16_d16_hi",
     DsStore2St64B64 = "ds_store_2addr_stride64_b64", DsLoad2St64B64 = "ds_load_2addr_stride64_b64",
+    // Exchanges at two addresses (offset0/offset1, as the 2addr stores), returning both old
+    // values.
+    DsStorexchg2RtnB32 = "ds_storexchg_2addr_rtn_b32",
+    DsStorexchg2St64RtnB32 = "ds_storexchg_2addr_stride64_rtn_b32",
+    DsStorexchg2RtnB64 = "ds_storexchg_2addr_rtn_b64",
+    DsStorexchg2St64RtnB64 = "ds_storexchg_2addr_stride64_rtn_b64",
+    // Lane-addressed LDS dwords (M0 + offset + lane * 4) and the append/consume counters
+    // (M0 + offset, by the number of active lanes).
+    DsStoreAddtidB32 = "ds_store_addtid_b32", DsLoadAddtidB32 = "ds_load_addtid_b32",
+    DsAppend = "ds_append", DsConsume = "ds_consume",
+    // Two conditional 32-bit exchanges at an 8-byte aligned address.
+    DsCondxchg32RtnB64 = "ds_condxchg32_rtn_b64",
     // More SOP1: the remaining EXEC-saving logic and the EXEC-writing forms, 64-bit bit
     // operations, quad masks and whole-quad mode masks, bit replication.
     SNandSaveexecB32 = "s_nand_saveexec_b32", SNandSaveexecB64 = "s_nand_saveexec_b64",
@@ -421,6 +436,32 @@ ops! {
     SMaxNumF16 = "s_max_num_f16", SMinimumF32 = "s_minimum_f32", SMaximumF32 = "s_maximum_f32",
     SMinimumF16 = "s_minimum_f16", SMaximumF16 = "s_maximum_f16",
     SPackHlB32B16 = "s_pack_hl_b32_b16", SFmaakF32 = "s_fmaak_f32", SFmamkF32 = "s_fmamk_f32",
+    // Scalar control: M0-relative SGPR moves, calls, hardware registers and the MODE writes,
+    // 64-bit bit compares, messages (and the gfx11+ forms that return a value), debugger
+    // branches, halts, kills, trace data, perf-level hints, waits, gfx12's barrier ops, gfx9's
+    // VGPR index mode, VSKIP and the fork/join branch stack.
+    SMovrelsB32 = "s_movrels_b32", SMovrelsB64 = "s_movrels_b64", SMovreldB32 = "s_movreld_b32",
+    SMovreldB64 = "s_movreld_b64", SMovrelsd2B32 = "s_movrelsd_2_b32", SRfeB64 = "s_rfe_b64",
+    SSendmsgRtnB32 = "s_sendmsg_rtn_b32", SSendmsgRtnB64 = "s_sendmsg_rtn_b64",
+    SCallB64 = "s_call_b64", SGetregB32 = "s_getreg_b32", SSetregB32 = "s_setreg_b32",
+    SSetregImm32B32 = "s_setreg_imm32_b32", SSubvectorLoopBegin = "s_subvector_loop_begin",
+    SSubvectorLoopEnd = "s_subvector_loop_end", SBitcmp0B64 = "s_bitcmp0_b64",
+    SBitcmp1B64 = "s_bitcmp1_b64", SCbranchCdbgsys = "s_cbranch_cdbgsys",
+    SCbranchCdbguser = "s_cbranch_cdbguser", SCbranchCdbgsysOrUser = "s_cbranch_cdbgsys_or_user",
+    SCbranchCdbgsysAndUser = "s_cbranch_cdbgsys_and_user", SIncperflevel = "s_incperflevel",
+    SDecperflevel = "s_decperflevel", SRoundMode = "s_round_mode", SDenormMode = "s_denorm_mode",
+    SEndpgmSaved = "s_endpgm_saved", SEndpgmOrderedPsDone = "s_endpgm_ordered_ps_done",
+    SSendmsghalt = "s_sendmsghalt", SSethalt = "s_sethalt", SSetkill = "s_setkill",
+    STtracedata = "s_ttracedata", STtracedataImm = "s_ttracedata_imm", SWaitEvent = "s_wait_event",
+    SWaitIdle = "s_wait_idle", SWakeup = "s_wakeup", SSingleuseVdst = "s_singleuse_vdst",
+    SBarrierSignalIsfirst = "s_barrier_signal_isfirst", SGetBarrierState = "s_get_barrier_state",
+    SBarrierInit = "s_barrier_init", SBarrierJoin = "s_barrier_join",
+    SWakeupBarrier = "s_wakeup_barrier", SBarrierLeave = "s_barrier_leave",
+    SSleepVar = "s_sleep_var", SSetGprIdxOn = "s_set_gpr_idx_on",
+    SSetGprIdxOff = "s_set_gpr_idx_off", SSetGprIdxIdx = "s_set_gpr_idx_idx",
+    SSetGprIdxMode = "s_set_gpr_idx_mode", SSetvskip = "s_setvskip",
+    SCbranchGFork = "s_cbranch_g_fork", SCbranchIFork = "s_cbranch_i_fork",
+    SCbranchJoin = "s_cbranch_join", SRfeRestoreB64 = "s_rfe_restore_b64",
 }
 
 impl Op {
@@ -461,6 +502,10 @@ impl Op {
             | SXnorSaveexecB64 | SOrNot0SaveexecB64 | SOrNot1SaveexecB64 | SAndNot0WrexecB64
             | SAndNot1WrexecB64 | SBrevB64 | SQuadmaskB64 | SWqmB64 => (2, [2, 1, 1]),
             SBcnt0I32B64 | SFf0I32B64 | SClsI32I64 => (1, [2, 1, 1]),
+            SMovrelsB64 | SMovreldB64 | SSendmsgRtnB64 => (2, [2, 1, 1]),
+            SCallB64 | SCbranchIFork => (2, [1, 1, 1]),
+            SBitcmp0B64 | SBitcmp1B64 | SRfeB64 | SRfeRestoreB64 => (1, [2, 1, 1]),
+            SCbranchGFork => (1, [2, 2, 1]),
             SBitset0B64 | SBitset1B64 | SBitreplicateB64B32 => (2, [1, 1, 1]),
             SGetpcB64 => (2, [1, 1, 1]),
             SSetpcB64 => (1, [2, 1, 1]),
@@ -490,11 +535,6 @@ impl Op {
             VCmpClassF64 => (1, [2, 1, 1]),
             VMovB64 => (2, [2, 1, 1]),
             VPkFmaF32 => (2, [2, 2, 2]),
-            VMfmaF32_16x16x16F16 => (4, [2, 2, 4]),
-            VMfmaF32_32x32x8F16 => (16, [2, 2, 16]),
-            VMfmaF32_16x16x4F32 => (4, [1, 1, 4]),
-            VWmmaF32F16 | VWmmaF32Bf16 | VWmmaF16F16 => (8, [8, 8, 8]),
-            VWmmaF32F16Gfx12 | VWmmaF32Bf16Gfx12 => (8, [4, 4, 8]),
             VPkMovB32 | VPkMulF32 | VPkAddF32 | SAddNcU64 | SSubNcU64 | SMulU64 => (2, [2, 2, 1]),
             _ => (1, [1, 1, 1]),
         }

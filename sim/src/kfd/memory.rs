@@ -140,6 +140,9 @@ impl SimKfd {
         }
         let (kind, size) = (bo.kind, bo.size);
         st.bos.remove(&a.handle);
+        for r in st.retired.iter_mut().filter(|r| r.handle == a.handle) {
+            r.freed = true;
+        }
         match kind {
             BoKind::Gtt => st.gtt_used = st.gtt_used.saturating_sub(size),
             BoKind::Vram => {
@@ -237,7 +240,10 @@ impl SimKfd {
         let mut st = self.lock();
         // CAST: the handle's high 32 bits are the gpu_id.
         st.gpu_by_id((a.handle >> 32) as u32).ok_or(Errno::EINVAL)?;
-        let va = st.bos.get(&a.handle).ok_or(Errno::ENOMEM)?.va;
+        let (va, size) = {
+            let bo = st.bos.get(&a.handle).ok_or(Errno::ENOMEM)?;
+            (bo.va, bo.size)
+        };
         for i in a.n_success..a.n_devices {
             let id = ids.get(i as usize).copied().unwrap_or(0);
             let g = st.gpu_by_id(id).ok_or(Errno::EINVAL)?;
@@ -255,6 +261,16 @@ impl SimKfd {
             if let Some(gpu) = st.gpus.get_mut(g) {
                 gpu.page_table.remove(&va);
             }
+            if st.retired.len() >= crate::state::RETIRED_KEPT {
+                st.retired.pop_front();
+            }
+            st.retired.push_back(crate::state::Retired {
+                gpu: g,
+                va,
+                end: va.saturating_add(size),
+                handle: a.handle,
+                freed: false,
+            });
             a.n_success = i + 1;
         }
         Ok(())

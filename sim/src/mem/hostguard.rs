@@ -91,13 +91,17 @@ struct Region {
 
 /// A page the CPU wrote since the last HDP flush (write faults no longer see it).
 const DIRTY: u32 = 1 << 31;
-/// A dirty page whose pre-image found no free slot (any GPU read of it is stale).
+/// A dirty page whose pre-image found no free slot (not checked until the next flush).
 const LOST: u32 = 1 << 30;
-const EPOCH: u32 = LOST - 1;
+/// A dirty page whose pre-image is all zeros (a fresh buffer's first write, e.g. a driver
+/// touching every page of a new arena): kept as this bit, not in a slot.
+const ZEROED: u32 = 1 << 29;
+const EPOCH: u32 = ZEROED - 1;
 
 /// Pre-images: what the GPU sees of a page the CPU wrote after the last HDP flush (the page
-/// as it was at the CPU's first write since the flush).
-const IMAGES: usize = 1024;
+/// as it was at the CPU's first write since the flush). Shared by every simulator of the
+/// process (test threads run many at once): 16 MiB of address space, resident only as used.
+const IMAGES: usize = 4096;
 const WORDS: usize = PAGE as usize / 8;
 
 struct Image {
@@ -364,9 +368,52 @@ fn apply_prots(r: &Region, start: u64) {
     }
 }
 
+/// Most pre-image slots one simulator holds at once: the slots are the process's, and test
+/// threads run several simulators at once; without a share each, one test writing a large
+/// buffer could leave another's pages unchecked (their writes lost to the HDP model).
+const IMAGES_PER_OWNER: usize = IMAGES / 8;
+
+/// How many pre-image slots regions of `owner` hold. Called with the lock held.
+fn images_held(owner: u64) -> usize {
+    IMAGE_TABLE
+        .iter()
+        .filter(|m| {
+            m.full.load(Ordering::Relaxed) != 0
+                && REGION_TABLE
+                    .get(m.region.load(Ordering::Relaxed))
+                    .is_some_and(|r| r.owner.load(Ordering::Relaxed) == owner)
+        })
+        .count()
+}
+
+/// Whether page `i` of HDP-tracked region `r` holds only zeros (read from the simulator's own
+/// mapping). Called with the lock held.
+fn page_is_zero(r: &Region, i: usize) -> bool {
+    let base = r.sim_base.load(Ordering::Relaxed);
+    let words = r
+        .sim_len
+        .load(Ordering::Relaxed)
+        .saturating_sub(i * PAGE as usize)
+        .min(PAGE as usize)
+        / 8;
+    (0..words).all(|k| {
+        // SAFETY: inside the simulator's own read-write mapping of the buffer (`sim_len` bytes
+        // from `sim_base`, alive while the region is registered), 8-byte aligned
+        // (page-aligned base); read atomically, as every access to it is.
+        unsafe {
+            (*core::ptr::with_exposed_provenance::<AtomicU64>(base + i * PAGE as usize + k * 8))
+                .load(Ordering::Relaxed)
+        }
+    } == 0)
+}
+
 /// Copies page `i` of HDP-tracked region `r` (index `ri`) into a free pre-image slot, from
-/// the simulator's own mapping; `false` when no slot is free. Called with the lock held.
+/// the simulator's own mapping; `false` when no slot is free or the region's simulator holds
+/// its share ([`IMAGES_PER_OWNER`]). Called with the lock held.
 fn capture(ri: usize, r: &Region, i: usize) -> bool {
+    if images_held(r.owner.load(Ordering::Relaxed)) >= IMAGES_PER_OWNER {
+        return false;
+    }
     let Some(img) = IMAGE_TABLE.iter().find(|m| {
         m.full
             .compare_exchange(0, 2, Ordering::Acquire, Ordering::Relaxed)
@@ -438,10 +485,13 @@ fn resolve(addr: u64, write: bool) -> bool {
                 let race = race_guarded(r, s0);
                 // Opened for this race epoch; a first write since the flush keeps what the
                 // GPU sees of the page first.
-                let mut s1 = (s0 & (DIRTY | LOST)) | (r.epoch.load(Ordering::Relaxed) & EPOCH);
+                let mut s1 =
+                    (s0 & (DIRTY | LOST | ZEROED)) | (r.epoch.load(Ordering::Relaxed) & EPOCH);
                 if write && s0 & DIRTY == 0 {
                     s1 |= DIRTY;
-                    if !capture(ri, r, i) {
+                    if page_is_zero(r, i) {
+                        s1 |= ZEROED;
+                    } else if !capture(ri, r, i) {
                         s1 |= LOST;
                     }
                     r.dirty_any.store(true, Ordering::Relaxed);
@@ -969,6 +1019,10 @@ pub(crate) fn take_images(ri: usize, start: u64) -> Vec<PreImage> {
         if s0 & LOST != 0 {
             st.store(s0 & !LOST, Ordering::Relaxed);
             out.push((i, None));
+        }
+        if s0 & ZEROED != 0 {
+            st.store(s0 & !(ZEROED | LOST), Ordering::Relaxed);
+            out.push((i, Some(Box::new([0u8; PAGE as usize]))));
         }
         i += 1;
     }

@@ -120,9 +120,9 @@ const ENDLESS: &[u32] = &[0xbfa0ffff];
 /// UNSUPPORTED:
 ///   s_nop 0
 ///   v_nop
-///   s_sethalt 0
+///   SOPP opcode 6 (no gfx11 instruction; s_sethalt 0, once used here, now executes)
 ///   s_endpgm
-const UNSUPPORTED: &[u32] = &[0xbf800000, 0x7e000000, 0xbf820000, 0xbfb00000];
+const UNSUPPORTED: &[u32] = &[0xbf800000, 0x7e000000, 0xbf860000, 0xbfb00000];
 
 /// WAVE64:
 ///   v_lshlrev_b32 v0, 2, v0

@@ -35,6 +35,8 @@ fn sop1_op(opc: u32) -> Option<Op> {
         43 => SXnorSaveexecB64, 46 => SOrNot0SaveexecB32, 47 => SOrNot0SaveexecB64,
         50 => SOrNot1SaveexecB32, 51 => SOrNot1SaveexecB64, 52 => SAndNot0WrexecB32,
         53 => SAndNot0WrexecB64, 54 => SAndNot1WrexecB32, 55 => SAndNot1WrexecB64,
+        64 => SMovrelsB32, 65 => SMovrelsB64, 66 => SMovreldB32, 67 => SMovreldB64,
+        68 => SMovrelsd2B32, 74 => SRfeB64, 76 => SSendmsgRtnB32, 77 => SSendmsgRtnB64,
     })
 }
 
@@ -45,7 +47,8 @@ fn sopk_op(opc: u32) -> Option<Op> {
         5 => SCmpkGtI32, 6 => SCmpkGeI32, 7 => SCmpkLtI32, 8 => SCmpkLeI32, 9 => SCmpkEqU32,
         10 => SCmpkLgU32, 11 => SCmpkGtU32, 12 => SCmpkGeU32, 13 => SCmpkLtU32, 14 => SCmpkLeU32,
         15 => SAddkI32, 16 => SMulkI32, 24 => SWaitcntVscnt, 25 => SWaitcntVmcnt,
-        26 => SWaitcntExpcnt, 27 => SWaitcntLgkmcnt,
+        26 => SWaitcntExpcnt, 27 => SWaitcntLgkmcnt, 17 => SGetregB32, 18 => SSetregB32,
+        19 => SSetregImm32B32, 20 => SCallB64, 22 => SSubvectorLoopBegin, 23 => SSubvectorLoopEnd,
     })
 }
 
@@ -55,7 +58,7 @@ fn sopc_op(opc: u32) -> Option<Op> {
         0 => SCmpEqI32, 1 => SCmpLgI32, 2 => SCmpGtI32, 3 => SCmpGeI32, 4 => SCmpLtI32,
         5 => SCmpLeI32, 6 => SCmpEqU32, 7 => SCmpLgU32, 8 => SCmpGtU32, 9 => SCmpGeU32,
         10 => SCmpLtU32, 11 => SCmpLeU32, 12 => SBitcmp0B32, 13 => SBitcmp1B32, 16 => SCmpEqU64,
-        17 => SCmpLgU64,
+        17 => SCmpLgU64, 14 => SBitcmp0B64, 15 => SBitcmp1B64,
     })
 }
 
@@ -66,6 +69,11 @@ pub(super) fn sopp_op(opc: u32) -> Option<Op> {
         16 => STrap, 31 => SCodeEnd, 32 => SBranch, 33 => SCbranchScc0, 34 => SCbranchScc1,
         35 => SCbranchVccz, 36 => SCbranchVccnz, 37 => SCbranchExecz, 38 => SCbranchExecnz,
         48 => SEndpgm, 53 => SSetprio, 54 => SSendmsg, 60 => SIcacheInv, 61 => SBarrier,
+        1 => SSetkill, 2 => SSethalt, 10 => SWaitIdle, 11 => SWaitEvent, 17 => SRoundMode,
+        18 => SDenormMode, 39 => SCbranchCdbgsys, 40 => SCbranchCdbguser,
+        41 => SCbranchCdbgsysOrUser, 42 => SCbranchCdbgsysAndUser, 49 => SEndpgmSaved,
+        52 => SWakeup, 55 => SSendmsghalt, 56 => SIncperflevel, 57 => SDecperflevel,
+        58 => STtracedata, 59 => STtracedataImm,
     })
 }
 
@@ -101,15 +109,14 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             0b111101 => smem(w0, w[1])?,
             0b110101 => vop3(w0, w[1])?,
             0b110010 => vopd(w0, w[1])?,
-            0b110011 if w0 >> 24 == 0xcc => vop3p(w0, w[1], |opc| match opc {
-                0x40 => Some(Op::VWmmaF32F16),
-                0x41 => Some(Op::VWmmaF32Bf16),
-                0x42 => Some(Op::VWmmaF16F16),
-                o => vop3p_op(o),
-            })?,
+            0b110011 if w0 >> 24 == 0xcc && bits(w0, 16, 7) >= 0x40 => {
+                super::wmma(Isa::Gfx11, w0, w[1])?
+            }
+            0b110011 if w0 >> 24 == 0xcc => vop3p(w0, w[1], vop3p_op)?,
             0b110110 => ds(w0, w[1])?,
             0b110111 => flat(w0, w[1])?,
             0b111000 => mubuf(w0, w[1])?,
+            0b111010 => buf(w0, w[1], true)?,
             _ => {
                 return Err(undec(
                     w0,
@@ -581,7 +588,9 @@ pub(super) fn ds(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         155 => DsPkAddBf16, 171 => DsPkAddRtnBf16, 162 => DsLoadU8D16, 163 => DsLoadU8D16Hi,
         164 => DsLoadI8D16, 165 => DsLoadI8D16Hi, 166 => DsLoadU16D16, 167 => DsLoadU16D16Hi,
         160 => DsStoreB8D16Hi, 161 => DsStoreB16D16Hi, 79 => DsStore2St64B64,
-        120 => DsLoad2St64B64,
+        120 => DsLoad2St64B64, 46 => DsStorexchg2RtnB32, 47 => DsStorexchg2St64RtnB32,
+        110 => DsStorexchg2RtnB64, 111 => DsStorexchg2St64RtnB64, 176 => DsStoreAddtidB32,
+        177 => DsLoadAddtidB32, 61 => DsConsume, 62 => DsAppend, 126 => DsCondxchg32RtnB64,
     };
     let mut i = Inst::new(op, Enc::Ds);
     i.len = 8;
@@ -598,6 +607,10 @@ pub(super) fn ds(w: u32, w1: u32) -> Result<Inst, Undecodable> {
             | DsLoad2B64
             | DsStore2St64B64
             | DsLoad2St64B64
+            | DsStorexchg2RtnB32
+            | DsStorexchg2St64RtnB32
+            | DsStorexchg2RtnB64
+            | DsStorexchg2St64RtnB64
     ) {
         i.imm = i32::from(b16(w, 0, 8));
     } else {
@@ -627,6 +640,10 @@ pub(super) fn ds(w: u32, w1: u32) -> Result<Inst, Undecodable> {
             | DsCmpstoreF64
             | DsCmpstoreRtnF64
             | DsWrapRtnB32
+            | DsStorexchg2RtnB32
+            | DsStorexchg2St64RtnB32
+            | DsStorexchg2RtnB64
+            | DsStorexchg2St64RtnB64
     );
     i.src = [
         VGPR + addr,
@@ -645,6 +662,15 @@ pub(super) fn ds(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     if op == DsNop {
         i.src = [NONE; 3];
         i.dst = NONE;
+    }
+    // No address operand: M0 (and the lane) give it.
+    match op {
+        DsStoreAddtidB32 => i.src[0] = NONE,
+        DsLoadAddtidB32 | DsAppend | DsConsume => {
+            i.src = [NONE; 3];
+            i.dst = VGPR + vdst;
+        }
+        _ => {}
     }
     Ok(i)
 }
@@ -685,11 +711,15 @@ pub(super) fn vmem_load(opc: u32) -> bool {
 
 pub(super) fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     let opc = bits(w, 18, 7);
-    let op = vmem_op(opc, false).ok_or_else(|| undec(w, "FLAT", opc))?;
-    let mut i = Inst::new(op, Enc::Flat);
-    i.len = 8;
     // CAST: 2-bit field.
     let seg = bits(w, 16, 2) as u8;
+    let op = match opc {
+        40 if seg == SEG_GLOBAL => Op::MLoadAddtidB32,
+        41 if seg == SEG_GLOBAL => Op::MStoreAddtidB32,
+        _ => vmem_op(opc, false).ok_or_else(|| undec(w, "FLAT", opc))?,
+    };
+    let mut i = Inst::new(op, Enc::Flat);
+    i.len = 8;
     if seg == 3 {
         return Err(undec(w, "FLAT segment 3", opc));
     }
@@ -714,9 +744,10 @@ pub(super) fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         | ((bits(w, 13, 1) as u8) << 2)
         | (u8::from(sve) << 3);
     let (addr, data, saddr, vdst) = (b16(w1, 0, 8), b16(w1, 8, 8), b16(w1, 16, 7), b16(w1, 24, 8));
-    let load = vmem_load(opc);
+    let load = vmem_load(opc) || op == Op::MLoadAddtidB32;
     let store = (24..30).contains(&opc) || (36..51).contains(&opc);
-    let vaddr = if seg == SEG_SCRATCH && !sve {
+    let addtid = matches!(op, Op::MLoadAddtidB32 | Op::MStoreAddtidB32);
+    let vaddr = if (seg == SEG_SCRATCH && !sve) || addtid {
         NONE
     } else {
         VGPR + addr
@@ -737,19 +768,44 @@ pub(super) fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
 }
 
 fn mubuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
-    let opc = bits(w, 18, 8);
-    let op = match opc {
-        43 => Op::BufferGl0Inv,
-        44 => Op::BufferGl1Inv,
+    buf(w, w1, false)
+}
+
+/// MUBUF, or MTBUF (`mtbuf`: a 4-bit opcode at bit 15 and the 7-bit FORMAT at bit 19, kept
+/// in `opsel` with bit 7 set).
+fn buf(w: u32, w1: u32, mtbuf: bool) -> Result<Inst, Undecodable> {
+    let opc = if mtbuf {
+        bits(w, 15, 4)
+    } else {
+        bits(w, 18, 8)
+    };
+    let fmt = super::format_op(opc);
+    let op = match (opc, fmt) {
+        // buffer_load_lds_{u8,i8,u16,i16,b32,format_x}: into LDS at M0 (flags bit 7).
+        (45, _) if !mtbuf => Op::MLoadU8,
+        (46, _) if !mtbuf => Op::MLoadI8,
+        (47, _) if !mtbuf => Op::MLoadU16,
+        (48, _) if !mtbuf => Op::MLoadI16,
+        (49, _) if !mtbuf => Op::MLoadB32,
+        (50, _) if !mtbuf => Op::MLoadFormat,
+        (43, _) if !mtbuf => Op::BufferGl0Inv,
+        (44, _) if !mtbuf => Op::BufferGl1Inv,
+        (_, Some((op, _))) => op,
+        _ if mtbuf => return Err(undec(w, "MTBUF", opc)),
         _ => vmem_op(opc, false).ok_or_else(|| undec(w, "MUBUF", opc))?,
     };
     let mut i = Inst::new(op, Enc::Mubuf);
     i.len = 8;
+    i.omod = fmt.map_or(0, |f| f.1);
+    if mtbuf {
+        // CAST: 7 bits.
+        i.opsel = (0x80 | bits(w, 19, 7)) as u8;
+    }
     if matches!(op, Op::BufferGl0Inv | Op::BufferGl1Inv) {
         return Ok(i);
     }
     // LDS (bit 16): the load goes to LDS at M0 instead of VGPRs (not interpreted).
-    if bits(w, 16, 1) == 1 {
+    if !mtbuf && bits(w, 16, 1) == 1 {
         return Err(undec(w, "MUBUF with lds", opc));
     }
     let (offen, idxen) = (bits(w1, 22, 1) == 1, bits(w1, 23, 1) == 1);
@@ -768,9 +824,14 @@ fn mubuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
             b16(w1, 16, 5) * 4,
             b16(w1, 24, 8),
         ],
-        vmem_load(opc),
-        opc >= 51,
+        fmt.map_or(vmem_load(opc), |f| f.0 == Op::MLoadFormat),
+        !mtbuf && opc >= 51,
     );
+    if !mtbuf && (45..=50).contains(&opc) {
+        i.flags |= 0x80;
+        i.dst = NONE;
+        i.src[1] = NONE;
+    }
     Ok(i)
 }
 

@@ -13,18 +13,18 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
     let w0 = w[0];
     let i = if (0xEC..=0xEE).contains(&(w0 >> 24)) {
         vflat12(w0, w[1], w[2])?
-    } else if w0 >> 26 == 0b110001 && bits(w0, 14, 8) < 128 {
+    } else if w0 >> 26 == 0b110001 && (bits(w0, 14, 8) < 128 || bits(w0, 18, 4) == 8) {
         vbuffer12(w0, w[1], w[2])?
     } else if w0 >> 26 == 0b111101 {
         smem12(w0, w[1])?
+    } else if w0 >> 24 == 0xcc && bits(w0, 16, 7) >= 0x40 {
+        super::wmma(Isa::Gfx12, w0, w[1])?
     } else if w0 >> 24 == 0xcc {
         // VOP3P: gfx12 renumbers the f16 min/max (IEEE minimumNumber/maximumNumber).
         vop3p(w0, w[1], |opc| match opc {
             17 | 18 => None,
             27 => Some(Op::VPkMinF16),
             28 => Some(Op::VPkMaxF16),
-            0x40 => Some(Op::VWmmaF32F16Gfx12),
-            0x41 => Some(Op::VWmmaF32Bf16Gfx12),
             o => vop3p_op(o),
         })?
     } else if w0 >> 23 == 0x17F {
@@ -42,7 +42,10 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             71 => Some(Op::SWaitKmcnt),
             72 => Some(Op::SWaitLoadcntDscnt),
             73 => Some(Op::SWaitStorecntDscnt),
-            4 | 9 | 61 => return Err(undec(w0, "SOPP (gfx11 only)", opc)),
+            9 => Some(Op::SWaitcnt),
+            19 => Some(Op::SSingleuseVdst),
+            21 => Some(Op::SBarrierLeave),
+            4 | 39..=42 | 61 => return Err(undec(w0, "SOPP (gfx11 only)", opc)),
             _ => None,
         };
         match op {
@@ -128,6 +131,23 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
     } else if w0 >> 23 == 0x17D && bits(w0, 8, 8) == 78 {
         let mut i = Inst::new(Op::SBarrierSignal, Enc::Sop1);
         i.src[0] = b16(w0, 0, 8);
+        i
+    } else if w0 >> 23 == 0x17D && matches!(bits(w0, 8, 8), 79..=82 | 87 | 88) {
+        // gfx12's barrier operations and the variable sleep: one source (the barrier id,
+        // M0 or an inline constant; the sleep's duration), s_get_barrier_state a destination.
+        let op = match bits(w0, 8, 8) {
+            79 => Op::SBarrierSignalIsfirst,
+            80 => Op::SGetBarrierState,
+            81 => Op::SBarrierInit,
+            82 => Op::SBarrierJoin,
+            87 => Op::SWakeupBarrier,
+            _ => Op::SSleepVar,
+        };
+        let mut i = Inst::new(op, Enc::Sop1);
+        i.src[0] = b16(w0, 0, 8);
+        if op == Op::SGetBarrierState {
+            i.dst = b16(w0, 16, 7);
+        }
         i
     } else if w0 >> 31 == 0
         && w0 >> 25 != 0x3f
@@ -312,10 +332,27 @@ fn smem12(w: u32, w1: u32) -> Result<Inst, Undecodable> {
 /// VBUFFER (96 bits): soffset, opcode; vdata, srsrc, scope, th, format, offen, idxen; vaddr
 /// and a 24-bit offset. The operations are MUBUF's (gfx11 numbers, renumbered atomics).
 fn vbuffer12(w: u32, w1: u32, w2: u32) -> Result<Inst, Undecodable> {
-    let opc = bits(w, 14, 8);
-    let op = gfx11::vmem_op(opc, true).ok_or_else(|| undec(w, "VBUFFER", opc))?;
+    // MTBUF: bit 21 set, a 4-bit opcode; its FORMAT (bits 55..62) is kept in `opsel` with
+    // bit 7 set (MUBUF's FORMAT field is ignored).
+    let mtbuf = bits(w, 21, 1) == 1;
+    let opc = if mtbuf {
+        bits(w, 14, 4)
+    } else {
+        bits(w, 14, 8)
+    };
+    let fmt = super::format_op(opc);
+    let op = match fmt {
+        Some((op, _)) => op,
+        None if mtbuf => return Err(undec(w, "MTBUF", opc)),
+        None => gfx11::vmem_op(opc, true).ok_or_else(|| undec(w, "VBUFFER", opc))?,
+    };
     let mut i = Inst::new(op, Enc::Mubuf);
     i.len = 12;
+    i.omod = fmt.map_or(0, |f| f.1);
+    if mtbuf {
+        // CAST: 7 bits.
+        i.opsel = (0x80 | bits(w1, 23, 7)) as u8;
+    }
     let (offen, idxen) = (bits(w1, 30, 1) == 1, bits(w1, 31, 1) == 1);
     let atomic = opc >= 51;
     // TH_ATOMIC_RETURN (th bit 0) makes an atomic return.
@@ -328,8 +365,8 @@ fn vbuffer12(w: u32, w1: u32, w2: u32) -> Result<Inst, Undecodable> {
     gfx11::mubuf_operands(
         &mut i,
         [b16(w2, 0, 8), b16(w1, 0, 8), b16(w1, 9, 9), b16(w, 0, 7)],
-        gfx11::vmem_load(opc),
-        atomic,
+        fmt.map_or(gfx11::vmem_load(opc), |f| f.0 == Op::MLoadFormat),
+        atomic && !mtbuf,
     );
     // TH (bits 0..3) and SCOPE (bits 3..5), cache policy kept for the disassembly in `sub`.
     // CAST: 5 bits.
@@ -349,6 +386,10 @@ fn vflat12(w: u32, w1: u32, w2: u32) -> Result<Inst, Undecodable> {
     let op = match opc {
         43 if seg == SEG_GLOBAL => GlobalInv,
         44 if seg == SEG_GLOBAL => GlobalWb,
+        // Write back and invalidate (no architectural effect: the memory is coherent).
+        79 if seg == SEG_GLOBAL => GlobalWbinv,
+        40 if seg == SEG_GLOBAL => MLoadAddtidB32,
+        41 if seg == SEG_GLOBAL => MStoreAddtidB32,
         // Loads, stores and atomics keep their gfx11 numbers (less the renumbered atomics).
         _ if seg == SEG_SCRATCH && opc >= 51 => return Err(undec(w, "SCRATCH (atomics)", opc)),
         _ => gfx11::vmem_op(opc, true).ok_or_else(|| undec(w, "VFLAT", opc))?,
@@ -358,7 +399,7 @@ fn vflat12(w: u32, w1: u32, w2: u32) -> Result<Inst, Undecodable> {
     i.sub = seg;
     // CAST: 2-bit SCOPE field, kept in flags bits 4..6 (for the disassembly).
     let scope = (bits(w1, 18, 2) as u8) << 4;
-    if matches!(op, GlobalInv | GlobalWb) {
+    if matches!(op, GlobalInv | GlobalWb | GlobalWbinv) {
         i.flags = scope;
         return Ok(i);
     }
@@ -368,11 +409,12 @@ fn vflat12(w: u32, w1: u32, w2: u32) -> Result<Inst, Undecodable> {
     let saddr = b16(w, 0, 7);
     let (vdst, vsrc, vaddr) = (b16(w1, 0, 8), b16(w1, 23, 8), b16(w2, 0, 8));
     let atomic = opc >= 51;
-    let load = opc < 24 || (30..36).contains(&opc);
+    let load = opc < 24 || (30..36).contains(&opc) || op == MLoadAddtidB32;
+    let addtid = matches!(op, MLoadAddtidB32 | MStoreAddtidB32);
     // Atomics return the old value when TH has the return bit (bit 0 of th, dword1 bit 20).
     let rtn = atomic && bits(w1, 20, 1) == 1;
     i.flags = u8::from(rtn) | (u8::from(sve) << 3) | scope;
-    let vaddr = if seg == SEG_SCRATCH && !sve {
+    let vaddr = if (seg == SEG_SCRATCH && !sve) || addtid {
         NONE
     } else {
         VGPR + vaddr

@@ -16,6 +16,7 @@ fn sop2_op(opc: u32) -> Option<Op> {
         38 => SBfeI32, 39 => SBfeU64, 40 => SBfeI64, 42 => SAbsdiffI32, 44 => SMulHiU32,
         45 => SMulHiI32, 46 => SLshl1AddU32, 47 => SLshl2AddU32, 48 => SLshl3AddU32,
         49 => SLshl4AddU32, 50 => SPackLlB32B16, 51 => SPackLhB32B16, 52 => SPackHhB32B16,
+        41 => SCbranchGFork, 43 => SRfeRestoreB64,
     })
 }
 
@@ -33,7 +34,8 @@ fn sop1_op(opc: u32) -> Option<Op> {
         37 => SNandSaveexecB64, 38 => SNorSaveexecB64, 39 => SXnorSaveexecB64,
         40 => SQuadmaskB32, 41 => SQuadmaskB64, 51 => SAndNot0SaveexecB64,
         52 => SOrNot0SaveexecB64, 53 => SAndNot0WrexecB64, 54 => SAndNot1WrexecB64,
-        55 => SBitreplicateB64B32,
+        55 => SBitreplicateB64B32, 42 => SMovrelsB32, 43 => SMovrelsB64, 44 => SMovreldB32,
+        45 => SMovreldB64, 46 => SCbranchJoin, 31 => SRfeB64, 50 => SSetGprIdxIdx,
     })
 }
 
@@ -43,7 +45,8 @@ fn sopk_op(opc: u32) -> Option<Op> {
         0 => SMovkI32, 1 => SCmovkI32, 2 => SCmpkEqI32, 3 => SCmpkLgI32, 4 => SCmpkGtI32,
         5 => SCmpkGeI32, 6 => SCmpkLtI32, 7 => SCmpkLeI32, 8 => SCmpkEqU32, 9 => SCmpkLgU32,
         10 => SCmpkGtU32, 11 => SCmpkGeU32, 12 => SCmpkLtU32, 13 => SCmpkLeU32, 14 => SAddkI32,
-        15 => SMulkI32,
+        15 => SMulkI32, 16 => SCbranchIFork, 17 => SGetregB32, 18 => SSetregB32,
+        20 => SSetregImm32B32, 21 => SCallB64,
     })
 }
 
@@ -53,7 +56,7 @@ fn sopc_op(opc: u32) -> Option<Op> {
         0 => SCmpEqI32, 1 => SCmpLgI32, 2 => SCmpGtI32, 3 => SCmpGeI32, 4 => SCmpLtI32,
         5 => SCmpLeI32, 6 => SCmpEqU32, 7 => SCmpLgU32, 8 => SCmpGtU32, 9 => SCmpGeU32,
         10 => SCmpLtU32, 11 => SCmpLeU32, 12 => SBitcmp0B32, 13 => SBitcmp1B32, 18 => SCmpEqU64,
-        19 => SCmpLgU64,
+        19 => SCmpLgU64, 14 => SBitcmp0B64, 15 => SBitcmp1B64, 16 => SSetvskip, 17 => SSetGprIdxOn,
     })
 }
 
@@ -63,7 +66,11 @@ fn sopp_op(opc: u32) -> Option<Op> {
         0 => SNop, 1 => SEndpgm, 2 => SBranch, 4 => SCbranchScc0, 5 => SCbranchScc1,
         6 => SCbranchVccz, 7 => SCbranchVccnz, 8 => SCbranchExecz, 9 => SCbranchExecnz,
         10 => SBarrier, 12 => SWaitcnt, 14 => SSleep, 15 => SSetprio, 16 => SSendmsg, 18 => STrap,
-        19 => SIcacheInv, 31 => SCodeEnd,
+        19 => SIcacheInv, 31 => SCodeEnd, 3 => SWakeup, 11 => SSetkill, 13 => SSethalt,
+        17 => SSendmsghalt, 20 => SIncperflevel, 21 => SDecperflevel, 22 => STtracedata,
+        23 => SCbranchCdbgsys, 24 => SCbranchCdbguser, 25 => SCbranchCdbgsysOrUser,
+        26 => SCbranchCdbgsysAndUser, 27 => SEndpgmSaved, 28 => SSetGprIdxOff,
+        29 => SSetGprIdxMode, 30 => SEndpgmOrderedPsDone,
     })
 }
 
@@ -105,7 +112,12 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             0b110100 if w0 >> 23 == 0x1a7 && matches!(bits(w0, 16, 7), 0x58 | 0x59) => {
                 accvgpr(w0, w[1])?
             }
-            0b110100 if w0 >> 23 == 0x1a7 && bits(w0, 16, 7) >= 0x40 => mfma(w0, w[1])?,
+            0b110100
+                if w0 >> 23 == 0x1a7
+                    && crate::isa::mai::find(Isa::Gfx9, bits(w0, 16, 7)).is_some() =>
+            {
+                mfma(w0, w[1])?
+            }
             0b110100 if w0 >> 23 == 0x1a7 => vop3p(w0, w[1], |opc| match opc {
                 0x30 => Some(Op::VPkFmaF32),
                 0x31 => Some(Op::VPkMulF32),
@@ -141,7 +153,12 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
                     61 => 53,
                     62 => 178,
                     63 => 179,
-                    o @ (121 | 178 | 179) => return Err(undec(w0, "DS", o)),
+                    // ds_consume/append, ds_write/read_addtid_b32 (gfx11: 61, 62, 176, 177).
+                    189 => 61,
+                    190 => 62,
+                    29 => 176,
+                    182 => 177,
+                    o @ (121 | 178 | 179 | 176 | 177) => return Err(undec(w0, "DS", o)),
                     o => o,
                 };
                 // gfx90a's ACC (bit 25): data and destination are AGPRs.
@@ -162,6 +179,7 @@ pub(super) fn decode(w: &[u32; 3]) -> Result<Inst, Undecodable> {
             }
             0b110111 => flat(w0, w[1])?,
             0b111000 => mubuf(w0, w[1])?,
+            0b111010 => mtbuf(w0, w[1])?,
             _ => {
                 return Err(undec(
                     w0,
@@ -254,30 +272,15 @@ fn accvgpr(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     Ok(i)
 }
 
-/// VOP3P-MAI (MFMA): vdst and src2 in AGPRs when ACC_CD (bit 15), src0/src1 in AGPRs by the
-/// ACC bits of the second word; CBSZ/ABID/BLGP (operand broadcasts) are refused.
+/// VOP3P-MAI (MFMA, SMFMAC): vdst and src2 in AGPRs when ACC_CD (bit 15), src0/src1 in
+/// AGPRs by the ACC bits of the second word. `imm` holds the [`crate::isa::mai::TABLE`] row
+/// (bits 0..8), CBSZ (8..11), ABID (11..15) and BLGP (15..18).
 fn mfma(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     let opc = bits(w, 16, 7);
-    let op = match opc {
-        0x4d => Op::VMfmaF32_16x16x16F16,
-        0x4c => Op::VMfmaF32_32x32x8F16,
-        0x45 => Op::VMfmaF32_16x16x4F32,
-        _ => {
-            return Err(undec(
-                w,
-                "VOP3P-MAI (an MFMA the interpreter does not run)",
-                opc,
-            ));
-        }
+    let Some(row) = crate::isa::mai::find(Isa::Gfx9, opc) else {
+        return Err(undec(w, "VOP3P-MAI (no such MFMA)", opc));
     };
-    if bits(w, 8, 7) != 0 || bits(w1, 29, 3) != 0 {
-        return Err(undec(
-            w,
-            "VOP3P-MAI (CBSZ/ABID/BLGP broadcasts are not interpreted)",
-            opc,
-        ));
-    }
-    let mut i = Inst::new(op, Enc::Vop3p);
+    let mut i = Inst::new(Op::VMfma, Enc::Vop3p);
     i.len = 8;
     let acc_cd = bits(w, 15, 1) == 1;
     let in_acc = |code: u16, acc: bool| if acc { agpr(code) } else { code };
@@ -287,6 +290,9 @@ fn mfma(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         in_acc(b16(w1, 9, 9), bits(w1, 28, 1) == 1),
         in_acc(b16(w1, 18, 9), acc_cd),
     ];
+    // CAST: the row (< 256) and three small fields.
+    i.imm = (row as u32 | (bits(w, 8, 3) << 8) | (bits(w, 11, 4) << 11) | (bits(w1, 29, 3) << 15))
+        as i32;
     Ok(i)
 }
 
@@ -295,7 +301,8 @@ fn smem(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     let opc = bits(w, 18, 8);
     let op = table! {opc, return Err(undec(w, "SMEM", opc));
         0 => SLoadB32, 1 => SLoadB64, 2 => SLoadB128, 3 => SLoadB256, 4 => SLoadB512,
-        8 => SBufferLoadB32, 9 => SBufferLoadB64, 10 => SBufferLoadB128, 11 => SBufferLoadB256,
+        5 => SLoadB32, 6 => SLoadB64, 7 => SLoadB128, 21 => SStoreB32, 22 => SStoreB64,
+        23 => SStoreB128, 8 => SBufferLoadB32, 9 => SBufferLoadB64, 10 => SBufferLoadB128, 11 => SBufferLoadB256,
         12 => SBufferLoadB512, 16 => SStoreB32, 17 => SStoreB64, 18 => SStoreB128,
         24 => SBufferStoreB32, 25 => SBufferStoreB64, 26 => SBufferStoreB128,
         32 => SDcacheInv, 33 => SDcacheWb, 34 => SDcacheInvVol, 35 => SDcacheWbVol,
@@ -321,6 +328,10 @@ fn smem(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     i.imm = if imm { ((w1 << 11) as i32) >> 11 } else { 0 };
     i.src = [b16(w, 0, 6) * 2, soff, NONE];
     i.flags = u8::from(bits(w, 16, 1) == 1);
+    // s_scratch_load/store_dword*: `sub` bit 6 (the SGPR offset counts 64-byte units).
+    if matches!(opc, 5..=7 | 21..=23) {
+        i.sub = 0x40;
+    }
     match op {
         SDcacheInv | SDcacheWb | SDcacheInvVol | SDcacheWbVol => {
             i.dst = NONE;
@@ -673,7 +684,14 @@ fn vmem_load(opc: u32) -> bool {
 
 fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     let opc = bits(w, 18, 7);
-    let op = vmem_op(opc).ok_or_else(|| undec(w, "FLAT", opc))?;
+    // gfx940's global/scratch_load_lds_{ubyte,sbyte,ushort,sshort,dword} (38..=42): the
+    // load goes to LDS at M0 (flags bit 7), not to VGPRs.
+    let lds = (38..=42).contains(&opc) && bits(w, 14, 2) != 0;
+    let op = if lds {
+        vmem_op(opc - 22).ok_or_else(|| undec(w, "FLAT", opc))?
+    } else {
+        vmem_op(opc).ok_or_else(|| undec(w, "FLAT", opc))?
+    };
     let mut i = Inst::new(op, Enc::Flat);
     i.len = 8;
     // CAST: 2-bit field.
@@ -724,20 +742,30 @@ fn flat(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         i.src[1] = agpr(i.src[1]);
         i.dst = agpr(i.dst);
     }
+    if lds {
+        i.flags |= 0x80;
+        i.dst = NONE;
+        i.src[1] = NONE;
+    }
     Ok(i)
 }
 
 fn mubuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
     use Op::*;
     let opc = bits(w, 18, 7);
-    let op = match opc {
-        40 => BufferWbl2,
-        41 => BufferInvl2,
-        62 => BufferWbinvl1,
-        63 => BufferWbinvl1Vol,
+    let fmt = super::format_op(opc);
+    let op = match (opc, fmt) {
+        (40, _) => BufferWbl2,
+        (41, _) => BufferInvl2,
+        // buffer_store_lds_dword: a dword of LDS (M0-addressed) to memory (flags bit 7).
+        (61, _) => MStoreB32,
+        (62, _) => BufferWbinvl1,
+        (63, _) => BufferWbinvl1Vol,
+        (_, Some((op, _))) => op,
         _ => vmem_op(opc).ok_or_else(|| undec(w, "MUBUF", opc))?,
     };
     let mut i = Inst::new(op, Enc::Mubuf);
+    i.omod = fmt.map_or(0, |f| f.1);
     i.len = 8;
     if matches!(
         op,
@@ -746,8 +774,9 @@ fn mubuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         return Ok(i);
     }
     let atomic = opc >= 64;
-    // LDS (bit 16): the load goes to LDS at M0 instead of VGPRs (not interpreted).
-    if bits(w, 16, 1) == 1 {
+    // LDS (bit 16): the load goes to LDS at M0 instead of VGPRs (interpreted for
+    // buffer_store_lds_dword only).
+    if bits(w, 16, 1) == 1 && opc != 61 {
         return Err(undec(w, "MUBUF with lds", opc));
     }
     i.imm = i32::from(b16(w, 0, 12));
@@ -759,13 +788,47 @@ fn mubuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         | ((bits(w, 15, 1) as u8) << 2)
         | (u8::from(offen) << 3)
         | (u8::from(idxen) << 4);
+    let load = fmt.map_or(vmem_load(opc), |f| f.0 == MLoadFormat);
+    buf_operands(&mut i, w1, load, atomic);
+    if opc == 61 {
+        i.flags |= 0x80;
+        i.src[1] = NONE;
+    }
+    Ok(i)
+}
+
+/// MTBUF: MUBUF's fields with a 4-bit opcode (bits 15..19), the format (DFMT bits 19..23,
+/// NFMT bits 23..26, kept in `opsel` as DFMT | NFMT << 4 | 0x80) and SLC in the second word.
+fn mtbuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
+    let opc = bits(w, 15, 4);
+    let (op, omod) = super::format_op(opc).ok_or_else(|| undec(w, "MTBUF", opc))?;
+    let mut i = Inst::new(op, Enc::Mubuf);
+    i.len = 8;
+    i.omod = omod;
+    // CAST: 7 bits.
+    i.opsel = (0x80 | bits(w, 19, 4) | (bits(w, 23, 3) << 4)) as u8;
+    i.imm = i32::from(b16(w, 0, 12));
+    let (offen, idxen) = (bits(w, 12, 1) == 1, bits(w, 13, 1) == 1);
+    // CAST: flag bits (glc, slc).
+    i.flags = (bits(w, 14, 1) as u8)
+        | ((bits(w1, 22, 1) as u8) << 1)
+        | (u8::from(offen) << 3)
+        | (u8::from(idxen) << 4);
+    buf_operands(&mut i, w1, op == Op::MLoadFormat, false);
+    Ok(i)
+}
+
+/// MUBUF/MTBUF operands from the second word: src = [vaddr with offen or idxen, vdata of
+/// stores, srsrc], soffset in `sdst`; vdata the destination of loads and returning atomics;
+/// gfx90a's ACC (bit 55) puts vdata in the AGPRs.
+fn buf_operands(i: &mut Inst, w1: u32, load: bool, atomic: bool) {
+    let (offen, idxen) = (i.flags & 8 != 0, i.flags & 16 != 0);
     let (vaddr, vdata, srsrc, soff) = (
         b16(w1, 0, 8),
         b16(w1, 8, 8),
         b16(w1, 16, 5) * 4,
         b16(w1, 24, 8),
     );
-    let load = vmem_load(opc);
     // src: vaddr (index with idxen, then offset with offen), vdata (stores), srsrc;
     // soffset in sdst.
     i.src = [
@@ -785,5 +848,4 @@ fn mubuf(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         i.src[1] = agpr(i.src[1]);
         i.dst = agpr(i.dst);
     }
-    Ok(i)
 }

@@ -406,6 +406,9 @@ pub(super) fn sop2(w: u32, table: fn(u32) -> Option<Op>) -> Result<Inst, Undecod
     let mut i = Inst::new(op, Enc::Sop2);
     i.dst = b16(w, 16, 7);
     i.src = [b16(w, 0, 8), b16(w, 8, 8), NONE];
+    if matches!(op, Op::SCbranchGFork | Op::SRfeRestoreB64) {
+        i.dst = NONE;
+    }
     Ok(i)
 }
 
@@ -420,8 +423,14 @@ pub(super) fn sop1(w: u32, table: fn(u32) -> Option<Op>) -> Result<Inst, Undecod
     if op == SGetpcB64 {
         i.src[0] = NONE;
     }
-    if op == SSetpcB64 {
+    if matches!(op, SSetpcB64 | SRfeB64 | SCbranchJoin | SSetGprIdxIdx) {
         i.dst = NONE;
+    }
+    // The message is the SSRC0 field itself (no SGPR is read).
+    if matches!(op, SSendmsgRtnB32 | SSendmsgRtnB64) {
+        i.src[0] = NONE;
+        // CAST: an 8-bit field.
+        i.imm = bits(w, 0, 8) as i32;
     }
     Ok(i)
 }
@@ -434,6 +443,20 @@ pub(super) fn sopk(w: u32, table: fn(u32) -> Option<Op>) -> Result<Inst, Undecod
     i.dst = b16(w, 16, 7);
     // CAST: simm16 sign-extends.
     i.imm = i32::from(w as u16 as i16);
+    match op {
+        // The SDST field names the source (s_setreg's SGPR, s_cbranch_i_fork's mask pair).
+        Op::SSetregB32 | Op::SCbranchIFork => {
+            i.src[0] = i.dst;
+            i.dst = NONE;
+        }
+        // The value is the 32-bit literal after the instruction.
+        Op::SSetregImm32B32 => {
+            i.src[0] = LIT;
+            i.dst = NONE;
+        }
+        Op::SVersion => i.dst = NONE,
+        _ => {}
+    }
     Ok(i)
 }
 
@@ -443,6 +466,12 @@ pub(super) fn sopc(w: u32, table: fn(u32) -> Option<Op>) -> Result<Inst, Undecod
     let op = table(opc).ok_or_else(|| undec(w, "SOPC", opc))?;
     let mut i = Inst::new(op, Enc::Sopc);
     i.src = [b16(w, 0, 8), b16(w, 8, 8), NONE];
+    // gfx9 s_set_gpr_idx_on: the SSRC1 field is the 4-bit mode (which operands index).
+    if op == Op::SSetGprIdxOn {
+        i.src[1] = NONE;
+        // CAST: a 4-bit field.
+        i.imm = bits(w, 8, 4) as i32;
+    }
     Ok(i)
 }
 
@@ -486,11 +515,7 @@ pub(super) fn vop3p(w: u32, w1: u32, table: fn(u32) -> Option<Op>) -> Result<Ins
         op,
         Op::VPkFmaF16
             | Op::VPkFmaF32
-            | Op::VWmmaF32F16
-            | Op::VWmmaF32Bf16
-            | Op::VWmmaF16F16
-            | Op::VWmmaF32F16Gfx12
-            | Op::VWmmaF32Bf16Gfx12
+            | Op::VWmma
             | Op::VPkMadI16
             | Op::VPkMadU16
             | Op::VFmaMixF32
@@ -523,6 +548,110 @@ pub(super) fn vop3p(w: u32, w1: u32, table: fn(u32) -> Option<Op>) -> Result<Ins
     // CAST: as above.
     i.mods = (neg_lo | (neg_hi << 4)) as u8;
     Ok(i)
+}
+
+/// gfx11/gfx12 WMMA and SWMMAC (VOP3P opcodes 0x40..): the VOP3P fields, with the
+/// instruction's [`crate::isa::mai::TABLE`] row in `imm`.
+pub(super) fn wmma(isa: Isa, w: u32, w1: u32) -> Result<Inst, Undecodable> {
+    let opc = bits(w, 16, 7);
+    let row = crate::isa::mai::find(isa, opc).ok_or_else(|| undec(w, "VOP3P (WMMA)", opc))?;
+    let mut i = vop3p(w, w1, |_| Some(Op::VWmma))?;
+    // CAST: the table has fewer than 256 rows.
+    i.imm = row as i32;
+    Ok(i)
+}
+
+/// A typed buffer opcode (MUBUF 0..=15, 38, 39 on every family; MTBUF 0..=15): the
+/// operation and its `omod` (component count - 1, d16 in bit 2, d16_hi in bit 3).
+pub(super) fn format_op(opc: u32) -> Option<(Op, u8)> {
+    // CAST: opc < 16 below.
+    let n = (opc & 3) as u8;
+    Some(match opc {
+        0..=3 => (Op::MLoadFormat, n),
+        4..=7 => (Op::MStoreFormat, n),
+        8..=11 => (Op::MLoadFormat, n | 4),
+        12..=15 => (Op::MStoreFormat, n | 4),
+        38 => (Op::MLoadFormat, 4 | 8),
+        39 => (Op::MStoreFormat, 4 | 8),
+        _ => return None,
+    })
+}
+
+/// gfx10+'s unified buffer formats by number (LLVM's UfmtSymbolicGFX11 less the
+/// `BUF_FMT_` prefix; the RDNA3/RDNA4 ISA guides' buffer format tables): data format and
+/// numeric format of each.
+pub const UFMT_NAMES: [&str; 64] = [
+    "INVALID",
+    "8_UNORM",
+    "8_SNORM",
+    "8_USCALED",
+    "8_SSCALED",
+    "8_UINT",
+    "8_SINT",
+    "16_UNORM",
+    "16_SNORM",
+    "16_USCALED",
+    "16_SSCALED",
+    "16_UINT",
+    "16_SINT",
+    "16_FLOAT",
+    "8_8_UNORM",
+    "8_8_SNORM",
+    "8_8_USCALED",
+    "8_8_SSCALED",
+    "8_8_UINT",
+    "8_8_SINT",
+    "32_UINT",
+    "32_SINT",
+    "32_FLOAT",
+    "16_16_UNORM",
+    "16_16_SNORM",
+    "16_16_USCALED",
+    "16_16_SSCALED",
+    "16_16_UINT",
+    "16_16_SINT",
+    "16_16_FLOAT",
+    "10_11_11_FLOAT",
+    "11_11_10_FLOAT",
+    "10_10_10_2_UNORM",
+    "10_10_10_2_SNORM",
+    "10_10_10_2_UINT",
+    "10_10_10_2_SINT",
+    "2_10_10_10_UNORM",
+    "2_10_10_10_SNORM",
+    "2_10_10_10_USCALED",
+    "2_10_10_10_SSCALED",
+    "2_10_10_10_UINT",
+    "2_10_10_10_SINT",
+    "8_8_8_8_UNORM",
+    "8_8_8_8_SNORM",
+    "8_8_8_8_USCALED",
+    "8_8_8_8_SSCALED",
+    "8_8_8_8_UINT",
+    "8_8_8_8_SINT",
+    "32_32_UINT",
+    "32_32_SINT",
+    "32_32_FLOAT",
+    "16_16_16_16_UNORM",
+    "16_16_16_16_SNORM",
+    "16_16_16_16_USCALED",
+    "16_16_16_16_SSCALED",
+    "16_16_16_16_UINT",
+    "16_16_16_16_SINT",
+    "16_16_16_16_FLOAT",
+    "32_32_32_UINT",
+    "32_32_32_SINT",
+    "32_32_32_FLOAT",
+    "32_32_32_32_UINT",
+    "32_32_32_32_SINT",
+    "32_32_32_32_FLOAT",
+];
+
+/// Registers of a typed buffer access's data: one per component, or one per two with d16.
+#[must_use]
+pub fn format_regs(omod: u8) -> u16 {
+    let n = u16::from(omod & 3) + 1;
+    if omod & 4 != 0 { n.div_ceil(2) } else { n }
 }
 
 /// The VOP3P opcodes gfx9 and gfx11 share (0..=18, the f16/f32 mixed fma 32..=34).

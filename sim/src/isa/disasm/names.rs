@@ -136,6 +136,12 @@ pub(super) fn gfx9_name(op: Op) -> Option<&'static str> {
         DsCmpswapRtnB32 => "ds_cmpst_rtn_b32",
         DsCmpswapB32 => "ds_cmpst_b32",
         DsSwapRtnB32 => "ds_wrxchg_rtn_b32",
+        DsStorexchg2RtnB32 => "ds_wrxchg2_rtn_b32",
+        DsStoreAddtidB32 => "ds_write_addtid_b32",
+        DsLoadAddtidB32 => "ds_read_addtid_b32",
+        DsStorexchg2St64RtnB32 => "ds_wrxchg2st64_rtn_b32",
+        DsStorexchg2RtnB64 => "ds_wrxchg2_rtn_b64",
+        DsStorexchg2St64RtnB64 => "ds_wrxchg2st64_rtn_b64",
         DsStoreB64 => "ds_write_b64",
         DsStoreB8 => "ds_write_b8",
         DsStoreB16 => "ds_write_b16",
@@ -201,6 +207,7 @@ pub(super) fn gfx9_name(op: Op) -> Option<&'static str> {
 pub(super) fn gfx12_name(op: Op) -> Option<&'static str> {
     Some(match op {
         Op::SAddI32 => "s_add_co_i32",
+        Op::SAddkI32 => "s_addk_co_i32",
         Op::SSubI32 => "s_sub_co_i32",
         Op::VMadU64U32 => "v_mad_co_u64_u32",
         Op::VMadI64I32 => "v_mad_co_i64_i32",
@@ -293,5 +300,236 @@ pub(super) fn swizzle(off: u32) -> String {
             })
             .collect();
         format!("swizzle(BITMASK_PERM,\"{bits}\")")
+    }
+}
+
+/// LLVM's name of hardware register `id` (`s_getreg`/`s_setreg`'s hwreg operand), per family
+/// (`gfx940`: gfx942's names on gfx9).
+fn hwreg_name(gfx: u32, gfx940: bool, id: u32) -> Option<&'static str> {
+    Some(match (gfx, id) {
+        (_, 1) => "HW_REG_MODE",
+        (_, 2) => "HW_REG_STATUS",
+        (9 | 11, 3) => "HW_REG_TRAPSTS",
+        (9, 4) => "HW_REG_HW_ID",
+        (12, 4) => "HW_REG_STATE_PRIV",
+        (_, 5) => "HW_REG_GPR_ALLOC",
+        (_, 6) => "HW_REG_LDS_ALLOC",
+        (_, 7) => "HW_REG_IB_STS",
+        (9 | 11, 15) => "HW_REG_SH_MEM_BASES",
+        (9, 16) => "HW_REG_TBA_LO",
+        (9, 17) => "HW_REG_TBA_HI",
+        (9, 18) => "HW_REG_TMA_LO",
+        (9, 19) => "HW_REG_TMA_HI",
+        (9, 20) if gfx940 => "HW_REG_XCC_ID",
+        (9, 21) if gfx940 => "HW_REG_SQ_PERF_SNAPSHOT_DATA",
+        (9, 22) if gfx940 => "HW_REG_SQ_PERF_SNAPSHOT_DATA1",
+        (9, 23) if gfx940 => "HW_REG_SQ_PERF_SNAPSHOT_PC_LO",
+        (9, 24) if gfx940 => "HW_REG_SQ_PERF_SNAPSHOT_PC_HI",
+        (11, 18) => "HW_REG_PERF_SNAPSHOT_PC_LO",
+        (11, 19) => "HW_REG_PERF_SNAPSHOT_PC_HI",
+        (11, 20) => "HW_REG_FLAT_SCR_LO",
+        (11, 21) => "HW_REG_FLAT_SCR_HI",
+        (11 | 12, 23) => "HW_REG_HW_ID1",
+        (11 | 12, 24) => "HW_REG_HW_ID2",
+        (11, 27) => "HW_REG_PERF_SNAPSHOT_DATA",
+        (11, 29) => "HW_REG_SHADER_CYCLES",
+        (12, 10) => "HW_REG_PERF_SNAPSHOT_DATA",
+        (12, 11) => "HW_REG_PERF_SNAPSHOT_PC_LO",
+        (12, 12) => "HW_REG_PERF_SNAPSHOT_PC_HI",
+        (12, 15) => "HW_REG_PERF_SNAPSHOT_DATA1",
+        (12, 16) => "HW_REG_PERF_SNAPSHOT_DATA2",
+        (12, 17) => "HW_REG_EXCP_FLAG_PRIV",
+        (12, 18) => "HW_REG_EXCP_FLAG_USER",
+        (12, 19) => "HW_REG_TRAP_CTRL",
+        (12, 20) => "HW_REG_SCRATCH_BASE_LO",
+        (12, 21) => "HW_REG_SCRATCH_BASE_HI",
+        (12, 29) => "HW_REG_SHADER_CYCLES_LO",
+        (12, 30) => "HW_REG_SHADER_CYCLES_HI",
+        (12, 31) => "HW_REG_DVGPR_ALLOC_LO",
+        (12, 32) => "HW_REG_DVGPR_ALLOC_HI",
+        _ => return None,
+    })
+}
+
+/// The hwreg operand of simm16 (ID 5:0, OFFSET 10:6, SIZE-1 15:11) as LLVM prints it: the
+/// register's name where it has one, offset and size only when not the whole register.
+pub(super) fn hwreg(gfx: u32, gfx940: bool, imm: u32) -> String {
+    let (id, off, size) = (imm & 63, (imm >> 6) & 31, ((imm >> 11) & 31) + 1);
+    let name = hwreg_name(gfx, gfx940, id).map_or_else(|| id.to_string(), str::to_string);
+    if off == 0 && size == 32 {
+        format!("hwreg({name})")
+    } else {
+        format!("hwreg({name}, {off}, {size})")
+    }
+}
+
+/// The message name of `id` for the family (gfx11+ ids are 8 bits).
+fn msg_name(gfx: u32, id: u32) -> Option<&'static str> {
+    Some(match (gfx, id) {
+        (_, 1) => "MSG_INTERRUPT",
+        (9, 2) => "MSG_GS",
+        (9, 3) => "MSG_GS_DONE",
+        (9, 4) => "MSG_SAVEWAVE",
+        (9 | 11, 5) => "MSG_STALL_WAVE_GEN",
+        (9 | 11, 6) => "MSG_HALT_WAVES",
+        (9, 7) => "MSG_ORDERED_PS_DONE",
+        (9, 8) => "MSG_EARLY_PRIM_DEALLOC",
+        (_, 9) => "MSG_GS_ALLOC_REQ",
+        (9, 10) => "MSG_GET_DOORBELL",
+        (9, 15) => "MSG_SYSMSG",
+        (11 | 12, 2) => "MSG_HS_TESSFACTOR",
+        (11 | 12, 3) => "MSG_DEALLOC_VGPRS",
+        (11 | 12, 128) => "MSG_RTN_GET_DOORBELL",
+        (11 | 12, 129) => "MSG_RTN_GET_DDID",
+        (11 | 12, 130) => "MSG_RTN_GET_TMA",
+        (11 | 12, 131) => "MSG_RTN_GET_REALTIME",
+        (11 | 12, 132) => "MSG_RTN_SAVE_WAVE",
+        (11 | 12, 133) => "MSG_RTN_GET_TBA",
+        (11 | 12, 134) => "MSG_RTN_GET_TBA_TO_PC",
+        (12, 135) => "MSG_RTN_GET_SE_AID_ID",
+        _ => return None,
+    })
+}
+
+/// The sendmsg operand as LLVM prints it: gfx9 decodes ID 3:0, OP 6:4, STREAM 9:8 and names
+/// the GS and SYSMSG operations; gfx11+ has 8-bit IDs and no operation. An encoding with
+/// bits outside those fields prints as its number.
+pub(super) fn sendmsg(gfx: u32, imm: u32) -> String {
+    let (id, op, stream) = if gfx == 9 {
+        (imm & 15, (imm >> 4) & 7, (imm >> 8) & 3)
+    } else {
+        (imm & 0xff, 0, 0)
+    };
+    let fields = if gfx == 9 {
+        id | (op << 4) | (stream << 8)
+    } else {
+        id
+    };
+    if fields != imm {
+        return imm.to_string();
+    }
+    let numeric = || format!("sendmsg({id}, {op}, {stream})");
+    let Some(name) = msg_name(gfx, id) else {
+        return numeric();
+    };
+    const GS_OPS: [&str; 4] = ["GS_OP_NOP", "GS_OP_CUT", "GS_OP_EMIT", "GS_OP_EMIT_CUT"];
+    const SYS_OPS: [&str; 5] = [
+        "",
+        "SYSMSG_OP_ECC_ERR_INTERRUPT",
+        "SYSMSG_OP_REG_RD",
+        "SYSMSG_OP_HOST_TRAP_ACK",
+        "SYSMSG_OP_TTRACE_PC",
+    ];
+    match (gfx, id) {
+        // MSG_GS takes CUT/EMIT/EMIT_CUT with a stream, MSG_GS_DONE also NOP (no stream).
+        (9, 2 | 3) if (op != 0 || id == 3) && op < 4 => {
+            if op == 0 {
+                if stream == 0 {
+                    format!("sendmsg({name}, {})", GS_OPS[0])
+                } else {
+                    numeric()
+                }
+            } else {
+                // CAST: op < 4.
+                format!("sendmsg({name}, {}, {stream})", GS_OPS[op as usize])
+            }
+        }
+        // gfx9's SYSMSG operations (HOST_TRAP_ACK is not a gfx9 one).
+        (9, 15) if matches!(op, 1 | 2 | 4) && stream == 0 => {
+            // CAST: op <= 4.
+            format!("sendmsg({name}, {})", SYS_OPS[op as usize])
+        }
+        (9, 2 | 3 | 15) => numeric(),
+        _ if op == 0 && stream == 0 => format!("sendmsg({name})"),
+        _ => numeric(),
+    }
+}
+
+/// s_waitcnt_depctr / s_wait_alu: the dependency counters (hold_cnt 7, sa_sdst 0, va_vdst
+/// 15:12, va_sdst 11:9, va_ssrc 8, va_vcc 1, vm_vsrc 4:2) as LLVM prints them: the fields
+/// not at their maximum, or every field when all are; the number (hex) when bits 5 or 6 are
+/// set.
+pub(super) fn depctr(imm: u32) -> String {
+    if imm & 0x60 != 0 {
+        return format!("{imm:#x}");
+    }
+    let fields: [(&str, u32, u32); 7] = [
+        ("depctr_hold_cnt", 7, 1),
+        ("depctr_sa_sdst", 0, 1),
+        ("depctr_va_vdst", 12, 15),
+        ("depctr_va_sdst", 9, 7),
+        ("depctr_va_ssrc", 8, 1),
+        ("depctr_va_vcc", 1, 1),
+        ("depctr_vm_vsrc", 2, 7),
+    ];
+    let all: Vec<String> = fields
+        .iter()
+        .map(|(n, at, max)| format!("{n}({})", (imm >> at) & max))
+        .collect();
+    let set: Vec<String> = fields
+        .iter()
+        .zip(&all)
+        .filter(|((_, at, max), _)| (imm >> at) & max != *max)
+        .map(|(_, s)| s.clone())
+        .collect();
+    if set.is_empty() {
+        all.join(" ")
+    } else {
+        set.join(" ")
+    }
+}
+
+/// s_version's operand: the UC_VERSION names LLVM knows (GFX7 0, GFX10 4, GFX11 6, GFX12 9)
+/// with the W64 (13), W32 (14) and MDP (15) bits, else the number (hex from 256).
+pub(super) fn version(imm: u32) -> String {
+    let name = match imm & 0x1fff {
+        0 => Some("UC_VERSION_GFX7"),
+        4 => Some("UC_VERSION_GFX10"),
+        6 => Some("UC_VERSION_GFX11"),
+        9 => Some("UC_VERSION_GFX12"),
+        _ => None,
+    };
+    match name {
+        Some(n) => {
+            let mut s = n.to_string();
+            let mut parts = 0;
+            for (bit, f) in [
+                (13, "UC_VERSION_W64_BIT"),
+                (14, "UC_VERSION_W32_BIT"),
+                (15, "UC_VERSION_MDP_BIT"),
+            ] {
+                if imm >> bit & 1 == 1 {
+                    // Each further bit nests the expression so far, as LLVM's printer does.
+                    if parts > 0 {
+                        s = format!("({s})");
+                    }
+                    s = format!("{s}|{f}");
+                    parts += 1;
+                }
+            }
+            s
+        }
+        None if imm < 256 => imm.to_string(),
+        None => format!("{imm:#x}"),
+    }
+}
+
+/// gfx9's VGPR index mode operand: which of SRC0, SRC1, SRC2, DST are indexed.
+pub(super) fn gpr_idx(mode: u32) -> String {
+    let names: Vec<&str> = ["SRC0", "SRC1", "SRC2", "DST"]
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| mode >> k & 1 == 1)
+        .map(|(_, n)| *n)
+        .collect();
+    format!("gpr_idx({})", names.join(","))
+}
+
+/// A 16-bit immediate as LLVM prints most SOPP operands: decimal up to 64, hex above.
+pub(super) fn imm16(imm: u32) -> String {
+    if imm <= 64 {
+        imm.to_string()
+    } else {
+        format!("{imm:#x}")
     }
 }

@@ -7,6 +7,8 @@ use crate::isa::{Isa, Launch};
 /// Sets up wave `w` of workgroup `wg` (of `nwaves`) for a fresh start.
 pub(crate) fn init_wave(l: &Launch, w: &mut Wave, wg: [u32; 3], nwaves: u32) {
     w.reset(l.pgm);
+    w.mode = super::control::initial_mode(l);
+    w.trapsts = 0;
     let lanes = w.lanes();
     let id = w_id(w);
     // User SGPRs, then the enabled system SGPRs in order.

@@ -26,6 +26,21 @@ impl Exec<'_, '_> {
         if matches!(i.op, DsSwizzleB32 | DsPermuteB32 | DsBpermuteB32) {
             return self.ds_cross_lane(i);
         }
+        if matches!(
+            i.op,
+            DsStorexchg2RtnB32
+                | DsStorexchg2St64RtnB32
+                | DsStorexchg2RtnB64
+                | DsStorexchg2St64RtnB64
+        ) {
+            return self.ds_xchg2(i);
+        }
+        if matches!(
+            i.op,
+            DsStoreAddtidB32 | DsLoadAddtidB32 | DsAppend | DsConsume | DsCondxchg32RtnB64
+        ) {
+            return self.ds_m0(i);
+        }
         let n = self.w.lanes;
         let mut addr = [0u32; MAX_LANES];
         self.lanes32(i, 0, Width::B32, &mut addr)?;
@@ -418,5 +433,167 @@ impl Exec<'_, '_> {
             }
         }
         self.write_lanes(i.dst, &r)
+    }
+}
+
+impl Exec<'_, '_> {
+    /// DS_STOREXCHG_2ADDR(_STRIDE64)_RTN_B32/B64 (gfx9: ds_wrxchg2(st64)_rtn): per lane,
+    /// MEM[addr + offset0 * size] and MEM[addr + offset1 * size] (size 4 or 8; stride64: 64
+    /// times that) take DATA0 and DATA1; their old values return in the destination's first
+    /// and second halves (RDNA3 ISA, DS opcodes 46, 47, 110, 111).
+    fn ds_xchg2(&mut self, i: &Inst) -> Result<(), IsaError> {
+        use Op::*;
+        let n = self.w.lanes;
+        let size = if matches!(i.op, DsStorexchg2RtnB64 | DsStorexchg2St64RtnB64) {
+            8usize
+        } else {
+            4
+        };
+        let stride = if matches!(i.op, DsStorexchg2St64RtnB32 | DsStorexchg2St64RtnB64) {
+            64 * size
+        } else {
+            size
+        } as u64;
+        let dw = size / 4;
+        let mut addr = [0u32; MAX_LANES];
+        self.lanes32(i, 0, Width::B32, &mut addr)?;
+        let (d0, d1, dst) = (
+            self.vreg(i.src[1], dw)?,
+            self.vreg(i.src[2], dw)?,
+            self.vreg(i.dst, 2 * dw)?,
+        );
+        let len = self.w.v.len();
+        if len < d0.max(d1) + dw * n || len < dst + 2 * dw * n {
+            return Err(self.range_err());
+        }
+        // CAST: non-negative 8-bit offsets.
+        let offs = [i.imm as u64, u64::from(i.sub)];
+        let mut m = self.w.exec();
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let mut old = [0u32; 4];
+            for (p, (&off, &data)) in offs.iter().zip(&[d0, d1]).enumerate() {
+                let r = self.lds_range(u64::from(addr[l]) + off * stride, size)?;
+                for k in 0..dw {
+                    let at = r.start + 4 * k;
+                    let b = &mut self.lds[at..at + 4];
+                    old[p * dw + k] = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                    b.copy_from_slice(&self.w.v[data + k * n + l].to_le_bytes());
+                }
+            }
+            for (k, &v) in old.iter().enumerate().take(2 * dw) {
+                self.w.v[dst + k * n + l] = v;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Exec<'_, '_> {
+    /// The DS operations M0 addresses (RDNA3 ISA pseudo code; CDNA3 names them
+    /// ds_write/read_addtid_b32):
+    /// - DS_STORE/LOAD_ADDTID_B32: MEM[M0 + OFFSET + laneID * 4] = DATA0 / VDST = MEM[..];
+    /// - DS_APPEND/DS_CONSUME: the dword at M0 + OFFSET grows/shrinks by the number of
+    ///   active lanes; every active lane gets its value before (the wave's base slot; a lane
+    ///   adds its mbcnt). The CDNA ISA text names M0's base for GDS only; LLVM's selection
+    ///   of LDS ds_append/ds_consume puts the LDS pointer in M0, which is what is modelled.
+    ///
+    /// M0 counts with its low 16 bits (the ADDTID pseudo code's M0[15:0]).
+    fn ds_m0(&mut self, i: &Inst) -> Result<(), IsaError> {
+        if i.op == Op::DsCondxchg32RtnB64 {
+            return self.ds_condxchg(i);
+        }
+        let m0 = if self.l.isa == Isa::Gfx9 { 124 } else { 125 };
+        // CAST: the non-negative 16-bit offset.
+        let base = u64::from(self.s32(m0, 0)? & 0xffff) + i.imm as u64;
+        let n = self.w.lanes;
+        let exec = self.w.exec();
+        let word = |x: &Self, a: u64| -> Result<(core::ops::Range<usize>, u32), IsaError> {
+            let r = x.lds_range(a, 4)?;
+            let b = &x.lds[r.clone()];
+            Ok((r, u32::from_le_bytes([b[0], b[1], b[2], b[3]])))
+        };
+        match i.op {
+            Op::DsAppend | Op::DsConsume => {
+                let d = self.vreg(i.dst, 1)?;
+                let (r, old) = word(self, base)?;
+                let k = exec.count_ones();
+                let new = if i.op == Op::DsAppend {
+                    old.wrapping_add(k)
+                } else {
+                    old.wrapping_sub(k)
+                };
+                self.lds[r].copy_from_slice(&new.to_le_bytes());
+                if self.w.v.len() < d + n {
+                    return Err(self.range_err());
+                }
+                for (l, x) in self.w.v[d..d + n].iter_mut().enumerate() {
+                    if exec >> l & 1 == 1 {
+                        *x = old;
+                    }
+                }
+            }
+            _ => {
+                let load = i.op == Op::DsLoadAddtidB32;
+                let d = if load {
+                    self.vreg(i.dst, 1)?
+                } else {
+                    self.vreg(i.src[1], 1)?
+                };
+                if self.w.v.len() < d + n {
+                    return Err(self.range_err());
+                }
+                let mut m = exec;
+                while m != 0 {
+                    let l = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let (r, old) = word(self, base + 4 * l as u64)?;
+                    if load {
+                        self.w.v[d + l] = old;
+                    } else {
+                        self.lds[r].copy_from_slice(&self.w.v[d + l].to_le_bytes());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Exec<'_, '_> {
+    /// DS_CONDXCHG32_RTN_B64 (CDNA3/RDNA3 ISA pseudo code): ADDR0 = (ADDR + offset) & 0xfff8,
+    /// ADDR1 = ADDR0 + 4; each dword returns its old value and, when its data dword's bit 31
+    /// is set, takes that data's low 31 bits (bit 31 cleared).
+    fn ds_condxchg(&mut self, i: &Inst) -> Result<(), IsaError> {
+        let n = self.w.lanes;
+        let mut addr = [0u32; MAX_LANES];
+        self.lanes32(i, 0, Width::B32, &mut addr)?;
+        let (data, dst) = (self.vreg(i.src[1], 2)?, self.vreg(i.dst, 2)?);
+        let len = self.w.v.len();
+        if len < data + 2 * n || len < dst + 2 * n {
+            return Err(self.range_err());
+        }
+        let mut m = self.w.exec();
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            // CAST: the non-negative 16-bit offset.
+            let a0 = u64::from(addr[l].wrapping_add(i.imm as u32) & 0xfff8);
+            let mut old = [0u32; 2];
+            for (k, o) in old.iter_mut().enumerate() {
+                let r = self.lds_range(a0 + 4 * k as u64, 4)?;
+                let b = &mut self.lds[r];
+                *o = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                let d = self.w.v[data + k * n + l];
+                if d >> 31 == 1 {
+                    b.copy_from_slice(&(d & 0x7fff_ffff).to_le_bytes());
+                }
+            }
+            for (k, &o) in old.iter().enumerate() {
+                self.w.v[dst + k * n + l] = o;
+            }
+        }
+        Ok(())
     }
 }

@@ -57,7 +57,6 @@ impl Exec<'_, '_> {
     /// or swizzled with ADD_TID as the scratch V# is (gfx9 layout, `hcq_core::rsrc`). Each
     /// lane's address is computed here; the access is the FLAT family's ([`Self::vmem`]).
     pub(super) fn mubuf(&mut self, i: &Inst) -> Result<(), IsaError> {
-        let size = vmem_size(i.op);
         let r = i.src[2];
         let v = [
             self.s32(r, 0)?,
@@ -65,6 +64,16 @@ impl Exec<'_, '_> {
             self.s32(r + 2, 0)?,
             self.s32(r + 3, 0)?,
         ];
+        // Typed accesses: one element of the buffer format per lane (`format.rs`).
+        let fmt = if matches!(i.op, Op::MLoadFormat | Op::MStoreFormat) {
+            match self.buf_fmt(i, v[3]) {
+                Some(f) => Some(f),
+                None => return self.format_invalid(i),
+            }
+        } else {
+            None
+        };
+        let size = fmt.map_or(vmem_size(i.op), |f| f.bytes());
         let base = u64::from(v[0]) | (u64::from(v[1] & 0xffff) << 32);
         let stride = u64::from((v[1] >> 16) & 0x3fff);
         let swizzle = v[1] >> 31 == 1;
@@ -133,8 +142,14 @@ impl Exec<'_, '_> {
                 }
                 addr[l] = base.wrapping_add(soff).wrapping_add(boff);
             }
+            if parts == 1 && i.flags & 0x80 != 0 {
+                return self.lds_dma(i, &addr, false, fmt);
+            }
             if parts == 1 {
-                return self.vmem(i, &addr, false);
+                return match fmt {
+                    Some(f) => self.format_access(i, &addr, f, v[3]),
+                    None => self.vmem(i, &addr, false),
+                };
             }
             // One dword of each lane: the same operation on the k-th register.
             let mut j = *i;
@@ -245,16 +260,41 @@ impl Exec<'_, '_> {
     }
 
     pub(super) fn flat(&mut self, i: &Inst) -> Result<(), IsaError> {
-        if matches!(i.op, Op::GlobalInv | Op::GlobalWb) {
+        if matches!(i.op, Op::GlobalInv | Op::GlobalWb | Op::GlobalWbinv) {
             return Ok(());
         }
         let mut addr = [0u64; MAX_LANES];
+        if matches!(i.op, Op::MLoadAddtidB32 | Op::MStoreAddtidB32) {
+            // RDNA3 ISA, GLOBAL_LOAD/STORE_ADDTID_B32: address = SADDR (0 with off) + offset
+            // + laneID * 4; a dword load or store.
+            let base = if i.src[2] == NONE {
+                0
+            } else {
+                self.s64(i.src[2], 0)?
+            };
+            for (l, a) in addr.iter_mut().enumerate() {
+                // CAST: sign-extended offset.
+                *a = base
+                    .wrapping_add(i.imm as i64 as u64)
+                    .wrapping_add(4 * l as u64);
+            }
+            let mut j = *i;
+            j.op = if i.op == Op::MLoadAddtidB32 {
+                Op::MLoadB32
+            } else {
+                Op::MStoreB32
+            };
+            return self.vmem(&j, &addr, false);
+        }
         let scratch = i.sub == SEG_SCRATCH;
         if scratch {
             self.scratch_addrs(i, &mut addr)?;
         } else {
             debug_assert!(i.sub == SEG_GLOBAL || i.sub == SEG_FLAT);
             self.global_addrs(i, &mut addr)?;
+        }
+        if i.flags & 0x80 != 0 {
+            return self.lds_dma(i, &addr, scratch, None);
         }
         self.vmem(i, &addr, scratch)
     }
@@ -627,6 +667,68 @@ impl Exec<'_, '_> {
                     }
                 }
             }
+        }
+        Ok(())
+    }
+}
+
+impl Exec<'_, '_> {
+    /// LDS DMA: loads that write LDS instead of VGPRs (gfx11 buffer_load_lds_*, gfx940
+    /// global/scratch_load_lds_*) and gfx9's buffer_store_lds_dword (LDS to memory). Lane
+    /// `l`'s LDS dword is at M0[15:0] + 4 * l, plus the instruction offset for MUBUF (GCN3/
+    /// CDNA3 ISA "buffer load to LDS": LDS_ADDR = LDS_BASE + LDS_OFFSET (M0) + INST_OFFSET +
+    /// TID * 4; FLAT's offset is part of the memory address only). Sub-dword loads extend to a
+    /// dword (signed for i8/i16); format_x converts the x component.
+    pub(super) fn lds_dma(
+        &mut self,
+        i: &Inst,
+        addr: &[u64; MAX_LANES],
+        scratch: bool,
+        fmt: Option<format::Fmt>,
+    ) -> Result<(), IsaError> {
+        use Op::*;
+        let m0 = if self.l.isa == Isa::Gfx9 { 124 } else { 125 };
+        let mut base = u64::from(self.s32(m0, 0)? & 0xffff);
+        if i.enc == Enc::Mubuf {
+            // CAST: the non-negative 12-bit offset.
+            base += i.imm as u64;
+        }
+        let size = match (i.op, fmt) {
+            (_, Some(f)) => f.bytes(),
+            (MLoadU8 | MLoadI8, _) => 1,
+            (MLoadU16 | MLoadI16, _) => 2,
+            _ => 4,
+        };
+        let mut m = self.w.exec();
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let va = if scratch {
+                self.scratch_va(addr[l], size as u64, l)?
+            } else {
+                addr[l]
+            };
+            let r = self.lds_range(base + 4 * l as u64, 4)?;
+            if i.op == MStoreB32 {
+                let mut b = [0u8; 4];
+                b.copy_from_slice(&self.lds[r]);
+                self.mem.write(va, &b).map_err(IsaError::Vm)?;
+                continue;
+            }
+            let mut b = [0u8; 16];
+            self.mem
+                .read(va, &mut b[..size], Access::Read)
+                .map_err(IsaError::Vm)?;
+            // CAST: sign extensions of the loaded byte and half.
+            let v = match (i.op, fmt) {
+                (_, Some(f)) => f.load(u128::from_le_bytes(b), 0, false),
+                (MLoadI8, _) => b[0] as i8 as i32 as u32,
+                (MLoadU8, _) => u32::from(b[0]),
+                (MLoadI16, _) => i16::from_le_bytes([b[0], b[1]]) as i32 as u32,
+                (MLoadU16, _) => u32::from(u16::from_le_bytes([b[0], b[1]])),
+                _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+            };
+            self.lds[r].copy_from_slice(&v.to_le_bytes());
         }
         Ok(())
     }

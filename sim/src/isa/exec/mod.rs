@@ -10,7 +10,9 @@ use super::ops::Op;
 use super::{Isa, IsaError, Launch, Memory, Stats};
 use crate::vm::Access;
 
+mod control;
 mod dpp;
+mod format;
 mod init;
 mod lds;
 mod mask;
@@ -140,6 +142,19 @@ pub(crate) struct Wave {
     scratch_slot: u64,
     /// The wave's serial clock ([`model`]).
     clock: model::WaveClock,
+    /// The MODE hardware register (`s_setreg`/`s_getreg`, `s_round_mode`, `s_denorm_mode`):
+    /// its FP_DENORM field (7:4) is what the VALU flushes denormals by; on gfx9 GPR_IDX_EN
+    /// (27), VSKIP (28) and the fork/join stack pointer CSP (31:29) live here too.
+    mode: u32,
+    /// The exception flags a wave may write: TRAPSTS (gfx9, gfx11), EXCP_FLAG_USER (gfx12).
+    trapsts: u32,
+}
+
+/// A workgroup's barrier: waves that signalled it since it last completed (gfx12's
+/// S_BARRIER_SIGNAL_ISFIRST and S_GET_BARRIER_STATE read it), and its member count.
+pub(crate) struct WgBarrier {
+    signals: u32,
+    members: u32,
 }
 
 /// Scalar operand codes that differ between families.
@@ -165,14 +180,26 @@ struct At<'a> {
 
 impl At<'_> {
     fn msg(&self, what: &str) -> IsaError {
-        IsaError::Fault(format!(
-            "{}: {what} at kernel offset {:#x} (program address {:#x}), wave {} of workgroup {:?}",
-            self.l.isa.name(),
+        IsaError::Fault(format!("{}: {what} {}", self.l.isa.name(), self.place()))
+    }
+
+    /// `at kernel offset 0x.. (program address 0x..), wave W of workgroup [x, y, z]`.
+    fn place(&self) -> String {
+        format!(
+            "at kernel offset {:#x} (program address {:#x}), wave {} of workgroup {:?}",
             self.pc.wrapping_sub(self.l.pgm),
             self.pc,
             self.wave,
             self.wg
-        ))
+        )
+    }
+
+    /// A page fault of this wave's instruction, with where it happened.
+    fn locate(&self, e: IsaError) -> IsaError {
+        match e {
+            IsaError::Vm(v) => IsaError::VmAt(v, self.place()),
+            e => e,
+        }
     }
 }
 
@@ -327,8 +354,12 @@ fn parallel_safe(l: &Launch, mem: &dyn Memory) -> bool {
         {
             return false;
         }
-        // A call or jump through a register may reach code the scan did not see.
-        if matches!(i.op, Op::SSwappcB64 | Op::SSetpcB64) {
+        // A call or jump through a register (gfx9's fork to S1 and join's popped PC too) may
+        // reach code the scan did not see.
+        if matches!(
+            i.op,
+            Op::SSwappcB64 | Op::SSetpcB64 | Op::SCbranchGFork | Op::SCbranchJoin
+        ) {
             return false;
         }
         k += usize::from(i.len / 4).max(1);
@@ -382,6 +413,8 @@ fn run_range(
             state: WaveState::Running,
             scratch_slot: 0,
             clock: model::WaveClock::default(),
+            mode: 0,
+            trapsts: 0,
         })
         .collect();
     // CAST: at most 64 KiB.
@@ -468,6 +501,16 @@ impl Wave {
     fn exec(&self) -> u64 {
         (u64::from(self.s[126]) | (u64::from(self.s[127]) << 32)) & self.lane_mask()
     }
+    /// MODE.FP_DENORM keeps f32 denormals (mode 3: in and out; else they flush).
+    #[inline]
+    fn denorm32(&self) -> bool {
+        (self.mode >> 4) & 3 == 3
+    }
+    /// MODE.FP_DENORM keeps f16/f64 denormals.
+    #[inline]
+    fn denorm16_64(&self) -> bool {
+        (self.mode >> 6) & 3 == 3
+    }
     #[inline]
     fn vcc(&self) -> u64 {
         (u64::from(self.s[106]) | (u64::from(self.s[107]) << 32)) & self.lane_mask()
@@ -483,16 +526,23 @@ fn run_workgroup(
     wg: [u32; 3],
     stats: &mut Stats,
 ) -> Result<(), IsaError> {
+    let mut bar = WgBarrier {
+        signals: 0,
+        // CAST: at most 1024 work-items, so at most 32 waves.
+        members: waves.len() as u32,
+    };
     loop {
         for w in waves.iter_mut() {
             if w.state == WaveState::Running {
-                run_wave(l, mem, (cache, kcache), w, lds, wg, stats)?;
+                run_wave(l, mem, (cache, kcache, &mut bar), w, lds, wg, stats)?;
             }
         }
         if waves.iter().all(|w| w.state == WaveState::Done) {
             return Ok(());
         }
-        // Every live wave waits at the barrier: release them.
+        // Every live wave waits at the barrier: it completes (its signal count resets) and
+        // releases them.
+        bar.signals = 0;
         for w in waves.iter_mut() {
             if w.state == WaveState::Barrier {
                 w.state = WaveState::Running;
@@ -560,7 +610,7 @@ fn fetch(
 fn run_wave(
     l: &Launch,
     mem: &dyn Memory,
-    (cache, kcache): (&mut CodeCache, &mut KCache),
+    (cache, kcache, bar): (&mut CodeCache, &mut KCache, &mut WgBarrier),
     w: &mut Wave,
     lds: &mut [u8],
     wg: [u32; 3],
@@ -582,8 +632,10 @@ fn run_wave(
         mem,
         lds,
         kcache,
+        bar,
     };
     let mut uncached: (Inst, Cost);
+    let mut indexed: Inst;
     while x.w.state == WaveState::Running {
         let pc = x.w.pc;
         x.at.pc = pc;
@@ -603,7 +655,7 @@ fn run_wave(
         };
         let entry: &(Inst, Cost) = match cache.slots.get(idx) {
             Some(Some(c)) => c,
-            _ => match fetch(l, mem, cache, pc, x.w.lanes, &x.at)? {
+            _ => match fetch(l, mem, cache, pc, x.w.lanes, &x.at).map_err(|e| x.at.locate(e))? {
                 Ok(s) => match cache.slots.get(s) {
                     Some(Some(c)) => c,
                     _ => return Err(x.at.msg("instruction cache slot vanished")),
@@ -639,8 +691,22 @@ fn run_wave(
             };
             stats.lane_instructions += active;
             stats.mem_bytes += active * u64::from(cost.lane_bytes);
+            // gfx9 MODE: VSKIP skips vector instructions; GPR_IDX_EN offsets the VGPR operands
+            // M0[15:12] selects by M0[7:0] (s_setvskip, s_set_gpr_idx_on).
+            if x.w.mode & (control::MODE_VSKIP | control::MODE_GPR_IDX_EN) != 0
+                && l.isa == Isa::Gfx9
+            {
+                if x.w.mode & control::MODE_VSKIP != 0 {
+                    continue;
+                }
+                indexed = control::gpr_indexed(i, x.w.s[124]);
+                x.step(&indexed, next)?;
+                continue;
+            }
         }
-        x.step(i, next)?;
+        if let Err(e) = x.step(i, next) {
+            return Err(x.at.locate(e));
+        }
     }
     let t = if x.w.state == WaveState::Done {
         x.w.clock.finish()
@@ -689,6 +755,8 @@ struct Exec<'a, 'b> {
     mem: &'a dyn Memory,
     lds: &'a mut [u8],
     kcache: &'a mut KCache,
+    /// The workgroup's barrier counts.
+    bar: &'a mut WgBarrier,
 }
 
 /// Copies lanes `s` into `d` (the shorter length), as fixed-size moves for a wave's 32 or 64

@@ -406,7 +406,7 @@ impl Exec<'_, '_> {
                 };
             }
         }
-        if !self.l.float.denorm32 {
+        if !self.w.denorm32() {
             for x in &mut r[..n] {
                 *x = flush32(*x);
             }
@@ -414,7 +414,7 @@ impl Exec<'_, '_> {
     }
 
     pub(super) fn in_f32(&self, a: &mut Lanes) {
-        if !self.l.float.denorm32 {
+        if !self.w.denorm32() {
             for x in &mut a[..self.w.lanes] {
                 *x = flush32(*x);
             }
@@ -713,7 +713,7 @@ impl Exec<'_, '_> {
                     w
                 };
                 self.lanes32(i, 1, w1, &mut b)?;
-                let denorm = self.l.float.denorm32;
+                let denorm = self.w.denorm32();
                 match i.op {
                     Op::VCmpF32 => {
                         let fl = |x: u32| f32v(if denorm { x } else { flush32(x) });

@@ -117,7 +117,7 @@ impl Exec<'_, '_> {
         }
         let op_sel = u32::from(i.sub);
         let neg = u32::from(i.mods);
-        let denorm = self.l.float.denorm32;
+        let denorm = self.w.denorm32();
         let fl = |x: u32| if denorm { x } else { flush32(x) };
         let mut r = [0u64; MAX_LANES];
         for (l, r) in r[..n].iter_mut().enumerate() {

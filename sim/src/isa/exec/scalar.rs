@@ -622,7 +622,7 @@ impl Exec<'_, '_> {
                 let (x, y) = (a()?, b()?);
                 let (x, y) = if i.op == SCmpF16 {
                     (f16_to_f32(x & 0xffff), f16_to_f32(y & 0xffff))
-                } else if self.l.float.denorm32 {
+                } else if self.w.denorm32() {
                     (f32v(x), f32v(y))
                 } else {
                     (f32v(flush32(x)), f32v(flush32(y)))
@@ -660,9 +660,8 @@ impl Exec<'_, '_> {
             | SWaitDscnt
             | SWaitKmcnt
             | SWaitAlu => Ok(()),
-            // gfx12 split barrier: the wave arrives at the signal and waits at the wait; waves
-            // of a workgroup run in turn, so arriving is stopping at the wait.
-            SBarrierSignal => Ok(()),
+            // gfx12 split barrier: the wave arrives at the signal (`control`) and waits at the
+            // wait; waves of a workgroup run in turn, so arriving is stopping at the wait.
             SBarrierWait => {
                 self.w.state = WaveState::Barrier;
                 Ok(())
@@ -703,20 +702,12 @@ impl Exec<'_, '_> {
                 self.w.state = WaveState::Barrier;
                 Ok(())
             }
-            SSendmsg => {
-                // MSG_DEALLOC_VGPRS (3) releases VGPRs early: nothing to model.
-                if i.imm & 0xff == 3 {
-                    Ok(())
-                } else {
-                    Err(self.err(&format!("unsupported s_sendmsg message {:#x}", i.imm)))
-                }
-            }
             STrap => Err(self.err(&format!(
                 "s_trap {:#x} (no trap handler in the simulator)",
                 i.imm
             ))),
             SCodeEnd => Err(self.err("executed s_code_end (padding after the kernel's code)")),
-            _ => Err(self.unsupported(i)),
+            _ => self.control(i, next),
         }
     }
 
@@ -770,6 +761,18 @@ impl Exec<'_, '_> {
             u64::from(self.s32(i.src[1], 0)?)
         } else {
             0
+        };
+        // gfx9 S_SCRATCH_LOAD/STORE (`sub` bit 6): CDNA3 ISA, "if the offset is specified as
+        // an SGPR, the SGPR contains an UNSIGNED 64-byte offset, consistent with other scratch
+        // operations"; the immediate stays a signed byte offset from SBASE (the wave's
+        // scratch base, e.g. FLAT_SCRATCH).
+        let soff = if i.enc == Enc::Smem
+            && i.sub & 0x40 != 0
+            && !matches!(i.op, SAtomic | SBufferAtomic)
+        {
+            soff.wrapping_mul(64)
+        } else {
+            soff
         };
         // CAST: sign-extended offset.
         let off = (i.imm as i64 as u64).wrapping_add(soff);

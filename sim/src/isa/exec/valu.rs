@@ -94,7 +94,7 @@ impl Exec<'_, '_> {
             }),
             _ => return Err(self.err(&format!("unsupported VOPD operation {}", h.op.name()))),
         }
-        if is_f32(h.op) && !self.l.float.denorm32 {
+        if is_f32(h.op) && !self.w.denorm32() {
             for x in &mut r {
                 *x = flush32(*x);
             }
@@ -125,7 +125,7 @@ impl Exec<'_, '_> {
         }
         let b32 = Width::B32;
         let f16 = Width::F16;
-        let denorm64 = self.l.float.denorm16_64;
+        let denorm64 = self.w.denorm16_64();
         let fl64 = move |x: u64| -> u64 {
             if !denorm64 && x & 0x7ff0_0000_0000_0000 == 0 {
                 x & (1 << 63)
@@ -139,7 +139,7 @@ impl Exec<'_, '_> {
             VNop | VClrexcp | VPipeflush => Ok(()),
             // (int)floor(S0.f) and (int)floor(S0.f + 0.5), saturating, NaN to 0.
             VCvtFloorI32F32 | VCvtNearestI32F32 => {
-                let d32 = self.l.float.denorm32;
+                let d32 = self.w.denorm32();
                 let half = if i.op == VCvtNearestI32F32 { 0.5 } else { 0.0 };
                 self.v1(i, b32, move |x| {
                     let f = f32v(if d32 { x } else { flush32(x) });

@@ -207,6 +207,22 @@ fn gfx9_scalar_stores_atomics_and_buffer_loads() {
 }
 
 #[test]
+fn gfx11_scalar_load_into_vcc() {
+    // RDNA3 ISA (SMEM): SDATA names any scalar destination, VCC among them; tinygrad's
+    // test_ops kernels on gfx1100 load a 64-bit condition straight into VCC.
+    //
+    //   s_load_b64 vcc, s[2:3], 0x0 / s_waitcnt lgkmcnt(0) / s_mov_b32 exec_lo, 1
+    //   v_mov_b32 v1, 0 / v_mov_b32 v2, vcc_lo / v_mov_b32 v3, vcc_hi
+    //   global_store_b64 v1, v[2:3], s[0:1] / s_endpgm
+    let code = [
+        0xF4041A81, 0xF8000000, 0xBF89FC07, 0xBEFE0081, 0x7E020280, 0x7E04026A, 0x7E06026B,
+        0xDC6E0000, 0x00000201, 0xBFB00000,
+    ];
+    let (got, _) = run_wave(Isa::Gfx11, &code, &[0x1234_5678, 0x9abc_def0], &[], 2);
+    assert_eq!(got, [0x1234_5678, 0x9abc_def0], "VCC loaded by s_load_b64");
+}
+
+#[test]
 fn gfx12_subdword_scalar_loads_and_buffer_loads() {
     // RDNA4 ISA (scalar memory): S_LOAD_I8/U8/I16/U16 sign- or zero-extend the byte/half at
     // the (unaligned) address; S_BUFFER_LOAD_B96 reads three dwords at the V#'s base +

@@ -803,7 +803,10 @@ impl Exec<'_, '_> {
         // A cmpswap's data is twice the access (the data, then the compare value).
         let cmpswap = matches!(i.op, SAtomic | SBufferAtomic) && i.sub & 31 == 1;
         let regs = n.div_ceil(4) * if cmpswap { 2 } else { 1 };
-        if usize::from(reg) + regs > 106 {
+        // SDATA is an SGPR range, or VCC (106..107) or trap temporaries (108..123) whole: LLVM
+        // loads a 64-bit uniform condition straight into VCC (`s_load_b64 vcc, ...`).
+        let end = usize::from(reg) + regs;
+        if !(end <= 106 || (usize::from(reg) >= 106 && end <= 124)) {
             return Err(self.err(&format!(
                 "{} names s{}..s{}, beyond the SGPRs",
                 i.op.name(),

@@ -19,7 +19,7 @@
 //! `ISA_LIST_BLESS=1` rewrites the gap lists and the README table instead of failing.
 
 use core::fmt::Write as _;
-use hcq_sim::isa::{FlatMemory, FloatMode, Isa, Launch, ScratchSetup, decode::decode, run};
+use hcq_sim::isa::{FlatMemory, FloatMode, Isa, Launch, ScratchSetup, decode::decode_for, run};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -77,7 +77,7 @@ fn isa_of(target: &str) -> Isa {
 fn check(target: &str, r: &Row) -> Option<(&'static str, String)> {
     let isa = isa_of(target);
     let w = |k: usize| r.words.get(k).copied().unwrap_or(0);
-    let i = match decode(isa, &[w(0), w(1), w(2)]) {
+    let i = match decode_for(isa, target != "gfx90a", &[w(0), w(1), w(2)]) {
         Ok(i) => i,
         Err(e) => return Some(("decode", format!("{e:?}"))),
     };

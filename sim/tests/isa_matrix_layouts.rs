@@ -95,6 +95,7 @@ fn run_mm(
     mem.poke(DATA, &data).unwrap();
     let l = Launch {
         isa,
+        gfx940: true,
         pgm: CODE,
         wave64: gfx9,
         user_sgprs: vec![OUT as u32, 0, DATA as u32, 0],

@@ -189,6 +189,9 @@ fn launch(
     }
     Ok(Launch {
         isa,
+        // The queue's ArchInfo is the family's: gfx90a kernels decode with the family
+        // default (gfx940) until the dispatch carries the chip.
+        gfx940: true,
         pgm,
         wave64,
         user_sgprs,

@@ -44,6 +44,28 @@ fn run_mm(
     d_init: &[Vec<u32>],
     dw: usize,
 ) -> Vec<Vec<u32>> {
+    // gfx9: as gfx90a when it names the opcode, else as gfx942 (opcodes 100, 102, 104, 108
+    // are gfx90a's bf16/i8 MFMA and gfx942's SMFMAC: their gfx942 tests use `run_mm_on`).
+    let opc = (w0 >> 16) & 0x7f;
+    let gfx940 = hcq_sim::isa::mai::find_for(isa, false, opc)
+        .and_then(|r| hcq_sim::isa::mai::TABLE.get(r))
+        .is_none_or(|r| r.name.is_empty());
+    run_mm_on(isa, gfx940, w0, w1, a, b, c, d_init, dw)
+}
+
+/// As [`run_mm`] on the chip `gfx940` selects (gfx9).
+#[allow(clippy::too_many_arguments)]
+fn run_mm_on(
+    isa: Isa,
+    gfx940: bool,
+    w0: u32,
+    w1: u32,
+    a: &[Vec<u32>],
+    b: &[Vec<u32>],
+    c: &[Vec<u32>],
+    d_init: &[Vec<u32>],
+    dw: usize,
+) -> Vec<Vec<u32>> {
     let gfx9 = isa == Isa::Gfx9;
     let lanes = if gfx9 { 64 } else { 32 };
     let stride = 4 * lanes as u32;
@@ -95,7 +117,7 @@ fn run_mm(
     mem.poke(DATA, &data).unwrap();
     let l = Launch {
         isa,
-        gfx940: true,
+        gfx940,
         pgm: CODE,
         wave64: gfx9,
         user_sgprs: vec![OUT as u32, 0, DATA as u32, 0],

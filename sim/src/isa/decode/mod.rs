@@ -314,6 +314,14 @@ pub fn decode_for(isa: Isa, gfx940: bool, words: &[u32; 3]) -> Result<Inst, Unde
             NONE
         };
     }
+    // The matrix row the chip names (gfx940's SMFMAC share opcodes with gfx90a's MFMA).
+    if isa == Isa::Gfx9 && i.op == Op::VMfma {
+        let opc = bits(words[0], 16, 7);
+        if let Some(row) = crate::isa::mai::find_for(isa, gfx940, opc) {
+            // CAST: the row (< 256) replaces the low byte.
+            i.imm = (i.imm & !0xff) | row as i32;
+        }
+    }
     Ok(i)
 }
 

@@ -968,3 +968,85 @@ fn gfx1201_swmmac_f16_and_iu8_select_k_by_index() {
         }
     }
 }
+
+/// gfx942's SMFMAC on opcodes gfx90a gives bf16 MFMA (CDNA3 ISA guide, SMFMAC): 16-bit A
+/// 4:2 sparse as [`gfx942_smfmac_f16_selects_k_by_its_index_set`], with `m` rows per lane
+/// group (stored A value kc of row i in v{(kc%4)/2}.[16(kc%2)..] of lane m(kc/4) + i), dense B
+/// (v{(k%8)/2}.[16(k%2)..] of lane m(k/8) + j), D in the 16x16 or 32x32 MFMA layout.
+fn smfmac16(opc: u32, mnk: [usize; 3], bf: bool, what: &str) {
+    let [m, n, k] = mnk;
+    let enc = |v: f64| if bf { bf16(v) } else { f16(v) };
+    let dec = |h: u64| {
+        if bf {
+            // CAST: a 16-bit pattern.
+            f64::from(f32::from_bits((h as u32) << 16))
+        } else {
+            f16v(h)
+        }
+    };
+    let d_at = |i: usize, j: usize| {
+        if m == 16 {
+            (i % 4, 16 * (i / 4) + j, 0)
+        } else {
+            (4 * (i / 8) + i % 4, 32 * ((i / 4) % 2) + j, 0)
+        }
+    };
+    let dregs = m * n / 64;
+    let mut ar = regs(2, 64);
+    let mut br = regs(4, 64);
+    let mut idx = regs(1, 64);
+    let mut dr = regs(dregs, 64);
+    let mut a = vec![0f64; m * k];
+    for i in 0..m {
+        for g in 0..k / 4 {
+            let (p0, p1) = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)][(i + g) % 6];
+            for (q, p) in [(0, p0), (1, p1)] {
+                let kc = 2 * g + q;
+                let h = enc(val(i * k + 4 * g + p, 1));
+                a[i * k + 4 * g + p] = dec(h);
+                let lane = m * (kc / 4) + i;
+                put(&mut ar, ((kc % 4) / 2, lane, 16 * (kc % 2) as u32), 16, h);
+                // ABID 1: the second 8-bit set; set 0 holds garbage that must not be read.
+                put(&mut idx, (0, lane, 8 + 2 * (kc % 4) as u32), 2, p as u64);
+                put(&mut idx, (0, lane, 2 * (kc % 4) as u32), 2, 3 - p as u64);
+            }
+        }
+    }
+    let mut b = vec![0f64; k * n];
+    for x in 0..k {
+        for j in 0..n {
+            let h = enc(vb(x * n + j));
+            b[x * n + j] = dec(h);
+            put(
+                &mut br,
+                ((x % 8) / 2, m * (x / 8) + j, 16 * (x % 2) as u32),
+                16,
+                h,
+            );
+        }
+    }
+    let mut c = vec![0f64; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            c[i * n + j] = vc(i * n + j);
+            put(&mut dr, d_at(i, j), 32, f32e(c[i * n + j]));
+        }
+    }
+    let w = mfma(opc, 0, 1, 0);
+    let d = run_mm_on(Isa::Gfx9, true, w[0], w[1], &ar, &br, &idx, &dr, dregs);
+    let want = mma(m, n, k, &a, &b, &c);
+    for i in 0..m {
+        for j in 0..n {
+            let got = f32d(get(&d, d_at(i, j), 32));
+            let want = f32d(f32e(want[i * n + j]));
+            assert_eq!(got, want, "{what}: D[{i}][{j}]");
+        }
+    }
+}
+
+#[test]
+fn gfx942_smfmac_on_gfx90a_bf16_mfma_opcodes() {
+    smfmac16(100, [32, 32, 16], false, "v_smfmac_f32_32x32x16_f16");
+    smfmac16(102, [16, 16, 32], true, "v_smfmac_f32_16x16x32_bf16");
+    smfmac16(104, [32, 32, 16], true, "v_smfmac_f32_32x32x16_bf16");
+}

@@ -1050,3 +1050,69 @@ fn gfx942_smfmac_on_gfx90a_bf16_mfma_opcodes() {
     smfmac16(102, [16, 16, 32], true, "v_smfmac_f32_16x16x32_bf16");
     smfmac16(104, [32, 32, 16], true, "v_smfmac_f32_32x32x16_bf16");
 }
+
+#[test]
+fn gfx942_smfmac_i32_32x32x32_i8_on_a_gfx90a_mfma_opcode() {
+    // CDNA3 ISA, SMFMAC (calculator layout): the stored A is an i8 A of K 16 (8 bytes a lane:
+    // value kc of row i in v{(kc%8)/4}.[8(kc%4)..] of lane 32(kc/8) + i); its 2-bit indices in
+    // the 16-bit set ABID picks; B dense i8 K 32 (v{(k%16)/4}.[8(k%4)..] of lane 32(k/16) + j).
+    let (m, n, k) = (32, 32, 32);
+    let d_at = |i: usize, j: usize| (4 * (i / 8) + i % 4, 32 * ((i / 4) % 2) + j, 0);
+    let mut ar = regs(2, 64);
+    let mut br = regs(4, 64);
+    let mut idx = regs(1, 64);
+    let mut dr = regs(16, 64);
+    let mut a = vec![0f64; m * k];
+    for i in 0..m {
+        for g in 0..k / 4 {
+            let (p0, p1) = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)][(i + g) % 6];
+            for (q, p) in [(0, p0), (1, p1)] {
+                let kc = 2 * g + q;
+                let v = ia(i * k + 4 * g + p);
+                a[i * k + 4 * g + p] = v;
+                let lane = 32 * (kc / 8) + i;
+                put(
+                    &mut ar,
+                    ((kc % 8) / 4, lane, 8 * (kc % 4) as u32),
+                    8,
+                    i8e(v),
+                );
+                // ABID 1: the second 16-bit set; set 0 holds garbage that must not be read.
+                put(&mut idx, (0, lane, 16 + 2 * (kc % 8) as u32), 2, p as u64);
+                put(&mut idx, (0, lane, 2 * (kc % 8) as u32), 2, 3 - p as u64);
+            }
+        }
+    }
+    let mut b = vec![0f64; k * n];
+    for x in 0..k {
+        for j in 0..n {
+            b[x * n + j] = ib(x * n + j);
+            put(
+                &mut br,
+                ((x % 16) / 4, 32 * (x / 16) + j, 8 * (x % 4) as u32),
+                8,
+                i8e(b[x * n + j]),
+            );
+        }
+    }
+    let mut c = vec![0f64; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            c[i * n + j] = ic(i * n + j);
+            put(&mut dr, d_at(i, j), 32, i32e(c[i * n + j]));
+        }
+    }
+    let w = mfma(108, 0, 1, 0);
+    let d = run_mm_on(Isa::Gfx9, true, w[0], w[1], &ar, &br, &idx, &dr, 16);
+    let want = mma(m, n, k, &a, &b, &c);
+    for i in 0..m {
+        for j in 0..n {
+            let got = i32d(get(&d, d_at(i, j), 32));
+            assert_eq!(
+                got,
+                want[i * n + j],
+                "v_smfmac_i32_32x32x32_i8: D[{i}][{j}]"
+            );
+        }
+    }
+}

@@ -189,9 +189,7 @@ fn launch(
     }
     Ok(Launch {
         isa,
-        // The queue's ArchInfo is the family's: gfx90a kernels decode with the family
-        // default (gfx940) until the dispatch carries the chip.
-        gfx940: true,
+        gfx940: desc.gfx940,
         pgm,
         wave64,
         user_sgprs,

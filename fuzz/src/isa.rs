@@ -45,6 +45,7 @@ pub fn run_input(data: &[u8]) {
     };
     let l = Launch {
         isa,
+        gfx940: true,
         pgm: CODE,
         wave64: wave64 || isa == Isa::Gfx9,
         // s[0:1] point into the block (so loads and stores can hit memory), s2.. = h.

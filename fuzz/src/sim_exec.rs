@@ -180,6 +180,7 @@ pub fn run(data: &[u8]) {
     let desc = QueueDesc {
         kind,
         arch: &GFX11,
+        gfx940: true,
         ring_base: RING_VA,
         ring_size: RING_BYTES,
         rptr_addr: PTR_VA,

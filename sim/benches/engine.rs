@@ -58,6 +58,7 @@ fn engines_for(bus: &Arc<MemBus>, kind: QueueKind, dwords: usize) -> Engines {
     let desc = QueueDesc {
         kind,
         arch: &GFX11,
+        gfx940: true,
         ring_base: RING_VA,
         ring_size: RING_BYTES,
         rptr_addr: DATA_VA + 0x800,

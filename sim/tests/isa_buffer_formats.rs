@@ -33,6 +33,7 @@ fn run_fmt(isa: Isa, code: &[u32], data: &[u32], word3: u32) -> (Vec<u32>, Vec<u
     let lanes = if gfx9 { 64 } else { 32 };
     let l = Launch {
         isa,
+        gfx940: true,
         pgm: CODE,
         wave64: gfx9,
         rsrc2: 8 << 1,

@@ -188,6 +188,7 @@ fn simulate(isa: Isa, c: &Case) -> Result<State, String> {
     }
     let l = Launch {
         isa,
+        gfx940: true,
         pgm: CODE,
         wave64: false,
         user_sgprs: vec![IN as u32, 0, OUT as u32, 0],

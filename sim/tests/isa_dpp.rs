@@ -263,6 +263,7 @@ fn a_vop3_operation_reads_its_first_source_through_dpp() {
     mem.poke(CODE, &b).unwrap();
     let l = L {
         isa: I::Gfx11,
+        gfx940: true,
         pgm: CODE,
         wave64: false,
         user_sgprs: vec![lo(BUF), 0],

@@ -37,6 +37,7 @@ fn run_wave(
     let lanes = if gfx9 { 64 } else { 32 };
     let l = Launch {
         isa,
+        gfx940: true,
         pgm: CODE,
         wave64: gfx9,
         // CAST: at most 16 user SGPRs here.
@@ -1110,6 +1111,7 @@ fn gfx12_permlane16_var_and_v_illegal() {
     mem.poke(CODE, &bytes).unwrap();
     let l = Launch {
         isa: Isa::Gfx12,
+        gfx940: true,
         pgm: CODE,
         wave64: false,
         rsrc2: 0,

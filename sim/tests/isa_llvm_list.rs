@@ -19,7 +19,7 @@
 //! `ISA_LIST_BLESS=1` rewrites the gap lists and the README table instead of failing.
 
 use core::fmt::Write as _;
-use hcq_sim::isa::{FlatMemory, FloatMode, Isa, Launch, ScratchSetup, decode::decode, run};
+use hcq_sim::isa::{FlatMemory, FloatMode, Isa, Launch, ScratchSetup, decode::decode_for, run};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -77,7 +77,7 @@ fn isa_of(target: &str) -> Isa {
 fn check(target: &str, r: &Row) -> Option<(&'static str, String)> {
     let isa = isa_of(target);
     let w = |k: usize| r.words.get(k).copied().unwrap_or(0);
-    let i = match decode(isa, &[w(0), w(1), w(2)]) {
+    let i = match decode_for(isa, target != "gfx90a", &[w(0), w(1), w(2)]) {
         Ok(i) => i,
         Err(e) => return Some(("decode", format!("{e:?}"))),
     };
@@ -91,11 +91,13 @@ fn check(target: &str, r: &Row) -> Option<(&'static str, String)> {
     if got != r.text {
         return Some(("disasm", format!("got {got:?}")));
     }
-    exec(isa, &r.words).err().map(|e| ("exec", e))
+    exec(isa, target != "gfx90a", &r.words)
+        .err()
+        .map(|e| ("exec", e))
 }
 
 /// Runs `words` in one wave after the prologue; the fault's message when it faults.
-fn exec(isa: Isa, words: &[u32]) -> Result<(), String> {
+fn exec(isa: Isa, gfx940: bool, words: &[u32]) -> Result<(), String> {
     let gfx9 = isa == Isa::Gfx9;
     let endpgm: u32 = if gfx9 { 0xBF81_0000 } else { 0xBFB0_0000 };
     let m0 = if gfx9 { 0xBEFC_0080 } else { 0xBEFD_0080 };
@@ -124,6 +126,7 @@ fn exec(isa: Isa, words: &[u32]) -> Result<(), String> {
     user.extend(core::iter::repeat_n(ADDR, 28));
     let l = Launch {
         isa,
+        gfx940,
         pgm: CODE,
         wave64: gfx9,
         user_sgprs: user,

@@ -44,6 +44,28 @@ fn run_mm(
     d_init: &[Vec<u32>],
     dw: usize,
 ) -> Vec<Vec<u32>> {
+    // gfx9: as gfx90a when it names the opcode, else as gfx942 (opcodes 100, 102, 104, 108
+    // are gfx90a's bf16/i8 MFMA and gfx942's SMFMAC: their gfx942 tests use `run_mm_on`).
+    let opc = (w0 >> 16) & 0x7f;
+    let gfx940 = hcq_sim::isa::mai::find_for(isa, false, opc)
+        .and_then(|r| hcq_sim::isa::mai::TABLE.get(r))
+        .is_none_or(|r| r.name.is_empty());
+    run_mm_on(isa, gfx940, w0, w1, a, b, c, d_init, dw)
+}
+
+/// As [`run_mm`] on the chip `gfx940` selects (gfx9).
+#[allow(clippy::too_many_arguments)]
+fn run_mm_on(
+    isa: Isa,
+    gfx940: bool,
+    w0: u32,
+    w1: u32,
+    a: &[Vec<u32>],
+    b: &[Vec<u32>],
+    c: &[Vec<u32>],
+    d_init: &[Vec<u32>],
+    dw: usize,
+) -> Vec<Vec<u32>> {
     let gfx9 = isa == Isa::Gfx9;
     let lanes = if gfx9 { 64 } else { 32 };
     let stride = 4 * lanes as u32;
@@ -95,6 +117,7 @@ fn run_mm(
     mem.poke(DATA, &data).unwrap();
     let l = Launch {
         isa,
+        gfx940,
         pgm: CODE,
         wave64: gfx9,
         user_sgprs: vec![OUT as u32, 0, DATA as u32, 0],
@@ -942,6 +965,154 @@ fn gfx1201_swmmac_f16_and_iu8_select_k_by_index() {
                 let got = if int { i32d(raw) } else { f32d(raw) };
                 assert_eq!(got, want[i * n + j], "opcode {opc:#x}: D[{i}][{j}]");
             }
+        }
+    }
+}
+
+/// gfx942's SMFMAC on opcodes gfx90a gives bf16 MFMA (CDNA3 ISA guide, SMFMAC): 16-bit A
+/// 4:2 sparse as [`gfx942_smfmac_f16_selects_k_by_its_index_set`], with `m` rows per lane
+/// group (stored A value kc of row i in v{(kc%4)/2}.[16(kc%2)..] of lane m(kc/4) + i), dense B
+/// (v{(k%8)/2}.[16(k%2)..] of lane m(k/8) + j), D in the 16x16 or 32x32 MFMA layout.
+fn smfmac16(opc: u32, mnk: [usize; 3], bf: bool, what: &str) {
+    let [m, n, k] = mnk;
+    let enc = |v: f64| if bf { bf16(v) } else { f16(v) };
+    let dec = |h: u64| {
+        if bf {
+            // CAST: a 16-bit pattern.
+            f64::from(f32::from_bits((h as u32) << 16))
+        } else {
+            f16v(h)
+        }
+    };
+    let d_at = |i: usize, j: usize| {
+        if m == 16 {
+            (i % 4, 16 * (i / 4) + j, 0)
+        } else {
+            (4 * (i / 8) + i % 4, 32 * ((i / 4) % 2) + j, 0)
+        }
+    };
+    let dregs = m * n / 64;
+    let mut ar = regs(2, 64);
+    let mut br = regs(4, 64);
+    let mut idx = regs(1, 64);
+    let mut dr = regs(dregs, 64);
+    let mut a = vec![0f64; m * k];
+    for i in 0..m {
+        for g in 0..k / 4 {
+            let (p0, p1) = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)][(i + g) % 6];
+            for (q, p) in [(0, p0), (1, p1)] {
+                let kc = 2 * g + q;
+                let h = enc(val(i * k + 4 * g + p, 1));
+                a[i * k + 4 * g + p] = dec(h);
+                let lane = m * (kc / 4) + i;
+                put(&mut ar, ((kc % 4) / 2, lane, 16 * (kc % 2) as u32), 16, h);
+                // ABID 1: the second 8-bit set; set 0 holds garbage that must not be read.
+                put(&mut idx, (0, lane, 8 + 2 * (kc % 4) as u32), 2, p as u64);
+                put(&mut idx, (0, lane, 2 * (kc % 4) as u32), 2, 3 - p as u64);
+            }
+        }
+    }
+    let mut b = vec![0f64; k * n];
+    for x in 0..k {
+        for j in 0..n {
+            let h = enc(vb(x * n + j));
+            b[x * n + j] = dec(h);
+            put(
+                &mut br,
+                ((x % 8) / 2, m * (x / 8) + j, 16 * (x % 2) as u32),
+                16,
+                h,
+            );
+        }
+    }
+    let mut c = vec![0f64; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            c[i * n + j] = vc(i * n + j);
+            put(&mut dr, d_at(i, j), 32, f32e(c[i * n + j]));
+        }
+    }
+    let w = mfma(opc, 0, 1, 0);
+    let d = run_mm_on(Isa::Gfx9, true, w[0], w[1], &ar, &br, &idx, &dr, dregs);
+    let want = mma(m, n, k, &a, &b, &c);
+    for i in 0..m {
+        for j in 0..n {
+            let got = f32d(get(&d, d_at(i, j), 32));
+            let want = f32d(f32e(want[i * n + j]));
+            assert_eq!(got, want, "{what}: D[{i}][{j}]");
+        }
+    }
+}
+
+#[test]
+fn gfx942_smfmac_on_gfx90a_bf16_mfma_opcodes() {
+    smfmac16(100, [32, 32, 16], false, "v_smfmac_f32_32x32x16_f16");
+    smfmac16(102, [16, 16, 32], true, "v_smfmac_f32_16x16x32_bf16");
+    smfmac16(104, [32, 32, 16], true, "v_smfmac_f32_32x32x16_bf16");
+}
+
+#[test]
+fn gfx942_smfmac_i32_32x32x32_i8_on_a_gfx90a_mfma_opcode() {
+    // CDNA3 ISA, SMFMAC (calculator layout): the stored A is an i8 A of K 16 (8 bytes a lane:
+    // value kc of row i in v{(kc%8)/4}.[8(kc%4)..] of lane 32(kc/8) + i); its 2-bit indices in
+    // the 16-bit set ABID picks; B dense i8 K 32 (v{(k%16)/4}.[8(k%4)..] of lane 32(k/16) + j).
+    let (m, n, k) = (32, 32, 32);
+    let d_at = |i: usize, j: usize| (4 * (i / 8) + i % 4, 32 * ((i / 4) % 2) + j, 0);
+    let mut ar = regs(2, 64);
+    let mut br = regs(4, 64);
+    let mut idx = regs(1, 64);
+    let mut dr = regs(16, 64);
+    let mut a = vec![0f64; m * k];
+    for i in 0..m {
+        for g in 0..k / 4 {
+            let (p0, p1) = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)][(i + g) % 6];
+            for (q, p) in [(0, p0), (1, p1)] {
+                let kc = 2 * g + q;
+                let v = ia(i * k + 4 * g + p);
+                a[i * k + 4 * g + p] = v;
+                let lane = 32 * (kc / 8) + i;
+                put(
+                    &mut ar,
+                    ((kc % 8) / 4, lane, 8 * (kc % 4) as u32),
+                    8,
+                    i8e(v),
+                );
+                // ABID 1: the second 16-bit set; set 0 holds garbage that must not be read.
+                put(&mut idx, (0, lane, 16 + 2 * (kc % 8) as u32), 2, p as u64);
+                put(&mut idx, (0, lane, 2 * (kc % 8) as u32), 2, 3 - p as u64);
+            }
+        }
+    }
+    let mut b = vec![0f64; k * n];
+    for x in 0..k {
+        for j in 0..n {
+            b[x * n + j] = ib(x * n + j);
+            put(
+                &mut br,
+                ((x % 16) / 4, 32 * (x / 16) + j, 8 * (x % 4) as u32),
+                8,
+                i8e(b[x * n + j]),
+            );
+        }
+    }
+    let mut c = vec![0f64; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            c[i * n + j] = ic(i * n + j);
+            put(&mut dr, d_at(i, j), 32, i32e(c[i * n + j]));
+        }
+    }
+    let w = mfma(108, 0, 1, 0);
+    let d = run_mm_on(Isa::Gfx9, true, w[0], w[1], &ar, &br, &idx, &dr, 16);
+    let want = mma(m, n, k, &a, &b, &c);
+    for i in 0..m {
+        for j in 0..n {
+            let got = i32d(get(&d, d_at(i, j), 32));
+            assert_eq!(
+                got,
+                want[i * n + j],
+                "v_smfmac_i32_32x32x32_i8: D[{i}][{j}]"
+            );
         }
     }
 }

@@ -19,6 +19,7 @@ fn run_prog(isa: Isa, code: &[u32], n: usize) -> Vec<u32> {
     let lanes = if gfx9 { 64 } else { 32 };
     let l = Launch {
         isa,
+        gfx940: true,
         pgm: CODE,
         wave64: gfx9,
         rsrc2: 2 << 1,
@@ -242,6 +243,7 @@ fn run_data(isa: Isa, code: &[u32], data: &[u32], n: usize) -> (Vec<u32>, Vec<u3
     let lanes = if gfx9 { 64 } else { 32 };
     let l = Launch {
         isa,
+        gfx940: true,
         pgm: CODE,
         wave64: gfx9,
         rsrc2: 8 << 1,

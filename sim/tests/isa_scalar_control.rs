@@ -24,6 +24,7 @@ fn exec(isa: Isa, code: &[u32], items: u32) -> (Result<(), IsaError>, FlatMemory
     mem.poke(CODE, &bytes).unwrap();
     let l = Launch {
         isa,
+        gfx940: true,
         pgm: CODE,
         wave64: gfx9,
         user_sgprs: vec![OUT as u32, 0],

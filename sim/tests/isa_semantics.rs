@@ -17,6 +17,7 @@ include!("isa_common/programs.rs");
 fn launch(lanes: u32, wave64: bool) -> Launch {
     Launch {
         isa: Isa::Gfx11,
+        gfx940: true,
         pgm: CODE,
         wave64,
         user_sgprs: vec![OUT as u32, (OUT >> 32) as u32],

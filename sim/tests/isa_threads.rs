@@ -82,6 +82,7 @@ fn setup(path: &str, kernel: &str, args: &[u32]) -> (FlatMemory, Launch) {
     user[..2].copy_from_slice(&[ARGS as u32, 0]);
     let l = Launch {
         isa: Isa::Gfx11,
+        gfx940: true,
         pgm: CODE + k.entry_offset,
         wave64: false,
         user_sgprs: user,

@@ -22,6 +22,7 @@ const XTX: GpuShape = GpuShape {
 fn launch(isa: Isa, groups: u32) -> Launch {
     Launch {
         isa,
+        gfx940: true,
         pgm: CODE,
         wave64: false,
         user_sgprs: vec![OUT as u32, (OUT >> 32) as u32],

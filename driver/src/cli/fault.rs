@@ -58,7 +58,7 @@ fn parts(fault: &str) -> Parts<'_> {
 /// The instruction at `offset` from `kernel`'s entry in `code`, disassembled for `target`.
 #[cfg(feature = "sim")]
 fn instruction(code: &[u8], target: &str, kernel: &str, offset: u64) -> Option<String> {
-    use hcq_sim::isa::{Isa, decode::decode, disasm::disasm_target};
+    use hcq_sim::isa::{Isa, decode::decode_for, disasm::disasm_target};
     let co = hcq_core::bundle::code_object_for(code, target).ok()?;
     let co = hcq_core::codeobj::CodeObject::parse(co).ok()?;
     let k = co.kernel(kernel).ok()?;
@@ -79,13 +79,14 @@ fn instruction(code: &[u8], target: &str, kernel: &str, offset: u64) -> Option<S
     } else {
         return None;
     };
-    let Ok(inst) = decode(isa, &w) else {
+    let gfx940 = !target.starts_with("gfx90");
+    let Ok(inst) = decode_for(isa, gfx940, &w) else {
         return llvm_mc(target, &w);
     };
     let wave64 = isa == Isa::Gfx9 || k.wavefront_size() == 64;
     Some(disasm_target(
         isa,
-        target.starts_with("gfx94"),
+        gfx940 && isa == Isa::Gfx9,
         &inst,
         wave64,
     ))

@@ -64,6 +64,7 @@ impl Rig {
         let desc = QueueDesc {
             kind,
             arch: &GFX11,
+            gfx940: true,
             ring_base: RING_VA,
             ring_size: ring_bytes,
             rptr_addr: PTR_VA,

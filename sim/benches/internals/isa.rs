@@ -55,6 +55,7 @@ fn launch(mem: &FlatMemory, stem: &str, kernel: &str, args: &[u32]) -> Result<La
     user[..2].copy_from_slice(&[ARGS as u32, (ARGS >> 32) as u32]);
     Ok(Launch {
         isa: Isa::Gfx11,
+        gfx940: true,
         pgm: CODE + k.entry_offset,
         wave64: false,
         user_sgprs: user,

@@ -251,6 +251,10 @@ fn desc_of(sim: &SimKfd, q: &KfdQueue) -> QueueDesc {
     QueueDesc {
         kind: q.kind,
         arch,
+        // gfx940+ (KFD's gfx_target_version 9.4.x) or a later family.
+        gfx940: sim
+            .properties(q.gpu_id)
+            .is_none_or(|p| p.gfx_target_version >= 90400),
         ring_base: q.ring_base,
         ring_size: u64::from(q.ring_size),
         rptr_addr: q.rptr_addr,

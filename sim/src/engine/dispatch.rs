@@ -189,6 +189,7 @@ fn launch(
     }
     Ok(Launch {
         isa,
+        gfx940: desc.gfx940,
         pgm,
         wave64,
         user_sgprs,

@@ -43,6 +43,9 @@ pub struct QueueDesc {
     pub kind: QueueKind,
     /// The GPU family's facts (register offsets, packet layouts, HDP registers).
     pub arch: &'static ArchInfo,
+    /// On gfx9: whether the GPU is gfx940+ (gfx942) rather than gfx90a, where the two decode
+    /// some instruction words differently ([`crate::isa::Launch::gfx940`]). Other families: true.
+    pub gfx940: bool,
     /// GPU VA of the ring.
     pub ring_base: u64,
     /// Ring size in bytes (a power of two, at least 64).

@@ -615,6 +615,40 @@ pub const TABLE: &[Mai] = &[
         Bf8,
         Bf8,
     ),
+    // gfx940's SMFMAC on opcodes that are gfx90a's bf16/i8 MFMA (MI300 (CDNA3) ISA guide,
+    // VOP3P-MAI opcodes 100, 102, 104, 108): [`find_for`] picks the chip's row.
+    sp(g9(
+        100,
+        "",
+        "v_smfmac_f32_32x32x16_f16",
+        [32, 32, 16, 1],
+        F16,
+        F32,
+    )),
+    sp(g9(
+        102,
+        "",
+        "v_smfmac_f32_16x16x32_bf16",
+        [16, 16, 32, 1],
+        Bf16,
+        F32,
+    )),
+    sp(g9(
+        104,
+        "",
+        "v_smfmac_f32_32x32x16_bf16",
+        [32, 32, 16, 1],
+        Bf16,
+        F32,
+    )),
+    sp(g9(
+        108,
+        "",
+        "v_smfmac_i32_32x32x32_i8",
+        [32, 32, 32, 1],
+        I8,
+        I32,
+    )),
 ];
 
 /// The row of `isa`'s matrix opcode `opc`, as an index into [`TABLE`].
@@ -623,6 +657,23 @@ pub fn find(isa: Isa, opc: u32) -> Option<usize> {
     TABLE
         .iter()
         .position(|m| m.isa == isa && u32::from(m.opc) == opc)
+}
+
+/// As [`find`], for the chip on gfx9 where gfx90a and gfx940 give an opcode different
+/// instructions: the row the chip has a mnemonic for (`gfx940`: `name940`, else `name`), or
+/// [`find`]'s when neither chip's row does.
+#[must_use]
+pub fn find_for(isa: Isa, gfx940: bool, opc: u32) -> Option<usize> {
+    let first = find(isa, opc)?;
+    if isa != Isa::Gfx9 {
+        return Some(first);
+    }
+    let named = TABLE.iter().position(|m| {
+        m.isa == isa
+            && u32::from(m.opc) == opc
+            && !(if gfx940 { m.name940 } else { m.name }).is_empty()
+    });
+    Some(named.unwrap_or(first))
 }
 
 impl Mai {

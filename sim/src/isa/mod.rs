@@ -106,6 +106,9 @@ pub struct ScratchSetup {
 pub struct Launch {
     /// The instruction set.
     pub isa: Isa,
+    /// On gfx9: whether the chip is gfx940+ (CDNA3, gfx942) rather than gfx90a (CDNA2), where
+    /// the two give an encoding different meanings ([`decode::decode_for`]). Other ISAs: true.
+    pub gfx940: bool,
     /// Program address (COMPUTE_PGM_LO/HI << 8).
     pub pgm: u64,
     /// Wave64 (else wave32).

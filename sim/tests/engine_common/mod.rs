@@ -101,6 +101,7 @@ impl Rig {
         let desc = QueueDesc {
             kind,
             arch,
+            gfx940: true,
             ring_base: ring_va,
             ring_size: size,
             rptr_addr: rptr_va,

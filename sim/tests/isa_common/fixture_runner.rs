@@ -96,6 +96,7 @@ impl K<'_> {
         }
         let g = (d.compute_pgm_rsrc1 & 0x3f) + 1;
         let l = Launch {
+            gfx940: self.target != "gfx90a",
             isa: match self.target {
                 "gfx1201" => Isa::Gfx12,
                 "gfx90a" | "gfx942" => Isa::Gfx9,

@@ -294,6 +294,37 @@ pub fn decode(isa: Isa, words: &[u32; 3]) -> Result<Inst, Undecodable> {
     Ok(i)
 }
 
+/// As [`decode`], for a chip of the family where chips give an encoding different meanings:
+/// `gfx940` false is gfx90a (CDNA2), whose SCRATCH encoding has no SVE bit: the address VGPR
+/// is used exactly when SADDR is off (0x7f), per the MI200 (CDNA2) ISA guide's scratch
+/// addressing ("SADDR: ... if NULL, the VGPR address is used"). [`decode`] is this with
+/// the family default (gfx940 semantics on gfx9).
+///
+/// # Errors
+/// Words that are no instruction of `isa` the interpreter knows.
+pub fn decode_for(isa: Isa, gfx940: bool, words: &[u32; 3]) -> Result<Inst, Undecodable> {
+    let mut i = decode(isa, words)?;
+    if isa == Isa::Gfx9 && !gfx940 && i.enc == Enc::Flat && i.sub == SEG_SCRATCH {
+        let saddr_off = bits(words[1], 16, 7) == 0x7f;
+        i.flags &= !8;
+        i.src[0] = if saddr_off {
+            i.flags |= 8;
+            VGPR + b16(words[1], 0, 8)
+        } else {
+            NONE
+        };
+    }
+    // The matrix row the chip names (gfx940's SMFMAC share opcodes with gfx90a's MFMA).
+    if isa == Isa::Gfx9 && i.op == Op::VMfma {
+        let opc = bits(words[0], 16, 7);
+        if let Some(row) = crate::isa::mai::find_for(isa, gfx940, opc) {
+            // CAST: the row (< 256) replaces the low byte.
+            i.imm = (i.imm & !0xff) | row as i32;
+        }
+    }
+    Ok(i)
+}
+
 /// A VOP1/VOP2/VOPC word whose src0 field is a DPP marker (0xfa DPP16; 0xe9, 0xea DPP8 on
 /// gfx11+), or a gfx11+ VOP3 whose src0 field is: the family decodes the instruction as if
 /// src0 were v0, then the DPP word (the second word; VOP3: the third) gives the source VGPR,

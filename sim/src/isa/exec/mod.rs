@@ -343,7 +343,7 @@ fn parallel_safe(l: &Launch, mem: &dyn Memory) -> bool {
             words.get(k + 1).copied().unwrap_or(0),
             words.get(k + 2).copied().unwrap_or(0),
         ];
-        let Ok(i) = decode::decode(l.isa, &w) else {
+        let Ok(i) = decode::decode_for(l.isa, l.gfx940, &w) else {
             return true;
         };
         if i.op == Op::SCodeEnd {
@@ -579,7 +579,7 @@ fn fetch(
             Err(_) => break,
         }
     }
-    let inst = decode::decode(l.isa, &words).map_err(|u| {
+    let inst = decode::decode_for(l.isa, l.gfx940, &words).map_err(|u| {
         at.msg(&format!(
             "unsupported instruction word {:#010x} ({} {})",
             u.word, u.what, u.opcode

@@ -76,6 +76,7 @@ fn carries_compares_and_shifts_match_per_lane_formulas() {
     }
     let l = Launch {
         isa: Isa::Gfx11,
+        gfx940: true,
         pgm: CODE,
         wave64: false,
         user_sgprs: vec![OUT as u32, (OUT >> 32) as u32],
@@ -182,6 +183,7 @@ fn agprs_live_at_the_accum_offset_even_in_a_large_vgpr_file() {
     mem.poke(CODE, &code).unwrap();
     let l = Launch {
         isa: Isa::Gfx9,
+        gfx940: true,
         pgm: CODE,
         wave64: true,
         user_sgprs: vec![OUT as u32, (OUT >> 32) as u32],

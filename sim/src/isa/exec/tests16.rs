@@ -50,6 +50,7 @@ fn run_prog(isa: Isa, prog: &[u32], rows: usize) -> Result<Vec<Vec<u32>>, String
     }
     let l = Launch {
         isa,
+        gfx940: true,
         pgm: CODE,
         wave64: lanes == 64,
         user_sgprs: vec![OUT as u32, (OUT >> 32) as u32],

@@ -347,13 +347,17 @@ pub enum ExecMode {
     Differential,
 }
 
-/// Default for [`KernelRegistry::instruction_budget`]: wave instructions per dispatch.
-pub const DEFAULT_INSTRUCTION_BUDGET: u64 = 1 << 30;
+/// Default for [`KernelRegistry::instruction_budget`]: instructions one wave may execute.
+/// A hang is a wave that does not end, so the guard counts per wave: a dispatch of many short
+/// waves is never one (tinygrad's large convolutions run ~1.3e9 wave instructions over
+/// 26 450 workgroups, ~50 000 per wave). 2^28 is seconds of interpretation for an endless
+/// loop and far beyond any wave of the programs run here.
+pub const DEFAULT_INSTRUCTION_BUDGET: u64 = 1 << 28;
 
-/// Environment variable that sets a new registry's instruction budget (wave instructions per
-/// dispatch, decimal or `0x` hex): the interpreter's hang guard, which a GPU does not have.
-/// Programs with dispatches longer than [`DEFAULT_INSTRUCTION_BUDGET`] (tinygrad's large
-/// convolutions reach ~1.3e9) raise it; a value that does not parse is ignored.
+/// Environment variable that sets a new registry's instruction budget (instructions per wave,
+/// decimal or `0x` hex): the interpreter's hang guard, which a GPU does not have. Programs
+/// whose single waves run longer than [`DEFAULT_INSTRUCTION_BUDGET`] raise it; a value that
+/// does not parse is ignored.
 pub const INSTRUCTION_BUDGET_ENV: &str = "HCQ_SIM_INSTRUCTION_BUDGET";
 
 /// The budget [`INSTRUCTION_BUDGET_ENV`] asks for, if it is set to a number above 0.
@@ -501,15 +505,15 @@ impl KernelRegistry {
         self.mode = mode;
     }
 
-    /// Most wave instructions one dispatch may execute on the interpreter before it faults
-    /// the queue as a hang (default [`DEFAULT_INSTRUCTION_BUDGET`], or
+    /// Most instructions one wave may execute on the interpreter before it faults the queue
+    /// as a hang (default [`DEFAULT_INSTRUCTION_BUDGET`], or
     /// [`INSTRUCTION_BUDGET_ENV`] when the registry was made).
     #[must_use]
     pub fn instruction_budget(&self) -> u64 {
         self.budget
     }
 
-    /// Sets the per-dispatch instruction budget.
+    /// Sets the per-wave instruction budget.
     pub fn set_instruction_budget(&mut self, budget: u64) {
         self.budget = budget;
     }

@@ -178,6 +178,24 @@ fn an_endless_loop_exhausts_the_budget() {
 }
 
 #[test]
+fn the_budget_counts_per_wave_not_per_dispatch() {
+    // 64 workgroups of 2 waves, 4 instructions each: 512 in the dispatch, 4 per wave. A budget
+    // of 4 holds (a large grid of short waves is no hang); 3 stops the first wave.
+    let mut l = launch(64, false);
+    l.groups = [64, 1, 1];
+    l.budget = 4;
+    let (r, mem) = exec(ATOMIC, &l);
+    assert_eq!(r.unwrap().wave_instructions, 512);
+    assert_eq!(out(&mem, 1), vec![64 * 64]);
+    l.budget = 3;
+    let e = exec(ATOMIC, &l).0.unwrap_err().to_string();
+    assert!(
+        e.contains("the wave exceeded its instruction budget of 3"),
+        "{e}"
+    );
+}
+
+#[test]
 fn unsupported_instructions_name_where_they_are() {
     let mut l = launch(32, false);
     l.groups = [2, 1, 1];

@@ -136,7 +136,8 @@ pub struct Launch {
     pub scratch_waves: u32,
     /// Float modes.
     pub float: FloatMode,
-    /// Most wave instructions the dispatch may execute before it faults as a hang.
+    /// Most instructions one wave may execute before it faults as a hang (an endless loop is
+    /// a wave that does not end; a large grid of short waves is not one).
     pub budget: u64,
     /// What `s_memtime` reads.
     pub clock: u64,

@@ -148,6 +148,8 @@ pub(crate) struct Wave {
     mode: u32,
     /// The exception flags a wave may write: TRAPSTS (gfx9, gfx11), EXCP_FLAG_USER (gfx12).
     trapsts: u32,
+    /// Instructions this wave has executed since launch, held against [`Launch::budget`].
+    executed: u64,
 }
 
 /// A workgroup's barrier: waves that signalled it since it last completed (gfx12's
@@ -241,7 +243,7 @@ fn host_threads() -> u64 {
 /// Splits the workgroups into [`THREADS`] contiguous ranges, each with its own share of the
 /// scratch slots, decode cache and scalar cache. Deterministic: the split depends only on
 /// the dispatch; of several faults the one of the lowest workgroup wins; the budget holds
-/// per range while running and for the sum at the end.
+/// per wave.
 fn run_parallel(
     l: &Launch,
     mem: &(dyn Memory + Sync),
@@ -291,15 +293,6 @@ fn run_parallel(
     }
     if let Some((_, e)) = fault {
         return Err(e);
-    }
-    if stats.wave_instructions > l.budget {
-        return Err(IsaError::Fault(format!(
-            "{}: the dispatch exceeded its instruction budget of {} wave instructions ({} executed over {} workgroups); raise it with HCQ_SIM_INSTRUCTION_BUDGET",
-            l.isa.name(),
-            l.budget,
-            stats.wave_instructions,
-            total
-        )));
     }
     Ok(stats)
 }
@@ -415,6 +408,7 @@ fn run_range(
             clock: model::WaveClock::default(),
             mode: 0,
             trapsts: 0,
+            executed: 0,
         })
         .collect();
     // CAST: at most 64 KiB.
@@ -462,6 +456,7 @@ impl Wave {
         self.pc = pc;
         self.state = WaveState::Running;
         self.clock.reset();
+        self.executed = 0;
     }
     pub(crate) fn lanes(&self) -> usize {
         self.lanes
@@ -639,9 +634,9 @@ fn run_wave(
     while x.w.state == WaveState::Running {
         let pc = x.w.pc;
         x.at.pc = pc;
-        if stats.wave_instructions >= l.budget {
+        if x.w.executed >= l.budget {
             return Err(x.at.msg(&format!(
-                "the dispatch exceeded its instruction budget of {} wave instructions (an endless loop?); raise it with HCQ_SIM_INSTRUCTION_BUDGET",
+                "the wave exceeded its instruction budget of {} wave instructions (an endless loop?); raise it with HCQ_SIM_INSTRUCTION_BUDGET",
                 l.budget
             )));
         }
@@ -668,6 +663,7 @@ fn run_wave(
         };
         let (i, cost) = (&entry.0, entry.1);
         stats.wave_instructions += 1;
+        x.w.executed += 1;
         stats.simd_cycles += u64::from(cost.cycles);
         x.w.clock.issue(&cost);
         let next = pc.wrapping_add(u64::from(i.len));

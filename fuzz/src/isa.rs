@@ -1,10 +1,12 @@
-//! `isa` target: arbitrary instruction words through the decoders (gfx9, gfx11, gfx12) and
-//! the interpreter. The
+//! `isa` target: arbitrary instruction words through the decoders and disassemblers of every
+//! chip (gfx90a, gfx940, gfx11, gfx12) and the interpreter. The
 //! first 4 bytes choose the launch (wave size, work-items, LDS, scratch, float mode, user
-//! SGPRs); the rest is machine code at the program address, followed by zeros. Every input
-//! either runs to `s_endpgm` or stops with an [`IsaError`]; nothing may panic.
+//! SGPRs, the gfx9 chip); the rest is machine code at the program address, followed by zeros.
+//! Every input either runs to `s_endpgm` or stops with an [`IsaError`]; nothing may panic.
+//! The seeds `corpus/isa/list-<target>-<family>` hold every encoding of the instruction list
+//! (`scripts/isa-fuzz-seeds.py`), so each decode path LLVM knows is a starting point.
 
-use hcq_sim::isa::{FlatMemory, FloatMode, Isa, Launch, ScratchSetup, decode, run};
+use hcq_sim::isa::{FlatMemory, FloatMode, Isa, Launch, ScratchSetup, decode, disasm, run};
 
 const BASE: u64 = 0x1_0000;
 const LEN: usize = 0x2_0000;
@@ -26,8 +28,15 @@ pub fn run_input(data: &[u8]) {
         .collect();
     for k in 0..words.len() {
         let w = |j: usize| words.get(k + j).copied().unwrap_or(0);
-        for isa in [Isa::Gfx9, Isa::Gfx11, Isa::Gfx12] {
-            let _ = decode::decode(isa, &[w(0), w(1), w(2)]);
+        for (isa, gfx940) in [
+            (Isa::Gfx9, false),
+            (Isa::Gfx9, true),
+            (Isa::Gfx11, true),
+            (Isa::Gfx12, true),
+        ] {
+            if let Ok(i) = decode::decode_for(isa, gfx940, &[w(0), w(1), w(2)]) {
+                let _ = disasm::disasm_target(isa, gfx940, &i, h(0) & 1 == 1);
+            }
         }
     }
     let mem = FlatMemory::new(BASE, LEN);
@@ -45,7 +54,8 @@ pub fn run_input(data: &[u8]) {
     };
     let l = Launch {
         isa,
-        gfx940: true,
+        // Header bit 0x20 of byte 1: gfx90a's decoding of the gfx9 words that differ.
+        gfx940: h(1) & 0x20 == 0,
         pgm: CODE,
         wave64: wave64 || isa == Isa::Gfx9,
         // s[0:1] point into the block (so loads and stores can hit memory), s2.. = h.

@@ -75,12 +75,14 @@ void mma(__global const ushort *a, __global const ushort *b, __global float *c, 
     cv = __builtin_amdgcn_wmma_f32_16x16x16_bf16_w32(av, bv, cv);
   for (int j = 0; j < 8; j++) ct[(2 * j + q / 16) * 16 + q % 16] = cv[j];
 #else
-  // gfx12: lane q holds A[q % 16][8 (q / 16) + j], B[8 (q / 16) + j][q % 16];
-  // D[8 (q / 16) + j][q % 16].
+  // gfx12 (RDNA4 ISA, WMMA; the calculator's InstCalcGfx12): half j of lane q holds
+  // A[q % 16][k] and B[k][q % 16] for k = 8 (j / 4) + 4 (q / 16) + j % 4 (lanes 0..15 hold
+  // k 0..3 and 8..11, lanes 16..31 k 4..7 and 12..15); D[8 (q / 16) + j][q % 16].
   v8s av, bv; v8f cv;
   for (int j = 0; j < 8; j++) {
-    av[j] = at[(q % 16) * 16 + 8 * (q / 16) + j];
-    bv[j] = bt[(8 * (q / 16) + j) * 16 + q % 16];
+    int k = 8 * (j / 4) + 4 * (q / 16) + j % 4;
+    av[j] = at[(q % 16) * 16 + k];
+    bv[j] = bt[k * 16 + q % 16];
     cv[j] = ct[(8 * (q / 16) + j) * 16 + q % 16];
   }
   if (w == 0)

@@ -181,10 +181,12 @@ impl Bo {
 
     /// The CPU view.
     pub(crate) fn mapping(&self) -> &Mapping {
-        let mapping = self.mapping.as_ref();
-        // PANIC: `mapping` is Some from the end of `alloc` until Drop takes it; `alloc` returns
-        // no Bo before it is set, and nothing calls this after Drop.
-        mapping.expect("Bo mapping present until drop")
+        // `mapping` is Some from the end of `alloc` until Drop takes it; `alloc` returns no Bo
+        // before it is set, and nothing calls this after Drop.
+        // PANIC: unreachable by the invariant above (no input, OS or GPU state reaches it).
+        self.mapping
+            .as_ref()
+            .expect("Bo mapping present until drop")
     }
 
     /// Maps the BO into `gpu_id`'s VM (no-op when already mapped there).

@@ -227,7 +227,7 @@ pub(crate) fn run_dispatch(l: &Launch, mem: &dyn Memory) -> Result<Stats, IsaErr
         {
             run_parallel(l, shared, total, slots)
         }
-        _ => run_range(l, mem, 0, total, (0, slots), l.budget).map_err(|(_, e)| e),
+        _ => run_range(l, mem, 0, total, (0, slots)).map_err(|(_, e)| e),
     }
 }
 
@@ -261,7 +261,7 @@ fn run_parallel(
                 let count = per.min(total - first);
                 // CAST: t < THREADS.
                 let slot_range = (t as u32 * slot_share, slot_share);
-                s.spawn(move || run_range(l, mem, first, count, slot_range, l.budget))
+                s.spawn(move || run_range(l, mem, first, count, slot_range))
             })
             .collect();
         handles
@@ -385,7 +385,6 @@ fn run_range(
     first: u64,
     count: u64,
     slots: (u32, u32),
-    budget: u64,
 ) -> Result<Stats, (u64, IsaError)> {
     let mut cache = CodeCache::new();
     let mut kcache = KCache::new();
@@ -417,10 +416,6 @@ fn run_range(
     let n_slots = u64::from(slots.1.max(1));
     let spread = scratch_spread(l) % n_slots;
     let (gx, gy) = (u64::from(l.groups[0]).max(1), u64::from(l.groups[1]).max(1));
-    let lb = Launch {
-        budget,
-        ..l.clone()
-    };
     for g in first..first + count {
         // CAST: each coordinate is below its u32 dimension.
         let (x, y, z) = (
@@ -435,7 +430,7 @@ fn run_range(
             init::init_wave(l, w, [x, y, z], nwaves);
         }
         run_workgroup(
-            &lb,
+            l,
             mem,
             (&mut cache, &mut kcache),
             &mut waves,

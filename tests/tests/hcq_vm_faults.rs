@@ -67,11 +67,28 @@ fn assert_located(msg: &str) {
 
 #[test]
 fn a_pointer_past_the_end_of_a_buffer_names_the_buffer() {
-    let (_sim, _gpu, kfd) = rig(1);
+    let (sim, _gpu, kfd) = rig(1);
     let dev = Device::open(&kfd, 0).unwrap();
     let fill = loaded_fill(&dev);
-    let buf = dev.alloc(4096, BufferKind::Vram).unwrap();
-    let va = buf.va().get();
+    // GPU VAs are host VAs (mmap places them), so the page after a new buffer may belong to
+    // another buffer, or to one freed since (loaded_fill's own): allocate until the page after
+    // one is free of both, keeping the others alive so that each try lands elsewhere.
+    let mut held = Vec::new();
+    let va = loop {
+        let buf = dev.alloc(4096, BufferKind::Vram).unwrap();
+        let va = buf.va().get();
+        let free_above = sim
+            .describe_va(dev.gpu_id(), va + 4096 + 64)
+            .is_some_and(|d| d.starts_with("64 bytes past the end of"));
+        held.push(buf);
+        if free_above {
+            break va;
+        }
+        assert!(
+            held.len() < 64,
+            "no buffer with a free page after it in 64 tries"
+        );
+    };
     let msg = fault_of_fill_at(&dev, &fill, va + 4096 + 64);
     assert!(
         msg.contains(&format!(

@@ -296,7 +296,103 @@ impl Exec<'_, '_> {
         if i.flags & 0x80 != 0 {
             return self.lds_dma(i, &addr, scratch, None);
         }
-        self.vmem(i, &addr, scratch)
+        match i.op {
+            Op::MLoadBlock | Op::MStoreBlock => self.block(i, &addr, scratch),
+            Op::MAtomicOrderedAddB64 => self.ordered_add(i, &addr),
+            Op::MLoadTrB128 | Op::MLoadTrB64 => Err(self.unsupported(i)),
+            _ => self.vmem(i, &addr, scratch),
+        }
+    }
+
+    /// RDNA4 ISA 11.5 "Block VGPR Load & Store" (GLOBAL/SCRATCH_LOAD/STORE_BLOCK): for n in
+    /// 0..32, when M0[n] is set, VGPR VDST/VDATA + n moves to or from the lane's dword at
+    /// address + 4 * n; a clear bit skips both the VGPR and the memory dword (M0 == 0 moves
+    /// nothing). 11.5.1: a load's VGPR beyond the wave's allocation is not written; a store's
+    /// such VGPR supplies VGPR0's value instead.
+    fn block(&mut self, i: &Inst, addr: &[u64; MAX_LANES], scratch: bool) -> Result<(), IsaError> {
+        let m0 = self.s32(125, 0)?;
+        let load = i.op == Op::MLoadBlock;
+        let base = if load { i.dst } else { i.src[1] };
+        let mut j = *i;
+        j.op = if load { Op::MLoadB32 } else { Op::MStoreB32 };
+        let mut a = [0u64; MAX_LANES];
+        for n in 0..32u16 {
+            if m0 >> n & 1 == 0 {
+                continue;
+            }
+            for (x, y) in a.iter_mut().zip(addr) {
+                *x = y.wrapping_add(4 * u64::from(n));
+            }
+            let r = base + n;
+            // The encodings name 256 VGPRs; the wave owns its allocation of them.
+            let in_range = r < AGPR && usize::from(r - VGPR) < self.w.nvgpr;
+            if load {
+                if !in_range {
+                    continue;
+                }
+                j.dst = r;
+            } else {
+                j.src[1] = if in_range { r } else { VGPR };
+            }
+            self.vmem(&j, &a, scratch)?;
+        }
+        Ok(())
+    }
+
+    /// GLOBAL_ATOMIC_ORDERED_ADD_B64 (RDNA4 ISA, its pseudo-code): memory holds an
+    /// (ID, value) pair of dwords; DATA[31:0] is the shader's ID, DATA[63:32] the amount.
+    /// When the ID in memory equals the shader's, the ID becomes (ID + 1) &
+    /// VGT_GS_MAX_WAVE_ID and the value grows by the amount; the pair before is returned
+    /// (the table in 11.1: "Supports only return preOp"; without TH_ATOMIC_RETURN the update
+    /// still happens and nothing is returned). Lanes go in lane order, as every atomic here.
+    ///
+    /// Not modelled: VGT_GS_MAX_WAVE_ID is a geometry-pipeline register that a compute queue
+    /// does not have (amdgpu's golden settings program 0xff or 0x3ff, per chip). Every value
+    /// a driver programs keeps IDs up to 0xff, so the increment is exact there; an increment
+    /// past 0xff, whose wrap depends on that register, is a named fault.
+    fn ordered_add(&mut self, i: &Inst, addr: &[u64; MAX_LANES]) -> Result<(), IsaError> {
+        let n = self.w.lanes;
+        let data = self.vreg(i.src[1], 2)?;
+        let dst = if i.dst == NONE {
+            None
+        } else {
+            Some(self.vreg(i.dst, 2)?)
+        };
+        let mut m = self.w.exec();
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let a = addr[l];
+            if a % 8 != 0 {
+                return Err(self.err(&format!("misaligned 8-byte atomic at {a:#x}")));
+            }
+            let mut b = [0u8; 8];
+            self.mem
+                .read(a, &mut b, Access::Read)
+                .map_err(IsaError::Vm)?;
+            let id = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            let value = u32::from_le_bytes([b[4], b[5], b[6], b[7]]);
+            let get = |k: usize| self.w.v.get(data + k * n + l).copied().unwrap_or(0);
+            if id == get(0) {
+                if id >= 0xff {
+                    return Err(self.err(&format!(
+                        "global_atomic_ordered_add_b64: the ordered ID {id:#x} + 1 wraps at VGT_GS_MAX_WAVE_ID, a geometry-pipeline register a compute queue does not have"
+                    )));
+                }
+                let mut w = [0u8; 8];
+                w[..4].copy_from_slice(&(id + 1).to_le_bytes());
+                w[4..].copy_from_slice(&value.wrapping_add(get(1)).to_le_bytes());
+                self.mem.write(a, &w).map_err(IsaError::Vm)?;
+            }
+            if let Some(d) = dst {
+                for (k, v) in [id, value].into_iter().enumerate() {
+                    if let Some(x) = self.w.v.get_mut(d + k * n + l) {
+                        *x = v;
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The access of a FLAT-family or MUBUF instruction at each active lane's address

@@ -301,3 +301,127 @@ fn ordered_add_past_id_0xff_is_a_named_fault() {
     assert!(e.contains("VGT_GS_MAX_WAVE_ID"), "{e}");
     assert_eq!(peek(&mem, DATA, 2), [0xff, 0]);
 }
+
+// gfx1100, wave64 and wave32 alike (EXEC from DATA; s_subvector_loop_begin's 12 is the
+// s_mov_b64 after the loop end, the end's 0xfff4 the s_add_u32 after the begin, as
+// llvm-objdump-19 resolves them); each pass stores its number at OUT + 4 * lane and
+// (EXEC_LO, EXEC_HI, s10) at OUT + 1024 + 16 * pass; after the loop (EXEC, s10, s11) at
+// OUT + 2048:
+//   s_load_b64 s[20:21], s[2:3], 0x0
+//   s_waitcnt lgkmcnt(0)
+//   s_mov_b64 exec, s[20:21]
+//   s_mov_b32 s10, 0x55
+//   s_mov_b32 s11, 0
+//   v_lshlrev_b32 v1, 2, v0
+//   s_subvector_loop_begin s10, 12
+//   s_add_u32 s11, s11, 1
+//   v_mov_b32 v2, s11
+//   global_store_b32 v1, v2, s[0:1]
+//   v_mov_b32 v3, exec_lo
+//   v_mov_b32 v4, exec_hi
+//   v_mov_b32 v5, s10
+//   s_lshl_b32 s12, s11, 4
+//   v_mov_b32 v7, s12
+//   global_store_b96 v7, v[3:5], s[0:1] offset:1024
+//   s_subvector_loop_end s10, 0xfff4
+//   s_mov_b64 s[22:23], exec
+//   s_mov_b64 exec, 1
+//   v_mov_b32 v3, s22
+//   v_mov_b32 v4, s23
+//   v_mov_b32 v5, s10
+//   v_mov_b32 v6, s11
+//   v_mov_b32 v7, 0
+//   global_store_b128 v7, v[3:6], s[0:1] offset:2048
+//   s_endpgm
+const SUBVECTOR_GFX1100: &[u32] = &[
+    0xF4040501, 0xF8000000, 0xBF89FC07, 0xBEFE0114, 0xBE8A00FF, 0x00000055, 0xBE8B0080, 0x30020082,
+    0xBB0A000C, 0x800B810B, 0x7E04020B, 0xDC6A0000, 0x00000201, 0x7E06027E, 0x7E08027F, 0x7E0A020A,
+    0x840C840B, 0x7E0E020C, 0xDC720400, 0x00000307, 0xBB8AFFF4, 0xBE96017E, 0xBEFE0181, 0x7E060216,
+    0x7E080217, 0x7E0A020A, 0x7E0C020B, 0x7E0E0280, 0xDC760800, 0x00000307, 0xBFB00000,
+];
+
+/// Runs SUBVECTOR_GFX1100 with EXEC = `exec`; returns the pass each lane ran in (0: none), the
+/// per-pass records and (EXEC, s10, pass count) after the loop.
+fn subvector(wave64: bool, exec: u64) -> (Vec<u32>, Vec<u32>, (u64, u32, u32)) {
+    // CAST: halves of a u64.
+    let mem = memory(
+        SUBVECTOR_GFX1100,
+        0,
+        &[exec as u32, (exec >> 32) as u32],
+        &[],
+    );
+    launch(Isa::Gfx11, wave64, &mem).unwrap();
+    let end = peek(&mem, OUT + 2048, 4);
+    (
+        peek(&mem, OUT, if wave64 { 64 } else { 32 }),
+        peek(&mem, OUT + 1024 + 16, 20),
+        (
+            u64::from(end[0]) | (u64::from(end[1]) << 32),
+            end[2],
+            end[3],
+        ),
+    )
+}
+
+/// The pass (1 or 2) each lane of `lo`/`hi` runs in, as the loop's passes give them.
+fn passes(lanes: usize, first: u64, second: u64) -> Vec<u32> {
+    (0..lanes)
+        .map(|l| {
+            if first >> l & 1 == 1 {
+                1
+            } else if second >> l & 1 == 1 {
+                2
+            } else {
+                0
+            }
+        })
+        .collect()
+}
+
+/// RDNA2 ISA 4.2.1 "Subvector Execution" and the SOPK pseudo-code (see `control.rs`): the
+/// body runs for EXEC's low half with EXEC_HI saved in the SGPR, then for the high half with
+/// EXEC_LO saved; zero, one or two passes by EXEC; EXEC restored at the end.
+#[test]
+fn subvector_loop_runs_the_low_half_then_the_high_half_of_exec() {
+    let rec = |r: &[u32], pass: usize| r[(pass - 1) * 4..(pass - 1) * 4 + 3].to_vec();
+    // All ones: two passes; D0 = EXEC_HI during the first, EXEC_LO during the second.
+    let (lanes, r, end) = subvector(true, !0);
+    assert_eq!(lanes, passes(64, 0xffff_ffff, !0 << 32));
+    assert_eq!(rec(&r, 1), [0xffff_ffff, 0, 0xffff_ffff]);
+    assert_eq!(rec(&r, 2), [0, 0xffff_ffff, 0xffff_ffff]);
+    assert_eq!(end, (!0, 0xffff_ffff, 2));
+    // Both halves partly: lanes 0 and 2, then lane 63; s10 ends as the saved EXEC_LO.
+    let e = 0x8000_0000_0000_0005;
+    let (lanes, r, end) = subvector(true, e);
+    assert_eq!(lanes, passes(64, 5, 1 << 63));
+    assert_eq!(rec(&r, 1), [5, 0, 0x8000_0000]);
+    assert_eq!(rec(&r, 2), [0, 0x8000_0000, 5]);
+    assert_eq!(end, (e, 5, 2));
+    // Only the low half: one pass, D0 = EXEC_HI = 0, the end falls through.
+    let (lanes, r, end) = subvector(true, 0x8000_0f0f);
+    assert_eq!(lanes, passes(64, 0x8000_0f0f, 0));
+    assert_eq!(rec(&r, 1), [0x8000_0f0f, 0, 0]);
+    assert_eq!(rec(&r, 2), [0; 3], "no second pass");
+    assert_eq!(end, (0x8000_0f0f, 0, 1));
+    // Only the high half: one pass, D0 = EXEC_LO = 0, restored (to 0) at the end.
+    let e = 0x0001_00f0_0000_0000;
+    let (lanes, r, end) = subvector(true, e);
+    assert_eq!(lanes, passes(64, e, 0));
+    assert_eq!(rec(&r, 1), [0, 0x0001_00f0, 0]);
+    assert_eq!(rec(&r, 2), [0; 3], "no second pass");
+    assert_eq!(end, (e, 0, 1));
+    // Zero: the begin jumps past the end; the SGPR keeps its value.
+    let (lanes, r, end) = subvector(true, 0);
+    assert_eq!(lanes, vec![0; 64]);
+    assert_eq!(r, vec![0; 20]);
+    assert_eq!(end, (0, 0x55, 0));
+    // Wave32: EXEC_HI holds no lanes (reads 0): one pass with EXEC unchanged and D0 = 0, or
+    // none when EXEC_LO is 0.
+    let (lanes, r, end) = subvector(false, 0x00ff_0001);
+    assert_eq!(lanes, passes(32, 0x00ff_0001, 0));
+    assert_eq!(rec(&r, 1), [0x00ff_0001, 0, 0]);
+    assert_eq!(end, (0x00ff_0001, 0, 1));
+    let (lanes, _, end) = subvector(false, 0);
+    assert_eq!(lanes, vec![0; 32]);
+    assert_eq!(end, (0, 0x55, 0));
+}

@@ -425,3 +425,220 @@ fn subvector_loop_runs_the_low_half_then_the_high_half_of_exec() {
     assert_eq!(lanes, vec![0; 32]);
     assert_eq!(end, (0, 0x55, 0));
 }
+
+// gfx1100 wave32 (each line marked "k" repeated for k = 0..15, "s" for the 7 steps s = 0..6;
+// step s's operands at DATA2 + 1024 * s + 32 * lane: DATA0 at +0, DATA1 at +16):
+//   v_lshlrev_b32 v22, 2, v0
+//   v_lshlrev_b32 v20, 5, v0
+//   v_lshlrev_b32 v21, 3, v0
+//   v_lshlrev_b32 v1, 18, v0                      ; ADDR: stack base dword = lane, index 0
+//   v_mov_b32 v10, 0x77
+//   k: v_add_nc_u32 v23, 0x11110000 + 32 * k, v0 ; LDS dword d starts as 0x11110000 + d
+//   k: ds_store_b32 v22, v23 offset:128 * k
+//   s_mov_b32 exec_lo, 7                          ; lanes 0..2
+//   s: global_load_b32 v2, v20, s[4:5]
+//   s: global_load_b128 v[3:6], v20, s[4:5] offset:16
+//   s: s_waitcnt vmcnt(0)
+//   s: ds_bvh_stack_rtn_b32 v10, v1, v2, v[3:6]   ; step 6: offset:4096 (OFFSET1[5:4] = 1)
+//   s: s_waitcnt lgkmcnt(0)
+//   s: v_mov_b32 v11, v1
+//   s: global_store_b64 v21, v[10:11], s[0:1] offset:256 * s
+//   s: v_add_nc_u32 v20, 0x400, v20
+//   s_mov_b32 exec_lo, -1
+//   k: ds_load_b32 v25, v22 offset:128 * k
+//   k: s_waitcnt lgkmcnt(0)
+//   k: global_store_b32 v22, v25, s[0:1] offset:2048 + 128 * k
+//   s_endpgm
+const BVH_STACK_GFX1100: &[u32] = &[
+    0x302C0082, 0x30280085, 0x302A0083, 0x30020092, 0x7E1402FF, 0x00000077, 0x4A2E00FF, 0x11110000,
+    0xD8340000, 0x00001716, 0x4A2E00FF, 0x11110020, 0xD8340080, 0x00001716, 0x4A2E00FF, 0x11110040,
+    0xD8340100, 0x00001716, 0x4A2E00FF, 0x11110060, 0xD8340180, 0x00001716, 0x4A2E00FF, 0x11110080,
+    0xD8340200, 0x00001716, 0x4A2E00FF, 0x111100A0, 0xD8340280, 0x00001716, 0x4A2E00FF, 0x111100C0,
+    0xD8340300, 0x00001716, 0x4A2E00FF, 0x111100E0, 0xD8340380, 0x00001716, 0x4A2E00FF, 0x11110100,
+    0xD8340400, 0x00001716, 0x4A2E00FF, 0x11110120, 0xD8340480, 0x00001716, 0x4A2E00FF, 0x11110140,
+    0xD8340500, 0x00001716, 0x4A2E00FF, 0x11110160, 0xD8340580, 0x00001716, 0x4A2E00FF, 0x11110180,
+    0xD8340600, 0x00001716, 0x4A2E00FF, 0x111101A0, 0xD8340680, 0x00001716, 0x4A2E00FF, 0x111101C0,
+    0xD8340700, 0x00001716, 0x4A2E00FF, 0x111101E0, 0xD8340780, 0x00001716, 0xBEFE0087, 0xDC520000,
+    0x02040014, 0xDC5E0010, 0x03040014, 0xBF8903F7, 0xDAB40000, 0x0A030201, 0xBF89FC07, 0x7E160301,
+    0xDC6E0000, 0x00000A15, 0x4A2828FF, 0x00000400, 0xDC520000, 0x02040014, 0xDC5E0010, 0x03040014,
+    0xBF8903F7, 0xDAB40000, 0x0A030201, 0xBF89FC07, 0x7E160301, 0xDC6E0100, 0x00000A15, 0x4A2828FF,
+    0x00000400, 0xDC520000, 0x02040014, 0xDC5E0010, 0x03040014, 0xBF8903F7, 0xDAB40000, 0x0A030201,
+    0xBF89FC07, 0x7E160301, 0xDC6E0200, 0x00000A15, 0x4A2828FF, 0x00000400, 0xDC520000, 0x02040014,
+    0xDC5E0010, 0x03040014, 0xBF8903F7, 0xDAB40000, 0x0A030201, 0xBF89FC07, 0x7E160301, 0xDC6E0300,
+    0x00000A15, 0x4A2828FF, 0x00000400, 0xDC520000, 0x02040014, 0xDC5E0010, 0x03040014, 0xBF8903F7,
+    0xDAB40000, 0x0A030201, 0xBF89FC07, 0x7E160301, 0xDC6E0400, 0x00000A15, 0x4A2828FF, 0x00000400,
+    0xDC520000, 0x02040014, 0xDC5E0010, 0x03040014, 0xBF8903F7, 0xDAB40000, 0x0A030201, 0xBF89FC07,
+    0x7E160301, 0xDC6E0500, 0x00000A15, 0x4A2828FF, 0x00000400, 0xDC520000, 0x02040014, 0xDC5E0010,
+    0x03040014, 0xBF8903F7, 0xDAB41000, 0x0A030201, 0xBF89FC07, 0x7E160301, 0xDC6E0600, 0x00000A15,
+    0x4A2828FF, 0x00000400, 0xBEFE00C1, 0xD8D80000, 0x19000016, 0xBF89FC07, 0xDC6A0800, 0x00001916,
+    0xD8D80080, 0x19000016, 0xBF89FC07, 0xDC6A0880, 0x00001916, 0xD8D80100, 0x19000016, 0xBF89FC07,
+    0xDC6A0900, 0x00001916, 0xD8D80180, 0x19000016, 0xBF89FC07, 0xDC6A0980, 0x00001916, 0xD8D80200,
+    0x19000016, 0xBF89FC07, 0xDC6A0A00, 0x00001916, 0xD8D80280, 0x19000016, 0xBF89FC07, 0xDC6A0A80,
+    0x00001916, 0xD8D80300, 0x19000016, 0xBF89FC07, 0xDC6A0B00, 0x00001916, 0xD8D80380, 0x19000016,
+    0xBF89FC07, 0xDC6A0B80, 0x00001916, 0xD8D80400, 0x19000016, 0xBF89FC07, 0xDC6A0C00, 0x00001916,
+    0xD8D80480, 0x19000016, 0xBF89FC07, 0xDC6A0C80, 0x00001916, 0xD8D80500, 0x19000016, 0xBF89FC07,
+    0xDC6A0D00, 0x00001916, 0xD8D80580, 0x19000016, 0xBF89FC07, 0xDC6A0D80, 0x00001916, 0xD8D80600,
+    0x19000016, 0xBF89FC07, 0xDC6A0E00, 0x00001916, 0xD8D80680, 0x19000016, 0xBF89FC07, 0xDC6A0E80,
+    0x00001916, 0xD8D80700, 0x19000016, 0xBF89FC07, 0xDC6A0F00, 0x00001916, 0xD8D80780, 0x19000016,
+    0xBF89FC07, 0xDC6A0F80, 0x00001916, 0xBFB00000,
+];
+
+/// DS_BVH_STACK_RTN_B32 (RDNA3 ISA 12.5.3 and its pseudo-code; the reading of the guide is
+/// in `ds_bvh_stack`, `exec/lds.rs`): lane l's stack entry k is LDS dword l + 32 * (k mod
+/// size); valid DATA1[0..2] are pushed, a node equal to the last-visited pointer stops the
+/// pushes, a valid DATA1[3] is returned, else the top is popped and becomes INVALID_NODE;
+/// ADDR comes back with the new index. Lane 0 pushes and pops to below empty, lane 1 wraps
+/// its 8-entry stack, lane 2 exercises the last-visited rules, lane 3 is inactive; step 6
+/// runs with a 16-entry stack.
+#[test]
+fn bvh_stack_pushes_valid_nodes_returns_or_pops_and_wraps_at_its_size() {
+    const I: u32 = 0xffff_ffff;
+    // (DATA0, DATA1) per step (rows) and lane (columns).
+    let steps: [[(u32, [u32; 4]); 4]; 7] = [
+        [
+            (I, [0xa1, 0xa2, 0xa3, 0xa4]),
+            (I, [0xb1, 0xb2, 0xb3, 0xc0]),
+            (0x99, [0xd1, I, 0xd2, 0x99]),
+            (I, [5, 6, 7, 8]),
+        ],
+        [
+            (I, [I, I, I, I]),
+            (I, [0xb4, 0xb5, 0xb6, 0xc1]),
+            (I, [0xe1, 0xe2, I, 0xe3]),
+            (I, [5, 6, 7, 8]),
+        ],
+        [
+            (0x55, [0xf1, 0x55, 0xf2, I]),
+            (I, [0xb7, 0xb8, 0xb9, 0xc2]),
+            (I, [I, I, I, I]),
+            (I, [5, 6, 7, 8]),
+        ],
+        [
+            (I, [I, I, I, I]),
+            (I, [I, I, I, I]),
+            (0xe1, [0xe1, 0x71, 0x72, I]),
+            (I, [5, 6, 7, 8]),
+        ],
+        [
+            (I, [I, I, I, I]),
+            (I, [I, I, I, I]),
+            (I, [0x73, I, 0x74, I]),
+            (I, [5, 6, 7, 8]),
+        ],
+        [
+            (I, [I, I, I, I]),
+            (I, [I, I, I, I]),
+            (I, [I, I, I, I]),
+            (I, [5, 6, 7, 8]),
+        ],
+        [
+            (I, [I, I, I, I]),
+            (I, [0x91, 0x92, 0x93, I]),
+            (I, [I, I, I, I]),
+            (I, [5, 6, 7, 8]),
+        ],
+    ];
+    let mut data2 = vec![0u32; 256 * 7];
+    for (s, lanes) in steps.iter().enumerate() {
+        for (l, (lvp, d)) in lanes.iter().enumerate() {
+            let at = 256 * s + 8 * l;
+            data2[at] = *lvp;
+            data2[at + 4..at + 8].copy_from_slice(d);
+        }
+    }
+    let mem = memory(BVH_STACK_GFX1100, 0, &[], &data2);
+    launch(Isa::Gfx11, false, &mem).unwrap();
+    let init = |d: u32| 0x1111_0000 + d;
+    let addr = |l: u32, index: u32| (l << 18) | index;
+    // (returned node, ADDR) per step and lane (lane 3, inactive, stores nothing).
+    let want: [[(u32, u32); 4]; 7] = [
+        // Lane 0 pushes three and returns W; lane 1 the same; lane 2 pushes D1, skips the
+        // invalid Y, pushes D2 and pops it (W is the last-visited node: not valid).
+        [
+            (0xa4, addr(0, 3)),
+            (0xc0, addr(1, 3)),
+            (0xd2, addr(2, 1)),
+            (0, 0),
+        ],
+        // Lane 0: an invalid X equal to the (invalid) last-visited pointer stops the pushes;
+        // the pop returns A3. Lane 2: E1 and E2 pushed, the invalid Z stops, W returned.
+        [
+            (0xa3, addr(0, 2)),
+            (0xc1, addr(1, 6)),
+            (0xe3, addr(2, 3)),
+            (0, 0),
+        ],
+        // Lane 0: F1 pushed, Y equal to the last-visited node stops (F2 not pushed), the
+        // pop returns F1. Lane 1's ninth push wraps onto entry 0 (B1 overwritten).
+        [
+            (0xf1, addr(0, 2)),
+            (0xc2, addr(1, 9)),
+            (0xe2, addr(2, 2)),
+            (0, 0),
+        ],
+        // Lane 1 pops B9 from the wrapped slot; lane 2's X equals the valid last-visited
+        // node: no push, the pop returns E1.
+        [
+            (0xa2, addr(0, 1)),
+            (0xb9, addr(1, 8)),
+            (0xe1, addr(2, 1)),
+            (0, 0),
+        ],
+        [
+            (0xa1, addr(0, 0)),
+            (0xb8, addr(1, 7)),
+            (0x73, addr(2, 1)),
+            (0, 0),
+        ],
+        // Lane 0 pops below empty: index 0xffff, slot 7 (never written: its first value).
+        [
+            (init(32 * 7), addr(0, 0xffff)),
+            (0xb7, addr(1, 6)),
+            (0xd1, addr(2, 0)),
+            (0, 0),
+        ],
+        // A 16-entry stack: lane 1's G3 goes to entry 8 (dword 1 + 256, not the size-8 wrap
+        // onto entry 0) and is popped back; lane 0 pops slot 0xfffe mod 16 = 14, lane 2 slot
+        // 15.
+        [
+            (init(32 * 14), addr(0, 0xfffe)),
+            (0x93, addr(1, 8)),
+            (init(2 + 32 * 15), addr(2, 0xffff)),
+            (0, 0),
+        ],
+    ];
+    for (s, lanes) in want.iter().enumerate() {
+        let got = peek(&mem, OUT + 256 * s as u64, 8);
+        for (l, w) in lanes.iter().enumerate() {
+            assert_eq!((got[2 * l], got[2 * l + 1]), *w, "step {s} lane {l}");
+        }
+    }
+    // The LDS afterwards (dword l + 32 * k is lane l's entry k).
+    let lds = peek(&mem, OUT + 2048, 512);
+    let mut expect: Vec<u32> = (0..512).map(init).collect();
+    let e = |l: usize, k: usize| l + 32 * k;
+    // Lane 0: A1, A2 and F1's slot (entry 2, where A3 was) popped; entry 7 and 14 popped
+    // below empty.
+    for k in [0, 1, 2, 7, 14] {
+        expect[e(0, k)] = I;
+    }
+    // Lane 1: B9 (entry 0), B2..B6 (1..5), B7, B8 popped (6, 7); G1 and G2 pushed at 6 and 7
+    // in step 6, G3 at 8 popped.
+    expect[e(1, 0)] = I;
+    for (k, v) in [0xb2, 0xb3, 0xb4, 0xb5, 0xb6, 0x91, 0x92]
+        .into_iter()
+        .enumerate()
+    {
+        expect[e(1, k + 1)] = v;
+    }
+    expect[e(1, 8)] = I;
+    // Lane 2: D1 (0) popped, D2 popped from 1, then E1 (1), E2 (2), the 0x73 push (1)
+    // popped; entry 15 popped below empty.
+    for k in [0, 1, 2, 15] {
+        expect[e(2, k)] = I;
+    }
+    // Lane 3 was inactive: its entries keep their first values.
+    for (d, (g, w)) in lds.iter().zip(&expect).enumerate() {
+        assert_eq!(g, w, "LDS dword {d} (lane {}, entry {})", d % 32, d / 32);
+    }
+}

@@ -1033,6 +1033,9 @@ impl Printer<'_> {
             if i.src[k] != NONE {
                 let w = if k == 0 {
                     1
+                } else if i.op == Op::DsBvhStackRtnB32 {
+                    // The last-visited node, then the four nodes (X, Y, Z, W).
+                    if k == 2 { 4 } else { 1 }
                 } else if xchg2 {
                     n / 2
                 } else {

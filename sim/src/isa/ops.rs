@@ -418,6 +418,8 @@ ops! {
     DsAppend = "ds_append", DsConsume = "ds_consume",
     // Two conditional 32-bit exchanges at an 8-byte aligned address.
     DsCondxchg32RtnB64 = "ds_condxchg32_rtn_b64",
+    // gfx11's per-lane ray-tracing short stack in LDS: push up to three nodes, return or pop one.
+    DsBvhStackRtnB32 = "ds_bvh_stack_rtn_b32",
     // More SOP1: the remaining EXEC-saving logic and the EXEC-writing forms, 64-bit bit
     // operations, quad masks and whole-quad mode masks, bit replication.
     SNandSaveexecB32 = "s_nand_saveexec_b32", SNandSaveexecB64 = "s_nand_saveexec_b64",

@@ -642,3 +642,122 @@ fn bvh_stack_pushes_valid_nodes_returns_or_pops_and_wraps_at_its_size() {
         assert_eq!(g, w, "LDS dword {d} (lane {}, entry {})", d % 32, d / 32);
     }
 }
+
+// gfx1201 wave32 (DATA: a 16-bit matrix, DATA2 a byte matrix; lane l's address is its
+// column K = l):
+//   v_lshlrev_b32 v1, 4, v0
+//   v_lshlrev_b32 v2, 3, v0
+//   v_lshlrev_b32 v3, 5, v0
+//   v_mov_b32 v20, 0x5a5a5a5a
+//   global_load_tr_b128 v[10:13], v1, s[2:3]
+//   global_load_tr_b64 v[14:15], v2, s[4:5]
+//   s_mov_b32 exec_lo, 0
+//   global_load_tr_b64 v[20:21], v2, s[4:5]
+//   s_mov_b32 exec_lo, -1
+//   s_wait_loadcnt 0
+//   global_store_b128 v3, v[10:13], s[0:1]
+//   global_store_b64 v3, v[14:15], s[0:1] offset:16
+//   global_store_b32 v3, v20, s[0:1] offset:24
+//   s_endpgm
+const LOAD_TR_GFX1201: &[u32] = &[
+    0x30020084, 0x30040083, 0x30060085, 0x7E2802FF, 0x5A5A5A5A, 0xEE15C002, 0x0000000A, 0x00000001,
+    0xEE160004, 0x0000000E, 0x00000002, 0xBEFE0080, 0xEE160004, 0x00000014, 0x00000002, 0xBEFE00C1,
+    0xBFC00000, 0xEE074000, 0x05000000, 0x00000003, 0xEE06C000, 0x07000000, 0x00001003, 0xEE068000,
+    0x0A000000, 0x00001803, 0xBFB00000,
+];
+
+// gfx1201 wave64 (lanes 32..63's addresses are ignored):
+//   v_lshlrev_b32 v1, 4, v0
+//   v_lshlrev_b32 v2, 3, v0
+//   v_lshlrev_b32 v3, 5, v0
+//   v_mov_b32 v20, 0x5a5a5a5a
+//   global_load_tr_b128 v[10:11], v1, s[2:3]
+//   global_load_tr_b64 v14, v2, s[4:5]
+//   s_mov_b64 exec, 0
+//   global_load_tr_b64 v20, v2, s[4:5]
+//   s_mov_b64 exec, -1
+//   s_wait_loadcnt 0
+//   global_store_b64 v3, v[10:11], s[0:1]
+//   global_store_b32 v3, v14, s[0:1] offset:16
+//   global_store_b32 v3, v20, s[0:1] offset:24
+//   s_endpgm
+const LOAD_TR_W64_GFX1201: &[u32] = &[
+    0x30020084, 0x30040083, 0x30060085, 0x7E2802FF, 0x5A5A5A5A, 0xEE15C002, 0x0000000A, 0x00000001,
+    0xEE160004, 0x0000000E, 0x00000002, 0xBEFE0180, 0xEE160004, 0x00000014, 0x00000002, 0xBEFE01C1,
+    0xBFC00000, 0xEE06C000, 0x05000000, 0x00000003, 0xEE068000, 0x07000000, 0x00001003, 0xEE068000,
+    0x0A000000, 0x00001803, 0xBFB00000,
+];
+
+// gfx1201 wave32, EXEC neither zero nor all ones:
+//   s_mov_b32 exec_lo, 0xffff
+//   global_load_tr_b64 v[14:15], v2, s[4:5]
+//   s_endpgm
+const LOAD_TR_PARTIAL_GFX1201: &[u32] = &[
+    0xBEFE00FF, 0x0000FFFF, 0xEE160004, 0x0000000E, 0x00000002, 0xBFB00000,
+];
+
+/// GLOBAL_LOAD_TR_B128 / _B64 (RDNA4 ISA 11.6.2, the mapping in `load_tr`, `exec/memory.rs`):
+/// an 8-row column-major matrix A[M][K] (M = 0..7, K = 0..31), lane l reading column K = l
+/// ("lane 0 loads 64 bits of contiguous memory and stores it in the matrix: K=0, M=0..7"),
+/// comes back row-major: lane L holds row M = L mod 8, K = 8 * (L / 8) + 0..7 in order (two
+/// 16-bit or four 8-bit elements a VGPR). wave64 holds the same data in half the VGPRs, lane
+/// L + 32 the second half of lane L's row piece. EXEC == 0 writes nothing.
+#[test]
+fn load_tr_transposes_column_major_tiles_into_row_major_vgprs() {
+    // A16[M][K] = 0x100 * K + M at DATA + 2 * (8 * K + M); A8[M][K] = 8 * K + M at DATA2 +
+    // 8 * K + M.
+    let a16 = |m: u32, k: u32| 0x100 * k + m;
+    let a8 = |m: u32, k: u32| 8 * k + m;
+    let mut data = vec![0u32; 128];
+    for k in 0..32 {
+        for m in (0..8).step_by(2) {
+            data[(8 * k + m) as usize / 2] = a16(m, k) | (a16(m + 1, k) << 16);
+        }
+    }
+    let data2: Vec<u32> = (0..64)
+        .map(|w| u32::from_le_bytes(core::array::from_fn(|b| (4 * w + b) as u8)))
+        .collect();
+    // Lane L's row piece: row M = L mod 8 and K = 8 * (L / 8) + e for element e = 0..7.
+    let row16 = |l: u32, e: u32| a16(l % 8, 8 * (l / 8) + e);
+    let row8 = |l: u32, e: u32| a8(l % 8, 8 * (l / 8) + e);
+    let pair16 = |l: u32, e: u32| row16(l, e) | (row16(l, e + 1) << 16);
+    let quad8 = |l: u32, e: u32| (0..4).fold(0, |x, b| x | (row8(l, e + b) << (8 * b)));
+    // wave32
+    let mem = memory(LOAD_TR_GFX1201, 0, &data, &data2);
+    launch(Isa::Gfx12, false, &mem).unwrap();
+    for l in 0..32u32 {
+        let got = peek(&mem, OUT + 32 * u64::from(l), 7);
+        let want = [
+            pair16(l, 0),
+            pair16(l, 2),
+            pair16(l, 4),
+            pair16(l, 6),
+            quad8(l, 0),
+            quad8(l, 4),
+            0x5a5a_5a5a,
+        ];
+        assert_eq!(got, want, "wave32 lane {l}");
+    }
+    // Lane 9 by hand: row M = 1, K = 8..15.
+    assert_eq!(peek(&mem, OUT + 32 * 9, 1), [0x0801 | (0x0901 << 16)]);
+    // wave64
+    let mem = memory(LOAD_TR_W64_GFX1201, 0, &data, &data2);
+    launch(Isa::Gfx12, true, &mem).unwrap();
+    for l in 0..64u32 {
+        let got = peek(&mem, OUT + 32 * u64::from(l), 7);
+        let (src, e) = (l % 32, 4 * (l / 32));
+        let want = [
+            pair16(src, e),
+            pair16(src, e + 2),
+            0,
+            0,
+            quad8(src, e),
+            0,
+            0x5a5a_5a5a,
+        ];
+        assert_eq!(got, want, "wave64 lane {l}");
+    }
+    let mem = memory(LOAD_TR_PARTIAL_GFX1201, 0, &data, &data2);
+    let e = launch(Isa::Gfx12, false, &mem).unwrap_err().to_string();
+    assert!(e.contains("EXEC"), "{e}");
+}

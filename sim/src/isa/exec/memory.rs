@@ -299,7 +299,7 @@ impl Exec<'_, '_> {
         match i.op {
             Op::MLoadBlock | Op::MStoreBlock => self.block(i, &addr, scratch),
             Op::MAtomicOrderedAddB64 => self.ordered_add(i, &addr),
-            Op::MLoadTrB128 | Op::MLoadTrB64 => Err(self.unsupported(i)),
+            Op::MLoadTrB128 | Op::MLoadTrB64 => self.load_tr(i, &addr),
             _ => self.vmem(i, &addr, scratch),
         }
     }
@@ -335,6 +335,77 @@ impl Exec<'_, '_> {
                 j.src[1] = if in_range { r } else { VGPR };
             }
             self.vmem(&j, &a, scratch)?;
+        }
+        Ok(())
+    }
+
+    /// GLOBAL_LOAD_TR_B128 / GLOBAL_LOAD_TR_B64 (RDNA4 ISA 11.6.2 "WMMA Load-Transpose
+    /// Instructions"): each of lanes 0..31 reads 16 (b128: eight 16-bit elements) or 8 (b64:
+    /// eight bytes) contiguous bytes at its address, as GLOBAL_LOAD_B128/B64 would, and the
+    /// data is transposed before it reaches the VGPRs: instead of one lane's elements filling
+    /// its own VGPRs, they go one to each of eight lanes. The guide's example: "lane 0 loads
+    /// 64 bits of contiguous memory and stores it in the matrix: K=0, M=0..7" (a column of a
+    /// column-major matrix becomes row M = 0..7's element K = 0). The transposition is per
+    /// group of eight lanes ("eight lanes load an 8x8 block of values and transpose them",
+    /// Triton's gfx12 lowering of llvm.amdgcn.global.load.tr, whose address and data layouts
+    /// for wave32 are exactly this): element j of lane L's result is element L mod 8 of the
+    /// data lane 8 * (L / 8) + j read. So with lane l reading column K = l (M = 0..7), lane L
+    /// receives row M = L mod 8, K = 8 * (L / 8) + 0..7: row-major, as WMMA's A-matrix wants.
+    ///
+    /// wave32 writes the eight elements to 4 (b128) or 2 (b64) VGPRs. wave64 loads the same
+    /// data (addresses from lanes 0..31 only) into half as many VGPRs: 64 (b128) or 32 (b64)
+    /// bits per lane over 64 lanes (the guide's table). Which half goes to which lane the
+    /// guide's text does not say; this follows its wave64 WMMA layouts (7.12: the first 32
+    /// lanes hold the even chunks of a row, the second 32 lanes the odd ones): lane L < 32
+    /// keeps elements 0..3 of its wave32 result and lane L + 32 receives elements 4..7.
+    ///
+    /// "If EXEC==0, the instruction acts like an S_NOP; otherwise these instructions require
+    /// that EXEC be set to all ones, else the operation is undefined": another EXEC faults.
+    fn load_tr(&mut self, i: &Inst, addr: &[u64; MAX_LANES]) -> Result<(), IsaError> {
+        let exec = self.w.exec();
+        if exec == 0 {
+            return Ok(());
+        }
+        if exec != self.w.lane_mask() {
+            return Err(self.err(&format!(
+                "global_{} with EXEC {exec:#x}: the RDNA4 ISA defines the transposing loads only with EXEC all ones (or zero, a no-op)",
+                i.op.name()
+            )));
+        }
+        let (esz, bytes) = if i.op == Op::MLoadTrB128 {
+            (2, 16)
+        } else {
+            (1, 8)
+        };
+        let mut src = [[0u8; 16]; 32];
+        for (b, &a) in src.iter_mut().zip(addr.iter()) {
+            self.mem
+                .read(a, &mut b[..bytes], Access::Read)
+                .map_err(IsaError::Vm)?;
+        }
+        let mut out = [[0u8; 16]; 32];
+        for (l, o) in out.iter_mut().enumerate() {
+            for j in 0..8 {
+                let from = &src[8 * (l / 8) + j][(l % 8) * esz..(l % 8 + 1) * esz];
+                o[j * esz..(j + 1) * esz].copy_from_slice(from);
+            }
+        }
+        let n = self.w.lanes;
+        let dwords = if n == 64 { bytes / 8 } else { bytes / 4 };
+        let d = self.vreg(i.dst, dwords)?;
+        if self.w.v.len() < d + dwords * n {
+            return Err(self.range_err());
+        }
+        let word = |o: &[u8; 16], k: usize| {
+            u32::from_le_bytes([o[4 * k], o[4 * k + 1], o[4 * k + 2], o[4 * k + 3]])
+        };
+        for (l, o) in out.iter().enumerate() {
+            for k in 0..dwords {
+                self.w.v[d + k * n + l] = word(o, k);
+                if n == 64 {
+                    self.w.v[d + k * n + l + 32] = word(o, k + dwords);
+                }
+            }
         }
         Ok(())
     }

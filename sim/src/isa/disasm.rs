@@ -133,6 +133,11 @@ fn vmem_regs(op: Op) -> (u16, u16) {
         MLoadB128 | MStoreB128 => (4, 4),
         MAtomicCmpswapB64 => (4, 2),
         MAtomicCmpswapB32 | MAtomicCmpswapF32 => (2, 1),
+        MAtomicOrderedAddB64 => (2, 2),
+        MLoadBlock | MStoreBlock => (32, 32),
+        // wave32's register counts; wave64 halves them (`Printer::flat`).
+        MLoadTrB128 => (4, 4),
+        MLoadTrB64 => (2, 2),
         _ => (1, 1),
     }
 }
@@ -1028,6 +1033,9 @@ impl Printer<'_> {
             if i.src[k] != NONE {
                 let w = if k == 0 {
                     1
+                } else if i.op == Op::DsBvhStackRtnB32 {
+                    // The last-visited node, then the four nodes (X, Y, Z, W).
+                    if k == 2 { 4 } else { 1 }
                 } else if xchg2 {
                     n / 2
                 } else {
@@ -1103,7 +1111,11 @@ impl Printer<'_> {
         } else {
             let _ = write!(s, "{seg}{}", name(i.op));
         }
-        let (n, dn) = vmem_regs(i.op);
+        let (n, mut dn) = vmem_regs(i.op);
+        if wave64 && matches!(i.op, Op::MLoadTrB128 | Op::MLoadTrB64) {
+            // RDNA4 ISA 11.6.2: the same data in half the VGPRs in wave64.
+            dn /= 2;
+        }
         let mut ops = Vec::new();
         if i.dst != NONE {
             ops.push(operand(i.dst, dn, 0, false, wave64));

@@ -310,6 +310,12 @@ ops! {
     MAtomicCsubU32 = "atomic_csub_u32", MAtomicCondSubU32 = "atomic_cond_sub_u32",
     MAtomicCmpswapF32 = "atomic_cmpswap_f32", MAtomicMinF32 = "atomic_min_f32",
     MAtomicMaxF32 = "atomic_max_f32",
+    // gfx12 GLOBAL/SCRATCH: a block of up to 32 VGPRs selected by M0 to consecutive dwords.
+    MLoadBlock = "load_block", MStoreBlock = "store_block",
+    // gfx12 GLOBAL loads that transpose a 16x16 matrix of 16-bit (b128) or 8-bit (b64) data.
+    MLoadTrB128 = "load_tr_b128", MLoadTrB64 = "load_tr_b64",
+    // gfx12 GLOBAL: the (ID, value) pair's ordered add (streamout offsets).
+    MAtomicOrderedAddB64 = "atomic_ordered_add_b64",
     // VOP3 integer operations on 16-bit halves and bytes: three-way min/max/median,
     // multiply-adds, sums of absolute differences, byte averages, saturating packs, signed
     // 16-bit add/sub, 16-bit logic, and gfx11's integer max-of-min/min-of-max.
@@ -412,6 +418,8 @@ ops! {
     DsAppend = "ds_append", DsConsume = "ds_consume",
     // Two conditional 32-bit exchanges at an 8-byte aligned address.
     DsCondxchg32RtnB64 = "ds_condxchg32_rtn_b64",
+    // gfx11's per-lane ray-tracing short stack in LDS: push up to three nodes, return or pop one.
+    DsBvhStackRtnB32 = "ds_bvh_stack_rtn_b32",
     // More SOP1: the remaining EXEC-saving logic and the EXEC-writing forms, 64-bit bit
     // operations, quad masks and whole-quad mode masks, bit replication.
     SNandSaveexecB32 = "s_nand_saveexec_b32", SNandSaveexecB64 = "s_nand_saveexec_b64",

@@ -591,6 +591,7 @@ pub(super) fn ds(w: u32, w1: u32) -> Result<Inst, Undecodable> {
         120 => DsLoad2St64B64, 46 => DsStorexchg2RtnB32, 47 => DsStorexchg2St64RtnB32,
         110 => DsStorexchg2RtnB64, 111 => DsStorexchg2St64RtnB64, 176 => DsStoreAddtidB32,
         177 => DsLoadAddtidB32, 61 => DsConsume, 62 => DsAppend, 126 => DsCondxchg32RtnB64,
+        173 => DsBvhStackRtnB32,
     };
     let mut i = Inst::new(op, Enc::Ds);
     i.len = 8;
@@ -644,6 +645,7 @@ pub(super) fn ds(w: u32, w1: u32) -> Result<Inst, Undecodable> {
             | DsStorexchg2St64RtnB32
             | DsStorexchg2RtnB64
             | DsStorexchg2St64RtnB64
+            | DsBvhStackRtnB32
     );
     i.src = [
         VGPR + addr,

@@ -390,6 +390,12 @@ fn vflat12(w: u32, w1: u32, w2: u32) -> Result<Inst, Undecodable> {
         79 if seg == SEG_GLOBAL => GlobalWbinv,
         40 if seg == SEG_GLOBAL => MLoadAddtidB32,
         41 if seg == SEG_GLOBAL => MStoreAddtidB32,
+        // RDNA4 ISA 11.5 "Block VGPR Load & Store": GLOBAL and SCRATCH only.
+        83 if seg != SEG_FLAT => MLoadBlock,
+        84 if seg != SEG_FLAT => MStoreBlock,
+        87 if seg == SEG_GLOBAL => MLoadTrB128,
+        88 if seg == SEG_GLOBAL => MLoadTrB64,
+        115 if seg == SEG_GLOBAL => MAtomicOrderedAddB64,
         // Loads, stores and atomics keep their gfx11 numbers (less the renumbered atomics).
         _ if seg == SEG_SCRATCH && opc >= 51 => return Err(undec(w, "SCRATCH (atomics)", opc)),
         _ => gfx11::vmem_op(opc, true).ok_or_else(|| undec(w, "VFLAT", opc))?,
@@ -408,8 +414,10 @@ fn vflat12(w: u32, w1: u32, w2: u32) -> Result<Inst, Undecodable> {
     let sve = bits(w1, 17, 1) == 1;
     let saddr = b16(w, 0, 7);
     let (vdst, vsrc, vaddr) = (b16(w1, 0, 8), b16(w1, 23, 8), b16(w2, 0, 8));
-    let atomic = opc >= 51;
-    let load = opc < 24 || (30..36).contains(&opc) || op == MLoadAddtidB32;
+    let atomic = opc >= 51 && !matches!(op, MLoadBlock | MStoreBlock | MLoadTrB128 | MLoadTrB64);
+    let load = opc < 24
+        || (30..36).contains(&opc)
+        || matches!(op, MLoadAddtidB32 | MLoadBlock | MLoadTrB128 | MLoadTrB64);
     let addtid = matches!(op, MLoadAddtidB32 | MStoreAddtidB32);
     // Atomics return the old value when TH has the return bit (bit 0 of th, dword1 bit 20).
     let rtn = atomic && bits(w1, 20, 1) == 1;

@@ -126,6 +126,50 @@ impl Exec<'_, '_> {
                 self.branch(next, i.imm, true);
                 Ok(())
             }
+            // RDNA2 ISA 4.2.1 "Subvector Execution" and its SOPK table (RDNA1's text is the
+            // same; the RDNA3 guide dropped the section, LLVM still decodes the gfx11 opcodes):
+            // a loop that runs its body for EXEC's low half, then its high half, the other half
+            // kept in the SGPR (D0). The SOPK pseudo-code, followed in its order:
+            //   begin: if EXEC == 0: jump LABEL (skip the loop)
+            //          elif EXEC_LO == 0: D0 = EXEC_LO (the high pass only)
+            //          else: D0 = EXEC_HI; EXEC_HI = 0 (the low pass first)
+            //   end:   if EXEC_HI != 0: EXEC_LO = D0 (after the high pass: restore)
+            //          elif D0 == 0: nothing (the low pass only: done)
+            //          else: EXEC_HI = D0; D0 = EXEC_LO; EXEC_LO = 0; jump LABEL (second pass)
+            // LABEL is PC + 4 + SIMM16 * 4, as S_CBRANCH ("internally equivalent to an
+            // S_CBRANCH with extra math"). Wave32 (the guide: "well-defined semantics in wave32
+            // mode"): EXEC_HI holds no lanes and reads 0 here, so begin skips when EXEC_LO is 0
+            // and otherwise writes D0 = 0 and runs the body once with EXEC unchanged; end then
+            // sees EXEC_HI == 0 and D0 == 0 and falls through.
+            SSubvectorLoopBegin => {
+                let e = self.w.exec();
+                // CAST: halves of a u64.
+                let (lo, hi) = (e as u32, (e >> 32) as u32);
+                if e == 0 {
+                    self.branch(next, i.imm, true);
+                } else if lo == 0 {
+                    self.swrite(i.dst, lo)?;
+                } else {
+                    self.swrite(i.dst, hi)?;
+                    self.w.s[127] = 0;
+                }
+                Ok(())
+            }
+            SSubvectorLoopEnd => {
+                // CAST: the high half of a u64.
+                let hi = (self.w.exec() >> 32) as u32;
+                let d = self.s32(i.dst, 0)?;
+                if hi != 0 {
+                    self.w.s[126] = d;
+                } else if d != 0 {
+                    self.w.s[127] = d;
+                    let lo = self.w.s[126];
+                    self.swrite(i.dst, lo)?;
+                    self.w.s[126] = 0;
+                    self.branch(next, i.imm, true);
+                }
+                Ok(())
+            }
             SBitcmp0B64 | SBitcmp1B64 => {
                 let x = self.s64(i.src[0], i.lit)?;
                 let bit = x >> (self.s32(i.src[1], i.lit)? & 63) & 1;

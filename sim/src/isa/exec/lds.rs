@@ -41,6 +41,9 @@ impl Exec<'_, '_> {
         ) {
             return self.ds_m0(i);
         }
+        if i.op == DsBvhStackRtnB32 {
+            return self.ds_bvh_stack(i);
+        }
         let n = self.w.lanes;
         let mut addr = [0u32; MAX_LANES];
         self.lanes32(i, 0, Width::B32, &mut addr)?;
@@ -593,6 +596,88 @@ impl Exec<'_, '_> {
             for (k, &o) in old.iter().enumerate() {
                 self.w.v[dst + k * n + l] = o;
             }
+        }
+        Ok(())
+    }
+}
+
+/// The node pointer that marks "no node" (Mesa's RADV_BVH_INVALID_NODE; radv relies on the
+/// instruction returning it exactly when the short stack has lost entries). The guides name
+/// INVALID_NODE without giving its value.
+const INVALID_NODE: u32 = 0xffff_ffff;
+
+impl Exec<'_, '_> {
+    /// DS_BVH_STACK_RTN_B32 (RDNA3 ISA 12.5.3 "DS Stack Operations for Ray Tracing" and the
+    /// instruction's pseudo-code): per active lane, DATA1's first three nodes that are valid
+    /// are pushed (a node equal to the last-visited pointer DATA0 stops the pushes), then
+    /// DATA1[3] is returned when valid, else the stack is popped (the slot becomes
+    /// INVALID_NODE); ADDR is written back with the updated index. A node is valid when it is
+    /// neither INVALID_NODE nor (DATA0 being valid) DATA0.
+    ///
+    /// How this reads the guide where its two texts differ or are silent:
+    /// - Stack size: the field table gives it in both OFFSET1[5:4] and ADDR[17:16]; the
+    ///   instruction's text says OFFSET1[5:4] ("constant for all lanes and patched into the
+    ///   shader by software"; DECODE_ADDR takes ADDR and OFFSET1), and LLVM and Mesa's radv
+    ///   put it there (the `offset` operand; radv leaves ADDR[17:0] as the index). So the size
+    ///   is 8 << OFFSET1[5:4] entries and ADDR[17:16] is not read (and kept on write-back).
+    /// - Address: ADDR[31:18] is stack_base[15:2], the lane's base as a dword index in LDS
+    ///   ("bits [1:0] must be zero": the byte base is dword-aligned); ADDR[15:0] the index.
+    ///   Entry k is at dword base + 32 * (k mod size): the hardware's stride is 32 dwords
+    ///   (radv_build_bvh_stack_rtn_addr: "a stride of 128 bytes (32 entries) for the stack
+    ///   index"), so a wave32 group's lanes interleave with consecutive bases.
+    /// - Wrap: the index counts in 16 bits and the slot is the index modulo the size, so a
+    ///   push beyond the size overwrites the oldest items ("beyond that the stack wraps around
+    ///   and overwrites older items"), and a pop below them returns what the slot holds.
+    /// - Pop order: the pseudo-code's push stores at the index and then increments it, so the
+    ///   index is the next free slot; a pop takes the top, the slot below the index (reading
+    ///   at the index itself, as the pop's abbreviated lines read, would return the slot
+    ///   above the last push: not a stack). So a pop decrements, returns that slot and
+    ///   writes INVALID_NODE there.
+    fn ds_bvh_stack(&mut self, i: &Inst) -> Result<(), IsaError> {
+        let n = self.w.lanes;
+        let addr = self.vreg(i.src[0], 1)?;
+        let last = self.vreg(i.src[1], 1)?;
+        let data = self.vreg(i.src[2], 4)?;
+        let dst = self.vreg(i.dst, 1)?;
+        let len = self.w.v.len();
+        if [addr, last, dst].iter().any(|&r| len < r + n) || len < data + 4 * n {
+            return Err(self.range_err());
+        }
+        // CAST: OFFSET1[5:4] of the 16-bit offset field.
+        let size = 8u32 << ((i.imm as u32 >> 12) & 3);
+        let mut m = self.w.exec();
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let a = self.w.v[addr + l];
+            let lvp = self.w.v[last + l];
+            let node = |k: usize| self.w.v[data + k * n + l];
+            let nodes = [node(0), node(1), node(2), node(3)];
+            let valid = |d: u32| d != INVALID_NODE && (lvp == INVALID_NODE || d != lvp);
+            let base = a >> 18;
+            let mut index = a & 0xffff;
+            let slot = |index: u32| u64::from(base + 32 * (index % size)) * 4;
+            for &d in &nodes[..3] {
+                if valid(d) {
+                    let r = self.lds_range(slot(index), 4)?;
+                    self.lds[r].copy_from_slice(&d.to_le_bytes());
+                    index = (index + 1) & 0xffff;
+                } else if d == lvp {
+                    break;
+                }
+            }
+            let ret = if valid(nodes[3]) {
+                nodes[3]
+            } else {
+                index = index.wrapping_sub(1) & 0xffff;
+                let r = self.lds_range(slot(index), 4)?;
+                let b = &mut self.lds[r];
+                let v = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                b.copy_from_slice(&INVALID_NODE.to_le_bytes());
+                v
+            };
+            self.w.v[dst + l] = ret;
+            self.w.v[addr + l] = (a & !0xffff) | index;
         }
         Ok(())
     }

@@ -296,7 +296,174 @@ impl Exec<'_, '_> {
         if i.flags & 0x80 != 0 {
             return self.lds_dma(i, &addr, scratch, None);
         }
-        self.vmem(i, &addr, scratch)
+        match i.op {
+            Op::MLoadBlock | Op::MStoreBlock => self.block(i, &addr, scratch),
+            Op::MAtomicOrderedAddB64 => self.ordered_add(i, &addr),
+            Op::MLoadTrB128 | Op::MLoadTrB64 => self.load_tr(i, &addr),
+            _ => self.vmem(i, &addr, scratch),
+        }
+    }
+
+    /// RDNA4 ISA 11.5 "Block VGPR Load & Store" (GLOBAL/SCRATCH_LOAD/STORE_BLOCK): for n in
+    /// 0..32, when M0[n] is set, VGPR VDST/VDATA + n moves to or from the lane's dword at
+    /// address + 4 * n; a clear bit skips both the VGPR and the memory dword (M0 == 0 moves
+    /// nothing). 11.5.1: a load's VGPR beyond the wave's allocation is not written; a store's
+    /// such VGPR supplies VGPR0's value instead.
+    fn block(&mut self, i: &Inst, addr: &[u64; MAX_LANES], scratch: bool) -> Result<(), IsaError> {
+        let m0 = self.s32(125, 0)?;
+        let load = i.op == Op::MLoadBlock;
+        let base = if load { i.dst } else { i.src[1] };
+        let mut j = *i;
+        j.op = if load { Op::MLoadB32 } else { Op::MStoreB32 };
+        let mut a = [0u64; MAX_LANES];
+        for n in 0..32u16 {
+            if m0 >> n & 1 == 0 {
+                continue;
+            }
+            for (x, y) in a.iter_mut().zip(addr) {
+                *x = y.wrapping_add(4 * u64::from(n));
+            }
+            let r = base + n;
+            // The encodings name 256 VGPRs; the wave owns its allocation of them.
+            let in_range = r < AGPR && usize::from(r - VGPR) < self.w.nvgpr;
+            if load {
+                if !in_range {
+                    continue;
+                }
+                j.dst = r;
+            } else {
+                j.src[1] = if in_range { r } else { VGPR };
+            }
+            self.vmem(&j, &a, scratch)?;
+        }
+        Ok(())
+    }
+
+    /// GLOBAL_LOAD_TR_B128 / GLOBAL_LOAD_TR_B64 (RDNA4 ISA 11.6.2 "WMMA Load-Transpose
+    /// Instructions"): each of lanes 0..31 reads 16 (b128: eight 16-bit elements) or 8 (b64:
+    /// eight bytes) contiguous bytes at its address, as GLOBAL_LOAD_B128/B64 would, and the
+    /// data is transposed before it reaches the VGPRs: instead of one lane's elements filling
+    /// its own VGPRs, they go one to each of eight lanes. The guide's example: "lane 0 loads
+    /// 64 bits of contiguous memory and stores it in the matrix: K=0, M=0..7" (a column of a
+    /// column-major matrix becomes row M = 0..7's element K = 0). The transposition is per
+    /// group of eight lanes ("eight lanes load an 8x8 block of values and transpose them",
+    /// Triton's gfx12 lowering of llvm.amdgcn.global.load.tr, whose address and data layouts
+    /// for wave32 are exactly this): element j of lane L's result is element L mod 8 of the
+    /// data lane 8 * (L / 8) + j read. So with lane l reading column K = l (M = 0..7), lane L
+    /// receives row M = L mod 8, K = 8 * (L / 8) + 0..7: row-major, as WMMA's A-matrix wants.
+    ///
+    /// wave32 writes the eight elements to 4 (b128) or 2 (b64) VGPRs. wave64 loads the same
+    /// data (addresses from lanes 0..31 only) into half as many VGPRs: 64 (b128) or 32 (b64)
+    /// bits per lane over 64 lanes (the guide's table). Which half goes to which lane the
+    /// guide's text does not say; this follows its wave64 WMMA layouts (7.12: the first 32
+    /// lanes hold the even chunks of a row, the second 32 lanes the odd ones): lane L < 32
+    /// keeps elements 0..3 of its wave32 result and lane L + 32 receives elements 4..7.
+    ///
+    /// "If EXEC==0, the instruction acts like an S_NOP; otherwise these instructions require
+    /// that EXEC be set to all ones, else the operation is undefined": another EXEC faults.
+    fn load_tr(&mut self, i: &Inst, addr: &[u64; MAX_LANES]) -> Result<(), IsaError> {
+        let exec = self.w.exec();
+        if exec == 0 {
+            return Ok(());
+        }
+        if exec != self.w.lane_mask() {
+            return Err(self.err(&format!(
+                "global_{} with EXEC {exec:#x}: the RDNA4 ISA defines the transposing loads only with EXEC all ones (or zero, a no-op)",
+                i.op.name()
+            )));
+        }
+        let (esz, bytes) = if i.op == Op::MLoadTrB128 {
+            (2, 16)
+        } else {
+            (1, 8)
+        };
+        let mut src = [[0u8; 16]; 32];
+        for (b, &a) in src.iter_mut().zip(addr.iter()) {
+            self.mem
+                .read(a, &mut b[..bytes], Access::Read)
+                .map_err(IsaError::Vm)?;
+        }
+        let mut out = [[0u8; 16]; 32];
+        for (l, o) in out.iter_mut().enumerate() {
+            for j in 0..8 {
+                let from = &src[8 * (l / 8) + j][(l % 8) * esz..(l % 8 + 1) * esz];
+                o[j * esz..(j + 1) * esz].copy_from_slice(from);
+            }
+        }
+        let n = self.w.lanes;
+        let dwords = if n == 64 { bytes / 8 } else { bytes / 4 };
+        let d = self.vreg(i.dst, dwords)?;
+        if self.w.v.len() < d + dwords * n {
+            return Err(self.range_err());
+        }
+        let word = |o: &[u8; 16], k: usize| {
+            u32::from_le_bytes([o[4 * k], o[4 * k + 1], o[4 * k + 2], o[4 * k + 3]])
+        };
+        for (l, o) in out.iter().enumerate() {
+            for k in 0..dwords {
+                self.w.v[d + k * n + l] = word(o, k);
+                if n == 64 {
+                    self.w.v[d + k * n + l + 32] = word(o, k + dwords);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// GLOBAL_ATOMIC_ORDERED_ADD_B64 (RDNA4 ISA, its pseudo-code): memory holds an
+    /// (ID, value) pair of dwords; DATA[31:0] is the shader's ID, DATA[63:32] the amount.
+    /// When the ID in memory equals the shader's, the ID becomes (ID + 1) &
+    /// VGT_GS_MAX_WAVE_ID and the value grows by the amount; the pair before is returned
+    /// (the table in 11.1: "Supports only return preOp"; without TH_ATOMIC_RETURN the update
+    /// still happens and nothing is returned). Lanes go in lane order, as every atomic here.
+    ///
+    /// Not modelled: VGT_GS_MAX_WAVE_ID is a geometry-pipeline register that a compute queue
+    /// does not have (amdgpu's golden settings program 0xff or 0x3ff, per chip). Every value
+    /// a driver programs keeps IDs up to 0xff, so the increment is exact there; an increment
+    /// past 0xff, whose wrap depends on that register, is a named fault.
+    fn ordered_add(&mut self, i: &Inst, addr: &[u64; MAX_LANES]) -> Result<(), IsaError> {
+        let n = self.w.lanes;
+        let data = self.vreg(i.src[1], 2)?;
+        let dst = if i.dst == NONE {
+            None
+        } else {
+            Some(self.vreg(i.dst, 2)?)
+        };
+        let mut m = self.w.exec();
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let a = addr[l];
+            if a % 8 != 0 {
+                return Err(self.err(&format!("misaligned 8-byte atomic at {a:#x}")));
+            }
+            let mut b = [0u8; 8];
+            self.mem
+                .read(a, &mut b, Access::Read)
+                .map_err(IsaError::Vm)?;
+            let id = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            let value = u32::from_le_bytes([b[4], b[5], b[6], b[7]]);
+            let get = |k: usize| self.w.v.get(data + k * n + l).copied().unwrap_or(0);
+            if id == get(0) {
+                if id >= 0xff {
+                    return Err(self.err(&format!(
+                        "global_atomic_ordered_add_b64: the ordered ID {id:#x} + 1 wraps at VGT_GS_MAX_WAVE_ID, a geometry-pipeline register a compute queue does not have"
+                    )));
+                }
+                let mut w = [0u8; 8];
+                w[..4].copy_from_slice(&(id + 1).to_le_bytes());
+                w[4..].copy_from_slice(&value.wrapping_add(get(1)).to_le_bytes());
+                self.mem.write(a, &w).map_err(IsaError::Vm)?;
+            }
+            if let Some(d) = dst {
+                for (k, v) in [id, value].into_iter().enumerate() {
+                    if let Some(x) = self.w.v.get_mut(d + k * n + l) {
+                        *x = v;
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The access of a FLAT-family or MUBUF instruction at each active lane's address

@@ -348,7 +348,7 @@ impl SimKfd {
             .map(|q| {
                 let mut info = q.info;
                 let evicted = st.gpus.get(q.gpu).is_some_and(|g| g.evicted);
-                info.active = info.percentage > 0 && !evicted;
+                info.active = crate::kfd::is_active(&info, evicted);
                 info
             })
             .collect()

@@ -182,6 +182,8 @@ mod files;
 pub use files::FileStat;
 mod ioctl_table;
 mod memory;
+mod more;
+pub(crate) use more::is_active;
 mod queues;
 
 impl SimKfd {
@@ -224,6 +226,8 @@ impl SimKfd {
                 queue_count: 0,
                 evicted: false,
                 drm_offset_next: DRM_OFFSET_START,
+                trap_handler: None,
+                scratch_backing_va: 0,
             });
         }
         let state = State {

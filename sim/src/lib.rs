@@ -65,8 +65,8 @@
 //!
 //! ## Not simulated (yet)
 //! AQL queues (CREATE_QUEUE answers EINVAL), XGMI SDMA engines (ENOMEM), SVM, DMA-buf, IPC,
-//! CRIU, GWS, CU masks, the debugger API, SET_SCRATCH_BACKING_VA / GET_TILE_CONFIG /
-//! SET_TRAP_HANDLER / UPDATE_QUEUE (in the ioctl table, answer EINVAL), the double mapping of
+//! CRIU, GWS, SMI events, CU masks and the debugger API (each answers as the kernel does
+//! without the feature, or a named ENODEV: `kfd/more.rs`, sim/README.md), the double mapping of
 //! `AQL_QUEUE_MEM` buffers, APUs (VRAM is never turned into GTT), DRM ioctls on render nodes
 //! (ENOTTY), and process teardown when `/dev/kfd` is closed (objects live until the `SimKfd`
 //! drops). DRM mmap offsets are exact: mapping from the middle of a BO is EINVAL.

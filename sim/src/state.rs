@@ -55,6 +55,10 @@ pub(crate) struct Gpu {
     pub evicted: bool,
     /// Next DRM fake mmap offset handed out for a BO on this GPU.
     pub drm_offset_next: u64,
+    /// (TBA, TMA) of SET_TRAP_HANDLER (recorded; the simulator never runs a trap handler).
+    pub trap_handler: Option<(u64, u64)>,
+    /// SET_SCRATCH_BACKING_VA's `sh_hidden_private_base` (recorded only).
+    pub scratch_backing_va: u64,
 }
 
 /// Memory type of a buffer object.

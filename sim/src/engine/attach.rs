@@ -22,7 +22,7 @@ use crate::state::QueueInfo as KfdQueue;
 use core::sync::atomic::{AtomicBool, Ordering};
 use hcq_core::arch::{GFX11, GfxTarget};
 use hcq_core::kfd::{HsaHwExceptionData, HsaMemoryExceptionData};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 /// One simulated GPU as its engines see it: `SimKfd`'s page table for `gpu_id`.
@@ -232,7 +232,8 @@ impl GpuBus for KfdBus {
 pub struct KfdEngine {
     sim: Weak<SimKfd>,
     engines: Engines,
-    known: Mutex<BTreeSet<u32>>,
+    /// Queue id -> the ring (base, size) its engine runs (UPDATE_QUEUE may move it).
+    known: Mutex<BTreeMap<u32, (u64, u32)>>,
 }
 
 impl core::fmt::Debug for KfdEngine {
@@ -277,7 +278,19 @@ impl KfdEngine {
         let mut known = self.known.lock().unwrap_or_else(PoisonError::into_inner);
         let live = sim.queues();
         let ids: BTreeSet<u32> = live.iter().map(|q| q.queue_id).collect();
-        for gone in known.difference(&ids).copied().collect::<Vec<_>>() {
+        // A queue whose ring UPDATE_QUEUE moved restarts on the new ring from its read pointer
+        // (the CP reloads the MQD's ring base and size when the queue is mapped again).
+        let moved: Vec<u32> = live
+            .iter()
+            .filter(|q| {
+                known
+                    .get(&q.queue_id)
+                    .is_some_and(|r| *r != (q.ring_base, q.ring_size))
+            })
+            .map(|q| q.queue_id)
+            .collect();
+        let gone_ids: Vec<u32> = known.keys().filter(|k| !ids.contains(k)).copied().collect();
+        for gone in gone_ids.into_iter().chain(moved) {
             if let Some((gpu, db)) = self.engines.queue_doorbell(QueueId(gone)) {
                 sim.guard_doorbell(gpu, db, false);
             }
@@ -285,7 +298,10 @@ impl KfdEngine {
             known.remove(&gone);
         }
         for q in &live {
-            if known.insert(q.queue_id) {
+            if known
+                .insert(q.queue_id, (q.ring_base, q.ring_size))
+                .is_none()
+            {
                 let bus: Arc<dyn GpuBus> = Arc::new(KfdBus::new(sim, q.gpu_id));
                 if self
                     .engines
@@ -356,7 +372,7 @@ impl SimGpu {
         let engine = Arc::new(KfdEngine {
             sim: Arc::downgrade(sim),
             engines: Engines::on_clock(cfg.mode, Arc::clone(sim.clock())),
-            known: Mutex::new(BTreeSet::new()),
+            known: Mutex::new(BTreeMap::new()),
         });
         engine
             .engines

@@ -93,6 +93,9 @@ impl SimKfd {
         if nr == AMDKFD_IOC_SET_MEMORY_POLICY.nr() {
             return self.set_memory_policy(kbuf);
         }
+        if let Some(r) = self.dispatch_more(nr, kbuf) {
+            return r;
+        }
         let deprecated = [
             AMDKFD_IOC_DBG_REGISTER_DEPRECATED,
             AMDKFD_IOC_DBG_UNREGISTER_DEPRECATED,

@@ -12,6 +12,7 @@ use crate::vm::Access;
 
 mod control;
 mod dpp;
+mod fast;
 mod format;
 mod init;
 mod lds;
@@ -42,8 +43,11 @@ pub const UNDEFINED: u32 = 0xBAAD_F00D;
 
 /// Instructions decoded so far in one dispatch, by word offset from the program address.
 pub(crate) struct CodeCache {
-    slots: Vec<Option<(Inst, Cost)>>,
+    slots: Vec<Option<Entry>>,
 }
+
+/// A decoded instruction, its modelled cost and its pre-resolved fast form ([`fast`]).
+type Entry = (Inst, Cost, Option<fast::Fast>);
 
 /// The scalar data cache of one dispatch: 64-byte lines of memory that SMEM loads read. As
 /// the hardware's K$, it is not coherent with vector stores; `s_dcache_inv`/`s_gl1_inv`
@@ -560,7 +564,7 @@ fn fetch(
     pc: u64,
     lanes: usize,
     at: &At<'_>,
-) -> Result<Result<usize, (Inst, Cost)>, IsaError> {
+) -> Result<Result<usize, Entry>, IsaError> {
     let off = pc.wrapping_sub(l.pgm);
     let slot = (off % 4 == 0 && off / 4 < CACHE_WORDS).then_some(off / 4);
     if pc % 4 != 0 {
@@ -593,6 +597,7 @@ fn fetch(
             .map_err(IsaError::Vm)?;
     }
     let cost = model::cost(l.isa, lanes, &inst);
+    let quick = fast::classify(l, &inst);
     if let Some(s) = slot {
         // CAST: below CACHE_WORDS.
         let s = s as usize;
@@ -600,11 +605,11 @@ fn fetch(
             cache.slots.resize(s + 1, None);
         }
         if let Some(x) = cache.slots.get_mut(s) {
-            *x = Some((inst, cost));
+            *x = Some((inst, cost, quick));
             return Ok(Ok(s));
         }
     }
-    Ok(Err((inst, cost)))
+    Ok(Err((inst, cost, quick)))
 }
 
 fn run_wave(
@@ -634,7 +639,7 @@ fn run_wave(
         kcache,
         bar,
     };
-    let mut uncached: (Inst, Cost);
+    let mut uncached: Entry;
     let mut indexed: Inst;
     while x.w.state == WaveState::Running {
         let pc = x.w.pc;
@@ -653,7 +658,7 @@ fn run_wave(
         } else {
             usize::MAX
         };
-        let entry: &(Inst, Cost) = match cache.slots.get(idx) {
+        let entry: &Entry = match cache.slots.get(idx) {
             Some(Some(c)) => c,
             _ => match fetch(l, mem, cache, pc, x.w.lanes, &x.at).map_err(|e| x.at.locate(e))? {
                 Ok(s) => match cache.slots.get(s) {
@@ -666,7 +671,7 @@ fn run_wave(
                 }
             },
         };
-        let (i, cost) = (&entry.0, entry.1);
+        let (i, cost, quick) = (&entry.0, entry.1, &entry.2);
         stats.wave_instructions += 1;
         stats.simd_cycles += u64::from(cost.cycles);
         x.w.clock.issue(&cost);
@@ -703,6 +708,12 @@ fn run_wave(
                 x.step(&indexed, next)?;
                 continue;
             }
+        }
+        if let Some(f) = quick
+            && let Some(r) = x.fast(f)
+        {
+            r.map_err(|e| x.at.locate(e))?;
+            continue;
         }
         if let Err(e) = x.step(i, next) {
             return Err(x.at.locate(e));

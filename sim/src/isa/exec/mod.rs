@@ -54,6 +54,12 @@ type Entry = (Inst, Cost, Option<fast::Fast>);
 /// empty it, and every dispatch starts with it empty.
 pub(crate) struct KCache {
     lines: Vec<(u64, [u8; 64])>,
+    /// Bytes the kernel used from filled lines and not yet reported to [`Memory::used`]: one
+    /// range `lo..hi` that grows while uses touch or overlap it (a loop's scalar loads walk an
+    /// array), reported when a use falls outside it and when the dispatch ends
+    /// ([`KCache::flush_used`]). What is reported is the same union of bytes as one report
+    /// per load, without a call (and the race recorder's lock) per load.
+    used: Option<(u64, u64)>,
 }
 
 /// Lines the scalar cache holds (oldest replaced first).
@@ -61,7 +67,37 @@ const KCACHE_LINES: usize = 16;
 
 impl KCache {
     pub(crate) fn new() -> Self {
-        Self { lines: Vec::new() }
+        Self {
+            lines: Vec::new(),
+            used: None,
+        }
+    }
+
+    /// Notes that the kernel used `n` bytes at `a` (see [`KCache::used`]).
+    #[inline]
+    fn note_used(&mut self, mem: &dyn Memory, a: u64, n: usize) {
+        // CAST: usize -> u64 widens.
+        let (lo, hi) = (a, a.saturating_add(n as u64));
+        match &mut self.used {
+            Some((l, h)) if lo <= *h && hi >= *l => {
+                *l = (*l).min(lo);
+                *h = (*h).max(hi);
+            }
+            pending => {
+                if let Some((l, h)) = pending.replace((lo, hi)) {
+                    // CAST: a range of used bytes, below 2^64.
+                    mem.used(l, (h - l) as usize);
+                }
+            }
+        }
+    }
+
+    /// Reports the pending used range to `mem`.
+    pub(crate) fn flush_used(&mut self, mem: &dyn Memory) {
+        if let Some((l, h)) = self.used.take() {
+            // CAST: a range of used bytes, below 2^64.
+            mem.used(l, (h - l) as usize);
+        }
     }
 
     /// Copies `buf.len()` bytes at `va` through the cache; a line that cannot be read whole
@@ -93,7 +129,7 @@ impl KCache {
             {
                 dst.copy_from_slice(&data[off..off + n]);
             }
-            mem.used(a, n);
+            self.note_used(mem, a, n);
             done += n;
         }
         Ok(())
@@ -444,7 +480,7 @@ fn run_range(
             wave_counter += 1;
             init::init_wave(l, w, [x, y, z], nwaves);
         }
-        run_workgroup(
+        let r = run_workgroup(
             &lb,
             mem,
             (&mut cache, &mut kcache),
@@ -452,9 +488,13 @@ fn run_range(
             &mut lds,
             [x, y, z],
             &mut stats,
-        )
-        .map_err(|e| (g, e))?;
+        );
+        if let Err(e) = r {
+            kcache.flush_used(mem);
+            return Err((g, e));
+        }
     }
+    kcache.flush_used(mem);
     Ok(stats)
 }
 

@@ -20,6 +20,10 @@ const KNOWN: &[Errno] = &[
     Errno::ENOTTY,
     Errno::ENOSPC,
     Errno::ENOTSUPP,
+    // GET_DMABUF_INFO and IMPORT_DMABUF on a descriptor that is no dma-buf (dma_buf_get).
+    Errno::EBADF,
+    // CRIU's operations without CAP_CHECKPOINT_RESTORE.
+    Errno::EACCES,
 ];
 
 /// A pointer-carrying command (refused by `Request::raw`) through its typed constructor on

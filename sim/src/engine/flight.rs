@@ -20,7 +20,7 @@ mod order;
 use super::types::{QueueId, QueueKind, Site};
 use crate::config::DispatchMode;
 use core::fmt;
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use core::time::Duration;
 pub(crate) use host::queue_key;
 pub(crate) use order::QueueShape;
@@ -151,30 +151,53 @@ impl FlightCell {
 /// The recorder the engines' memory accesses go through while an operation executes (a flag
 /// checked per access; the ranges are touched only while it is on). Shared by the threads a
 /// large dispatch runs on (`isa::exec::run_dispatch`), so the flag is atomic and the ranges sit
-/// behind a lock taken only while recording.
+/// behind locks taken only while recording: one per shard, each thread recording into its own
+/// shard (threads spread over [`SHARDS`]), so a split dispatch's two threads do not contend for
+/// one lock on every wave's access. [`Recorder::end`] merges the shards: the same union of
+/// ranges as one set.
 #[derive(Debug, Default)]
 pub(crate) struct Recorder {
     on: AtomicBool,
-    acc: Mutex<Access>,
+    acc: [Mutex<Access>; SHARDS],
+}
+
+/// Range sets a recorder keeps (threads take them in turn).
+const SHARDS: usize = 4;
+
+/// This thread's shard of every recorder.
+fn shard() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    thread_local! {
+        static SHARD: usize = NEXT.fetch_add(1, Ordering::Relaxed) % SHARDS;
+    }
+    SHARD.with(|s| *s)
 }
 
 impl Recorder {
     fn acc(&self) -> std::sync::MutexGuard<'_, Access> {
-        self.acc.lock().unwrap_or_else(PoisonError::into_inner)
+        let m = self.acc.get(shard()).unwrap_or(&self.acc[0]);
+        m.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     pub(crate) fn begin(&self) {
         self.on.store(true, Ordering::Relaxed);
-        let mut a = self.acc();
-        a.reads.v.clear();
-        a.reads.settled = 0;
-        a.writes.v.clear();
-        a.writes.settled = 0;
+        for m in &self.acc {
+            let mut a = m.lock().unwrap_or_else(PoisonError::into_inner);
+            a.reads.v.clear();
+            a.reads.settled = 0;
+            a.writes.v.clear();
+            a.writes.settled = 0;
+        }
     }
 
     pub(crate) fn end(&self) -> Access {
         self.on.store(false, Ordering::Relaxed);
-        let mut a = core::mem::take(&mut *self.acc());
+        let mut a = Access::default();
+        for m in &self.acc {
+            let s = core::mem::take(&mut *m.lock().unwrap_or_else(PoisonError::into_inner));
+            a.reads.v.extend(s.reads.v);
+            a.writes.v.extend(s.writes.v);
+        }
         a.normalize();
         a
     }

@@ -30,6 +30,7 @@ pub mod ops;
 
 use crate::vm::{Access, VmFault, VmFaultKind};
 use core::fmt;
+use core::sync::atomic::{AtomicU64, Ordering};
 use hcq_core::arch::Family;
 
 /// An instruction set the simulator knows.
@@ -229,10 +230,15 @@ pub trait Memory {
 
 /// One contiguous block of memory at a GPU address (tests, fuzzing, benchmarks): everything
 /// outside it faults as not present.
+///
+/// The bytes live in relaxed atomic words, not behind a lock: the interpreter's threads (and
+/// a wave's every access) read and write them without taking a mutex, and a kernel's racing
+/// lanes tear per byte at worst, as on the hardware.
 #[derive(Debug)]
 pub struct FlatMemory {
     base: u64,
-    bytes: std::sync::Mutex<Vec<u8>>,
+    len: usize,
+    words: Box<[AtomicU64]>,
 }
 
 impl FlatMemory {
@@ -241,7 +247,8 @@ impl FlatMemory {
     pub fn new(base: u64, len: usize) -> Self {
         Self {
             base,
-            bytes: std::sync::Mutex::new(vec![0; len]),
+            len,
+            words: (0..len.div_ceil(8)).map(|_| AtomicU64::new(0)).collect(),
         }
     }
 
@@ -261,13 +268,14 @@ impl FlatMemory {
         Memory::read(self, va, buf, Access::Read)
     }
 
+    #[inline]
     fn range(
         &self,
         va: u64,
         len: usize,
         access: Access,
     ) -> Result<core::ops::Range<usize>, VmFault> {
-        let n = self.bytes.lock().map(|b| b.len()).unwrap_or(0);
+        let n = self.len;
         let fault = VmFault {
             va,
             access,
@@ -291,23 +299,72 @@ impl Memory for FlatMemory {
     }
     fn read(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault> {
         let r = self.range(va, buf.len(), access)?;
-        let b = self
-            .bytes
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(s) = b.get(r) {
-            buf.copy_from_slice(s);
+        let mut off = r.start;
+        let mut out = buf;
+        // Bytes of a word up to alignment, whole words, then the last word's bytes.
+        while !out.is_empty() {
+            let at = off % 8;
+            if at == 0 && out.len() >= 8 {
+                let body = out.len() / 8;
+                let (dst, rest) = out.split_at_mut(body * 8);
+                let src = self.words.get(off / 8..off / 8 + body).unwrap_or_default();
+                for (d, w) in dst.chunks_exact_mut(8).zip(src) {
+                    d.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
+                }
+                out = rest;
+                off += body * 8;
+                continue;
+            }
+            let Some(word) = self.words.get(off / 8) else {
+                break;
+            };
+            let w = word.load(Ordering::Relaxed).to_le_bytes();
+            let n = (8 - at).min(out.len());
+            let (dst, rest) = out.split_at_mut(n);
+            for (d, b) in dst.iter_mut().zip(&w[at..]) {
+                *d = *b;
+            }
+            out = rest;
+            off += n;
         }
         Ok(())
     }
     fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
         let r = self.range(va, data.len(), Access::Write)?;
-        let mut b = self
-            .bytes
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(s) = b.get_mut(r) {
-            s.copy_from_slice(data);
+        let mut off = r.start;
+        let mut src = data;
+        while !src.is_empty() {
+            let at = off % 8;
+            if at == 0 && src.len() >= 8 {
+                let body = src.len() / 8;
+                let (bytes, rest) = src.split_at(body * 8);
+                let dst = self.words.get(off / 8..off / 8 + body).unwrap_or_default();
+                for (w, b) in dst.iter().zip(bytes.chunks_exact(8)) {
+                    let mut x = [0u8; 8];
+                    x.copy_from_slice(b);
+                    w.store(u64::from_le_bytes(x), Ordering::Relaxed);
+                }
+                src = rest;
+                off += body * 8;
+                continue;
+            }
+            let Some(word) = self.words.get(off / 8) else {
+                break;
+            };
+            // Part of a word: replace only these bytes (other threads may write the rest).
+            let n = (8 - at).min(src.len());
+            let (bytes, rest) = src.split_at(n);
+            let mut w = [0u8; 8];
+            for (d, b) in w[at..].iter_mut().zip(bytes) {
+                *d = *b;
+            }
+            let val = u64::from_le_bytes(w);
+            let mask = (u64::MAX >> (64 - 8 * n)) << (8 * at);
+            let _ = word.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| {
+                Some((old & !mask) | val)
+            });
+            src = rest;
+            off += n;
         }
         Ok(())
     }

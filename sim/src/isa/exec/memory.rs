@@ -182,12 +182,12 @@ impl Exec<'_, '_> {
             let base = self.s64(i.src[2], 0)?;
             let mut v = [0u32; MAX_LANES];
             self.lanes32(i, 0, Width::B32, &mut v)?;
-            for (o, x) in out.iter_mut().zip(&v) {
+            for (o, x) in out.iter_mut().zip(&v).take(self.w.lanes) {
                 *o = base.wrapping_add(u64::from(*x)).wrapping_add(off);
             }
         } else {
             self.lanes64(i, 0, Width::B64, out)?;
-            for o in out.iter_mut() {
+            for o in out.iter_mut().take(self.w.lanes) {
                 *o = o.wrapping_add(off);
             }
         }
@@ -236,7 +236,7 @@ impl Exec<'_, '_> {
         if i.src[0] != NONE {
             self.lanes32(i, 0, Width::B32, &mut v)?;
         }
-        for (o, x) in out.iter_mut().zip(&v) {
+        for (o, x) in out.iter_mut().zip(&v).take(self.w.lanes) {
             *o = base.wrapping_add(u64::from(*x));
         }
         Ok(())

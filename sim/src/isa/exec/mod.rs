@@ -12,6 +12,7 @@ use crate::vm::Access;
 
 mod control;
 mod dpp;
+mod fast;
 mod format;
 mod init;
 mod lds;
@@ -42,14 +43,23 @@ pub const UNDEFINED: u32 = 0xBAAD_F00D;
 
 /// Instructions decoded so far in one dispatch, by word offset from the program address.
 pub(crate) struct CodeCache {
-    slots: Vec<Option<(Inst, Cost)>>,
+    slots: Vec<Option<Entry>>,
 }
+
+/// A decoded instruction, its modelled cost and its pre-resolved fast form ([`fast`]).
+type Entry = (Inst, Cost, Option<fast::Fast>);
 
 /// The scalar data cache of one dispatch: 64-byte lines of memory that SMEM loads read. As
 /// the hardware's K$, it is not coherent with vector stores; `s_dcache_inv`/`s_gl1_inv`
 /// empty it, and every dispatch starts with it empty.
 pub(crate) struct KCache {
     lines: Vec<(u64, [u8; 64])>,
+    /// Bytes the kernel used from filled lines and not yet reported to [`Memory::used`]: one
+    /// range `lo..hi` that grows while uses touch or overlap it (a loop's scalar loads walk an
+    /// array), reported when a use falls outside it and when the dispatch ends
+    /// ([`KCache::flush_used`]). What is reported is the same union of bytes as one report
+    /// per load, without a call (and the race recorder's lock) per load.
+    used: Option<(u64, u64)>,
 }
 
 /// Lines the scalar cache holds (oldest replaced first).
@@ -57,7 +67,37 @@ const KCACHE_LINES: usize = 16;
 
 impl KCache {
     pub(crate) fn new() -> Self {
-        Self { lines: Vec::new() }
+        Self {
+            lines: Vec::new(),
+            used: None,
+        }
+    }
+
+    /// Notes that the kernel used `n` bytes at `a` (see [`KCache::used`]).
+    #[inline]
+    fn note_used(&mut self, mem: &dyn Memory, a: u64, n: usize) {
+        // CAST: usize -> u64 widens.
+        let (lo, hi) = (a, a.saturating_add(n as u64));
+        match &mut self.used {
+            Some((l, h)) if lo <= *h && hi >= *l => {
+                *l = (*l).min(lo);
+                *h = (*h).max(hi);
+            }
+            pending => {
+                if let Some((l, h)) = pending.replace((lo, hi)) {
+                    // CAST: a range of used bytes, below 2^64.
+                    mem.used(l, (h - l) as usize);
+                }
+            }
+        }
+    }
+
+    /// Reports the pending used range to `mem`.
+    pub(crate) fn flush_used(&mut self, mem: &dyn Memory) {
+        if let Some((l, h)) = self.used.take() {
+            // CAST: a range of used bytes, below 2^64.
+            mem.used(l, (h - l) as usize);
+        }
     }
 
     /// Copies `buf.len()` bytes at `va` through the cache; a line that cannot be read whole
@@ -89,7 +129,7 @@ impl KCache {
             {
                 dst.copy_from_slice(&data[off..off + n]);
             }
-            mem.used(a, n);
+            self.note_used(mem, a, n);
             done += n;
         }
         Ok(())
@@ -429,7 +469,7 @@ fn run_range(
             wave_counter += 1;
             init::init_wave(l, w, [x, y, z], nwaves);
         }
-        run_workgroup(
+        let r = run_workgroup(
             l,
             mem,
             (&mut cache, &mut kcache),
@@ -437,9 +477,13 @@ fn run_range(
             &mut lds,
             [x, y, z],
             &mut stats,
-        )
-        .map_err(|e| (g, e))?;
+        );
+        if let Err(e) = r {
+            kcache.flush_used(mem);
+            return Err((g, e));
+        }
     }
+    kcache.flush_used(mem);
     Ok(stats)
 }
 
@@ -550,7 +594,7 @@ fn fetch(
     pc: u64,
     lanes: usize,
     at: &At<'_>,
-) -> Result<Result<usize, (Inst, Cost)>, IsaError> {
+) -> Result<Result<usize, Entry>, IsaError> {
     let off = pc.wrapping_sub(l.pgm);
     let slot = (off % 4 == 0 && off / 4 < CACHE_WORDS).then_some(off / 4);
     if pc % 4 != 0 {
@@ -583,6 +627,7 @@ fn fetch(
             .map_err(IsaError::Vm)?;
     }
     let cost = model::cost(l.isa, lanes, &inst);
+    let quick = fast::classify(l, &inst);
     if let Some(s) = slot {
         // CAST: below CACHE_WORDS.
         let s = s as usize;
@@ -590,11 +635,11 @@ fn fetch(
             cache.slots.resize(s + 1, None);
         }
         if let Some(x) = cache.slots.get_mut(s) {
-            *x = Some((inst, cost));
+            *x = Some((inst, cost, quick));
             return Ok(Ok(s));
         }
     }
-    Ok(Err((inst, cost)))
+    Ok(Err((inst, cost, quick)))
 }
 
 fn run_wave(
@@ -624,7 +669,7 @@ fn run_wave(
         kcache,
         bar,
     };
-    let mut uncached: (Inst, Cost);
+    let mut uncached: Entry;
     let mut indexed: Inst;
     while x.w.state == WaveState::Running {
         let pc = x.w.pc;
@@ -643,7 +688,7 @@ fn run_wave(
         } else {
             usize::MAX
         };
-        let entry: &(Inst, Cost) = match cache.slots.get(idx) {
+        let entry: &Entry = match cache.slots.get(idx) {
             Some(Some(c)) => c,
             _ => match fetch(l, mem, cache, pc, x.w.lanes, &x.at).map_err(|e| x.at.locate(e))? {
                 Ok(s) => match cache.slots.get(s) {
@@ -656,7 +701,7 @@ fn run_wave(
                 }
             },
         };
-        let (i, cost) = (&entry.0, entry.1);
+        let (i, cost, quick) = (&entry.0, entry.1, &entry.2);
         stats.wave_instructions += 1;
         x.w.executed += 1;
         stats.simd_cycles += u64::from(cost.cycles);
@@ -694,6 +739,12 @@ fn run_wave(
                 x.step(&indexed, next)?;
                 continue;
             }
+        }
+        if let Some(f) = quick
+            && let Some(r) = x.fast(f)
+        {
+            r.map_err(|e| x.at.locate(e))?;
+            continue;
         }
         if let Err(e) = x.step(i, next) {
             return Err(x.at.locate(e));

@@ -535,14 +535,22 @@ pub(super) fn ldexp(x: f64, e: i32) -> f64 {
     let mut r = x;
     let mut e = e;
     while e > 1000 {
-        r *= 2f64.powi(1000);
+        r *= pow2(1000);
         e -= 1000;
     }
     while e < -1000 {
-        r *= 2f64.powi(-1000);
+        r *= pow2(-1000);
         e += 1000;
     }
-    r * 2f64.powi(e)
+    r * pow2(e)
+}
+
+/// 2^e exactly for `e` in -1022..=1023 (a normal f64: the exponent field alone), without
+/// `powi`'s loop of multiplications (the same value: powers of two multiply exactly).
+#[inline]
+fn pow2(e: i32) -> f64 {
+    // CAST: the biased exponent, 1..=2046 for the range above.
+    f64::from_bits(((e + 1023).clamp(1, 2046) as u64) << 52)
 }
 
 /// frexp: `x = m * 2^e` with `|m|` in [0.5, 1) and x's sign; `(x, 0)` for 0, +-inf and NaN.
@@ -565,4 +573,24 @@ pub(super) fn frexp(x: f64) -> (f64, i32) {
         e => (frac, e),
     };
     (f64::from_bits(b & (1 << 63) | 1022 << 52 | frac), e - 1022)
+}
+
+#[cfg(test)]
+mod pow2_tests {
+    use super::*;
+
+    #[test]
+    fn pow2_is_powi_of_two_over_ldexps_range() {
+        for e in -1000..=1000 {
+            assert_eq!(pow2(e).to_bits(), 2f64.powi(e).to_bits(), "2^{e}");
+        }
+        assert_eq!(pow2(0), 1.0);
+        assert_eq!(pow2(-1), 0.5);
+        // ldexp across the steps: the largest f32 denormal scaled up, 1 past f64's range, and
+        // the smallest f64 denormal.
+        assert_eq!(ldexp(1.0, -1074).to_bits(), 1);
+        assert_eq!(ldexp(1.0, 1024), f64::INFINITY);
+        assert_eq!(ldexp(3.0, -2), 0.75);
+        assert_eq!(ldexp(-1.5, 2000), f64::NEG_INFINITY);
+    }
 }

@@ -24,7 +24,7 @@ use pyo3::types::PyDict;
 
 pub use buffer::Buffer;
 pub use graph::{Graph, GraphBuilder, Var};
-pub use program::Program;
+pub use program::{Lds, Program};
 pub use simkfd::SimKfd;
 
 create_exception!(
@@ -475,6 +475,7 @@ fn _hcq(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Device>()?;
     m.add_class::<Buffer>()?;
     m.add_class::<Program>()?;
+    m.add_class::<Lds>()?;
     m.add_class::<GraphBuilder>()?;
     m.add_class::<Graph>()?;
     m.add_class::<Var>()?;

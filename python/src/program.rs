@@ -42,11 +42,40 @@ pub struct Program {
     wavefront: u32,
 }
 
+/// The LDS of an OpenCL `__local T*` argument (`dynamic_shared_pointer`): `Lds(bytes)` is
+/// that many bytes per work-group. The launch places each such argument after the kernel's
+/// static LDS at the alignment its metadata asks for and passes its LDS address, as ROCm's
+/// runtime does (`prog.launch([src, out, hcq.Lds(256 * 4), n], ...)`).
+#[pyclass(module = "hcq._hcq", frozen, eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lds {
+    bytes: u32,
+}
+
+#[pymethods]
+impl Lds {
+    #[new]
+    fn new(bytes: u32) -> Self {
+        Self { bytes }
+    }
+
+    /// The bytes of LDS the argument points to in each work-group.
+    #[getter]
+    fn bytes(&self) -> u32 {
+        self.bytes
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Lds({})", self.bytes)
+    }
+}
+
 /// One launch argument, converted from Python.
 enum LArg {
     Buf(Arc<GpuBuffer>, u64, u64),
     Int(i128),
     Float(f64),
+    Lds(u32),
 }
 
 impl Program {
@@ -116,6 +145,8 @@ impl Program {
             if let Ok(b) = a.downcast::<Buffer>() {
                 let (m, off, size) = b.get().range()?;
                 out.push(LArg::Buf(m, off, size));
+            } else if let Ok(l) = a.downcast::<Lds>() {
+                out.push(LArg::Lds(l.get().bytes));
             } else if a.is_instance_of::<PyFloat>() {
                 out.push(LArg::Float(a.extract::<f64>()?));
             } else if let Ok(i) = a.extract::<i128>() {
@@ -123,12 +154,12 @@ impl Program {
             } else {
                 return Err(invalid(
                     format!(
-                        "kernel {}: argument {} is a {}, not a Buffer, int or float",
+                        "kernel {}: argument {} is a {}, not a Buffer, Lds, int or float",
                         self.prog.name(),
                         out.len(),
                         a.get_type().name()?
                     ),
-                    "pass Buffers for pointers and numbers for values",
+                    "pass Buffers for pointers, hcq.Lds(bytes) for __local pointers and numbers for values",
                 ));
             }
         }
@@ -177,6 +208,9 @@ impl Program {
                         b.arg(&(*v as u32));
                     }
                 },
+                LArg::Lds(n) => {
+                    b.arg(&hcq_driver::Lds(*n));
+                }
                 LArg::Float(v) => {
                     if size == 8 {
                         b.arg(v);

@@ -125,3 +125,37 @@ def test_graph_replay_with_new_buffers_and_values(dev, prog):
   assert list(r1) == [3.0] * n and list(r2) == [3.0] * 64 + [0.0] * 64
   with pytest.raises(hcq.HcqError):
     graph.replay({vout: dev.alloc(16)})  # smaller than recorded: refused before anything runs
+
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "core", "tests", "fixtures", "kernels")
+
+
+def test_local_pointer_arguments_take_lds(dev):
+  """An OpenCL `__local float*` argument is hcq.Lds(bytes): placed after the static LDS, its
+  address passed (kernels/reduce_local.cl, the committed gfx1100 code object)."""
+  import array
+  code = open(os.path.join(FIXTURES, "reduce_local-gfx1100.co"), "rb").read()
+  red = dev.load(code, "reduce_sum")
+  assert [a["kind"] for a in red.metadata["args"] if not a["hidden"]] == ["global_buffer", "global_buffer", "dynamic_shared_pointer", "by_value"]
+  n, block = 1000, 128
+  groups = (n + block - 1) // block
+  src, out = dev.alloc(n * 4), dev.alloc(groups * 4)
+  dev.copy_in(src, array.array("f", [float(i % 7) for i in range(n)]))
+  red.launch([src, out, hcq.Lds(block * 4), n], (groups,), (block,), wait=True)
+  res = array.array("f", bytes(groups * 4))
+  dev.copy_out(res, out)
+  assert list(res) == [float(sum(i % 7 for i in range(g * block, min(n, (g + 1) * block)))) for g in range(groups)]
+  assert repr(hcq.Lds(512)) == "Lds(512)" and hcq.Lds(512).bytes == 512
+  # A number where the kernel takes a __local pointer is refused by name, as is an Lds for a value.
+  with pytest.raises(hcq.HcqError, match="lds|Lds|LDS"):
+    red.launch([src, out, block * 4, n], (groups,), (block,))
+  with pytest.raises(hcq.HcqError):
+    red.launch([src, out, hcq.Lds(block * 4), hcq.Lds(4)], (groups,), (block,))
+  # Two __local arguments and the static array do not overlap (kernels/reduce_local.cl local_layout).
+  lay = dev.load(code, "local_layout")
+  o = dev.alloc(6 * 4)
+  lay.launch([o, hcq.Lds(3), hcq.Lds(16)], (1,), (1,), wait=True)
+  v = array.array("I", bytes(6 * 4))
+  dev.copy_out(v, o)
+  a, b, fixed = v[0], v[1], v[2]
+  assert b % 16 == 0 and len({a, b, fixed}) == 3 and list(v[3:]) == [204, 24, 10]

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import threading
 
-from hcq._hcq import (SIM_TARGETS, Buffer, Device, Graph, GraphBuilder, HcqError, Kfd, OutOfMemoryError, Program,
-                      Var)
+from hcq._hcq import (SIM_TARGETS, Buffer, Device, Graph, GraphBuilder, HcqError, Kfd, Lds, OutOfMemoryError,
+                      Program, Var)
 
-__all__ = ["SIM_TARGETS", "Buffer", "Device", "Graph", "GraphBuilder", "HcqError", "Kfd", "OutOfMemoryError",
+__all__ = ["SIM_TARGETS", "Buffer", "Device", "Graph", "GraphBuilder", "HcqError", "Kfd", "Lds", "OutOfMemoryError",
            "Program", "Var", "kfd", "open"]
 
 _lock = threading.Lock()

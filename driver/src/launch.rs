@@ -181,6 +181,16 @@ pub struct Program {
     exec_tpl: template::ExecTemplate,
 }
 
+/// Where a launch's `__local` arguments sit in LDS ([`Program::lds_placement`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LdsPlacement {
+    /// (argument index, LDS byte address) of each `__local` argument, in order.
+    pub addrs: Vec<(usize, u32)>,
+    /// LDS bytes beyond the kernel's static LDS (the arguments, their padding, and any
+    /// dynamic LDS asked for besides).
+    pub dynamic: u32,
+}
+
 /// How an explicit kernel argument is passed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ArgClass {

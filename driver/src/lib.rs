@@ -85,8 +85,8 @@ pub use device::{BufferKind, Device, DeviceOptions, GpuBuffer};
 pub use error::{Error, MemoryKind, QueueState, Result, WaitReport, Waited};
 pub use kfd::{GpuInfo, Kfd};
 pub use launch::{
-    ArgClass, ArgInfo, BufferView, ByValue, LaunchArg, LaunchBuilder, LaunchRecord, Lds, Program,
-    RawValue,
+    ArgClass, ArgInfo, BufferView, ByValue, LaunchArg, LaunchBuilder, LaunchRecord, Lds,
+    LdsPlacement, Program, RawValue,
 };
 pub use signal::Signal;
 pub mod graph;

@@ -11,7 +11,7 @@ use hcq_driver::graph::{
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-use crate::{Buffer, Device, Program, err, invalid};
+use crate::{Buffer, Device, Lds, Program, err, invalid};
 
 /// What a [`Var`] stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -223,7 +223,8 @@ impl GraphBuilder {
     }
 
     /// Records a launch of `program` with `args` (in order: Buffers or buffer Vars for
-    /// `global_buffer` arguments, ints or scalar Vars for `by_value` ones) and `dims`:
+    /// `global_buffer` arguments, ints or scalar Vars for `by_value` ones, `hcq.Lds(bytes)` for
+    /// `dynamic_shared_pointer` (`__local`) ones, placed as the launch places them) and `dims`:
     /// `(groups, block)` (fixed) or a dims Var. The hidden arguments are laid out as the
     /// driver's launch writes them; a kernel whose hidden arguments depend on the dims takes
     /// fixed dims only.
@@ -248,6 +249,9 @@ impl GraphBuilder {
             ));
         }
         let mut out: Vec<Arg> = Vec::with_capacity(items.len() + 16);
+        // `__local` arguments: (argument index, bytes), and where each one's address goes.
+        let mut locals: Vec<(usize, u32)> = Vec::new();
+        let mut local_slots: Vec<usize> = Vec::new();
         let mut end = 0u32;
         for (i, (a, info)) in items.iter().zip(&infos).enumerate() {
             // Pad to the argument's offset with zero dwords (natural alignment does the rest).
@@ -272,6 +276,26 @@ impl GraphBuilder {
                 (hcq_driver::ArgClass::Buffer, 8) => Arg::Buf(self.buf_arg(a)?),
                 (hcq_driver::ArgClass::Value, 4) => Arg::U32(self.scalar_arg(a)?),
                 (hcq_driver::ArgClass::Value, 8) => Arg::U64(self.scalar_arg(a)?),
+                (hcq_driver::ArgClass::Lds, 4 | 8) => {
+                    let Ok(l) = a.downcast::<Lds>() else {
+                        return Err(invalid(
+                            format!(
+                                "kernel {}: {} is a dynamic_shared_pointer (__local)",
+                                p.prog.name(),
+                                info.describe(i),
+                            ),
+                            "pass hcq.Lds(bytes), the LDS it needs",
+                        ));
+                    };
+                    locals.push((i, l.get().bytes()));
+                    local_slots.push(out.len());
+                    // The LDS address, once every argument is known.
+                    if info.size == 8 {
+                        Arg::U64(ScalarArg::Fixed(0))
+                    } else {
+                        Arg::U32(ScalarArg::Fixed(0))
+                    }
+                }
                 _ => {
                     return Err(invalid(
                         format!(
@@ -281,12 +305,21 @@ impl GraphBuilder {
                             info.size,
                             info.value_kind
                         ),
-                        "graphs take pointers and 4- or 8-byte values",
+                        "graphs take pointers, __local pointers and 4- or 8-byte values",
                     ));
                 }
             };
             out.push(arg);
             end = info.offset + info.size;
+        }
+        let placed = p.prog.lds_placement(&locals, 0).map_err(err)?;
+        for (&slot, &(_, addr)) in local_slots.iter().zip(&placed.addrs) {
+            if let Some(o) = out.get_mut(slot) {
+                *o = match o {
+                    Arg::U64(_) => Arg::U64(ScalarArg::Fixed(u64::from(addr))),
+                    _ => Arg::U32(ScalarArg::Fixed(u64::from(addr))),
+                };
+            }
         }
         let dims_arg = if let Ok(v) = dims.downcast::<Var>() {
             DimsArg::Var(self.var_arg(v.get(), VarKind::Dims)?)
@@ -312,7 +345,7 @@ impl GraphBuilder {
                     local: [1; 3],
                 },
             };
-            let (start, bytes) = p.hidden_image(d.global, d.local, 0)?;
+            let (start, bytes) = p.hidden_image(d.global, d.local, placed.dynamic)?;
             while end < start {
                 out.push(Arg::U32(ScalarArg::Fixed(0)));
                 end += 4;
@@ -339,7 +372,12 @@ impl GraphBuilder {
             ..DimLimits::AMD
         };
         self.b
-            .launch(&p.prog.pm4_program(), limits, &out, dims_arg)
+            .launch(
+                &p.prog.pm4_program_with_lds(placed.dynamic),
+                limits,
+                &out,
+                dims_arg,
+            )
             .map_err(graph_err)?;
         self.keep.push(program.clone().into_any().unbind());
         Ok(())

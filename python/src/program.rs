@@ -61,7 +61,7 @@ impl Lds {
 
     /// The bytes of LDS the argument points to in each work-group.
     #[getter]
-    fn bytes(&self) -> u32 {
+    pub fn bytes(&self) -> u32 {
         self.bytes
     }
 

@@ -159,3 +159,39 @@ def test_local_pointer_arguments_take_lds(dev):
   dev.copy_out(v, o)
   a, b, fixed = v[0], v[1], v[2]
   assert b % 16 == 0 and len({a, b, fixed}) == 3 and list(v[3:]) == [204, 24, 10]
+
+
+def test_graph_takes_local_pointer_arguments(dev):
+  """A graph records a kernel with `__local` arguments: the LDS placed as the launch places it
+  (addresses after the static LDS, RSRC2 and the hidden dynamic-LDS size covering them)."""
+  import array
+  code = open(os.path.join(FIXTURES, "reduce_local-gfx1100.co"), "rb").read()
+  red, lay = dev.load(code, "reduce_sum"), dev.load(code, "local_layout")
+  n, block = 512, 128
+  src, out1, out2, o = dev.alloc(n * 4), dev.alloc(16), dev.alloc(16), dev.alloc(6 * 4)
+  dev.copy_in(src, array.array("f", [1.0] * n))
+  g = hcq.GraphBuilder(dev)
+  vout = g.buffer(out1)
+  g.launch(red, [src, vout, hcq.Lds(block * 4), n], ((n // block,), (block,)))
+  g.launch(lay, [o, hcq.Lds(3), hcq.Lds(16)], ((1,), (1,)))
+  graph = g.record()
+  graph.replay(wait=True)
+  graph.replay({vout: out2}, wait=True)
+  for out in (out1, out2):
+    r = array.array("f", bytes(16))
+    dev.copy_out(r, out)
+    assert list(r) == [128.0] * 4
+  v = array.array("I", bytes(6 * 4))
+  dev.copy_out(v, o)
+  assert v[1] % 16 == 0 and len({v[0], v[1], v[2]}) == 3 and list(v[3:]) == [204, 24, 10]
+  # The same layout as a direct launch.
+  o2 = dev.alloc(6 * 4)
+  lay.launch([o2, hcq.Lds(3), hcq.Lds(16)], (1,), (1,), wait=True)
+  v2 = array.array("I", bytes(6 * 4))
+  dev.copy_out(v2, o2)
+  assert list(v2) == list(v)
+  g2 = hcq.GraphBuilder(dev)
+  with pytest.raises(hcq.HcqError, match="Lds"):
+    g2.launch(red, [src, out1, block * 4, n], ((n // block,), (block,)))
+  with pytest.raises(hcq.HcqError, match="dynamic LDS"):
+    g2.launch(red, [src, out1, hcq.Lds(1 << 20), n], ((n // block,), (block,)))

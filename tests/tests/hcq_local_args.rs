@@ -137,6 +137,42 @@ fn refusals(cfg: GpuConfig) {
     );
 }
 
+/// The placement a launch laid out elsewhere (a graph's) uses is the builder's: the same
+/// addresses local_layout reported above, the same refusal, and RSRC2.LDS_SIZE covering
+/// static plus dynamic LDS.
+#[test]
+fn lds_placement_is_the_launch_builders() {
+    let (_rig, dev) = rig(GpuConfig::gfx1100());
+    let prog = Program::load(&dev, &fixture("gfx1100"), "local_layout").unwrap();
+    let p = prog.lds_placement(&[(1, 3), (2, 16)], 0).unwrap();
+    assert_eq!(p.addrs, vec![(1, 20), (2, 32)]);
+    assert_eq!(p.dynamic, 28);
+    // With 100 more dynamic bytes (HIP's extern __shared__) after the arguments.
+    assert_eq!(
+        prog.lds_placement(&[(1, 3), (2, 16)], 100).unwrap().dynamic,
+        128
+    );
+    let e = prog
+        .lds_placement(&[(1, 3), (2, 65536)], 0)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("dynamic LDS 65548 bytes is above the 65516 bytes left"),
+        "{e}"
+    );
+    // COMPUTE_PGM_RSRC2.LDS_SIZE, bits 23:15, in granules of LDS_GRANULE_BYTES.
+    let granules = |raw: u32| (raw >> 15) & 0x1ff;
+    let g = hcq_core::codeobj::LDS_GRANULE_BYTES;
+    let base = prog.pm4_program();
+    assert_eq!(granules(base.rsrc2), 20u32.div_ceil(g));
+    let with = prog.pm4_program_with_lds(p.dynamic);
+    assert_eq!(granules(with.rsrc2), 48u32.div_ceil(g));
+    let big = prog.pm4_program_with_lds(4096);
+    assert_eq!(granules(big.rsrc2), (20u32 + 4096).div_ceil(g));
+    assert_eq!(big.rsrc2 & !(0x1ff << 15), base.rsrc2 & !(0x1ff << 15));
+    assert_eq!(prog.pm4_program_with_lds(0).rsrc2, base.rsrc2);
+}
+
 #[test]
 fn gfx1100_local_args() {
     local_args_run(GpuConfig::gfx1100());

@@ -184,28 +184,24 @@ impl<'p> LaunchBuilder<'p> {
         Ok(dynamic)
     }
 
-    /// Lays the [`Lds`] arguments out after the kernel's static LDS, as ROCm's runtime (CLR's
-    /// `processMemObjects`) does: in argument order, each at its `.pointee_align`, its LDS
-    /// address written over the argument. Returns the dynamic LDS bytes (from the end of the
-    /// static LDS), refusing a total above the device's LDS.
+    /// Lays the [`Lds`] arguments out ([`Program::lds_placement`]) and writes each one's LDS
+    /// address over its argument. Returns the dynamic LDS bytes.
     fn place_locals(&mut self, meta: &ProgramMeta) -> Result<u32> {
         let p = self.prog;
-        let start = u64::from(p.group_segment_size);
-        let mut addr = start;
-        let mut locals = 0u64;
-        for &(index, bytes) in &self.locals {
+        let placed = p.lds_placement(&self.locals, self.dynamic_lds)?;
+        for &(index, addr) in &placed.addrs {
             let Some(info) = meta.args.get(index) else {
                 continue;
             };
-            let align = u64::from(info.pointee_align.max(1));
-            addr = addr.div_ceil(align) * align;
             let at = usize::try_from(info.offset).unwrap_or(usize::MAX);
             let n = usize::try_from(info.size).unwrap_or(usize::MAX).min(8);
             let dst = at
                 .checked_add(n)
                 .and_then(|end| self.buf.bytes_mut().get_mut(at..end));
             match dst {
-                Some(d) => d.copy_from_slice(addr.to_le_bytes().get(..n).unwrap_or_default()),
+                Some(d) => {
+                    d.copy_from_slice(u64::from(addr).to_le_bytes().get(..n).unwrap_or_default())
+                }
                 None => {
                     return Err(Error::InvalidArgument(format!(
                         "kernel {}: {} ({} bytes at offset {}) does not fit the kernarg segment",
@@ -216,29 +212,8 @@ impl<'p> LaunchBuilder<'p> {
                     )));
                 }
             }
-            addr += u64::from(bytes);
-            locals += u64::from(bytes);
         }
-        let dynamic = addr - start + u64::from(self.dynamic_lds);
-        let lds_max = p.max_dynamic_lds();
-        if dynamic > u64::from(lds_max) {
-            let device = p.lds_bytes.min(MAX_LDS_GRANULES * LDS_GRANULE_BYTES);
-            let parts = if self.locals.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    ": __local arguments {locals} + alignment padding {} + dynamic {}",
-                    addr - start - locals,
-                    self.dynamic_lds
-                )
-            };
-            return Err(Error::InvalidArgument(format!(
-                "kernel {}: dynamic LDS {dynamic} bytes is above the {lds_max} bytes left (device LDS {device} minus the kernel's static {}){parts}",
-                p.name, p.group_segment_size,
-            )));
-        }
-        // CAST: at most lds_max, a u32.
-        Ok(dynamic as u32)
+        Ok(placed.dynamic)
     }
 
     /// The grid checks [`LaunchBuilder::finish`] ends with.

@@ -142,6 +142,77 @@ impl Program {
             .saturating_sub(self.group_segment_size)
     }
 
+    /// Where a launch's `__local` arguments go, as ROCm's runtime (CLR's `processMemObjects`)
+    /// lays them out: after the kernel's static LDS, in argument order, each at its
+    /// `.pointee_align`. `locals` is (argument index, bytes) for each [`Lds`] argument, in
+    /// order; `dynamic_lds` more bytes follow them (HIP's `extern __shared__`). The builder
+    /// uses it; a launch laid out elsewhere (a graph's) passes the addresses as the arguments'
+    /// values and runs [`Self::pm4_program_with_lds`].
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the total is above the device's LDS left after the
+    /// static LDS, naming the parts.
+    pub fn lds_placement(&self, locals: &[(usize, u32)], dynamic_lds: u32) -> Result<LdsPlacement> {
+        let start = u64::from(self.group_segment_size);
+        let mut addr = start;
+        let mut bytes_total = 0u64;
+        let mut addrs = Vec::with_capacity(locals.len());
+        for &(index, bytes) in locals {
+            let align = self
+                .meta
+                .as_ref()
+                .and_then(|m| m.args.get(index))
+                .map_or(1, |info| u64::from(info.pointee_align.max(1)));
+            addr = addr.div_ceil(align) * align;
+            // CAST: below lds_max (checked at the end) or refused there.
+            addrs.push((index, u32::try_from(addr).unwrap_or(u32::MAX)));
+            addr += u64::from(bytes);
+            bytes_total += u64::from(bytes);
+        }
+        let dynamic = addr - start + u64::from(dynamic_lds);
+        let lds_max = self.max_dynamic_lds();
+        if dynamic > u64::from(lds_max) {
+            let device = self.lds_bytes.min(MAX_LDS_GRANULES * LDS_GRANULE_BYTES);
+            let parts = if locals.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ": __local arguments {bytes_total} + alignment padding {} + dynamic {dynamic_lds}",
+                    addr - start - bytes_total,
+                )
+            };
+            return Err(Error::InvalidArgument(format!(
+                "kernel {}: dynamic LDS {dynamic} bytes is above the {lds_max} bytes left (device LDS {device} minus the kernel's static {}){parts}",
+                self.name, self.group_segment_size,
+            )));
+        }
+        Ok(LdsPlacement {
+            addrs,
+            // CAST: at most lds_max, a u32.
+            dynamic: dynamic as u32,
+        })
+    }
+
+    /// [`Self::pm4_program`] for a launch with `dynamic` LDS bytes beyond the static LDS:
+    /// RSRC2.LDS_SIZE (and the dispatch packet, when the kernel takes one) cover both.
+    #[must_use]
+    pub fn pm4_program_with_lds(&self, dynamic: u32) -> pm4::Program {
+        let mut prog = self.prog;
+        if dynamic > 0 {
+            let lds = self.group_segment_size.saturating_add(dynamic);
+            prog.rsrc2 = hcq_core::hsa::PgmRsrc2::from_raw(prog.rsrc2)
+                .with(
+                    PgmRsrc2::GRANULATED_LDS_SIZE,
+                    lds.div_ceil(LDS_GRANULE_BYTES),
+                )
+                .raw();
+            if let Some(d) = &mut prog.dispatch {
+                d.group_segment_size = lds;
+            }
+        }
+        prog
+    }
+
     /// A checked launch: add the explicit arguments in order with [`LaunchBuilder::arg`], set
     /// the grid, then [`LaunchBuilder::launch`]. Everything is checked against the kernel's
     /// metadata, and the hidden arguments are filled.
@@ -398,20 +469,8 @@ impl Program {
         } else {
             None
         };
-        let mut prog = self.prog;
-        if dynamic_lds > 0 {
-            // RSRC2.LDS_SIZE and the dispatch packet cover static plus dynamic LDS.
-            let lds = self.group_segment_size.saturating_add(dynamic_lds);
-            prog.rsrc2 = hcq_core::hsa::PgmRsrc2::from_raw(prog.rsrc2)
-                .with(
-                    PgmRsrc2::GRANULATED_LDS_SIZE,
-                    lds.div_ceil(LDS_GRANULE_BYTES),
-                )
-                .raw();
-            if let Some(d) = &mut prog.dispatch {
-                d.group_segment_size = lds;
-            }
-        }
+        // RSRC2.LDS_SIZE and the dispatch packet cover static plus dynamic LDS.
+        let prog = self.pm4_program_with_lds(dynamic_lds);
         let alloc_size = self.alloc_size.max(1);
         let refs = stamps
             .as_ref()

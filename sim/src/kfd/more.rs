@@ -319,7 +319,9 @@ impl SimKfd {
     /// wave_state_size} goes to the start of the borrowed `ctl_stack`, once per XCC
     /// `ctx_save_restore_size` apart (GC 9.4.3's `get_wave_state_v9_4_3`; one XCC elsewhere).
     /// gfx9 then copies the 0 control-stack bytes in use, which cannot fault. A header past the
-    /// slice is EFAULT (the sizes stay written, as the kernel copies the argument back).
+    /// slice is EFAULT (the sizes stay written, as the kernel copies the argument back). gfx10,
+    /// gfx11 and gfx12 write the header alike (`kfd_mqd_manager_v1x.c`; the first gfx11
+    /// manager had its header copy commented out and wrote nothing).
     fn get_queue_wave_state(&self, kbuf: &mut [u8], ctl_stack: &mut [u8]) -> Result<(), Errno> {
         let queue_id = word(kbuf, 16);
         let st = self.lock();

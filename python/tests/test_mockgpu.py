@@ -127,6 +127,15 @@ def test_simkfd_binding_lends_the_tile_arrays():
   struct.pack_into("<II", arg, 16, 41, 0)  # more tile modes asked than lent: the copy faults
   with pytest.raises(OSError) as e: s.ioctl(kfd, _ioc(3, 0x12, 40), arg, (bytearray(8), bytearray()))
   assert e.value.errno == 14 and struct.unpack_from("<I", arg, 16)[0] == 0
+  # GET_DMABUF_INFO {size, metadata_ptr, metadata_size, gpu_id, flags, dmabuf_fd}: the metadata buffer is
+  # allocated first (past 4 MiB: ENOMEM), then the fd is looked up (the simulator has no DMA-bufs).
+  info, meta = bytearray(32), bytearray(16)
+  struct.pack_into("<QQIIII", info, 0, 0, 0x1000, 16, 0, 0, 12345)
+  with pytest.raises(OSError) as e: s.ioctl(kfd, _ioc(3, 0x1C, 32), info, meta)
+  assert e.value.errno == 9 and struct.unpack_from("<Q", info, 8)[0] == 0x1000 and meta == bytes(16)
+  struct.pack_into("<I", info, 16, (4 << 20) + 1)
+  with pytest.raises(OSError) as e: s.ioctl(kfd, _ioc(3, 0x1C, 32), info)
+  assert e.value.errno == 12
 
 
 def test_a_ctypes_client_sets_a_cu_mask_and_reads_the_tile_config_through_the_hook():

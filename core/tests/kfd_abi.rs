@@ -139,6 +139,23 @@ fn field_checks() -> Vec<FieldCheck> {
     fields!(v, GetAvailableMemoryArgs, "kfd_ioctl_get_available_memory_args", {
         available => "available", gpu_id => "gpu_id", pad => "pad",
     });
+    fields!(v, SetCuMaskArgs, "kfd_ioctl_set_cu_mask_args", {
+        queue_id => "queue_id", num_cu_mask => "num_cu_mask", cu_mask_ptr => "cu_mask_ptr",
+    });
+    fields!(v, GetQueueWaveStateArgs, "kfd_ioctl_get_queue_wave_state_args", {
+        ctl_stack_address => "ctl_stack_address", ctl_stack_used_size => "ctl_stack_used_size",
+        save_area_used_size => "save_area_used_size", queue_id => "queue_id", pad => "pad",
+    });
+    fields!(v, GetTileConfigArgs, "kfd_ioctl_get_tile_config_args", {
+        tile_config_ptr => "tile_config_ptr", macro_tile_config_ptr => "macro_tile_config_ptr",
+        num_tile_configs => "num_tile_configs", num_macro_tile_configs => "num_macro_tile_configs",
+        gpu_id => "gpu_id", gb_addr_config => "gb_addr_config", num_banks => "num_banks",
+        num_ranks => "num_ranks",
+    });
+    fields!(v, GetDmabufInfoArgs, "kfd_ioctl_get_dmabuf_info_args", {
+        size => "size", metadata_ptr => "metadata_ptr", metadata_size => "metadata_size",
+        gpu_id => "gpu_id", flags => "flags", dmabuf_fd => "dmabuf_fd",
+    });
     fields!(v, RuntimeEnableArgs, "kfd_ioctl_runtime_enable_args", needs "kfd_ioctl_runtime_enable_args", {
         r_debug => "r_debug", mode_mask => "mode_mask", capabilities_mask => "capabilities_mask",
     });
@@ -268,6 +285,30 @@ fn struct_sizes() -> Vec<(&'static str, usize, usize, &'static str)> {
         (
             "kfd_ioctl_get_available_memory_args",
             size_of::<GetAvailableMemoryArgs>(),
+            0,
+            "",
+        ),
+        (
+            "kfd_ioctl_set_cu_mask_args",
+            size_of::<SetCuMaskArgs>(),
+            0,
+            "",
+        ),
+        (
+            "kfd_ioctl_get_queue_wave_state_args",
+            size_of::<GetQueueWaveStateArgs>(),
+            0,
+            "",
+        ),
+        (
+            "kfd_ioctl_get_tile_config_args",
+            size_of::<GetTileConfigArgs>(),
+            0,
+            "",
+        ),
+        (
+            "kfd_ioctl_get_dmabuf_info_args",
+            size_of::<GetDmabufInfoArgs>(),
             0,
             "",
         ),

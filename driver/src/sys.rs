@@ -10,7 +10,9 @@
 //! number, so the kernel never reads or writes past them, and the user pointers inside it
 //! (MAP_MEMORY_TO_GPU's device list, WAIT_EVENTS' event array) come from
 //! [`Request::kernel_arg`], which sets them from the slices the request borrows: the kernel
-//! follows them only into that memory. Ioctls go only to `/dev/kfd` files (a DRM render node
+//! follows them only into that memory (GET_QUEUE_WAVE_STATE, whose argument carries no length
+//! for how far the kernel writes, is refused with `ENOTSUPP`). Ioctls go only to `/dev/kfd`
+//! files (a DRM render node
 //! dispatches other numbers, with other pointers), so no safe caller can make the kernel write
 //! memory the request does not borrow.
 
@@ -160,6 +162,12 @@ impl KfdSys for LinuxKfd {
 
     fn ioctl(&self, fd: Fd, mut req: Request<'_>) -> Result<(), Errno> {
         let request = req.request();
+        if req.nr() == abi::AMDKFD_IOC_GET_QUEUE_WAVE_STATE.nr() {
+            // The kernel writes the queue's control-stack header(s) and, on gfx9, its saved
+            // control stack past `ctl_stack_address`, as far as that queue's save area reaches:
+            // no length in the argument bounds it by the slice the request borrows.
+            return Err(Errno::ENOTSUPP);
+        }
         let arg = req.kernel_arg();
         if arg.len() != ioctl_size(request) {
             return Err(Errno::EINVAL);
@@ -363,6 +371,10 @@ mod tests {
         let mut w = hcq_core::kfd::WaitEventsArgs::default();
         let req = Request::wait_events(&mut w, &mut []);
         assert_eq!(kfd.ioctl(fd, req), Err(Errno::ENOTTY));
+        // GET_QUEUE_WAVE_STATE: how far the kernel writes is not bounded by the borrowed slice.
+        let mut q = hcq_core::kfd::GetQueueWaveStateArgs::default();
+        let req = Request::queue_wave_state(&mut q, &mut []);
+        assert_eq!(kfd.ioctl(fd, req), Err(Errno::ENOTSUPP));
         kfd.close(fd).unwrap();
         assert_eq!(kfd.close(fd), Err(Errno::EBADF));
     }

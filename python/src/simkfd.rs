@@ -5,10 +5,12 @@
 use std::sync::Arc;
 
 use hcq_core::kfd::{
-    AMDKFD_IOC_GET_PROCESS_APERTURES_NEW, AMDKFD_IOC_MAP_MEMORY_TO_GPU,
-    AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, AMDKFD_IOC_WAIT_EVENTS, Errno, EventData, Fd,
-    GetProcessAperturesNewArgs, KfdSys, MapKind, MapMemoryToGpuArgs, ProcessDeviceApertures, Prot,
-    Request, WaitEventsArgs,
+    AMDKFD_IOC_GET_DMABUF_INFO, AMDKFD_IOC_GET_PROCESS_APERTURES_NEW,
+    AMDKFD_IOC_GET_QUEUE_WAVE_STATE, AMDKFD_IOC_GET_TILE_CONFIG, AMDKFD_IOC_MAP_MEMORY_TO_GPU,
+    AMDKFD_IOC_SET_CU_MASK, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, AMDKFD_IOC_WAIT_EVENTS, Errno,
+    EventData, Fd, GetDmabufInfoArgs, GetProcessAperturesNewArgs, GetQueueWaveStateArgs,
+    GetTileConfigArgs, KfdSys, MapKind, MapMemoryToGpuArgs, ProcessDeviceApertures, Prot, Request,
+    SetCuMaskArgs, WaitEventsArgs,
 };
 use hcq_sim::{ClientChoice, QueueBufferRules, SimConfig};
 use pyo3::exceptions::PyOSError;
@@ -192,10 +194,14 @@ impl SimKfd {
 
     /// `ioctl(2)` with request number `request` on the argument bytes `arg` (a writable
     /// buffer: a ctypes structure, a bytearray), which get the kernel's reply. For the
-    /// commands whose argument points to user memory (MAP/UNMAP_MEMORY: the gpu_id list;
-    /// WAIT_EVENTS: the event array; GET_PROCESS_APERTURES_NEW: the output array) `user` is
-    /// that memory (writable where the kernel writes it back); the pointer fields of `arg`
-    /// are kept as the caller wrote them. OSError with the kernel's errno on failure.
+    /// commands whose argument points to user memory `user` is that memory: MAP/UNMAP_MEMORY
+    /// the gpu_id list; WAIT_EVENTS the event array; GET_PROCESS_APERTURES_NEW the output
+    /// array; SET_CU_MASK the mask words (read-only is fine); GET_TILE_CONFIG a pair
+    /// `(tile_modes, macro_tile_modes)`; GET_QUEUE_WAVE_STATE the control-stack memory the
+    /// header goes to; GET_DMABUF_INFO the metadata buffer. Writable where the kernel writes
+    /// it. Counts in `arg` are used as the caller wrote them (a count past `user` is the
+    /// kernel's EFAULT), and its pointer fields are kept as written. OSError with the kernel's
+    /// errno on failure.
     #[pyo3(signature = (fd, request, arg, user=None))]
     fn ioctl(
         &self,
@@ -207,8 +213,13 @@ impl SimKfd {
     ) -> PyResult<()> {
         let fd = Self::fd(fd)?;
         let mut arg = Exported::get(arg, true)?;
-        let mut user = user.map(|u| Exported::get(u, true)).transpose()?;
         let nr = (request & 0xFF) as u8;
+        if nr == AMDKFD_IOC_GET_TILE_CONFIG.nr() {
+            return self.tile_config(fd, arg.as_mut_slice()?, user);
+        }
+        // SET_CU_MASK only reads its user memory.
+        let writable = nr != AMDKFD_IOC_SET_CU_MASK.nr();
+        let mut user = user.map(|u| Exported::get(u, writable)).transpose()?;
         let bytes = arg.as_mut_slice()?;
         let sim = &self.sim;
         let r = if nr == AMDKFD_IOC_MAP_MEMORY_TO_GPU.nr()
@@ -286,6 +297,49 @@ impl SimKfd {
             a.kfd_process_device_apertures_ptr = ptr;
             write_arg(bytes, &a);
             r
+        } else if nr == AMDKFD_IOC_SET_CU_MASK.nr() {
+            let mut a: SetCuMaskArgs = read_arg(bytes)?;
+            let (ptr, n) = (a.cu_mask_ptr, a.num_cu_mask);
+            let mask = user
+                .as_ref()
+                .map(|u| words(u.as_slice()))
+                .unwrap_or_default();
+            let mut req = Request::set_cu_mask(&mut a, &mask);
+            // num_cu_mask as the caller wrote it (past the mask: the kernel's EFAULT).
+            set_u32(req.arg_mut(), 4, n);
+            let r = sim.ioctl(fd, req);
+            a.cu_mask_ptr = ptr;
+            a.num_cu_mask = n;
+            write_arg(bytes, &a);
+            r
+        } else if nr == AMDKFD_IOC_GET_QUEUE_WAVE_STATE.nr() {
+            let mut a: GetQueueWaveStateArgs = read_arg(bytes)?;
+            let ptr = a.ctl_stack_address;
+            let area = match user.as_mut() {
+                Some(u) => u.as_mut_slice()?,
+                None => &mut [],
+            };
+            let r = sim.ioctl(fd, Request::queue_wave_state(&mut a, area));
+            a.ctl_stack_address = ptr;
+            write_arg(bytes, &a);
+            r
+        } else if nr == AMDKFD_IOC_GET_DMABUF_INFO.nr() {
+            let mut a: GetDmabufInfoArgs = read_arg(bytes)?;
+            let (ptr, n) = (a.metadata_ptr, a.metadata_size);
+            let meta = match user.as_mut() {
+                Some(u) => u.as_mut_slice()?,
+                None => &mut [],
+            };
+            let mut req = Request::dmabuf_info(&mut a, meta);
+            // The pointer (tested against 0, never followed) and size as the caller wrote them.
+            if let Some(p) = req.arg_mut().get_mut(8..16) {
+                p.copy_from_slice(&ptr.to_le_bytes());
+            }
+            set_u32(req.arg_mut(), 16, n);
+            let r = sim.ioctl(fd, req);
+            a.metadata_ptr = ptr;
+            write_arg(bytes, &a);
+            r
         } else {
             let req = Request::raw(request, bytes)
                 .ok_or_else(|| os_err(Errno::EINVAL, "ioctl with user pointers"))?;
@@ -349,6 +403,66 @@ impl SimKfd {
             self.sim.gpu_ids().len(),
             self.client
         )
+    }
+}
+
+impl SimKfd {
+    /// GET_TILE_CONFIG with `user` = `(tile_modes, macro_tile_modes)` writable buffers (or
+    /// None: no arrays), counts as the caller wrote them in `bytes`.
+    fn tile_config(
+        &self,
+        fd: Fd,
+        bytes: &mut [u8],
+        user: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let mut a: GetTileConfigArgs = read_arg(bytes)?;
+        let (tp, mp) = (a.tile_config_ptr, a.macro_tile_config_ptr);
+        let (nt, nm) = (a.num_tile_configs, a.num_macro_tile_configs);
+        let mut bufs = match user {
+            Some(u) => {
+                let (t, m): (Bound<'_, PyAny>, Bound<'_, PyAny>) = u.extract().map_err(|_| {
+                    invalid(
+                        "GET_TILE_CONFIG's user memory",
+                        "pass a pair (tile_modes, macro_tile_modes) of writable buffers",
+                    )
+                })?;
+                Some((Exported::get(&t, true)?, Exported::get(&m, true)?))
+            }
+            None => None,
+        };
+        let (mut tiles, mut macros) = bufs
+            .as_ref()
+            .map(|(t, m)| (words(t.as_slice()), words(m.as_slice())))
+            .unwrap_or_default();
+        let mut req = Request::get_tile_config(&mut a, &mut tiles, &mut macros);
+        // The counts as the caller wrote them (past an array: the kernel's EFAULT).
+        set_u32(req.arg_mut(), 16, nt);
+        set_u32(req.arg_mut(), 20, nm);
+        let r = self.sim.ioctl(fd, req);
+        if let Some((t, m)) = bufs.as_mut() {
+            for (buf, w) in [(t, &tiles), (m, &macros)] {
+                for (d, v) in buf.as_mut_slice()?.chunks_exact_mut(4).zip(w) {
+                    d.copy_from_slice(&v.to_le_bytes());
+                }
+            }
+        }
+        a.tile_config_ptr = tp;
+        a.macro_tile_config_ptr = mp;
+        write_arg(bytes, &a);
+        r.map_err(|e| os_err(e, "kfd ioctl 0x12"))
+    }
+}
+
+/// Little-endian u32 words of `b` (a trailing partial word is not part of the array).
+fn words(b: &[u8]) -> Vec<u32> {
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn set_u32(arg: &mut [u8], at: usize, v: u32) {
+    if let Some(d) = arg.get_mut(at..at + 4) {
+        d.copy_from_slice(&v.to_le_bytes());
     }
 }
 

@@ -2,6 +2,7 @@
 (`python -m hcq.mockgpu`), and the `SimKfd` binding beneath it. Each tinygrad run is its own
 process, as the hook patches the interpreter."""
 import os
+import struct
 import subprocess
 import sys
 import textwrap
@@ -108,3 +109,86 @@ def test_simkfd_binding_speaks_the_kernels_abi():
   assert SimKfd(client="hcq").client == "hcq"
   with pytest.raises(hcq.HcqError): SimKfd(client="nobody")
   with pytest.raises(hcq.HcqError): SimKfd(kernel="six")
+
+
+def _ioc(dir_: int, nr: int, size: int) -> int:
+  return (dir_ << 30) | (size << 16) | (ord("K") << 8) | nr
+
+
+def test_simkfd_binding_lends_the_tile_arrays():
+  s = SimKfd(client="any", kernel="6.8")
+  kfd = s.open("/dev/kfd")
+  tiles, macros = bytearray(b"\xAA" * 4 * 40), bytearray(b"\xBB" * 4 * 20)
+  arg = bytearray(40)
+  struct.pack_into("<QQIII", arg, 0, 0, 0, 40, 20, s.gpu_ids[0])
+  s.ioctl(kfd, _ioc(3, 0x12, 40), arg, (tiles, macros))
+  assert struct.unpack_from("<IIIIII", arg, 16) == (32, 16, s.gpu_ids[0], 0x545, 0, 0)
+  assert tiles[:128] == bytes(128) and tiles[128:] == b"\xAA" * 32 and macros[:64] == bytes(64)
+  struct.pack_into("<II", arg, 16, 41, 0)  # more tile modes asked than lent: the copy faults
+  with pytest.raises(OSError) as e: s.ioctl(kfd, _ioc(3, 0x12, 40), arg, (bytearray(8), bytearray()))
+  assert e.value.errno == 14 and struct.unpack_from("<I", arg, 16)[0] == 0
+  # GET_DMABUF_INFO {size, metadata_ptr, metadata_size, gpu_id, flags, dmabuf_fd}: the metadata buffer is
+  # allocated first (past 4 MiB: ENOMEM), then the fd is looked up (the simulator has no DMA-bufs).
+  info, meta = bytearray(32), bytearray(16)
+  struct.pack_into("<QQIIII", info, 0, 0, 0x1000, 16, 0, 0, 12345)
+  with pytest.raises(OSError) as e: s.ioctl(kfd, _ioc(3, 0x1C, 32), info, meta)
+  assert e.value.errno == 9 and struct.unpack_from("<Q", info, 8)[0] == 0x1000 and meta == bytes(16)
+  struct.pack_into("<I", info, 16, (4 << 20) + 1)
+  with pytest.raises(OSError) as e: s.ioctl(kfd, _ioc(3, 0x1C, 32), info)
+  assert e.value.errno == 12
+
+
+def test_a_ctypes_client_sets_a_cu_mask_and_reads_the_tile_config_through_the_hook():
+  # A libhsakmt-style client: kfd_ioctl.h structures whose pointer fields hold its own ctypes arrays.
+  r = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+    import ctypes, errno, fcntl, os, struct
+    from hcq.mockgpu import install
+    install()
+    def ioc(d, nr, size): return (d << 30) | (size << 16) | (ord("K") << 8) | nr
+    class CuMask(ctypes.Structure):
+      _fields_ = [("queue_id", ctypes.c_uint32), ("num_cu_mask", ctypes.c_uint32), ("cu_mask_ptr", ctypes.c_uint64)]
+    class TileConfig(ctypes.Structure):
+      _fields_ = [("tile_config_ptr", ctypes.c_uint64), ("macro_tile_config_ptr", ctypes.c_uint64),
+                  ("num_tile_configs", ctypes.c_uint32), ("num_macro_tile_configs", ctypes.c_uint32),
+                  ("gpu_id", ctypes.c_uint32), ("gb_addr_config", ctypes.c_uint32),
+                  ("num_banks", ctypes.c_uint32), ("num_ranks", ctypes.c_uint32)]
+    class WaveState(ctypes.Structure):
+      _fields_ = [("ctl_stack_address", ctypes.c_uint64), ("ctl_stack_used_size", ctypes.c_uint32),
+                  ("save_area_used_size", ctypes.c_uint32), ("queue_id", ctypes.c_uint32), ("pad", ctypes.c_uint32)]
+    node = "/sys/devices/virtual/kfd/kfd/topology/nodes/1/"
+    gpu = int(open(node + "gpu_id").read())
+    minor = int(dict(l.split() for l in open(node + "properties").read().splitlines())["drm_render_minor"])
+    kfd, render = os.open("/dev/kfd", os.O_RDWR), os.open(f"/dev/dri/renderD{minor}", os.O_RDWR)
+
+    tiles, macros = (ctypes.c_uint32 * 40)(*[0xAAAAAAAA] * 40), (ctypes.c_uint32 * 20)(*[0xBBBBBBBB] * 20)
+    tc = TileConfig(ctypes.addressof(tiles), ctypes.addressof(macros), 40, 20, gpu)
+    fcntl.ioctl(kfd, ioc(3, 0x12, 40), tc)
+    assert (tc.num_tile_configs, tc.num_macro_tile_configs, tc.gb_addr_config) == (32, 16, 0x545), (tc.num_tile_configs, tc.gb_addr_config)
+    assert list(tiles[:32]) == [0] * 32 and list(tiles[32:]) == [0xAAAAAAAA] * 8 and list(macros[:16]) == [0] * 16
+    assert tc.tile_config_ptr == ctypes.addressof(tiles), "the caller's pointers are kept"
+
+    fcntl.ioctl(kfd, ioc(1, 0x15, 8), struct.pack("<II", render, gpu))  # ACQUIRE_VM
+    # An idle PM4 queue (percentage 0: the CP fetches nothing); Linux 6.8 looks none of the addresses up.
+    q = bytearray(96)
+    struct.pack_into("<QQQQIIIIII", q, 0, 0x7f0000000000, 0x7f0000001000, 0x7f0000001040, 0, 4096, gpu, 0, 0, 7, 0)
+    struct.pack_into("<QQQII", q, 56, 0x7f0000002000, 4096, 0x7f0000010000, 0x100000, 0x1000)
+    fcntl.ioctl(kfd, ioc(3, 0x02, 96), q)
+    qid = struct.unpack_from("<I", q, 52)[0]
+
+    mask, half = (ctypes.c_uint32 * 2)(0x00000FF0, 0xC0000003), (ctypes.c_uint32 * 2)(0x1, 0)
+    fcntl.ioctl(kfd, ioc(1, 0x1A, 16), CuMask(qid, 64, ctypes.addressof(mask)))
+    for args, want in (((qid, 64, ctypes.addressof(half)), errno.EINVAL),                          # half a WGP pair
+                       ((qid, 40, ctypes.addressof(mask)), errno.EINVAL),                          # not a multiple of 32
+                       ((qid + 1, 64, ctypes.addressof(mask)), errno.EFAULT)):                     # no such queue
+      try: fcntl.ioctl(kfd, ioc(1, 0x1A, 16), CuMask(*args)); raise AssertionError(args)
+      except OSError as e: assert e.errno == want, (args, e)
+
+    area = (ctypes.c_uint32 * 8)(*[0xCCCCCCCC] * 8)
+    ws = WaveState(ctypes.addressof(area), 7, 7, qid)
+    fcntl.ioctl(kfd, ioc(3, 0x1B, 24), ws)
+    assert (ws.ctl_stack_used_size, ws.save_area_used_size) == (0, 0)
+    assert list(area) == [0x1000, 0, 0x1000, 0] + [0xCCCCCCCC] * 4, [hex(x) for x in area]
+    print("ok")
+  """)], capture_output=True, text=True, timeout=120, env=dict(os.environ, HCQ_SIM_CLIENT="any", HCQ_SIM_KERNEL="6.8"))
+  assert r.returncode == 0, r.stderr[-3000:]
+  assert r.stdout.strip().endswith("ok")

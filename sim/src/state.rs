@@ -166,6 +166,10 @@ pub(crate) struct Queue {
     /// (gpu index, handle) per acquired buffer (rptr, wptr, ring, EOP, CWSR).
     pub refs: Vec<(usize, u64)>,
     pub sdma_slot: Option<u32>,
+    /// `ctl_stack_size` as CREATE_QUEUE passed it (the MQD's control stack size).
+    pub ctl_stack_size: u32,
+    /// The mask SET_CU_MASK copied in (`min(num_cu_mask, 1024) / 32` words), if any.
+    pub cu_mask: Option<Vec<u32>>,
 }
 
 /// An event.

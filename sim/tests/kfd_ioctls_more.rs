@@ -230,3 +230,280 @@ fn gws_smi_and_dmabuf_answer_as_the_kernel_without_them() {
     v[0..8].copy_from_slice(&buf.handle.to_le_bytes());
     assert_eq!(p.ioctl_raw(io, &mut v), Err(Errno::ENODEV));
 }
+
+/// An SDMA queue (ring, rptr/wptr page) on `p`'s first GPU; returns its id and buffers.
+fn sdma_queue(p: &Proc) -> (u32, Buf, Buf) {
+    let (gart, ring) = (p.alloc(4096, GTT_FLAGS), p.alloc(4096, GTT_FLAGS));
+    let mut a = CreateQueueArgs {
+        ring_base_address: ring.va,
+        write_pointer_address: gart.va + 0x38,
+        read_pointer_address: gart.va + 0x80,
+        ring_size: 4096,
+        gpu_id: p.gpu(),
+        queue_type: KFD_IOC_QUEUE_TYPE_SDMA,
+        queue_percentage: 100,
+        ..Default::default()
+    };
+    p.ioctl(AMDKFD_IOC_CREATE_QUEUE, &mut a).unwrap();
+    (a.queue_id, gart, ring)
+}
+
+/// SET_CU_MASK of `mask` on `queue_id` with `num_cu_mask` as the caller wrote it.
+fn cu_mask(p: &Proc, queue_id: u32, bits: u32, mask: &[u32]) -> Result<(), Errno> {
+    let mut a = SetCuMaskArgs {
+        queue_id,
+        ..Default::default()
+    };
+    p.ioctl_count(Request::set_cu_mask(&mut a, mask), 4, bits)
+}
+
+#[test]
+fn set_cu_mask_copies_the_mask_onto_the_queue() {
+    let p = Proc::one(); // gfx1100: CUs pair up in WGPs
+    let (id, _b) = compute_queue(&p, 100);
+    assert_eq!(p.sim.queue_cu_mask(id), None, "no mask before SET_CU_MASK");
+    // The typed constructor asks for 32 bits per word.
+    let mask = [0x0000_0FF0u32, 0xC000_0003];
+    let mut a = SetCuMaskArgs {
+        queue_id: id,
+        ..Default::default()
+    };
+    p.sim
+        .ioctl(p.kfd, Request::set_cu_mask(&mut a, &mask))
+        .unwrap();
+    assert_eq!(a.num_cu_mask, 64);
+    assert_eq!(p.sim.queue_cu_mask(id), Some(mask.to_vec()));
+    // 0 bits, or not a multiple of 32: EINVAL before anything is copied.
+    assert_eq!(cu_mask(&p, id, 0, &mask), Err(Errno::EINVAL));
+    assert_eq!(cu_mask(&p, id, 40, &mask), Err(Errno::EINVAL));
+    let mut a = SetCuMaskArgs::default();
+    assert_eq!(
+        p.sim.ioctl(p.kfd, Request::set_cu_mask(&mut a, &[])),
+        Err(Errno::EINVAL)
+    );
+    // More words than the borrowed slice holds: memdup_user faults.
+    assert_eq!(cu_mask(&p, id, 96, &mask), Err(Errno::EFAULT));
+    // Fewer: only those are copied.
+    cu_mask(&p, id, 32, &[0xFF, 0xFFFF_FFFF]).unwrap();
+    assert_eq!(p.sim.queue_cu_mask(id), Some(vec![0xFF]));
+    // Past 1024 bits the kernel takes the first 1024, so a 32-word slice is enough.
+    let big: Vec<u32> = (0..32).map(|i| if i % 2 == 0 { 0x3 } else { 0 }).collect();
+    cu_mask(&p, id, 4096, &big).unwrap();
+    assert_eq!(p.sim.queue_cu_mask(id), Some(big.clone()));
+    // An unknown queue: pqm_update_mqd's EFAULT, the old mask stays.
+    assert_eq!(cu_mask(&p, id + 1, 32, &[0xF]), Err(Errno::EFAULT));
+    // GC 10-12.0: a half-enabled WGP pair is EINVAL (CUs 4 and 5 here), even on SDMA queues.
+    assert_eq!(cu_mask(&p, id, 32, &[0x10]), Err(Errno::EINVAL));
+    assert_eq!(cu_mask(&p, id, 64, &[0x3, 1 << 31]), Err(Errno::EINVAL));
+    let (sdma, _g, _r) = sdma_queue(&p);
+    assert_eq!(cu_mask(&p, sdma, 32, &[0x1]), Err(Errno::EINVAL));
+    cu_mask(&p, sdma, 32, &[0x3]).unwrap();
+    assert_eq!(p.sim.queue_cu_mask(sdma), Some(vec![0x3]));
+    assert_eq!(p.sim.queue_cu_mask(id), Some(big));
+}
+
+#[test]
+fn set_cu_mask_on_gfx9_takes_single_cus() {
+    let p = Proc::new(SimConfig {
+        gpus: vec![hcq_sim::GpuConfig::gfx90a()],
+        ..SimConfig::default()
+    });
+    let (sdma, _g, _r) = sdma_queue(&p);
+    // No WGPs before GC 10: any CU alone; bits past the GPU's CUs are accepted (and unused).
+    cu_mask(&p, sdma, 32, &[0x1]).unwrap();
+    cu_mask(&p, sdma, 128, &[0x5, 0, 0, 1 << 31]).unwrap();
+    assert_eq!(p.sim.queue_cu_mask(sdma), Some(vec![0x5, 0, 0, 1 << 31]));
+}
+
+/// GET_TILE_CONFIG of `gpu_id` into `tiles`/`macros`, counts as the caller wrote them.
+fn tile_config(
+    p: &Proc,
+    gpu_id: u32,
+    tiles: &mut [u32],
+    macros: &mut [u32],
+    counts: (u32, u32),
+) -> (Result<(), Errno>, GetTileConfigArgs) {
+    let mut a = GetTileConfigArgs {
+        gpu_id,
+        ..Default::default()
+    };
+    let mut req = Request::get_tile_config(&mut a, tiles, macros);
+    req.arg_mut()[16..20].copy_from_slice(&counts.0.to_le_bytes());
+    req.arg_mut()[20..24].copy_from_slice(&counts.1.to_le_bytes());
+    let r = p.sim.ioctl(p.kfd, req);
+    (r, a)
+}
+
+#[test]
+fn get_tile_config_fills_the_borrowed_arrays() {
+    let p = Proc::one();
+    let (mut tiles, mut macros) = ([0xAAAA_AAAAu32; 40], [0xBBBB_BBBBu32; 20]);
+    // The typed form asks for the slices' lengths; the kernel fills its 32 + 16 modes, all 0
+    // from GFX9 on (amdgpu never fills the arrays), and says how many.
+    let mut a = GetTileConfigArgs {
+        gpu_id: p.gpu(),
+        gb_addr_config: 7,
+        num_banks: 7,
+        num_ranks: 7,
+        ..Default::default()
+    };
+    p.sim
+        .ioctl(
+            p.kfd,
+            Request::get_tile_config(&mut a, &mut tiles, &mut macros),
+        )
+        .unwrap();
+    assert_eq!((a.num_tile_configs, a.num_macro_tile_configs), (32, 16));
+    assert_eq!((a.gb_addr_config, a.num_banks, a.num_ranks), (0x545, 0, 0));
+    assert!(tiles[..32].iter().all(|&t| t == 0));
+    assert!(tiles[32..].iter().all(|&t| t == 0xAAAA_AAAA), "{tiles:x?}");
+    assert!(macros[..16].iter().all(|&t| t == 0));
+    assert!(macros[16..].iter().all(|&t| t == 0xBBBB_BBBB));
+    // Fewer asked: that many written.
+    let (mut t, mut m) = ([9u32; 4], [9u32; 4]);
+    let (r, a) = tile_config(&p, p.gpu(), &mut t, &mut m, (3, 1));
+    r.unwrap();
+    assert_eq!((a.num_tile_configs, a.num_macro_tile_configs), (3, 1));
+    assert_eq!((t, m), ([0, 0, 0, 9], [0, 9, 9, 9]));
+    // A count past a slice: copy_to_user faults, that count reads 0. The tile array comes
+    // first: with it faulting, the macro count is left as the caller wrote it.
+    let (r, a) = tile_config(&p, p.gpu(), &mut t, &mut m, (5, 2));
+    assert_eq!(r, Err(Errno::EFAULT));
+    assert_eq!((a.num_tile_configs, a.num_macro_tile_configs), (0, 2));
+    let (r, a) = tile_config(&p, p.gpu(), &mut t, &mut m, (4, 6));
+    assert_eq!(r, Err(Errno::EFAULT));
+    assert_eq!((a.num_tile_configs, a.num_macro_tile_configs), (4, 0));
+    // No arrays: nothing to copy.
+    let (r, a) = tile_config(&p, p.gpu(), &mut [], &mut [], (0, 0));
+    r.unwrap();
+    assert_eq!((a.num_tile_configs, a.gb_addr_config), (0, 0x545));
+    // An unknown GPU: EINVAL, nothing written.
+    let (r, a) = tile_config(&p, 0xBAD, &mut t, &mut m, (4, 4));
+    assert_eq!((r, a.gb_addr_config), (Err(Errno::EINVAL), 0));
+    // gfx90a: ALDEBARAN's fixed GB_ADDR_CONFIG.
+    let p9 = Proc::new(SimConfig {
+        gpus: vec![hcq_sim::GpuConfig::gfx90a()],
+        ..SimConfig::default()
+    });
+    let (r, a) = tile_config(&p9, p9.gpu(), &mut t, &mut m, (4, 4));
+    r.unwrap();
+    assert_eq!(a.gb_addr_config, 0x2201_4042);
+}
+
+fn wave_state(
+    p: &Proc,
+    queue_id: u32,
+    area: &mut [u8],
+) -> (Result<(), Errno>, GetQueueWaveStateArgs) {
+    let mut a = GetQueueWaveStateArgs {
+        queue_id,
+        ctl_stack_used_size: 0xFFFF,
+        save_area_used_size: 0xFFFF,
+        ..Default::default()
+    };
+    let r = p.sim.ioctl(p.kfd, Request::queue_wave_state(&mut a, area));
+    (r, a)
+}
+
+#[test]
+fn get_queue_wave_state_writes_the_header_of_a_queue_that_saved_nothing() {
+    let p = Proc::one();
+    let mut area = vec![0xCCu8; 4096];
+    // An unknown queue: EFAULT; an active one: EINVAL (only a preempted queue has state).
+    assert_eq!(wave_state(&p, 77, &mut area).0, Err(Errno::EFAULT));
+    let (active, _a) = compute_queue(&p, 100);
+    assert_eq!(wave_state(&p, active, &mut area).0, Err(Errno::EINVAL));
+    let (sdma, _g, _r) = sdma_queue(&p);
+    assert_eq!(wave_state(&p, sdma, &mut area).0, Err(Errno::EINVAL));
+    assert!(area.iter().all(|&b| b == 0xCC));
+    // Inactive (percentage 0): nothing saved, the header as init_mqd left the MQD.
+    let (idle, b) = compute_queue(&p, 0);
+    let (r, a) = wave_state(&p, idle, &mut area);
+    r.unwrap();
+    assert_eq!((a.ctl_stack_used_size, a.save_area_used_size), (0, 0));
+    assert_eq!(&area[..16], &words(&[CTL, 0, CTL, 0])[..]);
+    assert!(area[16..].iter().all(|&b| b == 0xCC), "only the header");
+    // A slice shorter than the header: copy_to_user faults after the sizes are written.
+    let (r, a) = wave_state(&p, idle, &mut area[..15]);
+    assert_eq!(r, Err(Errno::EFAULT));
+    assert_eq!((a.ctl_stack_used_size, a.save_area_used_size), (0, 0));
+    // Once the queue runs again it is active.
+    assert_eq!(update(&p, b.ring.va, idle, 4096, 50, 7), Ok(()));
+    assert_eq!(wave_state(&p, idle, &mut area).0, Err(Errno::EINVAL));
+}
+
+#[test]
+fn get_dmabuf_info_allocates_then_looks_the_fd_up() {
+    let p = Proc::one();
+    let mut meta = [0u8; 64];
+    let mut a = GetDmabufInfoArgs {
+        dmabuf_fd: 12345,
+        ..Default::default()
+    };
+    let req = Request::dmabuf_info(&mut a, &mut meta);
+    assert_eq!(p.sim.ioctl(p.kfd, req), Err(Errno::EBADF));
+    assert_eq!(a.metadata_size, 64);
+    let mut a = GetDmabufInfoArgs {
+        dmabuf_fd: p.kfd.0 as u32,
+        ..Default::default()
+    };
+    let req = Request::dmabuf_info(&mut a, &mut []);
+    assert_eq!(p.sim.ioctl(p.kfd, req), Err(Errno::EINVAL));
+    // The metadata buffer is kzalloc'ed first: past 4 MiB, ENOMEM before the fd is looked up.
+    let req = Request::dmabuf_info(&mut a, &mut meta);
+    assert_eq!(p.ioctl_count(req, 16, (4 << 20) + 1), Err(Errno::ENOMEM));
+    assert!(meta.iter().all(|&b| b == 0), "no DMA-buf: nothing written");
+}
+
+#[test]
+fn get_queue_wave_state_writes_one_header_per_xcc_on_gc_9_4_3() {
+    // A two-XCC gfx942 partition: get_wave_state_v9_4_3 writes each XCC's header at its own
+    // save area, ctx_save_restore_size apart.
+    let p = Proc::new(SimConfig {
+        gpus: vec![hcq_sim::GpuConfig {
+            num_xcc: 2,
+            cu_count: 76,
+            ..hcq_sim::GpuConfig::gfx942()
+        }],
+        ..SimConfig::default()
+    });
+    let sizes = p.sim.queue_sizes(p.gpu()).unwrap();
+    assert_eq!(sizes.num_xcc, 2);
+    let (gart, ring, eop) = (
+        p.alloc(4096, GTT_FLAGS),
+        p.alloc(4096, GTT_FLAGS),
+        p.alloc(4096, VRAM_FLAGS),
+    );
+    let cwsr = p.alloc(
+        sizes.cwsr_mapping_size(sizes.cwsr_size).unwrap(),
+        VRAM_FLAGS,
+    );
+    let mut a = CreateQueueArgs {
+        ring_base_address: ring.va,
+        write_pointer_address: gart.va + 0x38,
+        read_pointer_address: gart.va + 0x80,
+        ring_size: 4096,
+        gpu_id: p.gpu(),
+        queue_type: KFD_IOC_QUEUE_TYPE_COMPUTE,
+        eop_buffer_address: eop.va,
+        eop_buffer_size: eop.size,
+        ctx_save_restore_address: cwsr.va,
+        ctx_save_restore_size: sizes.cwsr_size,
+        ctl_stack_size: sizes.ctl_stack_size,
+        ..Default::default()
+    };
+    p.ioctl(AMDKFD_IOC_CREATE_QUEUE, &mut a).unwrap();
+    let stride = sizes.cwsr_size as usize;
+    let mut area = vec![0xCCu8; 2 * stride];
+    let (r, w) = wave_state(&p, a.queue_id, &mut area);
+    r.unwrap();
+    assert_eq!((w.ctl_stack_used_size, w.save_area_used_size), (0, 0));
+    let header = words(&[sizes.ctl_stack_size, 0, sizes.ctl_stack_size, 0]);
+    assert_eq!(&area[..16], &header[..]);
+    assert_eq!(&area[stride..stride + 16], &header[..]);
+    assert!(area[16..stride].iter().all(|&b| b == 0xCC));
+    // Room for the first XCC's header only: the second copy faults.
+    let mut area = vec![0xCCu8; stride + 8];
+    assert_eq!(wave_state(&p, a.queue_id, &mut area).0, Err(Errno::EFAULT));
+    assert_eq!(&area[..16], &header[..]);
+}

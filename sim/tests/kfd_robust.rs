@@ -34,25 +34,41 @@ fn pointer_request(p: &Proc, nr: u8, junk: &[u8]) -> Option<(Result<(), Errno>, 
     let mut events = [EventData::for_event(1); 2];
     let mut apertures = [ProcessDeviceApertures::default(); 2];
     let ids = [p.gpu(); 2];
+    let mask = [u32::MAX; 2];
+    let (mut tiles, mut macros) = ([0u32; 2], [0u32; 2]);
+    let (mut ctl_stack, mut metadata) = ([0u8; 32], [0u8; 2]);
     let (mut w, mut m, mut ap) = Default::default();
-    let (mut req, count_at) = match nr {
-        0x0C => (Request::wait_events(&mut w, &mut events), Some(8)),
-        0x14 => (Request::process_apertures(&mut ap, &mut apertures), None),
+    let (mut cu, mut tc, mut ws, mut di) = Default::default();
+    // The u32 counts at these offsets must not exceed the borrowed slices (two elements; SET_CU_MASK
+    // counts bits, so 64) for the call to succeed.
+    let (mut req, counts): (Request<'_>, &[(usize, u32)]) = match nr {
+        0x0C => (Request::wait_events(&mut w, &mut events), &[(8, 2)]),
+        0x12 => (
+            Request::get_tile_config(&mut tc, &mut tiles, &mut macros),
+            &[(16, 2), (20, 2)],
+        ),
+        0x14 => (Request::process_apertures(&mut ap, &mut apertures), &[]),
         0x18 => (
             Request::map_memory(AMDKFD_IOC_MAP_MEMORY_TO_GPU, &mut m, &ids),
-            Some(16),
+            &[(16, 2)],
         ),
         0x19 => (
             Request::map_memory(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, &mut m, &ids),
-            Some(16),
+            &[(16, 2)],
         ),
+        0x1A => (Request::set_cu_mask(&mut cu, &mask), &[(4, 64)]),
+        // No count: the one simulated XCC's 16-byte header fits the 32 bytes.
+        0x1B => (Request::queue_wave_state(&mut ws, &mut ctl_stack), &[]),
+        // The simulator has no DMA-buf: never succeeds, never writes the metadata.
+        0x1C => (Request::dmabuf_info(&mut di, &mut metadata), &[]),
         _ => return None,
     };
     let n = req.arg().len();
     req.arg_mut().copy_from_slice(&junk[..n]);
     // One simulated GPU: GET_PROCESS_APERTURES_NEW never fills more than one element.
-    let must_refuse = count_at
-        .is_some_and(|at: usize| u32::from_le_bytes(junk[at..at + 4].try_into().unwrap()) > 2);
+    let must_refuse = counts
+        .iter()
+        .any(|&(at, max)| u32::from_le_bytes(junk[at..at + 4].try_into().unwrap()) > max);
     Some((p.sim.ioctl(p.kfd, req), must_refuse))
 }
 
@@ -70,7 +86,7 @@ proptest! {
         for (nr, size, dir_and_type, mut bytes) in calls {
             // Often aim at the real GPU so checks past the gpu_id lookup run too.
             if dir_and_type & 1 == 0 {
-                for off in [8usize, 32, 36] {
+                for off in [8usize, 24, 32, 36] {
                     bytes[off..off + 4].copy_from_slice(&gpu);
                 }
             }

@@ -437,6 +437,93 @@ pub struct RuntimeEnableArgs {
 }
 abi_layout!(RuntimeEnableArgs, 16, { r_debug @ 0, mode_mask @ 8, capabilities_mask @ 12 });
 
+/// `kfd_ioctl_set_cu_mask_args`: which compute units a queue may use. Issue it with
+/// [`Request::set_cu_mask`](super::Request::set_cu_mask), which points `cu_mask_ptr` at the
+/// borrowed mask.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[repr(C)]
+pub struct SetCuMaskArgs {
+    /// To KFD: the queue.
+    pub queue_id: u32,
+    /// To KFD: bits in the mask (a non-zero multiple of 32; the kernel uses at most 1024).
+    pub num_cu_mask: u32,
+    /// To KFD: address of `num_cu_mask / 32` u32 words, bit `i` = CU `i`.
+    pub cu_mask_ptr: u64,
+}
+abi_layout!(SetCuMaskArgs, 16, { queue_id @ 0, num_cu_mask @ 4, cu_mask_ptr @ 8 });
+
+/// `kfd_ioctl_get_queue_wave_state_args`: the saved wave state of an inactive queue. Issue it
+/// with [`Request::queue_wave_state`](super::Request::queue_wave_state).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[repr(C)]
+pub struct GetQueueWaveStateArgs {
+    /// To KFD: address of the user copy of the context save area, where the kernel writes
+    /// the control-stack header (and, on gfx9, the control stack).
+    pub ctl_stack_address: u64,
+    /// From KFD: control stack bytes in use.
+    pub ctl_stack_used_size: u32,
+    /// From KFD: wave save area bytes in use.
+    pub save_area_used_size: u32,
+    /// To KFD: the queue.
+    pub queue_id: u32,
+    /// Padding.
+    pub pad: u32,
+}
+abi_layout!(GetQueueWaveStateArgs, 24, {
+    ctl_stack_address @ 0, ctl_stack_used_size @ 8, save_area_used_size @ 12, queue_id @ 16,
+    pad @ 20,
+});
+
+/// `kfd_ioctl_get_tile_config_args`: the GPU's tiling configuration. Issue it with
+/// [`Request::get_tile_config`](super::Request::get_tile_config).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[repr(C)]
+pub struct GetTileConfigArgs {
+    /// To KFD: address of the tile-mode array (u32 words).
+    pub tile_config_ptr: u64,
+    /// To KFD: address of the macro-tile-mode array (u32 words).
+    pub macro_tile_config_ptr: u64,
+    /// To KFD: tile-mode array length; from KFD: entries filled.
+    pub num_tile_configs: u32,
+    /// To KFD: macro-tile-mode array length; from KFD: entries filled.
+    pub num_macro_tile_configs: u32,
+    /// To KFD: the GPU.
+    pub gpu_id: u32,
+    /// From KFD: `GB_ADDR_CONFIG`.
+    pub gb_addr_config: u32,
+    /// From KFD: memory banks (0 from GFX9 on).
+    pub num_banks: u32,
+    /// From KFD: memory ranks (0 from GFX9 on).
+    pub num_ranks: u32,
+}
+abi_layout!(GetTileConfigArgs, 40, {
+    tile_config_ptr @ 0, macro_tile_config_ptr @ 8, num_tile_configs @ 16,
+    num_macro_tile_configs @ 20, gpu_id @ 24, gb_addr_config @ 28, num_banks @ 32,
+    num_ranks @ 36,
+});
+
+/// `kfd_ioctl_get_dmabuf_info_args`: size, owner and metadata of a DMA-buf. Issue it with
+/// [`Request::dmabuf_info`](super::Request::dmabuf_info).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[repr(C)]
+pub struct GetDmabufInfoArgs {
+    /// From KFD: buffer size in bytes.
+    pub size: u64,
+    /// To KFD: address of the metadata buffer, or 0 for none.
+    pub metadata_ptr: u64,
+    /// To KFD: metadata buffer bytes; from KFD: the metadata's size.
+    pub metadata_size: u32,
+    /// From KFD: the GPU that owns the buffer.
+    pub gpu_id: u32,
+    /// From KFD: `KFD_IOC_ALLOC_MEM_FLAGS_*` of the buffer.
+    pub flags: u32,
+    /// To KFD: the DMA-buf file descriptor.
+    pub dmabuf_fd: u32,
+}
+abi_layout!(GetDmabufInfoArgs, 32, {
+    size @ 0, metadata_ptr @ 8, metadata_size @ 16, gpu_id @ 20, flags @ 24, dmabuf_fd @ 28,
+});
+
 #[cfg(test)]
 mod tests {
     use super::super::*;

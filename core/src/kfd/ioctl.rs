@@ -7,9 +7,12 @@
 //! every number against `<linux/kfd_ioctl.h>`.
 //!
 //! Some arguments carry user pointers that the kernel follows (WAIT_EVENTS' event array,
-//! MAP/UNMAP's device list, GET_PROCESS_APERTURES_NEW's output array). A [`Request`] for those
-//! can only be built from slices it borrows ([`Request::wait_events`], [`Request::map_memory`],
-//! [`Request::process_apertures`]); a port that passes the argument to a kernel takes it from
+//! MAP/UNMAP's device list, GET_PROCESS_APERTURES_NEW's output array, SET_CU_MASK's mask,
+//! GET_TILE_CONFIG's two arrays, GET_QUEUE_WAVE_STATE's control stack, GET_DMABUF_INFO's
+//! metadata). A [`Request`] for those can only be built from slices it borrows
+//! ([`Request::wait_events`], [`Request::map_memory`], [`Request::process_apertures`],
+//! [`Request::set_cu_mask`], [`Request::get_tile_config`], [`Request::queue_wave_state`],
+//! [`Request::dmabuf_info`]); a port that passes the argument to a kernel takes it from
 //! [`Request::kernel_arg`], which writes those pointers and counts from the borrowed slices, so
 //! whatever a caller wrote into the pointer fields is never followed. Raw requests
 //! ([`Request::raw`], for ABI tests with short or junk arguments) are refused for every command
@@ -18,8 +21,9 @@
 use super::{
     AcquireVmArgs, AllocMemoryOfGpuArgs, CreateEventArgs, CreateQueueArgs, DestroyEventArgs,
     DestroyQueueArgs, EventData, FreeMemoryOfGpuArgs, GetAvailableMemoryArgs, GetClockCountersArgs,
-    GetProcessAperturesNewArgs, GetVersionArgs, IOC_NONE, IOC_READ, IOC_WRITE, IoctlRequest,
-    MapMemoryToGpuArgs, ProcessDeviceApertures, ResetEventArgs, RuntimeEnableArgs, SetEventArgs,
+    GetDmabufInfoArgs, GetProcessAperturesNewArgs, GetQueueWaveStateArgs, GetTileConfigArgs,
+    GetVersionArgs, IOC_NONE, IOC_READ, IOC_WRITE, IoctlRequest, MapMemoryToGpuArgs,
+    ProcessDeviceApertures, ResetEventArgs, RuntimeEnableArgs, SetCuMaskArgs, SetEventArgs,
     SetXnackModeArgs, WaitEventsArgs, ioc,
 };
 use bytemuck::Pod;
@@ -269,8 +273,9 @@ ioctls! {
     AMDKFD_IOC_DBG_WAVE_CONTROL_DEPRECATED: Unmodelled = W, 0x10, size 16, +pointers;
     /// Set the scratch backing VA of a GPU (16 bytes; not used by hcq).
     AMDKFD_IOC_SET_SCRATCH_BACKING_VA: Unmodelled = RW, 0x11, size 16;
-    /// Read the tiling configuration into user arrays (40 bytes; not used by hcq).
-    AMDKFD_IOC_GET_TILE_CONFIG: Unmodelled = RW, 0x12, size 40, +pointers;
+    /// Read the tiling configuration into two user arrays (not used by hcq): issue it with
+    /// [`Request::get_tile_config`].
+    AMDKFD_IOC_GET_TILE_CONFIG: GetTileConfigArgs = RW, 0x12, +pointers;
     /// Install a trap handler (24 bytes; not used by hcq).
     AMDKFD_IOC_SET_TRAP_HANDLER: Unmodelled = W, 0x13, size 24;
     /// Read the LDS/scratch/GPUVM apertures of every GPU of the process into a user array:
@@ -287,12 +292,15 @@ ioctls! {
     AMDKFD_IOC_MAP_MEMORY_TO_GPU: MapMemoryToGpuArgs = RW, 0x18, +pointers;
     /// Unmap a buffer object from one or more GPUs (as MAP: [`Request::map_memory`]).
     AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU: MapMemoryToGpuArgs = RW, 0x19, +pointers;
-    /// Set a queue's CU mask from a user array (16 bytes; not used by hcq).
-    AMDKFD_IOC_SET_CU_MASK: Unmodelled = W, 0x1A, size 16, +pointers;
-    /// Read a queue's wave state into user memory (24 bytes; not used by hcq).
-    AMDKFD_IOC_GET_QUEUE_WAVE_STATE: Unmodelled = RW, 0x1B, size 24, +pointers;
-    /// Describe a DMA-buf, metadata into user memory (32 bytes; not used by hcq).
-    AMDKFD_IOC_GET_DMABUF_INFO: Unmodelled = RW, 0x1C, size 32, +pointers;
+    /// Set a queue's CU mask from a user array (not used by hcq): issue it with
+    /// [`Request::set_cu_mask`].
+    AMDKFD_IOC_SET_CU_MASK: SetCuMaskArgs = W, 0x1A, +pointers;
+    /// Read an inactive queue's wave-state header into user memory (not used by hcq): issue
+    /// it with [`Request::queue_wave_state`].
+    AMDKFD_IOC_GET_QUEUE_WAVE_STATE: GetQueueWaveStateArgs = RW, 0x1B, +pointers;
+    /// Describe a DMA-buf, its metadata into user memory (not used by hcq): issue it with
+    /// [`Request::dmabuf_info`].
+    AMDKFD_IOC_GET_DMABUF_INFO: GetDmabufInfoArgs = RW, 0x1C, +pointers;
     /// Import a DMA-buf (24 bytes; not used by hcq).
     AMDKFD_IOC_IMPORT_DMABUF: Unmodelled = RW, 0x1D, size 24;
     /// Allocate GWS for a queue (16 bytes; not used by hcq).
@@ -325,6 +333,10 @@ enum UserMemory<'a> {
     Events(&'a mut [EventData]),
     Apertures(&'a mut [ProcessDeviceApertures]),
     DeviceIds(&'a [u32]),
+    CuMask(&'a [u32]),
+    Tiles(&'a mut [u32], &'a mut [u32]),
+    CtlStack(&'a mut [u8]),
+    Metadata(&'a mut [u8]),
 }
 
 /// One ioctl as a [`KfdSys`](super::KfdSys) port receives it: the request number, the argument
@@ -371,6 +383,30 @@ fn count(len: usize) -> u32 {
 fn addr<T>(s: &[T]) -> u64 {
     // CAST: a pointer is at most 64 bits on every target amdkfd exists for.
     s.as_ptr() as usize as u64
+}
+
+/// SET_CU_MASK's `num_cu_mask` for a mask of `words` u32 words: 32 bits each (a multiple of
+/// 32 however long the slice; the kernel reads at most 1024 bits of it).
+fn cu_mask_bits(words: usize) -> u32 {
+    count(words).saturating_mul(32) & !31
+}
+
+/// GET_DMABUF_INFO's `metadata_ptr`: 0 (no metadata wanted) for an empty slice, whose
+/// dangling address the kernel would otherwise take for a buffer.
+fn metadata_addr(s: &[u8]) -> u64 {
+    if s.is_empty() { 0 } else { addr(s) }
+}
+
+fn put_u64(arg: &mut [u8], at: usize, v: u64) {
+    if let Some(p) = arg.get_mut(at..at + 8) {
+        p.copy_from_slice(&v.to_le_bytes());
+    }
+}
+
+fn put_u32(arg: &mut [u8], at: usize, v: u32) {
+    if let Some(p) = arg.get_mut(at..at + 4) {
+        p.copy_from_slice(&v.to_le_bytes());
+    }
 }
 
 impl<'a> Request<'a> {
@@ -431,6 +467,119 @@ impl<'a> Request<'a> {
         }
     }
 
+    /// SET_CU_MASK from `mask` (bit `i` of the array = CU `i`; the kernel reads at most 1024
+    /// bits). `arg.cu_mask_ptr` is set to the slice and `arg.num_cu_mask` to its 32 bits per
+    /// word (an empty mask asks for 0 bits, which the kernel refuses); `queue_id` is the
+    /// caller's.
+    ///
+    /// ```
+    /// use hcq_core::kfd::{Request, SetCuMaskArgs, AMDKFD_IOC_SET_CU_MASK};
+    /// let mut a = SetCuMaskArgs { queue_id: 3, cu_mask_ptr: 0xdead_0000, ..Default::default() };
+    /// let mask = [0x0000_FFFFu32, 0];
+    /// let mut req = Request::set_cu_mask(&mut a, &mask);
+    /// assert_eq!(req.request(), AMDKFD_IOC_SET_CU_MASK.request());
+    /// assert_eq!(req.cu_mask(), &mask);
+    /// let arg: SetCuMaskArgs = bytemuck::pod_read_unaligned(req.kernel_arg());
+    /// assert_eq!((arg.queue_id, arg.num_cu_mask), (3, 64));
+    /// assert_eq!(arg.cu_mask_ptr, mask.as_ptr() as u64);
+    /// ```
+    #[must_use]
+    pub fn set_cu_mask(arg: &'a mut SetCuMaskArgs, mask: &'a [u32]) -> Self {
+        arg.cu_mask_ptr = addr(mask);
+        arg.num_cu_mask = cu_mask_bits(mask.len());
+        Self {
+            request: AMDKFD_IOC_SET_CU_MASK.request(),
+            arg: bytemuck::bytes_of_mut(arg),
+            user: UserMemory::CuMask(mask),
+        }
+    }
+
+    /// GET_TILE_CONFIG into `tiles` (tile modes) and `macro_tiles` (macro-tile modes); the
+    /// kernel fills up to its own array sizes and writes back how many. The pointer and count
+    /// fields are set from the slices; `gpu_id` is the caller's.
+    ///
+    /// ```
+    /// use hcq_core::kfd::{GetTileConfigArgs, Request};
+    /// let mut a = GetTileConfigArgs { gpu_id: 0x1234, num_tile_configs: 99, ..Default::default() };
+    /// let (mut tiles, mut macros) = ([0u32; 32], [0u32; 16]);
+    /// let (tp, mp) = (tiles.as_ptr() as u64, macros.as_ptr() as u64);
+    /// let mut req = Request::get_tile_config(&mut a, &mut tiles, &mut macros);
+    /// let arg: GetTileConfigArgs = bytemuck::pod_read_unaligned(req.kernel_arg());
+    /// assert_eq!((arg.tile_config_ptr, arg.num_tile_configs), (tp, 32));
+    /// assert_eq!((arg.macro_tile_config_ptr, arg.num_macro_tile_configs), (mp, 16));
+    /// assert_eq!(req.tile_configs().1.len(), 16);
+    /// ```
+    #[must_use]
+    pub fn get_tile_config(
+        arg: &'a mut GetTileConfigArgs,
+        tiles: &'a mut [u32],
+        macro_tiles: &'a mut [u32],
+    ) -> Self {
+        arg.tile_config_ptr = addr(tiles);
+        arg.num_tile_configs = count(tiles.len());
+        arg.macro_tile_config_ptr = addr(macro_tiles);
+        arg.num_macro_tile_configs = count(macro_tiles.len());
+        Self {
+            request: AMDKFD_IOC_GET_TILE_CONFIG.request(),
+            arg: bytemuck::bytes_of_mut(arg),
+            user: UserMemory::Tiles(tiles, macro_tiles),
+        }
+    }
+
+    /// GET_QUEUE_WAVE_STATE with `ctl_stack` as the user copy of the queue's context save
+    /// area: the kernel writes the 16-byte control-stack header at its start (on GC 9.4.3,
+    /// one per XCC, `ctx_save_restore_size` apart) and, on gfx9, the saved control stack at
+    /// its offset inside. `arg.ctl_stack_address` is set to the slice; `queue_id` is the
+    /// caller's.
+    ///
+    /// The argument carries no length: how far the kernel writes depends on the queue (its
+    /// control stack and save area sizes), which the request does not know. A port that
+    /// passes it to a real kernel must itself make sure the slice covers that; the Linux port
+    /// refuses it.
+    ///
+    /// ```
+    /// use hcq_core::kfd::{GetQueueWaveStateArgs, Request};
+    /// let mut a = GetQueueWaveStateArgs { queue_id: 2, ..Default::default() };
+    /// let mut area = vec![0u8; 4096];
+    /// let at = area.as_ptr() as u64;
+    /// let mut req = Request::queue_wave_state(&mut a, &mut area);
+    /// assert_eq!(req.ctl_stack().len(), 4096);
+    /// let arg: GetQueueWaveStateArgs = bytemuck::pod_read_unaligned(req.kernel_arg());
+    /// assert_eq!((arg.ctl_stack_address, arg.queue_id), (at, 2));
+    /// ```
+    #[must_use]
+    pub fn queue_wave_state(arg: &'a mut GetQueueWaveStateArgs, ctl_stack: &'a mut [u8]) -> Self {
+        arg.ctl_stack_address = addr(ctl_stack);
+        Self {
+            request: AMDKFD_IOC_GET_QUEUE_WAVE_STATE.request(),
+            arg: bytemuck::bytes_of_mut(arg),
+            user: UserMemory::CtlStack(ctl_stack),
+        }
+    }
+
+    /// GET_DMABUF_INFO with `metadata` for the buffer's metadata (empty: none wanted, the
+    /// pointer is 0). `arg.metadata_ptr` and `arg.metadata_size` are set from the slice; the
+    /// kernel copies at most that many bytes and writes back the metadata's size.
+    /// `dmabuf_fd` is the caller's.
+    ///
+    /// ```
+    /// use hcq_core::kfd::{GetDmabufInfoArgs, Request};
+    /// let mut a = GetDmabufInfoArgs { dmabuf_fd: 7, metadata_ptr: 0xdead_0000, ..Default::default() };
+    /// let mut req = Request::dmabuf_info(&mut a, &mut []);
+    /// let arg: GetDmabufInfoArgs = bytemuck::pod_read_unaligned(req.kernel_arg());
+    /// assert_eq!((arg.metadata_ptr, arg.metadata_size, arg.dmabuf_fd), (0, 0, 7));
+    /// ```
+    #[must_use]
+    pub fn dmabuf_info(arg: &'a mut GetDmabufInfoArgs, metadata: &'a mut [u8]) -> Self {
+        arg.metadata_ptr = metadata_addr(metadata);
+        arg.metadata_size = count(metadata.len());
+        Self {
+            request: AMDKFD_IOC_GET_DMABUF_INFO.request(),
+            arg: bytemuck::bytes_of_mut(arg),
+            user: UserMemory::Metadata(metadata),
+        }
+    }
+
     /// Any request number on raw argument bytes (short, long or junk arguments, unknown
     /// numbers), for exercising a port's checks. `None` when the kernel's table says the
     /// command's argument carries user pointers (it dispatches on the number alone).
@@ -478,19 +627,38 @@ impl<'a> Request<'a> {
     /// the rest as the caller wrote it. For a port that passes the bytes on to a real kernel.
     pub fn kernel_arg(&mut self) -> &mut [u8] {
         // Field offsets from the abi_layout! asserts of each struct.
-        let (ptr_at, ptr, count_at, n) = match &self.user {
-            UserMemory::None => return self.arg,
-            UserMemory::Events(e) => (0, addr(e), 8, count(e.len())),
-            UserMemory::DeviceIds(d) => (8, addr(d), 16, count(d.len())),
-            UserMemory::Apertures(a) => (0, addr(a), 8, count(a.len())),
-        };
-        if let Some(p) = self.arg.get_mut(ptr_at..ptr_at + 8) {
-            p.copy_from_slice(&ptr.to_le_bytes());
+        let arg = &mut *self.arg;
+        match &self.user {
+            UserMemory::None => {}
+            UserMemory::Events(e) => {
+                put_u64(arg, 0, addr(e));
+                put_u32(arg, 8, count(e.len()));
+            }
+            UserMemory::DeviceIds(d) => {
+                put_u64(arg, 8, addr(d));
+                put_u32(arg, 16, count(d.len()));
+            }
+            UserMemory::Apertures(a) => {
+                put_u64(arg, 0, addr(a));
+                put_u32(arg, 8, count(a.len()));
+            }
+            UserMemory::CuMask(m) => {
+                put_u32(arg, 4, cu_mask_bits(m.len()));
+                put_u64(arg, 8, addr(m));
+            }
+            UserMemory::Tiles(t, m) => {
+                put_u64(arg, 0, addr(t));
+                put_u64(arg, 8, addr(m));
+                put_u32(arg, 16, count(t.len()));
+                put_u32(arg, 20, count(m.len()));
+            }
+            UserMemory::CtlStack(c) => put_u64(arg, 0, addr(c)),
+            UserMemory::Metadata(m) => {
+                put_u64(arg, 8, metadata_addr(m));
+                put_u32(arg, 16, count(m.len()));
+            }
         }
-        if let Some(c) = self.arg.get_mut(count_at..count_at + 4) {
-            c.copy_from_slice(&n.to_le_bytes());
-        }
-        self.arg
+        arg
     }
 
     /// The WAIT_EVENTS array this request borrows (empty for other requests).
@@ -514,6 +682,39 @@ impl<'a> Request<'a> {
     pub fn apertures(&mut self) -> &mut [ProcessDeviceApertures] {
         match &mut self.user {
             UserMemory::Apertures(a) => a,
+            _ => &mut [],
+        }
+    }
+
+    /// The SET_CU_MASK mask this request borrows (empty for other requests).
+    #[must_use]
+    pub fn cu_mask(&self) -> &[u32] {
+        match &self.user {
+            UserMemory::CuMask(m) => m,
+            _ => &[],
+        }
+    }
+
+    /// The GET_TILE_CONFIG (tile, macro-tile) arrays this request borrows (empty for others).
+    pub fn tile_configs(&mut self) -> (&mut [u32], &mut [u32]) {
+        match &mut self.user {
+            UserMemory::Tiles(t, m) => (t, m),
+            _ => (&mut [], &mut []),
+        }
+    }
+
+    /// The GET_QUEUE_WAVE_STATE control-stack memory this request borrows (empty for others).
+    pub fn ctl_stack(&mut self) -> &mut [u8] {
+        match &mut self.user {
+            UserMemory::CtlStack(c) => c,
+            _ => &mut [],
+        }
+    }
+
+    /// The GET_DMABUF_INFO metadata buffer this request borrows (empty for others).
+    pub fn dmabuf_metadata(&mut self) -> &mut [u8] {
+        match &mut self.user {
+            UserMemory::Metadata(m) => m,
             _ => &mut [],
         }
     }
@@ -615,6 +816,55 @@ mod tests {
         r.arg_mut()[0..8].copy_from_slice(&[0xCD; 8]);
         let k: WaitEventsArgs = bytemuck::pod_read_unaligned(r.kernel_arg());
         assert_eq!((k.events_ptr, k.num_events), (events_ptr, 2));
+    }
+
+    #[test]
+    fn the_queue_and_tile_requests_point_at_what_they_borrow() {
+        let mask = [0xFFu32; 3];
+        let mut a = SetCuMaskArgs {
+            queue_id: 5,
+            ..Default::default()
+        };
+        let mut r = Request::set_cu_mask(&mut a, &mask);
+        assert_eq!(r.nr(), 0x1A);
+        assert_eq!(r.cu_mask(), &mask);
+        assert!(r.tile_configs().0.is_empty() && r.ctl_stack().is_empty());
+        // A caller asking for more bits than the slice holds does not get them to the kernel.
+        r.arg_mut()[4..16].copy_from_slice(&[0xEE; 12]);
+        let k: SetCuMaskArgs = bytemuck::pod_read_unaligned(r.kernel_arg());
+        assert_eq!((k.queue_id, k.num_cu_mask), (5, 96));
+        assert_eq!(k.cu_mask_ptr, mask.as_ptr() as u64);
+        assert_eq!(cu_mask_bits(0), 0);
+        assert_eq!(cu_mask_bits(usize::MAX) % 32, 0);
+
+        let (mut t, mut m) = ([0u32; 4], [0u32; 2]);
+        let (tp, mp) = (t.as_ptr() as u64, m.as_ptr() as u64);
+        let mut a = GetTileConfigArgs::default();
+        let mut r = Request::get_tile_config(&mut a, &mut t, &mut m);
+        r.arg_mut()[0..24].copy_from_slice(&[0x77; 24]);
+        let k: GetTileConfigArgs = bytemuck::pod_read_unaligned(r.kernel_arg());
+        assert_eq!((k.tile_config_ptr, k.num_tile_configs), (tp, 4));
+        assert_eq!((k.macro_tile_config_ptr, k.num_macro_tile_configs), (mp, 2));
+        assert_eq!(r.tile_configs().0.len(), 4);
+
+        let mut area = [0u8; 64];
+        let ap = area.as_ptr() as u64;
+        let mut a = GetQueueWaveStateArgs::default();
+        let mut r = Request::queue_wave_state(&mut a, &mut area);
+        r.arg_mut()[0..8].copy_from_slice(&[0x55; 8]);
+        let k: GetQueueWaveStateArgs = bytemuck::pod_read_unaligned(r.kernel_arg());
+        assert_eq!(k.ctl_stack_address, ap);
+        assert_eq!(r.ctl_stack().len(), 64);
+
+        let mut meta = [0u8; 8];
+        let mp = meta.as_ptr() as u64;
+        let mut a = GetDmabufInfoArgs::default();
+        let mut r = Request::dmabuf_info(&mut a, &mut meta);
+        r.arg_mut()[8..20].copy_from_slice(&[0x33; 12]);
+        let k: GetDmabufInfoArgs = bytemuck::pod_read_unaligned(r.kernel_arg());
+        assert_eq!((k.metadata_ptr, k.metadata_size), (mp, 8));
+        assert_eq!(r.dmabuf_metadata().len(), 8);
+        assert!(r.cu_mask().is_empty());
     }
 
     #[test]

@@ -93,7 +93,7 @@ impl SimKfd {
         if nr == AMDKFD_IOC_SET_MEMORY_POLICY.nr() {
             return self.set_memory_policy(kbuf);
         }
-        if let Some(r) = self.dispatch_more(nr, kbuf) {
+        if let Some(r) = self.dispatch_more(nr, kbuf, req) {
             return r;
         }
         let deprecated = [

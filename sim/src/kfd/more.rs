@@ -2,9 +2,11 @@
 //! libhsakmt, rocm-smi, debuggers) do: each mirrors its `kfd_chardev.c` handler and what that
 //! calls (`kfd_process_queue_manager.c`, `kfd_device_queue_manager.c`), with the kernel's
 //! argument checks in the kernel's order and its errnos. Arguments are read at the kernel's
-//! byte offsets (`<linux/kfd_ioctl.h>`); a user pointer inside one is never followed: the
-//! request borrows no memory for these commands, so a copy through one is the kernel's
-//! EFAULT for an unmapped pointer.
+//! byte offsets (`<linux/kfd_ioctl.h>`); a user pointer inside one is never followed. Where
+//! the kernel copies from or to user memory (SET_CU_MASK's mask, GET_TILE_CONFIG's arrays,
+//! GET_QUEUE_WAVE_STATE's control stack, GET_DMABUF_INFO's metadata) the copy goes to the
+//! slices the [`Request`] borrows, and a copy past their end is the kernel's EFAULT for an
+//! unmapped pointer (the commands with no typed constructor borrow nothing).
 
 use super::*;
 
@@ -18,6 +20,11 @@ const MIN_QUEUE_RING_SIZE: u32 = 1024;
 const NUM_TILE_CONFIGS: u32 = 32;
 /// `ARRAY_SIZE(adev->gfx.config.macrotile_mode_array)`.
 const NUM_MACRO_TILE_CONFIGS: u32 = 16;
+/// `max_num_cus` of `kfd_ioctl_set_cu_mask`: mask bits past it are dropped.
+const MAX_CU_MASK_BITS: u32 = 1024;
+/// `sizeof(struct mqd_user_context_save_area_header)`: what GET_QUEUE_WAVE_STATE writes at
+/// the start of each XCC's control stack copy.
+const WAVE_STATE_HEADER: usize = 16;
 
 fn word(kbuf: &[u8], o: usize) -> u32 {
     kbuf.get(o..o + 4)
@@ -70,16 +77,34 @@ impl SimKfd {
             .map(|g| g.scratch_backing_va)
     }
 
-    /// Runs command `nr` if this module handles it (`None`: not one of these).
-    pub(super) fn dispatch_more(&self, nr: u8, kbuf: &mut [u8]) -> Option<Result<(), Errno>> {
+    /// The CU mask SET_CU_MASK last stored on queue `queue_id` (`min(num_cu_mask, 1024) / 32`
+    /// words as copied from the caller; bit `i` = CU `i`); `None` for an unknown queue or one
+    /// whose mask was never set (all CUs). The simulated engine does not restrict dispatch by
+    /// it.
+    #[must_use]
+    pub fn queue_cu_mask(&self, queue_id: u32) -> Option<Vec<u32>> {
+        self.lock().queues.get(&queue_id)?.cu_mask.clone()
+    }
+
+    /// Runs command `nr` if this module handles it (`None`: not one of these), with the user
+    /// memory `req` borrows.
+    pub(super) fn dispatch_more(
+        &self,
+        nr: u8,
+        kbuf: &mut [u8],
+        req: &mut Request<'_>,
+    ) -> Option<Result<(), Errno>> {
         let r = match nr {
             0x07 => self.update_queue(kbuf),
             0x11 => self.set_scratch_backing_va(kbuf),
-            0x12 => self.get_tile_config(kbuf),
+            0x12 => {
+                let (tiles, macros) = req.tile_configs();
+                self.get_tile_config(kbuf, tiles, macros)
+            }
             0x13 => self.set_trap_handler(kbuf),
-            0x1A => Self::set_cu_mask(kbuf),
-            0x1B => self.get_queue_wave_state(kbuf),
-            0x1C => self.dmabuf_fd_lookup(word(kbuf, 28)),
+            0x1A => self.set_cu_mask(kbuf, req.cu_mask()),
+            0x1B => self.get_queue_wave_state(kbuf, req.ctl_stack()),
+            0x1C => self.get_dmabuf_info(kbuf),
             0x1D => self.import_dmabuf(kbuf),
             0x1E => self.alloc_queue_gws(kbuf),
             0x1F => self.smi_events(kbuf),
@@ -140,11 +165,18 @@ impl SimKfd {
     /// `kfd_ioctl_get_tile_config` {u64 tile_config_ptr, u64 macro_tile_config_ptr,
     /// u32 num_tile_configs, u32 num_macro_tile_configs, u32 gpu_id, u32 gb_addr_config,
     /// u32 num_banks, u32 num_ranks}: EINVAL for an unknown GPU (no VM needed); fills
-    /// `gb_addr_config`, `num_banks` and `num_ranks` (0: not set from GFX9 on), clamps each count
-    /// to the kernel's array (32 tile, 16 macro-tile modes, all 0 from GFX9 on) and copies that
-    /// many words out; a copy of more than 0 words has no borrowed memory to land in, the
-    /// kernel's EFAULT (the count then reads 0).
-    fn get_tile_config(&self, kbuf: &mut [u8]) -> Result<(), Errno> {
+    /// `gb_addr_config`, `num_banks` and `num_ranks` (0: not set from GFX9 on), clamps each
+    /// count to the kernel's array (`amdgpu_amdkfd_get_tile_config`: 32 tile, 16 macro-tile
+    /// modes, whatever the ASIC; from GFX9 on amdgpu never fills them, so every entry is 0) and
+    /// copies that many words into the borrowed `tiles` / `macros`. A count past its slice is
+    /// the kernel's `copy_to_user` fault: EFAULT, that count reads 0 (the tile array is
+    /// copied, and may fault, before the macro-tile count is even clamped).
+    fn get_tile_config(
+        &self,
+        kbuf: &mut [u8],
+        tiles: &mut [u32],
+        macros: &mut [u32],
+    ) -> Result<(), Errno> {
         let gpu_id = word(kbuf, 24);
         let gfx = {
             let st = self.lock();
@@ -154,17 +186,21 @@ impl SimKfd {
         set_word(kbuf, 28, gb_addr_config(gfx));
         set_word(kbuf, 32, 0);
         set_word(kbuf, 36, 0);
-        let tiles = word(kbuf, 16).min(NUM_TILE_CONFIGS);
-        set_word(kbuf, 16, tiles);
-        if tiles > 0 {
-            set_word(kbuf, 16, 0);
-            return Err(Errno::EFAULT);
-        }
-        let macros = word(kbuf, 20).min(NUM_MACRO_TILE_CONFIGS);
-        set_word(kbuf, 20, macros);
-        if macros > 0 {
-            set_word(kbuf, 20, 0);
-            return Err(Errno::EFAULT);
+        // (count offset, kernel array size, borrowed slice), in the kernel's order.
+        for (at, kernel_len, user) in [
+            (16, NUM_TILE_CONFIGS, tiles),
+            (20, NUM_MACRO_TILE_CONFIGS, macros),
+        ] {
+            let n = word(kbuf, at).min(kernel_len);
+            set_word(kbuf, at, n);
+            // CAST: at most 32.
+            match user.get_mut(..n as usize) {
+                Some(dst) => dst.fill(0),
+                None => {
+                    set_word(kbuf, at, 0);
+                    return Err(Errno::EFAULT);
+                }
+            }
         }
         Ok(())
     }
@@ -230,36 +266,106 @@ impl SimKfd {
 
     /// `kfd_ioctl_set_cu_mask` {u32 queue_id, u32 num_cu_mask, u64 cu_mask_ptr}: EINVAL when
     /// `num_cu_mask` is not a multiple of 32 or is 0; more than 1024 bits are cut to 1024; then
-    /// `memdup_user` of the mask, before the queue is looked up: no memory is borrowed for it,
-    /// the kernel's EFAULT.
-    fn set_cu_mask(kbuf: &[u8]) -> Result<(), Errno> {
-        let n = word(kbuf, 4);
+    /// `memdup_user` of `min(num_cu_mask, 1024) / 32` words from the borrowed `mask`, before the
+    /// queue is looked up (past the slice: EFAULT). `pqm_update_mqd`: EFAULT for an unknown
+    /// queue; on GC 10.0 up to (not including) 12.1, where CUs come in WGP pairs, EINVAL when a
+    /// pair within the mask's bits is half enabled. The mask is then the queue's
+    /// ([`SimKfd::queue_cu_mask`]); `mqd_symmetrically_map_cu_mask` uses only the bits below
+    /// the GPU's CU count (a debug line names the ignored ones) and SDMA queues ignore it.
+    fn set_cu_mask(&self, kbuf: &[u8], mask: &[u32]) -> Result<(), Errno> {
+        let (queue_id, n) = (word(kbuf, 0), word(kbuf, 4));
         if n % 32 != 0 || n == 0 {
             return Err(Errno::EINVAL);
         }
-        Err(Errno::EFAULT)
+        let bits = n.min(MAX_CU_MASK_BITS);
+        // CAST: at most 32 words.
+        let words = mask.get(..(bits / 32) as usize).ok_or(Errno::EFAULT)?;
+        let mut st = self.lock();
+        let q = st.queues.get(&queue_id).ok_or(Errno::EFAULT)?;
+        let props = st.gpus.get(q.gpu).map(|g| g.props);
+        let gfx = props.map_or(0, |p| p.gfx_target_version);
+        // The kernel's `ptr[i / 32] >> (i % 32)`.
+        let bit = |i: u32| {
+            words
+                // CAST: i < 1024.
+                .get((i / 32) as usize)
+                .is_some_and(|w| w >> (i % 32) & 1 != 0)
+        };
+        // GC 10.0.0 <= version < 12.1.0, as gfx_target_version.
+        if (100000..120100).contains(&gfx) && (0..bits).step_by(2).any(|i| bit(i) != bit(i + 1)) {
+            return Err(Errno::EINVAL);
+        }
+        let cus = props.map_or(0, |p| p.simd_count.checked_div(p.simd_per_cu).unwrap_or(0));
+        if (cus..bits).any(bit) {
+            log::debug!(
+                "sim kfd SET_CU_MASK queue {queue_id}: mask bits past the GPU's {cus} CUs are ignored"
+            );
+        }
+        let words = words.to_vec();
+        if let Some(q) = st.queues.get_mut(&queue_id) {
+            q.cu_mask = Some(words);
+        }
+        Ok(())
     }
 
     /// `kfd_ioctl_get_queue_wave_state` {u64 ctl_stack_address, u32 ctl_stack_used_size,
     /// u32 save_area_used_size, u32 queue_id, u32 pad}: EFAULT for an unknown queue
-    /// (`pqm_get_wave_state`); EINVAL for an SDMA queue, an active queue or a queue without a
-    /// CWSR area (dqm `get_wave_state`); else the used sizes (0: the simulated CP saves no
-    /// waves) and the context-save header is copied to `ctl_stack_address`, which has no
-    /// borrowed memory: the kernel's EFAULT, after the sizes are written.
-    fn get_queue_wave_state(&self, kbuf: &mut [u8]) -> Result<(), Errno> {
+    /// (`pqm_get_wave_state`); EINVAL for an SDMA queue, an active queue or a GPU without CWSR
+    /// (dqm `get_wave_state`). Else the MQD manager's `get_wave_state`: the simulated CP never
+    /// preempts with waves saved, so the MQD is as `init_mqd` left it (control stack and
+    /// work-group offsets both at the queue's `ctl_stack_size`; on gfx9 only for a queue
+    /// created with a save area, else 0): both used sizes are 0 and written first, then the
+    /// 16-byte header {control_stack_offset, control_stack_size, wave_state_offset,
+    /// wave_state_size} goes to the start of the borrowed `ctl_stack`, once per XCC
+    /// `ctx_save_restore_size` apart (GC 9.4.3's `get_wave_state_v9_4_3`; one XCC elsewhere).
+    /// gfx9 then copies the 0 control-stack bytes in use, which cannot fault. A header past the
+    /// slice is EFAULT (the sizes stay written, as the kernel copies the argument back). gfx10,
+    /// gfx11 and gfx12 write the header alike (`kfd_mqd_manager_v1x.c`; the first gfx11
+    /// manager had its header copy commented out and wrote nothing).
+    fn get_queue_wave_state(&self, kbuf: &mut [u8], ctl_stack: &mut [u8]) -> Result<(), Errno> {
         let queue_id = word(kbuf, 16);
         let st = self.lock();
         let q = st.queues.get(&queue_id).ok_or(Errno::EFAULT)?;
-        let evicted = st.gpus.get(q.gpu).is_some_and(|g| g.evicted);
-        let active = is_active(&q.info, evicted);
-        let cwsr = st.gpus.get(q.gpu).is_some_and(|g| g.sizes.cwsr_size != 0);
-        if q.info.kind != QueueKind::Compute || active || !cwsr {
+        let gpu = st.gpus.get(q.gpu).ok_or(Errno::EFAULT)?;
+        let active = is_active(&q.info, gpu.evicted);
+        if q.info.kind != QueueKind::Compute || active || gpu.sizes.cwsr_size == 0 {
             return Err(Errno::EINVAL);
         }
+        let gfx9 = gpu.props.gfx_target_version < 100000;
+        let ctl = if gfx9 && q.info.ctx_save_restore_addr == 0 {
+            0
+        } else {
+            q.ctl_stack_size
+        };
+        let (xccs, stride) = (gpu.sizes.num_xcc.max(1), q.info.ctx_save_restore_size);
         drop(st);
         set_word(kbuf, 8, 0);
         set_word(kbuf, 12, 0);
-        Err(Errno::EFAULT)
+        let mut header = [0u8; WAVE_STATE_HEADER];
+        for (i, v) in [ctl, 0, ctl, 0].into_iter().enumerate() {
+            set_word(&mut header, i * 4, v);
+        }
+        for xcc in 0..xccs {
+            let at =
+                usize::try_from(u64::from(xcc) * u64::from(stride)).map_err(|_| Errno::EFAULT)?;
+            at.checked_add(WAVE_STATE_HEADER)
+                .and_then(|end| ctl_stack.get_mut(at..end))
+                .ok_or(Errno::EFAULT)?
+                .copy_from_slice(&header);
+        }
+        Ok(())
+    }
+
+    /// `kfd_ioctl_get_dmabuf_info` {u64 size, u64 metadata_ptr, u32 metadata_size, u32 gpu_id,
+    /// u32 flags, u32 dmabuf_fd}: with a metadata pointer, the kernel buffer of
+    /// `metadata_size` bytes is allocated first (ENOMEM past kmalloc's 4 MiB); then
+    /// `dma_buf_get` fails (see [`Self::dmabuf_fd_lookup`]): the simulator hands out no
+    /// DMA-bufs, so the borrowed metadata buffer is never written.
+    fn get_dmabuf_info(&self, kbuf: &[u8]) -> Result<(), Errno> {
+        if dword(kbuf, 8) != 0 && u64::from(word(kbuf, 16)) > KMALLOC_MAX {
+            return Err(Errno::ENOMEM);
+        }
+        self.dmabuf_fd_lookup(word(kbuf, 28))
     }
 
     /// `dma_buf_get(fd)` as GET_DMABUF_INFO and IMPORT_DMABUF start: EBADF for a descriptor

@@ -228,6 +228,8 @@ impl SimKfd {
                 gpu: g,
                 refs: held,
                 sdma_slot,
+                ctl_stack_size: a.ctl_stack_size,
+                cu_mask: None,
             },
         );
         a.queue_id = queue_id;

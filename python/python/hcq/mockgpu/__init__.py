@@ -11,8 +11,10 @@ on PYTHONPATH, so that import finds hcq's module, which calls `install()`:
   (`/sys/devices/virtual/kfd/kfd/topology`, `/sys/class/kfd/kfd/topology`) read the files the
   simulated kernel serves (pathlib's glob and open go through these);
 - `fcntl.ioctl` on a simulator descriptor is the simulated kernel's ioctl (the argument
-  structure is read and written in place; the user arrays MAP/UNMAP and WAIT_EVENTS point to
-  are passed along);
+  structure is read and written in place; the user memory its pointers name is passed along,
+  read and written where the kernel would: MAP/UNMAP's gpu_ids, WAIT_EVENTS' events,
+  GET_PROCESS_APERTURES_NEW's output, SET_CU_MASK's mask, GET_TILE_CONFIG's two arrays,
+  GET_QUEUE_WAVE_STATE's control-stack header, GET_DMABUF_INFO's metadata);
 - `_mmap` / `_munmap`: mmaps of simulator files are the simulator's; anonymous ones are libc's
   (the client's own memory); every munmap goes through the simulator, which runs the MMU
   notifier and unmaps;
@@ -51,6 +53,14 @@ _DEV = re.compile(r"^/dev/(kfd|dri/renderD\d+)$")
 MAP_FAILED = ctypes.c_void_p(-1).value
 # kfd_ioctl.h command numbers whose argument points to user arrays.
 _NR_WAIT_EVENTS, _NR_APERTURES_NEW, _NR_MAP, _NR_UNMAP = 0x0C, 0x14, 0x18, 0x19
+_NR_TILE_CONFIG, _NR_CU_MASK, _NR_WAVE_STATE, _NR_DMABUF_INFO = 0x12, 0x1A, 0x1B, 0x1C
+# The kernel copies at most 1024 CU-mask bits, 32 tile and 16 macro-tile modes; this much of a longer
+# array the client names is lent (the simulator clamps the counts first, as the kernel does).
+_CU_MASK_MAX_WORDS, _TILE_MAX = 1024 // 32, 1 << 10
+# GET_QUEUE_WAVE_STATE writes one 16-byte control-stack header per XCC; the simulated targets have one.
+_WAVE_STATE_HEADER = 16
+# kmalloc's largest buffer: GET_DMABUF_INFO's metadata past it is ENOMEM before any copy.
+_KMALLOC_MAX = 4 << 20
 _EVENT_DATA_SIZE, _APERTURES_SIZE = 32 + 8 + 8, 56  # struct kfd_event_data, kfd_process_device_apertures
 
 _libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
@@ -236,6 +246,11 @@ def _os_listdir(path="."):
   return _orig["os.listdir"](path)
 
 
+def _lend(ptr: int, size: int):
+  """`size` bytes of the client's memory at `ptr` as a writable buffer (empty for a NULL pointer or size 0)."""
+  return (ctypes.c_char * size).from_address(ptr) if ptr and size > 0 else bytearray()
+
+
 def _ioctl(fd, request, arg=0, mutate_flag=True):
   if not _owns(fd): return _orig["fcntl.ioctl"](fd, request, arg, mutate_flag)
   immutable = isinstance(arg, (bytes, str, int))
@@ -252,6 +267,19 @@ def _ioctl(fd, request, arg=0, mutate_flag=True):
   elif nr == _NR_APERTURES_NEW and len(raw) >= 12:
     ptr, n = struct.unpack_from("<QI", raw, 0)
     if ptr and 0 < n <= 1 << 10: user = (ctypes.c_char * (n * _APERTURES_SIZE)).from_address(ptr)
+  elif nr == _NR_CU_MASK and len(raw) >= 16:
+    n, ptr = struct.unpack_from("<IQ", raw, 4)
+    words = min(n // 32, _CU_MASK_MAX_WORDS)
+    if ptr and words: user = (ctypes.c_uint32 * words).from_address(ptr)
+  elif nr == _NR_TILE_CONFIG and len(raw) >= 24:
+    tiles, macros, nt, nm = struct.unpack_from("<QQII", raw, 0)
+    user = (_lend(tiles, 4 * min(nt, _TILE_MAX)), _lend(macros, 4 * min(nm, _TILE_MAX)))
+  elif nr == _NR_WAVE_STATE and len(raw) >= 8:
+    ptr, = struct.unpack_from("<Q", raw, 0)
+    if ptr: user = _lend(ptr, _WAVE_STATE_HEADER)
+  elif nr == _NR_DMABUF_INFO and len(raw) >= 20:
+    ptr, n = struct.unpack_from("<QI", raw, 8)
+    if ptr and 0 < n <= _KMALLOC_MAX: user = _lend(ptr, n)
   sim().ioctl(fd, request, buf, user)
   return bytes(buf) if immutable and not isinstance(arg, int) else 0
 

@@ -498,6 +498,15 @@ impl SimKfd {
         r.push((gpu_id, text.to_owned()));
     }
 
+    /// Where the GPU mapping containing `va` on `gpu_id` ends (exclusive); `None` when `va`
+    /// is not mapped there (or the GPU is unknown).
+    #[must_use]
+    pub fn mapped_end(&self, gpu_id: u32, va: u64) -> Option<u64> {
+        let st = self.lock();
+        let g = st.gpu_by_id(gpu_id)?;
+        st.lookup(g, va).map(|(_, e)| e.end)
+    }
+
     /// What GPU VA `va` is on `gpu_id`, for a page fault's message (`None` for an unknown
     /// GPU): the buffer there (a USERPTR buffer the process unmapped, or one mapped without
     /// write permission), a live buffer there that is not mapped to this GPU, a buffer that

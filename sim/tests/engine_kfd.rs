@@ -490,6 +490,65 @@ fn fixture_kernels_run_from_loaded_code_objects() {
     );
 }
 
+/// The scratch region must be mapped without a hole: a region whose first and last bytes
+/// lie in two buffers with an unmapped gap between them is short at the gap, named at
+/// dispatch (before any wave runs into it, whichever slot it takes).
+#[test]
+fn a_hole_inside_the_scratch_region_is_named_at_dispatch() {
+    let mut w = world(SimConfig::default());
+    let mut q = w.queue(0, false, 1 << 16);
+    let co = fixture("scratch-gfx1100.co");
+    w.gpu
+        .engines()
+        .with_kernels(|k| k.register_fixture(&co))
+        .unwrap();
+    let (_, base) = load(&w, &co);
+    const S: u64 = 64 << 10;
+    let r =
+        w.p.sim
+            .mmap(None, 3 * S, Prot::NONE, MapKind::Reserve)
+            .unwrap();
+    for va in [r, r + 2 * S] {
+        let mut a = AllocMemoryOfGpuArgs {
+            va_addr: va,
+            size: S,
+            gpu_id: w.p.gpu(),
+            flags: VRAM_FLAGS,
+            ..Default::default()
+        };
+        w.p.ioctl(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut a).unwrap();
+        w.p.map(a.handle, &[w.p.gpu()]).unwrap();
+    }
+    let out = w.data.va + 0x5_0000;
+    let mut ka = args(&[out]);
+    ka.extend(3u32.to_le_bytes());
+    // 20 wave slots of 36 x 256 bytes: 180 KiB from the base, ending inside the second buffer.
+    let tmpring = 36 << 12 | 20;
+    let res = launch(
+        &w,
+        &mut q,
+        base,
+        &Launch {
+            co: &co,
+            kernel: "scratch_sum",
+            args: &ka,
+            groups: 1,
+            scratch: Some((r, tmpring)),
+        },
+    );
+    assert_eq!(res, TIMEOUT);
+    let QueueState::Faulted(f) = w.gpu.engines().queue(QueueId(q.id)).unwrap().state else {
+        panic!()
+    };
+    assert!(
+        f.message.contains(&format!(
+            "programs 20 wave slots of 9216 bytes = 184320 bytes from COMPUTE_DISPATCH_SCRATCH_BASE {r:#x}, but only 65536 bytes are mapped there"
+        )),
+        "{}",
+        f.message
+    );
+}
+
 #[test]
 fn unregistered_or_misloaded_kernels_fault() {
     // The host stand-ins are an explicit opt-in; this is their lookup by machine code.

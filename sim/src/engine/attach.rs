@@ -221,6 +221,10 @@ impl GpuBus for KfdBus {
         self.sim.upgrade()?.describe_va(self.gpu_id, va)
     }
 
+    fn mapped_end(&self, va: u64) -> Option<u64> {
+        self.sim.upgrade()?.mapped_end(self.gpu_id, va)
+    }
+
     fn gpu_shape(&self) -> Option<GpuShape> {
         self.shape
     }

@@ -123,6 +123,14 @@ pub trait GpuBus: Send + Sync {
         None
     }
 
+    /// Where the GPU mapping containing `va` ends (exclusive), for checks of a whole region
+    /// (the scratch region at dispatch); `None` when `va` is not mapped or the bus keeps no
+    /// page table (then callers probe with reads).
+    fn mapped_end(&self, va: u64) -> Option<u64> {
+        let _ = va;
+        None
+    }
+
     /// An HDP flush: CPU writes into this GPU's VRAM so far become visible to its engines
     /// (buses without an HDP model: nothing to do).
     fn hdp_flush(&self) {}

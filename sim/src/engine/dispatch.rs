@@ -625,27 +625,47 @@ fn check_scratch_region(
     wave_bytes: u64,
 ) -> Result<(), Cause> {
     let total = u64::from(waves).saturating_mul(wave_bytes);
-    // Whether the first `len` bytes are mapped, judged by their last byte (a mapping is
-    // contiguous; its end is what a short buffer gets wrong).
-    let mapped = |len: u64| {
-        let mut b = [0u8; 1];
-        len == 0
-            || base
-                .checked_add(len - 1)
-                .is_some_and(|a| env.bus.read(a, &mut b, Access::Read).is_ok())
-    };
-    if mapped(total) && mapped(1) {
-        return Ok(());
-    }
-    // The mapped prefix: `lo` bytes are mapped, `hi` bytes are not.
-    let (mut lo, mut hi) = (0u64, total);
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if mapped(mid) {
-            lo = mid;
-        } else {
-            hi = mid;
+    let end = base.saturating_add(total);
+    // `lo`: the bytes mapped from the base without a hole.
+    let lo = if let Some(first) = env.bus.mapped_end(base) {
+        // With the page table at hand: follow the mappings from the base one after another,
+        // so a hole is found wherever it is (another buffer placed at the region's far end
+        // does not make the region mapped).
+        let mut at = first;
+        while at < end {
+            match env.bus.mapped_end(at) {
+                Some(e) if e > at => at = e,
+                _ => break,
+            }
         }
+        at.min(end) - base
+    } else {
+        // Without one: whether the first `len` bytes are mapped, judged by their last byte.
+        let mapped = |len: u64| {
+            let mut b = [0u8; 1];
+            len == 0
+                || base
+                    .checked_add(len - 1)
+                    .is_some_and(|a| env.bus.read(a, &mut b, Access::Read).is_ok())
+        };
+        if mapped(total) && mapped(1) {
+            total
+        } else {
+            // The mapped prefix: `lo` bytes are mapped, `hi` bytes are not.
+            let (mut lo, mut hi) = (0u64, total);
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                if mapped(mid) {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
+        }
+    };
+    if lo >= total {
+        return Ok(());
     }
     hw(format!(
         "scratch: COMPUTE_TMPRING_SIZE {tmpring:#x} programs {waves} wave slots of {wave_bytes} bytes = {total} bytes from COMPUTE_DISPATCH_SCRATCH_BASE {base:#x}, but only {lo} bytes are mapped there (the scratch buffer is short of the region the hardware may give waves)"

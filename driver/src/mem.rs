@@ -14,11 +14,13 @@ use std::sync::Arc;
 /// # Invariants
 /// `[addr, addr + len)` is mapped for the whole life of the value (the port's `mmap` contract),
 /// `addr` is page aligned and `len` is a non-zero multiple of the page size that fits `usize`.
-/// When `prot` is read-write, the memory may be read and written through atomics.
+/// When `prot` is read-write, the memory may be read and written through atomics. `guard`
+/// more bytes after `len` are reserved (no access) and unmapped with it, never used.
 pub(crate) struct Mapping {
     sys: Arc<dyn KfdSys>,
     addr: u64,
     len: u64,
+    guard: u64,
     prot: Prot,
     /// The id of the [`RingLease`] taken on this mapping, 0 while none is: once set, it never
     /// changes, and the mapping lends no shared view of its bytes.
@@ -69,20 +71,35 @@ impl Mapping {
             sys: Arc::clone(sys),
             addr,
             len,
+            guard: 0,
             prot,
             lease: AtomicU64::new(0),
         })
     }
 
-    /// Reserves address space (no access) to place a buffer object in.
+    /// Reserves address space (no access) to place a buffer object in, with one more page
+    /// after it that stays reserved and never mapped (to the CPU or any GPU): buffer objects
+    /// are never adjacent, so a kernel that runs past a buffer's end faults at that end (the
+    /// fault names that buffer) instead of writing into a neighbour, on hardware as on the
+    /// simulator.
     pub(crate) fn reserve(sys: &Arc<dyn KfdSys>, len: u64) -> Result<Self> {
-        Self::new(
+        if len == 0 || len % PAGE != 0 {
+            return Err(Error::InvalidArgument(format!(
+                "reserve address space: length {len:#x} is not a non-zero multiple of {PAGE:#x}"
+            )));
+        }
+        let mut m = Self::new(
             sys,
             "reserve address space",
-            len,
+            len.checked_add(PAGE).ok_or_else(|| {
+                Error::InvalidArgument(format!("reserve address space: {len:#x} bytes"))
+            })?,
             Prot::NONE,
             MapKind::Reserve,
-        )
+        )?;
+        m.len = len;
+        m.guard = PAGE;
+        Ok(m)
     }
 
     /// Maps `fd` at `offset` over the whole region (`MAP_FIXED`), read-write.
@@ -256,8 +273,9 @@ impl Mapping {
 
 impl Drop for Mapping {
     fn drop(&mut self) {
-        if let Err(e) = self.sys.munmap(self.addr, self.len) {
-            log::error!("munmap {:#x} ({:#x} B) failed: {e}", self.addr, self.len);
+        let len = self.len + self.guard;
+        if let Err(e) = self.sys.munmap(self.addr, len) {
+            log::error!("munmap {:#x} ({len:#x} B) failed: {e}", self.addr);
         }
     }
 }

@@ -160,3 +160,42 @@ fn a_small_address_is_a_null_pointer_plus_an_offset() {
     );
     assert_located(&msg);
 }
+
+/// Buffer objects are never adjacent: the page after each one stays reserved and unmapped
+/// (driver/src/mem.rs `Mapping::reserve`), so a store that runs past a buffer faults at its
+/// end, naming it, whatever the allocator placed nearby.
+#[test]
+fn the_page_after_every_buffer_is_unmapped() {
+    let (sim, _gpu, kfd) = rig(1);
+    let dev = Device::open(&kfd, 0).unwrap();
+    let kinds = [BufferKind::Vram, BufferKind::Gtt, BufferKind::GttUncached];
+    let held: Vec<_> = (0..48u64)
+        .map(|i| {
+            let size = 4096 * (1 + i % 3);
+            (size, dev.alloc(size, kinds[(i % 3) as usize]).unwrap())
+        })
+        .collect();
+    for (size, b) in &held {
+        let va = b.va().get();
+        let d = sim.describe_va(dev.gpu_id(), va + size).unwrap();
+        assert_eq!(
+            d,
+            format!(
+                "0 bytes past the end of the {size}-byte buffer at {va:#x}..{:#x}",
+                va + size
+            )
+        );
+    }
+    // And a kernel's overrun faults right there.
+    let fill = loaded_fill(&dev);
+    let (size, b) = &held[0];
+    let va = b.va().get();
+    let msg = fault_of_fill_at(&dev, &fill, va + size - 64);
+    assert!(
+        msg.contains(&format!("GPU VM fault: write at {:#x}", va + size))
+            && msg.contains(&format!(
+                "0 bytes past the end of the {size}-byte buffer at {va:#x}"
+            )),
+        "{msg}"
+    );
+}

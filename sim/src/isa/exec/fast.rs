@@ -67,6 +67,12 @@ pub(crate) enum Fast {
     Lds(Lds),
     /// A VOPD dual issue of two halves.
     Dual([Half; 2]),
+    /// A 64-bit shift (`v_lshlrev_b64`, `v_lshrrev_b64`, `v_ashrrev_i64`).
+    Shift64(Shift64),
+    /// A 32-bit integer compare into a lane mask (VOPC, or its VOP3 form).
+    Cmp(Cmp),
+    /// A scalar ALU operation or branch ([`Salu`]).
+    Salu(Salu),
 }
 
 /// A pre-resolved vector ALU operation.
@@ -84,6 +90,18 @@ pub(crate) struct Alu {
 
 /// The pre-resolved form of `i`, when it has one (see the module documentation).
 pub(crate) fn classify(l: &Launch, i: &Inst) -> Option<Fast> {
+    if matches!(
+        i.enc,
+        Enc::Sop1 | Enc::Sop2 | Enc::Sopk | Enc::Sopc | Enc::Sopp
+    ) {
+        return classify_salu(l, i).map(Fast::Salu);
+    }
+    if let Some(s) = classify_shift64(l, i) {
+        return Some(Fast::Shift64(s));
+    }
+    if let Some(c) = classify_cmp(l, i) {
+        return Some(Fast::Cmp(c));
+    }
     if i.enc == Enc::Flat {
         return classify_mem(l, i).map(Fast::Mem);
     }
@@ -142,19 +160,7 @@ fn classify_alu(l: &Launch, i: &Inst) -> Option<Alu> {
         let r = code.checked_sub(VGPR)?;
         (code < AGPR && u32::from(r) < l.vgprs).then_some(r)
     };
-    let null = codes(l.isa).null;
-    let src = |code: u16| -> Option<FSrc> {
-        Some(match code {
-            _ if code == null => FSrc::C(0),
-            // CAST: below 128.
-            0..=127 => FSrc::S(code as u8),
-            LIT => FSrc::C(i.lit),
-            // Integer and f32 inline constants: the 32-bit view the general path reads.
-            // CAST: the low 32 bits.
-            128..=208 | 240..=248 => FSrc::C(inline_const(code, Width::B32)? as u32),
-            _ => FSrc::V(row(code)?),
-        })
-    };
+    let src = |code: u16| src32(l, i, code);
     let dst = row(i.dst)?;
     let mut s = [FSrc::C(0); 3];
     for (k, d) in s.iter_mut().enumerate().take(n) {
@@ -177,6 +183,235 @@ fn classify_alu(l: &Launch, i: &Inst) -> Option<Alu> {
         sdst,
         cin,
         src: s,
+    })
+}
+
+/// A 32-bit source operand `code` of `i` as the general path reads it (`s32`, `lanes32`
+/// without modifiers): the null register as 0, an SGPR (or VCC, M0, EXEC half...) read at
+/// execution, a literal or integer/f32 inline constant, or a VGPR in the RSRC1 budget.
+fn src32(l: &Launch, i: &Inst, code: u16) -> Option<FSrc> {
+    let null = codes(l.isa).null;
+    Some(match code {
+        _ if code == null => FSrc::C(0),
+        // CAST: below 128.
+        0..=127 => FSrc::S(code as u8),
+        LIT => FSrc::C(i.lit),
+        // Integer and f32 inline constants: the 32-bit view the general path reads.
+        // CAST: the low 32 bits.
+        128..=208 | 240..=248 => FSrc::C(inline_const(code, Width::B32)? as u32),
+        _ => {
+            let r = code.checked_sub(VGPR)?;
+            FSrc::V((code < AGPR && u32::from(r) < l.vgprs).then_some(r)?)
+        }
+    })
+}
+
+/// Whether `i` has no modifier of any kind (the fast forms' precondition).
+fn plain(i: &Inst) -> bool {
+    i.mods == 0
+        && i.opsel == 0
+        && !i.clamp
+        && i.omod == 0
+        && !i.cmpx
+        && i.sdwa.is_none()
+        && i.dpp.is_none()
+        && i.dual.is_none()
+}
+
+/// A pre-resolved 64-bit shift: `D.u64 = S1.u64 shifted by S0[5:0]` (`valu.rs`,
+/// `vshift64`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Shift64 {
+    /// 0: left, 1: logical right, 2: arithmetic right.
+    kind: u8,
+    /// The destination pair's low VGPR row.
+    dst: u16,
+    /// The shift count.
+    count: FSrc,
+    /// The shifted pair's low VGPR row.
+    src: u16,
+}
+
+/// The pre-resolved form of a 64-bit shift `i` whose shifted operand is a VGPR pair.
+fn classify_shift64(l: &Launch, i: &Inst) -> Option<Shift64> {
+    use Op::*;
+    let kind = match i.op {
+        VLshlrevB64 => 0,
+        VLshrrevB64 => 1,
+        VAshrrevI64 => 2,
+        _ => return None,
+    };
+    if !matches!(i.enc, Enc::Vop1 | Enc::Vop2 | Enc::Vop3) || !plain(i) {
+        return None;
+    }
+    // Pairs inside the RSRC1 budget (`vreg(code, 2)`); VGPRs only.
+    let pair = |code: u16| -> Option<u16> {
+        let r = code.checked_sub(VGPR)?;
+        (code < AGPR && u32::from(r) + 2 <= l.vgprs).then_some(r)
+    };
+    Some(Shift64 {
+        kind,
+        dst: pair(i.dst)?,
+        count: src32(l, i, i.src[0])?,
+        src: pair(i.src[1])?,
+    })
+}
+
+/// A pre-resolved 32-bit integer compare: the lanes' `S0 <cond> S1` to the mask `sdst`
+/// (`operands.rs`, `vcmp`, without CMPX).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Cmp {
+    signed: bool,
+    /// The condition code (`Inst::sub`: f lt eq le gt ne ge t).
+    cond: u8,
+    /// The mask's destination code.
+    sdst: u16,
+    src: [FSrc; 2],
+}
+
+/// The pre-resolved form of a VOPC `v_cmp_*_{i,u}32` `i` without modifiers or CMPX.
+fn classify_cmp(l: &Launch, i: &Inst) -> Option<Cmp> {
+    let signed = match i.op {
+        Op::VCmpI32 => true,
+        Op::VCmpU32 => false,
+        _ => return None,
+    };
+    if !matches!(i.enc, Enc::Vopc | Enc::Vop3 | Enc::Vop3sd) || !plain(i) {
+        return None;
+    }
+    // A mask destination the general path writes as a plain SGPR (pair): not null, not
+    // read-only, not past the scalar file.
+    let wide = if l.wave64 { 1 } else { 0 };
+    if i.sdst >= 128 - wide || (108 - wide..=123).contains(&i.sdst) || i.sdst == codes(l.isa).null {
+        return None;
+    }
+    Some(Cmp {
+        signed,
+        cond: i.sub,
+        sdst: i.sdst,
+        src: [src32(l, i, i.src[0])?, src32(l, i, i.src[1])?],
+    })
+}
+
+/// The scalar operations the fast path runs (the general path's `scalar` expressions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SOp {
+    /// `s_mov_b32` (no SCC).
+    Mov,
+    /// `s_add_u32` (SCC: carry out).
+    Add,
+    /// `s_sub_u32` (SCC: borrow).
+    Sub,
+    /// `s_mul_i32` (no SCC).
+    Mul,
+    /// `s_lshl_b32`, `s_lshr_b32`, `s_ashr_i32` (SCC: result nonzero).
+    Lshl,
+    Lshr,
+    Ashr,
+    /// `s_and_b32`, `s_or_b32`, `s_xor_b32` (SCC: result nonzero).
+    And,
+    Or,
+    Xor,
+    /// `s_cmp_*_u32` by condition code (SCC only).
+    CmpU(u8),
+    /// `s_cmp_*_i32` by condition code (SCC only).
+    CmpI(u8),
+    /// `s_and_saveexec_b32` (wave32 EXEC; SCC: new EXEC nonzero).
+    AndSaveexec,
+    /// A branch by [`Cond`] to `imm`.
+    Branch(Cond),
+    /// `s_endpgm`.
+    Endpgm,
+    /// `s_barrier` (the wave stops until the workgroup arrives).
+    Barrier,
+    /// No architectural effect (`s_sendmsg` of the VGPR deallocation message).
+    Nop,
+}
+
+/// A scalar branch's condition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cond {
+    Always,
+    Scc0,
+    Scc1,
+    Vccz,
+    Vccnz,
+    Execz,
+    Execnz,
+}
+
+/// A pre-resolved scalar instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Salu {
+    op: SOp,
+    /// The destination SGPR code (a plain writable one), for the ops that write one.
+    dst: u8,
+    src: [FSrc; 2],
+    /// A branch's word offset.
+    imm: i32,
+}
+
+/// The pre-resolved form of a scalar instruction `i`, when it has one.
+fn classify_salu(l: &Launch, i: &Inst) -> Option<Salu> {
+    use Op::*;
+    let null = codes(l.isa).null;
+    let (op, n, writes) = match i.op {
+        SMovB32 => (SOp::Mov, 1, true),
+        SAddU32 => (SOp::Add, 2, true),
+        SSubU32 => (SOp::Sub, 2, true),
+        SMulI32 => (SOp::Mul, 2, true),
+        SLshlB32 => (SOp::Lshl, 2, true),
+        SLshrB32 => (SOp::Lshr, 2, true),
+        SAshrI32 => (SOp::Ashr, 2, true),
+        SAndB32 => (SOp::And, 2, true),
+        SOrB32 => (SOp::Or, 2, true),
+        SXorB32 => (SOp::Xor, 2, true),
+        SCmpEqU32 | SCmpLgU32 | SCmpGtU32 | SCmpGeU32 | SCmpLtU32 | SCmpLeU32 => {
+            let c = *[2u8, 5, 4, 6, 1, 3].get((i.op as usize).checked_sub(SCmpEqU32 as usize)?)?;
+            (SOp::CmpU(c), 2, false)
+        }
+        SCmpEqI32 | SCmpLgI32 | SCmpGtI32 | SCmpGeI32 | SCmpLtI32 | SCmpLeI32 => {
+            let c = *[2u8, 5, 4, 6, 1, 3].get((i.op as usize).checked_sub(SCmpEqI32 as usize)?)?;
+            (SOp::CmpI(c), 2, false)
+        }
+        // Wave32's EXEC: wave64 has the B64 form.
+        SAndSaveexecB32 if !l.wave64 => (SOp::AndSaveexec, 1, true),
+        SBranch => (SOp::Branch(Cond::Always), 0, false),
+        SCbranchScc0 => (SOp::Branch(Cond::Scc0), 0, false),
+        SCbranchScc1 => (SOp::Branch(Cond::Scc1), 0, false),
+        SCbranchVccz => (SOp::Branch(Cond::Vccz), 0, false),
+        SCbranchVccnz => (SOp::Branch(Cond::Vccnz), 0, false),
+        SCbranchExecz => (SOp::Branch(Cond::Execz), 0, false),
+        SCbranchExecnz => (SOp::Branch(Cond::Execnz), 0, false),
+        SEndpgm => (SOp::Endpgm, 0, false),
+        SBarrier => (SOp::Barrier, 0, false),
+        // The VGPR deallocation message (RDNA: id 3), the one `control` accepts.
+        // CAST: simm16's bits.
+        SSendmsg if l.isa != Isa::Gfx9 && i.imm as u32 & 0xff == 3 => (SOp::Nop, 0, false),
+        _ => return None,
+    };
+    // A destination the general path's `swrite` stores as it is (not null, not read-only).
+    let dst = if writes {
+        if i.dst >= 128 || (108..=123).contains(&i.dst) || i.dst == null {
+            return None;
+        }
+        // CAST: below 128.
+        i.dst as u8
+    } else {
+        0
+    };
+    let mut src = [FSrc::C(0); 2];
+    for (k, d) in src.iter_mut().enumerate().take(n) {
+        *d = match src32(l, i, *i.src.get(k)?)? {
+            FSrc::V(_) => return None,
+            s => s,
+        };
+    }
+    Some(Salu {
+        op,
+        dst,
+        src,
+        imm: i.imm,
     })
 }
 
@@ -221,7 +456,12 @@ impl Exec<'_, '_> {
     /// Runs the pre-resolved `f`: `None` when the wave does not meet its preconditions (a
     /// lane inactive, or registers the wave does not have), and the general path must run.
     #[inline]
-    pub(super) fn fast(&mut self, f: &Fast) -> Option<Result<(), IsaError>> {
+    pub(super) fn fast(&mut self, f: &Fast, next: u64) -> Option<Result<(), IsaError>> {
+        if let Fast::Salu(s) = f {
+            // Scalar: EXEC does not matter.
+            self.fast_salu(s, next);
+            return Some(Ok(()));
+        }
         if self.w.exec() != self.w.lane_mask() {
             return None;
         }
@@ -234,6 +474,10 @@ impl Exec<'_, '_> {
             (64, Fast::Lds(d)) => self.fast_lds::<64>(d),
             (32, Fast::Dual(h)) => self.fast_dual::<32>(h),
             (64, Fast::Dual(h)) => self.fast_dual::<64>(h),
+            (32, Fast::Shift64(h)) => self.fast_shift64::<32>(h),
+            (64, Fast::Shift64(h)) => self.fast_shift64::<64>(h),
+            (32, Fast::Cmp(c)) => self.fast_cmp::<32>(c),
+            (64, Fast::Cmp(c)) => self.fast_cmp::<64>(c),
             _ => None,
         }
     }
@@ -343,6 +587,152 @@ impl Exec<'_, '_> {
             return Some(self.write_mask(f.sdst, carry));
         }
         Some(Ok(()))
+    }
+}
+
+impl Exec<'_, '_> {
+    /// A scalar source's value ([`classify_salu`] resolves no VGPR; an SGPR code is below
+    /// 128).
+    #[inline(always)]
+    fn sval(&self, s: FSrc) -> u32 {
+        match s {
+            // `& 127`: the code is below 128 (classify), so the index needs no check.
+            FSrc::S(k) => self.w.s[usize::from(k & 127)],
+            FSrc::C(c) => c,
+            FSrc::V(_) => 0,
+        }
+    }
+
+    /// Runs the pre-resolved scalar instruction `f` (the general path's `scalar`; nothing
+    /// here can fault: `classify_salu` took only plain destinations and readable sources).
+    #[inline]
+    fn fast_salu(&mut self, f: &Salu, next: u64) {
+        let (x, y) = (self.sval(f.src[0]), self.sval(f.src[1]));
+        let d = usize::from(f.dst & 127);
+        let (v, scc) = match f.op {
+            SOp::Mov => (x, None),
+            SOp::Add => {
+                let (v, c) = x.overflowing_add(y);
+                (v, Some(c))
+            }
+            SOp::Sub => (x.wrapping_sub(y), Some(y > x)),
+            SOp::Mul => (x.wrapping_mul(y), None),
+            SOp::Lshl => {
+                let v = x << (y & 31);
+                (v, Some(v != 0))
+            }
+            SOp::Lshr => {
+                let v = x >> (y & 31);
+                (v, Some(v != 0))
+            }
+            SOp::Ashr => {
+                // CAST: two's complement views.
+                let v = ((x as i32) >> (y & 31)) as u32;
+                (v, Some(v != 0))
+            }
+            SOp::And => {
+                let v = x & y;
+                (v, Some(v != 0))
+            }
+            SOp::Or => {
+                let v = x | y;
+                (v, Some(v != 0))
+            }
+            SOp::Xor => {
+                let v = x ^ y;
+                (v, Some(v != 0))
+            }
+            SOp::CmpU(c) => {
+                self.w.scc = icmp(c, x, y);
+                return;
+            }
+            SOp::CmpI(c) => {
+                // CAST: two's complement views.
+                self.w.scc = icmp(c, x as i32, y as i32);
+                return;
+            }
+            SOp::AndSaveexec => {
+                // The old EXEC to the destination, then the new one to EXEC.
+                let old = self.w.s[126];
+                let new = x & old;
+                self.w.s[d] = old;
+                self.w.s[126] = new;
+                self.w.scc = new != 0;
+                return;
+            }
+            SOp::Branch(c) => {
+                let cond = match c {
+                    Cond::Always => true,
+                    Cond::Scc0 => !self.w.scc,
+                    Cond::Scc1 => self.w.scc,
+                    Cond::Vccz => self.w.vcc() == 0,
+                    Cond::Vccnz => self.w.vcc() != 0,
+                    Cond::Execz => self.w.exec() == 0,
+                    Cond::Execnz => self.w.exec() != 0,
+                };
+                self.branch(next, f.imm, cond);
+                return;
+            }
+            SOp::Endpgm => {
+                self.w.state = WaveState::Done;
+                return;
+            }
+            SOp::Barrier => {
+                self.w.state = WaveState::Barrier;
+                return;
+            }
+            SOp::Nop => return,
+        };
+        self.w.s[d] = v;
+        if let Some(c) = scc {
+            self.w.scc = c;
+        }
+    }
+
+    /// Runs the pre-resolved 64-bit shift `f` for a wave whose every lane is live.
+    fn fast_shift64<const N: usize>(&mut self, f: &Shift64) -> Option<Result<(), IsaError>> {
+        let mut s = [0u32; N];
+        load(self.w, f.count, &mut s)?;
+        let a = usize::from(f.src);
+        let lo: &[u32; N] = self.w.v.get(a * N..(a + 1) * N)?.try_into().ok()?;
+        let hi: &[u32; N] = self.w.v.get((a + 1) * N..(a + 2) * N)?.try_into().ok()?;
+        let mut rlo = [0u32; N];
+        let mut rhi = [0u32; N];
+        for l in 0..N {
+            let x = u64::from(lo[l]) | (u64::from(hi[l]) << 32);
+            let k = s[l] & 63;
+            let r = match f.kind {
+                0 => x << k,
+                1 => x >> k,
+                // CAST: two's complement views.
+                _ => ((x as i64) >> k) as u64,
+            };
+            // CAST: halves of a u64.
+            rlo[l] = r as u32;
+            rhi[l] = (r >> 32) as u32;
+        }
+        let d = usize::from(f.dst);
+        self.w.v.get_mut(d * N..(d + 1) * N)?.copy_from_slice(&rlo);
+        self.w
+            .v
+            .get_mut((d + 1) * N..(d + 2) * N)?
+            .copy_from_slice(&rhi);
+        Some(Ok(()))
+    }
+
+    /// Runs the pre-resolved compare `c` for a wave whose every lane is live.
+    fn fast_cmp<const N: usize>(&mut self, c: &Cmp) -> Option<Result<(), IsaError>> {
+        let mut a = [0u32; N];
+        let mut b = [0u32; N];
+        load(self.w, c.src[0], &mut a)?;
+        load(self.w, c.src[1], &mut b)?;
+        let m = if c.signed {
+            // CAST: two's complement views.
+            mask::icmp(c.cond, N, &a.map(|x| x as i32), &b.map(|x| x as i32))
+        } else {
+            mask::icmp(c.cond, N, &a, &b)
+        };
+        Some(self.write_mask(c.sdst, m & self.w.exec()))
     }
 }
 
@@ -863,7 +1253,7 @@ mod tests {
         };
         if fast {
             let f = classify(l, i)?;
-            x.fast(&f)
+            x.fast(&f, 0x1004)
         } else {
             Some(x.step(i, 0x1004))
         }
@@ -1450,5 +1840,240 @@ mod tests {
         w.mode = 0xf0;
         assert!(matches!(exec(&l, &mut w, &i, true), Some(Ok(()))));
         assert_eq!(w.v[4 * 32], 1);
+    }
+
+    /// The whole observable state of a wave: registers, SCC, PC and run state.
+    fn state(w: &Wave) -> (Vec<u32>, [u32; 128], bool, u64, WaveState) {
+        (w.v.clone(), w.s, w.scc, w.pc, w.state)
+    }
+
+    #[test]
+    fn fast_scalar_ops_match_the_general_path() {
+        use Op::*;
+        let ops: [(Op, Enc); 35] = [
+            (SMovB32, Enc::Sop1),
+            (SAddU32, Enc::Sop2),
+            (SSubU32, Enc::Sop2),
+            (SMulI32, Enc::Sop2),
+            (SLshlB32, Enc::Sop2),
+            (SLshrB32, Enc::Sop2),
+            (SAshrI32, Enc::Sop2),
+            (SAndB32, Enc::Sop2),
+            (SOrB32, Enc::Sop2),
+            (SXorB32, Enc::Sop2),
+            (SCmpEqU32, Enc::Sopc),
+            (SCmpLgU32, Enc::Sopc),
+            (SCmpGtU32, Enc::Sopc),
+            (SCmpGeU32, Enc::Sopc),
+            (SCmpLtU32, Enc::Sopc),
+            (SCmpLeU32, Enc::Sopc),
+            (SCmpEqI32, Enc::Sopc),
+            (SCmpLgI32, Enc::Sopc),
+            (SCmpGtI32, Enc::Sopc),
+            (SCmpGeI32, Enc::Sopc),
+            (SCmpLtI32, Enc::Sopc),
+            (SCmpLeI32, Enc::Sopc),
+            (SAndSaveexecB32, Enc::Sop1),
+            (SBranch, Enc::Sopp),
+            (SCbranchScc0, Enc::Sopp),
+            (SCbranchScc1, Enc::Sopp),
+            (SCbranchVccz, Enc::Sopp),
+            (SCbranchVccnz, Enc::Sopp),
+            (SCbranchExecz, Enc::Sopp),
+            (SCbranchExecnz, Enc::Sopp),
+            (SEndpgm, Enc::Sopp),
+            (SBarrier, Enc::Sopp),
+            (SSendmsg, Enc::Sopp),
+            // Destinations that are VCC and EXEC halves.
+            (SMovB32, Enc::Sop1),
+            (SAndSaveexecB32, Enc::Sop1),
+        ];
+        // Sources: SGPRs (one of them EXEC's low half), integer and float inline constants,
+        // a literal, the null register.
+        let forms: [[u16; 2]; 7] = [
+            [3, 4],
+            [5, 13],
+            [126, 2],
+            [130, 7],
+            [9, 200],
+            [242, LIT],
+            [124, 6],
+        ];
+        let mut compared = 0;
+        for (n, (op, enc)) in ops.into_iter().enumerate() {
+            for wave64 in [false, true] {
+                let l = launch(wave64);
+                let lanes = if wave64 { 64 } else { 32 };
+                for (k, src) in forms.iter().enumerate() {
+                    for (scc, em, vcc) in [
+                        (false, !0u64, 0u64),
+                        (true, 0, 0x1_0000_0000),
+                        (true, 0x8000_0000_0000_0001, 0x5a),
+                    ] {
+                        let dst = match n {
+                            33 => 106,
+                            34 => 126,
+                            _ => 10 + k as u16,
+                        };
+                        let mut i = inst(op, enc, dst, [src[0], src[1], NONE]);
+                        i.lit = 0x8000_0003;
+                        i.imm = if op == SSendmsg { 3 } else { -7 + k as i32 };
+                        let prep = |w: &mut Wave| {
+                            w.scc = scc;
+                            w.set_exec(em);
+                            w.s[106] = vcc as u32;
+                            w.s[107] = (vcc >> 32) as u32;
+                        };
+                        let mut a = wave(lanes, 0, k);
+                        let mut b = wave(lanes, 0, k);
+                        prep(&mut a);
+                        prep(&mut b);
+                        let fast = exec(&l, &mut a, &i, true);
+                        let slow = exec(&l, &mut b, &i, false);
+                        if op == SAndSaveexecB32 && wave64 {
+                            // Wave64's EXEC has the B64 form: no fast one for B32.
+                            assert!(fast.is_none());
+                            continue;
+                        }
+                        assert!(
+                            matches!(fast, Some(Ok(()))),
+                            "{op:?} {src:?}: the fast path declined"
+                        );
+                        assert!(matches!(slow, Some(Ok(()))), "{op:?} {src:?}");
+                        assert_eq!(state(&a), state(&b), "{op:?} {src:?} wave64 {wave64}");
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(compared, (35 * 2 - 2) * 7 * 3);
+        // What the fast path leaves to the general one: unwritable or null destinations,
+        // VCCZ/EXECZ/SCC as sources, VGPRs, other messages.
+        let l = launch(false);
+        for (op, dst, src) in [
+            (SMovB32, 124, [3, NONE]),
+            (SMovB32, 110, [3, NONE]),
+            (SMovB32, 251, [3, NONE]),
+            (SAddU32, 3, [251, 4]),
+            (SAddU32, 3, [253, 4]),
+            (SAddU32, 3, [4, VGPR]),
+        ] {
+            assert!(classify(&l, &inst(op, Enc::Sop2, dst, [src[0], src[1], NONE])).is_none());
+        }
+        let mut i = inst(SSendmsg, Enc::Sopp, NONE, [NONE; 3]);
+        i.imm = 1;
+        assert!(classify(&l, &i).is_none());
+    }
+
+    #[test]
+    fn fast_scalar_values_by_hand() {
+        let l = launch(false);
+        let mut w = wave(32, 0, 0);
+        w.s[3] = 0xffff_fff0;
+        w.s[4] = 0x20;
+        let i = inst(Op::SAddU32, Enc::Sop2, 5, [3, 4, NONE]);
+        assert!(matches!(exec(&l, &mut w, &i, true), Some(Ok(()))));
+        assert_eq!((w.s[5], w.scc), (0x10, true));
+        let i = inst(Op::SLshlB32, Enc::Sop2, 5, [4, 4, NONE]);
+        assert!(matches!(exec(&l, &mut w, &i, true), Some(Ok(()))));
+        // A count of 32 shifts by 0.
+        assert_eq!((w.s[5], w.scc), (0x20, true));
+        let i = inst(Op::SCmpLtI32, Enc::Sopc, NONE, [3, 4, NONE]);
+        assert!(matches!(exec(&l, &mut w, &i, true), Some(Ok(()))));
+        assert!(w.scc);
+        // EXEC 0b1100 & 0b1010: EXEC 0b1000, the old one saved.
+        w.set_exec(0b1100);
+        w.s[6] = 0b1010;
+        let i = inst(Op::SAndSaveexecB32, Enc::Sop1, 7, [6, NONE, NONE]);
+        assert!(matches!(exec(&l, &mut w, &i, true), Some(Ok(()))));
+        assert_eq!((w.s[7], w.s[126], w.scc), (0b1100, 0b1000, true));
+        // A taken branch: next (0x1004) + 4 * imm.
+        let mut i = inst(Op::SCbranchExecnz, Enc::Sopp, NONE, [NONE; 3]);
+        i.imm = -1;
+        assert!(matches!(exec(&l, &mut w, &i, true), Some(Ok(()))));
+        assert_eq!(w.pc, 0x1000);
+    }
+
+    #[test]
+    fn fast_shift64_and_compare_match_the_general_path() {
+        use Op::*;
+        let v = |r: u16| VGPR + r;
+        let ops: [(Op, Enc); 5] = [
+            (VLshlrevB64, Enc::Vop3),
+            (VLshrrevB64, Enc::Vop3),
+            (VAshrrevI64, Enc::Vop3),
+            (VCmpU32, Enc::Vopc),
+            (VCmpI32, Enc::Vop3),
+        ];
+        // Shift counts and compare sources: VGPRs (overlapping the destination too), an
+        // SGPR, constants, a literal.
+        let forms: [[u16; 2]; 6] = [
+            [v(1), v(2)],
+            [v(3), v(2)],
+            [3, v(4)],
+            [130, v(6)],
+            [LIT, v(0)],
+            [242, v(1)],
+        ];
+        let mut compared = 0;
+        for (op, enc) in ops {
+            let cmp = matches!(op, VCmpU32 | VCmpI32);
+            for wave64 in [false, true] {
+                let l = launch(wave64);
+                let lanes = if wave64 { 64 } else { 32 };
+                for (k, src) in forms.iter().enumerate() {
+                    for cond in 0..8u8 {
+                        if !cmp && cond > 0 {
+                            continue;
+                        }
+                        let mut i = inst(op, enc, v(2 + (k % 3) as u16), [src[0], src[1], NONE]);
+                        i.lit = if k % 2 == 0 { 0xffff_fffe } else { 63 };
+                        i.sub = cond;
+                        if cmp {
+                            i.dst = NONE;
+                            i.sdst = if k % 2 == 0 { 106 } else { 10 };
+                        }
+                        for em in [!0u64, 0x0000_0001_8000_0001] {
+                            let mut a = wave(lanes, 0, k + usize::from(cond));
+                            let mut b = wave(lanes, 0, k + usize::from(cond));
+                            a.set_exec(em);
+                            b.set_exec(em);
+                            let fast = exec(&l, &mut a, &i, true);
+                            let slow = exec(&l, &mut b, &i, false);
+                            assert!(matches!(slow, Some(Ok(()))), "{op:?} {src:?}");
+                            if em != !0 {
+                                // A lane inactive: the general path's.
+                                assert!(fast.is_none(), "{op:?} {src:?}");
+                                continue;
+                            }
+                            assert!(
+                                matches!(fast, Some(Ok(()))),
+                                "{op:?} {src:?}: the fast path declined"
+                            );
+                            assert_eq!(state(&a), state(&b), "{op:?} {src:?} wave64 {wave64}");
+                            compared += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(compared, (3 + 2 * 8) * 2 * 6);
+        // Left to the general path: a pair past the VGPR budget (8), CMPX, a null mask, and
+        // a wave64 mask into VCC_HI..(the pair's high half not a plain SGPR).
+        let l = launch(false);
+        let i = inst(VLshlrevB64, Enc::Vop3, v(7), [v(1), v(2), NONE]);
+        assert!(classify(&l, &i).is_none());
+        let i = inst(VLshlrevB64, Enc::Vop3, v(2), [v(1), v(7), NONE]);
+        assert!(classify(&l, &i).is_none());
+        let mut i = inst(VCmpU32, Enc::Vopc, NONE, [v(1), v(2), NONE]);
+        i.sdst = 106;
+        i.cmpx = true;
+        assert!(classify(&l, &i).is_none());
+        i.cmpx = false;
+        i.sdst = 124;
+        assert!(classify(&l, &i).is_none());
+        i.sdst = 107;
+        assert!(classify(&launch(true), &i).is_none());
+        assert!(classify(&l, &i).is_some());
     }
 }

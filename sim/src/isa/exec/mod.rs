@@ -741,7 +741,7 @@ fn run_wave(
             }
         }
         if let Some(f) = quick
-            && let Some(r) = x.fast(f)
+            && let Some(r) = x.fast(f, next)
         {
             r.map_err(|e| x.at.locate(e))?;
             continue;

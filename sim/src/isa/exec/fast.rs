@@ -853,27 +853,39 @@ impl Exec<'_, '_> {
             }
             first.wrapping_add(off)
         };
-        let mut buf = [0u8; 1024];
-        let bytes = buf.get_mut(..N * size)?;
+        let dw = usize::from(m.dwords);
+        let mut buf = [0u32; 256];
+        let words = buf.get_mut(..N * dw)?;
         if m.load {
-            if let Err(e) = self.mem.read(addr0, bytes, Access::Read) {
+            if let Err(e) = self.mem.read_dwords(addr0, words) {
                 return Some(Err(IsaError::Vm(e)));
             }
-            for k in 0..usize::from(m.dwords) {
+            if dw == 1 {
+                self.w
+                    .v
+                    .get_mut(data * N..(data + 1) * N)?
+                    .copy_from_slice(words);
+                return Some(Ok(()));
+            }
+            for k in 0..dw {
                 let row = self.w.v.get_mut((data + k) * N..(data + k + 1) * N)?;
-                for (x, c) in row.iter_mut().zip(bytes.chunks_exact(size)) {
-                    *x = u32::from_le_bytes([c[4 * k], c[4 * k + 1], c[4 * k + 2], c[4 * k + 3]]);
+                for (x, c) in row.iter_mut().zip(words.chunks_exact(dw)) {
+                    *x = c[k];
                 }
             }
             return Some(Ok(()));
         }
-        for k in 0..usize::from(m.dwords) {
+        if dw == 1 {
+            let row = self.w.v.get(data * N..(data + 1) * N)?;
+            return Some(self.mem.write_dwords(addr0, row).map_err(IsaError::Vm));
+        }
+        for k in 0..dw {
             let row = self.w.v.get((data + k) * N..(data + k + 1) * N)?;
-            for (x, c) in row.iter().zip(bytes.chunks_exact_mut(size)) {
-                c[4 * k..4 * k + 4].copy_from_slice(&x.to_le_bytes());
+            for (x, c) in row.iter().zip(words.chunks_exact_mut(dw)) {
+                c[k] = *x;
             }
         }
-        Some(self.mem.write(addr0, bytes).map_err(IsaError::Vm))
+        Some(self.mem.write_dwords(addr0, words).map_err(IsaError::Vm))
     }
 
     /// Scratch rows at private offset `base` for every lane: per dword, the bounds checks of
@@ -890,27 +902,17 @@ impl Exec<'_, '_> {
             // The bounds check depends on the offset only: lane 0's address is checked
             // once (the general path checks the last lane's too, the same way).
             let va = self.scratch_va(at, 4, 0)?;
-            let mut buf = [0u8; 256];
-            let bytes = buf.get_mut(..N * 4).ok_or_else(|| self.range_err())?;
             let lo = (data + k) * N;
             if m.load {
-                self.mem
-                    .read(va, bytes, Access::Read)
-                    .map_err(IsaError::Vm)?;
                 let row = self
                     .w
                     .v
                     .get_mut(lo..lo + N)
                     .ok_or_else(|| self.at.msg("VGPR out of range"))?;
-                for (x, c) in row.iter_mut().zip(bytes.chunks_exact(4)) {
-                    *x = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-                }
+                self.mem.read_dwords(va, row).map_err(IsaError::Vm)?;
             } else {
                 let row = self.w.v.get(lo..lo + N).ok_or_else(|| self.range_err())?;
-                for (c, x) in bytes.chunks_exact_mut(4).zip(row) {
-                    c.copy_from_slice(&x.to_le_bytes());
-                }
-                self.mem.write(va, bytes).map_err(IsaError::Vm)?;
+                self.mem.write_dwords(va, row).map_err(IsaError::Vm)?;
             }
         }
         Ok(())

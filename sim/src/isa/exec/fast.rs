@@ -430,6 +430,36 @@ fn load<const N: usize>(w: &Wave, s: FSrc, out: &mut [u32; N]) -> Option<()> {
     Some(())
 }
 
+/// A source's lanes (a wave's `N` lanes), by value.
+#[inline(always)]
+fn get<const N: usize>(w: &Wave, s: FSrc) -> Option<[u32; N]> {
+    Some(match s {
+        FSrc::V(r) => {
+            let r = usize::from(r);
+            w.v.get(r * N..(r + 1) * N)?.try_into().ok()?
+        }
+        FSrc::S(k) => [*w.s.get(usize::from(k))?; N],
+        FSrc::C(c) => [c; N],
+    })
+}
+
+/// `f` over the lanes of `a` and `b`.
+#[inline(always)]
+fn zip2<const N: usize>(a: &[u32; N], b: &[u32; N], f: impl Fn(u32, u32) -> u32) -> [u32; N] {
+    core::array::from_fn(|l| f(a[l], b[l]))
+}
+
+/// `f` over the lanes of `a`, `b` and `c`.
+#[inline(always)]
+fn zip3<const N: usize>(
+    a: &[u32; N],
+    b: &[u32; N],
+    c: &[u32; N],
+    f: impl Fn(u32, u32, u32) -> u32,
+) -> [u32; N] {
+    core::array::from_fn(|l| f(a[l], b[l], c[l]))
+}
+
 /// `f` over the lanes of `a` and `b` into `r`.
 #[inline(always)]
 fn map2<const N: usize>(r: &mut [u32; N], a: &[u32; N], b: &[u32; N], f: impl Fn(u32, u32) -> u32) {
@@ -483,55 +513,60 @@ impl Exec<'_, '_> {
     }
 
     fn fast_alu<const N: usize>(&mut self, f: &Alu) -> Option<Result<(), IsaError>> {
-        let mut a = [0u32; N];
-        let mut b = [0u32; N];
-        let mut c = [0u32; N];
-        let mut r = [0u32; N];
-        load(self.w, f.src[0], &mut a)?;
-        if f.op != FOp::Mov {
-            load(self.w, f.src[1], &mut b)?;
-        }
-        let three = matches!(
-            f.op,
-            FOp::Add3
-                | FOp::LshlOr
-                | FOp::LshlAdd
-                | FOp::AddLshl
-                | FOp::AndOr
-                | FOp::Or3
-                | FOp::Xor3
-                | FOp::FmaF32
-        );
-        if three {
-            load(self.w, f.src[2], &mut c)?;
-        }
+        let w = &*self.w;
+        // Sources are read as each operation needs them (a VGPR row by value, a scalar or
+        // constant splat), so nothing is zeroed first; a count that is the same in every
+        // lane shifts every lane at once.
+        let src = |k: usize| get::<N>(w, *f.src.get(k)?);
+        let count = |k: usize| match f.src.get(k) {
+            Some(FSrc::C(c)) => Some(c & 31),
+            _ => None,
+        };
         let mut carry = 0u64;
-        let denorm = self.w.denorm32();
-        match f.op {
-            FOp::Mov => r = a,
-            FOp::Add => map2(&mut r, &a, &b, u32::wrapping_add),
-            FOp::Sub => map2(&mut r, &a, &b, u32::wrapping_sub),
-            FOp::Subrev => map2(&mut r, &a, &b, |x, y| y.wrapping_sub(x)),
-            FOp::Lshlrev => map2(&mut r, &a, &b, |s, x| x << (s & 31)),
-            FOp::Lshrrev => map2(&mut r, &a, &b, |s, x| x >> (s & 31)),
+        let denorm = w.denorm32();
+        let r: [u32; N] = match f.op {
+            FOp::Mov => src(0)?,
+            FOp::Add => zip2(&src(0)?, &src(1)?, u32::wrapping_add),
+            FOp::Sub => zip2(&src(0)?, &src(1)?, u32::wrapping_sub),
+            FOp::Subrev => zip2(&src(0)?, &src(1)?, |x, y| y.wrapping_sub(x)),
+            FOp::Lshlrev => match count(0) {
+                Some(k) => src(1)?.map(|x| x << k),
+                None => zip2(&src(0)?, &src(1)?, |s, x| x << (s & 31)),
+            },
+            FOp::Lshrrev => match count(0) {
+                Some(k) => src(1)?.map(|x| x >> k),
+                None => zip2(&src(0)?, &src(1)?, |s, x| x >> (s & 31)),
+            },
             // CAST: two's complement views.
-            FOp::Ashrrev => map2(&mut r, &a, &b, |s, x| ((x as i32) >> (s & 31)) as u32),
-            FOp::And => map2(&mut r, &a, &b, |x, y| x & y),
-            FOp::Or => map2(&mut r, &a, &b, |x, y| x | y),
-            FOp::Xor => map2(&mut r, &a, &b, |x, y| x ^ y),
-            FOp::MulLo => map2(&mut r, &a, &b, u32::wrapping_mul),
-            FOp::Add3 => map3(&mut r, &a, &b, &c, |x, y, z| {
+            FOp::Ashrrev => match count(0) {
+                Some(k) => src(1)?.map(|x| ((x as i32) >> k) as u32),
+                None => zip2(&src(0)?, &src(1)?, |s, x| ((x as i32) >> (s & 31)) as u32),
+            },
+            FOp::And => zip2(&src(0)?, &src(1)?, |x, y| x & y),
+            FOp::Or => zip2(&src(0)?, &src(1)?, |x, y| x | y),
+            FOp::Xor => zip2(&src(0)?, &src(1)?, |x, y| x ^ y),
+            FOp::MulLo => zip2(&src(0)?, &src(1)?, u32::wrapping_mul),
+            FOp::Add3 => zip3(&src(0)?, &src(1)?, &src(2)?, |x, y, z| {
                 x.wrapping_add(y).wrapping_add(z)
             }),
-            FOp::LshlOr => map3(&mut r, &a, &b, &c, |x, s, z| (x << (s & 31)) | z),
-            FOp::LshlAdd => map3(&mut r, &a, &b, &c, |x, s, z| {
-                (x << (s & 31)).wrapping_add(z)
+            FOp::LshlOr => match count(1) {
+                Some(k) => zip2(&src(0)?, &src(2)?, |x, z| (x << k) | z),
+                None => zip3(&src(0)?, &src(1)?, &src(2)?, |x, s, z| (x << (s & 31)) | z),
+            },
+            FOp::LshlAdd => match count(1) {
+                Some(k) => zip2(&src(0)?, &src(2)?, |x, z| (x << k).wrapping_add(z)),
+                None => zip3(&src(0)?, &src(1)?, &src(2)?, |x, s, z| {
+                    (x << (s & 31)).wrapping_add(z)
+                }),
+            },
+            FOp::AddLshl => zip3(&src(0)?, &src(1)?, &src(2)?, |x, y, s| {
+                x.wrapping_add(y) << (s & 31)
             }),
-            FOp::AddLshl => map3(&mut r, &a, &b, &c, |x, y, s| x.wrapping_add(y) << (s & 31)),
-            FOp::AndOr => map3(&mut r, &a, &b, &c, |x, y, z| (x & y) | z),
-            FOp::Or3 => map3(&mut r, &a, &b, &c, |x, y, z| x | y | z),
-            FOp::Xor3 => map3(&mut r, &a, &b, &c, |x, y, z| x ^ y ^ z),
+            FOp::AndOr => zip3(&src(0)?, &src(1)?, &src(2)?, |x, y, z| (x & y) | z),
+            FOp::Or3 => zip3(&src(0)?, &src(1)?, &src(2)?, |x, y, z| x | y | z),
+            FOp::Xor3 => zip3(&src(0)?, &src(1)?, &src(2)?, |x, y, z| x ^ y ^ z),
             FOp::AddCo | FOp::AddCoCi => {
+                let (a, b) = (src(0)?, src(1)?);
                 let cin = if f.op == FOp::AddCoCi {
                     match self.read_mask(f.cin, 0) {
                         Ok(m) => m,
@@ -543,33 +578,35 @@ impl Exec<'_, '_> {
                 // Byte lanes, as the general path's vcarry: straight loops that vectorise.
                 let cin = mask::spread(cin);
                 let mut co = [0u8; MAX_LANES];
+                let mut r = [0u32; N];
                 for ((((r, a), b), ci), co) in r.iter_mut().zip(&a).zip(&b).zip(&cin).zip(&mut co) {
                     let t = a.wrapping_add(*b);
                     *r = t.wrapping_add(u32::from(*ci));
                     *co = u8::from(t < *a) | u8::from(*r < t);
                 }
                 carry = mask::pack(&co);
+                r
             }
             FOp::AddF32 | FOp::SubF32 | FOp::SubrevF32 | FOp::MulF32 | FOp::FmaF32 => {
                 // The general path's f32 handling without modifiers: denormal inputs flush
                 // unless MODE keeps them, signaling NaNs come out quiet, then denormal
                 // results flush (operands.rs: in_f32, f32_mode_out).
+                let (mut a, mut b) = (src(0)?, src(1)?);
+                let mut c = if f.op == FOp::FmaF32 { src(2)? } else { [0; N] };
                 if !denorm {
                     for x in a.iter_mut().chain(&mut b).chain(&mut c) {
                         *x = flush32(*x);
                     }
                 }
-                match f.op {
-                    FOp::AddF32 => map2(&mut r, &a, &b, |x, y| (f32v(x) + f32v(y)).to_bits()),
-                    FOp::SubF32 => map2(&mut r, &a, &b, |x, y| (f32v(x) - f32v(y)).to_bits()),
-                    FOp::SubrevF32 => {
-                        map2(&mut r, &a, &b, |x, y| (f32v(y) - f32v(x)).to_bits());
-                    }
-                    FOp::MulF32 => map2(&mut r, &a, &b, |x, y| (f32v(x) * f32v(y)).to_bits()),
-                    _ => map3(&mut r, &a, &b, &c, |x, y, z| {
+                let mut r = match f.op {
+                    FOp::AddF32 => zip2(&a, &b, |x, y| (f32v(x) + f32v(y)).to_bits()),
+                    FOp::SubF32 => zip2(&a, &b, |x, y| (f32v(x) - f32v(y)).to_bits()),
+                    FOp::SubrevF32 => zip2(&a, &b, |x, y| (f32v(y) - f32v(x)).to_bits()),
+                    FOp::MulF32 => zip2(&a, &b, |x, y| (f32v(x) * f32v(y)).to_bits()),
+                    _ => zip3(&a, &b, &c, |x, y, z| {
                         f32v(x).mul_add(f32v(y), f32v(z)).to_bits()
                     }),
-                }
+                };
                 for x in &mut r {
                     if *x & 0x7fff_ffff > 0x7f80_0000 {
                         *x |= 0x0040_0000;
@@ -578,8 +615,9 @@ impl Exec<'_, '_> {
                         *x = flush32(*x);
                     }
                 }
+                r
             }
-        }
+        };
         let d = usize::from(f.dst);
         let row = self.w.v.get_mut(d * N..(d + 1) * N)?;
         row.copy_from_slice(&r);

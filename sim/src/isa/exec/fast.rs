@@ -736,18 +736,20 @@ impl Exec<'_, '_> {
         let hi: &[u32; N] = self.w.v.get((a + 1) * N..(a + 2) * N)?.try_into().ok()?;
         let mut rlo = [0u32; N];
         let mut rhi = [0u32; N];
-        for l in 0..N {
-            let x = u64::from(lo[l]) | (u64::from(hi[l]) << 32);
-            let k = s[l] & 63;
-            let r = match f.kind {
-                0 => x << k,
-                1 => x >> k,
-                // CAST: two's complement views.
-                _ => ((x as i64) >> k) as u64,
-            };
-            // CAST: halves of a u64.
-            rlo[l] = r as u32;
-            rhi[l] = (r >> 32) as u32;
+        let mut each = |f: fn(u64, u32) -> u64| {
+            for l in 0..N {
+                let r = f(u64::from(lo[l]) | (u64::from(hi[l]) << 32), s[l] & 63);
+                // CAST: halves of a u64.
+                rlo[l] = r as u32;
+                rhi[l] = (r >> 32) as u32;
+            }
+        };
+        // One loop per kind (the kind is the instruction's, not the lane's).
+        match f.kind {
+            0 => each(|x, k| x << k),
+            1 => each(|x, k| x >> k),
+            // CAST: two's complement views.
+            _ => each(|x, k| ((x as i64) >> k) as u64),
         }
         let d = usize::from(f.dst);
         self.w.v.get_mut(d * N..(d + 1) * N)?.copy_from_slice(&rlo);
@@ -892,18 +894,22 @@ impl Exec<'_, '_> {
             first.wrapping_add(off)
         };
         let dw = usize::from(m.dwords);
+        if dw == 1 {
+            // One row, lane-major as memory is: straight in or out (a load that faults
+            // writes nothing: `read_dwords` checks before it copies).
+            return Some(if m.load {
+                let row = self.w.v.get_mut(data * N..(data + 1) * N)?;
+                self.mem.read_dwords(addr0, row).map_err(IsaError::Vm)
+            } else {
+                let row = self.w.v.get(data * N..(data + 1) * N)?;
+                self.mem.write_dwords(addr0, row).map_err(IsaError::Vm)
+            });
+        }
         let mut buf = [0u32; 256];
         let words = buf.get_mut(..N * dw)?;
         if m.load {
             if let Err(e) = self.mem.read_dwords(addr0, words) {
                 return Some(Err(IsaError::Vm(e)));
-            }
-            if dw == 1 {
-                self.w
-                    .v
-                    .get_mut(data * N..(data + 1) * N)?
-                    .copy_from_slice(words);
-                return Some(Ok(()));
             }
             for k in 0..dw {
                 let row = self.w.v.get_mut((data + k) * N..(data + k + 1) * N)?;
@@ -912,10 +918,6 @@ impl Exec<'_, '_> {
                 }
             }
             return Some(Ok(()));
-        }
-        if dw == 1 {
-            let row = self.w.v.get(data * N..(data + 1) * N)?;
-            return Some(self.mem.write_dwords(addr0, row).map_err(IsaError::Vm));
         }
         for k in 0..dw {
             let row = self.w.v.get((data + k) * N..(data + k + 1) * N)?;
@@ -1104,10 +1106,8 @@ fn classify_dual(l: &Launch, i: &Inst) -> Option<[Half; 2]> {
 impl Exec<'_, '_> {
     /// One VOPD half's lanes into `r` (nothing written).
     fn fast_half<const N: usize>(&self, h: &Half, r: &mut [u32; N]) -> Option<()> {
-        let mut a = [0u32; N];
-        let mut b = [0u32; N];
-        load(self.w, h.src[0], &mut a)?;
-        load(self.w, h.src[1], &mut b)?;
+        let a = get::<N>(self.w, h.src[0])?;
+        let b = get::<N>(self.w, h.src[1])?;
         let f = |x: u32| f32v(x);
         match h.op {
             Op::VMovB32 => *r = a,

@@ -38,6 +38,11 @@ use valu16::sdwa_select;
 pub const MAX_LANES: usize = 64;
 type Lanes = [u32; MAX_LANES];
 
+/// The mask of a wave of `lanes` lanes (32 or 64).
+fn lane_bits(lanes: usize) -> u64 {
+    if lanes == 64 { !0 } else { 0xffff_ffff }
+}
+
 /// What registers the hardware leaves undefined start as (never zero).
 pub const UNDEFINED: u32 = 0xBAAD_F00D;
 
@@ -213,6 +218,8 @@ pub(crate) struct Wave {
     v: Vec<u32>,
     nvgpr: usize,
     lanes: usize,
+    /// Every lane's bit (`lanes` of them): EXEC and VCC are read through it.
+    full: u64,
     id: u32,
     state: WaveState,
     scratch_slot: u64,
@@ -477,6 +484,7 @@ fn run_range(
             v: vec![UNDEFINED; (l.vgprs as usize + 1) * lanes as usize],
             nvgpr: l.vgprs as usize,
             lanes: lanes as usize,
+            full: lane_bits(lanes as usize),
             id,
             state: WaveState::Running,
             scratch_slot: 0,
@@ -565,7 +573,7 @@ impl Wave {
     }
     #[inline]
     fn lane_mask(&self) -> u64 {
-        if self.lanes == 64 { !0 } else { 0xffff_ffff }
+        self.full
     }
     #[inline]
     fn exec(&self) -> u64 {

@@ -576,7 +576,11 @@ impl Exec<'_, '_> {
                     0
                 };
                 // Byte lanes, as the general path's vcarry: straight loops that vectorise.
-                let cin = mask::spread(cin);
+                let cin = if cin == 0 {
+                    [0; MAX_LANES]
+                } else {
+                    mask::spread(cin)
+                };
                 let mut co = [0u8; MAX_LANES];
                 let mut r = [0u32; N];
                 for ((((r, a), b), ci), co) in r.iter_mut().zip(&a).zip(&b).zip(&cin).zip(&mut co) {

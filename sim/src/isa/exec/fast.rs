@@ -446,7 +446,22 @@ fn get<const N: usize>(w: &Wave, s: FSrc) -> Option<[u32; N]> {
 /// `f` over the lanes of `a` and `b`.
 #[inline(always)]
 fn zip2<const N: usize>(a: &[u32; N], b: &[u32; N], f: impl Fn(u32, u32) -> u32) -> [u32; N] {
-    core::array::from_fn(|l| f(a[l], b[l]))
+    // A copy, then a straight loop over it (`array::from_fn` goes through a drop guard that
+    // keeps the loop from vectorising).
+    let mut r = *a;
+    for (r, b) in r.iter_mut().zip(b) {
+        *r = f(*r, *b);
+    }
+    r
+}
+
+/// `f` over the lanes of `a`.
+#[inline(always)]
+fn each<const N: usize>(mut a: [u32; N], f: impl Fn(u32) -> u32) -> [u32; N] {
+    for x in &mut a {
+        *x = f(*x);
+    }
+    a
 }
 
 /// `f` over the lanes of `a`, `b` and `c`.
@@ -457,7 +472,11 @@ fn zip3<const N: usize>(
     c: &[u32; N],
     f: impl Fn(u32, u32, u32) -> u32,
 ) -> [u32; N] {
-    core::array::from_fn(|l| f(a[l], b[l], c[l]))
+    let mut r = *a;
+    for ((r, b), c) in r.iter_mut().zip(b).zip(c) {
+        *r = f(*r, *b, *c);
+    }
+    r
 }
 
 /// `f` over the lanes of `a` and `b` into `r`.
@@ -530,16 +549,16 @@ impl Exec<'_, '_> {
             FOp::Sub => zip2(&src(0)?, &src(1)?, u32::wrapping_sub),
             FOp::Subrev => zip2(&src(0)?, &src(1)?, |x, y| y.wrapping_sub(x)),
             FOp::Lshlrev => match count(0) {
-                Some(k) => src(1)?.map(|x| x << k),
+                Some(k) => each(src(1)?, |x| x << k),
                 None => zip2(&src(0)?, &src(1)?, |s, x| x << (s & 31)),
             },
             FOp::Lshrrev => match count(0) {
-                Some(k) => src(1)?.map(|x| x >> k),
+                Some(k) => each(src(1)?, |x| x >> k),
                 None => zip2(&src(0)?, &src(1)?, |s, x| x >> (s & 31)),
             },
             // CAST: two's complement views.
             FOp::Ashrrev => match count(0) {
-                Some(k) => src(1)?.map(|x| ((x as i32) >> k) as u32),
+                Some(k) => each(src(1)?, |x| ((x as i32) >> k) as u32),
                 None => zip2(&src(0)?, &src(1)?, |s, x| ((x as i32) >> (s & 31)) as u32),
             },
             FOp::And => zip2(&src(0)?, &src(1)?, |x, y| x & y),

@@ -73,6 +73,8 @@ pub(crate) enum Fast {
     Cmp(Cmp),
     /// A scalar ALU operation or branch ([`Salu`]).
     Salu(Salu),
+    /// A scalar memory dword load through the scalar cache ([`SLoad`]).
+    SLoad(SLoad),
 }
 
 /// A pre-resolved vector ALU operation.
@@ -95,6 +97,9 @@ pub(crate) fn classify(l: &Launch, i: &Inst) -> Option<Fast> {
         Enc::Sop1 | Enc::Sop2 | Enc::Sopk | Enc::Sopc | Enc::Sopp
     ) {
         return classify_salu(l, i).map(Fast::Salu);
+    }
+    if i.enc == Enc::Smem {
+        return classify_sload(l, i).map(Fast::SLoad);
     }
     if let Some(s) = classify_shift64(l, i) {
         return Some(Fast::Shift64(s));
@@ -351,6 +356,48 @@ pub(crate) struct Salu {
     imm: i32,
 }
 
+/// A pre-resolved `s_load_b32..b512`: SGPRs `dst..dst + dwords` from the address in the
+/// SGPR pair `base` plus `off` (`scalar.rs`, `smem`, without SOFFSET).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SLoad {
+    base: u8,
+    dst: u8,
+    dwords: u8,
+    off: i32,
+}
+
+/// The pre-resolved form of a scalar load `i` whose base is an SGPR pair, without SOFFSET,
+/// into plain SGPRs.
+fn classify_sload(l: &Launch, i: &Inst) -> Option<SLoad> {
+    use Op::*;
+    let dwords: u8 = match i.op {
+        SLoadB32 => 1,
+        SLoadB64 => 2,
+        SLoadB96 => 3,
+        SLoadB128 => 4,
+        SLoadB256 => 8,
+        SLoadB512 => 16,
+        _ => return None,
+    };
+    // No SOFFSET, not gfx9's scratch form; a base pair inside the scalar file (not null);
+    // a destination range of plain SGPRs.
+    if i.src[1] != NONE
+        || i.sub & 0x40 != 0
+        || i.src[0] >= 127
+        || i.src[0] == codes(l.isa).null
+        || usize::from(i.dst) + usize::from(dwords) > 106
+    {
+        return None;
+    }
+    Some(SLoad {
+        // CAST: below 127 and 106.
+        base: i.src[0] as u8,
+        dst: i.dst as u8,
+        dwords,
+        off: i.imm,
+    })
+}
+
 /// The pre-resolved form of a scalar instruction `i`, when it has one.
 fn classify_salu(l: &Launch, i: &Inst) -> Option<Salu> {
     use Op::*;
@@ -506,10 +553,14 @@ impl Exec<'_, '_> {
     /// lane inactive, or registers the wave does not have), and the general path must run.
     #[inline]
     pub(super) fn fast(&mut self, f: &Fast, next: u64) -> Option<Result<(), IsaError>> {
-        if let Fast::Salu(s) = f {
-            // Scalar: EXEC does not matter.
-            self.fast_salu(s, next);
-            return Some(Ok(()));
+        // Scalar: EXEC does not matter.
+        match f {
+            Fast::Salu(s) => {
+                self.fast_salu(s, next);
+                return Some(Ok(()));
+            }
+            Fast::SLoad(m) => return Some(self.fast_sload(m)),
+            _ => {}
         }
         if self.w.exec() != self.w.lane_mask() {
             return None;
@@ -748,6 +799,32 @@ impl Exec<'_, '_> {
         if let Some(c) = scc {
             self.w.scc = c;
         }
+    }
+
+    /// Runs the pre-resolved scalar load `m`: the general path's address and scalar cache
+    /// read (same faults), then the dwords into the SGPRs.
+    fn fast_sload(&mut self, m: &SLoad) -> Result<(), IsaError> {
+        let b = usize::from(m.base);
+        let (lo, hi) = match (self.w.s.get(b), self.w.s.get(b + 1)) {
+            (Some(lo), Some(hi)) => (*lo, *hi),
+            _ => return Err(self.err("scalar operand pair out of range")),
+        };
+        // CAST: sign-extended offset; dword accesses ignore the address's low two bits.
+        let va = (u64::from(lo) | (u64::from(hi) << 32)).wrapping_add(m.off as i64 as u64) & !3;
+        let n = 4 * usize::from(m.dwords);
+        let mut buf = [0u8; 64];
+        let bytes = buf.get_mut(..n).ok_or_else(|| self.range_err())?;
+        self.kcache.read(self.mem, va, bytes)?;
+        let d = usize::from(m.dst);
+        let regs = self
+            .w
+            .s
+            .get_mut(d..d + usize::from(m.dwords))
+            .ok_or_else(|| self.at.msg("SGPR out of range"))?;
+        for (r, c) in regs.iter_mut().zip(bytes.chunks_exact(4)) {
+            *r = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        }
+        Ok(())
     }
 
     /// Runs the pre-resolved 64-bit shift `f` for a wave whose every lane is live.
@@ -2140,5 +2217,65 @@ mod tests {
         i.sdst = 107;
         assert!(classify(&launch(true), &i).is_none());
         assert!(classify(&l, &i).is_some());
+    }
+
+    #[test]
+    fn fast_scalar_loads_match_the_general_path() {
+        use Op::*;
+        let mem = FlatMemory::new(0x1000, 256);
+        let bytes: Vec<u8> = (0..256u32).map(|k| (k * 29 + 3) as u8).collect();
+        assert!(mem.poke(0x1000, &bytes).is_ok());
+        let ops = [
+            SLoadB32, SLoadB64, SLoadB96, SLoadB128, SLoadB256, SLoadB512,
+        ];
+        let mut compared = 0;
+        for op in ops {
+            for wave64 in [false, true] {
+                let l = launch(wave64);
+                let lanes = if wave64 { 64 } else { 32 };
+                // Offsets: aligned, unaligned (the low bits ignored), negative, and past the
+                // end of memory (a fault, the same one each way).
+                for (k, off) in [0i32, 0x44, 0x13, -8, 0xfc, 0x400].into_iter().enumerate() {
+                    let mut i = inst(op, Enc::Smem, 20, [4, NONE, NONE]);
+                    i.imm = off;
+                    let prep = |w: &mut Wave| {
+                        w.s[4] = 0x1010;
+                        w.s[5] = 0;
+                        // A partial EXEC does not matter to a scalar load.
+                        w.set_exec(0x5);
+                    };
+                    let mut a = wave(lanes, 0, k);
+                    let mut b = wave(lanes, 0, k);
+                    prep(&mut a);
+                    prep(&mut b);
+                    let fast = exec_on(&mem, &l, &mut a, &i, true);
+                    let slow = exec_on(&mem, &l, &mut b, &i, false);
+                    match (fast, slow) {
+                        (Some(Ok(())), Some(Ok(()))) => {}
+                        (Some(Err(x)), Some(Err(y))) => {
+                            assert_eq!(x.to_string(), y.to_string(), "{op:?} {off}");
+                        }
+                        (x, y) => panic!("{op:?} {off}: fast {x:?}, general {y:?}"),
+                    }
+                    assert_eq!(state(&a), state(&b), "{op:?} {off} wave64 {wave64}");
+                    compared += 1;
+                }
+            }
+        }
+        assert_eq!(compared, 6 * 2 * 6);
+        // Left to the general path: SOFFSET, a destination past the plain SGPRs (VCC), a
+        // base that is not an SGPR pair, other loads.
+        let l = launch(false);
+        for (op, dst, src) in [
+            (SLoadB32, 20, [4, 5]),
+            (SLoadB64, 106, [4, NONE]),
+            (SLoadB32, 20, [124, NONE]),
+            (SLoadB32, 20, [127, NONE]),
+            (SLoadU8, 20, [4, NONE]),
+            (SBufferLoadB32, 20, [4, NONE]),
+        ] {
+            let i = inst(op, Enc::Smem, dst, [src[0], src[1], NONE]);
+            assert!(classify(&l, &i).is_none(), "{op:?} {dst} {src:?}");
+        }
     }
 }

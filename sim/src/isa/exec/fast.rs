@@ -379,12 +379,13 @@ fn classify_sload(l: &Launch, i: &Inst) -> Option<SLoad> {
         SLoadB512 => 16,
         _ => return None,
     };
-    // No SOFFSET, not gfx9's scratch form; a base pair inside the scalar file (not null);
-    // a destination range of plain SGPRs.
-    if i.src[1] != NONE
+    // No SOFFSET (or the null register, which reads 0), not gfx9's scratch form; a base
+    // pair inside the scalar file (not null); a destination range of plain SGPRs.
+    let null = codes(l.isa).null;
+    if (i.src[1] != NONE && i.src[1] != null)
         || i.sub & 0x40 != 0
         || i.src[0] >= 127
-        || i.src[0] == codes(l.isa).null
+        || i.src[0] == null
         || usize::from(i.dst) + usize::from(dwords) > 106
     {
         return None;
@@ -2236,7 +2237,9 @@ mod tests {
                 // Offsets: aligned, unaligned (the low bits ignored), negative, and past the
                 // end of memory (a fault, the same one each way).
                 for (k, off) in [0i32, 0x44, 0x13, -8, 0xfc, 0x400].into_iter().enumerate() {
-                    let mut i = inst(op, Enc::Smem, 20, [4, NONE, NONE]);
+                    // SOFFSET off, or the null register (gfx11's encoding of off).
+                    let soff = if k % 2 == 0 { NONE } else { 124 };
+                    let mut i = inst(op, Enc::Smem, 20, [4, soff, NONE]);
                     i.imm = off;
                     let prep = |w: &mut Wave| {
                         w.s[4] = 0x1010;

@@ -12,22 +12,17 @@
 #[path = "../benches/internals/isa.rs"]
 mod isa;
 
-/// Why the workload could not run (the bench's error type).
+/// Why the workload could not run (the bench's error type, the variant its ISA part uses).
 #[derive(Debug)]
 pub enum WorkError {
-    /// A setup step refused.
-    #[allow(dead_code)]
-    Unexpected(&'static str),
     /// The simulator refused or faulted (its message).
     Sim(String),
 }
 
 impl core::fmt::Display for WorkError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            WorkError::Unexpected(what) => write!(f, "benchmark setup: {what}"),
-            WorkError::Sim(msg) => write!(f, "simulator: {msg}"),
-        }
+        let WorkError::Sim(msg) = self;
+        write!(f, "simulator: {msg}")
     }
 }
 

@@ -309,13 +309,17 @@ pub(crate) enum SOp {
     Sub,
     /// `s_mul_i32` (no SCC).
     Mul,
-    /// `s_lshl_b32`, `s_lshr_b32`, `s_ashr_i32` (SCC: result nonzero).
+    /// `s_lshl_b32` (SCC: result nonzero).
     Lshl,
+    /// `s_lshr_b32` (SCC: result nonzero).
     Lshr,
+    /// `s_ashr_i32` (SCC: result nonzero).
     Ashr,
-    /// `s_and_b32`, `s_or_b32`, `s_xor_b32` (SCC: result nonzero).
+    /// `s_and_b32` (SCC: result nonzero).
     And,
+    /// `s_or_b32` (SCC: result nonzero).
     Or,
+    /// `s_xor_b32` (SCC: result nonzero).
     Xor,
     /// `s_cmp_*_u32` by condition code (SCC only).
     CmpU(u8),
@@ -336,12 +340,19 @@ pub(crate) enum SOp {
 /// A scalar branch's condition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Cond {
+    /// `s_branch`.
     Always,
+    /// `s_cbranch_scc0`.
     Scc0,
+    /// `s_cbranch_scc1`.
     Scc1,
+    /// `s_cbranch_vccz`.
     Vccz,
+    /// `s_cbranch_vccnz`.
     Vccnz,
+    /// `s_cbranch_execz`.
     Execz,
+    /// `s_cbranch_execnz`.
     Execnz,
 }
 

@@ -206,6 +206,23 @@ pub trait Memory {
     /// # Errors
     /// The first byte that is not writable.
     fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault>;
+    /// Reads `out.len()` little-endian dwords at `va`: the same bytes, fault and access as
+    /// [`Memory::read`] of `4 * out.len()` bytes (which the default does), in a form a
+    /// memory of words may copy without the byte view.
+    ///
+    /// # Errors
+    /// As [`Memory::read`].
+    fn read_dwords(&self, va: u64, out: &mut [u32]) -> Result<(), VmFault> {
+        read_dwords_bytes(self, va, out)
+    }
+    /// Writes `data` as little-endian dwords at `va`: the same bytes and fault as
+    /// [`Memory::write`] of their bytes (which the default does).
+    ///
+    /// # Errors
+    /// As [`Memory::write`].
+    fn write_dwords(&self, va: u64, data: &[u32]) -> Result<(), VmFault> {
+        write_dwords_bytes(self, va, data)
+    }
     /// A line fill of the scalar cache: reads as [`Memory::read`] does, but the bytes are
     /// fetched ahead, not used; what the kernel uses of them is [`Memory::used`] (the race
     /// detector records that, so a kernel reading 32 bytes of kernargs does not read the next
@@ -226,6 +243,38 @@ pub trait Memory {
     fn shared(&self) -> Option<&(dyn Memory + Sync)> {
         None
     }
+}
+
+/// [`Memory::read_dwords`] through [`Memory::read`]: 256 dwords at a time.
+fn read_dwords_bytes<M: Memory + ?Sized>(m: &M, va: u64, out: &mut [u32]) -> Result<(), VmFault> {
+    let mut buf = [0u8; 1024];
+    let mut done = 0;
+    for chunk in out.chunks_mut(256) {
+        let bytes = buf.get_mut(..4 * chunk.len()).unwrap_or_default();
+        // CAST: usize -> u64 widens.
+        m.read(va.wrapping_add(done as u64), bytes, Access::Read)?;
+        for (x, c) in chunk.iter_mut().zip(bytes.chunks_exact(4)) {
+            *x = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        }
+        done += 4 * chunk.len();
+    }
+    Ok(())
+}
+
+/// [`Memory::write_dwords`] through [`Memory::write`]: 256 dwords at a time.
+fn write_dwords_bytes<M: Memory + ?Sized>(m: &M, va: u64, data: &[u32]) -> Result<(), VmFault> {
+    let mut buf = [0u8; 1024];
+    let mut done = 0;
+    for chunk in data.chunks(256) {
+        let bytes = buf.get_mut(..4 * chunk.len()).unwrap_or_default();
+        for (c, x) in bytes.chunks_exact_mut(4).zip(chunk) {
+            c.copy_from_slice(&x.to_le_bytes());
+        }
+        // CAST: usize -> u64 widens.
+        m.write(va.wrapping_add(done as u64), bytes)?;
+        done += 4 * chunk.len();
+    }
+    Ok(())
 }
 
 /// One contiguous block of memory at a GPU address (tests, fuzzing, benchmarks): everything
@@ -329,6 +378,76 @@ impl Memory for FlatMemory {
         }
         Ok(())
     }
+    fn read_dwords(&self, va: u64, out: &mut [u32]) -> Result<(), VmFault> {
+        let r = self.range(va, 4 * out.len(), Access::Read)?;
+        if r.start % 4 != 0 {
+            return read_dwords_bytes(self, va, out);
+        }
+        // Aligned dwords: each is one half of a word (little-endian: the low half first).
+        let mut off = r.start;
+        let mut rest = out;
+        if off % 8 == 4
+            && let Some((first, tail)) = core::mem::take(&mut rest).split_first_mut()
+        {
+            if let Some(w) = self.words.get(off / 8) {
+                // CAST: the high half.
+                *first = (w.load(Ordering::Relaxed) >> 32) as u32;
+            }
+            rest = tail;
+            off += 4;
+        }
+        let words = self.words.get(off / 8..).unwrap_or_default();
+        let (pairs, last) = rest.split_at_mut(rest.len() & !1);
+        for (p, w) in pairs.chunks_exact_mut(2).zip(words) {
+            let x = w.load(Ordering::Relaxed);
+            // CAST: halves of a word.
+            p[0] = x as u32;
+            p[1] = (x >> 32) as u32;
+        }
+        if let ([x], Some(w)) = (last, words.get(pairs.len() / 2)) {
+            // CAST: the low half.
+            *x = w.load(Ordering::Relaxed) as u32;
+        }
+        Ok(())
+    }
+    fn write_dwords(&self, va: u64, data: &[u32]) -> Result<(), VmFault> {
+        let r = self.range(va, 4 * data.len(), Access::Write)?;
+        if r.start % 4 != 0 {
+            return write_dwords_bytes(self, va, data);
+        }
+        // A half word replaces only its bytes (other threads may write the other half), as
+        // `write` does; whole words are stored.
+        let half = |w: &AtomicU64, x: u32, hi: bool| {
+            let (mask, val) = if hi {
+                (0xffff_ffff_0000_0000, u64::from(x) << 32)
+            } else {
+                (0xffff_ffff, u64::from(x))
+            };
+            let _ = w.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| {
+                Some((old & !mask) | val)
+            });
+        };
+        let mut off = r.start;
+        let mut rest = data;
+        if off % 8 == 4
+            && let Some((first, tail)) = rest.split_first()
+        {
+            if let Some(w) = self.words.get(off / 8) {
+                half(w, *first, true);
+            }
+            rest = tail;
+            off += 4;
+        }
+        let words = self.words.get(off / 8..).unwrap_or_default();
+        let (pairs, last) = rest.split_at(rest.len() & !1);
+        for (p, w) in pairs.chunks_exact(2).zip(words) {
+            w.store(u64::from(p[0]) | (u64::from(p[1]) << 32), Ordering::Relaxed);
+        }
+        if let ([x], Some(w)) = (last, words.get(pairs.len() / 2)) {
+            half(w, *x, false);
+        }
+        Ok(())
+    }
     fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
         let r = self.range(va, data.len(), Access::Write)?;
         let mut off = r.start;
@@ -377,4 +496,70 @@ impl Memory for FlatMemory {
 pub fn run(l: &Launch, mem: &dyn Memory) -> Result<Stats, IsaError> {
     launch::check(l)?;
     exec::run_dispatch(l, mem)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A memory that only has the byte methods: the trait's defaults of the dword ones.
+    struct Bytes<'a>(&'a FlatMemory);
+
+    impl Memory for Bytes<'_> {
+        fn read(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault> {
+            self.0.read(va, buf, access)
+        }
+        fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
+            self.0.write(va, data)
+        }
+    }
+
+    #[test]
+    fn dword_access_matches_the_byte_access() {
+        const BASE: u64 = 0x1000;
+        const LEN: usize = 96;
+        let pattern = |m: &FlatMemory| {
+            let b: Vec<u8> = (0..LEN).map(|k| (k * 37 + 11) as u8).collect();
+            m.poke(BASE, &b).map(|()| b)
+        };
+        // Word-aligned, half-word-aligned and unaligned starts; odd and even counts; the
+        // last byte of the block; past the end (a fault naming the first missing byte).
+        for start in [0u64, 4, 8, 12, 1, 2, 3, 5, 7, 84, 88, 92, 93] {
+            for n in [0usize, 1, 2, 3, 4, 5, 8] {
+                let va = BASE + start;
+                let (words, bytes) = (FlatMemory::new(BASE, LEN), FlatMemory::new(BASE, LEN));
+                let (Ok(_), Ok(init)) = (pattern(&words), pattern(&bytes)) else {
+                    panic!("pattern");
+                };
+                // Reads: each way, the same values and the same fault.
+                let mut a = vec![0u32; n];
+                let mut b = vec![0u32; n];
+                let ra = words.read_dwords(va, &mut a);
+                let rb = Bytes(&bytes).read_dwords(va, &mut b);
+                assert_eq!(ra, rb, "read {start} {n}");
+                if ra.is_ok() {
+                    let want: Vec<u32> = (0..n)
+                        .map(|k| {
+                            let o = start as usize + 4 * k;
+                            u32::from_le_bytes([init[o], init[o + 1], init[o + 2], init[o + 3]])
+                        })
+                        .collect();
+                    assert_eq!(a, want, "read {start} {n}");
+                    assert_eq!(b, want, "read {start} {n}");
+                }
+                // Writes: the same bytes after, the same fault.
+                let data: Vec<u32> = (0..n)
+                    .map(|k| 0xa0b0_c0d0 ^ (k as u32 * 0x0101_0101))
+                    .collect();
+                let wa = words.write_dwords(va, &data);
+                let wb = Bytes(&bytes).write_dwords(va, &data);
+                assert_eq!(wa, wb, "write {start} {n}");
+                let mut after_a = vec![0u8; LEN];
+                let mut after_b = vec![0u8; LEN];
+                assert!(words.peek(BASE, &mut after_a).is_ok());
+                assert!(bytes.peek(BASE, &mut after_b).is_ok());
+                assert_eq!(after_a, after_b, "write {start} {n}");
+            }
+        }
+    }
 }

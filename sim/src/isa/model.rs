@@ -67,7 +67,8 @@ impl WaveClock {
         if let Some(q) = self.pending.get_mut(usize::from(c.queue)) {
             q.push_back(self.t + u64::from(c.latency));
         }
-        if c.wait != [ANY; QUEUES] {
+        // Four counters as one word: most instructions wait for nothing.
+        if u32::from_ne_bytes(c.wait) != u32::from_ne_bytes([ANY; QUEUES]) {
             self.wait(c.wait);
         }
     }

@@ -67,6 +67,14 @@ pub(crate) enum Fast {
     Lds(Lds),
     /// A VOPD dual issue of two halves.
     Dual([Half; 2]),
+    /// A 64-bit shift (`v_lshlrev_b64`, `v_lshrrev_b64`, `v_ashrrev_i64`).
+    Shift64(Shift64),
+    /// A 32-bit integer compare into a lane mask (VOPC, or its VOP3 form).
+    Cmp(Cmp),
+    /// A scalar ALU operation or branch ([`Salu`]).
+    Salu(Salu),
+    /// A scalar memory dword load through the scalar cache ([`SLoad`]).
+    SLoad(SLoad),
 }
 
 /// A pre-resolved vector ALU operation.
@@ -84,6 +92,21 @@ pub(crate) struct Alu {
 
 /// The pre-resolved form of `i`, when it has one (see the module documentation).
 pub(crate) fn classify(l: &Launch, i: &Inst) -> Option<Fast> {
+    if matches!(
+        i.enc,
+        Enc::Sop1 | Enc::Sop2 | Enc::Sopk | Enc::Sopc | Enc::Sopp
+    ) {
+        return classify_salu(l, i).map(Fast::Salu);
+    }
+    if i.enc == Enc::Smem {
+        return classify_sload(l, i).map(Fast::SLoad);
+    }
+    if let Some(s) = classify_shift64(l, i) {
+        return Some(Fast::Shift64(s));
+    }
+    if let Some(c) = classify_cmp(l, i) {
+        return Some(Fast::Cmp(c));
+    }
     if i.enc == Enc::Flat {
         return classify_mem(l, i).map(Fast::Mem);
     }
@@ -142,19 +165,7 @@ fn classify_alu(l: &Launch, i: &Inst) -> Option<Alu> {
         let r = code.checked_sub(VGPR)?;
         (code < AGPR && u32::from(r) < l.vgprs).then_some(r)
     };
-    let null = codes(l.isa).null;
-    let src = |code: u16| -> Option<FSrc> {
-        Some(match code {
-            _ if code == null => FSrc::C(0),
-            // CAST: below 128.
-            0..=127 => FSrc::S(code as u8),
-            LIT => FSrc::C(i.lit),
-            // Integer and f32 inline constants: the 32-bit view the general path reads.
-            // CAST: the low 32 bits.
-            128..=208 | 240..=248 => FSrc::C(inline_const(code, Width::B32)? as u32),
-            _ => FSrc::V(row(code)?),
-        })
-    };
+    let src = |code: u16| src32(l, i, code);
     let dst = row(i.dst)?;
     let mut s = [FSrc::C(0); 3];
     for (k, d) in s.iter_mut().enumerate().take(n) {
@@ -180,6 +191,289 @@ fn classify_alu(l: &Launch, i: &Inst) -> Option<Alu> {
     })
 }
 
+/// A 32-bit source operand `code` of `i` as the general path reads it (`s32`, `lanes32`
+/// without modifiers): the null register as 0, an SGPR (or VCC, M0, EXEC half...) read at
+/// execution, a literal or integer/f32 inline constant, or a VGPR in the RSRC1 budget.
+fn src32(l: &Launch, i: &Inst, code: u16) -> Option<FSrc> {
+    let null = codes(l.isa).null;
+    Some(match code {
+        _ if code == null => FSrc::C(0),
+        // CAST: below 128.
+        0..=127 => FSrc::S(code as u8),
+        LIT => FSrc::C(i.lit),
+        // Integer and f32 inline constants: the 32-bit view the general path reads.
+        // CAST: the low 32 bits.
+        128..=208 | 240..=248 => FSrc::C(inline_const(code, Width::B32)? as u32),
+        _ => {
+            let r = code.checked_sub(VGPR)?;
+            FSrc::V((code < AGPR && u32::from(r) < l.vgprs).then_some(r)?)
+        }
+    })
+}
+
+/// Whether `i` has no modifier of any kind (the fast forms' precondition).
+fn plain(i: &Inst) -> bool {
+    i.mods == 0
+        && i.opsel == 0
+        && !i.clamp
+        && i.omod == 0
+        && !i.cmpx
+        && i.sdwa.is_none()
+        && i.dpp.is_none()
+        && i.dual.is_none()
+}
+
+/// A pre-resolved 64-bit shift: `D.u64 = S1.u64 shifted by S0[5:0]` (`valu.rs`,
+/// `vshift64`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Shift64 {
+    /// 0: left, 1: logical right, 2: arithmetic right.
+    kind: u8,
+    /// The destination pair's low VGPR row.
+    dst: u16,
+    /// The shift count.
+    count: FSrc,
+    /// The shifted pair's low VGPR row.
+    src: u16,
+}
+
+/// The pre-resolved form of a 64-bit shift `i` whose shifted operand is a VGPR pair.
+fn classify_shift64(l: &Launch, i: &Inst) -> Option<Shift64> {
+    use Op::*;
+    let kind = match i.op {
+        VLshlrevB64 => 0,
+        VLshrrevB64 => 1,
+        VAshrrevI64 => 2,
+        _ => return None,
+    };
+    if !matches!(i.enc, Enc::Vop1 | Enc::Vop2 | Enc::Vop3) || !plain(i) {
+        return None;
+    }
+    // Pairs inside the RSRC1 budget (`vreg(code, 2)`); VGPRs only.
+    let pair = |code: u16| -> Option<u16> {
+        let r = code.checked_sub(VGPR)?;
+        (code < AGPR && u32::from(r) + 2 <= l.vgprs).then_some(r)
+    };
+    Some(Shift64 {
+        kind,
+        dst: pair(i.dst)?,
+        count: src32(l, i, i.src[0])?,
+        src: pair(i.src[1])?,
+    })
+}
+
+/// A pre-resolved 32-bit integer compare: the lanes' `S0 <cond> S1` to the mask `sdst`
+/// (`operands.rs`, `vcmp`, without CMPX).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Cmp {
+    signed: bool,
+    /// The condition code (`Inst::sub`: f lt eq le gt ne ge t).
+    cond: u8,
+    /// The mask's destination code.
+    sdst: u16,
+    src: [FSrc; 2],
+}
+
+/// The pre-resolved form of a VOPC `v_cmp_*_{i,u}32` `i` without modifiers or CMPX.
+fn classify_cmp(l: &Launch, i: &Inst) -> Option<Cmp> {
+    let signed = match i.op {
+        Op::VCmpI32 => true,
+        Op::VCmpU32 => false,
+        _ => return None,
+    };
+    if !matches!(i.enc, Enc::Vopc | Enc::Vop3 | Enc::Vop3sd) || !plain(i) {
+        return None;
+    }
+    // A mask destination the general path writes as a plain SGPR (pair): not null, not
+    // read-only, not past the scalar file.
+    let wide = if l.wave64 { 1 } else { 0 };
+    if i.sdst >= 128 - wide || (108 - wide..=123).contains(&i.sdst) || i.sdst == codes(l.isa).null {
+        return None;
+    }
+    Some(Cmp {
+        signed,
+        cond: i.sub,
+        sdst: i.sdst,
+        src: [src32(l, i, i.src[0])?, src32(l, i, i.src[1])?],
+    })
+}
+
+/// The scalar operations the fast path runs (the general path's `scalar` expressions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SOp {
+    /// `s_mov_b32` (no SCC).
+    Mov,
+    /// `s_add_u32` (SCC: carry out).
+    Add,
+    /// `s_sub_u32` (SCC: borrow).
+    Sub,
+    /// `s_mul_i32` (no SCC).
+    Mul,
+    /// `s_lshl_b32` (SCC: result nonzero).
+    Lshl,
+    /// `s_lshr_b32` (SCC: result nonzero).
+    Lshr,
+    /// `s_ashr_i32` (SCC: result nonzero).
+    Ashr,
+    /// `s_and_b32` (SCC: result nonzero).
+    And,
+    /// `s_or_b32` (SCC: result nonzero).
+    Or,
+    /// `s_xor_b32` (SCC: result nonzero).
+    Xor,
+    /// `s_cmp_*_u32` by condition code (SCC only).
+    CmpU(u8),
+    /// `s_cmp_*_i32` by condition code (SCC only).
+    CmpI(u8),
+    /// `s_and_saveexec_b32` (wave32 EXEC; SCC: new EXEC nonzero).
+    AndSaveexec,
+    /// A branch by [`Cond`] to `imm`.
+    Branch(Cond),
+    /// `s_endpgm`.
+    Endpgm,
+    /// `s_barrier` (the wave stops until the workgroup arrives).
+    Barrier,
+    /// No architectural effect (`s_sendmsg` of the VGPR deallocation message).
+    Nop,
+}
+
+/// A scalar branch's condition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cond {
+    /// `s_branch`.
+    Always,
+    /// `s_cbranch_scc0`.
+    Scc0,
+    /// `s_cbranch_scc1`.
+    Scc1,
+    /// `s_cbranch_vccz`.
+    Vccz,
+    /// `s_cbranch_vccnz`.
+    Vccnz,
+    /// `s_cbranch_execz`.
+    Execz,
+    /// `s_cbranch_execnz`.
+    Execnz,
+}
+
+/// A pre-resolved scalar instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Salu {
+    op: SOp,
+    /// The destination SGPR code (a plain writable one), for the ops that write one.
+    dst: u8,
+    src: [FSrc; 2],
+    /// A branch's word offset.
+    imm: i32,
+}
+
+/// A pre-resolved `s_load_b32..b512`: SGPRs `dst..dst + dwords` from the address in the
+/// SGPR pair `base` plus `off` (`scalar.rs`, `smem`, without SOFFSET).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SLoad {
+    base: u8,
+    dst: u8,
+    dwords: u8,
+    off: i32,
+}
+
+/// The pre-resolved form of a scalar load `i` whose base is an SGPR pair, without SOFFSET,
+/// into plain SGPRs.
+fn classify_sload(l: &Launch, i: &Inst) -> Option<SLoad> {
+    use Op::*;
+    let dwords: u8 = match i.op {
+        SLoadB32 => 1,
+        SLoadB64 => 2,
+        SLoadB96 => 3,
+        SLoadB128 => 4,
+        SLoadB256 => 8,
+        SLoadB512 => 16,
+        _ => return None,
+    };
+    // No SOFFSET (or the null register, which reads 0), not gfx9's scratch form; a base
+    // pair inside the scalar file (not null); a destination range of plain SGPRs.
+    let null = codes(l.isa).null;
+    if (i.src[1] != NONE && i.src[1] != null)
+        || i.sub & 0x40 != 0
+        || i.src[0] >= 127
+        || i.src[0] == null
+        || usize::from(i.dst) + usize::from(dwords) > 106
+    {
+        return None;
+    }
+    Some(SLoad {
+        // CAST: below 127 and 106.
+        base: i.src[0] as u8,
+        dst: i.dst as u8,
+        dwords,
+        off: i.imm,
+    })
+}
+
+/// The pre-resolved form of a scalar instruction `i`, when it has one.
+fn classify_salu(l: &Launch, i: &Inst) -> Option<Salu> {
+    use Op::*;
+    let null = codes(l.isa).null;
+    let (op, n, writes) = match i.op {
+        SMovB32 => (SOp::Mov, 1, true),
+        SAddU32 => (SOp::Add, 2, true),
+        SSubU32 => (SOp::Sub, 2, true),
+        SMulI32 => (SOp::Mul, 2, true),
+        SLshlB32 => (SOp::Lshl, 2, true),
+        SLshrB32 => (SOp::Lshr, 2, true),
+        SAshrI32 => (SOp::Ashr, 2, true),
+        SAndB32 => (SOp::And, 2, true),
+        SOrB32 => (SOp::Or, 2, true),
+        SXorB32 => (SOp::Xor, 2, true),
+        SCmpEqU32 | SCmpLgU32 | SCmpGtU32 | SCmpGeU32 | SCmpLtU32 | SCmpLeU32 => {
+            let c = *[2u8, 5, 4, 6, 1, 3].get((i.op as usize).checked_sub(SCmpEqU32 as usize)?)?;
+            (SOp::CmpU(c), 2, false)
+        }
+        SCmpEqI32 | SCmpLgI32 | SCmpGtI32 | SCmpGeI32 | SCmpLtI32 | SCmpLeI32 => {
+            let c = *[2u8, 5, 4, 6, 1, 3].get((i.op as usize).checked_sub(SCmpEqI32 as usize)?)?;
+            (SOp::CmpI(c), 2, false)
+        }
+        // Wave32's EXEC: wave64 has the B64 form.
+        SAndSaveexecB32 if !l.wave64 => (SOp::AndSaveexec, 1, true),
+        SBranch => (SOp::Branch(Cond::Always), 0, false),
+        SCbranchScc0 => (SOp::Branch(Cond::Scc0), 0, false),
+        SCbranchScc1 => (SOp::Branch(Cond::Scc1), 0, false),
+        SCbranchVccz => (SOp::Branch(Cond::Vccz), 0, false),
+        SCbranchVccnz => (SOp::Branch(Cond::Vccnz), 0, false),
+        SCbranchExecz => (SOp::Branch(Cond::Execz), 0, false),
+        SCbranchExecnz => (SOp::Branch(Cond::Execnz), 0, false),
+        SEndpgm => (SOp::Endpgm, 0, false),
+        SBarrier => (SOp::Barrier, 0, false),
+        // The VGPR deallocation message (RDNA: id 3), the one `control` accepts.
+        // CAST: simm16's bits.
+        SSendmsg if l.isa != Isa::Gfx9 && i.imm as u32 & 0xff == 3 => (SOp::Nop, 0, false),
+        _ => return None,
+    };
+    // A destination the general path's `swrite` stores as it is (not null, not read-only).
+    let dst = if writes {
+        if i.dst >= 128 || (108..=123).contains(&i.dst) || i.dst == null {
+            return None;
+        }
+        // CAST: below 128.
+        i.dst as u8
+    } else {
+        0
+    };
+    let mut src = [FSrc::C(0); 2];
+    for (k, d) in src.iter_mut().enumerate().take(n) {
+        *d = match src32(l, i, *i.src.get(k)?)? {
+            FSrc::V(_) => return None,
+            s => s,
+        };
+    }
+    Some(Salu {
+        op,
+        dst,
+        src,
+        imm: i.imm,
+    })
+}
+
 /// A source's lanes into `out` (a wave's `N` lanes).
 #[inline(always)]
 fn load<const N: usize>(w: &Wave, s: FSrc, out: &mut [u32; N]) -> Option<()> {
@@ -193,6 +487,55 @@ fn load<const N: usize>(w: &Wave, s: FSrc, out: &mut [u32; N]) -> Option<()> {
         FSrc::C(c) => out.fill(c),
     }
     Some(())
+}
+
+/// A source's lanes (a wave's `N` lanes), by value.
+#[inline(always)]
+fn get<const N: usize>(w: &Wave, s: FSrc) -> Option<[u32; N]> {
+    Some(match s {
+        FSrc::V(r) => {
+            let r = usize::from(r);
+            w.v.get(r * N..(r + 1) * N)?.try_into().ok()?
+        }
+        FSrc::S(k) => [*w.s.get(usize::from(k))?; N],
+        FSrc::C(c) => [c; N],
+    })
+}
+
+/// `f` over the lanes of `a` and `b`.
+#[inline(always)]
+fn zip2<const N: usize>(a: &[u32; N], b: &[u32; N], f: impl Fn(u32, u32) -> u32) -> [u32; N] {
+    // A copy, then a straight loop over it (`array::from_fn` goes through a drop guard that
+    // keeps the loop from vectorising).
+    let mut r = *a;
+    for (r, b) in r.iter_mut().zip(b) {
+        *r = f(*r, *b);
+    }
+    r
+}
+
+/// `f` over the lanes of `a`.
+#[inline(always)]
+fn each<const N: usize>(mut a: [u32; N], f: impl Fn(u32) -> u32) -> [u32; N] {
+    for x in &mut a {
+        *x = f(*x);
+    }
+    a
+}
+
+/// `f` over the lanes of `a`, `b` and `c`.
+#[inline(always)]
+fn zip3<const N: usize>(
+    a: &[u32; N],
+    b: &[u32; N],
+    c: &[u32; N],
+    f: impl Fn(u32, u32, u32) -> u32,
+) -> [u32; N] {
+    let mut r = *a;
+    for ((r, b), c) in r.iter_mut().zip(b).zip(c) {
+        *r = f(*r, *b, *c);
+    }
+    r
 }
 
 /// `f` over the lanes of `a` and `b` into `r`.
@@ -221,7 +564,16 @@ impl Exec<'_, '_> {
     /// Runs the pre-resolved `f`: `None` when the wave does not meet its preconditions (a
     /// lane inactive, or registers the wave does not have), and the general path must run.
     #[inline]
-    pub(super) fn fast(&mut self, f: &Fast) -> Option<Result<(), IsaError>> {
+    pub(super) fn fast(&mut self, f: &Fast, next: u64) -> Option<Result<(), IsaError>> {
+        // Scalar: EXEC does not matter.
+        match f {
+            Fast::Salu(s) => {
+                self.fast_salu(s, next);
+                return Some(Ok(()));
+            }
+            Fast::SLoad(m) => return Some(self.fast_sload(m)),
+            _ => {}
+        }
         if self.w.exec() != self.w.lane_mask() {
             return None;
         }
@@ -234,60 +586,69 @@ impl Exec<'_, '_> {
             (64, Fast::Lds(d)) => self.fast_lds::<64>(d),
             (32, Fast::Dual(h)) => self.fast_dual::<32>(h),
             (64, Fast::Dual(h)) => self.fast_dual::<64>(h),
+            (32, Fast::Shift64(h)) => self.fast_shift64::<32>(h),
+            (64, Fast::Shift64(h)) => self.fast_shift64::<64>(h),
+            (32, Fast::Cmp(c)) => self.fast_cmp::<32>(c),
+            (64, Fast::Cmp(c)) => self.fast_cmp::<64>(c),
             _ => None,
         }
     }
 
     fn fast_alu<const N: usize>(&mut self, f: &Alu) -> Option<Result<(), IsaError>> {
-        let mut a = [0u32; N];
-        let mut b = [0u32; N];
-        let mut c = [0u32; N];
-        let mut r = [0u32; N];
-        load(self.w, f.src[0], &mut a)?;
-        if f.op != FOp::Mov {
-            load(self.w, f.src[1], &mut b)?;
-        }
-        let three = matches!(
-            f.op,
-            FOp::Add3
-                | FOp::LshlOr
-                | FOp::LshlAdd
-                | FOp::AddLshl
-                | FOp::AndOr
-                | FOp::Or3
-                | FOp::Xor3
-                | FOp::FmaF32
-        );
-        if three {
-            load(self.w, f.src[2], &mut c)?;
-        }
+        let w = &*self.w;
+        // Sources are read as each operation needs them (a VGPR row by value, a scalar or
+        // constant splat), so nothing is zeroed first; a count that is the same in every
+        // lane shifts every lane at once.
+        let src = |k: usize| get::<N>(w, *f.src.get(k)?);
+        let count = |k: usize| match f.src.get(k) {
+            Some(FSrc::C(c)) => Some(c & 31),
+            _ => None,
+        };
         let mut carry = 0u64;
-        let denorm = self.w.denorm32();
-        match f.op {
-            FOp::Mov => r = a,
-            FOp::Add => map2(&mut r, &a, &b, u32::wrapping_add),
-            FOp::Sub => map2(&mut r, &a, &b, u32::wrapping_sub),
-            FOp::Subrev => map2(&mut r, &a, &b, |x, y| y.wrapping_sub(x)),
-            FOp::Lshlrev => map2(&mut r, &a, &b, |s, x| x << (s & 31)),
-            FOp::Lshrrev => map2(&mut r, &a, &b, |s, x| x >> (s & 31)),
+        let denorm = w.denorm32();
+        let r: [u32; N] = match f.op {
+            FOp::Mov => src(0)?,
+            FOp::Add => zip2(&src(0)?, &src(1)?, u32::wrapping_add),
+            FOp::Sub => zip2(&src(0)?, &src(1)?, u32::wrapping_sub),
+            FOp::Subrev => zip2(&src(0)?, &src(1)?, |x, y| y.wrapping_sub(x)),
+            FOp::Lshlrev => match count(0) {
+                Some(k) => each(src(1)?, |x| x << k),
+                None => zip2(&src(0)?, &src(1)?, |s, x| x << (s & 31)),
+            },
+            FOp::Lshrrev => match count(0) {
+                Some(k) => each(src(1)?, |x| x >> k),
+                None => zip2(&src(0)?, &src(1)?, |s, x| x >> (s & 31)),
+            },
             // CAST: two's complement views.
-            FOp::Ashrrev => map2(&mut r, &a, &b, |s, x| ((x as i32) >> (s & 31)) as u32),
-            FOp::And => map2(&mut r, &a, &b, |x, y| x & y),
-            FOp::Or => map2(&mut r, &a, &b, |x, y| x | y),
-            FOp::Xor => map2(&mut r, &a, &b, |x, y| x ^ y),
-            FOp::MulLo => map2(&mut r, &a, &b, u32::wrapping_mul),
-            FOp::Add3 => map3(&mut r, &a, &b, &c, |x, y, z| {
+            FOp::Ashrrev => match count(0) {
+                Some(k) => each(src(1)?, |x| ((x as i32) >> k) as u32),
+                None => zip2(&src(0)?, &src(1)?, |s, x| ((x as i32) >> (s & 31)) as u32),
+            },
+            FOp::And => zip2(&src(0)?, &src(1)?, |x, y| x & y),
+            FOp::Or => zip2(&src(0)?, &src(1)?, |x, y| x | y),
+            FOp::Xor => zip2(&src(0)?, &src(1)?, |x, y| x ^ y),
+            FOp::MulLo => zip2(&src(0)?, &src(1)?, u32::wrapping_mul),
+            FOp::Add3 => zip3(&src(0)?, &src(1)?, &src(2)?, |x, y, z| {
                 x.wrapping_add(y).wrapping_add(z)
             }),
-            FOp::LshlOr => map3(&mut r, &a, &b, &c, |x, s, z| (x << (s & 31)) | z),
-            FOp::LshlAdd => map3(&mut r, &a, &b, &c, |x, s, z| {
-                (x << (s & 31)).wrapping_add(z)
+            FOp::LshlOr => match count(1) {
+                Some(k) => zip2(&src(0)?, &src(2)?, |x, z| (x << k) | z),
+                None => zip3(&src(0)?, &src(1)?, &src(2)?, |x, s, z| (x << (s & 31)) | z),
+            },
+            FOp::LshlAdd => match count(1) {
+                Some(k) => zip2(&src(0)?, &src(2)?, |x, z| (x << k).wrapping_add(z)),
+                None => zip3(&src(0)?, &src(1)?, &src(2)?, |x, s, z| {
+                    (x << (s & 31)).wrapping_add(z)
+                }),
+            },
+            FOp::AddLshl => zip3(&src(0)?, &src(1)?, &src(2)?, |x, y, s| {
+                x.wrapping_add(y) << (s & 31)
             }),
-            FOp::AddLshl => map3(&mut r, &a, &b, &c, |x, y, s| x.wrapping_add(y) << (s & 31)),
-            FOp::AndOr => map3(&mut r, &a, &b, &c, |x, y, z| (x & y) | z),
-            FOp::Or3 => map3(&mut r, &a, &b, &c, |x, y, z| x | y | z),
-            FOp::Xor3 => map3(&mut r, &a, &b, &c, |x, y, z| x ^ y ^ z),
+            FOp::AndOr => zip3(&src(0)?, &src(1)?, &src(2)?, |x, y, z| (x & y) | z),
+            FOp::Or3 => zip3(&src(0)?, &src(1)?, &src(2)?, |x, y, z| x | y | z),
+            FOp::Xor3 => zip3(&src(0)?, &src(1)?, &src(2)?, |x, y, z| x ^ y ^ z),
             FOp::AddCo | FOp::AddCoCi => {
+                let (a, b) = (src(0)?, src(1)?);
                 let cin = if f.op == FOp::AddCoCi {
                     match self.read_mask(f.cin, 0) {
                         Ok(m) => m,
@@ -297,35 +658,41 @@ impl Exec<'_, '_> {
                     0
                 };
                 // Byte lanes, as the general path's vcarry: straight loops that vectorise.
-                let cin = mask::spread(cin);
+                let cin = if cin == 0 {
+                    [0; MAX_LANES]
+                } else {
+                    mask::spread(cin)
+                };
                 let mut co = [0u8; MAX_LANES];
+                let mut r = [0u32; N];
                 for ((((r, a), b), ci), co) in r.iter_mut().zip(&a).zip(&b).zip(&cin).zip(&mut co) {
                     let t = a.wrapping_add(*b);
                     *r = t.wrapping_add(u32::from(*ci));
                     *co = u8::from(t < *a) | u8::from(*r < t);
                 }
                 carry = mask::pack(&co);
+                r
             }
             FOp::AddF32 | FOp::SubF32 | FOp::SubrevF32 | FOp::MulF32 | FOp::FmaF32 => {
                 // The general path's f32 handling without modifiers: denormal inputs flush
                 // unless MODE keeps them, signaling NaNs come out quiet, then denormal
                 // results flush (operands.rs: in_f32, f32_mode_out).
+                let (mut a, mut b) = (src(0)?, src(1)?);
+                let mut c = if f.op == FOp::FmaF32 { src(2)? } else { [0; N] };
                 if !denorm {
                     for x in a.iter_mut().chain(&mut b).chain(&mut c) {
                         *x = flush32(*x);
                     }
                 }
-                match f.op {
-                    FOp::AddF32 => map2(&mut r, &a, &b, |x, y| (f32v(x) + f32v(y)).to_bits()),
-                    FOp::SubF32 => map2(&mut r, &a, &b, |x, y| (f32v(x) - f32v(y)).to_bits()),
-                    FOp::SubrevF32 => {
-                        map2(&mut r, &a, &b, |x, y| (f32v(y) - f32v(x)).to_bits());
-                    }
-                    FOp::MulF32 => map2(&mut r, &a, &b, |x, y| (f32v(x) * f32v(y)).to_bits()),
-                    _ => map3(&mut r, &a, &b, &c, |x, y, z| {
+                let mut r = match f.op {
+                    FOp::AddF32 => zip2(&a, &b, |x, y| (f32v(x) + f32v(y)).to_bits()),
+                    FOp::SubF32 => zip2(&a, &b, |x, y| (f32v(x) - f32v(y)).to_bits()),
+                    FOp::SubrevF32 => zip2(&a, &b, |x, y| (f32v(y) - f32v(x)).to_bits()),
+                    FOp::MulF32 => zip2(&a, &b, |x, y| (f32v(x) * f32v(y)).to_bits()),
+                    _ => zip3(&a, &b, &c, |x, y, z| {
                         f32v(x).mul_add(f32v(y), f32v(z)).to_bits()
                     }),
-                }
+                };
                 for x in &mut r {
                     if *x & 0x7fff_ffff > 0x7f80_0000 {
                         *x |= 0x0040_0000;
@@ -334,8 +701,9 @@ impl Exec<'_, '_> {
                         *x = flush32(*x);
                     }
                 }
+                r
             }
-        }
+        };
         let d = usize::from(f.dst);
         let row = self.w.v.get_mut(d * N..(d + 1) * N)?;
         row.copy_from_slice(&r);
@@ -343,6 +711,180 @@ impl Exec<'_, '_> {
             return Some(self.write_mask(f.sdst, carry));
         }
         Some(Ok(()))
+    }
+}
+
+impl Exec<'_, '_> {
+    /// A scalar source's value ([`classify_salu`] resolves no VGPR; an SGPR code is below
+    /// 128).
+    #[inline(always)]
+    fn sval(&self, s: FSrc) -> u32 {
+        match s {
+            // `& 127`: the code is below 128 (classify), so the index needs no check.
+            FSrc::S(k) => self.w.s[usize::from(k & 127)],
+            FSrc::C(c) => c,
+            FSrc::V(_) => 0,
+        }
+    }
+
+    /// Runs the pre-resolved scalar instruction `f` (the general path's `scalar`; nothing
+    /// here can fault: `classify_salu` took only plain destinations and readable sources).
+    #[inline]
+    fn fast_salu(&mut self, f: &Salu, next: u64) {
+        let (x, y) = (self.sval(f.src[0]), self.sval(f.src[1]));
+        let d = usize::from(f.dst & 127);
+        let (v, scc) = match f.op {
+            SOp::Mov => (x, None),
+            SOp::Add => {
+                let (v, c) = x.overflowing_add(y);
+                (v, Some(c))
+            }
+            SOp::Sub => (x.wrapping_sub(y), Some(y > x)),
+            SOp::Mul => (x.wrapping_mul(y), None),
+            SOp::Lshl => {
+                let v = x << (y & 31);
+                (v, Some(v != 0))
+            }
+            SOp::Lshr => {
+                let v = x >> (y & 31);
+                (v, Some(v != 0))
+            }
+            SOp::Ashr => {
+                // CAST: two's complement views.
+                let v = ((x as i32) >> (y & 31)) as u32;
+                (v, Some(v != 0))
+            }
+            SOp::And => {
+                let v = x & y;
+                (v, Some(v != 0))
+            }
+            SOp::Or => {
+                let v = x | y;
+                (v, Some(v != 0))
+            }
+            SOp::Xor => {
+                let v = x ^ y;
+                (v, Some(v != 0))
+            }
+            SOp::CmpU(c) => {
+                self.w.scc = icmp(c, x, y);
+                return;
+            }
+            SOp::CmpI(c) => {
+                // CAST: two's complement views.
+                self.w.scc = icmp(c, x as i32, y as i32);
+                return;
+            }
+            SOp::AndSaveexec => {
+                // The old EXEC to the destination, then the new one to EXEC.
+                let old = self.w.s[126];
+                let new = x & old;
+                self.w.s[d] = old;
+                self.w.s[126] = new;
+                self.w.scc = new != 0;
+                return;
+            }
+            SOp::Branch(c) => {
+                let cond = match c {
+                    Cond::Always => true,
+                    Cond::Scc0 => !self.w.scc,
+                    Cond::Scc1 => self.w.scc,
+                    Cond::Vccz => self.w.vcc() == 0,
+                    Cond::Vccnz => self.w.vcc() != 0,
+                    Cond::Execz => self.w.exec() == 0,
+                    Cond::Execnz => self.w.exec() != 0,
+                };
+                self.branch(next, f.imm, cond);
+                return;
+            }
+            SOp::Endpgm => {
+                self.w.state = WaveState::Done;
+                return;
+            }
+            SOp::Barrier => {
+                self.w.state = WaveState::Barrier;
+                return;
+            }
+            SOp::Nop => return,
+        };
+        self.w.s[d] = v;
+        if let Some(c) = scc {
+            self.w.scc = c;
+        }
+    }
+
+    /// Runs the pre-resolved scalar load `m`: the general path's address and scalar cache
+    /// read (same faults), then the dwords into the SGPRs.
+    fn fast_sload(&mut self, m: &SLoad) -> Result<(), IsaError> {
+        let b = usize::from(m.base);
+        let (lo, hi) = match (self.w.s.get(b), self.w.s.get(b + 1)) {
+            (Some(lo), Some(hi)) => (*lo, *hi),
+            _ => return Err(self.err("scalar operand pair out of range")),
+        };
+        // CAST: sign-extended offset; dword accesses ignore the address's low two bits.
+        let va = (u64::from(lo) | (u64::from(hi) << 32)).wrapping_add(m.off as i64 as u64) & !3;
+        let n = 4 * usize::from(m.dwords);
+        let mut buf = [0u8; 64];
+        let bytes = buf.get_mut(..n).ok_or_else(|| self.range_err())?;
+        self.kcache.read(self.mem, va, bytes)?;
+        let d = usize::from(m.dst);
+        let regs = self
+            .w
+            .s
+            .get_mut(d..d + usize::from(m.dwords))
+            .ok_or_else(|| self.at.msg("SGPR out of range"))?;
+        for (r, c) in regs.iter_mut().zip(bytes.chunks_exact(4)) {
+            *r = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        }
+        Ok(())
+    }
+
+    /// Runs the pre-resolved 64-bit shift `f` for a wave whose every lane is live.
+    fn fast_shift64<const N: usize>(&mut self, f: &Shift64) -> Option<Result<(), IsaError>> {
+        let mut s = [0u32; N];
+        load(self.w, f.count, &mut s)?;
+        let a = usize::from(f.src);
+        let lo: &[u32; N] = self.w.v.get(a * N..(a + 1) * N)?.try_into().ok()?;
+        let hi: &[u32; N] = self.w.v.get((a + 1) * N..(a + 2) * N)?.try_into().ok()?;
+        let mut rlo = [0u32; N];
+        let mut rhi = [0u32; N];
+        let mut each = |f: fn(u64, u32) -> u64| {
+            for l in 0..N {
+                let r = f(u64::from(lo[l]) | (u64::from(hi[l]) << 32), s[l] & 63);
+                // CAST: halves of a u64.
+                rlo[l] = r as u32;
+                rhi[l] = (r >> 32) as u32;
+            }
+        };
+        // One loop per kind (the kind is the instruction's, not the lane's).
+        match f.kind {
+            0 => each(|x, k| x << k),
+            1 => each(|x, k| x >> k),
+            // CAST: two's complement views.
+            _ => each(|x, k| ((x as i64) >> k) as u64),
+        }
+        let d = usize::from(f.dst);
+        self.w.v.get_mut(d * N..(d + 1) * N)?.copy_from_slice(&rlo);
+        self.w
+            .v
+            .get_mut((d + 1) * N..(d + 2) * N)?
+            .copy_from_slice(&rhi);
+        Some(Ok(()))
+    }
+
+    /// Runs the pre-resolved compare `c` for a wave whose every lane is live.
+    fn fast_cmp<const N: usize>(&mut self, c: &Cmp) -> Option<Result<(), IsaError>> {
+        let mut a = [0u32; N];
+        let mut b = [0u32; N];
+        load(self.w, c.src[0], &mut a)?;
+        load(self.w, c.src[1], &mut b)?;
+        let m = if c.signed {
+            // CAST: two's complement views.
+            mask::icmp(c.cond, N, &a.map(|x| x as i32), &b.map(|x| x as i32))
+        } else {
+            mask::icmp(c.cond, N, &a, &b)
+        };
+        Some(self.write_mask(c.sdst, m & self.w.exec()))
     }
 }
 
@@ -463,27 +1005,39 @@ impl Exec<'_, '_> {
             }
             first.wrapping_add(off)
         };
-        let mut buf = [0u8; 1024];
-        let bytes = buf.get_mut(..N * size)?;
+        let dw = usize::from(m.dwords);
+        if dw == 1 {
+            // One row, lane-major as memory is: straight in or out (a load that faults
+            // writes nothing: `read_dwords` checks before it copies).
+            return Some(if m.load {
+                let row = self.w.v.get_mut(data * N..(data + 1) * N)?;
+                self.mem.read_dwords(addr0, row).map_err(IsaError::Vm)
+            } else {
+                let row = self.w.v.get(data * N..(data + 1) * N)?;
+                self.mem.write_dwords(addr0, row).map_err(IsaError::Vm)
+            });
+        }
+        let mut buf = [0u32; 256];
+        let words = buf.get_mut(..N * dw)?;
         if m.load {
-            if let Err(e) = self.mem.read(addr0, bytes, Access::Read) {
+            if let Err(e) = self.mem.read_dwords(addr0, words) {
                 return Some(Err(IsaError::Vm(e)));
             }
-            for k in 0..usize::from(m.dwords) {
+            for k in 0..dw {
                 let row = self.w.v.get_mut((data + k) * N..(data + k + 1) * N)?;
-                for (x, c) in row.iter_mut().zip(bytes.chunks_exact(size)) {
-                    *x = u32::from_le_bytes([c[4 * k], c[4 * k + 1], c[4 * k + 2], c[4 * k + 3]]);
+                for (x, c) in row.iter_mut().zip(words.chunks_exact(dw)) {
+                    *x = c[k];
                 }
             }
             return Some(Ok(()));
         }
-        for k in 0..usize::from(m.dwords) {
+        for k in 0..dw {
             let row = self.w.v.get((data + k) * N..(data + k + 1) * N)?;
-            for (x, c) in row.iter().zip(bytes.chunks_exact_mut(size)) {
-                c[4 * k..4 * k + 4].copy_from_slice(&x.to_le_bytes());
+            for (x, c) in row.iter().zip(words.chunks_exact_mut(dw)) {
+                c[k] = *x;
             }
         }
-        Some(self.mem.write(addr0, bytes).map_err(IsaError::Vm))
+        Some(self.mem.write_dwords(addr0, words).map_err(IsaError::Vm))
     }
 
     /// Scratch rows at private offset `base` for every lane: per dword, the bounds checks of
@@ -500,27 +1054,17 @@ impl Exec<'_, '_> {
             // The bounds check depends on the offset only: lane 0's address is checked
             // once (the general path checks the last lane's too, the same way).
             let va = self.scratch_va(at, 4, 0)?;
-            let mut buf = [0u8; 256];
-            let bytes = buf.get_mut(..N * 4).ok_or_else(|| self.range_err())?;
             let lo = (data + k) * N;
             if m.load {
-                self.mem
-                    .read(va, bytes, Access::Read)
-                    .map_err(IsaError::Vm)?;
                 let row = self
                     .w
                     .v
                     .get_mut(lo..lo + N)
                     .ok_or_else(|| self.at.msg("VGPR out of range"))?;
-                for (x, c) in row.iter_mut().zip(bytes.chunks_exact(4)) {
-                    *x = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-                }
+                self.mem.read_dwords(va, row).map_err(IsaError::Vm)?;
             } else {
                 let row = self.w.v.get(lo..lo + N).ok_or_else(|| self.range_err())?;
-                for (c, x) in bytes.chunks_exact_mut(4).zip(row) {
-                    c.copy_from_slice(&x.to_le_bytes());
-                }
-                self.mem.write(va, bytes).map_err(IsaError::Vm)?;
+                self.mem.write_dwords(va, row).map_err(IsaError::Vm)?;
             }
         }
         Ok(())
@@ -674,10 +1218,8 @@ fn classify_dual(l: &Launch, i: &Inst) -> Option<[Half; 2]> {
 impl Exec<'_, '_> {
     /// One VOPD half's lanes into `r` (nothing written).
     fn fast_half<const N: usize>(&self, h: &Half, r: &mut [u32; N]) -> Option<()> {
-        let mut a = [0u32; N];
-        let mut b = [0u32; N];
-        load(self.w, h.src[0], &mut a)?;
-        load(self.w, h.src[1], &mut b)?;
+        let a = get::<N>(self.w, h.src[0])?;
+        let b = get::<N>(self.w, h.src[1])?;
         let f = |x: u32| f32v(x);
         match h.op {
             Op::VMovB32 => *r = a,
@@ -795,6 +1337,7 @@ mod tests {
             v: vec![UNDEFINED; 9 * lanes],
             nvgpr: 8,
             lanes,
+            full: lane_bits(lanes),
             id: 0,
             state: WaveState::Running,
             scratch_slot: 0,
@@ -863,7 +1406,7 @@ mod tests {
         };
         if fast {
             let f = classify(l, i)?;
-            x.fast(&f)
+            x.fast(&f, 0x1004)
         } else {
             Some(x.step(i, 0x1004))
         }
@@ -1068,6 +1611,7 @@ mod tests {
             v: w.v.clone(),
             nvgpr: w.nvgpr,
             lanes: w.lanes,
+            full: w.full,
             id: w.id,
             state: w.state,
             scratch_slot: w.scratch_slot,
@@ -1450,5 +1994,302 @@ mod tests {
         w.mode = 0xf0;
         assert!(matches!(exec(&l, &mut w, &i, true), Some(Ok(()))));
         assert_eq!(w.v[4 * 32], 1);
+    }
+
+    /// The whole observable state of a wave: registers, SCC, PC and run state.
+    fn state(w: &Wave) -> (Vec<u32>, [u32; 128], bool, u64, WaveState) {
+        (w.v.clone(), w.s, w.scc, w.pc, w.state)
+    }
+
+    #[test]
+    fn fast_scalar_ops_match_the_general_path() {
+        use Op::*;
+        let ops: [(Op, Enc); 35] = [
+            (SMovB32, Enc::Sop1),
+            (SAddU32, Enc::Sop2),
+            (SSubU32, Enc::Sop2),
+            (SMulI32, Enc::Sop2),
+            (SLshlB32, Enc::Sop2),
+            (SLshrB32, Enc::Sop2),
+            (SAshrI32, Enc::Sop2),
+            (SAndB32, Enc::Sop2),
+            (SOrB32, Enc::Sop2),
+            (SXorB32, Enc::Sop2),
+            (SCmpEqU32, Enc::Sopc),
+            (SCmpLgU32, Enc::Sopc),
+            (SCmpGtU32, Enc::Sopc),
+            (SCmpGeU32, Enc::Sopc),
+            (SCmpLtU32, Enc::Sopc),
+            (SCmpLeU32, Enc::Sopc),
+            (SCmpEqI32, Enc::Sopc),
+            (SCmpLgI32, Enc::Sopc),
+            (SCmpGtI32, Enc::Sopc),
+            (SCmpGeI32, Enc::Sopc),
+            (SCmpLtI32, Enc::Sopc),
+            (SCmpLeI32, Enc::Sopc),
+            (SAndSaveexecB32, Enc::Sop1),
+            (SBranch, Enc::Sopp),
+            (SCbranchScc0, Enc::Sopp),
+            (SCbranchScc1, Enc::Sopp),
+            (SCbranchVccz, Enc::Sopp),
+            (SCbranchVccnz, Enc::Sopp),
+            (SCbranchExecz, Enc::Sopp),
+            (SCbranchExecnz, Enc::Sopp),
+            (SEndpgm, Enc::Sopp),
+            (SBarrier, Enc::Sopp),
+            (SSendmsg, Enc::Sopp),
+            // Destinations that are VCC and EXEC halves.
+            (SMovB32, Enc::Sop1),
+            (SAndSaveexecB32, Enc::Sop1),
+        ];
+        // Sources: SGPRs (one of them EXEC's low half), integer and float inline constants,
+        // a literal, the null register.
+        let forms: [[u16; 2]; 7] = [
+            [3, 4],
+            [5, 13],
+            [126, 2],
+            [130, 7],
+            [9, 200],
+            [242, LIT],
+            [124, 6],
+        ];
+        let mut compared = 0;
+        for (n, (op, enc)) in ops.into_iter().enumerate() {
+            for wave64 in [false, true] {
+                let l = launch(wave64);
+                let lanes = if wave64 { 64 } else { 32 };
+                for (k, src) in forms.iter().enumerate() {
+                    for (scc, em, vcc) in [
+                        (false, !0u64, 0u64),
+                        (true, 0, 0x1_0000_0000),
+                        (true, 0x8000_0000_0000_0001, 0x5a),
+                    ] {
+                        let dst = match n {
+                            33 => 106,
+                            34 => 126,
+                            _ => 10 + k as u16,
+                        };
+                        let mut i = inst(op, enc, dst, [src[0], src[1], NONE]);
+                        i.lit = 0x8000_0003;
+                        i.imm = if op == SSendmsg { 3 } else { -7 + k as i32 };
+                        let prep = |w: &mut Wave| {
+                            w.scc = scc;
+                            w.set_exec(em);
+                            w.s[106] = vcc as u32;
+                            w.s[107] = (vcc >> 32) as u32;
+                        };
+                        let mut a = wave(lanes, 0, k);
+                        let mut b = wave(lanes, 0, k);
+                        prep(&mut a);
+                        prep(&mut b);
+                        let fast = exec(&l, &mut a, &i, true);
+                        let slow = exec(&l, &mut b, &i, false);
+                        if op == SAndSaveexecB32 && wave64 {
+                            // Wave64's EXEC has the B64 form: no fast one for B32.
+                            assert!(fast.is_none());
+                            continue;
+                        }
+                        assert!(
+                            matches!(fast, Some(Ok(()))),
+                            "{op:?} {src:?}: the fast path declined"
+                        );
+                        assert!(matches!(slow, Some(Ok(()))), "{op:?} {src:?}");
+                        assert_eq!(state(&a), state(&b), "{op:?} {src:?} wave64 {wave64}");
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(compared, (35 * 2 - 2) * 7 * 3);
+        // What the fast path leaves to the general one: unwritable or null destinations,
+        // VCCZ/EXECZ/SCC as sources, VGPRs, other messages.
+        let l = launch(false);
+        for (op, dst, src) in [
+            (SMovB32, 124, [3, NONE]),
+            (SMovB32, 110, [3, NONE]),
+            (SMovB32, 251, [3, NONE]),
+            (SAddU32, 3, [251, 4]),
+            (SAddU32, 3, [253, 4]),
+            (SAddU32, 3, [4, VGPR]),
+        ] {
+            assert!(classify(&l, &inst(op, Enc::Sop2, dst, [src[0], src[1], NONE])).is_none());
+        }
+        let mut i = inst(SSendmsg, Enc::Sopp, NONE, [NONE; 3]);
+        i.imm = 1;
+        assert!(classify(&l, &i).is_none());
+    }
+
+    #[test]
+    fn fast_scalar_values_by_hand() {
+        let l = launch(false);
+        let mut w = wave(32, 0, 0);
+        w.s[3] = 0xffff_fff0;
+        w.s[4] = 0x20;
+        let i = inst(Op::SAddU32, Enc::Sop2, 5, [3, 4, NONE]);
+        assert!(matches!(exec(&l, &mut w, &i, true), Some(Ok(()))));
+        assert_eq!((w.s[5], w.scc), (0x10, true));
+        let i = inst(Op::SLshlB32, Enc::Sop2, 5, [4, 4, NONE]);
+        assert!(matches!(exec(&l, &mut w, &i, true), Some(Ok(()))));
+        // A count of 32 shifts by 0.
+        assert_eq!((w.s[5], w.scc), (0x20, true));
+        let i = inst(Op::SCmpLtI32, Enc::Sopc, NONE, [3, 4, NONE]);
+        assert!(matches!(exec(&l, &mut w, &i, true), Some(Ok(()))));
+        assert!(w.scc);
+        // EXEC 0b1100 & 0b1010: EXEC 0b1000, the old one saved.
+        w.set_exec(0b1100);
+        w.s[6] = 0b1010;
+        let i = inst(Op::SAndSaveexecB32, Enc::Sop1, 7, [6, NONE, NONE]);
+        assert!(matches!(exec(&l, &mut w, &i, true), Some(Ok(()))));
+        assert_eq!((w.s[7], w.s[126], w.scc), (0b1100, 0b1000, true));
+        // A taken branch: next (0x1004) + 4 * imm.
+        let mut i = inst(Op::SCbranchExecnz, Enc::Sopp, NONE, [NONE; 3]);
+        i.imm = -1;
+        assert!(matches!(exec(&l, &mut w, &i, true), Some(Ok(()))));
+        assert_eq!(w.pc, 0x1000);
+    }
+
+    #[test]
+    fn fast_shift64_and_compare_match_the_general_path() {
+        use Op::*;
+        let v = |r: u16| VGPR + r;
+        let ops: [(Op, Enc); 5] = [
+            (VLshlrevB64, Enc::Vop3),
+            (VLshrrevB64, Enc::Vop3),
+            (VAshrrevI64, Enc::Vop3),
+            (VCmpU32, Enc::Vopc),
+            (VCmpI32, Enc::Vop3),
+        ];
+        // Shift counts and compare sources: VGPRs (overlapping the destination too), an
+        // SGPR, constants, a literal.
+        let forms: [[u16; 2]; 6] = [
+            [v(1), v(2)],
+            [v(3), v(2)],
+            [3, v(4)],
+            [130, v(6)],
+            [LIT, v(0)],
+            [242, v(1)],
+        ];
+        let mut compared = 0;
+        for (op, enc) in ops {
+            let cmp = matches!(op, VCmpU32 | VCmpI32);
+            for wave64 in [false, true] {
+                let l = launch(wave64);
+                let lanes = if wave64 { 64 } else { 32 };
+                for (k, src) in forms.iter().enumerate() {
+                    for cond in 0..8u8 {
+                        if !cmp && cond > 0 {
+                            continue;
+                        }
+                        let mut i = inst(op, enc, v(2 + (k % 3) as u16), [src[0], src[1], NONE]);
+                        i.lit = if k % 2 == 0 { 0xffff_fffe } else { 63 };
+                        i.sub = cond;
+                        if cmp {
+                            i.dst = NONE;
+                            i.sdst = if k % 2 == 0 { 106 } else { 10 };
+                        }
+                        for em in [!0u64, 0x0000_0001_8000_0001] {
+                            let mut a = wave(lanes, 0, k + usize::from(cond));
+                            let mut b = wave(lanes, 0, k + usize::from(cond));
+                            a.set_exec(em);
+                            b.set_exec(em);
+                            let fast = exec(&l, &mut a, &i, true);
+                            let slow = exec(&l, &mut b, &i, false);
+                            assert!(matches!(slow, Some(Ok(()))), "{op:?} {src:?}");
+                            if em != !0 {
+                                // A lane inactive: the general path's.
+                                assert!(fast.is_none(), "{op:?} {src:?}");
+                                continue;
+                            }
+                            assert!(
+                                matches!(fast, Some(Ok(()))),
+                                "{op:?} {src:?}: the fast path declined"
+                            );
+                            assert_eq!(state(&a), state(&b), "{op:?} {src:?} wave64 {wave64}");
+                            compared += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(compared, (3 + 2 * 8) * 2 * 6);
+        // Left to the general path: a pair past the VGPR budget (8), CMPX, a null mask, and
+        // a wave64 mask into VCC_HI..(the pair's high half not a plain SGPR).
+        let l = launch(false);
+        let i = inst(VLshlrevB64, Enc::Vop3, v(7), [v(1), v(2), NONE]);
+        assert!(classify(&l, &i).is_none());
+        let i = inst(VLshlrevB64, Enc::Vop3, v(2), [v(1), v(7), NONE]);
+        assert!(classify(&l, &i).is_none());
+        let mut i = inst(VCmpU32, Enc::Vopc, NONE, [v(1), v(2), NONE]);
+        i.sdst = 106;
+        i.cmpx = true;
+        assert!(classify(&l, &i).is_none());
+        i.cmpx = false;
+        i.sdst = 124;
+        assert!(classify(&l, &i).is_none());
+        i.sdst = 107;
+        assert!(classify(&launch(true), &i).is_none());
+        assert!(classify(&l, &i).is_some());
+    }
+
+    #[test]
+    fn fast_scalar_loads_match_the_general_path() {
+        use Op::*;
+        let mem = FlatMemory::new(0x1000, 256);
+        let bytes: Vec<u8> = (0..256u32).map(|k| (k * 29 + 3) as u8).collect();
+        assert!(mem.poke(0x1000, &bytes).is_ok());
+        let ops = [
+            SLoadB32, SLoadB64, SLoadB96, SLoadB128, SLoadB256, SLoadB512,
+        ];
+        let mut compared = 0;
+        for op in ops {
+            for wave64 in [false, true] {
+                let l = launch(wave64);
+                let lanes = if wave64 { 64 } else { 32 };
+                // Offsets: aligned, unaligned (the low bits ignored), negative, and past the
+                // end of memory (a fault, the same one each way).
+                for (k, off) in [0i32, 0x44, 0x13, -8, 0xfc, 0x400].into_iter().enumerate() {
+                    // SOFFSET off, or the null register (gfx11's encoding of off).
+                    let soff = if k % 2 == 0 { NONE } else { 124 };
+                    let mut i = inst(op, Enc::Smem, 20, [4, soff, NONE]);
+                    i.imm = off;
+                    let prep = |w: &mut Wave| {
+                        w.s[4] = 0x1010;
+                        w.s[5] = 0;
+                        // A partial EXEC does not matter to a scalar load.
+                        w.set_exec(0x5);
+                    };
+                    let mut a = wave(lanes, 0, k);
+                    let mut b = wave(lanes, 0, k);
+                    prep(&mut a);
+                    prep(&mut b);
+                    let fast = exec_on(&mem, &l, &mut a, &i, true);
+                    let slow = exec_on(&mem, &l, &mut b, &i, false);
+                    match (fast, slow) {
+                        (Some(Ok(())), Some(Ok(()))) => {}
+                        (Some(Err(x)), Some(Err(y))) => {
+                            assert_eq!(x.to_string(), y.to_string(), "{op:?} {off}");
+                        }
+                        (x, y) => panic!("{op:?} {off}: fast {x:?}, general {y:?}"),
+                    }
+                    assert_eq!(state(&a), state(&b), "{op:?} {off} wave64 {wave64}");
+                    compared += 1;
+                }
+            }
+        }
+        assert_eq!(compared, 6 * 2 * 6);
+        // Left to the general path: SOFFSET, a destination past the plain SGPRs (VCC), a
+        // base that is not an SGPR pair, other loads.
+        let l = launch(false);
+        for (op, dst, src) in [
+            (SLoadB32, 20, [4, 5]),
+            (SLoadB64, 106, [4, NONE]),
+            (SLoadB32, 20, [124, NONE]),
+            (SLoadB32, 20, [127, NONE]),
+            (SLoadU8, 20, [4, NONE]),
+            (SBufferLoadB32, 20, [4, NONE]),
+        ] {
+            let i = inst(op, Enc::Smem, dst, [src[0], src[1], NONE]);
+            assert!(classify(&l, &i).is_none(), "{op:?} {dst} {src:?}");
+        }
     }
 }

@@ -244,14 +244,27 @@ impl Exec<'_, '_> {
 
     /// The GPU address of private byte `off` of `lane` (swizzled per dword across the wave,
     /// as the hardware lays out scratch), after the bounds check.
+    /// [`Self::scratch_va`]'s fault: the access leaves the wave's slot.
+    #[cold]
+    #[inline(never)]
+    fn scratch_range_err(&self, off: u64, size: u64, per_lane: u64) -> IsaError {
+        self.err(&format!(
+            "scratch access of {size} bytes at private offset {off:#x} beyond the wave's slot ({per_lane} bytes per lane from COMPUTE_TMPRING_SIZE)"
+        ))
+    }
+
+    #[inline]
     pub(super) fn scratch_va(&self, off: u64, size: u64, lane: usize) -> Result<u64, IsaError> {
         let sc = &self.l.scratch;
         let lanes = self.w.lanes as u64;
-        let per_lane = sc.wave_bytes / lanes;
+        // A wave has 32 or 64 lanes: a shift, not a division, per access.
+        let per_lane = if lanes.is_power_of_two() {
+            sc.wave_bytes >> lanes.trailing_zeros()
+        } else {
+            sc.wave_bytes / lanes.max(1)
+        };
         if sc.wave_bytes == 0 || off.checked_add(size).is_none_or(|e| e > per_lane) {
-            return Err(self.err(&format!(
-                "scratch access of {size} bytes at private offset {off:#x} beyond the wave's slot ({per_lane} bytes per lane from COMPUTE_TMPRING_SIZE)"
-            )));
+            return Err(self.scratch_range_err(off, size, per_lane));
         }
         let wave_base = sc
             .base

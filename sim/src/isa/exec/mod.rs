@@ -38,6 +38,11 @@ use valu16::sdwa_select;
 pub const MAX_LANES: usize = 64;
 type Lanes = [u32; MAX_LANES];
 
+/// The mask of a wave of `lanes` lanes (32 or 64).
+fn lane_bits(lanes: usize) -> u64 {
+    if lanes == 64 { !0 } else { 0xffff_ffff }
+}
+
 /// What registers the hardware leaves undefined start as (never zero).
 pub const UNDEFINED: u32 = 0xBAAD_F00D;
 
@@ -46,8 +51,44 @@ pub(crate) struct CodeCache {
     slots: Vec<Option<Entry>>,
 }
 
-/// A decoded instruction, its modelled cost and its pre-resolved fast form ([`fast`]).
-type Entry = (Inst, Cost, Option<fast::Fast>);
+/// A decoded instruction, its modelled cost, its pre-resolved fast form ([`fast`]) and
+/// what the loop does with it besides running it.
+#[derive(Clone)]
+struct Entry {
+    inst: Inst,
+    cost: Cost,
+    quick: Option<fast::Fast>,
+    kind: Kind,
+}
+
+/// How `run_wave` counts an instruction: the encoding and op class, resolved at decode.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A vector instruction: counted per active lane, subject to gfx9's VSKIP and index mode.
+    Vector,
+    /// A scalar (SALU, SMEM) instruction: counted once.
+    Scalar,
+    /// A scalar instruction without architectural effect ([`waits_only`]): counted, then
+    /// skipped.
+    Wait,
+}
+
+impl Kind {
+    fn of(i: &Inst) -> Self {
+        if matches!(
+            i.enc,
+            Enc::Sop1 | Enc::Sop2 | Enc::Sopk | Enc::Sopc | Enc::Sopp | Enc::Smem
+        ) {
+            if waits_only(i.op) {
+                Kind::Wait
+            } else {
+                Kind::Scalar
+            }
+        } else {
+            Kind::Vector
+        }
+    }
+}
 
 /// The scalar data cache of one dispatch: 64-byte lines of memory that SMEM loads read. As
 /// the hardware's K$, it is not coherent with vector stores; `s_dcache_inv`/`s_gl1_inv`
@@ -177,6 +218,8 @@ pub(crate) struct Wave {
     v: Vec<u32>,
     nvgpr: usize,
     lanes: usize,
+    /// Every lane's bit (`lanes` of them): EXEC and VCC are read through it.
+    full: u64,
     id: u32,
     state: WaveState,
     scratch_slot: u64,
@@ -441,6 +484,7 @@ fn run_range(
             v: vec![UNDEFINED; (l.vgprs as usize + 1) * lanes as usize],
             nvgpr: l.vgprs as usize,
             lanes: lanes as usize,
+            full: lane_bits(lanes as usize),
             id,
             state: WaveState::Running,
             scratch_slot: 0,
@@ -529,7 +573,7 @@ impl Wave {
     }
     #[inline]
     fn lane_mask(&self) -> u64 {
-        if self.lanes == 64 { !0 } else { 0xffff_ffff }
+        self.full
     }
     #[inline]
     fn exec(&self) -> u64 {
@@ -626,8 +670,12 @@ fn fetch(
         mem.read(va, &mut b, Access::Execute)
             .map_err(IsaError::Vm)?;
     }
-    let cost = model::cost(l.isa, lanes, &inst);
-    let quick = fast::classify(l, &inst);
+    let entry = Entry {
+        cost: model::cost(l.isa, lanes, &inst),
+        quick: fast::classify(l, &inst),
+        kind: Kind::of(&inst),
+        inst,
+    };
     if let Some(s) = slot {
         // CAST: below CACHE_WORDS.
         let s = s as usize;
@@ -635,11 +683,11 @@ fn fetch(
             cache.slots.resize(s + 1, None);
         }
         if let Some(x) = cache.slots.get_mut(s) {
-            *x = Some((inst, cost, quick));
+            *x = Some(entry);
             return Ok(Ok(s));
         }
     }
-    Ok(Err((inst, cost, quick)))
+    Ok(Err(entry))
 }
 
 fn run_wave(
@@ -680,14 +728,10 @@ fn run_wave(
                 l.budget
             )));
         }
-        // One bounds-checked lookup per instruction; a miss decodes and fills the slot.
-        let off = pc.wrapping_sub(l.pgm);
-        let idx = if off % 4 == 0 {
-            // CAST: a u64 word index; beyond usize it is simply not cached.
-            usize::try_from(off / 4).unwrap_or(usize::MAX)
-        } else {
-            usize::MAX
-        };
+        // One bounds-checked lookup per instruction; a miss decodes and fills the slot. The
+        // word index rotated: an unaligned offset's low bits land on top, far past any slot
+        // (`fetch` then faults on it); beyond usize it is simply not cached.
+        let idx = usize::try_from(pc.wrapping_sub(l.pgm).rotate_right(2)).unwrap_or(usize::MAX);
         let entry: &Entry = match cache.slots.get(idx) {
             Some(Some(c)) => c,
             _ => match fetch(l, mem, cache, pc, x.w.lanes, &x.at).map_err(|e| x.at.locate(e))? {
@@ -701,19 +745,16 @@ fn run_wave(
                 }
             },
         };
-        let (i, cost, quick) = (&entry.0, entry.1, &entry.2);
+        let (i, cost, quick) = (&entry.inst, &entry.cost, &entry.quick);
         stats.wave_instructions += 1;
         x.w.executed += 1;
         stats.simd_cycles += u64::from(cost.cycles);
-        x.w.clock.issue(&cost);
+        x.w.clock.issue(cost);
         let next = pc.wrapping_add(u64::from(i.len));
         x.w.pc = next;
-        if matches!(
-            i.enc,
-            Enc::Sop1 | Enc::Sop2 | Enc::Sopk | Enc::Sopc | Enc::Sopp | Enc::Smem
-        ) {
+        if entry.kind != Kind::Vector {
             stats.lane_instructions += 1;
-            if waits_only(i.op) {
+            if entry.kind == Kind::Wait {
                 continue;
             }
         } else {
@@ -741,7 +782,7 @@ fn run_wave(
             }
         }
         if let Some(f) = quick
-            && let Some(r) = x.fast(f)
+            && let Some(r) = x.fast(f, next)
         {
             r.map_err(|e| x.at.locate(e))?;
             continue;

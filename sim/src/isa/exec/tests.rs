@@ -215,3 +215,42 @@ fn agprs_live_at_the_accum_offset_even_in_a_large_vgpr_file() {
         );
     }
 }
+
+/// A jump to an unaligned address faults as an unaligned fetch (the decode cache's slot
+/// index must not alias it with an aligned word), and a jump back to the start is a cached
+/// instruction again (the budget still counts it).
+#[test]
+fn an_unaligned_jump_faults_and_cached_jumps_count() {
+    let mem = FlatMemory::new(BASE, 0x2_0000);
+    // s_setpc_b64 s[0:1]
+    mem.poke(CODE, &0xbe80_4800u32.to_le_bytes()).unwrap();
+    let mut l = Launch {
+        isa: Isa::Gfx11,
+        gfx940: true,
+        pgm: CODE,
+        wave64: false,
+        // CAST: the code address's halves.
+        user_sgprs: vec![CODE as u32 + 2, (CODE >> 32) as u32],
+        rsrc2: 2 << 1,
+        local: [32, 1, 1],
+        groups: [1, 1, 1],
+        lds_bytes: 0,
+        vgprs: 16,
+        accum_offset: 0,
+        scratch: ScratchSetup::default(),
+        scratch_waves: 0,
+        float: FloatMode {
+            denorm32: true,
+            denorm16_64: true,
+        },
+        budget: 1 << 20,
+        clock: 0,
+    };
+    let e = run(&l, &mem).unwrap_err().to_string();
+    assert!(e.contains("unaligned address"), "{e}");
+    // To itself: an endless loop of one cached instruction, stopped by the budget.
+    l.user_sgprs[0] = CODE as u32;
+    l.budget = 1000;
+    let e = run(&l, &mem).unwrap_err().to_string();
+    assert!(e.contains("instruction budget of 1000"), "{e}");
+}

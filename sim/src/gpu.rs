@@ -55,9 +55,82 @@ enum Target {
     User(Arc<UserPages>, u64),
 }
 
+/// The memory behind one GPU mapping.
+enum Backed {
+    Shared(Arc<SharedMem>),
+    User(Arc<UserPages>),
+}
+
+/// A page-table walk's result: the mapping `[start, end)` holding the address, whether it is
+/// writable, and its memory (the BO's offset 0 is at `start`).
+struct Walk {
+    start: u64,
+    end: u64,
+    writable: bool,
+    mem: Backed,
+}
+
+/// One translation a thread keeps: `walk` on GPU `gpu_id` of simulator `sim`, valid while
+/// that simulator's `vm_epoch` is still `epoch`.
+struct TlbEntry {
+    sim: u64,
+    gpu_id: u32,
+    epoch: u64,
+    walk: Walk,
+}
+
+/// Entries per thread: a dispatch touches a handful of buffers (code, kernargs, a few
+/// tensors, scratch); more would only lengthen the search.
+const TLB_ENTRIES: usize = 8;
+
+/// A thread's recent translations: the engines' and interpreter threads' memory accesses
+/// would otherwise each take the simulator's state lock and bump the BO's reference count,
+/// which two interpreter threads then fight over cache line by cache line.
+struct Tlb {
+    entries: [Option<TlbEntry>; TLB_ENTRIES],
+    next: usize,
+}
+
+std::thread_local! {
+    static TLB: core::cell::RefCell<Tlb> = const {
+        core::cell::RefCell::new(Tlb {
+            entries: [const { None }; TLB_ENTRIES],
+            next: 0,
+        })
+    };
+}
+
+impl Tlb {
+    /// The entry of `sim` for `va` on `gpu_id` under `epoch` (dropping `sim`'s stale ones, so
+    /// a thread does not keep freed memory alive past its next access).
+    fn find(&mut self, sim: u64, epoch: u64, gpu_id: u32, va: u64) -> Option<&TlbEntry> {
+        let mut hit = None;
+        for (i, slot) in self.entries.iter_mut().enumerate() {
+            if let Some(e) = slot
+                && e.sim == sim
+            {
+                if e.epoch != epoch {
+                    *slot = None;
+                } else if e.gpu_id == gpu_id && (e.walk.start..e.walk.end).contains(&va) {
+                    hit = Some(i);
+                }
+            }
+        }
+        hit.and_then(|i| self.entries.get(i))
+            .and_then(Option::as_ref)
+    }
+
+    fn insert(&mut self, e: TlbEntry) {
+        if let Some(slot) = self.entries.get_mut(self.next) {
+            *slot = Some(e);
+        }
+        self.next = (self.next + 1) % TLB_ENTRIES;
+    }
+}
+
 impl SimKfd {
-    /// Translates `va` on `gpu_id`: where its bytes are and how many follow in that mapping.
-    fn translate(&self, gpu_id: u32, va: u64, write: bool) -> Result<(Target, u64), GpuFault> {
+    /// Walks `gpu_id`'s page table for `va` under the state lock.
+    fn walk(&self, gpu_id: u32, va: u64, write: bool) -> Result<Walk, GpuFault> {
         let fault = |reason| GpuFault {
             gpu_id,
             va,
@@ -71,15 +144,63 @@ impl SimKfd {
             .bos
             .get(&e.handle)
             .ok_or(fault(VmFaultKind::NotPresent))?;
-        if write && bo.flags & KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE == 0 {
+        let writable = bo.flags & KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE != 0;
+        if write && !writable {
             return Err(fault(VmFaultKind::ReadOnly));
         }
-        let off = va - start;
-        let avail = e.end - va;
-        Ok(match &bo.backing {
-            Backing::Shared(m) => (Target::Shared(Arc::clone(m), off), avail),
-            Backing::User(pages) => (Target::User(Arc::clone(pages), off), avail),
+        let mem = match &bo.backing {
+            Backing::Shared(m) => Backed::Shared(Arc::clone(m)),
+            Backing::User(pages) => Backed::User(Arc::clone(pages)),
             Backing::UserInvalidated => return Err(fault(VmFaultKind::NotPresent)),
+        };
+        Ok(Walk {
+            start,
+            end: e.end,
+            writable,
+            mem,
+        })
+    }
+
+    /// Translates `va` on `gpu_id`: where its bytes are and how many follow in that mapping.
+    fn translate(&self, gpu_id: u32, va: u64, write: bool) -> Result<(Target, u64), GpuFault> {
+        let w = self.walk(gpu_id, va, write)?;
+        let (off, avail) = (va - w.start, w.end - va);
+        Ok(match w.mem {
+            Backed::Shared(m) => (Target::Shared(m, off), avail),
+            Backed::User(pages) => (Target::User(pages, off), avail),
+        })
+    }
+
+    /// Runs `f` on the memory `va` translates to on `gpu_id` (with the offset in it and the
+    /// bytes that follow in the mapping), through this thread's cached translations: the
+    /// page-table walk, under the state lock, only on a miss or after the page tables changed.
+    fn with_translation<R>(
+        &self,
+        gpu_id: u32,
+        va: u64,
+        write: bool,
+        f: impl FnOnce(&Backed, u64, u64) -> R,
+    ) -> Result<R, GpuFault> {
+        let epoch = self.vm_epoch.load(core::sync::atomic::Ordering::Acquire);
+        TLB.with(|tlb| {
+            let Ok(mut tlb) = tlb.try_borrow_mut() else {
+                let w = self.walk(gpu_id, va, write)?;
+                return Ok(f(&w.mem, va - w.start, w.end - va));
+            };
+            if let Some(e) = tlb.find(self.uid, epoch, gpu_id, va)
+                && (e.walk.writable || !write)
+            {
+                return Ok(f(&e.walk.mem, va - e.walk.start, e.walk.end - va));
+            }
+            let walk = self.walk(gpu_id, va, write)?;
+            let r = f(&walk.mem, va - walk.start, walk.end - va);
+            tlb.insert(TlbEntry {
+                sim: self.uid,
+                gpu_id,
+                epoch,
+                walk,
+            });
+            Ok(r)
         })
     }
 
@@ -139,34 +260,37 @@ impl SimKfd {
         while done < buf.len() {
             // CAST: usize fits u64.
             let cur = va.wrapping_add(done as u64);
-            let (t, avail) = self.translate(gpu_id, cur, false)?;
-            let n = usize::try_from(avail)
-                .unwrap_or(usize::MAX)
-                .min(buf.len() - done);
-            let chunk = buf.get_mut(done..done + n).unwrap_or_default();
-            let ok = match t {
-                Target::Shared(m, off) => match m.gpu_read(l2.then_some(gpu_id), off, chunk, false)
-                {
-                    Ok(ok) => ok,
-                    Err(stale) => {
-                        return Err(GpuFault {
-                            gpu_id,
-                            // CAST: usize fits u64.
-                            va: cur.wrapping_add(stale.off - off),
-                            write: false,
-                            reason: VmFaultKind::HdpStale,
-                        });
-                    }
-                },
-                Target::User(pages, off) => pages.read(off, chunk).is_ok(),
-            };
-            if !ok {
-                return Err(GpuFault {
-                    gpu_id,
-                    va: cur,
-                    write: false,
-                    reason: VmFaultKind::NotPresent,
-                });
+            let rest = buf.get_mut(done..).unwrap_or_default();
+            let (n, ok) = self.with_translation(gpu_id, cur, false, |mem, off, avail| {
+                let n = usize::try_from(avail).unwrap_or(usize::MAX).min(rest.len());
+                let chunk = rest.get_mut(..n).unwrap_or_default();
+                let ok = match mem {
+                    Backed::Shared(m) => m
+                        .gpu_read(l2.then_some(gpu_id), off, chunk, false)
+                        // CAST: usize fits u64.
+                        .map_err(|stale| cur.wrapping_add(stale.off - off)),
+                    Backed::User(pages) => Ok(pages.read(off, chunk).is_ok()),
+                };
+                (n, ok)
+            })?;
+            match ok {
+                Ok(true) => {}
+                Ok(false) => {
+                    return Err(GpuFault {
+                        gpu_id,
+                        va: cur,
+                        write: false,
+                        reason: VmFaultKind::NotPresent,
+                    });
+                }
+                Err(stale_va) => {
+                    return Err(GpuFault {
+                        gpu_id,
+                        va: stale_va,
+                        write: false,
+                        reason: VmFaultKind::HdpStale,
+                    });
+                }
             }
             done += n;
         }
@@ -199,16 +323,17 @@ impl SimKfd {
         while done < data.len() {
             // CAST: usize fits u64.
             let cur = va.wrapping_add(done as u64);
-            let (t, avail) = self.translate(gpu_id, cur, true)?;
-            let n = usize::try_from(avail)
-                .unwrap_or(usize::MAX)
-                .min(data.len() - done);
-            let chunk = data.get(done..done + n).unwrap_or_default();
-            let ok = match t {
-                Target::Shared(m, off) if l2 => m.gpu_write_cached(gpu_id, off, chunk),
-                Target::Shared(m, off) => m.gpu_write(off, chunk),
-                Target::User(pages, off) => pages.write(off, chunk).is_ok(),
-            };
+            let rest = data.get(done..).unwrap_or_default();
+            let (n, ok) = self.with_translation(gpu_id, cur, true, |mem, off, avail| {
+                let n = usize::try_from(avail).unwrap_or(usize::MAX).min(rest.len());
+                let chunk = rest.get(..n).unwrap_or_default();
+                let ok = match mem {
+                    Backed::Shared(m) if l2 => m.gpu_write_cached(gpu_id, off, chunk),
+                    Backed::Shared(m) => m.gpu_write(off, chunk),
+                    Backed::User(pages) => pages.write(off, chunk).is_ok(),
+                };
+                (n, ok)
+            })?;
             if !ok {
                 return Err(GpuFault {
                     gpu_id,
@@ -258,12 +383,11 @@ impl SimKfd {
     /// # Errors
     /// As [`SimKfd::gpu_read`].
     pub fn gpu_read_u32(&self, gpu_id: u32, va: u64) -> Result<u32, GpuFault> {
-        if let (Target::Shared(m, off), avail) = self.translate(gpu_id, va, false)?
-            && avail >= 4
-            && !m.hdp_tracked()
-            && !m.l2_dirty()
-            && let Some(v) = m.load_u32(off)
-        {
+        let fast = self.with_translation(gpu_id, va, false, |mem, off, avail| match mem {
+            Backed::Shared(m) if avail >= 4 && !m.hdp_tracked() && !m.l2_dirty() => m.load_u32(off),
+            _ => None,
+        })?;
+        if let Some(v) = fast {
             return Ok(v);
         }
         let mut b = [0u8; 4];
@@ -276,12 +400,11 @@ impl SimKfd {
     /// # Errors
     /// As [`SimKfd::gpu_read`].
     pub fn gpu_read_u64(&self, gpu_id: u32, va: u64) -> Result<u64, GpuFault> {
-        if let (Target::Shared(m, off), avail) = self.translate(gpu_id, va, false)?
-            && avail >= 8
-            && !m.hdp_tracked()
-            && !m.l2_dirty()
-            && let Some(v) = m.load_u64(off)
-        {
+        let fast = self.with_translation(gpu_id, va, false, |mem, off, avail| match mem {
+            Backed::Shared(m) if avail >= 8 && !m.hdp_tracked() && !m.l2_dirty() => m.load_u64(off),
+            _ => None,
+        })?;
+        if let Some(v) = fast {
             return Ok(v);
         }
         let mut b = [0u8; 8];
@@ -294,13 +417,15 @@ impl SimKfd {
     /// # Errors
     /// As [`SimKfd::gpu_write`].
     pub fn gpu_write_u32(&self, gpu_id: u32, va: u64, v: u32) -> Result<(), GpuFault> {
-        if let (Target::Shared(m, off), avail) = self.translate(gpu_id, va, true)?
-            && avail >= 4
-            && off % 4 == 0
-            && !m.hdp_tracked()
-            && !m.l2_dirty()
-            && m.store_u32(off, v)
-        {
+        let stored = self.with_translation(gpu_id, va, true, |mem, off, avail| match mem {
+            Backed::Shared(m)
+                if avail >= 4 && off % 4 == 0 && !m.hdp_tracked() && !m.l2_dirty() =>
+            {
+                m.store_u32(off, v)
+            }
+            _ => false,
+        })?;
+        if stored {
             return Ok(());
         }
         self.gpu_write(gpu_id, va, &v.to_le_bytes())
@@ -311,13 +436,15 @@ impl SimKfd {
     /// # Errors
     /// As [`SimKfd::gpu_write`].
     pub fn gpu_write_u64(&self, gpu_id: u32, va: u64, v: u64) -> Result<(), GpuFault> {
-        if let (Target::Shared(m, off), avail) = self.translate(gpu_id, va, true)?
-            && avail >= 8
-            && off % 8 == 0
-            && !m.hdp_tracked()
-            && !m.l2_dirty()
-            && m.store_u64(off, v)
-        {
+        let stored = self.with_translation(gpu_id, va, true, |mem, off, avail| match mem {
+            Backed::Shared(m)
+                if avail >= 8 && off % 8 == 0 && !m.hdp_tracked() && !m.l2_dirty() =>
+            {
+                m.store_u64(off, v)
+            }
+            _ => false,
+        })?;
+        if stored {
             return Ok(());
         }
         self.gpu_write(gpu_id, va, &v.to_le_bytes())

@@ -122,6 +122,13 @@ pub struct SimKfd {
     pub(crate) clock: Arc<crate::clock::Clock>,
     /// The regions `mmap` handed out (`MAP_FIXED` and `munmap` are checked against them).
     pub(crate) maps: mem::ProcessMaps,
+    /// This simulator among the process's (the engines' translation caches are per thread
+    /// and must not take one simulator's mapping for another's).
+    pub(crate) uid: u64,
+    /// Bumped (under the state lock, after the change) whenever a GPU page table or a BO's
+    /// backing changes: a cached translation taken under an older value is not used (the
+    /// TLB shootdown amdgpu does on unmap, `amdgpu_amdkfd_flush_tlb`).
+    pub(crate) vm_epoch: core::sync::atomic::AtomicU64,
 }
 
 impl core::fmt::Debug for SimKfd {
@@ -245,6 +252,11 @@ impl SimKfd {
             epoch: Instant::now(),
             clock: Arc::new(crate::clock::Clock::new(mode)),
             maps: mem::ProcessMaps::new(any_client),
+            uid: {
+                static NEXT: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(1);
+                NEXT.fetch_add(1, core::sync::atomic::Ordering::Relaxed)
+            },
+            vm_epoch: core::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -264,6 +276,13 @@ impl SimKfd {
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A page table or a BO's backing changed: translations cached before are void. Called
+    /// with the state lock held, after the change.
+    pub(crate) fn vm_changed(&self) {
+        self.vm_epoch
+            .fetch_add(1, core::sync::atomic::Ordering::Release);
     }
 
     /// What the simulated kernel still holds for the process.
@@ -415,7 +434,11 @@ impl KfdSys for SimKfd {
         if at % PAGE != 0 || !self.maps.may_map_fixed(at, len) {
             return Err(Errno::EINVAL);
         }
-        invalidate_userptr(&mut self.lock(), at, len);
+        {
+            let mut st = self.lock();
+            invalidate_userptr(&mut st, at, len);
+            self.vm_changed();
+        }
         self.guard.remove_range(at, len);
         match kind {
             MapKind::File { fd, offset } => self.mmap_file(Some(at), len, prot, fd, offset),
@@ -435,6 +458,7 @@ impl KfdSys for SimKfd {
             return Err(Errno::EINVAL);
         }
         invalidate_userptr(&mut st, addr, len);
+        self.vm_changed();
         self.guard.remove_range(addr, len);
         self.maps.unmap(addr, len)?;
         let gone: Vec<u64> = st.cpu_maps.range(addr..end).map(|(&a, _)| a).collect();

@@ -680,3 +680,49 @@ fn big_buffers_are_sparse() {
     assert_eq!(m.available, 8 << 30);
     p.release(b, &[gpu]);
 }
+
+/// The engines keep recent translations per thread (a TLB). Every page-table change voids
+/// them, as amdgpu's TLB flush on unmap does: a VA freed and allocated again reaches the new
+/// memory with the new permissions, and a translation another thread took before an unmap
+/// faults there afterwards.
+#[test]
+fn cached_translations_follow_unmap_free_and_reuse() {
+    let p = Proc::one();
+    let gpu = p.gpu();
+    let va = 0x7100_0000_0000;
+    let mut a = alloc_args(&p, va, 4096, VRAM_FLAGS);
+    p.ioctl(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut a).unwrap();
+    p.map(a.handle, &[gpu]).unwrap();
+    p.sim.gpu_write_u32(gpu, va + 64, 0xC0FF_EE00).unwrap();
+    assert_eq!(p.sim.gpu_read_u32(gpu, va + 64).unwrap(), 0xC0FF_EE00);
+    // Another thread translates the page too (and keeps the translation), then waits.
+    let sim = std::sync::Arc::clone(&p.sim);
+    let (read, first) = std::sync::mpsc::channel();
+    let (go, wait) = std::sync::mpsc::channel::<()>();
+    let other = std::thread::spawn(move || {
+        let _ = read.send(sim.gpu_read_u32(gpu, va + 64));
+        let _ = wait.recv();
+        sim.gpu_read_u32(gpu, va + 64)
+    });
+    assert_eq!(first.recv().unwrap(), Ok(0xC0FF_EE00));
+    p.unmap(a.handle, &[gpu]).unwrap();
+    p.free_raw(a.handle).unwrap();
+    go.send(()).unwrap();
+    let after = other.join().unwrap();
+    assert_eq!(after.unwrap_err().reason, VmFaultKind::NotPresent);
+    assert_eq!(
+        p.sim.gpu_read_u32(gpu, va + 64).unwrap_err().reason,
+        VmFaultKind::NotPresent
+    );
+    // The same VA again, a new BO without WRITABLE: the old memory is gone, and writes fault.
+    let mut b = alloc_args(&p, va, 4096, VRAM_FLAGS & !KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE);
+    p.ioctl(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut b).unwrap();
+    p.map(b.handle, &[gpu]).unwrap();
+    assert_eq!(p.sim.gpu_read_u32(gpu, va + 64).unwrap(), 0);
+    assert_eq!(
+        p.sim.gpu_write_u32(gpu, va + 64, 1).unwrap_err().reason,
+        VmFaultKind::ReadOnly
+    );
+    p.unmap(b.handle, &[gpu]).unwrap();
+    p.free_raw(b.handle).unwrap();
+}

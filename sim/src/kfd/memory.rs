@@ -140,6 +140,7 @@ impl SimKfd {
         }
         let (kind, size) = (bo.kind, bo.size);
         st.bos.remove(&a.handle);
+        self.vm_changed();
         for r in st.retired.iter_mut().filter(|r| r.handle == a.handle) {
             r.freed = true;
         }
@@ -229,6 +230,7 @@ impl SimKfd {
                 if let Some(bo) = st.bos.get_mut(&a.handle) {
                     bo.mapped.insert(g, 0);
                 }
+                self.vm_changed();
             }
             a.n_success = i + 1;
         }
@@ -261,6 +263,7 @@ impl SimKfd {
             if let Some(gpu) = st.gpus.get_mut(g) {
                 gpu.page_table.remove(&va);
             }
+            self.vm_changed();
             if st.retired.len() >= crate::state::RETIRED_KEPT {
                 st.retired.pop_front();
             }

@@ -97,7 +97,9 @@ fn sim_config(target: &str) -> Option<hcq_sim::GpuConfig> {
 /// `Kfd()` opens `/dev/kfd`, or, without one, a simulator with `HCQ_SIM_TARGET` (gfx90a,
 /// gfx942, gfx1100, gfx1201; default gfx1100) and `HCQ_SIM_GPUS` (default 1) GPUs.
 /// `Kfd(target="gfx942", gpus=2)` or `Kfd(sim=True)` always opens the simulator;
-/// `Kfd(sim=False)` only `/dev/kfd`.
+/// `Kfd(sim=False)` only `/dev/kfd`. The simulated GPUs run inside the host's waits
+/// (reproducible, the default), or with `threaded=True` (or `HCQ_SIM_THREADED=1`) on a thread
+/// of their own beside the host, as a GPU does: host work and GPU work then overlap.
 #[pyclass(module = "hcq._hcq", frozen)]
 pub struct Kfd {
     kfd: hcq_driver::Kfd,
@@ -124,6 +126,22 @@ fn env_gpus() -> PyResult<usize> {
     }
 }
 
+/// `HCQ_SIM_THREADED`: `1` runs each simulated GPU on its own thread, `0` (the default) inside
+/// the host's waits.
+fn env_threaded() -> PyResult<bool> {
+    match std::env::var("HCQ_SIM_THREADED") {
+        Ok(v) => match v.trim() {
+            "" | "0" => Ok(false),
+            "1" => Ok(true),
+            _ => Err(invalid(
+                format!("HCQ_SIM_THREADED={v:?} is neither 0 nor 1"),
+                "set HCQ_SIM_THREADED=1 for a GPU thread, 0 or unset to run it inside waits",
+            )),
+        },
+        Err(_) => Ok(false),
+    }
+}
+
 fn env_target() -> String {
     std::env::var("HCQ_SIM_TARGET")
         .ok()
@@ -132,7 +150,7 @@ fn env_target() -> String {
 }
 
 impl Kfd {
-    fn simulated(target: &str, gpus: usize, why: Option<String>) -> PyResult<Self> {
+    fn simulated(target: &str, gpus: usize, threaded: bool, why: Option<String>) -> PyResult<Self> {
         let cfg = sim_config(target).ok_or_else(|| {
             invalid(
                 format!("the simulator has no GPU {target:?}"),
@@ -147,6 +165,11 @@ impl Kfd {
         }
         let sim = hcq_sim::SimKfd::new(hcq_sim::SimConfig {
             gpus: vec![cfg; gpus],
+            mode: if threaded {
+                hcq_sim::SimMode::Threaded
+            } else {
+                hcq_sim::SimMode::Deterministic
+            },
             ..hcq_sim::SimConfig::default()
         })
         .map_err(|e| HcqError::new_err(format!("starting the simulator: {e}\nnext: report this: the simulator refused its own configuration")))?;
@@ -172,13 +195,19 @@ impl Kfd {
 #[pymethods]
 impl Kfd {
     #[new]
-    #[pyo3(signature = (*, target=None, gpus=None, sim=None))]
-    fn new(target: Option<&str>, gpus: Option<usize>, sim: Option<bool>) -> PyResult<Self> {
-        let explicit_sim = sim == Some(true) || target.is_some() || gpus.is_some();
-        if sim == Some(false) && (target.is_some() || gpus.is_some()) {
+    #[pyo3(signature = (*, target=None, gpus=None, sim=None, threaded=None))]
+    fn new(
+        target: Option<&str>,
+        gpus: Option<usize>,
+        sim: Option<bool>,
+        threaded: Option<bool>,
+    ) -> PyResult<Self> {
+        let explicit_sim =
+            sim == Some(true) || target.is_some() || gpus.is_some() || threaded.is_some();
+        if sim == Some(false) && (target.is_some() || gpus.is_some() || threaded.is_some()) {
             return Err(invalid(
-                "sim=False with a simulated target or GPU count",
-                "drop target/gpus to open /dev/kfd, or drop sim=False",
+                "sim=False with a simulated target, GPU count or GPU thread",
+                "drop target/gpus/threaded to open /dev/kfd, or drop sim=False",
             ));
         }
         let real_err = if explicit_sim {
@@ -208,7 +237,11 @@ impl Kfd {
             Some(g) => g,
             None => env_gpus()?,
         };
-        Self::simulated(&target, gpus, real_err)
+        let threaded = match threaded {
+            Some(t) => t,
+            None => env_threaded()?,
+        };
+        Self::simulated(&target, gpus, threaded, real_err)
     }
 
     /// `"kfd"` (this machine's /dev/kfd) or `"sim"` (hcq-sim).

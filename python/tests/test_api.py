@@ -89,6 +89,30 @@ def test_errors_are_hcq_errors_with_next(dev):
     dev.copy_in(b, b"z")
 
 
+def test_threaded_gpu_runs_beside_the_host():
+  # The GPU on a thread of its own: work runs without the host waiting, a copy and a wait work.
+  k = hcq.Kfd(target="gfx1100", threaded=True)
+  d = k.open(0)
+  a, b = d.alloc(4096), d.alloc(4096)
+  d.copy_in(a, bytes(range(256)) * 16)
+  v = d.copy(b, a)
+  import time
+  deadline = time.monotonic() + 30
+  while d.completed_value < v and time.monotonic() < deadline: time.sleep(0.001)
+  assert d.completed_value >= v, "the threaded GPU completes work no one waits for"
+  out = bytearray(4096)
+  d.copy_out(out, b)
+  assert out == bytes(range(256)) * 16
+  with pytest.raises(hcq.HcqError, match="sim=False"):
+    hcq.Kfd(sim=False, threaded=True)
+
+
+def test_threaded_env_is_checked(monkeypatch):
+  monkeypatch.setenv("HCQ_SIM_THREADED", "yes")
+  with pytest.raises(hcq.HcqError, match="HCQ_SIM_THREADED"):
+    hcq.Kfd(target="gfx1100")
+
+
 def test_program_metadata_and_launch(dev, prog):
   md = prog.metadata
   kinds = [a["kind"] for a in md["args"] if not a["hidden"]]

@@ -114,15 +114,25 @@ class HCQGraph(GraphRunner):
       self.graph = b.record()
     except hcq.HcqError as e: raise GraphException(str(e)) from e
     self.nvars = self.graph.nvars
+    # The replay's hot path reads plain (position, slot) pairs: no Var attribute lookups.
+    self._inputs = [(idx, var.index) for idx, var in self.input_vars.items()]
+    self._values = [(v, var.index) for v, var in self.value_vars.items()]
+    self._dims = [(j, var.index) for j, var in self.dims_vars.items()]
+    self._replay = self.graph.replay
 
   def __call__(self, input_rawbuffers, var_vals: Dict[Any, int], wait=False) -> Optional[float]:
     vals: List[Any] = [None] * self.nvars
-    for idx, var in self.input_vars.items(): vals[var.index] = input_rawbuffers[idx]._buf
-    for v, var in self.value_vars.items(): vals[var.index] = var_vals[v]
-    for j, var in self.dims_vars.items(): vals[var.index] = self.jit_cache[j].prg.p.launch_dims(var_vals)
+    for idx, slot in self._inputs: vals[slot] = input_rawbuffers[idx]._buf
+    if self._values:
+      for v, slot in self._values: vals[slot] = var_vals[v]
+    if self._dims:
+      for j, slot in self._dims: vals[slot] = self.jit_cache[j].prg.p.launch_dims(var_vals)
+    if not wait:
+      self._replay(vals)
+      return None
     st = time.perf_counter()
-    self.graph.replay(vals, wait)
-    return time.perf_counter() - st if wait else None
+    self._replay(vals, True)
+    return time.perf_counter() - st
 
 
 class HCQDevice(Compiled):

@@ -328,7 +328,18 @@ impl SimKfd {
                 let n = usize::try_from(avail).unwrap_or(usize::MAX).min(rest.len());
                 let chunk = rest.get(..n).unwrap_or_default();
                 let ok = match mem {
-                    Backed::Shared(m) if l2 => m.gpu_write_cached(gpu_id, off, chunk),
+                    Backed::Shared(m) if l2 => match m.gpu_write_cached(gpu_id, off, chunk) {
+                        Some(dirtied) => {
+                            if dirtied {
+                                self.l2_dirty_mems
+                                    .lock()
+                                    .unwrap_or_else(PoisonError::into_inner)
+                                    .push(Arc::downgrade(m));
+                            }
+                            true
+                        }
+                        None => false,
+                    },
                     Backed::Shared(m) => m.gpu_write(off, chunk),
                     Backed::User(pages) => pages.write(off, chunk).is_ok(),
                 };
@@ -350,19 +361,38 @@ impl SimKfd {
     /// An L2 write-back on `gpu_id` (RELEASE_MEM / ACQUIRE_MEM `GL2_WB`, gfx9 `TC_WB_ACTION_ENA`
     /// or `TC_ACTION_ENA`, SDMA GCR_REQ `GL2_WB`): every byte that GPU's L2 holds dirty
     /// reaches memory, where the CPU reads it.
+    ///
+    /// It visits the memory writes have dirtied since (`l2_dirty_mems`), not every BO: a
+    /// write-back ends every dispatch and copy, and scanning all BOs cost more than a small
+    /// kernel's interpretation.
     pub fn l2_writeback(&self, gpu_id: u32) {
-        let dirty: Vec<Arc<SharedMem>> = {
-            let st = self.lock();
-            st.bos
-                .values()
-                .filter_map(|bo| match &bo.backing {
-                    Backing::Shared(m) if m.l2_dirty() => Some(Arc::clone(m)),
-                    _ => None,
-                })
-                .collect()
-        };
-        for m in dirty {
+        let list = core::mem::take(
+            &mut *self
+                .l2_dirty_mems
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        if list.is_empty() {
+            return;
+        }
+        let mut still = Vec::new();
+        for w in list {
+            let Some(m) = w.upgrade() else { continue };
             m.l2_writeback(gpu_id);
+            // Another GPU's lines, or a write racing this one (which added it again itself).
+            if m.l2_dirty()
+                && !still
+                    .iter()
+                    .any(|s: &std::sync::Weak<SharedMem>| s.ptr_eq(&w))
+            {
+                still.push(w);
+            }
+        }
+        if !still.is_empty() {
+            self.l2_dirty_mems
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .append(&mut still);
         }
     }
 

@@ -129,6 +129,10 @@ pub struct SimKfd {
     /// backing changes: a cached translation taken under an older value is not used (the
     /// TLB shootdown amdgpu does on unmap, `amdgpu_amdkfd_flush_tlb`).
     pub(crate) vm_epoch: core::sync::atomic::AtomicU64,
+    /// Memory some GPU's L2 may hold dirty: each write that dirties clean memory adds it, each
+    /// write-back keeps what is still dirty (a superset, with duplicates at worst), so a
+    /// write-back visits these rather than every BO.
+    pub(crate) l2_dirty_mems: Mutex<Vec<std::sync::Weak<mem::SharedMem>>>,
 }
 
 impl core::fmt::Debug for SimKfd {
@@ -257,6 +261,7 @@ impl SimKfd {
                 NEXT.fetch_add(1, core::sync::atomic::Ordering::Relaxed)
             },
             vm_epoch: core::sync::atomic::AtomicU64::new(0),
+            l2_dirty_mems: Mutex::new(Vec::new()),
         })
     }
 

@@ -76,6 +76,7 @@ mod clock;
 mod config;
 pub mod engine;
 mod gpu;
+mod inthash;
 pub mod isa;
 mod kfd;
 mod mem;

@@ -274,18 +274,21 @@ impl SharedMem {
 
     /// A GPU write by GPU `gpu` through its L2: for memory [`SharedMem::l2_track`]ed, it stays
     /// in the L2 (GPU engines of `gpu` read it at once, the CPU and other GPUs only after
-    /// [`SharedMem::l2_writeback`]); otherwise as [`SharedMem::gpu_write`].
-    pub(crate) fn gpu_write_cached(&self, gpu: u32, off: u64, data: &[u8]) -> bool {
+    /// [`SharedMem::l2_writeback`]); otherwise as [`SharedMem::gpu_write`]. `None` when out of
+    /// bounds, else whether this write made clean memory dirty (decided under the L2 lock, so
+    /// of writes and write-backs racing on this memory, the write that dirties it last says
+    /// so: the simulator's list of dirty memory relies on it).
+    pub(crate) fn gpu_write_cached(&self, gpu: u32, off: u64, data: &[u8]) -> Option<bool> {
         if !self.l2_on.load(Ordering::Acquire) {
-            return self.gpu_write(off, data);
+            return self.gpu_write(off, data).then_some(false);
         }
-        if self.range(off, data.len()).is_none() {
-            return false;
-        }
+        self.range(off, data.len())?;
         let mut l2 = self.l2_lines();
+        let was_dirty = !l2.is_empty();
         l2.write(self, gpu, off, data);
-        self.l2_dirty.store(!l2.is_empty(), Ordering::Release);
-        true
+        let dirty = !l2.is_empty();
+        self.l2_dirty.store(dirty, Ordering::Release);
+        Some(dirty && !was_dirty)
     }
 
     /// Puts this memory behind the L2 model: from now on GPU writes through the L2

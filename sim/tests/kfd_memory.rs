@@ -726,3 +726,68 @@ fn cached_translations_follow_unmap_free_and_reuse() {
     p.unmap(b.handle, &[gpu]).unwrap();
     p.free_raw(b.handle).unwrap();
 }
+
+#[test]
+fn l2_write_backs_reach_every_dirtied_bo_and_leave_other_gpus_lines() {
+    // GTT neither COHERENT nor UNCACHED: MTYPE NC, which the L2 holds dirty once the CPU maps it.
+    let cached = GTT_FLAGS & !(KFD_IOC_ALLOC_MEM_FLAGS_COHERENT | KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED);
+    let p = Proc::new(SimConfig::with_gpus(2));
+    let (g0, g1) = (p.gpus[0], p.gpus[1]);
+    // Many BOs, a few of them dirtied: the write-back must reach exactly those. (One GPU's L2
+    // owns a page at a time, so the two GPUs write different pages.)
+    let bos: Vec<_> = (0..40)
+        .map(|_| {
+            let b = p.alloc_at(0, 8192, cached).unwrap();
+            p.map(b.handle, &[g0, g1]).unwrap();
+            b
+        })
+        .collect();
+    p.sim.gpu_write_cached(g0, bos[3].va, &[1u8; 4]).unwrap();
+    p.sim
+        .gpu_write_cached(g1, bos[3].va + 4096, &[2u8; 4])
+        .unwrap();
+    p.sim.gpu_write_cached(g0, bos[17].va, &[3u8; 4]).unwrap();
+    assert_eq!(cpu_read::<u32>(bos[3].va), 0, "in g0's L2 only");
+    assert_eq!(
+        p.sim.l2_dirty_pages(g0, bos[3].va).unwrap(),
+        2,
+        "a page in each GPU's L2"
+    );
+    p.sim.l2_writeback(g0);
+    assert_eq!(cpu_read::<u32>(bos[3].va), 0x0101_0101);
+    assert_eq!(cpu_read::<u32>(bos[17].va), 0x0303_0303);
+    assert_eq!(
+        cpu_read::<u32>(bos[3].va + 4096),
+        0,
+        "g1's line is g1's to write back"
+    );
+    p.sim.l2_writeback(g0);
+    assert_eq!(
+        cpu_read::<u32>(bos[3].va + 4096),
+        0,
+        "still g1's after a second g0 write-back"
+    );
+    p.sim.l2_writeback(g1);
+    assert_eq!(cpu_read::<u32>(bos[3].va + 4096), 0x0202_0202);
+    assert!(
+        bos.iter()
+            .all(|b| p.sim.l2_dirty_pages(g0, b.va).unwrap() == 0)
+    );
+    // Dirtied again after its write-back: the next one reaches it.
+    p.sim.gpu_write_cached(g0, bos[3].va, &[9u8; 4]).unwrap();
+    assert_eq!(cpu_read::<u32>(bos[3].va), 0x0101_0101);
+    p.sim.l2_writeback(g0);
+    assert_eq!(cpu_read::<u32>(bos[3].va), 0x0909_0909);
+    // Freed while dirty: a later write-back skips it, the others still land.
+    p.sim.gpu_write_cached(g0, bos[5].va, &[5u8; 4]).unwrap();
+    p.sim.gpu_write_cached(g0, bos[6].va, &[6u8; 4]).unwrap();
+    let mut bos = bos;
+    let freed = bos.remove(5);
+    p.release(freed, &[g0, g1]);
+    p.sim.l2_writeback(g0);
+    assert_eq!(cpu_read::<u32>(bos[5].va), 0x0606_0606);
+    for b in bos {
+        p.release(b, &[g0, g1]);
+    }
+    assert!(p.sim.live_objects().nothing_leaked());
+}

@@ -21,7 +21,7 @@
 use crate::vm::{Access, VmFault};
 use hcq_core::arch::{AcquireMemLayout, ArchInfo, Family};
 use hcq_core::pm4::{AcquireMem, CpCoherCntl, GcrCntl, ReleaseMemEventCntl};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::{Mutex, PoisonError};
 
 /// Bytes per cache line.
@@ -34,7 +34,7 @@ pub const KCACHE_LINES: usize = 256;
 /// A read-only cache of 64-byte lines, first in first out.
 #[derive(Debug)]
 struct Lines {
-    map: HashMap<u64, [u8; 64]>,
+    map: crate::inthash::IntMap<u64, [u8; 64]>,
     order: VecDeque<u64>,
     cap: usize,
 }
@@ -42,7 +42,7 @@ struct Lines {
 impl Lines {
     fn new(cap: usize) -> Self {
         Self {
-            map: HashMap::new(),
+            map: crate::inthash::IntMap::default(),
             order: VecDeque::new(),
             cap,
         }

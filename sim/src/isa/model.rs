@@ -237,7 +237,7 @@ fn transcendental(op: Op) -> bool {
 }
 
 fn f64_op(op: Op) -> bool {
-    op.name().contains("f64")
+    op.is_f64()
 }
 
 fn mem_bytes(op: Op) -> u8 {

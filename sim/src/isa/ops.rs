@@ -13,8 +13,35 @@ macro_rules! ops {
             pub fn name(self) -> &'static str {
                 match self { $(Op::$v => $n,)* }
             }
+            /// Whether the mnemonic names a 64-bit float (`f64`): a table built at compile
+            /// time (the cost model asks per decoded instruction).
+            #[must_use]
+            pub fn is_f64(self) -> bool {
+                match self { $(Op::$v => { const X: bool = contains($n.as_bytes(), b"f64"); X })* }
+            }
+            /// Whether the mnemonic names an atomic (`atomic`), as [`Op::is_f64`].
+            #[must_use]
+            pub fn is_atomic(self) -> bool {
+                match self { $(Op::$v => { const X: bool = contains($n.as_bytes(), b"atomic"); X })* }
+            }
         }
     };
+}
+
+/// Whether `hay` contains `needle` (for the compile-time tables of [`Op`]).
+const fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    let mut i = 0;
+    while i + needle.len() <= hay.len() {
+        let mut k = 0;
+        while k < needle.len() && hay[i + k] == needle[k] {
+            k += 1;
+        }
+        if k == needle.len() {
+            return true;
+        }
+        i += 1;
+    }
+    false
 }
 
 ops! {

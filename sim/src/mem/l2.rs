@@ -23,7 +23,7 @@
 //! write-back after a large copy leaves its last 4 MiB stale, not all of it.
 
 use super::SharedMem;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 /// Granule of the model (dirty bytes are tracked to the byte inside it).
 pub(super) const L2_PAGE: usize = 4096;
@@ -114,27 +114,7 @@ impl Dirty {
     }
 }
 
-/// Hashes a page index as itself (the keys are small distinct integers; SipHash cost more
-/// than the rest of a page's bookkeeping).
-#[derive(Debug, Default)]
-struct PageHasher(u64);
-
-impl core::hash::Hasher for PageHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-    fn write_usize(&mut self, v: usize) {
-        // CAST: usize -> u64 widens.
-        self.0 = v as u64;
-    }
-}
-
-type PageMap = HashMap<usize, Dirty, core::hash::BuildHasherDefault<PageHasher>>;
+type PageMap = crate::inthash::IntMap<usize, Dirty>;
 
 /// The dirty L2 bytes of one BO, page by page.
 #[derive(Debug, Default)]
@@ -380,7 +360,7 @@ mod tests {
     fn the_cpu_sees_gpu_writes_only_after_a_write_back() {
         let m = bo(2);
         assert!(m.write(0, &[7u8; 16]));
-        assert!(m.gpu_write_cached(1, 4, &[9u8; 4]));
+        assert!(m.gpu_write_cached(1, 4, &[9u8; 4]).is_some());
         let mut cpu = [0u8; 16];
         assert!(m.read(0, &mut cpu));
         assert_eq!(cpu, [7u8; 16], "memory holds the old bytes");
@@ -403,7 +383,7 @@ mod tests {
     #[test]
     fn a_write_back_keeps_cpu_writes_to_clean_bytes_of_the_page() {
         let m = bo(1);
-        assert!(m.gpu_write_cached(1, 100, &[1u8; 4]));
+        assert!(m.gpu_write_cached(1, 100, &[1u8; 4]).is_some());
         // The CPU writes other bytes of the page meanwhile.
         assert!(m.write(0, &[5u8; 8]));
         m.l2_writeback(1);
@@ -416,7 +396,7 @@ mod tests {
     #[test]
     fn a_write_through_is_not_undone_by_a_later_write_back() {
         let m = bo(1);
-        assert!(m.gpu_write_cached(1, 0, &[1u8; 8]));
+        assert!(m.gpu_write_cached(1, 0, &[1u8; 8]).is_some());
         assert!(m.gpu_write(0, &[2u8; 4]));
         let mut cpu = [0u8; 8];
         assert!(m.read(0, &mut cpu));
@@ -430,7 +410,10 @@ mod tests {
     fn capacity_evicts_the_oldest_page() {
         let m = bo(MAX_DIRTY_PAGES + 1);
         for p in 0..=MAX_DIRTY_PAGES {
-            assert!(m.gpu_write_cached(1, (p * L2_PAGE) as u64, &[3u8; 8]));
+            assert!(
+                m.gpu_write_cached(1, (p * L2_PAGE) as u64, &[3u8; 8])
+                    .is_some()
+            );
         }
         let mut cpu = [0u8; 8];
         assert!(m.read(0, &mut cpu));
@@ -443,10 +426,10 @@ mod tests {
     fn the_eviction_order_stays_bounded_when_pages_are_cleaned_and_dirtied_again() {
         let m = bo(2);
         for _ in 0..4 * MAX_DIRTY_PAGES {
-            assert!(m.gpu_write_cached(1, 0, &[1u8; 4]));
+            assert!(m.gpu_write_cached(1, 0, &[1u8; 4]).is_some());
             // A write-through of the same bytes cleans the page.
             assert!(m.gpu_write(0, &[2u8; 4]));
-            assert!(m.gpu_write_cached(1, L2_PAGE as u64, &[1u8; 4]));
+            assert!(m.gpu_write_cached(1, L2_PAGE as u64, &[1u8; 4]).is_some());
         }
         let l2 = m.l2.lock().unwrap();
         assert!(
@@ -465,7 +448,7 @@ mod tests {
         let m = bo(4096);
         let chunk = vec![7u8; 1 << 20];
         for i in 0..16u64 {
-            assert!(m.gpu_write_cached(1, i << 20, &chunk));
+            assert!(m.gpu_write_cached(1, i << 20, &chunk).is_some());
         }
         m.l2_writeback(1);
         assert!(!m.l2_dirty());
@@ -495,7 +478,7 @@ mod tests {
     #[test]
     fn untracked_memory_is_written_at_once() {
         let m = SharedMem::new("l2-off", L2_PAGE as u64).unwrap();
-        assert!(m.gpu_write_cached(1, 0, &[4u8; 4]));
+        assert!(m.gpu_write_cached(1, 0, &[4u8; 4]).is_some());
         let mut cpu = [0u8; 4];
         assert!(m.read(0, &mut cpu));
         assert_eq!(cpu, [4u8; 4]);

@@ -425,7 +425,7 @@ fn parallel_safe(l: &Launch, mem: &dyn Memory) -> bool {
         if i.op == Op::SCodeEnd {
             return true;
         }
-        if (matches!(i.enc, Enc::Flat | Enc::Mubuf) && i.op.name().contains("atomic"))
+        if (matches!(i.enc, Enc::Flat | Enc::Mubuf) && i.op.is_atomic())
             || matches!(i.op, Op::SAtomic | Op::SBufferAtomic)
         {
             return false;
@@ -646,7 +646,21 @@ fn fetch(
     }
     let mut words = [0u32; 3];
     let mut got = 0;
-    for (k, w) in words.iter_mut().enumerate() {
+    // The words inside pc's 64-byte line in one read (one I$ lookup); the rest, or all of
+    // them when that read fails, word by word, so a fault names the first word that cannot
+    // be fetched.
+    // CAST: below 64, so at most 16 words.
+    let in_line = (((64 - pc % 64) / 4) as usize).min(3);
+    let mut b = [0u8; 12];
+    if let Some(head) = b.get_mut(..4 * in_line)
+        && mem.read(pc, head, Access::Execute).is_ok()
+    {
+        for (w, c) in words.iter_mut().zip(head.chunks_exact(4)) {
+            *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        }
+        got = in_line;
+    }
+    for (k, w) in words.iter_mut().enumerate().skip(got) {
         let mut b = [0u8; 4];
         match mem.read(pc.wrapping_add(4 * k as u64), &mut b, Access::Execute) {
             Ok(()) => {

@@ -9,7 +9,7 @@ use hcq_driver::graph::{
     self as dg, Arg, BufArg, DimLimits, Dims, DimsArg, ScalarArg, Value, VarId,
 };
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::{PyDict, PyList, PyTuple};
 
 use crate::{Buffer, Device, Lds, Program, err, invalid};
 
@@ -478,9 +478,37 @@ impl Graph {
         values: Option<&Bound<'_, PyAny>>,
         wait: bool,
     ) -> PyResult<u64> {
-        let mut vals: Vec<Option<Value>> = vec![None; self.kinds.len()];
+        // The values on the stack for graphs of up to STACK_VARS variables (tinygrad's JIT
+        // graphs have a few): a replay allocates nothing.
+        const STACK_VARS: usize = 16;
+        let n = self.kinds.len();
+        let mut on_stack = [None; STACK_VARS];
+        let mut on_heap = Vec::new();
+        let vals: &mut [Option<Value>] = if n <= STACK_VARS {
+            on_stack.get_mut(..n).unwrap_or_default()
+        } else {
+            on_heap.resize(n, None);
+            &mut on_heap
+        };
+        let too_many = || {
+            invalid(
+                format!("more than the graph's {n} values"),
+                "pass one value per variable",
+            )
+        };
         if let Some(values) = values {
-            if let Ok(d) = values.downcast::<PyDict>() {
+            if let Ok(l) = values.downcast::<PyList>() {
+                // A list by index: no iterator object, no end-of-iteration error to clear.
+                if l.len() > n {
+                    return Err(too_many());
+                }
+                for (i, slot) in vals.iter_mut().enumerate().take(l.len()) {
+                    let v = l.get_item(i)?;
+                    if !v.is_none() {
+                        *slot = Some(self.value(i, &v)?);
+                    }
+                }
+            } else if let Ok(d) = values.downcast::<PyDict>() {
                 for (k, v) in d.iter() {
                     let var = k.downcast::<Var>().map_err(|_| {
                         invalid(
@@ -501,15 +529,7 @@ impl Graph {
                         continue;
                     }
                     let val = self.value(i, &v)?;
-                    match vals.get_mut(i) {
-                        Some(s) => *s = Some(val),
-                        None => {
-                            return Err(invalid(
-                                format!("more than the graph's {} values", self.kinds.len()),
-                                "pass one value per variable",
-                            ));
-                        }
-                    }
+                    *vals.get_mut(i).ok_or_else(too_many)? = Some(val);
                 }
             }
         }
@@ -526,8 +546,12 @@ impl Graph {
         // SAFETY: the caller's contract, as the driver's: the buffers given (and those recorded,
         // which the graph keeps alive) are large enough for the kernels at their dims; every
         // buffer's memory outlives the work submitted before its drop (the driver waits).
-        let t = unsafe { g.replay(&vals) }.map_err(err)?;
-        *last = vals;
+        let t = unsafe { g.replay(vals) }.map_err(err)?;
+        if last.len() == vals.len() {
+            last.copy_from_slice(vals);
+        } else {
+            *last = vals.to_vec();
+        }
         drop((g, last));
         if wait {
             py.allow_threads(|| self.dev.wait_value(t)).map_err(err)?;

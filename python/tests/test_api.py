@@ -151,6 +151,30 @@ def test_graph_replay_with_new_buffers_and_values(dev, prog):
     graph.replay({vout: dev.alloc(16)})  # smaller than recorded: refused before anything runs
 
 
+def test_graph_replay_takes_lists_tuples_and_none(dev, prog):
+  """A list or any iterable gives values by position, None keeps the last replay's; too many
+  values are refused without running anything."""
+  import array
+  n = 128
+  a, out1, out2, out3 = (dev.alloc(n * 4) for _ in range(4))
+  dev.copy_in(a, array.array("f", [2.0] * n))
+  g = hcq.GraphBuilder(dev)
+  vout, vn = g.buffer(out1), g.scalar(n)
+  g.launch(prog, [vout, a, vn], ((n // 64,), (64,)))
+  graph = g.record()
+  assert graph.nvars == 2
+  graph.replay([out2, 64], wait=True)        # a list: both by position
+  graph.replay((out3, None), wait=True)      # a tuple; None keeps 64 from the last replay
+  with pytest.raises(hcq.HcqError, match="more than the graph's 2 values"):
+    graph.replay([out1, n, 0])
+  with pytest.raises(hcq.HcqError, match="variable 2 of a graph with 2"):
+    graph.replay(iter([out1, n, 0]))
+  r2, r3 = array.array("f", bytes(n * 4)), array.array("f", bytes(n * 4))
+  dev.copy_out(r2, out2)
+  dev.copy_out(r3, out3)
+  assert list(r2) == [3.0] * 64 + [0.0] * 64 and list(r3) == list(r2)
+
+
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "core", "tests", "fixtures", "kernels")
 
 

@@ -33,6 +33,9 @@ const fn contains(hay: &[u8], needle: &[u8]) -> bool {
     let mut i = 0;
     while i + needle.len() <= hay.len() {
         let mut k = 0;
+        // PANIC: none; `k < needle.len()` and `i + needle.len() <= hay.len()` keep both
+        // indices in bounds (and this runs only in the `const` items above: an out-of-bounds
+        // index would be a compile error, never a run-time panic).
         while k < needle.len() && hay[i + k] == needle[k] {
             k += 1;
         }

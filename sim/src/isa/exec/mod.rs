@@ -656,7 +656,7 @@ fn fetch(
         && mem.read(pc, head, Access::Execute).is_ok()
     {
         for (w, c) in words.iter_mut().zip(head.chunks_exact(4)) {
-            *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            *w = c.first_chunk::<4>().map_or(0, |c| u32::from_le_bytes(*c));
         }
         got = in_line;
     }

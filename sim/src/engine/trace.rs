@@ -9,8 +9,11 @@ use std::collections::VecDeque;
 /// Dwords of a packet kept in a trace entry; longer packets are summarised.
 pub const TRACE_PACKET_DWORDS: usize = 16;
 
-/// Default number of entries kept per queue (older entries are dropped first).
-pub const DEFAULT_TRACE_CAPACITY: usize = 4096;
+/// Default number of entries kept per queue (older entries are dropped first): the last 256
+/// packets (~24 KiB a queue) tell a fault's story; a longer ring is written through on every
+/// packet and pushes the host's working set out of its caches (4096 entries made a JIT replay
+/// after 100 kernels ~2x slower). [`crate::engine::Engines::set_trace_capacity`] keeps more.
+pub const DEFAULT_TRACE_CAPACITY: usize = 256;
 
 /// What happened.
 #[derive(Clone, Debug, PartialEq, Eq)]

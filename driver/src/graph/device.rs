@@ -10,8 +10,8 @@
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use hcq_core::addr::GpuVa;
-use hcq_core::sdma;
 use hcq_core::timeline::TimelineValue;
+use hcq_core::{pm4, sdma};
 
 use super::{Encoded, GraphBuilder, GraphError, Value};
 use crate::device::{BufferKind, Device, GpuBuffer};
@@ -57,6 +57,9 @@ pub struct Graph {
     enc: Encoded,
     kernargs: GpuBuffer,
     pm4: Option<(GpuBuffer, u32)>,
+    /// The INDIRECT_BUFFER of the bound PM4 list, encoded once (a compute-only replay copies
+    /// it straight into the ring between the timeline's wait and signal).
+    pm4_ib: [u32; pm4::INDIRECT_BUFFER_DWORDS],
     sdma: Option<(GpuBuffer, u32)>,
     /// Timeline value of the last replay (what the next patch waits for).
     last: Option<TimelineValue>,
@@ -75,11 +78,19 @@ impl Graph {
         kernargs.write(0, bytemuck::cast_slice(&enc.kernargs))?;
         let pm4 = upload(device, enc.pm4.as_dwords())?;
         let sdma = upload(device, &enc.sdma_ib())?;
+        let mut pm4_ib = [0; pm4::INDIRECT_BUFFER_DWORDS];
+        if let Some((buf, n)) = &pm4 {
+            pm4::indirect_buffer(&mut pm4_ib, buf.va(), *n).map_err(|source| Error::Encode {
+                what: "the graph's INDIRECT_BUFFER",
+                source,
+            })?;
+        }
         Ok(Self {
             device: device.clone(),
             enc,
             kernargs,
             pm4,
+            pm4_ib,
             sdma,
             last: None,
         })
@@ -221,10 +232,13 @@ impl Graph {
             }
             // SAFETY: as above, for the copy IB alone.
             (Some(pkt), None) => unsafe { self.device.submit_copy(|c| c.raw(&pkt))? },
-            // SAFETY: as above, for the compute IB alone.
-            (None, Some((va, n))) => unsafe {
-                self.device.submit_compute(|c| c.indirect_buffer(va, n))?
-            },
+            // As above, for the compute IB alone (the INDIRECT_BUFFER of `va`, `n`, encoded
+            // at record time), written straight into the ring.
+            (None, Some(_)) => self.device.inner.submit_compute_in_place(
+                &self.pm4_ib,
+                |_| Ok(()),
+                |_, ()| Some(()),
+            )?,
             (None, None) => {
                 return Err(Error::InvalidArgument("replaying an empty graph".into()));
             }

@@ -1,7 +1,8 @@
 //! [`GraphBuilder`] and [`Graph`]: the driver's graphs (record launches and copies once,
 //! replay with new buffers, dims and values).
 
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
+use std::time::Instant;
 
 use hcq_core::addr::GpuVa;
 use hcq_core::metadata::HiddenKind;
@@ -9,7 +10,7 @@ use hcq_driver::graph::{
     self as dg, Arg, BufArg, DimLimits, Dims, DimsArg, ScalarArg, Value, VarId,
 };
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use crate::{Buffer, Device, Lds, Program, err, invalid};
 
@@ -414,6 +415,10 @@ impl GraphBuilder {
     }
 }
 
+/// A replay's values live on the stack for graphs of up to this many variables (tinygrad's JIT
+/// graphs have a few): such a replay allocates nothing.
+const STACK_VARS: usize = 16;
+
 /// A recorded graph: `replay(values)` patches what changed and submits it in one go.
 #[pyclass(module = "hcq._hcq", frozen)]
 pub struct Graph {
@@ -426,6 +431,35 @@ pub struct Graph {
 }
 
 impl Graph {
+    /// Replays with `vals` (`None` keeps the last replay's value); with `wait`, waits for it
+    /// (GIL released). Returns the timeline value that completes the replay.
+    fn submit(&self, py: Python<'_>, vals: &mut [Option<Value>], wait: bool) -> PyResult<u64> {
+        let poisoned = || {
+            crate::HcqError::new_err("a graph's lock was poisoned by a panic\nnext: report this")
+        };
+        let mut g = self.g.lock().map_err(|_| poisoned())?;
+        let mut last = self.last.lock().map_err(|_| poisoned())?;
+        for (v, l) in vals.iter_mut().zip(last.iter()) {
+            if v.is_none() {
+                *v = *l;
+            }
+        }
+        // SAFETY: the caller's contract, as the driver's: the buffers given (and those recorded,
+        // which the graph keeps alive) are large enough for the kernels at their dims; every
+        // buffer's memory outlives the work submitted before its drop (the driver waits).
+        let t = unsafe { g.replay(vals) }.map_err(err)?;
+        if last.len() == vals.len() {
+            last.copy_from_slice(vals);
+        } else {
+            *last = vals.to_vec();
+        }
+        drop((g, last));
+        if wait {
+            py.allow_threads(|| self.dev.wait_value(t)).map_err(err)?;
+        }
+        Ok(t.get())
+    }
+
     fn value(&self, i: usize, v: &Bound<'_, PyAny>) -> PyResult<Value> {
         let kind = self.kinds.get(i).copied().ok_or_else(|| {
             invalid(
@@ -478,9 +512,6 @@ impl Graph {
         values: Option<&Bound<'_, PyAny>>,
         wait: bool,
     ) -> PyResult<u64> {
-        // The values on the stack for graphs of up to STACK_VARS variables (tinygrad's JIT
-        // graphs have a few): a replay allocates nothing.
-        const STACK_VARS: usize = 16;
         let n = self.kinds.len();
         let mut on_stack = [None; STACK_VARS];
         let mut on_heap = Vec::new();
@@ -533,29 +564,148 @@ impl Graph {
                 }
             }
         }
-        let poisoned = || {
-            crate::HcqError::new_err("a graph's lock was poisoned by a panic\nnext: report this")
+        self.submit(py, vals, wait)
+    }
+}
+
+/// How a [`GraphCall`] finds its graph's values in a call's arguments.
+struct Binding {
+    graph: Py<Graph>,
+    /// The attribute of a call's buffer objects that holds the `hcq.Buffer`.
+    attr: Py<PyString>,
+    /// (position in the call's buffer list, variable).
+    inputs: Vec<(usize, usize)>,
+    /// (key of the call's value dict, scalar variable).
+    values: Vec<(PyObject, usize)>,
+    /// (object whose `launch_dims(var_vals)` gives `(groups, block)`, dims variable).
+    dims: Vec<(PyObject, usize)>,
+}
+
+/// A base class whose instances replay a graph when called as
+/// `obj(buffers, var_vals, wait=False)`, with no Python code on the way: the shape of a
+/// framework's graph runner (tinygrad's `GraphRunner` subclasses take it as their first base).
+///
+/// `bind(graph, inputs, values, dims, attr)` says where each variable's value comes from: buffer
+/// variable `slot` takes `getattr(buffers[position], attr)` for each `(position, slot)` of
+/// `inputs`, scalar variable `slot` takes `var_vals[key]` for each `(key, slot)` of `values`,
+/// and dims variable `slot` takes `obj.launch_dims(var_vals)` for each `(obj, slot)` of `dims`.
+/// Variables none of them names keep their last value. A call returns None, or with
+/// `wait=True` the seconds from submission to completion.
+#[pyclass(module = "hcq._hcq", subclass, frozen)]
+pub struct GraphCall {
+    binding: OnceLock<Binding>,
+}
+
+#[pymethods]
+impl GraphCall {
+    /// An unbound call (a subclass's `__init__` binds it); takes and ignores the arguments a
+    /// subclass's constructor is given.
+    #[new]
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn new(_args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>) -> Self {
+        Self {
+            binding: OnceLock::new(),
+        }
+    }
+
+    /// Binds the graph and where its values come from (once).
+    #[pyo3(signature = (graph, inputs, values=Vec::new(), dims=Vec::new(), attr="_buf"))]
+    fn bind(
+        &self,
+        py: Python<'_>,
+        graph: Py<Graph>,
+        inputs: Vec<(usize, usize)>,
+        values: Vec<(PyObject, usize)>,
+        dims: Vec<(PyObject, usize)>,
+        attr: &str,
+    ) -> PyResult<()> {
+        let kinds = &graph.get().kinds;
+        let check = |slot: usize, want: VarKind, what: &str| -> PyResult<()> {
+            match kinds.get(slot) {
+                Some(k) if *k == want => Ok(()),
+                _ => Err(invalid(
+                    format!("{what} names variable {slot}, not a {want:?} variable of the graph"),
+                    "bind each slot to a variable of its kind (Var.index)",
+                )),
+            }
         };
-        let mut g = self.g.lock().map_err(|_| poisoned())?;
-        let mut last = self.last.lock().map_err(|_| poisoned())?;
-        for (v, l) in vals.iter_mut().zip(last.iter()) {
-            if v.is_none() {
-                *v = *l;
+        for &(_, s) in &inputs {
+            check(s, VarKind::Addr, "an input")?;
+        }
+        for (_, s) in &values {
+            check(*s, VarKind::Scalar, "a value")?;
+        }
+        for (_, s) in &dims {
+            check(*s, VarKind::Dims, "a dims entry")?;
+        }
+        let b = Binding {
+            graph,
+            attr: PyString::intern(py, attr).unbind(),
+            inputs,
+            values,
+            dims,
+        };
+        self.binding
+            .set(b)
+            .map_err(|_| invalid("this call is bound already", "bind once, in __init__"))
+    }
+
+    #[pyo3(signature = (buffers, var_vals, wait=false))]
+    fn __call__(
+        &self,
+        py: Python<'_>,
+        buffers: &Bound<'_, PyAny>,
+        var_vals: &Bound<'_, PyAny>,
+        wait: bool,
+    ) -> PyResult<Option<f64>> {
+        let b = self.binding.get().ok_or_else(|| {
+            invalid(
+                "a graph call before bind()",
+                "bind the graph in the subclass's __init__",
+            )
+        })?;
+        let g = b.graph.get();
+        let n = g.kinds.len();
+        let mut on_stack = [None; STACK_VARS];
+        let mut on_heap = Vec::new();
+        let vals: &mut [Option<Value>] = if n <= STACK_VARS {
+            on_stack.get_mut(..n).unwrap_or_default()
+        } else {
+            on_heap.resize(n, None);
+            &mut on_heap
+        };
+        let attr = b.attr.bind(py);
+        let list = buffers.downcast::<PyList>().ok();
+        for &(pos, slot) in &b.inputs {
+            let item = match list {
+                Some(l) => l.get_item(pos)?,
+                None => buffers.get_item(pos)?,
+            };
+            let buf = item.getattr(attr)?;
+            if let Some(v) = vals.get_mut(slot) {
+                *v = Some(g.value(slot, &buf)?);
             }
         }
-        // SAFETY: the caller's contract, as the driver's: the buffers given (and those recorded,
-        // which the graph keeps alive) are large enough for the kernels at their dims; every
-        // buffer's memory outlives the work submitted before its drop (the driver waits).
-        let t = unsafe { g.replay(vals) }.map_err(err)?;
-        if last.len() == vals.len() {
-            last.copy_from_slice(vals);
-        } else {
-            *last = vals.to_vec();
+        for (key, slot) in &b.values {
+            let v = var_vals.get_item(key.bind(py))?;
+            if let Some(s) = vals.get_mut(*slot) {
+                *s = Some(g.value(*slot, &v)?);
+            }
         }
-        drop((g, last));
-        if wait {
-            py.allow_threads(|| self.dev.wait_value(t)).map_err(err)?;
+        for (obj, slot) in &b.dims {
+            let d = obj
+                .bind(py)
+                .call_method1(pyo3::intern!(py, "launch_dims"), (var_vals,))?;
+            if let Some(s) = vals.get_mut(*slot) {
+                *s = Some(g.value(*slot, &d)?);
+            }
         }
-        Ok(t.get())
+        if !wait {
+            g.submit(py, vals, false)?;
+            return Ok(None);
+        }
+        let t0 = Instant::now();
+        g.submit(py, vals, true)?;
+        Ok(Some(t0.elapsed().as_secs_f64()))
     }
 }

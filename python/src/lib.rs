@@ -23,7 +23,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 pub use buffer::Buffer;
-pub use graph::{Graph, GraphBuilder, Var};
+pub use graph::{Graph, GraphBuilder, GraphCall, Var};
 pub use program::{Lds, Program};
 pub use simkfd::SimKfd;
 
@@ -511,6 +511,7 @@ fn _hcq(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Lds>()?;
     m.add_class::<GraphBuilder>()?;
     m.add_class::<Graph>()?;
+    m.add_class::<GraphCall>()?;
     m.add_class::<Var>()?;
     m.add_class::<SimKfd>()?;
     Ok(())

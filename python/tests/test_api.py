@@ -151,17 +151,24 @@ def test_graph_replay_with_new_buffers_and_values(dev, prog):
     graph.replay({vout: dev.alloc(16)})  # smaller than recorded: refused before anything runs
 
 
-def test_graph_replay_takes_lists_tuples_and_none(dev, prog):
-  """A list or any iterable gives values by position, None keeps the last replay's; too many
-  values are refused without running anything."""
+def _add1_graph(dev, prog, n=128):
+  """add1 on n floats of 2.0 recorded with its output and count as variables: (graph, vout, vn,
+  out1, out2, out3) with out1 the recorded output."""
   import array
-  n = 128
   a, out1, out2, out3 = (dev.alloc(n * 4) for _ in range(4))
   dev.copy_in(a, array.array("f", [2.0] * n))
   g = hcq.GraphBuilder(dev)
   vout, vn = g.buffer(out1), g.scalar(n)
   g.launch(prog, [vout, a, vn], ((n // 64,), (64,)))
-  graph = g.record()
+  return g.record(), vout, vn, out1, out2, out3
+
+
+def test_graph_replay_takes_lists_tuples_and_none(dev, prog):
+  """A list or any iterable gives values by position, None keeps the last replay's; too many
+  values are refused without running anything."""
+  import array
+  n = 128
+  graph, vout, vn, out1, out2, out3 = _add1_graph(dev, prog, n)
   assert graph.nvars == 2
   graph.replay([out2, 64], wait=True)        # a list: both by position
   graph.replay((out3, None), wait=True)      # a tuple; None keeps 64 from the last replay
@@ -169,6 +176,50 @@ def test_graph_replay_takes_lists_tuples_and_none(dev, prog):
     graph.replay([out1, n, 0])
   with pytest.raises(hcq.HcqError, match="variable 2 of a graph with 2"):
     graph.replay(iter([out1, n, 0]))
+  r2, r3 = array.array("f", bytes(n * 4)), array.array("f", bytes(n * 4))
+  dev.copy_out(r2, out2)
+  dev.copy_out(r3, out3)
+  assert list(r2) == [3.0] * 64 + [0.0] * 64 and list(r3) == list(r2)
+
+
+def test_graph_call_replays_from_a_frameworks_arguments(dev, prog):
+  """hcq.GraphCall as the first base of a framework's graph runner: a call replays with buffer
+  slots from getattr(buffers[position], attr) and scalar slots from var_vals[key]; a call
+  before bind, a slot of the wrong kind and a second bind are refused; wait=True returns the
+  seconds the replay took."""
+  import array
+  n = 128
+  graph, vout, vn, out1, out2, out3 = _add1_graph(dev, prog, n)
+
+  class Runner:  # a framework's base class, with its own __init__ and __call__
+    def __init__(self, name): self.name = name
+    def __call__(self, *args): raise AssertionError("GraphCall's __call__ comes first")
+
+  class Call(hcq.GraphCall, Runner):
+    def __init__(self, name): super().__init__(name)
+
+  class Buf:  # a framework's buffer: the hcq.Buffer under an attribute
+    def __init__(self, b): self.mem = b
+
+  c = Call("g")
+  assert c.name == "g"
+  with pytest.raises(hcq.HcqError, match="before bind"):
+    c([Buf(out2)], {})
+  with pytest.raises(hcq.HcqError, match="names variable 1, not a Addr variable"):
+    c.bind(graph, [(0, vn.index)])
+  c.bind(graph, [(0, vout.index)], [("n", vn.index)], attr="mem")
+  with pytest.raises(hcq.HcqError, match="bound already"):
+    c.bind(graph, [])
+  assert c([Buf(out2)], {"n": 64}) is None
+  t = c((Buf(out3),), {"n": 64}, wait=True)
+  assert isinstance(t, float) and t >= 0
+  with pytest.raises(KeyError):
+    c([Buf(out2)], {})
+  with pytest.raises(AttributeError):
+    c([object()], {"n": 64})
+  with pytest.raises(hcq.HcqError, match="variable 0 is a buffer"):
+    c([Buf(7)], {"n": 64})
+  dev.synchronize()
   r2, r3 = array.array("f", bytes(n * 4)), array.array("f", bytes(n * 4))
   dev.copy_out(r2, out2)
   dev.copy_out(r3, out3)

@@ -8,7 +8,8 @@
     prog.launch([buf, 1024], groups=(16,), block=(64,))
     dev.copy_out(out, buf)
 
-The classes are the driver's (hcq-driver): Kfd, Device, Buffer, Program, GraphBuilder, Graph.
+The classes are the driver's (hcq-driver): Kfd, Device, Buffer, Program, GraphBuilder, Graph,
+GraphCall (a base class that replays a Graph when called, with no Python on the way).
 Errors are HcqError (a RuntimeError): the driver's message, cause first, then a `next:` line.
 tinygrad 0.9.1 users: `HCQ=1 python script.py` (see hcq.tinygrad).
 """
@@ -16,11 +17,11 @@ from __future__ import annotations
 
 import threading
 
-from hcq._hcq import (SIM_TARGETS, Buffer, Device, Graph, GraphBuilder, HcqError, Kfd, Lds, OutOfMemoryError,
-                      Program, Var)
+from hcq._hcq import (SIM_TARGETS, Buffer, Device, Graph, GraphBuilder, GraphCall, HcqError, Kfd, Lds,
+                      OutOfMemoryError, Program, Var)
 
-__all__ = ["SIM_TARGETS", "Buffer", "Device", "Graph", "GraphBuilder", "HcqError", "Kfd", "Lds", "OutOfMemoryError",
-           "Program", "Var", "kfd", "open"]
+__all__ = ["SIM_TARGETS", "Buffer", "Device", "Graph", "GraphBuilder", "GraphCall", "HcqError", "Kfd", "Lds",
+           "OutOfMemoryError", "Program", "Var", "kfd", "open"]
 
 _lock = threading.Lock()
 _kfd: Kfd | None = None

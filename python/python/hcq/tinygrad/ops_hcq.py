@@ -12,8 +12,7 @@ hcq-sim (HCQ_SIM_TARGET, HCQ_SIM_GPUS).
 from __future__ import annotations
 
 import functools
-import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Tuple
 
 import hcq
 from hcq.tinygrad.compiler import CompileFailed, compile_hip, link_digest
@@ -86,9 +85,10 @@ class HCQAllocator(LRUAllocator):
       dest_dev.dev.copy_in(dest, tmp)
 
 
-class HCQGraph(GraphRunner):
+class HCQGraph(hcq.GraphCall, GraphRunner):
   """A JIT batch of one device as one hcq Graph: input buffers, symbolic values and symbolic
-  launch dims become graph variables, patched at each replay."""
+  launch dims become graph variables, patched at each replay. Calling it is hcq.GraphCall's
+  `__call__` (Rust): a replay runs no Python code."""
   def __init__(self, jit_cache: List[ExecItem], input_rawbuffers, var_vals: Dict[Any, int]):
     super().__init__(jit_cache, input_rawbuffers, var_vals)
     if not all(isinstance(ji.prg, CompiledRunner) for ji in jit_cache): raise GraphException("HCQ graphs hold kernels only")
@@ -114,25 +114,11 @@ class HCQGraph(GraphRunner):
       self.graph = b.record()
     except hcq.HcqError as e: raise GraphException(str(e)) from e
     self.nvars = self.graph.nvars
-    # The replay's hot path reads plain (position, slot) pairs: no Var attribute lookups.
-    self._inputs = [(idx, var.index) for idx, var in self.input_vars.items()]
-    self._values = [(v, var.index) for v, var in self.value_vars.items()]
-    self._dims = [(j, var.index) for j, var in self.dims_vars.items()]
-    self._replay = self.graph.replay
-
-  def __call__(self, input_rawbuffers, var_vals: Dict[Any, int], wait=False) -> Optional[float]:
-    vals: List[Any] = [None] * self.nvars
-    for idx, slot in self._inputs: vals[slot] = input_rawbuffers[idx]._buf
-    if self._values:
-      for v, slot in self._values: vals[slot] = var_vals[v]
-    if self._dims:
-      for j, slot in self._dims: vals[slot] = self.jit_cache[j].prg.p.launch_dims(var_vals)
-    if not wait:
-      self._replay(vals)
-      return None
-    st = time.perf_counter()
-    self._replay(vals, True)
-    return time.perf_counter() - st
+    # Where each variable's value comes from in a call: input_rawbuffers[idx]._buf, var_vals[v],
+    # the kernel's Program.launch_dims(var_vals).
+    self.bind(self.graph, [(idx, var.index) for idx, var in self.input_vars.items()],
+              [(v, var.index) for v, var in self.value_vars.items()],
+              [(self.jit_cache[j].prg.p, var.index) for j, var in self.dims_vars.items()], "_buf")
 
 
 class HCQDevice(Compiled):

@@ -406,7 +406,6 @@ impl GraphBuilder {
             .allow_threads(|| dg::Graph::record(&self.dev, &self.b))
             .map_err(err)?;
         Ok(Graph {
-            last: Mutex::new(self.b.initial_values()),
             g: Mutex::new(g),
             dev: self.dev.clone(),
             kinds: self.kinds.clone(),
@@ -423,8 +422,6 @@ const STACK_VARS: usize = 16;
 #[pyclass(module = "hcq._hcq", frozen)]
 pub struct Graph {
     g: Mutex<dg::Graph>,
-    /// The values of the last replay (the recorded ones at first): what a `None` keeps.
-    last: Mutex<Vec<Option<Value>>>,
     dev: hcq_driver::Device,
     kinds: Vec<VarKind>,
     _keep: Vec<PyObject>,
@@ -438,22 +435,17 @@ impl Graph {
             crate::HcqError::new_err("a graph's lock was poisoned by a panic\nnext: report this")
         };
         let mut g = self.g.lock().map_err(|_| poisoned())?;
-        let mut last = self.last.lock().map_err(|_| poisoned())?;
-        for (v, l) in vals.iter_mut().zip(last.iter()) {
+        // None keeps what the lists hold: the last replay's values (the recorded ones at first).
+        for (v, c) in vals.iter_mut().zip(g.encoded().table.current()) {
             if v.is_none() {
-                *v = *l;
+                *v = Some(*c);
             }
         }
         // SAFETY: the caller's contract, as the driver's: the buffers given (and those recorded,
         // which the graph keeps alive) are large enough for the kernels at their dims; every
         // buffer's memory outlives the work submitted before its drop (the driver waits).
         let t = unsafe { g.replay(vals) }.map_err(err)?;
-        if last.len() == vals.len() {
-            last.copy_from_slice(vals);
-        } else {
-            *last = vals.to_vec();
-        }
-        drop((g, last));
+        drop(g);
         if wait {
             py.allow_threads(|| self.dev.wait_value(t)).map_err(err)?;
         }

@@ -322,6 +322,11 @@ fn input_bytes(seed: u32) -> Vec<u8> {
 }
 
 fn run_replays(n: usize, replays: u32) {
+    run_replay_sequence(n, 1..=replays);
+}
+
+/// [`run_replays`] with the values of replay `k` for each `k` of `seq` in turn.
+fn run_replay_sequence(n: usize, seq: impl IntoIterator<Item = u32>) {
     let r = rig(1);
     let dev = open(&r, 0);
     let p = progs(&dev);
@@ -339,7 +344,7 @@ fn run_replays(n: usize, replays: u32) {
     let (g, _) = record(&p, n, 0, &inps[0], &outs[0]);
     let mut graph = Graph::record(&dev, &g).unwrap();
     let zero = vec![0u8; n * SLOT_BYTES as usize];
-    for replay in 1..=replays {
+    for replay in seq {
         let inp = &inps[(replay % 2) as usize];
         let out = &outs[(replay / 2 % 2) as usize];
         let val = val_for(replay);
@@ -369,6 +374,14 @@ fn graph_of_1000_kernels_replayed_100_times_equals_launches_one_by_one() {
 /// Replays submitted back to back (no host wait in between): every execution of the bound IB
 /// the engines traced is exactly one replay's commands (those of a fresh encode with that
 /// replay's values), never a mix of two.
+/// A replay with the values the lists hold already (a JIT replaying with the buffers it
+/// captured) checks and writes nothing and runs them; the next changed value is written, and
+/// a return to earlier values after it is written again.
+#[test]
+fn replays_with_unchanged_values_run_the_lists_as_they_are() {
+    run_replay_sequence(6, [1, 1, 1, 2, 2, 3, 1, 1]);
+}
+
 #[test]
 fn back_to_back_replays_never_patch_a_running_graph() {
     const N: usize = 40;

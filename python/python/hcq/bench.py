@@ -20,7 +20,7 @@ GPU VM, so two runtimes cannot share one GPU's VM, on hardware either), in alter
 seed's time over hcq's, or hcq's throughput over the seed's):
 - `launch` (us): host time per kernel launch from tinygrad's program call to the doorbell;
 - `jit_replay` (us per kernel): a TinyJit batch of 100 kernels replayed by the device's graph
-  (median of 9 replays per batch, each after a synchronization);
+  (median of 25 replays per batch, each after a synchronization);
 - `copy_in` / `copy_out` (GB/s): the allocator's copyin / copyout of 16 MiB, waited for;
 - `train_step` (ms): one step of a 3-layer MLP (forward, backward, SGD update, realized).
 """
@@ -141,7 +141,7 @@ class _Side:
     self.dev.synchronize()
     return t
 
-  def jit_replay_us(self, replays: int = 9) -> float:
+  def jit_replay_us(self, replays: int = 25) -> float:
     per = []
     for _ in range(replays):  # each replay after a synchronization: no GPU time counted
       self.dev.synchronize()

@@ -600,6 +600,20 @@ impl GraphCall {
         }
     }
 
+    /// Lets Python's cycle collector see what the binding holds (a key or dims object that
+    /// refers back to its runner makes a cycle; the runner's instance dict is cleared to break
+    /// it).
+    fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
+        if let Some(b) = self.binding.get() {
+            visit.call(&b.graph)?;
+            visit.call(&b.attr)?;
+            for (o, _) in b.values.iter().chain(&b.dims) {
+                visit.call(o)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Binds the graph and where its values come from (once).
     #[pyo3(signature = (graph, inputs, values=Vec::new(), dims=Vec::new(), attr="_buf"))]
     fn bind(

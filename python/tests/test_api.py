@@ -226,6 +226,27 @@ def test_graph_call_replays_from_a_frameworks_arguments(dev, prog):
   assert list(r2) == [3.0] * 64 + [0.0] * 64 and list(r3) == list(r2)
 
 
+def test_graph_call_cycles_through_its_binding_are_collected(dev, prog):
+  """A runner whose bound value key refers back to it is a cycle the collector frees."""
+  import gc
+  import weakref
+  graph, vout, vn, *_ = _add1_graph(dev, prog)
+
+  class Call(hcq.GraphCall):
+    pass
+
+  class Key:
+    pass
+
+  c, k = Call(), Key()
+  k.runner = c
+  c.bind(graph, [(0, vout.index)], [(k, vn.index)])
+  r = weakref.ref(c)
+  del c, k
+  gc.collect()
+  assert r() is None
+
+
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "core", "tests", "fixtures", "kernels")
 
 

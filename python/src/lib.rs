@@ -497,10 +497,6 @@ impl Device {
 /// The hcq Python module.
 #[pymodule]
 fn _hcq(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    // Python owns SIGSEGV (faulthandler, which pytest enables and disables around every
-    // session, restores the handler it saw first): the simulator's host-access guard cannot
-    // keep its handler installed here, so it is off unless HCQ_SIM_HOST_GUARD=1.
-    hcq_sim::host_guard_off_by_default();
     m.add("HcqError", m.py().get_type::<HcqError>())?;
     m.add("OutOfMemoryError", m.py().get_type::<OutOfMemoryError>())?;
     m.add("SIM_TARGETS", SIM_TARGETS.to_vec())?;

@@ -300,26 +300,112 @@ pub const SEED_ENV: &str = "HCQ_SIM_SEED";
 /// `async`.
 pub const DISPATCH_ENV: &str = "HCQ_SIM_DISPATCH";
 
-/// The dispatch mode from [`DISPATCH_ENV`] (`sync` for [`DispatchMode::Synchronous`]), else
-/// [`DispatchMode::Async`].
-#[must_use]
-pub fn env_dispatch() -> DispatchMode {
-    match std::env::var(DISPATCH_ENV) {
-        Ok(v) if v.trim().eq_ignore_ascii_case("sync") => DispatchMode::Synchronous,
-        _ => DispatchMode::Async,
+/// A `HCQ_SIM_*` environment variable set to a value the simulator cannot use: never a silent
+/// fallback to the default. [`crate::SimKfd::new`] refuses to build a simulator while one is
+/// set ([`check_env`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EnvError {
+    /// The variable.
+    pub var: &'static str,
+    /// What it holds.
+    pub value: String,
+    /// The values it accepts, in words.
+    pub accepted: &'static str,
+}
+
+impl core::fmt::Display for EnvError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "{}={:?} is not a value the simulator accepts (it takes {})\nnext: set {} to one of those, or unset it for the default",
+            self.var, self.value, self.accepted, self.var
+        )
     }
 }
 
-/// The seed from [`SEED_ENV`] (decimal or `0x` hex), else 0.
-#[must_use]
-pub fn env_seed() -> u64 {
-    std::env::var(SEED_ENV).ok().map_or(0, |s| {
-        let s = s.trim();
-        match s.strip_prefix("0x") {
-            Some(h) => u64::from_str_radix(h, 16).unwrap_or(0),
-            None => s.parse().unwrap_or(0),
-        }
+impl core::error::Error for EnvError {}
+
+/// `var`'s value, if it is set (a value that is not UTF-8 is reported as such).
+fn env_value(var: &'static str, accepted: &'static str) -> Result<Option<String>, EnvError> {
+    match std::env::var(var) {
+        Ok(v) => Ok(Some(v)),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(v)) => Err(EnvError {
+            var,
+            value: v.to_string_lossy().into_owned(),
+            accepted,
+        }),
+    }
+}
+
+const DISPATCH_ACCEPTED: &str = "`async` (the default: the race detector) or `sync`";
+
+/// The dispatch mode [`DISPATCH_ENV`] asks for: `sync` ([`DispatchMode::Synchronous`]),
+/// `async` or unset ([`DispatchMode::Async`]), case-insensitive.
+///
+/// # Errors
+/// Any other value, naming the variable and the accepted values.
+pub fn env_dispatch() -> Result<DispatchMode, EnvError> {
+    let Some(v) = env_value(DISPATCH_ENV, DISPATCH_ACCEPTED)? else {
+        return Ok(DispatchMode::Async);
+    };
+    match v.trim().to_ascii_lowercase().as_str() {
+        "sync" => Ok(DispatchMode::Synchronous),
+        "async" => Ok(DispatchMode::Async),
+        _ => Err(EnvError {
+            var: DISPATCH_ENV,
+            value: v,
+            accepted: DISPATCH_ACCEPTED,
+        }),
+    }
+}
+
+const SEED_ACCEPTED: &str = "a 64-bit number, decimal or 0x hex";
+
+/// The seed [`SEED_ENV`] sets (decimal or `0x` hex), 0 when unset.
+///
+/// # Errors
+/// A value that is not such a number, naming the variable and the accepted values.
+pub fn env_seed() -> Result<u64, EnvError> {
+    let Some(v) = env_value(SEED_ENV, SEED_ACCEPTED)? else {
+        return Ok(0);
+    };
+    let s = v.trim();
+    let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => s.parse().ok(),
+    };
+    parsed.ok_or(EnvError {
+        var: SEED_ENV,
+        value: v,
+        accepted: SEED_ACCEPTED,
     })
+}
+
+/// Environment variable that turns the host guard on (`1`) or off (`0`) whatever
+/// [`SimConfig::host_guard`] says (sim/README.md "Host accesses").
+pub const HOST_GUARD_ENV: &str = "HCQ_SIM_HOST_GUARD";
+
+const HOST_GUARD_ACCEPTED: &str = "`1` (host guard on) or `0` (off)";
+
+/// What [`HOST_GUARD_ENV`] asks for: `Some(true)` for `1`, `Some(false)` for `0`, `None` when
+/// unset (then [`SimConfig::host_guard`] decides).
+///
+/// # Errors
+/// Any other value, naming the variable and the accepted values.
+pub fn env_host_guard() -> Result<Option<bool>, EnvError> {
+    let Some(v) = env_value(HOST_GUARD_ENV, HOST_GUARD_ACCEPTED)? else {
+        return Ok(None);
+    };
+    match v.trim() {
+        "1" => Ok(Some(true)),
+        "0" => Ok(Some(false)),
+        _ => Err(EnvError {
+            var: HOST_GUARD_ENV,
+            value: v,
+            accepted: HOST_GUARD_ACCEPTED,
+        }),
+    }
 }
 
 /// How engines advance.
@@ -379,12 +465,24 @@ impl QueueBufferRules {
 /// picks [`SimConfig::queue_buffer_rules`] ([`env_kernel`]).
 pub const KERNEL_ENV: &str = "HCQ_SIM_KERNEL";
 
-/// The queue-buffer rules of the kernel [`KERNEL_ENV`] names, if it is set to a version.
-#[must_use]
-pub fn env_kernel() -> Option<QueueBufferRules> {
-    std::env::var(KERNEL_ENV)
-        .ok()
-        .and_then(|v| QueueBufferRules::for_kernel(&v))
+const KERNEL_ACCEPTED: &str = "a Linux version such as `6.8`, `6.12` or `6.13`";
+
+/// The queue-buffer rules of the kernel [`KERNEL_ENV`] names; `None` when unset.
+///
+/// # Errors
+/// A value that is not a version, naming the variable and the accepted values.
+pub fn env_kernel() -> Result<Option<QueueBufferRules>, EnvError> {
+    let Some(v) = env_value(KERNEL_ENV, KERNEL_ACCEPTED)? else {
+        return Ok(None);
+    };
+    match QueueBufferRules::for_kernel(&v) {
+        Some(r) => Ok(Some(r)),
+        None => Err(EnvError {
+            var: KERNEL_ENV,
+            value: v,
+            accepted: KERNEL_ACCEPTED,
+        }),
+    }
 }
 
 /// Environment variable choosing which clients a simulator built from the environment serves:
@@ -400,6 +498,25 @@ pub enum ClientChoice {
     Hcq,
     /// `any`: any in-process KFD client, the kernel's rules.
     Any,
+}
+
+/// Every `HCQ_SIM_*` variable this module reads ([`SEED_ENV`], [`DISPATCH_ENV`],
+/// [`KERNEL_ENV`], [`HOST_GUARD_ENV`], [`CLIENT_ENV`]), checked: [`SimConfig::default`] falls
+/// back to a default for a malformed one, so [`crate::SimKfd::new`] calls this and refuses.
+///
+/// # Errors
+/// The first variable set to a value it does not accept.
+pub fn check_env() -> Result<(), EnvError> {
+    env_seed()?;
+    env_dispatch()?;
+    env_kernel()?;
+    env_host_guard()?;
+    env_client().map_err(|_| EnvError {
+        var: CLIENT_ENV,
+        value: std::env::var(CLIENT_ENV).unwrap_or_default(),
+        accepted: "`hcq` (hcq's driver, strict) or `any` (any KFD client, kernel rules)",
+    })?;
+    Ok(())
 }
 
 /// [`CLIENT_ENV`] parsed.
@@ -454,7 +571,7 @@ pub struct SimConfig {
     pub gtt_size: u64,
     /// How DISPATCH_DIRECT runs: asynchronously with the race detector (the default), or
     /// synchronously (faster, forgiving); the default comes from `HCQ_SIM_DISPATCH`
-    /// ([`env_dispatch`]).
+    /// ([`env_dispatch`]; a malformed value is refused by [`crate::SimKfd::new`]).
     pub dispatch: DispatchMode,
     /// Seed of the asynchronous dispatch's choices (when each dispatch lands, how long it
     /// lingers); the default comes from `HCQ_SIM_SEED` ([`env_seed`]).
@@ -462,6 +579,12 @@ pub struct SimConfig {
     /// Which clients are served ([`SimClient::Hcq`] unless granted by
     /// [`SimConfig::for_any_client`]).
     pub client: SimClient,
+    /// Whether the host's own reads and writes of GPU memory join the race detector and the
+    /// HDP model (sim/README.md "Host accesses"): the simulator then installs a process-wide
+    /// SIGSEGV handler and changes the protection of the process's mappings of its buffers.
+    /// Off by default (a library gets no signal handler it did not ask for); hcq's own test
+    /// suites turn it on. [`HOST_GUARD_ENV`] overrides it: `1` on, `0` off.
+    pub host_guard: bool,
 }
 
 impl Default for SimConfig {
@@ -470,11 +593,16 @@ impl Default for SimConfig {
             gpus: vec![GpuConfig::gfx1100()],
             kfd_minor_version: 14,
             mode: SimMode::Deterministic,
-            queue_buffer_rules: env_kernel().unwrap_or(QueueBufferRules::Relaxed),
+            // A malformed variable is not used here, and SimKfd::new refuses it (check_env).
+            queue_buffer_rules: env_kernel()
+                .ok()
+                .flatten()
+                .unwrap_or(QueueBufferRules::Relaxed),
             gtt_size: 64 << 30,
-            dispatch: env_dispatch(),
-            seed: env_seed(),
+            dispatch: env_dispatch().unwrap_or_default(),
+            seed: env_seed().unwrap_or_default(),
             client: SimClient::Hcq,
+            host_guard: false,
         }
     }
 }

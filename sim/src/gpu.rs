@@ -566,6 +566,22 @@ impl SimKfd {
         }
     }
 
+    /// Host accesses, mappings and queues the host guard could not watch because one of its
+    /// fixed tables was full (0 when the guard is off); the first is also logged as a
+    /// warning. A nonzero count means races between the host and the GPU may have gone
+    /// unreported.
+    #[must_use]
+    pub fn host_guard_dropped(&self) -> u64 {
+        self.guard.dropped()
+    }
+
+    /// Whether the host guard watches this simulator's host accesses
+    /// ([`crate::SimConfig::host_guard`], `HCQ_SIM_HOST_GUARD`).
+    #[must_use]
+    pub fn host_guard_on(&self) -> bool {
+        self.guard.on()
+    }
+
     /// Nothing is queued: the host's accesses need no watching until the next doorbell.
     pub(crate) fn relax_host_guard(&self) {
         self.guard.relax();

@@ -108,6 +108,13 @@ pub trait Engine: Send + Sync {
 }
 
 /// The simulated amdkfd (and, through [`Engine`], GPU). Implements [`KfdSys`].
+///
+/// The host guard (the host's own reads and writes of GPU memory in the race detector and the
+/// HDP model, sim/README.md "Host accesses") is off unless asked for: with
+/// [`SimConfig::host_guard`] or `HCQ_SIM_HOST_GUARD=1` (`=0` forces it off) the simulator
+/// installs a process-wide SIGSEGV handler and changes the protection of the process's
+/// mappings of its buffers. What it could not watch (full tables) is counted by
+/// [`SimKfd::host_guard_dropped`].
 pub struct SimKfd {
     /// Host accesses in the race detector (`mem/hostguard.rs`); first, so it unregisters
     /// before the memory it watches goes.
@@ -145,7 +152,7 @@ impl core::fmt::Debug for SimKfd {
 }
 
 /// Why a simulator could not be built.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SimError {
     /// A GPU's properties cannot be sized (index, reason).
@@ -154,6 +161,8 @@ pub enum SimError {
     Memory(Errno),
     /// More than 64 GPUs requested.
     TooManyGpus(usize),
+    /// A `HCQ_SIM_*` environment variable holds a value the simulator does not accept.
+    Env(crate::config::EnvError),
 }
 
 impl core::fmt::Display for SimError {
@@ -162,6 +171,7 @@ impl core::fmt::Display for SimError {
             Self::BadGpu(i, e) => write!(f, "simulated GPU {i}: {e}"),
             Self::Memory(e) => write!(f, "simulator memory: {e}"),
             Self::TooManyGpus(n) => write!(f, "{n} simulated GPUs requested; at most 64"),
+            Self::Env(e) => write!(f, "{e}"),
         }
     }
 }
@@ -201,8 +211,13 @@ impl SimKfd {
     /// A simulator for `cfg`.
     ///
     /// # Errors
-    /// A GPU whose properties cannot be sized, or no memory for the doorbell pages.
+    /// A GPU whose properties cannot be sized, no memory for the doorbell pages, or a
+    /// `HCQ_SIM_*` variable set to a value it does not accept ([`crate::check_env`]).
     pub fn new(cfg: SimConfig) -> Result<Self, SimError> {
+        crate::config::check_env().map_err(SimError::Env)?;
+        let guard_on = crate::config::env_host_guard()
+            .map_err(SimError::Env)?
+            .unwrap_or(cfg.host_guard);
         let mode = cfg.mode;
         let any_client = matches!(cfg.client, crate::config::SimClient::Any(_));
         if cfg.gpus.len() > 64 {
@@ -248,7 +263,7 @@ impl SimKfd {
             ..State::default()
         };
         Ok(Self {
-            guard: mem::HostGuard::new(),
+            guard: mem::HostGuard::new(guard_on),
             cfg,
             state: Mutex::new(state),
             cond: Condvar::new(),

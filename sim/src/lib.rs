@@ -85,12 +85,12 @@ mod state;
 mod vm;
 
 pub use config::{
-    AnyClientGrant, CLIENT_ENV, ClientChoice, DISPATCH_ENV, DispatchMode, GpuConfig, KERNEL_ENV,
-    QueueBufferRules, SEED_ENV, SimClient, SimConfig, SimMode, env_client, env_kernel,
+    AnyClientGrant, CLIENT_ENV, ClientChoice, DISPATCH_ENV, DispatchMode, EnvError, GpuConfig,
+    HOST_GUARD_ENV, KERNEL_ENV, QueueBufferRules, SEED_ENV, SimClient, SimConfig, SimMode,
+    check_env, env_client, env_host_guard, env_kernel,
 };
 pub use gpu::{GpuFault, GpuSpan};
 pub use kfd::{Engine, FileStat, LiveObjects, Persistence, SimError, SimKfd, node_dir};
-pub use mem::host_guard_off_by_default;
 pub use state::{QueueInfo, QueueKind};
 
 // The README's example is compiled and run as a doctest.

@@ -36,7 +36,6 @@ mod l2;
 
 pub(crate) use hdp::HdpStale;
 use hdp::HdpView;
-pub use hostguard::host_guard_off_by_default;
 pub(crate) use hostguard::{HostFault, HostGuard};
 use l2::L2Lines;
 pub(crate) use l2::l2_caches;

@@ -24,6 +24,17 @@ use std::sync::Arc;
 
 pub mod hidden_args;
 
+/// `cfg` with the host guard on: hcq's suites run every simulator they build with it (the
+/// host's own accesses in the race detector and the HDP model), while a library user's
+/// simulator has it off unless asked for. `HCQ_SIM_HOST_GUARD=0` still turns it off.
+#[must_use]
+pub fn guarded(cfg: SimConfig) -> SimConfig {
+    SimConfig {
+        host_guard: true,
+        ..cfg
+    }
+}
+
 /// A simulator and the driver's KFD on it.
 pub struct Rig {
     /// The simulator (fault injection, leak accounting). Its `KfdSys` methods (`munmap`,
@@ -62,7 +73,7 @@ impl Rig {
     /// If the simulator or KFD cannot start (a test failure).
     #[must_use]
     pub fn with_config(cfg: SimConfig, timeout: Duration) -> Self {
-        let sim = Arc::new(SimKfd::new(cfg).expect("simulator"));
+        let sim = Arc::new(SimKfd::new(guarded(cfg)).expect("simulator"));
         let gpu = fixtures::attach_sim(&sim).expect("engines");
         // SAFETY: the suites use `sim` for fault injection and inspection only, never its
         // KfdSys methods on what the driver mapped (see `Rig::sim`).

@@ -143,7 +143,7 @@ fn rig_with_trace(gpus: usize, trace: usize) -> Rig {
         mode: SimMode::Threaded,
         ..SimConfig::with_gpus(gpus)
     };
-    let sim = Arc::new(SimKfd::new(cfg).unwrap());
+    let sim = Arc::new(SimKfd::new(hcq_tests::guarded(cfg)).unwrap());
     let gpu = SimGpu::attach(&sim).unwrap();
     gpu.engines().set_trace_capacity(trace);
     gpu.engines().with_kernels(|r| {

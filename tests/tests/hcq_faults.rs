@@ -327,6 +327,7 @@ fn start(mode: SimMode) -> Run {
     let sim = Arc::new(
         SimKfd::new(SimConfig {
             mode,
+            host_guard: true,
             ..SimConfig::with_gpus(2)
         })
         .unwrap(),

@@ -13,7 +13,7 @@ const BAD_VA: u64 = 0x7ff000;
 
 /// A simulated gfx1100.
 fn rig() -> (Arc<SimKfd>, SimGpu, Kfd) {
-    let sim = Arc::new(SimKfd::gfx1100().unwrap());
+    let sim = Arc::new(SimKfd::new(hcq_tests::guarded(hcq_sim::SimConfig::default())).unwrap());
     let gpu = SimGpu::attach(&sim).unwrap();
     // SAFETY: the test never unmaps through `sim` itself; every mapping goes through `kfd`.
     let kfd = unsafe { Kfd::with_sim(Arc::clone(&sim)) }.unwrap();

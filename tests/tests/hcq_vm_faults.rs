@@ -18,7 +18,7 @@ fn rig(gpus: usize) -> (Arc<SimKfd>, SimGpu, Kfd) {
         gpus: vec![hcq_sim::GpuConfig::gfx1100(); gpus],
         ..SimConfig::default()
     };
-    let sim = Arc::new(SimKfd::new(cfg).unwrap());
+    let sim = Arc::new(SimKfd::new(hcq_tests::guarded(cfg)).unwrap());
     let gpu = SimGpu::attach(&sim).unwrap();
     // SAFETY: the test never unmaps through `sim` itself; every mapping goes through `kfd`.
     let kfd = unsafe { Kfd::with_sim(Arc::clone(&sim)) }.unwrap();

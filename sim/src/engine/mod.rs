@@ -285,8 +285,9 @@ impl Engines {
                 budget: DEFAULT_BUDGET,
                 rec: Recorder::default(),
                 flight: FlightCell::new(Flight::new(
-                    env_dispatch(),
-                    env_seed(),
+                    // SimKfd::new refused a malformed value (check_env).
+                    env_dispatch().unwrap_or_default(),
+                    env_seed().unwrap_or_default(),
                     mode == SimMode::Threaded,
                 )),
             }),

@@ -27,27 +27,31 @@
 //! [`hdp_flushed`] voids them and makes the pages read-only again).
 //!
 //! The handler is async-signal-safe: atomics, `mprotect(2)`, no allocation, no lock but a spin
-//! flag that no code holds while it touches guarded memory. A fault that is not ours (another
+//! flag that no code holds while it touches guarded memory, allocates, frees or logs (a
+//! [`Held`] token is the flag; every function that needs it takes `&Held`, and freeing a
+//! region's page states takes `&mut Held`, so no borrowed page state outlives its table
+//! entry). A fault that is not ours (another
 //! address, a `SEGV_MAPERR`) goes to the handler installed before ours (Rust's stack-overflow
 //! handler, a sanitizer's), or to the default action. Only mappings the simulator made are
 //! ever protected, and only while registered: unmapping or replacing one unregisters it first.
-//! Linux on x86-64 only (elsewhere [`HostGuard::new`] is off); `HCQ_SIM_HOST_GUARD=0` turns it
-//! off (benchmarks of the host's own copies), `=1` on.
+//! Linux on x86-64 only (elsewhere [`HostGuard::new`] is off). Off unless asked for
+//! (`SimConfig::host_guard`, or `HCQ_SIM_HOST_GUARD=1`; `=0` forces it off): a library user
+//! gets no process-wide handler it did not ask for. hcq's own test suites turn it on.
 //!
 //! A process whose other code owns SIGSEGV cannot have it: the guard relies on its handler
 //! staying installed while pages are protected, and a runtime that restores "its" previous
 //! handler later (Python's `faulthandler.disable()`, which pytest calls at the end of every
 //! session) removes ours under protected pages, and the next host access kills the process.
-//! Such embedders (hcq's Python package) call [`host_guard_off_by_default`] before making a
-//! simulator; `HCQ_SIM_HOST_GUARD=1` still turns it on there.
+//!
+//! The tables are fixed (the handler cannot allocate): a record that finds no free slot, a
+//! mapping that finds no free region, a queue that finds no free cell goes unwatched. That is
+//! never silent: each simulator counts them ([`HostGuard::dropped`], public as
+//! `SimKfd::host_guard_dropped`) and logs a warning the first time.
 
 use core::ffi::c_void;
 use core::sync::atomic::{
     AtomicBool, AtomicPtr, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, Ordering,
 };
-
-/// The environment variable that turns the guard off (`0`).
-pub(crate) const HOST_GUARD_ENV: &str = "HCQ_SIM_HOST_GUARD";
 
 const PAGE: u64 = 4096;
 /// Guarded mappings, all simulators of the process together.
@@ -87,6 +91,9 @@ struct Region {
     /// Some page was opened since the region was last made inaccessible whole.
     opened: AtomicBool,
     images: AtomicBool,
+    /// Records of accesses to this region lost because every slot was full (moved into the
+    /// owner's count when the region is unregistered).
+    dropped: AtomicU64,
 }
 
 /// A page the CPU wrote since the last HDP flush (write faults no longer see it).
@@ -149,6 +156,7 @@ const REGION: Region = Region {
     dirty_any: AtomicBool::new(false),
     opened: AtomicBool::new(false),
     images: AtomicBool::new(false),
+    dropped: AtomicU64::new(0),
 };
 #[allow(clippy::declare_interior_mutable_const)]
 const CELL: Cell = Cell {
@@ -196,17 +204,16 @@ static LOCK: AtomicBool = AtomicBool::new(false);
 /// The `sigaction` installed before ours (leaked once, read by the handler).
 static PREVIOUS: AtomicPtr<libc::sigaction> = AtomicPtr::new(core::ptr::null_mut());
 static INSTALLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-/// Whether a guard is on when `HCQ_SIM_HOST_GUARD` does not say.
-static DEFAULT_ON: AtomicBool = AtomicBool::new(true);
 
-/// Simulators made from now on in this process leave host accesses unwatched unless
-/// `HCQ_SIM_HOST_GUARD=1`: for embedders whose other code may reinstall the SIGSEGV handler
-/// (see the module docs).
-pub fn host_guard_off_by_default() {
-    DEFAULT_ON.store(false, Ordering::Relaxed);
-}
+/// A slot or pre-image being read out by [`HostGuard::collect`] / [`take_images`] after the
+/// spin flag was released (the handler takes only free ones: 0).
+const CLAIMED: u8 = 3;
 
-struct Held;
+/// The spin flag over the tables, held: only async-signal-safe work (atomics, `mprotect`, no
+/// allocation, no free, no logging) happens while one lives. Functions that need the flag
+/// take `&Held`; freeing a table entry's memory takes `&mut Held` (and hands the memory out
+/// to be freed after the flag is released).
+struct Held(());
 
 fn lock() -> Held {
     while LOCK
@@ -218,7 +225,7 @@ fn lock() -> Held {
         // SAFETY: a system call without arguments.
         unsafe { libc::sched_yield() };
     }
-    Held
+    Held(())
 }
 
 impl Drop for Held {
@@ -243,12 +250,18 @@ unsafe fn protect(start: u64, len: u64, prot: libc::c_int) -> bool {
 
 const RW: libc::c_int = libc::PROT_READ | libc::PROT_WRITE;
 
-/// Sets every region of `owner` of `kind` to `prot` (whole regions) and marks them guarded
-/// (anything but read-write) or not. Called with the lock held.
-fn protect_all(owner: u64, kind: u8, prot: libc::c_int) -> bool {
+/// Sets every region of `owner` of `kind` that is not already so to `prot` (whole regions)
+/// and marks them guarded (anything but read-write) or not.
+fn protect_all(_: &Held, owner: u64, kind: u8, prot: libc::c_int) -> bool {
     let mut ok = true;
+    let want_guarded = prot != RW;
     for r in &REGION_TABLE {
-        if r.owner.load(Ordering::Relaxed) == owner && r.kind.load(Ordering::Relaxed) == kind {
+        if r.owner.load(Ordering::Relaxed) == owner
+            && r.kind.load(Ordering::Relaxed) == kind
+            // Already so (a doorbell made read-only by an earlier fault of this epoch): no
+            // system call.
+            && r.guarded.load(Ordering::Relaxed) != want_guarded
+        {
             let (s, l) = (
                 r.start.load(Ordering::Relaxed),
                 r.len.load(Ordering::Relaxed),
@@ -261,15 +274,35 @@ fn protect_all(owner: u64, kind: u8, prot: libc::c_int) -> bool {
     ok
 }
 
-/// Page `i`'s state of an HDP-tracked region. Called with the lock held.
-fn page_state(r: &Region, i: usize) -> Option<&AtomicU32> {
+/// Page `i`'s state of an HDP-tracked region, borrowed for as long as the spin flag is held
+/// (the states are freed only through [`take_pages`], which needs the flag exclusively).
+fn page_state<'h>(_: &'h Held, r: &Region, i: usize) -> Option<&'h AtomicU32> {
     let p = r.pages.load(Ordering::Relaxed);
     if p.is_null() || i >= r.npages.load(Ordering::Relaxed) {
         return None;
     }
-    // SAFETY: `pages` is a leaked boxed slice of `npages` states, freed only under the lock
-    // when the region is unregistered (and the pointer cleared first).
+    // SAFETY: `pages` is a leaked boxed slice of `npages` states, taken back only by
+    // `take_pages` (which clears the pointer first and needs `&mut Held`, so no borrow of the
+    // flag, and so no state this returns, is alive then).
     Some(unsafe { &*p.add(i) })
+}
+
+/// A region's page states, taken out of the table: dropped (freed) by the caller after it
+/// released the spin flag.
+struct Pages(#[expect(dead_code, reason = "held only to be dropped")] Option<Box<[AtomicU32]>>);
+
+/// Takes region `r`'s page states out of the table (the pointer cleared).
+fn take_pages(_: &mut Held, r: &Region) -> Pages {
+    let p = r.pages.swap(core::ptr::null_mut(), Ordering::Relaxed);
+    let n = r.npages.swap(0, Ordering::Relaxed);
+    if p.is_null() {
+        return Pages(None);
+    }
+    // SAFETY: the boxed slice `register` leaked (`n` states); the pointer is cleared, and
+    // with the flag held exclusively no reference from `page_state` is alive.
+    Pages(Some(unsafe {
+        Box::from_raw(core::ptr::slice_from_raw_parts_mut(p, n))
+    }))
 }
 
 /// Whether a page in state `st` is still guarded by the last doorbell (not opened since).
@@ -289,8 +322,8 @@ fn page_prot(r: &Region, st: u32) -> libc::c_int {
 }
 
 /// A doorbell was written: every data mapping of `owner` becomes inaccessible (a new race
-/// epoch). Called with the lock held.
-fn guard_data(owner: u64) {
+/// epoch).
+fn guard_data(_: &Held, owner: u64) {
     for r in &REGION_TABLE {
         if r.owner.load(Ordering::Relaxed) == owner
             && r.kind.load(Ordering::Relaxed) == DATA
@@ -316,8 +349,8 @@ fn guard_data(owner: u64) {
 const OPEN_WHEN_IDLE: u64 = 1 << 20;
 
 /// Nothing is queued: the large data mappings of `owner` open (HDP-tracked pages the CPU has
-/// not written since the last flush stay read-only). Called with the lock held.
-fn open_data(owner: u64) {
+/// not written since the last flush stay read-only).
+fn open_data(held: &Held, owner: u64) {
     for r in &REGION_TABLE {
         if r.owner.load(Ordering::Relaxed) != owner
             || r.kind.load(Ordering::Relaxed) != DATA
@@ -337,18 +370,17 @@ fn open_data(owner: u64) {
             unsafe { protect(s, l, RW) };
             continue;
         }
-        apply_prots(r, s);
+        apply_prots(held, r, s);
     }
 }
 
 /// Sets every page of HDP-tracked region `r` (at `start`) to what its state asks
-/// ([`page_prot`]), one `mprotect` per run of pages that ask the same. Called with the lock
-/// held.
-fn apply_prots(r: &Region, start: u64) {
+/// ([`page_prot`]), one `mprotect` per run of pages that ask the same.
+fn apply_prots(held: &Held, r: &Region, start: u64) {
     let mut run: Option<(usize, libc::c_int)> = None;
     let mut i = 0;
     loop {
-        let prot = page_state(r, i).map(|st| page_prot(r, st.load(Ordering::Relaxed)));
+        let prot = page_state(held, r, i).map(|st| page_prot(r, st.load(Ordering::Relaxed)));
         match (run, prot) {
             (Some((_, p)), Some(q)) if p == q => {}
             (prev, next) => {
@@ -373,8 +405,8 @@ fn apply_prots(r: &Region, start: u64) {
 /// buffer could leave another's pages unchecked (their writes lost to the HDP model).
 const IMAGES_PER_OWNER: usize = IMAGES / 8;
 
-/// How many pre-image slots regions of `owner` hold. Called with the lock held.
-fn images_held(owner: u64) -> usize {
+/// How many pre-image slots regions of `owner` hold.
+fn images_held(_: &Held, owner: u64) -> usize {
     IMAGE_TABLE
         .iter()
         .filter(|m| {
@@ -387,8 +419,8 @@ fn images_held(owner: u64) -> usize {
 }
 
 /// Whether page `i` of HDP-tracked region `r` holds only zeros (read from the simulator's own
-/// mapping). Called with the lock held.
-fn page_is_zero(r: &Region, i: usize) -> bool {
+/// mapping).
+fn page_is_zero(_: &Held, r: &Region, i: usize) -> bool {
     let base = r.sim_base.load(Ordering::Relaxed);
     let words = r
         .sim_len
@@ -409,9 +441,9 @@ fn page_is_zero(r: &Region, i: usize) -> bool {
 
 /// Copies page `i` of HDP-tracked region `r` (index `ri`) into a free pre-image slot, from
 /// the simulator's own mapping; `false` when no slot is free or the region's simulator holds
-/// its share ([`IMAGES_PER_OWNER`]). Called with the lock held.
-fn capture(ri: usize, r: &Region, i: usize) -> bool {
-    if images_held(r.owner.load(Ordering::Relaxed)) >= IMAGES_PER_OWNER {
+/// its share ([`IMAGES_PER_OWNER`]).
+fn capture(held: &Held, ri: usize, r: &Region, i: usize) -> bool {
+    if images_held(held, r.owner.load(Ordering::Relaxed)) >= IMAGES_PER_OWNER {
         return false;
     }
     let Some(img) = IMAGE_TABLE.iter().find(|m| {
@@ -454,7 +486,7 @@ fn capture(ri: usize, r: &Region, i: usize) -> bool {
 
 /// The handler's work: whether the fault at `addr` was ours (and is resolved).
 fn resolve(addr: u64, write: bool) -> bool {
-    let _held = lock();
+    let held = lock();
     RESOLVED.fetch_add(1, Ordering::Relaxed);
     let Some((ri, r)) = REGION_TABLE.iter().enumerate().find(|(_, r)| {
         let k = r.kind.load(Ordering::Relaxed);
@@ -467,8 +499,8 @@ fn resolve(addr: u64, write: bool) -> bool {
     match r.kind.load(Ordering::Relaxed) {
         DOORBELL => {
             // A doorbell write: guard every data mapping, then let it (and later ones) through.
-            guard_data(owner);
-            protect_all(owner, DOORBELL, RW)
+            guard_data(&held, owner);
+            protect_all(&held, owner, DOORBELL, RW)
         }
         DATA => {
             let page = addr & !(PAGE - 1);
@@ -478,7 +510,7 @@ fn resolve(addr: u64, write: bool) -> bool {
             let (prot, race) = if r.sim_base.load(Ordering::Relaxed) == 0 {
                 (RW, r.guarded.load(Ordering::Relaxed))
             } else {
-                let Some(st) = page_state(r, i) else {
+                let Some(st) = page_state(&held, r, i) else {
                     return false;
                 };
                 let s0 = st.load(Ordering::Relaxed);
@@ -489,9 +521,9 @@ fn resolve(addr: u64, write: bool) -> bool {
                     (s0 & (DIRTY | LOST | ZEROED)) | (r.epoch.load(Ordering::Relaxed) & EPOCH);
                 if write && s0 & DIRTY == 0 {
                     s1 |= DIRTY;
-                    if page_is_zero(r, i) {
+                    if page_is_zero(&held, r, i) {
                         s1 |= ZEROED;
-                    } else if !capture(ri, r, i) {
+                    } else if !capture(&held, ri, r, i) {
                         s1 |= LOST;
                     }
                     r.dirty_any.store(true, Ordering::Relaxed);
@@ -539,10 +571,11 @@ fn resolve(addr: u64, write: bool) -> bool {
                 }
                 None => {
                     DROPPED.fetch_add(1, Ordering::Relaxed);
+                    r.dropped.fetch_add(1, Ordering::Relaxed);
                 }
             }
             // The next doorbell write guards the page again.
-            protect_all(owner, DOORBELL, libc::PROT_READ);
+            protect_all(&held, owner, DOORBELL, libc::PROT_READ);
             true
         }
         _ => false,
@@ -658,17 +691,17 @@ pub(crate) struct HostGuard {
     keep: std::sync::Mutex<Vec<(usize, std::sync::Arc<super::SharedMem>)>>,
     /// [`RESOLVED`] at the last relax.
     relaxed_at: AtomicU64,
+    /// What went unwatched because a table was full: records, regions and cells (the
+    /// records of regions still registered are in their own count, [`Region::dropped`]).
+    dropped: AtomicU64,
+    /// Whether the first drop was logged.
+    warned: AtomicBool,
 }
 
 impl HostGuard {
-    /// A guard for one simulator: on unless `HCQ_SIM_HOST_GUARD=0`, [`host_guard_off_by_default`]
-    /// (without `HCQ_SIM_HOST_GUARD=1`) or off this target.
-    pub(crate) fn new() -> Self {
-        let wanted = match std::env::var(HOST_GUARD_ENV).as_deref() {
-            Ok("0") => false,
-            Ok("1") => true,
-            _ => DEFAULT_ON.load(Ordering::Relaxed),
-        };
+    /// A guard for one simulator: on when `wanted` (the simulator's configuration and
+    /// `HCQ_SIM_HOST_GUARD`, resolved by the caller) and this target can have it.
+    pub(crate) fn new(wanted: bool) -> Self {
         let on = cfg!(all(target_os = "linux", target_arch = "x86_64")) && wanted && install();
         Self {
             owner: if on {
@@ -678,6 +711,38 @@ impl HostGuard {
             },
             keep: std::sync::Mutex::new(Vec::new()),
             relaxed_at: AtomicU64::new(u64::MAX),
+            dropped: AtomicU64::new(0),
+            warned: AtomicBool::new(false),
+        }
+    }
+
+    /// Host accesses, mappings and queues that went unwatched because one of the process's
+    /// fixed tables was full, since this simulator was made.
+    pub(crate) fn dropped(&self) -> u64 {
+        if !self.on() {
+            return 0;
+        }
+        let _held = lock();
+        REGION_TABLE
+            .iter()
+            .filter(|r| r.owner.load(Ordering::Relaxed) == self.owner)
+            .map(|r| r.dropped.load(Ordering::Relaxed))
+            .sum::<u64>()
+            + self.dropped.load(Ordering::Relaxed)
+    }
+
+    /// Counts `n` things that went unwatched (`what`), and logs the first time.
+    fn lost(&self, n: u64, what: &str) {
+        self.dropped.fetch_add(n, Ordering::Relaxed);
+        self.warn_once(what);
+    }
+
+    /// Logs a warning the first time anything went unwatched (outside the spin flag).
+    fn warn_once(&self, what: &str) {
+        if !self.warned.swap(true, Ordering::Relaxed) {
+            log::warn!(
+                "host guard: {what}: the race detector does not see every host access of this simulator from now on (SimKfd::host_guard_dropped counts what it missed)"
+            );
         }
     }
 
@@ -705,15 +770,24 @@ impl HostGuard {
         // Allocated outside the lock (the handler never allocates or frees).
         let pages: Option<Box<[AtomicU32]>> =
             hdp.map(|_| (0..npages).map(|_| AtomicU32::new(0)).collect());
-        let _held = lock();
+        let held = lock();
         let Some((ri, r)) = REGION_TABLE
             .iter()
             .enumerate()
             .find(|(_, r)| r.kind.load(Ordering::Relaxed) == FREE)
         else {
-            log::debug!("host guard: region table full, {start:#x} not watched");
+            drop(held);
+            // The page states (if any) are freed here, outside the flag.
+            drop(pages);
+            self.lost(
+                1,
+                &format!(
+                    "the region table is full ({REGIONS}), the mapping at {start:#x} is not watched"
+                ),
+            );
             return None;
         };
+        r.dropped.store(0, Ordering::Relaxed);
         r.owner.store(self.owner, Ordering::Relaxed);
         r.start.store(start, Ordering::Relaxed);
         r.len.store(len, Ordering::Relaxed);
@@ -750,6 +824,7 @@ impl HostGuard {
                 r.guarded.store(ok, Ordering::Relaxed);
             }
         }
+        drop(held);
         Some(ri)
     }
 
@@ -792,41 +867,46 @@ impl HostGuard {
         let mut freed = Vec::new();
         // `keep` before the spin flag (the order `add_data` takes them in).
         let mut keep = self.kept();
-        let held = lock();
-        for (ri, r) in REGION_TABLE.iter().enumerate() {
+        // One region per holding of the flag: its page states are freed after the flag is
+        // released (nothing but atomics and `mprotect` under it).
+        loop {
+            let mut held = lock();
+            let Some((ri, r)) = REGION_TABLE.iter().enumerate().find(|(_, r)| {
+                let (s, l) = (
+                    r.start.load(Ordering::Relaxed),
+                    r.len.load(Ordering::Relaxed),
+                );
+                r.owner.load(Ordering::Relaxed) == self.owner
+                    && r.kind.load(Ordering::Relaxed) != FREE
+                    && s < end
+                    && start < s.saturating_add(l)
+            }) else {
+                break;
+            };
             let (s, l) = (
                 r.start.load(Ordering::Relaxed),
                 r.len.load(Ordering::Relaxed),
             );
-            if r.owner.load(Ordering::Relaxed) == self.owner
-                && r.kind.load(Ordering::Relaxed) != FREE
-                && s < end
-                && start < s.saturating_add(l)
-            {
-                // SAFETY: a registered region, still mapped (the caller unmaps after this).
-                unsafe { protect(s, l, RW) };
-                r.kind.store(FREE, Ordering::Release);
-                r.owner.store(0, Ordering::Relaxed);
-                r.sim_base.store(0, Ordering::Relaxed);
-                if r.images.swap(false, Ordering::Relaxed) {
-                    WITH_IMAGES.fetch_sub(1, Ordering::Relaxed);
-                }
-                freed.push(ri);
-                let p = r.pages.swap(core::ptr::null_mut(), Ordering::Relaxed);
-                let n = r.npages.swap(0, Ordering::Relaxed);
-                if !p.is_null() {
-                    // SAFETY: the boxed slice `register` leaked (`n` states); the handler
-                    // reaches it only under the lock we hold, and the pointer is cleared.
-                    drop(unsafe { Box::from_raw(core::ptr::slice_from_raw_parts_mut(p, n)) });
-                }
-                for m in &IMAGE_TABLE {
-                    if m.full.load(Ordering::Relaxed) == 1 && m.start.load(Ordering::Relaxed) == s {
-                        m.full.store(0, Ordering::Release);
-                    }
+            // SAFETY: a registered region, still mapped (the caller unmaps after this).
+            unsafe { protect(s, l, RW) };
+            r.kind.store(FREE, Ordering::Release);
+            r.owner.store(0, Ordering::Relaxed);
+            r.sim_base.store(0, Ordering::Relaxed);
+            self.dropped
+                .fetch_add(r.dropped.swap(0, Ordering::Relaxed), Ordering::Relaxed);
+            if r.images.swap(false, Ordering::Relaxed) {
+                WITH_IMAGES.fetch_sub(1, Ordering::Relaxed);
+            }
+            for m in &IMAGE_TABLE {
+                if m.full.load(Ordering::Relaxed) == 1 && m.start.load(Ordering::Relaxed) == s {
+                    m.full.store(0, Ordering::Release);
                 }
             }
+            let pages = take_pages(&mut held, r);
+            drop(held);
+            drop(pages);
+            freed.push(ri);
         }
-        drop(held);
         // The buffers go outside the spin flag (their drop unmaps).
         keep.retain(|(ri, _)| !freed.contains(ri));
     }
@@ -837,7 +917,7 @@ impl HostGuard {
         if !self.on() || addr % 8 != 0 {
             return;
         }
-        let _held = lock();
+        let held = lock();
         if let Some(c) = CELL_TABLE
             .iter()
             .find(|c| c.owner.load(Ordering::Relaxed) == 0)
@@ -845,7 +925,13 @@ impl HostGuard {
             c.key.store(key, Ordering::Relaxed);
             c.addr.store(addr, Ordering::Relaxed);
             c.owner.store(self.owner, Ordering::Release);
+            return;
         }
+        drop(held);
+        self.lost(
+            1,
+            &format!("the doorbell cell table is full ({CELLS}), queue {key:#x}'s accesses are judged without its doorbell"),
+        );
     }
 
     /// Stops snapshotting queue `key`.
@@ -865,12 +951,15 @@ impl HostGuard {
 
     /// The host accesses recorded since the last call.
     pub(crate) fn collect(&self) -> Vec<HostFault> {
-        let mut out = Vec::new();
         if !self.on() {
-            return out;
+            return Vec::new();
         }
-        let _held = lock();
-        for s in &SLOT_TABLE {
+        // Under the flag only atomics: claim this simulator's filled slots, note each one's
+        // buffer, and the cells' queues; the records are built after the flag is released.
+        let mut claimed: [Option<(u64, u64)>; SLOTS] = [None; SLOTS];
+        let mut keys: [Option<u64>; CELLS] = [None; CELLS];
+        let held = lock();
+        for (s, c) in SLOT_TABLE.iter().zip(&mut claimed) {
             if s.full.load(Ordering::Acquire) != 1 || s.owner.load(Ordering::Relaxed) != self.owner
             {
                 continue;
@@ -885,21 +974,40 @@ impl HostGuard {
             });
             if let Some(r) = region {
                 let buf = r.va.load(Ordering::Relaxed);
-                let queued = CELL_TABLE
-                    .iter()
-                    .zip(&s.vals)
-                    .filter(|(c, _)| c.owner.load(Ordering::Relaxed) == self.owner)
-                    .map(|(c, v)| (c.key.load(Ordering::Relaxed), v.load(Ordering::Relaxed)))
-                    .collect();
-                out.push(HostFault {
-                    host,
-                    va: buf + (host - r.start.load(Ordering::Relaxed)),
-                    buf,
-                    write: s.write.load(Ordering::Relaxed) != 0,
-                    queued,
-                });
+                *c = Some((buf + (host - r.start.load(Ordering::Relaxed)), buf));
+                s.full.store(CLAIMED, Ordering::Relaxed);
+            } else {
+                s.full.store(0, Ordering::Release);
             }
+        }
+        for (c, k) in CELL_TABLE.iter().zip(&mut keys) {
+            if c.owner.load(Ordering::Relaxed) == self.owner {
+                *k = Some(c.key.load(Ordering::Relaxed));
+            }
+        }
+        drop(held);
+        let mut out = Vec::new();
+        for (s, c) in SLOT_TABLE.iter().zip(&claimed) {
+            let Some((va, buf)) = *c else {
+                continue;
+            };
+            let queued = keys
+                .iter()
+                .zip(&s.vals)
+                .filter_map(|(k, v)| k.map(|k| (k, v.load(Ordering::Relaxed))))
+                .collect();
+            out.push(HostFault {
+                host: s.addr.load(Ordering::Relaxed),
+                va,
+                buf,
+                write: s.write.load(Ordering::Relaxed) != 0,
+                queued,
+            });
+            // A claimed slot is ours alone (the handler takes free ones).
             s.full.store(0, Ordering::Release);
+        }
+        if self.dropped() != 0 {
+            self.warn_once("the record table was full, host accesses went unrecorded");
         }
         out
     }
@@ -915,7 +1023,7 @@ impl HostGuard {
             // No fault since the last relax: nothing was guarded or opened.
             return;
         }
-        let _held = lock();
+        let held = lock();
         let mine = |kind: u8, guarded: bool| {
             REGION_TABLE.iter().any(|r| {
                 r.owner.load(Ordering::Relaxed) == self.owner
@@ -924,10 +1032,10 @@ impl HostGuard {
             })
         };
         if mine(DATA, true) {
-            open_data(self.owner);
+            open_data(&held, self.owner);
         }
         if mine(DOORBELL, false) {
-            protect_all(self.owner, DOORBELL, libc::PROT_READ);
+            protect_all(&held, self.owner, DOORBELL, libc::PROT_READ);
         }
     }
 }
@@ -936,7 +1044,7 @@ impl HostGuard {
 /// visible to GPU engines now, so every page is clean again (read-only, unless a doorbell
 /// guards it) and pre-images taken before are void. The caller holds the buffer's HDP lock.
 pub(crate) fn hdp_flushed(ri: usize, start: u64) {
-    let _held = lock();
+    let held = lock();
     let Some(r) = REGION_TABLE.get(ri) else {
         return;
     };
@@ -956,14 +1064,14 @@ pub(crate) fn hdp_flushed(ri: usize, start: u64) {
         return;
     }
     let mut i = 0;
-    while let Some(st) = page_state(r, i) {
+    while let Some(st) = page_state(&held, r, i) {
         let s0 = st.load(Ordering::Relaxed);
         if s0 & DIRTY != 0 {
             st.store(s0 & EPOCH, Ordering::Relaxed);
         }
         i += 1;
     }
-    apply_prots(r, start);
+    apply_prots(&held, r, start);
 }
 
 /// Whether any region has pre-images to take (one atomic load).
@@ -987,45 +1095,76 @@ pub(crate) type PreImage = (usize, Option<Box<[u8; PAGE as usize]>>);
 /// The pre-images of region `ri` (mapped at `start`) taken since the last call or flush.
 /// The caller holds the buffer's HDP lock (so no flush slips in between).
 pub(crate) fn take_images(ri: usize, start: u64) -> Vec<PreImage> {
-    let mut out = Vec::new();
-    let _held = lock();
     let Some(r) = REGION_TABLE.get(ri) else {
-        return out;
+        return Vec::new();
     };
+    // Allocated before the flag: room for a mark on every page (lost or zeroed pre-images),
+    // and the claimed slots as a bit set.
+    let mut marks: Vec<(usize, bool)> = Vec::with_capacity(2 * r.npages.load(Ordering::Relaxed));
+    let mut claimed = [0u64; IMAGES / 64];
+    let held = lock();
     if r.kind.load(Ordering::Relaxed) != DATA
         || r.start.load(Ordering::Relaxed) != start
         || !r.images.swap(false, Ordering::Relaxed)
     {
-        return out;
+        return Vec::new();
     }
     WITH_IMAGES.fetch_sub(1, Ordering::Relaxed);
     let flushes = r.flushes.load(Ordering::Relaxed);
-    for m in &IMAGE_TABLE {
+    for (k, m) in IMAGE_TABLE.iter().enumerate() {
         if m.full.load(Ordering::Acquire) != 1 || m.region.load(Ordering::Relaxed) != ri {
             continue;
         }
         if m.flushes.load(Ordering::Relaxed) == flushes {
-            let mut b = Box::new([0u8; PAGE as usize]);
-            for (d, w) in b.chunks_exact_mut(8).zip(&m.data) {
-                d.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
-            }
-            out.push((m.page.load(Ordering::Relaxed), Some(b)));
+            m.full.store(CLAIMED, Ordering::Relaxed);
+            claimed[k / 64] |= 1 << (k % 64);
+        } else {
+            m.full.store(0, Ordering::Release);
         }
-        m.full.store(0, Ordering::Release);
     }
     let mut i = 0;
-    while let Some(st) = page_state(r, i) {
+    let mut more = false;
+    while let Some(st) = page_state(&held, r, i) {
         let s0 = st.load(Ordering::Relaxed);
-        if s0 & LOST != 0 {
-            st.store(s0 & !LOST, Ordering::Relaxed);
-            out.push((i, None));
-        }
-        if s0 & ZEROED != 0 {
-            st.store(s0 & !(ZEROED | LOST), Ordering::Relaxed);
-            out.push((i, Some(Box::new([0u8; PAGE as usize]))));
+        if s0 & (LOST | ZEROED) != 0 {
+            if marks.len() + 2 > marks.capacity() {
+                // No room without allocating: the rest wait for the next call.
+                more = true;
+                break;
+            }
+            if s0 & LOST != 0 {
+                st.store(s0 & !LOST, Ordering::Relaxed);
+                marks.push((i, false));
+            }
+            if s0 & ZEROED != 0 {
+                st.store(s0 & !(ZEROED | LOST), Ordering::Relaxed);
+                marks.push((i, true));
+            }
         }
         i += 1;
     }
+    if more && !r.images.swap(true, Ordering::Relaxed) {
+        WITH_IMAGES.fetch_add(1, Ordering::Release);
+    }
+    drop(held);
+    let mut out = Vec::with_capacity(marks.len());
+    for (k, m) in IMAGE_TABLE.iter().enumerate() {
+        if claimed[k / 64] & (1 << (k % 64)) == 0 {
+            continue;
+        }
+        let mut b = Box::new([0u8; PAGE as usize]);
+        for (d, w) in b.chunks_exact_mut(8).zip(&m.data) {
+            d.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
+        }
+        out.push((m.page.load(Ordering::Relaxed), Some(b)));
+        // A claimed slot is ours alone (the handler takes free ones).
+        m.full.store(0, Ordering::Release);
+    }
+    out.extend(
+        marks
+            .into_iter()
+            .map(|(i, zeroed)| (i, zeroed.then(|| Box::new([0u8; PAGE as usize])))),
+    );
     out
 }
 
@@ -1059,3 +1198,7 @@ impl Drop for HostGuard {
         }
     }
 }
+
+#[cfg(all(test, target_os = "linux", target_arch = "x86_64"))]
+#[path = "hostguard_tests.rs"]
+mod tests;

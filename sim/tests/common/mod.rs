@@ -34,6 +34,11 @@ pub struct Buf {
 impl Proc {
     /// Opens /dev/kfd and every render node, acquires every VM.
     pub fn new(cfg: SimConfig) -> Self {
+        // hcq's suites run with the host guard on (a library user's simulator has it off).
+        let cfg = SimConfig {
+            host_guard: true,
+            ..cfg
+        };
         let sim = Arc::new(SimKfd::new(cfg).unwrap());
         let kfd = sim.open("/dev/kfd").unwrap();
         let mut p = Self {

@@ -32,6 +32,9 @@ pub struct DriverRun {
     pub graph_submit_ns: f64,
     /// One launch through the checked builder, host cost only (ns, median of batches).
     pub launch_ns: f64,
+    /// The same with the simulator's host guard on (`SimConfig::host_guard`): what each
+    /// doorbell and first host access of a page costs the race detector (ns, median).
+    pub launch_guarded_ns: f64,
 }
 
 /// Launches per second, the submit of a bound 1000-kernel graph, and one builder launch.
@@ -39,8 +42,37 @@ pub struct DriverRun {
 /// # Errors
 /// If the simulator, the device, a launch or the graph fails.
 pub fn run(quick: bool) -> Result<DriverRun, WorkError> {
+    let (launches, submit, launch_ns) = on_device(false, |dev| {
+        let r = measure_device(dev, quick)?;
+        Ok((r.0, r.1, builder_launch_ns(dev, &r.2, quick)?))
+    })?;
+    // With the host guard on (as hcq's test suites run), measured the same way right after.
+    let launch_guarded_ns = on_device(true, |dev| {
+        let out = dev
+            .alloc(64 * 4, BufferKind::Vram)
+            .map_err(|e| sim_err("allocating the output", e))?;
+        builder_launch_ns(dev, &out, quick)
+    })?;
+    Ok(DriverRun {
+        launches_per_s: launches,
+        graph_submit_ns: submit,
+        launch_ns,
+        launch_guarded_ns,
+    })
+}
+
+/// Runs `f` on a device of a fresh deterministic gfx1100 simulator with the fixture kernels,
+/// the host guard on or off (as given: the environment's `HCQ_SIM_HOST_GUARD` still wins).
+fn on_device<R>(
+    host_guard: bool,
+    f: impl FnOnce(&Device) -> Result<R, WorkError>,
+) -> Result<R, WorkError> {
+    let cfg = hcq_sim::SimConfig {
+        host_guard,
+        ..hcq_sim::SimConfig::default()
+    };
     let sim =
-        Arc::new(hcq_sim::SimKfd::gfx1100().map_err(|e| sim_err("starting the simulator", e))?);
+        Arc::new(hcq_sim::SimKfd::new(cfg).map_err(|e| sim_err("starting the simulator", e))?);
     // The engines and host implementations of the fixture kernels.
     let gpu = hcq_sim::engine::attach::SimGpu::attach(&sim)
         .map_err(|e| sim_err("attaching the engines", e))?;
@@ -63,13 +95,21 @@ pub fn run(quick: bool) -> Result<DriverRun, WorkError> {
     // driver's write pointer as it is then: run them once now, while the rings are empty, or
     // the first launches would be skipped.
     sim.run_until_idle(16);
+    f(&dev)
+}
+
+/// Launches per second and the graph submit on `dev`; the output buffer it used.
+fn measure_device(
+    dev: &Device,
+    quick: bool,
+) -> Result<(f64, f64, hcq_driver::GpuBuffer), WorkError> {
     let n: u32 = 64;
     let buf = dev
         .alloc(u64::from(n) * 4, BufferKind::Vram)
         .map_err(|e| sim_err("allocating the output", e))?;
     let co = kernels::fill(&dev.target_name())
         .ok_or_else(|| WorkError::Sim(format!("no fill kernel for {}", dev.target_name())))?;
-    let fill = Program::load(&dev, co, "fill").map_err(|e| sim_err("loading fill", e))?;
+    let fill = Program::load(dev, co, "fill").map_err(|e| sim_err("loading fill", e))?;
     let args = FillArgs {
         buf: buf.va().get(),
         value: 7,
@@ -95,13 +135,8 @@ pub fn run(quick: bool) -> Result<DriverRun, WorkError> {
     }
     rates.sort_by(f64::total_cmp);
     let launches = measure::percentile(&rates, 50.0);
-    let submit = graph_submit_ns(&dev, &fill, buf.va().get(), quick)?;
-    let launch_ns = builder_launch_ns(&dev, &buf, quick)?;
-    Ok(DriverRun {
-        launches_per_s: launches,
-        graph_submit_ns: submit,
-        launch_ns,
-    })
+    let submit = graph_submit_ns(dev, &fill, buf.va().get(), quick)?;
+    Ok((launches, submit, buf))
 }
 
 /// One launch of `global_id` (code object v5: 13 hidden arguments) through

@@ -467,16 +467,17 @@ fn driver_metrics(quick: bool, p: &Plan) -> Result<DriverMetrics, WorkError> {
         black_box(tl.run().is_ok());
     });
     #[cfg(feature = "sim")]
-    let (launches, submit, launch_ns) = {
+    let (launches, submit, launch_ns, launch_guarded_ns) = {
         let d = driver::run(quick)?;
         (
             Some(d.launches_per_s),
             Some(d.graph_submit_ns),
             Some(d.launch_ns),
+            Some(d.launch_guarded_ns),
         )
     };
     #[cfg(not(feature = "sim"))]
-    let (launches, submit, launch_ns) = (None, None, None);
+    let (launches, submit, launch_ns, launch_guarded_ns) = (None, None, None, None);
     #[cfg(feature = "sim")]
     let demo_copy_in = Some(driver::demo_copy_in_gb_per_s(quick)?);
     #[cfg(not(feature = "sim"))]
@@ -484,6 +485,7 @@ fn driver_metrics(quick: bool, p: &Plan) -> Result<DriverMetrics, WorkError> {
     Ok(DriverMetrics {
         launches_per_s: launches,
         launch_ns,
+        launch_guarded_ns,
         graph_patch_1000_ns: graph_patch_ns,
         graph_patch_1000_floor_ns: graph_floor_ns,
         graph_patch_1000_over_floor: graph_over_floor,
@@ -510,6 +512,13 @@ fn driver_rows(drv: &DriverMetrics) -> Vec<Metric> {
             "ns",
             Budget::AtMost(200.0),
             "one launch builder launch of a kernel with 13 hidden args: checks, hidden args, kernarg alloc, packets, ring, doorbell (host only, goal 100)",
+        ),
+        metric(
+            "driver_launch_guarded_ns",
+            drv.launch_guarded_ns,
+            "ns",
+            Budget::None,
+            "driver_launch_ns with the simulator's host guard on (SimConfig::host_guard, as hcq's tests run): the doorbell's and first page accesses' faults and protection changes",
         ),
         metric(
             "demo_copy_in_gb_per_s",
@@ -585,6 +594,8 @@ pub struct DriverMetrics {
     pub launches_per_s: Option<f64>,
     /// One launch through the checked builder (host cost).
     pub launch_ns: Option<f64>,
+    /// The same with the simulator's host guard on.
+    pub launch_guarded_ns: Option<f64>,
     /// Patching a 1000-kernel graph where every kernel's dims and the input buffer change.
     pub graph_patch_1000_ns: Option<f64>,
     /// Plain stores of the dwords that patch writes (its floor).

@@ -449,7 +449,8 @@ fn parallel_safe(l: &Launch, mem: &dyn Memory) -> bool {
 /// chosen from `HCQ_SIM_SEED` and the dispatch (program address, grid), the same on every run.
 fn scratch_spread(l: &Launch) -> u64 {
     static SEED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    let seed = *SEED.get_or_init(crate::config::env_seed);
+    // SimKfd::new refused a malformed value (check_env).
+    let seed = *SEED.get_or_init(|| crate::config::env_seed().unwrap_or_default());
     // splitmix64 of the seed and the dispatch.
     let mut z = seed
         ^ l.pgm.rotate_left(17)

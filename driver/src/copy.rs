@@ -60,13 +60,16 @@ impl Device {
         let [first, _] = &st.bufs;
         let chunk = usize::try_from(first.size()).unwrap_or(usize::MAX);
         for (i, piece) in data.chunks(chunk).enumerate() {
-            let b = st.next;
-            st.next ^= 1;
+            // 0 or 1 by construction (`& 1`): every chunk goes through a staging buffer, none
+            // is skipped.
+            let b = st.next & 1;
+            st.next = b ^ 1;
             if !seeded!(CopyInReusesStaging) {
-                // PANIC: `b` is `next`, which only ever holds 0 or 1 (toggled with `^= 1`).
+                // PANIC: `b` is 0 or 1 (`& 1`), the arrays have 2 entries.
                 dev.wait_value(st.last[b])?;
             }
-            let Some(bo) = st.bufs.get(b) else { continue };
+            // PANIC: as above.
+            let bo = &st.bufs[b];
             bo.mapping().write_bytes(0, piece)?;
             // CAST: usize -> u64 is lossless on the 64-bit hosts KFD runs on.
             let off = offset + (i * chunk) as u64;
@@ -111,7 +114,7 @@ impl Device {
         let mut queued: Option<(usize, usize, TimelineValue)> = None;
         let total = out.len();
         let submit = |i: usize, b: usize, st: &mut Staging| -> Result<TimelineValue> {
-            // PANIC: `b` is `next`, which only ever holds 0 or 1 (toggled with `^= 1`).
+            // PANIC: `b` is 0 or 1 (`next & 1`), the arrays have 2 entries.
             dev.wait_value(st.last[b])?;
             let off = i * chunk;
             // CAST: usize -> u64 is lossless on 64-bit hosts.
@@ -126,8 +129,8 @@ impl Device {
             Ok(value)
         };
         for i in 0..n_chunks {
-            let b = st.next;
-            st.next ^= 1;
+            let b = st.next & 1;
+            st.next = b ^ 1;
             let value = submit(i, b, st)?;
             if let Some((pi, pb, pv)) = queued.replace((i, b, value)) {
                 self.read_back(st, pi, pb, pv, chunk, out)?;

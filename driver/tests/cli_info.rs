@@ -40,3 +40,27 @@ fn info_json_has_the_schema_keys() {
         assert!(g[k].is_object(), "{k}: {}", g[k]);
     }
 }
+
+/// A mistyped `HCQ_SIM_*` value is an error naming the variable, its value and the values it
+/// takes, never a silent fallback to the default.
+#[test]
+fn a_mistyped_sim_variable_is_an_error_that_names_it() {
+    for (var, value, accepted) in [
+        ("HCQ_SIM_SEED", "12abc", "decimal or 0x hex"),
+        ("HCQ_SIM_DISPATCH", "synch", "`sync`"),
+        ("HCQ_SIM_KERNEL", "six", "a Linux version"),
+        ("HCQ_SIM_HOST_GUARD", "yes", "`1` (host guard on) or `0`"),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_hcq"))
+            .args(["info", "--sim", "--json"])
+            .env(var, value)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{var}={value} was accepted");
+        assert!(
+            err.contains(&format!("{var}=\"{value}\"")) && err.contains(accepted),
+            "{var}: {err}"
+        );
+    }
+}

@@ -661,3 +661,23 @@ pub(crate) fn gpu_id_for(index: u32, cfg: &GpuConfig, taken: &[u32]) -> u32 {
     }
     id
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_errors_name_the_variable_the_value_and_what_it_takes() {
+        let e = EnvError {
+            var: SEED_ENV,
+            value: "12abc".into(),
+            accepted: SEED_ACCEPTED,
+        };
+        let text = e.to_string();
+        assert!(
+            text.starts_with("HCQ_SIM_SEED=\"12abc\" is not a value the simulator accepts (it takes a 64-bit number, decimal or 0x hex)"),
+            "{text}"
+        );
+        assert!(text.contains("next: set HCQ_SIM_SEED"), "{text}");
+    }
+}

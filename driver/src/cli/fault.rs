@@ -81,7 +81,7 @@ fn instruction(code: &[u8], target: &str, kernel: &str, offset: u64) -> Option<S
     };
     let gfx940 = !target.starts_with("gfx90");
     let Ok(inst) = decode_for(isa, gfx940, &w) else {
-        return llvm_mc(target, &w);
+        return Some(llvm_mc(target, &w));
     };
     let wave64 = isa == Isa::Gfx9 || k.wavefront_size() == 64;
     Some(disasm_target(
@@ -92,37 +92,68 @@ fn instruction(code: &[u8], target: &str, kernel: &str, offset: u64) -> Option<S
     ))
 }
 
-/// `llvm-mc-19 --disassemble`'s text for the words at the fault, for an instruction hcq's
-/// decoder does not know (when LLVM 19 is installed).
+/// The LLVM disassembler that names instructions hcq's decoder does not know.
 #[cfg(feature = "sim")]
-fn llvm_mc(target: &str, w: &[u32; 3]) -> Option<String> {
+const LLVM_MC: &str = "llvm-mc-19";
+
+/// `llvm-mc-19 --disassemble`'s text for the words at the fault, for an instruction hcq's
+/// decoder does not know; when LLVM 19 cannot name them, the words and why (never nothing).
+#[cfg(feature = "sim")]
+fn llvm_mc(target: &str, w: &[u32; 3]) -> String {
+    match llvm_mc_text(LLVM_MC, target, w) {
+        Ok(inst) => format!("{inst} ({LLVM_MC}; hcq's decoder does not know it)"),
+        Err(why) => format!(
+            "words {:#010x} {:#010x} {:#010x}, which hcq's decoder does not know ({why})",
+            w[0], w[1], w[2]
+        ),
+    }
+}
+
+/// `program --disassemble`'s first instruction for `w`, or why there is none.
+#[cfg(feature = "sim")]
+fn llvm_mc_text(program: &str, target: &str, w: &[u32; 3]) -> Result<String, String> {
     use std::io::Write as _;
     let hex: Vec<String> = w
         .iter()
         .flat_map(|x| x.to_le_bytes())
         .map(|b| format!("{b:#04x}"))
         .collect();
-    let mut child = std::process::Command::new("llvm-mc-19")
+    let mut child = std::process::Command::new(program)
         .args(["--disassemble", "-arch=amdgcn"])
         .arg(format!("-mcpu={target}"))
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
         .spawn()
-        .ok()?;
-    child
+        .map_err(|e| {
+            format!("{program} could not run: {e}; install LLVM 19 to see them disassembled")
+        })?;
+    let mut stdin = child
         .stdin
-        .take()?
-        .write_all(hex.join(" ").as_bytes())
-        .ok()?;
-    let out = child.wait_with_output().ok()?;
-    let text = String::from_utf8(out.stdout).ok()?;
+        .take()
+        .ok_or_else(|| format!("{program} has no standard input"))?;
+    let written = stdin.write_all(hex.join(" ").as_bytes());
+    drop(stdin);
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("waiting for {program}: {e}"))?;
+    written.map_err(|e| format!("writing the words to {program}: {e}"))?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    let err = err.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    if !out.status.success() {
+        return Err(format!("{program} failed ({}): {err}", out.status));
+    }
+    let text = String::from_utf8(out.stdout).map_err(|_| format!("{program} printed no text"))?;
     let line = text
         .lines()
         .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with('.') && !l.starts_with(';'))?;
+        .find(|l| !l.is_empty() && !l.starts_with('.') && !l.starts_with(';'))
+        .ok_or_else(|| format!("{program} names no instruction there: {err}"))?;
     let inst = line.split("//").next().unwrap_or(line).trim();
-    (!inst.is_empty()).then(|| format!("{inst} (llvm-mc-19; hcq's decoder does not know it)"))
+    if inst.is_empty() {
+        return Err(format!("{program} names no instruction there: {err}"));
+    }
+    Ok(inst.to_owned())
 }
 
 #[cfg(not(feature = "sim"))]
@@ -237,5 +268,17 @@ mod tests {
                     KFD reported: hardware exception on gpu 0x4928: GPU hang, memory lost: false\n  \
                     queue state: signal at 0x2000 expected >= 3 but is 2 after 0 ms; compute queue 0 (gpu 0x4928) rptr 133 wptr 159";
         assert_eq!(text, want);
+    }
+
+    #[cfg(feature = "sim")]
+    #[test]
+    fn a_missing_disassembler_is_named_with_its_cause() {
+        let w = [0xdead_beef, 0, 0];
+        let err = llvm_mc_text("hcq-no-such-llvm-mc-19", "gfx1100", &w).unwrap_err();
+        assert!(
+            err.starts_with("hcq-no-such-llvm-mc-19 could not run: ")
+                && err.contains("install LLVM 19"),
+            "{err}"
+        );
     }
 }

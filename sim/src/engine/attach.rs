@@ -419,14 +419,50 @@ impl Drop for SimGpu {
         self.stop.store(true, Ordering::Release);
         if let Some(t) = self.thread.take() {
             t.thread().unpark();
-            let _ = t.join();
+            log_join(t);
         }
+    }
+}
+
+/// Joins an engine thread; a panic in it is an error naming its message (never dropped).
+///
+/// # Errors
+/// The thread panicked: `engine thread panicked: <message>`.
+pub(crate) fn join_engine_thread(t: std::thread::JoinHandle<()>) -> Result<(), String> {
+    t.join().map_err(|p| {
+        let msg = p
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".to_owned());
+        format!(
+            "engine thread panicked: {msg} (the simulated GPU stopped running queues then; waits after it timed out)"
+        )
+    })
+}
+
+/// Joins an engine thread from a `Drop` (which cannot return an error): a panic in it is
+/// logged as an error with its message.
+pub(crate) fn log_join(t: std::thread::JoinHandle<()>) {
+    if let Err(e) = join_engine_thread(t) {
+        log::error!("{e}");
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_engine_threads_panic_is_an_error_with_its_message() {
+        let t = std::thread::spawn(|| panic!("queue table corrupt"));
+        let err = join_engine_thread(t).unwrap_err();
+        assert!(
+            err.starts_with("engine thread panicked: queue table corrupt"),
+            "{err}"
+        );
+        assert_eq!(join_engine_thread(std::thread::spawn(|| {})), Ok(()));
+    }
 
     #[test]
     fn model_shapes_give_the_boards_memory_bandwidth() {

@@ -613,7 +613,7 @@ impl Drop for Engines {
         self.shared.stop.store(true, Ordering::Release);
         if let Some(t) = self.thread.take() {
             t.thread().unpark();
-            let _ = t.join();
+            attach::log_join(t);
         }
     }
 }

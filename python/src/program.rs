@@ -377,9 +377,11 @@ impl Program {
                 .map_err(err)?;
             return Ok(PyFloat::new(py, t.as_secs_f64()).into_any().unbind());
         }
+        // A launch waits for room when the ring or the kernarg pool is full: the GIL is
+        // released meanwhile.
         // SAFETY: as above; a launch that is not waited for keeps its buffers alive through
         // the driver (GpuBuffer's drop waits for the work submitted before it).
-        let v = unsafe { b.launch() }.map_err(err)?;
+        let v = py.allow_threads(|| unsafe { b.launch() }).map_err(err)?;
         Ok(v.get().into_pyobject(py)?.into_any().unbind())
     }
 

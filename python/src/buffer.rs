@@ -43,6 +43,27 @@ impl Buffer {
     }
 }
 
+impl Drop for Buffer {
+    /// The last reference to an allocation frees it, after the GPU finished the work submitted
+    /// before (the driver's drop waits): that wait happens here without the GIL. Errors are
+    /// left to the driver's drop, which meets them again.
+    fn drop(&mut self) {
+        let last = self
+            .mem
+            .get_mut()
+            .ok()
+            .and_then(|m| m.take_if(|a| Arc::strong_count(a) == 1));
+        if let Some(m) = last {
+            Python::with_gil(|py| {
+                py.allow_threads(|| {
+                    let _ = self.dev.wait_value(self.dev.last_value());
+                    drop(m);
+                });
+            });
+        }
+    }
+}
+
 fn poisoned() -> PyErr {
     crate::HcqError::new_err("a buffer's lock was poisoned by a panic\nnext: report this")
 }

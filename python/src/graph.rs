@@ -427,6 +427,21 @@ pub struct Graph {
     _keep: Vec<PyObject>,
 }
 
+impl Drop for Graph {
+    /// The graph's memory goes after its last replay completed (the driver's drop of its
+    /// buffers waits for the device): that wait happens here without the GIL.
+    fn drop(&mut self) {
+        let last = self.g.get_mut().ok().and_then(|g| g.last());
+        if let Some(v) = last {
+            Python::with_gil(|py| {
+                py.allow_threads(|| {
+                    let _ = self.dev.wait_value(v);
+                });
+            });
+        }
+    }
+}
+
 impl Graph {
     /// Replays with `vals` (`None` keeps the last replay's value); with `wait`, waits for it.
     /// Returns the timeline value that completes the replay. The GIL is released for all of

@@ -29,6 +29,9 @@ struct ArgMeta {
 #[pyclass(module = "hcq._hcq", frozen)]
 pub struct Program {
     pub(crate) prog: hcq_driver::Program,
+    /// The device it is loaded on (its drop waits for the device's work first, without the
+    /// GIL).
+    dev: hcq_driver::Device,
     args: Vec<ArgMeta>,
     explicit: usize,
     /// Offset of the first hidden argument (the kernarg size without any).
@@ -40,6 +43,18 @@ pub struct Program {
     group_segment: u32,
     private_segment: u32,
     wavefront: u32,
+}
+
+impl Drop for Program {
+    /// The code must outlive every launch of it: the driver's drop waits for the device's work
+    /// so far; that wait happens here without the GIL.
+    fn drop(&mut self) {
+        Python::with_gil(|py| {
+            py.allow_threads(|| {
+                let _ = self.dev.wait_value(self.dev.last_value());
+            });
+        });
+    }
 }
 
 /// The LDS of an OpenCL `__local T*` argument (`dynamic_shared_pointer`): `Lds(bytes)` is
@@ -135,6 +150,7 @@ impl Program {
             private_segment: k.private_segment_size(),
             wavefront,
             prog,
+            dev: dev.clone(),
         })
     }
 

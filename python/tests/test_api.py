@@ -325,7 +325,7 @@ def test_graph_takes_local_pointer_arguments(dev):
 
 
 def test_copies_across_chunks_and_views(dev):
-  """copy_in / copy_out stage Python memory through 8 MiB chunks: sizes across several chunks,
+  """copy_in / copy_out stage Python memory through 4 MiB / 8 MiB chunks: sizes across several chunks,
   into and out of a view at an offset, from bytes (read in place) and from a bytearray (copied)
   agree byte for byte; a read-only destination is refused."""
   np = pytest.importorskip("numpy")

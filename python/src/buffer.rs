@@ -43,6 +43,27 @@ impl Buffer {
     }
 }
 
+impl Drop for Buffer {
+    /// The last reference to an allocation frees it, after the GPU finished the work submitted
+    /// before (the driver's drop waits): that wait happens here without the GIL. Errors are
+    /// left to the driver's drop, which meets them again.
+    fn drop(&mut self) {
+        let last = self
+            .mem
+            .get_mut()
+            .ok()
+            .and_then(|m| m.take_if(|a| Arc::strong_count(a) == 1));
+        if let Some(m) = last {
+            Python::with_gil(|py| {
+                py.allow_threads(|| {
+                    let _ = self.dev.wait_value(self.dev.last_value());
+                    drop(m);
+                });
+            });
+        }
+    }
+}
+
 fn poisoned() -> PyErr {
     crate::HcqError::new_err("a buffer's lock was poisoned by a panic\nnext: report this")
 }
@@ -135,7 +156,9 @@ impl Buffer {
                 "stay inside the buffer",
             ));
         }
-        m.write(base + offset, src.as_slice()).map_err(err)
+        // Raw copies only over Python's memory (pybuf::Exported): a `bytes` object in place,
+        // anything else through a Rust-owned copy.
+        src.with_bytes(|b| m.write(base + offset, b))?.map_err(err)
     }
 
     /// Fills `out` from byte `offset` through the CPU mapping (host-visible kinds only).
@@ -155,11 +178,15 @@ impl Buffer {
                 "stay inside the buffer",
             ));
         }
-        m.read(base + offset, dst.as_mut_slice()?).map_err(err)
+        // Read into Rust-owned memory, then one raw copy into `out` (no reference over it).
+        let mut tmp = vec![0u8; dst.len()];
+        m.read(base + offset, &mut tmp).map_err(err)?;
+        dst.write_at(0, &tmp)
     }
 
     /// Frees the allocation now (waiting, GIL released, for the GPU work submitted before).
-    /// Refused while other views of it are alive; using the buffer afterwards raises.
+    /// Refused with `BufferInUseError` while other views of it are alive (nothing is freed);
+    /// a device fault met while waiting raises `HcqError`. Using the buffer afterwards raises.
     fn free(&self, py: Python<'_>) -> PyResult<()> {
         let taken = {
             let mut g = self.mem.write().map_err(|_| poisoned())?;
@@ -170,13 +197,10 @@ impl Buffer {
                 Ok(b) => b,
                 Err(m) => {
                     *g = Some(m);
-                    return Err(invalid(
-                        format!(
-                            "free of the buffer at {:#x} while views of it are alive",
-                            self.va
-                        ),
-                        "free the allocation once, after dropping its views (or let Python drop it)",
-                    ));
+                    return Err(crate::BufferInUseError::new_err(format!(
+                        "invalid argument: free of the buffer at {:#x} while views of it are alive\nnext: free the allocation once, after dropping its views (or let Python drop it)",
+                        self.va
+                    )));
                 }
             }
         };

@@ -427,29 +427,53 @@ pub struct Graph {
     _keep: Vec<PyObject>,
 }
 
+impl Drop for Graph {
+    /// The graph's memory goes after its last replay completed (the driver's drop of its
+    /// buffers waits for the device): that wait happens here without the GIL.
+    fn drop(&mut self) {
+        let last = self.g.get_mut().ok().and_then(|g| g.last());
+        if let Some(v) = last {
+            Python::with_gil(|py| {
+                py.allow_threads(|| {
+                    let _ = self.dev.wait_value(v);
+                });
+            });
+        }
+    }
+}
+
 impl Graph {
-    /// Replays with `vals` (`None` keeps the last replay's value); with `wait`, waits for it
-    /// (GIL released). Returns the timeline value that completes the replay.
+    /// Replays with `vals` (`None` keeps the last replay's value); with `wait`, waits for it.
+    /// Returns the timeline value that completes the replay. The GIL is released for all of
+    /// it: a replay first waits for the graph's previous replay (and may wait for room in the
+    /// ring), and the graph's lock is taken without the GIL (a second thread replaying the
+    /// same graph waits for it without holding up the others).
     fn submit(&self, py: Python<'_>, vals: &mut [Option<Value>], wait: bool) -> PyResult<u64> {
-        let poisoned = || {
-            crate::HcqError::new_err("a graph's lock was poisoned by a panic\nnext: report this")
-        };
-        let mut g = self.g.lock().map_err(|_| poisoned())?;
-        // None keeps what the lists hold: the last replay's values (the recorded ones at first).
-        for (v, c) in vals.iter_mut().zip(g.encoded().table.current()) {
-            if v.is_none() {
-                *v = Some(*c);
+        py.allow_threads(|| {
+            let poisoned = || {
+                crate::HcqError::new_err(
+                    "a graph's lock was poisoned by a panic\nnext: report this",
+                )
+            };
+            let mut g = self.g.lock().map_err(|_| poisoned())?;
+            // None keeps what the lists hold: the last replay's values (the recorded ones at
+            // first).
+            for (v, c) in vals.iter_mut().zip(g.encoded().table.current()) {
+                if v.is_none() {
+                    *v = Some(*c);
+                }
             }
-        }
-        // SAFETY: the caller's contract, as the driver's: the buffers given (and those recorded,
-        // which the graph keeps alive) are large enough for the kernels at their dims; every
-        // buffer's memory outlives the work submitted before its drop (the driver waits).
-        let t = unsafe { g.replay(vals) }.map_err(err)?;
-        drop(g);
-        if wait {
-            py.allow_threads(|| self.dev.wait_value(t)).map_err(err)?;
-        }
-        Ok(t.get())
+            // SAFETY: the caller's contract, as the driver's: the buffers given (and those
+            // recorded, which the graph keeps alive) are large enough for the kernels at their
+            // dims; every buffer's memory outlives the work submitted before its drop (the
+            // driver waits).
+            let t = unsafe { g.replay(vals) }.map_err(err)?;
+            drop(g);
+            if wait {
+                self.dev.wait_value(t).map_err(err)?;
+            }
+            Ok(t.get())
+        })
     }
 
     fn value(&self, i: usize, v: &Bound<'_, PyAny>) -> PyResult<Value> {

@@ -13,8 +13,8 @@ mod program;
 mod pybuf;
 mod simkfd;
 
-use std::sync::Arc;
-use std::time::Duration;
+use core::time::Duration;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use hcq_driver::BufferKind;
 use pyo3::create_exception;
@@ -32,6 +32,12 @@ create_exception!(
     HcqError,
     PyRuntimeError,
     "An error from hcq: the driver's message (cause first) and a `next:` line."
+);
+create_exception!(
+    _hcq,
+    BufferInUseError,
+    HcqError,
+    "`Buffer.free()` of an allocation whose views are alive (nothing was freed; the memory goes when the last view does)."
 );
 create_exception!(
     _hcq,
@@ -307,6 +313,7 @@ impl Kfd {
             dev,
             index,
             kfd: slf.clone().unbind(),
+            scratch: Mutex::new(Vec::new()),
         })
     }
 
@@ -323,6 +330,42 @@ pub struct Device {
     pub(crate) dev: hcq_driver::Device,
     index: usize,
     kfd: Py<Kfd>,
+    /// The Rust-owned chunk `copy_in` and `copy_out` stage Python memory through (grown to at
+    /// most [`HOST_CHUNK`] bytes on first use, then reused).
+    scratch: Mutex<Vec<u8>>,
+}
+
+/// Bytes `copy_in` moves from Python memory to the driver at a time: one of the driver's 4 MiB
+/// staging chunks, so the driver submits the same copies as for one call with all the bytes
+/// (1 MiB chunks, four times the submissions, measured slower).
+const IN_CHUNK: usize = 4 << 20;
+
+/// Bytes `copy_out` moves from the driver to Python memory at a time: two of the driver's 4 MiB
+/// staging chunks, so each call keeps the driver's pipelining (a chunk's read-back overlaps the
+/// next chunk's copy on the GPU).
+const OUT_CHUNK: usize = 8 << 20;
+
+/// The scratch chunk's largest size.
+const HOST_CHUNK: usize = if IN_CHUNK > OUT_CHUNK {
+    IN_CHUNK
+} else {
+    OUT_CHUNK
+};
+
+impl Device {
+    /// The scratch chunk, at least `min(len, HOST_CHUNK)` bytes long.
+    fn scratch(&self, len: usize) -> PyResult<MutexGuard<'_, Vec<u8>>> {
+        let mut g = self.scratch.lock().map_err(|_| {
+            HcqError::new_err(
+                "a device's copy buffer lock was poisoned by a panic\nnext: report this",
+            )
+        })?;
+        let want = len.min(HOST_CHUNK);
+        if g.len() < want {
+            g.resize(want, 0);
+        }
+        Ok(g)
+    }
 }
 
 pub(crate) fn parse_kind(kind: &str) -> PyResult<BufferKind> {
@@ -384,7 +427,9 @@ impl Device {
 
     /// Copies `data` (any object with the buffer protocol: bytes, memoryview, numpy array)
     /// into `buf` (at the start of its range) through the copy queue; returns once queued.
-    /// The memory is read in place, without a Python-side copy.
+    /// The GIL is released meanwhile. The bytes are read with raw copies (a `bytes` object in
+    /// place; anything else through a Rust-owned 4 MiB chunk): another thread
+    /// writing `data` meanwhile makes the copy a mix of old and new bytes, nothing worse.
     fn copy_in(&self, py: Python<'_>, buf: &Buffer, data: &Bound<'_, PyAny>) -> PyResult<()> {
         let src = pybuf::Exported::get(data, false)?;
         let (mem, off, size) = buf.range()?;
@@ -394,13 +439,29 @@ impl Device {
                 "copy at most Buffer.size bytes",
             ));
         }
-        let data = src.as_slice();
-        py.allow_threads(|| self.dev.copy_in_at(&mem, off, data))
-            .map_err(err)
+        py.allow_threads(|| {
+            if let Some(bytes) = src.immutable() {
+                return self.dev.copy_in_at(&mem, off, bytes).map_err(err);
+            }
+            let mut scratch = self.scratch(src.len().min(IN_CHUNK))?;
+            let mut at = 0;
+            while at < src.len() {
+                let n = (src.len() - at).min(IN_CHUNK);
+                let chunk = scratch.get_mut(..n).unwrap_or_default();
+                src.read_into(at, chunk)?;
+                // CAST: usize -> u64 widens on the 64-bit hosts KFD runs on.
+                self.dev
+                    .copy_in_at(&mem, off + at as u64, chunk)
+                    .map_err(err)?;
+                at += n;
+            }
+            Ok(())
+        })
     }
 
     /// Fills `out` (a writable buffer-protocol object) from the start of `buf`, after all
-    /// earlier work on this device; the GIL is released meanwhile.
+    /// earlier work on this device; the GIL is released meanwhile. `out` is written with raw
+    /// copies from a Rust-owned chunk of at most 8 MiB (as `copy_in` reads).
     fn copy_out(&self, py: Python<'_>, out: &Bound<'_, PyAny>, buf: &Buffer) -> PyResult<()> {
         let mut dst = pybuf::Exported::get(out, true)?;
         let (mem, off, size) = buf.range()?;
@@ -410,15 +471,27 @@ impl Device {
                 "read at most Buffer.size bytes",
             ));
         }
-        let slice = dst.as_mut_slice()?;
-        py.allow_threads(|| self.dev.copy_out_at(&mem, off, slice))
-            .map_err(err)
+        py.allow_threads(|| {
+            let mut scratch = self.scratch(dst.len().min(OUT_CHUNK))?;
+            let mut at = 0;
+            while at < dst.len() {
+                let n = (dst.len() - at).min(OUT_CHUNK);
+                let chunk = scratch.get_mut(..n).unwrap_or_default();
+                // CAST: usize -> u64 widens on the 64-bit hosts KFD runs on.
+                self.dev
+                    .copy_out_at(&mem, off + at as u64, chunk)
+                    .map_err(err)?;
+                dst.write_at(at, chunk)?;
+                at += n;
+            }
+            Ok(())
+        })
     }
 
     /// Copies `size` bytes (default: all of `src`) from `src` to `dst` on this device's copy
     /// queue; returns the timeline value that completes it.
     #[pyo3(signature = (dst, src, size=None))]
-    fn copy(&self, dst: &Buffer, src: &Buffer, size: Option<u64>) -> PyResult<u64> {
+    fn copy(&self, py: Python<'_>, dst: &Buffer, src: &Buffer, size: Option<u64>) -> PyResult<u64> {
         let (d, doff, _) = dst.range()?;
         let (s, soff, ssize) = src.range()?;
         let n = size.unwrap_or(ssize);
@@ -428,8 +501,8 @@ impl Device {
                 "copy at most src.size bytes",
             ));
         }
-        self.dev
-            .copy_range(&d, doff, &s, soff, n)
+        // The copy queue may be full: waiting for room releases the GIL.
+        py.allow_threads(|| self.dev.copy_range(&d, doff, &s, soff, n))
             .map(hcq_core::timeline::TimelineValue::get)
             .map_err(err)
     }
@@ -457,8 +530,10 @@ impl Device {
 
     /// Loads kernel `name` of `code` (an ELF code object or a clang offload bundle, bytes).
     fn load(&self, py: Python<'_>, code: &Bound<'_, PyAny>, name: &str) -> PyResult<Program> {
+        // A code object is small: copied (unless `bytes`) before the driver parses it
+        // without the GIL.
         let data = pybuf::Exported::get(code, false)?;
-        Program::load(py, &self.dev, data.as_slice(), name)
+        data.with_bytes(|b| Program::load(py, &self.dev, b, name))?
     }
 
     /// Waits (GIL released) until timeline value `value` completed.
@@ -499,6 +574,7 @@ impl Device {
 fn _hcq(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("HcqError", m.py().get_type::<HcqError>())?;
     m.add("OutOfMemoryError", m.py().get_type::<OutOfMemoryError>())?;
+    m.add("BufferInUseError", m.py().get_type::<BufferInUseError>())?;
     m.add("SIM_TARGETS", SIM_TARGETS.to_vec())?;
     m.add_class::<Kfd>()?;
     m.add_class::<Device>()?;

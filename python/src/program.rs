@@ -29,6 +29,9 @@ struct ArgMeta {
 #[pyclass(module = "hcq._hcq", frozen)]
 pub struct Program {
     pub(crate) prog: hcq_driver::Program,
+    /// The device it is loaded on (its drop waits for the device's work first, without the
+    /// GIL).
+    dev: hcq_driver::Device,
     args: Vec<ArgMeta>,
     explicit: usize,
     /// Offset of the first hidden argument (the kernarg size without any).
@@ -40,6 +43,18 @@ pub struct Program {
     group_segment: u32,
     private_segment: u32,
     wavefront: u32,
+}
+
+impl Drop for Program {
+    /// The code must outlive every launch of it: the driver's drop waits for the device's work
+    /// so far; that wait happens here without the GIL.
+    fn drop(&mut self) {
+        Python::with_gil(|py| {
+            py.allow_threads(|| {
+                let _ = self.dev.wait_value(self.dev.last_value());
+            });
+        });
+    }
 }
 
 /// The LDS of an OpenCL `__local T*` argument (`dynamic_shared_pointer`): `Lds(bytes)` is
@@ -135,6 +150,7 @@ impl Program {
             private_segment: k.private_segment_size(),
             wavefront,
             prog,
+            dev: dev.clone(),
         })
     }
 
@@ -377,9 +393,11 @@ impl Program {
                 .map_err(err)?;
             return Ok(PyFloat::new(py, t.as_secs_f64()).into_any().unbind());
         }
+        // A launch waits for room when the ring or the kernarg pool is full: the GIL is
+        // released meanwhile.
         // SAFETY: as above; a launch that is not waited for keeps its buffers alive through
         // the driver (GpuBuffer's drop waits for the work submitted before it).
-        let v = unsafe { b.launch() }.map_err(err)?;
+        let v = py.allow_threads(|| unsafe { b.launch() }).map_err(err)?;
         Ok(v.get().into_pyobject(py)?.into_any().unbind())
     }
 

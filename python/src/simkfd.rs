@@ -212,15 +212,20 @@ impl SimKfd {
         user: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let fd = Self::fd(fd)?;
+        // The argument and user memory are Python's: copied into Rust-owned memory (raw
+        // copies, pybuf::Exported), handed to the simulator, and the replies copied back.
         let mut arg = Exported::get(arg, true)?;
+        let mut arg_bytes = arg.to_vec()?;
         let nr = (request & 0xFF) as u8;
         if nr == AMDKFD_IOC_GET_TILE_CONFIG.nr() {
-            return self.tile_config(fd, arg.as_mut_slice()?, user);
+            let r = self.tile_config(fd, &mut arg_bytes, user);
+            arg.write_at(0, &arg_bytes)?;
+            return r;
         }
         // SET_CU_MASK only reads its user memory.
         let writable = nr != AMDKFD_IOC_SET_CU_MASK.nr();
         let mut user = user.map(|u| Exported::get(u, writable)).transpose()?;
-        let bytes = arg.as_mut_slice()?;
+        let bytes = &mut arg_bytes[..];
         let sim = &self.sim;
         let r = if nr == AMDKFD_IOC_MAP_MEMORY_TO_GPU.nr()
             || nr == AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU.nr()
@@ -232,15 +237,10 @@ impl SimKfd {
             };
             let mut a: MapMemoryToGpuArgs = read_arg(bytes)?;
             let (ptr, n) = (a.device_ids_array_ptr, a.n_devices);
-            let ids: Vec<u32> = user
-                .as_ref()
-                .map(|u| {
-                    u.as_slice()
-                        .chunks_exact(4)
-                        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                        .collect()
-                })
-                .unwrap_or_default();
+            let ids: Vec<u32> = match user.as_ref() {
+                Some(u) => words(&u.to_vec()?),
+                None => Vec::new(),
+            };
             let r = py.allow_threads(|| {
                 let mut req = Request::map_memory(io, &mut a, &ids);
                 // n_devices as the caller wrote it (past the list: the kernel's EFAULT).
@@ -256,24 +256,22 @@ impl SimKfd {
         } else if nr == AMDKFD_IOC_WAIT_EVENTS.nr() {
             let mut a: WaitEventsArgs = read_arg(bytes)?;
             let (ptr, n) = (a.events_ptr, a.num_events);
-            let mut events: Vec<EventData> = user
-                .as_ref()
-                .map(|u| {
-                    u.as_slice()
-                        .chunks_exact(size_of::<EventData>())
-                        .map(bytemuck_read)
-                        .collect()
-                })
-                .unwrap_or_default();
+            let mut events: Vec<EventData> = match user.as_ref() {
+                Some(u) => u
+                    .to_vec()?
+                    .chunks_exact(size_of::<EventData>())
+                    .map(bytemuck_read)
+                    .collect(),
+                None => Vec::new(),
+            };
             let r = py.allow_threads(|| {
                 let req = Request::wait_events(&mut a, &mut events);
                 sim.ioctl(fd, req)
             });
             if let Some(u) = user.as_mut() {
-                let out = u.as_mut_slice()?;
-                for (dst, e) in out.chunks_exact_mut(size_of::<EventData>()).zip(&events) {
-                    dst.copy_from_slice(as_bytes(e));
-                }
+                let out: Vec<u8> = events.iter().flat_map(|e| as_bytes(e).to_vec()).collect();
+                let n = out.len().min(u.len());
+                u.write_at(0, out.get(..n).unwrap_or_default())?;
             }
             a.events_ptr = ptr;
             a.num_events = n;
@@ -286,13 +284,8 @@ impl SimKfd {
             let mut out = vec![ProcessDeviceApertures::default(); len];
             let r = sim.ioctl(fd, Request::process_apertures(&mut a, &mut out));
             if let Some(u) = user.as_mut() {
-                let dst = u.as_mut_slice()?;
-                for (d, e) in dst
-                    .chunks_exact_mut(size_of::<ProcessDeviceApertures>())
-                    .zip(&out)
-                {
-                    d.copy_from_slice(as_bytes(e));
-                }
+                let bytes: Vec<u8> = out.iter().flat_map(|e| as_bytes(e).to_vec()).collect();
+                u.write_at(0, &bytes)?;
             }
             a.kfd_process_device_apertures_ptr = ptr;
             write_arg(bytes, &a);
@@ -300,10 +293,10 @@ impl SimKfd {
         } else if nr == AMDKFD_IOC_SET_CU_MASK.nr() {
             let mut a: SetCuMaskArgs = read_arg(bytes)?;
             let (ptr, n) = (a.cu_mask_ptr, a.num_cu_mask);
-            let mask = user
-                .as_ref()
-                .map(|u| words(u.as_slice()))
-                .unwrap_or_default();
+            let mask = match user.as_ref() {
+                Some(u) => words(&u.to_vec()?),
+                None => Vec::new(),
+            };
             let mut req = Request::set_cu_mask(&mut a, &mask);
             // num_cu_mask as the caller wrote it (past the mask: the kernel's EFAULT).
             set_u32(req.arg_mut(), 4, n);
@@ -315,28 +308,34 @@ impl SimKfd {
         } else if nr == AMDKFD_IOC_GET_QUEUE_WAVE_STATE.nr() {
             let mut a: GetQueueWaveStateArgs = read_arg(bytes)?;
             let ptr = a.ctl_stack_address;
-            let area = match user.as_mut() {
-                Some(u) => u.as_mut_slice()?,
-                None => &mut [],
+            let mut area = match user.as_ref() {
+                Some(u) => u.to_vec()?,
+                None => Vec::new(),
             };
-            let r = sim.ioctl(fd, Request::queue_wave_state(&mut a, area));
+            let r = sim.ioctl(fd, Request::queue_wave_state(&mut a, &mut area));
+            if let Some(u) = user.as_mut() {
+                u.write_at(0, &area)?;
+            }
             a.ctl_stack_address = ptr;
             write_arg(bytes, &a);
             r
         } else if nr == AMDKFD_IOC_GET_DMABUF_INFO.nr() {
             let mut a: GetDmabufInfoArgs = read_arg(bytes)?;
             let (ptr, n) = (a.metadata_ptr, a.metadata_size);
-            let meta = match user.as_mut() {
-                Some(u) => u.as_mut_slice()?,
-                None => &mut [],
+            let mut meta = match user.as_ref() {
+                Some(u) => u.to_vec()?,
+                None => Vec::new(),
             };
-            let mut req = Request::dmabuf_info(&mut a, meta);
+            let mut req = Request::dmabuf_info(&mut a, &mut meta);
             // The pointer (tested against 0, never followed) and size as the caller wrote them.
             if let Some(p) = req.arg_mut().get_mut(8..16) {
                 p.copy_from_slice(&ptr.to_le_bytes());
             }
             set_u32(req.arg_mut(), 16, n);
             let r = sim.ioctl(fd, req);
+            if let Some(u) = user.as_mut() {
+                u.write_at(0, &meta)?;
+            }
             a.metadata_ptr = ptr;
             write_arg(bytes, &a);
             r
@@ -345,6 +344,7 @@ impl SimKfd {
                 .ok_or_else(|| os_err(Errno::EINVAL, "ioctl with user pointers"))?;
             py.allow_threads(|| sim.ioctl(fd, req))
         };
+        arg.write_at(0, &arg_bytes)?;
         r.map_err(|e| os_err(e, &format!("kfd ioctl {nr:#x}")))
     }
 
@@ -430,10 +430,10 @@ impl SimKfd {
             }
             None => None,
         };
-        let (mut tiles, mut macros) = bufs
-            .as_ref()
-            .map(|(t, m)| (words(t.as_slice()), words(m.as_slice())))
-            .unwrap_or_default();
+        let (mut tiles, mut macros) = match bufs.as_ref() {
+            Some((t, m)) => (words(&t.to_vec()?), words(&m.to_vec()?)),
+            None => Default::default(),
+        };
         let mut req = Request::get_tile_config(&mut a, &mut tiles, &mut macros);
         // The counts as the caller wrote them (past an array: the kernel's EFAULT).
         set_u32(req.arg_mut(), 16, nt);
@@ -441,9 +441,12 @@ impl SimKfd {
         let r = self.sim.ioctl(fd, req);
         if let Some((t, m)) = bufs.as_mut() {
             for (buf, w) in [(t, &tiles), (m, &macros)] {
-                for (d, v) in buf.as_mut_slice()?.chunks_exact_mut(4).zip(w) {
-                    d.copy_from_slice(&v.to_le_bytes());
-                }
+                let bytes: Vec<u8> = w
+                    .iter()
+                    .take(buf.len() / 4)
+                    .flat_map(|v| v.to_le_bytes())
+                    .collect();
+                buf.write_at(0, &bytes)?;
             }
         }
         a.tile_config_ptr = tp;

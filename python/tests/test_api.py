@@ -25,14 +25,18 @@ def dev(kfd): return kfd.open(0)
 
 
 @pytest.fixture(scope="module")
-def prog(dev):
+def code():
   if shutil.which("clang-19") is None: pytest.skip("clang-19 not installed")
   with tempfile.TemporaryDirectory() as td:
     s, o = os.path.join(td, "k.hip"), os.path.join(td, "k.co")
     open(s, "w").write(SRC)
     subprocess.run(["clang-19", "-x", "hip", "--offload-arch=gfx1100", "--offload-device-only", "--no-gpu-bundle-output", "-nogpuinc",
                     "-nogpulib", "-O2", "-fuse-ld=lld", f"--ld-path={shutil.which('ld.lld-19')}", s, "-o", o], check=True)
-    return dev.load(open(o, "rb").read(), "add1")
+    return open(o, "rb").read()
+
+
+@pytest.fixture(scope="module")
+def prog(dev, code): return dev.load(code, "add1")
 
 
 def test_kfd_is_simulated(kfd):
@@ -315,3 +319,217 @@ def test_graph_takes_local_pointer_arguments(dev):
     g2.launch(red, [src, out1, block * 4, n], ((n // block,), (block,)))
   with pytest.raises(hcq.HcqError, match="dynamic LDS"):
     g2.launch(red, [src, out1, hcq.Lds(1 << 20), n], ((n // block,), (block,)))
+
+
+# --- The binding's copy and replay logic, and what it promises other Python threads ---
+
+
+def test_copies_across_chunks_and_views(dev):
+  """copy_in / copy_out stage Python memory through 4 MiB / 8 MiB chunks: sizes across several chunks,
+  into and out of a view at an offset, from bytes (read in place) and from a bytearray (copied)
+  agree byte for byte; a read-only destination is refused."""
+  np = pytest.importorskip("numpy")
+  n = (8 << 20) * 2 + 12345
+  src = np.random.default_rng(1).integers(0, 256, n, dtype=np.uint8)
+  whole = dev.alloc(n + 8192)
+  dev.copy_in(whole, b"\x5a" * (n + 8192))
+  v = whole.view(4096, n)
+  dev.copy_in(v, bytearray(src.tobytes()))
+  out = np.zeros(n + 8192, dtype=np.uint8)
+  dev.copy_out(out, whole)
+  assert (out[:4096] == 0x5a).all() and (out[4096 + n:] == 0x5a).all()
+  assert (out[4096:4096 + n] == src).all()
+  dev.copy_in(v, src[::-1].tobytes())  # bytes: the zero-copy path
+  back = bytearray(n)
+  dev.copy_out(back, v)
+  assert back == src[::-1].tobytes()
+  with pytest.raises(BufferError):
+    dev.copy_out(b"\x00" * 16, v)
+  with pytest.raises(BufferError):
+    dev.copy_out(memoryview(bytearray(16)).toreadonly(), v)
+
+
+def test_copy_in_with_a_writer_thread(code):
+  """A second Python thread writing the array while copy_in reads it (the GIL is released, the
+  GPU runs on its own thread) cannot crash or corrupt: every byte copied is one the writer or
+  the initial fill put there, the bytes around the destination stay as they were, and the
+  writer ran during the copy (so the race did happen)."""
+  import threading
+  import time
+  np = pytest.importorskip("numpy")
+  k = hcq.Kfd(target="gfx1100", threaded=True)
+  d = k.open(0)
+  n = 24 << 20
+  arr = np.full(n, 1, dtype=np.uint8)
+  buf = d.alloc(n + 8192)
+  d.copy_in(buf, b"\xee" * (n + 8192))
+  view = buf.view(4096, n)
+  stop, writes = threading.Event(), []
+
+  def writer():
+    v = 2
+    while not stop.is_set():
+      arr[: n // 2] = v
+      arr[n // 2:] = v
+      writes.append(time.monotonic())
+      v = 2 + (v - 1) % 50
+
+  t = threading.Thread(target=writer)
+  t.start()
+  try:
+    while not writes: time.sleep(0.001)
+    for _ in range(3):
+      t0 = time.monotonic()
+      d.copy_in(view, arr)
+      t1 = time.monotonic()
+      if any(t0 < w < t1 for w in writes): break
+  finally:
+    stop.set()
+    t.join()
+  assert any(t0 < w < t1 for w in writes), "the writer never ran during copy_in: was the GIL held?"
+  out = np.zeros(n + 8192, dtype=np.uint8)
+  d.copy_out(out, buf)
+  assert (out[:4096] == 0xee).all() and (out[4096 + n:] == 0xee).all()
+  got = set(np.unique(out[4096:4096 + n]).tolist())
+  assert got <= set(range(1, 52)), f"bytes no one wrote: {sorted(got - set(range(1, 52)))[:8]}"
+
+
+def _slow_graph(d, code, launches=48, n=1 << 16):
+  """add1 over n floats `launches` times on device d: a graph the simulator takes a while on."""
+  p = d.load(code, "add1")
+  a, out = d.alloc(n * 4), d.alloc(n * 4)
+  g = hcq.GraphBuilder(d)
+  for _ in range(launches):
+    g.launch(p, [out, a, n], ((n // 64,), (64,)))
+  return g.record()
+
+
+def test_replay_waiting_on_the_gpu_lets_other_threads_run(code):
+  """A replay waits for the graph's previous replay, and wait=True for its own: both without
+  the GIL, so another Python thread keeps running through the middle of the call."""
+  import threading
+  import time
+  k = hcq.Kfd(target="gfx1100", threaded=True)
+  d = k.open(0)
+  graph = _slow_graph(d, code)
+  graph.replay(wait=True)  # warm: code objects, caches
+  ticks, stop = [], threading.Event()
+
+  def counter():
+    while not stop.is_set():
+      ticks.append(time.monotonic())
+      time.sleep(0.0002)
+
+  t = threading.Thread(target=counter)
+  t.start()
+  try:
+    while not ticks: time.sleep(0.001)
+    spans = []
+    for wait in (False, True):
+      graph.replay()  # still running when the next replay comes: that one waits for it first
+      t0 = time.monotonic()
+      graph.replay(wait=wait)
+      spans.append((t0, time.monotonic()))
+    d.synchronize()
+  finally:
+    stop.set()
+    t.join()
+  for t0, t1 in spans:
+    assert t1 - t0 > 0.01, f"the graph is too fast to tell ({(t1 - t0) * 1e3:.1f} ms)"
+    lo, hi = t0 + (t1 - t0) * 0.2, t1 - (t1 - t0) * 0.2
+    inside = sum(lo < x < hi for x in ticks)
+    assert inside >= 3, f"the other thread ran {inside} times in the middle of a {(t1 - t0) * 1e3:.0f} ms replay"
+
+
+def test_graph_call_waits_without_the_gil(code):
+  """GraphCall's call goes through the same replay: its wait lets other threads run too."""
+  import threading
+  import time
+  k = hcq.Kfd(target="gfx1100", threaded=True)
+  d = k.open(0)
+  graph = _slow_graph(d, code)
+
+  class Call(hcq.GraphCall):
+    pass
+
+  c = Call()
+  c.bind(graph, [])
+  c([], {}, wait=True)
+  ticks, stop = [], threading.Event()
+
+  def counter():
+    while not stop.is_set():
+      ticks.append(time.monotonic())
+      time.sleep(0.0002)
+
+  t = threading.Thread(target=counter)
+  t.start()
+  try:
+    while not ticks: time.sleep(0.001)
+    t0 = time.monotonic()
+    c([], {}, wait=True)
+    t1 = time.monotonic()
+  finally:
+    stop.set()
+    t.join()
+  lo, hi = t0 + (t1 - t0) * 0.2, t1 - (t1 - t0) * 0.2
+  assert sum(lo < x < hi for x in ticks) >= 3
+
+
+def test_mixed_graph_replays_back_to_back(dev, prog):
+  """A graph of copies and kernels (copy in -> add1 -> copy out) replayed back to back, without
+  waiting in between, with unchanged values, changed buffers and scalars, a None (keeps the last
+  replay's) and a dict: each replay's results are its own values' (a replay that ran with the
+  previous replay's values, or patched what the GPU was still reading, shows here)."""
+  np = pytest.importorskip("numpy")
+  n = 256
+  srcs = [dev.alloc(n * 4) for _ in range(3)]
+  for i, s in enumerate(srcs):
+    dev.copy_in(s, np.full(n, float(10 * (i + 1)), dtype=np.float32))
+  tmp, mid = dev.alloc(n * 4), dev.alloc(n * 4)
+  outs = [dev.alloc(n * 4) for _ in range(6)]
+  g = hcq.GraphBuilder(dev)
+  vsrc, vout, vn = g.buffer(srcs[0]), g.buffer(outs[0]), g.scalar(n)
+  g.copy(tmp, vsrc, n * 4)
+  g.launch(prog, [mid, tmp, vn], ((n // 64,), (64,)))
+  g.copy(vout, mid, n * 4)
+  graph = g.record()
+  # (values, source index, count the kernel ran on, output index)
+  plan = [
+    (None, 0, n, 0),                               # as recorded
+    ([None, None, None], 0, n, 0),                  # unchanged
+    ([srcs[1], outs[1], None], 1, n, 1),            # new buffers
+    ([None, outs[2], 64], 1, 64, 2),                # None keeps srcs[1]; a new count
+    ({vsrc: srcs[2], vout: outs[3]}, 2, 64, 3),     # a dict: the count stays 64
+    ([srcs[0], outs[4], n], 0, n, 4),               # back to the recorded source
+    ([srcs[0], outs[4], n], 0, n, 4),               # unchanged again
+    ([srcs[1], outs[5], n], 1, n, 5),
+  ]
+  for o in outs:
+    dev.copy_in(o, np.zeros(n, dtype=np.float32))
+  for values, *_ in plan:
+    graph.replay(values)
+  dev.synchronize()
+  # Replays run in order on one timeline: the last replay writing an output decides it.
+  last = {o: (s, c) for _, s, c, o in plan}
+  for o, (s, c) in last.items():
+    got = np.zeros(n, dtype=np.float32)
+    dev.copy_out(got, outs[o])
+    want = np.full(n, float(10 * (s + 1)), dtype=np.float32)
+    want[:c] += 1.0
+    # Past the count the kernel leaves `mid` as the previous replay wrote it: compare only the
+    # part each replay computed, and the copy's source otherwise comes from an earlier replay.
+    assert (got[:c] == want[:c]).all(), (o, s, c, got[:4], got[c - 1:c + 1])
+
+
+def test_free_refusal_is_its_own_error(dev):
+  """Buffer.free() while views are alive raises BufferInUseError (a HcqError), which
+  tinygrad's allocator ignores; anything else free() raises reaches the caller."""
+  b = dev.alloc(64)
+  v = b.view(0, 32)
+  with pytest.raises(hcq.BufferInUseError, match="views of it are alive"):
+    b.free()
+  assert issubclass(hcq.BufferInUseError, hcq.HcqError) and not b.freed
+  del v
+  b.free()
+  assert b.freed

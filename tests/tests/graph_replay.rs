@@ -1080,7 +1080,21 @@ fn interleaved_copies_and_kernels_equal_one_by_one() {
 /// ended (on both queues).
 #[test]
 fn back_to_back_interleaved_replays_keep_order_and_never_patch_a_running_graph() {
-    const REPLAYS: u32 = 24;
+    back_to_back_interleaved(&(1..=24).collect::<Vec<u32>>());
+}
+
+/// As above, with replays whose values equal the previous replay's (or, first, the recorded
+/// ones) between replays that change them: a replay with unchanged values writes nothing and
+/// checks nothing, yet each run must still be exactly its own values' commands, in order, after
+/// the previous replay ended on both queues, and the result the one-by-one result.
+#[test]
+fn back_to_back_interleaved_replays_with_unchanged_and_changed_values() {
+    back_to_back_interleaved(&[0, 0, 0, 5, 5, 6, 6, 6, 0, 0, 7, 8, 8, 5, 5]);
+}
+
+/// Replays the interleaved graph (recorded with replay 0's values) back to back with replay
+/// `seq[k]`'s values as replay `k + 1`, then checks the trace run by run (see the tests above).
+fn back_to_back_interleaved(seq: &[u32]) {
     let r = rig_with_trace(1, 1 << 16);
     let dev = open(&r, 0);
     let p = progs(&dev);
@@ -1099,28 +1113,21 @@ fn back_to_back_interleaved_replays_keep_order_and_never_patch_a_running_graph()
     let (sdma_ib, sdma_len) = graph.sdma_ib().unwrap();
     let ka = graph.encoded().kernargs_va;
     r.gpu.engines().clear_trace();
-    for replay in 1..=REPLAYS {
-        let inp = &inps[(replay % 2) as usize];
-        graph.run(&interleaved_values(inp, &out, replay)).unwrap();
+    for &id in seq {
+        let inp = &inps[(id % 2) as usize];
+        graph.run(&interleaved_values(inp, &out, id)).unwrap();
     }
     dev.synchronize().unwrap();
     let trace = r.gpu.engines().trace();
     let (pm4_runs, sdma_runs) = (ib_runs(&trace, pm4_ib), ib_runs(&trace, sdma_ib));
-    assert_eq!(
-        pm4_runs.len(),
-        REPLAYS as usize,
-        "one PM4 IB run per replay"
-    );
-    assert_eq!(
-        sdma_runs.len(),
-        REPLAYS as usize,
-        "one SDMA IB run per replay"
-    );
+    assert_eq!(pm4_runs.len(), seq.len(), "one PM4 IB run per replay");
+    assert_eq!(sdma_runs.len(), seq.len(), "one SDMA IB run per replay");
     let mut prev_end = 0u64;
     for (k, (pr, sr)) in pm4_runs.iter().zip(&sdma_runs).enumerate() {
         let replay = k as u32 + 1;
-        let inp = &inps[(replay % 2) as usize];
-        let fresh = record_interleaved(&p, &st, replay, inp, &out)
+        let id = seq[k];
+        let inp = &inps[(id % 2) as usize];
+        let fresh = record_interleaved(&p, &st, id, inp, &out)
             .encode(ka)
             .unwrap();
         let (pw, sw) = (fresh.pm4.as_dwords(), fresh.sdma_ib());
@@ -1170,13 +1177,14 @@ fn back_to_back_interleaved_replays_keep_order_and_never_patch_a_running_graph()
     // replay's kernels cover: the rest of the slots keeps earlier replays' bytes).
     let check = steps(&dev);
     let check_out = dev.alloc(SLOT_BYTES, BufferKind::Gtt).unwrap();
+    let last = *seq.last().unwrap();
     interleaved_one_by_one(
         &dev,
         &p,
         &check,
-        &inps[(REPLAYS % 2) as usize],
+        &inps[(last % 2) as usize],
         &check_out,
-        REPLAYS,
+        last,
     );
     dev.synchronize().unwrap();
     assert_eq!(read(&out)[..256], read(&check_out)[..256]);

@@ -339,7 +339,7 @@ impl GraphBuilder {
         }
         let mut prev: Option<Queue> = None;
         let mut next_internal = 0usize;
-        for op in &self.ops {
+        for (index, op) in self.ops.iter().enumerate() {
             let q = op.queue();
             if let Some(p) = prev.filter(|&p| p != q) {
                 let r = internal(next_internal);
@@ -355,8 +355,8 @@ impl GraphBuilder {
                     args,
                     dims,
                     ka_offset,
-                } => self.encode_launch(&mut l, prog, limits, args, dims, *ka_offset)?,
-                Op::Copy { dst, src, size } => self.encode_copy(&mut l, dst, src, *size)?,
+                } => self.encode_launch(&mut l, index, prog, limits, args, dims, *ka_offset)?,
+                Op::Copy { dst, src, size } => self.encode_copy(&mut l, index, dst, src, *size)?,
                 Op::Wait { queue, sig, value } => self.encode_wait(&mut l, *queue, sig, value)?,
                 Op::Signal { queue, sig, value } => {
                     self.encode_signal(&mut l, *queue, sig, value)?;
@@ -382,6 +382,11 @@ impl GraphBuilder {
             )));
         }
         l.table.seal();
+        // Every record-time value passes the check a replay makes (with each variable's
+        // limits as all its uses tightened them): the lists start out holding checked values,
+        // which is what lets a replay with unchanged values skip the check
+        // (`Graph::replay`'s fast path).
+        l.table.validate(&self.initial_values())?;
         Ok(Encoded {
             pm4: l.pm4,
             sdma: l.sd,
@@ -393,11 +398,15 @@ impl GraphBuilder {
         })
     }
 
-    /// Encodes one launch: its arguments into the kernargs image, its dispatch into the PM4
-    /// list, and the patch-table entries of a variable's dims.
+    /// Encodes one launch (operation `index`): its arguments into the kernargs image, its
+    /// dispatch into the PM4 list, and the patch-table entries of a variable's dims. The dims
+    /// it is recorded with, fixed or a variable's record-time value, are checked against the
+    /// kernel's limits here, the refusal naming the launch and the value.
+    #[allow(clippy::too_many_arguments)]
     fn encode_launch(
         &self,
         l: &mut Lists,
+        index: usize,
         prog: &Program,
         limits: &DimLimits,
         args: &[Arg],
@@ -406,6 +415,20 @@ impl GraphBuilder {
     ) -> Result<(), GraphError> {
         self.write_args(args, ka_offset, &mut l.ka, &mut l.table)?;
         let d = self.dims_of(dims)?;
+        check_fixed_dims(&d, limits).map_err(|e| {
+            let what = match dims {
+                DimsArg::Var(var) => format!("dims {var} recorded as"),
+                DimsArg::Fixed(_) => "fixed dims".to_owned(),
+            };
+            invalid(format!(
+                "operation {index} (launch of the kernel at {}): {what} global {:?} local {:?}: \
+                 {}",
+                prog.prog_addr,
+                d.global,
+                d.local,
+                e.to_string().trim_start_matches("graph: ")
+            ))
+        })?;
         let kva = l.kernargs_va.offset(ka_offset);
         let (h, dw) = l.pm4.exec(prog, kva, d.global, d.local)?;
         let packet = match (dw, &prog.dispatch) {
@@ -421,19 +444,37 @@ impl GraphBuilder {
                 l.table
                     .bind_exec(*var, TARGET_PM4, l.pm4.as_dwords(), &h, *limits, packet)?;
             }
-            DimsArg::Fixed(d) => check_fixed_dims(d, limits)?,
+            DimsArg::Fixed(_) => {}
         }
         Ok(())
     }
 
-    /// Encodes one copy into the SDMA list, binding the ends that are variables.
+    /// Encodes one copy (operation `index`) into the SDMA list, binding the ends that are
+    /// variables: each such end needs `size` bytes from its offset, now (its record-time
+    /// buffer, the refusal naming the copy and the sizes) and at every replay.
     fn encode_copy(
         &self,
         l: &mut Lists,
+        index: usize,
         dst: &BufArg,
         src: &BufArg,
         size: u64,
     ) -> Result<(), GraphError> {
+        for (end, b) in [("destination", dst), ("source", src)] {
+            if let BufArg::Var { var, offset, .. } = *b {
+                let needed = offset.saturating_add(size);
+                if let Value::Addr { bytes, .. } = self.var_value(var)? {
+                    if needed > bytes {
+                        return Err(invalid(format!(
+                            "operation {index} (copy of {size} bytes): its {end}, buffer \
+                             variable {var} at offset {offset}, was recorded as a {bytes}-byte \
+                             buffer; the copy needs {needed}"
+                        )));
+                    }
+                }
+                l.table.require_bytes(var, needed)?;
+            }
+        }
         let (d, s) = (self.addr_of(dst)?, self.addr_of(src)?);
         let opts = sdma::CopyOptions::hardware(self.arch);
         let h = l.sd.copy_with(&opts, GpuVa(d), GpuVa(s), size)?;

@@ -157,8 +157,10 @@ impl Graph {
     /// wait and ring errors.
     pub unsafe fn replay(&mut self, values: &[Option<Value>]) -> Result<TimelineValue> {
         // The values the lists hold already (a JIT replaying its batch with the buffers it
-        // captured): they passed the check when they were written (a variable's limits are
-        // fixed at record time), so there is nothing to check and nothing to write.
+        // captured): they passed the check when they were written, by an earlier replay or,
+        // the recorded ones, by `GraphBuilder::encode` (which validates every record-time value
+        // against the limits a replay checks; a variable's limits are fixed at record time),
+        // so there is nothing to check and nothing to write.
         let cur = self.enc.table.current();
         let unchanged =
             values.len() >= cur.len() && values.iter().zip(cur).all(|(v, c)| v.as_ref() == Some(c));

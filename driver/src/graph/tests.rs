@@ -729,3 +729,124 @@ fn graph_errors_keep_their_source() {
         crate::Error::Patch(e) if e == p
     ));
 }
+
+/// Values given at record time are checked when the graph is recorded, as a replay checks
+/// new ones: a replay with unchanged values checks nothing (`Graph::replay`'s fast path), so
+/// a recorded value over the limits would otherwise run on the first replay.
+#[test]
+fn record_time_values_are_checked_at_record() {
+    let limits = DimLimits {
+        max_local: [256; 3],
+        max_threads: 256,
+        ..DimLimits::AMD
+    };
+    // A dims variable recorded with a block over the kernel's limit: refused at encode,
+    // naming the operation, the variable and the value.
+    let mut g = GraphBuilder::new(&GFX11);
+    launch_fixed(&mut g, &[]);
+    let d = g
+        .dims(Dims {
+            global: [4, 1, 1],
+            local: [512, 1, 1],
+        })
+        .unwrap();
+    g.launch(&prog(false), limits, &[], DimsArg::Var(d))
+        .unwrap();
+    let e = g.encode(KA).unwrap_err().to_string();
+    for want in [
+        "operation 1",
+        "launch",
+        "dims variable",
+        "[512, 1, 1]",
+        "local[0] = 512",
+    ] {
+        assert!(e.contains(want), "{want:?} missing from {e:?}");
+    }
+    // The same within the limits records.
+    let mut g = GraphBuilder::new(&GFX11);
+    let d = g
+        .dims(Dims {
+            global: [4, 1, 1],
+            local: [256, 1, 1],
+        })
+        .unwrap();
+    g.launch(&prog(false), limits, &[], DimsArg::Var(d))
+        .unwrap();
+    assert!(g.encode(KA).is_ok());
+    // Fixed dims over the limit name the launch too.
+    let mut g = GraphBuilder::new(&GFX11);
+    g.launch(
+        &prog(false),
+        limits,
+        &[],
+        DimsArg::Fixed(Dims {
+            global: [0, 1, 1],
+            local: [1, 1, 1],
+        }),
+    )
+    .unwrap();
+    let e = g.encode(KA).unwrap_err().to_string();
+    assert!(
+        e.contains("operation 0") && e.contains("fixed dims global [0, 1, 1]"),
+        "{e}"
+    );
+    // A dims variable shared by two kernels: the value is checked against each one's limits
+    // (the second, tighter, refuses it).
+    let mut g = GraphBuilder::new(&GFX11);
+    let d = g
+        .dims(Dims {
+            global: [1, 1, 1],
+            local: [512, 1, 1],
+        })
+        .unwrap();
+    g.launch(&prog(false), DimLimits::AMD, &[], DimsArg::Var(d))
+        .unwrap();
+    g.launch(&prog(false), limits, &[], DimsArg::Var(d))
+        .unwrap();
+    let e = g.encode(KA).unwrap_err().to_string();
+    assert!(
+        e.contains("operation 1") && e.contains("local[0] = 512"),
+        "{e}"
+    );
+}
+
+/// A copy between buffer variables needs its size from each end's offset: a record-time
+/// buffer too small is refused naming the copy, and a replay with one is refused too.
+#[test]
+fn copy_sizes_are_checked_at_record_and_replay() {
+    let mut g = GraphBuilder::new(&GFX11);
+    let a = g.buffer(GpuVa(0x1_0000), 4096).unwrap();
+    let b = g.buffer(GpuVa(0x2_0000), 1024).unwrap();
+    g.copy(BufArg::var(a, 4096), BufArg::var(b, 1024), 2048)
+        .unwrap();
+    let e = g.encode(KA).unwrap_err().to_string();
+    for want in [
+        "operation 0",
+        "copy of 2048 bytes",
+        "source",
+        "1024-byte",
+        "needs 2048",
+    ] {
+        assert!(e.contains(want), "{want:?} missing from {e:?}");
+    }
+    let mut g = GraphBuilder::new(&GFX11);
+    let a = g.buffer(GpuVa(0x1_0000), 4096).unwrap();
+    let b = g.buffer(GpuVa(0x2_0000), 4096).unwrap();
+    g.copy(BufArg::var(a, 4096), BufArg::var(b, 4096), 2048)
+        .unwrap();
+    let mut enc = g.encode(KA).unwrap();
+    let mut v = g.initial_values();
+    v[1] = Some(Value::Addr {
+        addr: GpuVa(0x3_0000),
+        bytes: 1024,
+    });
+    assert!(matches!(
+        enc.table.check(&v),
+        Err(PatchError::BufferTooSmall { needed: 2048, .. })
+    ));
+    v[1] = Some(Value::Addr {
+        addr: GpuVa(0x3_0000),
+        bytes: 2048,
+    });
+    assert!(enc.table.check(&v).is_ok());
+}

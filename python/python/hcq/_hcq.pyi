@@ -7,6 +7,7 @@ class HcqError(RuntimeError):
     """The driver's message (cause first), then a `next:` line."""
 
 class OutOfMemoryError(HcqError): ...
+class BufferInUseError(HcqError): ...
 
 Dims3 = Sequence[int]
 

@@ -14,13 +14,23 @@ Budgets: launch <= 5 us, JIT replay <= 0.5 us per kernel.
 `python -m hcq.bench --vs-seed --json`: the same tinygrad workloads on `AMD` (tinygrad 0.9.1's
 own ops_amd.py, the seed, through hcq.mockgpu) and on `HCQ`, in one process, on the same
 simulated GPU model (HCQ_SIM_TARGET; two simulator instances: a process has one DRM file per
-GPU VM, so two runtimes cannot share one GPU's VM, on hardware either), in alternating batches
-(seed, hcq, seed, hcq, ...; each figure is the median over its batches). For each figure
-`seed_<name>`, `hcq_<name>` and `hcq_over_seed_<name>` (above 1 where hcq is faster: the
-seed's time over hcq's, or hcq's throughput over the seed's):
+GPU VM, so two runtimes cannot share one GPU's VM, on hardware either), in the same simulator
+mode: threaded, each simulated GPU on a thread of its own beside the host, as a GPU runs (the
+seed's instance is always threaded: it rings doorbells with plain stores, which only a GPU
+thread polling them sees; `sim_mode` in the output). `--deterministic` also times hcq alone
+with its GPU run inside the host's waits (keys `hcq_deterministic_<name>`, labelled: no seed
+figure is comparable to them).
+Each round runs one batch of every figure on each side, alternating (seed, hcq, seed, hcq,
+...); a round's ratio is taken within the round. For each figure: `seed_<name>` and
+`hcq_<name>` (medians over the rounds), `hcq_over_seed_<name>` (the median of the per-round
+ratios; above 1 where hcq is faster: the seed's time over hcq's, or hcq's throughput over the
+seed's) and `hcq_over_seed_<name>_spread` (`[min, max]` of those ratios):
 - `launch` (us): host time per kernel launch from tinygrad's program call to the doorbell;
 - `jit_replay` (us per kernel): a TinyJit batch of 100 kernels replayed by the device's graph
-  (median of 25 replays per batch, each after a synchronization);
+  with the inputs it was captured with (median of 25 replays per batch, each after a
+  synchronization): a replay with unchanged values;
+- `jit_replay_changed` (us per kernel): the same, each replay with another input buffer than
+  the replay before (two realized tensors in turn): a replay that patches;
 - `copy_in` / `copy_out` (GB/s): the allocator's copyin / copyout of 16 MiB, waited for;
 - `train_step` (ms): one step of a 3-layer MLP (forward, backward, SGD update, realized).
 """
@@ -126,6 +136,9 @@ class _Side:
     self.dev.synchronize()
     self.kernels = kernels
     self.jit, self.graph, self.x, self.inputs = _jit_graph(name, kernels)
+    from tinygrad import Tensor
+    self.x2 = Tensor.zeros(256, device=name).contiguous().realize()
+    self.inputs2 = [self.x2.lazydata.base.realized]
     self.copy_size = 16 << 20
     alloc = self.dev.allocator
     from tinygrad.device import BufferOptions
@@ -141,15 +154,20 @@ class _Side:
     self.dev.synchronize()
     return t
 
-  def jit_replay_us(self, replays: int = 25) -> float:
+  def jit_replay_us(self, replays: int = 25, changed: bool = False) -> float:
     per = []
-    for _ in range(replays):  # each replay after a synchronization: no GPU time counted
+    for i in range(replays):  # each replay after a synchronization: no GPU time counted
+      inputs = self.inputs2 if changed and i % 2 == 0 else self.inputs
       self.dev.synchronize()
       t0 = time.perf_counter()
-      self.graph(self.inputs, {})
+      self.graph(inputs, {})
       per.append((time.perf_counter() - t0) / self.kernels * 1e6)
     self.dev.synchronize()
     return statistics.median(per)
+
+  def jit_replay_changed_us(self) -> float:
+    # 25 replays, odd: the batch starts and ends on another input than the last batch's end.
+    return self.jit_replay_us(changed=True)
 
   def copy_in_gbps(self) -> float:
     self.dev.synchronize()
@@ -193,27 +211,70 @@ class _Side:
     return (time.perf_counter() - t0) * 1e3
 
 
-def vs_seed(rounds: int = 7) -> dict:
+FIGURES = {"launch": ("launch_us", False, "us"), "jit_replay": ("jit_replay_us", False, "us_per_kernel"),
+           "jit_replay_changed": ("jit_replay_changed_us", False, "us_per_kernel"),
+           "copy_in": ("copy_in_gbps", True, "gbps"), "copy_out": ("copy_out_gbps", True, "gbps"),
+           "train_step": ("train_step_ms", False, "ms")}
+
+
+def _spread(xs: list) -> list:
+  return [round(min(xs), 4), round(max(xs), 4)]
+
+
+def vs_seed(rounds: int = 7, deterministic: bool = False) -> dict:
   """The side-by-side figures (see the module doc)."""
   _enable_seed()
+  # hcq's simulator threaded, as the seed's is (hcq.kfd() reads it when HCQ first opens).
+  os.environ["HCQ_SIM_THREADED"] = "1"
   from tinygrad import Device
   Device.DEFAULT = "HCQ"  # layers made without a device land on hcq, then move where asked
   sides = {"seed": _Side("AMD"), "hcq": _Side("HCQ")}
-  figures = {"launch": ("launch_us", False), "jit_replay": ("jit_replay_us", False), "copy_in": ("copy_in_gbps", True),
-             "copy_out": ("copy_out_gbps", True), "train_step": ("train_step_ms", False)}
-  units = {"launch": "us", "jit_replay": "us_per_kernel", "copy_in": "gbps", "copy_out": "gbps", "train_step": "ms"}
-  samples: dict = {(w, k): [] for k in figures for w in sides}
+  samples: dict = {(w, k): [] for k in FIGURES for w in sides}
+  ratios: dict = {k: [] for k in FIGURES}
   for _ in range(rounds):  # alternating batches: seed, hcq, seed, hcq, ...
-    for key, (method, _) in figures.items():
-      for who, side in sides.items(): samples[(who, key)].append(getattr(side, method)())
-  res: dict = {"target": sides["hcq"].dev.arch, "rounds": rounds}
-  for key, (_, higher_better) in figures.items():
-    seed, mine = statistics.median(samples[("seed", key)]), statistics.median(samples[("hcq", key)])
-    res[f"seed_{key}_{units[key]}"] = round(seed, 4)
-    res[f"hcq_{key}_{units[key]}"] = round(mine, 4)
-    res[f"hcq_over_seed_{key}"] = round((mine / seed) if higher_better else (seed / mine), 3)
+    for key, (method, higher_better, _) in FIGURES.items():
+      got = {}
+      for who, side in sides.items():
+        got[who] = getattr(side, method)()
+        samples[(who, key)].append(got[who])
+      ratios[key].append(got["hcq"] / got["seed"] if higher_better else got["seed"] / got["hcq"])
+  res: dict = {"target": sides["hcq"].dev.arch, "rounds": rounds, "sim_mode": "threaded",
+               "date": time.strftime("%Y-%m-%d", time.gmtime()), "cpus": os.cpu_count(),
+               "load_average": [round(x, 2) for x in os.getloadavg()]}
+  for key, (_, _, unit) in FIGURES.items():
+    for who in sides:
+      xs = samples[(who, key)]
+      res[f"{who}_{key}_{unit}"] = round(statistics.median(xs), 4)
+      res[f"{who}_{key}_{unit}_spread"] = _spread(xs)
+    res[f"hcq_over_seed_{key}"] = round(statistics.median(ratios[key]), 3)
+    res[f"hcq_over_seed_{key}_spread"] = [round(min(ratios[key]), 3), round(max(ratios[key]), 3)]
+  if deterministic: res.update(_deterministic(rounds))
   res["goal"] = {"hcq_over_seed_launch": 10.0, "hcq_over_seed_jit_replay": 10.0}
   res["goal_met"] = res["hcq_over_seed_launch"] >= 10.0 and res["hcq_over_seed_jit_replay"] >= 10.0
+  return res
+
+
+def _deterministic(rounds: int) -> dict:
+  """hcq alone with its GPU run inside the host's waits (labelled keys), in a process of its own
+  (the mode is chosen when HCQ first opens)."""
+  import subprocess
+  env = dict(os.environ, HCQ_SIM_THREADED="0")
+  for k in ("MOCKGPU", "HCQ_MOCKGPU_COMPILER", "HCQ_SIM_CLIENT"): env.pop(k, None)
+  out = subprocess.run([sys.executable, "-m", "hcq.bench", "--hcq-alone", "--rounds", str(rounds)], env=env, check=True,
+                       capture_output=True, text=True).stdout
+  return {f"hcq_deterministic_{k}": v for k, v in json.loads(out.strip().splitlines()[-1]).items()}
+
+
+def hcq_alone(rounds: int) -> dict:
+  """Every --vs-seed figure on HCQ alone, in the simulator mode the environment chose."""
+  from tinygrad import Device
+  Device.DEFAULT = "HCQ"
+  side = _Side("HCQ")
+  res: dict = {}
+  for key, (method, _, unit) in FIGURES.items():
+    xs = [getattr(side, method)() for _ in range(rounds)]
+    res[f"{key}_{unit}"] = round(statistics.median(xs), 4)
+    res[f"{key}_{unit}_spread"] = _spread(xs)
   return res
 
 
@@ -221,11 +282,17 @@ def main(argv=None) -> int:
   ap = argparse.ArgumentParser(prog="python -m hcq.bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
   ap.add_argument("--json", action="store_true", help="print one JSON object")
   ap.add_argument("--vs-seed", action="store_true", help="the seed (tinygrad's AMD on hcq-sim) and HCQ side by side")
-  ap.add_argument("--rounds", type=int, default=7, help="--vs-seed: alternating batches per figure")
+  ap.add_argument("--rounds", type=int, default=9, help="--vs-seed: rounds (alternating batches of every figure)")
+  ap.add_argument("--deterministic", action="store_true",
+                  help="--vs-seed: also time hcq alone with its GPU run inside the host's waits (labelled keys)")
+  ap.add_argument("--hcq-alone", action="store_true", help=argparse.SUPPRESS)
   args = ap.parse_args(argv)
   os.environ.setdefault("JIT_BATCH_SIZE", "128")
+  if args.hcq_alone:
+    print(json.dumps(hcq_alone(args.rounds)))
+    return 0
   if args.vs_seed:
-    res = vs_seed(args.rounds)
+    res = vs_seed(args.rounds, args.deterministic)
     if args.json: print(json.dumps(res))
     else:
       for k, v in res.items(): print(f"{k}: {v}")

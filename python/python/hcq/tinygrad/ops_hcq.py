@@ -69,8 +69,10 @@ class HCQAllocator(LRUAllocator):
     except hcq.OutOfMemoryError as e: raise MemoryError(str(e)) from e
 
   def _free(self, opaque, options: BufferOptions):
+    # Views of it alive: the memory goes when they do. Anything else (a device fault met while
+    # waiting for the work before the free) is tinygrad's to see.
     try: opaque.free()
-    except hcq.HcqError: pass  # views of it are alive: the memory goes when they do
+    except hcq.BufferInUseError: pass
 
   def copyin(self, dest, src: memoryview): self.device.dev.copy_in(dest, src)
   def copyout(self, dest: memoryview, src): self.device.dev.copy_out(dest, src)

@@ -18,7 +18,7 @@
 # `python -m hcq.mockgpu`: a venv (default .venv-tinygrad14: tinygrad==0.14.0, pytest, numpy,
 # hypothesis, ./python), the test files from TG_GIT (a checkout of tinygrad's repository at the
 # commit whose runtime equals the 0.14.0 wheel; required). Each file runs in its own process
-# (test_multitensor on 2 GPUs: TG_SIM_GPUS), and the files whose tests expect the device to
+# (test_multitensor on 6 GPUs: TG_SIM_GPUS), and the files whose tests expect the device to
 # recover after a fault run one process per test (KFD does not recover a faulted process). Prints
 # one line of counts per file. TG_FILES overrides the file list (paths under test/).
 set -euo pipefail

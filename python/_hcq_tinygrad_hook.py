@@ -10,6 +10,9 @@ Under `python -m hcq.mockgpu` (HCQ_MOCKGPU_COMPILER=1), `tinygrad.runtime.driver
 served as `hcq.mockgpu.hip_comgr`: ops_amd.py imports comgr's compile_hip at line 8, before its
 MOCKGPU hook, and no comgr here compiles for gfx11; the stand-in compiles with the HCQ device's
 clang-19.
+Under `python -m hcq.mockgpu` with tinygrad 0.14 (HCQ_MOCKGPU_TG14=1), 0.14's file interface
+(`tinygrad.runtime.support.hcq.FileIOInterface`, and `test.mockgpu.mockgpu` it imports for
+`DEV=MOCK...+AMD`) is hcq-sim's (`hcq.mockgpu.tg14`).
 Set HCQ_TINYGRAD_HOOK=0 to disable.
 """
 import importlib.abc
@@ -33,9 +36,48 @@ class _AfterDevice(importlib.abc.Loader):
     if isinstance(devices, list) and "HCQ" not in devices: devices.append("HCQ")
 
 
+class _AfterHcq(importlib.abc.Loader):
+  """tinygrad 0.14 under `python -m hcq.mockgpu`: once `tinygrad.runtime.support.hcq` has run, its
+  `FileIOInterface` (the seam its mock GPU uses) is hcq-sim's subclass (`hcq.mockgpu.tg14`)."""
+  def __init__(self, loader): self.loader = loader
+  def create_module(self, spec): return self.loader.create_module(spec)
+  def exec_module(self, module):
+    self.loader.exec_module(module)
+    from hcq.mockgpu.tg14 import file_io_interface
+    module.FileIOInterface = file_io_interface(module.FileIOInterface)
+
+
+class _EmptyPackage(importlib.abc.Loader):
+  def create_module(self, spec): return None
+  def exec_module(self, module): pass
+
+
+def _other_spec(finder, name, path, target):
+  for f in sys.meta_path:
+    if f is finder or not hasattr(f, "find_spec"): continue
+    spec = f.find_spec(name, path, target)
+    if spec is not None and spec.loader is not None: return spec
+  return None
+
+
+def _tg14_spec(finder, name, path, target):
+  """Under `python -m hcq.mockgpu` with tinygrad 0.14 (HCQ_MOCKGPU_TG14=1): its file interface is
+  hcq-sim's whatever DEV names (`test.mockgpu.mockgpu` and `.usb`, which 0.14 imports for
+  `DEV=MOCK...`, are hcq's, with empty parent packages where no tinygrad checkout has them)."""
+  if name in ("test.mockgpu.mockgpu", "test.mockgpu.usb"): return importlib.util.spec_from_loader(name, _Alias("hcq.mockgpu.tg14_mock"))
+  if name in ("test", "test.mockgpu"):
+    return _other_spec(finder, name, path, target) or importlib.util.spec_from_loader(name, _EmptyPackage(), is_package=True)
+  if name == "tinygrad.runtime.support.hcq" and (spec := _other_spec(finder, name, path, target)) is not None:
+    spec.loader = _AfterHcq(spec.loader)
+    return spec
+  return None
+
+
 class HcqTinygradFinder(importlib.abc.MetaPathFinder):
   """Serves tinygrad.runtime.ops_hcq and lists HCQ among tinygrad's devices."""
   def find_spec(self, name, path=None, target=None):
+    if os.environ.get("HCQ_MOCKGPU_TG14") == "1" and name.startswith(("test", "tinygrad.runtime.support.hcq")):
+      if (spec := _tg14_spec(self, name, path, target)) is not None: return spec
     if name == "tinygrad.runtime.ops_hcq": return importlib.util.spec_from_loader(name, _Alias("hcq.tinygrad.ops_hcq"))
     if name == "tinygrad.runtime.driver.hip_comgr" and os.environ.get("HCQ_MOCKGPU_COMPILER") == "1":
       return importlib.util.spec_from_loader(name, _Alias("hcq.mockgpu.hip_comgr"))

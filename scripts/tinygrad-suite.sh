@@ -11,20 +11,39 @@
 # torch), takes the test files from tinygrad 0.9.1's sdist, runs the files below with HCQ=1
 # (test_multitensor on several simulated GPUs) and ends with pytest's summary line. Extra
 # arguments go to pytest (e.g. -k, -x, a file subset with TG_FILES="test_jit.py test_nn.py").
+#
+#   scripts/tinygrad-suite.sh --seed --tinygrad 0.14 [--target T] [--venv DIR] [PYTEST ARGS...]
+#
+# runs tinygrad 0.14's own tests on its own AMD backend (unmodified, DEV=AMD) on hcq-sim through
+# `python -m hcq.mockgpu`: a venv (default .venv-tinygrad14: tinygrad==0.14.0, pytest, numpy,
+# hypothesis, ./python), the test files from TG_GIT (a checkout of tinygrad's repository at the
+# commit whose runtime equals the 0.14.0 wheel; required). Each file runs in its own process
+# (test_multitensor on 6 GPUs: TG_SIM_GPUS), and the files whose tests expect the device to
+# recover after a fault run one process per test (KFD does not recover a faulted process). Prints
+# one line of counts per file. TG_FILES overrides the file list (paths under test/).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TARGET="${HCQ_SIM_TARGET:-gfx1100}"
-VENV="${TG_VENV:-$ROOT/.venv-tinygrad}"
+VENV="${TG_VENV:-}"
 ARGS=()
 SEED=0
+TGVER=0.9.1
 while [ $# -gt 0 ]; do
   case "$1" in
     --seed) SEED=1; shift ;;
     --target) TARGET="$2"; shift 2 ;;
     --venv) VENV="$2"; shift 2 ;;
+    --tinygrad) TGVER="$2"; shift 2 ;;
     *) ARGS+=("$1"); shift ;;
   esac
 done
+case "$TGVER" in
+  0.9.1) VENV="${VENV:-$ROOT/.venv-tinygrad}" ;;
+  0.14|0.14.0)
+    [ "$SEED" = 1 ] || { echo "tinygrad-suite: --tinygrad 0.14 runs tinygrad's own AMD backend: add --seed" >&2; exit 2; }
+    exec "$ROOT/scripts/tinygrad14-suite.sh" --target "$TARGET" ${VENV:+--venv "$VENV"} ${ARGS[@]+"${ARGS[@]}"} ;;
+  *) echo "tinygrad-suite: --tinygrad $TGVER: supported are 0.9.1 and 0.14" >&2; exit 2 ;;
+esac
 FILES="${TG_FILES:-test_ops.py test_dtype.py test_dtype_alu.py test_jit.py test_tensor.py test_assign.py test_setitem.py test_randomness.py test_uops.py test_linearizer.py test_nn.py test_multitensor.py}"
 
 if [ ! -x "$VENV/bin/python" ]; then python3 -m venv "$VENV"; fi

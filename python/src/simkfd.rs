@@ -192,6 +192,13 @@ impl SimKfd {
         Ok(buf)
     }
 
+    /// Every sysfs file the simulated kernel serves (KFD topology under both roots, amdgpu's
+    /// memory totals and IP-discovery tree per render node): a directory exists exactly when
+    /// a listed file lies under it.
+    fn sysfs_files(&self) -> Vec<String> {
+        self.sim.sysfs_files()
+    }
+
     /// `ioctl(2)` with request number `request` on the argument bytes `arg` (a writable
     /// buffer: a ctypes structure, a bytearray), which get the kernel's reply. For the
     /// commands whose argument points to user memory `user` is that memory: MAP/UNMAP_MEMORY

@@ -202,6 +202,7 @@ mod events;
 mod files;
 pub use files::FileStat;
 mod ioctl_table;
+mod ip_discovery;
 mod memory;
 mod more;
 pub(crate) use more::is_active;

@@ -116,7 +116,8 @@ impl SimKfd {
     }
 
     /// amdgpu's memory totals under `/sys/class/drm/renderD<minor>/device/`
-    /// (`mem_info_vram_total`, `mem_info_vis_vram_total`, `mem_info_gtt_total`).
+    /// (`mem_info_vram_total`, `mem_info_vis_vram_total`, `mem_info_gtt_total`) and its
+    /// IP-discovery tree (`ip_discovery/`, see `ip_discovery.rs`).
     pub(super) fn drm_file(&self, path: &str) -> Result<String, Errno> {
         let rest = path
             .strip_prefix("/sys/class/drm/renderD")
@@ -130,6 +131,9 @@ impl SimKfd {
             .position(|g| g.props.drm_render_minor == minor)
             .ok_or(Errno::ENOENT)?;
         let cfg = self.cfg.gpus.get(i).ok_or(Errno::ENOENT)?;
+        if let Some(rest) = file.strip_prefix("ip_discovery/") {
+            return Self::ip_discovery_file(cfg.gfx_target_version, rest);
+        }
         let v = match file {
             "mem_info_vram_total" => cfg.vram_size,
             "mem_info_vis_vram_total" => cfg.vram_visible(),

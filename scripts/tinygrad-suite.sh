@@ -3,6 +3,10 @@
 # simulated GPU when there is no /dev/kfd.
 #
 #   scripts/tinygrad-suite.sh [--target gfx1100|gfx90a|gfx942|gfx1201] [--venv DIR] [--seed] [PYTEST ARGS...]
+#   scripts/tinygrad-suite.sh --tinygrad 0.14 [--target T] [--venv DIR] [PYTEST ARGS...]
+#
+# --tinygrad 0.14 (without --seed) runs tinygrad 0.14's own tests on hcq's device with DEV=HCQ:
+# scripts/tinygrad14-hcq-suite.sh does it (its own venv, test files and file list).
 #
 # --seed runs them on tinygrad's own AMD runtime instead (its unmodified ops_amd.py, AMD=1
 # MOCKGPU=1) through hcq's mock-GPU hook on hcq-sim (python -m hcq.mockgpu).
@@ -17,14 +21,20 @@ TARGET="${HCQ_SIM_TARGET:-gfx1100}"
 VENV="${TG_VENV:-$ROOT/.venv-tinygrad}"
 ARGS=()
 SEED=0
+TG=0.9.1
+VENV_ARG="${TG_VENV:-}"
 while [ $# -gt 0 ]; do
   case "$1" in
     --seed) SEED=1; shift ;;
+    --tinygrad) TG="$2"; shift 2 ;;
     --target) TARGET="$2"; shift 2 ;;
-    --venv) VENV="$2"; shift 2 ;;
+    --venv) VENV="$2"; VENV_ARG="$2"; shift 2 ;;
     *) ARGS+=("$1"); shift ;;
   esac
 done
+if [ "$TG" = 0.14 ] && [ "$SEED" = 0 ]; then
+  exec "$ROOT/scripts/tinygrad14-hcq-suite.sh" --target "$TARGET" ${VENV_ARG:+--venv "$VENV_ARG"} "${ARGS[@]}"
+fi
 FILES="${TG_FILES:-test_ops.py test_dtype.py test_dtype_alu.py test_jit.py test_tensor.py test_assign.py test_setitem.py test_randomness.py test_uops.py test_linearizer.py test_nn.py test_multitensor.py}"
 
 if [ ! -x "$VENV/bin/python" ]; then python3 -m venv "$VENV"; fi

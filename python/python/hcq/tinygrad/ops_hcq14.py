@@ -8,8 +8,9 @@ a `GraphRunner` (graph14.py) that turns a JIT batch into hcq Graphs replayed in 
 launch, copy and replay goes through hcq's driver (`hcq._hcq`).
 
 Select it with `DEV=HCQ`, `Device["HCQ"]`, `device="HCQ:1"` (GPU 1) or
-`Tensor.shard(("HCQ:0", "HCQ:1"))`; without /dev/kfd it runs on hcq-sim (HCQ_SIM_TARGET,
-HCQ_SIM_GPUS).
+`Tensor.shard(("HCQ:0", "HCQ:1"))`; `DEV=:2,3+HCQ` makes GPUs 2 and 3 HCQ:0 and HCQ:1 (0.14's
+visibility filter; in 0.14's grammar `DEV=HCQ:X` names renderer X: `DEV=HCQ:HIP`). Without
+/dev/kfd it runs on hcq-sim (HCQ_SIM_TARGET, HCQ_SIM_GPUS).
 """
 from __future__ import annotations
 
@@ -115,13 +116,26 @@ class HCQAllocator(LRUAllocator):
     dest_dev.dev.copy_in(dest if dest.size == sz else dest.view(0, sz), tmp)
 
 
+def _visible_gpu(idx: int) -> int:
+  """The hcq GPU that `HCQ:idx` is: with tinygrad 0.14's visibility filter (`DEV=:2,3+HCQ` or
+  `DEV=:2-3+HCQ`, its `<interface>:<indices>+<device>` grammar) the idx-th listed one."""
+  from tinygrad.helpers import DEV
+  if not (s := DEV.target("HCQ").indices): return idx
+  try: ids = list(range(int(s.split("-")[0]), int(s.split("-")[1]) + 1)) if "-" in s else [int(x) for x in s.split(",") if x.strip()]
+  except ValueError: raise RuntimeError(f"DEV={DEV}: HCQ's visible GPUs {s!r} are not indices\nnext: e.g. DEV=:0,1+HCQ") from None
+  n = len(hcq.kfd().gpus)
+  if idx >= len(ids) or ids[idx] >= n:
+    raise RuntimeError(f"HCQ:{idx} with DEV={DEV}: {len(ids)} GPUs listed ({s}), {n} present\nnext: list GPUs below {n}")
+  return ids[idx]
+
+
 class HCQDevice(Compiled):
   """GPU `N` of `HCQ:N` through hcq (the simulator without /dev/kfd)."""
   def __init__(self, device: str = ""):
     from hcq.tinygrad.graph14 import HCQGraph
     idx = device.split(":")[1] if ":" in device else "0"
     if not idx.isdigit(): raise RuntimeError(f"{device}: HCQ devices are HCQ:<gpu index>\nnext: use e.g. HCQ:1")
-    self.dev = hcq.open(int(idx))
+    self.dev = hcq.open(_visible_gpu(int(idx)))
     super().__init__(device, HCQAllocator(self), [HCQHIPRenderer], HCQProgram, HCQGraph, arch=self.dev.target)
 
   def wait_bounded(self, value: int, seconds: float):

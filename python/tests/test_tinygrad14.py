@@ -1,5 +1,5 @@
 """tinygrad 0.14 on the HCQ device (`DEV=HCQ`, simulator), checked against numpy: elementwise,
-reductions, matmul, a TinyJit with changing inputs (replayed as an hcq graph), a symbolic JIT,
+reductions, matmul, conv2d, an SGD step, a TinyJit with changing inputs (replayed as an hcq graph), a symbolic JIT,
 a 2-GPU shard. Skips unless tinygrad 0.14 is installed (test_tinygrad.py covers 0.9.1).
 tinygrad's own files: scripts/tinygrad-suite.sh --tinygrad 0.14."""
 import os
@@ -56,6 +56,29 @@ def test_matmul():
   np.testing.assert_allclose(h, a @ b, rtol=5e-2, atol=5e-2)
 
 
+def test_conv2d_and_training_step():
+  x, w = rand(2, 3, 9, 9), rand(4, 3, 3, 3)
+  ref = np.zeros((2, 4, 7, 7), np.float32)
+  for i in range(7):
+    for j in range(7): ref[:, :, i, j] = np.einsum("bchw,ochw->bo", x[:, :, i:i + 3, j:j + 3], w)
+  np.testing.assert_allclose(Tensor(x, device="HCQ").conv2d(Tensor(w, device="HCQ")).numpy(), ref, rtol=1e-4, atol=1e-4)
+
+  from tinygrad.nn.optim import SGD
+  xs, ys, w0 = rand(8, 4), rand(8, 3), rand(4, 3)
+  tw = Tensor(w0, device="HCQ")  # tinygrad 0.14: every Tensor is a parameter unless told otherwise
+  opt = SGD([tw], lr=0.1)
+  from tinygrad.helpers import Context
+  with Context(TRAINING=1):
+    opt.zero_grad()
+    loss = ((Tensor(xs, device="HCQ") @ tw - Tensor(ys, device="HCQ")) ** 2).mean()
+    loss.backward()
+    loss_v = loss.numpy()  # before the step (loss is lazy)
+    opt.step()
+  grad = 2 / ys.size * xs.T @ (xs @ w0 - ys)
+  np.testing.assert_allclose(loss_v, ((xs @ w0 - ys) ** 2).mean(), rtol=1e-5)
+  np.testing.assert_allclose(tw.numpy(), w0 - 0.1 * grad, rtol=1e-5, atol=1e-6)
+
+
 def test_jit_changing_inputs_replays_a_graph():
   @TinyJit
   def f(x: Tensor, y: Tensor) -> Tensor:
@@ -100,4 +123,4 @@ def test_two_gpu_shard():
     return (y * y).realize()
   for _ in range(4):
     x = rand(8, 4)
-    np.testing.assert_allclose(host(f(Tensor(x, device="HCQ").shard(devs, axis=0))), (x * 3 + 1) ** 2, rtol=1e-5)
+    np.testing.assert_allclose(host(f(Tensor(x, device="HCQ").shard(devs, axis=0))), (x * 3 + 1) ** 2, rtol=1e-5, atol=1e-5)

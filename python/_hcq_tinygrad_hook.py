@@ -2,10 +2,12 @@
 
 Loaded at interpreter start-up by `hcq_tinygrad.pth` (installed with the hcq wheel). It imports
 nothing: it adds one finder to `sys.meta_path`, which acts only when tinygrad is imported:
-- `tinygrad.runtime.ops_hcq` is served as an alias of `hcq.tinygrad.ops_hcq`;
-- after `tinygrad.device` runs, "HCQ" is appended to `Device._devices` (tinygrad 0.9.1 lists
-  its devices from the `ops_*.py` files of its own directory), so `HCQ=1`, `Device["HCQ"]` and
-  `device="HCQ:1"` work as for tinygrad's own devices.
+- `tinygrad.runtime.ops_hcq` is served as an alias of hcq's device module for the installed
+  tinygrad: `hcq.tinygrad.ops_hcq` (0.9.1) or `hcq.tinygrad.ops_hcq14` (0.14.x); any other
+  version gets one ImportError naming the supported ones (hcq.tinygrad._version decides);
+- after `tinygrad.device` runs, "HCQ" is appended to `Device._devices` (tinygrad lists its
+  devices from the `ops_*.py` files of its own directory), so `HCQ=1` (0.9.1), `DEV=HCQ`
+  (0.14), `Device["HCQ"]` and `device="HCQ:1"` work as for tinygrad's own devices.
 Under `python -m hcq.mockgpu` (HCQ_MOCKGPU_COMPILER=1), `tinygrad.runtime.driver.hip_comgr` is
 served as `hcq.mockgpu.hip_comgr`: ops_amd.py imports comgr's compile_hip at line 8, before its
 MOCKGPU hook, and no comgr here compiles for gfx11; the stand-in compiles with the HCQ device's
@@ -24,6 +26,12 @@ import sys
 class _Alias(importlib.abc.Loader):
   def __init__(self, target): self.target = target
   def create_module(self, spec): return importlib.import_module(self.target)
+  def exec_module(self, module): pass
+
+
+class _VersionAlias(importlib.abc.Loader):
+  """An alias of the hcq device module that serves the installed tinygrad (chosen on import)."""
+  def create_module(self, spec): return importlib.import_module(importlib.import_module("hcq.tinygrad._version").device_module())
   def exec_module(self, module): pass
 
 
@@ -78,7 +86,7 @@ class HcqTinygradFinder(importlib.abc.MetaPathFinder):
   def find_spec(self, name, path=None, target=None):
     if os.environ.get("HCQ_MOCKGPU_TG14") == "1" and name.startswith(("test", "tinygrad.runtime.support.hcq")):
       if (spec := _tg14_spec(self, name, path, target)) is not None: return spec
-    if name == "tinygrad.runtime.ops_hcq": return importlib.util.spec_from_loader(name, _Alias("hcq.tinygrad.ops_hcq"))
+    if name == "tinygrad.runtime.ops_hcq": return importlib.util.spec_from_loader(name, _VersionAlias())
     if name == "tinygrad.runtime.driver.hip_comgr" and os.environ.get("HCQ_MOCKGPU_COMPILER") == "1":
       return importlib.util.spec_from_loader(name, _Alias("hcq.mockgpu.hip_comgr"))
     if name != "tinygrad.device": return None

@@ -3,6 +3,10 @@
 # simulated GPU when there is no /dev/kfd.
 #
 #   scripts/tinygrad-suite.sh [--target gfx1100|gfx90a|gfx942|gfx1201] [--venv DIR] [--seed] [PYTEST ARGS...]
+#   scripts/tinygrad-suite.sh --tinygrad 0.14 [--target T] [--venv DIR] [PYTEST ARGS...]
+#
+# --tinygrad 0.14 (without --seed) runs tinygrad 0.14's own tests on hcq's device with DEV=HCQ:
+# scripts/tinygrad14-hcq-suite.sh does it (its own venv, test files and file list).
 #
 # --seed runs them on tinygrad's own AMD runtime instead (its unmodified ops_amd.py, AMD=1
 # MOCKGPU=1) through hcq's mock-GPU hook on hcq-sim (python -m hcq.mockgpu).
@@ -40,8 +44,11 @@ done
 case "$TGVER" in
   0.9.1) VENV="${VENV:-$ROOT/.venv-tinygrad}" ;;
   0.14|0.14.0)
-    [ "$SEED" = 1 ] || { echo "tinygrad-suite: --tinygrad 0.14 runs tinygrad's own AMD backend: add --seed" >&2; exit 2; }
-    exec "$ROOT/scripts/tinygrad14-suite.sh" --target "$TARGET" ${VENV:+--venv "$VENV"} ${ARGS[@]+"${ARGS[@]}"} ;;
+    # --seed: tinygrad 0.14's own AMD backend on hcq-sim; without: tinygrad 0.14 on DEV=HCQ.
+    if [ "$SEED" = 1 ]; then
+      exec "$ROOT/scripts/tinygrad14-suite.sh" --target "$TARGET" ${VENV:+--venv "$VENV"} ${ARGS[@]+"${ARGS[@]}"}
+    fi
+    exec "$ROOT/scripts/tinygrad14-hcq-suite.sh" --target "$TARGET" ${VENV:+--venv "$VENV"} ${ARGS[@]+"${ARGS[@]}"} ;;
   *) echo "tinygrad-suite: --tinygrad $TGVER: supported are 0.9.1 and 0.14" >&2; exit 2 ;;
 esac
 FILES="${TG_FILES:-test_ops.py test_dtype.py test_dtype_alu.py test_jit.py test_tensor.py test_assign.py test_setitem.py test_randomness.py test_uops.py test_linearizer.py test_nn.py test_multitensor.py}"

@@ -6,6 +6,9 @@ import pytest
 
 np = pytest.importorskip("numpy")
 tinygrad = pytest.importorskip("tinygrad")
+from hcq.tinygrad import _version  # noqa: E402
+
+if _version.series() != "0.9.1": pytest.skip(f"tinygrad 0.9.1's HCQ device; installed: tinygrad {_version.tinygrad_version()}", allow_module_level=True)
 from tinygrad import Device, Tensor, TinyJit  # noqa: E402
 
 os.environ.setdefault("HCQ_SIM_GPUS", "2")

@@ -297,14 +297,22 @@ def main(argv=None) -> int:
     else:
       for k, v in res.items(): print(f"{k}: {v}")
     return 0
+  # tinygrad 0.9.1 or 0.14.x: the same figures and keys, measured through that version's API.
+  from hcq.tinygrad import _version
+  launch, jit_replay = launch_us, jit_replay_us_per_kernel
+  if _version.series() == "0.14":
+    os.environ.setdefault("DEV", "HCQ")  # 0.14's default device (else it probes CPU, which needs clang)
+    from hcq.tinygrad.bench14 import jit_replay_us_per_kernel as jit_replay, launch_us as launch
+  elif _version.series() is None: raise SystemExit(_version.unsupported_message())
   from tinygrad import Device
   dev = Device["HCQ"]
   res = {
+    "tinygrad_version": _version.tinygrad_version(),
     "target": dev.arch,
     "backend": dev.dev.kfd.backend,
-    "tinygrad_launch_us": round(launch_us(dev, "HCQ"), 3),
+    "tinygrad_launch_us": round(launch(dev, "HCQ"), 3),
   }
-  replay, call = jit_replay_us_per_kernel(dev, "HCQ")
+  replay, call = jit_replay(dev, "HCQ")
   res["tinygrad_jit_replay_us_per_kernel"] = round(replay, 3)
   res["tinygrad_jit_call_us_per_kernel"] = round(call, 3)
   res["budgets"] = {"tinygrad_launch_us": 5.0, "tinygrad_jit_replay_us_per_kernel": 0.5}

@@ -15,6 +15,12 @@ import functools
 from typing import Any, Dict, List, Tuple
 
 import hcq
+from hcq.tinygrad import _version
+
+if _version.series() != "0.9.1":  # tinygrad 0.14's device is ops_hcq14 (the import hook serves the right one)
+  raise _version.UnsupportedTinygrad(f"hcq.tinygrad.ops_hcq is tinygrad 0.9.1's HCQ device; the installed tinygrad is {_version.tinygrad_version()}\n"
+                                     "next: under tinygrad 0.14 use DEV=HCQ (hcq.tinygrad.ops_hcq14); hcq supports tinygrad 0.9.1 and 0.14.x")
+
 from hcq.tinygrad.compiler import CompileFailed, compile_hip, link_digest
 from tinygrad.device import BufferOptions, Compiled, CompileError, Compiler, LRUAllocator
 from tinygrad.engine.jit import GraphRunner

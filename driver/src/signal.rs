@@ -78,6 +78,8 @@ impl Drop for Event {
 /// event page, and the memory-fault and hardware-exception events every wait also listens to.
 pub(crate) struct SignalPages {
     core: Arc<KfdCore>,
+    /// The GPU the pages were made for (a timeout's cause is asked of it).
+    gpu_id: u32,
     signals: Bo,
     events: Bo,
     // CAST: a small constant.
@@ -121,6 +123,7 @@ impl SignalPages {
             .map_err(|e| Error::Protocol(format!("signal pool: {e}")))?;
         Ok(Self {
             core: Arc::clone(core),
+            gpu_id,
             signals,
             events,
             pool,
@@ -209,6 +212,21 @@ impl SignalPages {
             }));
         }
         Ok(None)
+    }
+
+    /// At a timeout without a fault: the reasons the port gives for this GPU (a simulator's
+    /// diagnosis of waits only the host can satisfy, `simulator: deadlock: ...`), as the
+    /// report's cause; `None` on real KFD.
+    fn stall(&self) -> Option<Fault> {
+        let mut what = String::new();
+        self.core.sys.fault_reasons(self.gpu_id, &mut |r| {
+            if !what.is_empty() {
+                what.push_str("; ");
+            }
+            what.push_str("simulator: ");
+            what.push_str(r);
+        });
+        (!what.is_empty()).then_some(Fault { addr: None, what })
     }
 
     /// `what`, followed by the reasons the port gave for `gpu_id`'s faults (a simulator's
@@ -426,7 +444,9 @@ pub(crate) fn wait_for(
             seen = v;
             progress_at = Instant::now();
         } else if progress_at.elapsed() >= timeout {
-            return Err(Error::Timeout(report(None)));
+            // A simulator says why its GPU cannot move by itself (a wait only the host can
+            // satisfy): the timeout's cause. Nothing on real KFD.
+            return Err(Error::Timeout(report(pages.stall())));
         }
     }
 }

@@ -769,6 +769,18 @@ impl SimKfd {
             .collect()
     }
 
+    /// Why GPU `gpu_id`'s waiting queues cannot go on by the GPU's own work: each blocked
+    /// wait's diagnosis, `deadlock: ...` (`engine/deadlock.rs`); empty when some engine can
+    /// still write, or without an engine. Faults nothing.
+    pub fn stall_reasons_of(&self, gpu_id: u32) -> Vec<String> {
+        let engine = self
+            .engine
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        engine.map_or_else(Vec::new, |e| e.stall_reasons(gpu_id))
+    }
+
     /// A GPU reset (`kfd_signal_reset_event`): queues on that GPU are evicted and every
     /// HW_EXCEPTION event is set with `{reset_type 0, reset_cause, memory_lost, gpu_id}`.
     pub fn raise_hw_exception(&self, gpu_id: u32, reset_cause: u32, memory_lost: bool) {

@@ -98,12 +98,20 @@ pub trait Engine: Send + Sync {
         let _ = sim;
     }
 
-    /// Called while the host waits (WAIT_EVENTS) and the queues made no progress: reports a
-    /// deadlock (faulting the queues that wait on a value nothing can write any more) once
-    /// the GPU has been unable to move for a while; returns whether it did. The default
-    /// reports none.
+    /// Called while the host waits (WAIT_EVENTS) and the queues made no progress: may log
+    /// that the GPU cannot move by itself (`engine/deadlock.rs`); returns whether it changed
+    /// any queue (the engines' never does: only the host could still write the value). The
+    /// default does nothing.
     fn check_deadlock(&self) -> bool {
         false
+    }
+
+    /// Why GPU `gpu_id`'s waiting queues cannot go on by the GPU's own work (each blocked
+    /// wait's diagnosis), empty when some engine can still write; given as the fault reasons
+    /// when no fault is recorded, so a host's timeout names its cause. The default: none.
+    fn stall_reasons(&self, gpu_id: u32) -> Vec<String> {
+        let _ = gpu_id;
+        Vec::new()
     }
 }
 
@@ -490,7 +498,12 @@ impl KfdSys for SimKfd {
     }
 
     fn fault_reasons(&self, gpu_id: u32, each: &mut dyn FnMut(&str)) {
-        for r in self.fault_reasons_of(gpu_id) {
+        let mut reasons = self.fault_reasons_of(gpu_id);
+        if reasons.is_empty() {
+            // No fault: why the GPU cannot move by itself, if so (engine/deadlock.rs).
+            reasons = self.stall_reasons_of(gpu_id);
+        }
+        for r in reasons {
             each(&r);
         }
     }

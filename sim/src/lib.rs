@@ -48,6 +48,19 @@
 //! Tests that play the host or a queue's producer by hand: [`SimKfd::cpu_read`] (what the CPU
 //! reads now, past every L2), [`SimKfd::write_doorbell`].
 //!
+//! ## Host guard (off unless asked for)
+//! [`SimConfig::host_guard`] (or `HCQ_SIM_HOST_GUARD=1`; `=0` forces it off) puts the host's
+//! own reads and writes of GPU memory in the race detector and the HDP model. It installs a
+//! process-wide SIGSEGV handler and changes the protection of the process's mappings of the
+//! simulator's buffers, so it is off by default; hcq's own test suites turn it on. What it
+//! could not watch is counted by [`SimKfd::host_guard_dropped`]. sim/README.md "Host accesses".
+//!
+//! ## Environment
+//! `HCQ_SIM_SEED`, `HCQ_SIM_DISPATCH`, `HCQ_SIM_KERNEL`, `HCQ_SIM_HOST_GUARD`, `HCQ_SIM_CLIENT`
+//! set defaults ([`SimConfig::default`]); a value the simulator does not accept is never a
+//! silent fallback: [`SimKfd::new`] fails with [`EnvError`] naming the variable and what it
+//! takes ([`check_env`]).
+//!
 //! ## Fault injection
 //! [`SimKfd::fail_ioctl`] (an errno for ioctl number `nr`, once or always),
 //! [`SimKfd::set_vram_limit`] (ENOMEM past it), [`SimKfd::drop_interrupts`],

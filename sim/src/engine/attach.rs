@@ -348,6 +348,10 @@ impl Engine for KfdEngine {
         self.engines.check_deadlock()
     }
 
+    fn stall_reasons(&self, gpu_id: u32) -> Vec<String> {
+        self.engines.stall_reasons(gpu_id)
+    }
+
     fn queues_changed(&self, _sim: &SimKfd) {
         if let Some(sim) = self.sim.upgrade() {
             self.sync(&sim);

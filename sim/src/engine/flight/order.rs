@@ -104,8 +104,9 @@ pub(crate) struct SignalOrder {
     doorbells: HashMap<QueueKey, u64>,
     signals: HashMap<u64, SignalState>,
     /// Since when, and in which shape (per queue: id, read pointer, value a blocked wait
-    /// saw), every queue has been idle or blocked while the host waits (`deadlock.rs`).
-    pub(crate) stuck: Option<(std::time::Instant, Vec<QueueShape>)>,
+    /// saw), every queue has been idle or blocked while the host waits, and whether that was
+    /// logged (`deadlock.rs`).
+    pub(crate) stuck: Option<(std::time::Instant, Vec<QueueShape>, bool)>,
 }
 
 impl SignalOrder {

@@ -352,6 +352,11 @@ const HOST_CHUNK: usize = if IN_CHUNK > OUT_CHUNK {
     OUT_CHUNK
 };
 
+/// The scratch chunk was grown to the largest chunk a copy takes: shorter is a bug of ours.
+fn short_scratch() -> PyErr {
+    HcqError::new_err("the copy's scratch chunk is shorter than a chunk\nnext: report this")
+}
+
 impl Device {
     /// The scratch chunk, at least `min(len, HOST_CHUNK)` bytes long.
     fn scratch(&self, len: usize) -> PyResult<MutexGuard<'_, Vec<u8>>> {
@@ -447,7 +452,7 @@ impl Device {
             let mut at = 0;
             while at < src.len() {
                 let n = (src.len() - at).min(IN_CHUNK);
-                let chunk = scratch.get_mut(..n).unwrap_or_default();
+                let chunk = scratch.get_mut(..n).ok_or_else(short_scratch)?;
                 src.read_into(at, chunk)?;
                 // CAST: usize -> u64 widens on the 64-bit hosts KFD runs on.
                 self.dev
@@ -476,7 +481,7 @@ impl Device {
             let mut at = 0;
             while at < dst.len() {
                 let n = (dst.len() - at).min(OUT_CHUNK);
-                let chunk = scratch.get_mut(..n).unwrap_or_default();
+                let chunk = scratch.get_mut(..n).ok_or_else(short_scratch)?;
                 // CAST: usize -> u64 widens on the 64-bit hosts KFD runs on.
                 self.dev
                     .copy_out_at(&mem, off + at as u64, chunk)

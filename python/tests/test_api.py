@@ -533,3 +533,22 @@ def test_free_refusal_is_its_own_error(dev):
   del v
   b.free()
   assert b.freed
+
+
+def test_graph_refuses_over_limit_dims_at_record(dev, prog):
+  """Dims given at record time (a dims variable's first value) are checked when the graph is
+  recorded, naming the launch and the value: a replay with unchanged values checks nothing."""
+  n = 128
+  a, out = dev.alloc(n * 4), dev.alloc(n * 4)
+  g = hcq.GraphBuilder(dev)
+  d = g.dims((2,), (2048,))
+  g.launch(prog, [out, a, n], d)
+  with pytest.raises(hcq.HcqError, match=r"operation 0 \(launch .*local \[2048, 1, 1\]"):
+    g.record()
+  g = hcq.GraphBuilder(dev)
+  d = g.dims((2,), (64,))
+  g.launch(prog, [out, a, n], d)
+  graph = g.record()
+  graph.replay(wait=True)
+  with pytest.raises(hcq.HcqError, match="2048"):
+    graph.replay([((2,), (2048,))])

@@ -7,7 +7,8 @@ class HcqError(RuntimeError):
     """The driver's message (cause first), then a `next:` line."""
 
 class OutOfMemoryError(HcqError): ...
-class BufferInUseError(HcqError): ...
+class BufferInUseError(HcqError):
+    """`Buffer.free()` of an allocation whose views are alive (nothing was freed)."""
 
 Dims3 = Sequence[int]
 
@@ -63,7 +64,9 @@ class Buffer:
     def map_to(self, device: Device) -> None: ...
     def write(self, data: Any, offset: int = 0) -> None: ...
     def read(self, out: Any, offset: int = 0) -> None: ...
-    def free(self) -> None: ...
+    def free(self) -> None:
+        """Frees now, after the GPU work before it (GIL released). BufferInUseError while views
+        are alive; HcqError for a device fault met while waiting."""
 
 class Lds:
     """The LDS of an OpenCL `__local T*` argument: `Lds(bytes)` per work-group, placed after the

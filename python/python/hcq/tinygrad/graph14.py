@@ -152,7 +152,9 @@ class HCQGraph(MultiGraphRunner):
     # Kernels whose buffers are all on their own GPU(s), and copies between HCQ GPUs.
     from hcq.tinygrad.ops_hcq14 import HCQDevice
     if not all(isinstance(d, HCQDevice) for d in MultiGraphRunner._all_devs(batch_devs, new_call)): return False
-    if new_call.src[0].op is Ops.COPY: return all(d.graph_copies for d in MultiGraphRunner._all_devs(batch_devs, new_call))
+    if new_call.src[0].op is Ops.COPY:  # an input (PARAM) is a buffer variable in the graph
+      return all(d.graph_copies for d in MultiGraphRunner._all_devs(batch_devs, new_call)) or \
+        not any(b.op is Ops.PARAM for b in get_call_arg_uops(new_call))
     return new_call.src[0].op is Ops.PROGRAM and len({b.device for b in get_call_arg_uops(new_call)}) == 1
 
 

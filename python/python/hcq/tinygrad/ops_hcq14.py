@@ -142,8 +142,9 @@ class HCQDevice(Compiled):
 
   @functools.cached_property
   def graph_copies(self) -> bool:
-    """Whether hcq's driver records copies in this GPU's Graphs (probed once: on gfx9 targets it
-    refuses them today, and the JIT graph then leaves copies out)."""
+    """Whether hcq's driver records copies of buffer variables in this GPU's Graphs (probed once:
+    on gfx9 targets it refuses them today, and the JIT graph then leaves copies of JIT inputs
+    out; copies of fixed buffers record everywhere)."""
     try:
       a, b = self.dev.alloc(256, "vram"), self.dev.alloc(256, "vram")
       g = hcq.GraphBuilder(self.dev)

@@ -102,7 +102,7 @@ class HCQGraph(MultiGraphRunner):
             if v.expr not in rec.values: rec.values[v.expr] = rec.b.scalar(self._initial(v.expr))
             args.append(rec.values[v.expr])
         if j in self.launch_dims_replace:
-          g, l = _DimsOf(p).launch_dims({v: self._initial(v) for v in self.vars})
+          g, l = _DimsOf(p).launch_dims({**{v: self._initial(v) for v in self.vars}, **{v.expr: self._initial(v.expr) for v in p.vars}, **fixed})
           dv = rec.b.dims(tuple(max(1, int(x)) for x in g), tuple(max(1, int(x)) for x in l))
           rec.dims.append((_DimsOf(p), dv))
           rec.b.launch(runtime.prg, args, dv)

@@ -102,7 +102,7 @@ class HCQGraph(MultiGraphRunner):
             if v.expr not in rec.values: rec.values[v.expr] = rec.b.scalar(self._initial(v.expr))
             args.append(rec.values[v.expr])
         if j in self.launch_dims_replace:
-          g, l = _DimsOf(p).launch_dims({v: self._initial(v) for v in self.vars})
+          g, l = _DimsOf(p).launch_dims({**{v: self._initial(v) for v in self.vars}, **{v.expr: self._initial(v.expr) for v in p.vars}, **fixed})
           dv = rec.b.dims(tuple(max(1, int(x)) for x in g), tuple(max(1, int(x)) for x in l))
           rec.dims.append((_DimsOf(p), dv))
           rec.b.launch(runtime.prg, args, dv)
@@ -152,7 +152,9 @@ class HCQGraph(MultiGraphRunner):
     # Kernels whose buffers are all on their own GPU(s), and copies between HCQ GPUs.
     from hcq.tinygrad.ops_hcq14 import HCQDevice
     if not all(isinstance(d, HCQDevice) for d in MultiGraphRunner._all_devs(batch_devs, new_call)): return False
-    if new_call.src[0].op is Ops.COPY: return True
+    if new_call.src[0].op is Ops.COPY:  # an input (PARAM) is a buffer variable in the graph
+      return all(d.graph_copies for d in MultiGraphRunner._all_devs(batch_devs, new_call)) or \
+        not any(b.op is Ops.PARAM for b in get_call_arg_uops(new_call))
     return new_call.src[0].op is Ops.PROGRAM and len({b.device for b in get_call_arg_uops(new_call)}) == 1
 
 

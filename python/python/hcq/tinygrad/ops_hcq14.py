@@ -14,6 +14,8 @@ visibility filter; in 0.14's grammar `DEV=HCQ:X` names renderer X: `DEV=HCQ:HIP`
 """
 from __future__ import annotations
 
+import functools
+
 import hcq
 from hcq.tinygrad.compiler import CompileFailed, compile_hip, link_digest
 from tinygrad.device import BufferSpec, Compiled, CompileError, Compiler, LRUAllocator, TinyELF
@@ -137,6 +139,19 @@ class HCQDevice(Compiled):
     if not idx.isdigit(): raise RuntimeError(f"{device}: HCQ devices are HCQ:<gpu index>\nnext: use e.g. HCQ:1")
     self.dev = hcq.open(_visible_gpu(int(idx)))
     super().__init__(device, HCQAllocator(self), [HCQHIPRenderer], HCQProgram, HCQGraph, arch=self.dev.target)
+
+  @functools.cached_property
+  def graph_copies(self) -> bool:
+    """Whether hcq's driver records copies of buffer variables in this GPU's Graphs (probed once:
+    on gfx9 targets it refuses them today, and the JIT graph then leaves copies of JIT inputs
+    out; copies of fixed buffers record everywhere)."""
+    try:
+      a, b = self.dev.alloc(256, "vram"), self.dev.alloc(256, "vram")
+      g = hcq.GraphBuilder(self.dev)
+      g.copy(a, g.buffer(b), 256)
+      g.record()
+      return True
+    except hcq.HcqError: return False
 
   def wait_bounded(self, value: int, seconds: float):
     """Waits for timeline `value` at most `seconds` (RuntimeError past it)."""

@@ -124,3 +124,12 @@ def test_two_gpu_shard():
   for _ in range(4):
     x = rand(8, 4)
     np.testing.assert_allclose(host(f(Tensor(x, device="HCQ").shard(devs, axis=0))), (x * 3 + 1) ** 2, rtol=1e-5, atol=1e-5)
+
+
+def test_program_call_with_timeout_returns_its_time():
+  # 0.14's BEAM times candidates with wait=True, timeout=<ms>: the call returns the GPU time.
+  from hcq.tinygrad.bench14 import _small_kernel
+  prg, bufs, gs, ls = _small_kernel("HCQ")
+  t = prg(*bufs, global_size=gs, local_size=ls, wait=True, timeout=10_000)
+  assert isinstance(t, float) and t >= 0
+  assert prg(*bufs, global_size=gs, local_size=ls) is None

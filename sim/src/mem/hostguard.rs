@@ -94,7 +94,16 @@ struct Region {
     /// Records of accesses to this region lost because every slot was full (moved into the
     /// owner's count when the region is unregistered).
     dropped: AtomicU64,
+    /// Pages opened one by one since the region was last made inaccessible whole (their
+    /// addresses; a count past [`OPEN_LIST`] means "too many, protect it whole"): the next
+    /// doorbell makes only these inaccessible again, not the whole mapping, whose cost grows
+    /// with its resident pages.
+    open_n: AtomicUsize,
+    open_at: [AtomicU64; OPEN_LIST],
 }
+
+/// Pages a region remembers as opened one by one (see [`Region::open_at`]).
+const OPEN_LIST: usize = 16;
 
 /// A page the CPU wrote since the last HDP flush (write faults no longer see it).
 const DIRTY: u32 = 1 << 31;
@@ -157,6 +166,8 @@ const REGION: Region = Region {
     opened: AtomicBool::new(false),
     images: AtomicBool::new(false),
     dropped: AtomicU64::new(0),
+    open_n: AtomicUsize::new(0),
+    open_at: [ZERO; OPEN_LIST],
 };
 #[allow(clippy::declare_interior_mutable_const)]
 const CELL: Cell = Cell {
@@ -334,11 +345,21 @@ fn guard_data(_: &Held, owner: u64) {
                 r.start.load(Ordering::Relaxed),
                 r.len.load(Ordering::Relaxed),
             );
+            let n = r.open_n.swap(0, Ordering::Relaxed);
+            let whole = !r.guarded.load(Ordering::Relaxed) || n > OPEN_LIST;
             r.epoch.fetch_add(1, Ordering::Relaxed);
             r.guarded.store(true, Ordering::Relaxed);
             r.opened.store(false, Ordering::Relaxed);
-            // SAFETY: a registered region: a mapping the simulator made (`register`).
-            unsafe { protect(s, l, libc::PROT_NONE) };
+            if whole {
+                // SAFETY: a registered region: a mapping the simulator made (`register`).
+                unsafe { protect(s, l, libc::PROT_NONE) };
+            } else {
+                // Inaccessible whole since the last doorbell but for these pages: one page each.
+                for a in r.open_at.iter().take(n) {
+                    // SAFETY: a page of a registered region (recorded by `resolve`).
+                    unsafe { protect(a.load(Ordering::Relaxed), PAGE, libc::PROT_NONE) };
+                }
+            }
         }
     }
 }
@@ -539,6 +560,10 @@ fn resolve(addr: u64, write: bool) -> bool {
                 return false;
             }
             r.opened.store(true, Ordering::Relaxed);
+            let n = r.open_n.fetch_add(1, Ordering::Relaxed);
+            if let Some(a) = r.open_at.get(n) {
+                a.store(page, Ordering::Relaxed);
+            }
             if !race {
                 // Only the HDP's first-write fault: no GPU work was guarded against it.
                 return true;
@@ -788,6 +813,7 @@ impl HostGuard {
             return None;
         };
         r.dropped.store(0, Ordering::Relaxed);
+        r.open_n.store(0, Ordering::Relaxed);
         r.owner.store(self.owner, Ordering::Relaxed);
         r.start.store(start, Ordering::Relaxed);
         r.len.store(len, Ordering::Relaxed);

@@ -20,13 +20,17 @@ simulator (its MMU notifier invalidates USERPTR buffers over the range).
 """
 from __future__ import annotations
 
+import atexit
 import errno
 import itertools
 import os
 import threading
 from typing import Any, Dict, Optional, Set
 
-from hcq.mockgpu import _ioctl, _munmap, _norm, sim
+from hcq.mockgpu import _ioctl, _munmap, _norm, _report_faults, sim
+
+# At exit, what the simulated GPU faulted on, as dmesg would tell on hardware.
+atexit.register(_report_faults)
 
 # The sysfs trees and device files the simulated machine owns: under these, a path the simulator
 # does not serve does not exist (the host's own files there are never seen).

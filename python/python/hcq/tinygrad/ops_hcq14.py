@@ -14,6 +14,7 @@ visibility filter; in 0.14's grammar `DEV=HCQ:X` names renderer X: `DEV=HCQ:HIP`
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 
 import hcq
@@ -74,10 +75,9 @@ class HCQProgram:
     if vals: bufs = bufs + tuple(0 if v is None else v for v in vals)  # None: a runtime variable (core_id), CPU only
     if not wait: return self._launch(bufs, global_size, local_size or (1, 1, 1), 0, False) and None
     if timeout is None: return self._launch(bufs, global_size, local_size or (1, 1, 1), 0, True)
-    # timeout (ms, as tinygrad's BEAM passes it): the launch, then a wait bounded by it.
-    v = self._launch(bufs, global_size, local_size or (1, 1, 1), 0, False)
-    self.device.wait_bounded(v, timeout / 1000)
-    return None
+    # timeout (ms, as tinygrad's BEAM passes it): the waited launch, its wait bounded by it.
+    with self.device.bounded_waits(timeout / 1000):
+      return self._launch(bufs, global_size, local_size or (1, 1, 1), 0, True)
 
 
 class HCQAllocator(LRUAllocator):
@@ -153,15 +153,16 @@ class HCQDevice(Compiled):
       return True
     except hcq.HcqError: return False
 
-  def wait_bounded(self, value: int, seconds: float):
-    """Waits for timeline `value` at most `seconds` (RuntimeError past it)."""
+  @contextlib.contextmanager
+  def bounded_waits(self, seconds: float):
+    """hcq's waits inside bounded by `seconds` (a RuntimeError past it), as 0.14's `timeout=`."""
     k = hcq.kfd()
     old = k.wait_timeout
     k.wait_timeout = max(seconds, 1e-3)
-    try: self.dev.wait(value)
-    except hcq.HcqError as e: raise RuntimeError(f"HCQ: timed out after {seconds:.3f} s: {e}") from e
+    try: yield
+    except hcq.HcqError as e: raise RuntimeError(f"HCQ: past the {seconds:.3f} s timeout: {e}") from e
     finally: k.wait_timeout = old
 
   def synchronize(self, timeout: int | None = None):
-    if timeout is None: self.dev.synchronize()
-    else: self.wait_bounded(self.dev.last_value, timeout / 1000)
+    if timeout is None: return self.dev.synchronize()
+    with self.bounded_waits(timeout / 1000): self.dev.synchronize()

@@ -25,6 +25,7 @@
 //! Fault injection ([`Engines::hang`], [`Engines::stall_rptr`], [`Engines::set_interrupts`],
 //! [`Engines::fault_address`]) and a bounded trace ([`Engines::trace`]) serve tests and the CLI.
 
+mod aql;
 pub mod attach;
 pub mod bus;
 pub mod cache;

@@ -479,3 +479,21 @@ fn an_overrun_doorbell_faults() {
     };
     assert!(f.message.contains("ring overrun"), "{}", f.message);
 }
+
+#[test]
+fn a_host_write_to_a_queued_dispatchs_kernargs_is_a_race() {
+    let mut w = world(4096);
+    let hw =
+        w.p.create_event(KFD_IOC_EVENT_HW_EXCEPTION, false, 0)
+            .unwrap()
+            .event_id;
+    let (_, sig, _, _) = vector_add(&mut w, true);
+    // After the doorbell, before the GPU ran the dispatch: the element count changes under it.
+    cpu_write::<u32>(w.data.va + 0x8_0000 + 24, 100);
+    assert_eq!(w.wait(hw, 1000), COMPLETE);
+    let QueueState::Faulted(f) = w.state() else {
+        panic!("{:?}", w.state())
+    };
+    assert!(f.message.contains("host race"), "{}", f.message);
+    assert_eq!(cpu_read::<i64>(sig + 8), 1);
+}

@@ -7,13 +7,13 @@
 mod common;
 
 use common::{Buf, GTT_FLAGS, Proc, VRAM_FLAGS, cpu_read, cpu_write};
-use hcq_core::arch::GFX11;
+use hcq_core::arch::{ArchInfo, GFX9, GFX11};
 use hcq_core::codeobj::CodeObject;
 use hcq_core::kfd::*;
 use hcq_core::pm4;
 use hcq_sim::engine::attach::SimGpu;
 use hcq_sim::engine::{QueueId, QueueKind, QueueState};
-use hcq_sim::{SimConfig, SimMode};
+use hcq_sim::{GpuConfig, SimConfig, SimMode};
 
 const COMPLETE: u32 = KFD_IOC_WAIT_RESULT_COMPLETE;
 const TIMEOUT: u32 = KFD_IOC_WAIT_RESULT_TIMEOUT;
@@ -47,8 +47,13 @@ fn create(p: &Proc, ring: &Buf, gart: &Buf) -> Result<CreateQueueArgs, Errno> {
         p.map(b.handle, &g).unwrap();
         b
     };
-    let eop = mk(4096, VRAM_FLAGS);
-    let cwsr = mk(0x2C0_2000, VRAM_FLAGS);
+    // The node's CWSR sizes (one save area per XCC: Linux 6.12 kfd_queue_acquire_buffers).
+    let sizes = p.sim.queue_sizes(p.gpus[0]).unwrap();
+    let eop = mk(u64::from(sizes.eop_buffer_size), VRAM_FLAGS);
+    let cwsr = mk(
+        sizes.cwsr_mapping_size(sizes.cwsr_size).unwrap(),
+        VRAM_FLAGS,
+    );
     let mut a = CreateQueueArgs {
         ring_base_address: ring.va,
         // amd_queue_t.write_dispatch_id and .read_dispatch_id, as ROCR and tinygrad pass them.
@@ -62,8 +67,8 @@ fn create(p: &Proc, ring: &Buf, gart: &Buf) -> Result<CreateQueueArgs, Errno> {
         eop_buffer_address: eop.va,
         eop_buffer_size: eop.size,
         ctx_save_restore_address: cwsr.va,
-        ctx_save_restore_size: 0x2BE_A000,
-        ctl_stack_size: 0xA000,
+        ctx_save_restore_size: sizes.cwsr_size,
+        ctl_stack_size: sizes.ctl_stack_size,
         ..Default::default()
     };
     p.ioctl(AMDKFD_IOC_CREATE_QUEUE, &mut a)?;
@@ -71,8 +76,13 @@ fn create(p: &Proc, ring: &Buf, gart: &Buf) -> Result<CreateQueueArgs, Errno> {
 }
 
 fn world(ring_size: u64) -> World {
+    world_on(GpuConfig::gfx1100(), ring_size)
+}
+
+fn world_on(gpu: GpuConfig, ring_size: u64) -> World {
     let p = Proc::new(SimConfig {
         mode: SimMode::Deterministic,
+        gpus: vec![gpu],
         ..SimConfig::default()
     });
     let gpu = SimGpu::attach(&p.sim).unwrap();
@@ -244,13 +254,22 @@ fn kfd_creates_aql_queues_with_the_compute_checks() {
 /// PM4_IB packet) a kernel dispatch of 192 work-items adding 150 elements; returns the event,
 /// the completion signal, the dispatch's index and c's address.
 fn vector_add(w: &mut World, hdp_flush: bool) -> (u32, u64, u64, u64) {
+    vector_add_on(w, hdp_flush, "gfx1100", &GFX11)
+}
+
+fn vector_add_on(
+    w: &mut World,
+    hdp_flush: bool,
+    target: &str,
+    arch: &ArchInfo,
+) -> (u32, u64, u64, u64) {
     let d = w.data.va;
     let (a, b, c) = (d + 0x1_0000, d + 0x2_0000, d + 0x3_0000);
     for i in 0..192u64 {
         cpu_write::<u32>(a + i * 4, i as u32);
         cpu_write::<u32>(b + i * 4, 1000 + 2 * i as u32);
     }
-    let co = fixture("vector_add-gfx1100.co");
+    let co = fixture(&format!("vector_add-{target}.co"));
     w.gpu
         .engines()
         .with_kernels(|k| k.register_fixture(&co))
@@ -277,7 +296,7 @@ fn vector_add(w: &mut World, hdp_flush: bool) -> (u32, u64, u64, u64) {
         // The code went through the CPU's VRAM mapping: an HDP flush first, in a PM4 IB.
         let ib = d + 0x9_0000;
         let mut mb = vec![0u32; 64];
-        let n = pm4::memory_barrier(&mut mb, &GFX11).unwrap();
+        let n = pm4::memory_barrier(&mut mb, arch).unwrap();
         for (i, v) in mb[..n].iter().enumerate() {
             cpu_write::<u32>(ib + i as u64 * 4, *v);
         }
@@ -496,4 +515,48 @@ fn a_host_write_to_a_queued_dispatchs_kernargs_is_a_race() {
     };
     assert!(f.message.contains("host race"), "{}", f.message);
     assert_eq!(cpu_read::<i64>(sig + 8), 1);
+}
+
+#[test]
+fn a_gfx942_kernel_dispatch_runs_on_an_aql_queue() {
+    // MI300X's ISA, whose user SGPRs, RSRC3 (ACCUM_OFFSET) and wave64 the CP programs from
+    // the descriptor.
+    let mut w = world_on(GpuConfig::gfx942(), 4096);
+    let (id, sig, _, c) = vector_add_on(&mut w, true, "gfx942", &GFX9);
+    assert_eq!(
+        w.wait(id, 1000),
+        COMPLETE,
+        "{}",
+        w.gpu.engines().trace_text()
+    );
+    for i in 0..150u64 {
+        assert_eq!(cpu_read::<u32>(c + i * 4), 1000 + 3 * i as u32);
+    }
+    assert_eq!(cpu_read::<i64>(sig + 8), 0);
+    assert_eq!(w.read_dispatch_id(), 2);
+}
+
+#[test]
+fn an_8_xcc_gfx942_runs_an_aql_dispatch_once() {
+    // SPX MI300X: one node of 8 XCCs; KFD sizes the save area per XCC (`create` maps 8).
+    let gpu = GpuConfig {
+        num_xcc: 8,
+        cu_count: 304,
+        ..GpuConfig::gfx942()
+    };
+    let mut w = world_on(gpu, 4096);
+    let sizes = w.p.sim.queue_sizes(w.p.gpus[0]).unwrap();
+    assert_eq!(sizes.num_xcc, 8);
+    let (id, sig, _, c) = vector_add_on(&mut w, true, "gfx942", &GFX9);
+    assert_eq!(
+        w.wait(id, 1000),
+        COMPLETE,
+        "{}",
+        w.gpu.engines().trace_text()
+    );
+    for i in 0..150u64 {
+        assert_eq!(cpu_read::<u32>(c + i * 4), 1000 + 3 * i as u32);
+    }
+    // One completion for the whole grid: the signal went from 1 to 0, not below.
+    assert_eq!(cpu_read::<i64>(sig + 8), 0);
 }

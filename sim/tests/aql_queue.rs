@@ -80,8 +80,12 @@ fn world(ring_size: u64) -> World {
 }
 
 fn world_on(gpu: GpuConfig, ring_size: u64) -> World {
+    world_in(SimMode::Deterministic, gpu, ring_size)
+}
+
+fn world_in(mode: SimMode, gpu: GpuConfig, ring_size: u64) -> World {
     let p = Proc::new(SimConfig {
-        mode: SimMode::Deterministic,
+        mode,
         gpus: vec![gpu],
         ..SimConfig::default()
     });
@@ -559,4 +563,41 @@ fn an_8_xcc_gfx942_runs_an_aql_dispatch_once() {
     }
     // One completion for the whole grid: the signal went from 1 to 0, not below.
     assert_eq!(cpu_read::<i64>(sig + 8), 0);
+}
+
+#[test]
+fn threaded_engines_run_aql_packets_as_the_host_writes_them() {
+    let mut w = world_in(SimMode::Threaded, GpuConfig::gfx1100(), 1024);
+    let (id, sig) = w.signal(0, 20, true);
+    let (_, gate) = w.signal(1, 1, false);
+    w.write(barrier(BARRIER_AND, &[gate], sig));
+    w.ring_doorbell();
+    cpu_write::<i64>(gate + 8, 0);
+    let deadline = std::time::Instant::now() + core::time::Duration::from_secs(20);
+    for _ in 0..19 {
+        // A producer reuses a slot only after the CP moved past it (16 slots).
+        while w.put >= w.read_dispatch_id() + 16 {
+            assert!(std::time::Instant::now() < deadline, "{:?}", w.state());
+            std::thread::yield_now();
+        }
+        w.write(barrier(BARRIER_AND, &[], sig));
+        w.ring_doorbell();
+    }
+    while cpu_read::<i64>(sig + 8) != 0 {
+        assert!(std::time::Instant::now() < deadline, "{:?}", w.state());
+        // A completion may already have been consumed by an earlier wait (auto-reset):
+        // a timeout is fine as long as the queue has not faulted.
+        w.wait(id, 100);
+        assert!(
+            !matches!(w.state(), QueueState::Faulted(_)),
+            "{:?}",
+            w.state()
+        );
+    }
+    // The read index is published after the step that completed the last packet.
+    while w.read_dispatch_id() != 20 {
+        assert!(std::time::Instant::now() < deadline, "{:?}", w.state());
+        std::thread::yield_now();
+    }
+    assert_eq!(cpu_read::<u32>(w.slot(19)) & 0xff, INVALID);
 }

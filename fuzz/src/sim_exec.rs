@@ -92,7 +92,7 @@ fn structured(kind: QueueKind, ops: &[u8]) -> Vec<u32> {
                 GpuVa(target(a)),
                 &[v, v],
             ),
-            (QueueKind::Compute, _) => {
+            (QueueKind::Compute | QueueKind::Aql, _) => {
                 buf[0] = u32::from_le_bytes([o, a, b, c]);
                 Ok(1)
             }
@@ -201,7 +201,7 @@ pub fn run(data: &[u8]) {
     }
 
     let upd: u64 = match kind {
-        QueueKind::Compute => 1,
+        QueueKind::Compute | QueueKind::Aql => 1,
         QueueKind::Sdma => 4,
     };
     let size_dw = RING_BYTES / 4;

@@ -23,7 +23,8 @@ fn stream(kind: QueueKind) -> Vec<u32> {
     while out.len() + 64 < (RING_BYTES / 4) as usize {
         i += 1;
         let n = match kind {
-            QueueKind::Compute => {
+            // AQL rings are not benchmarked here: only PM4 and SDMA kinds reach this.
+            QueueKind::Compute | QueueKind::Aql => {
                 let mut n = pm4::wait(&mut b, &w, 0).unwrap();
                 n += pm4::signal(&mut b[n..], &GFX11, &s, i).unwrap();
                 n += pm4::nop(&mut b[n..], 4).unwrap();
@@ -69,7 +70,7 @@ fn engines_for(bus: &Arc<MemBus>, kind: QueueKind, dwords: usize) -> Engines {
     let b: Arc<dyn GpuBus> = bus.clone();
     e.add_queue(QueueId(0), desc, b).unwrap();
     let units = match kind {
-        QueueKind::Compute => 1,
+        QueueKind::Compute | QueueKind::Aql => 1,
         QueueKind::Sdma => 4,
     };
     bus.ring_doorbell(0, dwords as u64 * units);
@@ -112,7 +113,7 @@ fn bench(c: &mut Criterion) {
         g.throughput(Throughput::Elements(dwords as u64));
         let name = format!("{kind}_wait_signal_nop_stream");
         let units = match kind {
-            QueueKind::Compute => 1,
+            QueueKind::Compute | QueueKind::Aql => 1,
             QueueKind::Sdma => 4,
         };
         g.bench_function(name, |b| {

@@ -107,6 +107,10 @@ pub enum QueueKind {
     Compute,
     /// SDMA copy queue: pointers in bytes, a packet crossing the ring end is a fault.
     Sdma,
+    /// AQL compute queue (MEC; KFD_IOC_QUEUE_TYPE_COMPUTE_AQL): a ring of 64-byte HSA packets,
+    /// pointers in packets (dispatch ids), the doorbell holding the last packet's index
+    /// (`engine/aql.rs`).
+    Aql,
 }
 
 impl fmt::Display for QueueKind {
@@ -114,6 +118,7 @@ impl fmt::Display for QueueKind {
         f.write_str(match self {
             QueueKind::Compute => "PM4",
             QueueKind::Sdma => "SDMA",
+            QueueKind::Aql => "AQL",
         })
     }
 }

@@ -181,6 +181,8 @@ fn argument_checks() {
     check(&|a| a.eop_buffer_address = 1 << 63, Errno::EFAULT);
     check(&|a| a.queue_type = 5, Errno::ENOTSUPP);
     check(&|a| a.gpu_id = 0, Errno::EINVAL);
+    // An AQL queue is a compute queue: without its EOP and CWSR buffers (these are an SDMA
+    // queue's arguments) kfd_queue_acquire_buffers refuses it.
     check(
         &|a| a.queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
         Errno::EINVAL,

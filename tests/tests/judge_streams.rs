@@ -941,7 +941,7 @@ impl<'a> RawRing<'a> {
 
     fn units_per_dword(&self) -> u64 {
         match self.q.kind {
-            hcq_sim::QueueKind::Compute => 1,
+            hcq_sim::QueueKind::Compute | hcq_sim::QueueKind::Aql => 1,
             hcq_sim::QueueKind::Sdma => 4,
         }
     }

@@ -83,7 +83,7 @@ impl Rig {
             rptr_va: PTR_VA,
             wptr: 0,
             unit: match kind {
-                QueueKind::Compute => 1,
+                QueueKind::Compute | QueueKind::Aql => 1,
                 QueueKind::Sdma => 4,
             },
         })

@@ -25,6 +25,7 @@
 //! Fault injection ([`Engines::hang`], [`Engines::stall_rptr`], [`Engines::set_interrupts`],
 //! [`Engines::fault_address`]) and a bounded trace ([`Engines::trace`]) serve tests and the CLI.
 
+mod aql;
 pub mod attach;
 pub mod bus;
 pub mod cache;
@@ -218,6 +219,27 @@ impl Inner {
     }
 }
 
+/// The host guard snapshots doorbells as written: an AQL doorbell holds the last packet's
+/// index, so the write pointer the race detector compares ring positions with is one more
+/// (2^64 - 1, nothing written, becomes 0).
+fn aql_write_pointers(queues: &BTreeMap<QueueId, Queue>, host: &mut [crate::mem::HostFault]) {
+    let aql: Vec<u64> = queues
+        .values()
+        .filter(|q| q.desc.kind == QueueKind::Aql)
+        .map(|q| flight::queue_key(q.gpu_id, q.desc.doorbell_offset))
+        .collect();
+    if aql.is_empty() {
+        return;
+    }
+    for h in host {
+        for (key, wptr) in &mut h.queued {
+            if aql.contains(key) {
+                *wptr = wptr.wrapping_add(1);
+            }
+        }
+    }
+}
+
 fn trace_irq(q: &mut Queue, seq: &mut u64, ev: TraceEvent) {
     *seq += 1;
     q.trace.event(*seq, Site::Ring(q.rptr), ev);
@@ -370,6 +392,8 @@ impl Engines {
     pub(crate) fn step_with_host(&self, host: Vec<crate::mem::HostFault>) -> (bool, bool) {
         let mut g = self.lock();
         if !host.is_empty() {
+            let mut host = host;
+            aql_write_pointers(&g.queues, &mut host);
             g.flight.borrow_mut().host.add(host);
         }
         let progressed = g.step(&self.shared.clock);

@@ -123,7 +123,10 @@ pub(crate) enum Decoded<'a> {
 
 pub(crate) fn decode(kind: QueueKind, d: &[u32]) -> Result<(Decoded<'_>, usize), DecodeError> {
     match kind {
-        QueueKind::Compute => hcq_core::pm4::decode_one(d).map(|(p, n)| (Decoded::Pm4(p), n)),
+        // An AQL queue's indirect buffers (AMD_AQL_FORMAT_PM4_IB packets) hold PM4.
+        QueueKind::Compute | QueueKind::Aql => {
+            hcq_core::pm4::decode_one(d).map(|(p, n)| (Decoded::Pm4(p), n))
+        }
         QueueKind::Sdma => hcq_core::sdma::decode_one(d).map(|(p, n)| (Decoded::Sdma(p), n)),
     }
 }

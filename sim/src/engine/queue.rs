@@ -6,8 +6,8 @@ use super::env::Env;
 use super::op::{Ctx, Decoded, Inflight, decode, exec_op};
 use super::trace::{Trace, TraceEvent};
 use super::types::{
-    Cause, Exec, InterruptPolicy, QueueDesc, QueueFault, QueueFaultKind, QueueId, QueueKind,
-    QueueState, Regs, Site,
+    AqlPending, Cause, Exec, InterruptPolicy, QueueDesc, QueueFault, QueueFaultKind, QueueId,
+    QueueKind, QueueState, Regs, Site,
 };
 use crate::vm::Access;
 use hcq_core::kfd::{
@@ -60,7 +60,9 @@ pub(crate) struct Queue {
     buf_ptr: u64,
     buf_len: usize,
     /// The write pointer the doorbell showed when last looked at ([`Queue::step`]).
-    seen_wptr: u64,
+    pub(crate) seen_wptr: u64,
+    /// AQL: the AMD_AQL_FORMAT_PM4_IB packet whose indirect buffer is running (`aql.rs`).
+    pub(crate) aql_pending: Option<AqlPending>,
     /// SDMA: buffer index where the ring wraps (a packet may not cross it).
     ring_end_at: usize,
     pub(crate) ibs: Vec<IbFrame>,
@@ -74,13 +76,22 @@ pub(crate) struct Queue {
 
 fn units_per_dword(kind: QueueKind) -> u64 {
     match kind {
-        QueueKind::Compute => 1,
+        QueueKind::Compute | QueueKind::Aql => 1,
         QueueKind::Sdma => 4,
     }
 }
 
+/// Read/write pointer units in the ring: dwords (PM4), bytes (SDMA), 64-byte packets (AQL).
+fn ring_units(kind: QueueKind, ring_size: u64) -> u64 {
+    match kind {
+        QueueKind::Compute => ring_size / 4,
+        QueueKind::Sdma => ring_size,
+        QueueKind::Aql => ring_size / 64,
+    }
+}
+
 /// Stop reasons inside the fetch loop.
-enum Flow {
+pub(crate) enum Flow {
     /// Executed one packet, entered or left an IB, or fetched more of a packet; keep going
     /// (counted against the budget, which bounds the loop).
     Next,
@@ -109,6 +120,7 @@ impl Queue {
             buf_ptr: desc.start,
             buf_len: 0,
             seen_wptr: desc.start,
+            aql_pending: None,
             ring_end_at: usize::MAX,
             ibs: Vec::new(),
             ib_pool: Vec::new(),
@@ -129,9 +141,16 @@ impl Queue {
         self.desc.ring_size / 4
     }
 
-    /// The write pointer the doorbell announces (`None`: the bus has no such doorbell).
+    /// The write pointer the doorbell announces (`None`: the bus has no such doorbell). An AQL
+    /// doorbell holds the index of the last packet written (ROCR `AqlQueue::StoreRelaxed`
+    /// stores the packet id; tinygrad's AMD_AQL path rings `put_value - 1`), so the write
+    /// pointer is one more; KFD starts it at 2^64 - 1 (`kfd/queues.rs`): an empty queue.
     pub(crate) fn wptr(&self) -> Option<u64> {
-        self.bus.doorbell(self.desc.doorbell_offset)
+        let d = self.bus.doorbell(self.desc.doorbell_offset)?;
+        Some(match self.desc.kind {
+            QueueKind::Aql => d.wrapping_add(1),
+            _ => d,
+        })
     }
 
     fn site_ring(&self) -> Site {
@@ -274,7 +293,7 @@ impl Queue {
         }
         self.ring_end_at = match self.desc.kind {
             QueueKind::Sdma => first,
-            QueueKind::Compute => usize::MAX,
+            QueueKind::Compute | QueueKind::Aql => usize::MAX,
         };
         self.buf_ptr = self.rptr;
         self.buf_len = n;
@@ -284,9 +303,12 @@ impl Queue {
     /// Whether write pointer `wptr` is more than one ring ahead of (or behind) the read
     /// pointer: the producer wrote over commands the CP has not executed (or went back).
     fn overrun(&self, wptr: u64) -> Option<Cause> {
-        let upd = self.upd();
-        let ring = self.desc.ring_size / 4 * upd;
-        let unit = if upd == 1 { "dwords" } else { "bytes" };
+        let ring = ring_units(self.desc.kind, self.desc.ring_size);
+        let unit = match self.desc.kind {
+            QueueKind::Compute => "dwords",
+            QueueKind::Sdma => "bytes",
+            QueueKind::Aql => "packets",
+        };
         if wptr < self.rptr {
             return Some(Cause::Hw(format!(
                 "write pointer {wptr:#x} is behind the read pointer {:#x} (ring of {ring:#x} {unit}): the write pointer only grows",
@@ -306,7 +328,7 @@ impl Queue {
     /// faults), and the commands not executed yet are read from the ring again (the CP
     /// executes what is in the ring, so a producer that wrote over them is seen). `false`
     /// when the queue faulted.
-    fn doorbell_changed(&mut self, seq: &mut u64) -> bool {
+    pub(crate) fn doorbell_changed(&mut self, seq: &mut u64) -> bool {
         let Some(w) = self.wptr() else {
             return true;
         };
@@ -324,7 +346,7 @@ impl Queue {
     }
 
     /// Writes the read pointer back (unless stalled). Returns whether it wrote.
-    fn publish(&mut self, env: &Env<'_>, seq: &mut u64) -> bool {
+    pub(crate) fn publish(&mut self, env: &Env<'_>, seq: &mut u64) -> bool {
         if self.inj.stall_rptr || self.published == self.rptr {
             return false;
         }
@@ -349,6 +371,9 @@ impl Queue {
         seq: &mut u64,
         budget: usize,
     ) -> StepResult {
+        if self.desc.kind == QueueKind::Aql {
+            return self.step_aql(env, irqs, seq, budget);
+        }
         let mut res = StepResult::default();
         if self.inj.hang || self.suspended || matches!(self.state, QueueState::Faulted(_)) {
             return res;
@@ -525,7 +550,7 @@ impl Queue {
         }
     }
 
-    fn push_ib(
+    pub(crate) fn push_ib(
         &mut self,
         env: &Env<'_>,
         base: u64,
@@ -572,7 +597,7 @@ impl Queue {
         }
     }
 
-    fn step_ib(&mut self, env: &Env<'_>, irqs: &mut Vec<u32>, seq: &mut u64) -> Flow {
+    pub(crate) fn step_ib(&mut self, env: &Env<'_>, irqs: &mut Vec<u32>, seq: &mut u64) -> Flow {
         let depth = self.ibs.len();
         let kind = self.desc.kind;
         let Some(top) = self.ibs.last() else {

@@ -63,7 +63,13 @@ impl fmt::Display for TraceEntry {
                 let n = (*len as usize).min(TRACE_PACKET_DWORDS);
                 let d = dwords.get(..n).unwrap_or_default();
                 match self.kind {
-                    QueueKind::Compute => match hcq_core::pm4::decode_one(d) {
+                    QueueKind::Aql if *len == 16 => write!(
+                        f,
+                        "AQL packet type {}, header {:#06x}",
+                        d.first().copied().unwrap_or(0) & 0xff,
+                        d.first().copied().unwrap_or(0) & 0xffff
+                    ),
+                    QueueKind::Compute | QueueKind::Aql => match hcq_core::pm4::decode_one(d) {
                         Ok((p, _)) => write!(f, "{p}"),
                         Err(_) => write!(
                             f,

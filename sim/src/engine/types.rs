@@ -229,6 +229,20 @@ pub(crate) enum Exec {
 }
 
 /// The queue's registers (PM4 register file; SDMA has none).
+/// An AQL AMD_AQL_FORMAT_PM4_IB packet whose indirect buffer the CP is executing: finished
+/// (release fence, completion signal, header reset, read index) when the IB returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct AqlPending {
+    /// GPU VA of the packet's slot.
+    pub(crate) slot: u64,
+    /// Its first dword (header | vendor header << 16).
+    pub(crate) word0: u32,
+    /// `completion_signal` (0: none).
+    pub(crate) signal: u64,
+    /// The GPU clock when the packet was launched (`start_ts` of a profiled signal).
+    pub(crate) start: u64,
+}
+
 pub(crate) struct Regs {
     pub(crate) sh: Box<[u32]>,
     pub(crate) uconfig: Box<[u32]>,
@@ -237,7 +251,7 @@ pub(crate) struct Regs {
 impl Regs {
     pub(crate) fn new(kind: QueueKind) -> Self {
         let (sh, uc) = match kind {
-            QueueKind::Compute => (SH_REGS, UCONFIG_REGS),
+            QueueKind::Compute | QueueKind::Aql => (SH_REGS, UCONFIG_REGS),
             QueueKind::Sdma => (0, 0),
         };
         Self {

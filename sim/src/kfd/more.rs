@@ -328,7 +328,8 @@ impl SimKfd {
         let q = st.queues.get(&queue_id).ok_or(Errno::EFAULT)?;
         let gpu = st.gpus.get(q.gpu).ok_or(Errno::EFAULT)?;
         let active = is_active(&q.info, gpu.evicted);
-        if q.info.kind != QueueKind::Compute || active || gpu.sizes.cwsr_size == 0 {
+        // Compute queues, PM4 or AQL (KFD_QUEUE_TYPE_COMPUTE of either format), have a save area.
+        if q.info.kind == QueueKind::Sdma || active || gpu.sizes.cwsr_size == 0 {
             return Err(Errno::EINVAL);
         }
         let gfx9 = gpu.props.gfx_target_version < 100000;

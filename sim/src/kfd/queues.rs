@@ -65,17 +65,17 @@ impl SimKfd {
         if !bound {
             return Err(Errno::ESRCH);
         }
-        if qt == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL {
-            // Not simulated yet: the engine runs PM4 and SDMA rings only.
-            return Err(Errno::EINVAL);
-        }
         if qt == KFD_IOC_QUEUE_TYPE_SDMA_BY_ENG_ID && a.sdma_engine_id >= engines {
             return Err(Errno::EINVAL);
         }
-        let kind = if qt == KFD_IOC_QUEUE_TYPE_COMPUTE {
-            QueueKind::Compute
-        } else {
-            QueueKind::Sdma
+        // kfd_chardev.c set_queue_properties_from_user: COMPUTE_AQL is a compute queue of
+        // KFD_QUEUE_FORMAT_AQL; every check and buffer rule of compute queues applies to it
+        // (kfd_queue.c kfd_queue_acquire_buffers halves the expected ring size only for AQL
+        // queues on gfx7/gfx8, which hcq-sim does not simulate).
+        let kind = match qt {
+            KFD_IOC_QUEUE_TYPE_COMPUTE => QueueKind::Compute,
+            KFD_IOC_QUEUE_TYPE_COMPUTE_AQL => QueueKind::Aql,
+            _ => QueueKind::Sdma,
         };
 
         // kfd_queue_acquire_buffers (Linux 6.12 on; earlier kernels looked nothing up).
@@ -105,7 +105,7 @@ impl SimKfd {
             a.ring_base_address,
             u64::from(a.ring_size),
         )?);
-        if kind == QueueKind::Compute && sizes.cwsr_size != 0 {
+        if kind != QueueKind::Sdma && sizes.cwsr_size != 0 {
             let strict = self.cfg.queue_buffer_rules == QueueBufferRules::Strict612;
             if a.eop_buffer_address != 0 {
                 let node = u64::from(sizes.eop_buffer_size);
@@ -217,9 +217,12 @@ impl SimKfd {
             }
             gpu.queue_count += 1;
             // A recycled doorbell must not carry a stale value (rocm-systems#8821).
+            // An AQL doorbell holds the index of the last packet written, so "none written
+            // yet" is index -1 (the MQD starts the queue empty: CP_HQD_PQ_WPTR = RPTR = 0).
+            let empty = if kind == QueueKind::Aql { u64::MAX } else { 0 };
             let _ = gpu
                 .doorbells
-                .store_u64(u64::from(doorbell_id) * KFD_DOORBELL_SIZE, 0);
+                .store_u64(u64::from(doorbell_id) * KFD_DOORBELL_SIZE, empty);
         }
         st.queues.insert(
             queue_id,

@@ -126,7 +126,7 @@ impl Rig {
 
     fn upd(q: &Q) -> u64 {
         match q.kind {
-            QueueKind::Compute => 1,
+            QueueKind::Compute | QueueKind::Aql => 1,
             QueueKind::Sdma => 4,
         }
     }

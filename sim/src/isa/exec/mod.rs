@@ -478,7 +478,7 @@ fn run_range(
     let mut waves: Vec<Wave> = (0..nwaves)
         .map(|id| Wave {
             s: [UNDEFINED; 128],
-            scc: true,
+            scc: false,
             pc: l.pgm,
             // One row more than RSRC1 grants: DPP stages its permuted src0 there.
             v: vec![UNDEFINED; (l.vgprs as usize + 1) * lanes as usize],
@@ -535,7 +535,8 @@ impl Wave {
     pub(crate) fn reset(&mut self, pc: u64) {
         self.s.fill(UNDEFINED);
         self.v.fill(UNDEFINED);
-        self.scc = true;
+        // SCC reads 0 at a wave's first instruction ([`init`]).
+        self.scc = false;
         self.pc = pc;
         self.state = WaveState::Running;
         self.clock.reset();

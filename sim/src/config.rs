@@ -462,6 +462,10 @@ pub struct SimConfig {
     /// Which clients are served ([`SimClient::Hcq`] unless granted by
     /// [`SimConfig::for_any_client`]).
     pub client: SimClient,
+    /// Whether an access the hardware tolerates (an LDS access past the allocation: reads 0,
+    /// writes dropped) faults the queue instead of being recorded as a finding
+    /// ([`crate::findings`]); the default comes from `HCQ_SIM_STRICT` ([`env_strict`]).
+    pub strict: bool,
 }
 
 impl Default for SimConfig {
@@ -475,8 +479,19 @@ impl Default for SimConfig {
             dispatch: env_dispatch(),
             seed: env_seed(),
             client: SimClient::Hcq,
+            strict: env_strict(),
         }
     }
+}
+
+/// Environment variable that makes simulators strict by default ([`SimConfig::strict`]).
+pub const STRICT_ENV: &str = "HCQ_SIM_STRICT";
+
+/// `HCQ_SIM_STRICT=1` (or `true`): findings fault the queue; unset or anything else: they are
+/// recorded.
+#[must_use]
+pub fn env_strict() -> bool {
+    std::env::var(STRICT_ENV).is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true"))
 }
 
 impl SimConfig {

@@ -75,6 +75,7 @@
 mod clock;
 mod config;
 pub mod engine;
+pub mod findings;
 mod gpu;
 mod inthash;
 pub mod isa;
@@ -86,7 +87,8 @@ mod vm;
 
 pub use config::{
     AnyClientGrant, CLIENT_ENV, ClientChoice, DISPATCH_ENV, DispatchMode, GpuConfig, KERNEL_ENV,
-    QueueBufferRules, SEED_ENV, SimClient, SimConfig, SimMode, env_client, env_kernel,
+    QueueBufferRules, SEED_ENV, STRICT_ENV, SimClient, SimConfig, SimMode, env_client, env_kernel,
+    env_strict,
 };
 pub use gpu::{GpuFault, GpuSpan};
 pub use kfd::{Engine, FileStat, LiveObjects, Persistence, SimError, SimKfd, node_dir};

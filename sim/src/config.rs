@@ -511,6 +511,7 @@ pub fn check_env() -> Result<(), EnvError> {
     env_dispatch()?;
     env_kernel()?;
     env_host_guard()?;
+    env_strict()?;
     env_client().map_err(|_| EnvError {
         var: CLIENT_ENV,
         value: std::env::var(CLIENT_ENV).unwrap_or_default(),
@@ -585,6 +586,10 @@ pub struct SimConfig {
     /// Off by default (a library gets no signal handler it did not ask for); hcq's own test
     /// suites turn it on. [`HOST_GUARD_ENV`] overrides it: `1` on, `0` off.
     pub host_guard: bool,
+    /// Whether an access the hardware tolerates (an LDS access past the allocation: reads 0,
+    /// writes dropped) faults the queue instead of being recorded as a finding
+    /// ([`crate::findings`]); the default comes from `HCQ_SIM_STRICT` ([`env_strict`]).
+    pub strict: bool,
 }
 
 impl Default for SimConfig {
@@ -603,9 +608,36 @@ impl Default for SimConfig {
             seed: env_seed().unwrap_or_default(),
             client: SimClient::Hcq,
             host_guard: false,
+            strict: env_strict().unwrap_or_default(),
         }
     }
 }
+
+/// Environment variable that makes simulators strict by default ([`SimConfig::strict`]).
+pub const STRICT_ENV: &str = "HCQ_SIM_STRICT";
+
+/// `HCQ_SIM_STRICT=1` (or `true`): findings fault the queue; unset, `0` or `false`: they are
+/// recorded.
+///
+/// # Errors
+/// Any other value, naming the variable and the accepted values.
+pub fn env_strict() -> Result<bool, EnvError> {
+    let Some(v) = env_value(STRICT_ENV, STRICT_ACCEPTED)? else {
+        return Ok(false);
+    };
+    match v.trim().to_ascii_lowercase().as_str() {
+        "" | "0" | "false" => Ok(false),
+        "1" | "true" => Ok(true),
+        _ => Err(EnvError {
+            var: STRICT_ENV,
+            value: v,
+            accepted: STRICT_ACCEPTED,
+        }),
+    }
+}
+
+/// What [`STRICT_ENV`] accepts.
+const STRICT_ACCEPTED: &str = "`1`/`true` (findings fault) or `0`/`false` (findings are recorded)";
 
 impl SimConfig {
     /// `n` identical gfx1100 GPUs.

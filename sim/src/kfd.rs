@@ -137,6 +137,8 @@ pub struct SimKfd {
     pub(crate) clock: Arc<crate::clock::Clock>,
     /// The regions `mmap` handed out (`MAP_FIXED` and `munmap` are checked against them).
     pub(crate) maps: mem::ProcessMaps,
+    /// What the GPUs did that the hardware tolerates (`findings.rs`).
+    pub(crate) findings: std::sync::Arc<crate::findings::Findings>,
     /// This simulator among the process's (the engines' translation caches are per thread
     /// and must not take one simulator's mapping for another's).
     pub(crate) uid: u64,
@@ -280,6 +282,7 @@ impl SimKfd {
             epoch: Instant::now(),
             clock: Arc::new(crate::clock::Clock::new(mode)),
             maps: mem::ProcessMaps::new(any_client),
+            findings: std::sync::Arc::default(),
             uid: {
                 static NEXT: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(1);
                 NEXT.fetch_add(1, core::sync::atomic::Ordering::Relaxed)

@@ -88,6 +88,7 @@
 mod clock;
 mod config;
 pub mod engine;
+pub mod findings;
 mod gpu;
 mod inthash;
 pub mod isa;
@@ -99,8 +100,8 @@ mod vm;
 
 pub use config::{
     AnyClientGrant, CLIENT_ENV, ClientChoice, DISPATCH_ENV, DispatchMode, EnvError, GpuConfig,
-    HOST_GUARD_ENV, KERNEL_ENV, QueueBufferRules, SEED_ENV, SimClient, SimConfig, SimMode,
-    check_env, env_client, env_host_guard, env_kernel,
+    HOST_GUARD_ENV, KERNEL_ENV, QueueBufferRules, SEED_ENV, STRICT_ENV, SimClient, SimConfig,
+    SimMode, check_env, env_client, env_host_guard, env_kernel, env_strict,
 };
 pub use gpu::{GpuFault, GpuSpan};
 pub use kfd::{Engine, FileStat, LiveObjects, Persistence, SimError, SimKfd, node_dir};

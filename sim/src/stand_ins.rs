@@ -392,6 +392,10 @@ pub struct KernelRegistry {
     mode: ExecMode,
     budget: u64,
     counters: Arc<IsaCounters>,
+    /// Whether tolerated out-of-range accesses fault ([`crate::findings`]).
+    strict: bool,
+    /// Where they are recorded otherwise.
+    findings: Arc<crate::findings::Findings>,
 }
 
 impl Default for KernelRegistry {
@@ -401,6 +405,8 @@ impl Default for KernelRegistry {
             mode: ExecMode::default(),
             budget: env_instruction_budget().unwrap_or(DEFAULT_INSTRUCTION_BUDGET),
             counters: Arc::default(),
+            strict: true,
+            findings: Arc::default(),
         }
     }
 }
@@ -516,6 +522,25 @@ impl KernelRegistry {
     /// Sets the per-wave instruction budget.
     pub fn set_instruction_budget(&mut self, budget: u64) {
         self.budget = budget;
+    }
+
+    /// Whether an access the hardware tolerates faults the queue (default: strict; a
+    /// [`SimKfd`](crate::SimKfd)'s engines follow [`SimConfig::strict`](crate::SimConfig)).
+    #[must_use]
+    pub fn strict(&self) -> bool {
+        self.strict
+    }
+
+    /// Chooses strictness and the list non-strict findings go to.
+    pub fn set_judge(&mut self, strict: bool, findings: Arc<crate::findings::Findings>) {
+        self.strict = strict;
+        self.findings = findings;
+    }
+
+    /// The list findings go to.
+    #[must_use]
+    pub fn findings(&self) -> &crate::findings::Findings {
+        &self.findings
     }
 
     /// What the interpreter has executed so far (all dispatches of these engines).

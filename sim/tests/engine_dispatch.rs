@@ -219,6 +219,18 @@ fn lds_and_wave_size_are_checked() {
         m.contains("LDS access of 4 bytes") && m.contains("beyond the 0 bytes"),
         "{m}"
     );
+    // Not strict (a SimKfd without SimConfig::strict): the hardware reads 0 and drops the
+    // writes; the dispatch's first such access is a finding, with how many there were.
+    let findings = std::sync::Arc::new(hcq_sim::findings::Findings::default());
+    rig.engines
+        .with_kernels(|k| k.set_judge(false, std::sync::Arc::clone(&findings)));
+    assert_eq!(run(&mut rig, &bad, ka, 1, 64), QueueState::Idle);
+    let f = findings.list();
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!((f[0].allocation, f[0].bytes), (0, 4));
+    assert_eq!(f[0].count, 128, "64 lanes store and load");
+    assert!(f[0].instruction.starts_with("ds_store_b32"), "{}", f[0]);
+    rig.engines.with_kernels(|k| k.set_judge(true, findings));
     // The host stand-ins (opt-in) compare with the descriptor.
     rig.engines
         .with_kernels(|k| k.set_mode(ExecMode::HostStandIns));

@@ -55,7 +55,12 @@ impl Rig {
     /// If the simulator or KFD cannot start (a test failure).
     #[must_use]
     pub fn new(gpus: usize, timeout: Duration) -> Self {
-        Self::with_config(SimConfig::with_gpus(gpus), timeout)
+        // hcq's suites run strict: an access the hardware tolerates faults (`findings.rs`).
+        let cfg = SimConfig {
+            strict: true,
+            ..SimConfig::with_gpus(gpus)
+        };
+        Self::with_config(cfg, timeout)
     }
 
     /// A rig for `cfg`.

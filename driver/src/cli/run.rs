@@ -1,5 +1,5 @@
 //! `hcq run FILE KERNEL --groups X[,Y[,Z]] --block X[,Y[,Z]] [ARG]... [--dynamic-lds BYTES]
-//! [--save DIR] [--print all|written|none] [--json]`: runs one kernel of a code object (or
+//! [--save DIR] [--print all|written|none] [--strict] [--json]`: runs one kernel of a code object (or
 //! offload bundle) through the checked launch builder. Each ARG is one explicit argument, in
 //! the kernel's order: `TYPE:VALUE` or `TYPExN:A,B,...` for a `by_value` argument,
 //! `buf:TYPE:SPEC` (values, `N*V`, `iota:N` or `@FILE`: a `.npy` or raw bytes) or
@@ -14,7 +14,7 @@ use serde_json::json;
 
 const USAGE: &str = "\
 usage: hcq run FILE KERNEL --groups X[,Y[,Z]] --block X[,Y[,Z]] [ARG]... [--dynamic-lds BYTES]
-               [--save DIR] [--print all|written|none] [--json]
+               [--save DIR] [--print all|written|none] [--strict] [--json]
 
 Runs KERNEL of the code object (or clang offload bundle) FILE once and prints the buffers it
 wrote. ARG, one per explicit kernel argument, in order, checked against the kernel's metadata:
@@ -31,10 +31,14 @@ TYPE: u8 u16 u32 u64 i8 i16 i32 i64 f16 f32 f64
   --save DIR              write every buffer as DIR/arg<I>.npy (its dtype and shape)
   --print all|written|none  which buffers the text output prints (default written: the
                           out: buffers and those whose contents the kernel changed)
+  --strict                on the simulator, fault on an access the hardware tolerates (an
+                          LDS access past the allocation: the GPU reads 0 and drops the
+                          write) instead of printing it as a finding (also HCQ_SIM_STRICT=1)
   --json                  one JSON object on stdout, with every buffer:
                           {\"kernel\", \"target\", \"groups\", \"block\",
                            \"buffers\": [{\"arg\", \"type\", \"shape\", \"written\", \"values\"}],
-                           \"gpu_time_ns\", \"gpu_time_kind\": \"modelled\" (simulator) or \"measured\"}
+                           \"gpu_time_ns\", \"gpu_time_kind\": \"modelled\" (simulator) or \"measured\",
+                           \"findings\": [text of each access the hardware tolerated]}
 Without a GPU (/dev/kfd), the simulator runs the kernel's machine code as a GPU of the code
 object's target (gfx90a, gfx942, gfx1100, gfx1201); its gpu_time_ns is then modelled, not
 measured: the duration a model of the instructions the kernel executed gives on that GPU
@@ -607,13 +611,14 @@ struct Opts {
     json: bool,
     save: Option<String>,
     print: Print,
+    strict: bool,
 }
 
 /// `Ok(None)`: help was asked for.
 fn parse(args: &[String]) -> Result<Option<Opts>, String> {
     let mut pos = Vec::new();
     let (mut groups, mut block, mut dynamic_lds, mut json_out) = (None, None, 0, false);
-    let (mut save, mut print) = (None, Print::Written);
+    let (mut save, mut print, mut strict) = (None, Print::Written, false);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = |flag: &str| {
@@ -624,6 +629,7 @@ fn parse(args: &[String]) -> Result<Option<Opts>, String> {
         match a.as_str() {
             "-h" | "--help" => return Ok(None),
             "--json" => json_out = true,
+            "--strict" => strict = true,
             "--groups" => groups = Some(parse_dims("--groups", &value("--groups")?)?),
             "--block" => block = Some(parse_dims("--block", &value("--block")?)?),
             "--dynamic-lds" => {
@@ -657,6 +663,7 @@ fn parse(args: &[String]) -> Result<Option<Opts>, String> {
         json: json_out,
         save,
         print,
+        strict,
     }))
 }
 
@@ -780,6 +787,20 @@ struct Backend {
     note: Option<String>,
     #[cfg(feature = "sim")]
     _gpu: Option<hcq_sim::engine::attach::SimGpu>,
+    /// The simulator, whose findings the report lists.
+    #[cfg(feature = "sim")]
+    sim: Option<std::sync::Arc<hcq_sim::SimKfd>>,
+}
+
+impl Backend {
+    /// What the simulated GPU did that the hardware tolerates (none on a real GPU).
+    fn findings(&self) -> Vec<String> {
+        #[cfg(feature = "sim")]
+        if let Some(sim) = &self.sim {
+            return sim.findings().iter().map(ToString::to_string).collect();
+        }
+        Vec::new()
+    }
 }
 
 /// The processors `data` (an ELF or a bundle) has code for.
@@ -796,7 +817,7 @@ fn targets_of(data: &[u8]) -> Result<Vec<String>, String> {
     Ok(vec![co.target().mach.name.to_owned()])
 }
 
-fn open_backend(data: &[u8]) -> Result<Backend, String> {
+fn open_backend(data: &[u8], strict: bool) -> Result<Backend, String> {
     let targets = targets_of(data)?;
     let real_err = match Kfd::open() {
         Ok(k) if !k.gpus().is_empty() => {
@@ -805,6 +826,8 @@ fn open_backend(data: &[u8]) -> Result<Backend, String> {
                 note: None,
                 #[cfg(feature = "sim")]
                 _gpu: None,
+                #[cfg(feature = "sim")]
+                sim: None,
             });
         }
         Ok(_) => "/dev/kfd has no usable GPU".to_owned(),
@@ -828,9 +851,11 @@ fn open_backend(data: &[u8]) -> Result<Backend, String> {
                     targets.join(", ")
                 )
             })?;
+        let env_strict = hcq_sim::env_strict().map_err(|e| e.to_string())?;
         let sim = std::sync::Arc::new(
             SimKfd::new(SimConfig {
                 gpus: vec![cfg()],
+                strict: strict || env_strict,
                 ..SimConfig::default()
             })
             .map_err(|e| format!("starting the simulator: {e}"))?,
@@ -845,11 +870,12 @@ fn open_backend(data: &[u8]) -> Result<Backend, String> {
                 "{real_err}: running on a simulated {name} (hcq-sim)"
             )),
             _gpu: Some(gpu),
+            sim: Some(sim),
         })
     }
     #[cfg(not(feature = "sim"))]
     {
-        let _ = targets;
+        let _ = (targets, strict);
         Err(real_err)
     }
 }
@@ -865,7 +891,7 @@ fn execute(o: &Opts) -> Result<serde_json::Value, String> {
             a => Ok(a.clone()),
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let backend = open_backend(&data)?;
+    let backend = open_backend(&data, o.strict)?;
     if let Some(n) = &backend.note {
         eprintln!("hcq run: {n}");
     }
@@ -961,6 +987,7 @@ fn execute(o: &Opts) -> Result<serde_json::Value, String> {
         "buffers": buffers,
         "gpu_time_ns": u64::try_from(t.as_nanos()).unwrap_or(u64::MAX),
         "gpu_time_kind": if backend.note.is_some() { "modelled" } else { "measured" },
+        "findings": backend.findings(),
     }))
 }
 
@@ -1000,6 +1027,9 @@ fn to_text(r: &serde_json::Value, print: Print) -> String {
             b["type"].as_str().unwrap_or("?"),
             vals.join(" ")
         );
+    }
+    for f in r["findings"].as_array().into_iter().flatten() {
+        let _ = writeln!(s, "  finding: {}", f.as_str().unwrap_or("?"));
     }
     s
 }
@@ -1311,6 +1341,23 @@ mod tests {
         .unwrap()
         .unwrap();
         assert_eq!((o.print, o.save.as_deref()), (Print::All, Some("d")));
+        assert!(!o.strict);
+        let o = parse(&s(&[
+            "k.co", "k", "--groups", "1", "--block", "1", "--strict",
+        ]))
+        .unwrap()
+        .unwrap();
+        assert!(o.strict);
+        let text = to_text(
+            &json!({"kernel": "k", "target": "gfx1100", "groups": [1, 1, 1], "block": [1, 1, 1],
+                    "buffers": [], "gpu_time_ns": 1, "gpu_time_kind": "modelled",
+                    "findings": ["kernel at 0x1000, ds_load_b32 at kernel offset 0x8: ..."]}),
+            Print::Written,
+        );
+        assert!(
+            text.contains("  finding: kernel at 0x1000, ds_load_b32"),
+            "{text}"
+        );
         assert!(
             parse(&s(&[
                 "k.co", "k", "--groups", "1", "--block", "1", "--print", "x"

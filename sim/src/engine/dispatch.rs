@@ -216,8 +216,19 @@ fn machine(
     mem: &dyn isa::Memory,
 ) -> Result<Exec, Cause> {
     let l = launch(regs, desc, env, d)?;
-    match isa::run(&l, mem) {
+    match isa::run_with(&l, mem, env.registry.strict()) {
         Ok(st) => {
+            if let Some(o) = st.first_out_of_range {
+                env.registry.findings().push(crate::findings::Finding {
+                    kernel: l.pgm,
+                    instruction: format!("{} at kernel offset {:#x}", o.mnemonic, o.pc_offset),
+                    address: o.address,
+                    bytes: o.bytes,
+                    allocation: o.allocation,
+                    what: "an LDS access past the allocation: the hardware reads 0 and drops the write".into(),
+                    count: st.out_of_range,
+                });
+            }
             let c = env.registry.isa_counters();
             c.wave_instructions
                 .fetch_add(st.wave_instructions, Ordering::Relaxed);

@@ -280,6 +280,13 @@ fn regs_of(i: &Inst) -> (u16, [u16; 3]) {
 /// As [`disasm_for`]; `gfx940` selects gfx940's cache-policy names (sc0, sc1, nt) on gfx9.
 #[must_use]
 pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
+    let whole;
+    let i = if isa == Isa::Gfx9 {
+        i
+    } else {
+        whole = crate::isa::decode::whole_regs(i);
+        &whole
+    };
     let p = Printer {
         i,
         isa,

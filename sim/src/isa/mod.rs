@@ -147,6 +147,11 @@ pub struct Launch {
 /// What a dispatch executed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
+    /// Accesses past an allocation the hardware tolerates (LDS: reads 0, writes dropped),
+    /// counted when the run is not strict ([`run_with`]).
+    pub out_of_range: u64,
+    /// The first of them.
+    pub first_out_of_range: Option<OutOfRange>,
     /// Instructions executed per wave.
     pub wave_instructions: u64,
     /// Instructions counted per active lane (a scalar instruction counts 1).
@@ -494,8 +499,35 @@ impl Memory for FlatMemory {
 /// # Errors
 /// The first fault: see [`IsaError`].
 pub fn run(l: &Launch, mem: &dyn Memory) -> Result<Stats, IsaError> {
+    run_with(l, mem, true)
+}
+
+/// An access past an allocation that the hardware tolerates: an LDS access beyond the bytes
+/// RSRC2.LDS_SIZE grants reads 0 and drops its write (RDNA3/RDNA4/CDNA3 ISA guides, LDS
+/// chapter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutOfRange {
+    /// The instruction's offset from the program address.
+    pub pc_offset: u64,
+    /// Its mnemonic.
+    pub mnemonic: &'static str,
+    /// The first byte accessed.
+    pub address: u64,
+    /// Bytes accessed.
+    pub bytes: u32,
+    /// Bytes allocated.
+    pub allocation: u64,
+}
+
+/// [`run`], choosing what an access the hardware tolerates does: with `strict` it faults the
+/// dispatch (the judge [`run`] keeps); without, it does what the GPU does and is counted in
+/// [`Stats::out_of_range`].
+///
+/// # Errors
+/// As [`run`].
+pub fn run_with(l: &Launch, mem: &dyn Memory, strict: bool) -> Result<Stats, IsaError> {
     launch::check(l)?;
-    exec::run_dispatch(l, mem)
+    exec::run_dispatch(l, mem, strict)
 }
 
 #[cfg(test)]

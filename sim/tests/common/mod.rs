@@ -75,7 +75,11 @@ impl Proc {
     }
 
     pub fn one() -> Self {
-        Self::new(SimConfig::default())
+        // The suites run strict: an access the hardware tolerates faults.
+        Self::new(SimConfig {
+            strict: true,
+            ..SimConfig::default()
+        })
     }
 
     pub fn ioctl<T: PlainArgs>(&self, io: Ioctl<T>, a: &mut T) -> Result<(), Errno> {

@@ -24,6 +24,8 @@ pub type Sd = SdmaList<2048, 128, 512>;
 pub fn rig(mode: SimMode, gpus: usize, timeout: Duration) -> Rig {
     let cfg = SimConfig {
         mode,
+        // hcq's suites run strict: an access the hardware tolerates faults.
+        strict: true,
         ..SimConfig::with_gpus(gpus)
     };
     Rig::with_config(cfg, timeout)

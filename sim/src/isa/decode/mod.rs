@@ -9,6 +9,7 @@ mod gfx12;
 mod gfx9;
 
 pub use gfx11::has_short_form;
+pub(crate) use gfx11::whole_regs;
 
 /// Whether `op` has a 32-bit VOP1/VOP2 encoding on gfx9 (gfx90a, gfx942).
 #[must_use]
@@ -282,6 +283,10 @@ pub fn decode(isa: Isa, words: &[u32; 3]) -> Result<Inst, Undecodable> {
     } else {
         family(words)?
     };
+    // 16-bit VGPR operands of the e32 and DPP forms name halves (the DPP word's source too).
+    if isa != Isa::Gfx9 && matches!(i.enc, Enc::Vop1 | Enc::Vop2 | Enc::Vopc) {
+        gfx11::half_regs(&mut i);
+    }
     if i.uses_lit() {
         let at = usize::from(i.len / 4);
         i.lit = words.get(at).copied().unwrap_or(0);
@@ -391,11 +396,6 @@ fn dpp(
     i.len = if vop3 { 12 } else { 8 };
     if i.op != Op::VNop {
         i.src[0] = VGPR + b16(w1, 0, 8);
-    }
-    if i.op == Op::VMovB16 && !vop3 {
-        // The DPP word's source VGPR names a half too (bit 7).
-        i.opsel &= !1;
-        gfx11::half_regs(&mut i);
     }
     let d = if marker == 0xfa {
         if !vop3 {

@@ -1135,7 +1135,7 @@ impl Exec<'_, '_> {
             end = end.max(u64::from(*x) + u64::from(d.off) + size as u64);
         }
         // CAST: usize -> u64 widens.
-        if end > self.lds.len() as u64 {
+        if end > u64::from(self.l.lds_bytes) {
             return None;
         }
         let data = usize::from(d.data);
@@ -1345,6 +1345,8 @@ mod tests {
             mode,
             trapsts: 0,
             executed: 0,
+            strict: true,
+            oob: (0, None),
         };
         for (k, x) in w.v.iter_mut().enumerate() {
             *x = EDGES[(k * 7 + k / lanes + salt) % EDGES.len()];
@@ -1384,6 +1386,10 @@ mod tests {
         i: &Inst,
         fast: bool,
     ) -> Option<Result<(), IsaError>> {
+        // The grant is the slice (strict waves fault before the sink past it).
+        let mut granted = l.clone();
+        granted.lds_bytes = u32::try_from(lds.len()).ok()?;
+        let l = &granted;
         let mut kcache = KCache::new();
         let mut bar = WgBarrier {
             signals: 0,
@@ -1619,6 +1625,8 @@ mod tests {
             mode: w.mode,
             trapsts: w.trapsts,
             executed: w.executed,
+            strict: w.strict,
+            oob: w.oob,
         }
     }
 

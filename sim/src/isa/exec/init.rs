@@ -1,5 +1,17 @@
 //! The state a wave starts with, from the dispatch registers only (LLVM AMDGPUUsage, "Initial
 //! Kernel Execution State", and the RDNA3, RDNA4 and CDNA3 ISA guides).
+//!
+//! What the documents leave undefined at launch (VCC, M0, the SGPRs and VGPRs no enable bit
+//! loads, LDS contents) starts as a recognisable poison ([`super::UNDEFINED`], LDS 0xA5), so
+//! a kernel that reads it shows up. Set by the hardware:
+//! - EXEC: the wave's live work-items (a partial last wave has fewer).
+//! - SCC: 0 at the first instruction. gfx11: tinygrad's hardware-validated suite
+//!   (test/amd/hw, helpers.py) writes no SCC before a test's body and compares SCC with the
+//!   GPU's afterwards; it passes on gfx1100 with SCC 0 (`s_cselect_b32` after an SCC-neutral
+//!   body reads 0). gfx9 and gfx12: no guide states a value; the simulator takes gfx11's
+//!   (`isa_hw_validated.rs` holds the case).
+//! - MODE: from RSRC1 (FLOAT_MODE, DX10_CLAMP, IEEE; `control::initial_mode`).
+//! - Trap state: TRAPSTS (gfx12's EXCP_FLAG_USER) 0; no trap handler is installed.
 
 use super::Wave;
 use crate::isa::{Isa, Launch};

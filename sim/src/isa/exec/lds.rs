@@ -3,18 +3,43 @@
 use super::*;
 
 impl Exec<'_, '_> {
+    /// The LDS bytes an access of `n` bytes at `addr` touches. Past the RSRC2.LDS_SIZE grant
+    /// the hardware reads 0 and drops the write (RDNA3/RDNA4/CDNA3 ISA guides, LDS chapter):
+    /// a strict run faults; otherwise the access is counted ([`crate::isa::OutOfRange`]) and
+    /// lands in the zeroed sink past the grant.
     pub(super) fn lds_range(
-        &self,
+        &mut self,
         addr: u64,
         n: usize,
     ) -> Result<core::ops::Range<usize>, IsaError> {
+        // CAST: the grant is at most 64 KiB.
+        let grant = self.l.lds_bytes as usize;
         let a = usize::try_from(addr).unwrap_or(usize::MAX);
         match a.checked_add(n) {
-            Some(end) if end <= self.lds.len() => Ok(a..end),
-            _ => Err(self.err(&format!(
-                "LDS access of {n} bytes at {addr:#x} beyond the {} bytes COMPUTE_PGM_RSRC2.LDS_SIZE grants",
-                self.lds.len()
+            Some(end) if end <= grant => Ok(a..end),
+            _ if self.w.strict || n > LDS_SINK => Err(self.err(&format!(
+                "LDS access of {n} bytes at {addr:#x} beyond the {grant} bytes COMPUTE_PGM_RSRC2.LDS_SIZE grants (hardware reads 0 and drops the write; a strict run faults)"
             ))),
+            _ => {
+                let i = self.at.pc.wrapping_sub(self.l.pgm);
+                let op = decode_op_name(self);
+                self.w.oob.0 += 1;
+                if self.w.oob.1.is_none() {
+                    self.w.oob.1 = Some(crate::isa::OutOfRange {
+                        pc_offset: i,
+                        mnemonic: op,
+                        address: addr,
+                        // CAST: n <= LDS_SINK.
+                        bytes: n as u32,
+                        allocation: grant as u64,
+                    });
+                }
+                let sink = self.lds.get_mut(grant..grant + LDS_SINK);
+                if let Some(sink) = sink {
+                    sink.fill(0);
+                }
+                Ok(grant..grant + n)
+            }
         }
     }
 
@@ -512,7 +537,7 @@ impl Exec<'_, '_> {
         let base = u64::from(self.s32(m0, 0)? & 0xffff) + i.imm as u64;
         let n = self.w.lanes;
         let exec = self.w.exec();
-        let word = |x: &Self, a: u64| -> Result<(core::ops::Range<usize>, u32), IsaError> {
+        let word = |x: &mut Self, a: u64| -> Result<(core::ops::Range<usize>, u32), IsaError> {
             let r = x.lds_range(a, 4)?;
             let b = &x.lds[r.clone()];
             Ok((r, u32::from_le_bytes([b[0], b[1], b[2], b[3]])))
@@ -681,4 +706,15 @@ impl Exec<'_, '_> {
         }
         Ok(())
     }
+}
+
+/// The mnemonic of the instruction at the executor's pc (read again: only a tolerated
+/// out-of-range access asks).
+fn decode_op_name(x: &Exec<'_, '_>) -> &'static str {
+    let mut b = [0u8; 12];
+    if x.mem.read(x.at.pc, &mut b, Access::Execute).is_err() {
+        return "?";
+    }
+    let w = [0, 4, 8].map(|k| u32::from_le_bytes([b[k], b[k + 1], b[k + 2], b[k + 3]]));
+    decode::decode_for(x.l.isa, x.l.gfx940, &w).map_or("?", |i| i.op.name())
 }

@@ -191,6 +191,10 @@ impl KCache {
     }
 }
 
+/// Bytes past the LDS grant where a tolerated out-of-range access lands (zeroed before each:
+/// a read gives 0, a write is lost); the widest LDS access is 16 bytes.
+pub(crate) const LDS_SINK: usize = 64;
+
 /// Most instruction words cached per dispatch (code beyond is decoded at every visit).
 const CACHE_WORDS: u64 = 1 << 16;
 
@@ -233,6 +237,10 @@ pub(crate) struct Wave {
     trapsts: u32,
     /// Instructions this wave has executed since launch, held against [`Launch::budget`].
     executed: u64,
+    /// Whether an access the hardware tolerates faults ([`crate::isa::run_with`]).
+    strict: bool,
+    /// Such accesses since launch, and the first.
+    oob: (u64, Option<crate::isa::OutOfRange>),
 }
 
 /// A workgroup's barrier: waves that signalled it since it last completed (gfx12's
@@ -298,7 +306,7 @@ const SCAN_WORDS: usize = 1 << 14;
 
 /// Runs every workgroup of a dispatch: on [`THREADS`] threads when the memory may be shared
 /// and the result cannot depend on thread timing (see [`parallel_safe`]), else in order.
-pub(crate) fn run_dispatch(l: &Launch, mem: &dyn Memory) -> Result<Stats, IsaError> {
+pub(crate) fn run_dispatch(l: &Launch, mem: &dyn Memory, strict: bool) -> Result<Stats, IsaError> {
     let total = u64::from(l.groups[0]) * u64::from(l.groups[1]) * u64::from(l.groups[2]);
     let slots = l.scratch_waves.max(1);
     match mem.shared() {
@@ -308,9 +316,9 @@ pub(crate) fn run_dispatch(l: &Launch, mem: &dyn Memory) -> Result<Stats, IsaErr
                 && (u64::from(slots) >= THREADS || l.scratch.wave_bytes == 0)
                 && parallel_safe(l, mem) =>
         {
-            run_parallel(l, shared, total, slots)
+            run_parallel(l, shared, total, slots, strict)
         }
-        _ => run_range(l, mem, 0, total, (0, slots)).map_err(|(_, e)| e),
+        _ => run_range(l, mem, 0, total, (0, slots), strict).map_err(|(_, e)| e),
     }
 }
 
@@ -332,6 +340,7 @@ fn run_parallel(
     mem: &(dyn Memory + Sync),
     total: u64,
     slots: u32,
+    strict: bool,
 ) -> Result<Stats, IsaError> {
     let per = total.div_ceil(THREADS);
     // Without scratch the slots are never used; else each range has at least one.
@@ -344,7 +353,7 @@ fn run_parallel(
                 let count = per.min(total - first);
                 // CAST: t < THREADS.
                 let slot_range = (t as u32 * slot_share, slot_share);
-                s.spawn(move || run_range(l, mem, first, count, slot_range))
+                s.spawn(move || run_range(l, mem, first, count, slot_range, strict))
             })
             .collect();
         handles
@@ -366,6 +375,8 @@ fn run_parallel(
                 stats.simd_cycles += st.simd_cycles;
                 stats.wave_cycles = stats.wave_cycles.max(st.wave_cycles);
                 stats.mem_bytes += st.mem_bytes;
+                stats.out_of_range += st.out_of_range;
+                stats.first_out_of_range = stats.first_out_of_range.or(st.first_out_of_range);
             }
             Err((g, e)) => {
                 if fault.as_ref().is_none_or(|(g0, _)| g < *g0) {
@@ -469,6 +480,7 @@ fn run_range(
     first: u64,
     count: u64,
     slots: (u32, u32),
+    strict: bool,
 ) -> Result<Stats, (u64, IsaError)> {
     let mut cache = CodeCache::new();
     let mut kcache = KCache::new();
@@ -479,7 +491,7 @@ fn run_range(
     let mut waves: Vec<Wave> = (0..nwaves)
         .map(|id| Wave {
             s: [UNDEFINED; 128],
-            scc: true,
+            scc: false,
             pc: l.pgm,
             // One row more than RSRC1 grants: DPP stages its permuted src0 there.
             v: vec![UNDEFINED; (l.vgprs as usize + 1) * lanes as usize],
@@ -493,10 +505,13 @@ fn run_range(
             mode: 0,
             trapsts: 0,
             executed: 0,
+            strict,
+            oob: (0, None),
         })
         .collect();
-    // CAST: at most 64 KiB.
-    let mut lds = vec![0u8; l.lds_bytes as usize];
+    // CAST: at most 64 KiB. The sink past the grant takes what a tolerated out-of-range
+    // access reads and writes (`lds_range`).
+    let mut lds = vec![0u8; l.lds_bytes as usize + LDS_SINK];
     let mut wave_counter: u64 = 0;
     let n_slots = u64::from(slots.1.max(1));
     let spread = scratch_spread(l) % n_slots;
@@ -523,6 +538,11 @@ fn run_range(
             [x, y, z],
             &mut stats,
         );
+        for w in &mut waves {
+            let (n, first) = core::mem::take(&mut w.oob);
+            stats.out_of_range += n;
+            stats.first_out_of_range = stats.first_out_of_range.or(first);
+        }
         if let Err(e) = r {
             kcache.flush_used(mem);
             return Err((g, e));
@@ -536,7 +556,8 @@ impl Wave {
     pub(crate) fn reset(&mut self, pc: u64) {
         self.s.fill(UNDEFINED);
         self.v.fill(UNDEFINED);
-        self.scc = true;
+        // SCC reads 0 at a wave's first instruction ([`init`]).
+        self.scc = false;
         self.pc = pc;
         self.state = WaveState::Running;
         self.clock.reset();

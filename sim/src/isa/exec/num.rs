@@ -7,6 +7,18 @@ pub(super) fn f32v(x: u32) -> f32 {
     f32::from_bits(x)
 }
 
+/// `f(2 * pi * x)` for `x` in revolutions (V_SIN/V_COS): the fraction of `x` (exact in f32)
+/// scaled in f64, so that a large whole number of turns gives `f(0)`, as the hardware does.
+/// Infinities and NaN give NaN; the fraction keeps the sign of `x` (so -0.0 stays -0.0).
+pub(super) fn turns(x: f32, f: fn(f64) -> f64) -> f32 {
+    if !x.is_finite() {
+        return f32::NAN;
+    }
+    let frac = f64::from(x % 1.0);
+    // CAST: rounds the result to f32.
+    f(frac * core::f64::consts::TAU) as f32
+}
+
 pub(super) fn inline_const(code: u16, width: Width) -> Option<u64> {
     Some(match code {
         128..=192 => u64::from(code - 128),
@@ -14,8 +26,11 @@ pub(super) fn inline_const(code: u16, width: Width) -> Option<u64> {
         193..=208 => (-(i64::from(code) - 192)) as u64,
         240..=248 => {
             let k = usize::from(code - 240);
+            // 64-bit operands, integer ones too, read the f64 (tinygrad test/amd/hw
+            // test_sop.py test_s_mov_b64_float_const_1_0: s_mov_b64 of 1.0 gives
+            // 0x3ff00000_00000000 on gfx1100; LLVM's isInlinableLiteral64 likewise).
             match width {
-                Width::F64 => [
+                Width::F64 | Width::B64 => [
                     0x3fe0_0000_0000_0000u64,
                     0xbfe0_0000_0000_0000,
                     0x3ff0_0000_0000_0000,
@@ -446,9 +461,19 @@ pub(super) fn exp64(x: f64) -> i32 {
     ((x.to_bits() >> 52) & 0x7ff) as i32
 }
 
-/// V_DIV_SCALE (RDNA3/CDNA3 pseudocode): the numerator or denominator, scaled when the
-/// quotient would leave the normal range; the bool is the lane's VCC. `k` = (exponent-
-/// difference limit, scale exponent, mantissa bits, bias) of the format.
+/// V_DIV_SCALE: the numerator or denominator, scaled when the quotient would leave the
+/// normal range; the bool is the lane's VCC. `k` = (exponent-difference limit, scale
+/// exponent, exponent of a tiny numerator) of the format; `e` reads the biased exponent
+/// field and `sub` whether a value is a denormal of the format.
+///
+/// The RDNA3/CDNA3 pseudo-code, with what gfx1100 does where it differs (tinygrad's
+/// hardware-validated test/amd/hw test_vop3.py `test_div_scale_f32_*`): a zero operand
+/// gives NaN with VCC set; a denormal denominator gives NaN (the guide scales it); a tiny
+/// numerator (exponent <= k.2) is scaled with VCC set (the guide leaves VCC clear, but
+/// V_DIV_FMAS undoes the scale only by VCC); a quotient that would be denormal sets VCC
+/// and returns S0 unscaled (the guide scales S0 when it is the numerator). The `1.0 / S1
+/// == DENORM.f64` tests are the guide's, in f64 for both formats (never true for an f32
+/// denominator). f64 follows the same rules (no hardware case checks it).
 pub(super) fn div_scale(
     s0: f64,
     s1: f64,
@@ -457,31 +482,25 @@ pub(super) fn div_scale(
     e: fn(f64) -> i32,
     sub: fn(f64) -> bool,
 ) -> (f64, bool) {
-    let (diff, scale, mant) = k;
+    let (diff, scale, tiny) = k;
     if s2 == 0.0 || s1 == 0.0 {
-        return (f64::NAN, false);
+        return (f64::NAN, true);
     }
-    if e(s2) - e(s1) >= diff {
-        return (if s0 == s1 { ldexp(s0, scale) } else { s0 }, true);
-    }
-    if sub(s1) {
-        return (ldexp(s0, scale), false);
-    }
-    let inv = 1.0 / s1;
-    let q = s2 / s1;
-    if sub(inv) && !sub(q) {
-        return (if s0 == s1 { ldexp(s0, scale) } else { s0 }, true);
-    }
-    if sub(inv) {
-        return (ldexp(s0, -scale), false);
-    }
-    if sub(q) {
-        return (if s0 == s2 { ldexp(s0, scale) } else { s0 }, true);
-    }
-    if e(s2) <= mant {
-        return (ldexp(s0, scale), false);
-    }
-    (s0, false)
+    let inv_denorm = (1.0 / s1).is_subnormal();
+    // Near the top of the range, or a huge denominator and a denormal quotient: only the
+    // denominator is scaled.
+    let (d, vcc) = if e(s2) - e(s1) >= diff || (inv_denorm && sub(s2 / s1)) {
+        (if s0 == s1 { ldexp(s0, scale) } else { s0 }, true)
+    } else if inv_denorm {
+        (ldexp(s0, -scale), false)
+    } else if sub(s2 / s1) {
+        (s0, true)
+    } else if e(s2) <= tiny {
+        (ldexp(s0, scale), true)
+    } else {
+        (s0, false)
+    };
+    if sub(s1) { (f64::NAN, vcc) } else { (d, vcc) }
 }
 
 pub(super) fn exp32of(x: f64) -> i32 {
@@ -525,6 +544,12 @@ pub(super) fn div_fixup(s0: f64, s1: f64, s2: f64, max_exp: i32, e: fn(f64) -> i
         return signed(tiny);
     }
     if e(s1) == max_exp {
+        return signed(f64::INFINITY);
+    }
+    // A NaN estimate (the reciprocal overflowed) gives the signed infinity (gfx1100:
+    // tinygrad test/amd/hw test_vop3.py test_div_fixup_f32_nan_estimate_*; the guide
+    // returns abs(S0)).
+    if s0.is_nan() {
         return signed(f64::INFINITY);
     }
     signed(s0.abs())

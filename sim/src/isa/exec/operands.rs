@@ -699,7 +699,13 @@ impl Exec<'_, '_> {
                 }
             }
             _ => {
-                let w = if matches!(i.op, Op::VCmpF16 | Op::VCmpClassF16) {
+                // The 16-bit integer compares read a high half by op_sel too (e32: bit 7 of
+                // the VGPR number), with integer inline constants.
+                let int16_hi = |k: usize| {
+                    matches!(i.op, Op::VCmpI16 | Op::VCmpU16 | Op::VCmpClassF16)
+                        && (i.opsel >> k) & 1 == 1
+                };
+                let w = if matches!(i.op, Op::VCmpF16 | Op::VCmpClassF16) || int16_hi(0) {
                     Width::F16
                 } else {
                     Width::B32
@@ -707,7 +713,12 @@ impl Exec<'_, '_> {
                 let mut a = [0u32; MAX_LANES];
                 let mut b = [0u32; MAX_LANES];
                 self.lanes32(i, 0, w, &mut a)?;
-                let w1 = if matches!(i.op, Op::VCmpClassF32 | Op::VCmpClassF16) {
+                let w1 = if int16_hi(1) {
+                    Width::F16
+                } else if matches!(
+                    i.op,
+                    Op::VCmpClassF32 | Op::VCmpClassF16 | Op::VCmpI16 | Op::VCmpU16
+                ) {
                     Width::B32
                 } else {
                     w

@@ -59,11 +59,12 @@ impl Exec<'_, '_> {
                         .ok_or_else(|| self.err("VGPR out of range"))?;
                     out[..n].copy_from_slice(s);
                 }
-                // An inline constant is one 16-bit value, seen in both halves; a literal or an
-                // SGPR has two halves of its own.
-                Src::C(c) if (128..=208).contains(&code) || (240..=248).contains(&code) => {
-                    out[..n].fill((c & 0xffff) | (c << 16));
-                }
+                // An inline constant is one 32-bit value whose halves the op_sel bits pick
+                // like a register's: an integer sign-extended to 32 bits, a float as an f16 in
+                // the low half (0 above) for f16 operations and as the f32 for integer ones
+                // (LLVM AMDGPUBaseInfo getInlineEncodingV216: "the actual HW behavior";
+                // tinygrad test/amd/hw test_vop3p.py *_with_inline_constant and
+                // test_v_pk_add_u16_float_inline_const_opsel, checked on gfx1100).
                 Src::C(c) => out[..n].fill(c),
             }
         }

@@ -103,6 +103,15 @@ impl Exec<'_, '_> {
     }
 
     pub(super) fn valu(&mut self, i: &Inst) -> Result<(), IsaError> {
+        // The hardware ignores OMOD while MODE.IEEE (bit 9) is set (LLVM SIFoldOperands:
+        // "omod is ignored by hardware if IEEE bit is enabled"; tinygrad test/amd/hw
+        // test_vop3.py test_omod_ignored: v_add_f32 3.0 + 1.0 with omod *2 gives 4.0 on
+        // gfx1100). gfx12 has no IEEE mode.
+        if i.omod != 0 && self.l.isa != Isa::Gfx12 && self.w.mode & (1 << 9) != 0 {
+            let mut i2 = *i;
+            i2.omod = 0;
+            return self.valu(&i2);
+        }
         if let Some(d) = i.dpp {
             return self.dpp(i, d);
         }
@@ -269,12 +278,12 @@ impl Exec<'_, '_> {
             VRcpF32 | VRcpIflagF32 => self.v1(i, b32, |x| (1.0 / f32v(x)).to_bits()),
             VRsqF32 => self.v1(i, b32, |x| (1.0 / f32v(x).sqrt()).to_bits()),
             VSqrtF32 => self.v1(i, b32, |x| f32v(x).sqrt().to_bits()),
-            VSinF32 => self.v1(i, b32, |x| {
-                (f32v(x) * core::f32::consts::TAU).sin().to_bits()
-            }),
-            VCosF32 => self.v1(i, b32, |x| {
-                (f32v(x) * core::f32::consts::TAU).cos().to_bits()
-            }),
+            // The input counts revolutions: the hardware reduces it to its fraction before
+            // scaling by 2*pi (sin(132000.0) is 0 on gfx1100; tinygrad test/amd/hw
+            // test_vop1.py test_v_sin_f32_large, checked on the GPU), so the product never
+            // loses the fraction to f32 rounding.
+            VSinF32 => self.v1(i, b32, |x| turns(f32v(x), f64::sin).to_bits()),
+            VCosF32 => self.v1(i, b32, |x| turns(f32v(x), f64::cos).to_bits()),
             VFrexpExpI32F32 => self.v1(i, b32, |x| {
                 let f = f32v(x);
                 if f == 0.0 || !f.is_finite() {

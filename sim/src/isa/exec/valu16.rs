@@ -138,8 +138,8 @@ impl Exec<'_, '_> {
             VSqrtF16 => self.h1(i, f32::sqrt),
             VRcpF16 => self.h1(i, |x| 1.0 / x),
             VRsqF16 => self.h1(i, |x| 1.0 / x.sqrt()),
-            VSinF16 => self.h1(i, |x| (x * core::f32::consts::TAU).sin()),
-            VCosF16 => self.h1(i, |x| (x * core::f32::consts::TAU).cos()),
+            VSinF16 => self.h1(i, |x| turns(x, f64::sin)),
+            VCosF16 => self.h1(i, |x| turns(x, f64::cos)),
             // Rounding to an integer keeps an f16 exact in f32.
             VFloorF16 => self.h1(i, f32::floor),
             VCeilF16 => self.h1(i, f32::ceil),
@@ -227,6 +227,12 @@ impl Exec<'_, '_> {
             VFmacF16 | VMacF16 => {
                 let mut i2 = *i;
                 i2.src[2] = i.dst;
+                // e32: the accumulator is the destination's half (a `v0.h` destination adds
+                // to v0.h: tinygrad test/amd/hw test_vop2.py test_v_fmac_f16_e32_vdst_hi_half,
+                // checked on gfx1100). VOP3 reads it by its own op_sel[2].
+                if i.enc == Enc::Vop2 {
+                    i2.opsel = (i.opsel & !4) | ((i.opsel >> 1) & 4);
+                }
                 let f = if i.op == VMacF16 { mad16 } else { fma16 };
                 self.h16x3(&i2, f)
             }

@@ -1,0 +1,92 @@
+//! Findings: accesses the hardware tolerates and a kernel almost certainly did not mean, such
+//! as an LDS access past the workgroup's allocation (the RDNA3, RDNA4 and CDNA3 ISA guides'
+//! LDS chapters: an out-of-range read returns 0, an out-of-range write is dropped). The
+//! simulator computes what the GPU computes and records each such access here; with
+//! [`SimConfig::strict`](crate::SimConfig::strict) (`HCQ_SIM_STRICT=1`, `hcq run --strict`)
+//! it faults the queue instead, the judge hcq's own test suites run under.
+
+use crate::SimKfd;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// Most findings one simulator keeps (later ones are counted, not stored).
+pub const MAX_FINDINGS: usize = 256;
+
+/// One access the hardware tolerates.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// The kernel: its program address (COMPUTE_PGM_LO/HI).
+    pub kernel: u64,
+    /// The instruction: its offset from the program address and its mnemonic.
+    pub instruction: String,
+    /// The address accessed (an LDS byte address for LDS).
+    pub address: u64,
+    /// Bytes the access spans.
+    pub bytes: u32,
+    /// The allocation it left: LDS bytes RSRC2.LDS_SIZE granted.
+    pub allocation: u64,
+    /// What the hardware does with it.
+    pub what: String,
+    /// Such accesses in the same dispatch (this one is the first).
+    pub count: u64,
+}
+
+impl core::fmt::Display for Finding {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "kernel at {:#x}, {}: {} bytes at {:#x}, past the {}-byte allocation: {}",
+            self.kernel, self.instruction, self.bytes, self.address, self.allocation, self.what
+        )?;
+        if self.count > 1 {
+            write!(f, " ({} such accesses in the dispatch)", self.count)?;
+        }
+        Ok(())
+    }
+}
+
+/// A simulator's findings, shared by its engines.
+#[derive(Debug, Default)]
+pub struct Findings {
+    list: Mutex<(Vec<Finding>, u64)>,
+}
+
+impl Findings {
+    /// Records `f` (kept while fewer than [`MAX_FINDINGS`] are held; always counted).
+    pub fn push(&self, f: Finding) {
+        let mut g = self.list.lock().unwrap_or_else(PoisonError::into_inner);
+        g.1 += 1;
+        if g.0.len() < MAX_FINDINGS {
+            g.0.push(f);
+        }
+    }
+
+    /// The findings kept so far.
+    #[must_use]
+    pub fn list(&self) -> Vec<Finding> {
+        self.list
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .0
+            .clone()
+    }
+
+    /// Findings recorded so far, kept or not.
+    #[must_use]
+    pub fn total(&self) -> u64 {
+        self.list.lock().unwrap_or_else(PoisonError::into_inner).1
+    }
+}
+
+impl SimKfd {
+    /// What the simulated GPUs did that the hardware tolerates ([`Finding`]), in the order the
+    /// dispatches completed (at most [`MAX_FINDINGS`]).
+    #[must_use]
+    pub fn findings(&self) -> Vec<Finding> {
+        self.findings.list()
+    }
+
+    /// The shared list the engines record into.
+    pub(crate) fn findings_handle(&self) -> Arc<Findings> {
+        Arc::clone(&self.findings)
+    }
+}

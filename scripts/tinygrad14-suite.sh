@@ -40,6 +40,13 @@ fi
 # test_dtype, test_randomness, test_ops and test_dtype_alu import torch (a large download: install
 # it into the venv to run them; TG_FILES chooses files explicitly).
 if [ -z "${TG_FILES:-}" ] && "$PY" -c "import torch" 2>/dev/null; then FILES="$FILES backend/test_ops.py backend/test_dtype_alu.py"; fi
+# tinygrad's CPU device (BEAM search, test_multitensor's test_shard_beam) runs `clang`; Debian's
+# clang-19 package installs only clang-19 (see tinygrad-suite.sh for the warning turned off).
+if command -v clang-19 >/dev/null && { ! command -v clang >/dev/null || [ -f "$VENV/bin/clang" ]; }; then
+  rm -f "$VENV/bin/clang"
+  printf '#!/bin/sh\nexec %s "$@" -Wno-invalid-feature-combination\n' "$(command -v clang-19)" > "$VENV/bin/clang"
+  chmod +x "$VENV/bin/clang"
+fi
 export PATH="$VENV/bin:$PATH" PYTHONPATH="$GIT${PYTHONPATH:+:$PYTHONPATH}" PYTHONDONTWRITEBYTECODE=1
 cd "$GIT"
 

@@ -1184,3 +1184,33 @@ fn required_bytes_names_wrong_kinds_and_unknown_vars() {
         Err(PatchError::UnknownVar(VarId(3)))
     );
 }
+
+/// gfx9's SDMA v4 has no GCR_REQ: a copy made for the hardware there is framed by NOPs of the
+/// same length, and its buffers bind and patch as on gfx10+.
+#[test]
+fn a_gfx9_copy_framed_by_nops_binds_its_buffers() {
+    let mut l: SdmaList<64, 16> = SdmaList::new(&crate::arch::GFX9);
+    let opts = crate::sdma::CopyOptions::hardware(&crate::arch::GFX9);
+    let c = l
+        .copy_with(&opts, GpuVa(0x9000_0000), GpuVa(0x8000_0000), 0x100)
+        .unwrap();
+    let d = l.as_dwords();
+    assert_eq!(d[0] & 0xff, crate::sdma::op::NOP);
+    let mut t: PatchTable<2, 8, 1> = PatchTable::new();
+    let src = t
+        .declare(Value::Addr {
+            addr: GpuVa(0x8000_0000),
+            bytes: 0x100,
+        })
+        .unwrap();
+    t.bind_copy(Some(src), None, 0, d, &c).unwrap();
+    assert_eq!(t.entries().len(), 1);
+    // A NOP of another length is not a copy's frame.
+    let mut bad = [0u32; 64];
+    bad[..d.len()].copy_from_slice(d);
+    crate::sdma::nop(&mut bad[..2], 2).unwrap();
+    assert!(
+        t.bind_copy(Some(src), None, 0, &bad[..d.len()], &c)
+            .is_err()
+    );
+}

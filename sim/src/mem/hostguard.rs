@@ -197,6 +197,29 @@ const IMAGE: Image = Image {
 };
 
 static REGION_TABLE: [Region; REGIONS] = [REGION; REGIONS];
+/// One past the highest region index in use: scans stop there (registration takes the lowest
+/// free index, so a process with a few dozen mappings scans a few dozen entries, not
+/// [`REGIONS`], on every fault).
+static REGIONS_USED: AtomicUsize = AtomicUsize::new(0);
+
+/// Lowers [`REGIONS_USED`] past free entries at its end (after a region was freed).
+fn shrink_used(_: &Held) {
+    let mut n = REGIONS_USED.load(Ordering::Relaxed).min(REGIONS);
+    while n > 0
+        && REGION_TABLE
+            .get(n - 1)
+            .is_some_and(|r| r.kind.load(Ordering::Relaxed) == FREE)
+    {
+        n -= 1;
+    }
+    REGIONS_USED.store(n, Ordering::Release);
+}
+
+/// The regions up to the highest one in use (entries in it may be free).
+fn live_regions() -> &'static [Region] {
+    let n = REGIONS_USED.load(Ordering::Acquire).min(REGIONS);
+    REGION_TABLE.get(..n).unwrap_or(&REGION_TABLE)
+}
 static IMAGE_TABLE: [Image; IMAGES] = [IMAGE; IMAGES];
 static CELL_TABLE: [Cell; CELLS] = [CELL; CELLS];
 static SLOT_TABLE: [Slot; SLOTS] = [SLOT; SLOTS];
@@ -266,7 +289,7 @@ const RW: libc::c_int = libc::PROT_READ | libc::PROT_WRITE;
 fn protect_all(_: &Held, owner: u64, kind: u8, prot: libc::c_int) -> bool {
     let mut ok = true;
     let want_guarded = prot != RW;
-    for r in &REGION_TABLE {
+    for r in live_regions() {
         if r.owner.load(Ordering::Relaxed) == owner
             && r.kind.load(Ordering::Relaxed) == kind
             // Already so (a doorbell made read-only by an earlier fault of this epoch): no
@@ -335,7 +358,7 @@ fn page_prot(r: &Region, st: u32) -> libc::c_int {
 /// A doorbell was written: every data mapping of `owner` becomes inaccessible (a new race
 /// epoch).
 fn guard_data(_: &Held, owner: u64) {
-    for r in &REGION_TABLE {
+    for r in live_regions() {
         if r.owner.load(Ordering::Relaxed) == owner
             && r.kind.load(Ordering::Relaxed) == DATA
             // Not still inaccessible whole since the last doorbell (else nothing to do).
@@ -372,7 +395,7 @@ const OPEN_WHEN_IDLE: u64 = 1 << 20;
 /// Nothing is queued: the large data mappings of `owner` open (HDP-tracked pages the CPU has
 /// not written since the last flush stay read-only).
 fn open_data(held: &Held, owner: u64) {
-    for r in &REGION_TABLE {
+    for r in live_regions() {
         if r.owner.load(Ordering::Relaxed) != owner
             || r.kind.load(Ordering::Relaxed) != DATA
             || !r.guarded.load(Ordering::Relaxed)
@@ -509,7 +532,7 @@ fn capture(held: &Held, ri: usize, r: &Region, i: usize) -> bool {
 fn resolve(addr: u64, write: bool) -> bool {
     let held = lock();
     RESOLVED.fetch_add(1, Ordering::Relaxed);
-    let Some((ri, r)) = REGION_TABLE.iter().enumerate().find(|(_, r)| {
+    let Some((ri, r)) = live_regions().iter().enumerate().find(|(_, r)| {
         let k = r.kind.load(Ordering::Relaxed);
         let s = r.start.load(Ordering::Relaxed);
         k != FREE && s <= addr && addr - s < r.len.load(Ordering::Relaxed)
@@ -748,7 +771,7 @@ impl HostGuard {
             return 0;
         }
         let _held = lock();
-        REGION_TABLE
+        live_regions()
             .iter()
             .filter(|r| r.owner.load(Ordering::Relaxed) == self.owner)
             .map(|r| r.dropped.load(Ordering::Relaxed))
@@ -837,6 +860,7 @@ impl HostGuard {
             }
         }
         r.kind.store(kind, Ordering::Release);
+        REGIONS_USED.fetch_max(ri + 1, Ordering::Release);
         let prot = match (kind, hdp) {
             (DOORBELL, _) => Some(libc::PROT_READ),
             // Every page clean: the CPU's first write to each is seen.
@@ -897,7 +921,7 @@ impl HostGuard {
         // released (nothing but atomics and `mprotect` under it).
         loop {
             let mut held = lock();
-            let Some((ri, r)) = REGION_TABLE.iter().enumerate().find(|(_, r)| {
+            let Some((ri, r)) = live_regions().iter().enumerate().find(|(_, r)| {
                 let (s, l) = (
                     r.start.load(Ordering::Relaxed),
                     r.len.load(Ordering::Relaxed),
@@ -918,6 +942,7 @@ impl HostGuard {
             r.kind.store(FREE, Ordering::Release);
             r.owner.store(0, Ordering::Relaxed);
             r.sim_base.store(0, Ordering::Relaxed);
+            shrink_used(&held);
             self.dropped
                 .fetch_add(r.dropped.swap(0, Ordering::Relaxed), Ordering::Relaxed);
             if r.images.swap(false, Ordering::Relaxed) {
@@ -991,7 +1016,7 @@ impl HostGuard {
                 continue;
             }
             let host = s.addr.load(Ordering::Relaxed);
-            let region = REGION_TABLE.iter().find(|r| {
+            let region = live_regions().iter().find(|r| {
                 let st = r.start.load(Ordering::Relaxed);
                 r.owner.load(Ordering::Relaxed) == self.owner
                     && r.kind.load(Ordering::Relaxed) == DATA
@@ -1051,7 +1076,7 @@ impl HostGuard {
         }
         let held = lock();
         let mine = |kind: u8, guarded: bool| {
-            REGION_TABLE.iter().any(|r| {
+            live_regions().iter().any(|r| {
                 r.owner.load(Ordering::Relaxed) == self.owner
                     && r.kind.load(Ordering::Relaxed) == kind
                     && r.guarded.load(Ordering::Relaxed) == guarded
@@ -1198,7 +1223,7 @@ impl HostGuard {
     /// Whether some buffer of this simulator has pre-images to deliver ([`take_images`]).
     pub(crate) fn images_pending(&self) -> bool {
         self.on()
-            && REGION_TABLE.iter().any(|r| {
+            && live_regions().iter().any(|r| {
                 r.owner.load(Ordering::Relaxed) == self.owner && r.images.load(Ordering::Relaxed)
             })
     }

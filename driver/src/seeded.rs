@@ -53,6 +53,9 @@ pub enum Bug {
     /// wrote (the two staging pointers swapped), which the next chunk's copy, pipelined ahead
     /// of the read back, is still writing.
     CopyOutReadsOtherStaging,
+    /// Launch: the kernarg pointer and the dispatch pointer user SGPRs swapped in the
+    /// launch template's patch (the dispatch packet's address where the kernargs' belongs).
+    KernargDispatchPtrsSwapped,
 }
 
 std::thread_local! {

@@ -584,6 +584,34 @@ fn kernarg_and_dispatch_pointers_swapped(mode: SimMode) {
     );
 }
 
+/// Launch, bug: the launch's work-group counts are taken for work-item counts (multiplied by
+/// the block again). The `grid_size(out)` kernel writes one u32 per work-item of the grid its
+/// dispatch packet gives: the 64 times larger grid writes past `out`. The simulator's fault names the cause: the address is so many bytes
+/// past the buffer the dispatch's arguments point at, and the grid (groups x block) is larger
+/// than that buffer.
+fn work_group_counts_given_as_work_items(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let t = dev.target_name();
+    let gs = Program::load(&dev, kernels::dispatch_ptr(&t).unwrap(), "grid_size").unwrap();
+    let out = dev.alloc(4096, BufferKind::Gtt).unwrap();
+    let args = out.va().get();
+    let _bug = arm(Bug::GroupsAsWorkItems);
+    // SAFETY: grid_size writes one u32 per work-item (1024 without the bug) into `out` (1024
+    // u32s), alive past the wait.
+    let res =
+        unsafe { gs.launch_pod(&args, [16, 1, 1], [64, 1, 1]) }.and_then(|_| dev.synchronize());
+    let (_rep, text) = fault_of(res);
+    assert!(
+        text.contains("cause: a grid larger than the buffers it indexes: the address is 0x")
+            && text.contains(&format!(
+                "bytes past the end of the 0x1000-byte buffer at {:#x} that the dispatch's arguments point at, and the grid is [1024, 1, 1] work-groups x [64, 1, 1] = 65536 work-items",
+                out.va().get()
+            )),
+        "{text}"
+    );
+}
+
 /// The host-race cases run deterministically: there the engines run only while the host
 /// waits, so the GPU operation is always still queued at the racing access (a threaded engine
 /// may finish it first, and then the race is invisible, as on hardware that happens to win).
@@ -609,6 +637,7 @@ mod host_races {
 hcq_common::both_modes!(
     copies_in_and_out_without_their_timeline_wait,
     kernarg_and_dispatch_pointers_swapped,
+    work_group_counts_given_as_work_items,
     graph_replay_without_its_barrier,
     hidden_grid_dims_written_as_one,
     hidden_group_size_y_from_x,

@@ -230,7 +230,11 @@ fn machine(
             Ok(Exec::Done)
         }
         Err(IsaError::Vm(v)) => Err(Cause::Vm(v)),
-        Err(IsaError::VmAt(v, at)) => Err(Cause::VmAt(v, at)),
+        Err(IsaError::VmAt(v, at)) => {
+            // The fault is the symptom; a grid larger than an argument buffer, its cause.
+            let cause = grid_past_buffer(env, &l.user_sgprs, l.groups, l.local, v.va);
+            Err(Cause::VmAt(v, at + &cause.unwrap_or_default()))
+        }
         Err(IsaError::Fault(m)) => hw(m),
     }
 }
@@ -654,6 +658,60 @@ fn check_kernarg_is_no_packet(
         "USER_DATA_{i}/{} (kernarg pointer of kernel {name}) {p:#x} is not a kernarg segment: it points at this launch's kernel dispatch packet (work-group size {wg:?}, grid {grid:?} work-items, kernarg_address {:#x}), so the kernel would read the packet as its arguments",
         i + 1,
         pk.kernarg_address
+    ))
+}
+
+/// After a kernel's access faulted at `va`: whether `va` lies past the end of a buffer the
+/// dispatch's arguments point at (a 64-bit value in the first bytes at a pointer its user
+/// SGPRs hold, the kernarg segment, that starts a GPU mapping `va` is past) while the grid has
+/// more work-items than that buffer has 4-byte elements: the grid is larger than the buffer it
+/// indexes (work-group counts given as work-items, say). Names the buffer, how far past it the
+/// address is, and the grid.
+fn grid_past_buffer(
+    env: &Env<'_>,
+    user: &[u32],
+    groups: [u32; 3],
+    local: [u32; 3],
+    va: u64,
+) -> Option<String> {
+    let items: u64 = (0..3)
+        .map(|k| u64::from(groups[k]) * u64::from(local[k]))
+        .product();
+    let pair = |i: usize| Some(join64(*user.get(i)?, *user.get(i + 1)?));
+    // (bytes past the end, buffer, size)
+    let mut best: Option<(u64, u64, u64)> = None;
+    for i in 0..user.len().saturating_sub(1) {
+        let Some(p) = pair(i).filter(|&p| p != 0 && p % 16 == 0) else {
+            continue;
+        };
+        let mut b = [0u8; 64];
+        if env.bus.read(p, &mut b, Access::Read).is_err() {
+            continue;
+        }
+        for w in b.chunks_exact(8) {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(w);
+            let buf = u64::from_le_bytes(a);
+            if buf == 0 || buf > va {
+                continue;
+            }
+            let Some(end) = env.bus.mapped_end(buf) else {
+                continue;
+            };
+            let size = end - buf;
+            if va < end || items.saturating_mul(4) <= size {
+                continue;
+            }
+            let past = va - end;
+            if best.is_none_or(|(bp, _, _)| past < bp) {
+                best = Some((past, buf, size));
+            }
+        }
+    }
+    let (past, buf, size) = best?;
+    Some(format!(
+        "; cause: a grid larger than the buffers it indexes: the address is {past:#x} bytes past the end of the {size:#x}-byte buffer at {buf:#x} that the dispatch's arguments point at, and the grid is {groups:?} work-groups x {local:?} = {items} work-items (more than the buffer's {} 4-byte elements)",
+        size / 4
     ))
 }
 

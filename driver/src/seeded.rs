@@ -53,6 +53,13 @@ pub enum Bug {
     /// wrote (the two staging pointers swapped), which the next chunk's copy, pipelined ahead
     /// of the read back, is still writing.
     CopyOutReadsOtherStaging,
+    /// Launch: the kernarg pointer and the dispatch pointer user SGPRs swapped in the
+    /// launch template's patch (the dispatch packet's address where the kernargs' belongs).
+    KernargDispatchPtrsSwapped,
+    /// Launch: the launch's work-group counts are taken for work-item counts and multiplied
+    /// by the block again (DISPATCH_DIRECT, the dispatch packet and the hidden arguments all
+    /// get the larger grid), so the grid is block times larger than the caller's.
+    GroupsAsWorkItems,
 }
 
 std::thread_local! {

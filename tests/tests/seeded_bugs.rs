@@ -133,7 +133,8 @@ fn device_copy_of_vram_the_gpu_never_read(mode: SimMode) {
 /// Multi-queue ordering, bug: copy-queue submissions skip their wait for the previous timeline
 /// value. The compute submission before the copy is held behind a gate; the copy runs at once
 /// and writes its timeline value; the compute queue then writes the earlier value over it.
-/// The simulator names the timeline signal going down, both writers and both values.
+/// The simulator names the timeline signal going down, both writers and both values, and the
+/// cause: the copy the later value completes ran before the value it should have waited for.
 fn copy_without_its_timeline_wait(mode: SimMode) {
     let r = rig(mode, 1, SHORT);
     let dev = Device::open(&r.kfd, 0).unwrap();
@@ -159,6 +160,15 @@ fn copy_without_its_timeline_wait(mode: SimMode) {
             && text.contains(&format!(
                 "writes {h} over {c}, which SDMA FENCE (SDMA queue"
             )),
+        "{text}"
+    );
+    // The cause: the copy ran before the value it should have waited for, and what it raced.
+    assert!(
+        text.contains("; SDMA COPY_LINEAR (SDMA queue")
+            && text.contains(&format!(
+                "ran before the value it should have waited for: {h}, which RELEASE_MEM (PM4 queue"
+            ))
+            && text.contains(&format!("a missing wait for {h} before it")),
         "{text}"
     );
 }
@@ -197,6 +207,10 @@ fn copies_in_and_out_without_their_timeline_wait(mode: SimMode) {
             text.contains("goes down: RELEASE_MEM (PM4 queue")
                 && text.contains(&format!(
                     "writes {h} over {copied}, which SDMA FENCE (SDMA queue"
+                ))
+                && text.contains("; SDMA COPY_LINEAR (SDMA queue")
+                && text.contains(&format!(
+                    "ran before the value it should have waited for: {h}, which RELEASE_MEM"
                 )),
             "copy_out {copy_out}: {text}"
         );
@@ -510,7 +524,8 @@ fn copy_in_reuses_staging_before_its_copy_completed(mode: SimMode) {
 
 /// Launch, bug: the kernarg arena hands out its start for every launch. The second launch's
 /// kernargs overwrite the first's while the first launch, which reads them, is queued: the
-/// simulator names the host's write (the arena buffer and offset 0), the dispatch, and the
+/// simulator names the cause (a host write racing a queued dispatch's kernarg read), the
+/// host's write (the arena buffer and offset 0), the dispatch and its kernarg segment, and the
 /// first launch's timeline value.
 fn kernargs_reused_before_the_launch_completed(mode: SimMode) {
     let r = rig(mode, 1, SHORT);
@@ -528,12 +543,74 @@ fn kernargs_reused_before_the_launch_completed(mode: SimMode) {
     let (rep, text) = fault_of(res);
     assert!(
         text.contains("PM4 queue 0 at ring@")
-            && text.contains("host race: the CPU wrote 0x")
+            && text.contains(
+                "host race: a host write racing a queued dispatch's kernarg read: the CPU wrote 0x"
+            )
             && text.contains("(byte 0x0 of the buffer at 0x")
+            && text.contains("byte 0x0 of the kernarg segment 0x")
+            && text.contains(" of the dispatch of the kernel at 0x")
             && text.contains("(PM4 queue 0 of GPU")
-            && text.contains("which reads bytes")
+            && text.contains("which reads it and was queued and not complete")
             && text.contains(&ordering(&rep, first))
             && text.contains("RELEASE_MEM at ring@"),
+        "{text}"
+    );
+}
+
+/// Launch, bug: the kernarg pointer and the dispatch pointer user SGPRs swapped. The
+/// `dispatch_ptr` fixture kernel (`grid_size(out)`) takes both; with the bug its kernarg
+/// pointer names the launch's dispatch packet, whose first bytes it would take for `out`. The
+/// simulator refuses the dispatch naming the cause: the kernarg pointer is not a kernarg
+/// segment but this launch's dispatch packet (its work-group size and grid are the launch's).
+fn kernarg_and_dispatch_pointers_swapped(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let t = dev.target_name();
+    let gs = Program::load(&dev, kernels::dispatch_ptr(&t).unwrap(), "grid_size").unwrap();
+    let out = dev.alloc(4096, BufferKind::Gtt).unwrap();
+    let args = out.va().get();
+    // SAFETY: grid_size writes one u32 per work-item (128) into `out` (1024 u32s), alive past
+    // the wait.
+    unsafe { gs.launch_pod(&args, [2, 1, 1], [64, 1, 1]) }.unwrap();
+    dev.synchronize().unwrap();
+    let _bug = arm(Bug::KernargDispatchPtrsSwapped);
+    // SAFETY: as above.
+    let res =
+        unsafe { gs.launch_pod(&args, [2, 1, 1], [64, 1, 1]) }.and_then(|_| dev.synchronize());
+    let (_rep, text) = fault_of(res);
+    assert!(
+        text.contains("USER_DATA_")
+            && text.contains(
+                "is not a kernarg segment: it points at this launch's kernel dispatch packet (work-group size [64, 1, 1], grid [128, 1, 1] work-items"
+            ),
+        "{text}"
+    );
+}
+
+/// Launch, bug: the launch's work-group counts are taken for work-item counts (multiplied by
+/// the block again). The `grid_size(out)` kernel writes one u32 per work-item of the grid its
+/// dispatch packet gives: the 64 times larger grid writes past `out`. The simulator's fault names the cause: the address is so many bytes
+/// past the buffer the dispatch's arguments point at, and the grid (groups x block) is larger
+/// than that buffer.
+fn work_group_counts_given_as_work_items(mode: SimMode) {
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let t = dev.target_name();
+    let gs = Program::load(&dev, kernels::dispatch_ptr(&t).unwrap(), "grid_size").unwrap();
+    let out = dev.alloc(4096, BufferKind::Gtt).unwrap();
+    let args = out.va().get();
+    let _bug = arm(Bug::GroupsAsWorkItems);
+    // SAFETY: grid_size writes one u32 per work-item (1024 without the bug) into `out` (1024
+    // u32s), alive past the wait.
+    let res =
+        unsafe { gs.launch_pod(&args, [16, 1, 1], [64, 1, 1]) }.and_then(|_| dev.synchronize());
+    let (_rep, text) = fault_of(res);
+    assert!(
+        text.contains("cause: a grid larger than the buffers it indexes: the address is 0x")
+            && text.contains(&format!(
+                "bytes past the end of the 0x1000-byte buffer at {:#x} that the dispatch's arguments point at, and the grid is [1024, 1, 1] work-groups x [64, 1, 1] = 65536 work-items",
+                out.va().get()
+            )),
         "{text}"
     );
 }
@@ -562,6 +639,8 @@ mod host_races {
 
 hcq_common::both_modes!(
     copies_in_and_out_without_their_timeline_wait,
+    kernarg_and_dispatch_pointers_swapped,
+    work_group_counts_given_as_work_items,
     graph_replay_without_its_barrier,
     hidden_grid_dims_written_as_one,
     hidden_group_size_y_from_x,

@@ -339,6 +339,11 @@ impl Program {
         local: [u32; 3],
         timed: bool,
     ) -> Result<(TimelineValue, Option<Duration>)> {
+        let global = if seeded!(GroupsAsWorkItems) {
+            [0, 1, 2].map(|k| global[k].saturating_mul(local[k]))
+        } else {
+            global
+        };
         Self::check_dims(global, local)?;
         // CAST: usize -> u64 is lossless on 64-bit hosts.
         let len = args.len() as u64;

@@ -358,6 +358,10 @@ impl ExecTemplate {
         if let (Some(at), Some(d)) = (self.dispatch_ptr_at, &prog.dispatch) {
             let dp = kernargs.offset(d.packet_offset);
             put(out, at, [dp.lo(), dp.hi()])?;
+            if seeded!(KernargDispatchPtrsSwapped) {
+                put(out, self.kernargs_at, [dp.lo(), dp.hi()])?;
+                put(out, at, [kernargs.lo(), kernargs.hi()])?;
+            }
         }
         let ([lx, ly, lz], [gx, gy, gz]) = (local, global);
         put(out, self.local_at, [lx, ly, lz])?;

@@ -216,6 +216,9 @@ fn machine(
     mem: &dyn isa::Memory,
 ) -> Result<Exec, Cause> {
     let l = launch(regs, desc, env, d)?;
+    if let Some(m) = swapped_kernarg_pointer(env, &l.user_sgprs, l.groups, l.local) {
+        return hw(m);
+    }
     match isa::run_with(&l, mem, env.registry.strict()) {
         Ok(st) => {
             if let Some(o) = st.first_out_of_range {
@@ -238,7 +241,11 @@ fn machine(
             Ok(Exec::Done)
         }
         Err(IsaError::Vm(v)) => Err(Cause::Vm(v)),
-        Err(IsaError::VmAt(v, at)) => Err(Cause::VmAt(v, at)),
+        Err(IsaError::VmAt(v, at)) => {
+            // The fault is the symptom; a grid larger than an argument buffer, its cause.
+            let cause = grid_past_buffer(env, &l.user_sgprs, l.groups, l.local, v.va);
+            Err(Cause::VmAt(v, at + &cause.unwrap_or_default()))
+        }
         Err(IsaError::Fault(m)) => hw(m),
     }
 }
@@ -557,6 +564,7 @@ fn host(
                 ));
             }
             let mut v = vec![0u8; ka_size];
+            env.rec.kernarg(p, ka_size);
             env.read(p, &mut v, Access::Read)?;
             v
         }
@@ -611,6 +619,9 @@ fn host(
             ));
         }
     }
+    if let Some(i) = kernarg_at {
+        check_kernarg_is_no_packet(&kernarg, user(i), i, name, d.dim, local)?;
+    }
     check_host_scratch(regs, desc, env, k, scratch_base)?;
     run_host_workgroups(
         k,
@@ -622,6 +633,142 @@ fn host(
         lds,
         lds_buf,
     )
+}
+
+/// The kernarg pointer (USER_DATA_`i`, `i`+1, at `p`) must point at a kernarg segment: bytes
+/// there (`kernarg`, the segment as the kernel reads it) that are instead this very launch's
+/// kernel dispatch packet (`hsa_kernel_dispatch_packet_t`, what ENABLE_SGPR_DISPATCH_PTR
+/// points at: its work-group size the launch's COMPUTE_NUM_THREAD, its grid the launch's
+/// work-groups times that) mean the pointer names the packet, not the arguments: the kernel
+/// would read the packet's header and sizes as its arguments (a pointer swapped with the
+/// dispatch pointer, or a kernarg address off by the packet's offset).
+fn check_kernarg_is_no_packet(
+    kernarg: &[u8],
+    p: u64,
+    i: u32,
+    name: &str,
+    groups: [u32; 3],
+    local: [u32; 3],
+) -> Result<(), Cause> {
+    let Some(b) = kernarg.first_chunk::<64>() else {
+        return Ok(());
+    };
+    let pk = DispatchPacket::from_bytes(b);
+    let wg = [
+        pk.workgroup_size_x,
+        pk.workgroup_size_y,
+        pk.workgroup_size_z,
+    ]
+    .map(u32::from);
+    let grid = [pk.grid_size_x, pk.grid_size_y, pk.grid_size_z];
+    let want = [0, 1, 2].map(|k| groups[k].wrapping_mul(local[k]));
+    if wg != local || grid != want {
+        return Ok(());
+    }
+    hw(format!(
+        "USER_DATA_{i}/{} (kernarg pointer of kernel {name}) {p:#x} is not a kernarg segment: it points at this launch's kernel dispatch packet (work-group size {wg:?}, grid {grid:?} work-items, kernarg_address {:#x}), so the kernel would read the packet as its arguments",
+        i + 1,
+        pk.kernarg_address
+    ))
+}
+
+/// After a kernel's access faulted at `va`: whether `va` lies past the end of a buffer the
+/// dispatch's arguments point at (a 64-bit value in the first bytes at a pointer its user
+/// SGPRs hold, the kernarg segment, that starts a GPU mapping `va` is past) while the grid has
+/// more work-items than that buffer has 4-byte elements: the grid is larger than the buffer it
+/// indexes (work-group counts given as work-items, say). Names the buffer, how far past it the
+/// address is, and the grid.
+fn grid_past_buffer(
+    env: &Env<'_>,
+    user: &[u32],
+    groups: [u32; 3],
+    local: [u32; 3],
+    va: u64,
+) -> Option<String> {
+    let items: u64 = (0..3)
+        .map(|k| u64::from(groups[k]) * u64::from(local[k]))
+        .product();
+    let pair = |i: usize| Some(join64(*user.get(i)?, *user.get(i + 1)?));
+    // (bytes past the end, buffer, size)
+    let mut best: Option<(u64, u64, u64)> = None;
+    for i in 0..user.len().saturating_sub(1) {
+        let Some(p) = pair(i).filter(|&p| p != 0 && p % 16 == 0) else {
+            continue;
+        };
+        let mut b = [0u8; 64];
+        if env.bus.read(p, &mut b, Access::Read).is_err() {
+            continue;
+        }
+        for w in b.chunks_exact(8) {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(w);
+            let buf = u64::from_le_bytes(a);
+            if buf == 0 || buf > va {
+                continue;
+            }
+            let Some(end) = env.bus.mapped_end(buf) else {
+                continue;
+            };
+            let size = end - buf;
+            if va < end || items.saturating_mul(4) <= size {
+                continue;
+            }
+            let past = va - end;
+            if best.is_none_or(|(bp, _, _)| past < bp) {
+                best = Some((past, buf, size));
+            }
+        }
+    }
+    let (past, buf, size) = best?;
+    Some(format!(
+        "; cause: a grid larger than the buffers it indexes: the address is {past:#x} bytes past the end of the {size:#x}-byte buffer at {buf:#x} that the dispatch's arguments point at, and the grid is {groups:?} work-groups x {local:?} = {items} work-items (more than the buffer's {} 4-byte elements)",
+        size / 4
+    ))
+}
+
+/// Whether a dispatch's user SGPRs hand the kernel this launch's dispatch packet as its
+/// kernarg segment. Without the kernel descriptor (which PM4 hardware never reads) the
+/// roles of the user SGPRs come from their fixed order (LLVM AMDGPUUsage, "Initial Kernel
+/// Execution State": the dispatch pointer comes before the kernarg segment pointer): a pair
+/// that points at a packet describing this launch (its work-group size COMPUTE_NUM_THREAD,
+/// its grid the work-groups times that) while the packet's `kernarg_address` sits in an
+/// earlier pair, the dispatch pointer's place, means the two pointers are swapped.
+fn swapped_kernarg_pointer(
+    env: &Env<'_>,
+    user: &[u32],
+    groups: [u32; 3],
+    local: [u32; 3],
+) -> Option<String> {
+    let pair = |i: usize| Some(join64(*user.get(i)?, *user.get(i + 1)?));
+    for i in 0..user.len().saturating_sub(1) {
+        let Some(p) = pair(i).filter(|&p| p != 0 && p % 16 == 0) else {
+            continue;
+        };
+        let mut b = [0u8; 64];
+        if env.bus.read(p, &mut b, Access::Read).is_err() {
+            continue;
+        }
+        let pk = DispatchPacket::from_bytes(&b);
+        let wg = [
+            pk.workgroup_size_x,
+            pk.workgroup_size_y,
+            pk.workgroup_size_z,
+        ]
+        .map(u32::from);
+        let grid = [pk.grid_size_x, pk.grid_size_y, pk.grid_size_z];
+        if wg != local || grid != [0, 1, 2].map(|k| groups[k].wrapping_mul(local[k])) {
+            continue;
+        }
+        let ka = pk.kernarg_address;
+        if let Some(j) = (0..i).find(|&j| ka != 0 && pair(j) == Some(ka)) {
+            return Some(format!(
+                "USER_DATA_{i}/{} (the kernarg pointer's place, after the dispatch pointer's) {p:#x} is not a kernarg segment: it points at this launch's kernel dispatch packet (work-group size {wg:?}, grid {grid:?} work-items, kernarg_address {ka:#x}), while USER_DATA_{j}/{} (the dispatch pointer's place) holds the kernarg address {ka:#x}: the kernarg and dispatch pointers are swapped, so the kernel would read the packet as its arguments",
+                i + 1,
+                j + 1
+            ));
+        }
+    }
+    None
 }
 
 /// The scratch region COMPUTE_TMPRING_SIZE programs (`waves` slots of `wave_bytes` from

@@ -106,6 +106,9 @@ impl Ranges {
 pub(crate) struct Access {
     pub(crate) reads: Ranges,
     pub(crate) writes: Ranges,
+    /// A dispatch's kernarg segment (the bytes its kernarg pointer user SGPRs name), so a
+    /// race on them is named as a race with the kernarg read.
+    pub(crate) kernarg: Option<(u64, u64)>,
 }
 
 impl Access {
@@ -159,6 +162,8 @@ impl FlightCell {
 pub(crate) struct Recorder {
     on: AtomicBool,
     acc: [Mutex<Access>; SHARDS],
+    /// The kernarg segment of the dispatch being recorded (set by the dispatch once).
+    kernarg: Mutex<Option<(u64, u64)>>,
 }
 
 /// Range sets a recorder keeps (threads take them in turn).
@@ -188,6 +193,17 @@ impl Recorder {
             a.writes.v.clear();
             a.writes.settled = 0;
         }
+        *self.kernarg.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    }
+
+    /// The operation being recorded is a dispatch whose kernarg segment is `len` bytes at
+    /// `va`.
+    pub(crate) fn kernarg(&self, va: u64, len: usize) {
+        if self.on.load(Ordering::Relaxed) {
+            // CAST: usize -> u64 widens.
+            let end = va.saturating_add(len as u64);
+            *self.kernarg.lock().unwrap_or_else(PoisonError::into_inner) = Some((va, end));
+        }
     }
 
     pub(crate) fn end(&self) -> Access {
@@ -199,6 +215,11 @@ impl Recorder {
             a.writes.v.extend(s.writes.v);
         }
         a.normalize();
+        a.kernarg = self
+            .kernarg
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
         a
     }
 
@@ -557,11 +578,11 @@ mod tests {
         };
         let reads = Access {
             reads: set(&[(0, 8)]),
-            writes: Ranges::default(),
+            ..Access::default()
         };
         let writes = Access {
-            reads: Ranges::default(),
             writes: set(&[(4, 8)]),
+            ..Access::default()
         };
         assert!(race(&label, &reads, &label, &reads).is_none());
         let m = race(&label, &reads, &label, &writes).unwrap();

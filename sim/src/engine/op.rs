@@ -33,6 +33,9 @@ struct Pending {
 pub(crate) struct Inflight {
     pending: Vec<Pending>,
     lds: Vec<u8>,
+    /// The last copy, fill or dispatch the queue executed since its last signal write: what
+    /// that write completes (named when the write breaks the signal's order).
+    last_work: Option<OpLabel>,
 }
 
 impl Inflight {
@@ -79,7 +82,13 @@ impl Inflight {
         let acc = env.rec.end();
         // A host access it races is the cause of whatever else its run found (a stale HDP
         // read of kernargs the host rewrote).
-        host_race(env, &p.label, desc, p.pos, &acc).map_err(|m| (p.site, m))?;
+        // The pointers its user SGPR pairs hold (COMPUTE_USER_DATA_0..15): the kernarg
+        // segment's among them.
+        let u0 = desc.arch.regs.user_data_0;
+        let user_ptrs: Vec<u64> = (0..15)
+            .map(|i| join64(regs.sh(u0 + i), regs.sh(u0 + i + 1)))
+            .collect();
+        host_race(env, &p.label, desc, p.pos, &acc, &user_ptrs).map_err(|m| (p.site, m))?;
         r.map_err(|c| (p.site, c))?;
         env.flight
             .borrow_mut()
@@ -210,13 +219,14 @@ fn host_race(
     desc: &QueueDesc,
     pos: u64,
     acc: &flight::Access,
+    user_ptrs: &[u64],
 ) -> Result<(), Cause> {
     let f = env.flight.borrow();
     if f.host.is_empty() {
         return Ok(());
     }
     let key = flight::queue_key(label.gpu, desc.doorbell_offset);
-    match f.host.check(label, key, pos, acc) {
+    match f.host.check(label, key, pos, acc, user_ptrs) {
         Some(m) => Err(Cause::Hw(m)),
         None => Ok(()),
     }
@@ -305,8 +315,30 @@ pub(crate) fn exec_op(
         env.flight
             .borrow_mut()
             .order
-            .release(key, label, addr, value, current)
+            .release(
+                key,
+                label,
+                addr,
+                value,
+                current,
+                c.inflight.last_work.take(),
+            )
             .map_err(|m| (site, Cause::Hw(m)))?;
+    }
+    let work = sync.is_none().then(|| classify(pkt, c.desc).0).filter(|n| {
+        matches!(
+            *n,
+            "SDMA COPY_LINEAR" | "SDMA CONST_FILL" | "SDMA WRITE" | "WRITE_DATA"
+        )
+    });
+    if let Some(name) = work {
+        c.inflight.last_work = Some(OpLabel {
+            gpu: c.gpu,
+            queue: c.id,
+            kind: c.desc.kind,
+            what: What::Packet(name),
+            site,
+        });
     }
     let r = exec_op_racing(c, env, irqs, pkt, depth, site)?;
     if let (Some(SignalSync::Acquire { addr }), Exec::Done) = (sync, &r) {
@@ -357,7 +389,7 @@ fn exec_op_racing(
             what: What::Packet(name),
             site,
         };
-        host_race(env, &label, c.desc, c.pos, acc).map_err(|m| (site, m))?;
+        host_race(env, &label, c.desc, c.pos, acc, &[]).map_err(|m| (site, m))?;
     }
     let r = r.map_err(|e| (site, e))?;
     if let Some(acc) = acc {
@@ -400,6 +432,7 @@ fn issue(c: Ctx<'_>, env: &Env<'_>, d: DispatchDirect, site: Site) -> Result<Exe
                 site,
             };
             let (id, after) = env.flight.borrow_mut().issue(label);
+            c.inflight.last_work = Some(label);
             c.inflight.pending.push(Pending {
                 id,
                 sh: c.regs.sh.clone(),

@@ -42,12 +42,17 @@ impl HostAccesses {
     /// Whether operation `label`, at ring position `pos` of queue `queue`, which accessed
     /// `acc`, races a host access: the race's description (the caller adds what would have
     /// ordered them).
+    ///
+    /// `user_ptrs`: for a dispatch, the 64-bit values its user SGPR pairs hold. A host write
+    /// into bytes the dispatch read at one of them (or into its kernarg segment, where the
+    /// simulator knows it) is named as racing the dispatch's kernarg read.
     pub(crate) fn check(
         &self,
         label: &OpLabel,
         queue: u64,
         pos: u64,
         acc: &Access,
+        user_ptrs: &[u64],
     ) -> Option<String> {
         for h in &self.pending {
             let queued = h.queued.iter().any(|&(q, wptr)| q == queue && pos < wptr);
@@ -72,6 +77,24 @@ impl HostAccesses {
                 }
             };
             let verb = if h.write { "wrote" } else { "read" };
+            let kernarg = acc
+                .kernarg
+                .or_else(|| user_ptrs.contains(&range.0).then_some(range));
+            if let Some((lo, hi)) = kernarg
+                && h.write
+                && lo <= h.va
+                && h.va < hi
+                && op_verb == "reads"
+            {
+                return Some(format!(
+                    "host race: a host write racing a queued dispatch's kernarg read: the CPU wrote {:#x} (byte {:#x} of the buffer at {:#x}, through its mapping at {:#x}), byte {:#x} of the kernarg segment {lo:#x}..{hi:#x} (bytes at a pointer its user SGPRs hold) of {label}, which reads it and was queued and not complete (kernargs must stay unchanged until the dispatch that reads them completes)",
+                    h.va,
+                    h.va - h.buf,
+                    h.buf,
+                    h.host,
+                    h.va - lo
+                ));
+            }
             return Some(format!(
                 "host race: the CPU {verb} {:#x} (byte {:#x} of the buffer at {:#x}, through its mapping at {:#x}) while {label}, which {op_verb} bytes {:#x}..{:#x}, was queued and not complete",
                 h.va,

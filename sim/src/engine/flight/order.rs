@@ -65,6 +65,8 @@ struct Write {
     seq: u64,
     value: u32,
     label: OpLabel,
+    /// The copy, fill or dispatch the write completes (the writer queue's last one before it).
+    work: Option<OpLabel>,
 }
 
 /// One entry of a signal's history.
@@ -116,7 +118,8 @@ impl SignalOrder {
     }
 
     /// Queue `q` (its packet `label`) is about to write `value` to the signal at `addr`, which
-    /// holds `current`. Checks the write against the signal's other writers and records it.
+    /// holds `current`, completing `work` (the queue's last copy, fill or dispatch since its
+    /// last signal write). Checks the write against the signal's other writers and records it.
     ///
     /// # Errors
     /// The fault's reason: a value that goes down, or two unordered writers.
@@ -127,6 +130,7 @@ impl SignalOrder {
         addr: u64,
         value: u32,
         current: u32,
+        work: Option<OpLabel>,
     ) -> Result<(), String> {
         let st = self.signals.entry(addr).or_default();
         if st.last.is_some_and(|l| l != current) {
@@ -140,8 +144,16 @@ impl SignalOrder {
             && value < w.value
             && st.last == Some(current)
         {
+            // The later value was written first: the work it completes ran before the value
+            // below it existed, so nothing on its queue waited for that value.
+            let cause = w.work.map_or_else(String::new, |op| {
+                format!(
+                    "; {op}, which {} completes, ran before the value it should have waited for: {value}, which {label} writes only now (a missing wait for {value} before it: it raced the producer of {value})",
+                    w.label
+                )
+            });
             return Err(format!(
-                "timeline signal at {addr:#x} goes down: {label} writes {value} over {}, which {} wrote (a timeline value only grows; wait for the write before it, or reset the signal from the host){}",
+                "timeline signal at {addr:#x} goes down: {label} writes {value} over {}, which {} wrote{cause} (a timeline value only grows; wait for the write before it, or reset the signal from the host){}",
                 w.value,
                 w.label,
                 history_text(st)
@@ -168,6 +180,7 @@ impl SignalOrder {
             seq: self.seq,
             value,
             label,
+            work,
         };
         self.seq += 1;
         st.writes.retain(|x| x.queue != q);
@@ -237,11 +250,11 @@ mod tests {
         let (lc, ls) = (label(0, QueueKind::Compute), label(1, QueueKind::Sdma));
         o.doorbell(C);
         o.doorbell(S);
-        o.release(C, lc, 0x100, 1, 0).unwrap();
+        o.release(C, lc, 0x100, 1, 0, None).unwrap();
         o.acquire(S, 0x100);
-        o.release(S, ls, 0x100, 2, 1).unwrap();
+        o.release(S, ls, 0x100, 2, 1, None).unwrap();
         o.acquire(C, 0x100);
-        o.release(C, lc, 0x100, 3, 2).unwrap();
+        o.release(C, lc, 0x100, 3, 2, None).unwrap();
     }
 
     #[test]
@@ -250,8 +263,8 @@ mod tests {
         let (lc, ls) = (label(0, QueueKind::Compute), label(1, QueueKind::Sdma));
         o.doorbell(C);
         o.doorbell(S);
-        o.release(C, lc, 0x100, 1, 0).unwrap();
-        let e = o.release(S, ls, 0x100, 2, 1).unwrap_err();
+        o.release(C, lc, 0x100, 1, 0, None).unwrap();
+        let e = o.release(S, ls, 0x100, 2, 1, None).unwrap_err();
         assert!(e.contains("two queues"), "{e}");
         assert!(e.contains("SDMA FENCE") && e.contains("RELEASE_MEM"), "{e}");
         assert!(e.contains("wait for 1"), "{e}");
@@ -262,10 +275,10 @@ mod tests {
         let mut o = SignalOrder::default();
         let (lc, ls) = (label(0, QueueKind::Compute), label(1, QueueKind::Sdma));
         o.doorbell(C);
-        o.release(C, lc, 0x100, 1, 0).unwrap();
+        o.release(C, lc, 0x100, 1, 0, None).unwrap();
         // The host saw 1, then published the copy queue's commands.
         o.doorbell(S);
-        o.release(S, ls, 0x100, 2, 1).unwrap();
+        o.release(S, ls, 0x100, 2, 1, None).unwrap();
     }
 
     #[test]
@@ -274,19 +287,30 @@ mod tests {
         let (lc, ls) = (label(0, QueueKind::Compute), label(1, QueueKind::Sdma));
         o.doorbell(C);
         o.doorbell(S);
-        o.release(S, ls, 0x100, 2, 0).unwrap();
-        let e = o.release(C, lc, 0x100, 1, 2).unwrap_err();
+        let copy = OpLabel {
+            what: What::Packet("SDMA COPY_LINEAR"),
+            ..ls
+        };
+        o.release(S, ls, 0x100, 2, 0, Some(copy)).unwrap();
+        let e = o.release(C, lc, 0x100, 1, 2, None).unwrap_err();
         assert!(
             e.contains("goes down") && e.contains("writes 1 over 2"),
             "{e}"
         );
+        // The cause: the copy the later value completes ran before the value below it.
+        assert!(
+            e.contains(&format!(
+                "; {copy}, which {ls} completes, ran before the value it should have waited for: 1, which {lc} writes only now"
+            )),
+            "{e}"
+        );
         // Memory shows 0: the host reset it; writing 1 then is fine.
         let mut o = SignalOrder::default();
-        o.release(C, lc, 0x200, 5, 0).unwrap();
-        o.release(S, ls, 0x200, 1, 0).unwrap();
+        o.release(C, lc, 0x200, 5, 0, None).unwrap();
+        o.release(S, ls, 0x200, 1, 0, None).unwrap();
         assert!(o.history(0x200).contains("0 by the host"));
         // One queue rewriting its own signal lower is no timeline going down.
-        o.release(C, lc, 0x300, 5, 0).unwrap();
-        o.release(C, lc, 0x300, 1, 5).unwrap();
+        o.release(C, lc, 0x300, 5, 0, None).unwrap();
+        o.release(C, lc, 0x300, 1, 5, None).unwrap();
     }
 }

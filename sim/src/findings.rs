@@ -5,8 +5,7 @@
 //! [`SimConfig::strict`](crate::SimConfig::strict) (`HCQ_SIM_STRICT=1`, `hcq run --strict`)
 //! it faults the queue instead, the judge hcq's own test suites run under.
 
-use crate::SimKfd;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 /// Most findings one simulator keeps (later ones are counted, not stored).
 pub const MAX_FINDINGS: usize = 256;
@@ -74,19 +73,5 @@ impl Findings {
     #[must_use]
     pub fn total(&self) -> u64 {
         self.list.lock().unwrap_or_else(PoisonError::into_inner).1
-    }
-}
-
-impl SimKfd {
-    /// What the simulated GPUs did that the hardware tolerates ([`Finding`]), in the order the
-    /// dispatches completed (at most [`MAX_FINDINGS`]).
-    #[must_use]
-    pub fn findings(&self) -> Vec<Finding> {
-        self.findings.list()
-    }
-
-    /// The shared list the engines record into.
-    pub(crate) fn findings_handle(&self) -> Arc<Findings> {
-        Arc::clone(&self.findings)
     }
 }

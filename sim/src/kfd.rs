@@ -546,3 +546,17 @@ fn invalidate_userptr(st: &mut State, addr: u64, len: u64) {
 pub fn node_dir(n: usize) -> String {
     format!("{TOPOLOGY_NODES_DIR}/{n}")
 }
+
+impl SimKfd {
+    /// What the simulated GPUs did that the hardware tolerates ([`Finding`](crate::findings::Finding)), in the order the
+    /// dispatches completed (at most [`MAX_FINDINGS`](crate::findings::MAX_FINDINGS)).
+    #[must_use]
+    pub fn findings(&self) -> Vec<crate::findings::Finding> {
+        self.findings.list()
+    }
+
+    /// The shared list the engines record into.
+    pub(crate) fn findings_handle(&self) -> std::sync::Arc<crate::findings::Findings> {
+        std::sync::Arc::clone(&self.findings)
+    }
+}

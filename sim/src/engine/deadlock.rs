@@ -131,7 +131,7 @@ impl Engines {
     }
 
     /// The host is waiting (KFD's WAIT_EVENTS) and the queues made no progress: when the
-    /// GPU-side condition has held in the same shape for [`DEADLOCK_LOG_AFTER`], logs each
+    /// GPU-side condition has held in the same shape for `DEADLOCK_LOG_AFTER` (0.5 s), logs each
     /// diagnosis once as a warning. Never faults a queue (the host may still write the value:
     /// see the module docs), so it always returns `false` (no deadlock reported as a fault).
     pub fn check_deadlock(&self) -> bool {

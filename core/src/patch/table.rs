@@ -695,13 +695,7 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
         let mut nop = [0u32; sdma::GCR_REQ_DWORDS];
         let nop_hdr = sdma::nop(&mut nop, g).ok().and(nop.first().copied());
         let is_gcr = |x: u32| sdma_op(x).0 == sdma::op::GCR_REQ || Some(x) == nop_hdr;
-        expect(
-            list,
-            o,
-            o + g - 1,
-            "SDMA GCR_REQ or its NOP (copy start)",
-            is_gcr,
-        )?;
+        expect(list, o, o + g - 1, "SDMA GCR_REQ (copy start)", is_gcr)?;
         let before = self.entries.len();
         let body = idx(h.dwords, 0).saturating_sub(2 * g);
         if idx(h.dwords, 0) < 2 * g || body % c != 0 {
@@ -731,13 +725,7 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
             }
         }
         let at = chunk_at(chunks);
-        expect(
-            list,
-            at,
-            at + g - 1,
-            "SDMA GCR_REQ or its NOP (copy end)",
-            is_gcr,
-        )?;
+        expect(list, at, at + g - 1, "SDMA GCR_REQ (copy end)", is_gcr)?;
         for (var, n) in [(src, needed[0]), (dst, needed[1])] {
             if let Some((v, _, size)) = var {
                 if n > size {

@@ -133,3 +133,33 @@ def test_program_call_with_timeout_returns_its_time():
   t = prg(*bufs, global_size=gs, local_size=ls, wait=True, timeout=10_000)
   assert isinstance(t, float) and t >= 0
   assert prg(*bufs, global_size=gs, local_size=ls) is None
+
+
+def test_vs_seed_compares_hcq_with_tinygrad14s_own_amd_backend():
+  # --vs-seed under 0.14: the seed's side is 0.14's unmodified ops_amd.py on hcq-sim (the hook's
+  # FileIOInterface, turned on in this fresh process), beside HCQ; the same keys as under 0.9.1.
+  import json
+  import subprocess
+  import sys
+  import textwrap
+  code = textwrap.dedent("""
+    import json
+    import hcq.bench as b
+    res = b.vs_seed(rounds=1)
+    from tinygrad import Device
+    from tinygrad.runtime.support.hcq import FileIOInterface
+    assert type(Device["AMD"]).__module__ == "tinygrad.runtime.ops_amd", type(Device["AMD"])
+    assert getattr(FileIOInterface, "_hcq_sim", False), FileIOInterface
+    print(json.dumps(res))
+  """)
+  env = {k: v for k, v in os.environ.items() if k not in ("AMD", "MOCKGPU", "HCQ", "DEV", "HCQ_SIM_CLIENT", "HCQ_SIM_KERNEL", "HCQ_MOCKGPU_TG14")}
+  env.update(JIT_BATCH_SIZE="128", HCQ_SIM_GPUS="1")
+  r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=env, cwd="/")
+  assert r.returncode == 0, r.stderr[-3000:]
+  res = json.loads(r.stdout.strip().splitlines()[-1])
+  assert res["tinygrad_version"].startswith("0.14") and res["sim_mode"] == "threaded" and res["rounds"] == 1
+  for key, unit in (("launch", "us"), ("jit_replay", "us_per_kernel"), ("jit_replay_changed", "us_per_kernel"),
+                    ("copy_in", "gbps"), ("copy_out", "gbps"), ("train_step", "ms")):
+    for who in ("seed", "hcq"):
+      assert res[f"{who}_{key}_{unit}"] > 0 and len(res[f"{who}_{key}_{unit}_spread"]) == 2
+    assert res[f"hcq_over_seed_{key}"] > 0 and len(res[f"hcq_over_seed_{key}_spread"]) == 2

@@ -20,6 +20,11 @@ seed's instance is always threaded: it rings doorbells with plain stores, which 
 thread polling them sees; `sim_mode` in the output). `--deterministic` also times hcq alone
 with its GPU run inside the host's waits (keys `hcq_deterministic_<name>`, labelled: no seed
 figure is comparable to them).
+Under tinygrad 0.14 (`tinygrad_version` in the output), `AMD` is 0.14's own ops_amd.py, the
+seed's descendant, on hcq-sim through the file interface `python -m hcq.mockgpu` gives it
+(HCQ_MOCKGPU_TG14=1, turned on in this process before tinygrad's runtime is imported; Linux 6.13's
+queue rules, the hook's default for 0.14), and `HCQ` is hcq's 0.14 device (ops_hcq14.py); the
+workloads, keys and rounds are the same (hcq/tinygrad/bench14.py spells them in 0.14's API).
 Each round runs one batch of every figure on each side, alternating (seed, hcq, seed, hcq,
 ...); a round's ratio is taken within the round. For each figure: `seed_<name>` and
 `hcq_<name>` (medians over the rounds), `hcq_over_seed_<name>` (the median of the per-round
@@ -127,26 +132,59 @@ def _enable_seed() -> None:
 
 
 class _Side:
-  """One device's workloads, each run as a batch that returns its figure."""
+  """One device's workloads, each run as a batch that returns its figure (tinygrad 0.9.1's API;
+  hcq.tinygrad.bench14.Side overrides the few calls 0.14 spells otherwise)."""
   def __init__(self, name: str, kernels: int = 100):
     from tinygrad import Device
     self.name, self.dev = name, Device[name]
-    self.prg, self.bufs, self.gs, self.ls = _small_kernel(name)
+    self.prg, self.bufs, self.gs, self.ls = self._small_kernel(name)
     for _ in range(20): self.prg(*self.bufs, global_size=self.gs, local_size=self.ls)
     self.dev.synchronize()
     self.kernels = kernels
-    self.jit, self.graph, self.x, self.inputs = _jit_graph(name, kernels)
+    self.jit, self.graph, self.x, self.inputs = self._jit_graph(name, kernels)
     from tinygrad import Tensor
     self.x2 = Tensor.zeros(256, device=name).contiguous().realize()
-    self.inputs2 = [self.x2.lazydata.base.realized]
+    self.inputs2 = self._inputs(self.x2)
     self.copy_size = 16 << 20
-    alloc = self.dev.allocator
-    from tinygrad.device import BufferOptions
-    self.copy_buf = alloc.alloc(self.copy_size, BufferOptions())
+    self.copy_buf = self._alloc(self.copy_size)
     self.host = memoryview(bytearray(os.urandom(1 << 16)) * (self.copy_size >> 16))
     self.host_out = memoryview(bytearray(self.copy_size))
     self._train_setup()
 
+  # ---- what tinygrad 0.14 spells otherwise (hcq.tinygrad.bench14.Side) ----
+  @staticmethod
+  def _small_kernel(name: str): return _small_kernel(name)
+
+  @staticmethod
+  def _jit_graph(name: str, kernels: int): return _jit_graph(name, kernels)
+
+  @staticmethod
+  def _inputs(t) -> list: return [t.lazydata.base.realized]
+
+  def _alloc(self, size: int):
+    from tinygrad.device import BufferOptions
+    return self.dev.allocator.alloc(size, BufferOptions())
+
+  def _copyin(self, buf, src: memoryview) -> None: self.dev.allocator.copyin(buf, src)
+
+  def _copyout(self, dest: memoryview, buf) -> None: self.dev.allocator.copyout(dest, buf)
+
+  @staticmethod
+  def _weight(data, d: str):
+    from tinygrad import Tensor
+    return Tensor(data, device=d, requires_grad=True)
+
+  @staticmethod
+  def _zero_bias(shape: tuple, d: str):
+    from tinygrad import Tensor
+    return Tensor.zeros(*shape, device=d, requires_grad=True).contiguous()
+
+  @staticmethod
+  def _training():
+    from tinygrad import Tensor
+    return Tensor.train()
+
+  # ---- the figures ----
   def launch_us(self, batch: int = 200) -> float:
     t0 = time.perf_counter()
     for _ in range(batch): self.prg(*self.bufs, global_size=self.gs, local_size=self.ls)
@@ -172,14 +210,14 @@ class _Side:
   def copy_in_gbps(self) -> float:
     self.dev.synchronize()
     t0 = time.perf_counter()
-    self.dev.allocator.copyin(self.copy_buf, self.host)
+    self._copyin(self.copy_buf, self.host)
     self.dev.synchronize()
     return self.copy_size / (time.perf_counter() - t0) / 1e9
 
   def copy_out_gbps(self) -> float:
     self.dev.synchronize()
     t0 = time.perf_counter()
-    self.dev.allocator.copyout(self.host_out, self.copy_buf)
+    self._copyout(self.host_out, self.copy_buf)
     return self.copy_size / (time.perf_counter() - t0) / 1e9
 
   def _train_setup(self) -> None:
@@ -188,18 +226,17 @@ class _Side:
     d = self.name
     self.layers = [nn.Linear(64, 128), nn.Linear(128, 128), nn.Linear(128, 10)]
     for l in self.layers:
-      l.weight = Tensor(rng.standard_normal(l.weight.shape).astype("float32") * 0.1, device=d, requires_grad=True)
-      l.bias = Tensor.zeros(*l.bias.shape, device=d, requires_grad=True).contiguous()
+      l.weight = self._weight(rng.standard_normal(l.weight.shape).astype("float32") * 0.1, d)
+      l.bias = self._zero_bias(l.bias.shape, d)
     self.opt = nn.optim.SGD([p for l in self.layers for p in (l.weight, l.bias)], lr=0.01)
     self.xs = Tensor(rng.standard_normal((32, 64)).astype("float32"), device=d)
     self.ys = Tensor(rng.integers(0, 10, 32).astype("int32"), device=d)
     for _ in range(2): self.train_step_ms()
 
   def train_step_ms(self) -> float:
-    from tinygrad import Tensor
     self.dev.synchronize()
     t0 = time.perf_counter()
-    with Tensor.train():
+    with self._training():
       self.opt.zero_grad()
       h = self.xs
       for i, l in enumerate(self.layers): h = l(h).relu() if i < len(self.layers) - 1 else l(h)
@@ -221,14 +258,38 @@ def _spread(xs: list) -> list:
   return [round(min(xs), 4), round(max(xs), 4)]
 
 
+def _side_class() -> type:
+  """The workloads through the installed tinygrad's API (0.9.1 here, 0.14 in hcq.tinygrad.bench14)."""
+  from hcq.tinygrad import _version
+  if _version.series() == "0.14":
+    from hcq.tinygrad.bench14 import Side
+    return Side
+  if _version.series() is None: raise SystemExit(_version.unsupported_message())
+  return _Side
+
+
+def _default_hcq() -> None:
+  """Tensors made without a device land on HCQ (then move where asked)."""
+  from hcq.tinygrad import _version
+  if _version.series() == "0.14":
+    os.environ["DEV"] = "HCQ"  # 0.14 reads DEV when tinygrad is imported (else it probes CPU, which needs clang)
+    return
+  from tinygrad import Device
+  Device.DEFAULT = "HCQ"
+
+
 def vs_seed(rounds: int = 7, deterministic: bool = False) -> dict:
   """The side-by-side figures (see the module doc)."""
-  _enable_seed()
+  from hcq.tinygrad import _version
+  side = _side_class()
+  if _version.series() == "0.14":
+    from hcq.tinygrad.bench14 import enable_seed
+    enable_seed()
+  else: _enable_seed()
   # hcq's simulator threaded, as the seed's is (hcq.kfd() reads it when HCQ first opens).
   os.environ["HCQ_SIM_THREADED"] = "1"
-  from tinygrad import Device
-  Device.DEFAULT = "HCQ"  # layers made without a device land on hcq, then move where asked
-  sides = {"seed": _Side("AMD"), "hcq": _Side("HCQ")}
+  _default_hcq()
+  sides = {"seed": side("AMD"), "hcq": side("HCQ")}
   samples: dict = {(w, k): [] for k in FIGURES for w in sides}
   ratios: dict = {k: [] for k in FIGURES}
   for _ in range(rounds):  # alternating batches: seed, hcq, seed, hcq, ...
@@ -238,7 +299,7 @@ def vs_seed(rounds: int = 7, deterministic: bool = False) -> dict:
         got[who] = getattr(side, method)()
         samples[(who, key)].append(got[who])
       ratios[key].append(got["hcq"] / got["seed"] if higher_better else got["seed"] / got["hcq"])
-  res: dict = {"target": sides["hcq"].dev.arch, "rounds": rounds, "sim_mode": "threaded",
+  res: dict = {"tinygrad_version": _version.tinygrad_version(), "target": sides["hcq"].dev.arch, "rounds": rounds, "sim_mode": "threaded",
                "date": time.strftime("%Y-%m-%d", time.gmtime()), "cpus": os.cpu_count(),
                "load_average": [round(x, 2) for x in os.getloadavg()]}
   for key, (_, _, unit) in FIGURES.items():
@@ -259,7 +320,7 @@ def _deterministic(rounds: int) -> dict:
   (the mode is chosen when HCQ first opens)."""
   import subprocess
   env = dict(os.environ, HCQ_SIM_THREADED="0")
-  for k in ("MOCKGPU", "HCQ_MOCKGPU_COMPILER", "HCQ_SIM_CLIENT"): env.pop(k, None)
+  for k in ("MOCKGPU", "HCQ_MOCKGPU_COMPILER", "HCQ_MOCKGPU_TG14", "HCQ_SIM_CLIENT"): env.pop(k, None)
   out = subprocess.run([sys.executable, "-m", "hcq.bench", "--hcq-alone", "--rounds", str(rounds)], env=env, check=True,
                        capture_output=True, text=True).stdout
   return {f"hcq_deterministic_{k}": v for k, v in json.loads(out.strip().splitlines()[-1]).items()}
@@ -267,9 +328,9 @@ def _deterministic(rounds: int) -> dict:
 
 def hcq_alone(rounds: int) -> dict:
   """Every --vs-seed figure on HCQ alone, in the simulator mode the environment chose."""
-  from tinygrad import Device
-  Device.DEFAULT = "HCQ"
-  side = _Side("HCQ")
+  side_class = _side_class()
+  _default_hcq()
+  side = side_class("HCQ")
   res: dict = {}
   for key, (method, _, unit) in FIGURES.items():
     xs = [getattr(side, method)() for _ in range(rounds)]

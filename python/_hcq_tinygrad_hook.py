@@ -55,6 +55,17 @@ class _AfterHcq(importlib.abc.Loader):
     module.FileIOInterface = file_io_interface(module.FileIOInterface)
 
 
+class _AfterCompilerAmd(importlib.abc.Loader):
+  """tinygrad 0.14 under `python -m hcq.mockgpu`: its comgr compiler (HIP and assembly) is served
+  by clang-19 and ld.lld-19 (`hcq.mockgpu.compiler_amd14`); no comgr here builds for gfx11."""
+  def __init__(self, loader): self.loader = loader
+  def create_module(self, spec): return self.loader.create_module(spec)
+  def exec_module(self, module):
+    self.loader.exec_module(module)
+    from hcq.mockgpu.compiler_amd14 import patch
+    patch(module)
+
+
 class _EmptyPackage(importlib.abc.Loader):
   def create_module(self, spec): return None
   def exec_module(self, module): pass
@@ -64,7 +75,10 @@ def _other_spec(finder, name, path, target):
   for f in sys.meta_path:
     if f is finder or not hasattr(f, "find_spec"): continue
     spec = f.find_spec(name, path, target)
-    if spec is not None and spec.loader is not None: return spec
+    # A namespace package (tinygrad's test/mockgpu has no __init__.py) has no loader, only
+    # search locations: it is still the real package, whose other modules (test.mockgpu.amd.emu,
+    # which test/amd/hw imports) must stay importable.
+    if spec is not None and (spec.loader is not None or spec.submodule_search_locations): return spec
   return None
 
 
@@ -78,13 +92,16 @@ def _tg14_spec(finder, name, path, target):
   if name == "tinygrad.runtime.support.hcq" and (spec := _other_spec(finder, name, path, target)) is not None:
     spec.loader = _AfterHcq(spec.loader)
     return spec
+  if name == "tinygrad.runtime.support.compiler_amd" and (spec := _other_spec(finder, name, path, target)) is not None:
+    spec.loader = _AfterCompilerAmd(spec.loader)
+    return spec
   return None
 
 
 class HcqTinygradFinder(importlib.abc.MetaPathFinder):
   """Serves tinygrad.runtime.ops_hcq and lists HCQ among tinygrad's devices."""
   def find_spec(self, name, path=None, target=None):
-    if os.environ.get("HCQ_MOCKGPU_TG14") == "1" and name.startswith(("test", "tinygrad.runtime.support.hcq")):
+    if os.environ.get("HCQ_MOCKGPU_TG14") == "1" and name.startswith(("test", "tinygrad.runtime.support.hcq", "tinygrad.runtime.support.compiler_amd")):
       if (spec := _tg14_spec(self, name, path, target)) is not None: return spec
     if name == "tinygrad.runtime.ops_hcq": return importlib.util.spec_from_loader(name, _VersionAlias())
     if name == "tinygrad.runtime.driver.hip_comgr" and os.environ.get("HCQ_MOCKGPU_COMPILER") == "1":

@@ -115,3 +115,51 @@ def test_another_tinygrad_version_is_named(tmp_path):
   r = subprocess.run([sys.executable, "-m", "hcq.mockgpu", "--", sys.executable, "-c", "print('ran')"], capture_output=True, text=True, env=e, timeout=120)
   assert r.returncode == 2 and "ran" not in r.stdout
   assert "tinygrad 0.13.0" in r.stderr and "0.9.1 and 0.14.x" in r.stderr
+
+
+def test_comgr_compiles_assembly_and_hip_with_clang19():
+  """0.14's HIPCompiler (comgr: HIP and the assembly its test/amd suites build) is served by
+  clang-19 and ld.lld-19 under the hook; both kernels run on the simulated GPU."""
+  r = tg14("""
+    from tinygrad import Device
+    from tinygrad.runtime.support.compiler_amd import HIPCompiler
+    from tinygrad.device import Buffer, TinyELF
+    from tinygrad.helpers import Target
+    from tinygrad.dtype import dtypes
+    import numpy as np
+    dev = Device["AMD"]
+    src = '''.text
+    .globl store7
+    .p2align 8
+    .type store7,@function
+    store7:
+      s_load_b64 s[2:3], s[0:1], 0x0
+      v_mov_b32 v0, 0
+      v_mov_b32 v1, 7
+      s_waitcnt lgkmcnt(0)
+      global_store_b32 v0, v1, s[2:3]
+      s_endpgm
+    .rodata
+    .p2align 6
+    .amdhsa_kernel store7
+      .amdhsa_user_sgpr_kernarg_segment_ptr 1
+      .amdhsa_kernarg_size 8
+      .amdhsa_next_free_vgpr 2
+      .amdhsa_next_free_sgpr 4
+      .amdhsa_wavefront_size32 1
+    .end_amdhsa_kernel
+    '''
+    lib = HIPCompiler(dev.arch).compile(src)
+    assert lib[:4] == b"\\x7fELF"
+    buf = Buffer("AMD", 1, dtypes.int32).allocate()
+    prg = dev.runtime(TinyELF(lib, "store7", Target("AMD", arch=dev.arch), ()))
+    prg(buf._buf, global_size=(1,1,1), local_size=(1,1,1), wait=True)
+    out = buf.numpy().view(np.int32)
+    print("asm", out[0])
+    lib2 = HIPCompiler(dev.arch).compile('extern "C" __attribute__((global)) void k(int* a) { a[0] = 9; }')
+    assert lib2[:4] == b"\\x7fELF"
+    prg2 = dev.runtime(TinyELF(lib2, "k", Target("AMD", arch=dev.arch), ())); prg2(buf._buf, global_size=(1,1,1), local_size=(1,1,1), wait=True)
+    print("hip", buf.numpy().view(np.int32)[0])
+  """)
+  assert r.returncode == 0, r.stderr[-3000:]
+  assert r.stdout.strip().splitlines()[-2:] == ["asm 7", "hip 9"]

@@ -111,3 +111,19 @@ def compile_hip(src: str, arch: str) -> bytes:
     except FileNotFoundError as e: raise CompileFailed(f"{CLANG} not found\nnext: apt-get install clang-19 lld-19 (or set HCQ_CLANG)") from e
     if r.returncode != 0: raise CompileFailed(f"clang-19 failed for {arch}:\n{r.stderr.strip()}\nnext: the kernel source is above")
     return o.read_bytes()
+
+
+def assemble(src: str, arch: str) -> bytes:
+  """The code object (ELF) of AMDGPU assembly `src` for `arch`, as comgr's ASSEMBLE_SOURCE_TO_
+  RELOCATABLE then LINK_RELOCATABLE_TO_EXECUTABLE make it: clang-19's integrated assembler, then
+  ld.lld-19 -shared; CompileFailed with the tools' messages."""
+  ld = shutil.which("ld.lld-19") or "ld.lld"
+  with tempfile.TemporaryDirectory(prefix="hcq-as-") as td:
+    s, o, co = pathlib.Path(td) / "k.s", pathlib.Path(td) / "k.o", pathlib.Path(td) / "k.co"
+    s.write_text(src)
+    for cmd in ([CLANG, "-x", "assembler", "-target", "amdgcn-amd-amdhsa", f"-mcpu={arch}", "-mcode-object-version=5", "-c", str(s), "-o", str(o)],
+                [ld, "-shared", str(o), "-o", str(co)]):
+      try: r = subprocess.run(cmd, capture_output=True, text=True)
+      except FileNotFoundError as e: raise CompileFailed(f"{cmd[0]} not found\nnext: apt-get install clang-19 lld-19 (or set HCQ_CLANG)") from e
+      if r.returncode != 0: raise CompileFailed(f"{pathlib.Path(cmd[0]).name} failed for {arch}:\n{r.stderr.strip()}\nnext: the assembly source is above")
+    return co.read_bytes()

@@ -231,15 +231,27 @@ pub(crate) fn half_regs(i: &mut Inst) {
 /// with true16 halves): the plain VGPR numbers LLVM prints (`v128` for `v0.h`).
 pub(crate) fn whole_regs(i: &Inst) -> Inst {
     let mut i = *i;
-    if i.op == Op::VMovB16 || true16(i.op).is_none() {
+    // Only the e32/DPP forms carry halves in the VGPR field (half_regs runs on those alone); a
+    // VOP3's op_sel is its own field, and its operands may be SGPRs or constants.
+    if i.op == Op::VMovB16
+        || true16(i.op).is_none()
+        || !matches!(i.enc, Enc::Vop1 | Enc::Vop2 | Enc::Vopc)
+    {
         return i;
     }
+    let whole = |r: u16| {
+        if r >= VGPR && r != NONE {
+            r.checked_add(0x80).unwrap_or(r)
+        } else {
+            r
+        }
+    };
     if i.opsel & 8 != 0 {
-        i.dst += 0x80;
+        i.dst = whole(i.dst);
     }
     for k in 0..2 {
         if (i.opsel >> k) & 1 == 1 {
-            i.src[k] += 0x80;
+            i.src[k] = whole(i.src[k]);
         }
     }
     i.opsel = 0;

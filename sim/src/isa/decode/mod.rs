@@ -7,9 +7,10 @@ use super::ops::Op;
 mod gfx11;
 mod gfx12;
 mod gfx9;
+mod true16;
 
 pub use gfx11::has_short_form;
-pub(crate) use gfx11::whole_regs;
+pub(crate) use true16::whole_regs;
 
 /// Whether `op` has a 32-bit VOP1/VOP2 encoding on gfx9 (gfx90a, gfx942).
 #[must_use]
@@ -285,7 +286,7 @@ pub fn decode(isa: Isa, words: &[u32; 3]) -> Result<Inst, Undecodable> {
     };
     // 16-bit VGPR operands of the e32 and DPP forms name halves (the DPP word's source too).
     if isa != Isa::Gfx9 && matches!(i.enc, Enc::Vop1 | Enc::Vop2 | Enc::Vopc) {
-        gfx11::half_regs(&mut i);
+        true16::half_regs(&mut i);
     }
     if i.uses_lit() {
         let at = usize::from(i.len / 4);

@@ -817,7 +817,7 @@ fn fma32_rounds_once_as_mul_add_does() {
             // -round(a * b) plus a few ulps: heavy cancellation.
             0 => (-p).to_bits().wrapping_add((next() % 5) as u32),
             // A tiny addend: the sum lies near a rounding boundary of the product.
-            1 => p.to_bits().wrapping_sub(27 << 23) ^ 0x8000_0000 * (next() as u32 & 1),
+            1 => p.to_bits().wrapping_sub(27 << 23) ^ (0x8000_0000 * (next() as u32 & 1)),
             2 => next() as u32,
             _ => (next() as u32) & 0x807f_ffff,
         };

@@ -3,10 +3,9 @@
 //! integer or f32 operations without modifiers (no neg/abs/op_sel/SDWA/DPP, no clamp or
 //! omod) whose operands are VGPRs in the RSRC1 budget, SGPRs or constants, or a GLOBAL or
 //! SCRATCH dword load or store, and resolves its operands once. Executing it ([`Exec::fast`])
-//! then skips the general path's dispatch cascade and operand decoding. The ALU forms run for
-//! any nonzero EXEC (every lane computed, the live ones written); the memory forms for a wave
-//! whose every lane is live and whose lanes access one contiguous block (consecutive global
-//! addresses, or one scratch offset); anything else (partial EXEC for memory, scattered
+//! then skips the general path's dispatch cascade and operand decoding, for a wave whose
+//! every lane is live (and, for memory, whose lanes access one contiguous block: consecutive
+//! global addresses, or one scratch offset); anything else (partial EXEC, scattered
 //! addresses, gfx9's VSKIP or index mode) takes the general path, which gives the same
 //! results: each operation here is the general path's own expression and checks
 //! (`valu.rs`, `operands.rs`, `memory.rs`), faults included.
@@ -145,25 +144,6 @@ pub(super) fn get<const N: usize>(w: &Wave, s: FSrc) -> Option<[u32; N]> {
     })
 }
 
-/// Writes `r` to VGPR row `d` in the lanes of `exec` (a wave's `N` lanes; every lane's as one
-/// move when all are live, else a select per lane that vectorises as a blend).
-#[inline(always)]
-pub(super) fn put<const N: usize>(w: &mut Wave, d: u16, r: &[u32; N], exec: u64) -> Option<()> {
-    let d = usize::from(d);
-    let row: &mut [u32; N] = w.v.get_mut(d * N..(d + 1) * N)?.try_into().ok()?;
-    if exec == lane_bits(N) {
-        *row = *r;
-        return Some(());
-    }
-    let m = mask::spread(exec);
-    for ((x, r), m) in row.iter_mut().zip(r).zip(&m) {
-        // All ones for a live lane.
-        let k = 0u32.wrapping_sub(u32::from(*m));
-        *x = (*r & k) | (*x & !k);
-    }
-    Some(())
-}
-
 /// `f` over the lanes of `a` and `b`.
 #[inline(always)]
 pub(super) fn zip2<const N: usize>(
@@ -245,11 +225,7 @@ impl Exec<'_, '_> {
             Fast::SLoad(m) => return Some(self.fast_sload(m)),
             _ => {}
         }
-        // Memory forms need every lane live; the ALU forms compute every lane and write the
-        // live ones ([`put`]), as the general path's `write_lanes` does. No live lane at all
-        // is left to the general path.
-        let exec = self.w.exec();
-        if exec == 0 || (exec != self.w.lane_mask() && matches!(f, Fast::Mem(_) | Fast::Lds(_))) {
+        if self.w.exec() != self.w.lane_mask() {
             return None;
         }
         match (self.w.lanes, f) {

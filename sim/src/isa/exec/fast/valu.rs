@@ -36,37 +36,6 @@ pub(crate) enum FOp {
     FmaF32,
 }
 
-/// `a * b + c` rounded once to f32 (round to nearest even), as `f32::mul_add`, but inline
-/// and branch-free so that the lane loops vectorise (`mul_add` is a call to libm's `fmaf` per
-/// lane on a baseline x86-64 build). The product is exact in f64 (24 + 24 bits); the sum is
-/// rounded to odd in f64 (rounded to nearest, then, when TwoSum's exact error is nonzero and
-/// the last bit even, moved one ulp toward the exact value); rounding that to f32 then rounds
-/// the exact value once, since 53 >= 2 * 24 + 2 (Boldo and Melquiond, "Emulation of FMA and
-/// correctly rounded sums: proved algorithms using rounding to odd", IEEE TC 57(4), 2008).
-/// Infinite and NaN sums are left as they are (their error is not a number).
-#[inline(always)]
-pub(super) fn fma32(a: f32, b: f32, c: f32) -> f32 {
-    let p = f64::from(a) * f64::from(b);
-    let c = f64::from(c);
-    let s = p + c;
-    // TwoSum (Knuth): s + e == p + c exactly, for finite s.
-    let bb = s - p;
-    let e = (p - (s - bb)) + (c - bb);
-    let bits = s.to_bits();
-    let odd = bits & 1 == 1;
-    let adjust = e != 0.0 && s.is_finite() && !odd;
-    // Toward the exact value: away from zero when e has s's sign (s is nonzero when inexact).
-    // An even pattern plus one stays in its binade; minus one reaches the next one down.
-    let away = (e > 0.0) == (s > 0.0);
-    let step = if away {
-        bits.wrapping_add(1)
-    } else {
-        bits.wrapping_sub(1)
-    };
-    // CAST: f64 -> f32 rounds to nearest even, the single rounding of the exact value.
-    f64::from_bits(if adjust { step } else { bits }) as f32
-}
-
 /// A pre-resolved vector ALU operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Alu {
@@ -323,7 +292,7 @@ impl Exec<'_, '_> {
                     FOp::SubrevF32 => zip2(&a, &b, |x, y| (f32v(y) - f32v(x)).to_bits()),
                     FOp::MulF32 => zip2(&a, &b, |x, y| (f32v(x) * f32v(y)).to_bits()),
                     _ => zip3(&a, &b, &c, |x, y, z| {
-                        fma32(f32v(x), f32v(y), f32v(z)).to_bits()
+                        f32v(x).mul_add(f32v(y), f32v(z)).to_bits()
                     }),
                 };
                 for x in &mut r {
@@ -337,17 +306,18 @@ impl Exec<'_, '_> {
                 r
             }
         };
-        let exec = self.w.exec();
-        put(self.w, f.dst, &r, exec)?;
+        let d = usize::from(f.dst);
+        let row = self.w.v.get_mut(d * N..(d + 1) * N)?;
+        row.copy_from_slice(&r);
         if matches!(f.op, FOp::AddCo | FOp::AddCoCi) {
-            return Some(self.write_mask(f.sdst, carry & exec));
+            return Some(self.write_mask(f.sdst, carry));
         }
         Some(Ok(()))
     }
 }
 
 impl Exec<'_, '_> {
-    /// Runs the pre-resolved 64-bit shift `f` (the live lanes written).
+    /// Runs the pre-resolved 64-bit shift `f` for a wave whose every lane is live.
     pub(super) fn fast_shift64<const N: usize>(
         &mut self,
         f: &Shift64,
@@ -374,13 +344,16 @@ impl Exec<'_, '_> {
             // CAST: two's complement views.
             _ => each(|x, k| ((x as i64) >> k) as u64),
         }
-        let exec = self.w.exec();
-        put(self.w, f.dst, &rlo, exec)?;
-        put(self.w, f.dst + 1, &rhi, exec)?;
+        let d = usize::from(f.dst);
+        self.w.v.get_mut(d * N..(d + 1) * N)?.copy_from_slice(&rlo);
+        self.w
+            .v
+            .get_mut((d + 1) * N..(d + 2) * N)?
+            .copy_from_slice(&rhi);
         Some(Ok(()))
     }
 
-    /// Runs the pre-resolved compare `c` (the live lanes' bits, the others 0).
+    /// Runs the pre-resolved compare `c` for a wave whose every lane is live.
     pub(super) fn fast_cmp<const N: usize>(&mut self, c: &Cmp) -> Option<Result<(), IsaError>> {
         let mut a = [0u32; N];
         let mut b = [0u32; N];
@@ -478,7 +451,7 @@ impl Exec<'_, '_> {
             Op::VFmacF32 => {
                 let mut d = [0u32; N];
                 load(self.w, FSrc::V(h.dst), &mut d)?;
-                map3(r, &a, &b, &d, |x, y, z| fma32(f(x), f(y), f(z)).to_bits());
+                map3(r, &a, &b, &d, |x, y, z| f(x).mul_add(f(y), f(z)).to_bits());
             }
             _ => return None,
         }
@@ -499,9 +472,9 @@ impl Exec<'_, '_> {
         let mut ry = [0u32; N];
         self.fast_half(&h[0], &mut rx)?;
         self.fast_half(&h[1], &mut ry)?;
-        let exec = self.w.exec();
         for (d, r) in [(h[0].dst, &rx), (h[1].dst, &ry)] {
-            put(self.w, d, r, exec)?;
+            let d = usize::from(d);
+            self.w.v.get_mut(d * N..(d + 1) * N)?.copy_from_slice(r);
         }
         Some(Ok(()))
     }

@@ -11,6 +11,7 @@
 //! | `sim_sdma_copy_gb_per_s` | SDMA engine, one 4 MiB COPY_LINEAR between two GCRs | |
 //! | `sim_roundtrip_ns_p50` / `_p99` | threaded engines: host submit to host-observed completion | p50 <= 2000 ns |
 //! | `sim_isa_lane_instr_per_s` | ISA interpreter over the gfx1100 fixture kernels, per active lane | >= 200 M (goal 1 G) |
+//! | `sim_isa_tinygrad_lane_instr_per_s` | ISA interpreter over tinygrad's matmul, conv and reduce kernels (`benches/tinygrad/`) | |
 //!
 //! These lived in `hcq bench` until the second review: the driver binary may run the simulator
 //! only through the driver's public API (its `driver_*` and `demo_*` keys do). Run by
@@ -20,6 +21,8 @@
 mod engines;
 #[path = "internals/isa.rs"]
 mod isa;
+#[path = "internals/tinygrad.rs"]
+mod tinygrad;
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -109,6 +112,7 @@ impl Metric {
 fn measure(quick: bool) -> Result<Vec<Metric>, WorkError> {
     let e = engines::run(quick)?;
     let isa = isa::lane_instr_per_s(quick)?;
+    let tg = tinygrad::lane_instr_per_s(quick)?;
     let need = |v: Option<f64>, what: &'static str| v.ok_or(WorkError::Unexpected(what));
     let m = |key, value, unit, budget, what| Metric {
         key,
@@ -152,6 +156,13 @@ fn measure(quick: bool) -> Result<Vec<Metric>, WorkError> {
             "1/s",
             Budget::AtLeast(200e6),
             "ISA interpreter over the gfx1100 fixture kernels, per active lane",
+        ),
+        m(
+            "sim_isa_tinygrad_lane_instr_per_s",
+            tg,
+            "1/s",
+            Budget::None,
+            "ISA interpreter over tinygrad's matmul/conv/reduce kernels, per active lane",
         ),
     ])
 }

@@ -219,7 +219,8 @@ fn machine(
     if let Some(m) = swapped_kernarg_pointer(env, &l.user_sgprs, l.groups, l.local) {
         return hw(m);
     }
-    match isa::run_with(&l, mem, env.registry.strict()) {
+    let threads = env.registry.threads();
+    match isa::run_threads(&l, mem, env.registry.strict(), threads) {
         Ok(st) => {
             if let Some(o) = st.first_out_of_range {
                 env.registry.findings().push(crate::findings::Finding {

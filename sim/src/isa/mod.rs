@@ -244,7 +244,7 @@ pub trait Memory {
     }
     /// This memory as one several threads may use at once, when it is: the interpreter then
     /// may run a dispatch's workgroups on several threads (deterministically: see
-    /// `exec::run_dispatch`). `None`, the default, keeps every dispatch on one thread.
+    /// [`run_threads`]). `None`, the default, keeps every dispatch on one thread.
     fn shared(&self) -> Option<&(dyn Memory + Sync)> {
         None
     }
@@ -526,8 +526,30 @@ pub struct OutOfRange {
 /// # Errors
 /// As [`run`].
 pub fn run_with(l: &Launch, mem: &dyn Memory, strict: bool) -> Result<Stats, IsaError> {
+    static THREADS: std::sync::OnceLock<Result<usize, crate::EnvError>> =
+        std::sync::OnceLock::new();
+    let threads = THREADS
+        .get_or_init(crate::config::default_threads)
+        .clone()
+        .map_err(|e| IsaError::Fault(e.to_string()))?;
+    run_threads(l, mem, strict, threads)
+}
+
+/// [`run_with`] on up to `threads` host threads (0 counts as 1). The result does not depend
+/// on `threads` (sim/README.md "Threads"): the workgroups are cut into chunks by the dispatch
+/// alone, the chunks' results merged in workgroup order, and a kernel with atomics, or a
+/// memory that does not offer itself for sharing ([`Memory::shared`]), stays on this thread.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_threads(
+    l: &Launch,
+    mem: &dyn Memory,
+    strict: bool,
+    threads: usize,
+) -> Result<Stats, IsaError> {
     launch::check(l)?;
-    exec::run_dispatch(l, mem, strict)
+    exec::run_dispatch(l, mem, strict, threads)
 }
 
 #[cfg(test)]

@@ -349,3 +349,59 @@ fn a_memory_that_is_not_shared_keeps_one_thread() {
     assert!(st.lane_instructions > 0);
     assert_eq!(threads.lock().unwrap().len(), 1);
 }
+
+#[test]
+fn workgroups_storing_the_same_bytes_are_reported_on_any_thread_count() {
+    // PAST_THE_GRANT with LDS enough for its accesses: every workgroup stores the same two
+    // dwords at A, a race between workgroups that no atomic orders.
+    let run = |strict, threads| {
+        let mem = FlatMemory::new(BASE, LEN);
+        let code: Vec<u8> = PAST_THE_GRANT
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        mem.poke(CODE, &code).unwrap();
+        let l = Launch {
+            isa: Isa::Gfx11,
+            gfx940: false,
+            pgm: CODE,
+            wave64: false,
+            user_sgprs: vec![A as u32, 0],
+            rsrc2: 2 << 1,
+            local: [1, 1, 1],
+            groups: [40, 30, 1],
+            lds_bytes: 8192,
+            vgprs: 16,
+            accum_offset: 0,
+            scratch: ScratchSetup::default(),
+            scratch_waves: 0,
+            float: FloatMode::from_rsrc1(0),
+            budget: 1 << 12,
+            clock: 0,
+        };
+        exec(&mem, &l, strict, threads)
+    };
+    let one = run(false, 1).result.unwrap();
+    let race = one.race.unwrap();
+    assert_eq!(race.address, A);
+    assert_eq!(race.bytes, 8);
+    assert_eq!(race.groups, [[0, 0, 0], [1, 0, 0]]);
+    assert_eq!(one.out_of_range, 0);
+    let strict = run(true, 1).result.unwrap_err();
+    assert!(
+        strict.to_string().contains(
+            "workgroups [0, 0, 0] and [1, 0, 0] of the dispatch both store the 8 bytes at"
+        ),
+        "{strict}"
+    );
+    for threads in [2, 4, 7] {
+        assert_eq!(run(false, threads).result, Ok(one), "{threads} threads");
+        assert_eq!(
+            run(true, threads).result.unwrap_err(),
+            strict,
+            "{threads} threads"
+        );
+    }
+    // A race-free kernel has none.
+    assert_eq!(vector_add(C, 4).result.unwrap().race, None);
+}

@@ -23,11 +23,19 @@ const SCRATCH_WAVES: u32 = 16;
 const LEN: usize = 0x2_0000 + 4 * 4 * N as usize + 0x1_0000;
 
 /// The gfx1100 fixture `stem` (`vector_add`, `fill`, `lds_reverse`, `scratch`), read from the
-/// repository's fixtures (`core/tests/fixtures/kernels/`, built by `scripts/build-kernels.sh`).
+/// repository's fixtures (`core/tests/fixtures/kernels/`, built by `scripts/build-kernels.sh`):
+/// those of the checkout the bench was built in, else those under the current directory (a
+/// copied bench binary run from another checkout's root).
 fn fixture(stem: &str) -> Result<Vec<u8>, WorkError> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+    let name = format!("{stem}-gfx1100.co");
+    let built = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../core/tests/fixtures/kernels")
-        .join(format!("{stem}-gfx1100.co"));
+        .join(&name);
+    let path = if built.exists() {
+        built
+    } else {
+        std::path::Path::new("core/tests/fixtures/kernels").join(&name)
+    };
     std::fs::read(&path).map_err(|e| {
         WorkError::Sim(format!(
             "isa bench: reading {}: {e} (run it from a checkout of the repository)",

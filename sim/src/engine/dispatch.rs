@@ -233,6 +233,20 @@ fn machine(
                     count: st.out_of_range,
                 });
             }
+            if let Some(r) = st.race {
+                env.registry.findings().push(crate::findings::Finding {
+                    kernel: l.pgm,
+                    instruction: format!(
+                        "stores of workgroups {:?} and {:?}",
+                        r.groups[0], r.groups[1]
+                    ),
+                    address: r.address,
+                    bytes: u32::try_from(r.bytes).unwrap_or(u32::MAX),
+                    allocation: 0,
+                    what: r.to_string(),
+                    count: 1,
+                });
+            }
             let c = env.registry.isa_counters();
             c.wave_instructions
                 .fetch_add(st.wave_instructions, Ordering::Relaxed);

@@ -23,6 +23,7 @@ mod num;
 mod operands;
 mod packed;
 mod parallel;
+mod race;
 mod scalar;
 #[cfg(test)]
 mod tests;
@@ -317,7 +318,8 @@ fn scratch_spread(l: &Launch) -> u64 {
 }
 
 /// Runs workgroups `first..first + count` (linear, x fastest), using scratch slots
-/// `slots.0..slots.0 + slots.1`. A fault comes with its workgroup's linear index.
+/// `slots.0..slots.0 + slots.1`; with `stored`, each workgroup's stores are added to it
+/// ([`race`]). A fault comes with its workgroup's linear index.
 fn run_range(
     l: &Launch,
     mem: &dyn Memory,
@@ -325,7 +327,13 @@ fn run_range(
     count: u64,
     slots: (u32, u32),
     strict: bool,
+    mut stored: Option<&mut Vec<race::Stored>>,
 ) -> Result<Stats, (u64, IsaError)> {
+    let track = stored.is_some().then(|| race::Track::new(mem, l));
+    let mem: &dyn Memory = match &track {
+        Some(t) => t,
+        None => mem,
+    };
     let mut cache = CodeCache::new();
     let mut kcache = KCache::new();
     let mut stats = Stats::default();
@@ -390,6 +398,9 @@ fn run_range(
         if let Err(e) = r {
             kcache.flush_used(mem);
             return Err((g, e));
+        }
+        if let (Some(t), Some(out)) = (&track, stored.as_deref_mut()) {
+            t.end_group(g, out);
         }
     }
     kcache.flush_used(mem);

@@ -17,6 +17,7 @@
 
 use super::super::{IsaError, Launch, Memory, Stats};
 use super::decode::{self, Enc};
+use super::race::{self, Stored};
 use super::{Op, run_range, scratch_spread};
 use crate::vm::Access;
 use core::sync::atomic::{AtomicU64, Ordering};
@@ -49,6 +50,8 @@ pub(crate) struct Plan {
     pub(crate) scratch: bool,
     /// Where the partitions start being handed out ([`scratch_spread`]).
     pub(crate) spread: u64,
+    /// Whether each workgroup's stores are recorded for the race check ([`race`]).
+    pub(crate) track: bool,
 }
 
 impl Plan {
@@ -80,6 +83,7 @@ impl Plan {
             part_slots: (slots / parts) as u32,
             scratch,
             spread: scratch_spread(l),
+            track: false,
         }
     }
 
@@ -106,12 +110,23 @@ impl Plan {
     /// Runs chunk `c` on `mem`.
     fn run(&self, l: &Launch, mem: &dyn Memory, c: u64, strict: bool) -> ChunkResult {
         let (first, count) = self.range(c);
-        run_range(l, mem, first, count, self.slots(c), strict)
+        let mut stored = Vec::new();
+        let st = run_range(
+            l,
+            mem,
+            first,
+            count,
+            self.slots(c),
+            strict,
+            self.track.then_some(&mut stored),
+        )?;
+        Ok((st, stored))
     }
 }
 
-/// What one chunk did: its counts, or the fault with its workgroup's linear index.
-type ChunkResult = Result<Stats, (u64, IsaError)>;
+/// What one chunk did: its counts and its workgroups' stores (when tracked), or the fault with
+/// its workgroup's linear index.
+type ChunkResult = Result<(Stats, Vec<Stored>), (u64, IsaError)>;
 
 /// Runs every workgroup of a dispatch on up to `threads` threads (see the module's text).
 pub(crate) fn run_dispatch(
@@ -120,27 +135,46 @@ pub(crate) fn run_dispatch(
     strict: bool,
     threads: usize,
 ) -> Result<Stats, IsaError> {
-    let plan = Plan::of(l);
+    let mut plan = Plan::of(l);
+    // One workgroup races with none, and a kernel with atomics is not checked.
+    let safe = plan.total > 1 && parallel_safe(l, mem);
+    plan.track = safe;
     // CAST: usize -> u64 widens.
     let workers = (threads.max(1) as u64).min(plan.chunks);
-    match mem.shared() {
-        Some(shared) if workers > 1 && parallel_safe(l, mem) => {
-            run_parallel(l, shared, &plan, workers, strict)
+    let (mut stats, stored) = match mem.shared() {
+        Some(shared) if workers > 1 && safe => run_parallel(l, shared, &plan, workers, strict)?,
+        _ => run_serial(l, mem, &plan, strict)?,
+    };
+    if plan.track
+        && let Some(r) = race::find(l, stored)
+    {
+        if strict {
+            return Err(IsaError::Fault(format!(
+                "{}: {r} (the kernel at program address {:#x})",
+                l.isa.name(),
+                l.pgm
+            )));
         }
-        _ => run_serial(l, mem, &plan, strict),
+        stats.race = Some(r);
     }
+    Ok(stats)
 }
 
 /// Every chunk in order on this thread, up to the first fault.
-fn run_serial(l: &Launch, mem: &dyn Memory, plan: &Plan, strict: bool) -> Result<Stats, IsaError> {
+fn run_serial(
+    l: &Launch,
+    mem: &dyn Memory,
+    plan: &Plan,
+    strict: bool,
+) -> Result<(Stats, Vec<Stored>), IsaError> {
     let mut stats = Stats::default();
+    let mut stored = Vec::new();
     for c in 0..plan.chunks {
-        merge(
-            &mut stats,
-            &plan.run(l, mem, c, strict).map_err(|(_, e)| e)?,
-        );
+        let (st, s) = plan.run(l, mem, c, strict).map_err(|(_, e)| e)?;
+        merge(&mut stats, &st);
+        stored.extend(s);
     }
-    Ok(stats)
+    Ok((stats, stored))
 }
 
 /// Adds chunk counts `st` (a later chunk's) to `stats`.
@@ -230,7 +264,7 @@ fn run_parallel(
     plan: &Plan,
     workers: u64,
     strict: bool,
-) -> Result<Stats, IsaError> {
+) -> Result<(Stats, Vec<Stored>), IsaError> {
     let sh = Shared {
         l,
         mem,
@@ -262,13 +296,13 @@ fn run_parallel(
     });
     done.sort_by_key(|(c, _)| *c);
     let mut stats = Stats::default();
-    for (_, r) in &done {
-        match r {
-            Ok(st) => merge(&mut stats, st),
-            Err((_, e)) => return Err(e.clone()),
-        }
+    let mut stored = Vec::new();
+    for (_, r) in done {
+        let (st, s) = r.map_err(|(_, e)| e)?;
+        merge(&mut stats, &st);
+        stored.extend(s);
     }
-    Ok(stats)
+    Ok((stats, stored))
 }
 
 /// Whether the kernel's workgroups may run on several threads with a result that cannot
@@ -277,7 +311,9 @@ fn run_parallel(
 /// (LDS and scratch are private to a workgroup and a wave). The code is scanned linearly from
 /// the program address up to `s_code_end`, an undecodable word, memory that cannot be fetched,
 /// or [`SCAN_WORDS`] words; a call or jump through a register (`s_swappc`, `s_setpc`) may
-/// leave that stretch, so it keeps the dispatch on one thread too.
+/// leave that stretch, so it keeps the dispatch on one thread too. The scan reads through
+/// [`Memory::fill`], which the race detector does not record: it reads past the code the
+/// waves will run, bytes the dispatch does not use.
 fn parallel_safe(l: &Launch, mem: &dyn Memory) -> bool {
     const CHUNK: usize = 1024;
     let mut words: Vec<u32> = Vec::new();
@@ -285,13 +321,13 @@ fn parallel_safe(l: &Launch, mem: &dyn Memory) -> bool {
         let mut b = [0u8; 4 * CHUNK];
         // CAST: usize -> u64 widens.
         let va = l.pgm.wrapping_add(4 * words.len() as u64);
-        if mem.read(va, &mut b, Access::Execute).is_err() {
+        if mem.fill(va, &mut b, Access::Execute).is_err() {
             // The last partial chunk: fetch word by word up to the first fault.
             for _ in 0..CHUNK {
                 let mut w = [0u8; 4];
                 // CAST: usize -> u64 widens.
                 let at = l.pgm.wrapping_add(4 * words.len() as u64);
-                if mem.read(at, &mut w, Access::Execute).is_err() {
+                if mem.fill(at, &mut w, Access::Execute).is_err() {
                     break;
                 }
                 words.push(u32::from_le_bytes(w));

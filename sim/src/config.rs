@@ -518,14 +518,22 @@ pub fn env_threads() -> Result<Option<usize>, EnvError> {
     let Some(v) = env_value(THREADS_ENV, THREADS_ACCEPTED)? else {
         return Ok(None);
     };
-    match v.trim().parse::<usize>() {
-        Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(Some(n)),
-        _ => Err(EnvError {
+    match parse_threads(&v) {
+        Some(n) => Ok(Some(n)),
+        None => Err(EnvError {
             var: THREADS_ENV,
             value: v,
             accepted: THREADS_ACCEPTED,
         }),
     }
+}
+
+/// A thread count as [`THREADS_ENV`] takes it: decimal, 1 to [`MAX_THREADS`].
+fn parse_threads(v: &str) -> Option<usize> {
+    v.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|n| (1..=MAX_THREADS).contains(n))
 }
 
 /// The host threads the process may use (`std::thread::available_parallelism`, at least 1,
@@ -765,6 +773,16 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("next: set HCQ_SIM_SEED"), "{text}");
+    }
+
+    #[test]
+    fn thread_counts_are_decimal_from_1_to_the_limit() {
+        assert_eq!(parse_threads("4"), Some(4));
+        assert_eq!(parse_threads(" 1 "), Some(1));
+        assert_eq!(parse_threads("1024"), Some(MAX_THREADS));
+        for bad in ["0", "1025", "-1", "two", "", "0x4", "4.0"] {
+            assert_eq!(parse_threads(bad), None, "{bad:?}");
+        }
     }
 
     #[test]

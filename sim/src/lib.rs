@@ -57,7 +57,8 @@
 //!
 //! ## Environment
 //! `HCQ_SIM_SEED`, `HCQ_SIM_DISPATCH`, `HCQ_SIM_KERNEL`, `HCQ_SIM_HOST_GUARD`, `HCQ_SIM_CLIENT`,
-//! `HCQ_SIM_STRICT`, `HCQ_SIM_THREADS` set defaults ([`SimConfig::default`]); a value the simulator does not accept is never a
+//! `HCQ_SIM_STRICT`, `HCQ_SIM_THREADS` set defaults ([`SimConfig::default`]); a value the
+//! simulator does not accept is never a
 //! silent fallback: [`SimKfd::new`] fails with [`EnvError`] naming the variable and what it
 //! takes ([`check_env`]).
 //!

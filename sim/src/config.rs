@@ -500,8 +500,63 @@ pub enum ClientChoice {
     Any,
 }
 
+/// Environment variable setting how many host threads run a dispatch's work-groups
+/// ([`SimConfig::threads`], [`env_threads`]): a number from 1 to [`MAX_THREADS`].
+pub const THREADS_ENV: &str = "HCQ_SIM_THREADS";
+
+/// Most host threads one dispatch may run on.
+pub const MAX_THREADS: usize = 1024;
+
+const THREADS_ACCEPTED: &str = "a number of host threads from 1 to 1024 (decimal)";
+
+/// The thread count [`THREADS_ENV`] sets; `None` when unset.
+///
+/// # Errors
+/// A value that is not a decimal number from 1 to [`MAX_THREADS`], naming the variable and the
+/// accepted values.
+pub fn env_threads() -> Result<Option<usize>, EnvError> {
+    let Some(v) = env_value(THREADS_ENV, THREADS_ACCEPTED)? else {
+        return Ok(None);
+    };
+    match parse_threads(&v) {
+        Some(n) => Ok(Some(n)),
+        None => Err(EnvError {
+            var: THREADS_ENV,
+            value: v,
+            accepted: THREADS_ACCEPTED,
+        }),
+    }
+}
+
+/// A thread count as [`THREADS_ENV`] takes it: decimal, 1 to [`MAX_THREADS`].
+fn parse_threads(v: &str) -> Option<usize> {
+    v.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|n| (1..=MAX_THREADS).contains(n))
+}
+
+/// The host threads the process may use (`std::thread::available_parallelism`, at least 1,
+/// at most [`MAX_THREADS`]), asked once: the standard library reads the cgroup quota files on
+/// every call, which a per-dispatch question would pay on every launch.
+#[must_use]
+pub fn host_threads() -> usize {
+    static HOST: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *HOST.get_or_init(|| {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS))
+    })
+}
+
+/// The default of [`SimConfig::threads`]: [`THREADS_ENV`] when set, else [`host_threads`].
+///
+/// # Errors
+/// [`THREADS_ENV`] set to a value it does not accept ([`env_threads`]).
+pub fn default_threads() -> Result<usize, EnvError> {
+    Ok(env_threads()?.unwrap_or_else(host_threads))
+}
+
 /// Every `HCQ_SIM_*` variable this module reads ([`SEED_ENV`], [`DISPATCH_ENV`],
-/// [`KERNEL_ENV`], [`HOST_GUARD_ENV`], [`CLIENT_ENV`]), checked: [`SimConfig::default`] falls
+/// [`KERNEL_ENV`], [`HOST_GUARD_ENV`], [`CLIENT_ENV`], [`STRICT_ENV`], [`THREADS_ENV`]), checked: [`SimConfig::default`] falls
 /// back to a default for a malformed one, so [`crate::SimKfd::new`] calls this and refuses.
 ///
 /// # Errors
@@ -512,6 +567,7 @@ pub fn check_env() -> Result<(), EnvError> {
     env_kernel()?;
     env_host_guard()?;
     env_strict()?;
+    env_threads()?;
     env_client().map_err(|_| EnvError {
         var: CLIENT_ENV,
         value: std::env::var(CLIENT_ENV).unwrap_or_default(),
@@ -590,6 +646,10 @@ pub struct SimConfig {
     /// writes dropped) faults the queue instead of being recorded as a finding
     /// ([`crate::findings`]); the default comes from `HCQ_SIM_STRICT` ([`env_strict`]).
     pub strict: bool,
+    /// Host threads a dispatch's work-groups run on (sim/README.md "Threads"): results do not
+    /// depend on it. The default comes from `HCQ_SIM_THREADS` ([`env_threads`]), else the
+    /// cores the process may use ([`host_threads`]); 0 counts as 1.
+    pub threads: usize,
 }
 
 impl Default for SimConfig {
@@ -609,6 +669,8 @@ impl Default for SimConfig {
             client: SimClient::Hcq,
             host_guard: false,
             strict: env_strict().unwrap_or_default(),
+            // A malformed variable is not used here, and SimKfd::new refuses it (check_env).
+            threads: default_threads().unwrap_or_else(|_| host_threads()),
         }
     }
 }
@@ -711,5 +773,20 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("next: set HCQ_SIM_SEED"), "{text}");
+    }
+
+    #[test]
+    fn thread_counts_are_decimal_from_1_to_the_limit() {
+        assert_eq!(parse_threads("4"), Some(4));
+        assert_eq!(parse_threads(" 1 "), Some(1));
+        assert_eq!(parse_threads("1024"), Some(MAX_THREADS));
+        for bad in ["0", "1025", "-1", "two", "", "0x4", "4.0"] {
+            assert_eq!(parse_threads(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn host_threads_is_at_least_one() {
+        assert!((1..=MAX_THREADS).contains(&host_threads()));
     }
 }

@@ -21,7 +21,8 @@ pub struct Finding {
     pub address: u64,
     /// Bytes the access spans.
     pub bytes: u32,
-    /// The allocation it left: LDS bytes RSRC2.LDS_SIZE granted.
+    /// The allocation it left: LDS bytes RSRC2.LDS_SIZE granted; 0 for a finding that is no
+    /// access past an allocation (two workgroups storing the same bytes).
     pub allocation: u64,
     /// What the hardware does with it.
     pub what: String,
@@ -31,11 +32,19 @@ pub struct Finding {
 
 impl core::fmt::Display for Finding {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(
-            f,
-            "kernel at {:#x}, {}: {} bytes at {:#x}, past the {}-byte allocation: {}",
-            self.kernel, self.instruction, self.bytes, self.address, self.allocation, self.what
-        )?;
+        if self.allocation == 0 {
+            write!(
+                f,
+                "kernel at {:#x}, {}: {} bytes at {:#x}: {}",
+                self.kernel, self.instruction, self.bytes, self.address, self.what
+            )?;
+        } else {
+            write!(
+                f,
+                "kernel at {:#x}, {}: {} bytes at {:#x}, past the {}-byte allocation: {}",
+                self.kernel, self.instruction, self.bytes, self.address, self.allocation, self.what
+            )?;
+        }
         if self.count > 1 {
             write!(f, " ({} such accesses in the dispatch)", self.count)?;
         }

@@ -56,8 +56,9 @@
 //! could not watch is counted by [`SimKfd::host_guard_dropped`]. sim/README.md "Host accesses".
 //!
 //! ## Environment
-//! `HCQ_SIM_SEED`, `HCQ_SIM_DISPATCH`, `HCQ_SIM_KERNEL`, `HCQ_SIM_HOST_GUARD`, `HCQ_SIM_CLIENT`
-//! set defaults ([`SimConfig::default`]); a value the simulator does not accept is never a
+//! `HCQ_SIM_SEED`, `HCQ_SIM_DISPATCH`, `HCQ_SIM_KERNEL`, `HCQ_SIM_HOST_GUARD`, `HCQ_SIM_CLIENT`,
+//! `HCQ_SIM_STRICT`, `HCQ_SIM_THREADS` set defaults ([`SimConfig::default`]); a value the
+//! simulator does not accept is never a
 //! silent fallback: [`SimKfd::new`] fails with [`EnvError`] naming the variable and what it
 //! takes ([`check_env`]).
 //!
@@ -100,8 +101,9 @@ mod vm;
 
 pub use config::{
     AnyClientGrant, CLIENT_ENV, ClientChoice, DISPATCH_ENV, DispatchMode, EnvError, GpuConfig,
-    HOST_GUARD_ENV, KERNEL_ENV, QueueBufferRules, SEED_ENV, STRICT_ENV, SimClient, SimConfig,
-    SimMode, check_env, env_client, env_host_guard, env_kernel, env_strict,
+    HOST_GUARD_ENV, KERNEL_ENV, MAX_THREADS, QueueBufferRules, SEED_ENV, STRICT_ENV, SimClient,
+    SimConfig, SimMode, THREADS_ENV, check_env, default_threads, env_client, env_host_guard,
+    env_kernel, env_strict, env_threads, host_threads,
 };
 pub use gpu::{GpuFault, GpuSpan};
 pub use kfd::{Engine, FileStat, LiveObjects, Persistence, SimError, SimKfd, node_dir};

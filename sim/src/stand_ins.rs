@@ -396,6 +396,8 @@ pub struct KernelRegistry {
     strict: bool,
     /// Where they are recorded otherwise.
     findings: Arc<crate::findings::Findings>,
+    /// Host threads a dispatch runs on ([`crate::SimConfig::threads`]).
+    threads: usize,
 }
 
 impl Default for KernelRegistry {
@@ -407,6 +409,9 @@ impl Default for KernelRegistry {
             counters: Arc::default(),
             strict: true,
             findings: Arc::default(),
+            // SimKfd::new refuses a malformed HCQ_SIM_THREADS (check_env).
+            threads: crate::config::default_threads()
+                .unwrap_or_else(|_| crate::config::host_threads()),
         }
     }
 }
@@ -535,6 +540,19 @@ impl KernelRegistry {
     pub fn set_judge(&mut self, strict: bool, findings: Arc<crate::findings::Findings>) {
         self.strict = strict;
         self.findings = findings;
+    }
+
+    /// Host threads a dispatch's workgroups run on (default: `HCQ_SIM_THREADS`, else the
+    /// cores the process may use; a [`SimKfd`](crate::SimKfd)'s engines follow
+    /// [`SimConfig::threads`](crate::SimConfig)). Results do not depend on it.
+    #[must_use]
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Sets the host threads a dispatch runs on (0 counts as 1).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
     }
 
     /// The list findings go to.

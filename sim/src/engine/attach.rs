@@ -386,9 +386,10 @@ impl SimGpu {
             .engines
             .set_dispatch(cfg.dispatch, cfg.seed, cfg.mode == crate::SimMode::Threaded);
         let findings = sim.findings_handle();
-        engine
-            .engines
-            .with_kernels(|k| k.set_judge(cfg.strict, findings));
+        engine.engines.with_kernels(|k| {
+            k.set_judge(cfg.strict, findings);
+            k.set_threads(cfg.threads);
+        });
         let stop = Arc::new(AtomicBool::new(false));
         let thread = match cfg.mode {
             crate::SimMode::Deterministic => None,

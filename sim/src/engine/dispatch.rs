@@ -219,7 +219,8 @@ fn machine(
     if let Some(m) = swapped_kernarg_pointer(env, &l.user_sgprs, l.groups, l.local) {
         return hw(m);
     }
-    match isa::run_with(&l, mem, env.registry.strict()) {
+    let threads = env.registry.threads();
+    match isa::run_threads(&l, mem, env.registry.strict(), threads) {
         Ok(st) => {
             if let Some(o) = st.first_out_of_range {
                 env.registry.findings().push(crate::findings::Finding {
@@ -230,6 +231,20 @@ fn machine(
                     allocation: o.allocation,
                     what: "an LDS access past the allocation: the hardware reads 0 and drops the write".into(),
                     count: st.out_of_range,
+                });
+            }
+            if let Some(r) = st.race {
+                env.registry.findings().push(crate::findings::Finding {
+                    kernel: l.pgm,
+                    instruction: format!(
+                        "stores of workgroups {:?} and {:?}",
+                        r.groups[0], r.groups[1]
+                    ),
+                    address: r.address,
+                    bytes: u32::try_from(r.bytes).unwrap_or(u32::MAX),
+                    allocation: 0,
+                    what: r.to_string(),
+                    count: 1,
                 });
             }
             let c = env.registry.isa_counters();

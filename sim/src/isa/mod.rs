@@ -152,6 +152,9 @@ pub struct Stats {
     pub out_of_range: u64,
     /// The first of them.
     pub first_out_of_range: Option<OutOfRange>,
+    /// Two workgroups that stored the same bytes (a race: no atomic orders them), counted
+    /// when the run is not strict ([`run_with`]); kernels with atomics are not checked.
+    pub race: Option<GroupRace>,
     /// Instructions executed per wave.
     pub wave_instructions: u64,
     /// Instructions counted per active lane (a scalar instruction counts 1).
@@ -244,7 +247,7 @@ pub trait Memory {
     }
     /// This memory as one several threads may use at once, when it is: the interpreter then
     /// may run a dispatch's workgroups on several threads (deterministically: see
-    /// `exec::run_dispatch`). `None`, the default, keeps every dispatch on one thread.
+    /// [`run_threads`]). `None`, the default, keeps every dispatch on one thread.
     fn shared(&self) -> Option<&(dyn Memory + Sync)> {
         None
     }
@@ -519,15 +522,60 @@ pub struct OutOfRange {
     pub allocation: u64,
 }
 
+/// Two workgroups of one dispatch that stored the same bytes of global memory: the GPU runs
+/// them in any order, so which value stays is the scheduling's choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GroupRace {
+    /// The first byte both stored.
+    pub address: u64,
+    /// Consecutive bytes from there both stored.
+    pub bytes: u64,
+    /// The two workgroups, the lower first.
+    pub groups: [[u32; 3]; 2],
+}
+
+impl fmt::Display for GroupRace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "workgroups {:?} and {:?} of the dispatch both store the {} bytes at {:#x}, and no atomic orders them: which store stays depends on the order the GPU runs them in",
+            self.groups[0], self.groups[1], self.bytes, self.address
+        )
+    }
+}
+
 /// [`run`], choosing what an access the hardware tolerates does: with `strict` it faults the
 /// dispatch (the judge [`run`] keeps); without, it does what the GPU does and is counted in
-/// [`Stats::out_of_range`].
+/// [`Stats::out_of_range`]. The same holds for workgroups that store the same bytes
+/// ([`Stats::race`]).
 ///
 /// # Errors
 /// As [`run`].
 pub fn run_with(l: &Launch, mem: &dyn Memory, strict: bool) -> Result<Stats, IsaError> {
+    static THREADS: std::sync::OnceLock<Result<usize, crate::EnvError>> =
+        std::sync::OnceLock::new();
+    let threads = THREADS
+        .get_or_init(crate::config::default_threads)
+        .clone()
+        .map_err(|e| IsaError::Fault(e.to_string()))?;
+    run_threads(l, mem, strict, threads)
+}
+
+/// [`run_with`] on up to `threads` host threads (0 counts as 1). The result does not depend
+/// on `threads` (sim/README.md "Threads"): the workgroups are cut into chunks by the dispatch
+/// alone, the chunks' results merged in workgroup order, and a kernel with atomics, or a
+/// memory that does not offer itself for sharing ([`Memory::shared`]), stays on this thread.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_threads(
+    l: &Launch,
+    mem: &dyn Memory,
+    strict: bool,
+    threads: usize,
+) -> Result<Stats, IsaError> {
     launch::check(l)?;
-    exec::run_dispatch(l, mem, strict)
+    exec::run_dispatch(l, mem, strict, threads)
 }
 
 #[cfg(test)]

@@ -22,6 +22,8 @@ mod memory;
 mod num;
 mod operands;
 mod packed;
+mod parallel;
+mod race;
 mod scalar;
 #[cfg(test)]
 mod tests;
@@ -32,6 +34,7 @@ mod valu16;
 mod valu_ext;
 
 use num::*;
+pub(crate) use parallel::run_dispatch;
 use valu16::sdwa_select;
 
 /// Most lanes a wave has.
@@ -296,164 +299,6 @@ impl At<'_> {
     }
 }
 
-/// Threads a large dispatch runs on (a fixed number, so that how workgroups and scratch
-/// slots are split never depends on the machine).
-const THREADS: u64 = 2;
-/// Fewest workgroups worth splitting across threads.
-const PARALLEL_MIN_GROUPS: u64 = 256;
-/// Most code words the atomics scan reads from the program address.
-const SCAN_WORDS: usize = 1 << 14;
-
-/// Runs every workgroup of a dispatch: on [`THREADS`] threads when the memory may be shared
-/// and the result cannot depend on thread timing (see [`parallel_safe`]), else in order.
-pub(crate) fn run_dispatch(l: &Launch, mem: &dyn Memory, strict: bool) -> Result<Stats, IsaError> {
-    let total = u64::from(l.groups[0]) * u64::from(l.groups[1]) * u64::from(l.groups[2]);
-    let slots = l.scratch_waves.max(1);
-    match mem.shared() {
-        Some(shared)
-            if total >= PARALLEL_MIN_GROUPS
-                && host_threads() >= THREADS
-                && (u64::from(slots) >= THREADS || l.scratch.wave_bytes == 0)
-                && parallel_safe(l, mem) =>
-        {
-            run_parallel(l, shared, total, slots, strict)
-        }
-        _ => run_range(l, mem, 0, total, (0, slots), strict).map_err(|(_, e)| e),
-    }
-}
-
-/// The host's available parallelism, asked once: the standard library reads the cgroup quota
-/// files on every call (tens of microseconds under cgroup v1), which a per-dispatch question
-/// would pay on every launch.
-fn host_threads() -> u64 {
-    static HOST_THREADS: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    // CAST: usize -> u64 widens.
-    *HOST_THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u64))
-}
-
-/// Splits the workgroups into [`THREADS`] contiguous ranges, each with its own share of the
-/// scratch slots, decode cache and scalar cache. Deterministic: the split depends only on
-/// the dispatch; of several faults the one of the lowest workgroup wins; the budget holds
-/// per wave.
-fn run_parallel(
-    l: &Launch,
-    mem: &(dyn Memory + Sync),
-    total: u64,
-    slots: u32,
-    strict: bool,
-) -> Result<Stats, IsaError> {
-    let per = total.div_ceil(THREADS);
-    // Without scratch the slots are never used; else each range has at least one.
-    // CAST: THREADS is 2.
-    let slot_share = (slots / THREADS as u32).max(1);
-    let results: Vec<Result<Stats, (u64, IsaError)>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..THREADS)
-            .map(|t| {
-                let first = (t * per).min(total);
-                let count = per.min(total - first);
-                // CAST: t < THREADS.
-                let slot_range = (t as u32 * slot_share, slot_share);
-                s.spawn(move || run_range(l, mem, first, count, slot_range, strict))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err((0, IsaError::Fault("an interpreter thread panicked".into())))
-                })
-            })
-            .collect()
-    });
-    let mut stats = Stats::default();
-    let mut fault: Option<(u64, IsaError)> = None;
-    for r in results {
-        match r {
-            Ok(st) => {
-                stats.wave_instructions += st.wave_instructions;
-                stats.lane_instructions += st.lane_instructions;
-                stats.simd_cycles += st.simd_cycles;
-                stats.wave_cycles = stats.wave_cycles.max(st.wave_cycles);
-                stats.mem_bytes += st.mem_bytes;
-                stats.out_of_range += st.out_of_range;
-                stats.first_out_of_range = stats.first_out_of_range.or(st.first_out_of_range);
-            }
-            Err((g, e)) => {
-                if fault.as_ref().is_none_or(|(g0, _)| g < *g0) {
-                    fault = Some((g, e));
-                }
-            }
-        }
-    }
-    if let Some((_, e)) = fault {
-        return Err(e);
-    }
-    Ok(stats)
-}
-
-/// Whether the kernel's workgroups may run on several threads with a result that cannot
-/// depend on thread timing: its code has no global, flat or buffer atomic. Without atomics
-/// the workgroups of a race-free kernel cannot observe one another within a dispatch (LDS
-/// and scratch are private to a workgroup and a wave). The code is scanned linearly from the
-/// program address up to `s_code_end`, an undecodable word, memory that cannot be fetched,
-/// or [`SCAN_WORDS`] words; a call or jump through a register (`s_swappc`, `s_setpc`) may
-/// leave that stretch, so it keeps the dispatch on one thread too.
-fn parallel_safe(l: &Launch, mem: &dyn Memory) -> bool {
-    const CHUNK: usize = 1024;
-    let mut words: Vec<u32> = Vec::new();
-    while words.len() < SCAN_WORDS {
-        let mut b = [0u8; 4 * CHUNK];
-        // CAST: usize -> u64 widens.
-        let va = l.pgm.wrapping_add(4 * words.len() as u64);
-        if mem.read(va, &mut b, Access::Execute).is_err() {
-            // The last partial chunk: fetch word by word up to the first fault.
-            for _ in 0..CHUNK {
-                let mut w = [0u8; 4];
-                // CAST: usize -> u64 widens.
-                let at = l.pgm.wrapping_add(4 * words.len() as u64);
-                if mem.read(at, &mut w, Access::Execute).is_err() {
-                    break;
-                }
-                words.push(u32::from_le_bytes(w));
-            }
-            break;
-        }
-        words.extend(
-            b.chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-        );
-    }
-    let mut k = 0;
-    while k < words.len() {
-        let w = [
-            words[k],
-            words.get(k + 1).copied().unwrap_or(0),
-            words.get(k + 2).copied().unwrap_or(0),
-        ];
-        let Ok(i) = decode::decode_for(l.isa, l.gfx940, &w) else {
-            return true;
-        };
-        if i.op == Op::SCodeEnd {
-            return true;
-        }
-        if (matches!(i.enc, Enc::Flat | Enc::Mubuf) && i.op.is_atomic())
-            || matches!(i.op, Op::SAtomic | Op::SBufferAtomic)
-        {
-            return false;
-        }
-        // A call or jump through a register (gfx9's fork to S1 and join's popped PC too) may
-        // reach code the scan did not see.
-        if matches!(
-            i.op,
-            Op::SSwappcB64 | Op::SSetpcB64 | Op::SCbranchGFork | Op::SCbranchJoin
-        ) {
-            return false;
-        }
-        k += usize::from(i.len / 4).max(1);
-    }
-    true
-}
-
 /// Where a dispatch's waves start taking scratch slots: the hardware may give a wave any slot
 /// up to COMPUTE_TMPRING_SIZE.WAVES, so the simulator does not start at 0 (a scratch buffer
 /// short of the programmed region would then go unnoticed by small launches) but at a spread
@@ -473,7 +318,8 @@ fn scratch_spread(l: &Launch) -> u64 {
 }
 
 /// Runs workgroups `first..first + count` (linear, x fastest), using scratch slots
-/// `slots.0..slots.0 + slots.1`. A fault comes with its workgroup's linear index.
+/// `slots.0..slots.0 + slots.1`; with `stored`, each workgroup's stores are added to it
+/// ([`race`]). A fault comes with its workgroup's linear index.
 fn run_range(
     l: &Launch,
     mem: &dyn Memory,
@@ -481,7 +327,13 @@ fn run_range(
     count: u64,
     slots: (u32, u32),
     strict: bool,
+    mut stored: Option<&mut Vec<race::Stored>>,
 ) -> Result<Stats, (u64, IsaError)> {
+    let track = stored.is_some().then(|| race::Track::new(mem, l));
+    let mem: &dyn Memory = match &track {
+        Some(t) => t,
+        None => mem,
+    };
     let mut cache = CodeCache::new();
     let mut kcache = KCache::new();
     let mut stats = Stats::default();
@@ -546,6 +398,9 @@ fn run_range(
         if let Err(e) = r {
             kcache.flush_used(mem);
             return Err((g, e));
+        }
+        if let (Some(t), Some(out)) = (&track, stored.as_deref_mut()) {
+            t.end_group(g, out);
         }
     }
     kcache.flush_used(mem);

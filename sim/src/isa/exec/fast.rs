@@ -1345,6 +1345,7 @@ mod tests {
             mode,
             trapsts: 0,
             executed: 0,
+            hang: super::super::hang::Watch::default(),
             strict: true,
             oob: (0, None),
         };
@@ -1625,6 +1626,7 @@ mod tests {
             mode: w.mode,
             trapsts: w.trapsts,
             executed: w.executed,
+            hang: super::super::hang::Watch::default(),
             strict: w.strict,
             oob: w.oob,
         }

@@ -71,7 +71,15 @@ def main() -> int:
   ap.add_argument("--json", help="write the losses and times here")
   ap.add_argument("--compare", help="a JSON of another run: check the losses against it")
   ap.add_argument("--rtol", type=float, default=1e-3)
+  ap.add_argument("--seed-wait", type=float, default=0, metavar="S",
+                  help="on tinygrad's AMD device (the seed), wait S seconds for a signal instead of its fixed 10 s "
+                       "(a simulated step's kernels take longer; as scripts/triage/seed_long_wait.py does for pytest)")
   a = ap.parse_args()
+  if a.seed_wait and Device.DEFAULT == "AMD":
+    import tinygrad.runtime.ops_amd as ops_amd
+    orig = ops_amd.AMDDevice._wait_signal.__func__
+    def wait_signal(cls, signal, value=0, timeout=10000): return orig(cls, signal, value, timeout=max(timeout, int(a.seed_wait * 1000)))
+    ops_amd.AMDDevice._wait_signal = classmethod(wait_signal)
 
   rng = np.random.default_rng(a.seed)
   X = rng.standard_normal((a.samples, 1, 28, 28), dtype=np.float32)
@@ -99,6 +107,8 @@ def main() -> int:
     losses.append(loss)
     times.append(dt)
     print(f"step {i:3d}  loss {loss:.6f}  {dt:8.3f} s", flush=True)
+    if a.json:  # what has run so far, in case the run is cut short
+      with open(a.json, "w") as f: json.dump({"device": Device.DEFAULT, "bs": a.bs, "seed": a.seed, "losses": losses, "step_s": times}, f)
   steady = times[3:] if len(times) > 3 else times
   result = {
     "device": Device.DEFAULT, "steps": a.steps, "bs": a.bs, "seed": a.seed, "losses": losses, "step_s": times,

@@ -166,7 +166,10 @@ impl<'m> Watched<'m> {
 
 impl Memory for Watched<'_> {
     fn read(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault> {
-        self.read.set(true);
+        // A fetch of the wave's own code is no poll.
+        if access != Access::Execute {
+            self.read.set(true);
+        }
         self.inner.read(va, buf, access)
     }
     fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {

@@ -50,6 +50,16 @@ fn a_mistyped_sim_variable_is_an_error_that_names_it() {
         ("HCQ_SIM_DISPATCH", "synch", "`sync`"),
         ("HCQ_SIM_KERNEL", "six", "a Linux version"),
         ("HCQ_SIM_HOST_GUARD", "yes", "`1` (host guard on) or `0`"),
+        (
+            "HCQ_SIM_INSTRUCTION_BUDGET",
+            "lots",
+            "a number of wave instructions above 0",
+        ),
+        (
+            "HCQ_SIM_INSTRUCTION_BUDGET",
+            "0",
+            "a number of wave instructions above 0",
+        ),
     ] {
         let o = Command::new(env!("CARGO_BIN_EXE_hcq"))
             .args(["info", "--sim", "--json"])

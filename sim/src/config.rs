@@ -556,7 +556,8 @@ pub fn default_threads() -> Result<usize, EnvError> {
 }
 
 /// Every `HCQ_SIM_*` variable this module reads ([`SEED_ENV`], [`DISPATCH_ENV`],
-/// [`KERNEL_ENV`], [`HOST_GUARD_ENV`], [`CLIENT_ENV`], [`STRICT_ENV`], [`THREADS_ENV`]), checked: [`SimConfig::default`] falls
+/// [`KERNEL_ENV`], [`HOST_GUARD_ENV`], [`CLIENT_ENV`], [`STRICT_ENV`], [`THREADS_ENV`], and the
+/// instruction budget [`crate::stand_ins::INSTRUCTION_BUDGET_ENV`]), checked: [`SimConfig::default`] falls
 /// back to a default for a malformed one, so [`crate::SimKfd::new`] calls this and refuses.
 ///
 /// # Errors
@@ -568,6 +569,7 @@ pub fn check_env() -> Result<(), EnvError> {
     env_host_guard()?;
     env_strict()?;
     env_threads()?;
+    crate::stand_ins::env_instruction_budget()?;
     env_client().map_err(|_| EnvError {
         var: CLIENT_ENV,
         value: std::env::var(CLIENT_ENV).unwrap_or_default(),

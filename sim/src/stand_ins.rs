@@ -347,29 +347,46 @@ pub enum ExecMode {
     Differential,
 }
 
-/// Default for [`KernelRegistry::instruction_budget`]: instructions one wave may execute.
-/// A hang is a wave that does not end, so the guard counts per wave: a dispatch of many short
-/// waves is never one (tinygrad's large convolutions run ~1.3e9 wave instructions over
-/// 26 450 workgroups, ~50 000 per wave). 2^28 is seconds of interpretation for an endless
-/// loop and far beyond any wave of the programs run here.
-pub const DEFAULT_INSTRUCTION_BUDGET: u64 = 1 << 28;
+/// Default for [`KernelRegistry::instruction_budget`]: no budget. A legal kernel may run a
+/// wave for as long as it likes (tinygrad's convolutions run ~1.3e9 wave instructions per
+/// dispatch, and a single wave's loop may be as long as its data); the interpreter finds an
+/// endless loop by lack of progress instead (`isa/exec/hang.rs`, sim/README.md "Endless
+/// loops"): a wave whose state repeats faults with its place.
+pub const DEFAULT_INSTRUCTION_BUDGET: u64 = u64::MAX;
 
-/// Environment variable that sets a new registry's instruction budget (instructions per wave,
-/// decimal or `0x` hex): the interpreter's hang guard, which a GPU does not have. Programs
-/// whose single waves run longer than [`DEFAULT_INSTRUCTION_BUDGET`] raise it; a value that
-/// does not parse is ignored.
+/// Environment variable that sets a new registry's instruction budget: the most instructions
+/// one wave may execute before the simulator stops it (decimal, `_` separators allowed, or
+/// `0x` hex; above 0). Unset: no budget ([`DEFAULT_INSTRUCTION_BUDGET`]). For a user who wants
+/// a hard stop for loops whose state never repeats (a counter climbing past its bound); a value
+/// that does not parse is refused ([`crate::SimKfd::new`] fails with the
+/// [`EnvError`](crate::config::EnvError)).
 pub const INSTRUCTION_BUDGET_ENV: &str = "HCQ_SIM_INSTRUCTION_BUDGET";
 
-/// The budget [`INSTRUCTION_BUDGET_ENV`] asks for, if it is set to a number above 0.
-#[must_use]
-pub fn env_instruction_budget() -> Option<u64> {
-    parse_budget(&std::env::var(INSTRUCTION_BUDGET_ENV).ok()?)
+/// What [`INSTRUCTION_BUDGET_ENV`] accepts, in words.
+const BUDGET_ACCEPTED: &str =
+    "a number of wave instructions above 0 (decimal, `_` separators allowed, or 0x hex)";
+
+/// The budget [`INSTRUCTION_BUDGET_ENV`] asks for; `None` when it is unset.
+///
+/// # Errors
+/// A value that is not a number above 0, naming the variable and what it takes.
+pub fn env_instruction_budget() -> Result<Option<u64>, crate::config::EnvError> {
+    let v = match std::env::var(INSTRUCTION_BUDGET_ENV) {
+        Err(std::env::VarError::NotPresent) => return Ok(None),
+        Err(std::env::VarError::NotUnicode(v)) => v.to_string_lossy().into_owned(),
+        Ok(v) => v,
+    };
+    parse_budget(&v).map(Some).ok_or(crate::config::EnvError {
+        var: INSTRUCTION_BUDGET_ENV,
+        value: v,
+        accepted: BUDGET_ACCEPTED,
+    })
 }
 
 /// `4000000000`, `4_000_000_000` or `0xee6b2800`; `None` for 0 or what does not parse.
 fn parse_budget(s: &str) -> Option<u64> {
     let s = s.trim().replace('_', "");
-    match s.strip_prefix("0x") {
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         Some(h) => u64::from_str_radix(h, 16).ok(),
         None => s.parse().ok(),
     }
@@ -405,7 +422,12 @@ impl Default for KernelRegistry {
         Self {
             by_key: HashMap::new(),
             mode: ExecMode::default(),
-            budget: env_instruction_budget().unwrap_or(DEFAULT_INSTRUCTION_BUDGET),
+            // A malformed value was refused by `SimKfd::new` (`config::check_env`); a
+            // registry made without a simulator takes the default then.
+            budget: env_instruction_budget()
+                .ok()
+                .flatten()
+                .unwrap_or(DEFAULT_INSTRUCTION_BUDGET),
             counters: Arc::default(),
             strict: true,
             findings: Arc::default(),
@@ -517,14 +539,14 @@ impl KernelRegistry {
     }
 
     /// Most instructions one wave may execute on the interpreter before it faults the queue
-    /// as a hang (default [`DEFAULT_INSTRUCTION_BUDGET`], or
-    /// [`INSTRUCTION_BUDGET_ENV`] when the registry was made).
+    /// (default [`DEFAULT_INSTRUCTION_BUDGET`]: none, endless loops are found by lack of
+    /// progress; or [`INSTRUCTION_BUDGET_ENV`] when the registry was made).
     #[must_use]
     pub fn instruction_budget(&self) -> u64 {
         self.budget
     }
 
-    /// Sets the per-wave instruction budget.
+    /// Sets the per-wave instruction budget (`u64::MAX`: none).
     pub fn set_instruction_budget(&mut self, budget: u64) {
         self.budget = budget;
     }

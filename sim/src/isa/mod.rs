@@ -137,8 +137,9 @@ pub struct Launch {
     pub scratch_waves: u32,
     /// Float modes.
     pub float: FloatMode,
-    /// Most instructions one wave may execute before it faults as a hang (an endless loop is
-    /// a wave that does not end; a large grid of short waves is not one).
+    /// Most instructions one wave may execute before it faults (`u64::MAX`: no budget, the
+    /// default; endless loops are found by lack of progress, `exec/hang.rs`). An opt-in cap
+    /// for loops whose state never repeats.
     pub budget: u64,
     /// What `s_memtime` reads.
     pub clock: u64,

@@ -14,6 +14,7 @@ mod control;
 mod dpp;
 mod fast;
 mod format;
+mod hang;
 mod init;
 mod lds;
 mod mask;
@@ -240,6 +241,8 @@ pub(crate) struct Wave {
     trapsts: u32,
     /// Instructions this wave has executed since launch, held against [`Launch::budget`].
     executed: u64,
+    /// Hang detection by lack of progress ([`hang`]).
+    hang: hang::Watch,
     /// Whether an access the hardware tolerates faults ([`crate::isa::run_with`]).
     strict: bool,
     /// Such accesses since launch, and the first.
@@ -357,6 +360,7 @@ fn run_range(
             mode: 0,
             trapsts: 0,
             executed: 0,
+            hang: hang::Watch::default(),
             strict,
             oob: (0, None),
         })
@@ -417,6 +421,7 @@ impl Wave {
         self.state = WaveState::Running;
         self.clock.reset();
         self.executed = 0;
+        self.hang = hang::Watch::default();
     }
     pub(crate) fn lanes(&self) -> usize {
         self.lanes
@@ -597,6 +602,10 @@ fn run_wave(
         wave: w.id,
         pc: w.pc,
     };
+    hang::resume(&mut w.hang, w.executed, l.budget);
+    // What a watched wave's memory accesses go through ([`hang`]): installed while a window
+    // is open, so an unwatched wave pays nothing for it.
+    let watched = hang::Watched::new(mem);
     // One executor for the whole run: only the fault context's pc changes per instruction.
     let mut x = Exec {
         l,
@@ -613,12 +622,6 @@ fn run_wave(
     while x.w.state == WaveState::Running {
         let pc = x.w.pc;
         x.at.pc = pc;
-        if x.w.executed >= l.budget {
-            return Err(x.at.msg(&format!(
-                "the wave exceeded its instruction budget of {} wave instructions (an endless loop?); raise it with HCQ_SIM_INSTRUCTION_BUDGET",
-                l.budget
-            )));
-        }
         // One bounds-checked lookup per instruction; a miss decodes and fills the slot. The
         // word index rotated: an unaligned offset's low bits land on top, far past any slot
         // (`fetch` then faults on it); beyond usize it is simply not cached.
@@ -636,6 +639,10 @@ fn run_wave(
                 }
             },
         };
+        // Hang detection and the user's budget, when the count reaches the next check.
+        if x.w.executed >= x.w.hang.check_at {
+            hang::tick(&mut x, &watched, &entry.inst)?;
+        }
         let (i, cost, quick) = (&entry.inst, &entry.cost, &entry.quick);
         stats.wave_instructions += 1;
         x.w.executed += 1;

@@ -76,6 +76,7 @@ pub(super) fn wave(lanes: usize, mode: u32, salt: usize) -> Wave {
         mode,
         trapsts: 0,
         executed: 0,
+        hang: crate::isa::exec::hang::Watch::default(),
         strict: true,
         oob: (0, None),
     };
@@ -356,6 +357,7 @@ pub(super) fn copy(w: &Wave) -> Wave {
         mode: w.mode,
         trapsts: w.trapsts,
         executed: w.executed,
+        hang: crate::isa::exec::hang::Watch::default(),
         strict: w.strict,
         oob: w.oob,
     }

@@ -30,6 +30,7 @@ mod tests16;
 mod valu;
 mod valu16;
 mod valu_ext;
+mod vinterp;
 
 use num::*;
 use valu16::sdwa_select;

@@ -10,6 +10,7 @@ use super::ops::Op;
 use super::{Isa, IsaError, Launch, Memory, Stats};
 use crate::vm::Access;
 
+mod buffer;
 mod control;
 mod dpp;
 mod fast;
@@ -20,6 +21,7 @@ mod mask;
 mod matrix;
 mod memory;
 mod num;
+mod oor;
 mod operands;
 mod packed;
 mod scalar;

@@ -123,6 +123,11 @@ const SCR: u64 = 0x4000;
 
 /// Runs `prog` as one wave32 of eight lanes; returns the result and the memory it leaves.
 fn run8(prog: &[u32], strict: bool) -> (Result<Stats, IsaError>, FlatMemory) {
+    run_lanes(prog, strict, 8)
+}
+
+/// As [`run8`], with `lanes` work-items.
+fn run_lanes(prog: &[u32], strict: bool, lanes: u32) -> (Result<Stats, IsaError>, FlatMemory) {
     let mem = FlatMemory::new(0, 0x10_0000);
     let code: Vec<u8> = prog.iter().flat_map(|w| w.to_le_bytes()).collect();
     mem.poke(CODE, &code).unwrap();
@@ -136,7 +141,7 @@ fn run8(prog: &[u32], strict: bool) -> (Result<Stats, IsaError>, FlatMemory) {
         wave64: false,
         user_sgprs: vec![OUT as u32, 0],
         rsrc2: 2 << 1,
-        local: [8, 1, 1],
+        local: [lanes, 1, 1],
         groups: [1, 1, 1],
         lds_bytes: 0,
         vgprs: 16,
@@ -235,4 +240,20 @@ fn a_strict_run_faults_on_the_scratch_access() {
         e.contains("beyond the wave's slot (16 bytes per lane"),
         "{e}"
     );
+}
+
+#[test]
+fn a_uniform_scratch_offset_past_the_lanes_size_reads_zero_on_the_fast_path_too() {
+    // All 32 lanes at private offset 16 of 16 bytes, without an address VGPR (the form the
+    // fast path takes: a full wave, one offset): v_mov_b32 v1, 0x55 / v_lshlrev_b32 v2, 3, v0 /
+    // scratch_store_b32 off, v1, off offset:16 / scratch_load_b32 v3, off, off offset:16 /
+    // s_waitcnt vmcnt(0) / v_lshlrev_b32 v4, 2, v0 / global_store_b32 v4, v3, s[0:1] / s_endpgm
+    let mut prog = SCRATCH;
+    prog[3..7].copy_from_slice(&[0xDC690010, 0x007C0100, 0xDC510010, 0x037C0000]);
+    let (r, mem) = run_lanes(&prog, false, 32);
+    assert_eq!(r.unwrap().out_of_range, 64);
+    assert_eq!(words(&mem, OUT, 32), [0; 32]);
+    assert!(words(&mem, SCR, 256).iter().all(|&w| w == 0xabab_abab));
+    let (r, _) = run_lanes(&prog, true, 32);
+    assert!(r.is_err());
 }

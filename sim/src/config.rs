@@ -644,8 +644,8 @@ pub struct SimConfig {
     /// Off by default (a library gets no signal handler it did not ask for); hcq's own test
     /// suites turn it on. [`HOST_GUARD_ENV`] overrides it: `1` on, `0` off.
     pub host_guard: bool,
-    /// Whether an access the hardware tolerates (an LDS access past the allocation: reads 0,
-    /// writes dropped) faults the queue instead of being recorded as a finding
+    /// Whether an access the hardware tolerates (an LDS, buffer or scratch access past its
+    /// allocation: reads 0, writes dropped) faults the queue instead of being recorded as a finding
     /// ([`crate::findings`]); the default comes from `HCQ_SIM_STRICT` ([`env_strict`]).
     pub strict: bool,
     /// Host threads a dispatch's work-groups run on (sim/README.md "Threads"): results do not

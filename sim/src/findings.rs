@@ -1,6 +1,9 @@
-//! Findings: accesses the hardware tolerates and a kernel almost certainly did not mean, such
-//! as an LDS access past the workgroup's allocation (the RDNA3, RDNA4 and CDNA3 ISA guides'
-//! LDS chapters: an out-of-range read returns 0, an out-of-range write is dropped). The
+//! Findings: accesses the hardware tolerates and a kernel almost certainly did not mean: an LDS
+//! access past the workgroup's allocation (the RDNA3, RDNA4 and CDNA3 ISA guides' LDS
+//! chapters: an out-of-range read returns 0, an out-of-range write is dropped), a buffer
+//! access past its V#'s NUM_RECORDS (RDNA3 ISA guide, buffer "Range Checking": reads return
+//! zero, writes do not write, dword x2..x4 checked per dword) and a scratch access past the
+//! lane's private size ([`crate::isa::Space`]). The
 //! simulator computes what the GPU computes and records each such access here; with
 //! [`SimConfig::strict`](crate::SimConfig::strict) (`HCQ_SIM_STRICT=1`, `hcq run --strict`)
 //! it faults the queue instead, the judge hcq's own test suites run under.
@@ -17,12 +20,14 @@ pub struct Finding {
     pub kernel: u64,
     /// The instruction: its offset from the program address and its mnemonic.
     pub instruction: String,
-    /// The address accessed (an LDS byte address for LDS).
+    /// The address accessed: an LDS byte address, a buffer offset (a record index for a
+    /// structured buffer) or a lane's private offset.
     pub address: u64,
     /// Bytes the access spans.
     pub bytes: u32,
-    /// The allocation it left: LDS bytes RSRC2.LDS_SIZE granted; 0 for a finding that is no
-    /// access past an allocation (two workgroups storing the same bytes).
+    /// The allocation it left: the LDS bytes RSRC2.LDS_SIZE granted, the V#'s NUM_RECORDS or
+    /// the bytes of scratch each lane has; 0 for a finding that is no access past an
+    /// allocation (two workgroups storing the same bytes).
     pub allocation: u64,
     /// What the hardware does with it.
     pub what: String,
@@ -41,7 +46,7 @@ impl core::fmt::Display for Finding {
         } else {
             write!(
                 f,
-                "kernel at {:#x}, {}: {} bytes at {:#x}, past the {}-byte allocation: {}",
+                "kernel at {:#x}, {}: {} bytes at {:#x}, past the allocation of {}: {}",
                 self.kernel, self.instruction, self.bytes, self.address, self.allocation, self.what
             )?;
         }

@@ -488,3 +488,280 @@ fn v_div_fixup_f32_edge_cases() {
     assert_eq!(st.v(7, 0), 0xff80_0000);
     assert_eq!(f(st.v(8, 0)), -3.0);
 }
+
+/// Runs `body` as one wave64 of 64 work-items on gfx11 (test_dpp.py's harness: v255 keeps the
+/// work-item id, the epilogue stores v1 of every lane at OUT + 4 * lane) and returns v1.
+///
+///   prologue: v_mov_b32 v255, v0
+///   epilogue: v_lshlrev_b32 v240, 2, v255 / global_store_b32 v240, v1, s[0:1] /
+///             s_waitcnt_vscnt null, 0 / s_endpgm
+fn exec64(body: &[u32]) -> Vec<u32> {
+    let mem = FlatMemory::new(0, MEM);
+    let code: Vec<u8> = [0x7FFE0300]
+        .iter()
+        .chain(body)
+        .chain(&[0x31E1FE82, 0xDC6A0000, 0x000001F0, 0xBC7C0000, 0xBFB00000])
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    mem.poke(CODE, &code).unwrap();
+    let l = Launch {
+        isa: Isa::Gfx11,
+        gfx940: false,
+        pgm: CODE,
+        wave64: true,
+        user_sgprs: vec![OUT as u32, 0],
+        rsrc2: 2 << 1,
+        local: [64, 1, 1],
+        groups: [1, 1, 1],
+        lds_bytes: 0x1_0000,
+        vgprs: 256,
+        accum_offset: 0,
+        scratch: ScratchSetup::default(),
+        scratch_waves: 0,
+        float: FloatMode {
+            denorm32: true,
+            denorm16_64: true,
+        },
+        budget: 1 << 16,
+        clock: 0,
+    };
+    run(&l, &mem).unwrap();
+    let mut b = vec![0u8; 256];
+    mem.peek(OUT, &mut b).unwrap();
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// `v_or_b32_dpp v1, v0, v2 <ctrl> row_mask bank_mask bound_ctrl:1` (VOP2 v_or_b32 with src0
+/// 0xfa; the DPP word: src0 v0, DPP_CTRL [16:8], BOUND_CTRL [19], BANK_MASK [27:24],
+/// ROW_MASK [31:28]), as llvm-mc-19 encodes `v_or_b32_dpp v1, v0, v2 row_shl:1 row_mask:0x5
+/// bank_mask:0xf bound_ctrl:1` = [0x380204fa, 0x5f090100].
+fn or_dpp(ctrl: u32, row_mask: u32, bank_mask: u32) -> [u32; 2] {
+    [
+        0x3802_04FA,
+        (row_mask << 28) | (bank_mask << 24) | (1 << 19) | (ctrl << 8),
+    ]
+}
+
+/// test_dpp.py's TestDPP16._run_copy: v0 = 10 * lane + 3, optionally v1 = seed, v2 = 0, then
+/// v1 = dpp(v0) | v2 under the control.
+///
+///   v_mul_u32_u24_e32 v0, 10, v255 / v_add_nc_u32_e32 v0, 3, v0 /
+///   [v_mov_b32 v1, 0xdeadbeef] / v_mov_b32 v2, 0 / v_or_b32_dpp ...
+fn dpp_copy(ctrl: u32, row_mask: u32, bank_mask: u32, seed: bool) -> Vec<u32> {
+    let mut body = vec![0x1601FE8A, 0x4A000083];
+    if seed {
+        body.extend([0x7E0202FF, 0xDEADBEEF]);
+    }
+    body.push(0x7E040280);
+    body.extend(or_dpp(ctrl, row_mask, bank_mask));
+    exec64(&body)
+}
+
+/// The RDNA3 ISA guide's DPP16 source lane (7.8 "DPP"; LLVM's DppCtrl): `None` where a shift
+/// leaves the row (BOUND_CTRL then reads 0).
+fn dpp16_source(ctrl: u32, lane: usize) -> Option<usize> {
+    let (row, k, n) = (lane & !15, lane & 15, (ctrl & 15) as usize);
+    match ctrl {
+        0..=0xff => Some((lane & !3) + ((ctrl >> (2 * (lane & 3))) & 3) as usize),
+        0x101..=0x10f => (k + n < 16).then_some(lane + n),
+        0x111..=0x11f => (k >= n).then(|| lane - n),
+        0x121..=0x12f => Some(row + (k + 16 - n) % 16),
+        0x140 => Some(row + 15 - k),
+        0x141 => Some(row + (k & 8) + 7 - (k & 7)),
+        0x150..=0x15f => Some(row + n),
+        0x160..=0x16f => Some(row + (k ^ n)),
+        _ => None,
+    }
+}
+
+#[test]
+fn wave64_dpp16_row_controls_act_on_every_row() {
+    // test_dpp.py TestDPP16 test_quad_perm_reverse, test_row_shl, test_row_shr, test_row_ror,
+    // test_row_mirror, test_row_half_mirror: the suite compares all 64 lanes with the
+    // emulator's; the values it asserts are checked here beside the definition for every lane.
+    let spots: [(u32, &[(usize, u32)]); 6] = [
+        (0x1b, &[(0, 33), (1, 23), (2, 13), (3, 3), (4, 73)]),
+        (0x101, &[(0, 13), (7, 83), (14, 153), (15, 0), (16, 173)]),
+        (
+            0x111,
+            &[(0, 0), (1, 3), (8, 73), (15, 143), (16, 0), (17, 163)],
+        ),
+        (0x121, &[(0, 153), (1, 3), (15, 143), (16, 313)]),
+        (0x140, &[(0, 153), (5, 103), (8, 73), (16, 313)]),
+        (0x141, &[(0, 73), (7, 3), (8, 153), (15, 83), (16, 233)]),
+    ];
+    for (ctrl, spot) in spots {
+        let out = dpp_copy(ctrl, 0xf, 0xf, false);
+        for &(lane, want) in spot {
+            assert_eq!(out[lane], want, "ctrl {ctrl:#x} lane {lane}");
+        }
+        for (lane, &got) in out.iter().enumerate() {
+            let want = dpp16_source(ctrl, lane).map_or(0, |s| 10 * s as u32 + 3);
+            assert_eq!(got, want, "ctrl {ctrl:#x} lane {lane}");
+        }
+    }
+    // gfx10+'s row_share and row_xmask (LLVM test/MC/AMDGPU/gfx11_asm_vop2_dpp16.s encodes them
+    // for gfx11), over the four rows of a wave64.
+    for ctrl in [0x150, 0x153, 0x15f, 0x161, 0x16f] {
+        let out = dpp_copy(ctrl, 0xf, 0xf, false);
+        for (lane, &got) in out.iter().enumerate() {
+            let want = dpp16_source(ctrl, lane).map_or(0, |s| 10 * s as u32 + 3);
+            assert_eq!(got, want, "ctrl {ctrl:#x} lane {lane}");
+        }
+    }
+}
+
+#[test]
+fn wave64_dpp16_row_and_bank_masks_keep_the_destination() {
+    // test_dpp.py test_row_mask, test_bank_mask: row_shl:1 with row_mask 0x5 / bank_mask 0x5
+    // over v1 = 0xdeadbeef.
+    let out = dpp_copy(0x101, 0x5, 0xf, true);
+    for (lane, want) in [
+        (0, 13),
+        (15, 0),
+        (16, 0xDEADBEEF),
+        (32, 333),
+        (47, 0),
+        (48, 0xDEADBEEF),
+    ] {
+        assert_eq!(out[lane], want, "row_mask lane {lane}");
+    }
+    let out = dpp_copy(0x101, 0xf, 0x5, true);
+    for (lane, want) in [(0, 13), (3, 43), (4, 0xDEADBEEF), (8, 93), (12, 0xDEADBEEF)] {
+        assert_eq!(out[lane], want, "bank_mask lane {lane}");
+    }
+    for (lane, &got) in out.iter().enumerate() {
+        let written = (0x5 >> ((lane & 15) / 4)) & 1 == 1;
+        let want = if written {
+            dpp16_source(0x101, lane).map_or(0, |s| 10 * s as u32 + 3)
+        } else {
+            0xDEADBEEF
+        };
+        assert_eq!(got, want, "bank_mask lane {lane}");
+    }
+}
+
+#[test]
+fn wave64_vopc_dpp_ctrl_0x142_reads_lane_0_of_each_row_on_gfx1100() {
+    // test_dpp.py TestVOPCDPP16 test_row_bcast15_materializes_vcc: gfx9's row_bcast:15 code,
+    // which the RDNA3 guide lists as unused, on gfx1100: only lanes 0, 16, 32, 48 compare
+    // equal (the suite checks all 64 lanes against an emulator reading each row's lane 0).
+    //
+    //   v_mov_b32 v0, v255
+    //   v_cmp_eq_u32_dpp vcc, v0, v0 dpp_ctrl:0x142 row_mask:0xf bank_mask:0xf bound_ctrl:1
+    //     (by hand: llvm-mc-19's row_share:0 encoding [0x7c9400fa, 0xff095000] with 0x142)
+    //   v_mov_b32 v2, 0 / v_mov_b32 v3, 1 / v_cndmask_b32_e32 v1, v2, v3, vcc
+    let body = [
+        0x7E0003FF, 0x7C9400FA, 0xFF094200, 0x7E040280, 0x7E060281, 0x02020702,
+    ];
+    let out = exec64(&body);
+    for (lane, &got) in out.iter().enumerate() {
+        assert_eq!(got, u32::from(lane % 16 == 0), "lane {lane}");
+    }
+}
+
+#[test]
+fn wave32_v_add_f32_dpp_row_shl_with_all_256_vgprs() {
+    // test_vop2.py test_v_add_f32_dpp_row_shl: the suite's kernels allocate 256 VGPRs, so a
+    // DPP source staged past them named an AGPR code and read v0 unpermuted.
+    //
+    //   v_cvt_f32_u32_e32 v0, v255
+    //   v_add_f32_dpp v1, v0, v0 row_shl:1 row_mask:0xf bank_mask:0xf bound_ctrl:1
+    let body = [0x7E000DFF, 0x060200FA, 0xFF090100];
+    let st = exec(&body, 16);
+    assert_eq!(f(st.v(1, 0)), 1.0);
+    assert_eq!(f(st.v(1, 1)), 3.0);
+    assert_eq!(f(st.v(1, 14)), 29.0);
+    for l in 0..15 {
+        assert_eq!(f(st.v(1, l)), (2 * l + 1) as f32, "lane {l}");
+    }
+    // Lane 15's source leaves the row: BOUND_CTRL reads 0.
+    assert_eq!(f(st.v(1, 15)), 15.0);
+}
+
+#[test]
+fn v_cos_of_a_quarter_turn_is_plus_zero() {
+    // test_vop1.py test_v_cos_f32_quarter, test_v_cos_f32_half: the suite compares the bits
+    // with the emulator's (+0.0 and -1.0), and the GPU agrees.
+    //
+    //   s_mov_b32 s0, 0x3e800000 / v_mov_b32 v0, s0 / v_cos_f32 v1, v0
+    //   s_mov_b32 s0, 0x3f000000 / v_mov_b32 v0, s0 / v_cos_f32 v2, v0
+    let body = [
+        0xBE8000FF, 0x3E800000, 0x7E000200, 0x7E026D00, 0xBE8000FF, 0x3F000000, 0x7E000200,
+        0x7E046D00,
+    ];
+    let st = exec(&body, 1);
+    assert_eq!(st.v(1, 0), 0, "cos(0.25 turn) is +0.0");
+    assert_eq!(st.v(2, 0), 0xBF80_0000, "cos(0.5 turn) is -1.0");
+}
+
+/// test_vinterp.py's set-up: v10 = lane, v1 = lane + 100.0, v3 = lane + 10.0, s2 = 2.0.
+///
+///   v_mov_b32 v10, v255 / v_cvt_f32_u32 v1, v10 / s_mov_b32 s0, 100.0 / v_add_f32 v1, s0, v1 /
+///   v_cvt_f32_u32 v3, v10 / s_mov_b32 s1, 10.0 / v_add_f32 v3, s1, v3 / s_mov_b32 s2, 2.0
+const INTERP_F32_SETUP: [u32; 10] = [
+    0x7E1403FF, 0x7E020D0A, 0xBE8000FF, 0x42C80000, 0x06020200, 0x7E060D0A, 0xBE8100FF, 0x41200000,
+    0x06060601, 0xBE8200F4,
+];
+
+#[test]
+fn v_interp_p10_and_p2_f32_read_the_quads_lanes() {
+    // test_vinterp.py test_v_interp_p10_f32: fma(v1[quad + 1], s2, v3[quad]) is 212.0 in the
+    // first quad and 224.0 in the second (an SGPR src1, which LLVM's assembler refuses, reads
+    // the SGPR on the GPU). p2 (the RDNA3 guide's pseudo-code): fma(v1[quad + 2], s2, v3[lane]).
+    //
+    //   <INTERP_F32_SETUP>
+    //   v_interp_p10_f32 v4, v1, s2, v3   (by hand: SRC1 = s2)
+    //   v_interp_p2_f32 v5, v1, s2, v3    (by hand)
+    let mut body = INTERP_F32_SETUP.to_vec();
+    body.extend([0xCD000004, 0x040C0501, 0xCD010005, 0x040C0501]);
+    let st = exec(&body, 8);
+    for l in 0..8 {
+        let q = l & !3;
+        assert_eq!(
+            f(st.v(4, l)),
+            if l < 4 { 212.0 } else { 224.0 },
+            "p10 lane {l}"
+        );
+        let want = (q + 2 + 100) as f32 * 2.0 + (l + 10) as f32;
+        assert_eq!(f(st.v(5, l)), want, "p2 lane {l}");
+    }
+}
+
+#[test]
+fn v_interp_f16_forms_read_halves_and_round_their_f16_result() {
+    // test_vinterp.py test_v_interp_p10_f16_f32: f16 attributes v1 = f16(lane),
+    // v3 = f16(lane + 10), s1 = 2.0: 12.0 in the first quad, 24.0 in the second. Then the p2
+    // f16 forms (RDNA3 guide pseudo-code): OPSEL[3] writes the high half, and with
+    // s3 = 0.99999994 the f16 of 2 * s3 is 2.0 rounded to nearest, 0x3fff toward zero.
+    //
+    //   v_mov_b32 v10, v255 / v_cvt_f32_u32 v11, v10 / v_cvt_f16_f32 v1, v11 /
+    //   s_mov_b32 s0, 10.0 / v_add_f32 v12, s0, v11 / v_cvt_f16_f32 v3, v12 / s_mov_b32 s1, 2.0 /
+    //   v_interp_p10_f16_f32 v4, v1, s1, v3                    (by hand: SRC1 = s1)
+    //   v_interp_p2_f16_f32 v5, v1, s1, v11 op_sel:[0,0,0,1]   (by hand)
+    //   s_mov_b32 s3, 0x3f7fffff
+    //   v_interp_p2_f16_f32 v8, v1, s3, v13                    (by hand)
+    //   v_interp_p2_rtz_f16_f32 v9, v1, s3, v13                (by hand)
+    let body = [
+        0x7E1403FF, 0x7E160D0A, 0x7E02150B, 0xBE8000FF, 0x41200000, 0x06181600, 0x7E06150C,
+        0xBE8100F4, 0xCD020004, 0x040C0301, 0xCD034005, 0x042C0301, 0xBE8300FF, 0x3F7FFFFF,
+        0xCD030008, 0x04340701, 0xCD050009, 0x04340701,
+    ];
+    let st = exec(&body, 8);
+    for l in 0..8 {
+        assert_eq!(
+            f(st.v(4, l)),
+            if l < 4 { 12.0 } else { 24.0 },
+            "p10 lane {l}"
+        );
+    }
+    // fma(f16(lane of quad + 2), 2.0, v11 = lane) in the high half; the low half kept (0).
+    assert_eq!(st.v(5, 0), 0x4400_0000, "2 * 2 + 0 = 4.0");
+    assert_eq!(st.v(5, 5), 0x4C40_0000, "2 * 6 + 5 = 17.0");
+    assert_eq!(st.v(8, 0) & 0xffff, 0x4000, "1.99999988 to nearest");
+    assert_eq!(st.v(9, 0) & 0xffff, 0x3FFF, "1.99999988 toward zero");
+    assert_eq!(st.v(8, 4) & 0xffff, 0x4600, "5.9999996 to nearest");
+    assert_eq!(st.v(9, 4) & 0xffff, 0x45FF, "5.9999996 toward zero");
+}

@@ -260,19 +260,28 @@ const ORDER: [&str; 36] = [
 ];
 
 /// Families with cases ported from tinygrad's hardware-validated suite (test/amd/hw, run on
-/// a gfx1100): `isa_hw_validated.rs`, and `isa_out_of_range.rs` for DS.
+/// a gfx1100): `isa_hw_validated.rs`, and `isa_out_of_range.rs` for DS. (VINTERP, which the
+/// suite's test_vinterp.py checks, is no family of LLVM's list.)
 const HW_CHECKED: &[(&str, &str)] = &[
     ("SOP1", "gfx1100: s_mov_b64 of inline 1.0; SCC at launch"),
     ("SOPC", "gfx1100: SCC from s_cmp"),
     (
         "VOP1",
-        "gfx1100: v_sin/v_cos of large inputs, v_cvt_f32_f16 of a high half",
+        "gfx1100: v_sin/v_cos of large inputs and quarter turns, v_cvt_f32_f16 of a high half",
     ),
     (
         "VOP2",
         "gfx1100: v_add/mul/fmac_f16 with high-half operands",
     ),
     ("VOPC", "gfx1100: v_cmp_*_f16 with high-half operands"),
+    (
+        "VOP2_DPP16",
+        "gfx1100: v_add_f32 row_shl (wave32); v_or_b32 quad_perm, row shifts, mirrors, row and bank masks (wave64)",
+    ),
+    (
+        "VOPC_DPP16",
+        "gfx1100: v_cmp_eq_u32 with DPP_CTRL 0x142 (wave64)",
+    ),
     (
         "VOP3",
         "gfx1100: omod, v_div_scale/v_div_fixup_f32 edge cases, v_cmp_u16 op_sel",

@@ -225,11 +225,11 @@ fn machine(
             if let Some(o) = st.first_out_of_range {
                 env.registry.findings().push(crate::findings::Finding {
                     kernel: l.pgm,
-                    instruction: format!("{} at kernel offset {:#x}", o.mnemonic, o.pc_offset),
+                    instruction: format!("{} at kernel offset {:#x}", o.instruction(), o.pc_offset),
                     address: o.address,
                     bytes: o.bytes,
                     allocation: o.allocation,
-                    what: "an LDS access past the allocation: the hardware reads 0 and drops the write".into(),
+                    what: o.space.what().into(),
                     count: st.out_of_range,
                 });
             }

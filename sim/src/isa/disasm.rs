@@ -7,6 +7,7 @@ use super::ops::Op;
 use core::fmt::Write;
 
 mod names;
+mod vinterp;
 use names::{
     delay_alu, depctr, gfx9_name, gfx12_name, gpr_idx, hwreg, imm16 as imm_text, sdwa_sel, sendmsg,
     swizzle, version, waitcnt, waitcnt9,
@@ -307,6 +308,7 @@ pub fn disasm_target(isa: Isa, gfx940: bool, i: &Inst, wave64: bool) -> String {
         }
         Enc::Flat => p.flat(),
         Enc::Mubuf => p.mubuf(),
+        Enc::Vinterp => vinterp::text(i, wave64),
     }
 }
 

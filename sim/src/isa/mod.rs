@@ -506,14 +506,49 @@ pub fn run(l: &Launch, mem: &dyn Memory) -> Result<Stats, IsaError> {
     run_with(l, mem, true)
 }
 
+/// The memory an [`OutOfRange`] access left.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Space {
+    /// LDS: the allocation is the bytes RSRC2.LDS_SIZE grants; the address an LDS byte address.
+    Lds,
+    /// A buffer (MUBUF): the allocation is the V#'s NUM_RECORDS (bytes, or records for a
+    /// structured access); the address the buffer offset (or the record index).
+    Buffer,
+    /// Scratch: the allocation is the bytes each lane has (COMPUTE_TMPRING_SIZE.WAVESIZE over
+    /// the wave's lanes); the address the lane's private offset.
+    Scratch,
+}
+
+impl Space {
+    /// What the hardware does with such an access, for a finding's text.
+    #[must_use]
+    pub fn what(self) -> &'static str {
+        match self {
+            Space::Lds => {
+                "an LDS access past the allocation: the hardware reads 0 and drops the write"
+            }
+            Space::Buffer => {
+                "a buffer access past the V#'s NUM_RECORDS: the hardware reads 0 and drops the write"
+            }
+            Space::Scratch => {
+                "a scratch access past the lane's private size: the hardware reads 0 and drops the write"
+            }
+        }
+    }
+}
+
 /// An access past an allocation that the hardware tolerates: an LDS access beyond the bytes
 /// RSRC2.LDS_SIZE grants reads 0 and drops its write (RDNA3/RDNA4/CDNA3 ISA guides, LDS
-/// chapter).
+/// chapter); so does a buffer access past the V#'s NUM_RECORDS (RDNA3 ISA guide, buffer
+/// "Range Checking": out-of-range reads return zero, writes do not write, multi-dword loads
+/// and stores are checked per dword) and a scratch access past the lane's private size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OutOfRange {
+    /// The memory it left.
+    pub space: Space,
     /// The instruction's offset from the program address.
     pub pc_offset: u64,
-    /// Its mnemonic.
+    /// Its mnemonic (the memory instructions' without their segment: [`Self::instruction`]).
     pub mnemonic: &'static str,
     /// The first byte accessed.
     pub address: u64,
@@ -542,6 +577,20 @@ impl fmt::Display for GroupRace {
             "workgroups {:?} and {:?} of the dispatch both store the {} bytes at {:#x}, and no atomic orders them: which store stays depends on the order the GPU runs them in",
             self.groups[0], self.groups[1], self.bytes, self.address
         )
+    }
+}
+
+impl OutOfRange {
+    /// The instruction's name: the mnemonic with its segment (`buffer_load_b32`,
+    /// `scratch_store_b32`, `ds_load_b32`).
+    #[must_use]
+    pub fn instruction(&self) -> String {
+        let seg = match self.space {
+            Space::Lds => "",
+            Space::Buffer => "buffer_",
+            Space::Scratch => "scratch_",
+        };
+        format!("{seg}{}", self.mnemonic)
     }
 }
 

@@ -265,7 +265,14 @@ pub(crate) fn cost(isa: Isa, lanes: usize, i: &Inst) -> Cost {
         Enc::Sop1 | Enc::Sop2 | Enc::Sopk | Enc::Sopc | Enc::Sopp | Enc::Smem => (1, 0),
         Enc::Ds => (2 * passes, 0),
         Enc::Flat | Enc::Mubuf => (4 * passes, mem_bytes(i.op)),
-        Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 | Enc::Vop3sd | Enc::Vop3p | Enc::Vopd => {
+        Enc::Vop1
+        | Enc::Vop2
+        | Enc::Vopc
+        | Enc::Vop3
+        | Enc::Vop3sd
+        | Enc::Vop3p
+        | Enc::Vopd
+        | Enc::Vinterp => {
             let rate = if transcendental(i.op) {
                 4
             } else if f64_op(i.op) && isa != Isa::Gfx9 {

@@ -172,6 +172,11 @@ ops! {
     VReadlaneB32 = "v_readlane_b32", VWritelaneB32 = "v_writelane_b32",
     VMadU32U24 = "v_mad_u32_u24", VMadI32I24 = "v_mad_i32_i24", VPermB32 = "v_perm_b32",
     VXadU32 = "v_xad_u32", VLshlAddU64 = "v_lshl_add_u64",
+    // VINTERP (gfx11+): parameter interpolation from the quad's lanes.
+    VInterpP10F32 = "v_interp_p10_f32", VInterpP2F32 = "v_interp_p2_f32",
+    VInterpP10F16F32 = "v_interp_p10_f16_f32", VInterpP2F16F32 = "v_interp_p2_f16_f32",
+    VInterpP10RtzF16F32 = "v_interp_p10_rtz_f16_f32",
+    VInterpP2RtzF16F32 = "v_interp_p2_rtz_f16_f32",
     // VOP3P: packed 16-bit halves (op_sel/op_sel_hi pick each source half).
     VPkMadI16 = "v_pk_mad_i16", VPkMulLoU16 = "v_pk_mul_lo_u16", VPkAddI16 = "v_pk_add_i16",
     VPkSubI16 = "v_pk_sub_i16", VPkLshlrevB16 = "v_pk_lshlrev_b16",

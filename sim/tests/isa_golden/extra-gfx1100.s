@@ -186,3 +186,9 @@ v_cmp_lt_i32_e64_dpp s5, v2, v3 row_shr:1 row_mask:0xf bank_mask:0xf
 v_frexp_mant_f64 v[4:5], v[2:3]
 v_frexp_exp_i32_f64 v6, v[2:3]
 v_frexp_mant_f64_e64 v[4:5], -|v[2:3]|
+v_interp_p10_f32 v0, v1, v2, v3
+v_interp_p2_f32 v4, -v5, v6, v7 clamp wait_exp:3
+v_interp_p10_f16_f32 v0, v1, v2, -v3 op_sel:[1,0,1,0]
+v_interp_p2_f16_f32 v0, v1, v2, v3 op_sel:[1,0,0,1] wait_exp:7
+v_interp_p10_rtz_f16_f32 v8, v9, v10, v11
+v_interp_p2_rtz_f16_f32 v8, v9, v10, v11 clamp

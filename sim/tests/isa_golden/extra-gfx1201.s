@@ -48,3 +48,9 @@ v_fma_f32_e64_dpp v1, -v2, v3, |v4| quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0
 v_frexp_mant_f64 v[4:5], v[2:3]
 v_frexp_exp_i32_f64 v6, v[2:3]
 v_frexp_mant_f64_e64 v[4:5], -|v[2:3]|
+v_interp_p10_f32 v0, v1, v2, v3
+v_interp_p2_f32 v4, -v5, v6, v7 clamp wait_exp:3
+v_interp_p10_f16_f32 v0, v1, v2, -v3 op_sel:[1,0,1,0]
+v_interp_p2_f16_f32 v0, v1, v2, v3 op_sel:[1,0,0,1] wait_exp:7
+v_interp_p10_rtz_f16_f32 v8, v9, v10, v11
+v_interp_p2_rtz_f16_f32 v8, v9, v10, v11 clamp

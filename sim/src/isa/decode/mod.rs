@@ -8,6 +8,7 @@ mod gfx11;
 mod gfx12;
 mod gfx9;
 mod true16;
+mod vinterp;
 
 pub use gfx11::has_short_form;
 pub(crate) use true16::whole_regs;
@@ -53,6 +54,8 @@ pub enum Enc {
     Ds,
     Flat,
     Mubuf,
+    /// VINTERP (gfx11+): `v_interp_*` reading the quad's lanes; `imm` is WAITEXP.
+    Vinterp,
 }
 
 /// Operand code of the literal constant.
@@ -276,7 +279,9 @@ pub fn decode(isa: Isa, words: &[u32; 3]) -> Result<Inst, Undecodable> {
     };
     let w0 = words[0];
     let dpp_marker = |x: u32| matches!(bits(x, 0, 9), 0xe9 | 0xea | 0xfa);
-    let mut i = if (w0 >> 31 == 0 && dpp_marker(w0))
+    let mut i = if isa != Isa::Gfx9 && w0 >> 24 == 0xcd {
+        vinterp::decode(words)?
+    } else if (w0 >> 31 == 0 && dpp_marker(w0))
         || (isa != Isa::Gfx9 && w0 >> 26 == 0b110101 && dpp_marker(words[1]))
         || (isa != Isa::Gfx9 && w0 >> 24 == 0xcc && dpp_marker(words[1]))
     {
@@ -406,8 +411,16 @@ fn dpp(
                 | (bits(w1, 21, 1) << 4)
                 | (bits(w1, 23, 1) << 5)) as u8;
         }
+        let ctrl = match b16(w1, 8, 9) {
+            // gfx9's row_bcast:15, a code the RDNA guides list as unused (DPP_CTRL
+            // enumeration: 0x142..=0x14f), reads lane 0 of each row on gfx1100, as row_share:0
+            // does (tinygrad test/amd/hw test_dpp.py test_row_bcast15_materializes_vcc compares
+            // all 64 lanes of a wave64 on the GPU with an emulator that reads each row's lane 0).
+            0x142 if isa != Isa::Gfx9 => 0x150,
+            c => c,
+        };
         Dpp::Row {
-            ctrl: b16(w1, 8, 9),
+            ctrl,
             // CAST: 4-bit fields.
             row_mask: bits(w1, 28, 4) as u8,
             bank_mask: bits(w1, 24, 4) as u8,

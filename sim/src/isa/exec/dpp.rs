@@ -1,9 +1,9 @@
 //! DPP: a VOP1/VOP2/VOPC operation whose src0 is read from another lane of the wave
 //! ([`Dpp::source`]), and the lane permutes v_permlane16/v_permlanex16 (gfx10+).
 //!
-//! The permuted src0 is built into a row beyond the wave's VGPRs (the executor's own, never a
-//! register the program names), and the operation then runs unchanged with src0 naming that
-//! row and EXEC narrowed to the lanes DPP writes: lanes of a row or bank masked off, and lanes
+//! The permuted src0 is staged in a VGPR the instruction does not name (its lanes restored
+//! afterwards), and the operation then runs unchanged with src0 naming that register and EXEC
+//! narrowed to the lanes DPP writes: lanes of a row or bank masked off, and lanes
 //! whose source is invalid without BOUND_CTRL, keep their destination (RDNA3 ISA 7.8 and
 //! Vega ISA 6.8.1 "DPP"). v_cmpx with DPP writes EXEC as the compare's result over those lanes.
 
@@ -71,24 +71,39 @@ impl Exec<'_, '_> {
                 write |= 1 << l;
             }
         }
-        let hidden = self.w.nvgpr;
-        match self.w.v.get_mut(hidden * n..(hidden + 1) * n) {
-            Some(row) => row.copy_from_slice(&perm[..n]),
-            None => return Err(self.err("DPP staging row missing")),
+        // The permuted src0 is staged in a VGPR the instruction does not name, whose lanes are
+        // put back afterwards (a row past the wave's VGPRs would alias AGPR codes when the
+        // kernel has all 256).
+        let named = |r: usize| {
+            [i.dst, i.src[1], i.src[2]]
+                .iter()
+                .any(|&c| (VGPR..AGPR).contains(&c) && usize::from(c - VGPR) == r)
+        };
+        let Some(stage) = (0..self.w.nvgpr).rev().find(|&r| !named(r)) else {
+            return Err(self.err("DPP: no VGPR left to stage the permuted source in"));
+        };
+        let mut kept = [0u32; MAX_LANES];
+        match self.w.v.get_mut(stage * n..(stage + 1) * n) {
+            Some(row) => {
+                kept[..n].copy_from_slice(row);
+                row.copy_from_slice(&perm[..n]);
+            }
+            None => return Err(self.range_err()),
         }
         let mut j = *i;
         j.dpp = None;
-        // CAST: at most 256 VGPRs.
-        j.src[0] = VGPR + hidden as u16;
+        // CAST: below 256 VGPRs.
+        j.src[0] = VGPR + stage as u16;
         let saved = (self.w.s[126], self.w.s[127]);
         self.w.set_exec(exec & write);
-        self.w.nvgpr += 1;
         let r = if j.enc == Enc::Vop3p {
             self.vop3p(&j)
         } else {
             self.valu(&j)
         };
-        self.w.nvgpr -= 1;
+        if let Some(row) = self.w.v.get_mut(stage * n..(stage + 1) * n) {
+            row.copy_from_slice(&kept[..n]);
+        }
         if !i.cmpx {
             (self.w.s[126], self.w.s[127]) = saved;
         }

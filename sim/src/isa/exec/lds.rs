@@ -26,6 +26,7 @@ impl Exec<'_, '_> {
                 self.w.oob.0 += 1;
                 if self.w.oob.1.is_none() {
                     self.w.oob.1 = Some(crate::isa::OutOfRange {
+                        space: crate::isa::Space::Lds,
                         pc_offset: i,
                         mnemonic: op,
                         address: addr,
@@ -710,7 +711,7 @@ impl Exec<'_, '_> {
 
 /// The mnemonic of the instruction at the executor's pc (read again: only a tolerated
 /// out-of-range access asks).
-fn decode_op_name(x: &Exec<'_, '_>) -> &'static str {
+pub(super) fn decode_op_name(x: &Exec<'_, '_>) -> &'static str {
     let mut b = [0u8; 12];
     if x.mem.read(x.at.pc, &mut b, Access::Execute).is_err() {
         return "?";

@@ -2,6 +2,7 @@
 //! accesses through the GPU page table.
 
 use super::*;
+use crate::isa::Space;
 
 /// Whether lane `l`'s address is `a[0] + l * size` for every lane: one straight pass (no early
 /// exit, so it vectorises).
@@ -17,7 +18,7 @@ fn consecutive(a: &[u64], size: u64) -> bool {
 }
 
 /// Bytes one lane of a FLAT-family or MUBUF operation accesses.
-fn vmem_size(op: Op) -> usize {
+pub(super) fn vmem_size(op: Op) -> usize {
     use Op::*;
     match op {
         MLoadU8 | MLoadI8 | MStoreB8 | MStoreD16HiB8 => 1,
@@ -34,7 +35,7 @@ fn vmem_size(op: Op) -> usize {
 }
 
 /// Whether `op` is a plain dword load or store (splittable into dwords).
-fn vmem_plain(op: Op) -> bool {
+pub(super) fn vmem_plain(op: Op) -> bool {
     use Op::*;
     matches!(
         op,
@@ -53,123 +54,6 @@ fn f32_to_bf16(f: f32) -> u32 {
 }
 
 impl Exec<'_, '_> {
-    /// MUBUF loads, stores and atomics through the buffer resource (V#) in four SGPRs: raw,
-    /// or swizzled with ADD_TID as the scratch V# is (gfx9 layout, `hcq_core::rsrc`). Each
-    /// lane's address is computed here; the access is the FLAT family's ([`Self::vmem`]).
-    pub(super) fn mubuf(&mut self, i: &Inst) -> Result<(), IsaError> {
-        let r = i.src[2];
-        let v = [
-            self.s32(r, 0)?,
-            self.s32(r + 1, 0)?,
-            self.s32(r + 2, 0)?,
-            self.s32(r + 3, 0)?,
-        ];
-        // Typed accesses: one element of the buffer format per lane (`format.rs`).
-        let fmt = if matches!(i.op, Op::MLoadFormat | Op::MStoreFormat) {
-            match self.buf_fmt(i, v[3]) {
-                Some(f) => Some(f),
-                None => return self.format_invalid(i),
-            }
-        } else {
-            None
-        };
-        let size = fmt.map_or(vmem_size(i.op), |f| f.bytes());
-        let base = u64::from(v[0]) | (u64::from(v[1] & 0xffff) << 32);
-        let stride = u64::from((v[1] >> 16) & 0x3fff);
-        let swizzle = v[1] >> 31 == 1;
-        let num_records = u64::from(v[2]);
-        let add_tid = (v[3] >> 23) & 1 == 1;
-        let index_stride = 8u64 << ((v[3] >> 21) & 3);
-        let elem = 2u64 << ((v[3] >> 19) & 3);
-        let soff = u64::from(self.s32(i.sdst, i.lit)?);
-        // vaddr: the index with idxen, then (next VGPR when both) the offset with offen.
-        let (idxen, offen) = (i.flags & 16 != 0, i.flags & 8 != 0);
-        let mut vidx = [0u32; MAX_LANES];
-        let mut voff = [0u32; MAX_LANES];
-        if idxen {
-            self.lanes32(i, 0, Width::B32, &mut vidx)?;
-        }
-        if offen {
-            let mut j = *i;
-            j.src[0] = i.src[0] + u16::from(idxen);
-            self.lanes32(&j, 0, Width::B32, &mut voff)?;
-        }
-        // A swizzled access wider than an element is split per dword (each its own address).
-        let parts = if swizzle && size as u64 > elem {
-            if size % 4 != 0 || !vmem_plain(i.op) {
-                return Err(self.err(&format!(
-                    "{} of {size} bytes through a swizzled V# with {elem}-byte elements (only dword loads and stores are split)",
-                    i.op.name()
-                )));
-            }
-            size / 4
-        } else {
-            1
-        };
-        let part = size / parts;
-        let mut addr = [0u64; MAX_LANES];
-        let exec = self.w.exec();
-        for k in 0..parts {
-            let mut m = exec;
-            while m != 0 {
-                let l = m.trailing_zeros() as usize;
-                m &= m - 1;
-                // CAST: offsets are 32-bit.
-                let off = u64::from(i.imm as u32) + u64::from(voff[l]) + (k * part) as u64;
-                let index = u64::from(vidx[l]) + if add_tid { l as u64 } else { 0 };
-                let boff = if swizzle {
-                    let (imsb, ilsb) = (index / index_stride, index % index_stride);
-                    let (omsb, olsb) = (off / elem, off % elem);
-                    (imsb * stride + omsb * elem) * index_stride + ilsb * elem + olsb
-                } else {
-                    off + index * stride
-                };
-                // Range checks (gfx9 ISA, buffer addressing): a structured buffer (idxen,
-                // STRIDE != 0) counts NUM_RECORDS in records and checks the index; otherwise
-                // NUM_RECORDS is bytes and the offset is checked.
-                if idxen && stride != 0 {
-                    if index >= num_records {
-                        return Err(self.err(&format!(
-                            "{} of lane {l} at index {index} beyond the V#'s NUM_RECORDS {num_records} (records of {stride} bytes)",
-                            i.op.name()
-                        )));
-                    }
-                } else if boff + part as u64 > num_records {
-                    return Err(self.err(&format!(
-                        "{} of lane {l} at buffer offset {boff:#x} beyond the V#'s NUM_RECORDS {num_records:#x}",
-                        i.op.name()
-                    )));
-                }
-                addr[l] = base.wrapping_add(soff).wrapping_add(boff);
-            }
-            if parts == 1 && i.flags & 0x80 != 0 {
-                return self.lds_dma(i, &addr, false, fmt);
-            }
-            if parts == 1 {
-                return match fmt {
-                    Some(f) => self.format_access(i, &addr, f, v[3]),
-                    None => self.vmem(i, &addr, false),
-                };
-            }
-            // One dword of each lane: the same operation on the k-th register.
-            let mut j = *i;
-            j.op = if i.dst != NONE {
-                Op::MLoadB32
-            } else {
-                Op::MStoreB32
-            };
-            // CAST: k < 4.
-            let kk = k as u16;
-            if j.dst != NONE {
-                j.dst += kk;
-            } else {
-                j.src[1] += kk;
-            }
-            self.vmem(&j, &addr, false)?;
-        }
-        Ok(())
-    }
-
     /// Per-lane address of a FLAT/GLOBAL instruction.
     pub(super) fn global_addrs(
         &self,
@@ -313,8 +197,38 @@ impl Exec<'_, '_> {
             Op::MLoadBlock | Op::MStoreBlock => self.block(i, &addr, scratch),
             Op::MAtomicOrderedAddB64 => self.ordered_add(i, &addr),
             Op::MLoadTrB128 | Op::MLoadTrB64 => self.load_tr(i, &addr),
+            _ if scratch && !self.w.strict => self.scratch_in_range(i, &addr),
             _ => self.vmem(i, &addr, scratch),
         }
+    }
+
+    /// A SCRATCH access of a run that is not strict: the lanes whose access leaves the lane's
+    /// private size (the wave's slot over its lanes) read 0 and drop their write, each a
+    /// finding (`oor.rs`); the others access the slot (a strict run's [`Self::scratch_va`]
+    /// faults instead).
+    fn scratch_in_range(&mut self, i: &Inst, addr: &[u64; MAX_LANES]) -> Result<(), IsaError> {
+        let lanes = self.w.lanes as u64;
+        let per_lane = self.l.scratch.wave_bytes / lanes.max(1);
+        let size = vmem_size(i.op) as u64;
+        let exec = self.w.exec();
+        let (mut ok, mut bad) = (0u64, None);
+        let mut m = exec;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if addr[l].checked_add(size).is_some_and(|e| e <= per_lane) {
+                ok |= 1 << l;
+            } else if bad.is_none() {
+                bad = Some(addr[l]);
+            }
+        }
+        let Some(first) = bad else {
+            return self.vmem(i, addr, true);
+        };
+        let n = u64::from((exec & !ok).count_ones());
+        // CAST: at most 16 bytes.
+        self.tolerate(Space::Scratch, first, size as u32, per_lane, n);
+        self.in_range_only(i, ok, None, |x| x.vmem(i, addr, true))
     }
 
     /// RDNA4 ISA 11.5 "Block VGPR Load & Store" (GLOBAL/SCRATCH_LOAD/STORE_BLOCK): for n in

@@ -10,6 +10,7 @@ use super::ops::Op;
 use super::{Isa, IsaError, Launch, Memory, Stats};
 use crate::vm::Access;
 
+mod buffer;
 mod control;
 mod dpp;
 mod fast;
@@ -21,6 +22,7 @@ mod mask;
 mod matrix;
 mod memory;
 mod num;
+mod oor;
 mod operands;
 mod packed;
 mod parallel;
@@ -33,6 +35,7 @@ mod tests16;
 mod valu;
 mod valu16;
 mod valu_ext;
+mod vinterp;
 
 use num::*;
 pub(crate) use parallel::run_dispatch;

@@ -7,16 +7,43 @@ pub(super) fn f32v(x: u32) -> f32 {
     f32::from_bits(x)
 }
 
-/// `f(2 * pi * x)` for `x` in revolutions (V_SIN/V_COS): the fraction of `x` (exact in f32)
-/// scaled in f64, so that a large whole number of turns gives `f(0)`, as the hardware does.
-/// Infinities and NaN give NaN; the fraction keeps the sign of `x` (so -0.0 stays -0.0).
-pub(super) fn turns(x: f32, f: fn(f64) -> f64) -> f32 {
+/// V_SIN (`cos` false) or V_COS of `x` revolutions: `sin(2 * pi * x)` / `cos(2 * pi * x)`
+/// (RDNA3 ISA guide, VOP1 opcodes: V_SIN_F32, V_COS_F32). The hardware works in turns: the
+/// fraction of `x` (exact in f32) is split into its quadrant and the rest, so a large whole
+/// number of turns gives the value at 0 (sin(132000.0) is 0 on gfx1100) and a quarter turn is
+/// exact (cos(0.25) is +0.0 on gfx1100: tinygrad test/amd/hw test_vop1.py
+/// test_v_sin_f32_large and test_v_cos_f32_quarter, checked on the GPU). A zero result is
+/// +0.0 except sin(-0.0); infinities and NaN give NaN.
+pub(super) fn turns(x: f32, cos: bool) -> f32 {
     if !x.is_finite() {
         return f32::NAN;
     }
-    let frac = f64::from(x % 1.0);
+    if !cos && x == 0.0 {
+        return x;
+    }
+    // sin is odd and cos even: reduce |x| and put the sign back on sin.
+    let neg = !cos && x < 0.0;
+    let mut u = f64::from(x.abs() % 1.0);
+    if cos {
+        // cos(t) = sin(t + 1/4 turn).
+        u += 0.25;
+        if u >= 1.0 {
+            u -= 1.0;
+        }
+    }
+    let q = (u * 4.0).floor();
+    // Exact: q / 4 is a multiple of a quarter below u.
+    let a = (u - q * 0.25) * core::f64::consts::TAU;
+    // CAST: q is 0..=3.
+    let v = match q as u8 {
+        0 => a.sin(),
+        1 => a.cos(),
+        2 => -a.sin(),
+        _ => -a.cos(),
+    };
     // CAST: rounds the result to f32.
-    f(frac * core::f64::consts::TAU) as f32
+    let f = if neg { -v } else { v } as f32;
+    if f == 0.0 { 0.0 } else { f }
 }
 
 pub(super) fn inline_const(code: u16, width: Width) -> Option<u64> {

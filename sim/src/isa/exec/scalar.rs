@@ -22,6 +22,7 @@ impl Exec<'_, '_> {
             },
             Enc::Vop1 | Enc::Vop2 | Enc::Vopc | Enc::Vop3 | Enc::Vop3sd => self.valu(i),
             Enc::Vop3p => self.vop3p(i),
+            Enc::Vinterp => self.vinterp(i),
         }
     }
 

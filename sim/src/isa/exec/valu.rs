@@ -282,8 +282,8 @@ impl Exec<'_, '_> {
             // scaling by 2*pi (sin(132000.0) is 0 on gfx1100; tinygrad test/amd/hw
             // test_vop1.py test_v_sin_f32_large, checked on the GPU), so the product never
             // loses the fraction to f32 rounding.
-            VSinF32 => self.v1(i, b32, |x| turns(f32v(x), f64::sin).to_bits()),
-            VCosF32 => self.v1(i, b32, |x| turns(f32v(x), f64::cos).to_bits()),
+            VSinF32 => self.v1(i, b32, |x| turns(f32v(x), false).to_bits()),
+            VCosF32 => self.v1(i, b32, |x| turns(f32v(x), true).to_bits()),
             VFrexpExpI32F32 => self.v1(i, b32, |x| {
                 let f = f32v(x);
                 if f == 0.0 || !f.is_finite() {

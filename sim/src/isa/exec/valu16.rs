@@ -138,8 +138,8 @@ impl Exec<'_, '_> {
             VSqrtF16 => self.h1(i, f32::sqrt),
             VRcpF16 => self.h1(i, |x| 1.0 / x),
             VRsqF16 => self.h1(i, |x| 1.0 / x.sqrt()),
-            VSinF16 => self.h1(i, |x| turns(x, f64::sin)),
-            VCosF16 => self.h1(i, |x| turns(x, f64::cos)),
+            VSinF16 => self.h1(i, |x| turns(x, false)),
+            VCosF16 => self.h1(i, |x| turns(x, true)),
             // Rounding to an integer keeps an f16 exact in f32.
             VFloorF16 => self.h1(i, f32::floor),
             VCeilF16 => self.h1(i, f32::ceil),

@@ -85,6 +85,12 @@ impl Exec<'_, '_> {
                     Err(e) => return Some(Err(e)),
                 }
             }
+            // Past the lane's private size a run that is not strict takes the general path
+            // (the access is a finding there: `oor.rs`).
+            let per_lane = self.l.scratch.wave_bytes / N as u64;
+            if !self.w.strict && base.checked_add(size as u64).is_none_or(|e| e > per_lane) {
+                return None;
+            }
             return Some(self.scratch_rows::<N>(m, base, data));
         }
         let a = usize::from(m.vaddr?);

@@ -72,6 +72,11 @@ pub(crate) struct Queue {
     pub(crate) inflight: Inflight,
     pub(crate) trace: Trace,
     pub(crate) executed: u64,
+    /// Which XCC runs this queue, of how many (`xcc.rs`).
+    pub(crate) seat: super::xcc::XccSeat,
+    /// AQL: the XCC running the current AMD_AQL_FORMAT_PM4_IB packet's indirect buffer (each
+    /// XCC runs it in turn).
+    pub(crate) aql_xcc: u32,
 }
 
 fn units_per_dword(kind: QueueKind) -> u64 {
@@ -129,6 +134,8 @@ impl Queue {
             inflight: Inflight::default(),
             trace: Trace::new(trace_cap),
             executed: 0,
+            seat: super::xcc::XccSeat::default(),
+            aql_xcc: 0,
             bus,
         }
     }
@@ -378,6 +385,16 @@ impl Queue {
         if self.inj.hang || self.suspended || matches!(self.state, QueueState::Faulted(_)) {
             return res;
         }
+        if self.desc.kind == QueueKind::Compute && self.seat.xcc >= self.seat.count {
+            let msg = format!(
+                "PM4 target XCC {} (CREATE_QUEUE queue_percentage bits 8..=15) on a node of {} XCCs: no XCC processes this queue",
+                self.seat.xcc, self.seat.count
+            );
+            let site = self.site_ring();
+            self.fault(seq, site, Cause::Hw(msg));
+            res.progressed = true;
+            return res;
+        }
         let before = self.state.clone();
         let seen = self.seen_wptr;
         if !self.doorbell_changed(seq) {
@@ -443,6 +460,14 @@ impl Queue {
         let site = self.site_ring();
         let kind = self.desc.kind;
         let avail = self.buf.get(cursor..self.buf_len).unwrap_or_default();
+        if kind != QueueKind::Sdma && avail.first().is_some_and(|&h| super::xcc::is_pred_exec(h)) {
+            let msg = format!(
+                "ring dword {:#x}: PRED_EXEC in the ring: the CP honours it only inside an indirect buffer (put the XCC-predicated packets in an IB)",
+                self.rptr / upd
+            );
+            self.fault(seq, site, Cause::Hw(msg));
+            return Flow::Stop;
+        }
         let (len, outcome) = match decode(kind, avail) {
             Ok((pkt, len)) => {
                 // CAST: usize -> u64 widens.
@@ -615,6 +640,37 @@ impl Queue {
             depth: depth as u8,
         };
         let rest = top.dwords.get(top.pos..).unwrap_or_default();
+        if kind != QueueKind::Sdma && rest.first().is_some_and(|&h| super::xcc::is_pred_exec(h)) {
+            let xcc = if kind == QueueKind::Aql {
+                self.aql_xcc
+            } else {
+                self.seat.xcc
+            };
+            let (pos, end) = (top.pos, top.dwords.len());
+            return match super::xcc::pred_exec(rest, xcc) {
+                Ok(n) if pos + n <= end => {
+                    self.record_ib(seq, site, 2);
+                    env.clock.tick();
+                    if let Some(t) = self.ibs.last_mut() {
+                        t.pos += n;
+                    }
+                    Flow::Next
+                }
+                Ok(n) => {
+                    let msg = format!(
+                        "PRED_EXEC governs {} dwords but the indirect buffer has {} after it",
+                        n - 2,
+                        end - pos - 2
+                    );
+                    self.fault(seq, site, Cause::Hw(msg));
+                    Flow::Stop
+                }
+                Err(m) => {
+                    self.fault(seq, site, Cause::Hw(m));
+                    Flow::Stop
+                }
+            };
+        }
         let (pkt, len) = match decode(kind, rest) {
             Ok(x) => x,
             Err(e) => {

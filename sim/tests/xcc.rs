@@ -369,3 +369,54 @@ fn pred_exec_in_the_ring_faults_the_queue_with_the_cause() {
     assert!(f.message.contains("PRED_EXEC in the ring"), "{}", f.message);
     assert_eq!(n.slots(), [0; 8]);
 }
+
+/// SET_SH_REG COMPUTE_TG_CHUNK_SIZE = 1 (GC 9.4.3 0xe27), then a DISPATCH_DIRECT of 8 groups.
+fn chunked_dispatch() -> Vec<u32> {
+    use hcq_core::arch::GFX9;
+    use hcq_core::pm4::{DispatchDirect, DispatchInitiator};
+    let mut out = vec![0u32; 16];
+    let mut n = pm4::set_sh_reg(&mut out, GFX9.regs.pgm_lo + (0xe27 - 0xe0c), &[1]).unwrap();
+    n += pm4::dispatch_direct(
+        &mut out[n..],
+        &DispatchDirect {
+            dim: [8, 1, 1],
+            initiator: DispatchInitiator::zeroed().with(DispatchInitiator::COMPUTE_SHADER_EN, 1),
+        },
+    )
+    .unwrap();
+    out.truncate(n);
+    out
+}
+
+#[test]
+fn a_pm4_dispatch_shared_out_by_tg_chunk_size_is_refused_with_the_cause() {
+    let mut n = node(GpuConfig::gfx942(), 8);
+    let mut q = n.queue(false, 2);
+    n.pm4_submit(&mut q, &chunked_dispatch());
+    let QueueState::Faulted(f) = n.state(&q) else {
+        panic!("{:?}", n.state(&q));
+    };
+    assert!(
+        f.message.contains("COMPUTE_TG_CHUNK_SIZE 1 on XCC 2 of 8")
+            && f.message.contains("only logical XCC 0's chunks"),
+        "{}",
+        f.message
+    );
+}
+
+#[test]
+fn a_dispatch_direct_in_an_aql_pm4_ib_on_8_xccs_is_refused_with_the_cause() {
+    let mut n = node(GpuConfig::gfx942(), 8);
+    let mut q = n.queue(true, 0);
+    let ib = n.ib(&chunked_dispatch());
+    n.aql_pm4_ib(&mut q, ib);
+    let QueueState::Faulted(f) = n.state(&q) else {
+        panic!("{:?}", n.state(&q));
+    };
+    assert!(
+        f.message
+            .contains("every XCC runs the IB and dispatches its own share"),
+        "{}",
+        f.message
+    );
+}

@@ -282,6 +282,7 @@ impl Queue {
     ) -> Result<(), (Site, Cause)> {
         let arch = self.desc.arch;
         if word0 & BARRIER_BIT != 0 {
+            self.aql_unfenced = false;
             let ev = EventWriteCntl::zeroed()
                 .with(
                     EventWriteCntl::EVENT_TYPE,
@@ -431,7 +432,9 @@ impl Queue {
                 self.launch(env, irqs, word0, site)?;
                 let p = DispatchPacket::from_bytes(b);
                 self.kernel_dispatch(env, irqs, &p, slot, site)?;
-                self.release(env, irqs, (word0 >> 11) & 3, p.completion_signal, start, site)?;
+                let scope = (word0 >> 11) & 3;
+                self.release(env, irqs, scope, p.completion_signal, start, site)?;
+                self.aql_unfenced = scope == 0 && p.completion_signal == 0;
                 Ok(Done::Finished)
             }
             TYPE_BARRIER_AND | TYPE_BARRIER_OR => {

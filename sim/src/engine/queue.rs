@@ -14,6 +14,7 @@ use hcq_core::kfd::{
     HsaHwExceptionData, KFD_HW_EXCEPTION_GPU_HANG, KFD_HW_EXCEPTION_PER_ENGINE_RESET,
 };
 use hcq_core::packet::{DecodeError, DecodeErrorKind};
+use hcq_core::pm4::Pm4Packet;
 use hcq_core::sdma::SdmaPacket;
 use std::sync::Arc;
 
@@ -77,6 +78,9 @@ pub(crate) struct Queue {
     /// AQL: the XCC running the current AMD_AQL_FORMAT_PM4_IB packet's indirect buffer (each
     /// XCC runs it in turn).
     pub(crate) aql_xcc: u32,
+    /// AQL: the last kernel dispatch packet had no completion signal and no release fence,
+    /// and no packet with the barrier bit came since (`xcc::check_aql_release`).
+    pub(crate) aql_unfenced: bool,
 }
 
 fn units_per_dword(kind: QueueKind) -> u64 {
@@ -136,6 +140,7 @@ impl Queue {
             executed: 0,
             seat: super::xcc::XccSeat::default(),
             aql_xcc: 0,
+            aql_unfenced: false,
             bus,
         }
     }
@@ -494,6 +499,10 @@ impl Queue {
                         return Flow::Stop;
                     }
                 }
+                if let Err(c) = self.xcc_checks(&pkt) {
+                    self.fault(seq, site, c);
+                    return Flow::Stop;
+                }
                 let c = Ctx {
                     id: self.id,
                     gpu: self.gpu_id,
@@ -684,6 +693,10 @@ impl Queue {
                 return Flow::Stop;
             }
         };
+        if let Err(c) = self.xcc_checks(&pkt) {
+            self.fault(seq, site, c);
+            return Flow::Stop;
+        }
         let c = Ctx {
             id: self.id,
             gpu: self.gpu_id,
@@ -744,6 +757,24 @@ impl Queue {
                 self.fault(seq, at, c);
                 Flow::Stop
             }
+        }
+    }
+}
+
+impl Queue {
+    /// The multi-XCC checks before a packet runs (`xcc.rs`).
+    fn xcc_checks(&self, pkt: &Decoded<'_>) -> Result<(), Cause> {
+        if self.seat.count <= 1 {
+            return Ok(());
+        }
+        match pkt {
+            Decoded::Pm4(Pm4Packet::DispatchDirect(_)) => {
+                super::xcc::check_dispatch(self.seat, self.desc.kind, &self.regs, &self.desc)
+            }
+            Decoded::Pm4(Pm4Packet::ReleaseMem(r)) if self.desc.kind == QueueKind::Aql => {
+                super::xcc::check_aql_release(self.seat, self.aql_xcc, self.aql_unfenced, r)
+            }
+            _ => Ok(()),
         }
     }
 }

@@ -27,6 +27,86 @@
 //! buffers (tinygrad ops_amd.py, from MI300X hardware: "PACKET3_PRED_EXEC doesn't work in
 //! rings, only in IBs"): in a ring the simulator faults the queue.
 
+use super::QueueDesc;
+use super::types::{Cause, QueueKind, Regs};
+use hcq_core::arch::Family;
+use hcq_core::pm4::ReleaseMem;
+use hcq_core::sel::DataSel;
+
+/// `COMPUTE_CURRENT_LOGIC_XCC_ID` and `COMPUTE_TG_CHUNK_SIZE` (GC 9.4.3 registers 0xe25 and
+/// 0xe27, `gc_9_4_3_offset.h`), as SET_SH_REG offsets from COMPUTE_PGM_LO (0xe0c).
+const LOGIC_XCC_ID_FROM_PGM_LO: u32 = 0xe25 - 0xe0c;
+const TG_CHUNK_SIZE_FROM_PGM_LO: u32 = 0xe27 - 0xe0c;
+
+/// What the simulator cannot run as the hardware would, or a driver got wrong, about a
+/// DISPATCH_DIRECT on a multi-XCC node.
+///
+/// # Errors
+/// On a node of several XCCs: a DISPATCH_DIRECT inside an AQL queue's PM4 IB (every XCC runs
+/// the IB and dispatches its share: the MQD sets `compute_tg_chunk_size = 1`), or a PM4
+/// queue's DISPATCH_DIRECT with `COMPUTE_TG_CHUNK_SIZE` set (the queue's XCC runs only its
+/// logical XCC's chunks of the grid; the other chunks run only if the queues on the other
+/// XCCs dispatch the same grid). hcq-sim does not split a grid across XCCs' queues.
+pub(crate) fn check_dispatch(
+    seat: XccSeat,
+    kind: QueueKind,
+    regs: &Regs,
+    desc: &QueueDesc,
+) -> Result<(), Cause> {
+    if seat.count <= 1 || desc.arch.family != Family::Gfx9 {
+        return Ok(());
+    }
+    let n = seat.count;
+    if kind == QueueKind::Aql {
+        return Err(Cause::Hw(format!(
+            "DISPATCH_DIRECT inside an AQL queue's PM4 indirect buffer on a node of {n} XCCs: every XCC runs the IB and dispatches its own share of the grid (KFD's AQL MQDs set COMPUTE_TG_CHUNK_SIZE 1), which hcq-sim does not split; dispatch with a kernel dispatch packet (the grid is shared out once across the XCCs)"
+        )));
+    }
+    let pgm_lo = desc.arch.regs.pgm_lo;
+    let chunk = regs.sh(pgm_lo + TG_CHUNK_SIZE_FROM_PGM_LO) & 0xffff;
+    if chunk == 0 {
+        return Ok(());
+    }
+    let logic = regs.sh(pgm_lo + LOGIC_XCC_ID_FROM_PGM_LO);
+    Err(Cause::Hw(format!(
+        "DISPATCH_DIRECT with COMPUTE_TG_CHUNK_SIZE {chunk} on XCC {} of {n} (COMPUTE_CURRENT_LOGIC_XCC_ID {logic}): this queue's XCC runs only logical XCC {logic}'s chunks of {chunk} work-groups, every {n}th; the rest of the grid runs only if queues on the other XCCs dispatch it too (the MQD of a PM4 queue leaves the chunk size 0: the whole grid on the queue's XCC). hcq-sim does not split a grid across queues: leave COMPUTE_TG_CHUNK_SIZE 0, or use an AQL queue, whose dispatches every XCC shares",
+        seat.xcc
+    )))
+}
+
+/// A RELEASE_MEM that writes a value from an AQL queue's PM4 IB on a multi-XCC node while a
+/// kernel dispatch of the queue may still run (`unfenced`: the last kernel dispatch packet
+/// had neither a completion signal nor a release fence, and no packet with the barrier bit
+/// came since): each XCC's CP runs the IB once its own share is done, so the value can be
+/// seen before the other XCCs have finished (on one XCC the end-of-pipe release waits for
+/// the whole dispatch). The barrier bit, a completion signal and a release fence each wait
+/// for every XCC's share (the AQL packet processors complete a dispatch once).
+///
+/// # Errors
+/// That case, naming the write, the XCC and the fix.
+pub(crate) fn check_aql_release(
+    seat: XccSeat,
+    xcc: u32,
+    unfenced: bool,
+    r: &ReleaseMem,
+) -> Result<(), Cause> {
+    if seat.count <= 1 || !unfenced {
+        return Ok(());
+    }
+    if !matches!(
+        r.data_cntl.data_sel(),
+        Ok(DataSel::Data32 | DataSel::Data64)
+    ) {
+        return Ok(());
+    }
+    Err(Cause::Hw(format!(
+        "RELEASE_MEM on XCC {xcc} of {} writes {:#x} to {:#x} while the kernel dispatch before it may still be running on the other XCCs: each XCC runs this AQL PM4 packet once its own share of the grid is done, so the value is seen before the whole dispatch finished (one XCC's release waits for its work only); set the vendor packet's barrier bit, or give the dispatch a completion signal or release fence to wait on",
+        seat.count,
+        r.data,
+        r.addr.get()
+    )))
+}
+
 /// `PACKET3_PRED_EXEC`.
 pub(crate) const PRED_EXEC: u32 = 0x23;
 

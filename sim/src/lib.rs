@@ -57,7 +57,7 @@
 //!
 //! ## Environment
 //! `HCQ_SIM_SEED`, `HCQ_SIM_DISPATCH`, `HCQ_SIM_KERNEL`, `HCQ_SIM_HOST_GUARD`, `HCQ_SIM_CLIENT`,
-//! `HCQ_SIM_STRICT`, `HCQ_SIM_THREADS` set defaults ([`SimConfig::default`]); a value the
+//! `HCQ_SIM_STRICT`, `HCQ_SIM_THREADS`, `HCQ_SIM_XCC` set defaults ([`SimConfig::default`]); a value the
 //! simulator does not accept is never a
 //! silent fallback: [`SimKfd::new`] fails with [`EnvError`] naming the variable and what it
 //! takes ([`check_env`]).
@@ -102,8 +102,8 @@ mod vm;
 pub use config::{
     AnyClientGrant, CLIENT_ENV, ClientChoice, DISPATCH_ENV, DispatchMode, EnvError, GpuConfig,
     HOST_GUARD_ENV, KERNEL_ENV, MAX_THREADS, QueueBufferRules, SEED_ENV, STRICT_ENV, SimClient,
-    SimConfig, SimMode, THREADS_ENV, check_env, default_threads, env_client, env_host_guard,
-    env_kernel, env_strict, env_threads, host_threads,
+    SimConfig, SimMode, THREADS_ENV, XCC_ENV, XccError, check_env, default_threads, env_client,
+    env_host_guard, env_kernel, env_strict, env_threads, env_xcc, host_threads,
 };
 pub use gpu::{GpuFault, GpuSpan};
 pub use kfd::{Engine, FileStat, LiveObjects, Persistence, SimError, SimKfd, node_dir};

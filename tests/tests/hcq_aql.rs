@@ -1,0 +1,191 @@
+//! hcq's driver on an AQL compute queue (issue 44): launches as kernel dispatch packets,
+//! waits, copies through SDMA around them, a graph replayed through a PM4_IB packet, the ring
+//! wrapping many times under back-pressure (a 64-slot ring), a device with both queue kinds
+//! side by side, and the queue kind chosen by the GPU (AQL for more than one XCC).
+
+mod hcq_common;
+
+use hcq_common::{LONG, SimMode, both_modes, one_with, programs, read_u32s, write_u32s};
+use hcq_driver::graph::{Arg, BufArg, DimLimits, Dims, DimsArg, Graph, GraphBuilder, ScalarArg};
+use hcq_driver::{BufferKind, ComputeQueueKind, Device, DeviceOptions};
+use hcq_tests::fixtures::{FillArgs, VectorAddArgs};
+
+fn aql(ring: u64) -> DeviceOptions {
+    DeviceOptions {
+        compute_ring_size: ring,
+        compute_queue: ComputeQueueKind::Aql,
+        ..DeviceOptions::default()
+    }
+}
+
+/// vector_add and fill through kernel dispatch packets give what they compute; the copies
+/// in and out (SDMA) wait for the launches and the launches for the copies.
+fn launches_and_copies(mode: SimMode) {
+    let (_r, dev) = one_with(mode, LONG, aql(1 << 16));
+    assert!(dev.is_aql());
+    let (fill, add) = programs(&dev);
+    let n = 1000u32;
+    let a: Vec<u32> = (0..n).map(|i| i * 7 + 3).collect();
+    let b: Vec<u32> = (0..n).map(|i| 1_000_000 - i).collect();
+    let ba = dev.alloc(4000, BufferKind::Vram).unwrap();
+    let bb = dev.alloc(4000, BufferKind::Vram).unwrap();
+    let bc = dev.alloc(4004, BufferKind::Vram).unwrap();
+    write_u32s(&dev, &ba, &a);
+    write_u32s(&dev, &bb, &b);
+    write_u32s(&dev, &bc, &vec![0x5a5a_5a5a; 1001]);
+    let args = VectorAddArgs {
+        a: ba.va().get(),
+        b: bb.va().get(),
+        c: bc.va().get(),
+        n,
+    };
+    // SAFETY: a, b hold n u32s, c n + 1; all outlive the launch (read_u32s waits).
+    let v = unsafe { add.launch_pod(&args, [16, 1, 1], [64, 1, 1]) }.unwrap();
+    dev.wait_value(v).unwrap();
+    let mut want: Vec<u32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    want.push(0x5a5a_5a5a);
+    assert_eq!(read_u32s(&dev, &bc, 1001), want);
+    let fa = FillArgs {
+        buf: bc.va().get(),
+        value: 0x0bad_cafe,
+        n: 500,
+    };
+    // SAFETY: as above.
+    unsafe { fill.launch_pod(&fa, [8, 1, 1], [64, 1, 1]) }.unwrap();
+    let got = read_u32s(&dev, &bc, 1001);
+    assert_eq!(&got[..500], &[0x0bad_cafe; 500][..]);
+    assert_eq!(&got[500..], &want[500..]);
+    // Timed launches take the stamps inside the PM4_IB packets around the dispatch.
+    // SAFETY: as above.
+    let t = unsafe {
+        fill.launch_builder()
+            .arg(&bc)
+            .arg(&7u32)
+            .arg(&n)
+            .groups([16, 1, 1])
+            .block([64, 1, 1])
+            .launch_wait()
+    }
+    .unwrap();
+    assert!(t.as_nanos() > 0, "the end stamp is after the start stamp");
+    assert_eq!(read_u32s(&dev, &bc, 1000), vec![7; 1000]);
+}
+
+/// 300 launches of 3 packets each on a 64-slot ring: the producer waits for
+/// `read_dispatch_id` instead of overwriting, and every launch ran (the last one's value
+/// is what the buffer holds, each launch's value reached the timeline).
+fn ring_wraps_under_back_pressure(mode: SimMode) {
+    let (_r, dev) = one_with(mode, LONG, aql(4096));
+    let (fill, _) = programs(&dev);
+    let buf = dev.alloc(256 * 4, BufferKind::Vram).unwrap();
+    let mut last = None;
+    for i in 0..300u32 {
+        let fa = FillArgs {
+            buf: buf.va().get(),
+            value: i,
+            n: 256,
+        };
+        // SAFETY: buf holds 256 u32s and outlives the launches (read_u32s waits).
+        last = Some(unsafe { fill.launch_pod(&fa, [4, 1, 1], [64, 1, 1]) }.unwrap());
+    }
+    dev.wait_value(last.unwrap()).unwrap();
+    assert_eq!(read_u32s(&dev, &buf, 256), vec![299; 256]);
+    let q = &dev.queue_states()[0];
+    assert!(
+        q.wptr >= 900,
+        "write_dispatch_id {} after 300 launches",
+        q.wptr
+    );
+}
+
+/// A recorded graph of fills, replayed with the graph's IB run from a PM4_IB packet.
+fn graph_replay(mode: SimMode) {
+    let (_r, dev) = one_with(mode, LONG, aql(1 << 16));
+    let (fill, _) = programs(&dev);
+    let bufs: Vec<_> = (0..4)
+        .map(|_| dev.alloc(64 * 4, BufferKind::Vram).unwrap())
+        .collect();
+    let mut g = GraphBuilder::new(dev.arch());
+    for (i, b) in bufs.iter().enumerate() {
+        g.launch(
+            &fill.pm4_program(),
+            DimLimits::AMD,
+            &[
+                Arg::Buf(BufArg::Fixed(b.va())),
+                Arg::U32(ScalarArg::Fixed(100 + i as u64)),
+                Arg::U32(ScalarArg::Fixed(64)),
+            ],
+            DimsArg::Fixed(Dims {
+                global: [1, 1, 1],
+                local: [64, 1, 1],
+            }),
+        )
+        .unwrap();
+    }
+    let mut graph = Graph::record(&dev, &g).unwrap();
+    for round in 0..3 {
+        for b in &bufs {
+            write_u32s(&dev, b, &[0; 64]);
+        }
+        // SAFETY: each launch fills 64 u32s of its buffer, which outlives the replays (each
+        // is waited for).
+        let v = unsafe { graph.replay(&[]) }.unwrap();
+        dev.wait_value(v).unwrap();
+        for (i, b) in bufs.iter().enumerate() {
+            assert_eq!(
+                read_u32s(&dev, b, 64),
+                vec![100 + i as u32; 64],
+                "round {round}"
+            );
+        }
+    }
+}
+
+/// Two devices on two GPUs, one AQL and one PM4: the PM4 one waits (on the GPU) for the AQL
+/// one's timeline value before reading what its kernel wrote.
+fn queues_wait_across_kinds(mode: SimMode) {
+    let r = hcq_common::rig(mode, 2, LONG);
+    let d0 = Device::open_with(&r.kfd, 0, aql(1 << 16)).unwrap();
+    let d1 = Device::open_with(
+        &r.kfd,
+        1,
+        DeviceOptions {
+            compute_queue: ComputeQueueKind::Pm4,
+            ..DeviceOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(d0.is_aql() && !d1.is_aql());
+    let (fill0, _) = programs(&d0);
+    let shared = d0.alloc(64 * 4, BufferKind::Gtt).unwrap();
+    let fa = FillArgs {
+        buf: shared.va().get(),
+        value: 42,
+        n: 64,
+    };
+    // SAFETY: shared holds 64 u32s and outlives the launch.
+    let v = unsafe { fill0.launch_pod(&fa, [1, 1, 1], [64, 1, 1]) }.unwrap();
+    let (sig, val) = d0.timeline_target(v).expect("a fresh value has a target");
+    // SAFETY: the list only waits on d0's timeline signal.
+    let w = unsafe { d1.submit_compute(|c| c.wait(&sig, val)) }.unwrap();
+    d1.wait_value(w).unwrap();
+    assert_eq!(read_u32s(&d0, &shared, 64), vec![42; 64]);
+}
+
+/// The queue kind by GPU: AQL for more than one XCC, PM4 for one, unless forced.
+#[test]
+fn queue_kind_follows_the_gpu() {
+    assert!(ComputeQueueKind::Aql.resolve_aql(1));
+    assert!(!ComputeQueueKind::Pm4.resolve_aql(8));
+    if std::env::var_os("HCQ_AQL").is_none() {
+        assert!(ComputeQueueKind::Auto.resolve_aql(8));
+        assert!(!ComputeQueueKind::Auto.resolve_aql(1));
+    }
+}
+
+both_modes!(
+    launches_and_copies,
+    ring_wraps_under_back_pressure,
+    graph_replay,
+    queues_wait_across_kinds
+);

@@ -27,7 +27,9 @@ pub struct GpuConfig {
     pub num_sdma_engines: u32,
     /// SDMA queues per engine.
     pub num_sdma_queues_per_engine: u32,
-    /// XCCs.
+    /// XCCs (accelerated compute complexes) of this KFD node, each with its own command
+    /// processor running every queue of the node. [`GpuConfig::with_xcc`] partitions a one-XCC
+    /// description; [`SimConfig::xcc`] does it for every GPU of a simulator.
     pub num_xcc: u32,
     /// PCI device id.
     pub device_id: u32,
@@ -172,6 +174,39 @@ impl GpuConfig {
         }
     }
 
+    /// This GPU as a KFD node of `xcc` XCCs (a partition mode of the same silicon): the CUs,
+    /// shader arrays and VRAM of one XCC times `xcc`, as KFD's topology shows a partitioned
+    /// node (`kfd_topology.c`: `num_xcc = NUM_XCC(xcc_mask)`; `kfd_crat.c`'s
+    /// `kfd_create_vcrat_image_gpu` counts the node's CUs over all its XCCs, so `simd_count`
+    /// and `array_count` scale). gfx942 (MI300X, 8 XCCs of 38 CUs) runs as SPX (8 XCCs, one
+    /// node), DPX (4), QPX (2) or CPX (1: [`GpuConfig::gfx942`]); other targets have one XCC.
+    ///
+    /// # Errors
+    /// A count the target has no partition mode for, with what it takes.
+    pub fn with_xcc(&self, xcc: u32) -> Result<Self, XccError> {
+        let err = || XccError {
+            gfx_target_version: self.gfx_target_version,
+            xcc,
+        };
+        let per_xcc = self.num_xcc.max(1);
+        if self.cu_count % per_xcc != 0 || self.array_count % per_xcc != 0 {
+            return Err(err());
+        }
+        if !XccError::accepted_for(self.gfx_target_version).contains(&xcc) {
+            return Err(err());
+        }
+        let scale = |v: u32| (v / per_xcc).checked_mul(xcc).ok_or_else(err);
+        Ok(Self {
+            cu_count: scale(self.cu_count)?,
+            array_count: scale(self.array_count)?,
+            vram_size: (self.vram_size / u64::from(per_xcc))
+                .checked_mul(u64::from(xcc))
+                .ok_or_else(err)?,
+            num_xcc: xcc,
+            ..self.clone()
+        })
+    }
+
     /// The node's `properties` as the sim serves them (`index`: GPU index, from 0).
     #[must_use]
     pub fn properties(&self, index: u32) -> NodeProperties {
@@ -279,6 +314,76 @@ impl GpuConfig {
         .filter(|&(_, kib, _, _)| kib != 0)
         .map(|(level, kib, ty, line)| cache(level, kib, ty, line))
         .collect()
+    }
+}
+
+/// A number of XCCs a GPU has no partition mode for ([`GpuConfig::with_xcc`],
+/// [`SimConfig::xcc`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct XccError {
+    /// The GPU's `gfx_target_version`.
+    pub gfx_target_version: u32,
+    /// The XCC count asked for.
+    pub xcc: u32,
+}
+
+impl XccError {
+    /// The XCC counts a target's KFD nodes come in: gfx942 (MI300X/MI300A/MI325X) as CPX 1,
+    /// QPX 2, DPX 4 or SPX 8 (amdgpu's `gfx_v9_4_3.c` compute partition modes); every other
+    /// simulated target has one XCC.
+    #[must_use]
+    pub fn accepted_for(gfx_target_version: u32) -> &'static [u32] {
+        if gfx_target_version == 90402 {
+            &[1, 2, 4, 8]
+        } else {
+            &[1]
+        }
+    }
+}
+
+impl core::fmt::Display for XccError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let v = self.gfx_target_version;
+        let target = format!("gfx{}{:x}{:x}", v / 10000, (v / 100) % 100, v % 100);
+        if v == 90402 {
+            write!(
+                f,
+                "{target} has no partition of {} XCCs (it runs as SPX 8, DPX 4, QPX 2 or CPX 1)\nnext: pass --xcc 8 (or HCQ_SIM_XCC=8) for an MI300X as it ships, or 1, 2 or 4",
+                self.xcc
+            )
+        } else {
+            write!(
+                f,
+                "{target} has one XCC, not {}\nnext: use --xcc 1 (the default), or --target gfx942 for a multi-XCC GPU",
+                self.xcc
+            )
+        }
+    }
+}
+
+impl core::error::Error for XccError {}
+
+/// Environment variable that sets [`SimConfig::xcc`]'s default ([`env_xcc`]).
+pub const XCC_ENV: &str = "HCQ_SIM_XCC";
+
+const XCC_ACCEPTED: &str = "1, 2, 4 or 8 (the XCCs of each simulated GPU: 8 for an MI300X in SPX mode; 1 for GPUs other than gfx942)";
+
+/// The XCC count [`XCC_ENV`] asks for; `None` when unset. Whether the target has that
+/// partition is checked by [`crate::SimKfd::new`] ([`GpuConfig::with_xcc`]).
+///
+/// # Errors
+/// A value other than 1, 2, 4 or 8, naming the variable and the accepted values.
+pub fn env_xcc() -> Result<Option<u32>, EnvError> {
+    let Some(v) = env_value(XCC_ENV, XCC_ACCEPTED)? else {
+        return Ok(None);
+    };
+    match v.trim().parse::<u32>() {
+        Ok(n @ (1 | 2 | 4 | 8)) => Ok(Some(n)),
+        _ => Err(EnvError {
+            var: XCC_ENV,
+            value: v,
+            accepted: XCC_ACCEPTED,
+        }),
     }
 }
 
@@ -501,7 +606,7 @@ pub enum ClientChoice {
 }
 
 /// Every `HCQ_SIM_*` variable this module reads ([`SEED_ENV`], [`DISPATCH_ENV`],
-/// [`KERNEL_ENV`], [`HOST_GUARD_ENV`], [`CLIENT_ENV`]), checked: [`SimConfig::default`] falls
+/// [`KERNEL_ENV`], [`HOST_GUARD_ENV`], [`CLIENT_ENV`], [`STRICT_ENV`], [`XCC_ENV`]), checked: [`SimConfig::default`] falls
 /// back to a default for a malformed one, so [`crate::SimKfd::new`] calls this and refuses.
 ///
 /// # Errors
@@ -512,6 +617,7 @@ pub fn check_env() -> Result<(), EnvError> {
     env_kernel()?;
     env_host_guard()?;
     env_strict()?;
+    env_xcc()?;
     env_client().map_err(|_| EnvError {
         var: CLIENT_ENV,
         value: std::env::var(CLIENT_ENV).unwrap_or_default(),
@@ -590,6 +696,13 @@ pub struct SimConfig {
     /// writes dropped) faults the queue instead of being recorded as a finding
     /// ([`crate::findings`]); the default comes from `HCQ_SIM_STRICT` ([`env_strict`]).
     pub strict: bool,
+    /// XCCs of each GPU (1, the default, or 2, 4 or 8 for gfx942: its QPX, DPX and SPX
+    /// partition modes; an MI300X ships as SPX, 8): [`crate::SimKfd::new`] partitions every GPU
+    /// of `gpus` that has one XCC with [`GpuConfig::with_xcc`] and refuses a count its target
+    /// has none of ([`XccError`]); a GPU already described with more than one XCC keeps its
+    /// count (a different `xcc` above 1 is refused). The default comes from `HCQ_SIM_XCC`
+    /// ([`env_xcc`]).
+    pub xcc: u32,
 }
 
 impl Default for SimConfig {
@@ -609,6 +722,7 @@ impl Default for SimConfig {
             client: SimClient::Hcq,
             host_guard: false,
             strict: env_strict().unwrap_or_default(),
+            xcc: env_xcc().ok().flatten().unwrap_or(1),
         }
     }
 }
@@ -640,6 +754,23 @@ pub fn env_strict() -> Result<bool, EnvError> {
 const STRICT_ACCEPTED: &str = "`1`/`true` (findings fault) or `0`/`false` (findings are recorded)";
 
 impl SimConfig {
+    /// A GPU of `gpus` as the simulator runs it: partitioned into [`SimConfig::xcc`]
+    /// XCCs when its description has one ([`GpuConfig::with_xcc`]).
+    ///
+    /// # Errors
+    /// An XCC count the GPU's target has no partition for, or a GPU described with another
+    /// count above 1.
+    pub fn gpu_as_run(&self, gpu: &GpuConfig) -> Result<GpuConfig, XccError> {
+        match (gpu.num_xcc, self.xcc) {
+            (n, x) if n == x || x == 1 => gpu.with_xcc(n),
+            (1, x) => gpu.with_xcc(x),
+            (_, x) => Err(XccError {
+                gfx_target_version: gpu.gfx_target_version,
+                xcc: x,
+            }),
+        }
+    }
+
     /// `n` identical gfx1100 GPUs.
     #[must_use]
     pub fn with_gpus(n: usize) -> Self {

@@ -173,6 +173,8 @@ pub enum SimError {
     TooManyGpus(usize),
     /// A `HCQ_SIM_*` environment variable holds a value the simulator does not accept.
     Env(crate::config::EnvError),
+    /// A GPU has no partition of [`SimConfig::xcc`] XCCs (index, reason).
+    Xcc(usize, crate::config::XccError),
 }
 
 impl core::fmt::Display for SimError {
@@ -182,6 +184,7 @@ impl core::fmt::Display for SimError {
             Self::Memory(e) => write!(f, "simulator memory: {e}"),
             Self::TooManyGpus(n) => write!(f, "{n} simulated GPUs requested; at most 64"),
             Self::Env(e) => write!(f, "{e}"),
+            Self::Xcc(i, e) => write!(f, "simulated GPU {i}: {e}"),
         }
     }
 }
@@ -224,8 +227,12 @@ impl SimKfd {
     /// # Errors
     /// A GPU whose properties cannot be sized, no memory for the doorbell pages, or a
     /// `HCQ_SIM_*` variable set to a value it does not accept ([`crate::check_env`]).
-    pub fn new(cfg: SimConfig) -> Result<Self, SimError> {
+    pub fn new(mut cfg: SimConfig) -> Result<Self, SimError> {
         crate::config::check_env().map_err(SimError::Env)?;
+        // The GPUs as they run: partitioned into `cfg.xcc` XCCs.
+        cfg.gpus = (cfg.gpus.iter().enumerate())
+            .map(|(i, g)| cfg.gpu_as_run(g).map_err(|e| SimError::Xcc(i, e)))
+            .collect::<Result<_, _>>()?;
         let guard_on = crate::config::env_host_guard()
             .map_err(SimError::Env)?
             .unwrap_or(cfg.host_guard);

@@ -56,8 +56,8 @@
 //! could not watch is counted by [`SimKfd::host_guard_dropped`]. sim/README.md "Host accesses".
 //!
 //! ## Environment
-//! `HCQ_SIM_SEED`, `HCQ_SIM_DISPATCH`, `HCQ_SIM_KERNEL`, `HCQ_SIM_HOST_GUARD`, `HCQ_SIM_CLIENT`
-//! set defaults ([`SimConfig::default`]); a value the simulator does not accept is never a
+//! `HCQ_SIM_SEED`, `HCQ_SIM_DISPATCH`, `HCQ_SIM_KERNEL`, `HCQ_SIM_HOST_GUARD`, `HCQ_SIM_CLIENT`,
+//! `HCQ_SIM_XCC` set defaults ([`SimConfig::default`]); a value the simulator does not accept is never a
 //! silent fallback: [`SimKfd::new`] fails with [`EnvError`] naming the variable and what it
 //! takes ([`check_env`]).
 //!
@@ -101,7 +101,8 @@ mod vm;
 pub use config::{
     AnyClientGrant, CLIENT_ENV, ClientChoice, DISPATCH_ENV, DispatchMode, EnvError, GpuConfig,
     HOST_GUARD_ENV, KERNEL_ENV, QueueBufferRules, SEED_ENV, STRICT_ENV, SimClient, SimConfig,
-    SimMode, check_env, env_client, env_host_guard, env_kernel, env_strict,
+    SimMode, XCC_ENV, XccError, check_env, env_client, env_host_guard, env_kernel, env_strict,
+    env_xcc,
 };
 pub use gpu::{GpuFault, GpuSpan};
 pub use kfd::{Engine, FileStat, LiveObjects, Persistence, SimError, SimKfd, node_dir};

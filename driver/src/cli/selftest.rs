@@ -102,7 +102,7 @@ struct Backend {
 
 fn open_backend() -> Result<Backend, String> {
     let real_err = match Kfd::open() {
-        Ok(k) if !k.gpus().is_empty() => {
+        Ok(k) if !k.gpus().is_empty() && !super::simgpu::forced() => {
             return Ok(Backend {
                 kfd: k,
                 simulated: false,
@@ -112,16 +112,17 @@ fn open_backend() -> Result<Backend, String> {
         Ok(_) => "/dev/kfd has no usable GPU".to_owned(),
         Err(e) => format!("no usable /dev/kfd ({e})"),
     };
+    let (cfg, desc) = super::simgpu::sim_config(hcq_sim::SimConfig::default(), "gfx1100", 2)?;
     let sim = std::sync::Arc::new(
-        hcq_sim::SimKfd::new(hcq_sim::SimConfig::with_gpus(2))
-            .map_err(|e| format!("{real_err}; starting the simulator: {e}"))?,
+        hcq_sim::SimKfd::new(cfg)
+            .map_err(|e| format!("{real_err}; starting the simulator ({desc}): {e}"))?,
     );
     // The engines only: every kernel runs through the ISA interpreter, no host shortcut.
     let gpu = hcq_sim::engine::attach::SimGpu::attach(&sim)
         .map_err(|e| format!("{real_err}; starting the simulated GPU: {e}"))?;
     // SAFETY: `sim` is used only to attach the engines above; nothing unmaps through it.
     let kfd = unsafe { Kfd::with_sim(sim) }.map_err(|e| format!("opening the simulator: {e}"))?;
-    eprintln!("hcq selftest: {real_err}: running on the simulator (two gfx1100s)");
+    eprintln!("hcq selftest: {real_err}: running on the simulator ({desc})");
     Ok(Backend {
         kfd,
         simulated: true,

@@ -1,28 +1,70 @@
 //! hcq's driver on an AQL compute queue (issue 44): launches as kernel dispatch packets,
 //! waits, copies through SDMA around them, a graph replayed through a PM4_IB packet, the ring
-//! wrapping many times under back-pressure (a 64-slot ring), a device with both queue kinds
-//! side by side, and the queue kind chosen by the GPU (AQL for more than one XCC).
+//! wrapping many times under back-pressure (a 64-slot ring), waits across devices, and the
+//! queue kind chosen by the GPU. Every scenario runs on a gfx1100 with AQL forced and on an
+//! MI300X as it ships (gfx942 in SPX mode, 8 XCCs), where the device picks AQL by itself.
 
+#[allow(unused_macros, unused_imports)]
 mod hcq_common;
 
-use hcq_common::{LONG, SimMode, both_modes, one_with, programs, read_u32s, write_u32s};
+use core::time::Duration;
+use hcq_common::{LONG, SimMode, programs, read_u32s, write_u32s};
 use hcq_driver::graph::{Arg, BufArg, DimLimits, Dims, DimsArg, Graph, GraphBuilder, ScalarArg};
 use hcq_driver::{BufferKind, ComputeQueueKind, Device, DeviceOptions};
+use hcq_sim::{GpuConfig, SimConfig};
+use hcq_tests::Rig;
 use hcq_tests::fixtures::{FillArgs, VectorAddArgs};
 
-fn aql(ring: u64) -> DeviceOptions {
+/// The GPU a scenario runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Gpu {
+    /// A gfx1100 (one XCC) with AQL forced (`ComputeQueueKind::Aql`).
+    Gfx1100Aql,
+    /// An 8-XCC gfx942 opened with the default `ComputeQueueKind::Auto`.
+    Mi300x,
+}
+
+fn rig(mode: SimMode, gpu: Gpu, gpus: usize, timeout: Duration) -> Rig {
+    let (cfg, xcc) = match gpu {
+        Gpu::Gfx1100Aql => (GpuConfig::gfx1100(), 1),
+        Gpu::Mi300x => (GpuConfig::gfx942(), 8),
+    };
+    Rig::with_config(
+        SimConfig {
+            mode,
+            strict: true,
+            gpus: vec![cfg; gpus],
+            xcc,
+            ..SimConfig::default()
+        },
+        timeout,
+    )
+}
+
+fn aql(gpu: Gpu, ring: u64) -> DeviceOptions {
     DeviceOptions {
         compute_ring_size: ring,
-        compute_queue: ComputeQueueKind::Aql,
+        compute_queue: match gpu {
+            Gpu::Gfx1100Aql => ComputeQueueKind::Aql,
+            Gpu::Mi300x => ComputeQueueKind::Auto,
+        },
         ..DeviceOptions::default()
     }
 }
 
+/// One device on `gpu` with an AQL ring of `ring` bytes; checks the queue kind.
+fn one_with(mode: SimMode, gpu: Gpu, ring: u64) -> (Rig, Device) {
+    let r = rig(mode, gpu, 1, LONG);
+    let dev = Device::open_with(&r.kfd, 0, aql(gpu, ring)).unwrap();
+    assert!(dev.is_aql(), "{gpu:?}");
+    assert_eq!(dev.num_xcc(), if gpu == Gpu::Mi300x { 8 } else { 1 });
+    (r, dev)
+}
+
 /// vector_add and fill through kernel dispatch packets give what they compute; the copies
 /// in and out (SDMA) wait for the launches and the launches for the copies.
-fn launches_and_copies(mode: SimMode) {
-    let (_r, dev) = one_with(mode, LONG, aql(1 << 16));
-    assert!(dev.is_aql());
+fn launches_and_copies(mode: SimMode, gpu: Gpu) {
+    let (_r, dev) = one_with(mode, gpu, 1 << 16);
     let (fill, add) = programs(&dev);
     let n = 1000u32;
     let a: Vec<u32> = (0..n).map(|i| i * 7 + 3).collect();
@@ -74,8 +116,8 @@ fn launches_and_copies(mode: SimMode) {
 /// 300 launches of 3 packets each on a 64-slot ring: the producer waits for
 /// `read_dispatch_id` instead of overwriting, and every launch ran (the last one's value
 /// is what the buffer holds, each launch's value reached the timeline).
-fn ring_wraps_under_back_pressure(mode: SimMode) {
-    let (_r, dev) = one_with(mode, LONG, aql(4096));
+fn ring_wraps_under_back_pressure(mode: SimMode, gpu: Gpu) {
+    let (_r, dev) = one_with(mode, gpu, 4096);
     let (fill, _) = programs(&dev);
     let buf = dev.alloc(256 * 4, BufferKind::Vram).unwrap();
     let mut last = None;
@@ -99,8 +141,8 @@ fn ring_wraps_under_back_pressure(mode: SimMode) {
 }
 
 /// A recorded graph of fills, replayed with the graph's IB run from a PM4_IB packet.
-fn graph_replay(mode: SimMode) {
-    let (_r, dev) = one_with(mode, LONG, aql(1 << 16));
+fn graph_replay(mode: SimMode, gpu: Gpu) {
+    let (_r, dev) = one_with(mode, gpu, 1 << 16);
     let (fill, _) = programs(&dev);
     let bufs: Vec<_> = (0..4)
         .map(|_| dev.alloc(64 * 4, BufferKind::Vram).unwrap())
@@ -143,9 +185,9 @@ fn graph_replay(mode: SimMode) {
 
 /// Two devices on two GPUs, one AQL and one PM4: the PM4 one waits (on the GPU) for the AQL
 /// one's timeline value before reading what its kernel wrote.
-fn queues_wait_across_kinds(mode: SimMode) {
-    let r = hcq_common::rig(mode, 2, LONG);
-    let d0 = Device::open_with(&r.kfd, 0, aql(1 << 16)).unwrap();
+fn queues_wait_across_kinds(mode: SimMode, gpu: Gpu) {
+    let r = rig(mode, gpu, 2, LONG);
+    let d0 = Device::open_with(&r.kfd, 0, aql(gpu, 1 << 16)).unwrap();
     let d1 = Device::open_with(
         &r.kfd,
         1,
@@ -183,7 +225,34 @@ fn queue_kind_follows_the_gpu() {
     }
 }
 
-both_modes!(
+/// Each scenario on both GPUs, in both simulator modes.
+macro_rules! on_both_gpus {
+    ($($f:ident),* $(,)?) => {
+        $(
+            mod $f {
+                use super::{Gpu, SimMode};
+                #[test]
+                fn gfx1100_aql_deterministic() {
+                    super::$f(SimMode::Deterministic, Gpu::Gfx1100Aql);
+                }
+                #[test]
+                fn gfx1100_aql_threaded() {
+                    super::$f(SimMode::Threaded, Gpu::Gfx1100Aql);
+                }
+                #[test]
+                fn mi300x_deterministic() {
+                    super::$f(SimMode::Deterministic, Gpu::Mi300x);
+                }
+                #[test]
+                fn mi300x_threaded() {
+                    super::$f(SimMode::Threaded, Gpu::Mi300x);
+                }
+            }
+        )*
+    };
+}
+
+on_both_gpus!(
     launches_and_copies,
     ring_wraps_under_back_pressure,
     graph_replay,

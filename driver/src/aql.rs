@@ -168,7 +168,7 @@ impl AqlQueue {
             queue_id: args.queue_id,
             armed: true,
         };
-        let name = format!("aql queue {} (gpu {:#x})", args.queue_id, p.gpu_id);
+        let name = format!("compute queue {} (AQL, gpu {:#x})", args.queue_id, p.gpu_id);
         debug!("{name}: doorbell offset {:#x}", args.doorbell_offset);
         let page = doorbell_page(p, args.doorbell_offset)?;
         let doorbell = Doorbell::new(page, abi::doorbell_in_slice(args.doorbell_offset))

@@ -108,7 +108,7 @@ fn aql_ring_overwrites_unread_packets() {
         .queues
         .iter()
         .chain(&states)
-        .find(|q| q.name.starts_with("aql queue"))
+        .find(|q| q.name.contains("(AQL"))
         .unwrap_or_else(|| panic!("no AQL queue in {rep:?}"));
     assert!(
         q.wptr - q.rptr > 64,

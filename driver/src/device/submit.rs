@@ -381,7 +381,10 @@ impl DeviceInner {
                     ),
                     (ComputeQueue::Aql(q), ComputeWriter::Aql(w)) => q.wait_room(
                         w,
-                        &[AqlPart::Pm4(k.dwords())],
+                        &{
+                            let (body, signal) = k.split_at_signal();
+                            [AqlPart::Pm4(body), AqlPart::Pm4(signal)]
+                        },
                         &self.pages,
                         self.kfd.wait_timeout(),
                         &others,
@@ -443,10 +446,15 @@ impl DeviceInner {
             None => s.cmds.wait(&sig, prev),
         }
         .and_then(|()| body(&mut s))
-        .and_then(|()| match (signal, pm4) {
-            (false, _) => Ok(()),
-            (true, Some(p)) => p.signal(&mut s.cmds, g.value),
-            (true, None) => s.cmds.signal(&sig, g.value),
+        .and_then(|()| {
+            if signal {
+                s.cmds.mark_signal();
+            }
+            match (signal, pm4) {
+                (false, _) => Ok(()),
+                (true, Some(p)) => p.signal(&mut s.cmds, g.value),
+                (true, None) => s.cmds.signal(&sig, g.value),
+            }
         });
         // Hand the storage back for the ring write and the next submission.
         *cmds = s.cmds;
@@ -476,7 +484,13 @@ impl DeviceInner {
                     q.submit(w, buf, lens, &self.pages, timeout, &others)
                 }
                 (ComputeQueue::Aql(q), ComputeWriter::Aql(w)) => {
-                    q.submit(w, &[AqlPart::Pm4(buf)], &self.pages, timeout, &others)
+                    // The timeline signal in a packet of its own, with the barrier bit: it
+                    // runs once the body's packet completed (on every XCC of the GPU), never
+                    // after one XCC's share of it.
+                    let (body, signal) = cmds.split_at_signal();
+                    let parts = [AqlPart::Pm4(body), AqlPart::Pm4(signal)];
+                    let n = if signal.is_empty() { 1 } else { 2 };
+                    q.submit(w, &parts[..n], &self.pages, timeout, &others)
                 }
                 _ => Err(mismatch()),
             },

@@ -32,11 +32,13 @@ fn os_err(e: Errno, what: &str) -> PyErr {
 
 /// A simulated amdkfd and GPU(s), reached as a process reaches the kernel.
 ///
-/// `SimKfd(target="gfx1100", gpus=1, client=None, kernel=None)`: `client` is `"hcq"` (hcq's
+/// `SimKfd(target="gfx1100", gpus=1, client=None, kernel=None, xcc=None)`: `client` is `"hcq"` (hcq's
 /// driver's strict rules) or `"any"` (the kernel's rules, for any in-process client: see
 /// sim/README.md "Running other KFD clients"); default `HCQ_SIM_CLIENT`, else `"hcq"`.
 /// `kernel` is the simulated Linux version (`"6.8"`, `"6.12"`; default `HCQ_SIM_KERNEL`, else
-/// the relaxed 6.13 rules), which sets CREATE_QUEUE's buffer checks. The GPU runs on its own
+/// the relaxed 6.13 rules), which sets CREATE_QUEUE's buffer checks. `xcc` is the XCCs of each
+/// GPU (gfx942: 1, 2, 4 or 8, an MI300X in SPX mode; other targets 1; default `HCQ_SIM_XCC`,
+/// else 1). The GPU runs on its own
 /// thread in `"any"` mode (clients spin on memory), else inside WAIT_EVENTS.
 ///
 /// With `client="any"` the simulator maps, unmaps and lets the simulated GPU write whatever
@@ -60,12 +62,13 @@ impl SimKfd {
 #[pymethods]
 impl SimKfd {
     #[new]
-    #[pyo3(signature = (*, target="gfx1100", gpus=1, client=None, kernel=None))]
+    #[pyo3(signature = (*, target="gfx1100", gpus=1, client=None, kernel=None, xcc=None))]
     fn new(
         target: &str,
         gpus: usize,
         client: Option<&str>,
         kernel: Option<&str>,
+        xcc: Option<u32>,
     ) -> PyResult<Self> {
         let gpu = sim_config(target).ok_or_else(|| {
             invalid(
@@ -94,6 +97,9 @@ impl SimKfd {
             gpus: vec![gpu; gpus],
             ..SimConfig::default()
         };
+        if let Some(x) = xcc {
+            cfg.xcc = x;
+        }
         if let Some(k) = kernel {
             cfg.queue_buffer_rules = QueueBufferRules::for_kernel(k).ok_or_else(|| {
                 invalid(
@@ -109,8 +115,11 @@ impl SimKfd {
             // USERPTR buffers and what the simulator mapped for it.
             cfg = unsafe { cfg.for_any_client() };
         }
-        let sim = Arc::new(hcq_sim::SimKfd::new(cfg).map_err(|e| {
-            HcqError::new_err(format!(
+        let sim = Arc::new(hcq_sim::SimKfd::new(cfg).map_err(|e| match e {
+            // The message names the partitions the target has and what to pass.
+            hcq_sim::SimError::Xcc(_, x) => HcqError::new_err(format!("invalid argument: xcc: {x}")),
+            hcq_sim::SimError::Env(e) => HcqError::new_err(e.to_string()),
+            e => HcqError::new_err(format!(
                 "starting the simulator: {e}\nnext: report this: the simulator refused its own configuration"
             ))
         })?);

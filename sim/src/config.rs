@@ -762,7 +762,17 @@ impl SimConfig {
     /// count above 1.
     pub fn gpu_as_run(&self, gpu: &GpuConfig) -> Result<GpuConfig, XccError> {
         match (gpu.num_xcc, self.xcc) {
-            (n, x) if n == x || x == 1 => gpu.with_xcc(n),
+            // Described as it runs: only the count is checked.
+            (n, x) if n == x || x == 1 => {
+                if XccError::accepted_for(gpu.gfx_target_version).contains(&n) {
+                    Ok(gpu.clone())
+                } else {
+                    Err(XccError {
+                        gfx_target_version: gpu.gfx_target_version,
+                        xcc: n,
+                    })
+                }
+            }
             (1, x) => gpu.with_xcc(x),
             (_, x) => Err(XccError {
                 gfx_target_version: gpu.gfx_target_version,

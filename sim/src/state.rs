@@ -157,6 +157,11 @@ pub struct QueueInfo {
     pub priority: u32,
     /// 0..=100; 0 = created but not scheduled.
     pub percentage: u32,
+    /// `pm4_target_xcc`: bits 8..=15 of `queue_percentage` (`kfd_chardev.c`
+    /// `set_queue_properties_from_user`; "drm/amdkfd: Add PM4 target XCC": "unlike AQL queues,
+    /// the PM4 queue will be only processed in one XCC in the partitioning"). The XCC that runs
+    /// a PM4 queue on a multi-XCC node; AQL queues run on every XCC.
+    pub pm4_target_xcc: u32,
     /// SDMA engine and queue on it (SDMA queues).
     pub sdma_engine: Option<(u32, u32)>,
     /// Scheduled: percentage > 0 and the GPU's queues are not evicted.

@@ -601,3 +601,63 @@ fn threaded_engines_run_aql_packets_as_the_host_writes_them() {
     }
     assert_eq!(cpu_read::<u32>(w.slot(19)) & 0xff, INVALID);
 }
+
+/// On 8 XCCs, a PM4_IB packet after a kernel dispatch that has neither a completion signal
+/// nor a release fence: with `barrier` clear, the RELEASE_MEM in its IB writes its value while
+/// the dispatch may still run on other XCCs (each XCC's CP runs the IB after its own share).
+fn release_after_unfenced_dispatch(barrier: bool) -> (World, u64) {
+    let gpu = GpuConfig {
+        num_xcc: 8,
+        cu_count: 304,
+        ..GpuConfig::gfx942()
+    };
+    let mut w = world_on(gpu, 4096);
+    let (_, _, at, _) = vector_add_on(&mut w, true, "gfx942", &GFX9);
+    let slot = w.slot(at);
+    cpu_write::<u64>(slot + 56, 0); // no completion signal
+    let hdr = cpu_read::<u32>(slot);
+    cpu_write::<u32>(slot, hdr & !(3 << 11)); // no release fence
+    let flag = w.data.va + 0x7000;
+    let mut rel = [0u32; 8];
+    let p = pm4::release_packet(
+        &GFX9,
+        hcq_core::sel::DataSel::Data32,
+        hcq_core::sel::IntSel::None,
+        hcq_core::addr::GpuVa(flag),
+        7,
+        0,
+        false,
+    );
+    let n = pm4::release_mem(&mut rel, &p).unwrap();
+    let ib = w.data.va + 0xA_0000;
+    for (i, v) in rel[..n].iter().enumerate() {
+        cpu_write::<u32>(ib + i as u64 * 4, *v);
+    }
+    let mut v = pm4_ib(ib, n as u32, 0);
+    if !barrier {
+        v[0] &= !BARRIER;
+    }
+    w.write(v);
+    w.ring_doorbell();
+    w.gpu.engines().run_until_idle();
+    (w, flag)
+}
+
+#[test]
+fn a_value_released_before_every_xcc_finished_the_dispatch_is_caught_with_the_cause() {
+    let (w, flag) = release_after_unfenced_dispatch(false);
+    let QueueState::Faulted(f) = w.state() else {
+        panic!("{:?}", w.state());
+    };
+    assert!(
+        f.message.contains("RELEASE_MEM on XCC 0 of 8 writes 0x7")
+            && f.message.contains("set the vendor packet's barrier bit"),
+        "{}",
+        f.message
+    );
+    assert_eq!(cpu_read::<u32>(flag), 0);
+    // With the barrier bit every XCC's share is done first: each XCC writes the value.
+    let (w, flag) = release_after_unfenced_dispatch(true);
+    assert!(matches!(w.state(), QueueState::Idle), "{:?}", w.state());
+    assert_eq!(cpu_read::<u32>(flag), 7);
+}

@@ -127,3 +127,296 @@ fn bad_env_values_are_refused() {
     assert!(child("8").contains("XCC 8"));
     assert!(child(" 4 ").contains("XCC 4"));
 }
+
+// ---- queues on a multi-XCC node -------------------------------------------------------------
+
+mod common;
+
+use common::{Buf, GTT_FLAGS, Proc, VRAM_FLAGS, cpu_read, cpu_write};
+use hcq_core::addr::GpuVa;
+use hcq_core::kfd::*;
+use hcq_core::pm4::{self, WriteDataCntl};
+use hcq_sim::engine::attach::SimGpu;
+use hcq_sim::engine::{QueueId, QueueState};
+
+const PRED_EXEC: u32 = 0x23;
+
+struct Node {
+    p: Proc,
+    gpu: SimGpu,
+    data: Buf,
+    db_slice: u64,
+}
+
+struct Q {
+    id: u32,
+    ring: Buf,
+    gart: Buf,
+    db: u64,
+    put: u64,
+}
+
+fn node(target: GpuConfig, xcc: u32) -> Node {
+    let p = Proc::new(SimConfig {
+        gpus: vec![target],
+        xcc,
+        ..SimConfig::default()
+    });
+    let gpu = SimGpu::attach(&p.sim).unwrap();
+    let data = p.alloc_at(0, 1 << 20, GTT_FLAGS).unwrap();
+    p.map(data.handle, &p.gpus.clone()).unwrap();
+    Node {
+        p,
+        gpu,
+        data,
+        db_slice: 0,
+    }
+}
+
+impl Node {
+    /// A PM4 (target XCC `xcc`) or AQL queue with the node's CWSR sizes (a save area per XCC).
+    fn queue(&mut self, aql: bool, target_xcc: u32) -> Q {
+        let p = &self.p;
+        let g = [p.gpus[0]];
+        let mk = |size, flags| {
+            let b = p.alloc_at(0, size, flags).unwrap();
+            p.map(b.handle, &g).unwrap();
+            b
+        };
+        let sizes = p.sim.queue_sizes(p.gpus[0]).unwrap();
+        let eop = mk(u64::from(sizes.eop_buffer_size), VRAM_FLAGS);
+        let cwsr = mk(
+            sizes.cwsr_mapping_size(sizes.cwsr_size).unwrap(),
+            VRAM_FLAGS,
+        );
+        let ring = mk(4096, GTT_FLAGS);
+        let gart = mk(4096, GTT_FLAGS);
+        if aql {
+            for i in 0..64 {
+                cpu_write::<u32>(ring.va + i * 64, 1); // INVALID
+            }
+            cpu_write::<u32>(gart.va + 136, 128);
+        }
+        let mut a = CreateQueueArgs {
+            ring_base_address: ring.va,
+            write_pointer_address: gart.va + 56,
+            read_pointer_address: gart.va + 128,
+            ring_size: ring.size as u32,
+            gpu_id: p.gpus[0],
+            queue_type: if aql {
+                KFD_IOC_QUEUE_TYPE_COMPUTE_AQL
+            } else {
+                KFD_IOC_QUEUE_TYPE_COMPUTE
+            },
+            queue_percentage: KFD_MAX_QUEUE_PERCENTAGE | target_xcc << 8,
+            queue_priority: 7,
+            eop_buffer_address: eop.va,
+            eop_buffer_size: eop.size,
+            ctx_save_restore_address: cwsr.va,
+            ctx_save_restore_size: sizes.cwsr_size,
+            ctl_stack_size: sizes.ctl_stack_size,
+            ..Default::default()
+        };
+        p.ioctl(AMDKFD_IOC_CREATE_QUEUE, &mut a).unwrap();
+        if self.db_slice == 0 {
+            self.db_slice = p
+                .sim
+                .mmap(
+                    None,
+                    KFD_DOORBELL_SLICE_SIZE,
+                    Prot::READ_WRITE,
+                    MapKind::File {
+                        fd: p.kfd,
+                        offset: doorbell_slice_offset(a.doorbell_offset),
+                    },
+                )
+                .unwrap();
+        }
+        Q {
+            id: a.queue_id,
+            ring,
+            gart,
+            db: self.db_slice + doorbell_in_slice(a.doorbell_offset),
+            put: 0,
+        }
+    }
+
+    /// An indirect buffer at `data + 0x8000` holding `dwords`: (address, dwords).
+    fn ib(&self, dwords: &[u32]) -> (u64, u32) {
+        let at = self.data.va + 0x8000;
+        for (i, &d) in dwords.iter().enumerate() {
+            cpu_write::<u32>(at + 4 * i as u64, d);
+        }
+        (at, dwords.len() as u32)
+    }
+
+    fn pm4_submit(&self, q: &mut Q, dwords: &[u32]) {
+        for &d in dwords {
+            cpu_write::<u32>(q.ring.va + (q.put % 1024) * 4, d);
+            q.put += 1;
+        }
+        cpu_write::<u64>(q.gart.va + 56, q.put);
+        cpu_write::<u64>(q.db, q.put);
+        self.gpu.engines().run_until_idle();
+    }
+
+    fn aql_pm4_ib(&self, q: &mut Q, ib: (u64, u32)) {
+        let mut ibp = [0u32; 4];
+        pm4::indirect_buffer(&mut ibp, GpuVa(ib.0), ib.1).unwrap();
+        let at = q.ring.va + (q.put % 64) * 64;
+        let mut w = [0u32; 16];
+        // VENDOR_SPECIFIC | barrier | system acquire and release scopes, AMD_AQL_FORMAT_PM4_IB.
+        w[0] = (1 << 8) | (2 << 9) | (2 << 11) | (1 << 16);
+        w[1..5].copy_from_slice(&ibp);
+        w[5] = 0xA;
+        for (i, v) in w.iter().enumerate().skip(1) {
+            cpu_write::<u32>(at + 4 * i as u64, *v);
+        }
+        cpu_write::<u32>(at, w[0]);
+        q.put += 1;
+        cpu_write::<u64>(q.db, q.put - 1);
+        self.gpu.engines().run_until_idle();
+    }
+
+    fn state(&self, q: &Q) -> QueueState {
+        self.gpu.engines().queue(QueueId(q.id)).unwrap().state
+    }
+
+    fn slots(&self) -> Vec<u32> {
+        (0..8)
+            .map(|k| cpu_read::<u32>(self.data.va + 4 * k))
+            .collect()
+    }
+}
+
+/// For each XCC `k` of 8: PRED_EXEC(1 << k) over a WRITE_DATA of `k + 1` to slot `k`.
+fn per_xcc_writes(data: u64) -> Vec<u32> {
+    let mut out = Vec::new();
+    for k in 0..8u32 {
+        let mut wd = [0u32; 5];
+        let n = pm4::write_data(
+            &mut wd,
+            WriteDataCntl::zeroed()
+                .with(WriteDataCntl::DST_SEL, 5)
+                .with(WriteDataCntl::WR_CONFIRM, 1),
+            GpuVa(data + 4 * u64::from(k)),
+            &[k + 1],
+        )
+        .unwrap();
+        out.push((3 << 30) | (PRED_EXEC << 8));
+        out.push((1 << (24 + k)) | n as u32);
+        out.extend_from_slice(&wd[..n]);
+    }
+    out
+}
+
+#[test]
+fn an_aql_queues_pm4_ib_runs_on_every_xcc_each_honouring_pred_exec() {
+    let mut n = node(GpuConfig::gfx942(), 8);
+    let mut q = n.queue(true, 0);
+    let ib = n.ib(&per_xcc_writes(n.data.va));
+    n.aql_pm4_ib(&mut q, ib);
+    assert!(matches!(n.state(&q), QueueState::Idle), "{:?}", n.state(&q));
+    assert_eq!(n.slots(), [1, 2, 3, 4, 5, 6, 7, 8]);
+    // The packet completed once: read_dispatch_id moved by one.
+    assert_eq!(cpu_read::<u64>(q.gart.va + 128), 1);
+
+    // One XCC (a CPX partition): only XCC 0's packet runs.
+    let mut one = node(GpuConfig::gfx942(), 1);
+    let mut q = one.queue(true, 0);
+    let ib = one.ib(&per_xcc_writes(one.data.va));
+    one.aql_pm4_ib(&mut q, ib);
+    assert_eq!(one.slots(), [1, 0, 0, 0, 0, 0, 0, 0]);
+}
+
+#[test]
+fn a_pm4_queue_runs_on_its_target_xcc_only() {
+    let mut n = node(GpuConfig::gfx942(), 8);
+    let mut q = n.queue(false, 3);
+    let (ib, len) = n.ib(&per_xcc_writes(n.data.va));
+    let mut ibp = [0u32; 4];
+    pm4::indirect_buffer(&mut ibp, GpuVa(ib), len).unwrap();
+    n.pm4_submit(&mut q, &ibp);
+    assert!(matches!(n.state(&q), QueueState::Idle), "{:?}", n.state(&q));
+    assert_eq!(n.slots(), [0, 0, 0, 4, 0, 0, 0, 0]);
+    assert_eq!(cpu_read::<u64>(q.gart.va + 128), 4);
+}
+
+#[test]
+fn a_pm4_target_xcc_past_the_node_faults_the_queue_with_the_cause() {
+    let mut n = node(GpuConfig::gfx942(), 4);
+    let mut q = n.queue(false, 4);
+    n.pm4_submit(&mut q, &[pm4::Pm4Header::packet3(0x10, 0).raw(), 0]);
+    let QueueState::Faulted(f) = n.state(&q) else {
+        panic!("{:?}", n.state(&q));
+    };
+    assert!(
+        f.message.contains("PM4 target XCC 4") && f.message.contains("node of 4 XCCs"),
+        "{}",
+        f.message
+    );
+}
+
+#[test]
+fn pred_exec_in_the_ring_faults_the_queue_with_the_cause() {
+    let mut n = node(GpuConfig::gfx942(), 8);
+    let mut q = n.queue(false, 0);
+    let dwords = per_xcc_writes(n.data.va);
+    n.pm4_submit(&mut q, &dwords);
+    let QueueState::Faulted(f) = n.state(&q) else {
+        panic!("{:?}", n.state(&q));
+    };
+    assert!(f.message.contains("PRED_EXEC in the ring"), "{}", f.message);
+    assert_eq!(n.slots(), [0; 8]);
+}
+
+/// SET_SH_REG COMPUTE_TG_CHUNK_SIZE = 1 (GC 9.4.3 0xe27), then a DISPATCH_DIRECT of 8 groups.
+fn chunked_dispatch() -> Vec<u32> {
+    use hcq_core::arch::GFX9;
+    use hcq_core::pm4::{DispatchDirect, DispatchInitiator};
+    let mut out = vec![0u32; 16];
+    let mut n = pm4::set_sh_reg(&mut out, GFX9.regs.pgm_lo + (0xe27 - 0xe0c), &[1]).unwrap();
+    n += pm4::dispatch_direct(
+        &mut out[n..],
+        &DispatchDirect {
+            dim: [8, 1, 1],
+            initiator: DispatchInitiator::zeroed().with(DispatchInitiator::COMPUTE_SHADER_EN, 1),
+        },
+    )
+    .unwrap();
+    out.truncate(n);
+    out
+}
+
+#[test]
+fn a_pm4_dispatch_shared_out_by_tg_chunk_size_is_refused_with_the_cause() {
+    let mut n = node(GpuConfig::gfx942(), 8);
+    let mut q = n.queue(false, 2);
+    n.pm4_submit(&mut q, &chunked_dispatch());
+    let QueueState::Faulted(f) = n.state(&q) else {
+        panic!("{:?}", n.state(&q));
+    };
+    assert!(
+        f.message.contains("COMPUTE_TG_CHUNK_SIZE 1 on XCC 2 of 8")
+            && f.message.contains("only logical XCC 0's chunks"),
+        "{}",
+        f.message
+    );
+}
+
+#[test]
+fn a_dispatch_direct_in_an_aql_pm4_ib_on_8_xccs_is_refused_with_the_cause() {
+    let mut n = node(GpuConfig::gfx942(), 8);
+    let mut q = n.queue(true, 0);
+    let ib = n.ib(&chunked_dispatch());
+    n.aql_pm4_ib(&mut q, ib);
+    let QueueState::Faulted(f) = n.state(&q) else {
+        panic!("{:?}", n.state(&q));
+    };
+    assert!(
+        f.message
+            .contains("every XCC runs the IB and dispatches its own share"),
+        "{}",
+        f.message
+    );
+}

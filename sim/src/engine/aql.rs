@@ -165,7 +165,19 @@ impl Queue {
     fn step_aql_packet(&mut self, env: &Env<'_>, irqs: &mut Vec<u32>, seq: &mut u64) -> Flow {
         let site = Site::Ring(self.rptr);
         if let Some(p) = self.aql_pending.take() {
-            // The IB of a PM4_IB packet returned: the packet completes.
+            // Every XCC's CP processes the packet: the next XCC runs the same IB (`xcc.rs`).
+            if self.aql_xcc + 1 < self.seat.count {
+                self.aql_xcc += 1;
+                if let Err(c) = self.push_ib(env, p.ib.0, p.ib.1, 0) {
+                    self.aql_xcc = 0;
+                    self.fault(seq, site, c);
+                    return Flow::Stop;
+                }
+                self.aql_pending = Some(p);
+                return Flow::Next;
+            }
+            self.aql_xcc = 0;
+            // The IB of a PM4_IB packet returned on every XCC: the packet completes.
             let scope = (p.word0 >> 11) & 3;
             let r = self
                 .release(env, irqs, scope, p.signal, p.start, site)
@@ -270,6 +282,7 @@ impl Queue {
     ) -> Result<(), (Site, Cause)> {
         let arch = self.desc.arch;
         if word0 & BARRIER_BIT != 0 {
+            self.aql_unfenced = false;
             let ev = EventWriteCntl::zeroed()
                 .with(
                     EventWriteCntl::EVENT_TYPE,
@@ -419,7 +432,9 @@ impl Queue {
                 self.launch(env, irqs, word0, site)?;
                 let p = DispatchPacket::from_bytes(b);
                 self.kernel_dispatch(env, irqs, &p, slot, site)?;
-                self.release(env, irqs, (word0 >> 11) & 3, p.completion_signal, start, site)?;
+                let scope = (word0 >> 11) & 3;
+                self.release(env, irqs, scope, p.completion_signal, start, site)?;
+                self.aql_unfenced = scope == 0 && p.completion_signal == 0;
                 Ok(Done::Finished)
             }
             TYPE_BARRIER_AND | TYPE_BARRIER_OR => {
@@ -505,12 +520,14 @@ impl Queue {
                 self.launch(env, irqs, word0, site)?;
                 match self.op(env, irqs, &pkt, site)? {
                     Exec::Ib { base, dwords, .. } => {
+                        self.aql_xcc = 0;
                         self.push_ib(env, base, dwords, 0).map_err(|c| (site, c))?;
                         self.aql_pending = Some(AqlPending {
                             slot,
                             word0,
                             signal: le64(b, 56),
                             start,
+                            ib: (base, dwords),
                         });
                         Ok(Done::InIb)
                     }

@@ -319,6 +319,17 @@ impl KfdEngine {
                 sim.guard_doorbell(q.gpu_id, q.doorbell_id, true);
             }
             let _ = self.engines.suspend(QueueId(q.queue_id), !q.active);
+            // The XCC running it on a multi-XCC node (`xcc.rs`): a PM4 queue its
+            // `pm4_target_xcc` (UPDATE_QUEUE may change it), an AQL queue every XCC.
+            let count = sim.properties(q.gpu_id).map_or(1, |p| p.num_xcc.max(1));
+            let xcc = if q.kind == super::QueueKind::Compute {
+                q.pm4_target_xcc
+            } else {
+                0
+            };
+            let _ = self
+                .engines
+                .set_xcc(QueueId(q.queue_id), super::XccSeat { xcc, count });
         }
     }
 

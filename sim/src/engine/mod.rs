@@ -40,6 +40,7 @@ mod queue;
 mod sdma;
 pub mod trace;
 mod types;
+mod xcc;
 
 pub(crate) use crate::clock::Clock;
 pub use crate::clock::GPU_CLOCK_HZ;
@@ -51,6 +52,7 @@ pub use types::{
     EngineError, InterruptPolicy, QueueDesc, QueueFault, QueueFaultKind, QueueId, QueueKind,
     QueueState, QueueStatus, Site, WaitInfo,
 };
+pub use xcc::XccSeat;
 
 use crate::stand_ins::KernelRegistry;
 use core::fmt;
@@ -502,6 +504,15 @@ impl Engines {
     /// [`EngineError::NoQueue`].
     pub fn suspend(&self, id: QueueId, suspended: bool) -> Result<(), EngineError> {
         self.with_queue(id, |q| q.suspended = suspended)
+    }
+
+    /// Seats queue `id` on a multi-XCC node ([`XccSeat`], `engine/xcc.rs`): a PM4 queue runs
+    /// on XCC `seat.xcc`, an AQL queue's indirect buffers on each of the `seat.count` XCCs.
+    ///
+    /// # Errors
+    /// [`EngineError::NoQueue`].
+    pub fn set_xcc(&self, id: QueueId, seat: XccSeat) -> Result<(), EngineError> {
+        self.with_queue(id, |q| q.seat = seat)
     }
 
     /// Fault injection: the queue keeps executing but does not write its read pointer back

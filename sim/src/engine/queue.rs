@@ -14,6 +14,7 @@ use hcq_core::kfd::{
     HsaHwExceptionData, KFD_HW_EXCEPTION_GPU_HANG, KFD_HW_EXCEPTION_PER_ENGINE_RESET,
 };
 use hcq_core::packet::{DecodeError, DecodeErrorKind};
+use hcq_core::pm4::Pm4Packet;
 use hcq_core::sdma::SdmaPacket;
 use std::sync::Arc;
 
@@ -72,6 +73,14 @@ pub(crate) struct Queue {
     pub(crate) inflight: Inflight,
     pub(crate) trace: Trace,
     pub(crate) executed: u64,
+    /// Which XCC runs this queue, of how many (`xcc.rs`).
+    pub(crate) seat: super::xcc::XccSeat,
+    /// AQL: the XCC running the current AMD_AQL_FORMAT_PM4_IB packet's indirect buffer (each
+    /// XCC runs it in turn).
+    pub(crate) aql_xcc: u32,
+    /// AQL: the last kernel dispatch packet had no completion signal and no release fence,
+    /// and no packet with the barrier bit came since (`xcc::check_aql_release`).
+    pub(crate) aql_unfenced: bool,
 }
 
 fn units_per_dword(kind: QueueKind) -> u64 {
@@ -129,6 +138,9 @@ impl Queue {
             inflight: Inflight::default(),
             trace: Trace::new(trace_cap),
             executed: 0,
+            seat: super::xcc::XccSeat::default(),
+            aql_xcc: 0,
+            aql_unfenced: false,
             bus,
         }
     }
@@ -378,6 +390,16 @@ impl Queue {
         if self.inj.hang || self.suspended || matches!(self.state, QueueState::Faulted(_)) {
             return res;
         }
+        if self.desc.kind == QueueKind::Compute && self.seat.xcc >= self.seat.count {
+            let msg = format!(
+                "PM4 target XCC {} (CREATE_QUEUE queue_percentage bits 8..=15) on a node of {} XCCs: no XCC processes this queue",
+                self.seat.xcc, self.seat.count
+            );
+            let site = self.site_ring();
+            self.fault(seq, site, Cause::Hw(msg));
+            res.progressed = true;
+            return res;
+        }
         let before = self.state.clone();
         let seen = self.seen_wptr;
         if !self.doorbell_changed(seq) {
@@ -443,6 +465,14 @@ impl Queue {
         let site = self.site_ring();
         let kind = self.desc.kind;
         let avail = self.buf.get(cursor..self.buf_len).unwrap_or_default();
+        if kind != QueueKind::Sdma && avail.first().is_some_and(|&h| super::xcc::is_pred_exec(h)) {
+            let msg = format!(
+                "ring dword {:#x}: PRED_EXEC in the ring: the CP honours it only inside an indirect buffer (put the XCC-predicated packets in an IB)",
+                self.rptr / upd
+            );
+            self.fault(seq, site, Cause::Hw(msg));
+            return Flow::Stop;
+        }
         let (len, outcome) = match decode(kind, avail) {
             Ok((pkt, len)) => {
                 // CAST: usize -> u64 widens.
@@ -468,6 +498,10 @@ impl Queue {
                         self.fault(seq, site, Cause::Hw(msg));
                         return Flow::Stop;
                     }
+                }
+                if let Err(c) = self.xcc_checks(&pkt) {
+                    self.fault(seq, site, c);
+                    return Flow::Stop;
                 }
                 let c = Ctx {
                     id: self.id,
@@ -615,6 +649,37 @@ impl Queue {
             depth: depth as u8,
         };
         let rest = top.dwords.get(top.pos..).unwrap_or_default();
+        if kind != QueueKind::Sdma && rest.first().is_some_and(|&h| super::xcc::is_pred_exec(h)) {
+            let xcc = if kind == QueueKind::Aql {
+                self.aql_xcc
+            } else {
+                self.seat.xcc
+            };
+            let (pos, end) = (top.pos, top.dwords.len());
+            return match super::xcc::pred_exec(rest, xcc) {
+                Ok(n) if pos + n <= end => {
+                    self.record_ib(seq, site, 2);
+                    env.clock.tick();
+                    if let Some(t) = self.ibs.last_mut() {
+                        t.pos += n;
+                    }
+                    Flow::Next
+                }
+                Ok(n) => {
+                    let msg = format!(
+                        "PRED_EXEC governs {} dwords but the indirect buffer has {} after it",
+                        n - 2,
+                        end - pos - 2
+                    );
+                    self.fault(seq, site, Cause::Hw(msg));
+                    Flow::Stop
+                }
+                Err(m) => {
+                    self.fault(seq, site, Cause::Hw(m));
+                    Flow::Stop
+                }
+            };
+        }
         let (pkt, len) = match decode(kind, rest) {
             Ok(x) => x,
             Err(e) => {
@@ -628,6 +693,10 @@ impl Queue {
                 return Flow::Stop;
             }
         };
+        if let Err(c) = self.xcc_checks(&pkt) {
+            self.fault(seq, site, c);
+            return Flow::Stop;
+        }
         let c = Ctx {
             id: self.id,
             gpu: self.gpu_id,
@@ -688,6 +757,24 @@ impl Queue {
                 self.fault(seq, at, c);
                 Flow::Stop
             }
+        }
+    }
+}
+
+impl Queue {
+    /// The multi-XCC checks before a packet runs (`xcc.rs`).
+    fn xcc_checks(&self, pkt: &Decoded<'_>) -> Result<(), Cause> {
+        if self.seat.count <= 1 {
+            return Ok(());
+        }
+        match pkt {
+            Decoded::Pm4(Pm4Packet::DispatchDirect(_)) => {
+                super::xcc::check_dispatch(self.seat, self.desc.kind, &self.regs, &self.desc)
+            }
+            Decoded::Pm4(Pm4Packet::ReleaseMem(r)) if self.desc.kind == QueueKind::Aql => {
+                super::xcc::check_aql_release(self.seat, self.aql_xcc, self.aql_unfenced, r)
+            }
+            _ => Ok(()),
         }
     }
 }

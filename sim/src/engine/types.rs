@@ -241,6 +241,8 @@ pub(crate) struct AqlPending {
     pub(crate) signal: u64,
     /// The GPU clock when the packet was launched (`start_ts` of a profiled signal).
     pub(crate) start: u64,
+    /// The indirect buffer (address, dwords): each XCC of the node runs it in turn.
+    pub(crate) ib: (u64, u32),
 }
 
 pub(crate) struct Regs {

@@ -258,6 +258,7 @@ impl SimKfd {
             q.info.ring_base = ring_base;
             q.info.ring_size = ring_size;
             q.info.percentage = percentage & 0xFF;
+            q.info.pm4_target_xcc = (percentage >> 8) & 0xFF;
             q.info.priority = priority;
             Ok(())
         };

@@ -199,6 +199,7 @@ impl SimKfd {
             ctx_save_restore_size: a.ctx_save_restore_size,
             priority: a.queue_priority,
             percentage,
+            pm4_target_xcc: (a.queue_percentage >> 8) & 0xFF,
             sdma_engine,
             active: percentage > 0 && !gpu.evicted,
         };

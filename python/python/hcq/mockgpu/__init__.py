@@ -79,7 +79,8 @@ def path_dir() -> str:
 
 
 def sim() -> SimKfd:
-  """The process's simulator (made on first use from HCQ_SIM_TARGET / HCQ_SIM_GPUS / HCQ_SIM_KERNEL / HCQ_SIM_CLIENT)."""
+  """The process's simulator (made on first use from HCQ_SIM_TARGET / HCQ_SIM_GPUS / HCQ_SIM_XCC / HCQ_SIM_KERNEL /
+  HCQ_SIM_CLIENT; the simulator reads HCQ_SIM_XCC itself)."""
   global _sim
   with _lock:
     if _sim is None:

@@ -45,6 +45,58 @@ pub(crate) enum AqlPart<'a> {
     Dispatch(u16, &'a DispatchPacket),
 }
 
+/// A timeline signal's launch prologue and epilogue for an AQL queue, encoded once: the PM4
+/// before a dispatch (wait until the signal holds the previous value, then the memory barrier:
+/// HDP flush and cache invalidation) and after it (the signal's RELEASE_MEMs), with where a
+/// launch patches its values.
+#[derive(Clone, Debug)]
+pub(crate) struct AqlSync {
+    pre: [u32; IB_SLOT_DWORDS],
+    pre_len: usize,
+    /// Index in `pre` of the wait's reference value.
+    wait_at: usize,
+    post: [u32; IB_SLOT_DWORDS],
+    post_len: usize,
+    /// Index in `post` of the first RELEASE_MEM's 64-bit data.
+    data_at: usize,
+}
+
+impl AqlSync {
+    /// From the timeline signal's pre-encoded `wait` and `signal` (value 0) and the
+    /// architecture's memory barrier.
+    pub(crate) fn new(
+        arch: &hcq_core::arch::ArchInfo,
+        wait: &[u32],
+        wait_at: usize,
+        signal: &[u32],
+        data_at: usize,
+    ) -> Result<Self> {
+        let mut pre = [0u32; IB_SLOT_DWORDS];
+        let mut post = [0u32; IB_SLOT_DWORDS];
+        let too_long = || Error::Protocol("AQL launch prologue longer than a slot".into());
+        pre.get_mut(..wait.len())
+            .ok_or_else(too_long)?
+            .copy_from_slice(wait);
+        let n =
+            hcq_core::pm4::memory_barrier(pre.get_mut(wait.len()..).ok_or_else(too_long)?, arch)
+                .map_err(|source| Error::Encode {
+                    what: "the AQL launch's memory barrier",
+                    source,
+                })?;
+        post.get_mut(..signal.len())
+            .ok_or_else(too_long)?
+            .copy_from_slice(signal);
+        Ok(Self {
+            pre,
+            pre_len: wait.len() + n,
+            wait_at,
+            post,
+            post_len: signal.len(),
+            data_at,
+        })
+    }
+}
+
 /// The queue's producer state, kept by the device under its timeline lock.
 #[derive(Debug)]
 pub(crate) struct AqlWriter {
@@ -115,6 +167,12 @@ impl AqlQueue {
         let ring = gtt(ring_size)?;
         let desc = gtt(4096)?;
         let ib = gtt(slots * IB_SLOT_BYTES)?;
+        // Touch every page of the PM4 buffers once now, so launches do not take the first-
+        // touch page fault of their CPU mapping (one per 4 KiB, about 1 us here: a launch uses
+        // 768 bytes of them, so ~200 ns a launch on a first lap). The ring is touched below.
+        for w in ib.mapping().u32s().iter().step_by(4096 / 4) {
+            w.store(0, Ordering::Relaxed);
+        }
         // Every slot INVALID before the queue exists (ROCR AqlQueue's constructor).
         for (i, w) in ring.mapping().u32s().iter().enumerate() {
             let v = if i % PACKET_DWORDS == 0 {
@@ -430,6 +488,84 @@ impl AqlQueue {
         // The doorbell holds the index of the last packet (ROCR: write index - 1).
         self.doorbell.ring(at - 1);
         Ok(())
+    }
+
+    /// A launch in three slots: `sync`'s prologue waiting for `value - 1`, the kernel
+    /// dispatch, `sync`'s epilogue signalling `value`; the fast path of [`AqlQueue::submit`]
+    /// (the same packets, without building the PM4 first).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "submit's arguments and the launch's"
+    )]
+    pub(crate) fn submit_launch(
+        &self,
+        w: &mut AqlWriter,
+        sync: &AqlSync,
+        value: u32,
+        dims: u16,
+        dp: &DispatchPacket,
+        pages: &SignalPages,
+        timeout: Duration,
+        others: &dyn Fn() -> Vec<QueueState>,
+    ) -> Result<()> {
+        let at = w.next;
+        // Three slots, none across the ring's end (each PM4 body fits one slot).
+        self.wait_for(at + 3, pages, timeout, others)?;
+        let enc = |source| Error::Encode {
+            what: "an AQL packet",
+            source,
+        };
+        let mut pre = sync.pre;
+        if let Some(v) = pre.get_mut(sync.wait_at) {
+            *v = value.wrapping_sub(1);
+        }
+        let mut post = sync.post;
+        if let Some(d) = post.get_mut(sync.data_at..sync.data_at + 2) {
+            d.copy_from_slice(&[value, 0]);
+        }
+        self.write_ib_packet(at, pre.get(..sync.pre_len).unwrap_or_default())?;
+        let pkt = aql::kernel_dispatch(Header::ordered(aql::TYPE_KERNEL_DISPATCH), dims, dp)
+            .map_err(enc)?;
+        self.write_packet(at + 1, &pkt)?;
+        self.write_ib_packet(at + 2, post.get(..sync.post_len).unwrap_or_default())?;
+        w.next = at + 3;
+        if let Some(wp) = self.desc.mapping().u64_at(q::WRITE_DISPATCH_ID as u64) {
+            wp.store(at + 3, Ordering::Release);
+        }
+        self.doorbell.ring(at + 2);
+        Ok(())
+    }
+
+    /// Copies `d` (at most one slot's buffer) into the PM4 buffer of packet index `at`'s
+    /// slot and writes the PM4_IB packet running it there.
+    fn write_ib_packet(&self, at: u64, d: &[u32]) -> Result<()> {
+        let slot = at % self.slots;
+        let ib_off = slot * IB_SLOT_BYTES;
+        let first = usize::try_from(ib_off / 4).unwrap_or(usize::MAX);
+        let ib = self
+            .ib
+            .mapping()
+            .u32s()
+            .get(first..first.saturating_add(d.len()))
+            .filter(|_| d.len() <= IB_SLOT_DWORDS)
+            .ok_or_else(|| {
+                Error::Protocol(format!("{}: PM4 buffer outside its slot", self.name))
+            })?;
+        for (dst, &v) in ib.iter().zip(d) {
+            dst.store(v, Ordering::Relaxed);
+        }
+        // CAST: at most 64 dwords (checked above).
+        let pkt = aql::pm4_ib(
+            Header::ordered(aql::TYPE_VENDOR_SPECIFIC),
+            GpuVa(self.ib.va() + ib_off),
+            d.len() as u32,
+            0,
+        )
+        .map_err(|source| Error::Encode {
+            what: "an AQL packet",
+            source,
+        })?;
+        self.write_packet(at, &pkt)
     }
 
     /// Writes packet `words` into the slot of packet index `at`: the body, then the first

@@ -1,6 +1,6 @@
 //! [`Device`]: one GPU (its VM, queues, timeline, kernargs, scratch) and [`GpuBuffer`].
 
-use crate::aql::{AqlQueue, AqlScratch, AqlWriter};
+use crate::aql::{AqlQueue, AqlScratch, AqlSync, AqlWriter};
 use crate::buffer::{Bo, BoOptions};
 use crate::encode::Cmds;
 use crate::error::{Error, MemoryKind, QueueState, Result};
@@ -191,6 +191,8 @@ pub(crate) struct TimelineState {
     pub(crate) scratch: Vec<Cmds>,
     /// The compute queue's timeline wait and signal of each signal, pre-encoded.
     pub(crate) pm4_sync: [SyncPackets; 2],
+    /// The AQL launch prologue and epilogue of each signal (an AQL queue only).
+    pub(crate) aql_sync: Option<[AqlSync; 2]>,
     /// The kernel-argument arena. Launches allocate from it while they build their
     /// submission, under this state's lock: a cell, not a second lock.
     pub(crate) kernargs: RefCell<Kernargs>,
@@ -210,6 +212,17 @@ impl TimelineState {
     }
 
     /// The pre-encoded compute wait and signal of `w`'s signal.
+    pub(crate) fn aql_sync_of(&self, w: Which) -> Result<&AqlSync> {
+        let s = self
+            .aql_sync
+            .as_ref()
+            .ok_or_else(|| Error::Protocol("an AQL launch on a PM4 queue".into()))?;
+        Ok(match w {
+            Which::Primary => &s[0],
+            Which::Shadow => &s[1],
+        })
+    }
+
     pub(crate) fn pm4_sync_of(&self, w: Which) -> &SyncPackets {
         match w {
             Which::Primary => &self.pm4_sync[0],
@@ -455,7 +468,13 @@ impl Device {
         };
         let (sdma, sdma_producer) =
             HwQueue::<Sdma>::create(&params(QueueType::Sdma, options.sdma_ring_size))?;
+        let aql_sync = if aql {
+            Some([pm4_sync[0].aql(arch)?, pm4_sync[1].aql(arch)?])
+        } else {
+            None
+        };
         let timeline = TimelineState {
+            aql_sync,
             scratch: Vec::new(),
             tl: Timeline::new(),
             pm4_sync,

@@ -35,6 +35,17 @@ impl SyncPackets {
         })
     }
 
+    /// The AQL launch prologue/epilogue of this signal.
+    pub(crate) fn aql(&self, arch: &ArchInfo) -> Result<crate::aql::AqlSync> {
+        crate::aql::AqlSync::new(
+            arch,
+            &self.wait,
+            pm4::WAIT_REG_MEM_REFERENCE_AT,
+            self.signal_dwords(),
+            pm4::RELEASE_MEM_DATA_AT,
+        )
+    }
+
     /// The signal's dwords.
     fn signal_dwords(&self) -> &[u32] {
         self.signal.get(..self.signal_len).unwrap_or_default()
@@ -240,6 +251,13 @@ impl DeviceInner {
         body: impl FnOnce(&mut Submit<'_>) -> Result<T>,
         packet: impl FnOnce(T) -> Result<(u16, DispatchPacket)>,
     ) -> Result<TimelineValue> {
+        if stamps.is_none()
+            && !self.tracing.load(Ordering::Relaxed)
+            && !seeded!(LaunchWithoutBarrier)
+            && !seeded!(WaitForOwnValue)
+        {
+            return self.submit_aql_launch_fast(body, packet);
+        }
         let mut st = lock(&self.timeline);
         let (saved, value) = st.take_value()?;
         let mut pre = take_scratch(&mut st, QueueType::Compute, self.arch);
@@ -251,6 +269,65 @@ impl DeviceInner {
             st.tl = saved;
         }
         r.map(|()| value)
+    }
+
+    /// [`DeviceInner::submit_aql_launch`] without stamps: the wait + memory barrier and the
+    /// signal pre-encoded per timeline signal ([`AqlSync`]), patched as they are copied into
+    /// the slots' PM4 buffers.
+    fn submit_aql_launch_fast<T>(
+        &self,
+        body: impl FnOnce(&mut Submit<'_>) -> Result<T>,
+        packet: impl FnOnce(T) -> Result<(u16, DispatchPacket)>,
+    ) -> Result<TimelineValue> {
+        let mut st = lock(&self.timeline);
+        let (saved, value) = st.take_value()?;
+        let r = self.aql_launch_fast(&st, value, body, packet);
+        if r.is_err() {
+            st.tl = saved;
+        }
+        r.map(|()| value)
+    }
+
+    fn aql_launch_fast<T>(
+        &self,
+        st: &TimelineState,
+        value: TimelineValue,
+        body: impl FnOnce(&mut Submit<'_>) -> Result<T>,
+        packet: impl FnOnce(T) -> Result<(u16, DispatchPacket)>,
+    ) -> Result<()> {
+        let g = st.tl.gpu_value(value).ok_or_else(|| {
+            Error::Protocol(format!("timeline value {} has no GPU value", value.get()))
+        })?;
+        let sync = st.aql_sync_of(g.signal)?;
+        let mut s = Submit {
+            value,
+            cmds: Cmds::empty(QueueType::Compute, self.arch),
+            state: st,
+            dev: self,
+        };
+        let t = body(&mut s)?;
+        if !s.cmds.dwords().is_empty() {
+            return Err(Error::Protocol(
+                "an AQL launch's body added commands".into(),
+            ));
+        }
+        let (dims, pkt) = packet(t)?;
+        let others = || self.queue_states();
+        let (ComputeQueue::Aql(q), ComputeWriter::Aql(w)) =
+            (&self.compute, &mut *producer(&st.pm4_producer)?)
+        else {
+            return Err(Error::Protocol("an AQL launch on a PM4 queue".into()));
+        };
+        q.submit_launch(
+            w,
+            sync,
+            g.value,
+            dims,
+            &pkt,
+            &self.pages,
+            self.kfd.wait_timeout(),
+            &others,
+        )
     }
 
     /// [`DeviceInner::submit_aql_launch`] under the timeline lock (`st`).

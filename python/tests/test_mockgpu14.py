@@ -18,11 +18,13 @@ if not metadata.version("tinygrad").startswith("0.14"):
 from hcq._hcq import SimKfd  # noqa: E402
 
 
-def tg14(code: str, *, target: str = "gfx1100", gpus: int = 1, dev: str | None = None, kernel: str | None = None, timeout: int = 600):
+def tg14(code: str, *, target: str = "gfx1100", gpus: int = 1, dev: str | None = None, kernel: str | None = None, timeout: int = 600,
+         xcc: int | None = None):
   """Runs `code` under python -m hcq.mockgpu; returns the completed process."""
-  e = {k: v for k, v in os.environ.items() if k not in ("AMD", "MOCKGPU", "HCQ", "DEV", "HCQ_SIM_CLIENT", "HCQ_SIM_KERNEL")}
+  e = {k: v for k, v in os.environ.items() if k not in ("AMD", "MOCKGPU", "HCQ", "DEV", "HCQ_SIM_CLIENT", "HCQ_SIM_KERNEL", "HCQ_SIM_XCC")}
   if dev is not None: e["DEV"] = dev
   cmd = [sys.executable, "-m", "hcq.mockgpu", "--target", target, "--gpus", str(gpus)] + (["--kernel", kernel] if kernel else [])
+  cmd += ["--xcc", str(xcc)] if xcc is not None else []
   cmd += ["--", sys.executable, "-c", textwrap.dedent(code)]
   return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=e, cwd="/")
 
@@ -163,3 +165,29 @@ def test_comgr_compiles_assembly_and_hip_with_clang19():
   """)
   assert r.returncode == 0, r.stderr[-3000:]
   assert r.stdout.strip().splitlines()[-2:] == ["asm 7", "hip 9"]
+
+
+def test_an_spx_mi300x_of_8_xccs_runs_tinygrads_aql_path():
+  # tinygrad 0.14 switches to AQL queues when num_xcc > 1 (ops_amd.py: AMD_AQL defaults to xccs > 1).
+  r = tg14("""
+    from tinygrad import Device, Tensor
+    d = Device["AMD"]
+    props = d.iface.props
+    print("XCC", d.xccs, d.is_aql, props["simd_count"] // props["simd_per_cu"], props["array_count"])
+    print("SUM", (Tensor.arange(1000) * 3).sum().item(), (Tensor.ones(64, 64) @ Tensor.ones(64, 64)).sum().item())
+  """, target="gfx942", xcc=8)
+  assert r.returncode == 0, r.stderr[-3000:]
+  assert "XCC 8 1 304 32" in r.stdout, r.stdout
+  assert "SUM 1498500 262144.0" in r.stdout, r.stdout
+
+
+def test_xcc_counts_a_target_has_no_partition_for_are_refused_with_what_to_pass():
+  r = tg14("print('ran')", target="gfx1100", xcc=8)
+  assert r.returncode != 0 and "ran" not in r.stdout
+  assert "gfx1100 has one XCC" in r.stderr and "--target gfx942 --xcc 8" in r.stderr, r.stderr
+  r = tg14("print('ran')", target="gfx942", xcc=3)
+  assert r.returncode != 0 and "1, 2, 4 or 8 XCCs" in r.stderr, r.stderr
+  s = SimKfd(target="gfx942", client="any", xcc=4)
+  assert "num_xcc 4" in s.read_file("/sys/devices/virtual/kfd/kfd/topology/nodes/1/properties").decode()
+  with pytest.raises(Exception) as e: SimKfd(target="gfx90a", client="any", xcc=2)
+  assert "gfx90a has one XCC, not 2" in str(e.value)

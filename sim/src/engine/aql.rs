@@ -196,6 +196,21 @@ impl Queue {
         let Some(wptr) = self.wptr() else {
             return Flow::Stop;
         };
+        if wptr != self.seen_wptr {
+            // A doorbell rung in the middle of a step (the threaded engine finds it here before
+            // `step_aql` does): what runs from here on was published after every signal write
+            // the host saw, so the host-ordering point moves here, as `Queue::refill` does for
+            // PM4; else a packet the host ordered after a wait is judged unordered.
+            self.seen_wptr = wptr;
+            if let Some(c) = self.overrun(wptr) {
+                self.fault(seq, site, c);
+                return Flow::Stop;
+            }
+            env.flight
+                .borrow_mut()
+                .order
+                .doorbell((self.gpu_id, self.id.0));
+        }
         if wptr == self.rptr {
             if matches!(self.state, QueueState::Waiting(_)) {
                 self.state = QueueState::Idle;

@@ -314,7 +314,7 @@ impl Queue {
 
     /// Whether write pointer `wptr` is more than one ring ahead of (or behind) the read
     /// pointer: the producer wrote over commands the CP has not executed (or went back).
-    fn overrun(&self, wptr: u64) -> Option<Cause> {
+    pub(crate) fn overrun(&self, wptr: u64) -> Option<Cause> {
         let ring = ring_units(self.desc.kind, self.desc.ring_size);
         let unit = match self.desc.kind {
             QueueKind::Compute => "dwords",

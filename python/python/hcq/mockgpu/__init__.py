@@ -23,8 +23,8 @@ on PYTHONPATH, so that import finds hcq's module, which calls `install()`:
   `tinygrad.runtime.driver.hip_comgr`, since ops_amd.py imports it before this hook).
 
 Nothing else of tinygrad is replaced. The simulator serves any client (`SimKfd(client="any")`,
-the kernel's rules) on `HCQ_SIM_TARGET` (default gfx1100) x `HCQ_SIM_GPUS` (default 1), with
-the queue-buffer rules of Linux `HCQ_SIM_KERNEL` (default 6.8: tinygrad 0.9.1 passes
+the kernel's rules) on `HCQ_SIM_TARGET` (default gfx1100) x `HCQ_SIM_GPUS` (default 1), each of
+`HCQ_SIM_XCC` XCCs (default 1; 8 for gfx942 as an MI300X ships), with the queue-buffer rules of Linux `HCQ_SIM_KERNEL` (default 6.8: tinygrad 0.9.1 passes
 `ctl_stack_size` 0 and fixed save-area sizes, which kernels before 6.12 accept).
 """
 from __future__ import annotations

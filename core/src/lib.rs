@@ -17,6 +17,7 @@
 pub mod bitfield;
 
 pub mod addr;
+pub mod aql;
 pub mod arch;
 pub mod bundle;
 pub mod cmd;

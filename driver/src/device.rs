@@ -1,5 +1,6 @@
 //! [`Device`]: one GPU (its VM, queues, timeline, kernargs, scratch) and [`GpuBuffer`].
 
+use crate::aql::{AqlQueue, AqlScratch, AqlSync, AqlWriter};
 use crate::buffer::{Bo, BoOptions};
 use crate::encode::Cmds;
 use crate::error::{Error, MemoryKind, QueueState, Result};
@@ -51,6 +52,41 @@ pub struct DeviceOptions {
     pub kernargs_size: u64,
     /// Bytes of each of the two staging buffers used by `copy_in`/`copy_out`.
     pub staging_size: u64,
+    /// Which kind of compute queue to create (PM4 or AQL).
+    pub compute_queue: ComputeQueueKind,
+}
+
+/// Which kind of compute queue a [`Device`] drives.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ComputeQueueKind {
+    /// What is right for the GPU: AQL when the node has more than one XCC (each XCC's command
+    /// processor would run a PM4 stream once, while AQL packets are dispatched once across
+    /// all XCCs, as ROCm and tinygrad 0.14 choose), PM4 otherwise. The environment variable
+    /// `HCQ_AQL` overrides it: `1` forces AQL, `0` PM4.
+    #[default]
+    Auto,
+    /// A PM4 compute queue (`KFD_IOC_QUEUE_TYPE_COMPUTE`).
+    Pm4,
+    /// An AQL compute queue (`KFD_IOC_QUEUE_TYPE_COMPUTE_AQL`): launches become kernel
+    /// dispatch packets, every other compute command runs through `AMD_AQL_FORMAT_PM4_IB`
+    /// packets.
+    Aql,
+}
+
+impl ComputeQueueKind {
+    /// Whether a node with `num_xcc` XCCs gets an AQL queue (`HCQ_AQL` read for `Auto`).
+    #[must_use]
+    pub fn resolve_aql(self, num_xcc: u32) -> bool {
+        match self {
+            Self::Pm4 => false,
+            Self::Aql => true,
+            Self::Auto => match std::env::var("HCQ_AQL").ok().as_deref().map(str::trim) {
+                Some("1") => true,
+                Some("0") => false,
+                _ => num_xcc > 1,
+            },
+        }
+    }
 }
 
 impl Default for DeviceOptions {
@@ -60,6 +96,7 @@ impl Default for DeviceOptions {
             sdma_ring_size: 1 << 20,
             kernargs_size: 1 << 24,
             staging_size: 4 << 20,
+            compute_queue: ComputeQueueKind::Auto,
         }
     }
 }
@@ -79,6 +116,70 @@ pub enum BufferKind {
     Host,
 }
 
+/// The device's compute queue: PM4 or AQL ([`ComputeQueueKind`]).
+#[derive(Debug)]
+pub(crate) enum ComputeQueue {
+    /// A PM4 queue.
+    Pm4(HwQueue<Pm4>),
+    /// An AQL queue.
+    Aql(AqlQueue),
+}
+
+impl ComputeQueue {
+    pub(crate) fn state(&self) -> QueueState {
+        match self {
+            Self::Pm4(q) => q.state(),
+            Self::Aql(q) => q.state(),
+        }
+    }
+
+    pub(crate) fn queue_id(&self) -> u32 {
+        match self {
+            Self::Pm4(q) => q.queue_id(),
+            Self::Aql(q) => q.queue_id(),
+        }
+    }
+}
+
+/// The compute queue's producer, of the queue's kind.
+#[derive(Debug)]
+pub(crate) enum ComputeWriter {
+    /// A PM4 ring's producer.
+    Pm4(RingWriter<Pm4>),
+    /// An AQL ring's producer.
+    Aql(AqlWriter),
+}
+
+/// What an AQL queue's `amd_queue_t` gives dispatches: the device's scratch (the buffer
+/// `COMPUTE_TMPRING_SIZE` describes, its V# for kernels that take a private segment buffer).
+fn aql_scratch(
+    arch: &'static ArchInfo,
+    props: &NodeProperties,
+    scratch: &ScratchSizing,
+    bo: &Bo,
+) -> Result<AqlScratch> {
+    let base = GpuVa(bo.va());
+    // The V# the CP loads is the queue's; wave32 on gfx10+ (the kernels hcq runs there).
+    let wave32 = arch.family != hcq_core::arch::Family::Gfx9;
+    // Families with architected flat scratch (gfx11+, gfx940+) take no private segment
+    // buffer: the descriptor stays zero there (ROCR fills it only where it is used).
+    let rsrc = hcq_core::rsrc::ScratchRsrc::new(arch, base, scratch.scratch_len, wave32)
+        .map_or([0; 4], hcq_core::rsrc::ScratchRsrc::words);
+    let cus = props.cu_count().max(1);
+    Ok(AqlScratch {
+        tmpring_size: scratch.tmpring_size,
+        rsrc,
+        base,
+        len: scratch.scratch_len,
+        lane_bytes: scratch.max_private_segment_size,
+        max_cu_id: cus - 1,
+        max_wave_id: props
+            .max_waves_per_simd
+            .saturating_mul(props.simd_per_cu)
+            .saturating_sub(1),
+    })
+}
+
 /// The timeline (core's state machine) and its two signals.
 #[derive(Debug)]
 pub(crate) struct TimelineState {
@@ -90,12 +191,14 @@ pub(crate) struct TimelineState {
     pub(crate) scratch: Vec<Cmds>,
     /// The compute queue's timeline wait and signal of each signal, pre-encoded.
     pub(crate) pm4_sync: [SyncPackets; 2],
+    /// The AQL launch prologue and epilogue of each signal (an AQL queue only).
+    pub(crate) aql_sync: Option<[AqlSync; 2]>,
     /// The kernel-argument arena. Launches allocate from it while they build their
     /// submission, under this state's lock: a cell, not a second lock.
     pub(crate) kernargs: RefCell<Kernargs>,
     /// The compute ring's producer (its queue writes the ring only when lent it, under this
     /// state's lock).
-    pub(crate) pm4_producer: RefCell<RingWriter<Pm4>>,
+    pub(crate) pm4_producer: RefCell<ComputeWriter>,
     /// The copy ring's producer.
     pub(crate) sdma_producer: RefCell<RingWriter<Sdma>>,
 }
@@ -109,6 +212,17 @@ impl TimelineState {
     }
 
     /// The pre-encoded compute wait and signal of `w`'s signal.
+    pub(crate) fn aql_sync_of(&self, w: Which) -> Result<&AqlSync> {
+        let s = self
+            .aql_sync
+            .as_ref()
+            .ok_or_else(|| Error::Protocol("an AQL launch on a PM4 queue".into()))?;
+        Ok(match w {
+            Which::Primary => &s[0],
+            Which::Shadow => &s[1],
+        })
+    }
+
     pub(crate) fn pm4_sync_of(&self, w: Which) -> &SyncPackets {
         match w {
             Which::Primary => &self.pm4_sync[0],
@@ -195,7 +309,7 @@ pub(crate) struct DeviceInner {
     /// Held while a submission takes its timeline value and writes the ring, so the order of
     /// values on the GPU is the order of submissions.
     pub(crate) timeline: Mutex<TimelineState>,
-    pub(crate) compute: HwQueue<Pm4>,
+    pub(crate) compute: ComputeQueue,
     pub(crate) sdma: HwQueue<Sdma>,
     pub(crate) staging: Mutex<Option<Staging>>,
     pub(crate) profile: Mutex<Profile>,
@@ -341,11 +455,26 @@ impl Device {
             cwsr: Some(&cwsr),
             doorbells: &doorbells,
         };
-        let (compute, pm4_producer) =
-            HwQueue::<Pm4>::create(&params(QueueType::Compute, options.compute_ring_size))?;
+        let aql = options.compute_queue.resolve_aql(props.num_xcc.max(1));
+        let (compute, pm4_producer) = if aql {
+            let s = aql_scratch(arch, props, &scratch, &scratch_bo)?;
+            let (q, w) =
+                AqlQueue::create(&params(QueueType::Compute, options.compute_ring_size), &s)?;
+            (ComputeQueue::Aql(q), ComputeWriter::Aql(w))
+        } else {
+            let (q, w) =
+                HwQueue::<Pm4>::create(&params(QueueType::Compute, options.compute_ring_size))?;
+            (ComputeQueue::Pm4(q), ComputeWriter::Pm4(w))
+        };
         let (sdma, sdma_producer) =
             HwQueue::<Sdma>::create(&params(QueueType::Sdma, options.sdma_ring_size))?;
+        let aql_sync = if aql {
+            Some([pm4_sync[0].aql(arch)?, pm4_sync[1].aql(arch)?])
+        } else {
+            None
+        };
         let timeline = TimelineState {
+            aql_sync,
             scratch: Vec::new(),
             tl: Timeline::new(),
             pm4_sync,
@@ -646,6 +775,18 @@ impl Device {
     /// [`Error::Timeout`] or [`Error::DeviceFault`].
     pub fn wait_value(&self, value: TimelineValue) -> Result<()> {
         self.inner.wait_value(value)
+    }
+
+    /// Whether the compute queue is an AQL queue ([`ComputeQueueKind`]).
+    #[must_use]
+    pub fn is_aql(&self) -> bool {
+        matches!(self.inner.compute, ComputeQueue::Aql(_))
+    }
+
+    /// XCCs of this GPU (the node's `num_xcc`, at least 1).
+    #[must_use]
+    pub fn num_xcc(&self) -> u32 {
+        self.inner.info.properties.num_xcc.max(1)
     }
 
     /// KFD's ids of the compute and the copy queue.

@@ -23,6 +23,9 @@ pub struct Cmds {
     arch: &'static ArchInfo,
     buf: Vec<u32>,
     lens: Vec<usize>,
+    /// Where the driver's closing timeline signal starts, once added (an AQL queue runs it in
+    /// a packet of its own, after the body completed on every XCC).
+    signal_at: Option<usize>,
 }
 
 impl Cmds {
@@ -33,6 +36,7 @@ impl Cmds {
             arch,
             buf: Vec::new(),
             lens: Vec::new(),
+            signal_at: None,
         }
     }
 
@@ -42,6 +46,7 @@ impl Cmds {
             arch,
             buf: Vec::with_capacity(256),
             lens: Vec::with_capacity(16),
+            signal_at: None,
         }
     }
 
@@ -49,6 +54,19 @@ impl Cmds {
     pub(crate) fn clear(&mut self) {
         self.buf.clear();
         self.lens.clear();
+        self.signal_at = None;
+    }
+
+    /// Marks the end of the list as where the closing timeline signal starts.
+    pub(crate) fn mark_signal(&mut self) {
+        self.signal_at = Some(self.buf.len());
+    }
+
+    /// The dwords before and from the closing timeline signal (all in the first part when
+    /// none was marked).
+    pub(crate) fn split_at_signal(&self) -> (&[u32], &[u32]) {
+        let at = self.signal_at.unwrap_or(self.buf.len()).min(self.buf.len());
+        self.buf.split_at(at)
     }
 
     /// The queue type the list is for.

@@ -2,7 +2,9 @@
 //! arena the GPU is never still reading, optional timestamps and profiling).
 
 use crate::buffer::{Bo, BoOptions};
-use crate::device::{Device, DeviceInner, GpuBuffer, KERNARG_ALIGN, Kernargs, Submit};
+use crate::device::{
+    ComputeQueue, Device, DeviceInner, GpuBuffer, KERNARG_ALIGN, Kernargs, Submit,
+};
 use crate::encode::Cmds;
 use crate::error::{Error, MemoryKind, Result};
 use bytemuck::Pod;
@@ -179,6 +181,8 @@ pub struct Program {
     plan: template::HiddenPlan,
     /// The memory barrier + exec packets, pre-encoded.
     exec_tpl: template::ExecTemplate,
+    /// GPU address of the kernel descriptor (an AQL dispatch's `kernel_object`).
+    kd_addr: u64,
 }
 
 /// Where a launch's `__local` arguments sit in LDS ([`Program::lds_placement`]).

@@ -51,6 +51,7 @@ macro_rules! seeded {
     }};
 }
 
+mod aql;
 pub mod bind;
 mod buffer;
 mod copy;
@@ -81,7 +82,7 @@ mod sys;
 pub mod topology;
 
 pub use bind::BoundList;
-pub use device::{BufferKind, Device, DeviceOptions, GpuBuffer};
+pub use device::{BufferKind, ComputeQueueKind, Device, DeviceOptions, GpuBuffer};
 pub use error::{Error, MemoryKind, QueueState, Result, WaitReport, Waited};
 pub use kfd::{GpuInfo, Kfd};
 pub use launch::{

@@ -106,7 +106,7 @@ fn ring_layout<K: RingKind>(ring_size: u64) -> Result<(RingLayout<K>, u32)> {
 
 /// A compute queue's end-of-pipe buffer and context save area (CWSR), with the control-stack
 /// and save-area sizes CREATE_QUEUE takes; none for SDMA queues or a node without CWSR.
-fn save_areas(p: &QueueParams<'_>) -> Result<(Option<Bo>, Option<Bo>, u32, u32)> {
+pub(crate) fn save_areas(p: &QueueParams<'_>) -> Result<(Option<Bo>, Option<Bo>, u32, u32)> {
     Ok(match (p.ty, p.cwsr) {
         (QueueType::Compute, Some(c)) if c.eop_buffer_size != 0 => {
             let eop = p.core.alloc(
@@ -133,7 +133,7 @@ fn save_areas(p: &QueueParams<'_>) -> Result<(Option<Bo>, Option<Bo>, u32, u32)>
 
 /// The device's doorbell page: mapped by the first queue (at the slice holding
 /// `doorbell_offset`), shared by the rest.
-fn doorbell_page(p: &QueueParams<'_>, doorbell_offset: u64) -> Result<Arc<Mapping>> {
+pub(crate) fn doorbell_page(p: &QueueParams<'_>, doorbell_offset: u64) -> Result<Arc<Mapping>> {
     let mut db = lock(p.doorbells);
     if let Some(m) = db.as_ref() {
         return Ok(Arc::clone(m));
@@ -619,10 +619,10 @@ fn monotonic_rptr(raw: u64, write: u64, size: u64) -> u64 {
     write.wrapping_sub(write.wrapping_sub(raw & mask) & mask)
 }
 
-struct DestroyGuard<'a> {
-    core: &'a Arc<KfdCore>,
-    queue_id: u32,
-    armed: bool,
+pub(crate) struct DestroyGuard<'a> {
+    pub(crate) core: &'a Arc<KfdCore>,
+    pub(crate) queue_id: u32,
+    pub(crate) armed: bool,
 }
 
 impl Drop for DestroyGuard<'_> {
@@ -633,7 +633,7 @@ impl Drop for DestroyGuard<'_> {
     }
 }
 
-fn destroy_queue(core: &KfdCore, queue_id: u32) {
+pub(crate) fn destroy_queue(core: &KfdCore, queue_id: u32) {
     let mut args = abi::DestroyQueueArgs { queue_id, pad: 0 };
     if let Err(e) = core.ioctl_teardown(abi::AMDKFD_IOC_DESTROY_QUEUE, &mut args) {
         log::error!("DESTROY_QUEUE {queue_id} failed: {e}");

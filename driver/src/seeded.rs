@@ -60,6 +60,10 @@ pub enum Bug {
     /// by the block again (DISPATCH_DIRECT, the dispatch packet and the hidden arguments all
     /// get the larger grid), so the grid is block times larger than the caller's.
     GroupsAsWorkItems,
+    /// AQL queue: a submission writes its packets without waiting for `read_dispatch_id`
+    /// (no ring back-pressure), so it overwrites slots, and their PM4 buffers, that the
+    /// packet processor has not retired.
+    AqlOverwritesUnread,
 }
 
 std::thread_local! {

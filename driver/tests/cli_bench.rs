@@ -128,6 +128,7 @@ fn check_passes_when_every_budget_is_met() {
         "update_signal_ns=1e12",
         "demo_copy_in_gb_per_s=0",
         "driver_launch_ns=1e12",
+        "driver_launch_aql_ns=1e12",
         "graph_patch_1000_over_floor=1e12",
         "graph_patch_1000_timeline_ns=1e12",
     ] {

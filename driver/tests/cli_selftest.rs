@@ -50,10 +50,15 @@ fn every_check_passes_on_the_simulator() {
             "refusals",
             "graph",
             "timestamps",
+            "aql",
             "peer",
             "fault",
         ]
     );
+    // AQL and XCC facts for a GPU owner's report: the simulated gfx1100 has one XCC and a PM4
+    // queue; the "aql" check ran a dispatch on an AQL queue forced beside it.
+    assert_eq!(r["gpu"]["num_xcc"], 1);
+    assert_eq!(r["gpu"]["compute_queue"], "pm4");
     for c in checks {
         assert_eq!(c["pass"], true, "{c}");
         assert!(c["error"].is_null(), "{c}");
@@ -76,10 +81,10 @@ fn every_check_passes_on_the_simulator() {
         .unwrap();
     assert!(o.status.success());
     let text = String::from_utf8(o.stdout).unwrap();
-    assert!(text.ends_with("22 passed, 0 failed\n"), "{text}");
+    assert!(text.ends_with("23 passed, 0 failed\n"), "{text}");
     assert_eq!(
         text.lines().filter(|l| l.starts_with("  pass ")).count(),
-        22
+        23
     );
 }
 

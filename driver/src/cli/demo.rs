@@ -52,7 +52,7 @@ impl Backend {
 
 /// Opens the real KFD, or the simulator when there is none (or when `force_sim`).
 pub fn open_backend(force_sim: bool) -> Result<Backend, String> {
-    let real_err = if force_sim {
+    let real_err = if force_sim || super::simgpu::forced() {
         None
     } else {
         match Kfd::open() {
@@ -63,8 +63,10 @@ pub fn open_backend(force_sim: bool) -> Result<Backend, String> {
     };
     #[cfg(feature = "sim")]
     {
+        let (cfg, desc) = super::simgpu::sim_config(hcq_sim::SimConfig::default(), "gfx1100", 1)?;
         let sim = std::sync::Arc::new(
-            hcq_sim::SimKfd::gfx1100().map_err(|e| format!("starting the simulator: {e}"))?,
+            hcq_sim::SimKfd::new(cfg)
+                .map_err(|e| format!("starting the simulator ({desc}): {e}"))?,
         );
         let gpu = kernels::attach_sim(&sim)?;
         // SAFETY: the demo uses `sim` only to attach the engines (above); nothing calls its

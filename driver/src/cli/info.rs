@@ -15,7 +15,7 @@ use super::demo::open_backend;
 
 /// `hcq info`'s help text.
 pub const HELP: &str = "\
-usage: hcq info [--sim] [--json]
+usage: hcq info [--sim] [--json] [--sim-target T] [--xcc N] [--gpus N]
 
 Lists the GPUs KFD reports, with what rocminfo shows that KFD's topology gives: gfx target and
 features, marketing name, compute units, waves, workgroup size, LDS, caches, clock, VRAM, GTT,
@@ -82,6 +82,11 @@ fn gpu_json(g: &GpuInfo, d: &GpuDetails, xnack: Option<bool>) -> Value {
         "sdma_xgmi_engines": p.num_sdma_xgmi_engines,
         "doorbell_bytes": p.doorbell_bytes(),
         "num_xcc": p.num_xcc,
+        "compute_queue": if hcq_driver::ComputeQueueKind::Auto.resolve_aql(p.num_xcc.max(1)) {
+            "aql"
+        } else {
+            "pm4"
+        },
         "drm_render_node": format!("/dev/dri/renderD{}", p.drm_render_minor),
     })
 }
@@ -135,6 +140,14 @@ fn print_text(r: &Value) {
             format!(
                 "{} CUs, {} SIMDs per CU, {} waves per CU, wave{}",
                 g["compute_units"], g["simds_per_cu"], g["max_waves_per_cu"], g["wave_size"]
+            ),
+        );
+        line(
+            "XCCs / compute queue",
+            format!(
+                "{} / {} (hcq's choice: AQL for more than one XCC; HCQ_AQL=1 forces it)",
+                g["num_xcc"],
+                g["compute_queue"].as_str().unwrap_or("?").to_uppercase()
             ),
         );
         line("max workgroup size", g["max_workgroup_size"].to_string());

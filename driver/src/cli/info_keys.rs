@@ -30,5 +30,6 @@ pub const GPU_KEYS: &[&str] = &[
     "sdma_xgmi_engines",
     "doorbell_bytes",
     "num_xcc",
+    "compute_queue",
     "drm_render_node",
 ];

@@ -15,6 +15,7 @@ mod info;
 mod inspect;
 mod run;
 mod selftest;
+pub(crate) mod simgpu;
 
 /// Why a sub-command failed.
 #[derive(Debug)]
@@ -185,7 +186,12 @@ fn usage() -> String {
         s.push_str(&format!("  {:<9} {}\n", c.name, c.summary));
     }
     s.push_str(
-        "\nenvironment:\n  HCQ_LOG   log level on stderr: off, error, warn (default), info, debug, trace\n",
+        "\ninfo, demo, bench, selftest and run take the simulated GPU as asked:\n  \
+         --sim-target T, --xcc N, --gpus N (or HCQ_SIM_TARGET, HCQ_SIM_XCC, HCQ_SIM_GPUS)\n",
+    );
+    s.push_str(
+        "\nenvironment:\n  HCQ_LOG   log level on stderr: off, error, warn (default), info, debug, trace\n  \
+         HCQ_AQL   1: AQL compute queues on every GPU, 0: PM4 (default: AQL when a GPU has more than one XCC)\n",
     );
     s
 }
@@ -250,11 +256,37 @@ pub fn main(args: &[String]) -> ExitCode {
         eprint!("{}", usage());
         return ExitCode::from(2);
     };
+    let sim_cmd = SIM_COMMANDS.contains(&c.name);
     if rest.iter().any(|a| a == "-h" || a == "--help") {
         print!("{}", c.help);
+        if sim_cmd {
+            print!("\n{}", simgpu::HELP);
+        }
         return ExitCode::SUCCESS;
     }
-    match (c.run)(rest) {
+    // The simulated GPU's flags, for the commands that can run on the simulator.
+    let owned;
+    let rest = if sim_cmd {
+        match simgpu::split(rest) {
+            Ok((choice, r)) => {
+                simgpu::set(choice);
+                owned = r;
+                owned.as_slice()
+            }
+            Err(e) => return finish(cmd, c, Err(e)),
+        }
+    } else {
+        rest
+    };
+    finish(cmd, c, (c.run)(rest))
+}
+
+/// Commands that can run on the simulator: they take `--sim-target`, `--xcc`, `--gpus`.
+pub const SIM_COMMANDS: &[&str] = &["info", "demo", "bench", "selftest", "run"];
+
+/// The exit of `hcq cmd` after `r`.
+fn finish(cmd: &str, c: &Command, r: Result<(), CliError>) -> ExitCode {
+    match r {
         Ok(()) => ExitCode::SUCCESS,
         Err(CliError::Usage(msg)) => {
             eprintln!("hcq {cmd}: {msg}\n");

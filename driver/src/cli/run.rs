@@ -820,7 +820,7 @@ fn targets_of(data: &[u8]) -> Result<Vec<String>, String> {
 fn open_backend(data: &[u8], strict: bool) -> Result<Backend, String> {
     let targets = targets_of(data)?;
     let real_err = match Kfd::open() {
-        Ok(k) if !k.gpus().is_empty() => {
+        Ok(k) if !k.gpus().is_empty() && !super::simgpu::forced() => {
             return Ok(Backend {
                 kfd: k,
                 note: None,
@@ -835,16 +835,10 @@ fn open_backend(data: &[u8], strict: bool) -> Result<Backend, String> {
     };
     #[cfg(feature = "sim")]
     {
-        use hcq_sim::{GpuConfig, SimConfig, SimKfd};
-        let simulated = [
-            ("gfx1100", GpuConfig::gfx1100 as fn() -> GpuConfig),
-            ("gfx90a", GpuConfig::gfx90a),
-            ("gfx942", GpuConfig::gfx942),
-            ("gfx1201", GpuConfig::gfx1201),
-        ];
-        let (name, cfg) = targets
+        use hcq_sim::{SimConfig, SimKfd};
+        let name = targets
             .iter()
-            .find_map(|t| simulated.iter().find(|(n, _)| n == t))
+            .find(|t| super::simgpu::TARGETS.contains(&t.as_str()))
             .ok_or_else(|| {
                 format!(
                     "{real_err}, and the simulator has no GPU for {} (it simulates gfx1100, gfx90a, gfx942, gfx1201)",
@@ -852,13 +846,14 @@ fn open_backend(data: &[u8], strict: bool) -> Result<Backend, String> {
                 )
             })?;
         let env_strict = hcq_sim::env_strict().map_err(|e| e.to_string())?;
+        // The code object's target unless --sim-target / HCQ_SIM_TARGET says otherwise.
+        let base = SimConfig {
+            strict: strict || env_strict,
+            ..SimConfig::default()
+        };
+        let (cfg, name) = super::simgpu::sim_config(base, name, 1)?;
         let sim = std::sync::Arc::new(
-            SimKfd::new(SimConfig {
-                gpus: vec![cfg()],
-                strict: strict || env_strict,
-                ..SimConfig::default()
-            })
-            .map_err(|e| format!("starting the simulator: {e}"))?,
+            SimKfd::new(cfg).map_err(|e| format!("starting the simulator ({name}): {e}"))?,
         );
         let gpu = super::fixtures::attach_sim(&sim)?;
         // SAFETY: `sim` is used only to attach the GPU above; nothing unmaps through it.

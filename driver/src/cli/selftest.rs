@@ -102,7 +102,7 @@ struct Backend {
 
 fn open_backend() -> Result<Backend, String> {
     let real_err = match Kfd::open() {
-        Ok(k) if !k.gpus().is_empty() => {
+        Ok(k) if !k.gpus().is_empty() && !super::simgpu::forced() => {
             return Ok(Backend {
                 kfd: k,
                 simulated: false,
@@ -112,16 +112,17 @@ fn open_backend() -> Result<Backend, String> {
         Ok(_) => "/dev/kfd has no usable GPU".to_owned(),
         Err(e) => format!("no usable /dev/kfd ({e})"),
     };
+    let (cfg, desc) = super::simgpu::sim_config(hcq_sim::SimConfig::default(), "gfx1100", 2)?;
     let sim = std::sync::Arc::new(
-        hcq_sim::SimKfd::new(hcq_sim::SimConfig::with_gpus(2))
-            .map_err(|e| format!("{real_err}; starting the simulator: {e}"))?,
+        hcq_sim::SimKfd::new(cfg)
+            .map_err(|e| format!("{real_err}; starting the simulator ({desc}): {e}"))?,
     );
     // The engines only: every kernel runs through the ISA interpreter, no host shortcut.
     let gpu = hcq_sim::engine::attach::SimGpu::attach(&sim)
         .map_err(|e| format!("{real_err}; starting the simulated GPU: {e}"))?;
     // SAFETY: `sim` is used only to attach the engines above; nothing unmaps through it.
     let kfd = unsafe { Kfd::with_sim(sim) }.map_err(|e| format!("opening the simulator: {e}"))?;
-    eprintln!("hcq selftest: {real_err}: running on the simulator (two gfx1100s)");
+    eprintln!("hcq selftest: {real_err}: running on the simulator ({desc})");
     Ok(Backend {
         kfd,
         simulated: true,
@@ -473,6 +474,54 @@ fn timestamps(dev: &Device) -> Result<String, String> {
     ))
 }
 
+/// An AQL compute queue on GPU `index` (the device's own when it already drives one, as on a
+/// multi-XCC GPU; else a second device with AQL forced): a fill launched as a kernel dispatch
+/// packet, checked, and the queue's facts.
+fn aql(kfd: &Kfd, index: usize, dev: &Device) -> Result<String, String> {
+    let forced;
+    let d = if dev.is_aql() {
+        dev
+    } else {
+        let opts = hcq_driver::DeviceOptions {
+            compute_queue: hcq_driver::ComputeQueueKind::Aql,
+            ..hcq_driver::DeviceOptions::default()
+        };
+        forced = Device::open_with(kfd, index, opts).map_err(e2s)?;
+        &forced
+    };
+    let p = load(d, "fill", "fill")?;
+    let b = buf_u32(d, &[0; 4096])?;
+    // SAFETY: fill writes 4096 u32s of `b`, which holds 4096; waited for below.
+    let v = unsafe {
+        p.launch_builder()
+            .arg(&b)
+            .arg(&0xa91u32)
+            .arg(&4096u32)
+            .groups([64, 1, 1])
+            .block([64, 1, 1])
+            .launch()
+    }
+    .map_err(e2s)?;
+    d.wait_value(v).map_err(e2s)?;
+    let got = read_u32s(d, &b, 4096)?;
+    if got.iter().any(|&x| x != 0xa91) {
+        return Err(
+            "a fill dispatched through an AQL kernel dispatch packet wrote wrong values".into(),
+        );
+    }
+    let q = d.queue_states().into_iter().next();
+    Ok(format!(
+        "AQL queue ({}): a 4096-item fill as a kernel dispatch packet, verified; {} XCC(s); read/write dispatch ids {}",
+        if dev.is_aql() {
+            "the device's own"
+        } else {
+            "forced beside the device's PM4 queue"
+        },
+        d.num_xcc(),
+        q.map_or_else(|| "?".into(), |q| format!("{}/{}", q.rptr, q.wptr))
+    ))
+}
+
 /// The faulting kernel: `global_id` writing 1 Mi u32s into a 4-byte buffer. `Ok` with the
 /// fault's text when the GPU reported a fault, as it must.
 fn fault_once(kfd: &Kfd, index: usize) -> Result<String, String> {
@@ -583,6 +632,8 @@ fn run_all(b: &Backend, index: usize) -> Result<(Vec<Check>, serde_json::Value),
         "wavefront_size": props.wave_front_size,
         "drm_render_minor": props.drm_render_minor,
         "node": info.node,
+        "num_xcc": props.num_xcc.max(1),
+        "compute_queue": if dev.is_aql() { "aql" } else { "pm4" },
     });
     let mut out = Vec::new();
     check(&mut out, "topology", || {
@@ -664,6 +715,7 @@ fn run_all(b: &Backend, index: usize) -> Result<(Vec<Check>, serde_json::Value),
     check(&mut out, "refusals", || refusals(&dev));
     check(&mut out, "graph", || graph(&dev));
     check(&mut out, "timestamps", || timestamps(&dev));
+    check(&mut out, "aql", || aql(&b.kfd, index, &dev));
     if gpus.len() >= 2 {
         let other = usize::from(index == 0);
         check(&mut out, "peer", || peer(&b.kfd, index, other));

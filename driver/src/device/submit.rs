@@ -3,9 +3,10 @@
 
 #[allow(clippy::wildcard_imports)]
 use super::*;
+use crate::aql::AqlPart;
 use core::cell::{RefCell, RefMut};
+use hcq_core::hsa::DispatchPacket;
 use hcq_core::pm4;
-use hcq_core::ring::RingKind;
 
 /// A timeline signal's compute-queue wait (`WAIT_REG_MEM` until it reaches a value) and signal
 /// (`RELEASE_MEM` of a value, plus the mailbox one when it has an event), encoded once with
@@ -32,6 +33,17 @@ impl SyncPackets {
             signal,
             signal_len,
         })
+    }
+
+    /// The AQL launch prologue/epilogue of this signal.
+    pub(crate) fn aql(&self, arch: &ArchInfo) -> Result<crate::aql::AqlSync> {
+        crate::aql::AqlSync::new(
+            arch,
+            &self.wait,
+            pm4::WAIT_REG_MEM_REFERENCE_AT,
+            self.signal_dwords(),
+            pm4::RELEASE_MEM_DATA_AT,
+        )
     }
 
     /// The signal's dwords.
@@ -157,7 +169,7 @@ impl DeviceInner {
         body: impl FnOnce(&mut Submit<'_>) -> Result<T>,
         patch: impl FnOnce(&mut [u32], T) -> Option<()>,
     ) -> Result<TimelineValue> {
-        if self.tracing.load(Ordering::Relaxed) {
+        if self.tracing.load(Ordering::Relaxed) || matches!(self.compute, ComputeQueue::Aql(_)) {
             return self.submit_compute(|s| {
                 let t = body(s)?;
                 s.cmds.pm4_patched(tpl, |d| patch(d, t))
@@ -219,10 +231,189 @@ impl DeviceInner {
             SyncPackets::patch_signal(sg, g.value)
         };
         let others = || self.queue_states();
-        self.compute.submit_with(
-            &mut *producer(&st.pm4_producer)?,
-            len,
-            fill,
+        let (ComputeQueue::Pm4(q), ComputeWriter::Pm4(w)) =
+            (&self.compute, &mut *producer(&st.pm4_producer)?)
+        else {
+            return Err(Error::Protocol(
+                "an in-place PM4 submission on an AQL queue".into(),
+            ));
+        };
+        q.submit_with(w, len, fill, &self.pages, self.kfd.wait_timeout(), &others)
+    }
+
+    /// A launch on an AQL queue: `[PM4_IB: wait timeline >= v-1, memory barrier, start
+    /// stamp] [KERNEL_DISPATCH] [PM4_IB: end stamp, signal v]`, every packet with the barrier
+    /// bit and system-scope fences. `body` does the host side (kernargs, under the timeline
+    /// lock) and returns what `packet` turns into the dispatch's dimensions and packet.
+    pub(crate) fn submit_aql_launch<T>(
+        &self,
+        stamps: Option<(&SignalRef, &SignalRef)>,
+        body: impl FnOnce(&mut Submit<'_>) -> Result<T>,
+        packet: impl FnOnce(T) -> Result<(u16, DispatchPacket)>,
+    ) -> Result<TimelineValue> {
+        if stamps.is_none()
+            && !self.tracing.load(Ordering::Relaxed)
+            && !seeded!(LaunchWithoutBarrier)
+            && !seeded!(WaitForOwnValue)
+        {
+            return self.submit_aql_launch_fast(body, packet);
+        }
+        let mut st = lock(&self.timeline);
+        let (saved, value) = st.take_value()?;
+        let mut pre = take_scratch(&mut st, QueueType::Compute, self.arch);
+        let mut post = take_scratch(&mut st, QueueType::Compute, self.arch);
+        let r = self.aql_launch(&st, &mut pre, &mut post, value, stamps, body, packet);
+        st.scratch.push(pre);
+        st.scratch.push(post);
+        if r.is_err() {
+            st.tl = saved;
+        }
+        r.map(|()| value)
+    }
+
+    /// [`DeviceInner::submit_aql_launch`] without stamps: the wait + memory barrier and the
+    /// signal pre-encoded per timeline signal ([`AqlSync`]), patched as they are copied into
+    /// the slots' PM4 buffers.
+    fn submit_aql_launch_fast<T>(
+        &self,
+        body: impl FnOnce(&mut Submit<'_>) -> Result<T>,
+        packet: impl FnOnce(T) -> Result<(u16, DispatchPacket)>,
+    ) -> Result<TimelineValue> {
+        let mut st = lock(&self.timeline);
+        let (saved, value) = st.take_value()?;
+        let r = self.aql_launch_fast(&st, value, body, packet);
+        if r.is_err() {
+            st.tl = saved;
+        }
+        r.map(|()| value)
+    }
+
+    fn aql_launch_fast<T>(
+        &self,
+        st: &TimelineState,
+        value: TimelineValue,
+        body: impl FnOnce(&mut Submit<'_>) -> Result<T>,
+        packet: impl FnOnce(T) -> Result<(u16, DispatchPacket)>,
+    ) -> Result<()> {
+        let g = st.tl.gpu_value(value).ok_or_else(|| {
+            Error::Protocol(format!("timeline value {} has no GPU value", value.get()))
+        })?;
+        let sync = st.aql_sync_of(g.signal)?;
+        let mut s = Submit {
+            value,
+            cmds: Cmds::empty(QueueType::Compute, self.arch),
+            state: st,
+            dev: self,
+        };
+        let t = body(&mut s)?;
+        if !s.cmds.dwords().is_empty() {
+            return Err(Error::Protocol(
+                "an AQL launch's body added commands".into(),
+            ));
+        }
+        let (dims, pkt) = packet(t)?;
+        let others = || self.queue_states();
+        let (ComputeQueue::Aql(q), ComputeWriter::Aql(w)) =
+            (&self.compute, &mut *producer(&st.pm4_producer)?)
+        else {
+            return Err(Error::Protocol("an AQL launch on a PM4 queue".into()));
+        };
+        q.submit_launch(
+            w,
+            sync,
+            g.value,
+            dims,
+            &pkt,
+            &self.pages,
+            self.kfd.wait_timeout(),
+            &others,
+        )
+    }
+
+    /// [`DeviceInner::submit_aql_launch`] under the timeline lock (`st`).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the launch's parts and the scratch command lists"
+    )]
+    fn aql_launch<T>(
+        &self,
+        st: &TimelineState,
+        pre: &mut Cmds,
+        post: &mut Cmds,
+        value: TimelineValue,
+        stamps: Option<(&SignalRef, &SignalRef)>,
+        body: impl FnOnce(&mut Submit<'_>) -> Result<T>,
+        packet: impl FnOnce(T) -> Result<(u16, DispatchPacket)>,
+    ) -> Result<()> {
+        let g = st.tl.gpu_value(value).ok_or_else(|| {
+            Error::Protocol(format!("timeline value {} has no GPU value", value.get()))
+        })?;
+        let sync = st.pm4_sync_of(g.signal);
+        pre.clear();
+        post.clear();
+        // The previous value lives on the same signal (a wrap resets it to 0 and hands out 1).
+        let prev = if seeded!(WaitForOwnValue) {
+            g.value
+        } else {
+            g.value.wrapping_sub(1)
+        };
+        sync.wait(pre, prev)?;
+        // The kernargs were written into VRAM through the CPU mapping: flush HDP (the
+        // dispatch's system-scope acquire fence then invalidates the caches).
+        if !seeded!(LaunchWithoutBarrier) {
+            pre.memory_barrier()?;
+        }
+        if let Some((start, _)) = stamps {
+            pre.timestamp(start)?;
+        }
+        let mut s = Submit {
+            value,
+            cmds: Cmds::empty(QueueType::Compute, self.arch),
+            state: st,
+            dev: self,
+        };
+        let t = body(&mut s)?;
+        if !s.cmds.dwords().is_empty() {
+            return Err(Error::Protocol(
+                "an AQL launch's body added commands".into(),
+            ));
+        }
+        let (dims, pkt) = packet(t)?;
+        if let Some((_, end)) = stamps {
+            post.timestamp(end)?;
+        }
+        sync.signal(post, g.value)?;
+        if self.tracing.load(Ordering::Relaxed)
+            && let Some(t) = lock(&self.trace).as_mut()
+        {
+            trace_submission(t, QueueType::Compute, value.get(), pre.dwords());
+            t.push(format!(
+                "[aql t={} dispatch] grid {:?} workgroup {:?} kernel_object {:#x} kernarg {:#x}",
+                value.get(),
+                [pkt.grid_size_x, pkt.grid_size_y, pkt.grid_size_z],
+                [
+                    pkt.workgroup_size_x,
+                    pkt.workgroup_size_y,
+                    pkt.workgroup_size_z
+                ],
+                pkt.kernel_object,
+                pkt.kernarg_address
+            ));
+            trace_submission(t, QueueType::Compute, value.get(), post.dwords());
+        }
+        let others = || self.queue_states();
+        let (ComputeQueue::Aql(q), ComputeWriter::Aql(w)) =
+            (&self.compute, &mut *producer(&st.pm4_producer)?)
+        else {
+            return Err(Error::Protocol("an AQL launch on a PM4 queue".into()));
+        };
+        q.submit(
+            w,
+            &[
+                AqlPart::Pm4(pre.dwords()),
+                AqlPart::Dispatch(dims, &pkt),
+                AqlPart::Pm4(post.dwords()),
+            ],
             &self.pages,
             self.kfd.wait_timeout(),
             &others,
@@ -256,14 +447,27 @@ impl DeviceInner {
             .and_then(|()| self.build(&st, &mut k, value, true, compute))
             .and_then(|()| {
                 let others = || self.queue_states();
-                self.compute.wait_room(
-                    &mut *producer(&st.pm4_producer)?,
-                    k.dwords(),
-                    k.packet_lens(),
-                    &self.pages,
-                    self.kfd.wait_timeout(),
-                    &others,
-                )
+                match (&self.compute, &mut *producer(&st.pm4_producer)?) {
+                    (ComputeQueue::Pm4(q), ComputeWriter::Pm4(w)) => q.wait_room(
+                        w,
+                        k.dwords(),
+                        k.packet_lens(),
+                        &self.pages,
+                        self.kfd.wait_timeout(),
+                        &others,
+                    ),
+                    (ComputeQueue::Aql(q), ComputeWriter::Aql(w)) => q.wait_room(
+                        w,
+                        &{
+                            let (body, signal) = k.split_at_signal();
+                            [AqlPart::Pm4(body), AqlPart::Pm4(signal)]
+                        },
+                        &self.pages,
+                        self.kfd.wait_timeout(),
+                        &others,
+                    ),
+                    _ => Err(mismatch()),
+                }
             })
             .and_then(|()| self.write(&st, &c, value));
         let r = match r {
@@ -319,10 +523,15 @@ impl DeviceInner {
             None => s.cmds.wait(&sig, prev),
         }
         .and_then(|()| body(&mut s))
-        .and_then(|()| match (signal, pm4) {
-            (false, _) => Ok(()),
-            (true, Some(p)) => p.signal(&mut s.cmds, g.value),
-            (true, None) => s.cmds.signal(&sig, g.value),
+        .and_then(|()| {
+            if signal {
+                s.cmds.mark_signal();
+            }
+            match (signal, pm4) {
+                (false, _) => Ok(()),
+                (true, Some(p)) => p.signal(&mut s.cmds, g.value),
+                (true, None) => s.cmds.signal(&sig, g.value),
+            }
         });
         // Hand the storage back for the ring write and the next submission.
         *cmds = s.cmds;
@@ -347,14 +556,21 @@ impl DeviceInner {
             trace_submission(t, ty, value.get(), buf);
         }
         match ty {
-            QueueType::Compute => self.compute.submit(
-                &mut *producer(&st.pm4_producer)?,
-                buf,
-                lens,
-                &self.pages,
-                timeout,
-                &others,
-            ),
+            QueueType::Compute => match (&self.compute, &mut *producer(&st.pm4_producer)?) {
+                (ComputeQueue::Pm4(q), ComputeWriter::Pm4(w)) => {
+                    q.submit(w, buf, lens, &self.pages, timeout, &others)
+                }
+                (ComputeQueue::Aql(q), ComputeWriter::Aql(w)) => {
+                    // The timeline signal in a packet of its own, with the barrier bit: it
+                    // runs once the body's packet completed (on every XCC of the GPU), never
+                    // after one XCC's share of it.
+                    let (body, signal) = cmds.split_at_signal();
+                    let parts = [AqlPart::Pm4(body), AqlPart::Pm4(signal)];
+                    let n = if signal.is_empty() { 1 } else { 2 };
+                    q.submit(w, &parts[..n], &self.pages, timeout, &others)
+                }
+                _ => Err(mismatch()),
+            },
             QueueType::Sdma => self.sdma.submit(
                 &mut *producer(&st.sdma_producer)?,
                 buf,
@@ -367,8 +583,13 @@ impl DeviceInner {
     }
 }
 
+/// The compute queue and its producer are of different kinds (a driver bug).
+fn mismatch() -> Error {
+    Error::Protocol("the compute queue and its producer are of different kinds".into())
+}
+
 /// A ring producer from the timeline state (a cell: the state's lock is held).
-fn producer<K: RingKind>(cell: &RefCell<RingWriter<K>>) -> Result<RefMut<'_, RingWriter<K>>> {
+fn producer<K>(cell: &RefCell<K>) -> Result<RefMut<'_, K>> {
     cell.try_borrow_mut()
         .map_err(|_| Error::Protocol("a ring producer is already in use".into()))
 }

@@ -93,6 +93,7 @@ impl Program {
         Ok(Self {
             device: device.clone(),
             name: kernel_name.to_owned(),
+            kd_addr: bo.va() + k.descriptor_offset,
             image: Arc::new(bo),
             prog,
             kernarg_size,
@@ -505,7 +506,15 @@ impl Program {
         // `wait(...).memory_barrier()` before every launch (exec then invalidates caches).
         // Without timestamps or dynamic LDS that and the exec are the program's pre-encoded
         // commands, patched in the ring.
-        let value = if refs.is_none() && dynamic_lds == 0 {
+        let value = if let ComputeQueue::Aql(_) = dev.compute {
+            let stamps = refs.as_ref().map(|(a, b)| (a, b));
+            let kd = self.kd_addr;
+            let private = self.prog.dispatch.map_or(0, |d| d.private_segment_size);
+            let group = self.group_segment_size.saturating_add(dynamic_lds);
+            dev.submit_aql_launch(stamps, place, |base| {
+                aql_dispatch(kd, base, global, local, private, group)
+            })?
+        } else if refs.is_none() && dynamic_lds == 0 {
             let tpl = &self.exec_tpl;
             dev.submit_compute_in_place(&tpl.dwords, place, |d, base| {
                 tpl.patch(d, &prog, GpuVa(base), global, local)
@@ -540,4 +549,47 @@ impl Program {
         }
         Ok((value, elapsed))
     }
+}
+
+/// The AQL kernel dispatch packet of a launch of `global` work-groups of `local` work-items
+/// (grid sizes in work-items, as HSA counts them) of the kernel whose descriptor is at `kd`,
+/// with its arguments at `kernargs`; and its dimensions (the highest one above 1).
+fn aql_dispatch(
+    kd: u64,
+    kernargs: u64,
+    global: [u32; 3],
+    local: [u32; 3],
+    private: u32,
+    group: u32,
+) -> Result<(u16, DispatchPacket)> {
+    pm4::check_dispatch_dims(global, local).map_err(|source| Error::Encode {
+        what: "the AQL dispatch packet",
+        source,
+    })?;
+    let grid = [0, 1, 2].map(|i| global[i].saturating_mul(local[i]));
+    let dims = if grid[2] > 1 || local[2] > 1 {
+        3
+    } else if grid[1] > 1 || local[1] > 1 {
+        2
+    } else {
+        1
+    };
+    // CAST: checked above: local sizes fit u16.
+    let wg = local.map(|l| l as u16);
+    Ok((
+        dims,
+        DispatchPacket {
+            workgroup_size_x: wg[0],
+            workgroup_size_y: wg[1],
+            workgroup_size_z: wg[2],
+            grid_size_x: grid[0],
+            grid_size_y: grid[1],
+            grid_size_z: grid[2],
+            private_segment_size: private,
+            group_segment_size: group,
+            kernel_object: kd,
+            kernarg_address: kernargs,
+            ..DispatchPacket::default()
+        },
+    ))
 }

@@ -11,7 +11,7 @@ use hcq_core::addr::GpuVa;
 
 use crate::cli::fixtures::{self as kernels, FillArgs};
 use hcq_driver::graph::{Arg, BufArg, DimLimits, Dims, DimsArg, GraphBuilder, ScalarArg};
-use hcq_driver::{BufferKind, Device, Kfd, Program};
+use hcq_driver::{BufferKind, ComputeQueueKind, Device, Kfd, Program};
 
 use super::measure;
 use hcq_workloads::WorkError;
@@ -35,6 +35,9 @@ pub struct DriverRun {
     /// The same with the simulator's host guard on (`SimConfig::host_guard`): what each
     /// doorbell and first host access of a page costs the race detector (ns, median).
     pub launch_guarded_ns: f64,
+    /// `launch_ns` on an AQL compute queue (the kernel dispatch packet and the two PM4_IB
+    /// packets around it; ns, median).
+    pub launch_aql_ns: f64,
 }
 
 /// Launches per second, the submit of a bound 1000-kernel graph, and one builder launch.
@@ -42,12 +45,19 @@ pub struct DriverRun {
 /// # Errors
 /// If the simulator, the device, a launch or the graph fails.
 pub fn run(quick: bool) -> Result<DriverRun, WorkError> {
-    let (launches, submit, launch_ns) = on_device(false, |dev| {
+    let (launches, submit, launch_ns) = on_device(false, ComputeQueueKind::Pm4, |dev| {
         let r = measure_device(dev, quick)?;
         Ok((r.0, r.1, builder_launch_ns(dev, &r.2, quick)?))
     })?;
     // With the host guard on (as hcq's test suites run), measured the same way right after.
-    let launch_guarded_ns = on_device(true, |dev| {
+    let launch_guarded_ns = on_device(true, ComputeQueueKind::Pm4, |dev| {
+        let out = dev
+            .alloc(64 * 4, BufferKind::Vram)
+            .map_err(|e| sim_err("allocating the output", e))?;
+        builder_launch_ns(dev, &out, quick)
+    })?;
+    // The same launch on an AQL queue (what a multi-XCC GPU gets), guard off like launch_ns.
+    let launch_aql_ns = on_device(false, ComputeQueueKind::Aql, |dev| {
         let out = dev
             .alloc(64 * 4, BufferKind::Vram)
             .map_err(|e| sim_err("allocating the output", e))?;
@@ -58,6 +68,7 @@ pub fn run(quick: bool) -> Result<DriverRun, WorkError> {
         graph_submit_ns: submit,
         launch_ns,
         launch_guarded_ns,
+        launch_aql_ns,
     })
 }
 
@@ -65,12 +76,15 @@ pub fn run(quick: bool) -> Result<DriverRun, WorkError> {
 /// the host guard on or off (as given: the environment's `HCQ_SIM_HOST_GUARD` still wins).
 fn on_device<R>(
     host_guard: bool,
+    queue: ComputeQueueKind,
     f: impl FnOnce(&Device) -> Result<R, WorkError>,
 ) -> Result<R, WorkError> {
-    let cfg = hcq_sim::SimConfig {
+    let base = hcq_sim::SimConfig {
         host_guard,
         ..hcq_sim::SimConfig::default()
     };
+    let (cfg, _) = crate::cli::simgpu::sim_config(base, "gfx1100", 1)
+        .map_err(|e| sim_err("choosing the simulated GPU", e))?;
     let sim =
         Arc::new(hcq_sim::SimKfd::new(cfg).map_err(|e| sim_err("starting the simulator", e))?);
     // The engines and host implementations of the fixture kernels.
@@ -90,7 +104,12 @@ fn on_device<R>(
     let kfd = unsafe { Kfd::with_sim(Arc::clone(&sim)) }
         .map_err(|e| sim_err("opening the simulated KFD", e))?;
     kfd.set_wait_timeout(core::time::Duration::from_secs(10));
-    let dev = Device::open(&kfd, 0).map_err(|e| sim_err("opening the simulated GPU", e))?;
+    let opts = hcq_driver::DeviceOptions {
+        compute_queue: queue,
+        ..hcq_driver::DeviceOptions::default()
+    };
+    let dev =
+        Device::open_with(&kfd, 0, opts).map_err(|e| sim_err("opening the simulated GPU", e))?;
     // The engines learn about KFD's queues when they next run, and start a new queue at the
     // driver's write pointer as it is then: run them once now, while the rings are empty, or
     // the first launches would be skipped.

@@ -14,6 +14,7 @@ pub const KEYS: &[&str] = &[
     "arena_alloc_ns",
     "driver_launches_per_s",
     "driver_launch_ns",
+    "driver_launch_aql_ns",
     "driver_launch_guarded_ns",
     "demo_copy_in_gb_per_s",
     "graph_patch_1000_ns",
@@ -48,6 +49,7 @@ pub const ALWAYS_MEASURED: &[&str] = &[
 #[cfg_attr(not(test), allow(dead_code))]
 pub const MEASURED_ON_SIM: &[&str] = &[
     "driver_launches_per_s",
+    "driver_launch_aql_ns",
     "driver_launch_guarded_ns",
     "demo_copy_in_gb_per_s",
     "graph_replay_submit_ns",

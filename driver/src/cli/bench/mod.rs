@@ -467,17 +467,19 @@ fn driver_metrics(quick: bool, p: &Plan) -> Result<DriverMetrics, WorkError> {
         black_box(tl.run().is_ok());
     });
     #[cfg(feature = "sim")]
-    let (launches, submit, launch_ns, launch_guarded_ns) = {
+    let (launches, submit, launch_ns, launch_guarded_ns, launch_aql_ns) = {
         let d = driver::run(quick)?;
         (
             Some(d.launches_per_s),
             Some(d.graph_submit_ns),
             Some(d.launch_ns),
             Some(d.launch_guarded_ns),
+            Some(d.launch_aql_ns),
         )
     };
     #[cfg(not(feature = "sim"))]
-    let (launches, submit, launch_ns, launch_guarded_ns) = (None, None, None, None);
+    let (launches, submit, launch_ns, launch_guarded_ns, launch_aql_ns) =
+        (None, None, None, None, None);
     #[cfg(feature = "sim")]
     let demo_copy_in = Some(driver::demo_copy_in_gb_per_s(quick)?);
     #[cfg(not(feature = "sim"))]
@@ -486,6 +488,7 @@ fn driver_metrics(quick: bool, p: &Plan) -> Result<DriverMetrics, WorkError> {
         launches_per_s: launches,
         launch_ns,
         launch_guarded_ns,
+        launch_aql_ns,
         graph_patch_1000_ns: graph_patch_ns,
         graph_patch_1000_floor_ns: graph_floor_ns,
         graph_patch_1000_over_floor: graph_over_floor,
@@ -512,6 +515,13 @@ fn driver_rows(drv: &DriverMetrics) -> Vec<Metric> {
             "ns",
             Budget::AtMost(200.0),
             "one launch builder launch of a kernel with 13 hidden args: checks, hidden args, kernarg alloc, packets, ring, doorbell (host only, goal 100)",
+        ),
+        metric(
+            "driver_launch_aql_ns",
+            drv.launch_aql_ns,
+            "ns",
+            Budget::AtMost(200.0),
+            "driver_launch_ns on an AQL compute queue: the kernel dispatch packet and the PM4_IB packets (wait + barrier, signal) around it, headers stored last (host only)",
         ),
         metric(
             "driver_launch_guarded_ns",
@@ -596,6 +606,8 @@ pub struct DriverMetrics {
     pub launch_ns: Option<f64>,
     /// The same with the simulator's host guard on.
     pub launch_guarded_ns: Option<f64>,
+    /// One launch through the checked builder on an AQL queue (host cost).
+    pub launch_aql_ns: Option<f64>,
     /// Patching a 1000-kernel graph where every kernel's dims and the input buffer change.
     pub graph_patch_1000_ns: Option<f64>,
     /// Plain stores of the dwords that patch writes (its floor).

@@ -1,0 +1,609 @@
+//! AQL compute queues (`KFD_IOC_QUEUE_TYPE_COMPUTE_AQL`): the ring of 64-byte packets, its
+//! `amd_queue_t`, the per-slot PM4 indirect buffers and the doorbell.
+//!
+//! Built as ROCR's `AqlQueue` builds one (`amd_aql_queue.cpp`): the ring starts with every
+//! header INVALID; CREATE_QUEUE gets `amd_queue_t.write_dispatch_id` and `.read_dispatch_id`
+//! as the write and read pointers; each ring slot owns a 256-byte PM4 buffer (`pm4_ib_buf_`,
+//! `ExecutePM4`) that an `AMD_AQL_FORMAT_PM4_IB` packet in that slot points at, so the buffer
+//! is free again exactly when the slot is (the packet processor advances `read_dispatch_id`
+//! only after the packet, indirect buffer included, completed). A PM4 body longer than one
+//! slot's buffer takes the buffers of the following slots too, which then hold no-op
+//! barrier-AND packets.
+//!
+//! A submission writes each packet's body, then its first dword (header and setup) with a
+//! release store, then `write_dispatch_id`, then the doorbell with the index of the last
+//! packet. It never writes a slot the processor has not retired: it waits (with the device's
+//! deadline) until `read_dispatch_id + slots` covers every slot it needs.
+
+use crate::buffer::{Bo, BoOptions};
+use crate::error::{Error, MemoryKind, QueueState, Result, WaitReport};
+use crate::kfd_core::KfdCore;
+use crate::mem::Doorbell;
+use crate::queue::{DestroyGuard, QueueParams, destroy_queue, doorbell_page, save_areas};
+use crate::signal::SignalPages;
+use core::sync::atomic::{AtomicU32, Ordering};
+use core::time::Duration;
+use hcq_core::addr::GpuVa;
+use hcq_core::aql::{self, Header, PACKET_DWORDS, queue as q};
+use hcq_core::hsa::DispatchPacket;
+use hcq_core::kfd::{self as abi};
+use log::debug;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Dwords of each slot's PM4 buffer (ROCR's `pm4_ib_size_b_` is 0x100 bytes).
+pub(crate) const IB_SLOT_DWORDS: usize = 64;
+/// Bytes of each slot's PM4 buffer.
+const IB_SLOT_BYTES: u64 = (IB_SLOT_DWORDS * 4) as u64;
+
+/// One part of a submission, in ring order.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum AqlPart<'a> {
+    /// PM4 dwords, run through an `AMD_AQL_FORMAT_PM4_IB` packet (after every earlier packet).
+    Pm4(&'a [u32]),
+    /// A kernel dispatch of `dims` dimensions (header and setup are the queue's).
+    Dispatch(u16, &'a DispatchPacket),
+}
+
+/// A timeline signal's launch prologue and epilogue for an AQL queue, encoded once: the PM4
+/// before a dispatch (wait until the signal holds the previous value, then the memory barrier:
+/// HDP flush and cache invalidation) and after it (the signal's RELEASE_MEMs), with where a
+/// launch patches its values.
+#[derive(Clone, Debug)]
+pub(crate) struct AqlSync {
+    pre: [u32; IB_SLOT_DWORDS],
+    pre_len: usize,
+    /// Index in `pre` of the wait's reference value.
+    wait_at: usize,
+    post: [u32; IB_SLOT_DWORDS],
+    post_len: usize,
+    /// Index in `post` of the first RELEASE_MEM's 64-bit data.
+    data_at: usize,
+}
+
+impl AqlSync {
+    /// From the timeline signal's pre-encoded `wait` and `signal` (value 0) and the
+    /// architecture's memory barrier.
+    pub(crate) fn new(
+        arch: &hcq_core::arch::ArchInfo,
+        wait: &[u32],
+        wait_at: usize,
+        signal: &[u32],
+        data_at: usize,
+    ) -> Result<Self> {
+        let mut pre = [0u32; IB_SLOT_DWORDS];
+        let mut post = [0u32; IB_SLOT_DWORDS];
+        let too_long = || Error::Protocol("AQL launch prologue longer than a slot".into());
+        pre.get_mut(..wait.len())
+            .ok_or_else(too_long)?
+            .copy_from_slice(wait);
+        let n =
+            hcq_core::pm4::memory_barrier(pre.get_mut(wait.len()..).ok_or_else(too_long)?, arch)
+                .map_err(|source| Error::Encode {
+                    what: "the AQL launch's memory barrier",
+                    source,
+                })?;
+        post.get_mut(..signal.len())
+            .ok_or_else(too_long)?
+            .copy_from_slice(signal);
+        Ok(Self {
+            pre,
+            pre_len: wait.len() + n,
+            wait_at,
+            post,
+            post_len: signal.len(),
+            data_at,
+        })
+    }
+}
+
+/// The queue's producer state, kept by the device under its timeline lock.
+#[derive(Debug)]
+pub(crate) struct AqlWriter {
+    /// The next packet index to write (monotonic).
+    next: u64,
+}
+
+/// One AQL compute queue.
+pub(crate) struct AqlQueue {
+    name: String,
+    core: Arc<KfdCore>,
+    queue_id: u32,
+    doorbell: Doorbell,
+    /// Packets in the ring (a power of two).
+    slots: u64,
+    ring: Bo,
+    desc: Bo,
+    ib: Bo,
+    _eop: Option<Bo>,
+    _cwsr: Option<Bo>,
+}
+
+impl core::fmt::Debug for AqlQueue {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("AqlQueue")
+            .field("name", &self.name)
+            .field("queue_id", &self.queue_id)
+            .field("read_dispatch_id", &self.read_index())
+            .field("write_dispatch_id", &self.write_index())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The scratch an AQL queue gives its dispatches (`amd_queue_t`'s scratch fields).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct AqlScratch {
+    pub(crate) tmpring_size: u32,
+    pub(crate) rsrc: [u32; 4],
+    pub(crate) base: GpuVa,
+    pub(crate) len: u64,
+    pub(crate) lane_bytes: u32,
+    pub(crate) max_cu_id: u32,
+    pub(crate) max_wave_id: u32,
+}
+
+impl AqlQueue {
+    /// Creates the queue (ring of `p.ring_size` bytes); returns it and its producer.
+    pub(crate) fn create(p: &QueueParams<'_>, scratch: &AqlScratch) -> Result<(Self, AqlWriter)> {
+        let ring_size = p.ring_size;
+        let slots = ring_size / aql::PACKET_BYTES;
+        if !ring_size.is_power_of_two()
+            || ring_size < u64::from(abi::KFD_MIN_QUEUE_RING_SIZE)
+            || slots < 4
+        {
+            return Err(Error::InvalidArgument(format!(
+                "AQL ring of {ring_size} bytes: must be a power of two of at least {} bytes",
+                abi::KFD_MIN_QUEUE_RING_SIZE.max(256)
+            )));
+        }
+        let size32 = u32::try_from(ring_size).map_err(|_| {
+            Error::InvalidArgument(format!("ring size {ring_size:#x} does not fit 32 bits"))
+        })?;
+        let uncached = BoOptions {
+            uncached: true,
+            ..BoOptions::default()
+        };
+        let gtt = |len| p.core.alloc(p.gpu_id, len, MemoryKind::Gtt, uncached);
+        let ring = gtt(ring_size)?;
+        let desc = gtt(4096)?;
+        let ib = gtt(slots * IB_SLOT_BYTES)?;
+        // Touch every page of the PM4 buffers once now, so launches do not take the first-
+        // touch page fault of their CPU mapping (one per 4 KiB, about 1 us here: a launch uses
+        // 768 bytes of them, so ~200 ns a launch on a first lap). The ring is touched below.
+        for w in ib.mapping().u32s().iter().step_by(4096 / 4) {
+            w.store(0, Ordering::Relaxed);
+        }
+        // Every slot INVALID before the queue exists (ROCR AqlQueue's constructor).
+        for (i, w) in ring.mapping().u32s().iter().enumerate() {
+            let v = if i % PACKET_DWORDS == 0 {
+                u32::from(aql::TYPE_INVALID)
+            } else {
+                0
+            };
+            w.store(v, Ordering::Relaxed);
+        }
+        let mut d = [0u8; q::SIZE];
+        let init = aql::AmdQueueInit {
+            ring: GpuVa(ring.va()),
+            packets: u32::try_from(slots).unwrap_or(u32::MAX),
+            max_cu_id: scratch.max_cu_id,
+            max_wave_id: scratch.max_wave_id,
+            tmpring_size: scratch.tmpring_size,
+            scratch_rsrc: scratch.rsrc,
+            scratch_base: scratch.base,
+            scratch_len: scratch.len,
+            lane_bytes: scratch.lane_bytes,
+            properties: q::PROPERTIES_IS_PTR64,
+        };
+        aql::amd_queue(&mut d, &init).map_err(|source| Error::Encode {
+            what: "amd_queue_t",
+            source,
+        })?;
+        desc.mapping().write_bytes(0, &d)?;
+        let (eop, cwsr, ctl_stack_size, ctx_size) = save_areas(p)?;
+        let base = desc.va();
+        let mut args = abi::CreateQueueArgs {
+            ring_base_address: ring.va(),
+            write_pointer_address: base + q::WRITE_DISPATCH_ID as u64,
+            read_pointer_address: base + q::READ_DISPATCH_ID as u64,
+            ring_size: size32,
+            gpu_id: p.gpu_id,
+            queue_type: abi::KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
+            queue_percentage: abi::KFD_MAX_QUEUE_PERCENTAGE,
+            queue_priority: 7,
+            eop_buffer_address: eop.as_ref().map_or(0, Bo::va),
+            eop_buffer_size: eop.as_ref().map_or(0, Bo::size),
+            ctx_save_restore_address: cwsr.as_ref().map_or(0, Bo::va),
+            ctx_save_restore_size: ctx_size,
+            ctl_stack_size,
+            ..Default::default()
+        };
+        p.core
+            .ioctl(abi::AMDKFD_IOC_CREATE_QUEUE, &mut args)
+            .map_err(|e| Error::sys("CREATE_QUEUE (AQL)", e))?;
+        let mut guard = DestroyGuard {
+            core: p.core,
+            queue_id: args.queue_id,
+            armed: true,
+        };
+        let name = format!("compute queue {} (AQL, gpu {:#x})", args.queue_id, p.gpu_id);
+        debug!("{name}: doorbell offset {:#x}", args.doorbell_offset);
+        let page = doorbell_page(p, args.doorbell_offset)?;
+        let doorbell = Doorbell::new(page, abi::doorbell_in_slice(args.doorbell_offset))
+            .ok_or_else(|| {
+                Error::Protocol(format!(
+                    "CREATE_QUEUE doorbell offset {:#x} is not an aligned slot",
+                    args.doorbell_offset
+                ))
+            })?;
+        guard.armed = false;
+        Ok((
+            Self {
+                name,
+                core: Arc::clone(p.core),
+                queue_id: args.queue_id,
+                doorbell,
+                slots,
+                ring,
+                desc,
+                ib,
+                _eop: eop,
+                _cwsr: cwsr,
+            },
+            AqlWriter { next: 0 },
+        ))
+    }
+
+    /// KFD's id of the queue.
+    pub(crate) fn queue_id(&self) -> u32 {
+        self.queue_id
+    }
+
+    /// `amd_queue_t.read_dispatch_id`: packets the processor retired.
+    pub(crate) fn read_index(&self) -> u64 {
+        self.desc
+            .mapping()
+            .u64_at(q::READ_DISPATCH_ID as u64)
+            .map_or(0, |p| p.load(Ordering::Acquire))
+    }
+
+    /// `amd_queue_t.write_dispatch_id`: packets published.
+    pub(crate) fn write_index(&self) -> u64 {
+        self.desc
+            .mapping()
+            .u64_at(q::WRITE_DISPATCH_ID as u64)
+            .map_or(0, |p| p.load(Ordering::Acquire))
+    }
+
+    /// Pointers for error reports (in packets).
+    pub(crate) fn state(&self) -> QueueState {
+        QueueState {
+            name: self.name.clone(),
+            rptr: self.read_index(),
+            wptr: self.write_index(),
+        }
+    }
+
+    /// Slots a PM4 body of `len` dwords takes.
+    fn pm4_slots(len: usize) -> u64 {
+        // CAST: usize -> u64 widens.
+        (len.div_ceil(IB_SLOT_DWORDS)).max(1) as u64
+    }
+
+    /// The slots `parts` take from packet index `at` (no-op fillers before a multi-slot PM4
+    /// body that would run past the ring's end included); `None` if one PM4 body alone is
+    /// longer than the ring's buffers.
+    fn slots_needed(&self, mut at: u64, parts: &[AqlPart<'_>]) -> Option<u64> {
+        let start = at;
+        for p in parts {
+            match p {
+                AqlPart::Pm4(d) => {
+                    let m = Self::pm4_slots(d.len());
+                    if m > self.slots {
+                        return None;
+                    }
+                    let room = self.slots - at % self.slots;
+                    if m > room {
+                        at += room;
+                    }
+                    at += m;
+                }
+                AqlPart::Dispatch(..) => at += 1,
+            }
+        }
+        Some(at - start)
+    }
+
+    /// Waits, like [`AqlQueue::submit`], until the ring has room for `parts`; writes nothing.
+    pub(crate) fn wait_room(
+        &self,
+        w: &mut AqlWriter,
+        parts: &[AqlPart<'_>],
+        pages: &SignalPages,
+        timeout: Duration,
+        others: &dyn Fn() -> Vec<QueueState>,
+    ) -> Result<()> {
+        let n = self.check_size(w, parts)?;
+        self.wait_for(w.next + n, pages, timeout, others)
+    }
+
+    fn check_size(&self, w: &AqlWriter, parts: &[AqlPart<'_>]) -> Result<u64> {
+        match self.slots_needed(w.next, parts) {
+            Some(n) if n <= self.slots => Ok(n),
+            _ => Err(Error::InvalidArgument(format!(
+                "{}: a submission of {} AQL packets / {} PM4 dwords does not fit the ring's {} slots ({} PM4 dwords each)",
+                self.name,
+                parts.len(),
+                parts
+                    .iter()
+                    .map(|p| match p {
+                        AqlPart::Pm4(d) => d.len(),
+                        AqlPart::Dispatch(..) => 0,
+                    })
+                    .sum::<usize>(),
+                self.slots,
+                IB_SLOT_DWORDS
+            ))),
+        }
+    }
+
+    /// Waits until every slot below packet index `end` is free (`end - read_dispatch_id <=
+    /// slots`).
+    fn wait_for(
+        &self,
+        end: u64,
+        pages: &SignalPages,
+        timeout: Duration,
+        others: &dyn Fn() -> Vec<QueueState>,
+    ) -> Result<()> {
+        if seeded!(AqlOverwritesUnread) {
+            return Ok(());
+        }
+        let mut last = None;
+        let mut progress_at: Option<Instant> = None;
+        loop {
+            let r = self.read_index();
+            if end.saturating_sub(r) <= self.slots {
+                return Ok(());
+            }
+            let since = *progress_at.get_or_insert_with(Instant::now);
+            if let Some(f) = pages.sleep(None, 1)? {
+                return Err(Error::DeviceFault(self.report(end, since, others, Some(f))));
+            }
+            if last != Some(r) {
+                last = Some(r);
+                progress_at = Some(Instant::now());
+            } else if since.elapsed() >= timeout {
+                return Err(Error::Timeout(self.report(end, since, others, None)));
+            }
+        }
+    }
+
+    fn report(
+        &self,
+        end: u64,
+        since: Instant,
+        others: &dyn Fn() -> Vec<QueueState>,
+        fault: Option<crate::signal::Fault>,
+    ) -> Box<WaitReport> {
+        let mut queues = vec![self.state()];
+        queues.extend(others());
+        Box::new(WaitReport {
+            waited: crate::error::Waited::RingSpace(self.name.clone()),
+            signal_addr: GpuVa(self.desc.va() + q::READ_DISPATCH_ID as u64),
+            expected: end.saturating_sub(self.slots),
+            seen: self.read_index(),
+            // CAST: milliseconds of a wait fit u64.
+            waited_ms: since.elapsed().as_millis() as u64,
+            queues,
+            fault_addr: fault.as_ref().and_then(|f| f.addr),
+            fault: fault.map(|f| f.what),
+        })
+    }
+
+    /// Writes `parts` as AQL packets, publishes them and rings the doorbell, waiting (at most
+    /// `timeout` without progress) for the processor to retire the slots they need.
+    pub(crate) fn submit(
+        &self,
+        w: &mut AqlWriter,
+        parts: &[AqlPart<'_>],
+        pages: &SignalPages,
+        timeout: Duration,
+        others: &dyn Fn() -> Vec<QueueState>,
+    ) -> Result<()> {
+        if parts.is_empty() {
+            return Ok(());
+        }
+        let n = self.check_size(w, parts)?;
+        self.wait_for(w.next + n, pages, timeout, others)?;
+        let enc = |source| Error::Encode {
+            what: "an AQL packet",
+            source,
+        };
+        let mut at = w.next;
+        let filler = aql::barrier_and(
+            Header {
+                ty: aql::TYPE_BARRIER_AND,
+                barrier: false,
+                acquire: aql::FenceScope::None,
+                release: aql::FenceScope::None,
+            },
+            [0; 5],
+            0,
+        );
+        for p in parts {
+            match p {
+                AqlPart::Pm4(d) => {
+                    let m = Self::pm4_slots(d.len());
+                    let room = self.slots - at % self.slots;
+                    if m > room {
+                        for _ in 0..room {
+                            self.write_packet(at, &filler)?;
+                            at += 1;
+                        }
+                    }
+                    let slot = at % self.slots;
+                    let ib_off = slot * IB_SLOT_BYTES;
+                    let ib = self
+                        .ib
+                        .mapping()
+                        .u32s()
+                        .get(usize::try_from(ib_off / 4).unwrap_or(usize::MAX)..)
+                        .and_then(|s| s.get(..d.len()))
+                        .ok_or_else(|| {
+                            Error::Protocol(format!("{}: PM4 buffer outside its slots", self.name))
+                        })?;
+                    for (dst, &v) in ib.iter().zip(d.iter()) {
+                        dst.store(v, Ordering::Relaxed);
+                    }
+                    // CAST: at most slots * 64 dwords, checked against the ring above.
+                    let len = d.len() as u32;
+                    let pkt = aql::pm4_ib(
+                        Header::ordered(aql::TYPE_VENDOR_SPECIFIC),
+                        GpuVa(self.ib.va() + ib_off),
+                        len,
+                        0,
+                    )
+                    .map_err(enc)?;
+                    self.write_packet(at, &pkt)?;
+                    at += 1;
+                    for _ in 1..m {
+                        self.write_packet(at, &filler)?;
+                        at += 1;
+                    }
+                }
+                AqlPart::Dispatch(dims, dp) => {
+                    let pkt =
+                        aql::kernel_dispatch(Header::ordered(aql::TYPE_KERNEL_DISPATCH), *dims, dp)
+                            .map_err(enc)?;
+                    self.write_packet(at, &pkt)?;
+                    at += 1;
+                }
+            }
+        }
+        w.next = at;
+        if let Some(wp) = self.desc.mapping().u64_at(q::WRITE_DISPATCH_ID as u64) {
+            wp.store(at, Ordering::Release);
+        }
+        // The doorbell holds the index of the last packet (ROCR: write index - 1).
+        self.doorbell.ring(at - 1);
+        Ok(())
+    }
+
+    /// A launch in three slots: `sync`'s prologue waiting for `value - 1`, the kernel
+    /// dispatch, `sync`'s epilogue signalling `value`; the fast path of [`AqlQueue::submit`]
+    /// (the same packets, without building the PM4 first).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "submit's arguments and the launch's"
+    )]
+    pub(crate) fn submit_launch(
+        &self,
+        w: &mut AqlWriter,
+        sync: &AqlSync,
+        value: u32,
+        dims: u16,
+        dp: &DispatchPacket,
+        pages: &SignalPages,
+        timeout: Duration,
+        others: &dyn Fn() -> Vec<QueueState>,
+    ) -> Result<()> {
+        let at = w.next;
+        // Three slots, none across the ring's end (each PM4 body fits one slot).
+        self.wait_for(at + 3, pages, timeout, others)?;
+        let enc = |source| Error::Encode {
+            what: "an AQL packet",
+            source,
+        };
+        let mut pre = sync.pre;
+        if let Some(v) = pre.get_mut(sync.wait_at) {
+            *v = value.wrapping_sub(1);
+        }
+        let mut post = sync.post;
+        if let Some(d) = post.get_mut(sync.data_at..sync.data_at + 2) {
+            d.copy_from_slice(&[value, 0]);
+        }
+        self.write_ib_packet(at, pre.get(..sync.pre_len).unwrap_or_default())?;
+        let pkt = aql::kernel_dispatch(Header::ordered(aql::TYPE_KERNEL_DISPATCH), dims, dp)
+            .map_err(enc)?;
+        self.write_packet(at + 1, &pkt)?;
+        self.write_ib_packet(at + 2, post.get(..sync.post_len).unwrap_or_default())?;
+        w.next = at + 3;
+        if let Some(wp) = self.desc.mapping().u64_at(q::WRITE_DISPATCH_ID as u64) {
+            wp.store(at + 3, Ordering::Release);
+        }
+        self.doorbell.ring(at + 2);
+        Ok(())
+    }
+
+    /// Copies `d` (at most one slot's buffer) into the PM4 buffer of packet index `at`'s
+    /// slot and writes the PM4_IB packet running it there.
+    fn write_ib_packet(&self, at: u64, d: &[u32]) -> Result<()> {
+        let slot = at % self.slots;
+        let ib_off = slot * IB_SLOT_BYTES;
+        let first = usize::try_from(ib_off / 4).unwrap_or(usize::MAX);
+        let ib = self
+            .ib
+            .mapping()
+            .u32s()
+            .get(first..first.saturating_add(d.len()))
+            .filter(|_| d.len() <= IB_SLOT_DWORDS)
+            .ok_or_else(|| {
+                Error::Protocol(format!("{}: PM4 buffer outside its slot", self.name))
+            })?;
+        for (dst, &v) in ib.iter().zip(d) {
+            dst.store(v, Ordering::Relaxed);
+        }
+        // CAST: at most 64 dwords (checked above).
+        let pkt = aql::pm4_ib(
+            Header::ordered(aql::TYPE_VENDOR_SPECIFIC),
+            GpuVa(self.ib.va() + ib_off),
+            d.len() as u32,
+            0,
+        )
+        .map_err(|source| Error::Encode {
+            what: "an AQL packet",
+            source,
+        })?;
+        self.write_packet(at, &pkt)
+    }
+
+    /// Writes packet `words` into the slot of packet index `at`: the body, then the first
+    /// dword with a release store (the processor waits on an INVALID header, so the header
+    /// publishes the body).
+    fn write_packet(&self, at: u64, words: &[u32; PACKET_DWORDS]) -> Result<()> {
+        let first = usize::try_from((at % self.slots) * PACKET_DWORDS as u64).unwrap_or(usize::MAX);
+        let slot: &[AtomicU32] = self
+            .ring
+            .mapping()
+            .u32s()
+            .get(first..)
+            .and_then(|s| s.get(..PACKET_DWORDS))
+            .ok_or_else(|| Error::Protocol(format!("{}: slot outside the ring", self.name)))?;
+        for (dst, &v) in slot.iter().zip(words).skip(1) {
+            dst.store(v, Ordering::Relaxed);
+        }
+        if let Some(h) = slot.first() {
+            h.store(words[0], Ordering::Release);
+        }
+        Ok(())
+    }
+}
+
+impl Drop for AqlQueue {
+    fn drop(&mut self) {
+        destroy_queue(&self.core, self.queue_id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::IB_SLOT_DWORDS;
+
+    #[test]
+    fn pm4_bodies_take_whole_slots() {
+        assert_eq!(super::AqlQueue::pm4_slots(0), 1);
+        assert_eq!(super::AqlQueue::pm4_slots(IB_SLOT_DWORDS), 1);
+        assert_eq!(super::AqlQueue::pm4_slots(IB_SLOT_DWORDS + 1), 2);
+    }
+}

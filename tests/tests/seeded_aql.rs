@@ -1,0 +1,134 @@
+//! Seeded bugs in hcq's AQL path (issue 44), each armed in the driver's real code and judged
+//! by the simulator's AQL packet processor, on an 8-XCC gfx942 (AQL chosen by the device):
+//! - an AQL launch without its HDP flush (`LaunchWithoutBarrier` on the AQL path): the
+//!   dispatch reads kernargs the CPU wrote into VRAM still in HDP, and the fault names them;
+//! - a producer without back-pressure (`AqlOverwritesUnread`): packets written over slots
+//!   `read_dispatch_id` has not passed; the simulator faults the queue naming the ring
+//!   overrun, and the report's AQL queue pointers show more packets published than the ring
+//!   holds.
+
+#[allow(unused_macros, unused_imports)]
+mod hcq_common;
+
+use core::time::Duration;
+use hcq_common::{SimMode, programs};
+use hcq_driver::seeded::{Bug, arm};
+use hcq_driver::{BufferKind, Device, DeviceOptions, Error, GpuBuffer, Program};
+use hcq_sim::{GpuConfig, SimConfig};
+use hcq_tests::Rig;
+use hcq_tests::fixtures as kernels;
+
+/// Faults come back long before this; a verdict that needs it is a missed bug.
+const SHORT: Duration = Duration::from_secs(5);
+
+fn mi300x(mode: SimMode) -> Rig {
+    Rig::with_config(
+        SimConfig {
+            mode,
+            strict: true,
+            gpus: vec![GpuConfig::gfx942()],
+            xcc: 8,
+            ..SimConfig::default()
+        },
+        SHORT,
+    )
+}
+
+fn launch_fill(fill: &Program, out: &GpuBuffer, value: u32, n: u32) -> hcq_driver::Result<()> {
+    let args = kernels::FillArgs {
+        buf: out.va().get(),
+        value,
+        n,
+    };
+    // SAFETY: fill writes n u32s at `out`, which holds at least n and outlives the launch
+    // (the callers synchronize before dropping it).
+    unsafe { fill.launch_pod(&args, [n.div_ceil(64), 1, 1], [64, 1, 1]) }.map(|_| ())
+}
+
+/// Bug: the AQL launch's first PM4_IB packet has no HDP flush. The kernel's kernarg read
+/// faults, naming the missing flush and an address in the kernargs' page.
+fn aql_launch_without_hdp_flush(mode: SimMode) {
+    let r = mi300x(mode);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    assert!(dev.is_aql());
+    let out = dev.alloc(64 * 4, BufferKind::Gtt).unwrap();
+    let (fill, _) = programs(&dev);
+    launch_fill(&fill, &out, 1, 64).unwrap();
+    dev.synchronize().unwrap();
+    let _bug = arm(Bug::LaunchWithoutBarrier);
+    let res = launch_fill(&fill, &out, 2, 64).and_then(|()| dev.synchronize());
+    let text = match res {
+        Err(e @ Error::DeviceFault(_)) => e.to_string(),
+        other => panic!("expected a device fault naming the missing HDP flush, got {other:?}"),
+    };
+    assert!(
+        text.contains("missing HDP flush before the GPU read"),
+        "{text}"
+    );
+}
+
+/// Bug: no back-pressure. 40 launches (120 packets) on a 64-slot ring with the deterministic
+/// simulator (which runs only inside the driver's waits): without the bug the producer waits
+/// for `read_dispatch_id` and everything completes; with it the last launches overwrite the
+/// first ones' slots: the simulator faults the queue naming the overrun, and the report shows
+/// the AQL queue's write index more than a ring ahead of its read index.
+fn aql_ring_overwrites_unread_packets() {
+    let opts = DeviceOptions {
+        compute_ring_size: 4096,
+        ..DeviceOptions::default()
+    };
+    let run = |bug: bool| {
+        let r = mi300x(SimMode::Deterministic);
+        let dev = Device::open_with(&r.kfd, 0, opts).unwrap();
+        let out = dev.alloc(64 * 4, BufferKind::Gtt).unwrap();
+        let (fill, _) = programs(&dev);
+        dev.synchronize().unwrap();
+        let armed = bug.then(|| arm(Bug::AqlOverwritesUnread));
+        for i in 0..40 {
+            launch_fill(&fill, &out, i, 64).unwrap();
+        }
+        drop(armed);
+        let res = dev.synchronize();
+        (res, dev.queue_states())
+    };
+    let (ok, _) = run(false);
+    ok.unwrap();
+    let (res, states) = run(true);
+    let rep = match res {
+        Err(Error::DeviceFault(rep)) => rep,
+        other => panic!("expected the simulator to fault the overrun ring, got {other:?}"),
+    };
+    let why = rep.fault.clone().unwrap_or_default();
+    assert!(
+        why.contains("ring overrun, the producer wrote over")
+            && why.contains("packets of commands the CP had not read"),
+        "{why}"
+    );
+    let q = rep
+        .queues
+        .iter()
+        .chain(&states)
+        .find(|q| q.name.contains("(AQL"))
+        .unwrap_or_else(|| panic!("no AQL queue in {rep:?}"));
+    assert!(
+        q.wptr - q.rptr > 64,
+        "write_dispatch_id {} is more than the ring's 64 slots past read_dispatch_id {}: {rep:?}",
+        q.wptr,
+        q.rptr
+    );
+}
+
+#[test]
+fn aql_launch_without_hdp_flush_deterministic() {
+    aql_launch_without_hdp_flush(SimMode::Deterministic);
+}
+
+#[test]
+fn aql_launch_without_hdp_flush_threaded() {
+    aql_launch_without_hdp_flush(SimMode::Threaded);
+}
+
+#[test]
+fn aql_ring_overwrite_is_caught() {
+    aql_ring_overwrites_unread_packets();
+}

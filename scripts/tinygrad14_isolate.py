@@ -73,13 +73,14 @@ def pytest_runtest_logreport(report):
       crash = getattr(report.longrepr, "reprcrash", None)
       msg = crash.message.splitlines()[0] if crash is not None and crash.message else str(report.longrepr).splitlines()[-1]
       if report.when != "call": msg = f"({report.when}) {msg}"
-    if report.failed and _FAULT_WORDS.search(str(report.longrepr)[-4000:]): _failed_with_fault.add(report.nodeid)
+    crash = getattr(report.longrepr, "reprcrash", None) if report.failed else None
+    if crash is not None and _FAULT_WORDS.search(crash.message or ""): _failed_with_fault.add(report.nodeid)
     _write(f"{outcome}\t{report.nodeid}\t{msg[:300]}")
 
 
 # A failure whose message names a GPU fault or hang (hcq's own device has no `error_state`; its
 # errors say what the GPU did): the rest run in a new process too. Restarting hides nothing.
-_FAULT_WORDS = re.compile(os.environ.get("TG14_RESTART_ON", r"fault|hang|timed out|timeout|HcqError"), re.I)
+_FAULT_WORDS = re.compile(os.environ.get("TG14_RESTART_ON", r"\b(MMU|HW|GPU|VM|page) fault|\bhang|\btimed out|\btimeout\b|\bHcqError"), re.I)
 _failed_with_fault: set[str] = set()
 
 

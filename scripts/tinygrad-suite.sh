@@ -21,10 +21,13 @@
 # runs tinygrad 0.14's own tests on its own AMD backend (unmodified, DEV=AMD) on hcq-sim through
 # `python -m hcq.mockgpu`: a venv (default .venv-tinygrad14: tinygrad==0.14.0, pytest, numpy,
 # hypothesis, ./python), the test files from TG_GIT (a checkout of tinygrad's repository at the
-# commit whose runtime equals the 0.14.0 wheel; required). Each file runs in its own process
-# (test_multitensor on 6 GPUs: TG_SIM_GPUS), and the files whose tests expect the device to
-# recover after a fault run one process per test (KFD does not recover a faulted process). Prints
-# one line of counts per file. TG_FILES overrides the file list (paths under test/).
+# commit whose runtime equals the 0.14.0 wheel; required). Each file runs in its own processes
+# (test_multitensor on 6 GPUs: TG_SIM_GPUS): scripts/tinygrad14_isolate.py starts a new process
+# after a test that leaves the GPU faulted (KFD does not recover a faulted process), so one fault
+# does not fail the tests after it; the files whose tests expect the device to recover run one
+# process per test. Prints one line of counts per file and each failure's test id and reason.
+# TG_FILES overrides the file list (paths under test/). Without --seed, 0.14's files run the
+# same way on DEV=HCQ.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TARGET="${HCQ_SIM_TARGET:-gfx1100}"

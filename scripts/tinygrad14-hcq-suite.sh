@@ -8,8 +8,14 @@
 # hypothesis; torch when TG_TORCH=1, for the files that import it), takes the test files from
 # tinygrad's git repository at the commit whose runtime is the 0.14.0 wheel's (TG_SRC: a checkout
 # of it; else TG_GIT: a clone or mirror; else cloned from GitHub), runs them from a copy without
-# the repository's tinygrad/ (so the installed wheel is what runs) and ends with pytest's summary
-# line. Extra arguments go to pytest (e.g. -k, -x, a file subset with TG_FILES="test/test_tiny.py").
+# the repository's tinygrad/ (so the installed wheel is what runs). Each file runs through
+# scripts/tinygrad14_isolate.py: its tests in one process until one leaves a fault behind (a
+# failure naming a GPU fault or hang), the rest in a new process, so that one fault does not fail
+# the tests after it; one line per file, `<target> <file> passed P failed F skipped S processes N
+# wall Ws`, then `  FAILED <test id>: <reason>` per failure (logs /tmp/tg14-hcq-<target>-<file>.log;
+# TG_TIMEOUT bounds one process, default 7200 s). Extra arguments go to pytest's collection
+# (e.g. -k; a file subset with TG_FILES="test/test_tiny.py"). TG_ONE_PROCESS=1: the former
+# behaviour, every file in one pytest run ending with pytest's summary line.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TARGET="${HCQ_SIM_TARGET:-gfx1100}"
@@ -59,4 +65,13 @@ cd "$SRC"
 # test_multitensor opens HCQ:0..HCQ:5 (tinygrad's file names six devices), so the simulator
 # plays TG_SIM_GPUS (default 6) GPUs; the other files use HCQ (GPU 0) and HCQ:1.
 export DEV=HCQ HCQ_SIM_TARGET="$TARGET" HCQ_SIM_GPUS="${TG_SIM_GPUS:-6}" PYTHONPATH="$SRC${PYTHONPATH:+:$PYTHONPATH}"
-exec "$PY" -m pytest -q -p no:cacheprovider $FILES "${ARGS[@]}"
+if [ "${TG_ONE_PROCESS:-0}" = 1 ]; then exec "$PY" -m pytest -q -p no:cacheprovider $FILES ${ARGS[@]+"${ARGS[@]}"}; fi
+for f in $FILES; do
+  mapfile -t ids < <("$PY" -m pytest -q --collect-only -p no:cacheprovider -o addopts="" "$f" ${ARGS[@]+"${ARGS[@]}"} 2>/dev/null | grep '::' || true)
+  log="/tmp/tg14-hcq-$TARGET-$(basename "$(dirname "$f")")_$(basename "$f").log"
+  if [ "${#ids[@]}" = 0 ]; then  # nothing collected (module-level skip, import error): pytest says why
+    echo "$TARGET $f: nothing collected: $("$PY" -m pytest -q -p no:cacheprovider -o addopts="" "$f" ${ARGS[@]+"${ARGS[@]}"} 2>&1 | tail -n1)"
+    continue
+  fi
+  "$PY" "$ROOT/scripts/tinygrad14_isolate.py" --log "$log" --timeout "${TG_TIMEOUT:-7200}" --label "$TARGET $f" -- "$PY" --tests "${ids[@]}"
+done

@@ -6,10 +6,16 @@
 #
 # TG_GIT: a checkout of tinygrad's repository at the commit whose runtime equals the 0.14.0
 # wheel (the tests import test.helpers and the checkout's tinygrad/, which is the wheel's). Each
-# file runs in its own process and prints one line: `<target> <file> passed P failed F skipped S`.
-# Files in TG_ISOLATE (default amd/test_asm_kernel.py, whose tests go on after one faults) run one
-# process per test, since KFD does not recover a process after a GPU fault. TG_FILES overrides the files (paths under test/);
-# TG_SIM_GPUS the GPUs of test_multitensor (default 6). Extra arguments go to pytest.
+# file runs in its own processes and prints one line: `<target> <file> passed P failed F skipped S
+# processes N wall Ws`, then `  FAILED <test id>: <reason>` per failure. KFD does not recover a
+# process after a GPU fault, so one faulting test would fail every test after it in the same
+# process: scripts/tinygrad14_isolate.py runs a file's tests in one process until a test leaves
+# the GPU faulted, then the rest in a new process (each test runs once; the faulting test is
+# named, a test that kills or hangs its process counts as failed). Files in TG_ISOLATE (default
+# amd/test_asm_kernel.py) run one process per test. TG_FILES overrides the files (paths under
+# test/); TG_SIM_GPUS the GPUs of test_multitensor (default 6); TG_TIMEOUT bounds one process
+# (default 7200 s). Logs: /tmp/tg14-suite-<target>-<file>.log. Extra arguments go to pytest's
+# collection (e.g. -k).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TARGET="${HCQ_SIM_TARGET:-gfx1100}"
@@ -82,7 +88,15 @@ for f in $FILES; do
     done
     echo "$TARGET $f passed $P failed $F skipped $S (one process per test)"
   else
-    run "test/$f" "$gpus" > "$out"
-    echo "$TARGET $f $(counts "$(summary < "$out")")"
+    # Node ids of the file (with the extra arguments, e.g. -k, applied), then the runner.
+    mapfile -t ids < <("$PY" -m hcq.mockgpu --target "$TARGET" --gpus "$gpus" -- "$PY" -m pytest -q --collect-only \
+      -p no:cacheprovider -o addopts="" "test/$f" ${ARGS[@]+"${ARGS[@]}"} 2>/dev/null | grep '::' || true)
+    if [ "${#ids[@]}" = 0 ]; then  # nothing collected (module-level skip, import error): pytest says which
+      run "test/$f" "$gpus" > "$out"
+      echo "$TARGET $f $(counts "$(summary < "$out")") (nothing collected: see $out)"
+      continue
+    fi
+    "$PY" "$ROOT/scripts/tinygrad14_isolate.py" --log "$out" --timeout "${TG_TIMEOUT:-7200}" --label "$TARGET $f" -- \
+      "$PY" -m hcq.mockgpu --target "$TARGET" --gpus "$gpus" -- "$PY" --tests "${ids[@]}"
   fi
 done

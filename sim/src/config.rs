@@ -660,9 +660,48 @@ pub fn default_threads() -> Result<usize, EnvError> {
     Ok(env_threads()?.unwrap_or_else(host_threads))
 }
 
+/// Environment variable that sets a new registry's instruction budget: the most instructions
+/// one wave may execute before the simulator stops it (decimal, `_` separators allowed, or
+/// `0x` hex; above 0). Unset: no budget (`stand_ins::DEFAULT_INSTRUCTION_BUDGET`). For a user who wants
+/// a hard stop for loops whose state never repeats (a counter climbing past its bound); a value
+/// that does not parse is refused ([`crate::SimKfd::new`] fails with the
+/// [`EnvError`]).
+pub const INSTRUCTION_BUDGET_ENV: &str = "HCQ_SIM_INSTRUCTION_BUDGET";
+
+/// What [`INSTRUCTION_BUDGET_ENV`] accepts, in words.
+const BUDGET_ACCEPTED: &str =
+    "a number of wave instructions above 0 (decimal, `_` separators allowed, or 0x hex)";
+
+/// The budget [`INSTRUCTION_BUDGET_ENV`] asks for; `None` when it is unset.
+///
+/// # Errors
+/// A value that is not a number above 0, naming the variable and what it takes.
+pub fn env_instruction_budget() -> Result<Option<u64>, EnvError> {
+    let v = match std::env::var(INSTRUCTION_BUDGET_ENV) {
+        Err(std::env::VarError::NotPresent) => return Ok(None),
+        Err(std::env::VarError::NotUnicode(v)) => v.to_string_lossy().into_owned(),
+        Ok(v) => v,
+    };
+    parse_budget(&v).map(Some).ok_or(EnvError {
+        var: INSTRUCTION_BUDGET_ENV,
+        value: v,
+        accepted: BUDGET_ACCEPTED,
+    })
+}
+
+/// `4000000000`, `4_000_000_000` or `0xee6b2800`; `None` for 0 or what does not parse.
+pub(crate) fn parse_budget(s: &str) -> Option<u64> {
+    let s = s.trim().replace('_', "");
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => s.parse().ok(),
+    }
+    .filter(|&b| b > 0)
+}
+
 /// Every `HCQ_SIM_*` variable this module reads ([`SEED_ENV`], [`DISPATCH_ENV`],
 /// [`KERNEL_ENV`], [`HOST_GUARD_ENV`], [`CLIENT_ENV`], [`STRICT_ENV`], [`THREADS_ENV`], [`XCC_ENV`],
-/// and the instruction budget [`crate::stand_ins::INSTRUCTION_BUDGET_ENV`]), checked: [`SimConfig::default`] falls
+/// and the instruction budget [`INSTRUCTION_BUDGET_ENV`]), checked: [`SimConfig::default`] falls
 /// back to a default for a malformed one, so [`crate::SimKfd::new`] calls this and refuses.
 ///
 /// # Errors
@@ -674,7 +713,7 @@ pub fn check_env() -> Result<(), EnvError> {
     env_host_guard()?;
     env_strict()?;
     env_threads()?;
-    crate::stand_ins::env_instruction_budget()?;
+    env_instruction_budget()?;
     env_xcc()?;
     env_client().map_err(|_| EnvError {
         var: CLIENT_ENV,

@@ -354,44 +354,7 @@ pub enum ExecMode {
 /// loops"): a wave whose state repeats faults with its place.
 pub const DEFAULT_INSTRUCTION_BUDGET: u64 = u64::MAX;
 
-/// Environment variable that sets a new registry's instruction budget: the most instructions
-/// one wave may execute before the simulator stops it (decimal, `_` separators allowed, or
-/// `0x` hex; above 0). Unset: no budget ([`DEFAULT_INSTRUCTION_BUDGET`]). For a user who wants
-/// a hard stop for loops whose state never repeats (a counter climbing past its bound); a value
-/// that does not parse is refused ([`crate::SimKfd::new`] fails with the
-/// [`EnvError`](crate::config::EnvError)).
-pub const INSTRUCTION_BUDGET_ENV: &str = "HCQ_SIM_INSTRUCTION_BUDGET";
-
-/// What [`INSTRUCTION_BUDGET_ENV`] accepts, in words.
-const BUDGET_ACCEPTED: &str =
-    "a number of wave instructions above 0 (decimal, `_` separators allowed, or 0x hex)";
-
-/// The budget [`INSTRUCTION_BUDGET_ENV`] asks for; `None` when it is unset.
-///
-/// # Errors
-/// A value that is not a number above 0, naming the variable and what it takes.
-pub fn env_instruction_budget() -> Result<Option<u64>, crate::config::EnvError> {
-    let v = match std::env::var(INSTRUCTION_BUDGET_ENV) {
-        Err(std::env::VarError::NotPresent) => return Ok(None),
-        Err(std::env::VarError::NotUnicode(v)) => v.to_string_lossy().into_owned(),
-        Ok(v) => v,
-    };
-    parse_budget(&v).map(Some).ok_or(crate::config::EnvError {
-        var: INSTRUCTION_BUDGET_ENV,
-        value: v,
-        accepted: BUDGET_ACCEPTED,
-    })
-}
-
-/// `4000000000`, `4_000_000_000` or `0xee6b2800`; `None` for 0 or what does not parse.
-fn parse_budget(s: &str) -> Option<u64> {
-    let s = s.trim().replace('_', "");
-    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        Some(h) => u64::from_str_radix(h, 16).ok(),
-        None => s.parse().ok(),
-    }
-    .filter(|&b| b > 0)
-}
+pub use crate::config::{INSTRUCTION_BUDGET_ENV, env_instruction_budget};
 
 /// Instructions the interpreter executed (for benchmarks).
 #[derive(Debug, Default)]
@@ -901,7 +864,7 @@ pub mod fixtures {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_budget;
+    use crate::config::parse_budget;
 
     #[test]
     fn budgets_parse_as_decimal_hex_or_not_at_all() {

@@ -209,7 +209,7 @@ impl SimKfd {
     /// # Errors
     /// The first address not mapped on that GPU (or USERPTR memory the process unmapped).
     pub fn gpu_read(&self, gpu_id: u32, va: u64, buf: &mut [u8]) -> Result<(), GpuFault> {
-        self.read_via(gpu_id, va, buf, true)
+        self.read_via(gpu_id, va, buf, true, false)
     }
 
     /// Reads `buf.len()` bytes at GPU VA `va` through `gpu_id`'s page table from memory, past
@@ -218,7 +218,7 @@ impl SimKfd {
     /// # Errors
     /// As [`SimKfd::gpu_read`].
     pub fn gpu_read_memory(&self, gpu_id: u32, va: u64, buf: &mut [u8]) -> Result<(), GpuFault> {
-        self.read_via(gpu_id, va, buf, false)
+        self.read_via(gpu_id, va, buf, false, false)
     }
 
     /// What the CPU reads through its own mapping of the buffer at GPU VA `va` of `gpu_id`:
@@ -255,7 +255,24 @@ impl SimKfd {
         Ok(())
     }
 
-    fn read_via(&self, gpu_id: u32, va: u64, buf: &mut [u8], l2: bool) -> Result<(), GpuFault> {
+    /// Reads `buf.len()` bytes at GPU VA `va` through `gpu_id`'s page table and L2, bytes the
+    /// CPU wrote after the last HDP flush reading as GPU engines see them (what the HDP held)
+    /// instead of faulting.
+    ///
+    /// # Errors
+    /// As [`SimKfd::gpu_read`], never for a stale byte.
+    pub fn gpu_read_visible(&self, gpu_id: u32, va: u64, buf: &mut [u8]) -> Result<(), GpuFault> {
+        self.read_via(gpu_id, va, buf, true, true)
+    }
+
+    fn read_via(
+        &self,
+        gpu_id: u32,
+        va: u64,
+        buf: &mut [u8],
+        l2: bool,
+        relaxed: bool,
+    ) -> Result<(), GpuFault> {
         let mut done = 0usize;
         while done < buf.len() {
             // CAST: usize fits u64.
@@ -266,7 +283,7 @@ impl SimKfd {
                 let chunk = rest.get_mut(..n).unwrap_or_default();
                 let ok = match mem {
                     Backed::Shared(m) => m
-                        .gpu_read(l2.then_some(gpu_id), off, chunk, false)
+                        .gpu_read(l2.then_some(gpu_id), off, chunk, relaxed)
                         // CAST: usize fits u64.
                         .map_err(|stale| cur.wrapping_add(stale.off - off)),
                     Backed::User(pages) => Ok(pages.read(off, chunk).is_ok()),

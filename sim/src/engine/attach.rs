@@ -126,6 +126,15 @@ impl GpuBus for KfdBus {
             .map_err(|f| Self::vm(f, Access::Write))
     }
 
+    fn read_visible(&self, va: u64, buf: &mut [u8]) -> Result<(), VmFault> {
+        let sim = self
+            .sim
+            .upgrade()
+            .ok_or_else(|| self.gone(va, Access::Read))?;
+        sim.gpu_read_visible(self.gpu_id, va, buf)
+            .map_err(|f| Self::vm(f, Access::Read))
+    }
+
     fn read_through(&self, va: u64, buf: &mut [u8]) -> Result<(), VmFault> {
         let sim = self
             .sim

@@ -53,6 +53,16 @@ pub trait GpuBus: Send + Sync {
         self.read(va, buf, Access::Read)
     }
 
+    /// A data read through this GPU's L2 whose bytes the CPU wrote after the last HDP flush
+    /// read as GPU engines see them (what the HDP held) instead of faulting. Buses without an
+    /// HDP model: [`GpuBus::read`].
+    ///
+    /// # Errors
+    /// As [`GpuBus::read`], never for a stale byte.
+    fn read_visible(&self, va: u64, buf: &mut [u8]) -> Result<(), VmFault> {
+        self.read(va, buf, Access::Read)
+    }
+
     /// An L2 write-back (RELEASE_MEM / ACQUIRE_MEM `GL2_WB`, gfx9 `TC_WB_ACTION_ENA` /
     /// `TC_ACTION_ENA`, SDMA GCR_REQ `GL2_WB`): every byte this GPU's L2 holds dirty reaches
     /// memory, where the CPU reads it (buses without an L2 model: nothing to do).

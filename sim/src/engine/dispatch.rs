@@ -58,6 +58,9 @@ impl isa::Memory for Env<'_> {
     fn used(&self, va: u64, len: usize) {
         self.rec.read(va, len);
     }
+    fn read_visible(&self, va: u64, buf: &mut [u8]) -> Result<(), VmFault> {
+        Env::read_visible(self, va, buf)
+    }
     fn shared(&self) -> Option<&(dyn isa::Memory + Sync)> {
         Some(self)
     }

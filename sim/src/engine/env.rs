@@ -61,6 +61,14 @@ impl Env<'_> {
         self.bus.read(va, buf, access)
     }
 
+    /// A read (recorded) whose bytes the CPU wrote after the last HDP flush read as GPU
+    /// engines see them instead of faulting ([`isa::Memory::read_visible`]).
+    pub(crate) fn read_visible(&self, va: u64, buf: &mut [u8]) -> Result<(), VmFault> {
+        self.injected(va, buf.len(), Access::Read)?;
+        self.rec.read(va, buf.len());
+        self.bus.read_visible(va, buf)
+    }
+
     /// A read the race detector does not record (a scalar-cache line fill: what the kernel
     /// uses of it is recorded).
     pub(crate) fn read_unrecorded(

@@ -246,6 +246,17 @@ pub trait Memory {
     fn used(&self, va: u64, len: usize) {
         let _ = (va, len);
     }
+    /// Reads as [`Memory::read`] (a data read), except that bytes the CPU wrote through its
+    /// VRAM mapping after the last HDP flush read as GPU engines see them (what the HDP held)
+    /// instead of faulting: the tail of a widened scalar load ([`Space::StaleTail`]).
+    /// Default: [`Memory::read`].
+    ///
+    /// # Errors
+    /// The first byte that is not accessible (never a stale one, where the memory models the
+    /// HDP).
+    fn read_visible(&self, va: u64, buf: &mut [u8]) -> Result<(), VmFault> {
+        self.read(va, buf, Access::Read)
+    }
     /// This memory as one several threads may use at once, when it is: the interpreter then
     /// may run a dispatch's workgroups on several threads (deterministically: see
     /// [`run_threads`]). `None`, the default, keeps every dispatch on one thread.
@@ -517,6 +528,13 @@ pub enum Space {
     /// Scratch: the allocation is the bytes each lane has (COMPUTE_TMPRING_SIZE.WAVESIZE over
     /// the wave's lanes); the address the lane's private offset.
     Scratch,
+    /// The last dwords of a scalar load that the CPU wrote after the last HDP flush, past
+    /// dwords it had flushed: LLVM widens kernarg loads past the arguments (an `s_load_b256`
+    /// of a 56-byte segment reads 8 bytes more), and a runtime that packs the next launch's
+    /// arguments right after writes those bytes while this launch runs. The GPU reads what
+    /// the HDP held; a kernel that uses those registers depends on a missing flush. The
+    /// address is the first such byte's VA; no allocation.
+    StaleTail,
 }
 
 impl Space {
@@ -532,6 +550,9 @@ impl Space {
             }
             Space::Scratch => {
                 "a scratch access past the lane's private size: the hardware reads 0 and drops the write"
+            }
+            Space::StaleTail => {
+                "the last bytes of a scalar load were written by the CPU after the last HDP flush (LLVM widens kernarg loads past the arguments, into memory a runtime may be filling for the next launch): the GPU reads what the HDP held; only a kernel that uses those registers depends on a missing flush"
             }
         }
     }
@@ -589,6 +610,7 @@ impl OutOfRange {
             Space::Lds => "",
             Space::Buffer => "buffer_",
             Space::Scratch => "scratch_",
+            Space::StaleTail => "",
         };
         format!("{seg}{}", self.mnemonic)
     }

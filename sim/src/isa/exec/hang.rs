@@ -165,6 +165,10 @@ impl<'m> Watched<'m> {
 }
 
 impl Memory for Watched<'_> {
+    fn read_visible(&self, va: u64, buf: &mut [u8]) -> Result<(), VmFault> {
+        self.read.set(true);
+        self.inner.read_visible(va, buf)
+    }
     fn read(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault> {
         // A fetch of the wave's own code is no poll.
         if access != Access::Execute {

@@ -69,6 +69,9 @@ impl<'a> Track<'a> {
 }
 
 impl Memory for Track<'_> {
+    fn read_visible(&self, va: u64, buf: &mut [u8]) -> Result<(), VmFault> {
+        self.inner.read_visible(va, buf)
+    }
     fn read(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault> {
         self.inner.read(va, buf, access)
     }

@@ -827,7 +827,9 @@ impl Exec<'_, '_> {
             return self.satomic(i, va, n, r0);
         }
         let mut buf = [0u8; 64];
-        self.kcache.read(self.mem, va, &mut buf[..n])?;
+        if let Err(e) = self.kcache.read(self.mem, va, &mut buf[..n]) {
+            self.stale_tail(e, va, &mut buf[..n])?;
+        }
         if n < 4 {
             let v = match i.op {
                 SLoadI8 | SBufferLoadI8 => buf[0] as i8 as i32 as u32,
@@ -843,6 +845,41 @@ impl Exec<'_, '_> {
                 u32::from_le_bytes([buf[k * 4], buf[k * 4 + 1], buf[k * 4 + 2], buf[k * 4 + 3]]);
             self.w.s[r0 + k] = v;
         }
+        Ok(())
+    }
+
+    /// A scalar load of `buf.len()` bytes at `va` that failed with `e`: when its first dwords
+    /// read as flushed and only later ones were written by the CPU after the last HDP flush
+    /// ([`Space::StaleTail`]: a widened kernarg load running into the next launch's
+    /// arguments), the load completes with what the GPU sees of them, as a finding (a strict
+    /// run faults with `e`). Anything else is `e`.
+    pub(super) fn stale_tail(
+        &mut self,
+        e: IsaError,
+        va: u64,
+        buf: &mut [u8],
+    ) -> Result<(), IsaError> {
+        let IsaError::Vm(v) = &e else { return Err(e) };
+        // The first stale dword, past at least one that is not.
+        let head = v.va.wrapping_sub(va) & !3;
+        // CAST: usize -> u64 widens.
+        if v.kind != crate::vm::VmFaultKind::HdpStale || head == 0 || head >= buf.len() as u64 {
+            return Err(e);
+        }
+        if self.w.strict {
+            return Err(e);
+        }
+        // CAST: below 64.
+        let (clean, tail) = buf.split_at_mut(head as usize);
+        self.mem
+            .read(va, clean, Access::Read)
+            .map_err(IsaError::Vm)?;
+        self.mem
+            .read_visible(va.wrapping_add(head), tail)
+            .map_err(IsaError::Vm)?;
+        // CAST: at most 64 bytes.
+        let bytes = tail.len() as u32;
+        self.tolerate(crate::isa::Space::StaleTail, v.va, bytes, 0, 1);
         Ok(())
     }
 

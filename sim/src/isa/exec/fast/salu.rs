@@ -291,7 +291,9 @@ impl Exec<'_, '_> {
         let n = 4 * usize::from(m.dwords);
         let mut buf = [0u8; 64];
         let bytes = buf.get_mut(..n).ok_or_else(|| self.range_err())?;
-        self.kcache.read(self.mem, va, bytes)?;
+        if let Err(e) = self.kcache.read(self.mem, va, bytes) {
+            self.stale_tail(e, va, bytes)?;
+        }
         let d = usize::from(m.dst);
         let regs = self
             .w

@@ -28,6 +28,7 @@ mod packed;
 mod parallel;
 mod race;
 mod scalar;
+mod smem;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

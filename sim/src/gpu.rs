@@ -12,6 +12,11 @@ use hcq_core::kfd::{
 };
 use std::sync::{Arc, PoisonError};
 
+mod span;
+mod tlb;
+pub use span::GpuSpan;
+use tlb::{TLB, TlbEntry};
+
 /// A GPU VM fault: what the page walk found instead of memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct GpuFault {
@@ -68,64 +73,6 @@ struct Walk {
     end: u64,
     writable: bool,
     mem: Backed,
-}
-
-/// One translation a thread keeps: `walk` on GPU `gpu_id` of simulator `sim`, valid while
-/// that simulator's `vm_epoch` is still `epoch`.
-struct TlbEntry {
-    sim: u64,
-    gpu_id: u32,
-    epoch: u64,
-    walk: Walk,
-}
-
-/// Entries per thread: a dispatch touches a handful of buffers (code, kernargs, a few
-/// tensors, scratch); more would only lengthen the search.
-const TLB_ENTRIES: usize = 8;
-
-/// A thread's recent translations: the engines' and interpreter threads' memory accesses
-/// would otherwise each take the simulator's state lock and bump the BO's reference count,
-/// which two interpreter threads then fight over cache line by cache line.
-struct Tlb {
-    entries: [Option<TlbEntry>; TLB_ENTRIES],
-    next: usize,
-}
-
-std::thread_local! {
-    static TLB: core::cell::RefCell<Tlb> = const {
-        core::cell::RefCell::new(Tlb {
-            entries: [const { None }; TLB_ENTRIES],
-            next: 0,
-        })
-    };
-}
-
-impl Tlb {
-    /// The entry of `sim` for `va` on `gpu_id` under `epoch` (dropping `sim`'s stale ones, so
-    /// a thread does not keep freed memory alive past its next access).
-    fn find(&mut self, sim: u64, epoch: u64, gpu_id: u32, va: u64) -> Option<&TlbEntry> {
-        let mut hit = None;
-        for (i, slot) in self.entries.iter_mut().enumerate() {
-            if let Some(e) = slot
-                && e.sim == sim
-            {
-                if e.epoch != epoch {
-                    *slot = None;
-                } else if e.gpu_id == gpu_id && (e.walk.start..e.walk.end).contains(&va) {
-                    hit = Some(i);
-                }
-            }
-        }
-        hit.and_then(|i| self.entries.get(i))
-            .and_then(Option::as_ref)
-    }
-
-    fn insert(&mut self, e: TlbEntry) {
-        if let Some(slot) = self.entries.get_mut(self.next) {
-            *slot = Some(e);
-        }
-        self.next = (self.next + 1) % TLB_ENTRIES;
-    }
 }
 
 impl SimKfd {
@@ -934,117 +881,5 @@ fn deliver_interrupt(st: &mut State, context_id: u32) {
     for id in ids {
         let _ = mem.store_u64(slot_of(id), KFD_EVENT_SLOT_UNSIGNALED);
         SimKfd::set_event_locked(st, id);
-    }
-}
-
-/// A translated, contiguous piece of GPU memory the engine can access without going through
-/// the page table again (no lock): the fast path for rings.
-///
-/// A span keeps the memory alive but does not see later UNMAP/FREE. Cache spans only of buffers
-/// a live queue holds: the ring, rptr/wptr page, EOP and CWSR areas (the kernel refuses to UNMAP
-/// those with EBUSY until DESTROY_QUEUE), and re-translate everything else per access.
-#[derive(Clone, Debug)]
-pub struct GpuSpan {
-    mem: Arc<SharedMem>,
-    off: u64,
-    len: u64,
-    va: u64,
-}
-
-impl GpuSpan {
-    /// GPU VA of the first byte.
-    #[must_use]
-    pub fn va(&self) -> u64 {
-        self.va
-    }
-
-    /// Bytes in the span.
-    #[must_use]
-    pub fn len(&self) -> u64 {
-        self.len
-    }
-
-    /// Whether the span is empty.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    fn inside(&self, rel: u64, n: usize) -> Option<u64> {
-        // CAST: usize fits u64.
-        let end = rel.checked_add(n as u64)?;
-        (end <= self.len).then(|| self.off + rel)
-    }
-
-    /// Copies `buf.len()` bytes at `rel` (offset from [`GpuSpan::va`]); false when outside.
-    pub fn read(&self, rel: u64, buf: &mut [u8]) -> bool {
-        self.inside(rel, buf.len())
-            .is_some_and(|o| self.mem.read(o, buf))
-    }
-
-    /// Copies `data` to `rel`; false when outside.
-    pub fn write(&self, rel: u64, data: &[u8]) -> bool {
-        self.inside(rel, data.len())
-            .is_some_and(|o| self.mem.write(o, data))
-    }
-
-    /// Acquire-load of the u32 at `rel`.
-    #[must_use]
-    pub fn load_u32(&self, rel: u64) -> Option<u32> {
-        self.inside(rel, 4).and_then(|o| self.mem.load_u32(o))
-    }
-
-    /// Acquire-load of the u64 at `rel`.
-    #[must_use]
-    pub fn load_u64(&self, rel: u64) -> Option<u64> {
-        self.inside(rel, 8).and_then(|o| self.mem.load_u64(o))
-    }
-
-    /// Release-store of a u32 at `rel`; false when outside.
-    pub fn store_u32(&self, rel: u64, v: u32) -> bool {
-        self.inside(rel, 4)
-            .is_some_and(|o| self.mem.store_u32(o, v))
-    }
-
-    /// Release-store of a u64 at `rel`; false when outside.
-    pub fn store_u64(&self, rel: u64, v: u64) -> bool {
-        self.inside(rel, 8)
-            .is_some_and(|o| self.mem.store_u64(o, v))
-    }
-}
-
-impl SimKfd {
-    /// Translates `[va, va + len)` on `gpu_id` into one [`GpuSpan`]: it must lie inside a single
-    /// mapping of sim-owned memory (VRAM, GTT, doorbell); USERPTR memory has no span (use
-    /// [`SimKfd::gpu_read`]).
-    ///
-    /// # Errors
-    /// The first address that is unmapped, read-only for a `write` span, or not in the same
-    /// mapping (reported as not mapped); a USERPTR mapping is reported at `va`.
-    pub fn gpu_span(
-        &self,
-        gpu_id: u32,
-        va: u64,
-        len: u64,
-        write: bool,
-    ) -> Result<GpuSpan, GpuFault> {
-        let (t, avail) = self.translate(gpu_id, va, write)?;
-        if avail < len {
-            return Err(GpuFault {
-                gpu_id,
-                va: va.saturating_add(avail),
-                write,
-                reason: VmFaultKind::NotPresent,
-            });
-        }
-        match t {
-            Target::Shared(mem, off) => Ok(GpuSpan { mem, off, len, va }),
-            Target::User(..) => Err(GpuFault {
-                gpu_id,
-                va,
-                write,
-                reason: VmFaultKind::NotPresent,
-            }),
-        }
     }
 }

@@ -157,7 +157,7 @@ fn packed_half(op: Op, kind: Kind, a: [u32; 3], clamp: bool) -> u32 {
     use Op::*;
     if matches!(op, VPkMinimumF16 | VPkMaximumF16) {
         // RDNA4 ISA V_PK_MINIMUM/MAXIMUM_F16: IEEE-754-2019 minimum/maximum per half.
-        let v = super::valu_ext::minmax_ieee16(a[0], a[1], op == VPkMaximumF16);
+        let v = super::ext_num::minmax_ieee16(a[0], a[1], op == VPkMaximumF16);
         let f = f16_to_f32(v);
         return if clamp && f.is_nan() {
             0

@@ -202,22 +202,17 @@ impl AqlQueue {
         desc.mapping().write_bytes(0, &d)?;
         let (eop, cwsr, ctl_stack_size, ctx_size) = save_areas(p)?;
         let base = desc.va();
-        let mut args = abi::CreateQueueArgs {
-            ring_base_address: ring.va(),
-            write_pointer_address: base + q::WRITE_DISPATCH_ID as u64,
-            read_pointer_address: base + q::READ_DISPATCH_ID as u64,
-            ring_size: size32,
-            gpu_id: p.gpu_id,
-            queue_type: abi::KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
-            queue_percentage: abi::KFD_MAX_QUEUE_PERCENTAGE,
-            queue_priority: 7,
-            eop_buffer_address: eop.as_ref().map_or(0, Bo::va),
-            eop_buffer_size: eop.as_ref().map_or(0, Bo::size),
-            ctx_save_restore_address: cwsr.as_ref().map_or(0, Bo::va),
-            ctx_save_restore_size: ctx_size,
-            ctl_stack_size,
-            ..Default::default()
-        };
+        let mut args = crate::queue::create_queue_args(
+            p,
+            abi::KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
+            (ring.va(), size32),
+            (
+                base + q::READ_DISPATCH_ID as u64,
+                base + q::WRITE_DISPATCH_ID as u64,
+            ),
+            (eop.as_ref(), cwsr.as_ref()),
+            (ctl_stack_size, ctx_size),
+        );
         p.core
             .ioctl(abi::AMDKFD_IOC_CREATE_QUEUE, &mut args)
             .map_err(|e| Error::sys("CREATE_QUEUE (AQL)", e))?;

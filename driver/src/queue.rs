@@ -152,6 +152,35 @@ pub(crate) fn doorbell_page(p: &QueueParams<'_>, doorbell_offset: u64) -> Result
     Ok(m)
 }
 
+/// CREATE_QUEUE's arguments for a queue of `p`: `queue_type`, its ring at `ring_va` of
+/// `ring_size` bytes, its read and write pointers at `rptr`/`wptr`, and the save areas
+/// [`save_areas`] made (`eop`, `cwsr`, the control-stack and save-area sizes).
+pub(crate) fn create_queue_args(
+    p: &QueueParams<'_>,
+    queue_type: u32,
+    (ring_va, ring_size): (u64, u32),
+    (rptr, wptr): (u64, u64),
+    (eop, cwsr): (Option<&Bo>, Option<&Bo>),
+    (ctl_stack_size, ctx_size): (u32, u32),
+) -> abi::CreateQueueArgs {
+    abi::CreateQueueArgs {
+        ring_base_address: ring_va,
+        write_pointer_address: wptr,
+        read_pointer_address: rptr,
+        ring_size,
+        gpu_id: p.gpu_id,
+        queue_type,
+        queue_percentage: abi::KFD_MAX_QUEUE_PERCENTAGE,
+        queue_priority: 7,
+        eop_buffer_address: eop.map_or(0, Bo::va),
+        eop_buffer_size: eop.map_or(0, Bo::size),
+        ctx_save_restore_address: cwsr.map_or(0, Bo::va),
+        ctx_save_restore_size: ctx_size,
+        ctl_stack_size,
+        ..Default::default()
+    }
+}
+
 impl<K: RingKind> HwQueue<K> {
     /// Creates the queue; returns it and its ring's producer.
     pub(crate) fn create(p: &QueueParams<'_>) -> Result<(Self, RingWriter<K>)> {
@@ -166,25 +195,18 @@ impl<K: RingKind> HwQueue<K> {
         let ptrs = p.core.alloc(p.gpu_id, 4096, MemoryKind::Gtt, uncached)?;
         let (eop, cwsr, ctl_stack_size, ctx_size) = save_areas(p)?;
         let ptr_base = ptrs.va();
-        let mut args = abi::CreateQueueArgs {
-            ring_base_address: ring.va(),
-            write_pointer_address: ptr_base + WPTR_OFFSET,
-            read_pointer_address: ptr_base + RPTR_OFFSET,
-            ring_size,
-            gpu_id: p.gpu_id,
-            queue_type: match p.ty {
-                QueueType::Compute => abi::KFD_IOC_QUEUE_TYPE_COMPUTE,
-                QueueType::Sdma => abi::KFD_IOC_QUEUE_TYPE_SDMA,
-            },
-            queue_percentage: abi::KFD_MAX_QUEUE_PERCENTAGE,
-            queue_priority: 7,
-            eop_buffer_address: eop.as_ref().map_or(0, Bo::va),
-            eop_buffer_size: eop.as_ref().map_or(0, Bo::size),
-            ctx_save_restore_address: cwsr.as_ref().map_or(0, Bo::va),
-            ctx_save_restore_size: ctx_size,
-            ctl_stack_size,
-            ..Default::default()
+        let queue_type = match p.ty {
+            QueueType::Compute => abi::KFD_IOC_QUEUE_TYPE_COMPUTE,
+            QueueType::Sdma => abi::KFD_IOC_QUEUE_TYPE_SDMA,
         };
+        let mut args = create_queue_args(
+            p,
+            queue_type,
+            (ring.va(), ring_size),
+            (ptr_base + RPTR_OFFSET, ptr_base + WPTR_OFFSET),
+            (eop.as_ref(), cwsr.as_ref()),
+            (ctl_stack_size, ctx_size),
+        );
         p.core
             .ioctl(abi::AMDKFD_IOC_CREATE_QUEUE, &mut args)
             .map_err(|e| Error::sys("CREATE_QUEUE", e))?;

@@ -288,17 +288,14 @@ impl DeviceInner {
         r.map(|()| value)
     }
 
-    fn aql_launch_fast<T>(
+    /// Runs an AQL launch's `body` (it writes the kernargs and hands back what the dispatch
+    /// packet needs), which must add no PM4 commands: the packet is the launch.
+    fn aql_body<T>(
         &self,
         st: &TimelineState,
         value: TimelineValue,
         body: impl FnOnce(&mut Submit<'_>) -> Result<T>,
-        packet: impl FnOnce(T) -> Result<(u16, DispatchPacket)>,
-    ) -> Result<()> {
-        let g = st.tl.gpu_value(value).ok_or_else(|| {
-            Error::Protocol(format!("timeline value {} has no GPU value", value.get()))
-        })?;
-        let sync = st.aql_sync_of(g.signal)?;
+    ) -> Result<T> {
         let mut s = Submit {
             value,
             cmds: Cmds::empty(QueueType::Compute, self.arch),
@@ -311,6 +308,21 @@ impl DeviceInner {
                 "an AQL launch's body added commands".into(),
             ));
         }
+        Ok(t)
+    }
+
+    fn aql_launch_fast<T>(
+        &self,
+        st: &TimelineState,
+        value: TimelineValue,
+        body: impl FnOnce(&mut Submit<'_>) -> Result<T>,
+        packet: impl FnOnce(T) -> Result<(u16, DispatchPacket)>,
+    ) -> Result<()> {
+        let g = st.tl.gpu_value(value).ok_or_else(|| {
+            Error::Protocol(format!("timeline value {} has no GPU value", value.get()))
+        })?;
+        let sync = st.aql_sync_of(g.signal)?;
+        let t = self.aql_body(st, value, body)?;
         let (dims, pkt) = packet(t)?;
         let others = || self.queue_states();
         let (ComputeQueue::Aql(q), ComputeWriter::Aql(w)) =
@@ -366,18 +378,7 @@ impl DeviceInner {
         if let Some((start, _)) = stamps {
             pre.timestamp(start)?;
         }
-        let mut s = Submit {
-            value,
-            cmds: Cmds::empty(QueueType::Compute, self.arch),
-            state: st,
-            dev: self,
-        };
-        let t = body(&mut s)?;
-        if !s.cmds.dwords().is_empty() {
-            return Err(Error::Protocol(
-                "an AQL launch's body added commands".into(),
-            ));
-        }
+        let t = self.aql_body(st, value, body)?;
         let (dims, pkt) = packet(t)?;
         if let Some((_, end)) = stamps {
             post.timestamp(end)?;

@@ -16,8 +16,12 @@
 //! `--toggle-collect='launch_callgrind::builder_launch'` and divide the total by 9984 (156
 //! batches of 64).
 //!
-//! `launch_callgrind time` (outside valgrind) prints the median and best wall-clock time per
-//! builder launch over the same batches, for comparing builds in one session.
+//! `launch_callgrind time` (outside valgrind) prints the median, quartiles and best
+//! wall-clock time per builder launch over the same batches, for comparing builds in one
+//! session.
+//!
+//! With `aql` as an argument (`launch_callgrind aql`, `launch_callgrind time aql`) the device
+//! drives an AQL compute queue instead (`driver_launch_aql_ns`'s workload).
 
 use std::sync::Arc;
 
@@ -71,7 +75,16 @@ fn main() -> core::result::Result<(), Box<dyn core::error::Error>> {
     // calls its port methods.
     let kfd = unsafe { Kfd::with_sim(Arc::clone(&sim)) }?;
     let opened = std::time::Instant::now();
-    let dev = Device::open(&kfd, 0)?;
+    let aql = std::env::args().any(|a| a == "aql");
+    let opts = hcq_driver::DeviceOptions {
+        compute_queue: if aql {
+            hcq_driver::ComputeQueueKind::Aql
+        } else {
+            hcq_driver::ComputeQueueKind::Pm4
+        },
+        ..hcq_driver::DeviceOptions::default()
+    };
+    let dev = Device::open_with(&kfd, 0, opts)?;
     let open_time = opened.elapsed();
     // Let the engines see the queues while the rings are empty (as `hcq bench` does).
     sim.run_until_idle(16);
@@ -102,8 +115,11 @@ fn main() -> core::result::Result<(), Box<dyn core::error::Error>> {
         }
         per.sort_unstable();
         println!(
-            "builder launch: median {} ns, best {} ns (Device::open took {open_time:?})",
+            "builder launch ({}): median {} ns, quartiles {}-{} ns, best {} ns (Device::open took {open_time:?})",
+            if aql { "AQL" } else { "PM4" },
             per[per.len() / 2],
+            per[per.len() / 4],
+            per[per.len() * 3 / 4],
             per[0]
         );
         return Ok(());

@@ -21,7 +21,7 @@ use crate::kfd_core::KfdCore;
 use crate::mem::Doorbell;
 use crate::queue::{DestroyGuard, QueueParams, destroy_queue, doorbell_page, save_areas};
 use crate::signal::SignalPages;
-use core::sync::atomic::{AtomicU32, Ordering};
+use core::sync::atomic::Ordering;
 use core::time::Duration;
 use hcq_core::addr::GpuVa;
 use hcq_core::aql::{self, Header, PACKET_DWORDS, queue as q};
@@ -48,7 +48,8 @@ pub(crate) enum AqlPart<'a> {
 /// A timeline signal's launch prologue and epilogue for an AQL queue, encoded once: the PM4
 /// before a dispatch (wait until the signal holds the previous value, then the memory barrier:
 /// HDP flush and cache invalidation) and after it (the signal's RELEASE_MEMs), with where a
-/// launch patches its values.
+/// launch patches its values, and the PM4_IB packets running each (IB address 0: a launch
+/// patches in its slot's buffer).
 #[derive(Clone, Debug)]
 pub(crate) struct AqlSync {
     pre: [u32; IB_SLOT_DWORDS],
@@ -59,7 +60,14 @@ pub(crate) struct AqlSync {
     post_len: usize,
     /// Index in `post` of the first RELEASE_MEM's 64-bit data.
     data_at: usize,
+    /// The PM4_IB packets of `pre` and `post`.
+    pre_packet: [u32; PACKET_DWORDS],
+    post_packet: [u32; PACKET_DWORDS],
 }
+
+/// Dwords of a PM4_IB packet holding the indirect buffer's address (INDIRECT_BUFFER's
+/// `IB_BASE_LO`/`_HI`, after its header in dword 1).
+const PM4_IB_ADDR_AT: usize = 2;
 
 impl AqlSync {
     /// From the timeline signal's pre-encoded `wait` and `signal` (value 0) and the
@@ -86,15 +94,30 @@ impl AqlSync {
         post.get_mut(..signal.len())
             .ok_or_else(too_long)?
             .copy_from_slice(signal);
+        let pre_len = wait.len() + n;
         Ok(Self {
             pre,
-            pre_len: wait.len() + n,
+            pre_len,
             wait_at,
             post,
             post_len: signal.len(),
             data_at,
+            pre_packet: ib_packet(GpuVa(0), pre_len)?,
+            post_packet: ib_packet(GpuVa(0), signal.len())?,
         })
     }
+}
+
+/// The PM4_IB packet (barrier bit, system-scope fences) running the `len` dwords at `ib`.
+fn ib_packet(ib: GpuVa, len: usize) -> Result<[u32; PACKET_DWORDS]> {
+    let len =
+        u32::try_from(len).map_err(|_| Error::Protocol(format!("a PM4 body of {len} dwords")))?;
+    aql::pm4_ib(Header::ordered(aql::TYPE_VENDOR_SPECIFIC), ib, len, 0).map_err(|source| {
+        Error::Encode {
+            what: "an AQL packet",
+            source,
+        }
+    })
 }
 
 /// The queue's producer state, kept by the device under its timeline lock.
@@ -102,6 +125,31 @@ impl AqlSync {
 pub(crate) struct AqlWriter {
     /// The next packet index to write (monotonic).
     next: u64,
+    /// A `read_dispatch_id` seen before (it only grows): every slot below `read_seen + slots`
+    /// is free without reading it again.
+    read_seen: u64,
+    /// The last timeline value whose signal this ring got (in a packet with the barrier bit,
+    /// as every packet hcq writes).
+    signaled: Option<u64>,
+}
+
+impl AqlWriter {
+    /// Records that the packets just written end with the signal of timeline value `value`.
+    pub(crate) fn note_signal(&mut self, value: u64) {
+        self.signaled = Some(value);
+    }
+
+    /// Whether the previous timeline value (`value - 1`) is signalled by a packet already in
+    /// this ring. A packet with the barrier bit then starts only after that signal's packet,
+    /// and everything before it, completed: "If the barrier bit is set, then processing of
+    /// the packet will only begin when all preceding packets are complete" (HSA Platform
+    /// System Architecture Specification 1.2, 2.9.1 "Packet header"; the packet processor
+    /// processes a queue's packets in order, 2.8): a wait for that value is redundant there.
+    pub(crate) fn follows_own_signal(&self, value: u64) -> bool {
+        value
+            .checked_sub(1)
+            .is_some_and(|prev| self.signaled == Some(prev))
+    }
 }
 
 /// One AQL compute queue.
@@ -115,6 +163,9 @@ pub(crate) struct AqlQueue {
     ring: Bo,
     desc: Bo,
     ib: Bo,
+    /// The PM4_IB packet running the memory barrier (HDP flush, cache invalidation) kept in
+    /// the buffer after the slots' ones: the prologue of a launch that waits for nothing.
+    barrier_packet: [u32; PACKET_DWORDS],
     _eop: Option<Bo>,
     _cwsr: Option<Bo>,
 }
@@ -143,8 +194,13 @@ pub(crate) struct AqlScratch {
 }
 
 impl AqlQueue {
-    /// Creates the queue (ring of `p.ring_size` bytes); returns it and its producer.
-    pub(crate) fn create(p: &QueueParams<'_>, scratch: &AqlScratch) -> Result<(Self, AqlWriter)> {
+    /// Creates the queue (ring of `p.ring_size` bytes) for a GPU of `arch`; returns it and
+    /// its producer.
+    pub(crate) fn create(
+        p: &QueueParams<'_>,
+        scratch: &AqlScratch,
+        arch: &hcq_core::arch::ArchInfo,
+    ) -> Result<(Self, AqlWriter)> {
         let ring_size = p.ring_size;
         let slots = ring_size / aql::PACKET_BYTES;
         if !ring_size.is_power_of_two()
@@ -166,13 +222,26 @@ impl AqlQueue {
         let gtt = |len| p.core.alloc(p.gpu_id, len, MemoryKind::Gtt, uncached);
         let ring = gtt(ring_size)?;
         let desc = gtt(4096)?;
-        let ib = gtt(slots * IB_SLOT_BYTES)?;
+        // One PM4 buffer per slot, then the memory barrier's.
+        let ib = gtt((slots + 1) * IB_SLOT_BYTES)?;
         // Touch every page of the PM4 buffers once now, so launches do not take the first-
         // touch page fault of their CPU mapping (one per 4 KiB, about 1 us here: a launch uses
         // 768 bytes of them, so ~200 ns a launch on a first lap). The ring is touched below.
         for w in ib.mapping().u32s().iter().step_by(4096 / 4) {
             w.store(0, Ordering::Relaxed);
         }
+        let mut barrier = [0u32; IB_SLOT_DWORDS];
+        let n =
+            hcq_core::pm4::memory_barrier(&mut barrier, arch).map_err(|source| Error::Encode {
+                what: "the AQL launch's memory barrier",
+                source,
+            })?;
+        let barrier_off = slots * IB_SLOT_BYTES;
+        ib.mapping().write_bytes(
+            barrier_off,
+            bytemuck::cast_slice(barrier.get(..n).unwrap_or_default()),
+        )?;
+        let barrier_packet = ib_packet(GpuVa(ib.va() + barrier_off), n)?;
         // Every slot INVALID before the queue exists (ROCR AqlQueue's constructor).
         for (i, w) in ring.mapping().u32s().iter().enumerate() {
             let v = if i % PACKET_DWORDS == 0 {
@@ -242,10 +311,15 @@ impl AqlQueue {
                 ring,
                 desc,
                 ib,
+                barrier_packet,
                 _eop: eop,
                 _cwsr: cwsr,
             },
-            AqlWriter { next: 0 },
+            AqlWriter {
+                next: 0,
+                read_seen: 0,
+                signaled: None,
+            },
         ))
     }
 
@@ -320,6 +394,7 @@ impl AqlQueue {
     ) -> Result<()> {
         let n = self.check_size(w, parts)?;
         self.wait_for(w.next + n, pages, timeout, others)
+            .map(|_| ())
     }
 
     fn check_size(&self, w: &AqlWriter, parts: &[AqlPart<'_>]) -> Result<u64> {
@@ -343,23 +418,23 @@ impl AqlQueue {
     }
 
     /// Waits until every slot below packet index `end` is free (`end - read_dispatch_id <=
-    /// slots`).
+    /// slots`); returns the `read_dispatch_id` it last read.
     fn wait_for(
         &self,
         end: u64,
         pages: &SignalPages,
         timeout: Duration,
         others: &dyn Fn() -> Vec<QueueState>,
-    ) -> Result<()> {
+    ) -> Result<u64> {
         if seeded!(AqlOverwritesUnread) {
-            return Ok(());
+            return Ok(self.read_index());
         }
         let mut last = None;
         let mut progress_at: Option<Instant> = None;
         loop {
             let r = self.read_index();
             if end.saturating_sub(r) <= self.slots {
-                return Ok(());
+                return Ok(r);
             }
             let since = *progress_at.get_or_insert_with(Instant::now);
             if let Some(f) = pages.sleep(None, 1)? {
@@ -485,9 +560,11 @@ impl AqlQueue {
         Ok(())
     }
 
-    /// A launch in three slots: `sync`'s prologue waiting for `value - 1`, the kernel
-    /// dispatch, `sync`'s epilogue signalling `value`; the fast path of [`AqlQueue::submit`]
-    /// (the same packets, without building the PM4 first).
+    /// A launch in three slots: a prologue, the kernel dispatch, `sync`'s epilogue signalling
+    /// `value`; the fast path of [`AqlQueue::submit`] (the same packets, without building the
+    /// PM4 first). The prologue is `sync`'s (wait until the signal holds `value - 1`, then the
+    /// memory barrier) when `wait`, else the queue's memory barrier alone, written once at
+    /// creation. Both PM4 bodies fit one slot's buffer, so no slot crosses the ring's end.
     #[expect(
         clippy::too_many_arguments,
         reason = "submit's arguments and the launch's"
@@ -497,6 +574,7 @@ impl AqlQueue {
         w: &mut AqlWriter,
         sync: &AqlSync,
         value: u32,
+        wait: bool,
         dims: u16,
         dp: &DispatchPacket,
         pages: &SignalPages,
@@ -504,25 +582,29 @@ impl AqlQueue {
         others: &dyn Fn() -> Vec<QueueState>,
     ) -> Result<()> {
         let at = w.next;
-        // Three slots, none across the ring's end (each PM4 body fits one slot).
-        self.wait_for(at + 3, pages, timeout, others)?;
-        let enc = |source| Error::Encode {
-            what: "an AQL packet",
-            source,
-        };
-        let mut pre = sync.pre;
-        if let Some(v) = pre.get_mut(sync.wait_at) {
-            *v = value.wrapping_sub(1);
-        }
-        let mut post = sync.post;
-        if let Some(d) = post.get_mut(sync.data_at..sync.data_at + 2) {
-            d.copy_from_slice(&[value, 0]);
-        }
-        self.write_ib_packet(at, pre.get(..sync.pre_len).unwrap_or_default())?;
         let pkt = aql::kernel_dispatch(Header::ordered(aql::TYPE_KERNEL_DISPATCH), dims, dp)
-            .map_err(enc)?;
+            .map_err(|source| Error::Encode {
+                what: "an AQL packet",
+                source,
+            })?;
+        if (at + 3).saturating_sub(w.read_seen) > self.slots {
+            w.read_seen = self.wait_for(at + 3, pages, timeout, others)?;
+        }
+        if wait {
+            let pre = sync.pre.get(..sync.pre_len).unwrap_or_default();
+            self.write_ib(
+                at,
+                pre,
+                sync.wait_at,
+                &[value.wrapping_sub(1)],
+                &sync.pre_packet,
+            )?;
+        } else {
+            self.write_packet(at, &self.barrier_packet)?;
+        }
         self.write_packet(at + 1, &pkt)?;
-        self.write_ib_packet(at + 2, post.get(..sync.post_len).unwrap_or_default())?;
+        let post = sync.post.get(..sync.post_len).unwrap_or_default();
+        self.write_ib(at + 2, post, sync.data_at, &[value, 0], &sync.post_packet)?;
         w.next = at + 3;
         if let Some(wp) = self.desc.mapping().u64_at(q::WRITE_DISPATCH_ID as u64) {
             wp.store(at + 3, Ordering::Release);
@@ -532,55 +614,72 @@ impl AqlQueue {
     }
 
     /// Copies `d` (at most one slot's buffer) into the PM4 buffer of packet index `at`'s
-    /// slot and writes the PM4_IB packet running it there.
-    fn write_ib_packet(&self, at: u64, d: &[u32]) -> Result<()> {
+    /// slot with `patch` over its dwords from `patch_at`, and writes `packet` (a PM4_IB packet
+    /// of `d.len()` dwords at address 0) there pointing at it.
+    fn write_ib(
+        &self,
+        at: u64,
+        d: &[u32],
+        patch_at: usize,
+        patch: &[u32],
+        packet: &[u32; PACKET_DWORDS],
+    ) -> Result<()> {
         let slot = at % self.slots;
         let ib_off = slot * IB_SLOT_BYTES;
-        let first = usize::try_from(ib_off / 4).unwrap_or(usize::MAX);
+        // CAST: slot < slots, whose buffers were allocated: the index fits usize.
+        let first = (slot as usize) * IB_SLOT_DWORDS;
         let ib = self
             .ib
             .mapping()
             .u32s()
-            .get(first..first.saturating_add(d.len()))
-            .filter(|_| d.len() <= IB_SLOT_DWORDS)
+            .get(first..first + IB_SLOT_DWORDS)
+            .and_then(|b| b.get(..d.len()))
             .ok_or_else(|| {
                 Error::Protocol(format!("{}: PM4 buffer outside its slot", self.name))
             })?;
         for (dst, &v) in ib.iter().zip(d) {
             dst.store(v, Ordering::Relaxed);
         }
-        // CAST: at most 64 dwords (checked above).
-        let pkt = aql::pm4_ib(
-            Header::ordered(aql::TYPE_VENDOR_SPECIFIC),
-            GpuVa(self.ib.va() + ib_off),
-            d.len() as u32,
-            0,
-        )
-        .map_err(|source| Error::Encode {
-            what: "an AQL packet",
-            source,
-        })?;
+        for (dst, &v) in ib.iter().skip(patch_at).zip(patch) {
+            dst.store(v, Ordering::Relaxed);
+        }
+        let va = GpuVa(self.ib.va() + ib_off);
+        let mut pkt = *packet;
+        if let Some(a) = pkt
+            .get_mut(PM4_IB_ADDR_AT..)
+            .and_then(|p| p.first_chunk_mut::<2>())
+        {
+            *a = [va.lo(), va.hi()];
+        }
         self.write_packet(at, &pkt)
     }
 
-    /// Writes packet `words` into the slot of packet index `at`: the body, then the first
-    /// dword with a release store (the processor waits on an INVALID header, so the header
-    /// publishes the body).
+    /// Writes packet `words` into the slot of packet index `at`: the body (dwords 2..16 as
+    /// 64-bit stores, then dword 1), then the first dword (header and setup) with a release
+    /// store (the processor waits on an INVALID header, so the header publishes the body).
     fn write_packet(&self, at: u64, words: &[u32; PACKET_DWORDS]) -> Result<()> {
-        let first = usize::try_from((at % self.slots) * PACKET_DWORDS as u64).unwrap_or(usize::MAX);
-        let slot: &[AtomicU32] = self
-            .ring
-            .mapping()
-            .u32s()
-            .get(first..)
-            .and_then(|s| s.get(..PACKET_DWORDS))
-            .ok_or_else(|| Error::Protocol(format!("{}: slot outside the ring", self.name)))?;
-        for (dst, &v) in slot.iter().zip(words).skip(1) {
-            dst.store(v, Ordering::Relaxed);
+        // CAST: at % slots < slots, the ring's packets: the index fits usize.
+        let first = (at % self.slots) as usize * (PACKET_DWORDS / 2);
+        let map = self.ring.mapping();
+        let (Some(body), Some(head)) = (
+            map.u64s()
+                .get(first..)
+                .and_then(|s| s.first_chunk::<{ PACKET_DWORDS / 2 }>()),
+            map.u32s()
+                .get(2 * first..)
+                .and_then(|s| s.first_chunk::<2>()),
+        ) else {
+            return Err(Error::Protocol(format!(
+                "{}: slot outside the ring",
+                self.name
+            )));
+        };
+        for (i, dst) in body.iter().enumerate().skip(1) {
+            let (lo, hi) = (words[2 * i], words[2 * i + 1]);
+            dst.store(u64::from(lo) | u64::from(hi) << 32, Ordering::Relaxed);
         }
-        if let Some(h) = slot.first() {
-            h.store(words[0], Ordering::Release);
-        }
+        head[1].store(words[1], Ordering::Relaxed);
+        head[0].store(words[0], Ordering::Release);
         Ok(())
     }
 }

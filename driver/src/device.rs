@@ -458,8 +458,11 @@ impl Device {
         let aql = options.compute_queue.resolve_aql(props.num_xcc.max(1));
         let (compute, pm4_producer) = if aql {
             let s = aql_scratch(arch, props, &scratch, &scratch_bo)?;
-            let (q, w) =
-                AqlQueue::create(&params(QueueType::Compute, options.compute_ring_size), &s)?;
+            let (q, w) = AqlQueue::create(
+                &params(QueueType::Compute, options.compute_ring_size),
+                &s,
+                arch,
+            )?;
             (ComputeQueue::Aql(q), ComputeWriter::Aql(w))
         } else {
             let (q, w) =

@@ -273,7 +273,10 @@ impl DeviceInner {
 
     /// [`DeviceInner::submit_aql_launch`] without stamps: the wait + memory barrier and the
     /// signal pre-encoded per timeline signal ([`AqlSync`]), patched as they are copied into
-    /// the slots' PM4 buffers.
+    /// the slots' PM4 buffers. When the previous timeline value is signalled by a packet
+    /// already in the AQL ring, the wait is left out (the dispatch's barrier bit orders it
+    /// after that packet: [`crate::aql::AqlWriter::follows_own_signal`]) and the prologue is
+    /// the queue's memory barrier alone.
     fn submit_aql_launch_fast<T>(
         &self,
         body: impl FnOnce(&mut Submit<'_>) -> Result<T>,
@@ -330,16 +333,20 @@ impl DeviceInner {
         else {
             return Err(Error::Protocol("an AQL launch on a PM4 queue".into()));
         };
+        let wait = !w.follows_own_signal(value.get());
         q.submit_launch(
             w,
             sync,
             g.value,
+            wait,
             dims,
             &pkt,
             &self.pages,
             self.kfd.wait_timeout(),
             &others,
-        )
+        )?;
+        w.note_signal(value.get());
+        Ok(())
     }
 
     /// [`DeviceInner::submit_aql_launch`] under the timeline lock (`st`).
@@ -418,7 +425,9 @@ impl DeviceInner {
             &self.pages,
             self.kfd.wait_timeout(),
             &others,
-        )
+        )?;
+        w.note_signal(value.get());
+        Ok(())
     }
 
     /// One timeline value for work on both queues: the copy ring gets
@@ -568,7 +577,11 @@ impl DeviceInner {
                     let (body, signal) = cmds.split_at_signal();
                     let parts = [AqlPart::Pm4(body), AqlPart::Pm4(signal)];
                     let n = if signal.is_empty() { 1 } else { 2 };
-                    q.submit(w, &parts[..n], &self.pages, timeout, &others)
+                    q.submit(w, &parts[..n], &self.pages, timeout, &others)?;
+                    if !signal.is_empty() {
+                        w.note_signal(value.get());
+                    }
+                    Ok(())
                 }
                 _ => Err(mismatch()),
             },

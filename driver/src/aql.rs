@@ -141,10 +141,10 @@ impl AqlWriter {
 
     /// Whether the previous timeline value (`value - 1`) is signalled by a packet already in
     /// this ring. A packet with the barrier bit then starts only after that signal's packet,
-    /// and everything before it, completed: "If the barrier bit is set, then processing of
-    /// the packet will only begin when all preceding packets are complete" (HSA Platform
-    /// System Architecture Specification 1.2, 2.9.1 "Packet header"; the packet processor
-    /// processes a queue's packets in order, 2.8): a wait for that value is redundant there.
+    /// and everything before it, completed (HSA runtime `hsa.h`, the packet header's barrier
+    /// bit: "If set, the processing of the current packet only launches when all preceding
+    /// packets (within the same queue) are complete"; hcq-sim's AQL processor runs it as a
+    /// CS_PARTIAL_FLUSH over every XCC's share): a wait for that value is redundant there.
     pub(crate) fn follows_own_signal(&self, value: u64) -> bool {
         value
             .checked_sub(1)

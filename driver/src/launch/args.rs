@@ -346,7 +346,13 @@ pub(super) fn check_arg(
         return Err(format!("{} is {} bytes, got {size}", what(), info.size));
     }
     let align = align.max(1);
-    if info.offset % align != 0 {
+    // Alignments are powers of two (a mask, not a division), any other one divides.
+    let misaligned = if align.is_power_of_two() {
+        info.offset & (align - 1) != 0
+    } else {
+        info.offset % align != 0
+    };
+    if misaligned {
         return Err(format!(
             "{} is at kernarg offset {}, not a multiple of the value's {align}-byte alignment",
             what(),

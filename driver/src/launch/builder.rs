@@ -188,6 +188,10 @@ impl<'p> LaunchBuilder<'p> {
     /// address over its argument. Returns the dynamic LDS bytes.
     fn place_locals(&mut self, meta: &ProgramMeta) -> Result<u32> {
         let p = self.prog;
+        if self.locals.is_empty() && self.dynamic_lds <= p.max_dynamic_lds() {
+            // Nothing to place, and the dynamic LDS fits: what the placement below returns.
+            return Ok(self.dynamic_lds);
+        }
         let placed = p.lds_placement(&self.locals, self.dynamic_lds)?;
         for &(index, addr) in &placed.addrs {
             let Some(info) = meta.args.get(index) else {

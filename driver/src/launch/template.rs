@@ -228,19 +228,30 @@ impl HiddenPlan {
         }
         out.n = self.shape_words.len().min(MAX_SHAPE_WORDS);
         let values = shape_values(shape);
+        // Every value checked at once (the common case: all fit), then placed; a value that
+        // does not fit is named by the second pass.
+        let mut over = 0;
         for h in &self.shape {
-            let v = values.get(usize::from(h.src)).copied().unwrap_or(0);
-            if v & !h.mask != 0 {
-                return Err(hidden_args::HiddenError::TooSmall {
-                    kind: h.kind,
-                    size: h.size,
-                    value: v,
-                });
-            }
+            // MASK: `src` < 8 (`shape_source`): the mask changes nothing, and the index needs
+            // no bounds check.
+            let v = values[usize::from(h.src) & 7];
+            over |= v & !h.mask;
             if let Some((_, w)) = out.words.get_mut(h.slot) {
-                // The segment is little endian: byte `offset % 8` of the word is bits `shift..`,
-                // zero in the template (nothing else lies there in a split plan).
+                // The segment is little endian: byte `offset % 8` of the word is bits
+                // `shift..`, zero in the template (nothing else lies there in a split plan).
                 *w |= (v << h.shift).to_le();
+            }
+        }
+        if over != 0 {
+            for h in &self.shape {
+                let v = values[usize::from(h.src) & 7];
+                if v & !h.mask != 0 {
+                    return Err(hidden_args::HiddenError::TooSmall {
+                        kind: h.kind,
+                        size: h.size,
+                        value: v,
+                    });
+                }
             }
         }
         Ok(())

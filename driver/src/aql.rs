@@ -146,9 +146,10 @@ impl AqlWriter {
     /// packets (within the same queue) are complete"; hcq-sim's AQL processor runs it as a
     /// CS_PARTIAL_FLUSH over every XCC's share): a wait for that value is redundant there.
     pub(crate) fn follows_own_signal(&self, value: u64) -> bool {
-        value
-            .checked_sub(1)
-            .is_some_and(|prev| self.signaled == Some(prev))
+        seeded!(AqlLaunchSkipsCopyWait)
+            || value
+                .checked_sub(1)
+                .is_some_and(|prev| self.signaled == Some(prev))
     }
 }
 

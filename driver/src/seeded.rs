@@ -64,6 +64,10 @@ pub enum Bug {
     /// (no ring back-pressure), so it overwrites slots, and their PM4 buffers, that the
     /// packet processor has not retired.
     AqlOverwritesUnread,
+    /// AQL launch: the launch leaves out its wait for the previous timeline value even when
+    /// that value came from the copy queue (the barrier bit orders packets of one queue only),
+    /// so the dispatch runs beside the copy before it.
+    AqlLaunchSkipsCopyWait,
 }
 
 std::thread_local! {

@@ -5,13 +5,17 @@
 //! - a producer without back-pressure (`AqlOverwritesUnread`): packets written over slots
 //!   `read_dispatch_id` has not passed; the simulator faults the queue naming the ring
 //!   overrun, and the report's AQL queue pointers show more packets published than the ring
-//!   holds.
+//!   holds;
+//! - a launch that leaves out its timeline wait after a copy (`AqlLaunchSkipsCopyWait`: the
+//!   wait is redundant only after the AQL ring's own signal, which the dispatch's barrier bit
+//!   orders): the dispatch runs before the copy it should have waited for, and the simulator
+//!   names the kernel, the copy's fence and the value.
 
 #[allow(unused_macros, unused_imports)]
 mod hcq_common;
 
 use core::time::Duration;
-use hcq_common::{SimMode, programs};
+use hcq_common::{SimMode, programs, write_u32s};
 use hcq_driver::seeded::{Bug, arm};
 use hcq_driver::{BufferKind, Device, DeviceOptions, Error, GpuBuffer, Program};
 use hcq_sim::{GpuConfig, SimConfig};
@@ -116,6 +120,95 @@ fn aql_ring_overwrites_unread_packets() {
         q.wptr,
         q.rptr
     );
+}
+
+/// Bug: an AQL launch skips its wait for the previous timeline value although that value is
+/// the copy queue's (`copy_in` returns once the copy is queued). Without the bug the launch
+/// reads what the copies wrote; with it the dispatch runs before the copy's fence, and the
+/// fault names the copy's SDMA FENCE writing its value below the launch's signal, and (on a
+/// one-XCC GPU, whose signal history the judge can follow) the dispatch that ran before the
+/// value it should have waited for.
+fn aql_launch_after_a_copy_without_its_wait(xcc8: bool) {
+    let run = |bug: bool| {
+        let (r, opts) = if xcc8 {
+            (mi300x(SimMode::Deterministic), DeviceOptions::default())
+        } else {
+            let r = Rig::with_config(
+                SimConfig {
+                    mode: SimMode::Deterministic,
+                    strict: true,
+                    gpus: vec![GpuConfig::gfx1100()],
+                    ..SimConfig::default()
+                },
+                SHORT,
+            );
+            let opts = DeviceOptions {
+                compute_queue: hcq_driver::ComputeQueueKind::Aql,
+                ..DeviceOptions::default()
+            };
+            (r, opts)
+        };
+        let dev = Device::open_with(&r.kfd, 0, opts).unwrap();
+        assert!(dev.is_aql());
+        let (_, add) = programs(&dev);
+        let n = 256u32;
+        let a: Vec<u32> = (0..n).collect();
+        let bufs: Vec<GpuBuffer> = (0..3)
+            .map(|_| dev.alloc(u64::from(n) * 4, BufferKind::Vram).unwrap())
+            .collect();
+        dev.synchronize().unwrap();
+        for b in &bufs {
+            write_u32s(&dev, b, &a);
+        }
+        let armed = bug.then(|| arm(Bug::AqlLaunchSkipsCopyWait));
+        let args = kernels::VectorAddArgs {
+            a: bufs[0].va().get(),
+            b: bufs[1].va().get(),
+            c: bufs[2].va().get(),
+            n,
+        };
+        // SAFETY: a, b and c hold n u32s and outlive the launch (waited for below).
+        let res = unsafe { add.launch_pod(&args, [n / 64, 1, 1], [64, 1, 1]) }
+            .and_then(|v| dev.wait_value(v));
+        drop(armed);
+        let launched = dev.last_value().get();
+        let got = res
+            .is_ok()
+            .then(|| hcq_common::read_u32s(&dev, &bufs[2], n as usize));
+        (res, launched, got)
+    };
+    let (ok, _, got) = run(false);
+    ok.unwrap();
+    assert_eq!(got, Some((0..256u32).map(|i| 2 * i).collect::<Vec<_>>()));
+    let (res, launched, _) = run(true);
+    let text = match res {
+        Err(e @ Error::DeviceFault(_)) => e.to_string(),
+        other => panic!("expected a device fault naming the skipped wait, got {other:?}"),
+    };
+    let copied = launched - 1;
+    assert!(
+        text.contains("goes down: SDMA FENCE (SDMA queue 1 of GPU")
+            && text.contains(&format!(
+                "writes {copied} over {launched}, which RELEASE_MEM (AQL queue"
+            )),
+        "{text}"
+    );
+    assert!(
+        xcc8 || text.contains(&format!(
+            "ran before the value it should have waited for: {copied}, which SDMA FENCE (SDMA queue"
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn aql_launch_skipping_a_copys_wait_is_caught_gfx1100() {
+    aql_launch_after_a_copy_without_its_wait(false);
+}
+
+#[test]
+fn aql_launch_skipping_a_copys_wait_is_caught_mi300x() {
+    aql_launch_after_a_copy_without_its_wait(true);
 }
 
 #[test]

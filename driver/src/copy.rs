@@ -47,8 +47,53 @@ impl Device {
     /// # Errors
     /// `offset + data.len()` past the end of `dst`, ring or wait failures.
     pub fn copy_in_at(&self, dst: &GpuBuffer, offset: u64, data: &[u8]) -> Result<()> {
+        self.copy_in_with(dst, offset, data.len(), |m, at, n| {
+            let piece = data.get(at..at + n).ok_or_else(|| {
+                Error::Protocol(format!("copy_in chunk {at}+{n} of {} bytes", data.len()))
+            })?;
+            m.write_bytes(0, piece)
+        })
+    }
+
+    /// [`Device::copy_in_at`] from `len` bytes at the raw pointer `src`, for memory Rust does
+    /// not own and others may write meanwhile (a Python array another thread writes): each
+    /// chunk is copied straight from `src` into a staging buffer with one raw copy, never
+    /// through a `&[u8]` over `src` (which would promise the bytes do not change). A writer
+    /// racing the copy makes the bytes copied a mix of old and new, as for a C `memcpy`.
+    ///
+    /// # Safety
+    /// `src` is valid for reads of `len` bytes (it stays allocated and mapped) until this
+    /// returns, and is not GPU memory of this device's staging buffers.
+    ///
+    /// # Errors
+    /// As [`Device::copy_in_at`].
+    pub unsafe fn copy_in_raw(
+        &self,
+        dst: &GpuBuffer,
+        offset: u64,
+        src: *const u8,
+        len: usize,
+    ) -> Result<()> {
+        self.copy_in_with(dst, offset, len, |m, at, n| {
+            // SAFETY: `at + n <= len` (the chunks of `copy_in_with` cover `0..len`), so the
+            // caller's contract makes `n` bytes at `src + at` readable and outside the staging
+            // buffer `m`; `wrapping_add` stays inside that range.
+            unsafe { m.write_raw(0, src.wrapping_add(at), n) }
+        })
+    }
+
+    /// The copy-in loop: `len` bytes in staging-sized chunks, `write(staging, at, n)` filling
+    /// a staging buffer with source bytes `at .. at + n` once its last copy completed, then
+    /// the SDMA copy of it into `dst` at `offset + at`.
+    fn copy_in_with(
+        &self,
+        dst: &GpuBuffer,
+        offset: u64,
+        len: usize,
+        mut write: impl FnMut(&crate::mem::Mapping, usize, usize) -> Result<()>,
+    ) -> Result<()> {
         self.check_owner(dst)?;
-        check_range_at(dst, offset, data.len(), "copy_in")?;
+        check_range_at(dst, offset, len, "copy_in")?;
         let dev = &self.inner;
         let mut guard = lock(&dev.staging);
         if guard.is_none() {
@@ -58,8 +103,10 @@ impl Device {
             return Err(Error::Protocol("staging buffers".into()));
         };
         let [first, _] = &st.bufs;
-        let chunk = usize::try_from(first.size()).unwrap_or(usize::MAX);
-        for (i, piece) in data.chunks(chunk).enumerate() {
+        let chunk = usize::try_from(first.size()).unwrap_or(usize::MAX).max(1);
+        let mut at = 0;
+        while at < len {
+            let n = chunk.min(len - at);
             // 0 or 1 by construction (`& 1`): every chunk goes through a staging buffer, none
             // is skipped.
             let b = st.next & 1;
@@ -70,15 +117,16 @@ impl Device {
             }
             // PANIC: as above.
             let bo = &st.bufs[b];
-            bo.mapping().write_bytes(0, piece)?;
+            write(bo.mapping(), at, n)?;
             // CAST: usize -> u64 is lossless on the 64-bit hosts KFD runs on.
-            let off = offset + (i * chunk) as u64;
+            let off = offset + at as u64;
             // CAST: as above.
-            let (src, n) = (bo.va(), piece.len() as u64);
-            let value = dev.submit_copy(|s| s.cmds.copy(dst.va().offset(off), GpuVa(src), n))?;
+            let (src, n64) = (bo.va(), n as u64);
+            let value = dev.submit_copy(|s| s.cmds.copy(dst.va().offset(off), GpuVa(src), n64))?;
             if let Some(l) = st.last.get_mut(b) {
                 *l = value;
             }
+            at += n;
         }
         Ok(())
     }

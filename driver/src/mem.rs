@@ -228,6 +228,31 @@ impl Mapping {
         Ok(())
     }
 
+    /// Copies `len` bytes at `src` into the mapping at byte offset `off` with one raw copy
+    /// (`ptr::copy_nonoverlapping`, no reference formed over either side), then a release
+    /// fence. For sources Rust does not own, which another thread may write meanwhile (a
+    /// Python array): the bytes copied are then a mix of old and new, as for a C `memcpy`.
+    /// Same caller contract as [`Mapping::write_bytes`] for the mapping's side.
+    ///
+    /// # Safety
+    /// `src` is valid for reads of `len` bytes until this returns and does not overlap this
+    /// mapping.
+    pub(crate) unsafe fn write_raw(&self, off: u64, src: *const u8, len: usize) -> Result<()> {
+        let start = self.check_range(off, len)?;
+        if len == 0 {
+            return Ok(());
+        }
+        // SAFETY: `start + len <= self.len` (checked, and the mapping is accessible:
+        // read-write for the life of `self`), so the destination is `len` writable bytes;
+        // the caller vouches that `src` is `len` readable bytes outside the mapping. No engine
+        // uses these bytes now (this function's contract, as `write_bytes`'), so the plain
+        // stores race with no atomic access; the fence below orders them before the
+        // submission that hands them to an engine.
+        unsafe { core::ptr::copy_nonoverlapping(src, self.base_ptr().add(start), len) };
+        core::sync::atomic::fence(Ordering::Release);
+        Ok(())
+    }
+
     /// Copies bytes out of the mapping at byte offset `off` into `out` (an acquire fence, then
     /// relaxed atomic loads; same caller contract as [`Mapping::write_bytes`]).
     pub(crate) fn read_bytes(&self, off: u64, out: &mut [u8]) -> Result<()> {

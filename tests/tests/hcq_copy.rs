@@ -208,6 +208,34 @@ fn copy_1000_times(mode: SimMode) {
 
 both_modes!(copy_1000_times);
 
+/// `copy_in_raw` (the Python binding's `copy_in`: a raw source pointer copied straight into
+/// the staging buffers) lands the same bytes as `copy_in`, across staging chunks, from an
+/// unaligned source into a buffer at an offset, with the bytes around untouched; a range past
+/// the end is refused before anything is copied.
+fn copy_in_from_a_raw_pointer(mode: SimMode) {
+    let (_rig, dev) = one(mode);
+    let n = 9 * MIB as usize + 12_345;
+    let src = pattern(n + 1, 7);
+    let buf = dev.alloc(n as u64 + 8192, BufferKind::Vram).unwrap();
+    dev.copy_in(&buf, &vec![0xee; n + 8192]).unwrap();
+    // SAFETY: `src[1..]` is `n` readable bytes of a vector alive past the call.
+    unsafe { dev.copy_in_raw(&buf, 4096, src.as_ptr().wrapping_add(1), n) }.unwrap();
+    let mut out = vec![0u8; n + 8192];
+    dev.copy_out(&buf, &mut out).unwrap();
+    assert!(
+        out[..4096]
+            .iter()
+            .chain(&out[4096 + n..])
+            .all(|&b| b == 0xee)
+    );
+    assert!(out[4096..4096 + n] == src[1..], "the copied bytes differ");
+    // SAFETY: as above (refused before reading).
+    let e = unsafe { dev.copy_in_raw(&buf, 8193, src.as_ptr(), n) }.unwrap_err();
+    assert!(e.to_string().contains("does not fit"), "{e}");
+}
+
+both_modes!(copy_in_from_a_raw_pointer);
+
 /// Edges: zero-byte copies and transfers complete; 1-byte buffers round-trip; ranges past a
 /// buffer, a source larger than the destination and a buffer of another GPU are refused with
 /// messages naming the sizes, offsets and address, before anything reaches the queue.

@@ -378,7 +378,9 @@ def test_copy_in_with_a_writer_thread(code):
   t.start()
   try:
     while not writes: time.sleep(0.001)
-    for _ in range(3):
+    # Tries until the writer ran during one copy (a fast copy on a loaded machine may finish
+    # before the writer thread is scheduled); with the GIL held it never would.
+    for _ in range(30):
       t0 = time.monotonic()
       d.copy_in(view, arr)
       t1 = time.monotonic()

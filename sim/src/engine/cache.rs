@@ -175,33 +175,36 @@ impl GpuCaches {
         hi: u64,
         read: impl Fn(u64, &mut [u8; 64]) -> Result<(), VmFault>,
     ) -> Option<StaleByte> {
-        let mut line = lo & !(LINE - 1);
-        while line < hi {
-            let cached = self
-                .kcache
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .map
-                .get(&line)
-                .copied();
-            if let Some(cached) = cached {
-                let mut now = [0u8; 64];
-                if read(line, &mut now).is_ok() {
-                    for k in 0..LINE {
-                        let va = line + k;
-                        // CAST: below 64.
-                        let (c, m) = (cached[k as usize], now[k as usize]);
-                        if va >= lo && va < hi && c != m {
-                            return Some(StaleByte {
-                                va,
-                                cached: c,
-                                memory: m,
-                            });
-                        }
-                    }
+        // The lines of `lo..hi` the K$ holds, copied out under one lock (none, usually: a
+        // dispatch follows the invalidate its launch starts with).
+        let mut held: Vec<(u64, [u8; 64])> = Vec::new();
+        {
+            let k = self.kcache.lock().unwrap_or_else(PoisonError::into_inner);
+            if k.map.is_empty() {
+                return None;
+            }
+            let mut line = lo & !(LINE - 1);
+            while line < hi {
+                if let Some(d) = k.map.get(&line) {
+                    held.push((line, *d));
+                }
+                line += LINE;
+            }
+        }
+        for (line, cached) in held {
+            let mut now = [0u8; 64];
+            if read(line, &mut now).is_err() {
+                continue;
+            }
+            for ((va, &c), &m) in (line..line + LINE).zip(&cached).zip(&now) {
+                if va >= lo && va < hi && c != m {
+                    return Some(StaleByte {
+                        va,
+                        cached: c,
+                        memory: m,
+                    });
                 }
             }
-            line += LINE;
         }
         None
     }

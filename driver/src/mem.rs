@@ -253,6 +253,31 @@ impl Mapping {
         Ok(())
     }
 
+    /// Copies `len` bytes of the mapping at byte offset `off` to `dst` with an acquire fence,
+    /// then one raw copy (`ptr::copy_nonoverlapping`, no reference formed over either side):
+    /// the counterpart of [`Mapping::write_raw`] for destinations Rust does not own. Same
+    /// caller contract as [`Mapping::read_bytes`] for the mapping's side.
+    ///
+    /// # Safety
+    /// `dst` is valid for writes of `len` bytes until this returns and does not overlap this
+    /// mapping.
+    pub(crate) unsafe fn read_raw(&self, off: u64, dst: *mut u8, len: usize) -> Result<()> {
+        let start = self.check_range(off, len)?;
+        if len == 0 {
+            return Ok(());
+        }
+        core::sync::atomic::fence(Ordering::Acquire);
+        // SAFETY: `start + len <= self.len` (checked, and the mapping is accessible: mapped
+        // for the life of `self`), so the source is `len` readable bytes; the caller vouches
+        // that `dst` is `len` writable bytes outside the mapping. No engine writes these bytes
+        // now (this function's contract, as `read_bytes`'), and the fence orders the reads
+        // after the wait that saw the engine's copy complete.
+        unsafe {
+            core::ptr::copy_nonoverlapping(self.base_ptr().add(start).cast_const(), dst, len)
+        };
+        Ok(())
+    }
+
     /// Copies bytes out of the mapping at byte offset `off` into `out` (an acquire fence, then
     /// relaxed atomic loads; same caller contract as [`Mapping::write_bytes`]).
     pub(crate) fn read_bytes(&self, off: u64, out: &mut [u8]) -> Result<()> {

@@ -107,6 +107,18 @@ impl Exported {
         self.raw.buf.cast::<u8>().cast_const()
     }
 
+    /// The buffer's start as a raw pointer for writes, valid for [`Self::len`] bytes while
+    /// `self` lives: only for buffers exported writable (as [`Self::write_at`]). Only for raw
+    /// copies (`hcq_driver::Device::copy_out_raw`): never make a reference over it.
+    pub fn as_mut_ptr(&mut self) -> PyResult<*mut u8> {
+        if self.raw.readonly != 0 || self.immutable {
+            return Err(PyBufferError::new_err(
+                "the destination buffer is read-only",
+            ));
+        }
+        Ok(self.raw.buf.cast::<u8>())
+    }
+
     /// The bytes, borrowed, when nobody can change them while the export lives (an exact
     /// `bytes` object); None otherwise (read them with [`Self::read_into`]).
     pub fn immutable(&self) -> Option<&[u8]> {

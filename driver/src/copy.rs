@@ -47,8 +47,53 @@ impl Device {
     /// # Errors
     /// `offset + data.len()` past the end of `dst`, ring or wait failures.
     pub fn copy_in_at(&self, dst: &GpuBuffer, offset: u64, data: &[u8]) -> Result<()> {
+        self.copy_in_with(dst, offset, data.len(), |m, at, n| {
+            let piece = data.get(at..at + n).ok_or_else(|| {
+                Error::Protocol(format!("copy_in chunk {at}+{n} of {} bytes", data.len()))
+            })?;
+            m.write_bytes(0, piece)
+        })
+    }
+
+    /// [`Device::copy_in_at`] from `len` bytes at the raw pointer `src`, for memory Rust does
+    /// not own and others may write meanwhile (a Python array another thread writes): each
+    /// chunk is copied straight from `src` into a staging buffer with one raw copy, never
+    /// through a `&[u8]` over `src` (which would promise the bytes do not change). A writer
+    /// racing the copy makes the bytes copied a mix of old and new, as for a C `memcpy`.
+    ///
+    /// # Safety
+    /// `src` is valid for reads of `len` bytes (it stays allocated and mapped) until this
+    /// returns, and is not GPU memory of this device's staging buffers.
+    ///
+    /// # Errors
+    /// As [`Device::copy_in_at`].
+    pub unsafe fn copy_in_raw(
+        &self,
+        dst: &GpuBuffer,
+        offset: u64,
+        src: *const u8,
+        len: usize,
+    ) -> Result<()> {
+        self.copy_in_with(dst, offset, len, |m, at, n| {
+            // SAFETY: `at + n <= len` (the chunks of `copy_in_with` cover `0..len`), so the
+            // caller's contract makes `n` bytes at `src + at` readable and outside the staging
+            // buffer `m`; `wrapping_add` stays inside that range.
+            unsafe { m.write_raw(0, src.wrapping_add(at), n) }
+        })
+    }
+
+    /// The copy-in loop: `len` bytes in staging-sized chunks, `write(staging, at, n)` filling
+    /// a staging buffer with source bytes `at .. at + n` once its last copy completed, then
+    /// the SDMA copy of it into `dst` at `offset + at`.
+    fn copy_in_with(
+        &self,
+        dst: &GpuBuffer,
+        offset: u64,
+        len: usize,
+        mut write: impl FnMut(&crate::mem::Mapping, usize, usize) -> Result<()>,
+    ) -> Result<()> {
         self.check_owner(dst)?;
-        check_range_at(dst, offset, data.len(), "copy_in")?;
+        check_range_at(dst, offset, len, "copy_in")?;
         let dev = &self.inner;
         let mut guard = lock(&dev.staging);
         if guard.is_none() {
@@ -58,8 +103,10 @@ impl Device {
             return Err(Error::Protocol("staging buffers".into()));
         };
         let [first, _] = &st.bufs;
-        let chunk = usize::try_from(first.size()).unwrap_or(usize::MAX);
-        for (i, piece) in data.chunks(chunk).enumerate() {
+        let chunk = usize::try_from(first.size()).unwrap_or(usize::MAX).max(1);
+        let mut at = 0;
+        while at < len {
+            let n = chunk.min(len - at);
             // 0 or 1 by construction (`& 1`): every chunk goes through a staging buffer, none
             // is skipped.
             let b = st.next & 1;
@@ -70,15 +117,16 @@ impl Device {
             }
             // PANIC: as above.
             let bo = &st.bufs[b];
-            bo.mapping().write_bytes(0, piece)?;
+            write(bo.mapping(), at, n)?;
             // CAST: usize -> u64 is lossless on the 64-bit hosts KFD runs on.
-            let off = offset + (i * chunk) as u64;
+            let off = offset + at as u64;
             // CAST: as above.
-            let (src, n) = (bo.va(), piece.len() as u64);
-            let value = dev.submit_copy(|s| s.cmds.copy(dst.va().offset(off), GpuVa(src), n))?;
+            let (src, n64) = (bo.va(), n as u64);
+            let value = dev.submit_copy(|s| s.cmds.copy(dst.va().offset(off), GpuVa(src), n64))?;
             if let Some(l) = st.last.get_mut(b) {
                 *l = value;
             }
+            at += n;
         }
         Ok(())
     }
@@ -96,8 +144,56 @@ impl Device {
     /// # Errors
     /// `offset + out.len()` past the end of `src`, ring or wait failures.
     pub fn copy_out_at(&self, src: &GpuBuffer, offset: u64, out: &mut [u8]) -> Result<()> {
+        let total = out.len();
+        self.copy_out_with(src, offset, total, |m, at, n| {
+            let Some(dst) = out.get_mut(at..at + n) else {
+                return Err(Error::Protocol(format!(
+                    "copy_out chunk {at}+{n} of {total} bytes"
+                )));
+            };
+            m.read_bytes(0, dst)
+        })
+    }
+
+    /// [`Device::copy_out_at`] into `len` bytes at the raw pointer `dst`, for memory Rust does
+    /// not own and others may use meanwhile (a Python array): each chunk is copied straight
+    /// from a staging buffer into `dst` with one raw copy, never through a `&mut [u8]` over
+    /// `dst`. Another thread reading or writing there meanwhile sees or leaves a mix of bytes,
+    /// as with a C `memcpy`.
+    ///
+    /// # Safety
+    /// `dst` is valid for writes of `len` bytes (it stays allocated and mapped writable) until
+    /// this returns, and is not GPU memory of this device's staging buffers.
+    ///
+    /// # Errors
+    /// As [`Device::copy_out_at`].
+    pub unsafe fn copy_out_raw(
+        &self,
+        src: &GpuBuffer,
+        offset: u64,
+        dst: *mut u8,
+        len: usize,
+    ) -> Result<()> {
+        self.copy_out_with(src, offset, len, |m, at, n| {
+            // SAFETY: `at + n <= len` (the chunks of `copy_out_with` cover `0..len`), so the
+            // caller's contract makes `n` bytes at `dst + at` writable and outside the staging
+            // buffer `m`; `wrapping_add` stays inside that range.
+            unsafe { m.read_raw(0, dst.wrapping_add(at), n) }
+        })
+    }
+
+    /// The copy-out loop: `len` bytes in staging-sized chunks, each copied into a staging
+    /// buffer by the SDMA queue (the next chunk's copy queued before this one is read back),
+    /// then `read(staging, at, n)` once it completed, for bytes `at .. at + n`.
+    fn copy_out_with(
+        &self,
+        src: &GpuBuffer,
+        offset: u64,
+        len: usize,
+        mut read: impl FnMut(&crate::mem::Mapping, usize, usize) -> Result<()>,
+    ) -> Result<()> {
         self.check_owner(src)?;
-        check_range_at(src, offset, out.len(), "copy_out")?;
+        check_range_at(src, offset, len, "copy_out")?;
         let dev = &self.inner;
         let mut guard = lock(&dev.staging);
         if guard.is_none() {
@@ -107,12 +203,12 @@ impl Device {
             return Err(Error::Protocol("staging buffers".into()));
         };
         let [first, _] = &st.bufs;
-        let chunk = usize::try_from(first.size()).unwrap_or(usize::MAX);
-        let n_chunks = out.len().div_ceil(chunk);
+        let chunk = usize::try_from(first.size()).unwrap_or(usize::MAX).max(1);
+        let n_chunks = len.div_ceil(chunk);
         // Pipelined: the copy of chunk i+1 is queued before chunk i is read back.
         // (chunk index, staging, value)
         let mut queued: Option<(usize, usize, TimelineValue)> = None;
-        let total = out.len();
+        let total = len;
         let submit = |i: usize, b: usize, st: &mut Staging| -> Result<TimelineValue> {
             // PANIC: `b` is 0 or 1 (`next & 1`), the arrays have 2 entries.
             dev.wait_value(st.last[b])?;
@@ -133,15 +229,17 @@ impl Device {
             st.next = b ^ 1;
             let value = submit(i, b, st)?;
             if let Some((pi, pb, pv)) = queued.replace((i, b, value)) {
-                self.read_back(st, pi, pb, pv, chunk, out)?;
+                self.read_back(st, pi, pb, pv, chunk, total, &mut read)?;
             }
         }
         if let Some((pi, pb, pv)) = queued {
-            self.read_back(st, pi, pb, pv, chunk, out)?;
+            self.read_back(st, pi, pb, pv, chunk, total, &mut read)?;
         }
         Ok(())
     }
 
+    /// Reads chunk `i` back from staging buffer `b` once `value` (its copy) completed.
+    #[allow(clippy::too_many_arguments)]
     fn read_back(
         &self,
         st: &Staging,
@@ -149,18 +247,15 @@ impl Device {
         b: usize,
         value: TimelineValue,
         chunk: usize,
-        out: &mut [u8],
+        total: usize,
+        read: &mut impl FnMut(&crate::mem::Mapping, usize, usize) -> Result<()>,
     ) -> Result<()> {
         let dev = &self.inner;
-        let _ = st;
         if !seeded!(CopyOutSkipsWait) {
             dev.wait_value(value)?;
         }
         let off = i * chunk;
-        let end = (off + chunk).min(out.len());
-        let Some(dst) = out.get_mut(off..end) else {
-            return Err(Error::Protocol("copy_out chunk".into()));
-        };
+        let n = chunk.min(total.saturating_sub(off));
         let b = if seeded!(CopyOutReadsOtherStaging) {
             b ^ 1
         } else {
@@ -169,7 +264,7 @@ impl Device {
         let Some(bo) = st.bufs.get(b) else {
             return Err(Error::Protocol("staging buffer index".into()));
         };
-        bo.mapping().read_bytes(0, dst)
+        read(bo.mapping(), off, n)
     }
 
     /// Copies all of `src` into the start of `dst` on this device's copy queue; returns the

@@ -228,6 +228,56 @@ impl Mapping {
         Ok(())
     }
 
+    /// Copies `len` bytes at `src` into the mapping at byte offset `off` with one raw copy
+    /// (`ptr::copy_nonoverlapping`, no reference formed over either side), then a release
+    /// fence. For sources Rust does not own, which another thread may write meanwhile (a
+    /// Python array): the bytes copied are then a mix of old and new, as for a C `memcpy`.
+    /// Same caller contract as [`Mapping::write_bytes`] for the mapping's side.
+    ///
+    /// # Safety
+    /// `src` is valid for reads of `len` bytes until this returns and does not overlap this
+    /// mapping.
+    pub(crate) unsafe fn write_raw(&self, off: u64, src: *const u8, len: usize) -> Result<()> {
+        let start = self.check_range(off, len)?;
+        if len == 0 {
+            return Ok(());
+        }
+        // SAFETY: `start + len <= self.len` (checked, and the mapping is accessible:
+        // read-write for the life of `self`), so the destination is `len` writable bytes;
+        // the caller vouches that `src` is `len` readable bytes outside the mapping. No engine
+        // uses these bytes now (this function's contract, as `write_bytes`'), so the plain
+        // stores race with no atomic access; the fence below orders them before the
+        // submission that hands them to an engine.
+        unsafe { core::ptr::copy_nonoverlapping(src, self.base_ptr().add(start), len) };
+        core::sync::atomic::fence(Ordering::Release);
+        Ok(())
+    }
+
+    /// Copies `len` bytes of the mapping at byte offset `off` to `dst` with an acquire fence,
+    /// then one raw copy (`ptr::copy_nonoverlapping`, no reference formed over either side):
+    /// the counterpart of [`Mapping::write_raw`] for destinations Rust does not own. Same
+    /// caller contract as [`Mapping::read_bytes`] for the mapping's side.
+    ///
+    /// # Safety
+    /// `dst` is valid for writes of `len` bytes until this returns and does not overlap this
+    /// mapping.
+    pub(crate) unsafe fn read_raw(&self, off: u64, dst: *mut u8, len: usize) -> Result<()> {
+        let start = self.check_range(off, len)?;
+        if len == 0 {
+            return Ok(());
+        }
+        core::sync::atomic::fence(Ordering::Acquire);
+        // SAFETY: `start + len <= self.len` (checked, and the mapping is accessible: mapped
+        // for the life of `self`), so the source is `len` readable bytes; the caller vouches
+        // that `dst` is `len` writable bytes outside the mapping. No engine writes these bytes
+        // now (this function's contract, as `read_bytes`'), and the fence orders the reads
+        // after the wait that saw the engine's copy complete.
+        unsafe {
+            core::ptr::copy_nonoverlapping(self.base_ptr().add(start).cast_const(), dst, len)
+        };
+        Ok(())
+    }
+
     /// Copies bytes out of the mapping at byte offset `off` into `out` (an acquire fence, then
     /// relaxed atomic loads; same caller contract as [`Mapping::write_bytes`]).
     pub(crate) fn read_bytes(&self, off: u64, out: &mut [u8]) -> Result<()> {

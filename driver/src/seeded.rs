@@ -68,6 +68,13 @@ pub enum Bug {
     /// that value came from the copy queue (the barrier bit orders packets of one queue only),
     /// so the dispatch runs beside the copy before it.
     AqlLaunchSkipsCopyWait,
+    /// Graph: the recorded command list's cache invalidates leave the scalar cache (every
+    /// ACQUIRE_MEM loses `GLK_INV`, `SH_KCACHE_ACTION_ENA` on gfx9: a hand-written
+    /// invalidate mask that forgets the K$), so a replay's kernel reads its kernargs through
+    /// K$ lines the previous replay filled: the values the host patched for this replay do
+    /// not reach the kernel, which runs with the previous replay's. Set when the graph is
+    /// recorded (the list is uploaded then).
+    GraphKeepsKcache,
 }
 
 std::thread_local! {
@@ -85,6 +92,36 @@ pub fn arm(bug: Bug) -> Armed {
 #[must_use]
 pub fn armed(bug: Bug) -> bool {
     ARMED.with(|a| a.get() == Some(bug))
+}
+
+/// [`Bug::GraphKeepsKcache`]'s change to a bound PM4 command list: every ACQUIRE_MEM's K$
+/// invalidate cleared (`GLK_INV` in GCR_CNTL, the last dword of the 8-dword gfx10+ packet;
+/// `SH_KCACHE_ACTION_ENA` in CP_COHER_CNTL, the first body dword of the 7-dword gfx9 one).
+/// Stops at the first dword that does not decode.
+pub(crate) fn drop_kcache_invalidates(list: &[core::sync::atomic::AtomicU32]) {
+    use core::sync::atomic::Ordering::Relaxed;
+    use hcq_core::pm4::{CpCoherCntl, GcrCntl, Pm4Header, op};
+    let mut at = 0;
+    while let Some(h) = list.get(at).map(|d| d.load(Relaxed)) {
+        let Ok(len) = hcq_core::pm4::packet_len(h) else {
+            return;
+        };
+        if Pm4Header(h).get(Pm4Header::OPCODE) == op::ACQUIRE_MEM {
+            let (dword, bit) = match len {
+                8 => (at + 7, GcrCntl::zeroed().with(GcrCntl::GLK_INV, 1).raw()),
+                _ => (
+                    at + 1,
+                    CpCoherCntl::zeroed()
+                        .with(CpCoherCntl::SH_KCACHE_ACTION_ENA, 1)
+                        .raw(),
+                ),
+            };
+            if let Some(d) = list.get(dword) {
+                d.fetch_and(!bit, Relaxed);
+            }
+        }
+        at += len.max(1);
+    }
 }
 
 /// Keeps a bug armed; dropping it restores what was armed before.

@@ -14,7 +14,7 @@ mod pybuf;
 mod simkfd;
 
 use core::time::Duration;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 use hcq_driver::BufferKind;
 use pyo3::create_exception;
@@ -313,7 +313,6 @@ impl Kfd {
             dev,
             index,
             kfd: slf.clone().unbind(),
-            scratch: Mutex::new(Vec::new()),
         })
     }
 
@@ -330,47 +329,6 @@ pub struct Device {
     pub(crate) dev: hcq_driver::Device,
     index: usize,
     kfd: Py<Kfd>,
-    /// The Rust-owned chunk `copy_in` and `copy_out` stage Python memory through (grown to at
-    /// most [`HOST_CHUNK`] bytes on first use, then reused).
-    scratch: Mutex<Vec<u8>>,
-}
-
-/// Bytes `copy_in` moves from Python memory to the driver at a time: one of the driver's 4 MiB
-/// staging chunks, so the driver submits the same copies as for one call with all the bytes
-/// (1 MiB chunks, four times the submissions, measured slower).
-const IN_CHUNK: usize = 4 << 20;
-
-/// Bytes `copy_out` moves from the driver to Python memory at a time: two of the driver's 4 MiB
-/// staging chunks, so each call keeps the driver's pipelining (a chunk's read-back overlaps the
-/// next chunk's copy on the GPU).
-const OUT_CHUNK: usize = 8 << 20;
-
-/// The scratch chunk's largest size.
-const HOST_CHUNK: usize = if IN_CHUNK > OUT_CHUNK {
-    IN_CHUNK
-} else {
-    OUT_CHUNK
-};
-
-/// The scratch chunk was grown to the largest chunk a copy takes: shorter is a bug of ours.
-fn short_scratch() -> PyErr {
-    HcqError::new_err("the copy's scratch chunk is shorter than a chunk\nnext: report this")
-}
-
-impl Device {
-    /// The scratch chunk, at least `min(len, HOST_CHUNK)` bytes long.
-    fn scratch(&self, len: usize) -> PyResult<MutexGuard<'_, Vec<u8>>> {
-        let mut g = self.scratch.lock().map_err(|_| {
-            HcqError::new_err(
-                "a device's copy buffer lock was poisoned by a panic\nnext: report this",
-            )
-        })?;
-        let want = len.min(HOST_CHUNK);
-        if g.len() < want {
-            g.resize(want, 0);
-        }
-        Ok(g)
-    }
 }
 
 pub(crate) fn parse_kind(kind: &str) -> PyResult<BufferKind> {
@@ -432,9 +390,10 @@ impl Device {
 
     /// Copies `data` (any object with the buffer protocol: bytes, memoryview, numpy array)
     /// into `buf` (at the start of its range) through the copy queue; returns once queued.
-    /// The GIL is released meanwhile. The bytes are read with raw copies (a `bytes` object in
-    /// place; anything else through a Rust-owned 4 MiB chunk): another thread
-    /// writing `data` meanwhile makes the copy a mix of old and new bytes, nothing worse.
+    /// The GIL is released meanwhile. The bytes are read with raw copies straight into the
+    /// driver's staging buffers (`Device::copy_in_raw`, no Rust reference over Python's
+    /// memory): another thread writing `data` meanwhile makes the copy a mix of old and new
+    /// bytes, nothing worse.
     fn copy_in(&self, py: Python<'_>, buf: &Buffer, data: &Bound<'_, PyAny>) -> PyResult<()> {
         let src = pybuf::Exported::get(data, false)?;
         let (mem, off, size) = buf.range()?;
@@ -445,28 +404,21 @@ impl Device {
             ));
         }
         py.allow_threads(|| {
-            if let Some(bytes) = src.immutable() {
-                return self.dev.copy_in_at(&mem, off, bytes).map_err(err);
-            }
-            let mut scratch = self.scratch(src.len().min(IN_CHUNK))?;
-            let mut at = 0;
-            while at < src.len() {
-                let n = (src.len() - at).min(IN_CHUNK);
-                let chunk = scratch.get_mut(..n).ok_or_else(short_scratch)?;
-                src.read_into(at, chunk)?;
-                // CAST: usize -> u64 widens on the 64-bit hosts KFD runs on.
+            // SAFETY: the export `src` keeps `src.len()` readable bytes at `src.as_ptr()` in
+            // place until it drops, after this call; they are Python's memory, not a staging
+            // buffer of the driver's. The driver reads them only with raw copies.
+            unsafe {
                 self.dev
-                    .copy_in_at(&mem, off + at as u64, chunk)
-                    .map_err(err)?;
-                at += n;
+                    .copy_in_raw(&mem, off, src.as_ptr(), src.len())
+                    .map_err(err)
             }
-            Ok(())
         })
     }
 
     /// Fills `out` (a writable buffer-protocol object) from the start of `buf`, after all
     /// earlier work on this device; the GIL is released meanwhile. `out` is written with raw
-    /// copies from a Rust-owned chunk of at most 8 MiB (as `copy_in` reads).
+    /// copies straight from the driver's staging buffers (`Device::copy_out_raw`, no Rust
+    /// reference over Python's memory).
     fn copy_out(&self, py: Python<'_>, out: &Bound<'_, PyAny>, buf: &Buffer) -> PyResult<()> {
         let mut dst = pybuf::Exported::get(out, true)?;
         let (mem, off, size) = buf.range()?;
@@ -477,19 +429,12 @@ impl Device {
             ));
         }
         py.allow_threads(|| {
-            let mut scratch = self.scratch(dst.len().min(OUT_CHUNK))?;
-            let mut at = 0;
-            while at < dst.len() {
-                let n = (dst.len() - at).min(OUT_CHUNK);
-                let chunk = scratch.get_mut(..n).ok_or_else(short_scratch)?;
-                // CAST: usize -> u64 widens on the 64-bit hosts KFD runs on.
-                self.dev
-                    .copy_out_at(&mem, off + at as u64, chunk)
-                    .map_err(err)?;
-                dst.write_at(at, chunk)?;
-                at += n;
-            }
-            Ok(())
+            let len = dst.len();
+            let ptr = dst.as_mut_ptr()?;
+            // SAFETY: the writable export `dst` keeps `len` writable bytes at `ptr` in place
+            // until it drops, after this call; they are Python's memory, not a staging buffer
+            // of the driver's. The driver writes them only with raw copies.
+            unsafe { self.dev.copy_out_raw(&mem, off, ptr, len).map_err(err) }
         })
     }
 

@@ -4,7 +4,8 @@
 //! `PyObject_GetBuffer`, `PyBuffer_Release` and the `Py_buffer` layout have been exported and
 //! unchanged since Python 3.0; 3.11 added them to the limited API as they were. Copies in and
 //! out of GPU buffers read and write the exporter's memory with raw-pointer copies (see
-//! [`Exported`] for why never through a Rust reference), without a Python-side copy.
+//! [`Exported`] for why never through a Rust reference), without a Python-side copy; `copy_in`
+//! hands the raw range to the driver ([`Exported::as_ptr`], `Device::copy_in_raw`).
 
 use core::ffi::{c_char, c_int, c_void};
 
@@ -97,6 +98,25 @@ impl Exported {
             return 0;
         }
         usize::try_from(self.raw.len).unwrap_or(0)
+    }
+
+    /// The buffer's start as a raw pointer, valid for reads of [`Self::len`] bytes while
+    /// `self` lives (the export holds the exporter's memory in place). Only for raw copies
+    /// (`hcq_driver::Device::copy_in_raw`): never make a reference over it.
+    pub fn as_ptr(&self) -> *const u8 {
+        self.raw.buf.cast::<u8>().cast_const()
+    }
+
+    /// The buffer's start as a raw pointer for writes, valid for [`Self::len`] bytes while
+    /// `self` lives: only for buffers exported writable (as [`Self::write_at`]). Only for raw
+    /// copies (`hcq_driver::Device::copy_out_raw`): never make a reference over it.
+    pub fn as_mut_ptr(&mut self) -> PyResult<*mut u8> {
+        if self.raw.readonly != 0 || self.immutable {
+            return Err(PyBufferError::new_err(
+                "the destination buffer is read-only",
+            ));
+        }
+        Ok(self.raw.buf.cast::<u8>())
     }
 
     /// The bytes, borrowed, when nobody can change them while the export lives (an exact

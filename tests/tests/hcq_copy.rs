@@ -208,6 +208,43 @@ fn copy_1000_times(mode: SimMode) {
 
 both_modes!(copy_1000_times);
 
+/// `copy_in_raw` and `copy_out_raw` (the Python binding's copies: raw pointers copied straight
+/// into and out of the staging buffers) move the same bytes as `copy_in`/`copy_out`, across
+/// staging chunks, from and to unaligned host memory, at an offset in the buffer, with the
+/// bytes around untouched; a range past the end is refused before anything is copied.
+fn copy_in_from_a_raw_pointer(mode: SimMode) {
+    let (_rig, dev) = one(mode);
+    let n = 9 * MIB as usize + 12_345;
+    let src = pattern(n + 1, 7);
+    let buf = dev.alloc(n as u64 + 8192, BufferKind::Vram).unwrap();
+    dev.copy_in(&buf, &vec![0xee; n + 8192]).unwrap();
+    // SAFETY: `src[1..]` is `n` readable bytes of a vector alive past the call.
+    unsafe { dev.copy_in_raw(&buf, 4096, src.as_ptr().wrapping_add(1), n) }.unwrap();
+    let mut out = vec![0u8; n + 8192];
+    dev.copy_out(&buf, &mut out).unwrap();
+    assert!(
+        out[..4096]
+            .iter()
+            .chain(&out[4096 + n..])
+            .all(|&b| b == 0xee)
+    );
+    assert!(out[4096..4096 + n] == src[1..], "the copied bytes differ");
+    // SAFETY: as above (refused before reading).
+    let e = unsafe { dev.copy_in_raw(&buf, 8193, src.as_ptr(), n) }.unwrap_err();
+    assert!(e.to_string().contains("does not fit"), "{e}");
+    // copy_out_raw: the same bytes back, into an unaligned destination, its neighbours kept.
+    let mut back = vec![0x5au8; n + 2];
+    // SAFETY: `back[1..n + 1]` is `n` writable bytes of a vector alive past the call.
+    unsafe { dev.copy_out_raw(&buf, 4096, back.as_mut_ptr().wrapping_add(1), n) }.unwrap();
+    assert_eq!((back[0], back[n + 1]), (0x5a, 0x5a));
+    assert!(back[1..n + 1] == src[1..], "the bytes read back differ");
+    // SAFETY: as above (refused before writing).
+    let e = unsafe { dev.copy_out_raw(&buf, 8193, back.as_mut_ptr(), n) }.unwrap_err();
+    assert!(e.to_string().contains("does not fit"), "{e}");
+}
+
+both_modes!(copy_in_from_a_raw_pointer);
+
 /// Edges: zero-byte copies and transfers complete; 1-byte buffers round-trip; ranges past a
 /// buffer, a source larger than the destination and a buffer of another GPU are refused with
 /// messages naming the sizes, offsets and address, before anything reaches the queue.

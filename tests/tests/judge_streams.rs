@@ -808,8 +808,10 @@ const GLI_INV: u32 = 0b11;
 
 /// Bug: kernargs rewritten in place and launched without invalidating the scalar cache (the
 /// ACQUIRE_MEM's GLK_INV dropped; the HDP flush is there). Caught by the sim's K$ model: the
-/// kernel's s_load hits the line the previous launch cached and stores the old value, a wrong
-/// result. The same rewrite with the invalidate stores the new one.
+/// kernel's s_load would hit the line the previous launch cached and store the old value; the
+/// simulator refuses the dispatch naming the cause (the K$ holds a kernarg byte as the old
+/// value while memory holds the new one, no K$ invalidate since). The same rewrite with the
+/// invalidate stores the new value.
 fn stale_kernargs_in_the_scalar_cache(mode: SimMode) {
     let r = rig(mode, 1, SHORT);
     let dev = Device::open(&r.kfd, 0).unwrap();
@@ -826,8 +828,19 @@ fn stale_kernargs_in_the_scalar_cache(mode: SimMode) {
     ka.write(0, &fill_args(&out, 7)).unwrap();
     let mut exec = fill_exec(&dev, &fill, ka.va());
     drop_gcr_bits(&mut exec, GLK_INV);
-    launch_after_hdp_flush_only(&dev, &exec).unwrap();
-    assert_eq!(words(&out, 64), [6; 64], "the kernel read the new kernargs");
+    let err = launch_after_hdp_flush_only(&dev, &exec).unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, Error::DeviceFault(_)), "{text}");
+    // `value` is byte 8 of fill's arguments.
+    assert!(
+        text.contains("stale kernargs, a replay running with the previous replay's values")
+            && text.contains(&format!(
+                "holds {:#x} (the kernarg segment or dispatch packet the kernel reads), and the K$ holds its byte {:#x} (offset 0x8) as 0x06, fetched before this dispatch began, while memory holds 0x07",
+                ka.va().get(),
+                ka.va().get() + 8
+            )),
+        "{text}"
+    );
 }
 
 /// The machine code of kernel `name` in code object `co`: its loaded image from the entry

@@ -416,6 +416,118 @@ fn graph_replay_without_its_barrier(mode: SimMode) {
     );
 }
 
+/// Graph replay, bug: the recorded list's cache invalidates leave the K$ (every ACQUIRE_MEM
+/// without GLK_INV). The first replay's kernel fills K$ lines with its kernargs; the second
+/// replay's patch writes a new value there (`value`, byte 8 of `fill`'s arguments), and its
+/// kernel would read the first replay's value from the K$ (without the verdict: the replay
+/// completes and writes the old value). The simulator refuses the dispatch naming the
+/// cause: the pointer, the byte, the value the K$ holds and the one memory holds, and the
+/// missing K$ invalidate.
+fn graph_replay_with_the_previous_replays_values(mode: SimMode) {
+    use hcq_driver::graph::{
+        Arg, BufArg, DimLimits, Dims, DimsArg, Graph, GraphBuilder, ScalarArg, Value,
+    };
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let (fill, _) = programs(&dev);
+    let out = dev.alloc(4096, BufferKind::Gtt).unwrap();
+    let mut g = GraphBuilder::new(dev.arch());
+    let val = g.scalar(0).unwrap();
+    g.launch(
+        &fill.pm4_program(),
+        DimLimits::AMD,
+        &[
+            Arg::Buf(BufArg::Fixed(out.va())),
+            Arg::U32(ScalarArg::Var(val)),
+            Arg::U32(ScalarArg::Fixed(64)),
+        ],
+        DimsArg::Fixed(Dims {
+            global: [1, 1, 1],
+            local: [64, 1, 1],
+        }),
+    )
+    .unwrap();
+    let bug = arm(Bug::GraphKeepsKcache);
+    let mut graph = Graph::record(&dev, &g).unwrap();
+    drop(bug);
+    let mut replay = |v: u32| {
+        // SAFETY: the graph's one launch writes 64 u32s into `out` (1024), alive past the wait.
+        let t = unsafe { graph.replay(&[Some(Value::Scalar(v.into()))]) }?;
+        dev.wait_value(t)
+    };
+    replay(0x11).unwrap();
+    let mut got = [0u8; 4];
+    out.read(0, &mut got).unwrap();
+    assert_eq!(u32::from_le_bytes(got), 0x11);
+    // Unchanged values: the K$ holds what memory holds, nothing stale.
+    replay(0x11).unwrap();
+    let (_rep, text) = fault_of(replay(0x22));
+    assert!(
+        text.contains("PM4 queue 0 at ib1@")
+            && text.contains(
+                "stale kernargs, a replay running with the previous replay's values: USER_DATA_"
+            )
+            && text.contains(
+                "(offset 0x8) as 0x11, fetched before this dispatch began, while memory holds 0x22"
+            )
+            && text.contains("no K$ invalidate ran since (ACQUIRE_MEM GLK_INV on gfx10+"),
+        "{text}"
+    );
+}
+
+/// Graph replay, bug: as above, with the launch's dims a variable. The graph patches the new
+/// grid into the dispatch packet it keeps beside the kernargs (the `grid_size(out)` kernel
+/// reads its grid from there through its dispatch pointer); the K$ still holds the packet the
+/// first replay read, so the kernel would write the first replay's grid. The verdict names
+/// the packet's `grid_size_x` (byte 0xc): 128 work-items cached, 256 in memory.
+fn graph_replay_with_the_previous_replays_dispatch_packet(mode: SimMode) {
+    use hcq_driver::graph::{Arg, BufArg, DimLimits, Dims, DimsArg, Graph, GraphBuilder, Value};
+    let r = rig(mode, 1, SHORT);
+    let dev = Device::open(&r.kfd, 0).unwrap();
+    let t = dev.target_name();
+    let gs = Program::load(&dev, kernels::dispatch_ptr(&t).unwrap(), "grid_size").unwrap();
+    let out = dev.alloc(4096, BufferKind::Gtt).unwrap();
+    let dims = |groups: u32| Dims {
+        global: [groups, 1, 1],
+        local: [64, 1, 1],
+    };
+    let mut g = GraphBuilder::new(dev.arch());
+    let d = g.dims(dims(2)).unwrap();
+    g.launch(
+        &gs.pm4_program(),
+        DimLimits::AMD,
+        &[Arg::Buf(BufArg::Fixed(out.va()))],
+        DimsArg::Var(d),
+    )
+    .unwrap();
+    let bug = arm(Bug::GraphKeepsKcache);
+    let mut graph = Graph::record(&dev, &g).unwrap();
+    drop(bug);
+    let mut replay = |groups: u32| {
+        // SAFETY: grid_size writes one u32 per work-item (at most 256) into `out` (1024 u32s),
+        // alive past the wait.
+        let v = unsafe { graph.replay(&[Some(Value::Dims(dims(groups)))]) }?;
+        dev.wait_value(v)
+    };
+    replay(2).unwrap();
+    let mut got = [0u8; 4];
+    out.read(0, &mut got).unwrap();
+    assert_eq!(
+        u32::from_le_bytes(got),
+        128,
+        "grid_size writes the grid's work-items"
+    );
+    let (_rep, text) = fault_of(replay(4));
+    assert!(
+        text.contains(
+            "stale kernargs, a replay running with the previous replay's values: USER_DATA_"
+        ) && text.contains(
+            "(offset 0xc) as 0x80, fetched before this dispatch began, while memory holds 0x00"
+        ),
+        "{text}"
+    );
+}
+
 /// The host-race verdict's text for a race with the operation the timeline value `value`
 /// completes: the simulator names what the host should have waited for.
 fn ordering(rep: &hcq_driver::WaitReport, value: u64) -> String {
@@ -638,6 +750,8 @@ mod host_races {
 }
 
 hcq_common::both_modes!(
+    graph_replay_with_the_previous_replays_dispatch_packet,
+    graph_replay_with_the_previous_replays_values,
     copies_in_and_out_without_their_timeline_wait,
     kernarg_and_dispatch_pointers_swapped,
     work_group_counts_given_as_work_items,

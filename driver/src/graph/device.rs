@@ -77,6 +77,10 @@ impl Graph {
         let enc = graph.encode(kernargs.va()).map_err(graph_err)?;
         kernargs.write(0, bytemuck::cast_slice(&enc.kernargs))?;
         let pm4 = upload(device, enc.pm4.as_dwords())?;
+        #[cfg(feature = "seeded-bugs")]
+        if seeded!(GraphKeepsKcache) {
+            crate::seeded::drop_kcache_invalidates(view(pm4.as_ref()));
+        }
         let sdma = upload(device, &enc.sdma_ib())?;
         let mut pm4_ib = [0; pm4::INDIRECT_BUFFER_DWORDS];
         if let Some((buf, n)) = &pm4 {

@@ -165,12 +165,67 @@ impl GpuCaches {
         }
     }
 
+    /// The first byte in `lo..hi` that a K$ line holds with a value memory no longer has
+    /// (`read` reads memory's line as a fill would): a line fetched before the bytes changed
+    /// and not invalidated since, so a scalar load of that byte returns the old value. Lines
+    /// not cached, and lines memory cannot give whole, are skipped.
+    pub(crate) fn kcache_stale(
+        &self,
+        lo: u64,
+        hi: u64,
+        read: impl Fn(u64, &mut [u8; 64]) -> Result<(), VmFault>,
+    ) -> Option<StaleByte> {
+        // The lines of `lo..hi` the K$ holds, copied out under one lock (none, usually: a
+        // dispatch follows the invalidate its launch starts with).
+        let mut held: Vec<(u64, [u8; 64])> = Vec::new();
+        {
+            let k = self.kcache.lock().unwrap_or_else(PoisonError::into_inner);
+            if k.map.is_empty() {
+                return None;
+            }
+            let mut line = lo & !(LINE - 1);
+            while line < hi {
+                if let Some(d) = k.map.get(&line) {
+                    held.push((line, *d));
+                }
+                line += LINE;
+            }
+        }
+        for (line, cached) in held {
+            let mut now = [0u8; 64];
+            if read(line, &mut now).is_err() {
+                continue;
+            }
+            for ((va, &c), &m) in (line..line + LINE).zip(&cached).zip(&now) {
+                if va >= lo && va < hi && c != m {
+                    return Some(StaleByte {
+                        va,
+                        cached: c,
+                        memory: m,
+                    });
+                }
+            }
+        }
+        None
+    }
+
     /// Lines cached now: (I$, K$).
     #[must_use]
     pub fn lines(&self) -> (usize, usize) {
         let n = |m: &Mutex<Lines>| m.lock().unwrap_or_else(PoisonError::into_inner).map.len();
         (n(&self.icache), n(&self.kcache))
     }
+}
+
+/// A byte the K$ holds with another value than memory ([`GpuCaches::kcache_stale`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StaleByte {
+    /// Its address.
+    pub va: u64,
+    /// What the K$ line holds (what a scalar load returns).
+    pub cached: u8,
+    /// What memory holds.
+    pub memory: u8,
 }
 
 /// gfx9 RELEASE_MEM EVENT_CNTL `TC_WB_ACTION_ENA` (`EOP_TC_WB_ACTION_EN`, soc15d.h): write
@@ -319,6 +374,27 @@ mod tests {
         }
         let k = CpCoherCntl::zeroed().with(CpCoherCntl::SH_KCACHE_ACTION_ENA, 1);
         assert!(!acquire_writes_back_l2(&GFX9, &acquire(k.raw(), None)));
+    }
+
+    #[test]
+    fn a_cached_byte_memory_no_longer_has_is_stale() {
+        let c = GpuCaches::default();
+        fill(&c, 0x1000, 1);
+        let mem = |v: u8| {
+            move |_: u64, d: &mut [u8; 64]| {
+                d.fill(1);
+                d[9] = v;
+                Ok(())
+            }
+        };
+        // Unchanged memory, and bytes outside the range asked about, are not stale.
+        assert_eq!(c.kcache_stale(0x1000, 0x1100, mem(1)), None);
+        assert_eq!(c.kcache_stale(0x1000, 0x1009, mem(2)), None);
+        let s = c.kcache_stale(0x1008, 0x1100, mem(2)).unwrap();
+        assert_eq!((s.va, s.cached, s.memory), (0x1009, 1, 2));
+        // After an invalidate the K$ holds nothing.
+        c.invalidate(false, true);
+        assert_eq!(c.kcache_stale(0x1000, 0x1100, mem(2)), None);
     }
 
     #[test]

@@ -225,6 +225,9 @@ fn machine(
     if let Some(m) = swapped_kernarg_pointer(env, &l.user_sgprs, l.groups, l.local) {
         return hw(m);
     }
+    if let Some(m) = stale_kernargs(env, &l.user_sgprs) {
+        return hw(m);
+    }
     let threads = env.registry.threads();
     match isa::run_threads(&l, mem, env.registry.strict(), threads) {
         Ok(st) => {
@@ -502,6 +505,43 @@ fn swapped_kernarg_pointer(
                 "USER_DATA_{i}/{} (the kernarg pointer's place, after the dispatch pointer's) {p:#x} is not a kernarg segment: it points at this launch's kernel dispatch packet (work-group size {wg:?}, grid {grid:?} work-items, kernarg_address {ka:#x}), while USER_DATA_{j}/{} (the dispatch pointer's place) holds the kernarg address {ka:#x}: the kernarg and dispatch pointers are swapped, so the kernel would read the packet as its arguments",
                 i + 1,
                 j + 1
+            ));
+        }
+    }
+    None
+}
+
+/// Bytes of a kernarg segment the K$ checks before a dispatch runs: its explicit arguments,
+/// hidden arguments and (for a graph) the dispatch packet beside them.
+const KERNARG_CHECKED_BYTES: u64 = 256;
+
+/// Before a dispatch's waves run: whether the K$ holds a line of memory at a pointer its user
+/// SGPRs hold (its kernarg segment, its dispatch packet) with a byte memory no longer has.
+/// The line was fetched before this dispatch began (by an earlier dispatch reading the same
+/// segment) and no K$ invalidate ran since, while the bytes changed: the kernel's scalar loads
+/// would read the old bytes, so it would run with the previous dispatch's values (a graph
+/// replay with the previous replay's kernargs). A driver invalidates the K$ (ACQUIRE_MEM
+/// `GLK_INV` on gfx10+, CP_COHER_CNTL `SH_KCACHE_ACTION_ENA` on gfx9; see `cache.rs`)
+/// between writing kernargs and the dispatch that reads them, so on a correct stream the K$
+/// holds none of them here. Names the pointer, the byte (its offset at the pointer) and
+/// both values.
+fn stale_kernargs(env: &Env<'_>, user: &[u32]) -> Option<String> {
+    let caches = env.bus.caches()?;
+    let pair = |i: usize| Some(join64(*user.get(i)?, *user.get(i + 1)?));
+    for i in 0..user.len().saturating_sub(1) {
+        let Some(p) = pair(i).filter(|&p| p != 0 && p % 16 == 0) else {
+            continue;
+        };
+        let hi = p.saturating_add(KERNARG_CHECKED_BYTES);
+        let read = |line: u64, b: &mut [u8; 64]| env.bus.read(line, b, Access::Read);
+        if let Some(s) = caches.kcache_stale(p, hi, read) {
+            return Some(format!(
+                "stale kernargs, a replay running with the previous replay's values: USER_DATA_{i}/{} holds {p:#x} (the kernarg segment or dispatch packet the kernel reads), and the K$ holds its byte {:#x} (offset {:#x}) as {:#04x}, fetched before this dispatch began, while memory holds {:#04x}: the bytes changed (the host's new values for this dispatch) after an earlier dispatch's read filled the K$ line, and no K$ invalidate ran since (ACQUIRE_MEM GLK_INV on gfx10+, CP_COHER_CNTL SH_KCACHE_ACTION_ENA on gfx9), so the kernel's scalar loads would return the earlier dispatch's values",
+                i + 1,
+                s.va,
+                s.va - p,
+                s.cached,
+                s.memory
             ));
         }
     }

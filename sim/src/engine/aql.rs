@@ -130,7 +130,9 @@ impl Queue {
                 .doorbell((self.gpu_id, self.id.0));
         }
         while res.executed < budget {
-            let flow = if self.ibs.is_empty() {
+            let flow = if self.aql_pending.is_some() && self.aql_ib_running() {
+                self.step_aql_ibs(env, irqs, seq)
+            } else if self.ibs.is_empty() {
                 self.step_aql_packet(env, irqs, seq)
             } else {
                 self.step_ib(env, irqs, seq)
@@ -165,19 +167,9 @@ impl Queue {
     fn step_aql_packet(&mut self, env: &Env<'_>, irqs: &mut Vec<u32>, seq: &mut u64) -> Flow {
         let site = Site::Ring(self.rptr);
         if let Some(p) = self.aql_pending.take() {
-            // Every XCC's CP processes the packet: the next XCC runs the same IB (`xcc.rs`).
-            if self.aql_xcc + 1 < self.seat.count {
-                self.aql_xcc += 1;
-                if let Err(c) = self.push_ib(env, p.ib.0, p.ib.1, 0) {
-                    self.aql_xcc = 0;
-                    self.fault(seq, site, c);
-                    return Flow::Stop;
-                }
-                self.aql_pending = Some(p);
-                return Flow::Next;
-            }
-            self.aql_xcc = 0;
-            // The IB of a PM4_IB packet returned on every XCC: the packet completes.
+            // The IB of a PM4_IB packet returned on every XCC (`aql_xcc.rs`): the packet
+            // completes.
+            self.aql_xcc_leave();
             let scope = (p.word0 >> 11) & 3;
             let r = self
                 .release(env, irqs, scope, p.signal, p.start, site)
@@ -535,14 +527,16 @@ impl Queue {
                 self.launch(env, irqs, word0, site)?;
                 match self.op(env, irqs, &pkt, site)? {
                     Exec::Ib { base, dwords, .. } => {
-                        self.aql_xcc = 0;
+                        self.aql_xcc_leave();
                         self.push_ib(env, base, dwords, 0).map_err(|c| (site, c))?;
+                        // Every XCC's CP runs the IB, interleaved (`aql_xcc.rs`).
+                        self.aql_xcc_enter(env, base, dwords)
+                            .map_err(|c| (site, c))?;
                         self.aql_pending = Some(AqlPending {
                             slot,
                             word0,
                             signal: le64(b, 56),
                             start,
-                            ib: (base, dwords),
                         });
                         Ok(Done::InIb)
                     }

@@ -66,7 +66,7 @@ impl Engines {
                     shape.push((q.id.0, q.rptr, Some(w.seen)));
                 }
                 QueueState::Idle => {
-                    let drained = q.ibs.is_empty() && q.wptr().is_none_or(|w| w == q.rptr);
+                    let drained = !q.aql_ib_running() && q.wptr().is_none_or(|w| w == q.rptr);
                     moving |= !drained || q.inj.hang || q.suspended;
                     shape.push((q.id.0, q.rptr, None));
                 }

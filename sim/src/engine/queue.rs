@@ -75,9 +75,11 @@ pub(crate) struct Queue {
     pub(crate) executed: u64,
     /// Which XCC runs this queue, of how many (`xcc.rs`).
     pub(crate) seat: super::xcc::XccSeat,
-    /// AQL: the XCC running the current AMD_AQL_FORMAT_PM4_IB packet's indirect buffer (each
-    /// XCC runs it in turn).
+    /// AQL: the XCC whose command processor is the current one (`ibs`, `regs`) while an
+    /// AMD_AQL_FORMAT_PM4_IB packet's indirect buffer runs on every XCC (`aql_xcc.rs`).
     pub(crate) aql_xcc: u32,
+    /// AQL: the other XCCs' command processors running that IB, in turn order.
+    pub(crate) aql_parked: super::aql_xcc::Parked,
     /// AQL: the last kernel dispatch packet had no completion signal and no release fence,
     /// and no packet with the barrier bit came since (`xcc::check_aql_release`).
     pub(crate) aql_unfenced: bool,
@@ -140,6 +142,7 @@ impl Queue {
             executed: 0,
             seat: super::xcc::XccSeat::default(),
             aql_xcc: 0,
+            aql_parked: super::aql_xcc::Parked::new(),
             aql_unfenced: false,
             bus,
         }
@@ -250,6 +253,7 @@ impl Queue {
             message: text,
         });
         self.ibs.clear();
+        self.aql_parked.clear();
     }
 
     /// Fetches ring dwords from `rptr` (at least `min_dw` if published). Returns how many
@@ -791,7 +795,7 @@ fn strip_at(e: &DecodeError) -> String {
 impl Queue {
     /// Ring and IBs consumed, nothing blocked: the CP is idle.
     pub(crate) fn is_drained(&self) -> bool {
-        self.ibs.is_empty()
+        !self.aql_ib_running()
             && matches!(self.state, QueueState::Idle)
             && self.wptr().is_none_or(|w| w == self.rptr)
     }

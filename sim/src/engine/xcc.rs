@@ -114,7 +114,7 @@ pub(crate) const PRED_EXEC: u32 = 0x23;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct XccSeat {
     /// This CP's XCC (a PM4 queue's `pm4_target_xcc`; an AQL queue's packets run on every
-    /// XCC in turn).
+    /// XCC, interleaved: `aql_xcc.rs`).
     pub xcc: u32,
     /// XCCs of the node (`num_xcc`).
     pub count: u32,

@@ -76,6 +76,8 @@ struct AmdQueue {
     tmpring: u32,
     scratch_rsrc: [u32; 4],
     scratch_base: u64,
+    /// `scratch_backing_memory_byte_size` (at 168): the scratch of one XCC.
+    xcc_bytes: u64,
     lane_bytes: u32,
 }
 
@@ -275,6 +277,7 @@ impl Queue {
             inflight: &mut self.inflight,
             desc: &self.desc,
             pos: self.rptr,
+            xcc: self.seat.split(self.desc.kind, self.aql_scratch_stride),
         };
         exec_op(c, env, irqs, &Decoded::Pm4(*pkt), 0, site)
     }
@@ -411,6 +414,7 @@ impl Queue {
             tmpring: le32(&b, 4),
             scratch_rsrc: [le32(&b, 8), le32(&b, 12), le32(&b, 16), le32(&b, 20)],
             scratch_base: le64(&b, 24),
+            xcc_bytes: le64(&b, 32),
             lane_bytes: le32(&b, 40),
         })
     }
@@ -643,6 +647,29 @@ impl Queue {
                 q.lane_bytes,
                 q.base + 176
             )));
+        }
+        // Each XCC's waves take their scratch from their XCC's slice (`xcc.rs`).
+        self.aql_scratch_stride = q.xcc_bytes;
+        if private > 0 || rsrc2.get(PgmRsrc2::ENABLE_PRIVATE_SEGMENT) != 0 {
+            let at = q.base + 168;
+            if let Err(m) =
+                super::xcc::check_aql_scratch(self.seat, &self.desc, q.tmpring, q.xcc_bytes, at)
+            {
+                // Waves of two XCCs on the same private memory: a race the hardware does
+                // not fault on, so a finding, or the queue's fault under the strict judge.
+                if env.registry.strict() {
+                    return Err(err(m));
+                }
+                env.registry.findings().push(crate::findings::Finding {
+                    kernel: pgm,
+                    instruction: format!("kernel dispatch packet at {slot:#x}"),
+                    address: q.scratch_base,
+                    bytes: 0,
+                    allocation: 0,
+                    what: m,
+                    count: 1,
+                });
+            }
         }
         let props = kd.properties();
         let on = |f| props.get(f) != 0;

@@ -80,6 +80,9 @@ pub(crate) struct Queue {
     pub(crate) aql_xcc: u32,
     /// AQL: the other XCCs' command processors running that IB, in turn order.
     pub(crate) aql_parked: super::aql_xcc::Parked,
+    /// AQL: `amd_queue_t.scratch_backing_memory_byte_size` at the last kernel dispatch: the
+    /// bytes from one XCC's scratch to the next's (`xcc.rs`).
+    pub(crate) aql_scratch_stride: u64,
     /// AQL: the last kernel dispatch packet had no completion signal and no release fence,
     /// and no packet with the barrier bit came since (`xcc::check_aql_release`).
     pub(crate) aql_unfenced: bool,
@@ -143,6 +146,7 @@ impl Queue {
             seat: super::xcc::XccSeat::default(),
             aql_xcc: 0,
             aql_parked: super::aql_xcc::Parked::new(),
+            aql_scratch_stride: 0,
             aql_unfenced: false,
             bus,
         }
@@ -515,6 +519,7 @@ impl Queue {
                     inflight: &mut self.inflight,
                     desc: &self.desc,
                     pos: self.rptr,
+                    xcc: self.seat.split(self.desc.kind, self.aql_scratch_stride),
                 };
                 (len, exec_op(c, env, irqs, &pkt, 0, site))
             }
@@ -709,6 +714,7 @@ impl Queue {
             inflight: &mut self.inflight,
             desc: &self.desc,
             pos: self.rptr,
+            xcc: self.seat.split(self.desc.kind, self.aql_scratch_stride),
         };
         let r = exec_op(c, env, irqs, &pkt, depth, site);
         match r {

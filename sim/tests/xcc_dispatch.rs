@@ -55,6 +55,11 @@ struct Node {
 }
 
 fn node(xcc: u32, strict: bool) -> Node {
+    node_with(xcc, strict, None)
+}
+
+/// A node with an AQL queue, or with `pm4_target: Some(k)` a PM4 queue on XCC `k`.
+fn node_with(xcc: u32, strict: bool, pm4_target: Option<u32>) -> Node {
     let p = Proc::new(SimConfig {
         gpus: vec![GpuConfig::gfx942()],
         xcc,
@@ -85,8 +90,12 @@ fn node(xcc: u32, strict: bool) -> Node {
         read_pointer_address: gart.va + 128,
         ring_size: ring.size as u32,
         gpu_id: p.gpus[0],
-        queue_type: KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
-        queue_percentage: KFD_MAX_QUEUE_PERCENTAGE,
+        queue_type: if pm4_target.is_some() {
+            KFD_IOC_QUEUE_TYPE_COMPUTE
+        } else {
+            KFD_IOC_QUEUE_TYPE_COMPUTE_AQL
+        },
+        queue_percentage: KFD_MAX_QUEUE_PERCENTAGE | pm4_target.unwrap_or(0) << 8,
         queue_priority: 7,
         eop_buffer_address: eop.va,
         eop_buffer_size: eop.size,
@@ -131,14 +140,24 @@ impl Node {
         cpu_write::<u32>(q + 176, 16); // scratch_wave64_lane_byte_size
     }
 
-    /// Loads the kernel and dispatches GROUPS work-groups of 64 with 4 bytes of private
-    /// segment per work-item, then runs the GPU.
-    fn dispatch(&self) {
+    /// Loads the kernel; returns (its descriptor's address, the code's, the kernargs', out's).
+    fn load(&self) -> (u64, u64, u64, u64) {
         let d = self.data.va;
         let (kd, code, kernargs, out) = (d + 0x1000, d + 0x2000, d + 0x3000, d + 0x4000);
         for (i, w) in CODE.iter().enumerate() {
             cpu_write::<u32>(code + 4 * i as u64, *w);
         }
+        cpu_write::<u64>(kernargs, out);
+        for g in 0..u64::from(GROUPS) {
+            cpu_write::<u32>(out + 4 * g, 0xdead);
+        }
+        (kd, code, kernargs, out)
+    }
+
+    /// Loads the kernel and dispatches GROUPS work-groups of 64 with 4 bytes of private
+    /// segment per work-item, then runs the GPU.
+    fn dispatch(&self) {
+        let (kd, code, kernargs, _) = self.load();
         for i in 0..16 {
             cpu_write::<u32>(kd + 4 * i, 0);
         }
@@ -149,10 +168,6 @@ impl Node {
         // rsrc2: ENABLE_PRIVATE_SEGMENT, USER_SGPR_COUNT 2, TGID_X_EN.
         cpu_write::<u32>(kd + 52, 1 | (2 << 1) | (1 << 7));
         cpu_write::<u16>(kd + 56, 1 << 3); // ENABLE_SGPR_KERNARG_SEGMENT_PTR
-        cpu_write::<u64>(kernargs, out);
-        for g in 0..u64::from(GROUPS) {
-            cpu_write::<u32>(out + 4 * g, 0xdead);
-        }
         let at = self.ring.va;
         let mut p = [0u32; 16];
         // KERNEL_DISPATCH | barrier | system acquire and release scopes; setup: 1 dimension.
@@ -264,4 +279,44 @@ fn xccs_whose_scratch_overlaps_are_caught_with_the_cause() {
         "{}",
         found[0].what
     );
+}
+
+#[test]
+fn a_pm4_queues_dispatch_reads_its_target_xcc() {
+    use hcq_core::addr::GpuVa;
+    use hcq_core::arch::GFX9;
+    use hcq_core::pm4;
+    // A PM4 queue runs on its target XCC alone, the whole grid there ("drm/amdkfd: Add PM4
+    // target XCC"): every work-group reads XCC 5.
+    let n = node_with(8, true, Some(5));
+    let (_, code, kernargs, _) = n.load();
+    let prog = pm4::Program {
+        prog_addr: GpuVa(code),
+        scratch_addr: GpuVa(n.scratch.va),
+        tmpring_size: (1 << 12) | WAVES as u32,
+        rsrc1: 1 << 6,
+        rsrc2: 1 | (2 << 1) | (1 << 7),
+        rsrc3: 0,
+        dispatch: None,
+        private_segment_buffer: None,
+        flat_scratch_init: None,
+    };
+    let mut s = vec![0u32; 256];
+    let len = pm4::exec(
+        &mut s,
+        &GFX9,
+        &prog,
+        GpuVa(kernargs),
+        [GROUPS, 1, 1],
+        [64, 1, 1],
+    )
+    .unwrap();
+    for (i, w) in s[..len].iter().enumerate() {
+        cpu_write::<u32>(n.ring.va + 4 * i as u64, *w);
+    }
+    cpu_write::<u64>(n.gart.va + 56, len as u64);
+    cpu_write::<u64>(n.db, len as u64);
+    n.gpu.engines().run_until_idle();
+    assert!(matches!(n.state(), QueueState::Idle), "{:?}", n.state());
+    assert_eq!(n.xcc_ids(), vec![5; GROUPS as usize]);
 }

@@ -320,3 +320,22 @@ fn a_pm4_queues_dispatch_reads_its_target_xcc() {
     assert!(matches!(n.state(), QueueState::Idle), "{:?}", n.state());
     assert_eq!(n.xcc_ids(), vec![5; GROUPS as usize]);
 }
+
+#[test]
+fn an_xccs_scratch_slice_past_the_buffer_faults_naming_the_xcc() {
+    // scratch_backing_memory_byte_size set to far more than one XCC's scratch (e.g. the
+    // whole buffer's size where the size per XCC belongs): XCC 1's slots are not mapped.
+    let n = node(8, true);
+    n.scratch_setup(1 << 40);
+    n.dispatch();
+    let QueueState::Faulted(f) = n.state() else {
+        panic!("{:?}", n.state());
+    };
+    assert!(
+        f.message
+            .contains("XCC 1 of 8: its scratch starts 1 x 1099511627776 bytes after XCC 0's")
+            && f.message.contains("mapped"),
+        "{}",
+        f.message
+    );
+}

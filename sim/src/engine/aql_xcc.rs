@@ -9,22 +9,8 @@
 //! once every XCC has returned from the IB.
 
 use super::env::Env;
-use super::queue::{Flow, IbFrame, Queue};
-use super::types::{Cause, QueueState, Regs};
-use std::collections::VecDeque;
-
-/// One XCC's command processor state while another XCC's is the queue's current one.
-pub(crate) struct XccCp {
-    /// The XCC.
-    xcc: u32,
-    /// Its indirect-buffer stack (empty: it has returned from the packet's IB).
-    ibs: Vec<IbFrame>,
-    /// Its registers.
-    regs: Regs,
-}
-
-/// The XCCs not running now, in the order they get their next turn.
-pub(crate) type Parked = VecDeque<XccCp>;
+use super::queue::{Flow, Queue, XccCp};
+use super::types::{Cause, QueueState};
 
 impl Queue {
     /// Starts the IB `(base, dwords)` on every XCC after XCC 0 (XCC 0's frame is already the

@@ -197,7 +197,14 @@ fn launch(
                     .wrapping_add(u64::from(k).wrapping_mul(xcc.scratch_stride)),
                 scratch_waves,
                 scratch.wave_bytes,
-            )?;
+            )
+            .map_err(|c| match c {
+                Cause::Hw(m) if k > 0 => Cause::Hw(format!(
+                    "XCC {k} of {}: its scratch starts {k} x {} bytes after XCC 0's (amd_queue_t.scratch_backing_memory_byte_size, the scratch of one XCC: ROCR sets main_size / num_xcc): {m}",
+                    xcc.count, xcc.scratch_stride
+                )),
+                c => c,
+            })?;
         }
     }
     Ok(Launch {

@@ -30,6 +30,20 @@ pub(crate) struct IbFrame {
     ring_len: u64,
 }
 
+/// One XCC's command processor state while another XCC's is the queue's current one, during
+/// an AQL PM4 IB that every XCC runs (`aql_xcc.rs`).
+pub(crate) struct XccCp {
+    /// The XCC.
+    pub(crate) xcc: u32,
+    /// Its indirect-buffer stack (empty: it has returned from the packet's IB).
+    pub(crate) ibs: Vec<IbFrame>,
+    /// Its registers.
+    pub(crate) regs: Regs,
+}
+
+/// The XCCs not running now, in the order they get their next turn.
+pub(crate) type Parked = std::collections::VecDeque<XccCp>;
+
 /// Fault injection state of one queue.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Injection {
@@ -79,7 +93,7 @@ pub(crate) struct Queue {
     /// AMD_AQL_FORMAT_PM4_IB packet's indirect buffer runs on every XCC (`aql_xcc.rs`).
     pub(crate) aql_xcc: u32,
     /// AQL: the other XCCs' command processors running that IB, in turn order.
-    pub(crate) aql_parked: super::aql_xcc::Parked,
+    pub(crate) aql_parked: Parked,
     /// AQL: `amd_queue_t.scratch_backing_memory_byte_size` at the last kernel dispatch: the
     /// bytes from one XCC's scratch to the next's (`xcc.rs`).
     pub(crate) aql_scratch_stride: u64,
@@ -145,7 +159,7 @@ impl Queue {
             executed: 0,
             seat: super::xcc::XccSeat::default(),
             aql_xcc: 0,
-            aql_parked: super::aql_xcc::Parked::new(),
+            aql_parked: Parked::new(),
             aql_scratch_stride: 0,
             aql_unfenced: false,
             bus,

@@ -21,7 +21,9 @@ kfd, render = os.open("/dev/kfd", os.O_RDWR), os.open(f"/dev/dri/renderD{minor}"
 fcntl.ioctl(kfd, ioc(1, 0x15, 8), struct.pack("<II", render, gpu))  # ACQUIRE_VM
 # An idle PM4 queue (percentage 0: the CP fetches nothing); Linux 6.8 looks none of the addresses up.
 CTX = 0x100000
-q = bytearray(96)
+class CreateQueue(ctypes.Structure):  # a kfd_ioctl.h structure, as ctypes clients pass it
+  _fields_ = [("raw", ctypes.c_uint8 * 96)]
+q = CreateQueue()
 struct.pack_into("<QQQQIIIIII", q, 0, 0x7f0000000000, 0x7f0000001000, 0x7f0000001040, 0, 4096, gpu, 0, 0, 7, 0)
 struct.pack_into("<QQQII", q, 56, 0x7f0000002000, 4096, 0x7f0000010000, CTX, 0x1000)
 fcntl.ioctl(kfd, ioc(3, 0x02, 96), q)

@@ -313,9 +313,10 @@ def _ioctl(fd, request, arg=0, mutate_flag=True):
     ptr, n = struct.unpack_from("<QI", raw, 8)
     if ptr and 0 < n <= _KMALLOC_MAX: user = _lend(ptr, n)
   sim().ioctl(fd, request, buf, user)
-  if nr == _NR_CREATE_QUEUE and len(buf) >= 88:
-    gpu_id, qid = struct.unpack_from("<I12xI", bytes(memoryview(buf).cast("B")), 36)
-    _queues[qid] = (gpu_id, struct.unpack_from("<I", bytes(memoryview(buf).cast("B")), 80)[0])
+  if nr == _NR_CREATE_QUEUE and len(raw) >= 88:
+    out = bytes(memoryview(buf).cast("B"))  # the answer: queue_id filled in
+    gpu_id, qid = struct.unpack_from("<I12xI", out, 36)
+    _queues[qid] = (gpu_id, struct.unpack_from("<I", out, 80)[0])
   elif nr == _NR_DESTROY_QUEUE and len(raw) >= 4:
     _queues.pop(struct.unpack_from("<I", raw, 0)[0], None)
   return bytes(buf) if immutable and not isinstance(arg, int) else 0

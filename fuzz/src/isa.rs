@@ -74,6 +74,7 @@ pub fn run_input(data: &[u8]) {
         float: FloatMode::from_rsrc1(u32::from(h(2) & 0x3c) << 14),
         budget: 4000,
         clock: 1,
+        xcc: Default::default(),
     };
     let _ = run(&l, &mem);
 }

@@ -51,6 +51,7 @@ fn run_fmt(isa: Isa, code: &[u32], data: &[u32], word3: u32) -> (Vec<u32>, Vec<u
         },
         budget: 1 << 16,
         clock: 0,
+        xcc: Default::default(),
     };
     run(&l, &mem).unwrap();
     let mut out = vec![0u8; 96];

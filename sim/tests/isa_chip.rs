@@ -101,6 +101,7 @@ fn run_scratch(gfx940: bool) -> FlatMemory {
         },
         budget: 1 << 16,
         clock: 0,
+        xcc: Default::default(),
     };
     run(&l, &mem).unwrap();
     mem

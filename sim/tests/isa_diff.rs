@@ -207,6 +207,7 @@ fn simulate(isa: Isa, c: &Case) -> Result<State, String> {
         },
         budget: 1 << 12,
         clock: 0,
+        xcc: Default::default(),
     };
     run(&l, &mem).map_err(|e| e.to_string())?;
     let word = |off: u64| {

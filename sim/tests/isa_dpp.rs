@@ -278,6 +278,7 @@ fn a_vop3_operation_reads_its_first_source_through_dpp() {
         float: FloatMode::from_rsrc1(0),
         budget: 1000,
         clock: 0,
+        xcc: Default::default(),
     };
     run(&l, &mem).unwrap();
     let k = K {

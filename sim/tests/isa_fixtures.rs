@@ -108,6 +108,7 @@ impl K<'_> {
             float: FloatMode::from_rsrc1(d.compute_pgm_rsrc1),
             budget: 1 << 20,
             clock: 0,
+            xcc: Default::default(),
         };
         run(&l, self.mem).unwrap_or_else(|e| panic!("{} {kernel}: {e}", self.target));
     }

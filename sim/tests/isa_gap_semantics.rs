@@ -51,6 +51,7 @@ fn launch(isa: Isa, wave64: bool, mem: &FlatMemory) -> Result<(), IsaError> {
         },
         budget: 1 << 16,
         clock: 0,
+        xcc: Default::default(),
     };
     run(&l, mem).map(|_| ())
 }

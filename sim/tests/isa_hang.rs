@@ -107,6 +107,7 @@ fn launch() -> Launch {
         },
         budget: DEFAULT_INSTRUCTION_BUDGET,
         clock: 0,
+        xcc: Default::default(),
     }
 }
 

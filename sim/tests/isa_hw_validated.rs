@@ -101,6 +101,7 @@ fn exec(body: &[u32], lanes: u32) -> St {
         },
         budget: 1 << 16,
         clock: 0,
+        xcc: Default::default(),
     };
     run(&l, &mem).unwrap();
     let mut b = vec![0u8; 2048 + 76];
@@ -524,6 +525,7 @@ fn exec64(body: &[u32]) -> Vec<u32> {
         },
         budget: 1 << 16,
         clock: 0,
+        xcc: Default::default(),
     };
     run(&l, &mem).unwrap();
     let mut b = vec![0u8; 256];

@@ -56,6 +56,7 @@ fn run_wave(
         },
         budget: 1 << 16,
         clock: 0,
+        xcc: Default::default(),
     };
     run(&l, &mem).unwrap();
     (words(&mem, OUT, n), mem)
@@ -1129,6 +1130,7 @@ fn gfx12_permlane16_var_and_v_illegal() {
         },
         budget: 1 << 10,
         clock: 0,
+        xcc: Default::default(),
     };
     let e = run(&l, &mem).expect_err("v_illegal must fault");
     assert!(e.to_string().contains("v_illegal"), "{e}");

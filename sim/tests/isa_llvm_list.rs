@@ -148,6 +148,7 @@ fn exec(isa: Isa, gfx940: bool, words: &[u32]) -> Result<(), String> {
         },
         budget: 64,
         clock: 0,
+        xcc: Default::default(),
     };
     let r = std::panic::catch_unwind(|| run(&l, &mem));
     match r {

@@ -135,6 +135,7 @@ fn run_mm_on(
         },
         budget: 1 << 16,
         clock: 0,
+        xcc: Default::default(),
     };
     run(&l, &mem).unwrap();
     let mut out = vec![0u8; dw * lanes * 4];

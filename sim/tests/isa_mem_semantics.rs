@@ -37,6 +37,7 @@ fn run_prog(isa: Isa, code: &[u32], n: usize) -> Vec<u32> {
         },
         budget: 1 << 16,
         clock: 0,
+        xcc: Default::default(),
     };
     run(&l, &mem).unwrap();
     let mut out = vec![0u8; 4 * n];
@@ -261,6 +262,7 @@ fn run_data(isa: Isa, code: &[u32], data: &[u32], n: usize) -> (Vec<u32>, Vec<u3
         },
         budget: 1 << 16,
         clock: 0,
+        xcc: Default::default(),
     };
     run(&l, &mem).unwrap();
     let read = |at: u64, k: usize| -> Vec<u32> {

@@ -53,6 +53,7 @@ fn exec(strict: bool) -> (Result<Stats, IsaError>, [u32; 2]) {
         },
         budget: 1 << 12,
         clock: 0,
+        xcc: Default::default(),
     };
     let r = run_with(&l, &mem, strict);
     let mut b = [0u8; 8];
@@ -157,6 +158,7 @@ fn run_lanes(prog: &[u32], strict: bool, lanes: u32) -> (Result<Stats, IsaError>
         },
         budget: 1 << 12,
         clock: 0,
+        xcc: Default::default(),
     };
     (run_with(&l, &mem, strict), mem)
 }

@@ -46,6 +46,7 @@ fn exec(isa: Isa, code: &[u32], items: u32) -> (Result<(), IsaError>, FlatMemory
         },
         budget: 1 << 16,
         clock: CLOCK,
+        xcc: Default::default(),
     };
     let r = run(&l, &mem).map(|_| ());
     (r, mem)

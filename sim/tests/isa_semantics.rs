@@ -36,6 +36,7 @@ fn launch(lanes: u32, wave64: bool) -> Launch {
         },
         budget: 1 << 20,
         clock: 0,
+        xcc: Default::default(),
     }
 }
 

@@ -97,6 +97,7 @@ fn exec(stale: core::ops::Range<u64>, strict: bool) -> (Result<Stats, IsaError>,
         },
         budget: 1 << 12,
         clock: 0,
+        xcc: Default::default(),
     };
     let r = run_with(&l, &mem, strict);
     let mut b = [0u8; 4];

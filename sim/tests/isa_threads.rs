@@ -110,6 +110,7 @@ fn setup(path: &str, kernel: &str, args: &[u32]) -> (FlatMemory, Launch) {
         float: FloatMode::from_rsrc1(d.compute_pgm_rsrc1),
         budget: 1 << 24,
         clock: 0,
+        xcc: Default::default(),
     };
     (mem, l)
 }
@@ -293,6 +294,7 @@ fn out_of_range_findings_and_strict_faults_do_not_depend_on_the_thread_count() {
             float: FloatMode::from_rsrc1(0),
             budget: 1 << 12,
             clock: 0,
+            xcc: Default::default(),
         };
         exec(&mem, &l, strict, threads)
     };
@@ -378,6 +380,7 @@ fn workgroups_storing_the_same_bytes_are_reported_on_any_thread_count() {
             float: FloatMode::from_rsrc1(0),
             budget: 1 << 12,
             clock: 0,
+            xcc: Default::default(),
         };
         exec(&mem, &l, strict, threads)
     };

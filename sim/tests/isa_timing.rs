@@ -40,6 +40,7 @@ fn launch(isa: Isa, groups: u32) -> Launch {
         },
         budget: 1 << 24,
         clock: 0,
+        xcc: Default::default(),
     }
 }
 

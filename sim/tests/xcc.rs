@@ -420,3 +420,97 @@ fn a_dispatch_direct_in_an_aql_pm4_ib_on_8_xccs_is_refused_with_the_cause() {
         f.message
     );
 }
+
+/// PRED_EXEC(1 << `xcc`) over `body`.
+fn on_xcc(xcc: u32, body: &[u32]) -> Vec<u32> {
+    let mut out = vec![
+        (3 << 30) | (PRED_EXEC << 8),
+        (1 << (24 + xcc)) | body.len() as u32,
+    ];
+    out.extend_from_slice(body);
+    out
+}
+
+/// WAIT_REG_MEM until the dword at `addr` >= `value`.
+fn wait_for(addr: u64, value: u32) -> Vec<u32> {
+    let mut w = [0u32; 8];
+    let n = pm4::wait_reg_mem(&mut w, &pm4::wait_packet(GpuVa(addr), value)).unwrap();
+    w[..n].to_vec()
+}
+
+/// WRITE_DATA of `value` to `addr`.
+fn write(addr: u64, value: u32) -> Vec<u32> {
+    let mut wd = [0u32; 5];
+    let n = pm4::write_data(
+        &mut wd,
+        WriteDataCntl::zeroed()
+            .with(WriteDataCntl::DST_SEL, 5)
+            .with(WriteDataCntl::WR_CONFIRM, 1),
+        GpuVa(addr),
+        &[value],
+    )
+    .unwrap();
+    wd[..n].to_vec()
+}
+
+#[test]
+fn the_xccs_of_an_aql_pm4_ib_run_concurrently_so_xcc_0_may_wait_for_a_later_xcc() {
+    // XCC 0 waits for the value XCC 7 writes, then writes its own: on the hardware the 8 CPs
+    // run the IB at once; run one after another (XCC 0 first) this deadlocked.
+    let mut n = node(GpuConfig::gfx942(), 8);
+    let mut q = n.queue(true, 0);
+    let d = n.data.va;
+    let mut ib = on_xcc(0, &wait_for(d + 4 * 7, 8));
+    ib.extend(per_xcc_writes(d));
+    ib.extend(on_xcc(0, &write(d + 4 * 8, 99)));
+    let ib = n.ib(&ib);
+    n.aql_pm4_ib(&mut q, ib);
+    assert!(matches!(n.state(&q), QueueState::Idle), "{:?}", n.state(&q));
+    assert_eq!(n.slots(), [1, 2, 3, 4, 5, 6, 7, 8]);
+    assert_eq!(cpu_read::<u32>(d + 4 * 8), 99);
+    assert_eq!(cpu_read::<u64>(q.gart.va + 128), 1);
+
+    // Each XCC waits for the next one's write, XCC 7 for XCC 0's: every CP runs its turn, so
+    // the chain resolves whichever order they are stepped in.
+    let mut n = node(GpuConfig::gfx942(), 8);
+    let mut q = n.queue(true, 0);
+    let d = n.data.va;
+    let mut ib = Vec::new();
+    for k in 0..8u32 {
+        let mut body = if k == 7 {
+            Vec::new()
+        } else {
+            wait_for(d + 4 * u64::from(k + 1), 1)
+        };
+        body.extend(write(d + 4 * u64::from(k), 1));
+        ib.extend(on_xcc(k, &body));
+    }
+    let ib = n.ib(&ib);
+    n.aql_pm4_ib(&mut q, ib);
+    assert!(matches!(n.state(&q), QueueState::Idle), "{:?}", n.state(&q));
+    assert_eq!(n.slots(), [1; 8]);
+}
+
+#[test]
+fn an_aql_pm4_ib_whose_xccs_all_wait_on_what_nobody_writes_waits() {
+    let mut n = node(GpuConfig::gfx942(), 8);
+    let mut q = n.queue(true, 0);
+    let d = n.data.va;
+    // Every XCC waits for slot 8, then writes its slot: none may pass.
+    let mut ib = wait_for(d + 4 * 8, 1);
+    ib.extend(per_xcc_writes(d));
+    let ib = n.ib(&ib);
+    n.aql_pm4_ib(&mut q, ib);
+    assert!(
+        matches!(n.state(&q), QueueState::Waiting(_)),
+        "{:?}",
+        n.state(&q)
+    );
+    assert_eq!(n.slots(), [0; 8]);
+    // The host writes the value: every XCC passes, and the packet completes once.
+    cpu_write::<u32>(d + 4 * 8, 1);
+    n.gpu.engines().run_until_idle();
+    assert!(matches!(n.state(&q), QueueState::Idle), "{:?}", n.state(&q));
+    assert_eq!(n.slots(), [1, 2, 3, 4, 5, 6, 7, 8]);
+    assert_eq!(cpu_read::<u64>(q.gart.va + 128), 1);
+}

@@ -83,6 +83,7 @@ fn launch(mem: &FlatMemory, stem: &str, kernel: &str, args: &[u32]) -> Result<La
         float: FloatMode::from_rsrc1(k.descriptor.compute_pgm_rsrc1),
         budget: u64::MAX,
         clock: 0,
+        xcc: Default::default(),
     })
 }
 

@@ -147,6 +147,7 @@ fn launch(mem: &FlatMemory, s: &Spec) -> Result<Launch, WorkError> {
         float: FloatMode::from_rsrc1(k.descriptor.compute_pgm_rsrc1),
         budget: u64::MAX,
         clock: 0,
+        xcc: Default::default(),
     })
 }
 

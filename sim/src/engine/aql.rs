@@ -76,6 +76,8 @@ struct AmdQueue {
     tmpring: u32,
     scratch_rsrc: [u32; 4],
     scratch_base: u64,
+    /// `scratch_backing_memory_byte_size` (at 168): the scratch of one XCC.
+    xcc_bytes: u64,
     lane_bytes: u32,
 }
 
@@ -130,7 +132,9 @@ impl Queue {
                 .doorbell((self.gpu_id, self.id.0));
         }
         while res.executed < budget {
-            let flow = if self.ibs.is_empty() {
+            let flow = if self.aql_pending.is_some() && self.aql_ib_running() {
+                self.step_aql_ibs(env, irqs, seq)
+            } else if self.ibs.is_empty() {
                 self.step_aql_packet(env, irqs, seq)
             } else {
                 self.step_ib(env, irqs, seq)
@@ -165,19 +169,9 @@ impl Queue {
     fn step_aql_packet(&mut self, env: &Env<'_>, irqs: &mut Vec<u32>, seq: &mut u64) -> Flow {
         let site = Site::Ring(self.rptr);
         if let Some(p) = self.aql_pending.take() {
-            // Every XCC's CP processes the packet: the next XCC runs the same IB (`xcc.rs`).
-            if self.aql_xcc + 1 < self.seat.count {
-                self.aql_xcc += 1;
-                if let Err(c) = self.push_ib(env, p.ib.0, p.ib.1, 0) {
-                    self.aql_xcc = 0;
-                    self.fault(seq, site, c);
-                    return Flow::Stop;
-                }
-                self.aql_pending = Some(p);
-                return Flow::Next;
-            }
-            self.aql_xcc = 0;
-            // The IB of a PM4_IB packet returned on every XCC: the packet completes.
+            // The IB of a PM4_IB packet returned on every XCC (`aql_xcc.rs`): the packet
+            // completes.
+            self.aql_xcc_leave();
             let scope = (p.word0 >> 11) & 3;
             let r = self
                 .release(env, irqs, scope, p.signal, p.start, site)
@@ -283,6 +277,7 @@ impl Queue {
             inflight: &mut self.inflight,
             desc: &self.desc,
             pos: self.rptr,
+            xcc: self.seat.split(self.desc.kind, self.aql_scratch_stride),
         };
         exec_op(c, env, irqs, &Decoded::Pm4(*pkt), 0, site)
     }
@@ -419,6 +414,7 @@ impl Queue {
             tmpring: le32(&b, 4),
             scratch_rsrc: [le32(&b, 8), le32(&b, 12), le32(&b, 16), le32(&b, 20)],
             scratch_base: le64(&b, 24),
+            xcc_bytes: le64(&b, 32),
             lane_bytes: le32(&b, 40),
         })
     }
@@ -535,14 +531,16 @@ impl Queue {
                 self.launch(env, irqs, word0, site)?;
                 match self.op(env, irqs, &pkt, site)? {
                     Exec::Ib { base, dwords, .. } => {
-                        self.aql_xcc = 0;
+                        self.aql_xcc_leave();
                         self.push_ib(env, base, dwords, 0).map_err(|c| (site, c))?;
+                        // Every XCC's CP runs the IB, interleaved (`aql_xcc.rs`).
+                        self.aql_xcc_enter(env, base, dwords)
+                            .map_err(|c| (site, c))?;
                         self.aql_pending = Some(AqlPending {
                             slot,
                             word0,
                             signal: le64(b, 56),
                             start,
-                            ib: (base, dwords),
                         });
                         Ok(Done::InIb)
                     }
@@ -649,6 +647,29 @@ impl Queue {
                 q.lane_bytes,
                 q.base + 176
             )));
+        }
+        // Each XCC's waves take their scratch from their XCC's slice (`xcc.rs`).
+        self.aql_scratch_stride = q.xcc_bytes;
+        if private > 0 || rsrc2.get(PgmRsrc2::ENABLE_PRIVATE_SEGMENT) != 0 {
+            let at = q.base + 168;
+            if let Err(m) =
+                super::xcc::check_aql_scratch(self.seat, &self.desc, q.tmpring, q.xcc_bytes, at)
+            {
+                // Waves of two XCCs on the same private memory: a race the hardware does
+                // not fault on, so a finding, or the queue's fault under the strict judge.
+                if env.registry.strict() {
+                    return Err(err(m));
+                }
+                env.registry.findings().push(crate::findings::Finding {
+                    kernel: pgm,
+                    instruction: format!("kernel dispatch packet at {slot:#x}"),
+                    address: q.scratch_base,
+                    bytes: 0,
+                    allocation: 0,
+                    what: m,
+                    count: 1,
+                });
+            }
         }
         let props = kd.properties();
         let on = |f| props.get(f) != 0;

@@ -66,7 +66,7 @@ impl Engines {
                     shape.push((q.id.0, q.rptr, Some(w.seen)));
                 }
                 QueueState::Idle => {
-                    let drained = q.ibs.is_empty() && q.wptr().is_none_or(|w| w == q.rptr);
+                    let drained = !q.aql_ib_running() && q.wptr().is_none_or(|w| w == q.rptr);
                     moving |= !drained || q.inj.hang || q.suspended;
                     shape.push((q.id.0, q.rptr, None));
                 }
@@ -98,10 +98,10 @@ impl Engines {
                 QueueState::Waiting(w) => Some((
                     q.gpu_id,
                     format!(
-                        "deadlock: {} queue {} at ring dword {} waits for the value at {:#x} to be {} {} (mask {:#x}) and it holds {}, but no queued or running operation can write it: every queue is idle or waiting ({}), so only a host write can satisfy it{}",
+                        "deadlock: {} queue {} at {} waits for the value at {:#x} to be {} {} (mask {:#x}) and it holds {}, but no queued or running operation can write it: every queue is idle or waiting ({}), so only a host write can satisfy it{}",
                         q.desc.kind,
                         q.id.0,
-                        q.rptr,
+                        position(q),
                         w.addr,
                         function_text(w.function),
                         w.reference,
@@ -164,5 +164,22 @@ impl Engines {
             );
         }
         false
+    }
+}
+
+/// Where a waiting queue is: its ring dword (PM4, SDMA) or AQL packet index, and on a
+/// multi-XCC node the XCC whose CP is blocked in the packet's indirect buffer (`aql_xcc.rs`:
+/// the queue waits only when every XCC with work left is blocked; the last one tried).
+fn position(q: &super::queue::Queue) -> String {
+    if q.desc.kind != super::QueueKind::Aql {
+        return format!("ring dword {}", q.rptr);
+    }
+    if q.seat.count > 1 && q.aql_pending.is_some() {
+        format!(
+            "packet {} (in its PM4 indirect buffer on XCC {} of {}, every XCC with work left blocked)",
+            q.rptr, q.aql_xcc, q.seat.count
+        )
+    } else {
+        format!("packet {}", q.rptr)
     }
 }

@@ -6,7 +6,7 @@
 use super::QueueDesc;
 use super::env::Env;
 use super::types::{Cause, Exec, Regs};
-use crate::isa::{self, FloatMode, Isa, IsaError, Launch, ScratchSetup};
+use crate::isa::{self, FloatMode, Isa, IsaError, Launch, ScratchSetup, XccSplit};
 use crate::stand_ins::{
     ExecMode, KEY_BYTES, KernelCtx, KernelError, KernelMem, RegisteredKernel, code_key,
 };
@@ -122,12 +122,13 @@ pub(crate) fn run(
     desc: &QueueDesc,
     env: &Env<'_>,
     d: &DispatchDirect,
+    xcc: XccSplit,
 ) -> Result<Exec, Cause> {
     check_hw(regs, desc, d)?;
     match env.registry.mode() {
-        ExecMode::MachineCode => machine(regs, desc, env, d, env),
+        ExecMode::MachineCode => machine(regs, desc, env, d, env, xcc),
         ExecMode::HostStandIns => host(regs, lds_buf, desc, env, d, env),
-        ExecMode::Differential => differential(regs, lds_buf, desc, env, d),
+        ExecMode::Differential => differential(regs, lds_buf, desc, env, d, xcc),
     }
 }
 
@@ -137,6 +138,7 @@ fn launch(
     desc: &QueueDesc,
     env: &Env<'_>,
     d: &DispatchDirect,
+    xcc: XccSplit,
 ) -> Result<Launch, Cause> {
     let r = &desc.arch.regs;
     let sh = |off: u32| regs.sh(off);
@@ -185,13 +187,25 @@ fn launch(
                 u64::from(wavesize) * u64::from(desc.arch.tmpring_wavesize_unit)
             },
         };
-        check_scratch_region(
-            env,
-            tmpring,
-            scratch.base,
-            scratch_waves,
-            scratch.wave_bytes,
-        )?;
+        // Every XCC's slots, each XCC's `stride` after the previous one's (`XccSplit`).
+        for k in 0..xcc.count.max(1) {
+            check_scratch_region(
+                env,
+                tmpring,
+                scratch
+                    .base
+                    .wrapping_add(u64::from(k).wrapping_mul(xcc.scratch_stride)),
+                scratch_waves,
+                scratch.wave_bytes,
+            )
+            .map_err(|c| match c {
+                Cause::Hw(m) if k > 0 => Cause::Hw(format!(
+                    "XCC {k} of {}: its scratch starts {k} x {} bytes after XCC 0's (amd_queue_t.scratch_backing_memory_byte_size, the scratch of one XCC: ROCR sets main_size / num_xcc): {m}",
+                    xcc.count, xcc.scratch_stride
+                )),
+                c => c,
+            })?;
+        }
     }
     Ok(Launch {
         isa,
@@ -210,6 +224,7 @@ fn launch(
         float: FloatMode::from_rsrc1(rsrc1),
         budget: env.registry.instruction_budget(),
         clock: env.now(),
+        xcc,
     })
 }
 
@@ -220,8 +235,9 @@ fn machine(
     env: &Env<'_>,
     d: &DispatchDirect,
     mem: &dyn isa::Memory,
+    xcc: XccSplit,
 ) -> Result<Exec, Cause> {
-    let l = launch(regs, desc, env, d)?;
+    let l = launch(regs, desc, env, d, xcc)?;
     if let Some(m) = swapped_kernarg_pointer(env, &l.user_sgprs, l.groups, l.local) {
         return hw(m);
     }
@@ -329,6 +345,7 @@ fn differential(
     desc: &QueueDesc,
     env: &Env<'_>,
     d: &DispatchDirect,
+    xcc: XccSplit,
 ) -> Result<Exec, Cause> {
     let h = Recording {
         env,
@@ -339,7 +356,7 @@ fn differential(
         env,
         stores: RefCell::new(BTreeMap::new()),
     };
-    machine(regs, desc, env, d, &m)?;
+    machine(regs, desc, env, d, &m, xcc)?;
     let (hs, ms) = (h.stores.into_inner(), m.stores.into_inner());
     if hs != ms {
         let first = hs

@@ -26,6 +26,7 @@
 //! [`Engines::fault_address`]) and a bounded trace ([`Engines::trace`]) serve tests and the CLI.
 
 mod aql;
+mod aql_xcc;
 pub mod attach;
 pub mod bus;
 pub mod cache;

@@ -8,6 +8,7 @@ use super::env::Env;
 use super::flight::{self, OpLabel, What};
 use super::types::{Cause, Exec, QueueDesc, QueueId, QueueKind, Regs, Site};
 use super::{dispatch, pm4, sdma};
+use crate::isa::XccSplit;
 use hcq_core::addr::join64;
 use hcq_core::packet::DecodeError;
 use hcq_core::pm4::{DispatchDirect, EventWriteCntl, Pm4Packet, ReleaseMemEventCntl};
@@ -26,6 +27,8 @@ struct Pending {
     /// Its name in reports, and its ring position (host accesses are judged by it).
     label: OpLabel,
     pos: u64,
+    /// The XCCs it runs on.
+    xcc: XccSplit,
 }
 
 /// The queue's dispatches that have not landed.
@@ -78,7 +81,7 @@ impl Inflight {
             uconfig: Box::new([]),
         };
         env.rec.begin();
-        let r = dispatch::run(&regs, &mut self.lds, desc, env, &p.d);
+        let r = dispatch::run(&regs, &mut self.lds, desc, env, &p.d, p.xcc);
         let acc = env.rec.end();
         // A host access it races is the cause of whatever else its run found (a stale HDP
         // read of kernargs the host rewrote).
@@ -142,17 +145,15 @@ pub(crate) fn decode(kind: QueueKind, d: &[u32]) -> Result<(Decoded<'_>, usize),
 
 /// Executes one packet on its engine.
 pub(crate) fn run_packet(
-    regs: &mut Regs,
-    scratch: &mut Vec<u8>,
-    desc: &QueueDesc,
+    c: &mut Ctx<'_>,
     env: &Env<'_>,
     irqs: &mut Vec<u32>,
     pkt: &Decoded<'_>,
     depth: usize,
 ) -> Result<Exec, Cause> {
     match pkt {
-        Decoded::Pm4(p) => pm4::exec(regs, scratch, desc, env, irqs, p),
-        Decoded::Sdma(p) => sdma::exec(scratch, desc, env, irqs, p, depth),
+        Decoded::Pm4(p) => pm4::exec(c.regs, c.scratch, c.desc, env, irqs, p, c.xcc),
+        Decoded::Sdma(p) => sdma::exec(c.scratch, c.desc, env, irqs, p, depth),
     }
 }
 
@@ -208,6 +209,8 @@ pub(crate) struct Ctx<'q> {
     pub(crate) desc: &'q QueueDesc,
     /// The ring position of the packet (of the ring's INDIRECT_BUFFER, inside an IB).
     pub(crate) pos: u64,
+    /// The XCCs its dispatches run on (`xcc.rs`).
+    pub(crate) xcc: XccSplit,
 }
 
 /// A host access recorded after operation `label` (at ring position `pos`) was queued that
@@ -351,7 +354,7 @@ pub(crate) fn exec_op(
 /// dispatches; the packet's accesses are recorded and checked against the dispatches in flight;
 /// an issued dispatch joins them; dispatches whose turn it is land after the packet.
 fn exec_op_racing(
-    c: Ctx<'_>,
+    mut c: Ctx<'_>,
     env: &Env<'_>,
     irqs: &mut Vec<u32>,
     pkt: &Decoded<'_>,
@@ -360,7 +363,7 @@ fn exec_op_racing(
 ) -> Result<Exec, (Site, Cause)> {
     if !env.flight.borrow().watching() {
         // Nothing in flight, no host access to judge: nothing to retire, record or check.
-        let r = run_packet(c.regs, c.scratch, c.desc, env, irqs, pkt, depth);
+        let r = run_packet(&mut c, env, irqs, pkt, depth);
         return match r.map_err(|e| (site, e))? {
             Exec::Dispatch(d) => issue(c, env, d, site),
             r => Ok(r),
@@ -374,7 +377,7 @@ fn exec_op_racing(
     if record {
         env.rec.begin();
     }
-    let r = run_packet(c.regs, c.scratch, c.desc, env, irqs, pkt, depth);
+    let r = run_packet(&mut c, env, irqs, pkt, depth);
     let acc = record.then(|| env.rec.end());
     if let Some(acc) = &acc
         && matches!(
@@ -441,6 +444,7 @@ fn issue(c: Ctx<'_>, env: &Env<'_>, d: DispatchDirect, site: Site) -> Result<Exe
                 after,
                 label,
                 pos: c.pos,
+                xcc: c.xcc,
             });
             if after == 0 {
                 c.inflight.land(c.desc, env, id)?;

@@ -4,6 +4,7 @@ use super::QueueDesc;
 use super::WaitInfo;
 use super::env::Env;
 use super::types::{Cause, Exec, Regs, compare};
+use crate::isa::XccSplit;
 use hcq_core::arch::AcquireMemLayout;
 use hcq_core::pm4::{
     AcquireMem, EventWriteCntl, IbControl, IndirectBuffer, Pm4Packet, ReleaseMem,
@@ -40,6 +41,7 @@ pub(crate) fn exec(
     env: &Env<'_>,
     irqs: &mut Vec<u32>,
     pkt: &Pm4Packet<'_>,
+    xcc: XccSplit,
 ) -> Result<Exec, Cause> {
     match pkt {
         Pm4Packet::Nop { .. } => Ok(Exec::Done),
@@ -53,7 +55,7 @@ pub(crate) fn exec(
             super::dispatch::check_hw(regs, desc, d)?;
             Ok(Exec::Dispatch(*d))
         }
-        Pm4Packet::DispatchDirect(d) => super::dispatch::run(regs, scratch, desc, env, d),
+        Pm4Packet::DispatchDirect(d) => super::dispatch::run(regs, scratch, desc, env, d, xcc),
         Pm4Packet::WriteData {
             control,
             addr,

@@ -30,6 +30,20 @@ pub(crate) struct IbFrame {
     ring_len: u64,
 }
 
+/// One XCC's command processor state while another XCC's is the queue's current one, during
+/// an AQL PM4 IB that every XCC runs (`aql_xcc.rs`).
+pub(crate) struct XccCp {
+    /// The XCC.
+    pub(crate) xcc: u32,
+    /// Its indirect-buffer stack (empty: it has returned from the packet's IB).
+    pub(crate) ibs: Vec<IbFrame>,
+    /// Its registers.
+    pub(crate) regs: Regs,
+}
+
+/// The XCCs not running now, in the order they get their next turn.
+pub(crate) type Parked = std::collections::VecDeque<XccCp>;
+
 /// Fault injection state of one queue.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Injection {
@@ -75,9 +89,14 @@ pub(crate) struct Queue {
     pub(crate) executed: u64,
     /// Which XCC runs this queue, of how many (`xcc.rs`).
     pub(crate) seat: super::xcc::XccSeat,
-    /// AQL: the XCC running the current AMD_AQL_FORMAT_PM4_IB packet's indirect buffer (each
-    /// XCC runs it in turn).
+    /// AQL: the XCC whose command processor is the current one (`ibs`, `regs`) while an
+    /// AMD_AQL_FORMAT_PM4_IB packet's indirect buffer runs on every XCC (`aql_xcc.rs`).
     pub(crate) aql_xcc: u32,
+    /// AQL: the other XCCs' command processors running that IB, in turn order.
+    pub(crate) aql_parked: Parked,
+    /// AQL: `amd_queue_t.scratch_backing_memory_byte_size` at the last kernel dispatch: the
+    /// bytes from one XCC's scratch to the next's (`xcc.rs`).
+    pub(crate) aql_scratch_stride: u64,
     /// AQL: the last kernel dispatch packet had no completion signal and no release fence,
     /// and no packet with the barrier bit came since (`xcc::check_aql_release`).
     pub(crate) aql_unfenced: bool,
@@ -140,6 +159,8 @@ impl Queue {
             executed: 0,
             seat: super::xcc::XccSeat::default(),
             aql_xcc: 0,
+            aql_parked: Parked::new(),
+            aql_scratch_stride: 0,
             aql_unfenced: false,
             bus,
         }
@@ -250,6 +271,7 @@ impl Queue {
             message: text,
         });
         self.ibs.clear();
+        self.aql_parked.clear();
     }
 
     /// Fetches ring dwords from `rptr` (at least `min_dw` if published). Returns how many
@@ -511,6 +533,7 @@ impl Queue {
                     inflight: &mut self.inflight,
                     desc: &self.desc,
                     pos: self.rptr,
+                    xcc: self.seat.split(self.desc.kind, self.aql_scratch_stride),
                 };
                 (len, exec_op(c, env, irqs, &pkt, 0, site))
             }
@@ -705,6 +728,7 @@ impl Queue {
             inflight: &mut self.inflight,
             desc: &self.desc,
             pos: self.rptr,
+            xcc: self.seat.split(self.desc.kind, self.aql_scratch_stride),
         };
         let r = exec_op(c, env, irqs, &pkt, depth, site);
         match r {
@@ -791,7 +815,7 @@ fn strip_at(e: &DecodeError) -> String {
 impl Queue {
     /// Ring and IBs consumed, nothing blocked: the CP is idle.
     pub(crate) fn is_drained(&self) -> bool {
-        self.ibs.is_empty()
+        !self.aql_ib_running()
             && matches!(self.state, QueueState::Idle)
             && self.wptr().is_none_or(|w| w == self.rptr)
     }

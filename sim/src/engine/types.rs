@@ -241,10 +241,9 @@ pub(crate) struct AqlPending {
     pub(crate) signal: u64,
     /// The GPU clock when the packet was launched (`start_ts` of a profiled signal).
     pub(crate) start: u64,
-    /// The indirect buffer (address, dwords): each XCC of the node runs it in turn.
-    pub(crate) ib: (u64, u32),
 }
 
+#[derive(Clone)]
 pub(crate) struct Regs {
     pub(crate) sh: Box<[u32]>,
     pub(crate) uconfig: Box<[u32]>,

@@ -29,6 +29,7 @@
 
 use super::QueueDesc;
 use super::types::{Cause, QueueKind, Regs};
+use crate::isa::XccSplit;
 use hcq_core::arch::Family;
 use hcq_core::pm4::ReleaseMem;
 use hcq_core::sel::DataSel;
@@ -107,6 +108,42 @@ pub(crate) fn check_aql_release(
     )))
 }
 
+/// A kernel dispatch of an AQL queue on a node of several XCCs that uses scratch, where the
+/// queue's `amd_queue_t` makes the XCCs' scratch overlap: each XCC's CP takes its scratch at
+/// `scratch_backing_memory_location + xcc * scratch_backing_memory_byte_size` (ROCdbgapi
+/// `aql_queue_t::scratch_memory_region`; ROCR `AqlQueue::InitScratchSRD` stores the size
+/// per XCC, `main_size / num_xcc`), and gives its waves the `WAVES` slots of `WAVESIZE` that
+/// `compute_tmpring_size` programs from there (ROCR `FillComputeTmpRingSize`: the waves of
+/// one XCC's share). A byte size below one XCC's slots puts two XCCs' waves on the same
+/// private memory (0, the field left unset, puts every XCC on the same slots).
+///
+/// # Errors
+/// That overlap, in words: the sizes, where the field is, and the fix.
+pub(crate) fn check_aql_scratch(
+    seat: XccSeat,
+    desc: &QueueDesc,
+    tmpring: u32,
+    stride: u64,
+    stride_at: u64,
+) -> Result<(), String> {
+    if seat.count <= 1 {
+        return Ok(());
+    }
+    let arch = desc.arch;
+    let bits = arch.tmpring_wavesize_hi - 12 + 1;
+    let waves = tmpring & 0xfff;
+    let wave_bytes =
+        u64::from((tmpring >> 12) & ((1u32 << bits) - 1)) * u64::from(arch.tmpring_wavesize_unit);
+    let per_xcc = u64::from(waves) * wave_bytes;
+    if stride >= per_xcc {
+        return Ok(());
+    }
+    let n = seat.count;
+    Err(format!(
+        "the kernel dispatch uses scratch on {n} XCCs, whose scratch overlaps: compute_tmpring_size {tmpring:#x} gives each XCC {waves} wave slots of {wave_bytes} bytes ({per_xcc} bytes) from its scratch base, but amd_queue_t.scratch_backing_memory_byte_size (at {stride_at:#x}) is {stride}, so XCC k's scratch starts {stride} bytes after XCC k-1's and waves of different XCCs share private memory (each XCC's CP takes its scratch at scratch_backing_memory_location + xcc * scratch_backing_memory_byte_size); give the queue {n} x {per_xcc} bytes of scratch and set scratch_backing_memory_byte_size to the size per XCC, as ROCR does (main_size / num_xcc)"
+    ))
+}
+
 /// `PACKET3_PRED_EXEC`.
 pub(crate) const PRED_EXEC: u32 = 0x23;
 
@@ -114,10 +151,32 @@ pub(crate) const PRED_EXEC: u32 = 0x23;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct XccSeat {
     /// This CP's XCC (a PM4 queue's `pm4_target_xcc`; an AQL queue's packets run on every
-    /// XCC in turn).
+    /// XCC, interleaved: `aql_xcc.rs`).
     pub xcc: u32,
     /// XCCs of the node (`num_xcc`).
     pub count: u32,
+}
+
+impl XccSeat {
+    /// The XCCs a dispatch of a `kind` queue seated here runs on: an AQL queue's kernel
+    /// dispatch on every XCC of the node, work-group `g` on XCC `g % count`, each XCC's
+    /// scratch `aql_scratch_stride` bytes after the previous one's (`amd_queue_t.
+    /// scratch_backing_memory_byte_size`: ROCR `AqlQueue::InitScratchSRD` "report size per
+    /// XCC", ROCdbgapi `scratch_memory_region`); a PM4 queue's on its target XCC alone.
+    pub(crate) fn split(self, kind: QueueKind, aql_scratch_stride: u64) -> XccSplit {
+        match kind {
+            QueueKind::Aql if self.count > 1 => XccSplit {
+                count: self.count,
+                id: 0,
+                scratch_stride: aql_scratch_stride,
+            },
+            QueueKind::Compute => XccSplit {
+                id: self.xcc,
+                ..XccSplit::ONE
+            },
+            _ => XccSplit::ONE,
+        }
+    }
 }
 
 impl Default for XccSeat {

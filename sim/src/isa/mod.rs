@@ -102,6 +102,39 @@ pub struct ScratchSetup {
     pub wave_bytes: u64,
 }
 
+/// The XCCs a dispatch runs on (a multi-XCC node, `engine/xcc.rs`): its work-groups are shared
+/// out one at a time (COMPUTE_TG_CHUNK_SIZE 1, Linux amdkfd `init_mqd_v9_4_3`), so linear
+/// work-group `g` runs on XCC `g % count`, and each XCC's waves take their scratch slots from
+/// that XCC's own scratch, `scratch_stride` bytes after the previous XCC's (ROCdbgapi
+/// `aql_queue_t::scratch_memory_region`: "The scratch memory for this queue is evenly divided
+/// between all XCCs, so each XCC has its own scratch base",
+/// `scratch_backing_memory_location + scratch_backing_memory_byte_size * xcc_id`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct XccSplit {
+    /// XCCs sharing the work-groups (1: the whole grid on XCC `id`).
+    pub count: u32,
+    /// The XCC of this launch's waves (what `s_getreg_b32 HW_REG_XCC_ID` reads on gfx940+):
+    /// with `count` 1 the queue's XCC; [`Launch::on_xcc`] sets it per work-group otherwise.
+    pub id: u32,
+    /// Bytes from one XCC's scratch base (COMPUTE_DISPATCH_SCRATCH_BASE) to the next's.
+    pub scratch_stride: u64,
+}
+
+impl XccSplit {
+    /// One XCC, number 0: every GPU that is not a partitioned gfx942.
+    pub const ONE: Self = Self {
+        count: 1,
+        id: 0,
+        scratch_stride: 0,
+    };
+}
+
+impl Default for XccSplit {
+    fn default() -> Self {
+        Self::ONE
+    }
+}
+
 /// Everything one dispatch's waves start from: the registers, decoded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Launch {
@@ -143,6 +176,33 @@ pub struct Launch {
     pub budget: u64,
     /// What `s_memtime` reads.
     pub clock: u64,
+    /// The XCCs the dispatch runs on ([`XccSplit::ONE`] but on a multi-XCC node).
+    pub xcc: XccSplit,
+}
+
+impl Launch {
+    /// This dispatch as XCC `xcc` of [`Launch::xcc`] runs its share: `HW_REG_XCC_ID` reads
+    /// `xcc` and the scratch slots start `xcc * scratch_stride` bytes further.
+    #[must_use]
+    pub fn on_xcc(&self, xcc: u32) -> Self {
+        let mut l = self.clone();
+        l.xcc.id = xcc;
+        l.scratch.base = l
+            .scratch
+            .base
+            .wrapping_add(u64::from(xcc).wrapping_mul(self.xcc.scratch_stride));
+        l
+    }
+
+    /// The bytes from the scratch base that some XCC's wave slots span: every XCC's
+    /// `scratch_waves` slots of `wave_bytes`, `scratch_stride` apart.
+    #[must_use]
+    pub fn scratch_span(&self) -> u64 {
+        let one = u64::from(self.scratch_waves).saturating_mul(self.scratch.wave_bytes);
+        u64::from(self.xcc.count.saturating_sub(1))
+            .saturating_mul(self.xcc.scratch_stride)
+            .saturating_add(one)
+    }
 }
 
 /// What a dispatch executed.

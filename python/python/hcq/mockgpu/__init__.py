@@ -14,7 +14,8 @@ on PYTHONPATH, so that import finds hcq's module, which calls `install()`:
   structure is read and written in place; the user memory its pointers name is passed along,
   read and written where the kernel would: MAP/UNMAP's gpu_ids, WAIT_EVENTS' events,
   GET_PROCESS_APERTURES_NEW's output, SET_CU_MASK's mask, GET_TILE_CONFIG's two arrays,
-  GET_QUEUE_WAVE_STATE's control-stack header, GET_DMABUF_INFO's metadata);
+  GET_QUEUE_WAVE_STATE's control-stack headers, one per XCC `ctx_save_restore_size` apart,
+  GET_DMABUF_INFO's metadata);
 - `_mmap` / `_munmap`: mmaps of simulator files are the simulator's; anonymous ones are libc's
   (the client's own memory); every munmap goes through the simulator, which runs the MMU
   notifier and unmaps;
@@ -54,10 +55,13 @@ MAP_FAILED = ctypes.c_void_p(-1).value
 # kfd_ioctl.h command numbers whose argument points to user arrays.
 _NR_WAIT_EVENTS, _NR_APERTURES_NEW, _NR_MAP, _NR_UNMAP = 0x0C, 0x14, 0x18, 0x19
 _NR_TILE_CONFIG, _NR_CU_MASK, _NR_WAVE_STATE, _NR_DMABUF_INFO = 0x12, 0x1A, 0x1B, 0x1C
+_NR_CREATE_QUEUE, _NR_DESTROY_QUEUE = 0x02, 0x03
 # The kernel copies at most 1024 CU-mask bits, 32 tile and 16 macro-tile modes; this much of a longer
 # array the client names is lent (the simulator clamps the counts first, as the kernel does).
 _CU_MASK_MAX_WORDS, _TILE_MAX = 1024 // 32, 1 << 10
-# GET_QUEUE_WAVE_STATE writes one 16-byte control-stack header per XCC; the simulated targets have one.
+# GET_QUEUE_WAVE_STATE writes one 16-byte control-stack header per XCC of the queue's node, XCC k's at
+# ctl_stack_address + k * ctx_save_restore_size (Linux kfd_mqd_manager_v9.c get_wave_state_v9_4_3, which
+# copy_to_user()s each XCC's header there): the lent memory spans all of them (_wave_state_bytes).
 _WAVE_STATE_HEADER = 16
 # kmalloc's largest buffer: GET_DMABUF_INFO's metadata past it is ENOMEM before any copy.
 _KMALLOC_MAX = 4 << 20
@@ -69,6 +73,9 @@ _libc.mmap.restype = ctypes.c_void_p
 
 _lock = threading.Lock()
 _sim: Optional[SimKfd] = None
+# CREATE_QUEUE's answers: queue_id -> (gpu_id, ctx_save_restore_size), for GET_QUEUE_WAVE_STATE's span.
+_queues: Dict[int, tuple] = {}
+_xccs: Dict[int, int] = {}
 _installed = False
 _orig: Dict[str, Any] = {}
 
@@ -252,6 +259,30 @@ def _lend(ptr: int, size: int):
   return (ctypes.c_char * size).from_address(ptr) if ptr and size > 0 else bytearray()
 
 
+def _node_xccs(gpu_id: int) -> int:
+  """`num_xcc` of the topology node whose gpu_id is `gpu_id` (1 when the node or the property is missing)."""
+  if gpu_id not in _xccs:
+    root, n, found = TOPOLOGY_ROOTS[0], 0, 1
+    while True:
+      try: g = int(sim().read_file(f"{root}/nodes/{n}/gpu_id").decode().strip() or 0)
+      except (OSError, ValueError): break
+      if g == gpu_id:
+        props = dict(l.split()[:2] for l in sim().read_file(f"{root}/nodes/{n}/properties").decode().splitlines() if len(l.split()) >= 2)
+        found = max(int(props.get("num_xcc", "1")), 1)
+        break
+      n += 1
+    _xccs[gpu_id] = found
+  return _xccs[gpu_id]
+
+
+def _wave_state_bytes(queue_id: int) -> int:
+  """The client memory GET_QUEUE_WAVE_STATE may write for `queue_id`: a header per XCC, ctx_save_restore_size
+  apart (16 bytes for a queue this hook did not see created, or a node of one XCC)."""
+  gpu_id, ctx_size = _queues.get(queue_id, (0, 0))
+  xccs = _node_xccs(gpu_id) if gpu_id else 1
+  return (xccs - 1) * ctx_size + _WAVE_STATE_HEADER
+
+
 def _ioctl(fd, request, arg=0, mutate_flag=True):
   if not _owns(fd): return _orig["fcntl.ioctl"](fd, request, arg, mutate_flag)
   immutable = isinstance(arg, (bytes, str, int))
@@ -275,13 +306,19 @@ def _ioctl(fd, request, arg=0, mutate_flag=True):
   elif nr == _NR_TILE_CONFIG and len(raw) >= 24:
     tiles, macros, nt, nm = struct.unpack_from("<QQII", raw, 0)
     user = (_lend(tiles, 4 * min(nt, _TILE_MAX)), _lend(macros, 4 * min(nm, _TILE_MAX)))
-  elif nr == _NR_WAVE_STATE and len(raw) >= 8:
-    ptr, = struct.unpack_from("<Q", raw, 0)
-    if ptr: user = _lend(ptr, _WAVE_STATE_HEADER)
+  elif nr == _NR_WAVE_STATE and len(raw) >= 20:
+    ptr, qid = struct.unpack_from("<Q8xI", raw, 0)
+    if ptr: user = _lend(ptr, _wave_state_bytes(qid))
   elif nr == _NR_DMABUF_INFO and len(raw) >= 20:
     ptr, n = struct.unpack_from("<QI", raw, 8)
     if ptr and 0 < n <= _KMALLOC_MAX: user = _lend(ptr, n)
   sim().ioctl(fd, request, buf, user)
+  if nr == _NR_CREATE_QUEUE and len(raw) >= 88:
+    out = bytes(memoryview(buf).cast("B"))  # the answer: queue_id filled in
+    gpu_id, qid = struct.unpack_from("<I12xI", out, 36)
+    _queues[qid] = (gpu_id, struct.unpack_from("<I", out, 80)[0])
+  elif nr == _NR_DESTROY_QUEUE and len(raw) >= 4:
+    _queues.pop(struct.unpack_from("<I", raw, 0)[0], None)
   return bytes(buf) if immutable and not isinstance(arg, int) else 0
 
 

@@ -504,8 +504,10 @@ impl Exec<'_, '_> {
             (Isa::Gfx12, 29) => w.clock.t as u32,
             // CAST: the counter bits the register holds.
             (Isa::Gfx12, 30) => (w.clock.t >> 32) as u32,
-            // Everything else a compute wave may read is 0 here: gfx942's XCC_ID (one XCC),
-            // the performance snapshots (no counters sampled), gfx12's STATE_PRIV,
+            // XCC_ID (gfx940+, id 20): the wave's XCC in bits 3:0 (HIP amd_device_functions.h
+            // `XCC_ID_XCC_ID_OFFSET` 0, `_SIZE` 4; LLVM SIDefines.h `ID_XCC_ID` 20); the rest 0.
+            (Isa::Gfx9, 20) if self.l.gfx940 => self.l.xcc.id & 0xf,
+            // Everything else a compute wave may read is 0 here: the performance snapshots (no counters sampled), gfx12's STATE_PRIV,
             // EXCP_FLAG_PRIV, TRAP_CTRL and DVGPR_ALLOC (no trap handler, no dynamic
             // VGPRs), and reserved IDs.
             _ => 0,

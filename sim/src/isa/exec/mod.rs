@@ -378,7 +378,17 @@ fn run_range(
     let n_slots = u64::from(slots.1.max(1));
     let spread = scratch_spread(l) % n_slots;
     let (gx, gy) = (u64::from(l.groups[0]).max(1), u64::from(l.groups[1]).max(1));
+    // A multi-XCC dispatch: each work-group runs as its XCC's share (`Launch::on_xcc`).
+    let xccs = l.xcc.count.max(1);
+    let per_xcc: Vec<Launch> = if xccs > 1 {
+        (0..xccs).map(|k| l.on_xcc(k)).collect()
+    } else {
+        Vec::new()
+    };
+    let whole = l;
     for g in first..first + count {
+        // CAST: g % xccs < xccs, a u32.
+        let l = per_xcc.get((g % u64::from(xccs)) as usize).unwrap_or(whole);
         // CAST: each coordinate is below its u32 dimension.
         let (x, y, z) = (
             (g % gx) as u32,

@@ -396,6 +396,7 @@ mod tests {
             float: FloatMode::from_rsrc1(0),
             budget: 1 << 20,
             clock: 0,
+            xcc: Default::default(),
         }
     }
 

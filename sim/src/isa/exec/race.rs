@@ -24,7 +24,7 @@ pub(crate) struct Track<'a> {
 
 impl<'a> Track<'a> {
     pub(crate) fn new(inner: &'a dyn Memory, l: &Launch) -> Self {
-        let size = u64::from(l.scratch_waves).saturating_mul(l.scratch.wave_bytes);
+        let size = l.scratch_span();
         Self {
             inner,
             ring: (l.scratch.base, l.scratch.base.saturating_add(size)),
@@ -152,6 +152,7 @@ mod tests {
             float: FloatMode::from_rsrc1(0),
             budget: 1,
             clock: 0,
+            xcc: Default::default(),
         }
     }
 

@@ -94,6 +94,7 @@ fn carries_compares_and_shifts_match_per_lane_formulas() {
         },
         budget: 1 << 20,
         clock: 0,
+        xcc: Default::default(),
     };
     run(&l, &mem).unwrap();
     let (add, add_c) = (words(&mem, 1024), words(&mem, 1152));
@@ -201,6 +202,7 @@ fn agprs_live_at_the_accum_offset_even_in_a_large_vgpr_file() {
         },
         budget: 1 << 20,
         clock: 0,
+        xcc: Default::default(),
     };
     run(&l, &mem).unwrap();
     let mut b = vec![0u8; 64 * 4];
@@ -245,6 +247,7 @@ fn an_unaligned_jump_faults_and_cached_jumps_count() {
         },
         budget: 1 << 20,
         clock: 0,
+        xcc: Default::default(),
     };
     let e = run(&l, &mem).unwrap_err().to_string();
     assert!(e.contains("unaligned address"), "{e}");

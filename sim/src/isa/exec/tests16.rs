@@ -68,6 +68,7 @@ fn run_prog(isa: Isa, prog: &[u32], rows: usize) -> Result<Vec<Vec<u32>>, String
         },
         budget: 1 << 20,
         clock: 0,
+        xcc: Default::default(),
     };
     run(&l, &mem).map_err(|e| format!("run: {e:?}"))?;
     (0..rows)

@@ -57,6 +57,7 @@ pub(super) fn launch(wave64: bool) -> Launch {
         },
         budget: 1 << 20,
         clock: 0,
+        xcc: Default::default(),
     }
 }
 

@@ -94,38 +94,34 @@ impl Exec<'_, '_> {
             return Some(self.scratch_rows::<N>(m, base, data));
         }
         let a = usize::from(m.vaddr?);
-        let addr0 = if m.saddr != NONE {
+        // Every lane's address (`global_addrs`: SADDR + the 32-bit VGPR offset, or the VGPR
+        // pair; then the offset, wrapping), and whether they are consecutive.
+        let mut addrs = [0u64; N];
+        if m.saddr != NONE {
             let base = match self.s64(m.saddr, 0) {
                 Ok(b) => b,
                 Err(e) => return Some(Err(e)),
             };
             let v: &[u32; N] = self.w.v.get(a * N..(a + 1) * N)?.try_into().ok()?;
-            // Consecutive lanes: offset l is lane 0's plus l * size (no 32-bit wrap, so the
-            // 64-bit sums are consecutive too).
-            let mut ok = true;
-            for (l, x) in v.iter().enumerate() {
-                // CAST: l < 64, size <= 16.
-                ok &= u64::from(*x) == u64::from(v[0]) + (l * size) as u64;
+            for (o, x) in addrs.iter_mut().zip(v) {
+                *o = base.wrapping_add(u64::from(*x)).wrapping_add(off);
             }
-            if !ok {
-                return None;
-            }
-            base.wrapping_add(u64::from(v[0])).wrapping_add(off)
         } else {
             let lo: &[u32; N] = self.w.v.get(a * N..(a + 1) * N)?.try_into().ok()?;
             let hi: &[u32; N] = self.w.v.get((a + 1) * N..(a + 2) * N)?.try_into().ok()?;
-            let first = u64::from(lo[0]) | (u64::from(hi[0]) << 32);
-            let mut ok = true;
-            for (l, (x, y)) in lo.iter().zip(hi).enumerate() {
-                let va = u64::from(*x) | (u64::from(*y) << 32);
-                // CAST: l < 64, size <= 16.
-                ok &= va.wrapping_sub(first) == (l * size) as u64;
+            for ((o, x), y) in addrs.iter_mut().zip(lo).zip(hi) {
+                *o = (u64::from(*x) | (u64::from(*y) << 32)).wrapping_add(off);
             }
-            if !ok {
-                return None;
-            }
-            first.wrapping_add(off)
-        };
+        }
+        let addr0 = addrs[0];
+        let mut ok = true;
+        for (l, x) in addrs.iter().enumerate() {
+            // CAST: l < 64, size <= 16.
+            ok &= x.wrapping_sub(addr0) == (l * size) as u64;
+        }
+        if !ok {
+            return self.gather::<N>(m, &addrs, data);
+        }
         let dw = usize::from(m.dwords);
         if dw == 1 {
             // One row, lane-major as memory is: straight in or out (a load that faults
@@ -159,6 +155,40 @@ impl Exec<'_, '_> {
             }
         }
         Some(self.mem.write_dwords(addr0, words).map_err(IsaError::Vm))
+    }
+
+    /// The access of `m` at `addrs`, lanes not one block: each lane's dwords at its address,
+    /// lane after lane as the general path (`vmem`) accesses them, through one call of the
+    /// memory's gather or scatter ([`Memory::read_lanes`], [`Memory::write_lanes`]). An
+    /// access that faults returns `None`: the general path runs it again, from the same
+    /// registers and (a store's earlier lanes rewritten with the same bytes) the same memory,
+    /// and so leaves its registers and fault exactly.
+    fn gather<const N: usize>(
+        &mut self,
+        m: &Mem,
+        addrs: &[u64; N],
+        data: usize,
+    ) -> Option<Result<(), IsaError>> {
+        let dw = usize::from(m.dwords);
+        let mut buf = [0u32; 256];
+        let words = buf.get_mut(..N * dw)?;
+        let rows = self.w.v.get_mut(data * N..(data + dw) * N)?;
+        if m.load {
+            self.mem.read_lanes(addrs, words).ok()?;
+            for (k, row) in rows.chunks_exact_mut(N).enumerate() {
+                for (x, c) in row.iter_mut().zip(words.chunks_exact(dw)) {
+                    *x = c[k];
+                }
+            }
+            return Some(Ok(()));
+        }
+        for (k, row) in rows.chunks_exact(N).enumerate() {
+            for (x, c) in row.iter().zip(words.chunks_exact_mut(dw)) {
+                c[k] = *x;
+            }
+        }
+        self.mem.write_lanes(addrs, words).ok()?;
+        Some(Ok(()))
     }
 
     /// Scratch rows at private offset `base` for every lane: per dword, the bounds checks of

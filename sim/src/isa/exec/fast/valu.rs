@@ -98,6 +98,8 @@ pub(super) fn classify_alu(l: &Launch, i: &Inst) -> Option<Alu> {
     let src = |code: u16| src32(l, i, code);
     let dst = row(i.dst)?;
     let mut s = [FSrc::C(0); 3];
+    // v_fmac_f32's third source is its destination (below): its encoding has none.
+    let n = if i.op == VFmacF32 { 2 } else { n };
     for (k, d) in s.iter_mut().enumerate().take(n) {
         *d = src(*i.src.get(k)?)?;
     }

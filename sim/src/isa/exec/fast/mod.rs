@@ -197,20 +197,6 @@ pub(super) fn map2<const N: usize>(
     }
 }
 
-/// `f` over the lanes of `a`, `b` and `c` into `r`.
-#[inline(always)]
-pub(super) fn map3<const N: usize>(
-    r: &mut [u32; N],
-    a: &[u32; N],
-    b: &[u32; N],
-    c: &[u32; N],
-    f: impl Fn(u32, u32, u32) -> u32,
-) {
-    for (((r, a), b), c) in r.iter_mut().zip(a).zip(b).zip(c) {
-        *r = f(*a, *b, *c);
-    }
-}
-
 impl Exec<'_, '_> {
     /// Runs the pre-resolved `f`: `None` when the wave does not meet its preconditions (a
     /// lane inactive, or registers the wave does not have), and the general path must run.

@@ -94,34 +94,49 @@ impl Exec<'_, '_> {
             return Some(self.scratch_rows::<N>(m, base, data));
         }
         let a = usize::from(m.vaddr?);
-        // Every lane's address (`global_addrs`: SADDR + the 32-bit VGPR offset, or the VGPR
-        // pair; then the offset, wrapping), and whether they are consecutive.
-        let mut addrs = [0u64; N];
-        if m.saddr != NONE {
+        // Consecutive lanes (one block) first, without building the lanes' addresses; else
+        // every lane's address (`global_addrs`: SADDR + the 32-bit VGPR offset, or the VGPR
+        // pair; then the offset, wrapping) for the gather.
+        let addr0 = if m.saddr != NONE {
             let base = match self.s64(m.saddr, 0) {
                 Ok(b) => b,
                 Err(e) => return Some(Err(e)),
             };
             let v: &[u32; N] = self.w.v.get(a * N..(a + 1) * N)?.try_into().ok()?;
-            for (o, x) in addrs.iter_mut().zip(v) {
-                *o = base.wrapping_add(u64::from(*x)).wrapping_add(off);
+            // Consecutive lanes: offset l is lane 0's plus l * size (no 32-bit wrap, so the
+            // 64-bit sums are consecutive too).
+            let mut ok = true;
+            for (l, x) in v.iter().enumerate() {
+                // CAST: l < 64, size <= 16.
+                ok &= u64::from(*x) == u64::from(v[0]) + (l * size) as u64;
             }
+            if !ok {
+                let mut addrs = [0u64; N];
+                for (o, x) in addrs.iter_mut().zip(v) {
+                    *o = base.wrapping_add(u64::from(*x)).wrapping_add(off);
+                }
+                return self.gather::<N>(m, &addrs, data);
+            }
+            base.wrapping_add(u64::from(v[0])).wrapping_add(off)
         } else {
             let lo: &[u32; N] = self.w.v.get(a * N..(a + 1) * N)?.try_into().ok()?;
             let hi: &[u32; N] = self.w.v.get((a + 1) * N..(a + 2) * N)?.try_into().ok()?;
-            for ((o, x), y) in addrs.iter_mut().zip(lo).zip(hi) {
-                *o = (u64::from(*x) | (u64::from(*y) << 32)).wrapping_add(off);
+            let first = u64::from(lo[0]) | (u64::from(hi[0]) << 32);
+            let mut ok = true;
+            for (l, (x, y)) in lo.iter().zip(hi).enumerate() {
+                let va = u64::from(*x) | (u64::from(*y) << 32);
+                // CAST: l < 64, size <= 16.
+                ok &= va.wrapping_sub(first) == (l * size) as u64;
             }
-        }
-        let addr0 = addrs[0];
-        let mut ok = true;
-        for (l, x) in addrs.iter().enumerate() {
-            // CAST: l < 64, size <= 16.
-            ok &= x.wrapping_sub(addr0) == (l * size) as u64;
-        }
-        if !ok {
-            return self.gather::<N>(m, &addrs, data);
-        }
+            if !ok {
+                let mut addrs = [0u64; N];
+                for ((o, x), y) in addrs.iter_mut().zip(lo).zip(hi) {
+                    *o = (u64::from(*x) | (u64::from(*y) << 32)).wrapping_add(off);
+                }
+                return self.gather::<N>(m, &addrs, data);
+            }
+            first.wrapping_add(off)
+        };
         let dw = usize::from(m.dwords);
         if dw == 1 {
             // One row, lane-major as memory is: straight in or out (a load that faults

@@ -13,7 +13,7 @@
 //! | `sim_isa_lane_instr_per_s` | ISA interpreter over the gfx1100 fixture kernels, per active lane, one host thread | >= 200 M (goal 1 G) |
 //! | `sim_isa_lane_instr_per_s_threads_N` | the same on N host threads (`--threads N`) | |
 //! | `sim_isa_speedup_threads_N` | that over one thread's (the passes alternate) | >= 0.85 N up to 2, 0.75 N above, where N <= the cores |
-//! | `sim_isa_tinygrad_lane_instr_per_s` | ISA interpreter over tinygrad's matmul, conv and reduce kernels (`benches/tinygrad/`) | |
+//! | `sim_isa_tinygrad_lane_instr_per_s` | ISA interpreter over tinygrad's matmul, conv and reduce kernels (`benches/tinygrad/`), one host thread | |
 //!
 //! These lived in `hcq bench` until the second review: the driver binary may run the simulator
 //! only through the driver's public API (its `driver_*` and `demo_*` keys do). Run by

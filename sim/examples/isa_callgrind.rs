@@ -42,17 +42,20 @@ impl core::fmt::Display for WorkError {
 
 fn main() -> std::process::ExitCode {
     let tg = std::env::args().nth(1).is_some_and(|a| a == "tinygrad");
-    let (key, r) = if tg {
+    let (key, r, lanes) = if tg {
+        let r = tinygrad::lane_instr_per_s(true);
         (
             "sim_isa_tinygrad_lane_instr_per_s",
-            tinygrad::lane_instr_per_s(true),
+            r,
+            tinygrad::last_lanes(),
         )
     } else {
-        ("sim_isa_lane_instr_per_s", isa::lane_instr_per_s(true))
+        let r = isa::lane_instr_per_s(true);
+        ("sim_isa_lane_instr_per_s", r, isa::last_lanes())
     };
     match r {
         Ok(v) => {
-            println!("{key} {v:.0}");
+            println!("{key} {v:.0} ({lanes} lane instructions)");
             std::process::ExitCode::SUCCESS
         }
         Err(e) => {

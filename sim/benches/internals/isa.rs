@@ -3,6 +3,7 @@
 //! programs it (USER_DATA = kernarg pointer, RSRC1/2 from the descriptor, LDS granules), on
 //! one flat block of memory. Counts instructions per active lane (scalar ones count 1).
 
+use core::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use hcq_core::codeobj::CodeObject;
@@ -87,6 +88,16 @@ fn launch(mem: &FlatMemory, stem: &str, kernel: &str, args: &[u32]) -> Result<La
     })
 }
 
+/// Lane instructions of the last one-thread pass (the callgrind example divides its
+/// instruction count by this).
+static LANES: AtomicU64 = AtomicU64::new(0);
+
+/// Lane instructions of the last one-thread pass of [`lane_instr_per_s_threads`].
+#[allow(dead_code, reason = "the callgrind example's entry")]
+pub fn last_lanes() -> u64 {
+    LANES.load(Ordering::Relaxed)
+}
+
 /// Lane instructions per second over the fixture kernels (best of a few passes) on one host
 /// thread.
 ///
@@ -133,6 +144,9 @@ pub fn lane_instr_per_s_threads(quick: bool, threads: &[usize]) -> Result<Vec<f6
                 let st = run_threads(&l, &mem, true, n).map_err(sim_err)?;
                 secs += t.elapsed().as_secs_f64();
                 lanes += st.lane_instructions;
+            }
+            if n == 1 {
+                LANES.store(lanes, Ordering::Relaxed);
             }
             // CAST: instruction counts are far below 2^53.
             *b = b.max(lanes as f64 / secs);

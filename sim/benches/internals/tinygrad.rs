@@ -6,12 +6,13 @@
 //! as the driver programs it: kernarg pointer in USER_DATA, the hidden arguments CLR writes,
 //! RSRC1/2 from the descriptor. Counts instructions per active lane (scalar ones count 1).
 
+use core::sync::atomic::{AtomicU64, Ordering};
 use std::path::PathBuf;
 use std::time::Instant;
 
 use hcq_core::codeobj::CodeObject;
 use hcq_core::metadata::hidden::{self, LaunchShape};
-use hcq_sim::isa::{FlatMemory, FloatMode, Isa, Launch, ScratchSetup, run};
+use hcq_sim::isa::{FlatMemory, FloatMode, Isa, Launch, ScratchSetup, run_threads};
 
 use super::WorkError;
 
@@ -151,7 +152,18 @@ fn launch(mem: &FlatMemory, s: &Spec) -> Result<Launch, WorkError> {
     })
 }
 
-/// Lane instructions per second over the tinygrad kernels: the median of a few passes (each
+/// Lane instructions of the last pass (the callgrind example divides its instruction count
+/// by this).
+static LANES: AtomicU64 = AtomicU64::new(0);
+
+/// Lane instructions of the last pass of [`lane_instr_per_s`].
+#[allow(dead_code, reason = "the callgrind example's entry")]
+pub fn last_lanes() -> u64 {
+    LANES.load(Ordering::Relaxed)
+}
+
+/// Lane instructions per second over the tinygrad kernels on one host thread (as
+/// `sim_isa_lane_instr_per_s`, whatever `HCQ_SIM_THREADS` says): the median of a few passes (each
 /// pass runs every kernel), with the passes' spread.
 ///
 /// # Errors
@@ -168,10 +180,12 @@ pub fn lane_instr_per_s(quick: bool) -> Result<f64, WorkError> {
             // The kernels share the code address: load this one, then time only the run.
             let l = launch(&mem, s)?;
             let t = Instant::now();
-            let st = run(&l, &mem).map_err(|e| sim_err(format!("{}: {e}", s.name)))?;
+            let st =
+                run_threads(&l, &mem, true, 1).map_err(|e| sim_err(format!("{}: {e}", s.name)))?;
             secs += t.elapsed().as_secs_f64();
             lanes += st.lane_instructions;
         }
+        LANES.store(lanes, Ordering::Relaxed);
         // CAST: instruction counts are far below 2^53.
         rates.push(lanes as f64 / secs);
     }

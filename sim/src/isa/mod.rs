@@ -292,6 +292,34 @@ pub trait Memory {
     fn write_dwords(&self, va: u64, data: &[u32]) -> Result<(), VmFault> {
         write_dwords_bytes(self, va, data)
     }
+    /// Reads `out.len() / addrs.len()` dwords at each of `addrs` (a wave's lanes) into
+    /// consecutive runs of `out`, lane `l`'s at `out[l * n..(l + 1) * n]`: the same bytes,
+    /// faults and accesses as one [`Memory::read_dwords`] per address in lane order (which
+    /// the default does), in a form a memory may run without a call per lane.
+    ///
+    /// # Errors
+    /// As [`Memory::read_dwords`], of the first lane that faults.
+    fn read_lanes(&self, addrs: &[u64], out: &mut [u32]) -> Result<(), VmFault> {
+        let n = out.len().checked_div(addrs.len()).unwrap_or(0);
+        for (va, chunk) in addrs.iter().zip(out.chunks_exact_mut(n.max(1))) {
+            self.read_dwords(*va, chunk)?;
+        }
+        Ok(())
+    }
+    /// Writes `data.len() / addrs.len()` dwords at each of `addrs` (a wave's lanes) from
+    /// consecutive runs of `data`: the same bytes and faults as one [`Memory::write_dwords`]
+    /// per address in lane order (which the default does; a later lane's bytes overwrite an
+    /// earlier one's).
+    ///
+    /// # Errors
+    /// As [`Memory::write_dwords`], of the first lane that faults (earlier lanes written).
+    fn write_lanes(&self, addrs: &[u64], data: &[u32]) -> Result<(), VmFault> {
+        let n = data.len().checked_div(addrs.len()).unwrap_or(0);
+        for (va, chunk) in addrs.iter().zip(data.chunks_exact(n.max(1))) {
+            self.write_dwords(*va, chunk)?;
+        }
+        Ok(())
+    }
     /// A line fill of the scalar cache: reads as [`Memory::read`] does, but the bytes are
     /// fetched ahead, not used; what the kernel uses of them is [`Memory::used`] (the race
     /// detector records that, so a kernel reading 32 bytes of kernargs does not read the next
@@ -397,6 +425,99 @@ impl FlatMemory {
         Memory::read(self, va, buf, Access::Read)
     }
 
+    /// Whether `n` dwords at each of `addrs` lie inside the block at dword boundaries (then
+    /// `Some`: with `true` when every lane's dwords are whole words, `n` even at 8-byte
+    /// boundaries); `None` when a lane may fault or is unaligned (the per-lane path).
+    #[inline]
+    fn lanes_inside(&self, addrs: &[u64], n: usize) -> Option<bool> {
+        // CAST: usize -> u64 widens.
+        let (bytes, len) = (4 * n as u64, self.len as u64);
+        let (mut lo, mut hi, mut bits) = (u64::MAX, 0u64, 0u64);
+        for a in addrs {
+            lo = lo.min(*a);
+            hi = hi.max(*a);
+            bits |= a.wrapping_sub(self.base);
+        }
+        let end = hi.checked_add(bytes)?;
+        let inside = lo >= self.base && end - self.base <= len;
+        let even = n % 2 == 0 && bits % 8 == 0;
+        (inside && bits % 4 == 0 && !addrs.is_empty()).then_some(even)
+    }
+
+    /// [`Memory::read_dwords`] (inlined into the lane gather).
+    #[inline(always)]
+    fn dwords_in(&self, va: u64, out: &mut [u32]) -> Result<(), VmFault> {
+        let r = self.range(va, 4 * out.len(), Access::Read)?;
+        if r.start % 4 != 0 {
+            return read_dwords_bytes(self, va, out);
+        }
+        // Aligned dwords: each is one half of a word (little-endian: the low half first).
+        let mut off = r.start;
+        let mut rest = out;
+        if off % 8 == 4
+            && let Some((first, tail)) = core::mem::take(&mut rest).split_first_mut()
+        {
+            if let Some(w) = self.words.get(off / 8) {
+                // CAST: the high half.
+                *first = (w.load(Ordering::Relaxed) >> 32) as u32;
+            }
+            rest = tail;
+            off += 4;
+        }
+        let words = self.words.get(off / 8..).unwrap_or_default();
+        let (pairs, last) = rest.split_at_mut(rest.len() & !1);
+        for (p, w) in pairs.chunks_exact_mut(2).zip(words) {
+            let x = w.load(Ordering::Relaxed);
+            // CAST: halves of a word.
+            p[0] = x as u32;
+            p[1] = (x >> 32) as u32;
+        }
+        if let ([x], Some(w)) = (last, words.get(pairs.len() / 2)) {
+            // CAST: the low half.
+            *x = w.load(Ordering::Relaxed) as u32;
+        }
+        Ok(())
+    }
+    /// [`Memory::write_dwords`] (inlined into the lane scatter).
+    #[inline(always)]
+    fn dwords_out(&self, va: u64, data: &[u32]) -> Result<(), VmFault> {
+        let r = self.range(va, 4 * data.len(), Access::Write)?;
+        if r.start % 4 != 0 {
+            return write_dwords_bytes(self, va, data);
+        }
+        // A half word replaces only its bytes (other threads may write the other half), as
+        // `write` does; whole words are stored.
+        let half = |w: &AtomicU64, x: u32, hi: bool| {
+            let (mask, val) = if hi {
+                (0xffff_ffff_0000_0000, u64::from(x) << 32)
+            } else {
+                (0xffff_ffff, u64::from(x))
+            };
+            let _ = w.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| {
+                Some((old & !mask) | val)
+            });
+        };
+        let mut off = r.start;
+        let mut rest = data;
+        if off % 8 == 4
+            && let Some((first, tail)) = rest.split_first()
+        {
+            if let Some(w) = self.words.get(off / 8) {
+                half(w, *first, true);
+            }
+            rest = tail;
+            off += 4;
+        }
+        let words = self.words.get(off / 8..).unwrap_or_default();
+        let (pairs, last) = rest.split_at(rest.len() & !1);
+        for (p, w) in pairs.chunks_exact(2).zip(words) {
+            w.store(u64::from(p[0]) | (u64::from(p[1]) << 32), Ordering::Relaxed);
+        }
+        if let ([x], Some(w)) = (last, words.get(pairs.len() / 2)) {
+            half(w, *x, false);
+        }
+        Ok(())
+    }
     #[inline]
     fn range(
         &self,
@@ -459,74 +580,64 @@ impl Memory for FlatMemory {
         Ok(())
     }
     fn read_dwords(&self, va: u64, out: &mut [u32]) -> Result<(), VmFault> {
-        let r = self.range(va, 4 * out.len(), Access::Read)?;
-        if r.start % 4 != 0 {
-            return read_dwords_bytes(self, va, out);
-        }
-        // Aligned dwords: each is one half of a word (little-endian: the low half first).
-        let mut off = r.start;
-        let mut rest = out;
-        if off % 8 == 4
-            && let Some((first, tail)) = core::mem::take(&mut rest).split_first_mut()
-        {
-            if let Some(w) = self.words.get(off / 8) {
-                // CAST: the high half.
-                *first = (w.load(Ordering::Relaxed) >> 32) as u32;
+        self.dwords_in(va, out)
+    }
+    fn read_lanes(&self, addrs: &[u64], out: &mut [u32]) -> Result<(), VmFault> {
+        let n = out.len().checked_div(addrs.len()).unwrap_or(0);
+        if let Some(even) = self.lanes_inside(addrs, n) {
+            // Every lane inside the block at a dword boundary: no fault, each dword one
+            // half of a word (the low half first).
+            for (va, chunk) in addrs.iter().zip(out.chunks_exact_mut(n.max(1))) {
+                // CAST: inside the block, checked above.
+                let off = (*va - self.base) as usize;
+                if even {
+                    let words = self.words.get(off / 8..).unwrap_or_default();
+                    for (p, w) in chunk.chunks_exact_mut(2).zip(words) {
+                        let x = w.load(Ordering::Relaxed);
+                        // CAST: halves of a word.
+                        p[0] = x as u32;
+                        p[1] = (x >> 32) as u32;
+                    }
+                } else {
+                    for (k, x) in chunk.iter_mut().enumerate() {
+                        let o = off + 4 * k;
+                        let w = self
+                            .words
+                            .get(o / 8)
+                            .map_or(0, |w| w.load(Ordering::Relaxed));
+                        // CAST: the half at o.
+                        *x = (w >> (8 * (o % 8))) as u32;
+                    }
+                }
             }
-            rest = tail;
-            off += 4;
+            return Ok(());
         }
-        let words = self.words.get(off / 8..).unwrap_or_default();
-        let (pairs, last) = rest.split_at_mut(rest.len() & !1);
-        for (p, w) in pairs.chunks_exact_mut(2).zip(words) {
-            let x = w.load(Ordering::Relaxed);
-            // CAST: halves of a word.
-            p[0] = x as u32;
-            p[1] = (x >> 32) as u32;
+        for (va, chunk) in addrs.iter().zip(out.chunks_exact_mut(n.max(1))) {
+            self.dwords_in(*va, chunk)?;
         }
-        if let ([x], Some(w)) = (last, words.get(pairs.len() / 2)) {
-            // CAST: the low half.
-            *x = w.load(Ordering::Relaxed) as u32;
+        Ok(())
+    }
+    fn write_lanes(&self, addrs: &[u64], data: &[u32]) -> Result<(), VmFault> {
+        let n = data.len().checked_div(addrs.len()).unwrap_or(0);
+        if self.lanes_inside(addrs, n) == Some(true) {
+            // Every lane inside the block, whole words: stored in lane order.
+            for (va, chunk) in addrs.iter().zip(data.chunks_exact(n.max(1))) {
+                // CAST: inside the block, checked above.
+                let off = (*va - self.base) as usize;
+                let words = self.words.get(off / 8..).unwrap_or_default();
+                for (p, w) in chunk.chunks_exact(2).zip(words) {
+                    w.store(u64::from(p[0]) | (u64::from(p[1]) << 32), Ordering::Relaxed);
+                }
+            }
+            return Ok(());
+        }
+        for (va, chunk) in addrs.iter().zip(data.chunks_exact(n.max(1))) {
+            self.dwords_out(*va, chunk)?;
         }
         Ok(())
     }
     fn write_dwords(&self, va: u64, data: &[u32]) -> Result<(), VmFault> {
-        let r = self.range(va, 4 * data.len(), Access::Write)?;
-        if r.start % 4 != 0 {
-            return write_dwords_bytes(self, va, data);
-        }
-        // A half word replaces only its bytes (other threads may write the other half), as
-        // `write` does; whole words are stored.
-        let half = |w: &AtomicU64, x: u32, hi: bool| {
-            let (mask, val) = if hi {
-                (0xffff_ffff_0000_0000, u64::from(x) << 32)
-            } else {
-                (0xffff_ffff, u64::from(x))
-            };
-            let _ = w.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| {
-                Some((old & !mask) | val)
-            });
-        };
-        let mut off = r.start;
-        let mut rest = data;
-        if off % 8 == 4
-            && let Some((first, tail)) = rest.split_first()
-        {
-            if let Some(w) = self.words.get(off / 8) {
-                half(w, *first, true);
-            }
-            rest = tail;
-            off += 4;
-        }
-        let words = self.words.get(off / 8..).unwrap_or_default();
-        let (pairs, last) = rest.split_at(rest.len() & !1);
-        for (p, w) in pairs.chunks_exact(2).zip(words) {
-            w.store(u64::from(p[0]) | (u64::from(p[1]) << 32), Ordering::Relaxed);
-        }
-        if let ([x], Some(w)) = (last, words.get(pairs.len() / 2)) {
-            half(w, *x, false);
-        }
-        Ok(())
+        self.dwords_out(va, data)
     }
     fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
         let r = self.range(va, data.len(), Access::Write)?;
@@ -771,6 +882,57 @@ mod tests {
                 assert!(words.peek(BASE, &mut after_a).is_ok());
                 assert!(bytes.peek(BASE, &mut after_b).is_ok());
                 assert_eq!(after_a, after_b, "write {start} {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn lane_gather_and_scatter_match_the_byte_access() {
+        const BASE: u64 = 0x1000;
+        const LEN: usize = 256;
+        let pattern = |m: &FlatMemory| {
+            let b: Vec<u8> = (0..LEN).map(|k| (k * 37 + 11) as u8).collect();
+            m.poke(BASE, &b)
+        };
+        // Lane address sets: whole words, dwords off the 8-byte grid, unaligned, lanes that
+        // repeat an address (a later lane's store wins), one that leaves the block, one
+        // below it.
+        let sets: [&[u64]; 7] = [
+            &[0, 48, 16, 200, 96],
+            &[4, 36, 4, 100],
+            &[1, 70, 9],
+            &[32, 32, 32],
+            &[0, 16, 252, 64],
+            &[0, 240, 248],
+            &[64, 8, 0],
+        ];
+        for (s, rel) in sets.iter().enumerate() {
+            for n in [1usize, 2, 3, 4] {
+                let mut addrs: Vec<u64> = rel.iter().map(|r| BASE + r).collect();
+                if s == 6 {
+                    addrs[1] = BASE - 8;
+                }
+                let (words, bytes) = (FlatMemory::new(BASE, LEN), FlatMemory::new(BASE, LEN));
+                assert!(pattern(&words).is_ok() && pattern(&bytes).is_ok());
+                let mut a = vec![0u32; n * addrs.len()];
+                let mut b = vec![0u32; n * addrs.len()];
+                let ra = words.read_lanes(&addrs, &mut a);
+                let rb = Bytes(&bytes).read_lanes(&addrs, &mut b);
+                assert_eq!(ra, rb, "read set {s} n {n}");
+                if ra.is_ok() {
+                    assert_eq!(a, b, "read set {s} n {n}");
+                }
+                let data: Vec<u32> = (0..n * addrs.len())
+                    .map(|k| 0xa0b0_c0d0 ^ (k as u32 * 0x0101_0101))
+                    .collect();
+                let wa = words.write_lanes(&addrs, &data);
+                let wb = Bytes(&bytes).write_lanes(&addrs, &data);
+                assert_eq!(wa, wb, "write set {s} n {n}");
+                let mut after_a = vec![0u8; LEN];
+                let mut after_b = vec![0u8; LEN];
+                assert!(words.peek(BASE, &mut after_a).is_ok());
+                assert!(bytes.peek(BASE, &mut after_b).is_ok());
+                assert_eq!(after_a, after_b, "write set {s} n {n}");
             }
         }
     }

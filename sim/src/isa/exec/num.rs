@@ -7,6 +7,64 @@ pub(super) fn f32v(x: u32) -> f32 {
     f32::from_bits(x)
 }
 
+/// The f32 fused multiply-add `x * y + z`, rounded once to nearest even (V_FMA_F32,
+/// V_FMAC_F32 and their VOPD and literal forms): the one definition the general and the fast
+/// paths share. [`fma32_quick`] when it is exact, else `f32::mul_add` (libm's `fmaf`, a call
+/// per lane on a baseline x86-64 build).
+#[inline(always)]
+pub(super) fn fma32(x: f32, y: f32, z: f32) -> f32 {
+    match fma32_quick(x, y, z) {
+        (r, true) => r,
+        _ => x.mul_add(y, z),
+    }
+}
+
+/// The f32 FMA in f64 arithmetic, and whether that is the correctly rounded result. The
+/// product of two f32 is exact in f64 (24 + 24 significant bits, exponents well inside f64's
+/// range), so `s = x * y + z` in f64 is the exact sum rounded once to 53 bits. Rounding `s` to
+/// f32 then gives the exact sum's f32 rounding unless the first rounding moved the sum onto or
+/// across a point halfway between two f32 values: every such midpoint (25 significant bits) is
+/// an f64, and rounding is monotonic, so the exact sum and `s` lie on the same side of every
+/// midpoint unless `s` is one. Between normal f32 values (results of magnitude 2^-125 up to
+/// the largest finite f32, where every midpoint has 24 fraction bits) that is the f64's 29
+/// bits below the f32 mantissa being exactly 1 << 28, all in its low word. Other results
+/// (denormal or near it, zero, infinite, NaN: signs, payloads and the denormal grid the host's
+/// FMA decides) report `false`, as do ties, for [`fma32`] to take the host's FMA. Only 32-bit
+/// integer tests, so a lane loop vectorises on baseline x86-64.
+#[inline(always)]
+pub(super) fn fma32_quick(x: f32, y: f32, z: f32) -> (f32, bool) {
+    let s = f64::from(x) * f64::from(y) + f64::from(z);
+    // CAST: f64 -> f32 rounds to nearest even.
+    let r = s as f32;
+    // Biased exponent 2..=254: |r| in [2^-125, 2^128).
+    let normal = ((r.to_bits() >> 23) & 0xff).wrapping_sub(2) < 253;
+    // CAST: the low word of the f64.
+    let tie = (s.to_bits() as u32) & 0x1fff_ffff == 0x1000_0000;
+    (r, normal && !tie)
+}
+
+/// [`fma32`] over a wave's lanes of f32 bits: one straight pass of [`fma32_quick`] (it
+/// vectorises), then, only when a lane needs it, that lane again through [`fma32`].
+#[inline(always)]
+pub(super) fn fma32_lanes<const N: usize>(
+    r: &mut [u32; N],
+    a: &[u32; N],
+    b: &[u32; N],
+    c: &[u32; N],
+) {
+    let mut inexact = 0u32;
+    for (((r, a), b), c) in r.iter_mut().zip(a).zip(b).zip(c) {
+        let (v, ok) = fma32_quick(f32v(*a), f32v(*b), f32v(*c));
+        *r = v.to_bits();
+        inexact |= u32::from(!ok);
+    }
+    if inexact != 0 {
+        for (((r, a), b), c) in r.iter_mut().zip(a).zip(b).zip(c) {
+            *r = fma32(f32v(*a), f32v(*b), f32v(*c)).to_bits();
+        }
+    }
+}
+
 /// V_SIN (`cos` false) or V_COS of `x` revolutions: `sin(2 * pi * x)` / `cos(2 * pi * x)`
 /// (RDNA3 ISA guide, VOP1 opcodes: V_SIN_F32, V_COS_F32). The hardware works in turns: the
 /// fraction of `x` (exact in f32) is split into its quadrant and the rest, so a large whole

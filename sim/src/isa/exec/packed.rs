@@ -135,7 +135,7 @@ impl Exec<'_, '_> {
                     *a = f32v(fl(x));
                 }
                 let v = match i.op {
-                    VPkFmaF32 => a[0].mul_add(a[1], a[2]),
+                    VPkFmaF32 => fma32(a[0], a[1], a[2]),
                     VPkMulF32 => a[0] * a[1],
                     _ => a[0] + a[1],
                 };

@@ -88,6 +88,17 @@ impl Memory for Track<'_> {
         self.note(va, 4 * data.len() as u64);
         self.inner.write_dwords(va, data)
     }
+    fn read_lanes(&self, addrs: &[u64], out: &mut [u32]) -> Result<(), VmFault> {
+        self.inner.read_lanes(addrs, out)
+    }
+    fn write_lanes(&self, addrs: &[u64], data: &[u32]) -> Result<(), VmFault> {
+        let n = data.len().checked_div(addrs.len()).unwrap_or(0);
+        for va in addrs {
+            // CAST: usize -> u64 widens.
+            self.note(*va, 4 * n as u64);
+        }
+        self.inner.write_lanes(addrs, data)
+    }
     fn fill(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault> {
         self.inner.fill(va, buf, access)
     }

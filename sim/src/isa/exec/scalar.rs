@@ -178,7 +178,7 @@ impl Exec<'_, '_> {
             SMaxNumF32 => Some((fmax(f32v(a()?), f32v(b()?)).to_bits(), None)),
             SFmacF32 => {
                 let d = f32v(self.s32(i.dst, lit)?);
-                Some((f32v(a()?).mul_add(f32v(b()?), d).to_bits(), None))
+                Some((fma32(f32v(a()?), f32v(b()?), d).to_bits(), None))
             }
             // A NaN operand comes back quieted with its payload (IEEE 754 rounding ops).
             SCeilF32 => Some((quiet32(f32v(a()?).ceil()), None)),
@@ -241,7 +241,7 @@ impl Exec<'_, '_> {
             SPackHlB32B16 => Some(((a()? >> 16) | (b()? << 16), None)),
             SFmaakF32 | SFmamkF32 => {
                 let c = f32v(self.s32(i.src[2], lit)?);
-                Some((f32v(a()?).mul_add(f32v(b()?), c).to_bits(), None))
+                Some((fma32(f32v(a()?), f32v(b()?), c).to_bits(), None))
             }
             // CAST: the bits as a signed integer.
             SCvtF32I32 => Some(((a()? as i32 as f32).to_bits(), None)),

@@ -257,3 +257,97 @@ fn an_unaligned_jump_faults_and_cached_jumps_count() {
     let e = run(&l, &mem).unwrap_err().to_string();
     assert!(e.contains("instruction budget of 1000"), "{e}");
 }
+
+/// The f32 FMA in f64 (`num::fma32`) against the host's fused multiply-add, bit for bit: the
+/// sums whose f64 rounding makes an f32 tie (where rounding `s` again would be wrong and the
+/// helper must not trust it), the f32 range's edges (denormal, overflowing and zero results,
+/// infinities, NaNs), and a few hundred thousand pseudo-random operands of every magnitude
+/// and of nearby ones (where cancellation happens).
+#[test]
+fn fma32_matches_the_host_fma() {
+    use super::num::{fma32, fma32_lanes, fma32_quick};
+    let f = f32::from_bits;
+    // x * y = 2^-24 (1 - 2^-46): 1 + 2^-23 + x * y rounds in f64 to the midpoint
+    // 1 + 2^-23 + 2^-24, which rounds to even (1 + 2^-22); the exact sum is below it (1 + 2^-23).
+    let (x, y, z) = (f(0x3f80_0001), f(0x337f_fffe), f(0x3f80_0001));
+    assert!(!fma32_quick(x, y, z).1, "a tie in f64 is not trusted");
+    assert_eq!(fma32(x, y, z).to_bits(), 0x3f80_0001);
+    assert_eq!(fma32(x, y, z).to_bits(), x.mul_add(y, z).to_bits());
+    // CAST: f32 bit patterns from a 64-bit state.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let edges = [
+        0u32,
+        0x8000_0000,
+        1,
+        0x007f_ffff,
+        0x0080_0000,
+        0x3f80_0000,
+        0xbf80_0000,
+        0x7f7f_ffff,
+        0xff7f_ffff,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0001,
+        0x7f80_0001,
+        0x3380_0000,
+        0x1f80_0000,
+    ];
+    let mut checked = 0u32;
+    let mut quick = 0u32;
+    for k in 0..400_000u32 {
+        let r = next();
+        // CAST: bit fields of the state.
+        let (mut a, mut b, mut c) = (r as u32, (r >> 32) as u32, next() as u32);
+        match k % 4 {
+            // Moderate magnitudes, c near x * y (cancellation) or far from it.
+            0 | 1 => {
+                a = (a & 0x807f_ffff) | ((120 + (a >> 23) % 16) << 23);
+                b = (b & 0x807f_ffff) | ((120 + (b >> 23) % 16) << 23);
+                let p = f(a) * f(b);
+                c = if k % 4 == 0 {
+                    (p.to_bits() ^ 0x8000_0000) ^ (c & 0xff)
+                } else {
+                    (c & 0x807f_ffff) | ((100 + (c >> 23) % 56) << 23)
+                };
+            }
+            2 => {
+                a = edges[(a % 15) as usize] ^ (a & 0xf0 & b);
+                c = edges[(c % 15) as usize];
+            }
+            _ => {}
+        }
+        let (x, y, z) = (f(a), f(b), f(c));
+        let want = x.mul_add(y, z);
+        let got = fma32(x, y, z);
+        let (q, ok) = fma32_quick(x, y, z);
+        assert_eq!(got.to_bits(), want.to_bits(), "{a:#x} {b:#x} {c:#x}");
+        if ok {
+            assert_eq!(q.to_bits(), want.to_bits(), "{a:#x} {b:#x} {c:#x}");
+            quick += 1;
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 400_000);
+    // The quick form answers most operands (else it saves nothing).
+    assert!(quick > 300_000, "{quick}");
+    // The lane form, with one tie among ordinary lanes.
+    let mut a = [0x4040_0000u32; 32];
+    let mut b = [0x3f00_0000u32; 32];
+    let mut c = [0x3f80_0000u32; 32];
+    (a[7], b[7], c[7]) = (x.to_bits(), y.to_bits(), z.to_bits());
+    let mut r = [0u32; 32];
+    fma32_lanes(&mut r, &a, &b, &c);
+    for l in 0..32 {
+        assert_eq!(
+            r[l],
+            f(a[l]).mul_add(f(b[l]), f(c[l])).to_bits(),
+            "lane {l}"
+        );
+    }
+}

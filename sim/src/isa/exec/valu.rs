@@ -60,9 +60,9 @@ impl Exec<'_, '_> {
         let rn = &mut r[..n];
         let (x, y) = (|l: usize| f32v(a[l]), |l: usize| f32v(b[l]));
         match h.op {
-            Op::VFmacF32 => lanes_with(rn, |l| x(l).mul_add(y(l), f32v(d[l])).to_bits()),
-            Op::VFmaakF32 => lanes_with(rn, |l| x(l).mul_add(y(l), k).to_bits()),
-            Op::VFmamkF32 => lanes_with(rn, |l| x(l).mul_add(k, y(l)).to_bits()),
+            Op::VFmacF32 => lanes_with(rn, |l| fma32(x(l), y(l), f32v(d[l])).to_bits()),
+            Op::VFmaakF32 => lanes_with(rn, |l| fma32(x(l), y(l), k).to_bits()),
+            Op::VFmamkF32 => lanes_with(rn, |l| fma32(x(l), k, y(l)).to_bits()),
             Op::VMulF32 => lanes_with(rn, |l| (x(l) * y(l)).to_bits()),
             Op::VAddF32 => lanes_with(rn, |l| (x(l) + y(l)).to_bits()),
             Op::VSubF32 => lanes_with(rn, |l| (x(l) - y(l)).to_bits()),
@@ -469,7 +469,7 @@ impl Exec<'_, '_> {
                 self.lanes32(i, 2, b32, &mut c)?;
                 let mut r = [0u32; MAX_LANES];
                 for l in 0..self.w.lanes {
-                    let f = f32v(a[l]).mul_add(f32v(b[l]), f32v(c[l]));
+                    let f = fma32(f32v(a[l]), f32v(b[l]), f32v(c[l]));
                     // Hardware (and LLVM's fdiv expansion) undoes V_DIV_SCALE_F32's 2^64:
                     // 2^64 when exponent(S2) > 127, else 2^-64. The RDNA3 guide's pseudocode
                     // prints a flat 2^32, which no V_DIV_SCALE result matches.
@@ -631,12 +631,12 @@ impl Exec<'_, '_> {
                 let mut i2 = *i;
                 i2.src[2] = i.dst;
                 self.v3(&i2, b32, |x, y, z| {
-                    f32v(x).mul_add(f32v(y), f32v(z)).to_bits()
+                    fma32(f32v(x), f32v(y), f32v(z)).to_bits()
                 })
             }
-            VFmaF32 | VFmamkF32 | VFmaakF32 => self.v3(i, b32, |x, y, z| {
-                f32v(x).mul_add(f32v(y), f32v(z)).to_bits()
-            }),
+            VFmaF32 | VFmamkF32 | VFmaakF32 => {
+                self.v3(i, b32, |x, y, z| fma32(f32v(x), f32v(y), f32v(z)).to_bits())
+            }
             VBfeU32 => self.v3(i, b32, bfe),
             VBfeI32 => self.v3(i, b32, bfe_i),
             VBfiB32 => self.v3(i, b32, |m, x, y| (m & x) | (!m & y)),

@@ -62,7 +62,7 @@ impl Exec<'_, '_> {
                     if x == 0.0 || y == 0.0 {
                         c
                     } else {
-                        x.mul_add(y, f32v(c)).to_bits()
+                        fma32(x, y, f32v(c)).to_bits()
                     }
                 })
             }

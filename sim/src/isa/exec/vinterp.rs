@@ -67,7 +67,7 @@ impl Exec<'_, '_> {
             } else {
                 f32v(s2[l])
             };
-            *r = a.mul_add(f32v(s1[l]), c).to_bits();
+            *r = fma32(a, f32v(s1[l]), c).to_bits();
         }
         if !f16_out {
             self.f32_mode_out(i, &mut r);

@@ -94,6 +94,9 @@ impl Exec<'_, '_> {
             return Some(self.scratch_rows::<N>(m, base, data));
         }
         let a = usize::from(m.vaddr?);
+        // Consecutive lanes (one block) first, without building the lanes' addresses; else
+        // every lane's address (`global_addrs`: SADDR + the 32-bit VGPR offset, or the VGPR
+        // pair; then the offset, wrapping) for the gather.
         let addr0 = if m.saddr != NONE {
             let base = match self.s64(m.saddr, 0) {
                 Ok(b) => b,
@@ -108,7 +111,11 @@ impl Exec<'_, '_> {
                 ok &= u64::from(*x) == u64::from(v[0]) + (l * size) as u64;
             }
             if !ok {
-                return None;
+                let mut addrs = [0u64; N];
+                for (o, x) in addrs.iter_mut().zip(v) {
+                    *o = base.wrapping_add(u64::from(*x)).wrapping_add(off);
+                }
+                return self.gather::<N>(m, &addrs, data);
             }
             base.wrapping_add(u64::from(v[0])).wrapping_add(off)
         } else {
@@ -122,7 +129,11 @@ impl Exec<'_, '_> {
                 ok &= va.wrapping_sub(first) == (l * size) as u64;
             }
             if !ok {
-                return None;
+                let mut addrs = [0u64; N];
+                for ((o, x), y) in addrs.iter_mut().zip(lo).zip(hi) {
+                    *o = (u64::from(*x) | (u64::from(*y) << 32)).wrapping_add(off);
+                }
+                return self.gather::<N>(m, &addrs, data);
             }
             first.wrapping_add(off)
         };
@@ -159,6 +170,40 @@ impl Exec<'_, '_> {
             }
         }
         Some(self.mem.write_dwords(addr0, words).map_err(IsaError::Vm))
+    }
+
+    /// The access of `m` at `addrs`, lanes not one block: each lane's dwords at its address,
+    /// lane after lane as the general path (`vmem`) accesses them, through one call of the
+    /// memory's gather or scatter ([`Memory::read_lanes`], [`Memory::write_lanes`]). An
+    /// access that faults returns `None`: the general path runs it again, from the same
+    /// registers and (a store's earlier lanes rewritten with the same bytes) the same memory,
+    /// and so leaves its registers and fault exactly.
+    fn gather<const N: usize>(
+        &mut self,
+        m: &Mem,
+        addrs: &[u64; N],
+        data: usize,
+    ) -> Option<Result<(), IsaError>> {
+        let dw = usize::from(m.dwords);
+        let mut buf = [0u32; 256];
+        let words = buf.get_mut(..N * dw)?;
+        let rows = self.w.v.get_mut(data * N..(data + dw) * N)?;
+        if m.load {
+            self.mem.read_lanes(addrs, words).ok()?;
+            for (k, row) in rows.chunks_exact_mut(N).enumerate() {
+                for (x, c) in row.iter_mut().zip(words.chunks_exact(dw)) {
+                    *x = c[k];
+                }
+            }
+            return Some(Ok(()));
+        }
+        for (k, row) in rows.chunks_exact(N).enumerate() {
+            for (x, c) in row.iter().zip(words.chunks_exact_mut(dw)) {
+                c[k] = *x;
+            }
+        }
+        self.mem.write_lanes(addrs, words).ok()?;
+        Some(Ok(()))
     }
 
     /// Scratch rows at private offset `base` for every lane: per dword, the bounds checks of

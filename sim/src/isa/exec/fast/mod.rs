@@ -4,11 +4,13 @@
 //! omod) whose operands are VGPRs in the RSRC1 budget, SGPRs or constants, or a GLOBAL or
 //! SCRATCH dword load or store, and resolves its operands once. Executing it ([`Exec::fast`])
 //! then skips the general path's dispatch cascade and operand decoding, for a wave whose
-//! every lane is live (and, for memory, whose lanes access one contiguous block: consecutive
-//! global addresses, or one scratch offset); anything else (partial EXEC, scattered
-//! addresses, gfx9's VSKIP or index mode) takes the general path, which gives the same
-//! results: each operation here is the general path's own expression and checks
-//! (`valu.rs`, `operands.rs`, `memory.rs`), faults included.
+//! every lane is live (and, for memory, whose global lanes are one contiguous block or a
+//! gather/scatter of per-lane addresses that does not fault, or whose scratch lanes share
+//! one offset); anything else (partial EXEC, per-lane scratch offsets, a faulting gather,
+//! gfx9's VSKIP or index mode) takes the general path, which gives the same results: each
+//! operation here is the general path's own expression and checks (`valu.rs`,
+//! `operands.rs`, `memory.rs`; the f32 FMA is one shared function, `num::fma32`), faults
+//! included.
 
 mod mem;
 mod salu;
@@ -194,20 +196,6 @@ pub(super) fn map2<const N: usize>(
 ) {
     for ((r, a), b) in r.iter_mut().zip(a).zip(b) {
         *r = f(*a, *b);
-    }
-}
-
-/// `f` over the lanes of `a`, `b` and `c` into `r`.
-#[inline(always)]
-pub(super) fn map3<const N: usize>(
-    r: &mut [u32; N],
-    a: &[u32; N],
-    b: &[u32; N],
-    c: &[u32; N],
-    f: impl Fn(u32, u32, u32) -> u32,
-) {
-    for (((r, a), b), c) in r.iter_mut().zip(a).zip(b).zip(c) {
-        *r = f(*a, *b, *c);
     }
 }
 

@@ -213,6 +213,10 @@ pub(super) fn fast_path_matches_the_general_path() {
                     if op == VAddCoCiU32 {
                         i.src[2] = if k % 2 == 0 { 106 } else { 10 };
                     }
+                    if op == VFmacF32 {
+                        // As decoded: the VOP2 encoding has no third source (src2 is D).
+                        i.src[2] = NONE;
+                    }
                     let mut a = wave(lanes, mode, k);
                     let mut b = wave(lanes, mode, k);
                     let fast = exec(&l, &mut a, &i, true);

@@ -98,6 +98,8 @@ pub(super) fn classify_alu(l: &Launch, i: &Inst) -> Option<Alu> {
     let src = |code: u16| src32(l, i, code);
     let dst = row(i.dst)?;
     let mut s = [FSrc::C(0); 3];
+    // v_fmac_f32's third source is its destination (below): its encoding has none.
+    let n = if i.op == VFmacF32 { 2 } else { n };
     for (k, d) in s.iter_mut().enumerate().take(n) {
         *d = src(*i.src.get(k)?)?;
     }
@@ -291,9 +293,11 @@ impl Exec<'_, '_> {
                     FOp::SubF32 => zip2(&a, &b, |x, y| (f32v(x) - f32v(y)).to_bits()),
                     FOp::SubrevF32 => zip2(&a, &b, |x, y| (f32v(y) - f32v(x)).to_bits()),
                     FOp::MulF32 => zip2(&a, &b, |x, y| (f32v(x) * f32v(y)).to_bits()),
-                    _ => zip3(&a, &b, &c, |x, y, z| {
-                        f32v(x).mul_add(f32v(y), f32v(z)).to_bits()
-                    }),
+                    _ => {
+                        let mut r = [0; N];
+                        fma32_lanes(&mut r, &a, &b, &c);
+                        r
+                    }
                 };
                 for x in &mut r {
                     if *x & 0x7fff_ffff > 0x7f80_0000 {
@@ -451,7 +455,7 @@ impl Exec<'_, '_> {
             Op::VFmacF32 => {
                 let mut d = [0u32; N];
                 load(self.w, FSrc::V(h.dst), &mut d)?;
-                map3(r, &a, &b, &d, |x, y, z| f(x).mul_add(f(y), f(z)).to_bits());
+                fma32_lanes(r, &a, &b, &d);
             }
             _ => return None,
         }

@@ -47,10 +47,13 @@ use hcq_core::signal::{SIGNAL_SIZE, SignalRef, VALUE_OFFSET};
 
 pub use hcq_core::patch::{DimLimits, Dims, Value, VarId};
 
+pub mod aql;
 mod builder;
 
 #[allow(unused_imports)]
 pub use builder::*;
+
+pub use aql::{AqlItem, AqlLayout, KernelObject};
 
 /// PM4 storage of a graph: up to 128 Ki dwords (about 1900 launches) and 8192 commands.
 pub type GraphPm4 = Pm4List<{ 128 * 1024 }, 8192>;
@@ -279,6 +282,9 @@ pub struct Encoded {
     /// Internal signals (see [`GraphBuilder::internal_signals`]): one per queue switch, in
     /// recorded order, then the "copy list finished" signal; 0 for a one-queue graph.
     pub internal_signals: usize,
+    /// For an AQL queue ([`GraphBuilder::encode_aql`]): the compute part as PM4 bodies and
+    /// kernel dispatch packets; the PM4 list then holds no dispatch.
+    pub aql: Option<AqlLayout>,
 }
 
 impl fmt::Debug for Encoded {

@@ -64,6 +64,10 @@ pub enum Bug {
     /// (no ring back-pressure), so it overwrites slots, and their PM4 buffers, that the
     /// packet processor has not retired.
     AqlOverwritesUnread,
+    /// AQL graph: the recorded kernel dispatch packets lose the barrier bit and their
+    /// acquire/release fences, so a replay's dispatch may start while the one before it still
+    /// runs and read what that one has not finished writing.
+    AqlGraphDispatchWithoutBarrier,
 }
 
 std::thread_local! {

@@ -1,5 +1,5 @@
 //! hcq's driver on an AQL compute queue (issue 44): launches as kernel dispatch packets,
-//! waits, copies through SDMA around them, a graph replayed through a PM4_IB packet, the ring
+//! waits, copies through SDMA around them, a graph replayed as kernel dispatch packets, the ring
 //! wrapping many times under back-pressure (a 64-slot ring), waits across devices, and the
 //! queue kind chosen by the GPU. Every scenario runs on a gfx1100 with AQL forced and on an
 //! MI300X as it ships (gfx942 in SPX mode, 8 XCCs), where the device picks AQL by itself.
@@ -140,31 +140,10 @@ fn ring_wraps_under_back_pressure(mode: SimMode, gpu: Gpu) {
     );
 }
 
-/// A recorded graph of fills, replayed with the graph's IB run from a PM4_IB packet (gfx1100).
-/// A graph's kernels are PM4 DISPATCH_DIRECTs: on an 8-XCC GPU's AQL queue every XCC would
-/// run them (KFD's AQL MQDs share each grid out by COMPUTE_TG_CHUNK_SIZE), which the simulator
-/// names, so there the replay faults with that cause (graphs as AQL dispatch packets are not
-/// built yet) and the graph runs on a PM4 queue of the same GPU (one XCC runs the whole grid).
+/// A recorded graph of fills, replayed on the AQL queue: each launch a kernel dispatch packet
+/// copied into the ring (a PM4 DISPATCH_DIRECT in an AQL PM4 IB would run on every XCC of the
+/// MI300X); `tests/tests/graph_aql.rs` has the rest of the graph suite on AQL queues.
 fn graph_replay(mode: SimMode, gpu: Gpu) {
-    if gpu == Gpu::Mi300x {
-        let (_r, dev) = one_with(mode, gpu, 1 << 16);
-        let err = replay_rounds(&dev).unwrap_err();
-        assert!(
-            err.to_string().contains(
-                "DISPATCH_DIRECT inside an AQL queue's PM4 indirect buffer on a node of 8 XCCs"
-            ),
-            "{err}"
-        );
-        let r = rig(mode, gpu, 1, LONG);
-        let opts = DeviceOptions {
-            compute_queue: ComputeQueueKind::Pm4,
-            ..DeviceOptions::default()
-        };
-        let dev = Device::open_with(&r.kfd, 0, opts).unwrap();
-        assert!(!dev.is_aql());
-        replay_rounds(&dev).unwrap();
-        return;
-    }
     let (_r, dev) = one_with(mode, gpu, 1 << 16);
     replay_rounds(&dev).unwrap();
 }

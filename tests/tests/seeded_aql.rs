@@ -5,7 +5,10 @@
 //! - a producer without back-pressure (`AqlOverwritesUnread`): packets written over slots
 //!   `read_dispatch_id` has not passed; the simulator faults the queue naming the ring
 //!   overrun, and the report's AQL queue pointers show more packets published than the ring
-//!   holds.
+//!   holds;
+//! - a graph whose kernel dispatch packets lack the barrier bit and fences
+//!   (`AqlGraphDispatchWithoutBarrier`): a replay's dispatch overlaps the one before it, and
+//!   the simulator names the race on the buffer one writes and the other reads.
 
 #[allow(unused_macros, unused_imports)]
 mod hcq_common;
@@ -131,4 +134,83 @@ fn aql_launch_without_hdp_flush_threaded() {
 #[test]
 fn aql_ring_overwrite_is_caught() {
     aql_ring_overwrites_unread_packets();
+}
+
+/// Bug: a graph's kernel dispatch packets recorded without the barrier bit and fences
+/// (`AqlGraphDispatchWithoutBarrier`). The graph fills `a`, then adds `a` and `b` into `c`:
+/// without the bug every replay is right; with it the add is dispatched while the fill may
+/// still run, and the simulator names the race between the two dispatches on `a`.
+fn aql_graph_dispatch_without_barrier(mode: SimMode) {
+    use hcq_driver::graph::{
+        Arg, BufArg, DimLimits, Dims, DimsArg, Graph, GraphBuilder, ScalarArg,
+    };
+    let run = |bug: bool| -> hcq_driver::Result<()> {
+        let r = mi300x(mode);
+        let dev = Device::open(&r.kfd, 0).unwrap();
+        let buf = || dev.alloc(256 * 4, BufferKind::Vram).unwrap();
+        let (a, b, c) = (buf(), buf(), buf());
+        let (fill, add) = programs(&dev);
+        dev.synchronize().unwrap();
+        let d = DimsArg::Fixed(Dims {
+            global: [4, 1, 1],
+            local: [64, 1, 1],
+        });
+        let fixed = |x: &GpuBuffer| Arg::Buf(BufArg::Fixed(x.va()));
+        let mut g = GraphBuilder::new(dev.arch());
+        let armed = bug.then(|| arm(Bug::AqlGraphDispatchWithoutBarrier));
+        g.launch(
+            &fill.pm4_program(),
+            DimLimits::AMD,
+            &[
+                fixed(&a),
+                Arg::U32(ScalarArg::Fixed(5)),
+                Arg::U32(ScalarArg::Fixed(256)),
+            ],
+            d,
+        )
+        .unwrap();
+        g.launch(
+            &add.pm4_program(),
+            DimLimits::AMD,
+            &[
+                fixed(&a),
+                fixed(&b),
+                fixed(&c),
+                Arg::U32(ScalarArg::Fixed(256)),
+            ],
+            d,
+        )
+        .unwrap();
+        let mut graph = Graph::record(&dev, &g)?;
+        drop(armed);
+        for _ in 0..3 {
+            // SAFETY: the kernels touch 256 u32s of a, b and c, which outlive the replays
+            // (synchronized below).
+            unsafe { graph.replay(&[]) }?;
+        }
+        dev.synchronize()
+    };
+    run(false).unwrap();
+    let text = match run(true) {
+        Err(e @ Error::DeviceFault(_)) => e.to_string(),
+        other => panic!("expected a device fault naming the race, got {other:?}"),
+    };
+    assert!(
+        text.contains("race: the dispatch of the kernel at")
+            && text.contains(") reads")
+            && text.contains(") writes")
+            && text.contains("and nothing orders them")
+            && text.contains("the later packet's barrier bit"),
+        "{text}"
+    );
+}
+
+#[test]
+fn aql_graph_dispatch_without_barrier_deterministic() {
+    aql_graph_dispatch_without_barrier(SimMode::Deterministic);
+}
+
+#[test]
+fn aql_graph_dispatch_without_barrier_threaded() {
+    aql_graph_dispatch_without_barrier(SimMode::Threaded);
 }

@@ -30,6 +30,10 @@
 //! ([`crate::Device::submit_pair`]: both wait for the previous value, the compute part
 //! signals it after the copy list's end), or the one IB of a one-queue graph as a single
 //! submission: the submission is the same few ring dwords whatever the graph's size.
+//! On a device with an AQL compute queue the recording differs ([`aql`]): each launch is an
+//! HSA kernel dispatch packet, the rest of the compute part PM4 bodies between them, and a
+//! replay copies them into the AQL ring (one slot per packet) after patching them in host
+//! memory; everything else above holds as written.
 //! [`MultiGraph`] replays graphs of several devices in order; a graph waits on the GPU for
 //! the replays it depends on through a recorded wait whose signal address and value are
 //! variables ([`Dep`]), set each replay to the other device's timeline value (and its shadow

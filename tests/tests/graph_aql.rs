@@ -4,7 +4,8 @@
 //! (AQL chosen by the device), in both simulator modes, with the simulator strict (its
 //! findings are faults): a chain of kernels with scalar, buffer and dims variables replayed
 //! with unchanged and changed values and back to back; a graph mixing copies and kernels; a
-//! graph larger than the ring; and what the recording holds (no DISPATCH_DIRECT in its PM4,
+//! graph larger than the ring; graphs of two GPUs waiting on each other (`MultiGraph`); and
+//! what the recording holds (no DISPATCH_DIRECT in its PM4,
 //! every dispatch packet ordered and fenced).
 
 #[allow(unused_macros, unused_imports)]
@@ -32,6 +33,19 @@ enum Gpu {
 }
 
 fn open(mode: SimMode, gpu: Gpu, ring: u64, timeout: Duration) -> (Rig, Device) {
+    let (r, mut devs) = open_n(mode, gpu, 1, ring, timeout);
+    let dev = devs.remove(0);
+    (r, dev)
+}
+
+/// `gpus` GPUs of the kind, each opened with an AQL ring of `ring` bytes.
+fn open_n(
+    mode: SimMode,
+    gpu: Gpu,
+    gpus: usize,
+    ring: u64,
+    timeout: Duration,
+) -> (Rig, Vec<Device>) {
     let (cfg, xcc) = match gpu {
         Gpu::Gfx1100Aql => (GpuConfig::gfx1100(), 1),
         Gpu::Mi300x => (GpuConfig::gfx942(), 8),
@@ -40,15 +54,20 @@ fn open(mode: SimMode, gpu: Gpu, ring: u64, timeout: Duration) -> (Rig, Device) 
         SimConfig {
             mode,
             strict: true,
-            gpus: vec![cfg],
+            gpus: vec![cfg; gpus],
             xcc,
             ..SimConfig::default()
         },
         timeout,
     );
+    let devs = (0..gpus).map(|i| open_dev(&r, i, gpu, ring)).collect();
+    (r, devs)
+}
+
+fn open_dev(r: &Rig, i: usize, gpu: Gpu, ring: u64) -> Device {
     let dev = Device::open_with(
         &r.kfd,
-        0,
+        i,
         DeviceOptions {
             compute_ring_size: ring,
             compute_queue: match gpu {
@@ -60,7 +79,7 @@ fn open(mode: SimMode, gpu: Gpu, ring: u64, timeout: Duration) -> (Rig, Device) 
     )
     .unwrap();
     assert!(dev.is_aql(), "{gpu:?}");
-    (r, dev)
+    dev
 }
 
 /// `Graph::replay` for this file's graphs: their kernels and copies touch only buffers the
@@ -414,6 +433,95 @@ fn unknown_kernel_refused(mode: SimMode, gpu: Gpu) {
     assert!(e.contains("kernel descriptor"), "{e}");
 }
 
+/// Two GPUs (`MultiGraph`): GPU 0's graph fills a shared buffer with the replay's value;
+/// GPU 1's graph waits (a PM4 body between its dispatch packets) for GPU 0's timeline value of
+/// the replay, whose signal address and value are variables patched in the AQL image every
+/// replay (the signal changes when GPU 0's timeline wraps, between replays 2 and 3), then
+/// adds the shared buffer into its own.
+fn two_gpus(mode: SimMode, gpu: Gpu) {
+    use hcq_driver::graph::{Dep, MultiGraph, Queue, SigArg};
+    let (_r, devs) = open_n(mode, gpu, 2, 1 << 16, LONG);
+    let (d0, d1) = (&devs[0], &devs[1]);
+    let (fill0, _) = programs(d0);
+    let (_, add1) = programs(d1);
+    let shared = d0.alloc(BYTES, BufferKind::Gtt).unwrap();
+    shared.map_to(d1).unwrap();
+    let inp = d1.alloc(BYTES, BufferKind::Vram).unwrap();
+    write_u32s(d1, &inp, &(0..MAX_N).map(|i| i * 5).collect::<Vec<_>>());
+    let out = d1.alloc(BYTES, BufferKind::Vram).unwrap();
+    let mut g0 = GraphBuilder::new(d0.arch());
+    let val = g0.scalar(1).unwrap();
+    g0.launch(
+        &fill0.pm4_program(),
+        DimLimits::AMD,
+        &[
+            Arg::Buf(BufArg::Fixed(shared.va())),
+            Arg::U32(ScalarArg::Var(val)),
+            Arg::U32(ScalarArg::Fixed(MAX_N.into())),
+        ],
+        DimsArg::Fixed(dims(4)),
+    )
+    .unwrap();
+    let (s0, v0) = d0.timeline_target(d0.last_value()).unwrap();
+    let mut g1 = GraphBuilder::new(d1.arch());
+    let tl_sig = g1.signal_var(GpuVa(s0.addr)).unwrap();
+    let tl_val = g1.scalar(v0.into()).unwrap();
+    g1.wait(
+        Queue::Compute,
+        SigArg::Var {
+            var: tl_sig,
+            event_mailbox_ptr: 0,
+            event_id: 0,
+        },
+        ScalarArg::Var(tl_val),
+    )
+    .unwrap();
+    g1.launch(
+        &add1.pm4_program(),
+        DimLimits::AMD,
+        &[
+            Arg::Buf(BufArg::Fixed(inp.va())),
+            Arg::Buf(BufArg::Fixed(shared.va())),
+            Arg::Buf(BufArg::Fixed(out.va())),
+            Arg::U32(ScalarArg::Fixed(MAX_N.into())),
+        ],
+        DimsArg::Fixed(dims(4)),
+    )
+    .unwrap();
+    let mut multi = MultiGraph::new(vec![
+        (Graph::record(d0, &g0).unwrap(), vec![]),
+        (
+            Graph::record(d1, &g1).unwrap(),
+            vec![Dep {
+                on: 0,
+                signal: tl_sig,
+                value: tl_val,
+            }],
+        ),
+    ])
+    .unwrap();
+    d0.set_timeline_value((1 << 31) - 3).unwrap();
+    let mut signals = std::collections::BTreeSet::new();
+    for replay in 1..=5u32 {
+        let v = replay * 1000;
+        let mut vals = vec![vec![Some(Value::Scalar(v.into()))], vec![None, None]];
+        // SAFETY: as `replay`'s: the kernels touch MAX_N u32s of shared, inp and out.
+        let t = unsafe { multi.replay(&mut vals) }.unwrap();
+        if let Some((s, _)) = d0.timeline_target(t[0]) {
+            signals.insert(s.addr);
+        }
+        d1.wait_value(t[1]).unwrap();
+        let want: Vec<u32> = (0..MAX_N).map(|i| i * 5 + v).collect();
+        assert_eq!(read_u32s(d1, &out, MAX_N as usize), want, "replay {replay}");
+        d0.synchronize().unwrap();
+    }
+    assert_eq!(
+        signals.len(),
+        2,
+        "the replays waited on both of GPU 0's timeline signals"
+    );
+}
+
 /// Each scenario on both GPUs, in both simulator modes.
 macro_rules! on_both_gpus {
     ($($f:ident),* $(,)?) => {
@@ -447,4 +555,5 @@ on_both_gpus!(
     larger_than_the_ring,
     recording,
     unknown_kernel_refused,
+    two_gpus,
 );

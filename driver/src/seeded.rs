@@ -68,6 +68,9 @@ pub enum Bug {
     /// acquire/release fences, so a replay's dispatch may start while the one before it still
     /// runs and read what that one has not finished writing.
     AqlGraphDispatchWithoutBarrier,
+    /// Graph: a replay patches its kernargs and lists without first waiting for the previous
+    /// replay of the same graph, which may still be reading them.
+    GraphReplayPatchesEarly,
 }
 
 std::thread_local! {

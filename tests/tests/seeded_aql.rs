@@ -8,7 +8,10 @@
 //!   holds;
 //! - a graph whose kernel dispatch packets lack the barrier bit and fences
 //!   (`AqlGraphDispatchWithoutBarrier`): a replay's dispatch overlaps the one before it, and
-//!   the simulator names the race on the buffer one writes and the other reads.
+//!   the simulator names the race on the buffer one writes and the other reads;
+//! - a graph replay that patches before the previous replay completed
+//!   (`GraphReplayPatchesEarly`, on the AQL queue and on a gfx1100's PM4 queue): the host's
+//!   write of a new kernel argument races the queued dispatch that reads the old one.
 
 #[allow(unused_macros, unused_imports)]
 mod hcq_common;
@@ -213,4 +216,82 @@ fn aql_graph_dispatch_without_barrier_deterministic() {
 #[test]
 fn aql_graph_dispatch_without_barrier_threaded() {
     aql_graph_dispatch_without_barrier(SimMode::Threaded);
+}
+
+/// Bug: a replay patches without waiting for the previous replay of the same graph
+/// (`GraphReplayPatchesEarly`). Two replays with different fill values are submitted back to
+/// back: without the bug the second waits, then patches; with it the second replay's host
+/// write of the fill value lands in the kernargs while the first replay's queued dispatch has
+/// yet to read them, and the simulator names that host write and the dispatch it races. On
+/// the MI300X's AQL queue and on a gfx1100's PM4 queue (`pm4`), where the graph is one IB.
+fn graph_replay_patches_early(mode: SimMode, pm4: bool) {
+    use hcq_driver::graph::{
+        Arg, BufArg, DimLimits, Dims, DimsArg, Graph, GraphBuilder, ScalarArg, Value,
+    };
+    let run = |bug: bool| -> hcq_driver::Result<Vec<u32>> {
+        let r = if pm4 {
+            hcq_common::rig(mode, 1, SHORT)
+        } else {
+            mi300x(mode)
+        };
+        let dev = Device::open(&r.kfd, 0).unwrap();
+        assert_eq!(dev.is_aql(), !pm4);
+        let a = dev.alloc(256 * 4, BufferKind::Vram).unwrap();
+        let (fill, _) = programs(&dev);
+        dev.synchronize().unwrap();
+        let mut g = GraphBuilder::new(dev.arch());
+        let value = g.scalar(1).unwrap();
+        g.launch(
+            &fill.pm4_program(),
+            DimLimits::AMD,
+            &[
+                Arg::Buf(BufArg::Fixed(a.va())),
+                Arg::U32(ScalarArg::Var(value)),
+                Arg::U32(ScalarArg::Fixed(256)),
+            ],
+            DimsArg::Fixed(Dims {
+                global: [4, 1, 1],
+                local: [64, 1, 1],
+            }),
+        )
+        .unwrap();
+        let mut graph = Graph::record(&dev, &g)?;
+        let armed = bug.then(|| arm(Bug::GraphReplayPatchesEarly));
+        for v in [2u64, 3] {
+            // SAFETY: the kernel fills 256 u32s of `a`, which outlives the replays
+            // (synchronized below).
+            unsafe { graph.replay(&[Some(Value::Scalar(v))]) }?;
+        }
+        drop(armed);
+        dev.synchronize()?;
+        let mut out = vec![0u8; 1024];
+        dev.copy_out(&a, &mut out)?;
+        Ok(hcq_common::to_u32s(&out))
+    };
+    assert_eq!(run(false).unwrap(), vec![3; 256]);
+    let text = match run(true) {
+        Err(e @ Error::DeviceFault(_)) => e.to_string(),
+        other => panic!("expected a device fault naming the early patch, got {other:?}"),
+    };
+    assert!(
+        text.contains("host race: a host write racing a queued dispatch's kernarg read")
+            && text.contains("of the kernarg segment")
+            && text.contains(if pm4 { "(PM4 queue" } else { "(AQL queue" }),
+        "{text}"
+    );
+}
+
+#[test]
+fn graph_replay_patches_early_deterministic() {
+    graph_replay_patches_early(SimMode::Deterministic, false);
+}
+
+#[test]
+fn graph_replay_patches_early_threaded() {
+    graph_replay_patches_early(SimMode::Threaded, false);
+}
+
+#[test]
+fn graph_replay_patches_early_pm4() {
+    graph_replay_patches_early(SimMode::Deterministic, true);
 }

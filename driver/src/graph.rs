@@ -487,8 +487,10 @@ impl Encoded {
     }
 
     /// Checks `values` (one per declared variable) and writes what changed into the three
-    /// targets (`pm4`, `sdma`, `kernargs`: the bound copies or plain memory). Returns the
-    /// dwords written; on error nothing was written.
+    /// targets (`pm4`, `sdma`, `kernargs`: the bound copies or plain memory; for an AQL
+    /// encoding the first is [`AqlLayout::image`], after which [`AqlLayout::set_dimensions`]
+    /// brings the packets' `setup` up to date). Returns the dwords written; on error nothing
+    /// was written.
     pub fn apply<M: PatchTarget>(
         &mut self,
         values: &[Option<Value>],

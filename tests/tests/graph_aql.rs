@@ -5,8 +5,8 @@
 //! findings are faults): a chain of kernels with scalar, buffer and dims variables replayed
 //! with unchanged and changed values and back to back; a graph mixing copies and kernels; a
 //! graph larger than the ring; graphs of two GPUs waiting on each other (`MultiGraph`); and
-//! what the recording holds (no DISPATCH_DIRECT in its PM4,
-//! every dispatch packet ordered and fenced).
+//! what the recording holds (no DISPATCH_DIRECT in its PM4, every dispatch packet ordered
+//! and fenced, the trace of a replay).
 
 #[allow(unused_macros, unused_imports)]
 mod hcq_common;
@@ -404,9 +404,30 @@ fn recording(mode: SimMode, gpu: Gpu) {
         }
     };
     check(&graph, 128);
+    dev.set_trace(true);
     let v = replay(&mut graph, &vals(&a, 1, 192, &c, 3)).unwrap();
     dev.wait_value(v).unwrap();
     check(&graph, 192);
+    // The trace shows the replay as the ring got it: the prologue's wait, both packets, the
+    // epilogue's signal.
+    let trace = dev.take_trace();
+    let packets: Vec<_> = trace
+        .iter()
+        .filter(|l| l.contains(" packet] header "))
+        .collect();
+    assert_eq!(packets.len(), 2, "{trace:#?}");
+    assert!(
+        packets.iter().all(|l| l.contains("grid [192, 1, 1]")),
+        "{packets:?}"
+    );
+    assert!(
+        trace.iter().any(|l| l.contains("WAIT_REG_MEM")),
+        "{trace:#?}"
+    );
+    assert!(
+        trace.iter().any(|l| l.contains("RELEASE_MEM")),
+        "{trace:#?}"
+    );
 }
 
 /// A graph recorded with a PM4 program no `Program::load` on this device produced is refused

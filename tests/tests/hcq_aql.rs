@@ -148,6 +148,44 @@ fn graph_replay(mode: SimMode, gpu: Gpu) {
     replay_rounds(&dev).unwrap();
 }
 
+/// What the graph's recording avoids: a PM4 DISPATCH_DIRECT submitted raw on the MI300X's
+/// AQL queue runs inside a PM4_IB packet on every XCC, which the simulator faults naming it
+/// (on the one-XCC gfx1100 the same submission runs the fill).
+fn raw_pm4_dispatch(mode: SimMode, gpu: Gpu) {
+    let (_r, dev) = one_with(mode, gpu, 1 << 16);
+    let (fill, _) = programs(&dev);
+    let out = dev.alloc(64 * 4, BufferKind::Gtt).unwrap();
+    let ka = dev.alloc(64, BufferKind::Gtt).unwrap();
+    let fa = FillArgs {
+        buf: out.va().get(),
+        value: 9,
+        n: 64,
+    };
+    ka.write(0, bytemuck::bytes_of(&fa)).unwrap();
+    let prog = fill.pm4_program();
+    // SAFETY: fill writes 64 u32s of `out` and reads its arguments from `ka`; both outlive
+    // the synchronize below.
+    let r = unsafe {
+        dev.submit_compute(|c| {
+            c.memory_barrier()?;
+            c.exec(&prog, ka.va(), [1, 1, 1], [64, 1, 1])
+        })
+    }
+    .and_then(|v| dev.wait_value(v));
+    if gpu == Gpu::Mi300x {
+        let err = r.unwrap_err().to_string();
+        assert!(
+            err.contains(
+                "DISPATCH_DIRECT inside an AQL queue's PM4 indirect buffer on a node of 8 XCCs"
+            ),
+            "{err}"
+        );
+    } else {
+        r.unwrap();
+        assert_eq!(read_u32s(&dev, &out, 64), vec![9; 64]);
+    }
+}
+
 /// Four fills recorded as a graph and replayed three times, each checked.
 fn replay_rounds(dev: &Device) -> hcq_driver::Result<()> {
     let dev = dev.clone();
@@ -265,5 +303,6 @@ on_both_gpus!(
     launches_and_copies,
     ring_wraps_under_back_pressure,
     graph_replay,
+    raw_pm4_dispatch,
     queues_wait_across_kinds
 );

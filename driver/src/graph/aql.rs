@@ -24,7 +24,7 @@
 //! ROCm's header for a kernel in an in-order stream (CLR `rocvirtual.cpp`
 //! `dispatchPacketHeader_ = kernelDispatchHBits | barrierHBits | systemScopeHBits` with
 //! `AMD_OPT_FLUSH=0`): the barrier bit makes it start only after every earlier packet
-//! completed (HSA System Architecture 1.2 §2.9.1: without it a dispatch may overlap the one
+//! completed (HSA System Architecture 1.2 §2.8-2.9: without it a dispatch may overlap the one
 //! before, whose writes it may read), the acquire fence invalidates the caches it reads
 //! through, the release fence writes its results back before the next packet (an SDMA copy or
 //! the host) reads them. The PM4 bodies' packets get the same header.

@@ -9,7 +9,7 @@
 //! `COMPUTE_TG_CHUNK_SIZE`, `kfd_mqd_manager_v9.c` `init_mqd_v9_4_3`), while a kernel
 //! dispatch packet's grid is shared out once across the XCCs.
 //!
-//! Recording ([`GraphBuilder::encode_aql`]) keeps everything else of the PM4 encoding: the
+//! Recording ([`super::GraphBuilder::encode_aql`]) keeps everything else of the PM4 encoding: the
 //! waits, signals, memory barriers and internal signals of the compute queue stay PM4, cut
 //! into the bodies between dispatches, each run through an `AMD_AQL_FORMAT_PM4_IB` packet as
 //! a single AQL launch's prologue is (ROCR `AqlQueue::ExecutePM4`); copies stay on the SDMA

@@ -55,6 +55,8 @@ pub(crate) enum AqlPart<'a> {
     Pm4(&'a [u32]),
     /// A kernel dispatch of `dims` dimensions (header and setup are the queue's).
     Dispatch(u16, &'a DispatchPacket),
+    /// A whole packet as given, header and setup included (a graph's recorded dispatch).
+    Packet(&'a [u32; PACKET_DWORDS]),
 }
 
 /// A timeline signal's launch prologue and epilogue for an AQL queue, encoded once: the PM4
@@ -415,7 +417,7 @@ impl AqlQueue {
                     }
                     at += m;
                 }
-                AqlPart::Dispatch(..) => at += 1,
+                AqlPart::Dispatch(..) | AqlPart::Packet(_) => at += 1,
             }
         }
         Some(at - start)
@@ -446,7 +448,7 @@ impl AqlQueue {
                     .iter()
                     .map(|p| match p {
                         AqlPart::Pm4(d) => d.len(),
-                        AqlPart::Dispatch(..) => 0,
+                        AqlPart::Dispatch(..) | AqlPart::Packet(_) => 0,
                     })
                     .sum::<usize>(),
                 self.slots,
@@ -585,6 +587,10 @@ impl AqlQueue {
                         aql::kernel_dispatch(Header::ordered(aql::TYPE_KERNEL_DISPATCH), *dims, dp)
                             .map_err(enc)?;
                     self.write_packet(at, &pkt)?;
+                    at += 1;
+                }
+                AqlPart::Packet(pkt) => {
+                    self.write_packet(at, pkt)?;
                     at += 1;
                 }
             }
@@ -728,6 +734,43 @@ impl AqlQueue {
         head[1].store(words[1], Ordering::Relaxed);
         head[0].store(words[0], Ordering::Release);
         Ok(())
+    }
+}
+
+impl AqlSync {
+    /// The prologue (wait until the timeline signal holds `prev`, then the memory barrier) as
+    /// one slot's PM4: the dwords and how many of them are used.
+    pub(crate) fn prologue(&self, prev: u32) -> ([u32; IB_SLOT_DWORDS], usize) {
+        let mut pre = self.pre;
+        if let Some(v) = pre.get_mut(self.wait_at) {
+            *v = prev;
+        }
+        (pre, self.pre_len)
+    }
+
+    /// The epilogue (the timeline signal's RELEASE_MEMs of `value`) as one slot's PM4.
+    pub(crate) fn epilogue(&self, value: u32) -> ([u32; IB_SLOT_DWORDS], usize) {
+        let mut post = self.post;
+        if let Some(d) = post.get_mut(self.data_at..self.data_at + 2) {
+            d.copy_from_slice(&[value, 0]);
+        }
+        (post, self.post_len)
+    }
+}
+
+impl AqlQueue {
+    /// Packets the ring holds: a larger submission goes in parts.
+    pub(crate) fn slots(&self) -> u64 {
+        self.slots
+    }
+
+    /// Most slots `part` can take wherever it starts: a PM4 body of `m` slots may first fill
+    /// up to `m - 1` slots at the ring's end with no-op packets.
+    pub(crate) fn worst_slots(part: &AqlPart<'_>) -> u64 {
+        match part {
+            AqlPart::Pm4(d) => 2 * Self::pm4_slots(d.len()) - 1,
+            AqlPart::Dispatch(..) | AqlPart::Packet(_) => 1,
+        }
     }
 }
 

@@ -22,8 +22,10 @@ use hcq_core::timeline::{Timeline, TimelineValue, Which};
 use log::debug;
 use std::sync::{Arc, Mutex};
 
+mod aql_graph;
 mod gpu_buffer;
 mod kernargs;
+mod kernels;
 pub(crate) mod profile;
 mod staging;
 mod submit;
@@ -34,6 +36,8 @@ pub use gpu_buffer::*;
 pub use submit::*;
 
 pub(crate) use kernargs::{KERNARG_ALIGN, Kernargs};
+pub use kernels::KernelObject;
+pub(crate) use kernels::Kernels;
 pub(crate) use profile::Profile;
 pub(crate) use staging::Staging;
 
@@ -320,6 +324,8 @@ pub(crate) struct DeviceInner {
     trace: Mutex<Option<Vec<String>>>,
     /// Whether `trace` is on: read on every submission without taking its lock.
     tracing: AtomicBool,
+    /// The kernels loaded on the device, for AQL dispatches of recorded launches.
+    pub(crate) kernels: Kernels,
     _doorbells: Mutex<Option<Arc<Mapping>>>,
 }
 
@@ -524,6 +530,7 @@ impl Device {
                 scratch_bo,
                 trace: Mutex::new(None),
                 tracing: AtomicBool::new(false),
+                kernels: Kernels::default(),
                 _doorbells: doorbells,
             }),
         })

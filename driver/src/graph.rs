@@ -30,6 +30,10 @@
 //! ([`crate::Device::submit_pair`]: both wait for the previous value, the compute part
 //! signals it after the copy list's end), or the one IB of a one-queue graph as a single
 //! submission: the submission is the same few ring dwords whatever the graph's size.
+//! On a device with an AQL compute queue the recording differs ([`aql`]): each launch is an
+//! HSA kernel dispatch packet, the rest of the compute part PM4 bodies between them, and a
+//! replay copies them into the AQL ring (one slot per packet) after patching them in host
+//! memory; everything else above holds as written.
 //! [`MultiGraph`] replays graphs of several devices in order; a graph waits on the GPU for
 //! the replays it depends on through a recorded wait whose signal address and value are
 //! variables ([`Dep`]), set each replay to the other device's timeline value (and its shadow
@@ -47,10 +51,13 @@ use hcq_core::signal::{SIGNAL_SIZE, SignalRef, VALUE_OFFSET};
 
 pub use hcq_core::patch::{DimLimits, Dims, Value, VarId};
 
+pub mod aql;
 mod builder;
 
 #[allow(unused_imports)]
 pub use builder::*;
+
+pub use aql::{AqlItem, AqlLayout, KernelObject};
 
 /// PM4 storage of a graph: up to 128 Ki dwords (about 1900 launches) and 8192 commands.
 pub type GraphPm4 = Pm4List<{ 128 * 1024 }, 8192>;
@@ -279,6 +286,9 @@ pub struct Encoded {
     /// Internal signals (see [`GraphBuilder::internal_signals`]): one per queue switch, in
     /// recorded order, then the "copy list finished" signal; 0 for a one-queue graph.
     pub internal_signals: usize,
+    /// For an AQL queue ([`GraphBuilder::encode_aql`]): the compute part as PM4 bodies and
+    /// kernel dispatch packets; the PM4 list then holds no dispatch.
+    pub aql: Option<AqlLayout>,
 }
 
 impl fmt::Debug for Encoded {
@@ -477,8 +487,10 @@ impl Encoded {
     }
 
     /// Checks `values` (one per declared variable) and writes what changed into the three
-    /// targets (`pm4`, `sdma`, `kernargs`: the bound copies or plain memory). Returns the
-    /// dwords written; on error nothing was written.
+    /// targets (`pm4`, `sdma`, `kernargs`: the bound copies or plain memory; for an AQL
+    /// encoding the first is [`AqlLayout::image`], after which [`AqlLayout::set_dimensions`]
+    /// brings the packets' `setup` up to date). Returns the dwords written; on error nothing
+    /// was written.
     pub fn apply<M: PatchTarget>(
         &mut self,
         values: &[Option<Value>],

@@ -75,6 +75,13 @@ pub enum Bug {
     /// not reach the kernel, which runs with the previous replay's. Set when the graph is
     /// recorded (the list is uploaded then).
     GraphKeepsKcache,
+    /// AQL graph: the recorded kernel dispatch packets lose the barrier bit and their
+    /// acquire/release fences, so a replay's dispatch may start while the one before it still
+    /// runs and read what that one has not finished writing.
+    AqlGraphDispatchWithoutBarrier,
+    /// Graph: a replay patches its kernargs and lists without first waiting for the previous
+    /// replay of the same graph, which may still be reading them.
+    GraphReplayPatchesEarly,
 }
 
 std::thread_local! {

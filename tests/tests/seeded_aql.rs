@@ -10,6 +10,12 @@
 //!   wait is redundant only after the AQL ring's own signal, which the dispatch's barrier bit
 //!   orders): the dispatch runs before the copy it should have waited for, and the simulator
 //!   names the kernel, the copy's fence and the value.
+//! - a graph whose kernel dispatch packets lack the barrier bit and fences
+//!   (`AqlGraphDispatchWithoutBarrier`): a replay's dispatch overlaps the one before it, and
+//!   the simulator names the race on the buffer one writes and the other reads;
+//! - a graph replay that patches before the previous replay completed
+//!   (`GraphReplayPatchesEarly`, on the AQL queue and on a gfx1100's PM4 queue): the host's
+//!   write of a new kernel argument races the queued dispatch that reads the old one.
 
 #[allow(unused_macros, unused_imports)]
 mod hcq_common;
@@ -224,4 +230,161 @@ fn aql_launch_without_hdp_flush_threaded() {
 #[test]
 fn aql_ring_overwrite_is_caught() {
     aql_ring_overwrites_unread_packets();
+}
+
+/// Bug: a graph's kernel dispatch packets recorded without the barrier bit and fences
+/// (`AqlGraphDispatchWithoutBarrier`). The graph fills `a`, then adds `a` and `b` into `c`:
+/// without the bug every replay is right; with it the add is dispatched while the fill may
+/// still run, and the simulator names the race between the two dispatches on `a`.
+fn aql_graph_dispatch_without_barrier(mode: SimMode) {
+    use hcq_driver::graph::{
+        Arg, BufArg, DimLimits, Dims, DimsArg, Graph, GraphBuilder, ScalarArg,
+    };
+    let run = |bug: bool| -> hcq_driver::Result<()> {
+        let r = mi300x(mode);
+        let dev = Device::open(&r.kfd, 0).unwrap();
+        let buf = || dev.alloc(256 * 4, BufferKind::Vram).unwrap();
+        let (a, b, c) = (buf(), buf(), buf());
+        let (fill, add) = programs(&dev);
+        dev.synchronize().unwrap();
+        let d = DimsArg::Fixed(Dims {
+            global: [4, 1, 1],
+            local: [64, 1, 1],
+        });
+        let fixed = |x: &GpuBuffer| Arg::Buf(BufArg::Fixed(x.va()));
+        let mut g = GraphBuilder::new(dev.arch());
+        let armed = bug.then(|| arm(Bug::AqlGraphDispatchWithoutBarrier));
+        g.launch(
+            &fill.pm4_program(),
+            DimLimits::AMD,
+            &[
+                fixed(&a),
+                Arg::U32(ScalarArg::Fixed(5)),
+                Arg::U32(ScalarArg::Fixed(256)),
+            ],
+            d,
+        )
+        .unwrap();
+        g.launch(
+            &add.pm4_program(),
+            DimLimits::AMD,
+            &[
+                fixed(&a),
+                fixed(&b),
+                fixed(&c),
+                Arg::U32(ScalarArg::Fixed(256)),
+            ],
+            d,
+        )
+        .unwrap();
+        let mut graph = Graph::record(&dev, &g)?;
+        drop(armed);
+        for _ in 0..3 {
+            // SAFETY: the kernels touch 256 u32s of a, b and c, which outlive the replays
+            // (synchronized below).
+            unsafe { graph.replay(&[]) }?;
+        }
+        dev.synchronize()
+    };
+    run(false).unwrap();
+    let text = match run(true) {
+        Err(e @ Error::DeviceFault(_)) => e.to_string(),
+        other => panic!("expected a device fault naming the race, got {other:?}"),
+    };
+    assert!(
+        text.contains("race: the dispatch of the kernel at")
+            && text.contains(") reads")
+            && text.contains(") writes")
+            && text.contains("and nothing orders them")
+            && text.contains("the later packet's barrier bit"),
+        "{text}"
+    );
+}
+
+#[test]
+fn aql_graph_dispatch_without_barrier_deterministic() {
+    aql_graph_dispatch_without_barrier(SimMode::Deterministic);
+}
+
+#[test]
+fn aql_graph_dispatch_without_barrier_threaded() {
+    aql_graph_dispatch_without_barrier(SimMode::Threaded);
+}
+
+/// Bug: a replay patches without waiting for the previous replay of the same graph
+/// (`GraphReplayPatchesEarly`). Two replays with different fill values are submitted back to
+/// back: without the bug the second waits, then patches; with it the second replay's host
+/// write of the fill value lands in the kernargs while the first replay's queued dispatch has
+/// yet to read them, and the simulator names that host write and the dispatch it races. On
+/// the MI300X's AQL queue and on a gfx1100's PM4 queue (`pm4`), where the graph is one IB.
+fn graph_replay_patches_early(mode: SimMode, pm4: bool) {
+    use hcq_driver::graph::{
+        Arg, BufArg, DimLimits, Dims, DimsArg, Graph, GraphBuilder, ScalarArg, Value,
+    };
+    let run = |bug: bool| -> hcq_driver::Result<Vec<u32>> {
+        let r = if pm4 {
+            hcq_common::rig(mode, 1, SHORT)
+        } else {
+            mi300x(mode)
+        };
+        let dev = Device::open(&r.kfd, 0).unwrap();
+        assert_eq!(dev.is_aql(), !pm4);
+        let a = dev.alloc(256 * 4, BufferKind::Vram).unwrap();
+        let (fill, _) = programs(&dev);
+        dev.synchronize().unwrap();
+        let mut g = GraphBuilder::new(dev.arch());
+        let value = g.scalar(1).unwrap();
+        g.launch(
+            &fill.pm4_program(),
+            DimLimits::AMD,
+            &[
+                Arg::Buf(BufArg::Fixed(a.va())),
+                Arg::U32(ScalarArg::Var(value)),
+                Arg::U32(ScalarArg::Fixed(256)),
+            ],
+            DimsArg::Fixed(Dims {
+                global: [4, 1, 1],
+                local: [64, 1, 1],
+            }),
+        )
+        .unwrap();
+        let mut graph = Graph::record(&dev, &g)?;
+        let armed = bug.then(|| arm(Bug::GraphReplayPatchesEarly));
+        for v in [2u64, 3] {
+            // SAFETY: the kernel fills 256 u32s of `a`, which outlives the replays
+            // (synchronized below).
+            unsafe { graph.replay(&[Some(Value::Scalar(v))]) }?;
+        }
+        drop(armed);
+        dev.synchronize()?;
+        let mut out = vec![0u8; 1024];
+        dev.copy_out(&a, &mut out)?;
+        Ok(hcq_common::to_u32s(&out))
+    };
+    assert_eq!(run(false).unwrap(), vec![3; 256]);
+    let text = match run(true) {
+        Err(e @ Error::DeviceFault(_)) => e.to_string(),
+        other => panic!("expected a device fault naming the early patch, got {other:?}"),
+    };
+    assert!(
+        text.contains("host race: a host write racing a queued dispatch's kernarg read")
+            && text.contains("of the kernarg segment")
+            && text.contains(if pm4 { "(PM4 queue" } else { "(AQL queue" }),
+        "{text}"
+    );
+}
+
+#[test]
+fn graph_replay_patches_early_deterministic() {
+    graph_replay_patches_early(SimMode::Deterministic, false);
+}
+
+#[test]
+fn graph_replay_patches_early_threaded() {
+    graph_replay_patches_early(SimMode::Threaded, false);
+}
+
+#[test]
+fn graph_replay_patches_early_pm4() {
+    graph_replay_patches_early(SimMode::Deterministic, true);
 }

@@ -557,6 +557,46 @@ impl<const V: usize, const E: usize, const T: usize> PatchTable<V, E, T> {
         Ok(())
     }
 
+    /// Launch dims of an HSA kernel dispatch packet alone (an AQL queue's dispatch, which has
+    /// no PM4 exec command): the packet starts at dword `dword` of `target`; its workgroup
+    /// sizes (byte 4) and grid sizes (byte 12, `global * local`) are patched. `limits` are the
+    /// kernel's; a dims variable shared by several kernels keeps the tightest, with local
+    /// sizes at most `u16::MAX` (the packet's fields).
+    pub fn bind_packet_dims(
+        &mut self,
+        var: VarId,
+        target: u8,
+        dword: u32,
+        limits: DimLimits,
+    ) -> Result<(), PatchError> {
+        self.info(var, Kind::Dims)?;
+        let before = self.entries.len();
+        let r: Result<(), PatchError> = (|| {
+            self.push::<[u32]>(
+                None,
+                Entry::new(var, target, dword.saturating_add(1), Op::Workgroup),
+            )?;
+            self.push::<[u32]>(
+                None,
+                Entry::new(var, target, dword.saturating_add(3), Op::Grid),
+            )
+        })();
+        if let Err(e) = r {
+            self.entries.truncate(before);
+            return Err(e);
+        }
+        if let VarInfo::Dims {
+            packet: p,
+            limits: l,
+        } = self.info_mut(var, Kind::Dims)?
+        {
+            *p = true;
+            *l = l.meet(limits);
+            l.max_local = l.max_local.map(|m| m.min(u16::MAX.into()));
+        }
+        Ok(())
+    }
+
     /// The value a wait command waits for (a scalar; limited to `u32`).
     pub fn bind_wait_value<M: PatchTarget + ?Sized>(
         &mut self,

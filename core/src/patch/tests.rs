@@ -1214,3 +1214,58 @@ fn a_gfx9_copy_framed_by_nops_binds_its_buffers() {
             .is_err()
     );
 }
+
+/// Dims bound to an AQL kernel dispatch packet alone (`bind_packet_dims`): a replay writes the
+/// workgroup sizes (keeping `reserved0`) and the grid, checks the kernel's limits and the
+/// packet's 16-bit workgroup fields, and a bad value writes nothing.
+#[test]
+fn packet_dims_alone() {
+    let d0 = Dims {
+        global: [4, 1, 1],
+        local: [64, 1, 1],
+    };
+    let mut t: PatchTable<4, 16, 2> = PatchTable::new();
+    let v = t.declare(Value::Dims(d0)).unwrap();
+    let limits = DimLimits {
+        max_local: [1024, 1024, 1024],
+        max_threads: 256,
+        ..DimLimits::AMD
+    };
+    t.bind_packet_dims(v, 1, 16, limits).unwrap();
+    // A scalar is not launch dims.
+    let s = t.declare(Value::Scalar(1)).unwrap();
+    assert!(t.bind_packet_dims(s, 1, 0, limits).is_err());
+    t.seal();
+    let mut pm4 = [0u32; 4];
+    let mut pkts = [0u32; 32];
+    pkts[16 + 2] = 0xabcd_0000; // reserved0 above workgroup_size_z
+    let d1 = Dims {
+        global: [3, 5, 2],
+        local: [8, 4, 2],
+    };
+    let mut targets: [&mut [u32]; 2] = [&mut pm4, &mut pkts];
+    t.apply(
+        &[Some(Value::Dims(d1)), Some(Value::Scalar(1))],
+        &mut targets,
+    )
+    .unwrap();
+    assert_eq!(pkts[17], 8 | 4 << 16);
+    assert_eq!(pkts[18], 0xabcd_0000 | 2);
+    assert_eq!(&pkts[19..22], &[24, 20, 4]);
+    assert_eq!(pkts[..16], [0; 16]);
+    // Above the kernel's 256 work-items per workgroup: refused, nothing written.
+    let before = pkts;
+    let big = Dims {
+        global: [1, 1, 1],
+        local: [512, 1, 1],
+    };
+    let mut targets: [&mut [u32]; 2] = [&mut pm4, &mut pkts];
+    assert!(
+        t.apply(
+            &[Some(Value::Dims(big)), Some(Value::Scalar(1))],
+            &mut targets
+        )
+        .is_err()
+    );
+    assert_eq!(pkts, before);
+}

@@ -519,12 +519,25 @@ fn graph_replays(
         t.elapsed().as_secs_f64(),
         "",
     );
-    let (pm4_dwords, kernargs) = (
-        graph.pm4_ib().map_or(0, |(_, d)| d),
-        graph.encoded().kernargs.len() * 4,
-    );
+    let kernargs = graph.encoded().kernargs.len() * 4;
+    // A PM4 queue replays one indirect buffer; an AQL queue (a multi-XCC GPU's) gets the
+    // graph's kernel dispatch packets and PM4 bodies copied into its ring.
+    let form = match graph.aql_layout() {
+        Some(a) => {
+            let packets = a
+                .items
+                .iter()
+                .filter(|i| matches!(i, hcq_driver::graph::AqlItem::Dispatch { .. }))
+                .count();
+            format!(
+                "{packets} AQL kernel dispatch packets, {} PM4 dwords",
+                a.pm4_dwords
+            )
+        }
+        None => format!("{}-dword IB", graph.pm4_ib().map_or(0, |(_, d)| d)),
+    };
     println!(
-        "graph: the chain recorded once ({} launches, {pm4_dwords}-dword IB, {kernargs} bytes of kernargs)",
+        "graph: the chain recorded once ({} launches, {form}, {kernargs} bytes of kernargs)",
         g.len()
     );
     for v in [2u32, 5] {

@@ -447,7 +447,11 @@ fn graph(dev: &Device) -> Result<String, String> {
             &want,
         )?;
     }
-    Ok("8 launches, 2 replays".into())
+    Ok(if graph.aql_layout().is_some() {
+        "8 launches as AQL kernel dispatch packets, 2 replays".into()
+    } else {
+        "8 launches, 2 replays".into()
+    })
 }
 
 /// GPU timestamps around a dispatch.

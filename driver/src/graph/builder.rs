@@ -1,6 +1,7 @@
 //! [`GraphBuilder`]: declaring variables, taking operations, and encoding them into the PM4 and
 //! SDMA lists, the kernargs and the patch table.
 
+use super::aql::{AqlRec, KernelObject};
 #[allow(clippy::wildcard_imports)]
 use super::*;
 
@@ -309,6 +310,29 @@ impl GraphBuilder {
     /// waits for it (see [`Self::internal_signals`]); a graph on both queues also ends its
     /// copy list with a signal the compute list waits for at its end.
     pub fn encode(&self, kernargs_va: GpuVa) -> Result<Encoded, GraphError> {
+        self.encode_with(kernargs_va, None)
+    }
+
+    /// [`Self::encode`] for an AQL compute queue ([`super::aql`]): each launch becomes a
+    /// kernel dispatch packet of the kernel `kernel` names for its entry address (the
+    /// device's loaded kernels, as [`Graph::record`] looks them up), the rest of the compute
+    /// part PM4 bodies between them; [`Encoded::aql`] holds the layout.
+    ///
+    /// # Errors
+    /// As [`Self::encode`]; a launch whose kernel `kernel` does not know.
+    pub fn encode_aql(
+        &self,
+        kernargs_va: GpuVa,
+        kernel: &dyn Fn(GpuVa) -> Option<KernelObject>,
+    ) -> Result<Encoded, GraphError> {
+        self.encode_with(kernargs_va, Some(AqlRec::new(kernel)))
+    }
+
+    fn encode_with(
+        &self,
+        kernargs_va: GpuVa,
+        aql: Option<AqlRec<'_>>,
+    ) -> Result<Encoded, GraphError> {
         let internal_offset = self.internal_offset();
         let internal_signals = self.internal_signals();
         if internal_signals > 0 && kernargs_va.get() % INTERNAL_SIGNAL_ALIGN != 0 {
@@ -333,6 +357,7 @@ impl GraphBuilder {
             // CAST: bytes / 4 of a region the host allocated.
             ka: vec![0u32; (self.kernargs_bytes() / 4) as usize],
             kernargs_va,
+            aql,
         };
         for v in &self.vars {
             l.table.declare(*v)?;
@@ -381,6 +406,10 @@ impl GraphBuilder {
                 "{next_internal} internal signals encoded, {internal_signals} laid out"
             )));
         }
+        let aql = match l.aql.take() {
+            Some(a) => Some(a.finish(l.pm4.as_dwords(), &mut l.table)?),
+            None => None,
+        };
         l.table.seal();
         // Every record-time value passes the check a replay makes (with each variable's
         // limits as all its uses tightened them): the lists start out holding checked values,
@@ -395,6 +424,7 @@ impl GraphBuilder {
             kernargs_va,
             internal_offset,
             internal_signals,
+            aql,
         })
     }
 
@@ -405,7 +435,7 @@ impl GraphBuilder {
     #[allow(clippy::too_many_arguments)]
     fn encode_launch(
         &self,
-        l: &mut Lists,
+        l: &mut Lists<'_>,
         index: usize,
         prog: &Program,
         limits: &DimLimits,
@@ -430,6 +460,11 @@ impl GraphBuilder {
             ))
         })?;
         let kva = l.kernargs_va.offset(ka_offset);
+        if let Some(a) = l.aql.as_mut() {
+            // A kernel dispatch packet (the kernel reads the packet in the ring through its
+            // dispatch pointer: no copy in the kernargs).
+            return a.launch(l.pm4.as_dwords().len(), index, prog, limits, dims, &d, kva);
+        }
         let (h, dw) = l.pm4.exec(prog, kva, d.global, d.local)?;
         let packet = match (dw, &prog.dispatch) {
             (Some(dw), Some(info)) => Some(write_dispatch_packet(
@@ -454,7 +489,7 @@ impl GraphBuilder {
     /// buffer, the refusal naming the copy and the sizes) and at every replay.
     fn encode_copy(
         &self,
-        l: &mut Lists,
+        l: &mut Lists<'_>,
         index: usize,
         dst: &BufArg,
         src: &BufArg,
@@ -492,7 +527,7 @@ impl GraphBuilder {
     /// Encodes a wait on `queue`'s list for `sig` to reach `value`.
     fn encode_wait(
         &self,
-        l: &mut Lists,
+        l: &mut Lists<'_>,
         queue: Queue,
         sig: &SigArg,
         value: &ScalarArg,
@@ -516,7 +551,7 @@ impl GraphBuilder {
     /// Encodes a signal write of `value` to `sig` at the end of `queue`'s work so far.
     fn encode_signal(
         &self,
-        l: &mut Lists,
+        l: &mut Lists<'_>,
         queue: Queue,
         sig: &SigArg,
         value: &ScalarArg,
@@ -540,12 +575,14 @@ impl GraphBuilder {
 }
 
 /// The lists and kernargs image a graph is encoded into.
-struct Lists {
+struct Lists<'k> {
     pm4: Box<GraphPm4>,
     sd: Box<GraphSdma>,
     table: Box<GraphTable>,
     ka: Vec<u32>,
     kernargs_va: GpuVa,
+    /// The AQL recording, when encoding for an AQL queue.
+    aql: Option<AqlRec<'k>>,
 }
 
 /// Writes the HSA dispatch packet a launch's kernel reads (through its dispatch pointer) into

@@ -13,7 +13,9 @@ use hcq_core::addr::GpuVa;
 use hcq_core::timeline::TimelineValue;
 use hcq_core::{pm4, sdma};
 
-use super::{Encoded, GraphBuilder, GraphError, Value};
+use super::aql::Target;
+use super::{AqlItem, Encoded, GraphBuilder, GraphError, Value};
+use crate::aql::AqlPart;
 use crate::device::{BufferKind, Device, GpuBuffer};
 use crate::error::{Error, Result};
 
@@ -74,9 +76,21 @@ impl Graph {
     /// Recording errors (bad bindings, lists too long), allocation failures.
     pub fn record(device: &Device, graph: &GraphBuilder) -> Result<Self> {
         let kernargs = device.alloc(graph.kernargs_bytes().max(64), BufferKind::GttUncached)?;
-        let enc = graph.encode(kernargs.va()).map_err(graph_err)?;
+        // The queue kind decides the recording: kernel dispatch packets on an AQL queue.
+        let enc = if device.is_aql() {
+            let kernels = &device.inner.kernels;
+            graph.encode_aql(kernargs.va(), &|entry| kernels.get(entry.get()))
+        } else {
+            graph.encode(kernargs.va())
+        }
+        .map_err(graph_err)?;
         kernargs.write(0, bytemuck::cast_slice(&enc.kernargs))?;
-        let pm4 = upload(device, enc.pm4.as_dwords())?;
+        // An AQL graph's PM4 bodies are copied into the ring's slots at each replay.
+        let pm4 = if enc.aql.is_some() {
+            None
+        } else {
+            upload(device, enc.pm4.as_dwords())?
+        };
         #[cfg(feature = "seeded-bugs")]
         if seeded!(GraphKeepsKcache) {
             crate::seeded::drop_kcache_invalidates(view(pm4.as_ref()));
@@ -124,13 +138,29 @@ impl Graph {
         self.sdma.as_ref().map(|(b, n)| (b.va(), *n))
     }
 
-    /// The bound PM4 list as the GPU will read it (after the patches so far).
+    /// The bound PM4 list as the GPU will read it (after the patches so far); on an AQL
+    /// queue the PM4 bodies of the patched image ([`super::AqlLayout`]).
     #[must_use]
     pub fn bound_pm4(&self) -> Vec<u32> {
+        if let Some(a) = &self.enc.aql {
+            // CAST: u32 -> usize widens.
+            return a
+                .image
+                .get(..a.pm4_dwords as usize)
+                .unwrap_or_default()
+                .to_vec();
+        }
         view(self.pm4.as_ref())
             .iter()
             .map(|d| d.load(Ordering::Relaxed))
             .collect()
+    }
+
+    /// On an AQL queue, the graph's compute part as the next replay writes it into the ring
+    /// (after the patches so far).
+    #[must_use]
+    pub fn aql_layout(&self) -> Option<&super::AqlLayout> {
+        self.enc.aql.as_ref()
     }
 
     /// Timeline value of the last replay.
@@ -180,17 +210,30 @@ impl Graph {
                     .map_err(|e| graph_err(e.into()))?,
             )
         };
-        if let Some(v) = self.last {
+        if let Some(v) = self.last.filter(|_| !seeded!(GraphReplayPatchesEarly)) {
             self.device.wait_value(v)?;
         }
         let ka = self.kernargs.bo.mapping().u32s();
         if let Some(checked) = checked {
-            let mut targets: [&[AtomicU32]; 3] =
-                [view(self.pm4.as_ref()), view(self.sdma.as_ref()), ka];
-            self.enc
-                .table
-                .write(checked, &mut targets)
-                .map_err(|e| graph_err(e.into()))?;
+            if let Some(a) = self.enc.aql.as_mut() {
+                let mut targets = [
+                    Target::Host(&mut a.image),
+                    Target::Gpu(view(self.sdma.as_ref())),
+                    Target::Gpu(ka),
+                ];
+                self.enc
+                    .table
+                    .write(checked, &mut targets)
+                    .map_err(|e| graph_err(e.into()))?;
+                a.set_dimensions();
+            } else {
+                let mut targets: [&[AtomicU32]; 3] =
+                    [view(self.pm4.as_ref()), view(self.sdma.as_ref()), ka];
+                self.enc
+                    .table
+                    .write(checked, &mut targets)
+                    .map_err(|e| graph_err(e.into()))?;
+            }
         }
         // The previous replay completed (its value covers both lists): every internal signal
         // is 1 and nothing waits on it. Back to 0 before the queues can see them; the ring's
@@ -232,6 +275,23 @@ impl Graph {
             }
             None => None,
         };
+        if let Some(a) = self.enc.aql.as_ref().filter(|a| !a.items.is_empty()) {
+            if copy.is_some() && self.enc.internal_signals == 0 {
+                return Err(Error::Protocol(
+                    "graph on both queues without internal signals".into(),
+                ));
+            }
+            let parts = aql_parts(a)?;
+            // SAFETY (the contract): as below, the packets and PM4 bodies are the graph's
+            // commands, copied into the ring; the copy IB is the graph's, not rewritten until
+            // the value completes.
+            let v = self
+                .device
+                .inner
+                .submit_aql_graph(copy.as_ref().map(|p| &p[..]), &parts)?;
+            self.last = Some(v);
+            return Ok(v);
+        }
         let compute = self.pm4.as_ref().map(|(buf, n)| (buf.va(), *n));
         let v = match (copy, compute) {
             (Some(pkt), Some((va, n))) => {
@@ -265,6 +325,29 @@ impl Graph {
         self.last = Some(v);
         Ok(v)
     }
+}
+
+/// An AQL graph's compute part as the ring takes it: its PM4 bodies and packets, borrowed
+/// from the (patched) image.
+fn aql_parts(a: &super::AqlLayout) -> Result<Vec<AqlPart<'_>>> {
+    let bad = || Error::Protocol("an AQL graph item outside its image".into());
+    a.items
+        .iter()
+        .map(|it| match *it {
+            // CAST (both arms): u32 -> usize widens.
+            AqlItem::Pm4 { from, to } => a
+                .image
+                .get(from as usize..to as usize)
+                .map(AqlPart::Pm4)
+                .ok_or_else(bad),
+            AqlItem::Dispatch { at } => a
+                .image
+                .get(at as usize..)
+                .and_then(|s| s.first_chunk::<{ hcq_core::aql::PACKET_DWORDS }>())
+                .map(AqlPart::Packet)
+                .ok_or_else(bad),
+        })
+        .collect()
 }
 
 /// A dependency of one graph of a [`MultiGraph`] on an earlier one (usually on another

@@ -850,3 +850,127 @@ fn copy_sizes_are_checked_at_record_and_replay() {
     });
     assert!(enc.table.check(&v).is_ok());
 }
+
+/// The kernel lookup of an AQL encoding: the one kernel `prog` names.
+fn kernel_at(entry: GpuVa) -> Option<KernelObject> {
+    (entry == prog(false).prog_addr).then_some(KernelObject {
+        kernel_object: 0x4000_0000 - 0x40,
+        group_segment_size: 0,
+        private_segment_size: 16,
+    })
+}
+
+/// The 1000-kernel graph encoded for an AQL queue: one dispatch packet per launch (no
+/// DISPATCH_DIRECT left in the PM4), a PM4 body per barrier; replayed 100 times with new
+/// values, the patched image (after `set_dimensions`) and kernargs equal a fresh AQL encoding
+/// of the same values, and every packet's sizes are its launch's dims.
+#[test]
+fn thousand_kernels_as_aql_packets_equal_fresh_encodes() {
+    let x0 = inputs(0);
+    let (g, dv) = big(&x0);
+    let mut enc = g.encode_aql(KA, &kernel_at).unwrap();
+    let layout = enc.aql.clone().unwrap();
+    let packets: Vec<u32> = layout
+        .items
+        .iter()
+        .filter_map(|i| match *i {
+            AqlItem::Dispatch { at } => Some(at),
+            AqlItem::Pm4 { .. } => None,
+        })
+        .collect();
+    assert_eq!(packets.len(), 1000);
+    assert_eq!(
+        layout.items.len(),
+        1010,
+        "one PM4 body (a barrier) every 100 launches"
+    );
+    let pm4_part = &layout.image[..layout.pm4_dwords as usize];
+    for p in pm4::decode(pm4_part) {
+        let (_, p) = p.unwrap();
+        assert!(!matches!(p, pm4::Pm4Packet::DispatchDirect(_)), "{p}");
+    }
+    let mut image = layout.image.clone();
+    let mut sd = enc.sdma.as_dwords().to_vec();
+    let mut ka = enc.kernargs.clone();
+    for r in 1..=100u32 {
+        let x = if r % 4 == 0 { inputs(r - 1) } else { inputs(r) };
+        let n = enc
+            .apply(
+                &values(&x, &dv),
+                &mut [&mut image[..], &mut sd[..], &mut ka[..]],
+            )
+            .unwrap();
+        if r % 4 == 0 {
+            assert_eq!(n, 0, "replay {r} rewrote unchanged values");
+        }
+        let mut l = AqlLayout {
+            image: image.clone(),
+            ..layout.clone()
+        };
+        l.set_dimensions();
+        image = l.image;
+        if r % 10 == 0 || r == 1 {
+            let (fg, _) = big(&x);
+            let fresh = fg.encode_aql(KA, &kernel_at).unwrap();
+            assert_eq!(image, fresh.aql.unwrap().image, "replay {r}: image differs");
+            assert_eq!(ka, fresh.kernargs, "replay {r}: kernargs differ");
+        }
+        for (i, &at) in packets.iter().enumerate() {
+            let w = &image[at as usize..at as usize + 16];
+            let d = if i % 3 == 0 {
+                Dims {
+                    global: [1, 1, 1],
+                    local: [64, 1, 1],
+                }
+            } else {
+                x.dims[i]
+            };
+            assert_eq!(w[1], d.local[0] | d.local[1] << 16, "replay {r} launch {i}");
+            assert_eq!(w[2] & 0xffff, d.local[2]);
+            let grid: Vec<u32> = (0..3).map(|k| d.global[k] * d.local[k]).collect();
+            assert_eq!(&w[3..6], &grid[..], "replay {r} launch {i}");
+            let dims = if grid[2] > 1 || d.local[2] > 1 {
+                3
+            } else if grid[1] > 1 || d.local[1] > 1 {
+                2
+            } else {
+                1
+            };
+            assert_eq!(w[0] >> 16, dims, "replay {r} launch {i}: setup");
+            assert_eq!(
+                w[0] & 0xffff,
+                u32::from(
+                    hcq_core::aql::Header::ordered(hcq_core::aql::TYPE_KERNEL_DISPATCH).raw()
+                )
+            );
+            assert_eq!(u64::from(w[8]) | u64::from(w[9]) << 32, 0x4000_0000 - 0x40);
+            assert_eq!(w[6], 16, "private segment");
+        }
+    }
+}
+
+/// A launch of a kernel the lookup does not know is refused when an AQL encoding is made,
+/// naming the launch; the PM4 encoding needs no lookup.
+#[test]
+fn aql_encoding_needs_the_kernel_descriptor() {
+    let mut g = GraphBuilder::new(&GFX11);
+    let mut p = prog(false);
+    p.prog_addr = GpuVa(0x4000_1000);
+    g.launch(
+        &p,
+        DimLimits::AMD,
+        &[],
+        DimsArg::Fixed(Dims {
+            global: [1, 1, 1],
+            local: [64, 1, 1],
+        }),
+    )
+    .unwrap();
+    g.encode(KA).unwrap();
+    let e = g.encode_aql(KA, &kernel_at).unwrap_err().to_string();
+    assert!(
+        e.contains("operation 0 (launch of the kernel at 0x40001000)")
+            && e.contains("kernel descriptor"),
+        "{e}"
+    );
+}

@@ -81,6 +81,17 @@ impl Program {
             private_segment_buffer,
             flat_scratch_init,
         };
+        let image = Arc::new(bo);
+        // For AQL dispatches of launches that name the kernel by its entry (graphs).
+        dev.kernels.insert(
+            prog.prog_addr.get(),
+            crate::device::KernelObject {
+                kernel_object: image.va() + k.descriptor_offset,
+                group_segment_size: k.group_segment_size(),
+                private_segment_size: k.private_segment_size(),
+            },
+            &image,
+        );
         let meta = k.metadata.as_ref().map(ProgramMeta::new);
         let plan = template::HiddenPlan::new(kernarg_size, meta.as_ref());
         let exec_tpl = template::ExecTemplate::new(dev.arch, &prog)?;
@@ -93,8 +104,8 @@ impl Program {
         Ok(Self {
             device: device.clone(),
             name: kernel_name.to_owned(),
-            kd_addr: bo.va() + k.descriptor_offset,
-            image: Arc::new(bo),
+            kd_addr: image.va() + k.descriptor_offset,
+            image,
             prog,
             kernarg_size,
             alloc_size,

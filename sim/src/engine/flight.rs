@@ -336,8 +336,15 @@ impl fmt::Debug for Flight {
 fn race(a: &OpLabel, a_acc: &Access, b: &OpLabel, b_acc: &Access) -> Option<String> {
     let ((lo, hi), aw, bw) = a_acc.conflict(b_acc)?;
     let verb = |w: bool| if w { "writes" } else { "reads" };
+    // On an AQL queue the packet processor issues those for a packet's header (`aql.rs`):
+    // name what a producer of AQL packets sets (HSA System Architecture 1.2 §2.8-2.9).
+    let aql = if a.kind == QueueKind::Aql || b.kind == QueueKind::Aql {
+        "; on an AQL queue: the later packet's barrier bit, or the earlier kernel dispatch's release fence or completion signal"
+    } else {
+        ""
+    };
     Some(format!(
-        "race: {a} {} and {b} {} bytes {lo:#x}..{hi:#x}, and nothing orders them (a dispatch is ordered only by a CS_PARTIAL_FLUSH, an end-of-pipe RELEASE_MEM or a memory wait on what it wrote)",
+        "race: {a} {} and {b} {} bytes {lo:#x}..{hi:#x}, and nothing orders them (a dispatch is ordered only by a CS_PARTIAL_FLUSH, an end-of-pipe RELEASE_MEM or a memory wait on what it wrote{aql})",
         verb(aw),
         verb(bw)
     ))

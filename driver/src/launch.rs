@@ -79,6 +79,8 @@ impl Kernargs {
             }
         }
         core::sync::atomic::fence(Ordering::Release);
+        // The next launch's segment (likely as long) comes right after this one.
+        map.prefetch_write(off + n as u64 * 8, n * 8);
         Ok(())
     }
 }

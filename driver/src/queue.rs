@@ -523,6 +523,11 @@ impl<K: RingKind> HwQueue<K> {
                         .map_err(|e| Error::Protocol(format!("{}: {e}", self.name)))?;
                     // wptr was stored with Release by `publish`; the doorbell store is Release too.
                     self.doorbell.ring(db.value());
+                    // The next submission (likely as long) lands right after this one.
+                    let size = producer.layout().size();
+                    let next = producer.write_pointer().get() % size.max(1);
+                    // A PM4 ring's unit is the dword.
+                    self.ring.mapping().prefetch_write(next * 4, len * 4);
                     trace!(
                         "{}: submitted {len} dwords in place, doorbell {:#x}",
                         self.name,

@@ -143,6 +143,9 @@ impl Mapping {
     /// inside it) into its caches ahead of a write: the next submission's ring space or
     /// kernarg segment, fetched while the caller does other work rather than stalling that
     /// submission's stores on misses. A hint: it reads and writes nothing.
+    /// On a GPU's uncached or write-combined mappings (GTT rings, VRAM kernargs through the
+    /// BAR) x86 ignores prefetches (Intel SDM, PREFETCHh), so there it costs a few
+    /// instructions and gains nothing; it pays on cached mappings such as the simulator's.
     pub(crate) fn prefetch_write(&self, off: u64, len: usize) {
         if self.prot != Prot::READ_WRITE {
             return;

@@ -3,7 +3,7 @@
 # simulated GPU when there is no /dev/kfd.
 #
 #   scripts/tinygrad-suite.sh [--target gfx1100|gfx90a|gfx942|gfx1201] [--venv DIR] [--seed] [PYTEST ARGS...]
-#   scripts/tinygrad-suite.sh --tinygrad 0.14 [--target T] [--venv DIR] [PYTEST ARGS...]
+#   scripts/tinygrad-suite.sh --tinygrad 0.14 [--target T] [--xcc N] [--venv DIR] [PYTEST ARGS...]
 #
 # --tinygrad 0.14 (without --seed) runs tinygrad 0.14's own tests on hcq's device with DEV=HCQ:
 # scripts/tinygrad14-hcq-suite.sh does it (its own venv, test files and file list).
@@ -16,7 +16,7 @@
 # (test_multitensor on several simulated GPUs) and ends with pytest's summary line. Extra
 # arguments go to pytest (e.g. -k, -x, a file subset with TG_FILES="test_jit.py test_nn.py").
 #
-#   scripts/tinygrad-suite.sh --seed --tinygrad 0.14 [--target T] [--venv DIR] [PYTEST ARGS...]
+#   scripts/tinygrad-suite.sh --seed --tinygrad 0.14 [--target T] [--xcc N] [--venv DIR] [PYTEST ARGS...]
 #
 # runs tinygrad 0.14's own tests on its own AMD backend (unmodified, DEV=AMD) on hcq-sim through
 # `python -m hcq.mockgpu`: a venv (default .venv-tinygrad14: tinygrad==0.14.0, pytest, numpy,
@@ -27,7 +27,7 @@
 # does not fail the tests after it; the files whose tests expect the device to recover run one
 # process per test. Prints one line of counts per file and each failure's test id and reason.
 # TG_FILES overrides the file list (paths under test/). Without --seed, 0.14's files run the
-# same way on DEV=HCQ.
+# same way on DEV=HCQ. --xcc N (0.14 only; gfx942: 1, 2, 4 or 8 XCCs, as HCQ_SIM_XCC) is passed on.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TARGET="${HCQ_SIM_TARGET:-gfx1100}"

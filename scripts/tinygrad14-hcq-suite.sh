@@ -2,7 +2,7 @@
 # tinygrad 0.14's own tests on hcq's tinygrad device: `DEV=HCQ` (python/python/hcq/tinygrad/
 # ops_hcq14.py), on the simulated GPU when there is no /dev/kfd. Run through
 #
-#   scripts/tinygrad-suite.sh --tinygrad 0.14 [--target gfx1100|gfx1201|gfx942|gfx90a] [--venv DIR] [PYTEST ARGS...]
+#   scripts/tinygrad-suite.sh --tinygrad 0.14 [--target gfx1100|gfx1201|gfx942|gfx90a] [--xcc N] [--venv DIR] [PYTEST ARGS...]
 #
 # Sets up a venv (default .venv-tinygrad14: pip install ./python, tinygrad==0.14.0, pytest, numpy,
 # hypothesis; torch when TG_TORCH=1, for the files that import it), takes the test files from
@@ -15,16 +15,20 @@
 # wall Ws`, then `  FAILED <test id>: <reason>` per failure (logs /tmp/tg14-hcq-<target>-<file>.log;
 # TG_TIMEOUT bounds one process, default 7200 s). Extra arguments go to pytest's collection
 # (e.g. -k; a file subset with TG_FILES="test/test_tiny.py"). TG_ONE_PROCESS=1: the former
-# behaviour, every file in one pytest run ending with pytest's summary line.
+# behaviour, every file in one pytest run ending with pytest's summary line. --xcc N (or
+# HCQ_SIM_XCC; gfx942: 1, 2, 4 or 8) partitions each simulated GPU into N XCCs, on which hcq's
+# driver uses AQL compute queues; the label and log name then say `<target>-xcc<N>`.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TARGET="${HCQ_SIM_TARGET:-gfx1100}"
+XCC="${HCQ_SIM_XCC:-1}"
 VENV="${TG_VENV:-$ROOT/.venv-tinygrad14}"
 COMMIT=a9069c177a9da9cca18593edf55acd2e6073cca6
 ARGS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --target) TARGET="$2"; shift 2 ;;
+    --xcc) XCC="$2"; shift 2 ;;
     --venv) VENV="$2"; shift 2 ;;
     *) ARGS+=("$1"); shift ;;
   esac
@@ -64,14 +68,15 @@ fi
 cd "$SRC"
 # test_multitensor opens HCQ:0..HCQ:5 (tinygrad's file names six devices), so the simulator
 # plays TG_SIM_GPUS (default 6) GPUs; the other files use HCQ (GPU 0) and HCQ:1.
-export DEV=HCQ HCQ_SIM_TARGET="$TARGET" HCQ_SIM_GPUS="${TG_SIM_GPUS:-6}" PYTHONPATH="$SRC${PYTHONPATH:+:$PYTHONPATH}"
+LABEL="$TARGET"; [ "$XCC" = 1 ] || LABEL="$TARGET-xcc$XCC"
+export DEV=HCQ HCQ_SIM_TARGET="$TARGET" HCQ_SIM_XCC="$XCC" HCQ_SIM_GPUS="${TG_SIM_GPUS:-6}" PYTHONPATH="$SRC${PYTHONPATH:+:$PYTHONPATH}"
 if [ "${TG_ONE_PROCESS:-0}" = 1 ]; then exec "$PY" -m pytest -q -p no:cacheprovider $FILES ${ARGS[@]+"${ARGS[@]}"}; fi
 for f in $FILES; do
   mapfile -t ids < <("$PY" -m pytest -q --collect-only -p no:cacheprovider -o addopts="" "$f" ${ARGS[@]+"${ARGS[@]}"} 2>/dev/null | grep '::' || true)
-  log="/tmp/tg14-hcq-$TARGET-$(basename "$(dirname "$f")")_$(basename "$f").log"
+  log="/tmp/tg14-hcq-$LABEL-$(basename "$(dirname "$f")")_$(basename "$f").log"
   if [ "${#ids[@]}" = 0 ]; then  # nothing collected (module-level skip, import error): pytest says why
-    echo "$TARGET $f: nothing collected: $("$PY" -m pytest -q -p no:cacheprovider -o addopts="" "$f" ${ARGS[@]+"${ARGS[@]}"} 2>&1 | tail -n1)"
+    echo "$LABEL $f: nothing collected: $("$PY" -m pytest -q -p no:cacheprovider -o addopts="" "$f" ${ARGS[@]+"${ARGS[@]}"} 2>&1 | tail -n1)"
     continue
   fi
-  "$PY" "$ROOT/scripts/tinygrad14_isolate.py" --log "$log" --timeout "${TG_TIMEOUT:-7200}" --label "$TARGET $f" -- "$PY" --tests "${ids[@]}"
+  "$PY" "$ROOT/scripts/tinygrad14_isolate.py" --log "$log" --timeout "${TG_TIMEOUT:-7200}" --label "$LABEL $f" -- "$PY" --tests "${ids[@]}"
 done

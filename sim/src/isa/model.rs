@@ -48,7 +48,77 @@ const ANY: u8 = u8::MAX;
 #[derive(Clone, Debug, Default)]
 pub(crate) struct WaveClock {
     pub(crate) t: u64,
-    pending: [std::collections::VecDeque<u64>; QUEUES],
+    pending: [Pending; QUEUES],
+}
+
+/// Completion times a ring holds: more than any wait's count ([`ANY`] - 1), so a wait that
+/// retires anything retires every time the ring let go of ([`Pending::over`]).
+const RING: usize = 256;
+
+/// One counter's outstanding operations: the newest [`RING`] completion times in a ring
+/// (its storage allocated at the counter's first operation and never zeroed; no allocation
+/// per operation), and the latest of the older ones, which the next wait retires whatever
+/// its count.
+#[derive(Clone, Debug, Default)]
+struct Pending {
+    /// The ring's slots written so far (at most [`RING`]).
+    done: Vec<u64>,
+    /// The oldest entry's index.
+    head: u8,
+    /// Entries held (at most [`RING`]).
+    len: u16,
+    /// The latest completion among operations pushed out of the full ring, if any.
+    over: Option<u64>,
+}
+
+impl Pending {
+    fn clear(&mut self) {
+        self.head = 0;
+        self.len = 0;
+        self.over = None;
+    }
+
+    #[inline]
+    fn push(&mut self, done: u64) {
+        if usize::from(self.len) == RING {
+            // Full: the oldest leaves the ring; only its completion time matters to a wait.
+            let old = self.done.get(usize::from(self.head)).copied().unwrap_or(0);
+            self.over = Some(self.over.map_or(old, |o| o.max(old)));
+            self.head = self.head.wrapping_add(1);
+            self.len -= 1;
+        }
+        // CAST: below RING = 256, the ring's index.
+        let at = usize::from(self.head.wrapping_add(self.len as u8));
+        if let Some(slot) = self.done.get_mut(at) {
+            *slot = done;
+        } else {
+            // Until the ring has wrapped once, the next slot is the first never written.
+            if self.done.capacity() == 0 {
+                self.done.reserve_exact(RING);
+            }
+            self.done.push(done);
+        }
+        self.len += 1;
+    }
+
+    /// Retires all but the `n` newest operations; returns the latest completion retired.
+    #[inline]
+    fn retire(&mut self, n: u8) -> Option<u64> {
+        // Anything pushed out of the ring is older than the ring's RING entries, and
+        // `n` < RING: it retires first.
+        let mut latest = if usize::from(self.len) > usize::from(n) {
+            self.over.take()
+        } else {
+            None
+        };
+        while self.len > u16::from(n) {
+            let d = self.done.get(usize::from(self.head)).copied().unwrap_or(0);
+            latest = Some(latest.map_or(d, |l| l.max(d)));
+            self.head = self.head.wrapping_add(1);
+            self.len -= 1;
+        }
+        latest
+    }
 }
 
 impl WaveClock {
@@ -65,7 +135,7 @@ impl WaveClock {
     pub(crate) fn issue(&mut self, c: &Cost) {
         self.t += u64::from(c.cycles);
         if let Some(q) = self.pending.get_mut(usize::from(c.queue)) {
-            q.push_back(self.t + u64::from(c.latency));
+            q.push(self.t + u64::from(c.latency));
         }
         // Four counters as one word: most instructions wait for nothing.
         if u32::from_ne_bytes(c.wait) != u32::from_ne_bytes([ANY; QUEUES]) {
@@ -76,10 +146,8 @@ impl WaveClock {
     /// Waits until at most `most[k]` operations are outstanding on counter `k`.
     fn wait(&mut self, most: [u8; QUEUES]) {
         for (q, &n) in self.pending.iter_mut().zip(&most) {
-            while q.len() > usize::from(n) {
-                if let Some(done) = q.pop_front() {
-                    self.t = self.t.max(done);
-                }
+            if let Some(done) = q.retire(n) {
+                self.t = self.t.max(done);
             }
         }
     }
@@ -303,6 +371,50 @@ mod tests {
         clock_mhz: 2500,
         mem_bytes_per_us: 960_000,
     };
+
+    /// The ring against the unbounded queue it replaced (oldest first, a wait pops while
+    /// more than its count are outstanding), over runs of more than [`RING`] operations
+    /// without a wait, waits of every count (255 included) and mixed latencies.
+    #[test]
+    fn the_ring_retires_as_an_unbounded_queue_does() {
+        let mut seed = 0x1234_5678_9abc_def0u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..200 {
+            let mut ring = Pending::default();
+            let mut queue = std::collections::VecDeque::new();
+            let mut t = 0u64;
+            for _ in 0..2000 {
+                let r = next();
+                if r % 16 == 0 {
+                    // CAST: the low byte, any count.
+                    let n = (r >> 8) as u8;
+                    let n = if r & 0x10000 != 0 { n % 8 } else { n };
+                    let mut want = None;
+                    while queue.len() > usize::from(n) {
+                        let d: u64 = queue.pop_front().unwrap_or(0);
+                        want = Some(want.map_or(d, |w: u64| w.max(d)));
+                    }
+                    assert_eq!(ring.retire(n), want);
+                } else {
+                    t += r % 5;
+                    let done = t + (r >> 20) % 700;
+                    ring.push(done);
+                    queue.push_back(done);
+                }
+                assert_eq!(
+                    usize::from(ring.len) + usize::from(ring.over.is_some()),
+                    queue.len().min(RING) + usize::from(queue.len() > RING)
+                );
+            }
+            let rest = queue.iter().copied().max();
+            assert_eq!(ring.retire(0), rest);
+        }
+    }
 
     #[test]
     fn compute_bound_time_spreads_cycles_over_every_simd() {

@@ -33,6 +33,7 @@ use hcq_core::addr::GpuVa;
 use hcq_core::aql::{self, Header, PACKET_DWORDS, queue as q};
 use hcq_core::hsa::DispatchPacket;
 use hcq_core::kfd::{self as abi};
+use hcq_core::pm4;
 use log::debug;
 use std::sync::Arc;
 use std::time::Instant;
@@ -198,6 +199,9 @@ pub(crate) struct AqlQueue {
     /// The PM4_IB packet running the memory barrier (HDP flush, cache invalidation) kept in
     /// the buffer after the slots' ones: the prologue of a launch that waits for nothing.
     barrier_packet: [u32; PACKET_DWORDS],
+    /// XCCs of the GPU (every one runs each PM4 indirect buffer, so above 1 the signals in
+    /// them are predicated onto XCC 0: [`pm4::releases_on_xccs`]).
+    xcc: u32,
     _eop: Option<Bo>,
     _cwsr: Option<Bo>,
 }
@@ -220,6 +224,8 @@ pub(crate) struct AqlScratch {
     pub(crate) rsrc: [u32; 4],
     pub(crate) base: GpuVa,
     pub(crate) len: u64,
+    /// XCCs of the GPU: each runs every PM4 indirect buffer of the queue.
+    pub(crate) num_xcc: u32,
     pub(crate) lane_bytes: u32,
     pub(crate) max_cu_id: u32,
     pub(crate) max_wave_id: u32,
@@ -344,6 +350,7 @@ impl AqlQueue {
                 desc,
                 ib,
                 barrier_packet,
+                xcc: scratch.num_xcc.max(1),
                 _eop: eop,
                 _cwsr: cwsr,
             },
@@ -405,6 +412,13 @@ impl AqlQueue {
         for p in parts {
             match p {
                 AqlPart::Pm4(d) => {
+                    let once;
+                    let d: &[u32] = if self.xcc > 1 {
+                        once = self.signals_once(d).ok()?;
+                        &once
+                    } else {
+                        d
+                    };
                     let m = Self::pm4_slots(d.len());
                     if m > self.slots {
                         return None;
@@ -542,6 +556,13 @@ impl AqlQueue {
         for p in parts {
             match p {
                 AqlPart::Pm4(d) => {
+                    let once;
+                    let d: &[u32] = if self.xcc > 1 {
+                        once = self.signals_once(d)?;
+                        &once
+                    } else {
+                        d
+                    };
                     let m = Self::pm4_slots(d.len());
                     let room = self.slots - at % self.slots;
                     if m > room {
@@ -644,13 +665,44 @@ impl AqlQueue {
         self.write_packet(at + 1, &pkt)?;
         let post = sync.post.get(..sync.post_len).unwrap_or_default();
         let (d, v) = (sync.data_at, [value, 0]);
-        self.write_ib(at + 2, IbRegion::EPILOGUES, post, d, &v, &sync.post_packet)?;
+        if self.xcc > 1 {
+            // Every XCC runs the epilogue: its RELEASE_MEMs go behind a PRED_EXEC of XCC 0
+            // (the signal's RELEASE_MEMs are one run, so the data moves by the PRED_EXEC),
+            // in the slot's full buffer (the small one has no room for the 2 dwords more).
+            let mut once = [0u32; IB_SLOT_DWORDS];
+            let n = pm4::releases_on_xccs(post, &mut once, 1).map_err(|source| Error::Encode {
+                what: "the AQL launch's epilogue under PRED_EXEC",
+                source,
+            })?;
+            let body = once.get(..n).unwrap_or_default();
+            let pkt = ib_packet(GpuVa(0), n)?;
+            let d = d + (n - post.len());
+            self.write_ib(at + 2, IbRegion::SLOTS, body, d, &v, &pkt)?;
+        } else {
+            self.write_ib(at + 2, IbRegion::EPILOGUES, post, d, &v, &sync.post_packet)?;
+        }
         w.next = at + 3;
         if let Some(wp) = self.desc.mapping().u64_at(q::WRITE_DISPATCH_ID as u64) {
             wp.store(at + 3, Ordering::Release);
         }
         self.doorbell.ring(at + 2);
         Ok(())
+    }
+
+    /// `d` with its RELEASE_MEMs (signals, their interrupts, timestamps) run by XCC 0 alone:
+    /// every XCC's command processor runs an AQL queue's PM4 indirect buffers, so without the
+    /// predicate a signal is written once per XCC and a later XCC's write can take a value
+    /// back down after another engine wrote a higher one. The dispatch before the packet is
+    /// complete on every XCC when it starts (the packet's barrier bit), so XCC 0's write
+    /// covers all of them.
+    fn signals_once(&self, d: &[u32]) -> Result<Vec<u32>> {
+        let mut out = vec![0u32; d.len() + d.len() / 4 + pm4::PRED_EXEC_DWORDS];
+        let n = pm4::releases_on_xccs(d, &mut out, 1).map_err(|source| Error::Encode {
+            what: "a PM4 body's signals under PRED_EXEC",
+            source,
+        })?;
+        out.truncate(n);
+        Ok(out)
     }
 
     /// Copies `d` (at most one buffer of `region`) into the PM4 buffer of `region` of packet

@@ -202,6 +202,7 @@ fn aql_scratch(
         rsrc,
         base,
         len,
+        num_xcc: props.num_xcc.max(1),
         lane_bytes: scratch.max_private_segment_size,
         max_cu_id: cus - 1,
         max_wave_id: props

@@ -450,6 +450,13 @@ impl AqlQueue {
     }
 
     fn check_size(&self, w: &AqlWriter, parts: &[AqlPart<'_>]) -> Result<u64> {
+        if self.xcc > 1 {
+            for p in parts {
+                if let AqlPart::Pm4(d) = p {
+                    self.refuse_pm4_dispatch(d)?;
+                }
+            }
+        }
         match self.slots_needed(w.next, parts) {
             Some(n) if n <= self.slots => Ok(n),
             _ => Err(Error::InvalidArgument(format!(
@@ -686,6 +693,31 @@ impl AqlQueue {
             wp.store(at + 3, Ordering::Release);
         }
         self.doorbell.ring(at + 2);
+        Ok(())
+    }
+
+    /// Refuses a PM4 body holding a DISPATCH_DIRECT on a GPU of several XCCs: every XCC's
+    /// command processor runs an AQL queue's PM4 indirect buffers, so each would run the
+    /// whole grid (hcq-sim faults it; the hardware runs the kernel once per XCC). Kernels go
+    /// to an AQL queue as kernel dispatch packets, which the XCCs share out.
+    fn refuse_pm4_dispatch(&self, d: &[u32]) -> Result<()> {
+        let mut i = 0;
+        while let Some(&h) = d.get(i) {
+            if h >> 30 != 3 {
+                return Ok(());
+            }
+            if (h >> 8) & 0xFF == pm4::op::DISPATCH_DIRECT {
+                return Err(Error::InvalidArgument(format!(
+                    "{}: a PM4 DISPATCH_DIRECT (Cmds::exec, or raw PM4) on an AQL queue of a GPU of {} XCCs: each XCC runs the queue's PM4 and would run the whole grid; launch kernels with Device::launch (an AQL kernel dispatch packet the XCCs share out), or open the device with DeviceOptions {{ compute_queue: ComputeQueueKind::Pm4, .. }} (a PM4 queue runs on one XCC)",
+                    self.name, self.xcc
+                )));
+            }
+            i += if h == pm4::NOP_1DW {
+                1
+            } else {
+                ((h >> 16) & 0x3FFF) as usize + 2
+            };
+        }
         Ok(())
     }
 

@@ -33,6 +33,7 @@ use hcq_core::addr::GpuVa;
 use hcq_core::aql::{self, Header, PACKET_DWORDS, queue as q};
 use hcq_core::hsa::DispatchPacket;
 use hcq_core::kfd::{self as abi};
+use hcq_core::pm4;
 use log::debug;
 use std::sync::Arc;
 use std::time::Instant;
@@ -200,6 +201,9 @@ pub(crate) struct AqlQueue {
     /// The PM4_IB packet running the memory barrier (HDP flush, cache invalidation) kept in
     /// the buffer after the slots' ones: the prologue of a launch that waits for nothing.
     barrier_packet: [u32; PACKET_DWORDS],
+    /// XCCs of the GPU (every one runs each PM4 indirect buffer, so above 1 the signals in
+    /// them are predicated onto XCC 0: [`pm4::releases_on_xccs`]).
+    xcc: u32,
     _eop: Option<Bo>,
     _cwsr: Option<Bo>,
 }
@@ -222,6 +226,8 @@ pub(crate) struct AqlScratch {
     pub(crate) rsrc: [u32; 4],
     pub(crate) base: GpuVa,
     pub(crate) len: u64,
+    /// XCCs of the GPU: each runs every PM4 indirect buffer of the queue.
+    pub(crate) num_xcc: u32,
     pub(crate) lane_bytes: u32,
     pub(crate) max_cu_id: u32,
     pub(crate) max_wave_id: u32,
@@ -346,6 +352,7 @@ impl AqlQueue {
                 desc,
                 ib,
                 barrier_packet,
+                xcc: scratch.num_xcc.max(1),
                 _eop: eop,
                 _cwsr: cwsr,
             },
@@ -407,6 +414,13 @@ impl AqlQueue {
         for p in parts {
             match p {
                 AqlPart::Pm4(d) => {
+                    let once;
+                    let d: &[u32] = if self.xcc > 1 {
+                        once = self.signals_once(d).ok()?;
+                        &once
+                    } else {
+                        d
+                    };
                     let m = Self::pm4_slots(d.len());
                     if m > self.slots {
                         return None;
@@ -438,6 +452,13 @@ impl AqlQueue {
     }
 
     fn check_size(&self, w: &AqlWriter, parts: &[AqlPart<'_>]) -> Result<u64> {
+        if self.xcc > 1 {
+            for p in parts {
+                if let AqlPart::Pm4(d) = p {
+                    self.refuse_pm4_dispatch(d)?;
+                }
+            }
+        }
         match self.slots_needed(w.next, parts) {
             Some(n) if n <= self.slots => Ok(n),
             _ => Err(Error::InvalidArgument(format!(
@@ -544,6 +565,13 @@ impl AqlQueue {
         for p in parts {
             match p {
                 AqlPart::Pm4(d) => {
+                    let once;
+                    let d: &[u32] = if self.xcc > 1 {
+                        once = self.signals_once(d)?;
+                        &once
+                    } else {
+                        d
+                    };
                     let m = Self::pm4_slots(d.len());
                     let room = self.slots - at % self.slots;
                     if m > room {
@@ -650,7 +678,22 @@ impl AqlQueue {
         self.write_packet(at + 1, &pkt)?;
         let post = sync.post.get(..sync.post_len).unwrap_or_default();
         let (d, v) = (sync.data_at, [value, 0]);
-        self.write_ib(at + 2, IbRegion::EPILOGUES, post, d, &v, &sync.post_packet)?;
+        if self.xcc > 1 {
+            // Every XCC runs the epilogue: its RELEASE_MEMs go behind a PRED_EXEC of XCC 0
+            // (the signal's RELEASE_MEMs are one run, so the data moves by the PRED_EXEC),
+            // in the slot's full buffer (the small one has no room for the 2 dwords more).
+            let mut once = [0u32; IB_SLOT_DWORDS];
+            let n = pm4::releases_on_xccs(post, &mut once, 1).map_err(|source| Error::Encode {
+                what: "the AQL launch's epilogue under PRED_EXEC",
+                source,
+            })?;
+            let body = once.get(..n).unwrap_or_default();
+            let pkt = ib_packet(GpuVa(0), n)?;
+            let d = d + (n - post.len());
+            self.write_ib(at + 2, IbRegion::SLOTS, body, d, &v, &pkt)?;
+        } else {
+            self.write_ib(at + 2, IbRegion::EPILOGUES, post, d, &v, &sync.post_packet)?;
+        }
         w.next = at + 3;
         if let Some(wp) = self.desc.mapping().u64_at(q::WRITE_DISPATCH_ID as u64) {
             wp.store(at + 3, Ordering::Release);
@@ -673,6 +716,47 @@ impl AqlQueue {
             // CAST: the region's dwords per buffer are a small constant.
             + self.slot_of(next + 2) * (IbRegion::EPILOGUES.dwords as u64 * 4);
         self.ib.mapping().prefetch_write(epilogue, 64);
+    }
+
+    /// Refuses a PM4 body holding a DISPATCH_DIRECT on a GPU of several XCCs: every XCC's
+    /// command processor runs an AQL queue's PM4 indirect buffers, so each would run the
+    /// whole grid (hcq-sim faults it; the hardware runs the kernel once per XCC). Kernels go
+    /// to an AQL queue as kernel dispatch packets, which the XCCs share out.
+    fn refuse_pm4_dispatch(&self, d: &[u32]) -> Result<()> {
+        let mut i = 0;
+        while let Some(&h) = d.get(i) {
+            if h >> 30 != 3 {
+                return Ok(());
+            }
+            if (h >> 8) & 0xFF == pm4::op::DISPATCH_DIRECT {
+                return Err(Error::InvalidArgument(format!(
+                    "{}: a PM4 DISPATCH_DIRECT (Cmds::exec, or raw PM4) on an AQL queue of a GPU of {} XCCs: each XCC runs the queue's PM4 and would run the whole grid; launch kernels with Device::launch (an AQL kernel dispatch packet the XCCs share out), or open the device with DeviceOptions {{ compute_queue: ComputeQueueKind::Pm4, .. }} (a PM4 queue runs on one XCC)",
+                    self.name, self.xcc
+                )));
+            }
+            i += if h == pm4::NOP_1DW {
+                1
+            } else {
+                ((h >> 16) & 0x3FFF) as usize + 2
+            };
+        }
+        Ok(())
+    }
+
+    /// `d` with its RELEASE_MEMs (signals, their interrupts, timestamps) run by XCC 0 alone:
+    /// every XCC's command processor runs an AQL queue's PM4 indirect buffers, so without the
+    /// predicate a signal is written once per XCC and a later XCC's write can take a value
+    /// back down after another engine wrote a higher one. The dispatch before the packet is
+    /// complete on every XCC when it starts (the packet's barrier bit), so XCC 0's write
+    /// covers all of them.
+    fn signals_once(&self, d: &[u32]) -> Result<Vec<u32>> {
+        let mut out = vec![0u32; d.len() + d.len() / 4 + pm4::PRED_EXEC_DWORDS];
+        let n = pm4::releases_on_xccs(d, &mut out, 1).map_err(|source| Error::Encode {
+            what: "a PM4 body's signals under PRED_EXEC",
+            source,
+        })?;
+        out.truncate(n);
+        Ok(out)
     }
 
     /// Copies `d` (at most one buffer of `region`) into the PM4 buffer of `region` of packet

@@ -154,6 +154,36 @@ pub(crate) enum ComputeWriter {
     Aql(AqlWriter),
 }
 
+/// One XCC's share of the scratch and the `compute_tmpring_size` of one XCC's waves.
+///
+/// Every XCC's command processor takes its scratch at `scratch_backing_memory_location +
+/// xcc * scratch_backing_memory_byte_size` (ROCdbgapi `aql_queue_t::scratch_memory_region`:
+/// "evenly divided between all XCCs"), so the byte size is the size per XCC: ROCR
+/// `AqlQueue::InitScratchSRD` stores `main_size / num_xcc` ("report size per XCC"), and
+/// `AqlQueue::FillComputeTmpRingSize` counts WAVES from that share, `(main_size / num_xcc) /
+/// (WAVESIZE * unit)`, capped at the XCC's `cus * max_slots_scratch_cu` and divided by the
+/// shader engines on gfx10+ (where WAVES counts one engine's waves; tinygrad 0.14's
+/// `_ensure_has_local_memory` does the same). On one XCC the length is the whole buffer.
+fn aql_scratch_per_xcc(
+    arch: &'static ArchInfo,
+    props: &NodeProperties,
+    scratch: &ScratchSizing,
+) -> (u64, u32) {
+    let xcc = u64::from(props.num_xcc.max(1));
+    let len = scratch.scratch_len / xcc;
+    let wave = scratch.wave_scratch_len.max(1);
+    let mut waves = len / wave;
+    if arch.family == hcq_core::arch::Family::Gfx9 {
+        let cus = u64::from(props.cu_count().max(1)) / xcc;
+        waves = waves.min(cus.max(1) * u64::from(props.max_slots_scratch_cu));
+    } else {
+        waves /= (u64::from(scratch.engines) / xcc).max(1);
+    }
+    // CAST: at most 0xfff, the WAVES field.
+    let waves = waves.min(0xfff) as u32;
+    (len, (scratch.tmpring_size & !0xfff) | waves)
+}
+
 /// What an AQL queue's `amd_queue_t` gives dispatches: the device's scratch (the buffer
 /// `COMPUTE_TMPRING_SIZE` describes, its V# for kernels that take a private segment buffer).
 fn aql_scratch(
@@ -163,18 +193,20 @@ fn aql_scratch(
     bo: &Bo,
 ) -> Result<AqlScratch> {
     let base = GpuVa(bo.va());
+    let (len, tmpring_size) = aql_scratch_per_xcc(arch, props, scratch);
     // The V# the CP loads is the queue's; wave32 on gfx10+ (the kernels hcq runs there).
     let wave32 = arch.family != hcq_core::arch::Family::Gfx9;
     // Families with architected flat scratch (gfx11+, gfx940+) take no private segment
     // buffer: the descriptor stays zero there (ROCR fills it only where it is used).
-    let rsrc = hcq_core::rsrc::ScratchRsrc::new(arch, base, scratch.scratch_len, wave32)
+    let rsrc = hcq_core::rsrc::ScratchRsrc::new(arch, base, len, wave32)
         .map_or([0; 4], hcq_core::rsrc::ScratchRsrc::words);
     let cus = props.cu_count().max(1);
     Ok(AqlScratch {
-        tmpring_size: scratch.tmpring_size,
+        tmpring_size,
         rsrc,
         base,
-        len: scratch.scratch_len,
+        len,
+        num_xcc: props.num_xcc.max(1),
         lane_bytes: scratch.max_private_segment_size,
         max_cu_id: cus - 1,
         max_wave_id: props

@@ -35,6 +35,49 @@ pub fn guarded(cfg: SimConfig) -> SimConfig {
     }
 }
 
+/// The target the suites simulate: `HCQ_SIM_TARGET` (gfx1100, gfx90a, gfx942, gfx1201, as
+/// the `hcq` CLI and the Python package read it), else gfx1100. With `HCQ_SIM_XCC`, which
+/// [`SimConfig::default`] reads, `HCQ_SIM_TARGET=gfx942 HCQ_SIM_XCC=8 cargo test -p
+/// hcq-tests` runs the end-to-end suite on an MI300X in SPX mode.
+///
+/// # Panics
+/// On a target the simulator does not have (a test setup error, named).
+#[must_use]
+pub fn target_gpu() -> hcq_sim::GpuConfig {
+    use hcq_sim::GpuConfig;
+    let t = std::env::var("HCQ_SIM_TARGET").unwrap_or_default();
+    match t.trim() {
+        "" | "gfx1100" => GpuConfig::gfx1100(),
+        "gfx90a" => GpuConfig::gfx90a(),
+        "gfx942" => GpuConfig::gfx942(),
+        "gfx1201" => GpuConfig::gfx1201(),
+        other => panic!(
+            "HCQ_SIM_TARGET={other:?}: the simulator has gfx1100, gfx90a, gfx942 and gfx1201"
+        ),
+    }
+}
+
+/// Whether the suites run on another target than gfx1100 (`HCQ_SIM_TARGET`) or on several
+/// XCCs (`HCQ_SIM_XCC`): tests of gfx1100-only facts skip then, saying so.
+#[must_use]
+pub fn other_target() -> Option<String> {
+    let t = std::env::var("HCQ_SIM_TARGET").unwrap_or_default();
+    let x = std::env::var("HCQ_SIM_XCC").unwrap_or_default();
+    let t = t.trim();
+    let x = x.trim();
+    ((!t.is_empty() && t != "gfx1100") || (!x.is_empty() && x != "1"))
+        .then(|| format!("HCQ_SIM_TARGET={t:?} HCQ_SIM_XCC={x:?}"))
+}
+
+/// [`SimConfig::with_gpus`] of the suites' target ([`target_gpu`]).
+#[must_use]
+pub fn with_gpus(n: usize) -> SimConfig {
+    SimConfig {
+        gpus: vec![target_gpu(); n],
+        ..SimConfig::default()
+    }
+}
+
 /// A simulator and the driver's KFD on it.
 pub struct Rig {
     /// The simulator (fault injection, leak accounting). Its `KfdSys` methods (`munmap`,
@@ -48,7 +91,8 @@ pub struct Rig {
 }
 
 impl Rig {
-    /// `gpus` simulated gfx1100s (deterministic), with the test kernels registered and a wait
+    /// `gpus` simulated GPUs of the suites' target ([`target_gpu`]: gfx1100 unless
+    /// `HCQ_SIM_TARGET` says otherwise; deterministic), with the test kernels registered and a wait
     /// deadline of `timeout`.
     ///
     /// # Panics
@@ -58,7 +102,7 @@ impl Rig {
         // hcq's suites run strict: an access the hardware tolerates faults (`findings.rs`).
         let cfg = SimConfig {
             strict: true,
-            ..SimConfig::with_gpus(gpus)
+            ..with_gpus(gpus)
         };
         Self::with_config(cfg, timeout)
     }
@@ -77,7 +121,13 @@ impl Rig {
     /// # Panics
     /// If the simulator or KFD cannot start (a test failure).
     #[must_use]
-    pub fn with_config(cfg: SimConfig, timeout: Duration) -> Self {
+    pub fn with_config(mut cfg: SimConfig, timeout: Duration) -> Self {
+        // `HCQ_SIM_XCC` (read by `SimConfig::default`) partitions the suites' target: a test
+        // that builds a GPU of another target by name (gfx1100 facts, every-target loops)
+        // gets its one XCC rather than the simulator's refusal of an XCC count it cannot take.
+        if cfg.xcc > 1 && cfg.gpus.iter().any(|g| g.gfx_target_version / 100 != 904) {
+            cfg.xcc = 1;
+        }
         let sim = Arc::new(SimKfd::new(guarded(cfg)).expect("simulator"));
         let gpu = fixtures::attach_sim(&sim).expect("engines");
         // SAFETY: the suites use `sim` for fault injection and inspection only, never its

@@ -16,6 +16,18 @@ use hcq_sim::stand_ins::{KernelCtx, KernelError};
 use hcq_tests::fixtures::{self, FillArgs, VectorAddArgs};
 use std::sync::Arc;
 
+/// A device with a PM4 compute queue: `exec` is a PM4 DISPATCH_DIRECT, which an AQL queue of
+/// several XCCs refuses (each XCC would run the whole grid), so these tests of PM4 command
+/// lists take the PM4 queue on every GPU (on gfx1100 the default anyway; on an 8-XCC gfx942
+/// it runs on one XCC, as KFD's PM4 target XCC).
+fn pm4(mode: SimMode) -> (hcq_tests::Rig, Device) {
+    let opts = DeviceOptions {
+        compute_queue: hcq_driver::ComputeQueueKind::Pm4,
+        ..DeviceOptions::default()
+    };
+    one_with(mode, LONG, opts)
+}
+
 /// A buffer of `n` ones (filled by the `fill` kernel).
 fn ones(dev: &Device, fill: &Program, n: u32) -> GpuBuffer {
     let buf = dev.alloc(u64::from(n) * 4, BufferKind::Vram).unwrap();
@@ -81,7 +93,7 @@ fn exec_one_kernel(mode: SimMode) {
 /// test_exec_2_kernels_100_times: one list `wait(sig, v-1) exec exec signal(sig, v)`, the
 /// wait and signal values patched and the list resubmitted 100 times; c += 1 twice per run.
 fn exec_2_kernels_100_times(mode: SimMode) {
-    let (_rig, dev) = one(mode);
+    let (_rig, dev) = pm4(mode);
     let (fill, add) = programs(&dev);
     let n = 256u32;
     let c = dev.alloc(u64::from(n) * 4, BufferKind::Vram).unwrap();
@@ -142,7 +154,7 @@ const MULTI: &[u8] = include_bytes!(concat!(
 /// combination of 1..=3 per axis; each run executes exactly global x local work-items and
 /// every workgroup exactly once.
 fn exec_update_dims(mode: SimMode) {
-    let (rig, dev) = one(mode);
+    let (rig, dev) = pm4(mode);
     rig.gpu
         .engines()
         .with_kernels(|k| {
@@ -195,7 +207,7 @@ fn exec_update_dims(mode: SimMode) {
 /// test_bind: a list (wait gate >= v, exec, signal done = v) copied to GPU memory once and run
 /// as an indirect buffer 10 times, its wait and signal patched in GPU memory between runs.
 fn bind(mode: SimMode) {
-    let (_rig, dev) = one(mode);
+    let (_rig, dev) = pm4(mode);
     let (fill, add) = programs(&dev);
     let n = 128u32;
     let c = dev.alloc(u64::from(n) * 4, BufferKind::Vram).unwrap();
@@ -239,7 +251,7 @@ fn bind(mode: SimMode) {
 /// test_memory_barrier: 256 rounds of a CPU write to CPU-visible VRAM, then
 /// `memory_barrier; exec(c = a + 0)`; the kernel sees each round's bytes.
 fn memory_barrier(mode: SimMode) {
-    let (_rig, dev) = one(mode);
+    let (_rig, dev) = pm4(mode);
     let (_, add) = programs(&dev);
     let a = dev.alloc(64 * 4, BufferKind::VramCpuVisible).unwrap();
     let zero = dev.alloc(64 * 4, BufferKind::Vram).unwrap();
@@ -276,6 +288,8 @@ fn memory_barrier(mode: SimMode) {
 fn four_thousand_kernels_in_one_submission(mode: SimMode) {
     let opts = DeviceOptions {
         compute_ring_size: 4 << 20,
+        // PM4 command lists: see `pm4`.
+        compute_queue: hcq_driver::ComputeQueueKind::Pm4,
         ..DeviceOptions::default()
     };
     let (_rig, dev) = one_with(mode, LONG, opts);

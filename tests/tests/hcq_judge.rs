@@ -25,8 +25,12 @@ fn a_wait_nothing_can_satisfy_is_a_deadlock(mode: SimMode) {
         "waits for the value at {:#x} to be >= 7 (mask 0xffffffff) and it holds 0, but no queued or running operation can write it",
         never.signal_ref().value_addr()
     );
+    // The compute queue's kind: AQL on a GPU of several XCCs (HCQ_SIM_XCC), else PM4.
+    let kind = if dev.is_aql() { "AQL" } else { "PM4" };
     assert!(
-        text.starts_with("wait timed out: simulator: deadlock: PM4 queue "),
+        text.starts_with(&format!(
+            "wait timed out: simulator: deadlock: {kind} queue "
+        )),
         "{text}"
     );
     assert!(text.contains(&want), "{text}");
@@ -77,8 +81,9 @@ fn writers_ordered_by_the_host(mode: SimMode) {
     let err = dev.synchronize().unwrap_err().to_string();
     assert!(
         err.contains(&format!(
-            "timeline signal at {:#x} goes down: RELEASE_MEM (PM4 queue",
-            sig.signal_ref().value_addr()
+            "timeline signal at {:#x} goes down: RELEASE_MEM ({} queue",
+            sig.signal_ref().value_addr(),
+            if dev.is_aql() { "AQL" } else { "PM4" }
         )) && err.contains("writes 1 over 2, which SDMA FENCE (SDMA queue"),
         "{err}"
     );

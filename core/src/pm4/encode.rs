@@ -244,3 +244,87 @@ pub fn nop(buf: &mut [u32], dwords: usize) -> Result<usize, EncodeError> {
     }
     Ok(dwords)
 }
+
+/// Dwords of a PRED_EXEC.
+pub const PRED_EXEC_DWORDS: usize = 2;
+
+/// Encodes a PRED_EXEC: only the XCCs in `xcc_mask` (`DEVICE_SELECT`, bits 31:24) execute the
+/// next `exec_count` dwords (`EXEC_COUNT`, bits 13:0), the others skip them (Linux `soc15d.h`
+/// `PACKET3_PRED_EXEC`; tinygrad `ops_amd.py` `pred_exec`). The command processor honours it
+/// only inside indirect buffers (tinygrad's MI300X note: "PACKET3_PRED_EXEC doesn't work in
+/// rings, only in IBs").
+///
+/// # Errors
+/// `xcc_mask` 0 (no XCC would run the dwords), `exec_count` over 14 bits, or no room.
+#[inline]
+pub fn pred_exec(buf: &mut [u32], xcc_mask: u8, exec_count: usize) -> Result<usize, EncodeError> {
+    if xcc_mask == 0 {
+        return Err(EncodeError::ValueTooLarge {
+            field: "pred_exec xcc mask (must select at least one XCC)",
+            value: 0,
+            max: 0,
+        });
+    }
+    check_max("pred_exec count", len64(exec_count), 0x3FFF)?;
+    let out = room(buf, PRED_EXEC_DWORDS)?;
+    // CAST: exec_count <= 0x3FFF checked above.
+    out.copy_from_slice(&[
+        Pm4Header::packet3(op::PRED_EXEC, 1).raw(),
+        u32::from(xcc_mask) << 24 | exec_count as u32,
+    ]);
+    Ok(PRED_EXEC_DWORDS)
+}
+
+/// Copies the PM4 packets `src` to `out`, each run of consecutive RELEASE_MEMs behind a
+/// [`pred_exec`] of `xcc_mask`, and returns the dwords written: on a GPU of several XCCs,
+/// whose command processors all run an AQL queue's PM4 indirect buffers, a signal, its
+/// interrupt or a timestamp is then written once (tinygrad 0.14 `AMDComputeQueue.signal` and
+/// `timestamp` run under `pred_exec(xcc_mask=0b1)`). Everything else (waits, cache
+/// operations, which each XCC needs for its own caches) runs on every XCC.
+///
+/// # Errors
+/// A packet that is not type 3 or runs past `src`'s end, or no room in `out`.
+pub fn releases_on_xccs(src: &[u32], out: &mut [u32], xcc_mask: u8) -> Result<usize, EncodeError> {
+    let len_of = |at: usize| -> Result<usize, EncodeError> {
+        let h = src.get(at).copied().unwrap_or(0);
+        let bad = EncodeError::ValueTooLarge {
+            field: "a PM4 packet to predicate (not a whole type-3 packet)",
+            value: u64::from(h),
+            max: 0,
+        };
+        if h >> 30 != 3 {
+            return Err(bad);
+        }
+        let n = if h == NOP_1DW {
+            1
+        } else {
+            ((h >> 16) & 0x3FFF) as usize + 2
+        };
+        if at + n > src.len() {
+            return Err(bad);
+        }
+        Ok(n)
+    };
+    let is_release = |at: usize| {
+        src.get(at)
+            .is_some_and(|h| (h >> 8) & 0xFF == op::RELEASE_MEM)
+    };
+    let (mut i, mut o) = (0, 0);
+    while i < src.len() {
+        let start = i;
+        let release = is_release(i);
+        while i < src.len() && is_release(i) == release {
+            i += len_of(i)?;
+            if !release {
+                break;
+            }
+        }
+        let run = src.get(start..i).unwrap_or_default();
+        if release {
+            o += pred_exec(out.get_mut(o..).unwrap_or_default(), xcc_mask, run.len())?;
+        }
+        room(out.get_mut(o..).unwrap_or_default(), run.len())?.copy_from_slice(run);
+        o += run.len();
+    }
+    Ok(o)
+}

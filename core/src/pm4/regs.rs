@@ -11,6 +11,8 @@ pub mod op {
     pub const NOP: u32 = 0x10;
     /// DISPATCH_DIRECT.
     pub const DISPATCH_DIRECT: u32 = 0x15;
+    /// PRED_EXEC (one body dword: DEVICE_SELECT << 24 | EXEC_COUNT; Linux `soc15d.h`).
+    pub const PRED_EXEC: u32 = 0x23;
     /// WRITE_DATA.
     pub const WRITE_DATA: u32 = 0x37;
     /// WAIT_REG_MEM.

@@ -335,3 +335,33 @@ fn value_positions_are_where_the_encoders_put_them() {
     signal(&mut b, &GFX11, &sig, 0x1_0000_0002).unwrap();
     assert_eq!(b[RELEASE_MEM_DATA_AT..RELEASE_MEM_DATA_AT + 2], [2, 1]);
 }
+
+#[test]
+fn releases_run_on_the_selected_xccs_only() {
+    let sig = SignalRef::new(0x1234_5678_9000);
+    let mut src = [0u32; 64];
+    let mut n = wait(&mut src, &sig, 3).unwrap();
+    let s = signal(&mut src[n..], &GFX9, &sig, 4).unwrap();
+    let sig_at = n;
+    n += s;
+    n += wait(&mut src[n..], &sig, 5).unwrap();
+    let mut out = [0u32; 80];
+    let m = releases_on_xccs(&src[..n], &mut out, 1).unwrap();
+    assert_eq!(m, n + PRED_EXEC_DWORDS);
+    // The wait stays as it was, for every XCC.
+    assert_eq!(out[..sig_at], src[..sig_at]);
+    // One PRED_EXEC of XCC 0 over the signal's RELEASE_MEMs (value and interrupt).
+    assert_eq!(out[sig_at], 0xC000_2300);
+    assert_eq!(out[sig_at + 1], 1 << 24 | s as u32);
+    assert_eq!(
+        out[sig_at + 2..sig_at + 2 + s],
+        src[sig_at..sig_at + s],
+        "the RELEASE_MEMs follow unchanged"
+    );
+    assert_eq!(out[sig_at + 2 + s..m], src[sig_at + s..n]);
+    // No room, a cut-off packet and an empty mask are errors, never a partial copy.
+    assert!(releases_on_xccs(&src[..n], &mut out[..n], 1).is_err());
+    assert!(releases_on_xccs(&src[..sig_at + 3], &mut out, 1).is_err());
+    assert!(pred_exec(&mut out, 0, 4).is_err());
+    assert!(pred_exec(&mut out, 1, 0x4000).is_err());
+}

@@ -20,13 +20,14 @@ pub type P4 = Pm4List<8192, 256>;
 /// SDMA list big enough for every scenario here.
 pub type Sd = SdmaList<2048, 128, 512>;
 
-/// A rig of `gpus` simulated gfx1100s in `mode`, wait deadline `timeout`.
+/// A rig of `gpus` simulated GPUs of the suites' target (`hcq_tests::target_gpu`: gfx1100
+/// unless `HCQ_SIM_TARGET` says otherwise) in `mode`, wait deadline `timeout`.
 pub fn rig(mode: SimMode, gpus: usize, timeout: Duration) -> Rig {
     let cfg = SimConfig {
         mode,
         // hcq's suites run strict: an access the hardware tolerates faults.
         strict: true,
-        ..SimConfig::with_gpus(gpus)
+        ..hcq_tests::with_gpus(gpus)
     };
     Rig::with_config(cfg, timeout)
 }

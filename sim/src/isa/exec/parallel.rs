@@ -5,7 +5,9 @@
 //! consecutive workgroups; each chunk runs on a fresh decode cache and scalar cache, and its
 //! waves take scratch slots from one of [`Plan::parts`] fixed partitions of the scratch ring,
 //! chunks of one partition running in chunk order. Workers (the calling thread and up to
-//! `threads - 1` more) take chunks in increasing order; the chunks' results are merged in
+//! `threads - 1` of the process's [`pool`], started once and kept between dispatches) claim
+//! chunks in increasing order from a shared counter, so a thread that comes late or runs
+//! slowly takes fewer; the chunks' results are merged in
 //! chunk order: counts summed, the first out-of-range access of the lowest chunk kept, and of
 //! several faults the lowest workgroup's reported. So a race-free kernel leaves the same bytes,
 //! counts and fault on 1 thread as on 64.
@@ -22,6 +24,9 @@ use super::{Op, run_range, scratch_spread};
 use crate::vm::Access;
 use core::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
+
+#[path = "pool.rs"]
+mod pool;
 
 /// Most chunks a dispatch is cut into.
 const MAX_CHUNKS: u64 = 1024;
@@ -202,6 +207,8 @@ struct Shared<'a> {
     /// in chunk order: the slots' contents after the dispatch do not depend on timing).
     turns: Mutex<Vec<u64>>,
     turn: Condvar,
+    /// The chunks run so far with their results, in no order.
+    done: Mutex<Vec<(u64, ChunkResult)>>,
 }
 
 impl Shared<'_> {
@@ -230,17 +237,19 @@ impl Shared<'_> {
         self.turn.notify_all();
     }
 
-    /// One worker: takes chunks in increasing order until none is left or one below faulted.
-    /// Every chunk it takes ends its partition's turn, run or not (chunks are handed out in
-    /// order, so a chunk waiting for its turn waits on one already handed out).
-    fn work(&self) -> Vec<(u64, ChunkResult)> {
+    /// One worker: takes chunks in increasing order until none is left or one below faulted,
+    /// then adds their results to `done`. Every chunk it takes ends its partition's turn, run
+    /// or not, and on a panic too (chunks are handed out in order, so a chunk waiting for its
+    /// turn waits on one already handed out).
+    fn work(&self) {
         let mut out = Vec::new();
         loop {
             let c = self.next.fetch_add(1, Ordering::Relaxed);
             if c >= self.plan.chunks {
-                return out;
+                break;
             }
             self.wait_turn(c);
+            let turn = Turn { sh: self, c };
             let skip = c > self.fault.load(Ordering::Acquire);
             if !skip {
                 let r = self.plan.run(self.l, self.mem, c, self.strict);
@@ -249,15 +258,35 @@ impl Shared<'_> {
                 }
                 out.push((c, r));
             }
-            self.end_turn(c);
+            drop(turn);
             if skip {
-                return out;
+                break;
             }
         }
+        self.done
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .append(&mut out);
     }
 }
 
-/// The chunks on `workers` threads (this one and `workers - 1` more), merged in chunk order.
+/// Ends chunk `c`'s turn when dropped; dropped by a panic, it also stops the chunks above.
+struct Turn<'s, 'a> {
+    sh: &'s Shared<'a>,
+    c: u64,
+}
+
+impl Drop for Turn<'_, '_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.sh.fault.fetch_min(self.c, Ordering::AcqRel);
+        }
+        self.sh.end_turn(self.c);
+    }
+}
+
+/// The chunks on `workers` threads (this one and `workers - 1` of the [`pool`]'s), merged in
+/// chunk order.
 fn run_parallel(
     l: &Launch,
     mem: &(dyn Memory + Sync),
@@ -275,26 +304,15 @@ fn run_parallel(
         // CAST: parts <= MAX_PARTS.
         turns: Mutex::new(vec![0; plan.parts as usize]),
         turn: Condvar::new(),
+        // CAST: chunks <= MAX_CHUNKS.
+        done: Mutex::new(Vec::with_capacity(plan.chunks as usize)),
     };
-    let mut done: Vec<(u64, ChunkResult)> = std::thread::scope(|s| {
-        let handles: Vec<_> = (1..workers)
-            .map(|_| std::thread::Builder::new().spawn_scoped(s, || sh.work()))
-            .collect();
-        let mut all = sh.work();
-        for h in handles {
-            match h.map(std::thread::ScopedJoinHandle::join) {
-                Ok(Ok(v)) => all.extend(v),
-                // A thread that could not start took no chunk: the others took them all.
-                Err(_) => {}
-                Ok(Err(_)) => all.push((
-                    0,
-                    Err((0, IsaError::Fault("an interpreter thread panicked".into()))),
-                )),
-            }
-        }
-        all
-    });
-    done.sort_by_key(|(c, _)| *c);
+    // CAST: workers <= threads, a usize.
+    pool::global()
+        .broadcast(workers as usize - 1, &|| sh.work())
+        .map_err(|m| IsaError::Fault(format!("an interpreter thread panicked: {m}")))?;
+    let mut done = sh.done.into_inner().unwrap_or_else(PoisonError::into_inner);
+    done.sort_unstable_by_key(|(c, _)| *c);
     let mut stats = Stats::default();
     let mut stored = Vec::new();
     for (_, r) in done {

@@ -333,32 +333,20 @@ fn run_parallel(
 /// [`Memory::fill`], which the race detector does not record: it reads past the code the
 /// waves will run, bytes the dispatch does not use.
 fn parallel_safe(l: &Launch, mem: &dyn Memory) -> bool {
-    const CHUNK: usize = 1024;
+    // The words are fetched as the decoding reaches them (a dispatch's code is most often a
+    // few hundred bytes, the memory past it mapped: fetching all SCAN_WORDS first cost more
+    // than a small dispatch's share of work on 16 threads).
     let mut words: Vec<u32> = Vec::new();
-    while words.len() < SCAN_WORDS {
-        let mut b = [0u8; 4 * CHUNK];
-        // CAST: usize -> u64 widens.
-        let va = l.pgm.wrapping_add(4 * words.len() as u64);
-        if mem.fill(va, &mut b, Access::Execute).is_err() {
-            // The last partial chunk: fetch word by word up to the first fault.
-            for _ in 0..CHUNK {
-                let mut w = [0u8; 4];
-                // CAST: usize -> u64 widens.
-                let at = l.pgm.wrapping_add(4 * words.len() as u64);
-                if mem.fill(at, &mut w, Access::Execute).is_err() {
-                    break;
-                }
-                words.push(u32::from_le_bytes(w));
-            }
-            break;
-        }
-        words.extend(
-            b.chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-        );
-    }
+    let mut end = false;
     let mut k = 0;
-    while k < words.len() {
+    loop {
+        // The words an instruction at `k` may take, where memory holds them.
+        while !end && words.len() < (k + 3).min(SCAN_WORDS) {
+            end = !fetch_code(l, mem, &mut words);
+        }
+        if k >= words.len() {
+            return true;
+        }
         let w = [
             words[k],
             words.get(k + 1).copied().unwrap_or(0),
@@ -385,6 +373,33 @@ fn parallel_safe(l: &Launch, mem: &dyn Memory) -> bool {
         }
         k += usize::from(i.len / 4).max(1);
     }
+}
+
+/// Appends the next [`SCAN_WORDS`]`/16` code words at the program address to `words`, or,
+/// where part of them cannot be fetched, those up to the first that cannot; false then (no
+/// more words follow).
+fn fetch_code(l: &Launch, mem: &dyn Memory, words: &mut Vec<u32>) -> bool {
+    const CHUNK: usize = SCAN_WORDS / 16;
+    let mut b = [0u8; 4 * CHUNK];
+    // CAST: usize -> u64 widens.
+    let va = l.pgm.wrapping_add(4 * words.len() as u64);
+    if mem.fill(va, &mut b, Access::Execute).is_err() {
+        // The last partial chunk: fetch word by word up to the first fault.
+        for _ in 0..CHUNK {
+            let mut w = [0u8; 4];
+            // CAST: usize -> u64 widens.
+            let at = l.pgm.wrapping_add(4 * words.len() as u64);
+            if mem.fill(at, &mut w, Access::Execute).is_err() {
+                break;
+            }
+            words.push(u32::from_le_bytes(w));
+        }
+        return false;
+    }
+    words.extend(
+        b.chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+    );
     true
 }
 

@@ -74,7 +74,7 @@ impl Inner {
             o.active += 1;
             let (id, job) = (o.id, o.job);
             drop(st);
-            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+            let r = std::panic::catch_unwind(core::panic::AssertUnwindSafe(job));
             st = self.lock();
             // The offer stays until its `active` count is back to 0.
             if let Some(o) = st.offers.iter_mut().find(|o| o.id == id) {

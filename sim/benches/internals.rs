@@ -15,6 +15,10 @@
 //! | `sim_isa_speedup_threads_N` | that over one thread's (the passes alternate) | >= 0.85 N up to 2, 0.75 N above, where N <= the cores |
 //! | `sim_isa_tinygrad_lane_instr_per_s` | ISA interpreter over tinygrad's matmul, conv and reduce kernels (`benches/tinygrad/`), one host thread | |
 //!
+//! The `sim_isa_*` figures on the fixture kernels are medians of 5 passes, each repeating the
+//! four dispatches until 50 ms were spent in them (`internals/isa.rs`): a single round is a few
+//! milliseconds on one thread and well under one on 16, too short to time fairly.
+//!
 //! These lived in `hcq bench` until the second review: the driver binary may run the simulator
 //! only through the driver's public API (its `driver_*` and `demo_*` keys do). Run by
 //! `cargo test` too (without `--bench`), as a quick smoke run that every number is measured.

@@ -408,3 +408,49 @@ fn workgroups_storing_the_same_bytes_are_reported_on_any_thread_count() {
     // A race-free kernel has none.
     assert_eq!(vector_add(C, 4).result.unwrap().race, None);
 }
+
+/// Shared memory whose stores panic on any thread but `caller`.
+struct Panicky<'a> {
+    mem: &'a FlatMemory,
+    caller: ThreadId,
+}
+
+impl Memory for Panicky<'_> {
+    fn read(&self, va: u64, buf: &mut [u8], access: Access) -> Result<(), VmFault> {
+        self.mem.read(va, buf, access)
+    }
+    fn write(&self, va: u64, data: &[u8]) -> Result<(), VmFault> {
+        assert!(
+            std::thread::current().id() == self.caller,
+            "a store on a helper"
+        );
+        self.mem.write(va, data)
+    }
+    fn shared(&self) -> Option<&(dyn Memory + Sync)> {
+        Some(self)
+    }
+}
+
+#[test]
+fn a_helper_threads_panic_is_an_error_and_later_dispatches_run() {
+    let (mem, l) = setup(
+        VECTOR_ADD,
+        "vector_add",
+        &[A as u32, 0, B as u32, 0, C as u32, 0, N],
+    );
+    let p = Panicky {
+        mem: &mem,
+        caller: std::thread::current().id(),
+    };
+    // On a loaded machine this thread may run every chunk before a helper wakes: try again.
+    let err = (0..200)
+        .find_map(|_| run_threads(&l, &p, true, 3).err())
+        .expect("a helper took a chunk in 200 dispatches");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("panicked") && msg.contains("a store on a helper"),
+        "{msg}"
+    );
+    let n = vector_add(C, 3);
+    assert_eq!(n.result, vector_add(C, 1).result);
+}

@@ -5,7 +5,9 @@
 //! consecutive workgroups; each chunk runs on a fresh decode cache and scalar cache, and its
 //! waves take scratch slots from one of [`Plan::parts`] fixed partitions of the scratch ring,
 //! chunks of one partition running in chunk order. Workers (the calling thread and up to
-//! `threads - 1` more) take chunks in increasing order; the chunks' results are merged in
+//! `threads - 1` more, started for the dispatch) claim
+//! chunks in increasing order from a shared counter, so a thread that comes late or runs
+//! slowly takes fewer; the chunks' results are merged in
 //! chunk order: counts summed, the first out-of-range access of the lowest chunk kept, and of
 //! several faults the lowest workgroup's reported. So a race-free kernel leaves the same bytes,
 //! counts and fault on 1 thread as on 64.
@@ -202,6 +204,8 @@ struct Shared<'a> {
     /// in chunk order: the slots' contents after the dispatch do not depend on timing).
     turns: Mutex<Vec<u64>>,
     turn: Condvar,
+    /// The chunks run so far with their results, in no order.
+    done: Mutex<Vec<(u64, ChunkResult)>>,
 }
 
 impl Shared<'_> {
@@ -230,17 +234,19 @@ impl Shared<'_> {
         self.turn.notify_all();
     }
 
-    /// One worker: takes chunks in increasing order until none is left or one below faulted.
-    /// Every chunk it takes ends its partition's turn, run or not (chunks are handed out in
-    /// order, so a chunk waiting for its turn waits on one already handed out).
-    fn work(&self) -> Vec<(u64, ChunkResult)> {
+    /// One worker: takes chunks in increasing order until none is left or one below faulted,
+    /// then adds their results to `done`. Every chunk it takes ends its partition's turn, run
+    /// or not, and on a panic too (chunks are handed out in order, so a chunk waiting for its
+    /// turn waits on one already handed out).
+    fn work(&self) {
         let mut out = Vec::new();
         loop {
             let c = self.next.fetch_add(1, Ordering::Relaxed);
             if c >= self.plan.chunks {
-                return out;
+                break;
             }
             self.wait_turn(c);
+            let turn = Turn { sh: self, c };
             let skip = c > self.fault.load(Ordering::Acquire);
             if !skip {
                 let r = self.plan.run(self.l, self.mem, c, self.strict);
@@ -249,11 +255,30 @@ impl Shared<'_> {
                 }
                 out.push((c, r));
             }
-            self.end_turn(c);
+            drop(turn);
             if skip {
-                return out;
+                break;
             }
         }
+        self.done
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .append(&mut out);
+    }
+}
+
+/// Ends chunk `c`'s turn when dropped; dropped by a panic, it also stops the chunks above.
+struct Turn<'s, 'a> {
+    sh: &'s Shared<'a>,
+    c: u64,
+}
+
+impl Drop for Turn<'_, '_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.sh.fault.fetch_min(self.c, Ordering::AcqRel);
+        }
+        self.sh.end_turn(self.c);
     }
 }
 
@@ -275,26 +300,39 @@ fn run_parallel(
         // CAST: parts <= MAX_PARTS.
         turns: Mutex::new(vec![0; plan.parts as usize]),
         turn: Condvar::new(),
+        // CAST: chunks <= MAX_CHUNKS.
+        done: Mutex::new(Vec::with_capacity(plan.chunks as usize)),
     };
-    let mut done: Vec<(u64, ChunkResult)> = std::thread::scope(|s| {
+    // Helpers live for this dispatch only: a pool kept between dispatches would have to hand
+    // this dispatch's borrowed state to threads that outlive the call, which safe Rust allows
+    // only through scoped threads (the interpreter has no `unsafe`).
+    let panicked = std::thread::scope(|s| {
         let handles: Vec<_> = (1..workers)
-            .map(|_| std::thread::Builder::new().spawn_scoped(s, || sh.work()))
+            .filter_map(|_| {
+                std::thread::Builder::new()
+                    .spawn_scoped(s, || sh.work())
+                    .ok()
+            })
             .collect();
-        let mut all = sh.work();
+        // A helper that could not start took no chunk: the others take them all.
+        sh.work();
+        // Every helper joined here (a scoped thread left to the scope's end would make the
+        // scope itself panic); the first panic's message kept.
+        let mut first = None;
         for h in handles {
-            match h.map(std::thread::ScopedJoinHandle::join) {
-                Ok(Ok(v)) => all.extend(v),
-                // A thread that could not start took no chunk: the others took them all.
-                Err(_) => {}
-                Ok(Err(_)) => all.push((
-                    0,
-                    Err((0, IsaError::Fault("an interpreter thread panicked".into()))),
-                )),
+            if let Err(p) = h.join() {
+                first.get_or_insert_with(|| panic_message(p.as_ref()));
             }
         }
-        all
+        first
     });
-    done.sort_by_key(|(c, _)| *c);
+    if let Some(m) = panicked {
+        return Err(IsaError::Fault(format!(
+            "an interpreter thread panicked: {m}"
+        )));
+    }
+    let mut done = sh.done.into_inner().unwrap_or_else(PoisonError::into_inner);
+    done.sort_unstable_by_key(|(c, _)| *c);
     let mut stats = Stats::default();
     let mut stored = Vec::new();
     for (_, r) in done {
@@ -315,32 +353,20 @@ fn run_parallel(
 /// [`Memory::fill`], which the race detector does not record: it reads past the code the
 /// waves will run, bytes the dispatch does not use.
 fn parallel_safe(l: &Launch, mem: &dyn Memory) -> bool {
-    const CHUNK: usize = 1024;
+    // The words are fetched as the decoding reaches them (a dispatch's code is most often a
+    // few hundred bytes, the memory past it mapped: fetching all SCAN_WORDS first cost more
+    // than a small dispatch's share of work on 16 threads).
     let mut words: Vec<u32> = Vec::new();
-    while words.len() < SCAN_WORDS {
-        let mut b = [0u8; 4 * CHUNK];
-        // CAST: usize -> u64 widens.
-        let va = l.pgm.wrapping_add(4 * words.len() as u64);
-        if mem.fill(va, &mut b, Access::Execute).is_err() {
-            // The last partial chunk: fetch word by word up to the first fault.
-            for _ in 0..CHUNK {
-                let mut w = [0u8; 4];
-                // CAST: usize -> u64 widens.
-                let at = l.pgm.wrapping_add(4 * words.len() as u64);
-                if mem.fill(at, &mut w, Access::Execute).is_err() {
-                    break;
-                }
-                words.push(u32::from_le_bytes(w));
-            }
-            break;
-        }
-        words.extend(
-            b.chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-        );
-    }
+    let mut end = false;
     let mut k = 0;
-    while k < words.len() {
+    loop {
+        // The words an instruction at `k` may take, where memory holds them.
+        while !end && words.len() < (k + 3).min(SCAN_WORDS) {
+            end = !fetch_code(l, mem, &mut words);
+        }
+        if k >= words.len() {
+            return true;
+        }
         let w = [
             words[k],
             words.get(k + 1).copied().unwrap_or(0),
@@ -367,7 +393,42 @@ fn parallel_safe(l: &Launch, mem: &dyn Memory) -> bool {
         }
         k += usize::from(i.len / 4).max(1);
     }
+}
+
+/// Appends the next [`SCAN_WORDS`]`/16` code words at the program address to `words`, or,
+/// where part of them cannot be fetched, those up to the first that cannot; false then (no
+/// more words follow).
+fn fetch_code(l: &Launch, mem: &dyn Memory, words: &mut Vec<u32>) -> bool {
+    const CHUNK: usize = SCAN_WORDS / 16;
+    let mut b = [0u8; 4 * CHUNK];
+    // CAST: usize -> u64 widens.
+    let va = l.pgm.wrapping_add(4 * words.len() as u64);
+    if mem.fill(va, &mut b, Access::Execute).is_err() {
+        // The last partial chunk: fetch word by word up to the first fault.
+        for _ in 0..CHUNK {
+            let mut w = [0u8; 4];
+            // CAST: usize -> u64 widens.
+            let at = l.pgm.wrapping_add(4 * words.len() as u64);
+            if mem.fill(at, &mut w, Access::Execute).is_err() {
+                break;
+            }
+            words.push(u32::from_le_bytes(w));
+        }
+        return false;
+    }
+    words.extend(
+        b.chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+    );
     true
+}
+
+/// The text a panic carried (`panic!`'s message), or a placeholder when it carried none.
+fn panic_message(p: &(dyn core::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_owned())
 }
 
 #[cfg(test)]

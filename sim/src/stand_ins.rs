@@ -350,7 +350,7 @@ pub enum ExecMode {
 /// Default for [`KernelRegistry::instruction_budget`]: no budget. A legal kernel may run a
 /// wave for as long as it likes (tinygrad's convolutions run ~1.3e9 wave instructions per
 /// dispatch, and a single wave's loop may be as long as its data); the interpreter finds an
-/// endless loop by lack of progress instead (`isa/exec/hang.rs`, sim/README.md "Endless
+/// endless loop by lack of progress instead (`isa/interp/hang.rs`, sim/README.md "Endless
 /// loops"): a wave whose state repeats faults with its place.
 pub const DEFAULT_INSTRUCTION_BUDGET: u64 = u64::MAX;
 

@@ -1,4 +1,4 @@
-//! Hang detection by lack of progress (`isa/exec/hang.rs`, sim/README.md "Endless loops"):
+//! Hang detection by lack of progress (`isa/interp/hang.rs`, sim/README.md "Endless loops"):
 //! with no instruction budget, a wave whose state repeats faults with its place, and long
 //! legal loops, including one whose registers repeat while the memory it counts in changes,
 //! run to their end. Programs assembled with `llvm-mc-19 -arch=amdgcn -mcpu=gfx1100

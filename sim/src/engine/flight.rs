@@ -153,7 +153,7 @@ impl FlightCell {
 
 /// The recorder the engines' memory accesses go through while an operation executes (a flag
 /// checked per access; the ranges are touched only while it is on). Shared by the threads a
-/// large dispatch runs on (`isa::exec::run_dispatch`), so the flag is atomic and the ranges sit
+/// large dispatch runs on (`isa::interp::run_dispatch`), so the flag is atomic and the ranges sit
 /// behind locks taken only while recording: one per shard, each thread recording into its own
 /// shard (threads spread over [`SHARDS`]), so a split dispatch's two threads do not contend for
 /// one lock on every wave's access. [`Recorder::end`] merges the shards: the same union of

@@ -1,7 +1,7 @@
 //! What the hardware could not launch: the checks on a [`Launch`](super::Launch) before any wave
 //! starts, from the dispatch registers only (LLVM AMDGPUUsage, "Initial Kernel Execution
 //! State", and the RDNA3, RDNA4 and CDNA3 ISA guides). The state a wave starts with is built
-//! by `exec::init`, next to the wave state it fills.
+//! by `interp::init`, next to the wave state it fills.
 
 use super::{Isa, IsaError, Launch};
 

@@ -10,8 +10,8 @@
 //! offset in the kernel, the wave and the workgroup.
 //!
 //! Layout: `decode` turns words into [`decode::Inst`] (decoded once per dispatch and cached
-//! by program offset), `ops` names the shared operations, `exec` runs them (per-lane loops
-//! over fixed arrays, EXEC as a bitmask; `exec::init` builds the initial wave state), `launch`
+//! by program offset), `ops` names the shared operations, `interp` runs them (per-lane loops
+//! over fixed arrays, EXEC as a bitmask; `interp::init` builds the initial wave state), `launch`
 //! checks what the hardware could not launch. Layer order: `ops < decode < model < exec`,
 //! `decode < disasm`; `launch` names none of them (and none names it).
 //!
@@ -22,7 +22,7 @@
 
 pub mod decode;
 pub mod disasm;
-pub(crate) mod exec;
+pub(crate) mod interp;
 pub(crate) mod launch;
 pub mod mai;
 pub mod model;
@@ -171,7 +171,7 @@ pub struct Launch {
     /// Float modes.
     pub float: FloatMode,
     /// Most instructions one wave may execute before it faults (`u64::MAX`: no budget, the
-    /// default; endless loops are found by lack of progress, `exec/hang.rs`). An opt-in cap
+    /// default; endless loops are found by lack of progress, `interp/hang.rs`). An opt-in cap
     /// for loops whose state never repeats.
     pub budget: u64,
     /// What `s_memtime` reads.
@@ -818,7 +818,7 @@ pub fn run_threads(
     threads: usize,
 ) -> Result<Stats, IsaError> {
     launch::check(l)?;
-    exec::run_dispatch(l, mem, strict, threads)
+    interp::run_dispatch(l, mem, strict, threads)
 }
 
 #[cfg(test)]

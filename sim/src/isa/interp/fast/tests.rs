@@ -77,7 +77,7 @@ pub(super) fn wave(lanes: usize, mode: u32, salt: usize) -> Wave {
         mode,
         trapsts: 0,
         executed: 0,
-        hang: crate::isa::exec::hang::Watch::default(),
+        hang: crate::isa::interp::hang::Watch::default(),
         strict: true,
         oob: (0, None),
     };
@@ -362,7 +362,7 @@ pub(super) fn copy(w: &Wave) -> Wave {
         mode: w.mode,
         trapsts: w.trapsts,
         executed: w.executed,
-        hang: crate::isa::exec::hang::Watch::default(),
+        hang: crate::isa::interp::hang::Watch::default(),
         strict: w.strict,
         oob: w.oob,
     }

@@ -78,7 +78,7 @@ pub trait Memory {
     }
     /// Reads as [`Memory::read`] (a data read), except that bytes the CPU wrote through its
     /// VRAM mapping after the last HDP flush read as GPU engines see them (what the HDP held)
-    /// instead of faulting: the tail of a widened scalar load ([`Space::StaleTail`]).
+    /// instead of faulting: the tail of a widened scalar load ([`Space::StaleTail`](super::Space::StaleTail)).
     /// Default: [`Memory::read`].
     ///
     /// # Errors
@@ -89,7 +89,7 @@ pub trait Memory {
     }
     /// This memory as one several threads may use at once, when it is: the interpreter then
     /// may run a dispatch's workgroups on several threads (deterministically: see
-    /// [`run_threads`]). `None`, the default, keeps every dispatch on one thread.
+    /// [`run_threads`](super::run_threads)). `None`, the default, keeps every dispatch on one thread.
     fn shared(&self) -> Option<&(dyn Memory + Sync)> {
         None
     }
